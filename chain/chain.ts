@@ -1,0 +1,147 @@
+import { EventEmitter } from 'node:events'
+import {
+  createPublicClient,
+  createTestClient,
+  http,
+  type Chain,
+  type HDAccount,
+  type PublicClient,
+  type TestClient,
+} from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+import { startAnvil, type AnvilProcess, type StartAnvilOptions } from './anvil.js'
+import { accountIndex, sandboxChain, sandboxChainId, sandboxMnemonic, sandboxNetwork } from './constants.js'
+import { createUsdcFunder, installContracts, type UsdcFunder, type UsdcInfo } from './token.js'
+import { createTxSender, type TxSender } from './tx-sender.js'
+
+export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> & {
+  /** How often the chain is checked for a restart or a reset. @defaultValue 1_000 */
+  healthIntervalMs?: number | undefined
+}
+
+type ChainEvents = {
+  /** The chain came back empty (Anvil died and was started again, or its state was reset); contracts are reinstalled. */
+  restart: [info: { generation: number; reason: string }]
+  /** A restart attempt failed; the kit tries again at the next health check. */
+  error: [error: Error]
+}
+
+export type SandboxChain = EventEmitter<ChainEvents> & {
+  readonly rpcUrl: string
+  readonly chainId: number
+  readonly network: typeof sandboxNetwork
+  readonly chain: Chain
+  /** 'offline' (an empty chain with the kit's USDC) or 'fork' (a fork of --fork-url). */
+  readonly mode: 'offline' | 'fork'
+  /** The token of the current chain generation. */
+  readonly usdc: UsdcInfo
+  /** Increments every time the chain comes back empty. */
+  readonly generation: number
+  readonly client: PublicClient
+  readonly testClient: TestClient
+  readonly accounts: { minter: HDAccount; relayer: HDAccount }
+  readonly minter: TxSender
+  readonly usdcFunder: UsdcFunder
+  /** Milliseconds from the call to a chain with contracts installed. */
+  readonly readyMs: number
+  /** The Anvil process id of the current generation (tests kill it to check restarts). */
+  readonly pid: number | undefined
+  stop(): Promise<void>
+}
+
+/**
+ * Starts the sandbox chain: Anvil (through prool) at chain id 845320402 with USDC and Multicall3 installed, and a
+ * supervisor that notices when Anvil dies or its state is reset, starts it again and reinstalls the contracts.
+ */
+export async function startChain(options: StartChainOptions = {}): Promise<SandboxChain> {
+  const started = performance.now()
+  const { healthIntervalMs = 1_000, ...anvilOptions } = options
+  let anvil: AnvilProcess = await startAnvil({ ...anvilOptions, chainId: sandboxChainId, mnemonic: sandboxMnemonic })
+  const rpcUrl = anvil.rpcUrl
+  const chain = sandboxChain(rpcUrl)
+  const transport = http(rpcUrl, { retryCount: 0, timeout: 30_000 })
+  const client = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient
+  const testClient = createTestClient({ chain, transport, mode: 'anvil' })
+  const accounts = {
+    minter: mnemonicToAccount(sandboxMnemonic, { addressIndex: accountIndex.minter }),
+    relayer: mnemonicToAccount(sandboxMnemonic, { addressIndex: accountIndex.relayer }),
+  }
+  const minter = createTxSender({ client, account: accounts.minter, chainId: sandboxChainId })
+  let usdc = await installContracts({ client, testClient, minter })
+  const usdcFunder = createUsdcFunder({ client, testClient, minter }, () => usdc)
+  const readyMs = performance.now() - started
+
+  const emitter = new EventEmitter<ChainEvents>()
+  let generation = 0
+  let stopping = false
+  let recovering: Promise<void> | undefined
+
+  function recover(reason: string): Promise<void> {
+    recovering ??= (async () => {
+      try {
+        minter.reset()
+        usdc = await installContracts({ client, testClient, minter })
+        generation += 1
+        emitter.emit('restart', { generation, reason })
+      } catch (error) {
+        emitter.emit('error', error as Error)
+      }
+    })().finally(() => (recovering = undefined))
+    return recovering
+  }
+
+  function watchExit(process: AnvilProcess) {
+    process.exited.then(async () => {
+      if (stopping || process !== anvil) return
+      await restartProcess('anvil exited')
+    })
+  }
+
+  async function restartProcess(reason: string) {
+    try {
+      anvil = await startAnvil({ ...anvilOptions, port: anvil.port, chainId: sandboxChainId, mnemonic: sandboxMnemonic })
+      watchExit(anvil)
+      await recover(reason)
+    } catch (error) {
+      emitter.emit('error', error as Error)
+    }
+  }
+  watchExit(anvil)
+
+  // A reset chain (anvil_reset, a new Anvil on the same port) has no token code: reinstall.
+  const health = setInterval(async () => {
+    if (stopping || recovering) return
+    // Unreachable means the process is down: its exit handler restarts it.
+    const code = await client.getCode({ address: usdc.address }).catch(() => undefined)
+    if (code === '0x') await recover('chain state was reset')
+  }, healthIntervalMs)
+  health.unref()
+
+  return Object.assign(emitter, {
+    rpcUrl,
+    chainId: sandboxChainId,
+    network: sandboxNetwork,
+    chain,
+    mode: anvilOptions.forkUrl ? ('fork' as const) : ('offline' as const),
+    get usdc() {
+      return usdc
+    },
+    get generation() {
+      return generation
+    },
+    client,
+    testClient,
+    accounts,
+    minter,
+    usdcFunder,
+    readyMs,
+    get pid() {
+      return anvil.pid
+    },
+    async stop() {
+      stopping = true
+      clearInterval(health)
+      await anvil.stop()
+    },
+  })
+}

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+/// @notice A USDC-compatible token for the svc sandbox chain.
+/// It mirrors the parts of Circle's FiatToken v2.2 that x402 relies on: 6 decimals, the EIP-712 domain
+/// (name "USDC" as the kit installs it, version "2"), EIP-3009 transfer/receive/cancel authorizations with both the (v, r, s) and the
+/// `bytes signature` overloads (EIP-1271 for contract signers), EIP-2612 permit, and FiatToken's revert strings.
+/// It has no constructor: the kit installs the runtime code at the mainnet USDC address and calls `initialize`.
+interface IERC1271 {
+    function isValidSignature(bytes32 hash, bytes memory signature) external view returns (bytes4 magicValue);
+}
+
+contract SandboxUSDC {
+    // keccak256("TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)")
+    bytes32 public constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH =
+        0x7c7c6cdb67a18743f49ec6fa9b35f50d52ed05cbed4cc592e13b44501c1a2267;
+    // keccak256("ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)")
+    bytes32 public constant RECEIVE_WITH_AUTHORIZATION_TYPEHASH =
+        0xd099cc98ef71107a616c4f0f941f04c322d8e254fe26b3c6668db87aae413de8;
+    // keccak256("CancelAuthorization(address authorizer,bytes32 nonce)")
+    bytes32 public constant CANCEL_AUTHORIZATION_TYPEHASH =
+        0x158b0a9edf7a828aad02f63cd515c68ef2f50ba807396f6d12842833a1597429;
+    // keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)")
+    bytes32 public constant PERMIT_TYPEHASH = 0x6e71edae12b1b97f4d1f60370fef10105fa2faae0126114a169c64845d6126c9;
+    bytes32 private constant EIP712_DOMAIN_TYPEHASH =
+        keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
+
+    string public name;
+    string public constant symbol = "USDC";
+    string public constant currency = "USD";
+    uint8 public constant decimals = 6;
+
+    address public owner;
+    bool public initialized;
+    uint256 public totalSupply;
+    mapping(address => uint256) private _balances;
+    mapping(address => mapping(address => uint256)) private _allowances;
+    mapping(address => bool) public isMinter;
+    mapping(address => mapping(bytes32 => bool)) private _authorizationStates;
+    mapping(address => uint256) public nonces;
+
+    event Transfer(address indexed from, address indexed to, uint256 value);
+    event Approval(address indexed owner, address indexed spender, uint256 value);
+    event Mint(address indexed minter, address indexed to, uint256 amount);
+    event Burn(address indexed burner, uint256 amount);
+    event MinterConfigured(address indexed minter, bool allowed);
+    event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce);
+    event AuthorizationCanceled(address indexed authorizer, bytes32 indexed nonce);
+
+    modifier onlyOwner() {
+        require(msg.sender == owner, "Ownable: caller is not the owner");
+        _;
+    }
+
+    modifier onlyMinters() {
+        require(isMinter[msg.sender], "FiatToken: caller is not a minter");
+        _;
+    }
+
+    /// @notice Sets the EIP-712 name (FiatToken keeps it in storage too) and the owner, who becomes a minter.
+    /// Callable once.
+    function initialize(address newOwner, string calldata tokenName) external {
+        require(!initialized, "FiatToken: contract is already initialized");
+        require(newOwner != address(0), "FiatToken: new owner is the zero address");
+        initialized = true;
+        owner = newOwner;
+        name = tokenName;
+        isMinter[newOwner] = true;
+        emit MinterConfigured(newOwner, true);
+    }
+
+    function version() external pure returns (string memory) {
+        return "2";
+    }
+
+    function DOMAIN_SEPARATOR() public view returns (bytes32) {
+        return keccak256(
+            abi.encode(EIP712_DOMAIN_TYPEHASH, keccak256(bytes(name)), keccak256(bytes("2")), block.chainid, address(this))
+        );
+    }
+
+    // ---------------------------------------------------------------- ERC-20
+
+    function balanceOf(address account) external view returns (uint256) {
+        return _balances[account];
+    }
+
+    function allowance(address holder, address spender) external view returns (uint256) {
+        return _allowances[holder][spender];
+    }
+
+    function transfer(address to, uint256 value) external returns (bool) {
+        _transfer(msg.sender, to, value);
+        return true;
+    }
+
+    function transferFrom(address from, address to, uint256 value) external returns (bool) {
+        uint256 current = _allowances[from][msg.sender];
+        require(value <= current, "ERC20: transfer amount exceeds allowance");
+        if (current != type(uint256).max) _allowances[from][msg.sender] = current - value;
+        _transfer(from, to, value);
+        return true;
+    }
+
+    function approve(address spender, uint256 value) external returns (bool) {
+        _approve(msg.sender, spender, value);
+        return true;
+    }
+
+    function increaseAllowance(address spender, uint256 increment) external returns (bool) {
+        _approve(msg.sender, spender, _allowances[msg.sender][spender] + increment);
+        return true;
+    }
+
+    function decreaseAllowance(address spender, uint256 decrement) external returns (bool) {
+        uint256 current = _allowances[msg.sender][spender];
+        require(decrement <= current, "ERC20: decreased allowance below zero");
+        _approve(msg.sender, spender, current - decrement);
+        return true;
+    }
+
+    // ---------------------------------------------------------------- minting
+
+    function configureMinter(address minter, bool allowed) external onlyOwner {
+        isMinter[minter] = allowed;
+        emit MinterConfigured(minter, allowed);
+    }
+
+    function mint(address to, uint256 amount) external onlyMinters returns (bool) {
+        require(to != address(0), "FiatToken: mint to the zero address");
+        require(amount > 0, "FiatToken: mint amount not greater than 0");
+        totalSupply += amount;
+        _balances[to] += amount;
+        emit Mint(msg.sender, to, amount);
+        emit Transfer(address(0), to, amount);
+        return true;
+    }
+
+    function burn(uint256 amount) external onlyMinters {
+        uint256 balance = _balances[msg.sender];
+        require(amount > 0, "FiatToken: burn amount not greater than 0");
+        require(balance >= amount, "FiatToken: burn amount exceeds balance");
+        totalSupply -= amount;
+        _balances[msg.sender] = balance - amount;
+        emit Burn(msg.sender, amount);
+        emit Transfer(msg.sender, address(0), amount);
+    }
+
+    // ---------------------------------------------------------------- EIP-3009
+
+    function authorizationState(address authorizer, bytes32 nonce) external view returns (bool) {
+        return _authorizationStates[authorizer][nonce];
+    }
+
+    function transferWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external {
+        transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v));
+    }
+
+    function transferWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes memory signature
+    ) public {
+        _requireValidAuthorization(from, nonce, validAfter, validBefore);
+        _requireValidSignature(
+            from,
+            keccak256(abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce)),
+            signature
+        );
+        _markAuthorizationAsUsed(from, nonce);
+        _transfer(from, to, value);
+    }
+
+    function receiveWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        uint8 v,
+        bytes32 r,
+        bytes32 s
+    ) external {
+        receiveWithAuthorization(from, to, value, validAfter, validBefore, nonce, abi.encodePacked(r, s, v));
+    }
+
+    function receiveWithAuthorization(
+        address from,
+        address to,
+        uint256 value,
+        uint256 validAfter,
+        uint256 validBefore,
+        bytes32 nonce,
+        bytes memory signature
+    ) public {
+        require(to == msg.sender, "FiatTokenV2: caller must be the payee");
+        _requireValidAuthorization(from, nonce, validAfter, validBefore);
+        _requireValidSignature(
+            from,
+            keccak256(abi.encode(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce)),
+            signature
+        );
+        _markAuthorizationAsUsed(from, nonce);
+        _transfer(from, to, value);
+    }
+
+    function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
+        cancelAuthorization(authorizer, nonce, abi.encodePacked(r, s, v));
+    }
+
+    function cancelAuthorization(address authorizer, bytes32 nonce, bytes memory signature) public {
+        require(!_authorizationStates[authorizer][nonce], "FiatTokenV2: authorization is used or canceled");
+        _requireValidSignature(authorizer, keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce)), signature);
+        _authorizationStates[authorizer][nonce] = true;
+        emit AuthorizationCanceled(authorizer, nonce);
+    }
+
+    // ---------------------------------------------------------------- EIP-2612
+
+    function permit(address holder, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)
+        external
+    {
+        permit(holder, spender, value, deadline, abi.encodePacked(r, s, v));
+    }
+
+    function permit(address holder, address spender, uint256 value, uint256 deadline, bytes memory signature) public {
+        require(deadline == type(uint256).max || deadline >= block.timestamp, "FiatTokenV2: permit is expired");
+        _requireValidSignature(
+            holder,
+            keccak256(abi.encode(PERMIT_TYPEHASH, holder, spender, value, nonces[holder]++, deadline)),
+            signature
+        );
+        _approve(holder, spender, value);
+    }
+
+    // ---------------------------------------------------------------- internals
+
+    function _transfer(address from, address to, uint256 value) private {
+        require(from != address(0), "ERC20: transfer from the zero address");
+        require(to != address(0), "ERC20: transfer to the zero address");
+        uint256 balance = _balances[from];
+        require(value <= balance, "ERC20: transfer amount exceeds balance");
+        _balances[from] = balance - value;
+        _balances[to] += value;
+        emit Transfer(from, to, value);
+    }
+
+    function _approve(address holder, address spender, uint256 value) private {
+        require(holder != address(0), "ERC20: approve from the zero address");
+        require(spender != address(0), "ERC20: approve to the zero address");
+        _allowances[holder][spender] = value;
+        emit Approval(holder, spender, value);
+    }
+
+    function _requireValidAuthorization(address authorizer, bytes32 nonce, uint256 validAfter, uint256 validBefore)
+        private
+        view
+    {
+        require(block.timestamp > validAfter, "FiatTokenV2: authorization is not yet valid");
+        require(block.timestamp < validBefore, "FiatTokenV2: authorization is expired");
+        require(!_authorizationStates[authorizer][nonce], "FiatTokenV2: authorization is used or canceled");
+    }
+
+    function _markAuthorizationAsUsed(address authorizer, bytes32 nonce) private {
+        _authorizationStates[authorizer][nonce] = true;
+        emit AuthorizationUsed(authorizer, nonce);
+    }
+
+    function _requireValidSignature(address signer, bytes32 structHash, bytes memory signature) private view {
+        bytes32 digest = keccak256(abi.encodePacked("\x19\x01", DOMAIN_SEPARATOR(), structHash));
+        require(_isValidSignatureNow(signer, digest, signature), "FiatTokenV2: invalid signature");
+    }
+
+    /// @dev Like OpenZeppelin's SignatureChecker: ECDSA for EOAs, EIP-1271 for contracts.
+    function _isValidSignatureNow(address signer, bytes32 digest, bytes memory signature) private view returns (bool) {
+        if (signer.code.length == 0) return _recover(digest, signature) == signer;
+        (bool ok, bytes memory result) =
+            signer.staticcall(abi.encodeWithSelector(IERC1271.isValidSignature.selector, digest, signature));
+        return ok && result.length >= 32 && abi.decode(result, (bytes32)) == bytes32(IERC1271.isValidSignature.selector);
+    }
+
+    function _recover(bytes32 digest, bytes memory signature) private pure returns (address) {
+        if (signature.length != 65) return address(0);
+        bytes32 r;
+        bytes32 s;
+        uint8 v;
+        assembly {
+            r := mload(add(signature, 0x20))
+            s := mload(add(signature, 0x40))
+            v := byte(0, mload(add(signature, 0x60)))
+        }
+        if (v < 27) v += 27;
+        require(
+            uint256(s) <= 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0,
+            "ECRecover: invalid signature 's' value"
+        );
+        require(v == 27 || v == 28, "ECRecover: invalid signature 'v' value");
+        address recovered = ecrecover(digest, v, r, s);
+        require(recovered != address(0), "ECRecover: invalid signature");
+        return recovered;
+    }
+}

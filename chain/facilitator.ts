@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto'
+import { x402Facilitator } from '@x402/core/facilitator'
+import { parsePaymentPayload, parsePaymentRequirements } from '@x402/core/schemas'
+import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
+import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
+import type { Express } from 'express'
+import { createErrorHandler, createJsonApp, notFoundHandler } from '../server/http.js'
+import type { SandboxChain } from './chain.js'
+import { createRelayerSigner } from './relayer.js'
+
+/** How many settled payloads the facilitator remembers for idempotent answers. */
+const settledMemory = 50_000
+
+export type SandboxFacilitator = {
+  /** The official x402 facilitator with the exact EVM scheme on the sandbox network only. */
+  facilitator: x402Facilitator
+  verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>
+  /**
+   * Settles once: the same payload and requirements settled again (or concurrently) answer the first
+   * transaction and send nothing. Failed settlements are forgotten, so a payer can fix the cause and retry.
+   */
+  settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>
+  app: Express
+}
+
+/**
+ * The development x402 facilitator: `x402Facilitator` + `@x402/evm`'s exact scheme, relaying from an Anvil dev
+ * account, served as `GET /supported`, `POST /verify`, `POST /settle`.
+ */
+export function createFacilitator(chain: SandboxChain, options: { log?: (message: string) => void } = {}): SandboxFacilitator {
+  const signer = createRelayerSigner(chain)
+  const facilitator = new x402Facilitator().register(chain.network, new ExactEvmScheme(signer))
+  const settlements = new Map<string, Promise<SettleResponse>>()
+
+  chain.on('restart', () => {
+    signer.reset()
+    // Transactions of the previous chain do not exist any more.
+    settlements.clear()
+  })
+
+  function unsupported(requirements: PaymentRequirements, x402Version: number): string | undefined {
+    if (x402Version !== 2) return 'invalid_x402_version'
+    if (requirements.network !== chain.network) return 'invalid_network'
+    if (requirements.scheme !== 'exact') return 'unsupported_scheme'
+    return undefined
+  }
+
+  async function verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+    const reason = unsupported(requirements, payload.x402Version)
+    if (reason) return { isValid: false, invalidReason: reason, payer: payerOf(payload) }
+    const response = await facilitator.verify(payload, requirements)
+    return response.invalidMessage ? { ...response, invalidMessage: condense(response.invalidMessage) } : response
+  }
+
+  function settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+    const reason = unsupported(requirements, payload.x402Version)
+    if (reason)
+      return Promise.resolve({ success: false, errorReason: reason, transaction: '', network: requirements.network, payer: payerOf(payload) })
+    const key = settlementKey(payload, requirements)
+    const existing = settlements.get(key)
+    if (existing) return existing
+    const pending = facilitator.settle(payload, requirements).then(
+      (response) => {
+        if (!response.success) settlements.delete(key)
+        return response
+      },
+      (error) => {
+        settlements.delete(key)
+        throw error
+      },
+    )
+    settlements.set(key, pending)
+    if (settlements.size > settledMemory) settlements.delete(settlements.keys().next().value!)
+    return pending
+  }
+
+  const app = createJsonApp()
+  app.get('/health', (_req, res) => void res.json({ ok: true, network: chain.network, generation: chain.generation }))
+  app.get('/supported', (_req, res) => void res.json(facilitator.getSupported()))
+  app.post('/verify', async (req, res) => {
+    const parsed = parseRequest(req.body)
+    if ('error' in parsed) return void res.status(400).json({ error: parsed.error, isValid: false, invalidReason: parsed.reason })
+    res.json(await verify(parsed.payload, parsed.requirements))
+  })
+  app.post('/settle', async (req, res) => {
+    const parsed = parseRequest(req.body)
+    if ('error' in parsed)
+      return void res.status(400).json({ error: parsed.error, success: false, errorReason: parsed.reason, transaction: '', network: '' })
+    res.json(await settle(parsed.payload, parsed.requirements))
+  })
+  app.use(notFoundHandler)
+  app.use(createErrorHandler(options))
+
+  return { facilitator, verify, settle, app }
+}
+
+type ParsedRequest =
+  | { payload: PaymentPayload; requirements: PaymentRequirements }
+  | { error: string; reason: 'invalid_payload' | 'invalid_payment_requirements' }
+
+/** Validates a `/verify` or `/settle` body with x402's own schemas. */
+function parseRequest(body: unknown): ParsedRequest {
+  if (typeof body !== 'object' || body === null)
+    return { error: 'expected a JSON body {x402Version, paymentPayload, paymentRequirements}', reason: 'invalid_payload' }
+  const { paymentPayload, paymentRequirements } = body as Record<string, unknown>
+  const payload = parsePaymentPayload(paymentPayload)
+  if (!payload.success) return { error: `paymentPayload: ${firstIssue(payload.error)}`, reason: 'invalid_payload' }
+  const requirements = parsePaymentRequirements(paymentRequirements)
+  if (!requirements.success)
+    return { error: `paymentRequirements: ${firstIssue(requirements.error)}`, reason: 'invalid_payment_requirements' }
+  const evm = (payload.data as { payload?: { authorization?: unknown; signature?: unknown } }).payload
+  if (payload.data.x402Version === 2 && (typeof evm?.signature !== 'string' || typeof evm.authorization !== 'object'))
+    return { error: 'paymentPayload.payload: expected {signature, authorization}', reason: 'invalid_payload' }
+  return { payload: payload.data as PaymentPayload, requirements: requirements.data as PaymentRequirements }
+}
+
+function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  const issue = error.issues[0]
+  if (!issue) return 'invalid'
+  return issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message
+}
+
+/** viem's multi-line error text, cut to the line that says why (the revert reason). */
+function condense(message: string): string {
+  const details = /^Details: (.*)$/m.exec(message)?.[1]
+  return (details ?? message.split('\n')[0] ?? message).trim()
+}
+
+function payerOf(payload: PaymentPayload): string | undefined {
+  const from = (payload.payload as { authorization?: { from?: unknown } }).authorization?.from
+  return typeof from === 'string' ? from : undefined
+}
+
+/** Identity of a settlement: the signed payload and the requirements it is settled against. */
+function settlementKey(payload: PaymentPayload, requirements: PaymentRequirements): string {
+  return createHash('sha256').update(stableStringify([payload.payload, requirements])).digest('hex')
+}
+
+function stableStringify(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`
+  // Hex (addresses, signatures) compares case-insensitively.
+  return JSON.stringify(typeof value === 'string' && /^0x[0-9a-f]*$/i.test(value) ? value.toLowerCase() : value)
+}

@@ -1,0 +1,144 @@
+import type { Express } from 'express'
+import { formatEther, formatUnits, getAddress, isAddress, numberToHex, parseEther, parseUnits, type Address } from 'viem'
+import { z } from 'zod'
+import { BadRequestError, ChainError } from '../server/errors.js'
+import { createErrorHandler, createJsonApp, notFoundHandler, parseBody } from '../server/http.js'
+import type { SandboxChain } from './chain.js'
+import { multicall3Address } from './constants.js'
+import { sandboxUsdcAbi } from './contracts/generated/sandboxUsdc.js'
+
+export type ChainManagerOptions = {
+  /** ETH a faucet call sends by default, in wei. @defaultValue 10 ETH */
+  defaultEthWei?: bigint | undefined
+  /** USDC a faucet call sends by default, in base units. @defaultValue 1,000 USDC */
+  defaultUsdcBase?: bigint | undefined
+  log?: ((message: string) => void) | undefined
+}
+
+export type Balances = { eth_wei: `0x${string}`; usdc_base: `0x${string}` }
+export type FaucetAsset = 'all' | 'eth' | 'usdc'
+export type FaucetResult = {
+  address: Address
+  asset: FaucetAsset
+  funded: { eth_wei?: `0x${string}`; usdc_base?: `0x${string}` }
+  transactions: { usdc?: `0x${string}` }
+  balances: Balances
+}
+
+/** Most a single faucet call may send: beyond this the amount is a mistake, not a test. */
+const maxEthWei = parseEther('1000000')
+const maxUsdcBase = parseUnits('1000000000', 6)
+
+const addressSchema = z
+  .string({ error: 'expected an address string' })
+  .refine((value) => isAddress(value, { strict: false }), { error: 'not an address' })
+  .transform((value) => getAddress(value))
+
+const faucetSchema = z.strictObject({
+  address: addressSchema,
+  asset: z.enum(['all', 'eth', 'usdc'], { error: 'asset must be one of all, eth, usdc' }).default('all'),
+  amount: z
+    .string({ error: 'amount must be a decimal string in whole units, e.g. "2.5"' })
+    .regex(/^\d{1,30}(\.\d{1,18})?$/, { error: 'amount must be a decimal string in whole units, e.g. "2.5"' })
+    .optional(),
+})
+
+const balancesSchema = z.strictObject({ address: addressSchema })
+
+export type ChainManager = {
+  app: Express
+  info(): Record<string, unknown>
+  balances(address: Address): Promise<Balances>
+  fund(address: Address, asset?: FaucetAsset, amount?: string): Promise<FaucetResult>
+}
+
+/**
+ * The chain manager: chain info, balances and a faucet for the sandbox chain, over HTTP.
+ * ETH comes from `anvil_addBalance`; USDC is minted by the kit's minter (or dealt on a forked token).
+ */
+export function createChainManager(chain: SandboxChain, options: ChainManagerOptions = {}): ChainManager {
+  const { defaultEthWei = parseEther('10'), defaultUsdcBase = parseUnits('1000', 6) } = options
+
+  function info() {
+    const usdc = chain.usdc
+    return {
+      chain_id: chain.chainId,
+      network: chain.network,
+      rpc_url: chain.rpcUrl,
+      mode: chain.mode,
+      generation: chain.generation,
+      native_currency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      usdc: { address: usdc.address, name: usdc.name, version: usdc.version, decimals: usdc.decimals },
+      multicall3: multicall3Address,
+      faucet: {
+        enabled: true,
+        default_eth_wei: numberToHex(defaultEthWei),
+        default_usdc_base: numberToHex(defaultUsdcBase),
+        default_eth: formatEther(defaultEthWei),
+        default_usdc: formatUnits(defaultUsdcBase, 6),
+      },
+    }
+  }
+
+  async function balances(address: Address): Promise<Balances> {
+    try {
+      const [eth, usdc] = await Promise.all([
+        chain.client.getBalance({ address }),
+        chain.client.readContract({ address: chain.usdc.address, abi: sandboxUsdcAbi, functionName: 'balanceOf', args: [address] }),
+      ])
+      return { eth_wei: numberToHex(eth), usdc_base: numberToHex(usdc) }
+    } catch (error) {
+      throw new ChainError('the chain did not answer the balance query', { cause: error })
+    }
+  }
+
+  async function fund(address: Address, asset: FaucetAsset = 'all', amount?: string): Promise<FaucetResult> {
+    if (amount !== undefined && asset === 'all') throw new BadRequestError('amount needs asset "eth" or "usdc"')
+    const ethWei = asset === 'usdc' ? 0n : amount ? parseEther(amount) : defaultEthWei
+    const usdcBase = asset === 'eth' ? 0n : amount ? parseUnits(amount, chain.usdc.decimals) : defaultUsdcBase
+    if (ethWei > maxEthWei) throw new BadRequestError(`amount too large: at most ${formatEther(maxEthWei)} ETH per call`)
+    if (usdcBase > maxUsdcBase) throw new BadRequestError(`amount too large: at most ${formatUnits(maxUsdcBase, 6)} USDC per call`)
+    if (amount !== undefined && ethWei === 0n && usdcBase === 0n) throw new BadRequestError('amount must be greater than 0')
+
+    const result: FaucetResult = { address, asset, funded: {}, transactions: {}, balances: { eth_wei: '0x0', usdc_base: '0x0' } }
+    try {
+      await Promise.all([
+        ethWei > 0n &&
+          chain.testClient
+            .request({ method: 'anvil_addBalance' as never, params: [address, numberToHex(ethWei)] as never })
+            .then(() => (result.funded.eth_wei = numberToHex(ethWei))),
+        usdcBase > 0n &&
+          chain.usdcFunder.fund(address, usdcBase).then(({ transaction }) => {
+            result.funded.usdc_base = numberToHex(usdcBase)
+            if (transaction) result.transactions.usdc = transaction
+          }),
+      ])
+    } catch (error) {
+      throw new ChainError(`funding ${address} failed: ${(error as { shortMessage?: string }).shortMessage ?? (error as Error).message}`, {
+        cause: error,
+      })
+    }
+    result.balances = await balances(address)
+    return result
+  }
+
+  const app = createJsonApp()
+  app.get('/health', (_req, res) => void res.json({ ok: true, generation: chain.generation }))
+  app.get(['/', '/chain'], (_req, res) => void res.json(info()))
+  app.get('/balances/:address', async (req, res) => {
+    const { address } = parseBody(balancesSchema, { address: req.params.address })
+    res.json({ address, ...(await balances(address)) })
+  })
+  app.post('/balances', async (req, res) => {
+    const { address } = parseBody(balancesSchema, req.body)
+    res.json({ address, ...(await balances(address)) })
+  })
+  app.post('/faucet', async (req, res) => {
+    const { address, asset, amount } = parseBody(faucetSchema, req.body)
+    res.json(await fund(address, asset, amount))
+  })
+  app.use(notFoundHandler)
+  app.use(createErrorHandler(options))
+
+  return { app, info, balances, fund }
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config'
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
+    // Every file starts its own Anvil and servers on free ports; two at a time fits a 2-core machine.
+    pool: 'forks',
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    setupFiles: ['./test/setup.ts'],
+  },
+})
