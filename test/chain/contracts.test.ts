@@ -1,0 +1,47 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, test } from 'vitest'
+import { compileContracts, contracts } from '../../chain/contracts/compile.js'
+
+const generatedDir = join(dirname(fileURLToPath(import.meta.url)), '../../chain/contracts/generated')
+const rebuildHint = 'run `npm run build:contracts` and commit chain/contracts/generated/'
+
+/** Where two texts first differ, as "line N: expected … / committed …", to point the developer at the change. */
+function firstDifference(expected: string, actual: string): string {
+  const a = expected.split('\n')
+  const b = actual.split('\n')
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (a[i] !== b[i]) {
+      const clip = (line: string | undefined) => (line === undefined ? '<end of file>' : line.slice(0, 120))
+      return `line ${i + 1}: compiled ${JSON.stringify(clip(a[i]))}, committed ${JSON.stringify(clip(b[i]))}`
+    }
+  }
+  return 'identical'
+}
+
+describe('generated contract artifacts', () => {
+  test('are exactly what the Solidity sources compile to', { timeout: 60_000 }, () => {
+    const modules = compileContracts()
+    expect([...modules.keys()].sort()).toEqual(contracts.map((c) => `${c.exportName}.ts`).sort())
+
+    const problems: string[] = []
+    for (const [fileName, text] of modules) {
+      const path = join(generatedDir, fileName)
+      if (!existsSync(path)) {
+        problems.push(`chain/contracts/generated/${fileName} is missing`)
+        continue
+      }
+      const committed = readFileSync(path, 'utf8')
+      if (committed !== text)
+        problems.push(`chain/contracts/generated/${fileName} is stale (${firstDifference(text, committed)})`)
+    }
+    expect(problems, `The committed contract artifacts do not match the sources: ${rebuildHint}.\n${problems.join('\n')}`).toEqual([])
+  })
+
+  test('contain no artifact that no source produces', () => {
+    const expected = new Set(contracts.map((c) => `${c.exportName}.ts`))
+    const orphans = readdirSync(generatedDir).filter((f) => f.endsWith('.ts') && !expected.has(f))
+    expect(orphans, `chain/contracts/generated/ has files compile.ts does not produce: delete them and ${rebuildHint}`).toEqual([])
+  })
+})
