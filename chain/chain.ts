@@ -112,36 +112,32 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   const health = setInterval(async () => {
     if (stopping || recovering) return
     // Unreachable means the process is down: its exit handler restarts it.
-    const code = await client.getCode({ address: usdc.address }).catch(() => undefined)
-    if (code === '0x') await recover('chain state was reset')
+    const code = await client.getCode({ address: usdc.address }).catch(() => 'unreachable' as const)
+    if (code === undefined || code === '0x') await recover('chain state was reset')
   }, healthIntervalMs)
   health.unref()
 
-  return Object.assign(emitter, {
-    rpcUrl,
-    chainId: sandboxChainId,
-    network: sandboxNetwork,
-    chain,
-    mode: anvilOptions.forkUrl ? ('fork' as const) : ('offline' as const),
-    get usdc() {
-      return usdc
+  return Object.defineProperties(emitter, {
+    rpcUrl: { value: rpcUrl, enumerable: true },
+    chainId: { value: sandboxChainId, enumerable: true },
+    network: { value: sandboxNetwork, enumerable: true },
+    chain: { value: chain, enumerable: true },
+    mode: { value: anvilOptions.forkUrl ? 'fork' : 'offline', enumerable: true },
+    usdc: { get: () => usdc, enumerable: true },
+    generation: { get: () => generation, enumerable: true },
+    client: { value: client },
+    testClient: { value: testClient },
+    accounts: { value: accounts },
+    minter: { value: minter },
+    usdcFunder: { value: usdcFunder },
+    readyMs: { value: readyMs, enumerable: true },
+    pid: { get: () => anvil.pid },
+    stop: {
+      async value() {
+        stopping = true
+        clearInterval(health)
+        await anvil.stop()
+      },
     },
-    get generation() {
-      return generation
-    },
-    client,
-    testClient,
-    accounts,
-    minter,
-    usdcFunder,
-    readyMs,
-    get pid() {
-      return anvil.pid
-    },
-    async stop() {
-      stopping = true
-      clearInterval(health)
-      await anvil.stop()
-    },
-  })
+  }) as SandboxChain
 }
