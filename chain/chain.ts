@@ -2,13 +2,13 @@ import { EventEmitter } from 'node:events'
 import {
   createPublicClient,
   createTestClient,
-  http,
   type Chain,
   type HDAccount,
   type PublicClient,
   type TestClient,
 } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
+import { createRpcTransport } from './rpc-transport.js'
 import { startAnvil, type AnvilProcess, type StartAnvilOptions } from './anvil.js'
 import { accountIndex, sandboxChain, sandboxChainId, sandboxMnemonic, sandboxNetwork } from './constants.js'
 import { createUsdcFunder, installContracts, type UsdcFunder, type UsdcInfo } from './token.js'
@@ -59,7 +59,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   let anvil: AnvilProcess = await startAnvil({ ...anvilOptions, chainId: sandboxChainId, mnemonic: sandboxMnemonic })
   const rpcUrl = anvil.rpcUrl
   const chain = sandboxChain(rpcUrl)
-  const transport = http(rpcUrl, { retryCount: 0, timeout: 30_000 })
+  const transport = createRpcTransport(rpcUrl, chain)
   const client = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient
   const testClient = createTestClient({ chain, transport, mode: 'anvil' })
   const accounts = {
