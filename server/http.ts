@@ -8,12 +8,15 @@ import { BadRequestError, SvcError } from './errors.js'
 /** Largest JSON body any svc service accepts. */
 export const jsonBodyLimit = '1mb'
 
-/** An express app with svc's JSON conventions: strict JSON bodies, no `x-powered-by`. */
-export function createJsonApp(): Express {
+/** Parses JSON bodies (strict, at most {@link jsonBodyLimit}). */
+export const jsonBody = (): RequestHandler => express.json({ limit: jsonBodyLimit, strict: true, type: ['application/json', 'application/*+json'] })
+
+/** An express app with svc's conventions: no `x-powered-by`, no etags; JSON bodies parsed unless `json: false`. */
+export function createJsonApp(options: { json?: boolean } = {}): Express {
   const app = express()
   app.disable('x-powered-by')
   app.set('etag', false)
-  app.use(express.json({ limit: jsonBodyLimit, strict: true, type: ['application/json', 'application/*+json'] }))
+  if (options.json !== false) app.use(jsonBody())
   return app
 }
 

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto'
+import { Router } from 'express'
+import { z } from 'zod'
+import { NotFoundError } from '../errors.js'
+import { parseBody } from '../http.js'
+import { newId, nowIso } from '../ids.js'
+import type { ApiKeyRow } from '../db/tables.js'
+import { apiKeyPrefix, guard, hashApiKey, principalOf, type ControlDeps } from './context.js'
+import { isPreset, isScope, presets, scopes, type Scope } from './scopes.js'
+
+const createKeySchema = z
+  .strictObject({
+    name: z.string({ error: 'expected a string' }).trim().min(1, { error: 'must not be empty' }).max(100, { error: 'at most 100 characters' }),
+    scopes: z.array(z.string({ error: 'expected scope names' }), { error: 'expected an array of scope names' }).max(20).optional(),
+    preset: z.string({ error: 'expected a preset name' }).optional(),
+  })
+  .refine((body) => body.scopes !== undefined || body.preset !== undefined, { error: 'give scopes or a preset', path: ['scopes'] })
+
+/** Expands scope names and preset names (in `scopes` or `preset`) into a sorted list of scopes. */
+export function resolveScopes(names: string[], preset?: string): Scope[] {
+  const result = new Set<Scope>()
+  for (const name of [...names, ...(preset === undefined ? [] : [preset])]) {
+    if (isScope(name)) result.add(name)
+    else if (isPreset(name)) for (const scope of presets[name]) result.add(scope)
+    else throw new z.ZodError([{ code: 'custom', path: [preset === name ? 'preset' : 'scopes'], message: `unknown scope or preset "${name}" (scopes: ${scopes.join(', ')}; presets: ${Object.keys(presets).join(', ')})`, input: name }])
+  }
+  if (result.size === 0) throw new z.ZodError([{ code: 'custom', path: ['scopes'], message: 'at least one scope', input: names }])
+  return scopes.filter((scope) => result.has(scope))
+}
+
+export function publicApiKey(key: ApiKeyRow) {
+  return {
+    id: key.id,
+    name: key.name,
+    environment: key.environment,
+    prefix: key.prefix,
+    scopes: JSON.parse(key.scopes) as Scope[],
+    created_at: key.created_at,
+    last_used_at: key.last_used_at,
+    revoked_at: key.revoked_at,
+  }
+}
+
+/** API keys: JWT only. The secret is returned once, at creation, and stored as a sha256 hash. */
+export function createApiKeyRoutes(deps: ControlDeps): Router {
+  const router = Router()
+  const jwtOnly = guard({ jwtOnly: true })
+
+  router.post('/auth/api-keys', guard({ jwtOnly: true, write: true }), async (req, res) => {
+    const body = parseBody(createKeySchema, req.body)
+    const { user, environment } = principalOf(req)
+    const keyScopes = resolveScopes(body.scopes ?? [], body.preset)
+    const secret = `${apiKeyPrefix(environment)}${randomBytes(24).toString('base64url')}`
+    const key: ApiKeyRow = {
+      id: newId('key'),
+      user_id: user.id,
+      name: body.name,
+      environment,
+      prefix: secret.slice(0, apiKeyPrefix(environment).length + 6),
+      key_hash: hashApiKey(secret),
+      scopes: JSON.stringify(keyScopes),
+      created_at: nowIso(),
+      last_used_at: null,
+      revoked_at: null,
+    }
+    await deps.db.insertInto('api_keys').values(key).execute()
+    res.status(201).json({ ...publicApiKey(key), key: secret })
+  })
+
+  router.get('/auth/api-keys', jwtOnly, async (req, res) => {
+    const { user, environment } = principalOf(req)
+    const keys = await deps.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('user_id', '=', user.id)
+      .where('environment', '=', environment)
+      .orderBy('created_at', 'desc')
+      .execute()
+    res.json({ api_keys: keys.map(publicApiKey) })
+  })
+
+  router.delete('/auth/api-keys/:keyId', jwtOnly, async (req, res) => {
+    const { user, environment } = principalOf(req)
+    const key = await deps.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', req.params.keyId!)
+      .where('user_id', '=', user.id)
+      .where('environment', '=', environment)
+      .executeTakeFirst()
+    if (!key) throw new NotFoundError('api key not found')
+    if (!key.revoked_at) {
+      key.revoked_at = nowIso()
+      await deps.db.updateTable('api_keys').set({ revoked_at: key.revoked_at }).where('id', '=', key.id).execute()
+    }
+    res.json(publicApiKey(key))
+  })
+
+  return router
+}

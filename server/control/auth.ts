@@ -1,0 +1,152 @@
+import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto'
+import { promisify } from 'node:util'
+import { Router } from 'express'
+import { z } from 'zod'
+import { ConflictError, ForbiddenError, SvcError, UnauthorizedError, BadRequestError } from '../errors.js'
+import { parseBody } from '../http.js'
+import { newId, nowIso } from '../ids.js'
+import type { UserRow } from '../db/tables.js'
+import { guard, principalOf, signSessionToken, type ControlDeps } from './context.js'
+
+const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
+
+const credentialsSchema = z.strictObject({
+  email: z.email({ error: 'not an email address' }).max(254, { error: 'at most 254 characters' }),
+  password: z.string({ error: 'expected a string' }).min(8, { error: 'at least 8 characters' }).max(1024, { error: 'at most 1024 characters' }),
+})
+const loginSchema = z.strictObject({
+  email: z.string({ error: 'expected a string' }).max(254),
+  password: z.string({ error: 'expected a string' }).max(1024),
+})
+const verifySchema = z.strictObject({ token: z.string({ error: 'expected the token from the verification mail' }).min(1).max(200) })
+
+const verificationTtlMs = 24 * 3600 * 1000
+
+export async function hashPassword(password: string, salt = randomBytes(16)) {
+  const hash = await scrypt(password, salt, 64)
+  return { hash: hash.toString('base64url'), salt: salt.toString('base64url') }
+}
+
+async function passwordMatches(user: UserRow, password: string): Promise<boolean> {
+  const { hash } = await hashPassword(password, Buffer.from(user.password_salt, 'base64url'))
+  const a = Buffer.from(hash)
+  const b = Buffer.from(user.password_hash)
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+export function publicUser(user: UserRow) {
+  return { id: user.id, email: user.email, email_verified: user.email_verified_at !== null, created_at: user.created_at }
+}
+
+/** Writes a verification mail to the local outbox (nothing leaves the machine) and returns its token. */
+export async function sendVerificationMail(deps: ControlDeps, user: UserRow): Promise<string> {
+  const token = randomBytes(24).toString('base64url')
+  const createdAt = nowIso()
+  await deps.db
+    .insertInto('email_verifications')
+    .values({ token, user_id: user.id, expires_at: new Date(Date.now() + verificationTtlMs).toISOString(), used_at: null, created_at: createdAt })
+    .execute()
+  await deps.db
+    .insertInto('outbox')
+    .values({
+      to_email: user.email,
+      subject: 'Verify your email for svc',
+      body: `Confirm ${user.email} with:\n\n  svc verify-email ${token}\n\nor POST /auth/verify-email {"token": "${token}"}. The token is valid for 24 hours.`,
+      token,
+      created_at: createdAt,
+    })
+    .execute()
+  return token
+}
+
+/** Sign-up, login and email verification: public routes. */
+export function createAuthRoutes(deps: ControlDeps): Router {
+  const router = Router()
+
+  router.post('/auth/signup', async (req, res) => {
+    const { email: rawEmail, password } = parseBody(credentialsSchema, req.body)
+    const email = rawEmail.toLowerCase()
+    const existing = await deps.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()
+    if (existing) throw new ConflictError('email already registered')
+    const { hash, salt } = await hashPassword(password)
+    const user: UserRow = {
+      id: newId('usr'),
+      email,
+      password_hash: hash,
+      password_salt: salt,
+      email_verified_at: deps.autoVerify ? nowIso() : null,
+      created_at: nowIso(),
+    }
+    try {
+      await deps.db.insertInto('users').values(user).execute()
+    } catch (error) {
+      // Two sign-ups racing for one email: the unique index decides.
+      if (/UNIQUE/.test((error as Error).message)) throw new ConflictError('email already registered')
+      throw error
+    }
+    if (!deps.autoVerify) await sendVerificationMail(deps, user)
+    res.status(201).json({ token: await signSessionToken(deps, user), user: publicUser(user) })
+  })
+
+  router.post('/auth/login', async (req, res) => {
+    const { email, password } = parseBody(loginSchema, req.body)
+    const user = await deps.db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst()
+    if (!user || !(await passwordMatches(user, password))) throw new UnauthorizedError()
+    res.json({ token: await signSessionToken(deps, user), user: publicUser(user) })
+  })
+
+  router.post('/auth/verify-email', async (req, res) => {
+    const { token } = parseBody(verifySchema, req.body)
+    const row = await deps.db.selectFrom('email_verifications').selectAll().where('token', '=', token).executeTakeFirst()
+    if (!row || row.expires_at < nowIso()) throw new BadRequestError('invalid or expired verification token')
+    const user = await deps.db.selectFrom('users').selectAll().where('id', '=', row.user_id).executeTakeFirstOrThrow()
+    if (!user.email_verified_at) {
+      const verifiedAt = nowIso()
+      await deps.db.transaction().execute(async (trx) => {
+        await trx.updateTable('users').set({ email_verified_at: verifiedAt }).where('id', '=', user.id).execute()
+        await trx.updateTable('email_verifications').set({ used_at: verifiedAt }).where('token', '=', token).execute()
+      })
+      user.email_verified_at = verifiedAt
+    }
+    res.json({ verified: true, user: publicUser(user) })
+  })
+
+  // The local outbox, for the CLI and the dashboard: loopback callers only, since mails carry tokens.
+  router.get('/dev/outbox', async (req, res) => {
+    const remote = req.socket.remoteAddress ?? ''
+    if (!['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(remote)) throw new ForbiddenError('the outbox is readable from this machine only')
+    const to = typeof req.query.email === 'string' ? req.query.email.toLowerCase() : undefined
+    let query = deps.db.selectFrom('outbox').selectAll().orderBy('id', 'desc').limit(100)
+    if (to) query = query.where('to_email', '=', to)
+    const rows = await query.execute()
+    res.json({
+      messages: rows.map((row) => ({ id: row.id, to: row.to_email, subject: row.subject, body: row.body, token: row.token, created_at: row.created_at })),
+    })
+  })
+
+  return router
+}
+
+/** Routes for the signed-in caller. */
+export function createSessionRoutes(deps: ControlDeps): Router {
+  const router = Router()
+
+  router.get('/auth/me', guard(), (req, res) => {
+    const principal = principalOf(req)
+    res.json({
+      user: publicUser(principal.user),
+      environment: principal.environment,
+      via: principal.via,
+      scopes: principal.scopes ? [...principal.scopes] : null,
+    })
+  })
+
+  router.post('/auth/resend-verification', guard({ jwtOnly: true }), async (req, res) => {
+    const { user } = principalOf(req)
+    if (user.email_verified_at) throw new SvcError('email already verified', { status: 409 })
+    await sendVerificationMail(deps, user)
+    res.status(202).json({ sent: true, to: user.email })
+  })
+
+  return router
+}

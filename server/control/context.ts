@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto'
+import type { Request, RequestHandler } from 'express'
+import { jwtVerify, SignJWT } from 'jose'
+import type { Kysely } from 'kysely'
+import type { ChainServices } from '../../chain/services.js'
+import { ForbiddenError, SvcError, UnauthorizedError } from '../errors.js'
+import type { Database, Environment, UserRow } from '../db/tables.js'
+import type { Hosts } from '../hosts.js'
+import type { InstallSecrets } from '../secrets.js'
+import type { Scope } from './scopes.js'
+
+/** What the control plane needs; built once by the composition root. */
+export type ControlDeps = {
+  db: Kysely<Database>
+  secrets: InstallSecrets
+  hosts: Hosts
+  /** The sandbox chain services; without them the Sandbox wallet and chain helper routes answer 503. */
+  chain?: ChainServices | undefined
+  /** Mark new accounts verified (CI). */
+  autoVerify?: boolean | undefined
+  /** Lifetime of a login session. @defaultValue 7 days */
+  jwtTtlSeconds?: number | undefined
+  log?: ((message: string) => void) | undefined
+}
+
+/** Who is calling, in which environment, and with what rights. */
+export type Principal = {
+  user: UserRow
+  environment: Environment
+  via: 'jwt' | 'api_key'
+  /** null for a JWT: a seller's own session may do everything. */
+  scopes: ReadonlySet<Scope> | null
+  keyId?: string
+}
+
+export const invalidToken = () => new SvcError('invalid token', { status: 401 })
+
+export async function signSessionToken(deps: ControlDeps, user: UserRow): Promise<string> {
+  return new SignJWT({ email: user.email })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(user.id)
+    .setIssuer('svc')
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + (deps.jwtTtlSeconds ?? 7 * 24 * 3600))
+    .sign(deps.secrets.jwtSecret)
+}
+
+export function hashApiKey(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex')
+}
+
+const keyPrefixes = { production: 'svc_live_', development: 'svc_sandbox_' } as const
+export const apiKeyPrefix = (environment: Environment) => keyPrefixes[environment]
+
+/** last_used_at is written at most this often per key, so reads stay reads. */
+const lastUsedEveryMs = 60_000
+
+/**
+ * Resolves the caller of a control-plane request. `hostEnvironment` is the environment of the control-plane host
+ * the request came to ({base_url} = production, {sandbox_base_url} = development).
+ */
+export function createAuthenticator(deps: ControlDeps) {
+  const lastUsedWritten = new Map<string, number>()
+
+  async function fromJwt(token: string, req: Request): Promise<Principal> {
+    let userId: string
+    try {
+      const { payload } = await jwtVerify(token, deps.secrets.jwtSecret, { issuer: 'svc', algorithms: ['HS256'] })
+      if (typeof payload.sub !== 'string') throw new Error('no subject')
+      userId = payload.sub
+    } catch {
+      throw invalidToken()
+    }
+    const user = await deps.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst()
+    if (!user) throw invalidToken()
+    return { user, environment: headerEnvironment(req) ?? 'production', via: 'jwt', scopes: null }
+  }
+
+  async function fromApiKey(secret: string, req: Request, hostEnvironment: Environment): Promise<Principal> {
+    const environment: Environment | undefined = secret.startsWith(keyPrefixes.production)
+      ? 'production'
+      : secret.startsWith(keyPrefixes.development)
+        ? 'development'
+        : undefined
+    // A key used against the other environment's base URL, or with a header naming the other environment,
+    // fails at once: it is never looked up.
+    if (!environment || environment !== hostEnvironment) throw invalidToken()
+    const header = headerEnvironment(req)
+    if (header && header !== environment) throw invalidToken()
+    const key = await deps.db
+      .selectFrom('api_keys')
+      .innerJoin('users', 'users.id', 'api_keys.user_id')
+      .select(['api_keys.id as key_id', 'api_keys.scopes as key_scopes', 'api_keys.revoked_at as key_revoked_at', 'api_keys.environment as key_environment'])
+      .selectAll('users')
+      .where('api_keys.key_hash', '=', hashApiKey(secret))
+      .executeTakeFirst()
+    if (!key || key.key_revoked_at || key.key_environment !== environment) throw invalidToken()
+    const { key_id, key_scopes, key_revoked_at: _r, key_environment: _e, ...user } = key
+    const now = Date.now()
+    if ((lastUsedWritten.get(key_id) ?? 0) + lastUsedEveryMs < now) {
+      lastUsedWritten.set(key_id, now)
+      await deps.db.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', key_id).execute()
+    }
+    return { user, environment, via: 'api_key', scopes: new Set(JSON.parse(key_scopes) as Scope[]), keyId: key_id }
+  }
+
+  return async function authenticate(req: Request, hostEnvironment: Environment): Promise<Principal | undefined> {
+    const apiKey = req.get('x-api-key')
+    if (apiKey !== undefined) return fromApiKey(apiKey.trim(), req, hostEnvironment)
+    const authorization = req.get('authorization')
+    if (authorization === undefined) return undefined
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
+    if (!match) throw invalidToken()
+    const token = match[1]!
+    // An API key sent as a bearer token is still an API key.
+    if (token.startsWith('svc_')) return fromApiKey(token, req, hostEnvironment)
+    return fromJwt(token, req)
+  }
+}
+
+/** The environment a JWT request asks for with `X-Svc-Environment`; a bad value is a client error. */
+function headerEnvironment(req: Request): Environment | undefined {
+  const value = req.get('x-svc-environment')
+  if (value === undefined || value === '') return undefined
+  const normalized = value.trim().toLowerCase()
+  if (normalized === 'production' || normalized === 'development') return normalized
+  throw new SvcError('X-Svc-Environment must be "production" or "development"', { status: 400 })
+}
+
+export type Guard = {
+  /** Scopes an API key needs (all of them). */
+  scopes?: Scope[]
+  /** A write: needs a verified email. */
+  write?: boolean
+  /** JWT only (key management, Sandbox wallet): an API key gets 403 "jwt required". */
+  jwtOnly?: boolean
+  /** Only in the development environment. */
+  development?: boolean
+}
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    principal?: Principal
+  }
+}
+
+/** The caller of a guarded route; the guard has run. */
+export function principalOf(req: Request): Principal {
+  if (!req.principal) throw new UnauthorizedError()
+  return req.principal
+}
+
+/** Route guard: the checks in the order the spec implies: who, which credential, where, which scope, verified. */
+export function guard(rule: Guard = {}): RequestHandler {
+  return (req, _res, next) => {
+    const principal = req.principal
+    if (!principal) throw new UnauthorizedError()
+    if (rule.jwtOnly && principal.via !== 'jwt') throw new ForbiddenError('jwt required')
+    if (rule.development && principal.environment !== 'development')
+      throw new ForbiddenError('this route needs the development environment (X-Svc-Environment: development)')
+    if (principal.scopes && rule.scopes?.some((scope) => !principal.scopes!.has(scope))) throw new ForbiddenError('insufficient scope')
+    if (rule.write && !principal.user.email_verified_at) throw new ForbiddenError('email verification required')
+    next()
+  }
+}

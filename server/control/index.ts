@@ -1,0 +1,42 @@
+import { Router, type RequestHandler } from 'express'
+import type { Environment } from '../db/tables.js'
+import { createApiKeyRoutes } from './api-keys.js'
+import { createApiRoutes } from './apis.js'
+import { createAuthRoutes, createSessionRoutes } from './auth.js'
+import { createConfigRoutes } from './config.js'
+import { createAuthenticator, type ControlDeps } from './context.js'
+import { createEndpointRoutes } from './endpoints.js'
+import { createOpenApiRoutes } from './openapi-import.js'
+import { createSandboxRoutes } from './sandbox-wallet.js'
+import { createContractRoutes } from './contract.js'
+import { jsonBody } from '../http.js'
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The environment of the control-plane host the request came to. */
+    hostEnvironment?: Environment
+  }
+}
+
+/** The seller-facing control plane: public routes first, then everything behind credentials. */
+export function createControlRouter(deps: ControlDeps): Router {
+  const router = Router()
+  const authenticate = createAuthenticator(deps)
+  const authenticated: RequestHandler = async (req, _res, next) => {
+    req.principal = await authenticate(req, req.hostEnvironment ?? 'production')
+    next()
+  }
+
+  router.use(jsonBody())
+  router.use(createContractRoutes())
+  router.use(createConfigRoutes(deps))
+  router.use(createAuthRoutes(deps))
+  router.use(authenticated)
+  router.use(createSessionRoutes(deps))
+  router.use(createApiKeyRoutes(deps))
+  router.use(createApiRoutes(deps))
+  router.use(createEndpointRoutes(deps))
+  router.use(createOpenApiRoutes(deps))
+  router.use(createSandboxRoutes(deps))
+  return router
+}

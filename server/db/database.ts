@@ -1,0 +1,40 @@
+import SQLite from 'better-sqlite3'
+import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely'
+import * as initial from './migrations/2026_11_21_00_00_00_initial.js'
+import type { Database } from './tables.js'
+
+/** Migrations in order; add new ones here (timestamped file names, `up` and `down`). */
+const migrations: Record<string, Migration> = {
+  '2026_11_21_00_00_00_initial': initial,
+}
+
+const provider: MigrationProvider = { getMigrations: async () => migrations }
+
+export type OpenedDatabase = { db: Kysely<Database>; sqlite: SQLite.Database; close(): Promise<void> }
+
+/**
+ * Opens (creating if needed) the SQLite file, in WAL mode with foreign keys on, and migrates it to the latest
+ * schema. `:memory:` works too.
+ */
+export async function openDatabase(file: string): Promise<OpenedDatabase> {
+  const sqlite = new SQLite(file)
+  sqlite.pragma('journal_mode = WAL')
+  sqlite.pragma('synchronous = NORMAL')
+  sqlite.pragma('foreign_keys = ON')
+  sqlite.pragma('busy_timeout = 5000')
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const { error } = await new Migrator({ db, provider }).migrateToLatest()
+  if (error) {
+    await db.destroy()
+    throw new Error(`migrating ${file} failed: ${(error as Error).message}`, { cause: error })
+  }
+  let closed: Promise<void> | undefined
+  return {
+    db,
+    sqlite,
+    close() {
+      closed ??= db.destroy()
+      return closed
+    },
+  }
+}

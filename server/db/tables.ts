@@ -1,0 +1,108 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
+
+/** `production` (live) or `development` (Sandbox). Every API and its data belongs to one. */
+export type Environment = 'production' | 'development'
+
+export type UsersTable = {
+  id: string
+  email: string
+  password_hash: string
+  password_salt: string
+  email_verified_at: string | null
+  created_at: string
+}
+
+export type EmailVerificationsTable = {
+  token: string
+  user_id: string
+  expires_at: string
+  used_at: string | null
+  created_at: string
+}
+
+/** Mails the control plane "sent": nothing leaves the machine; the CLI, dashboard and a loopback route read them. */
+export type OutboxTable = {
+  id: Generated<number>
+  to_email: string
+  subject: string
+  body: string
+  /** The verification token the mail carries, for tools that finish the flow. */
+  token: string | null
+  created_at: string
+}
+
+export type ApiKeysTable = {
+  id: string
+  user_id: string
+  name: string
+  environment: Environment
+  /** The visible start of the secret (`svc_sandbox_ab12cd34`), to tell keys apart. */
+  prefix: string
+  /** sha256 of the whole secret; the secret itself is never stored. */
+  key_hash: string
+  /** JSON array of scope names. */
+  scopes: string
+  created_at: string
+  last_used_at: string | null
+  revoked_at: string | null
+}
+
+export type ApisTable = {
+  id: string
+  user_id: string
+  environment: Environment
+  name: string
+  slug: string
+  upstream_base_url: string
+  pay_to_mode: string
+  pay_to_address: string | null
+  discovery_guidance: string | null
+  discovery_contact_email: string | null
+  openapi_version: string
+  created_at: string
+  updated_at: string
+}
+
+export type EndpointsTable = {
+  id: string
+  api_id: string
+  method: string
+  path_pattern: string
+  /** JSON array of accept options, snake_case as the API speaks. */
+  accepts: string
+  request_schema: string | null
+  response_schema: string | null
+  schema_source: 'inferred' | 'openapi' | 'manual'
+  enabled: number
+  description: string | null
+  ttl_seconds: number | null
+  expires_at: string | null
+  created_at: string
+  updated_at: string
+}
+
+export type SandboxWalletsTable = {
+  user_id: string
+  address: string
+  /** AES-256-GCM of the private key under the install's wallet key: iv.tag.ciphertext, base64url. */
+  encrypted_private_key: string
+  created_at: string
+}
+
+export type Database = {
+  users: UsersTable
+  email_verifications: EmailVerificationsTable
+  outbox: OutboxTable
+  api_keys: ApiKeysTable
+  apis: ApisTable
+  endpoints: EndpointsTable
+  sandbox_wallets: SandboxWalletsTable
+}
+
+export type UserRow = Selectable<UsersTable>
+export type ApiKeyRow = Selectable<ApiKeysTable>
+export type ApiRow = Selectable<ApisTable>
+export type InsertableApiRow = Insertable<ApisTable>
+export type UpdateableApiRow = Updateable<ApisTable>
+export type EndpointRow = Selectable<EndpointsTable>
+export type OutboxRow = Selectable<OutboxTable>

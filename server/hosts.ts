@@ -1,0 +1,100 @@
+import type { Environment } from './db/tables.js'
+
+/**
+ * The host names svc answers on. All resolve to the loopback address with no set-up in curl and browsers
+ * (`localhost` and `*.localhost`); one port serves them all, routed by the Host header.
+ */
+export type Hosts = {
+  /** Production gateway domain: `{slug}.localhost`. */
+  platformDomain: string
+  /** Sandbox gateway domain: `{slug}.dev.localhost`. */
+  sandboxPlatformDomain: string
+  /** Production control plane: {base_url}. */
+  controlHost: string
+  /** Sandbox control plane: {sandbox_base_url}. */
+  sandboxControlHost: string
+  port: number
+}
+
+export function defaultHosts(port: number): Hosts {
+  return {
+    platformDomain: 'localhost',
+    sandboxPlatformDomain: 'dev.localhost',
+    controlHost: 'api.localhost',
+    sandboxControlHost: 'sandbox.localhost',
+    port,
+  }
+}
+
+/** Slugs no API may take: they name the kit's own hosts or would confuse people. */
+export const reservedSlugs: ReadonlySet<string> = new Set([
+  'api',
+  'sandbox',
+  'dev',
+  'www',
+  'localhost',
+  'admin',
+  'app',
+  'dashboard',
+  'docs',
+  'status',
+  'mail',
+  'rpc',
+  'chain',
+  'faucet',
+  'facilitator',
+  'gateway',
+  'control',
+])
+
+export type HostRoute =
+  | { kind: 'control'; environment: Environment }
+  | { kind: 'gateway'; environment: Environment; slug: string }
+  | { kind: 'custom'; hostname: string }
+  | { kind: 'unknown'; hostname: string }
+
+/** Strips the port and lower-cases a Host header. */
+export function hostnameOf(hostHeader: string | undefined): string {
+  if (!hostHeader) return ''
+  const host = hostHeader.trim().toLowerCase()
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1)
+  const colon = host.lastIndexOf(':')
+  return colon === -1 ? host : host.slice(0, colon)
+}
+
+/**
+ * Where a request goes, from its Host header. Plain `localhost` and loopback addresses reach the production
+ * control plane, so `curl localhost:PORT/…` works without a Host name.
+ */
+export function routeHost(hostHeader: string | undefined, hosts: Hosts): HostRoute {
+  const hostname = hostnameOf(hostHeader)
+  if (hostname === hosts.sandboxControlHost) return { kind: 'control', environment: 'development' }
+  if (hostname === hosts.controlHost || hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]')
+    return { kind: 'control', environment: 'production' }
+  const sandboxSuffix = `.${hosts.sandboxPlatformDomain}`
+  if (hostname.endsWith(sandboxSuffix)) {
+    const slug = hostname.slice(0, -sandboxSuffix.length)
+    if (isSlug(slug)) return { kind: 'gateway', environment: 'development', slug }
+    return { kind: 'unknown', hostname }
+  }
+  const suffix = `.${hosts.platformDomain}`
+  if (hostname.endsWith(suffix)) {
+    const slug = hostname.slice(0, -suffix.length)
+    if (isSlug(slug)) return { kind: 'gateway', environment: 'production', slug }
+    return { kind: 'unknown', hostname }
+  }
+  return hostname ? { kind: 'custom', hostname } : { kind: 'unknown', hostname }
+}
+
+/** A DNS label: 1-63 of a-z, 0-9 and inner hyphens. */
+export function isSlug(value: string): boolean {
+  return /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(value)
+}
+
+export function controlUrl(hosts: Hosts, environment: Environment): string {
+  return `http://${environment === 'development' ? hosts.sandboxControlHost : hosts.controlHost}:${hosts.port}`
+}
+
+export function gatewayHost(hosts: Hosts, environment: Environment, slug: string): string {
+  return `${slug}.${environment === 'development' ? hosts.sandboxPlatformDomain : hosts.platformDomain}`
+}

@@ -1,0 +1,43 @@
+import { randomBytes, createCipheriv, createDecipheriv } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** Per-install secrets, generated on first start and kept in the data dir with 0600 permissions. */
+export type InstallSecrets = {
+  /** HS256 key of the control plane's JWTs. */
+  jwtSecret: Uint8Array
+  /** AES-256-GCM key that encrypts Sandbox wallet private keys at rest. */
+  walletKey: Buffer
+}
+
+export function loadInstallSecrets(dataDir: string): InstallSecrets {
+  mkdirSync(dataDir, { recursive: true })
+  return { jwtSecret: new Uint8Array(loadOrCreate(join(dataDir, 'jwt.secret'))), walletKey: loadOrCreate(join(dataDir, 'wallet.key')) }
+}
+
+function loadOrCreate(file: string): Buffer {
+  if (existsSync(file)) {
+    const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64url')
+    if (key.length !== 32) throw new Error(`${file} is not a 32-byte key; delete it to make a new one`)
+    return key
+  }
+  const key = randomBytes(32)
+  writeFileSync(file, `${key.toString('base64url')}\n`, { mode: 0o600, flag: 'wx' })
+  return key
+}
+
+/** Encrypts with AES-256-GCM; the result is `iv.tag.ciphertext` in base64url. */
+export function encryptSecret(key: Buffer, plaintext: string): string {
+  const iv = randomBytes(12)
+  const cipher = createCipheriv('aes-256-gcm', key, iv)
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()])
+  return [iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString('base64url')).join('.')
+}
+
+export function decryptSecret(key: Buffer, sealed: string): string {
+  const [iv, tag, ciphertext] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'))
+  if (!iv || !tag || !ciphertext) throw new Error('sealed secret is malformed')
+  const decipher = createDecipheriv('aes-256-gcm', key, iv)
+  decipher.setAuthTag(tag)
+  return Buffer.concat([decipher.update(ciphertext), decipher.final()]).toString('utf8')
+}
