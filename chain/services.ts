@@ -5,6 +5,8 @@ import { listen } from '../server/http.js'
 
 export type StartChainServicesOptions = StartChainOptions &
   Pick<ChainManagerOptions, 'defaultEthWei' | 'defaultUsdcBase'> & {
+    /** Port of the chain RPC (Anvil); 0 picks a free one. @defaultValue 0 */
+    rpcPort?: number | undefined
     /** Port of the chain manager; 0 picks a free one. @defaultValue 0 */
     chainManagerPort?: number | undefined
     /** Port of the facilitator; 0 picks a free one. @defaultValue 0 */
@@ -24,8 +26,8 @@ export type ChainServices = {
 
 /** Starts the sandbox chain, its chain manager (faucet) and the development x402 facilitator. */
 export async function startChainServices(options: StartChainServicesOptions = {}): Promise<ChainServices> {
-  const { chainManagerPort = 0, facilitatorPort = 0, defaultEthWei, defaultUsdcBase, log, ...chainOptions } = options
-  const chain = await startChain(chainOptions)
+  const { rpcPort = 0, chainManagerPort = 0, facilitatorPort = 0, defaultEthWei, defaultUsdcBase, log, ...chainOptions } = options
+  const chain = await startChain({ ...chainOptions, port: rpcPort })
   try {
     const manager = createChainManager(chain, { defaultEthWei, defaultUsdcBase, log })
     const facilitator = createFacilitator(chain, { log })

@@ -67,7 +67,13 @@ export type Listening = { server: Server; url: string; port: number; close(): Pr
 export async function listen(app: Express, options: { port?: number; host?: string } = {}): Promise<Listening> {
   const { port = 0, host = '127.0.0.1' } = options
   const server = app.listen(port, host)
-  await once(server, 'listening')
+  try {
+    await once(server, 'listening')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
+      throw new SvcError(`port ${port} on ${host} is in use: stop what runs there, or pass --port 0 for a free port`, { cause: error })
+    throw error
+  }
   server.keepAliveTimeout = 65_000
   const actual = (server.address() as AddressInfo).port
   let closing: Promise<void> | undefined

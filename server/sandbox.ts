@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Express } from 'express'
-import type { ChainServices } from '../chain/services.js'
+import { startChainServices, type ChainServices, type StartChainServicesOptions } from '../chain/services.js'
 import { createApp } from './app.js'
 import { openDatabase, type OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from './hosts.js'
@@ -62,5 +62,46 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await database.close()
       if (ephemeral) rmSync(dataDir, { recursive: true, force: true })
     },
+  }
+}
+
+export type StartSandboxOptions = Omit<StartServerOptions, 'chain'> &
+  Omit<StartChainServicesOptions, 'log'> & {
+    /** Called with start-up progress lines. */
+    onProgress?: ((line: string) => void) | undefined
+  }
+
+export type Sandbox = {
+  chain: ChainServices
+  server: RunningServer
+  stop(): Promise<void>
+}
+
+/**
+ * The composition root: the sandbox chain (Anvil, chain manager, facilitator) and the server (control planes and
+ * gateway), started together; `stop` ends both, Anvil included, and closes the database.
+ */
+export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
+  const { dataDir, port, autoVerify, log, onProgress = () => {}, ...chainOptions } = options
+  onProgress('starting the chain (Anvil), the chain manager and the facilitator…')
+  const chain = await startChainServices({ ...chainOptions, log })
+  try {
+    onProgress('opening the database and starting the control plane…')
+    const server = await startServer({ dataDir, port, chain, autoVerify, log })
+    let stopped: Promise<void> | undefined
+    return {
+      chain,
+      server,
+      stop() {
+        stopped ??= (async () => {
+          await server.stop()
+          await chain.stop()
+        })()
+        return stopped
+      },
+    }
+  } catch (error) {
+    await chain.stop()
+    throw error
   }
 }

@@ -1,7 +1,119 @@
-import { Router } from 'express'
-import type { ControlDeps } from './context.js'
+import { Router, type RequestHandler } from 'express'
+import { getAddress, isAddress, type Address, type Hex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { z } from 'zod'
+import type { ChainServices } from '../../chain/services.js'
+import type { SandboxWalletsTable } from '../db/tables.js'
+import { SvcError } from '../errors.js'
+import { parseBody } from '../http.js'
+import { nowIso } from '../ids.js'
+import { decryptSecret, encryptSecret } from '../secrets.js'
+import { guard, principalOf, type ControlDeps } from './context.js'
 
-// TODO(issue 3): routes of this module.
-export function createSandboxRoutes(_deps: ControlDeps): Router {
-  return Router()
+const addressSchema = z
+  .string({ error: 'expected an address string' })
+  .refine((value) => isAddress(value, { strict: false }), { error: 'not an address' })
+  .transform((value) => getAddress(value))
+
+const balancesSchema = z.strictObject({ address: addressSchema })
+
+// The same rules as the chain manager's POST /faucet; the amount bounds are checked by manager.fund (400).
+const faucetSchema = z.strictObject({
+  address: addressSchema,
+  asset: z.enum(['all', 'eth', 'usdc'], { error: 'asset must be one of all, eth, usdc' }).default('all'),
+  amount: z
+    .string({ error: 'amount must be a decimal string in whole units, e.g. "2.5"' })
+    .regex(/^\d{1,30}(\.\d{1,18})?$/, { error: 'amount must be a decimal string in whole units, e.g. "2.5"' })
+    .optional(),
+})
+
+/** `0x1234…abcd`: the first 6 characters (`0x` and 4 hex digits), an ellipsis, the last 4 hex digits. */
+export function redactPrivateKey(privateKey: string): string {
+  return `${privateKey.slice(0, 6)}…${privateKey.slice(-4)}`
+}
+
+type Funding = 'started' | 'existing'
+
+/** The Sandbox wallet and the chain helpers: JWT plus the development environment; 503 without a chain. */
+export function createSandboxRoutes(deps: ControlDeps): Router {
+  const router = Router()
+  const log = deps.log ?? ((message: string) => console.error(message))
+  const read = guard({ jwtOnly: true, development: true })
+  const write = guard({ jwtOnly: true, development: true, write: true })
+
+  const chainRunning: RequestHandler = (_req, _res, next) => {
+    if (!deps.chain) throw new SvcError('the sandbox chain is not running', { status: 503 })
+    next()
+  }
+  const chain = (): ChainServices => {
+    if (!deps.chain) throw new SvcError('the sandbox chain is not running', { status: 503 })
+    return deps.chain
+  }
+
+  /** Funds a new wallet in the background: the answer does not wait, and a failure is logged, never thrown. */
+  function startFunding(address: Address) {
+    chain()
+      .manager.fund(address, 'all')
+      .then(
+        () => log(`sandbox wallet ${address} funded`),
+        (error: unknown) => log(`funding sandbox wallet ${address} failed: ${(error as Error)?.message ?? String(error)}`),
+      )
+  }
+
+  function newKeypair(userId: string): SandboxWalletsTable {
+    const privateKey = generatePrivateKey()
+    return {
+      user_id: userId,
+      address: privateKeyToAccount(privateKey).address,
+      encrypted_private_key: encryptSecret(deps.secrets.walletKey, privateKey),
+      created_at: nowIso(),
+    }
+  }
+
+  function walletBody(row: SandboxWalletsTable, funding: Funding) {
+    const privateKey = decryptSecret(deps.secrets.walletKey, row.encrypted_private_key) as Hex
+    return { address: row.address, private_key: privateKey, private_key_redacted: redactPrivateKey(privateKey), funding, created_at: row.created_at }
+  }
+
+  const findWallet = (userId: string) => deps.db.selectFrom('sandbox_wallets').selectAll().where('user_id', '=', userId).executeTakeFirst()
+
+  router.get('/sandbox-wallet', read, chainRunning, async (req, res) => {
+    const { user } = principalOf(req)
+    const existing = await findWallet(user.id)
+    if (existing) return void res.json(walletBody(existing, 'existing'))
+    // Two first GETs racing: the primary key (user_id) keeps one row; only the request whose row won funds it.
+    const candidate = newKeypair(user.id)
+    await deps.db.insertInto('sandbox_wallets').values(candidate).onConflict((oc) => oc.column('user_id').doNothing()).execute()
+    const row = await findWallet(user.id)
+    if (!row) throw new Error('the sandbox wallet vanished right after it was written')
+    const created = row.address === candidate.address
+    if (created) startFunding(row.address as Address)
+    res.json(walletBody(row, created ? 'started' : 'existing'))
+  })
+
+  router.post('/sandbox-wallet/reset', write, chainRunning, async (req, res) => {
+    const { user } = principalOf(req)
+    const row = newKeypair(user.id)
+    await deps.db
+      .insertInto('sandbox_wallets')
+      .values(row)
+      .onConflict((oc) =>
+        oc.column('user_id').doUpdateSet({ address: row.address, encrypted_private_key: row.encrypted_private_key, created_at: row.created_at }),
+      )
+      .execute()
+    startFunding(row.address as Address)
+    res.json(walletBody(row, 'started'))
+  })
+
+  router.post('/dev/balances', read, chainRunning, async (req, res) => {
+    const { address } = parseBody(balancesSchema, req.body)
+    res.json({ address, ...(await chain().manager.balances(address)) })
+  })
+
+  router.post('/dev/faucet', write, chainRunning, async (req, res) => {
+    const { address, asset, amount } = parseBody(faucetSchema, req.body)
+    res.json(await chain().manager.fund(address, asset, amount))
+  })
+
+  return router
 }

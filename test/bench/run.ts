@@ -4,16 +4,19 @@
  */
 import '../../chain/polyfill.js'
 import { benchChainReady, benchSettleThroughput, benchSvcUpReady } from './chain.bench.js'
+import { benchControlPlane } from './control.bench.js'
 
 const chainReady = await benchChainReady()
 const svcUp = await benchSvcUpReady()
 const settle = await benchSettleThroughput()
+const control = await benchControlPlane()
 
 const report = {
   machine: { node: process.version, cpus: (await import('node:os')).cpus().length },
   chain_ready: { ...chainReady, pass: chainReady.median_ms <= chainReady.target_ms },
   svc_up_ready: svcUp,
   settle_throughput: { ...settle, pass: settle.ratio >= settle.target_ratio },
+  control_plane: control,
 }
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
 process.exit(0)

@@ -9,7 +9,7 @@ export type SvcProcess = { ready: Record<string, any>; child: ChildProcess; read
 /** Runs `svc up --json …` as a real child process and resolves with its ready line. */
 export async function startSvcProcess(args: string[] = [], env: NodeJS.ProcessEnv = process.env): Promise<SvcProcess> {
   const started = performance.now()
-  const child = spawn(process.execPath, [svcBin, 'up', '--json', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [svcBin, 'up', '--json', '--ephemeral', '--port', '0', '--auto-verify', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr += chunk))
   const lines = createInterface({ input: child.stdout! })

@@ -1,10 +1,16 @@
+import { homedir } from 'node:os'
+import { join } from 'node:path'
 import type { Command } from 'commander'
-import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { resolveAnvilBinary } from '../../chain/anvil.js'
 import { UsageError } from '../../server/errors.js'
+import { startSandbox, type Sandbox } from '../../server/sandbox.js'
 
 type UpOptions = {
   json?: boolean
+  port: string
+  dataDir: string
+  ephemeral?: boolean
+  autoVerify?: boolean
   forkUrl?: string
   rpcPort: string
   chainManagerPort: string
@@ -15,8 +21,12 @@ type UpOptions = {
 export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
   program
     .command('up')
-    .description('start the sandbox: chain (Anvil), chain manager (faucet) and x402 facilitator')
+    .description('start the sandbox: chain, chain manager, facilitator, control planes and gateway')
     .option('--json', 'print exactly one JSON line with the URLs when ready')
+    .option('--port <port>', 'port of the control planes and the gateway; 0 picks a free one', env.SVC_PORT ?? '4020')
+    .option('--data-dir <dir>', 'where the database and the install secrets live (SVC_DATA_DIR)', env.SVC_DATA_DIR ?? join(homedir(), '.svc'))
+    .option('--ephemeral', 'keep data in a temporary directory, removed on exit')
+    .option('--auto-verify', 'mark new accounts verified at once (SVC_AUTO_VERIFY=1)', ['1', 'true'].includes(env.SVC_AUTO_VERIFY ?? ''))
     .option('--fork-url <url>', 'fork this chain instead of starting offline (SVC_FORK_URL)', env.SVC_FORK_URL)
     .option('--rpc-port <port>', 'port of the chain RPC; 0 picks a free one', '0')
     .option('--chain-manager-port <port>', 'port of the chain manager; 0 picks a free one', '0')
@@ -24,48 +34,65 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
     .action(async (options: UpOptions) => {
       const say = options.json ? () => {} : (line: string) => process.stderr.write(`${line}\n`)
       const ports = {
-        port: parsePort(options.rpcPort, '--rpc-port'),
+        port: parsePort(options.port, '--port'),
+        rpcPort: parsePort(options.rpcPort, '--rpc-port'),
         chainManagerPort: parsePort(options.chainManagerPort, '--chain-manager-port'),
         facilitatorPort: parsePort(options.facilitatorPort, '--facilitator-port'),
       }
-      say(options.forkUrl ? `svc: starting a fork of ${options.forkUrl}…` : 'svc: starting the sandbox chain…')
-      const services = await startChainServices({
+      const started = performance.now()
+      const sandbox = await startSandbox({
+        dataDir: options.ephemeral ? undefined : options.dataDir,
+        port: ports.port,
+        autoVerify: options.autoVerify,
         binary: resolveAnvilBinary(env.SVC_ANVIL_BIN),
         forkUrl: options.forkUrl,
-        ...ports,
+        rpcPort: ports.rpcPort,
+        chainManagerPort: ports.chainManagerPort,
+        facilitatorPort: ports.facilitatorPort,
         log: (message) => process.stderr.write(`${message}\n`),
+        onProgress: (line) => say(`svc: ${line}`),
       })
-      services.chain.on('restart', ({ generation, reason }) =>
-        say(`svc: ${reason}: started a fresh chain (generation ${generation}); balances were reset`),
-      )
-      services.chain.on('error', (error) => process.stderr.write(`svc: chain restart failed: ${error.message}\n`))
+      const { chain } = sandbox.chain
+      chain.on('restart', ({ generation, reason }) => say(`svc: ${reason}: started a fresh chain (generation ${generation}); balances were reset`))
+      chain.on('error', (error) => process.stderr.write(`svc: chain restart failed: ${error.message}\n`))
 
-      if (options.json) process.stdout.write(`${JSON.stringify(readyLine(services))}\n`)
-      else printUrls(services)
-      await waitForShutdown(services, say)
+      if (options.json) process.stdout.write(`${JSON.stringify(readyLine(sandbox))}\n`)
+      else printUrls(sandbox, performance.now() - started)
+      await waitForShutdown(sandbox, say)
     })
 }
 
-function readyLine(services: ChainServices) {
+export function readyLine({ chain, server }: Sandbox) {
   return {
-    rpc_url: services.rpcUrl,
-    facilitator_url: services.facilitatorUrl,
-    chain_manager_url: services.chainManagerUrl,
-    chain_id: services.chain.chainId,
-    network: services.chain.network,
-    usdc: services.chain.usdc.address,
+    control_url: server.controlUrl,
+    sandbox_control_url: server.sandboxControlUrl,
+    platform_domain: server.hosts.platformDomain,
+    sandbox_platform_domain: server.hosts.sandboxPlatformDomain,
+    gateway_port: server.port,
+    rpc_url: chain.rpcUrl,
+    facilitator_url: chain.facilitatorUrl,
+    chain_manager_url: chain.chainManagerUrl,
+    chain_id: chain.chain.chainId,
+    network: chain.chain.network,
+    usdc: chain.chain.usdc.address,
+    data_dir: server.dataDir,
   }
 }
 
-function printUrls(services: ChainServices) {
-  const { chain } = services
+function printUrls({ chain, server }: Sandbox, ms: number) {
+  const { hosts } = server
+  const usdc = chain.chain.usdc
   const lines = [
-    `svc: ready in ${Math.round(chain.readyMs)} ms (${chain.mode === 'fork' ? 'fork' : 'offline'} chain)`,
+    `svc: ready in ${Math.round(ms)} ms (${chain.chain.mode} chain, data in ${server.dataDir})`,
     '',
-    `  RPC            ${services.rpcUrl}   chain id ${chain.chainId} (${chain.network}), ETH`,
-    `  USDC           ${chain.usdc.address}   EIP-712 "${chain.usdc.name}" version "${chain.usdc.version}"`,
-    `  chain manager  ${services.chainManagerUrl}   POST /faucet {"address": "0x…"}`,
-    `  facilitator    ${services.facilitatorUrl}   /supported /verify /settle`,
+    `  control plane       ${server.controlUrl}   (production, svc_live_ keys)`,
+    `  sandbox control     ${server.sandboxControlUrl}   (Sandbox, svc_sandbox_ keys)`,
+    `  gateway             http://{slug}.${hosts.sandboxPlatformDomain}:${server.port}   (Sandbox APIs)`,
+    `                      http://{slug}.${hosts.platformDomain}:${server.port}   (production APIs)`,
+    `  RPC                 ${chain.rpcUrl}   chain id ${chain.chain.chainId} (${chain.chain.network}), ETH`,
+    `  USDC                ${usdc.address}   EIP-712 "${usdc.name}" version "${usdc.version}"`,
+    `  chain manager       ${chain.chainManagerUrl}   POST /faucet {"address": "0x…"}`,
+    `  facilitator         ${chain.facilitatorUrl}   /supported /verify /settle`,
     '',
     'Press Ctrl-C to stop.',
   ]
@@ -74,11 +101,11 @@ function printUrls(services: ChainServices) {
 
 function parsePort(value: string, flag: string): number {
   const port = Number(value)
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`${flag} must be a port number (0-65535), got "${value}"`)
+  if (!/^\d+$/.test(value) || port > 65_535) throw new UsageError(`${flag} must be a port number (0-65535), got "${value}"`)
   return port
 }
 
-async function waitForShutdown(services: ChainServices, say: (line: string) => void) {
+async function waitForShutdown(sandbox: Sandbox, say: (line: string) => void) {
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       say(`svc: ${signal}: stopping…`)
@@ -87,6 +114,6 @@ async function waitForShutdown(services: ChainServices, say: (line: string) => v
     process.once('SIGINT', () => stop('SIGINT'))
     process.once('SIGTERM', () => stop('SIGTERM'))
   })
-  await services.stop()
+  await sandbox.stop()
   say('svc: stopped')
 }
