@@ -1,7 +1,115 @@
 import { Router } from 'express'
-import type { ControlDeps } from './context.js'
+import { z } from 'zod'
+import { parseBody } from '../http.js'
+import type { EndpointRow } from '../db/tables.js'
+import { findOwnedApi, required, param } from './api-service.js'
+import { guard, principalOf, type ControlDeps } from './context.js'
+import {
+  acceptsSchema,
+  checkAccepts,
+  endpointRecord,
+  existingRoutes,
+  importOperationSchema,
+  newEndpointRow,
+  purgeExpired,
+  routeKey,
+} from './endpoint-service.js'
+import { parseOpenApi } from './openapi-parse.js'
 
-// TODO(issue 3): routes of this module.
-export function createOpenApiRoutes(_deps: ControlDeps): Router {
-  return Router()
+const maxSpecChars = 1024 * 1024
+const maxOperations = 500
+/** Upstream probes (for operations without schemas) running at once. */
+const probeConcurrency = 4
+
+const parseSchema = z.strictObject({
+  spec: z
+    .string({ error: required('expected the OpenAPI document as a string of YAML or JSON') })
+    .min(1, { error: 'must not be empty' })
+    .max(maxSpecChars, { error: 'at most 1 MB' }),
+})
+
+const importSchema = z.strictObject({
+  operations: z
+    .array(importOperationSchema, { error: required('expected an array of operations (as POST /openapi/parse answers them)') })
+    .min(1, { error: 'at least one operation' })
+    .max(maxOperations, { error: `at most ${maxOperations} operations` }),
+  accepts: acceptsSchema,
+})
+
+/** Runs `work` over `items`, at most `limit` at a time, keeping the order of the results. */
+async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length)
+  let next = 0
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++
+      results[index] = await work(items[index]!)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  return results
+}
+
+/** OpenAPI parse (no write) and import into an API's endpoints (idempotent: existing method+path pairs are skipped). */
+export function createOpenApiRoutes(deps: ControlDeps): Router {
+  const router = Router()
+
+  router.post('/openapi/parse', guard({ scopes: ['openapi:read'] }), async (req, res) => {
+    const { spec } = parseBody(parseSchema, req.body)
+    res.json(await parseOpenApi(spec))
+  })
+
+  router.post('/apis/:apiId/openapi/import', guard({ scopes: ['openapi:read', 'endpoints:write'], write: true }), async (req, res) => {
+    const body = parseBody(importSchema, req.body)
+    const api = await findOwnedApi(deps, principalOf(req), param(req.params.apiId))
+    const accepts = checkAccepts(deps, api, body.accepts)
+    await purgeExpired(deps.db, api.id)
+
+    // Rows are prepared (and schemas inferred, which may probe the upstream) outside the transaction, for the
+    // operations neither on the API nor earlier in the list; the transaction then re-checks and inserts.
+    const before = await existingRoutes(deps.db, api.id)
+    const seen = new Set<string>()
+    const fresh = body.operations.filter((operation) => {
+      const key = routeKey(operation.method, operation.path_pattern)
+      if (before.has(key) || seen.has(key)) return false
+      seen.add(key)
+      return true
+    })
+    const rows = await mapLimited(fresh, probeConcurrency, (operation) =>
+      newEndpointRow(
+        api,
+        {
+          method: operation.method,
+          path_pattern: operation.path_pattern,
+          accepts,
+          request_schema: operation.request_schema,
+          response_schema: operation.response_schema,
+          description: operation.description ?? operation.summary ?? null,
+        },
+        'openapi',
+      ),
+    )
+
+    const created = await deps.db.transaction().execute(async (trx) => {
+      const existing = await existingRoutes(trx, api.id)
+      const inserted: EndpointRow[] = []
+      for (const row of rows) {
+        if (existing.has(routeKey(row.method, row.path_pattern))) continue
+        await trx.insertInto('endpoints').values(row).execute()
+        inserted.push(row)
+      }
+      return inserted
+    })
+    const createdKeys = new Set(created.map((row) => routeKey(row.method, row.path_pattern)))
+    const skipped: { method: string; path_pattern: string; reason: 'exists' }[] = []
+    const reported = new Set<string>()
+    for (const operation of body.operations) {
+      const key = routeKey(operation.method, operation.path_pattern)
+      if (createdKeys.has(key) && !reported.has(key)) reported.add(key)
+      else skipped.push({ method: operation.method, path_pattern: operation.path_pattern, reason: 'exists' })
+    }
+    res.json({ created: created.map(endpointRecord), skipped })
+  })
+
+  return router
 }

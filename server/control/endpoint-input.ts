@@ -1,0 +1,165 @@
+import { createRequire } from 'node:module'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import { Ajv } from 'ajv'
+import { z } from 'zod'
+import { evmAddress, required } from './api-service.js'
+
+/** The methods an endpoint may have. */
+export const httpMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const
+export type HttpMethod = (typeof httpMethods)[number]
+
+export const methodSchema = z
+  .string({ error: required(`expected one of ${httpMethods.join(', ')}`) })
+  .transform((value) => value.trim().toUpperCase())
+  .pipe(z.enum(httpMethods, { error: `must be one of ${httpMethods.join(', ')}` }))
+
+const segmentPattern = /^[A-Za-z0-9\-._~!$&'()+,;=:@%]+$/
+const parameterName = /^[A-Za-z_][A-Za-z0-9_]*$/
+
+/**
+ * What is wrong with a path pattern, or undefined: `/` then segments separated by `/`; a segment is literal or a
+ * whole `{name}` parameter (no duplicates); an optional `*` as the very last character matches any rest.
+ */
+export function pathPatternProblem(pattern: string): string | undefined {
+  if (!pattern.startsWith('/')) return 'must start with "/"'
+  const wildcard = pattern.endsWith('*')
+  const rest = wildcard ? pattern.slice(0, -1) : pattern
+  if (rest.includes('*')) return '"*" is allowed only as the last character'
+  const segments = rest.split('/').slice(1)
+  const seen = new Set<string>()
+  for (const [index, segment] of segments.entries()) {
+    const last = index === segments.length - 1
+    if (segment === '') {
+      if (last) continue
+      return 'empty segment ("//")'
+    }
+    if (segment.includes('{') || segment.includes('}')) {
+      const match = /^\{([^{}]*)\}$/.exec(segment)
+      if (!match) return `a parameter must be a whole segment like "{id}", not "${segment}"`
+      const name = match[1]!
+      if (!parameterName.test(name)) return `invalid parameter name "${name}": letters, digits and "_", not starting with a digit`
+      if (seen.has(name)) return `duplicate parameter "{${name}}"`
+      seen.add(name)
+      if (last && wildcard) return '"*" must follow a literal segment or "/", not a parameter'
+      continue
+    }
+    if (!segmentPattern.test(segment)) return `invalid character in segment "${segment}" (letters, digits and -._~!$&'()+,;=:@% are allowed)`
+  }
+  return undefined
+}
+
+export const pathPatternSchema = z
+  .string({ error: required('expected a string') })
+  .max(1000, { error: 'at most 1000 characters' })
+  .superRefine((value, ctx) => {
+    const problem = pathPatternProblem(value)
+    if (problem) ctx.addIssue({ code: 'custom', message: problem })
+  })
+
+const maxUint256 = 2n ** 256n
+
+export const acceptSchema = z.strictObject({
+  scheme: z.literal('exact', { error: required('only "exact" is supported') }),
+  network: z
+    .string({ error: required('expected a CAIP-2 network id') })
+    .regex(/^eip155:[1-9][0-9]{0,19}$/, { error: 'must be a CAIP-2 EVM network id like "eip155:8453"' }),
+  asset: evmAddress(),
+  amount: z
+    .string({ error: required('expected a string of atomic units, e.g. "100000"') })
+    .refine((value) => /^[1-9][0-9]{0,77}$/.test(value) && BigInt(value) < maxUint256, {
+      error: 'must be a positive integer of atomic units without leading zeros, below 2^256',
+    }),
+  max_timeout_seconds: z
+    .number({ error: 'expected an integer number of seconds' })
+    .int({ error: 'expected an integer number of seconds' })
+    .min(1, { error: 'between 1 and 86400' })
+    .max(86_400, { error: 'between 1 and 86400' })
+    .default(300),
+  extra: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
+})
+export type AcceptInput = z.infer<typeof acceptSchema>
+
+export const acceptsSchema = z
+  .array(acceptSchema, { error: required('expected an array of accept options') })
+  .min(1, { error: 'at least one accept option' })
+  .max(10, { error: 'at most 10 accept options' })
+
+const require = createRequire(import.meta.url)
+const ajv2020 = new Ajv2020({ strict: false, validateSchema: false })
+const ajv7 = new Ajv({ strict: false, validateSchema: false })
+ajv7.addMetaSchema(require('ajv/dist/refs/json-schema-draft-06.json'))
+
+/** Why a value is not a JSON Schema (2020-12, or draft-07/06 when its `$schema` says so), or undefined. */
+export function jsonSchemaProblem(schema: Record<string, unknown>): string | undefined {
+  const dialect = schema.$schema
+  const ajv =
+    dialect === undefined || (typeof dialect === 'string' && dialect.includes('2020-12'))
+      ? ajv2020
+      : typeof dialect === 'string' && /draft-0[67]/.test(dialect)
+        ? ajv7
+        : undefined
+  if (!ajv) return `unsupported $schema ${JSON.stringify(dialect)} (2020-12, draft-07 and draft-06 are)`
+  try {
+    if (ajv.validateSchema(schema)) return undefined
+  } catch (error) {
+    return (error as Error).message
+  }
+  const first = ajv.errors?.[0]
+  return first ? `${first.instancePath || '/'} ${first.message ?? 'is invalid'}` : 'invalid'
+}
+
+/** An object that is a valid JSON Schema; null clears it where allowed. */
+export const jsonSchemaObject = z
+  .record(z.string(), z.unknown(), { error: 'expected a JSON Schema object or null' })
+  .superRefine((schema, ctx) => {
+    const problem = jsonSchemaProblem(schema)
+    if (problem) ctx.addIssue({ code: 'custom', message: `not a valid JSON Schema: ${problem}` })
+  })
+
+const description = z.string({ error: 'expected a string or null' }).max(10_000, { error: 'at most 10000 characters' }).nullable()
+
+export const createEndpointSchema = z.strictObject({
+  method: methodSchema,
+  path_pattern: pathPatternSchema,
+  accepts: acceptsSchema,
+  request_schema: jsonSchemaObject.nullable().optional(),
+  response_schema: jsonSchemaObject.nullable().optional(),
+  enabled: z.boolean({ error: 'expected true or false' }).optional(),
+  description: description.optional(),
+  ttl: z
+    .number({ error: 'expected an integer number of seconds' })
+    .int({ error: 'expected an integer number of seconds' })
+    .min(1, { error: 'between 1 and 31536000 seconds' })
+    .max(31_536_000, { error: 'between 1 and 31536000 seconds' })
+    .optional(),
+})
+export type CreateEndpointInput = z.infer<typeof createEndpointSchema>
+
+export const updateEndpointSchema = z
+  .strictObject({
+    method: methodSchema.optional(),
+    path_pattern: pathPatternSchema.optional(),
+    accepts: acceptsSchema.optional(),
+    request_schema: jsonSchemaObject.nullable().optional(),
+    response_schema: jsonSchemaObject.nullable().optional(),
+    clear_schemas: z.boolean({ error: 'expected true or false' }).optional(),
+    enabled: z.boolean({ error: 'expected true or false' }).optional(),
+    description: description.optional(),
+  })
+  .refine((body) => !(body.clear_schemas && (body.request_schema !== undefined || body.response_schema !== undefined)), {
+    error: 'give schemas or clear_schemas, not both',
+    path: ['clear_schemas'],
+  })
+export type UpdateEndpointInput = z.infer<typeof updateEndpointSchema>
+
+/** One operation to import, as POST /openapi/parse answers it (method and path_pattern are enough). */
+export const importOperationSchema = z.strictObject({
+  method: methodSchema,
+  path_pattern: pathPatternSchema,
+  summary: description.optional(),
+  description: description.optional(),
+  operation_id: z.string({ error: 'expected a string or null' }).max(1000).nullable().optional(),
+  request_schema: jsonSchemaObject.nullable().optional(),
+  response_schema: jsonSchemaObject.nullable().optional(),
+})
+export type ImportOperationInput = z.infer<typeof importOperationSchema>
