@@ -61,16 +61,26 @@ const lastUsedEveryMs = 60_000
  */
 export function createAuthenticator(deps: ControlDeps) {
   const lastUsedWritten = new Map<string, number>()
+  // Tokens already verified, until they expire: HMAC verification of the same token always gives the same answer.
+  const verified = new Map<string, { userId: string; expiresAt: number }>()
 
-  async function fromJwt(token: string, req: Request): Promise<Principal> {
-    let userId: string
+  async function verifyJwt(token: string): Promise<string> {
+    const cached = verified.get(token)
+    if (cached && cached.expiresAt > Date.now()) return cached.userId
     try {
       const { payload } = await jwtVerify(token, deps.secrets.jwtSecret, { issuer: 'svc', algorithms: ['HS256'] })
-      if (typeof payload.sub !== 'string') throw new Error('no subject')
-      userId = payload.sub
+      if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') throw new Error('no subject or expiry')
+      if (verified.size >= 10_000) verified.clear()
+      verified.set(token, { userId: payload.sub, expiresAt: payload.exp * 1000 })
+      return payload.sub
     } catch {
+      verified.delete(token)
       throw invalidToken()
     }
+  }
+
+  async function fromJwt(token: string, req: Request): Promise<Principal> {
+    const userId = await verifyJwt(token)
     const user = await deps.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst()
     if (!user) throw invalidToken()
     return { user, environment: headerEnvironment(req) ?? 'production', via: 'jwt', scopes: null }

@@ -123,6 +123,18 @@ export async function existingRoutes(db: Kysely<Database>, apiId: string): Promi
   return new Set(rows.map((row) => routeKey(row.method, row.path_pattern)))
 }
 
+/** Whether the API already has an endpoint for this method and path pattern (one indexed lookup). */
+export async function routeExists(db: Kysely<Database>, apiId: string, method: string, pathPattern: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('endpoints')
+    .select('id')
+    .where('api_id', '=', apiId)
+    .where('method', '=', method)
+    .where('path_pattern', '=', pathPattern)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 export const routeKey = (method: string, pathPattern: string) => `${method} ${pathPattern}`
 
 export async function findEndpoint(db: Kysely<Database>, apiId: string, endpointId: string): Promise<EndpointRow> {

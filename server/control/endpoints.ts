@@ -10,13 +10,12 @@ import {
   checkAccepts,
   createEndpointSchema,
   endpointRecord,
-  existingRoutes,
+  routeExists,
   findEndpoint,
   inferSchemas,
   insertEndpoint,
   newEndpointRow,
   purgeExpired,
-  routeKey,
   updateEndpointSchema,
 } from './endpoint-service.js'
 
@@ -32,7 +31,7 @@ export function createEndpointRoutes(deps: ControlDeps): Router {
     const accepts = checkAccepts(deps, api, body.accepts)
     await purgeExpired(deps.db, api.id)
     // Checked before inference, which may probe the upstream; the unique index decides a race.
-    if ((await existingRoutes(deps.db, api.id)).has(routeKey(body.method, body.path_pattern))) throw new ConflictError('endpoint already exists')
+    if (await routeExists(deps.db, api.id, body.method, body.path_pattern)) throw new ConflictError('endpoint already exists')
     const row = await newEndpointRow(api, { ...body, accepts }, 'manual')
     await insertEndpoint(deps.db, row)
     res.status(201).json(endpointRecord(row))
@@ -70,7 +69,7 @@ export function createEndpointRoutes(deps: ControlDeps): Router {
     const pathPattern = body.path_pattern ?? endpoint.path_pattern
     const moved = method !== endpoint.method || pathPattern !== endpoint.path_pattern
     if (moved) {
-      if ((await existingRoutes(deps.db, api.id)).has(routeKey(method, pathPattern))) throw new ConflictError('endpoint already exists')
+      if (await routeExists(deps.db, api.id, method, pathPattern)) throw new ConflictError('endpoint already exists')
       Object.assign(changes, { method, path_pattern: pathPattern })
     }
     if (body.accepts !== undefined) changes.accepts = JSON.stringify(checkAccepts(deps, api, body.accepts))

@@ -83,6 +83,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addUniqueConstraint('endpoints_api_method_path', ['api_id', 'method', 'path_pattern'])
     .execute()
 
+  await db.schema.createIndex('endpoints_expiry').on('endpoints').columns(['api_id', 'expires_at']).execute()
+
   await db.schema
     .createTable('sandbox_wallets')
     .addColumn('user_id', 'text', (c) => c.primaryKey().references('users.id').onDelete('cascade'))
