@@ -1,13 +1,19 @@
 import type { Express } from 'express'
 import { createControlRouter } from './control/index.js'
 import type { ControlDeps } from './control/context.js'
+import { createGateway, type Gateway } from './gateway/index.js'
 import { createErrorHandler, createJsonApp, notFoundHandler } from './http.js'
 import { routeHost } from './hosts.js'
 
-/** One express app for every host: the two control planes by Host name; the gateway hosts come next. */
-export function createApp(deps: ControlDeps): Express {
+/**
+ * One express app for every host, routed by the Host header: the two control planes, the gateway hosts
+ * (`{slug}.dev.localhost`, `{slug}.localhost`, verified custom hostnames); anything else is a JSON 404.
+ * Bodies are parsed by the control plane only: the gateway streams them to the upstream untouched.
+ */
+export function createApp(deps: ControlDeps): Express & { gateway: Gateway } {
   const app = createJsonApp({ json: false })
   const control = createControlRouter(deps)
+  const gateway = createGateway(deps)
 
   app.use((req, res, next) => {
     const route = routeHost(req.headers.host, deps.hosts)
@@ -15,9 +21,9 @@ export function createApp(deps: ControlDeps): Express {
       req.hostEnvironment = route.environment
       return control(req, res, next)
     }
-    res.status(404).json({ error: `no API is served at ${route.kind === 'gateway' ? `${route.slug} (${route.environment})` : route.hostname || 'this host'}` })
+    gateway.handle(req, res, route).catch(next)
   })
   app.use(notFoundHandler)
   app.use(createErrorHandler({ log: deps.log }))
-  return app
+  return Object.assign(app, { gateway })
 }

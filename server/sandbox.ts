@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import type { Express } from 'express'
 import { startChainServices, type ChainServices, type StartChainServicesOptions } from '../chain/services.js'
 import { createApp } from './app.js'
+import type { Gateway } from './gateway/index.js'
 import { openDatabase, type OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from './hosts.js'
 import { listen } from './http.js'
@@ -17,11 +18,15 @@ export type StartServerOptions = {
   /** The sandbox chain services, for the Sandbox wallet and chain helper routes. */
   chain?: ChainServices | undefined
   autoVerify?: boolean | undefined
+  /** Facilitator of production APIs (SVC_FACILITATOR_URL). */
+  productionFacilitatorUrl?: string | undefined
+  /** DNS servers for custom-domain verification (SVC_DNS_SERVERS). */
+  dnsServers?: string[] | undefined
   log?: ((message: string) => void) | undefined
 }
 
 export type RunningServer = {
-  app: Express
+  app: Express & { gateway: Gateway }
   hosts: Hosts
   database: OpenedDatabase
   dataDir: string
@@ -45,6 +50,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     hosts,
     chain: options.chain,
     autoVerify: options.autoVerify,
+    productionFacilitatorUrl: options.productionFacilitatorUrl,
+    dnsServers: options.dnsServers,
     log: options.log,
   })
   const listening = await listen(app, { port: options.port ?? 0 })
@@ -59,6 +66,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     sandboxControlUrl: controlUrl(hosts, 'development'),
     async stop() {
       await listening.close()
+      await app.gateway.close()
       await database.close()
       if (ephemeral) rmSync(dataDir, { recursive: true, force: true })
     },
@@ -82,12 +90,12 @@ export type Sandbox = {
  * gateway), started together; `stop` ends both, Anvil included, and closes the database.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
-  const { dataDir, port, autoVerify, log, onProgress = () => {}, ...chainOptions } = options
+  const { dataDir, port, autoVerify, productionFacilitatorUrl, dnsServers, log, onProgress = () => {}, ...chainOptions } = options
   onProgress('starting the chain (Anvil), the chain manager and the facilitator…')
   const chain = await startChainServices({ ...chainOptions, log })
   try {
     onProgress('opening the database and starting the control plane…')
-    const server = await startServer({ dataDir, port, chain, autoVerify, log })
+    const server = await startServer({ dataDir, port, chain, autoVerify, productionFacilitatorUrl, dnsServers, log })
     let stopped: Promise<void> | undefined
     return {
       chain,

@@ -16,6 +16,10 @@ export type ControlDeps = {
   hosts: Hosts
   /** The sandbox chain services; without them the Sandbox wallet and chain helper routes answer 503. */
   chain?: ChainServices | undefined
+  /** Facilitator of production APIs (SVC_FACILITATOR_URL); without it their paid routes answer 503. */
+  productionFacilitatorUrl?: string | undefined
+  /** DNS servers (host or host:port) that custom-domain verification asks (SVC_DNS_SERVERS); default: the system's. */
+  dnsServers?: string[] | undefined
   /** Mark new accounts verified (CI). */
   autoVerify?: boolean | undefined
   /** Lifetime of a login session. @defaultValue 7 days */

@@ -8,6 +8,10 @@ import { createAuthenticator, type ControlDeps } from './context.js'
 import { createEndpointRoutes } from './endpoints.js'
 import { createOpenApiRoutes } from './openapi-import.js'
 import { createSandboxRoutes } from './sandbox-wallet.js'
+import { createDiscoveryRoutes } from './discovery.js'
+import { createDomainRoutes } from './domains.js'
+import { createStatsRoutes } from './stats.js'
+import { createSettlementRoutes } from './settlements.js'
 import { createContractRoutes } from './contract.js'
 import { jsonBody } from '../http.js'
 
@@ -38,5 +42,9 @@ export function createControlRouter(deps: ControlDeps): Router {
   router.use(createEndpointRoutes(deps))
   router.use(createOpenApiRoutes(deps))
   router.use(createSandboxRoutes(deps))
+  router.use(createDiscoveryRoutes(deps))
+  router.use(createDomainRoutes(deps))
+  router.use(createStatsRoutes(deps))
+  router.use(createSettlementRoutes(deps))
   return router
 }

@@ -89,6 +89,50 @@ export type SandboxWalletsTable = {
   created_at: string
 }
 
+/** One row per settled payment, written before the paid answer completes. */
+export type SettlementsTable = {
+  id: string
+  api_id: string
+  /** null once the endpoint is gone (ephemeral endpoints are removed after their first settlement). */
+  endpoint_id: string | null
+  /** The seller (owner of the API), for tenant-scoped queries. */
+  user_id: string
+  environment: Environment
+  network: string
+  asset: string
+  /** Atomic units, a decimal string. */
+  amount: string
+  payer: string
+  pay_to: string
+  transaction: string
+  method: string
+  path: string
+  created_at: string
+}
+
+/** Gateway traffic per API and UTC day: every request, the 402s answered, the paid requests served. */
+export type ApiDailyStatsTable = {
+  api_id: string
+  user_id: string
+  environment: Environment
+  /** YYYY-MM-DD (UTC). */
+  day: string
+  requests: number
+  payment_required: number
+  paid_requests: number
+}
+
+export type DomainsTable = {
+  id: string
+  api_id: string
+  /** Lower-case hostname, unique across all APIs. */
+  hostname: string
+  verification_token: string
+  status: 'pending' | 'verified'
+  verified_at: string | null
+  created_at: string
+}
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -97,6 +141,9 @@ export type Database = {
   apis: ApisTable
   endpoints: EndpointsTable
   sandbox_wallets: SandboxWalletsTable
+  settlements: SettlementsTable
+  api_daily_stats: ApiDailyStatsTable
+  domains: DomainsTable
 }
 
 export type UserRow = Selectable<UsersTable>
@@ -106,3 +153,5 @@ export type InsertableApiRow = Insertable<ApisTable>
 export type UpdateableApiRow = Updateable<ApisTable>
 export type EndpointRow = Selectable<EndpointsTable>
 export type OutboxRow = Selectable<OutboxTable>
+export type SettlementRow = Selectable<SettlementsTable>
+export type DomainRow = Selectable<DomainsTable>

@@ -26,14 +26,18 @@ export type TestServer = {
   signup(options?: { verified?: boolean; email?: string }): Promise<{ jwt: string; email: string; userId: string }>
   /** Creates an API key with a JWT and returns its secret. */
   createKey(jwt: string, environment: 'production' | 'development', scopes: string[]): Promise<string>
+  /** `http://{slug}.dev.localhost:PORT` (development) or `http://{slug}.localhost:PORT` (production): fetch it with localFetch. */
+  gatewayUrl(slug: string, environment?: 'production' | 'development'): string
   stop(): Promise<void>
 }
 
 let counter = 0
 
 /** A real server on port 0 with a real SQLite file in a temporary directory; every response is checked against the contract. */
-export async function startTestServer(options: { chain?: ChainServices; autoVerify?: boolean } = {}): Promise<TestServer> {
-  const server = await startServer({ chain: options.chain, autoVerify: options.autoVerify, log: () => {} })
+export async function startTestServer(
+  options: { chain?: ChainServices; autoVerify?: boolean; dnsServers?: string[]; productionFacilitatorUrl?: string } = {},
+): Promise<TestServer> {
+  const server = await startServer({ ...options, log: () => {} })
 
   async function call(path: string, opts: CallOptions = {}): Promise<CallResult> {
     const { host = 'production', method = opts.body === undefined ? 'GET' : 'POST', body, jwt, key, environment, headers = {}, unchecked } = opts
@@ -73,5 +77,8 @@ export async function startTestServer(options: { chain?: ChainServices; autoVeri
     return body.key as string
   }
 
-  return { server, call, signup, createKey, stop: () => server.stop() }
+  const gatewayUrl = (slug: string, environment: 'production' | 'development' = 'development') =>
+    `http://${slug}.${environment === 'development' ? server.hosts.sandboxPlatformDomain : server.hosts.platformDomain}:${server.port}`
+
+  return { server, call, signup, createKey, gatewayUrl, stop: () => server.stop() }
 }

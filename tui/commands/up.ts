@@ -12,6 +12,8 @@ type UpOptions = {
   ephemeral?: boolean
   autoVerify?: boolean
   forkUrl?: string
+  facilitatorUrl?: string
+  dnsServers?: string
   rpcPort: string
   chainManagerPort: string
   facilitatorPort: string
@@ -28,6 +30,8 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
     .option('--ephemeral', 'keep data in a temporary directory, removed on exit')
     .option('--auto-verify', 'mark new accounts verified at once (SVC_AUTO_VERIFY=1)', ['1', 'true'].includes(env.SVC_AUTO_VERIFY ?? ''))
     .option('--fork-url <url>', 'fork this chain instead of starting offline (SVC_FORK_URL)', env.SVC_FORK_URL)
+    .option('--facilitator-url <url>', 'facilitator of production APIs (SVC_FACILITATOR_URL)', env.SVC_FACILITATOR_URL)
+    .option('--dns-servers <list>', 'DNS servers for custom-domain checks, comma-separated host[:port] (SVC_DNS_SERVERS)', env.SVC_DNS_SERVERS)
     .option('--rpc-port <port>', 'port of the chain RPC; 0 picks a free one', '0')
     .option('--chain-manager-port <port>', 'port of the chain manager; 0 picks a free one', '0')
     .option('--facilitator-port <port>', 'port of the facilitator; 0 picks a free one', '0')
@@ -46,6 +50,8 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         autoVerify: options.autoVerify,
         binary: resolveAnvilBinary(env.SVC_ANVIL_BIN),
         forkUrl: options.forkUrl,
+        productionFacilitatorUrl: options.facilitatorUrl,
+        dnsServers: options.dnsServers?.split(',').map((s) => s.trim()).filter(Boolean),
         rpcPort: ports.rpcPort,
         chainManagerPort: ports.chainManagerPort,
         facilitatorPort: ports.facilitatorPort,
