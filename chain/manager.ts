@@ -34,7 +34,8 @@ const addressSchema = z
   .refine((value) => isAddress(value, { strict: false }), { error: 'not an address' })
   .transform((value) => getAddress(value))
 
-const faucetSchema = z.strictObject({
+/** Body of `POST /faucet` (also the control plane's `POST /dev/faucet`); amount bounds are checked by `fund`. */
+export const faucetSchema = z.strictObject({
   address: addressSchema,
   asset: z.enum(['all', 'eth', 'usdc'], { error: 'asset must be one of all, eth, usdc' }).default('all'),
   amount: z
@@ -43,7 +44,7 @@ const faucetSchema = z.strictObject({
     .optional(),
 })
 
-const balancesSchema = z.strictObject({ address: addressSchema })
+export const balancesSchema = z.strictObject({ address: addressSchema })
 
 export type ChainManager = {
   app: Express

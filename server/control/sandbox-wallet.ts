@@ -1,7 +1,7 @@
 import { Router, type RequestHandler } from 'express'
-import { getAddress, isAddress, type Address, type Hex } from 'viem'
+import type { Address, Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { z } from 'zod'
+import { balancesSchema, faucetSchema } from '../../chain/manager.js'
 import type { ChainServices } from '../../chain/services.js'
 import type { SandboxWalletsTable } from '../db/tables.js'
 import { SvcError } from '../errors.js'
@@ -9,23 +9,6 @@ import { parseBody } from '../http.js'
 import { nowIso } from '../ids.js'
 import { decryptSecret, encryptSecret } from '../secrets.js'
 import { guard, principalOf, type ControlDeps } from './context.js'
-
-const addressSchema = z
-  .string({ error: 'expected an address string' })
-  .refine((value) => isAddress(value, { strict: false }), { error: 'not an address' })
-  .transform((value) => getAddress(value))
-
-const balancesSchema = z.strictObject({ address: addressSchema })
-
-// The same rules as the chain manager's POST /faucet; the amount bounds are checked by manager.fund (400).
-const faucetSchema = z.strictObject({
-  address: addressSchema,
-  asset: z.enum(['all', 'eth', 'usdc'], { error: 'asset must be one of all, eth, usdc' }).default('all'),
-  amount: z
-    .string({ error: 'amount must be a decimal string in whole units, e.g. "2.5"' })
-    .regex(/^\d{1,30}(\.\d{1,18})?$/, { error: 'amount must be a decimal string in whole units, e.g. "2.5"' })
-    .optional(),
-})
 
 /** `0x1234…abcd`: the first 6 characters (`0x` and 4 hex digits), an ellipsis, the last 4 hex digits. */
 export function redactPrivateKey(privateKey: string): string {

@@ -1,0 +1,55 @@
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, test } from 'vitest'
+import { localFetch } from '../../sdk/local-fetch.js'
+import { startSvcProcess } from '../helpers/svc-process.js'
+
+const svcBin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
+
+describe('svc up', () => {
+  test('--json prints one ready line with every URL; SIGTERM stops everything, Anvil included', async () => {
+    const svc = await startSvcProcess()
+    const { ready } = svc
+    expect(Object.keys(ready).sort()).toEqual(
+      [
+        'chain_id',
+        'chain_manager_url',
+        'control_url',
+        'data_dir',
+        'facilitator_url',
+        'gateway_port',
+        'network',
+        'platform_domain',
+        'rpc_url',
+        'sandbox_control_url',
+        'sandbox_platform_domain',
+        'usdc',
+      ].sort(),
+    )
+    expect(ready).toMatchObject({ chain_id: 845320402, network: 'eip155:845320402', platform_domain: 'localhost', sandbox_platform_domain: 'dev.localhost' })
+    expect(ready.sandbox_control_url).toBe(`http://sandbox.localhost:${ready.gateway_port}`)
+
+    const platform = await (await localFetch(`${ready.sandbox_control_url}/config/platform`)).json()
+    expect(platform).toMatchObject({ gateway_port: ready.gateway_port })
+    const local = await (await localFetch(`${ready.control_url}/config/local-dev`)).json()
+    expect(local).toMatchObject({ enabled: true, rpc_url: ready.rpc_url })
+    const chain = await (await fetch(`${ready.chain_manager_url}/chain`)).json()
+    expect(chain).toMatchObject({ chain_id: 845320402 })
+
+    expect(await svc.stop()).toBe(0)
+    // The chain is gone with it.
+    await expect(fetch(ready.rpc_url, { method: 'POST', body: '{}' })).rejects.toThrow()
+  })
+
+  test('a bad flag is a usage error: one line, exit code 2', () => {
+    const result = spawnSync(process.execPath, [svcBin, 'up', '--port', 'eighty'], { encoding: 'utf8' })
+    expect(result.status).toBe(2)
+    expect(result.stderr.trim()).toBe('svc: --port must be a port number (0-65535), got "eighty"')
+  })
+
+  test('an unknown command is a usage error', () => {
+    const result = spawnSync(process.execPath, [svcBin, 'frobnicate'], { encoding: 'utf8' })
+    expect(result.status).toBe(2)
+    expect(result.stderr).toMatch(/unknown command 'frobnicate'/)
+  })
+})
