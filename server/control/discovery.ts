@@ -1,7 +1,60 @@
 import { Router } from 'express'
-import type { ControlDeps } from './context.js'
+import { sql } from 'kysely'
+import type { ApiRow } from '../db/tables.js'
+import { gatewayHost } from '../hosts.js'
+import { findOwnedApi, param } from './api-service.js'
+import { guard, principalOf, type ControlDeps } from './context.js'
+import { purgeExpired } from './endpoint-service.js'
 
-// TODO(issue 4): routes of this module.
-export function createDiscoveryRoutes(_deps: ControlDeps): Router {
-  return Router()
+/**
+ * The hosts an API is served on: the platform host (`{slug}.dev.localhost` / `{slug}.localhost`) first, then its
+ * verified custom domains in the order they were verified. The primary host is the first verified custom domain
+ * (a seller who verified a domain wants it advertised), else the platform host. Every URL is
+ * `http://{host}:{port}`: the one svc listener serves custom hostnames on the same port.
+ */
+export async function discoverySummary(deps: ControlDeps, api: ApiRow) {
+  await purgeExpired(deps.db, api.id)
+  const [custom, counts] = await Promise.all([
+    deps.db
+      .selectFrom('domains')
+      .select('hostname')
+      .where('api_id', '=', api.id)
+      .where('status', '=', 'verified')
+      .orderBy('verified_at', 'asc')
+      .orderBy(sql`rowid`)
+      .execute(),
+    deps.db
+      .selectFrom('endpoints')
+      .select([
+        sql<number>`count(*)`.as('total'),
+        sql<number>`coalesce(sum(case when enabled = 1 and ttl_seconds is null and expires_at is null then 1 else 0 end), 0)`.as('discoverable'),
+      ])
+      .where('api_id', '=', api.id)
+      .executeTakeFirstOrThrow(),
+  ])
+  const platform = gatewayHost(deps.hosts, api.environment, api.slug)
+  const hosts = [platform, ...custom.map((row) => row.hostname)]
+  const primary = custom[0]?.hostname ?? platform
+  const urls = (host: string) => {
+    const origin = `http://${host}:${deps.hosts.port}`
+    return { openapi_url: `${origin}/openapi.json`, well_known_url: `${origin}/.well-known/x402.json` }
+  }
+  return {
+    primary_host: primary,
+    hosts,
+    ...urls(primary),
+    endpoint_count: Number(counts.total),
+    discoverable_endpoint_count: Number(counts.discoverable),
+    host_urls: hosts.map((host) => ({ host, ...urls(host), is_primary: host === primary })),
+  }
+}
+
+/** GET /apis/{id}/discovery: where the API's discovery documents are published, and how many endpoints they list. */
+export function createDiscoveryRoutes(deps: ControlDeps): Router {
+  const router = Router()
+  router.get('/apis/:apiId/discovery', guard({ scopes: ['apis:read'] }), async (req, res) => {
+    const api = await findOwnedApi(deps, principalOf(req), param(req.params.apiId))
+    res.json(await discoverySummary(deps, api))
+  })
+  return router
 }

@@ -1,6 +1,12 @@
 import type { Request, Response } from 'express'
-import type { ApiRow } from '../db/tables.js'
+import { sql, type Kysely } from 'kysely'
+import { findDefaultAsset } from '@x402/evm'
+import { sandboxNetwork } from '../../chain/constants.js'
+import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
+import { gatewayHost } from '../hosts.js'
+import { sandboxUsdc } from '../control/config.js'
 import type { ControlDeps } from '../control/context.js'
+import { buildOpenApiDocument, buildWellKnown, type DocumentInput } from './discovery-openapi.js'
 
 export type DiscoveryHandlers = {
   /** GET /openapi.json on a gateway host. */
@@ -9,14 +15,70 @@ export type DiscoveryHandlers = {
   wellKnown(req: Request, res: Response, api: ApiRow): Promise<void>
 }
 
-// TODO(issue 4): the discovery documents.
-export function createDiscoveryHandlers(_deps: ControlDeps): DiscoveryHandlers {
+/**
+ * The endpoints both discovery documents list: enabled, not ephemeral (no ttl, so no expires_at), in creation order.
+ * The GET /apis/{id}/discovery summary counts the same rows.
+ */
+export function discoverableEndpoints(db: Kysely<Database>, apiId: string): Promise<EndpointRow[]> {
+  return db
+    .selectFrom('endpoints')
+    .selectAll()
+    .where('api_id', '=', apiId)
+    .where('enabled', '=', 1)
+    .where('ttl_seconds', 'is', null)
+    .where('expires_at', 'is', null)
+    .orderBy('created_at', 'asc')
+    .orderBy(sql`rowid`)
+    .execute()
+}
+
+/** info.contact.email: the API's discovery_contact_email, else the owner's email once verified, else none. */
+export async function contactEmail(db: Kysely<Database>, api: ApiRow): Promise<string | null> {
+  if (api.discovery_contact_email) return api.discovery_contact_email
+  const owner = await db.selectFrom('users').select(['email', 'email_verified_at']).where('id', '=', api.user_id).executeTakeFirst()
+  return owner?.email_verified_at ? owner.email : null
+}
+
+/** True for a USDC with 6 decimals: the Sandbox USDC, or a USDC of @x402/evm's default asset table. */
+export function usdcMatcher(deps: ControlDeps): DocumentInput['isUsdc'] {
+  const sandbox = sandboxUsdc(deps)
+  return (network, asset) => {
+    if (network === sandboxNetwork) return asset.toLowerCase() === sandbox.address.toLowerCase() && sandbox.decimals === 6
+    try {
+      const known = findDefaultAsset(asset, network as `${string}:${string}`)
+      return known?.symbol === 'USDC' && known.decimals === 6
+    } catch {
+      return false
+    }
+  }
+}
+
+/**
+ * The public discovery documents of a gateway host, rebuilt from the database on every request (never cached:
+ * `Cache-Control: no-store`). Links use the Host header the request came with, so a custom domain advertises itself.
+ */
+export function createDiscoveryHandlers(deps: ControlDeps): DiscoveryHandlers {
+  const isUsdc = usdcMatcher(deps)
+
+  async function input(req: Request, api: ApiRow): Promise<DocumentInput> {
+    const [endpoints, email] = await Promise.all([discoverableEndpoints(deps.db, api.id), contactEmail(deps.db, api)])
+    // The Host header routed the request here (so its name is this API's); only its shape is checked.
+    const header = req.headers.host?.trim().toLowerCase() ?? ''
+    const host = /^[a-z0-9.-]+(?::[0-9]{1,5})?$/.test(header) ? header : `${gatewayHost(deps.hosts, api.environment, api.slug)}:${deps.hosts.port}`
+    return { api, endpoints, host, contactEmail: email, isUsdc }
+  }
+
+  function send(res: Response, document: unknown) {
+    res.set('cache-control', 'no-store')
+    res.type('application/json').send(JSON.stringify(document))
+  }
+
   return {
-    async openapi(_req, res) {
-      res.status(501).json({ error: 'not implemented' })
+    async openapi(req, res, api) {
+      send(res, buildOpenApiDocument(await input(req, api)))
     },
-    async wellKnown(_req, res) {
-      res.status(501).json({ error: 'not implemented' })
+    async wellKnown(req, res, api) {
+      send(res, buildWellKnown(await input(req, api)))
     },
   }
 }

@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startChainServices, type ChainServices } from '../../chain/services.js'
+import { createSvcClient, SvcApiError } from '../../sdk/client.js'
+import { startTestServer, type TestServer } from '../helpers/control.js'
+
+let chain: ChainServices
+let t: TestServer
+beforeAll(async () => {
+  chain = await startChainServices()
+  t = await startTestServer({ chain })
+})
+afterAll(async () => {
+  await t?.stop()
+  await chain?.stop()
+})
+
+describe('createSvcClient', () => {
+  test('a seller signs up, verifies, creates a Sandbox key, an API and an endpoint', async () => {
+    const anonymous = createSvcClient({ baseUrl: t.server.sandboxControlUrl })
+    const email = `sdk-${Date.now()}@example.test`
+    const { token } = await anonymous.auth.signup(email, 'a long password')
+    const { messages } = await anonymous.auth.outbox(email)
+    await anonymous.auth.verifyEmail(messages[0]!.token!)
+
+    const seller = createSvcClient({ baseUrl: t.server.sandboxControlUrl, jwt: token, environment: 'development' })
+    expect((await seller.auth.me()).environment).toBe('development')
+    const key = await seller.keys.create({ name: 'ci', preset: 'apiManager' })
+    expect(key.key).toMatch(/^svc_sandbox_/)
+
+    const automation = createSvcClient({ baseUrl: t.server.sandboxControlUrl, apiKey: key.key })
+    const api = await automation.apis.create({
+      name: 'Weather',
+      slug: `weather-${Date.now()}`,
+      upstream_base_url: 'http://127.0.0.1:9',
+      pay_to_mode: 'user_wallet',
+      pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    })
+    const { usdc } = await automation.config.localDev()
+    const endpoint = await automation.endpoints.create(api.id, {
+      method: 'GET',
+      path_pattern: '/forecast/{city}',
+      accepts: [{ scheme: 'exact', network: usdc.network, asset: usdc.address, amount: '10000' }],
+    })
+    expect(endpoint.accepts[0]).toMatchObject({ max_timeout_seconds: 300, extra: { name: 'USDC', version: '2' } })
+    expect((await automation.endpoints.list(api.id)).map((e) => e.id)).toEqual([endpoint.id])
+
+    const wallet = await seller.sandbox.wallet()
+    expect(wallet.address).toMatch(/^0x[0-9a-fA-F]{40}$/)
+  })
+
+  test('errors carry the status and the server message', async () => {
+    const client = createSvcClient({ baseUrl: t.server.controlUrl })
+    const error = await client.apis.list().catch((e) => e)
+    expect(error).toBeInstanceOf(SvcApiError)
+    expect(error).toMatchObject({ status: 401, message: 'unauthorized' })
+  })
+
+  test('an unreachable server is a clear error, not a stack trace', async () => {
+    const client = createSvcClient({ baseUrl: 'http://api.localhost:9' })
+    await expect(client.config.platform()).rejects.toThrow(/cannot reach http:\/\/api\.localhost:9 \(ECONNREFUSED\): is svc up running\?/)
+  })
+})
