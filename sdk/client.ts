@@ -26,6 +26,17 @@ export class SvcApiError extends Error {
   }
 }
 
+/** The first `code` (ECONNREFUSED, ENOTFOUND…) in an error's cause chain. */
+function errorCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const { code, errors, cause, message } = current as { code?: unknown; errors?: unknown[]; cause?: unknown; message?: unknown }
+    if (typeof code === 'string') return code
+    current = errors?.[0] ?? cause
+    if (!current && depth > 0 && typeof message === 'string') return message
+  }
+  return undefined
+}
+
 type Query = Record<string, string | number | boolean | undefined>
 
 /** A typed client of the svc control plane; the CLI, the dashboard and the MCP server use it. */
@@ -51,8 +62,8 @@ export function createSvcClient(options: SvcClientOptions) {
         body: body === undefined ? undefined : JSON.stringify(body),
       })
     } catch (error) {
-      const cause = (error as { cause?: { code?: string } }).cause
-      throw new SvcApiError(0, `cannot reach ${base}${cause?.code ? ` (${cause.code})` : ''}: is svc up running?`, undefined)
+      const code = errorCode(error)
+      throw new SvcApiError(0, `cannot reach ${base}${code ? ` (${code})` : ''}: is svc up running?`, undefined)
     }
     const text = await response.text()
     const isJson = (response.headers.get('content-type') ?? '').includes('json')

@@ -1,3 +1,6 @@
+import { once } from 'node:events'
+import { createServer } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { createSvcClient, SvcApiError } from '../../sdk/client.js'
@@ -56,7 +59,11 @@ describe('createSvcClient', () => {
   })
 
   test('an unreachable server is a clear error, not a stack trace', async () => {
-    const client = createSvcClient({ baseUrl: 'http://api.localhost:9' })
-    await expect(client.config.platform()).rejects.toThrow(/cannot reach http:\/\/api\.localhost:9 \(ECONNREFUSED\): is svc up running\?/)
+    const closed = createServer().listen(0)
+    await once(closed, 'listening')
+    const port = (closed.address() as AddressInfo).port
+    closed.close()
+    const client = createSvcClient({ baseUrl: `http://api.localhost:${port}` })
+    await expect(client.config.platform()).rejects.toThrow(`cannot reach http://api.localhost:${port} (ECONNREFUSED): is svc up running?`)
   })
 })
