@@ -38,7 +38,9 @@ async function fixture() {
   const endpoint = await t.call(`/apis/${api.body.id}/endpoints`, { ...dev, jwt, body: { method: 'GET', path_pattern: '/things/{id}', accepts, response_schema: { type: 'object' } } })
   expect(endpoint.status).toBe(201)
   const key = await t.call('/auth/api-keys', { ...dev, jwt, body: { name: 'victim', scopes: ['apis:read'] } })
-  return { apiId: api.body.id as string, endpointId: endpoint.body.id as string, keyId: key.body.id as string }
+  const domain = await t.call(`/apis/${api.body.id}/domains`, { ...dev, jwt, body: { hostname: `matrix-${slugCounter}-${Date.now()}.example.com` } })
+  expect(domain.status).toBe(201)
+  return { apiId: api.body.id as string, endpointId: endpoint.body.id as string, keyId: key.body.id as string, domainId: domain.body.id as string }
 }
 
 type Fixture = Awaited<ReturnType<typeof fixture>>
@@ -74,6 +76,13 @@ const routes: Route[] = [
   { name: 'DELETE /apis/{id}/endpoints/{eid}', needs: ['endpoints:write'], success: 200, request: (f) => ({ method: 'DELETE', path: `/apis/${f.apiId}/endpoints/${f.endpointId}` }) },
   { name: 'POST /openapi/parse', needs: ['openapi:read'], success: 200, request: () => ({ method: 'POST', path: '/openapi/parse', body: { spec } }) },
   { name: 'POST /apis/{id}/openapi/import', needs: ['openapi:read', 'endpoints:write'], success: 200, request: (f) => ({ method: 'POST', path: `/apis/${f.apiId}/openapi/import`, body: { operations: [{ method: 'GET', path_pattern: '/imported/{id}' }], accepts } }) },
+  { name: 'GET /apis/{id}/discovery', needs: ['apis:read'], success: 200, request: (f) => ({ method: 'GET', path: `/apis/${f.apiId}/discovery` }) },
+  { name: 'POST /apis/{id}/domains', needs: ['domains:write'], success: 201, request: (f) => ({ method: 'POST', path: `/apis/${f.apiId}/domains`, body: { hostname: `new-${++slugCounter}-${Date.now()}.example.com` } }) },
+  { name: 'GET /apis/{id}/domains', needs: ['domains:read'], success: 200, request: (f) => ({ method: 'GET', path: `/apis/${f.apiId}/domains` }) },
+  { name: 'GET /apis/{id}/domains/{did}', needs: ['domains:read'], success: 200, request: (f) => ({ method: 'GET', path: `/apis/${f.apiId}/domains/${f.domainId}` }) },
+  { name: 'DELETE /apis/{id}/domains/{did}', needs: ['domains:write'], success: 200, request: (f) => ({ method: 'DELETE', path: `/apis/${f.apiId}/domains/${f.domainId}` }) },
+  { name: 'GET /stats/overview', needs: ['stats:read'], success: 200, request: () => ({ method: 'GET', path: '/stats/overview?days=3' }) },
+  { name: 'GET /settlements', needs: ['settlements:read'], success: 200, request: () => ({ method: 'GET', path: '/settlements' }) },
   { name: 'POST /auth/api-keys', needs: 'jwt', success: 201, request: () => ({ method: 'POST', path: '/auth/api-keys', body: { name: 'k', scopes: ['apis:read'] } }) },
   { name: 'GET /auth/api-keys', needs: 'jwt', success: 200, request: () => ({ method: 'GET', path: '/auth/api-keys' }) },
   { name: 'DELETE /auth/api-keys/{id}', needs: 'jwt', success: 200, request: (f) => ({ method: 'DELETE', path: `/auth/api-keys/${f.keyId}` }) },
@@ -95,6 +104,8 @@ const writes = new Set([
   'POST /auth/api-keys',
   'POST /sandbox-wallet/reset',
   'POST /dev/faucet',
+  'POST /apis/{id}/domains',
+  'DELETE /apis/{id}/domains/{did}',
 ])
 
 async function send(route: Route, f: Fixture, credentials: Partial<CallOptions>) {
