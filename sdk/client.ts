@@ -116,6 +116,22 @@ export function createSvcClient(options: SvcClientOptions) {
       platform: () => request<T.PlatformConfig>('GET', '/config/platform'),
       localDev: () => request<T.LocalDevConfig>('GET', '/config/local-dev'),
     },
+    discovery: (apiId: string) => request<T.DiscoverySummary>('GET', `/apis/${id(apiId)}/discovery`),
+    domains: {
+      add: (apiId: string, hostname: string) => request<T.Domain>('POST', `/apis/${id(apiId)}/domains`, { hostname }),
+      list: (apiId: string) => request<{ domains: T.Domain[] }>('GET', `/apis/${id(apiId)}/domains`).then((r) => r.domains),
+      get: (apiId: string, domainId: string) => request<T.Domain>('GET', `/apis/${id(apiId)}/domains/${id(domainId)}`),
+      verify: (apiId: string, domainId: string) => request<T.DomainVerification>('POST', `/apis/${id(apiId)}/domains/${id(domainId)}/verify`),
+      delete: (apiId: string, domainId: string) => request<{ id: string; deleted: true }>('DELETE', `/apis/${id(apiId)}/domains/${id(domainId)}`),
+    },
+    stats: {
+      overview: (query: T.StatsQuery = {}) => request<T.StatsOverview>('GET', '/stats/overview', undefined, query),
+    },
+    settlements: {
+      list: (query: T.SettlementQuery = {}) => request<T.SettlementPage>('GET', '/settlements', undefined, query),
+      /** Every matching settlement as CSV (RFC 4180, CRLF, a header row). */
+      csv: (filter: T.SettlementFilter = {}) => request<string>('GET', '/settlements', undefined, { ...filter, format: 'csv' }, 'text/csv'),
+    },
     sandbox: {
       wallet: () => request<T.SandboxWallet>('GET', '/sandbox-wallet'),
       resetWallet: () => request<T.SandboxWallet>('POST', '/sandbox-wallet/reset'),

@@ -124,3 +124,64 @@ export type FaucetResult = {
   transactions: { usdc?: string }
   balances: { eth_wei: string; usdc_base: string }
 }
+
+export type DiscoverySummary = {
+  primary_host: string
+  hosts: string[]
+  openapi_url: string
+  well_known_url: string
+  endpoint_count: number
+  discoverable_endpoint_count: number
+  host_urls: { host: string; openapi_url: string; well_known_url: string; is_primary: boolean }[]
+}
+
+export type Domain = {
+  id: string
+  api_id: string
+  hostname: string
+  status: 'pending' | 'verified'
+  verification_record: { type: 'TXT'; name: string; value: string }
+  cname_target: string
+  verification_token: string
+  verified_at: string | null
+  created_at: string
+}
+export type DomainVerification = { status: 'verified' | 'already verified' | 'pending'; domain: Domain; reason?: string }
+
+export type StatsRevenue = { network: string; asset: string; amount: string; decimals?: number }
+export type StatsCounters = { requests: number; payment_required: number; paid_requests: number; settlements: number }
+export type StatsOverview = {
+  days: number
+  from: string
+  to: string
+  api_id: string | null
+  totals: StatsCounters & { unique_payers: number }
+  revenue: StatsRevenue[]
+  daily: (StatsCounters & { day: string; revenue: { network: string; asset: string; amount: string }[] })[]
+}
+export type StatsQuery = { days?: number | undefined; api_id?: string | undefined }
+
+export type Settlement = {
+  id: string
+  api_id: string
+  endpoint_id: string | null
+  environment: Environment
+  network: string
+  asset: string
+  amount: string
+  payer: string
+  pay_to: string
+  transaction: string
+  method: string
+  path: string
+  created_at: string
+}
+export type SettlementPage = { settlements: Settlement[]; next_cursor: string | null }
+/** Filters of GET /settlements; `from`/`to` are ISO timestamps with a zone or YYYY-MM-DD days. */
+export type SettlementFilter = {
+  api_id?: string | undefined
+  endpoint_id?: string | undefined
+  from?: string | undefined
+  to?: string | undefined
+}
+export type SettlementQuery = SettlementFilter & { limit?: number | undefined; cursor?: string | undefined }

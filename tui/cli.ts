@@ -1,19 +1,58 @@
 #!/usr/bin/env node
 import '../chain/polyfill.js'
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
+import { SvcApiError } from '../sdk/client.js'
 import { SvcError } from '../server/errors.js'
+import { registerAnalytics } from './commands/analytics.js'
+import { registerApis } from './commands/apis.js'
+import { registerAuth } from './commands/auth.js'
+import { registerDiscovery } from './commands/discovery.js'
+import { registerDomains } from './commands/domains.js'
+import { registerEndpoints } from './commands/endpoints.js'
+import { registerHosts } from './commands/hosts.js'
+import { registerImport } from './commands/import.js'
+import { registerKeys } from './commands/keys.js'
+import { registerPay } from './commands/pay.js'
+import { registerSandbox } from './commands/sandbox.js'
 import { registerUp } from './commands/up.js'
+import type { CliContext } from './context.js'
+import { processIo, type Io } from './output.js'
 
 /**
- * The `svc` command. Exit codes: 0 success, 1 API error, 2 usage error. The only place that sets them.
+ * The `svc` command. Exit codes: 0 success, 1 API error (the control plane said no, or could not be reached),
+ * 2 usage error (bad flags or arguments, a missing credential). The only place that decides them.
+ * `env` is the only source of environment variables for every command; `io` is where they write.
  */
-export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<number> {
+export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = processIo): Promise<number> {
   const program = new Command()
     .name('svc')
-    .description('A self-hosted x402 sandbox: a local chain with USDC, a faucet and an x402 facilitator.')
+    .description('A self-hosted x402 sandbox: a local chain with USDC, a faucet and an x402 facilitator, and its control plane.')
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(text.split('\n')[0] + '\n') })
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+      outputError: (text, write) => write(`svc: ${text.split('\n')[0]!.replace(/^error: /, '')}\n`),
+    })
+    .configureHelp({ showGlobalOptions: true })
+    .option('--sandbox', 'use the Sandbox (development environment); also SVC_ENVIRONMENT=development or SVC_SANDBOX=1')
+    .option('--base-url <url>', 'control-plane URL (SVC_BASE_URL; default http://api.localhost:4020, the Sandbox one with --sandbox or a svc_sandbox_ key)')
+    .option('--api-key <key>', 'an API key (SVC_API_KEY)')
+    .option('--jwt <token>', 'a session JWT (SVC_JWT; default: the one saved by `svc login`)')
+  const ctx: CliContext = { env, io }
   registerUp(program, env)
+  registerAuth(program, ctx)
+  registerKeys(program, ctx)
+  registerApis(program, ctx)
+  registerEndpoints(program, ctx)
+  registerImport(program, ctx)
+  registerDomains(program, ctx)
+  registerDiscovery(program, ctx)
+  registerAnalytics(program, ctx)
+  registerSandbox(program, ctx)
+  registerPay(program, ctx)
+  registerHosts(program, ctx)
 
   try {
     await program.parseAsync(argv)
@@ -23,12 +62,33 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<numb
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? 0 : 2
     }
-    const message = error instanceof SvcError ? error.message : ((error as Error)?.message ?? String(error))
-    process.stderr.write(`svc: ${message.split('\n')[0]}\n`)
-    return error instanceof SvcError ? error.exitCode : 1
+    const message = error instanceof SvcError || error instanceof SvcApiError ? error.message : ((error as Error)?.message ?? String(error))
+    io.stderr.write(`svc: ${message.split('\n')[0]}\n`)
+    if (error instanceof SvcError) return error.exitCode
+    return 1
   }
 }
 
-const code = await main(process.argv, process.env)
-// prool's child-process cleanup can keep the event loop alive for seconds after stop: leave now.
-process.exit(code)
+/** True when this module is the program (bin/svc.js or `tsx tui/cli.ts`), not a module a test imports. */
+function isEntryPoint(): boolean {
+  const entry = process.argv[1]
+  if (!entry) return false
+  const real = (path: string) => {
+    try {
+      return realpathSync(path)
+    } catch {
+      return path
+    }
+  }
+  const self = fileURLToPath(import.meta.url)
+  const bin = fileURLToPath(new URL('../bin/svc.js', import.meta.url))
+  return [real(self), real(bin)].includes(real(entry))
+}
+
+if (isEntryPoint()) {
+  const code = await main(process.argv, process.env)
+  // Let a large answer (a CSV export) reach a pipe before exiting.
+  await new Promise((resolve) => process.stdout.write('', resolve))
+  // prool's child-process cleanup can keep the event loop alive for seconds after stop: leave now.
+  process.exit(code)
+}

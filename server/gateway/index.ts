@@ -1,9 +1,10 @@
 import type { Request, Response } from 'express'
 import type { ControlDeps } from '../control/context.js'
 import type { HostRoute } from '../hosts.js'
+import { createApiCache } from './api-cache.js'
 import { createDiscoveryHandlers } from './discovery-documents.js'
+import { openGatewayStore } from './gateway-store.js'
 import { createPaidRouteHandler } from './paid-route.js'
-import { resolveGatewayApi } from './resolve.js'
 
 export type Gateway = {
   handle(req: Request, res: Response, route: HostRoute): Promise<void>
@@ -13,10 +14,14 @@ export type Gateway = {
 /** The gateway: the API of the Host, its public discovery documents, and its paid routes. */
 export function createGateway(deps: ControlDeps): Gateway {
   const discovery = createDiscoveryHandlers(deps)
-  const paid = createPaidRouteHandler(deps)
+  // The gateway's own access to the database: a version that keeps the API and endpoint caches current, and the
+  // bookkeeping of payments (see GatewayStore).
+  const store = openGatewayStore(deps.db)
+  const apis = createApiCache(deps)
+  const paid = createPaidRouteHandler(deps, { store })
   return {
     async handle(req, res, route) {
-      const api = await resolveGatewayApi(deps, route)
+      const api = await apis.resolve(route, await (await store).version())
       if (!api) {
         const name = route.kind === 'gateway' ? route.slug : route.kind === 'custom' || route.kind === 'unknown' ? route.hostname : ''
         res.status(404).json({ error: `no API is served at ${name || 'this host'}` })
@@ -28,6 +33,9 @@ export function createGateway(deps: ControlDeps): Gateway {
       }
       return paid.handle(req, res, api)
     },
-    close: () => paid.close(),
+    async close() {
+      await paid.close()
+      ;(await store).close()
+    },
   }
 }

@@ -1,9 +1,8 @@
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { Command } from 'commander'
-import { resolveAnvilBinary } from '../../chain/anvil.js'
 import { UsageError } from '../../server/errors.js'
-import { startSandbox, type Sandbox } from '../../server/sandbox.js'
+import type { Sandbox } from '../../server/sandbox.js'
 
 type UpOptions = {
   json?: boolean
@@ -44,6 +43,8 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         facilitatorPort: parsePort(options.facilitatorPort, '--facilitator-port'),
       }
       const started = performance.now()
+      // Loaded here, not at the top: every other command starts without the server's modules.
+      const [{ startSandbox }, { resolveAnvilBinary }] = await Promise.all([import('../../server/sandbox.js'), import('../../chain/anvil.js')])
       const sandbox = await startSandbox({
         dataDir: options.ephemeral ? undefined : options.dataDir,
         port: ports.port,

@@ -1,0 +1,30 @@
+import type { ControlDeps } from '../control/context.js'
+import type { ApiRow } from '../db/tables.js'
+import type { HostRoute } from '../hosts.js'
+import type { GatewayStore } from './gateway-store.js'
+import { resolveGatewayApi } from './resolve.js'
+
+export type ApiCache = {
+  /** The API a gateway host serves (see {@link resolveGatewayApi}), read again only when the database changed. */
+  resolve(route: HostRoute, version: number): Promise<ApiRow | undefined>
+}
+
+/** At most this many hosts are remembered; past it the cache starts over. */
+const maxHosts = 10_000
+
+/** {@link resolveGatewayApi} cached per host under the {@link GatewayStore} version. */
+export function createApiCache(deps: ControlDeps): ApiCache {
+  const hosts = new Map<string, { version: number; api: ApiRow | undefined }>()
+  return {
+    async resolve(route, version) {
+      const key = route.kind === 'gateway' ? `${route.environment} ${route.slug}` : route.kind === 'custom' ? `custom ${route.hostname}` : undefined
+      if (key === undefined) return undefined
+      const cached = hosts.get(key)
+      if (cached && cached.version === version) return cached.api
+      const api = await resolveGatewayApi(deps, route)
+      if (hosts.size >= maxHosts) hosts.clear()
+      hosts.set(key, { version, api })
+      return api
+    },
+  }
+}

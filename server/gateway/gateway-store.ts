@@ -1,0 +1,164 @@
+import SQLite from 'better-sqlite3'
+import { CompiledQuery, sql, type Kysely } from 'kysely'
+import { isUniqueViolation } from '../control/api-service.js'
+import type { ApiDailyStatsTable, Database, SettlementRow } from '../db/tables.js'
+
+/** One row of `api_daily_stats` to add to (the counts are added, not set). */
+export type TrafficRow = ApiDailyStatsTable
+
+export type GatewayStore = {
+  /**
+   * A label of the database's state as far as the gateway's caches (APIs, domains, endpoints) are concerned: it
+   * changes whenever anything but the gateway's own bookkeeping was written since. Read it before the data it labels.
+   */
+  version(): number | Promise<number>
+  /** Records a settlement, deleting the ephemeral endpoint it used up with it; false when the transaction is recorded already. */
+  recordSettlement(row: SettlementRow, usedUpEndpointId: string | undefined): Promise<boolean>
+  /** Adds traffic counts to their API and day rows. */
+  addTraffic(rows: TrafficRow[]): Promise<void>
+  close(): void
+}
+
+/**
+ * The gateway's access to the database, built for its hot path. On a database file it keeps a second SQLite
+ * connection of its own:
+ * - `PRAGMA data_version` on it changes whenever another connection (svc's one Kysely connection: control plane,
+ *   imports, purges) commits, and never for its own writes. Reading it costs microseconds and no query, so every
+ *   request can check that its cached APIs and endpoints are current, and the gateway's own bookkeeping (settlements,
+ *   traffic) does not empty those caches.
+ * - The bookkeeping runs on it as prepared statements (compiled once by Kysely). It never waits for a lock (timeout
+ *   0): while the main connection is inside a transaction, a write goes through Kysely instead.
+ * An in-memory database (tests, `:memory:`) has no second connection: then `total_changes()` of the one connection is
+ * the label and everything goes through Kysely.
+ */
+export async function openGatewayStore(db: Kysely<Database>): Promise<GatewayStore> {
+  const fallback = kyselyStore(db)
+  const main = (await sql<{ name: string; file: string }>`pragma database_list`.execute(db)).rows.find((row) => row.name === 'main')
+  if (!main?.file) return fallback
+  let connection: SQLite.Database
+  try {
+    connection = new SQLite(main.file, { fileMustExist: true, timeout: 0 })
+    connection.pragma('synchronous = NORMAL')
+    connection.pragma('foreign_keys = ON')
+  } catch {
+    return fallback
+  }
+  const dataVersion = connection.prepare('pragma data_version').pluck()
+  const insertSettlement = prepared(connection, db.insertInto('settlements').values(sampleSettlement).compile(), sampleSettlement)
+  const deleteEndpoint = connection.prepare(db.deleteFrom('endpoints').where('id', '=', '').compile().sql)
+  const addTraffic = prepared(connection, trafficUpsert(db, [sampleTraffic]).compile(), sampleTraffic)
+  const recordWithDelete = connection.transaction((row: SettlementRow, endpointId: string) => {
+    insertSettlement(row)
+    deleteEndpoint.run(endpointId)
+  })
+
+  let seen = dataVersion.get()
+  let epoch = 0
+  const isBusy = (error: unknown) => String((error as { code?: string }).code).startsWith('SQLITE_BUSY')
+
+  return {
+    version() {
+      const current = dataVersion.get()
+      if (current !== seen) {
+        seen = current
+        epoch++
+      }
+      return epoch
+    },
+    async recordSettlement(row, usedUpEndpointId) {
+      try {
+        if (usedUpEndpointId === undefined) insertSettlement(row)
+        else {
+          recordWithDelete.immediate(row, usedUpEndpointId)
+          // Its own write does not move data_version: the deleted endpoint must leave the caches all the same.
+          epoch++
+        }
+        return true
+      } catch (error) {
+        if (isUniqueViolation(error)) return false
+        if (isBusy(error)) return fallback.recordSettlement(row, usedUpEndpointId)
+        throw error
+      }
+    },
+    async addTraffic(rows) {
+      for (const [index, row] of rows.entries()) {
+        try {
+          addTraffic(row)
+        } catch (error) {
+          if (!isBusy(error)) throw error
+          return fallback.addTraffic(rows.slice(index))
+        }
+      }
+    },
+    close: () => connection.close(),
+  }
+}
+
+/** Everything through the one Kysely connection; `total_changes()` (any row written, by anyone) is the label. */
+function kyselyStore(db: Kysely<Database>): GatewayStore {
+  const totalChanges = CompiledQuery.raw('select total_changes() as v') as CompiledQuery<{ v: number }>
+  return {
+    version: async () => (await db.executeQuery(totalChanges)).rows[0]!.v,
+    async recordSettlement(row, usedUpEndpointId) {
+      try {
+        if (usedUpEndpointId === undefined) await db.insertInto('settlements').values(row).execute()
+        else
+          await db.transaction().execute(async (trx) => {
+            await trx.insertInto('settlements').values(row).execute()
+            await trx.deleteFrom('endpoints').where('id', '=', usedUpEndpointId).execute()
+          })
+        return true
+      } catch (error) {
+        if (isUniqueViolation(error)) return false
+        throw error
+      }
+    },
+    async addTraffic(rows) {
+      for (const row of rows) await trafficUpsert(db, [row]).execute()
+    },
+    close() {},
+  }
+}
+
+function trafficUpsert(db: Kysely<Database>, rows: TrafficRow[]) {
+  return db
+    .insertInto('api_daily_stats')
+    .values(rows)
+    .onConflict((conflict) =>
+      conflict.columns(['api_id', 'day']).doUpdateSet({
+        requests: sql`requests + excluded.requests`,
+        payment_required: sql`payment_required + excluded.payment_required`,
+        paid_requests: sql`paid_requests + excluded.paid_requests`,
+      }),
+    )
+}
+
+/**
+ * The statement Kysely compiles for a sample row, prepared on `connection`. It runs with rows of the same type, their
+ * values bound in the sample's key order: the order Kysely wrote the columns (and their placeholders) in.
+ */
+function prepared<Row extends object>(connection: SQLite.Database, compiled: CompiledQuery, sample: Row): (row: Row) => void {
+  const statement = connection.prepare(compiled.sql)
+  const keys = Object.keys(sample) as (keyof Row)[]
+  if (keys.length !== compiled.parameters.length) throw new Error(`${compiled.sql}: expected ${keys.length} parameters`)
+  return (row) => void statement.run(...keys.map((key) => row[key]))
+}
+
+const sampleSettlement: SettlementRow = {
+  id: '',
+  api_id: '',
+  endpoint_id: null,
+  user_id: '',
+  environment: 'development',
+  network: '',
+  asset: '',
+  amount: '',
+  payer: '',
+  pay_to: '',
+  transaction: '',
+  method: '',
+  path: '',
+  created_at: '',
+}
+
+const sampleTraffic: TrafficRow = { api_id: '', user_id: '', environment: 'development', day: '', requests: 0, payment_required: 0, paid_requests: 0 }

@@ -1,0 +1,66 @@
+import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
+import { ExactEvmScheme } from '@x402/evm/exact/server'
+import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
+import type { ControlDeps } from '../control/context.js'
+import type { ApiRow } from '../db/tables.js'
+import { SvcError } from '../errors.js'
+
+/** The facilitator of an API cannot be used: no chain, no SVC_FACILITATOR_URL, or it does not answer. */
+export class FacilitatorUnavailableError extends SvcError {
+  override name = 'FacilitatorUnavailableError'
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, status: 503 })
+  }
+}
+
+export type ResourceServers = {
+  /** The initialized x402 resource server for the API's environment; throws {@link FacilitatorUnavailableError}. */
+  forApi(api: ApiRow): Promise<x402ResourceServer>
+}
+
+/**
+ * One `x402ResourceServer` per facilitator URL, initialized once (it reads the facilitator's `/supported`), with the
+ * exact EVM scheme on every `eip155:*` network and the Bazaar extension. Development APIs pay through the Sandbox
+ * chain's facilitator, production APIs through SVC_FACILITATOR_URL. A failed start is forgotten, so the next request
+ * tries again (the chain may have come up meanwhile).
+ */
+export function createResourceServers(deps: ControlDeps): ResourceServers {
+  const servers = new Map<string, Promise<x402ResourceServer>>()
+
+  function facilitatorUrl(api: ApiRow): string {
+    if (api.environment === 'development') {
+      const url = deps.chain?.facilitatorUrl
+      if (!url) throw new FacilitatorUnavailableError('the Sandbox chain is not running, so development APIs cannot take payments: start svc with its chain (`svc up`)')
+      return url
+    }
+    const url = deps.productionFacilitatorUrl
+    if (!url) throw new FacilitatorUnavailableError('production APIs need an x402 facilitator: set SVC_FACILITATOR_URL (or --facilitator-url) and restart svc')
+    return url
+  }
+
+  function start(url: string): Promise<x402ResourceServer> {
+    const server = new x402ResourceServer(new HTTPFacilitatorClient({ url, timeoutMs: 30_000 }))
+      .register('eip155:*', new ExactEvmScheme())
+      .registerExtension(bazaarResourceServerExtension)
+    return server.initialize().then(
+      () => server,
+      (error: unknown) => {
+        servers.delete(url)
+        const cause = (error as Error).cause ?? error
+        throw new FacilitatorUnavailableError(`the facilitator at ${url} does not answer: ${(cause as Error).message ?? String(cause)}`, { cause: error })
+      },
+    )
+  }
+
+  return {
+    forApi(api) {
+      const url = facilitatorUrl(api)
+      let server = servers.get(url)
+      if (!server) {
+        server = start(url)
+        servers.set(url, server)
+      }
+      return server
+    },
+  }
+}

@@ -1,0 +1,42 @@
+import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
+import type { ApiRow, EndpointRow, SettlementRow } from '../db/tables.js'
+import { newId, nowIso } from '../ids.js'
+import type { GatewayStore } from './gateway-store.js'
+
+export type SettledPayment = {
+  api: ApiRow
+  endpoint: EndpointRow
+  /** An ephemeral endpoint is deleted with the record, in one transaction; the record then names no endpoint. */
+  ephemeral: boolean
+  requirements: PaymentRequirements
+  settled: SettleResponse
+  payer: string
+  method: string
+  path: string
+}
+
+/**
+ * Records a settled payment in `settlements` (the seller's books). False when the transaction is already recorded:
+ * the facilitator settles a payload once and answers a repeat with the first transaction, so a second record of it
+ * is a replay of the same payment.
+ */
+export function recordSettlement(store: GatewayStore, payment: SettledPayment): Promise<boolean> {
+  const { api, endpoint, ephemeral, requirements, settled } = payment
+  const row: SettlementRow = {
+    id: newId('stl'),
+    api_id: api.id,
+    endpoint_id: ephemeral ? null : endpoint.id,
+    user_id: api.user_id,
+    environment: api.environment,
+    network: settled.network || requirements.network,
+    asset: requirements.asset,
+    amount: settled.amount || requirements.amount,
+    payer: payment.payer,
+    pay_to: requirements.payTo,
+    transaction: settled.transaction,
+    method: payment.method,
+    path: payment.path,
+    created_at: nowIso(),
+  }
+  return store.recordSettlement(row, ephemeral ? endpoint.id : undefined)
+}

@@ -1,0 +1,160 @@
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
+import type { Readable } from 'node:stream'
+import { Agent } from 'undici'
+
+export type UpstreamProxyOptions = {
+  /** Deadline for the whole upstream exchange (connect, headers, body). @defaultValue 30000 */
+  timeoutMs?: number | undefined
+  /** Largest upstream answer the gateway holds while it settles. @defaultValue 10 MiB */
+  maxResponseBytes?: number | undefined
+}
+
+/** Where a request goes: the upstream's origin and the path (base path + request path + query), sent as is. */
+export type UpstreamTarget = { origin: string; path: string }
+
+/**
+ * The target of `path` (already normalized) and `query` (`?…` or empty) under an upstream base URL; a base path
+ * (`http://host/v1/`) prefixes the request path.
+ */
+export function upstreamTarget(baseUrl: string, path: string, query: string): UpstreamTarget {
+  const base = new URL(baseUrl)
+  return { origin: base.origin, path: `${base.pathname.replace(/\/$/, '')}${path}${query}` }
+}
+
+/** The upstream answered (any status); its body is still to be read or piped. */
+export type UpstreamResponse = {
+  ok: true
+  status: number
+  headers: Record<string, string | string[]>
+  body: Readable
+  /** Reads the body whole; past the size limit, on a timeout or a reset, the failure instead. */
+  read(): Promise<Buffer | UpstreamFailure>
+  /** Stops the deadline timer (once the answer was handed on). */
+  done(): void
+}
+
+/** The upstream did not answer usably: 502 (unreachable, reset, too large) or 504 (deadline). */
+export type UpstreamFailure = { ok: false; status: 502 | 504; error: string }
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1) and the ones the gateway owns; never forwarded either way. */
+const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization'])
+/**
+ * Never sent upstream: the payment (v2 and v1 names), the gateway's Host, `expect` (undici refuses it), and the
+ * `Access-Control-Expose-Headers` the x402 fetch client puts on its paid request (a response header, meant for svc).
+ */
+const notUpstream = new Set(['host', 'payment-signature', 'x-payment', 'expect', 'access-control-expose-headers'])
+
+export type UpstreamProxy = {
+  /**
+   * Sends the request to `target` (upstream base + path + query), streaming the request body. Resolves with the
+   * upstream's answer or a failure; `signal` aborts it (the buyer went away).
+   */
+  forward(req: IncomingMessage, target: UpstreamTarget, signal: AbortSignal): Promise<UpstreamResponse | UpstreamFailure>
+  close(): Promise<void>
+}
+
+export function createUpstreamProxy(options: UpstreamProxyOptions = {}): UpstreamProxy {
+  const { timeoutMs = 30_000, maxResponseBytes = 10 * 1024 * 1024 } = options
+  // Idle upstream connections are kept 4 s (less than Node's 5 s server default) unless the upstream says otherwise.
+  const agent = new Agent({ keepAliveTimeout: 4_000, connections: 256, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
+  const seconds = `${Math.round(timeoutMs / 100) / 10} s`
+
+  function failure(error: unknown, target: UpstreamTarget, timedOut: boolean): UpstreamFailure {
+    if (timedOut || /TIMEOUT/.test(String((error as { code?: string }).code))) return { ok: false, status: 504, error: `the upstream did not answer within ${seconds}` }
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause
+    const detail = cause?.code ?? (error as { code?: string }).code ?? (error as Error).message
+    return { ok: false, status: 502, error: `the upstream at ${target.origin} could not be reached (${detail})` }
+  }
+
+  return {
+    async forward(req, target, signal) {
+      const deadline = new AbortController()
+      let timedOut = false
+      const timer = setTimeout(() => {
+        timedOut = true
+        deadline.abort()
+      }, timeoutMs)
+      const abort = () => deadline.abort()
+      signal.addEventListener('abort', abort, { once: true })
+      const done = () => {
+        clearTimeout(timer)
+        signal.removeEventListener('abort', abort)
+      }
+      const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined
+      try {
+        const response = await agent.request({
+          origin: target.origin,
+          path: target.path,
+          method: req.method as 'GET',
+          headers: upstreamHeaders(req),
+          body: hasBody ? req : null,
+          signal: deadline.signal,
+        })
+        const headers = responseHeaders(response.headers)
+        const body = response.body
+        return {
+          ok: true,
+          status: response.statusCode,
+          headers,
+          body,
+          done,
+          async read() {
+            const chunks: Buffer[] = []
+            let size = 0
+            try {
+              for await (const chunk of body) {
+                size += chunk.length
+                if (size > maxResponseBytes) {
+                  body.destroy()
+                  return { ok: false, status: 502, error: `the upstream answer is larger than ${maxResponseBytes} bytes` }
+                }
+                chunks.push(chunk)
+              }
+            } catch (error) {
+              return failure(error, target, timedOut)
+            } finally {
+              done()
+            }
+            return Buffer.concat(chunks, size)
+          },
+        }
+      } catch (error) {
+        done()
+        return failure(error, target, timedOut)
+      }
+    },
+    close: () => agent.close(),
+  }
+}
+
+/** The buyer's headers minus hop-by-hop ones, those named in Connection, and the payment; plus X-Forwarded-*. */
+function upstreamHeaders(req: IncomingMessage): Record<string, string | string[]> {
+  const named = connectionTokens(req.headers.connection)
+  const headers: Record<string, string | string[]> = {}
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || hopByHop.has(name) || notUpstream.has(name) || name.startsWith('proxy-') || named?.has(name)) continue
+    headers[name] = value
+  }
+  const forwardedFor = req.headers['x-forwarded-for']
+  const remote = req.socket.remoteAddress ?? ''
+  headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${remote}` : remote
+  if (req.headers.host) headers['x-forwarded-host'] = req.headers.host
+  headers['x-forwarded-proto'] = 'http'
+  return headers
+}
+
+/** The upstream's response headers minus hop-by-hop ones and those named in its Connection header. */
+function responseHeaders(raw: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+  const named = connectionTokens(raw.connection as string | undefined)
+  const headers: Record<string, string | string[]> = {}
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined || hopByHop.has(name) || name.startsWith('proxy-') || named?.has(name)) continue
+    headers[name] = value
+  }
+  return headers
+}
+
+function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
+  if (!value) return undefined
+  return new Set(String(value).toLowerCase().split(',').map((token) => token.trim()))
+}

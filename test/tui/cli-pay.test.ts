@@ -1,0 +1,101 @@
+import { once } from 'node:events'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { startChainServices, type ChainServices } from '../../chain/services.js'
+import { startTestServer, type TestServer } from '../helpers/control.js'
+import { createCli, type Cli } from './cli-harness.js'
+
+let chain: ChainServices
+let t: TestServer
+let upstream: Server
+let cli: Cli
+let gateway: string
+let apiId: string
+const buyerKey = generatePrivateKey()
+const buyer = privateKeyToAccount(buyerKey)
+const payTo = '0x000000000000000000000000000000000000bEEF'
+
+beforeAll(async () => {
+  chain = await startChainServices()
+  t = await startTestServer({ chain })
+  // A real upstream: answers what it was asked.
+  upstream = createServer((req, res) => {
+    let body = ''
+    req.on('data', (chunk) => (body += chunk))
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/json')
+      res.end(JSON.stringify({ method: req.method, url: req.url, body, label: req.headers['x-label'] ?? null }))
+    })
+  }).listen(0, '127.0.0.1')
+  await once(upstream, 'listening')
+
+  const seller = await t.signup()
+  cli = createCli({ SVC_BASE_URL: t.server.sandboxControlUrl, SVC_JWT: seller.jwt })
+  const api = await cli.json([
+    'apis', 'create', '--name', 'Echo', '--slug', `echo-${Date.now()}`,
+    '--upstream', `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, '--pay-to', payTo,
+  ])
+  apiId = api.id
+  gateway = api.gateway_url
+  await cli.json(['endpoints', 'add', apiId, '--path', '/echo/*', '--price', '0.01'])
+  await cli.json(['endpoints', 'add', apiId, '--method', 'POST', '--path', '/echo/*', '--amount', '20000'])
+  // The buyer gets USDC through the faucet command.
+  await cli.json(['faucet', buyer.address, '--asset', 'usdc', '--amount', '5'])
+})
+afterAll(async () => {
+  await t?.stop()
+  upstream?.close()
+  await chain?.stop()
+})
+
+describe('svc pay', () => {
+  test('pays a gateway URL with the official x402 client: status, the settlement transaction, the body (the real binary)', async () => {
+    const result = await cli.spawn(['pay', `${gateway}/echo/hello?x=1`], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const [status, paid, body] = result.stdout.split('\n')
+    expect(status).toBe('HTTP 200 OK')
+    expect(paid).toMatch(new RegExp(`^paid: settled tx 0x[0-9a-f]{64} on eip155:845320402 by ${buyer.address}$`))
+    expect(JSON.parse(body!)).toEqual({ method: 'GET', url: '/echo/hello?x=1', body: '', label: null })
+    const tx = paid!.split(' ')[3] as `0x${string}`
+    expect((await chain.chain.client.getTransactionReceipt({ hash: tx })).status).toBe('success')
+  })
+
+  test('--data, --header and --json; the settlement shows up in svc settlements', async () => {
+    const result = await cli.run(['pay', `${gateway}/echo/post`, '--data', '{"a":1}', '--header', 'X-Label: seven', '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    expect(result.code).toBe(0)
+    const answer = JSON.parse(result.stdout)
+    expect(answer).toMatchObject({
+      status: 200,
+      payment_response: { success: true, network: 'eip155:845320402', payer: buyer.address, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
+      body: { method: 'POST', url: '/echo/post', body: '{"a":1}', label: 'seven' },
+    })
+    const { settlements } = await cli.json(['settlements', '--api', apiId])
+    expect(settlements[0]).toMatchObject({ transaction: answer.payment_response.transaction, amount: '20000', method: 'POST', path: '/echo/post' })
+    const csv = (await cli.ok(['settlements', '--csv', '--api', apiId])).trim().split('\r\n')
+    expect(csv).toHaveLength(3)
+  })
+
+  test('a price above --max-amount is not paid: exit code 1', async () => {
+    const result = await cli.run(['pay', `${gateway}/echo/dear`, '--max-amount', '0.001'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toBe('svc: no payment made: the price 0.01 USDC is above --max-amount 0.001 USDC\n')
+  })
+
+  test('a final status of 400 or more is exit code 1, after printing it', async () => {
+    const result = await cli.run(['pay', `${gateway}/nothing-here`], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/^HTTP 404 Not Found\n/)
+    expect(result.stderr).toBe(`svc: GET ${gateway}/nothing-here answered 404\n`)
+  })
+
+  test('without SVC_EVM_PRIVATE_KEY it is a usage error', async () => {
+    expect(await cli.run(['pay', `${gateway}/echo/x`])).toMatchObject({
+      code: 2,
+      stderr: "svc: `svc pay` needs SVC_EVM_PRIVATE_KEY: the buyer's private key (0x and 64 hex digits)\n",
+    })
+  })
+})

@@ -1,0 +1,77 @@
+import type { Command } from 'commander'
+import type { Settlement, StatsRevenue } from '../../sdk/types.js'
+import { UsageError } from '../../server/errors.js'
+import { formatQuantity } from '../amounts.js'
+import { action, addCommand, type CliContext } from '../context.js'
+import { parseInteger } from '../inputs.js'
+
+const short = (hex: string) => (hex.length > 14 ? `${hex.slice(0, 8)}…${hex.slice(-4)}` : hex)
+
+/** `0.05 (0x833589…2913)`, in whole units when the token's decimals are known. */
+function revenueText(entry: { asset: string; amount: string }, decimals: Map<string, number>): string {
+  const known = decimals.get(entry.asset)
+  return known === undefined ? `${entry.amount} units of ${short(entry.asset)}` : `${formatQuantity(entry.amount, known)} (${short(entry.asset)})`
+}
+
+/** `svc stats` and `svc settlements`. */
+export function registerAnalytics(program: Command, ctx: CliContext) {
+  addCommand(program, 'stats', 'gateway traffic and revenue of the last days')
+    .option('--days <n>', 'number of UTC days, today included (1-365)', '7')
+    .option('--api <id>', 'only this API')
+    .action(
+      action<{ days: string; api?: string }>(ctx, async (call) => {
+        const days = parseInteger(call.options.days, '--days', 1, 365)
+        const stats = await call.client().stats.overview({ days, api_id: call.options.api })
+        if (call.out.isJson) return call.out.json(stats)
+        const decimals = new Map(stats.revenue.filter((r): r is StatsRevenue & { decimals: number } => r.decimals !== undefined).map((r) => [r.asset, r.decimals]))
+        const revenue = (list: { asset: string; amount: string }[]) => list.map((r) => revenueText(r, decimals)).join(', ') || '0'
+        const { totals } = stats
+        call.out.line(`${stats.from} to ${stats.to} (${stats.days} days), ${stats.api_id ? `API ${stats.api_id}` : 'all APIs'}`)
+        call.out.fields([
+          ['requests', totals.requests],
+          ['402 answers', totals.payment_required],
+          ['paid requests', totals.paid_requests],
+          ['settlements', totals.settlements],
+          ['unique payers', totals.unique_payers],
+          ['revenue', revenue(stats.revenue)],
+        ])
+        call.out.line()
+        call.out.table(
+          ['DAY', 'REQUESTS', '402', 'PAID', 'SETTLED', 'REVENUE'],
+          stats.daily.map((d) => [d.day, d.requests, d.payment_required, d.paid_requests, d.settlements, revenue(d.revenue)]),
+          '',
+        )
+      }),
+    )
+
+  addCommand(program, 'settlements', 'settled payments, newest first')
+    .option('--api <id>', 'only this API')
+    .option('--endpoint <id>', 'only this endpoint')
+    .option('--from <time>', 'from this ISO timestamp or YYYY-MM-DD day (inclusive)')
+    .option('--to <time>', 'to this ISO timestamp or YYYY-MM-DD day (inclusive)')
+    .option('--limit <n>', 'page size (1-200, default 50)')
+    .option('--cursor <cursor>', 'the next page: the cursor printed by the previous one')
+    .option('--csv', 'write every matching settlement as CSV to stdout')
+    .action(
+      action<{ api?: string; endpoint?: string; from?: string; to?: string; limit?: string; cursor?: string; csv?: boolean }>(ctx, async (call) => {
+        const o = call.options
+        const filter = { api_id: o.api, endpoint_id: o.endpoint, from: o.from, to: o.to }
+        if (o.csv) {
+          if (o.json) throw new UsageError('give --csv or --json, not both')
+          if (o.limit !== undefined || o.cursor !== undefined) throw new UsageError('--limit and --cursor do not apply to --csv: it has every matching row')
+          const csv = await call.client().settlements.csv(filter)
+          call.io.stdout.write(csv)
+          return
+        }
+        const limit = o.limit === undefined ? undefined : parseInteger(o.limit, '--limit', 1, 200)
+        const page = await call.client().settlements.list({ ...filter, limit, cursor: o.cursor })
+        if (call.out.isJson) return call.out.json(page)
+        call.out.table(['CREATED', 'API', 'REQUEST', 'AMOUNT', 'PAYER', 'TRANSACTION'], page.settlements.map(settlementRow), 'no settlements')
+        if (page.next_cursor) call.out.line(call.out.dim(`more: run again with --cursor ${page.next_cursor} (and the same filters)`))
+      }),
+    )
+}
+
+function settlementRow(s: Settlement) {
+  return [s.created_at, s.api_id, `${s.method} ${s.path}`, s.amount, s.payer, s.transaction]
+}

@@ -1,0 +1,92 @@
+import type { Command } from 'commander'
+import type { Session } from '../../sdk/types.js'
+import { UsageError } from '../../server/errors.js'
+import { configPath, removeSession, writeSession } from '../config.js'
+import { action, addCommand, type Call, type CliContext } from '../context.js'
+import { promptSecret, readStdinLine } from '../prompt.js'
+
+type Credentials = { email?: string; password?: string; passwordStdin?: boolean }
+
+async function passwordOf(call: Call<Credentials>): Promise<string> {
+  const { password, passwordStdin } = call.options
+  if (password !== undefined && passwordStdin) throw new UsageError('give --password or --password-stdin, not both')
+  if (password !== undefined) return password
+  if (passwordStdin) return readStdinLine(call.io)
+  return promptSecret(call.io, 'Password: ', 'a password is needed: --password PASSWORD or --password-stdin')
+}
+
+/** Signs up or logs in, then saves the session (JWT, email, base URL) to the config file. */
+async function startSession(call: Call<Credentials>, kind: 'signup' | 'login') {
+  const email = call.options.email!
+  const password = await passwordOf(call)
+  const settings = call.settings()
+  const auth = call.client('public').auth
+  const session: Session = kind === 'signup' ? await auth.signup(email, password) : await auth.login(email, password)
+  const path = writeSession(call.env, { jwt: session.token, email: session.user.email, base_url: settings.baseUrl, environment: settings.environment })
+  if (call.out.isJson) return call.out.json(session)
+  call.out.line(`${kind === 'signup' ? 'signed up' : 'logged in'} as ${session.user.email} at ${settings.baseUrl}; session saved to ${path}`)
+  if (!session.user.email_verified)
+    call.out.line(`verify your email before any change: \`svc outbox\` shows the mail, then \`svc verify-email TOKEN\``)
+}
+
+/** signup, login, logout, verify-email, outbox, whoami. */
+export function registerAuth(program: Command, ctx: CliContext) {
+  for (const kind of ['signup', 'login'] as const) {
+    addCommand(program, kind, kind === 'signup' ? 'create an account and save its session' : 'log in and save the session')
+      .requiredOption('--email <email>', 'the account email')
+      .option('--password <password>', 'the password (or --password-stdin, or a prompt)')
+      .option('--password-stdin', 'read the password from stdin')
+      .action(action<Credentials>(ctx, (call) => startSession(call, kind)))
+  }
+
+  addCommand(program, 'logout', 'remove the saved session')
+    .action(
+      action(ctx, async (call) => {
+        const path = configPath(call.env)
+        const removed = removeSession(call.env)
+        if (call.out.isJson) return call.out.json({ logged_out: removed, config_path: path })
+        call.out.line(removed ? `logged out (removed ${path})` : 'not logged in')
+      }),
+    )
+
+  addCommand(program, 'verify-email', 'verify the account email with the token of the verification mail')
+    .argument('<token>', 'the token from the mail (see `svc outbox`)')
+    .action(
+      action(ctx, async (call, token) => {
+        const result = await call.client('public').auth.verifyEmail(token!)
+        if (call.out.isJson) return call.out.json(result)
+        call.out.line(`verified ${result.user.email}`)
+      }),
+    )
+
+  addCommand(program, 'outbox', "the local outbox: mails svc 'sent' (verification tokens)")
+    .option('--email <email>', 'only mails to this address (default: the logged-in account)')
+    .option('--all', 'mails to every address')
+    .action(
+      action<{ email?: string; all?: boolean }>(ctx, async (call) => {
+        const email = call.options.all ? undefined : (call.options.email ?? call.settings().session?.email)
+        const { messages } = await call.client('public').auth.outbox(email)
+        if (call.out.isJson) return call.out.json({ messages })
+        call.out.table(
+          ['ID', 'TO', 'SUBJECT', 'TOKEN', 'CREATED'],
+          messages.map((m) => [m.id, m.to, m.subject, m.token, m.created_at]),
+          email ? `no mails to ${email}` : 'no mails',
+        )
+      }),
+    )
+
+  addCommand(program, 'whoami', 'the account, environment and scopes of the current credential')
+    .action(
+      action(ctx, async (call) => {
+        const me = await call.client('any').auth.me()
+        if (call.out.isJson) return call.out.json(me)
+        call.out.fields([
+          ['email', `${me.user.email}${me.user.email_verified ? '' : ' (not verified)'}`],
+          ['environment', me.environment],
+          ['credential', me.via === 'jwt' ? 'JWT' : 'API key'],
+          ['scopes', me.scopes ? me.scopes.join(', ') : 'all (JWT)'],
+          ['base url', call.settings().baseUrl],
+        ])
+      }),
+    )
+}

@@ -1,0 +1,142 @@
+import type { Command } from 'commander'
+import type { Endpoint, EndpointUpdate } from '../../sdk/types.js'
+import { UsageError } from '../../server/errors.js'
+import { acceptsFor, type AcceptFlags } from '../accepts.js'
+import { describeAccept, priceFrom, type PriceOptions } from '../amounts.js'
+import { action, addCommand, type CliContext } from '../context.js'
+import { parseInteger, readSchema } from '../inputs.js'
+import type { Output } from '../output.js'
+
+type SchemaFlags = { requestSchema?: string; responseSchema?: string; description?: string }
+type AddFlags = PriceOptions & AcceptFlags & SchemaFlags & { method: string; path: string; ttl?: string }
+type UpdateFlags = PriceOptions &
+  SchemaFlags & { method?: string; path?: string; enable?: boolean; disable?: boolean; clearSchemas?: boolean }
+
+function withPriceFlags(command: Command): Command {
+  return command
+    .option('--price <usdc>', 'price in USDC, a decimal like 0.01 (= 10000 atomic units)')
+    .option('--amount <atomic>', 'price in atomic units of the asset, e.g. 10000')
+}
+
+function withSchemaFlags(command: Command): Command {
+  return command
+    .option('--request-schema <file|json>', 'JSON Schema of the request body: inline JSON or a JSON/YAML file')
+    .option('--response-schema <file|json>', 'JSON Schema of the 200 response: inline JSON or a JSON/YAML file')
+    .option('--description <text>', 'what the endpoint does')
+}
+
+export function endpointRow(e: Endpoint) {
+  const price = e.accepts.map(describeAccept).join(' | ')
+  return [e.id, e.method, e.path_pattern, price, e.enabled ? 'enabled' : 'disabled', e.schema_source, e.expires_at]
+}
+export const endpointHeaders = ['ID', 'METHOD', 'PATH', 'PRICE', 'STATUS', 'SCHEMA', 'EXPIRES']
+
+function printEndpoint(out: Output, e: Endpoint) {
+  out.fields([
+    ['id', e.id],
+    ['route', `${e.method} ${e.path_pattern}`],
+    ['price', e.accepts.map(describeAccept).join(' | ')],
+    ['network', e.accepts[0]?.network],
+    ['asset', e.accepts[0]?.asset],
+    ['status', e.enabled ? 'enabled' : 'disabled'],
+    ['schemas', e.schema_source],
+    ['description', e.description],
+    ['expires', e.expires_at],
+  ])
+}
+
+/** `svc endpoints add|list|update|remove`. */
+export function registerEndpoints(program: Command, ctx: CliContext) {
+  const endpoints = program.command('endpoints').description("the paid routes of an API and what they cost")
+
+  const add = addCommand(endpoints, 'add', 'add a paid route to an API')
+    .argument('<api-id>', 'the API id')
+    .option('--method <method>', 'HTTP method', 'GET')
+    .requiredOption('--path <pattern>', 'path pattern, e.g. /weather/{city} or /files/*')
+  withSchemaFlags(withPriceFlags(add))
+    .option('--asset <address>', 'token contract (default in the Sandbox: its USDC)')
+    .option('--network <caip2>', 'CAIP-2 network (default in the Sandbox: eip155:845320402)')
+    .option('--max-timeout <seconds>', 'payment validity window (default 300)')
+    .option('--ttl <seconds>', 'an ephemeral endpoint: removed after its first payment or this many seconds')
+    .action(
+      action<AddFlags>(ctx, async (call, apiId) => {
+        const { method, path, ttl, description } = call.options
+        const amount = priceFrom(call.options, true)
+        const requestSchema = readSchema(call.options.requestSchema, '--request-schema')
+        const responseSchema = readSchema(call.options.responseSchema, '--response-schema')
+        const ttlSeconds = ttl === undefined ? undefined : parseInteger(ttl, '--ttl', 1, 31_536_000)
+        const accepts = await acceptsFor(call, amount)
+        const endpoint = await call.client().endpoints.create(apiId!, {
+          method,
+          path_pattern: path,
+          accepts,
+          ...(requestSchema === undefined ? {} : { request_schema: requestSchema }),
+          ...(responseSchema === undefined ? {} : { response_schema: responseSchema }),
+          ...(description === undefined ? {} : { description }),
+          ...(ttlSeconds === undefined ? {} : { ttl: ttlSeconds }),
+        })
+        if (call.out.isJson) return call.out.json(endpoint)
+        call.out.line(`added ${endpoint.method} ${endpoint.path_pattern} (${endpoint.id}) at ${describeAccept(endpoint.accepts[0]!)}`)
+      }),
+    )
+
+  addCommand(endpoints, 'list', "an API's endpoints")
+    .argument('<api-id>', 'the API id')
+    .action(
+      action(ctx, async (call, apiId) => {
+        const list = await call.client().endpoints.list(apiId!)
+        if (call.out.isJson) return call.out.json({ endpoints: list })
+        call.out.table(endpointHeaders, list.map(endpointRow), 'no endpoints')
+      }),
+    )
+
+  const update = addCommand(endpoints, 'update', 'change an endpoint: only what is given changes')
+    .argument('<api-id>', 'the API id')
+    .argument('<endpoint-id>', 'the endpoint id')
+    .option('--method <method>', 'HTTP method')
+    .option('--path <pattern>', 'path pattern')
+    .option('--enable', 'serve the route again')
+    .option('--disable', 'stop serving the route (and list it nowhere)')
+    .option('--clear-schemas', 'clear both schemas and infer them again')
+  withSchemaFlags(withPriceFlags(update)).action(
+    action<UpdateFlags>(ctx, async (call, apiId, endpointId) => {
+      const o = call.options
+      if (o.enable && o.disable) throw new UsageError('give --enable or --disable, not both')
+      const requestSchema = readSchema(o.requestSchema, '--request-schema')
+      const responseSchema = readSchema(o.responseSchema, '--response-schema')
+      if (o.clearSchemas && (requestSchema !== undefined || responseSchema !== undefined))
+        throw new UsageError('--clear-schemas cannot be combined with --request-schema or --response-schema')
+      const amount = priceFrom(o, false)
+      const input: EndpointUpdate = {
+        ...(o.method === undefined ? {} : { method: o.method }),
+        ...(o.path === undefined ? {} : { path_pattern: o.path }),
+        ...(o.enable || o.disable ? { enabled: o.enable === true } : {}),
+        ...(o.clearSchemas ? { clear_schemas: true } : {}),
+        ...(requestSchema === undefined ? {} : { request_schema: requestSchema }),
+        ...(responseSchema === undefined ? {} : { response_schema: responseSchema }),
+        ...(o.description === undefined ? {} : { description: o.description === '' ? null : o.description }),
+      }
+      if (amount === undefined && Object.keys(input).length === 0) throw new UsageError('nothing to change: give at least one option (see --help)')
+      const client = call.client()
+      if (amount !== undefined) {
+        // A new price applies to every accept option, keeping its network, asset and window.
+        const current = await client.endpoints.get(apiId!, endpointId!)
+        input.accepts = current.accepts.map((accept) => ({ ...accept, amount }))
+      }
+      const endpoint = await client.endpoints.update(apiId!, endpointId!, input)
+      if (call.out.isJson) return call.out.json(endpoint)
+      printEndpoint(call.out, endpoint)
+    }),
+  )
+
+  addCommand(endpoints, 'remove', 'delete an endpoint')
+    .argument('<api-id>', 'the API id')
+    .argument('<endpoint-id>', 'the endpoint id')
+    .action(
+      action(ctx, async (call, apiId, endpointId) => {
+        const result = await call.client().endpoints.delete(apiId!, endpointId!)
+        if (call.out.isJson) return call.out.json(result)
+        call.out.line(`removed endpoint ${result.id}`)
+      }),
+    )
+}

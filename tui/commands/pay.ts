@@ -1,0 +1,97 @@
+import type { Command } from 'commander'
+import { localFetch } from '../../sdk/local-fetch.js'
+import { SvcError, UsageError } from '../../server/errors.js'
+import { describeAccept, parseDecimalAmount } from '../amounts.js'
+import { action, addCommand, type CliContext } from '../context.js'
+import { parseHeaders, readTextFile } from '../inputs.js'
+
+type PayFlags = { method?: string; data?: string; header?: string[]; maxAmount: string }
+
+/**
+ * `localFetch` for `wrapFetchWithPayment`, which calls its fetch with a `Request`: undici's own fetch does not take
+ * Node's global `Request`, so its parts are handed over. A network failure becomes a one-line error.
+ */
+async function requestFetch(input: Request): Promise<Response> {
+  const body = input.body ? await input.arrayBuffer() : undefined
+  try {
+    return await localFetch(input.url, { method: input.method, headers: Object.fromEntries(input.headers), body, signal: input.signal })
+  } catch (error) {
+    const code = (error as { cause?: { code?: unknown } })?.cause?.code
+    throw new SvcError(`cannot reach ${input.url}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: error })
+  }
+}
+
+type Offer = { network: string; asset: string; amount: string; extra?: Record<string, unknown> }
+
+/** Why the client would not pay a 402's offers, in the buyer's terms; undefined when it is not the price or the asset. */
+function refusalReason(offers: Offer[], usdc: { network: string; address: string }, maxAmount: string, maxText: string): string | undefined {
+  const ours = offers.filter((offer) => offer.network === usdc.network && offer.asset.toLowerCase() === usdc.address.toLowerCase())
+  if (ours.length === 0) return `the gateway asks for no Sandbox USDC on ${usdc.network}`
+  const cheapest = ours.reduce((a, b) => (BigInt(a.amount) <= BigInt(b.amount) ? a : b))
+  if (BigInt(cheapest.amount) > BigInt(maxAmount)) return `the price ${describeAccept(cheapest)} is above --max-amount ${maxText} USDC`
+  return undefined
+}
+
+/** `svc pay URL`: a buyer paying a gateway URL with the official x402 client (`wrapFetchWithPayment` + ExactEvmScheme). */
+export function registerPay(program: Command, ctx: CliContext) {
+  addCommand(program, 'pay', 'request a gateway URL as a buyer and pay its 402 with SVC_EVM_PRIVATE_KEY (the Sandbox USDC)')
+    .argument('<url>', 'a gateway URL, e.g. http://weather.dev.localhost:4020/forecast/paris')
+    .option('--method <method>', 'HTTP method (default GET, or POST with --data)')
+    .option('--data <body>', 'request body; @FILE reads it from a file')
+    .option('--header <name:value>', 'a request header; repeatable', (value: string, previous: string[] = []) => [...previous, value])
+    .option('--max-amount <usdc>', 'the most one payment may cost, in USDC', '1')
+    .action(
+      action<PayFlags>(ctx, async (call, url) => {
+        const privateKey = call.env.SVC_EVM_PRIVATE_KEY?.trim()
+        if (!privateKey) throw new UsageError("`svc pay` needs SVC_EVM_PRIVATE_KEY: the buyer's private key (0x and 64 hex digits)")
+        if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) throw new UsageError('SVC_EVM_PRIVATE_KEY must be 0x and 64 hex digits')
+        const maxAmount = parseDecimalAmount(call.options.maxAmount, '--max-amount')
+        const headers = parseHeaders(call.options.header)
+        const { data } = call.options
+        const body = data === undefined ? undefined : data.startsWith('@') ? readTextFile(data.slice(1), 'the --data file') : data
+        const method = (call.options.method ?? (body === undefined ? 'GET' : 'POST')).toUpperCase()
+        if (!URL.canParse(url!)) throw new UsageError(`not a URL: "${url}"`)
+
+        // What the client may pay: the Sandbox USDC, up to --max-amount per payment.
+        const { usdc } = await call.client('public').config.localDev()
+        const [{ x402Client, wrapFetchWithPayment, decodePaymentResponseHeader }, { decodePaymentRequiredHeader }, { ExactEvmScheme }, { privateKeyToAccount }] =
+          await Promise.all([import('@x402/fetch'), import('@x402/core/http'), import('@x402/evm/exact/client'), import('viem/accounts')])
+        const client = new x402Client().register(usdc.network as `${string}:${string}`, new ExactEvmScheme(privateKeyToAccount(privateKey as `0x${string}`)))
+        client.setSpendControls({ allowedAssets: [{ network: usdc.network as `${string}:${string}`, asset: usdc.address, maxAmountPerPayment: maxAmount }] })
+        // The last PAYMENT-REQUIRED seen, to explain a refusal.
+        let required: string | null = null
+        const pay = wrapFetchWithPayment((async (request: Request) => {
+          const response = await requestFetch(request)
+          if (response.status === 402) required = response.headers.get('payment-required')
+          return response
+        }) as typeof fetch, client)
+
+        let response: Response
+        try {
+          response = await pay(url!, { method, headers: Object.fromEntries(headers), body })
+        } catch (error) {
+          if (error instanceof SvcError) throw error
+          // Everything else comes from the x402 client: the requirements, the spend controls, the signature.
+          const offers = required ? (decodePaymentRequiredHeader(required).accepts as Offer[]) : []
+          const reason = refusalReason(offers, usdc, maxAmount, call.options.maxAmount) ?? ((error as Error)?.message ?? String(error)).split('\n')[0]
+          throw new SvcError(`no payment made: ${reason}`, { cause: error })
+        }
+        const header = response.headers.get('payment-response')
+        const settlement = header ? decodePaymentResponseHeader(header) : null
+        const text = await response.text()
+        const isJson = (response.headers.get('content-type') ?? '').includes('json')
+        if (call.out.isJson) {
+          let parsed: unknown = text
+          if (isJson && text) parsed = JSON.parse(text)
+          call.out.json({ status: response.status, payment_response: settlement, body: parsed })
+        } else {
+          call.out.line(call.out.bold(`HTTP ${response.status} ${response.statusText}`.trim()))
+          if (settlement)
+            call.out.line(`paid: ${settlement.success ? 'settled' : 'failed'} tx ${settlement.transaction || '-'} on ${settlement.network}${settlement.payer ? ` by ${settlement.payer}` : ''}`)
+          else call.out.line(call.out.dim('no PAYMENT-RESPONSE (nothing was paid)'))
+          if (text) call.out.line(text.replace(/\n$/, ''))
+        }
+        if (response.status >= 400) throw new SvcError(`${method} ${url} answered ${response.status}`)
+      }),
+    )
+}

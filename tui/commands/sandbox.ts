@@ -1,0 +1,102 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Command } from 'commander'
+import type { SvcClient } from '../../sdk/client.js'
+import type { Balances, SandboxWallet } from '../../sdk/types.js'
+import { SvcError, UsageError } from '../../server/errors.js'
+import { formatQuantity, usdcDecimals } from '../amounts.js'
+import { action, addCommand, type Call, type CliContext } from '../context.js'
+
+const assets = ['all', 'eth', 'usdc'] as const
+type Asset = (typeof assets)[number]
+
+/** How long `--wait` polls for the wallet's USDC, and how often. */
+const waitMs = 30_000
+const pollMs = 250
+
+/** Polls the balances until USDC has arrived (the wallet is funded in the background), at most {@link waitMs}. */
+async function waitForUsdc(client: SvcClient, address: string): Promise<Balances> {
+  const deadline = Date.now() + waitMs
+  for (;;) {
+    const balances = await client.sandbox.balances(address)
+    if (BigInt(balances.usdc_base) > 0n) return balances
+    if (Date.now() > deadline) throw new SvcError(`no USDC arrived at ${address} within ${waitMs / 1000} s: try \`svc faucet\``)
+    await sleep(pollMs)
+  }
+}
+
+function balanceFields(balances: Pick<Balances, 'eth_wei' | 'usdc_base'>): [string, string][] {
+  return [
+    ['ETH', formatQuantity(balances.eth_wei, 18)],
+    ['USDC', formatQuantity(balances.usdc_base, usdcDecimals)],
+  ]
+}
+
+/** Human output hides the private key (its redacted form only); `--json` prints the answer as it is, key included. */
+async function showWallet(call: Call<{ wait?: boolean }>, client: SvcClient, wallet: SandboxWallet) {
+  const balances = call.options.wait ? await waitForUsdc(client, wallet.address) : undefined
+  if (call.out.isJson) return call.out.json(wallet)
+  call.out.fields([
+    ['address', wallet.address],
+    ['private key', `${wallet.private_key_redacted}  ${call.out.dim('(hidden; --json shows it)')}`],
+    ['funding', wallet.funding === 'started' ? 'started (ETH and USDC arrive in the background; --wait waits for them)' : 'existing'],
+    ['created', wallet.created_at],
+    ...(balances ? balanceFields(balances) : []),
+  ])
+}
+
+/** `svc sandbox-wallet get|reset`, `svc balances`, `svc faucet`: JWT plus the development environment. */
+export function registerSandbox(program: Command, ctx: CliContext) {
+  const wallet = program.command('sandbox-wallet').description('your platform-managed, funded Sandbox wallet (needs a JWT)')
+
+  addCommand(wallet, 'get', 'the wallet, created and funded if missing (the default)', { isDefault: true })
+    .option('--wait', `wait until its USDC has arrived (at most ${waitMs / 1000} s)`)
+    .action(
+      action<{ wait?: boolean }>(ctx, async (call) => {
+        const client = call.client('sandbox')
+        await showWallet(call, client, await client.sandbox.wallet())
+      }),
+    )
+
+  addCommand(wallet, 'reset', 'replace the wallet with a new keypair and fund it')
+    .option('--wait', `wait until its USDC has arrived (at most ${waitMs / 1000} s)`)
+    .action(
+      action<{ wait?: boolean }>(ctx, async (call) => {
+        const client = call.client('sandbox')
+        await showWallet(call, client, await client.sandbox.resetWallet())
+      }),
+    )
+
+  addCommand(program, 'balances', 'ETH and USDC balances on the Sandbox chain (needs a JWT)')
+    .argument('[address]', "an address (default: your Sandbox wallet's)")
+    .action(
+      action(ctx, async (call, address) => {
+        const client = call.client('sandbox')
+        const balances = await client.sandbox.balances(address ?? (await client.sandbox.wallet()).address)
+        if (call.out.isJson) return call.out.json(balances)
+        call.out.fields([['address', balances.address], ...balanceFields(balances)])
+      }),
+    )
+
+  addCommand(program, 'faucet', 'send Sandbox ETH and USDC to an address (needs a JWT)')
+    .argument('[address]', "the address (default: your Sandbox wallet's)")
+    .option('--asset <asset>', `what to send: ${assets.join(', ')}`, 'all')
+    .option('--amount <units>', 'whole units of the asset, e.g. 2.5 (needs --asset eth or usdc)')
+    .action(
+      action<{ asset: string; amount?: string }>(ctx, async (call, address) => {
+        const { asset, amount } = call.options
+        if (!assets.includes(asset as Asset)) throw new UsageError(`--asset must be one of ${assets.join(', ')}, got "${asset}"`)
+        if (amount !== undefined && asset === 'all') throw new UsageError('--amount needs --asset eth or --asset usdc')
+        if (amount !== undefined && !/^\d{1,30}(\.\d{1,18})?$/.test(amount)) throw new UsageError(`--amount must be a decimal number like 2.5, got "${amount}"`)
+        const client = call.client('sandbox')
+        const to = address ?? (await client.sandbox.wallet()).address
+        const result = await client.sandbox.faucet(to, asset as Asset, amount)
+        if (call.out.isJson) return call.out.json(result)
+        const sent = [
+          result.funded.eth_wei ? `${formatQuantity(result.funded.eth_wei, 18)} ETH` : undefined,
+          result.funded.usdc_base ? `${formatQuantity(result.funded.usdc_base, usdcDecimals)} USDC` : undefined,
+        ].filter(Boolean)
+        call.out.line(`sent ${sent.join(' and ') || 'nothing'} to ${result.address}${result.transactions.usdc ? ` (USDC tx ${result.transactions.usdc})` : ''}`)
+        call.out.fields(balanceFields(result.balances))
+      }),
+    )
+}

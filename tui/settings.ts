@@ -1,0 +1,114 @@
+import { createSvcClient, type SvcClient } from '../sdk/client.js'
+import type { Environment } from '../sdk/types.js'
+import { UsageError } from '../server/errors.js'
+import { readSession, type SavedSession } from './config.js'
+
+/** The options every command takes (declared on the program). */
+export type GlobalOptions = {
+  json?: boolean
+  sandbox?: boolean
+  baseUrl?: string
+  apiKey?: string
+  jwt?: string
+}
+
+export const defaultPort = 4020
+const controlHosts: Record<Environment, string> = { production: 'api.localhost', development: 'sandbox.localhost' }
+const kitHostnames = new Set(['api.localhost', 'sandbox.localhost', 'localhost', '127.0.0.1'])
+
+/** Where and as whom the CLI talks to the control plane. Precedence: flags, then environment variables, then the saved session. */
+export type Settings = {
+  baseUrl: string
+  /** `X-Svc-Environment` of JWT requests. */
+  environment: Environment
+  jwt: string | undefined
+  apiKey: string | undefined
+  session: SavedSession | undefined
+}
+
+/** The environment asked for explicitly: `--sandbox`, then `SVC_ENVIRONMENT`, then `SVC_SANDBOX=1|true`. */
+export function askedEnvironment(flags: GlobalOptions, env: NodeJS.ProcessEnv): Environment | undefined {
+  if (flags.sandbox) return 'development'
+  const value = env.SVC_ENVIRONMENT?.trim().toLowerCase()
+  if (value === 'development' || value === 'production') return value
+  if (value) throw new UsageError(`SVC_ENVIRONMENT must be "production" or "development", got "${env.SVC_ENVIRONMENT}"`)
+  const sandbox = env.SVC_SANDBOX?.trim().toLowerCase()
+  return sandbox === '1' || sandbox === 'true' ? 'development' : undefined
+}
+
+/** The environment an API key is bound to, from its prefix. */
+export function keyEnvironment(apiKey: string): Environment | undefined {
+  if (apiKey.startsWith('svc_live_')) return 'production'
+  if (apiKey.startsWith('svc_sandbox_')) return 'development'
+  return undefined
+}
+
+/**
+ * The control-plane URL of an environment: `http://api.localhost:4020` or `http://sandbox.localhost:4020`. When the
+ * saved session points at the kit on another port, that port is kept; a saved URL elsewhere is kept as it is.
+ */
+export function controlUrlFor(environment: Environment, saved?: string): string {
+  const host = controlHosts[environment]
+  if (!saved) return `http://${host}:${defaultPort}`
+  const url = new URL(saved)
+  if (!kitHostnames.has(url.hostname)) return saved
+  return `${url.protocol}//${host}:${url.port || defaultPort}`
+}
+
+/** `development` for a `sandbox.` host ({sandbox_base_url}), `production` for an `api.` host. */
+function hostEnvironment(baseUrl: string): Environment | undefined {
+  const first = new URL(baseUrl).hostname.split('.')[0]
+  return first === 'sandbox' ? 'development' : first === 'api' ? 'production' : undefined
+}
+
+function checkUrl(value: string, name: string): string {
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new UsageError(`${name} is not a URL: "${value}"`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${name} must be an http(s) URL: "${value}"`)
+  return value.replace(/\/+$/, '')
+}
+
+export function resolveSettings(flags: GlobalOptions, env: NodeJS.ProcessEnv): Settings {
+  const session = readSession(env)
+  const apiKey = flags.apiKey || env.SVC_API_KEY || undefined
+  const jwt = flags.jwt || env.SVC_JWT || session?.jwt || undefined
+  const asked = askedEnvironment(flags, env)
+  const wanted = (apiKey && keyEnvironment(apiKey)) || asked
+  const baseUrl = flags.baseUrl
+    ? checkUrl(flags.baseUrl, '--base-url')
+    : env.SVC_BASE_URL
+      ? checkUrl(env.SVC_BASE_URL, 'SVC_BASE_URL')
+      : wanted
+        ? controlUrlFor(wanted, session?.base_url)
+        : (session?.base_url ?? controlUrlFor('production'))
+  const environment = asked ?? hostEnvironment(baseUrl) ?? session?.environment ?? 'production'
+  return { baseUrl, environment, jwt, apiKey, session }
+}
+
+/**
+ * A control-plane client with the credential a command needs:
+ * - `public`: none;
+ * - `any`: the API key if there is one, else the JWT;
+ * - `jwt`: the JWT (key management); `sandbox`: the JWT in the development environment (wallet and chain helpers).
+ * A missing credential is a usage error (exit code 2).
+ */
+export function clientFor(settings: Settings, need: 'public' | 'any' | 'jwt' | 'sandbox', what = 'this command'): SvcClient {
+  const { baseUrl, jwt, apiKey, environment } = settings
+  if (need === 'public') return createSvcClient({ baseUrl })
+  if (need === 'any') {
+    if (apiKey) return createSvcClient({ baseUrl, apiKey })
+    if (jwt) return createSvcClient({ baseUrl, jwt, environment })
+    throw new UsageError('not logged in: run `svc login` (or `svc signup`), or set SVC_API_KEY or SVC_JWT')
+  }
+  if (!jwt) throw new UsageError(`${what} needs a JWT: run \`svc login\` or set SVC_JWT (API keys are not accepted here)`)
+  return createSvcClient({ baseUrl, jwt, environment: need === 'sandbox' ? 'development' : environment })
+}
+
+/** The environment requests of `clientFor(settings, 'any')` run in. */
+export function requestEnvironment(settings: Settings): Environment {
+  return (settings.apiKey && keyEnvironment(settings.apiKey)) || settings.environment
+}
