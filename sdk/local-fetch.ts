@@ -25,6 +25,14 @@ export function localDispatcher(): Agent {
   return agent
 }
 
-/** `fetch` that reaches `http://{slug}.dev.localhost:PORT` and the other kit hosts from Node. */
-export const localFetch: typeof globalThis.fetch = ((input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit) =>
-  undiciFetch(input as never, { ...(init as object), dispatcher: localDispatcher() } as never)) as unknown as typeof globalThis.fetch
+/**
+ * `fetch` that reaches `http://{slug}.dev.localhost:PORT` and the other kit hosts from Node. It takes Node's global
+ * `Request` objects too (as `wrapFetchWithPayment` passes them), which undici's own fetch does not.
+ */
+export const localFetch: typeof globalThis.fetch = ((input: Parameters<typeof globalThis.fetch>[0], init?: RequestInit) => {
+  if (input instanceof Request) {
+    const { method, headers, body, signal, url } = input
+    return undiciFetch(url, { method, headers, body, signal, ...(body ? { duplex: 'half' } : {}), ...(init as object), dispatcher: localDispatcher() } as never)
+  }
+  return undiciFetch(input as never, { ...(init as object), dispatcher: localDispatcher() } as never)
+}) as unknown as typeof globalThis.fetch

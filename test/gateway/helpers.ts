@@ -15,11 +15,7 @@ import { newAccount } from '../helpers/payments.js'
  * `localFetch` for callers that pass a `Request` object, as `wrapFetchWithPayment` does: undici's own fetch does not
  * take Node's global `Request`, so its parts are handed over instead.
  */
-export const requestFetch: typeof fetch = (input, init) => {
-  if (!(input instanceof Request)) return localFetch(input, init)
-  const { method, headers, body, signal, url } = input
-  return localFetch(url, { method, headers, body, signal, ...(body ? { duplex: 'half' } : {}), ...init } as RequestInit)
-}
+export const requestFetch: typeof fetch = localFetch
 
 /** The official buyer's client: `x402Client` with the exact EVM scheme, allowed to pay the sandbox USDC. */
 export function buyerClient(services: ChainServices, buyer: LocalAccount, maxAmountPerPayment = '10000000'): x402Client {

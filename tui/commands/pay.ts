@@ -7,14 +7,10 @@ import { parseHeaders, readTextFile } from '../inputs.js'
 
 type PayFlags = { method?: string; data?: string; header?: string[]; maxAmount: string }
 
-/**
- * `localFetch` for `wrapFetchWithPayment`, which calls its fetch with a `Request`: undici's own fetch does not take
- * Node's global `Request`, so its parts are handed over. A network failure becomes a one-line error.
- */
+/** `localFetch` for `wrapFetchWithPayment`; a network failure becomes a one-line error. */
 async function requestFetch(input: Request): Promise<Response> {
-  const body = input.body ? await input.arrayBuffer() : undefined
   try {
-    return await localFetch(input.url, { method: input.method, headers: Object.fromEntries(input.headers), body, signal: input.signal })
+    return await localFetch(input)
   } catch (error) {
     const code = (error as { cause?: { code?: unknown } })?.cause?.code
     throw new SvcError(`cannot reach ${input.url}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: error })
