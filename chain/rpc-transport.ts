@@ -6,9 +6,11 @@ import { custom, http, type Chain, type EIP1193RequestFn, type Transport } from 
  * HTTP overhead that dominates on Anvil when many payments settle at once.
  */
 export function createRpcTransport(rpcUrl: string, chain: Chain): Transport {
-  const options = { retryCount: 0, timeout: 30_000 } as const
-  const direct = http(rpcUrl, options)({ chain, retryCount: 0 })
-  const batched = http(rpcUrl, { ...options, batch: { wait: 0, batchSize: 100 } })({ chain, retryCount: 0 })
+  // Network-level failures (a dropped keep-alive connection) are retried; the sender treats a re-sent
+  // transaction the node already has as sent.
+  const options = { retryCount: 2, retryDelay: 20, timeout: 30_000 } as const
+  const direct = http(rpcUrl, options)({ chain })
+  const batched = http(rpcUrl, { ...options, batch: { wait: 0, batchSize: 100 } })({ chain })
   let inFlight = 0
   const request = (async (args: Parameters<EIP1193RequestFn>[0]) => {
     const target = inFlight > 0 ? batched : direct

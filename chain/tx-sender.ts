@@ -1,4 +1,5 @@
 import {
+  keccak256,
   TransactionReceiptNotFoundError,
   type Address,
   type Hash,
@@ -82,7 +83,28 @@ export function createTxSender(options: TxSenderOptions): TxSender {
       maxFeePerGas,
       maxPriorityFeePerGas,
     })
-    return client.sendRawTransaction({ serializedTransaction })
+    try {
+      return await client.sendRawTransaction({ serializedTransaction })
+    } catch (error) {
+      // A retried send the node had already taken: the transaction is in, under its own hash.
+      if (/already known|known transaction|already imported/i.test(String((error as Error)?.message))) return keccak256(serializedTransaction)
+      throw error
+    }
+  }
+
+  /** Sends an empty transaction at `txNonce`, a few times if need be; false when the node took none. */
+  async function fillGap(txNonce: number): Promise<boolean> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await signAndSend({ to: account.address, gas: 21_000n }, txNonce)
+        return true
+      } catch (error) {
+        // The nonce is used already (the first send did land): nothing to fill.
+        if (/nonce too low|nonce.*already/i.test(String((error as Error)?.message))) return true
+        await new Promise((resolve) => setTimeout(resolve, 25 * (attempt + 1)))
+      }
+    }
+    return false
   }
 
   return {
@@ -95,9 +117,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
         // The node refused it. Later nonces may already be in its pool, waiting for this one: fill the gap with an
         // empty transaction so they are not stuck; if even that fails, the nonce is stale: ask the node again.
         fees = undefined
-        await signAndSend({ to: account.address, gas: 21_000n }, txNonce).catch(() => {
-          nonce = undefined
-        })
+        if (!(await fillGap(txNonce))) nonce = undefined
         throw error
       }
     },
