@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Express } from 'express'
@@ -9,6 +9,8 @@ import { openDatabase, type OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from './hosts.js'
 import { listen } from './http.js'
 import { loadInstallSecrets } from './secrets.js'
+import { lockDataDir } from './data-lock.js'
+import { applySeed, readSeedFile, type SeedResult } from './seed.js'
 
 export type StartServerOptions = {
   /** Where the SQLite file and the install secrets live; omitted = a temporary directory removed on stop. */
@@ -75,6 +77,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
 export type StartSandboxOptions = Omit<StartServerOptions, 'chain'> &
   Omit<StartChainServicesOptions, 'log'> & {
+    /** A seed file (YAML/JSON) applied once the server runs; see fixtures/demo-seed.yaml. */
+    seedFile?: string | undefined
     /** Called with start-up progress lines. */
     onProgress?: ((line: string) => void) | undefined
   }
@@ -82,6 +86,8 @@ export type StartSandboxOptions = Omit<StartServerOptions, 'chain'> &
 export type Sandbox = {
   chain: ChainServices
   server: RunningServer
+  /** What the seed made, when a seed file was given. */
+  seed?: SeedResult | undefined
   stop(): Promise<void>
 }
 
@@ -90,26 +96,43 @@ export type Sandbox = {
  * gateway), started together; `stop` ends both, Anvil included, and closes the database.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
-  const { dataDir, port, autoVerify, productionFacilitatorUrl, dnsServers, log, onProgress = () => {}, ...chainOptions } = options
-  onProgress('starting the chain (Anvil), the chain manager and the facilitator…')
-  const chain = await startChainServices({ ...chainOptions, log })
+  const { dataDir, port, autoVerify, productionFacilitatorUrl, dnsServers, seedFile, log, onProgress = () => {}, ...chainOptions } = options
+  let unlock = () => {}
+  if (dataDir !== undefined) {
+    mkdirSync(dataDir, { recursive: true })
+    unlock = lockDataDir(dataDir)
+  }
+  let chain: ChainServices | undefined
+  let server: RunningServer | undefined
   try {
+    onProgress('starting the chain (Anvil), the chain manager and the facilitator…')
+    chain = await startChainServices({ ...chainOptions, log })
     onProgress('opening the database and starting the control plane…')
-    const server = await startServer({ dataDir, port, chain, autoVerify, productionFacilitatorUrl, dnsServers, log })
+    server = await startServer({ dataDir, port, chain, autoVerify, productionFacilitatorUrl, dnsServers, log })
+    let seed: SeedResult | undefined
+    if (seedFile) {
+      onProgress(`applying the seed ${seedFile}…`)
+      const spec = readSeedFile(seedFile, { demo_upstream: `http://127.0.0.1:${server.port}/_demo` })
+      seed = await applySeed(spec, { controlUrl: server.controlUrl, sandboxControlUrl: server.sandboxControlUrl })
+    }
     let stopped: Promise<void> | undefined
+    const running = { chain, server }
     return {
-      chain,
-      server,
+      ...running,
+      seed,
       stop() {
         stopped ??= (async () => {
-          await server.stop()
-          await chain.stop()
+          await running.server.stop()
+          await running.chain.stop()
+          unlock()
         })()
         return stopped
       },
     }
   } catch (error) {
-    await chain.stop()
+    await server?.stop()
+    await chain?.stop()
+    unlock()
     throw error
   }
 }

@@ -14,6 +14,7 @@ import { createStatsRoutes } from './stats.js'
 import { createSettlementRoutes } from './settlements.js'
 import { createContractRoutes } from './contract.js'
 import { jsonBody } from '../http.js'
+import { createDemoUpstream } from '../../fixtures/demo-upstream.js'
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -31,6 +32,8 @@ export function createControlRouter(deps: ControlDeps): Router {
     next()
   }
 
+  // The sample upstream of the demo seed (public, no credentials).
+  router.use('/_demo', createDemoUpstream())
   router.use(jsonBody())
   router.use(createContractRoutes())
   router.use(createConfigRoutes(deps))

@@ -11,10 +11,7 @@ import { localFetch } from '../../sdk/local-fetch.js'
 import type { TestServer } from '../helpers/control.js'
 import { newAccount } from '../helpers/payments.js'
 
-/**
- * `localFetch` for callers that pass a `Request` object, as `wrapFetchWithPayment` does: undici's own fetch does not
- * take Node's global `Request`, so its parts are handed over instead.
- */
+/** The fetch buyers use in these tests (`localFetch` takes the `Request` objects `wrapFetchWithPayment` passes). */
 export const requestFetch: typeof fetch = localFetch
 
 /** The official buyer's client: `x402Client` with the exact EVM scheme, allowed to pay the sandbox USDC. */
