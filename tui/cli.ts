@@ -14,6 +14,7 @@ import { registerEndpoints } from './commands/endpoints.js'
 import { registerHosts } from './commands/hosts.js'
 import { registerImport } from './commands/import.js'
 import { registerKeys } from './commands/keys.js'
+import { registerMcp } from './commands/mcp.js'
 import { registerPay } from './commands/pay.js'
 import { registerSandbox } from './commands/sandbox.js'
 import { registerUp } from './commands/up.js'
@@ -53,6 +54,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
   registerSandbox(program, ctx)
   registerPay(program, ctx)
   registerHosts(program, ctx)
+  registerMcp(program, ctx)
 
   try {
     await program.parseAsync(argv)

@@ -1,0 +1,72 @@
+import { z } from 'zod'
+
+/** Input fields and output shapes the svc_* tools share (server/openapi.yaml is the authority for the shapes). */
+
+export const apiId = z.string().min(1).max(200).describe('The API id, e.g. from svc_list_apis or svc_create_api')
+
+export const httpMethod = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']).describe('HTTP method, upper case')
+
+export const jsonSchema = z.record(z.string(), z.unknown())
+
+/** A price: `price` (decimal USDC) or `amount` (atomic units), and where it is paid. */
+export const pricingFields = {
+  price: z
+    .string()
+    .regex(/^\d+(\.\d{1,6})?$/, { error: 'a decimal USDC amount with at most 6 decimals, e.g. "0.01"' })
+    .optional()
+    .describe('Price per request in USDC as a decimal string, e.g. "0.01" (= 10000 atomic units). Give price or amount, not both.'),
+  amount: z
+    .string()
+    .regex(/^[1-9][0-9]{0,77}$/, { error: 'a positive whole number of atomic units, e.g. "10000"' })
+    .optional()
+    .describe('Price per request in atomic units of the asset, e.g. "10000" (USDC has 6 decimals). Give price or amount, not both.'),
+  network: z
+    .string()
+    .regex(/^eip155:[1-9][0-9]*$/, { error: 'a CAIP-2 EVM network id like "eip155:8453"' })
+    .optional()
+    .describe('CAIP-2 network id. Defaults to the Sandbox network (eip155:845320402) with a Sandbox key; required with a live key.'),
+  asset: z
+    .string()
+    .regex(/^0x[0-9a-fA-F]{40}$/, { error: 'a token contract address (0x followed by 40 hex digits)' })
+    .optional()
+    .describe('Token contract address. Defaults to the Sandbox USDC with a Sandbox key; required with a live key.'),
+  max_timeout_seconds: z.int().min(1).max(86_400).optional().describe('Payment validity window in seconds (default 300)'),
+}
+
+const accept = z.looseObject({
+  scheme: z.string(),
+  network: z.string(),
+  asset: z.string(),
+  amount: z.string(),
+  max_timeout_seconds: z.number().optional(),
+  extra: z.record(z.string(), z.unknown()).optional(),
+})
+
+export const apiOutput = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  slug: z.string(),
+  environment: z.string(),
+  upstream_base_url: z.string(),
+  pay_to_mode: z.string(),
+  pay_to_address: z.string().nullable(),
+  discovery_guidance: z.string().nullable(),
+  discovery_contact_email: z.string().nullable(),
+  openapi_version: z.string(),
+  gateway_url: z.string(),
+})
+
+export const endpointOutput = z.looseObject({
+  id: z.string(),
+  api_id: z.string(),
+  method: z.string(),
+  path_pattern: z.string(),
+  accepts: z.array(accept),
+  request_schema: jsonSchema.nullable(),
+  response_schema: jsonSchema.nullable(),
+  schema_source: z.enum(['inferred', 'openapi', 'manual']),
+  enabled: z.boolean(),
+  description: z.string().nullable(),
+  ttl: z.number().nullable(),
+  expires_at: z.string().nullable(),
+})

@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { UsageError } from '../../server/errors.js'
+import { mcpSettings } from '../../tui/commands/mcp.js'
+import { startTestServer, type TestServer } from '../helpers/control.js'
+import { createCli, svcBin } from '../tui/cli-harness.js'
+
+let t: TestServer
+let key: string
+beforeAll(async () => {
+  t = await startTestServer()
+  const { jwt } = await t.signup()
+  key = await t.createKey(jwt, 'development', ['apis:read', 'apis:write'])
+})
+afterAll(async () => {
+  await t?.stop()
+})
+
+/** The parent's environment without svc's own variables. */
+const cleanEnv = () =>
+  Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => !entry[0].startsWith('SVC_') && entry[1] !== undefined))
+
+describe('svc mcp over stdio', () => {
+  test('node bin/svc.js mcp: tools/list and a tool call through the real process', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [svcBin, 'mcp'],
+      env: { ...cleanEnv(), SVC_API_KEY: key, SVC_BASE_URL: t.server.sandboxControlUrl },
+      stderr: 'pipe',
+    })
+    let stderr = ''
+    transport.stderr!.on('data', (chunk) => (stderr += chunk))
+    const client = new Client({ name: 'svc-stdio-test', version: '1.0.0' })
+    await client.connect(transport)
+    try {
+      const { tools } = await client.listTools()
+      expect(tools.map((tool) => tool.name)).toContain('svc_import_openapi')
+      const slug = `mcp-stdio-${process.pid}`
+      const args = { name: 'Stdio', slug, upstream_base_url: 'http://127.0.0.1:9', pay_to_address: '0x000000000000000000000000000000000000bEEF' }
+      const created = await client.callTool({ name: 'svc_create_api', arguments: args })
+      expect(created.isError).toBeFalsy()
+      expect(created.structuredContent).toMatchObject({ slug, environment: 'development' })
+      const listed = await client.callTool({ name: 'svc_list_apis', arguments: {} })
+      expect((listed.structuredContent as any).apis.map((api: any) => api.slug)).toEqual([slug])
+      expect(stderr).toContain(`svc mcp: serving the svc_* tools on stdio for ${t.server.sandboxControlUrl} (Sandbox key)`)
+    } finally {
+      await client.close()
+    }
+  }, 60_000)
+
+  test('the process ends with exit code 0 when stdin closes, and writes nothing but protocol to stdout', async () => {
+    const child = spawn(process.execPath, [svcBin, 'mcp'], { env: { ...cleanEnv(), SVC_API_KEY: key, SVC_BASE_URL: t.server.sandboxControlUrl } })
+    let stdout = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stdin.end()
+    const code = await new Promise((resolve) => child.once('exit', resolve))
+    expect({ code, stdout }).toEqual({ code: 0, stdout: '' })
+  }, 60_000)
+
+  test('without SVC_API_KEY: exit code 2 and one line; a JWT alone is refused (API keys only)', async () => {
+    const cli = createCli()
+    const spawned = await cli.spawn(['mcp'])
+    expect(spawned.code).toBe(2)
+    expect(spawned.stdout).toBe('')
+    expect(spawned.stderr).toBe('svc: svc mcp needs an API key: set SVC_API_KEY (create one with `svc keys create`); API keys only\n')
+
+    const jwt = await cli.run(['mcp'], { SVC_JWT: 'eyJhbGciOiJIUzI1NiJ9.e30.x' })
+    expect(jwt).toEqual({ code: 2, stdout: '', stderr: 'svc: svc mcp takes API keys only: set SVC_API_KEY (a JWT is not accepted)\n' })
+    const odd = await cli.run(['mcp'], { SVC_API_KEY: 'not-a-key' })
+    expect(odd).toMatchObject({ code: 2, stderr: 'svc: SVC_API_KEY must start with svc_sandbox_ or svc_live_\n' })
+  }, 60_000)
+
+  test('the base URL defaults from the key prefix; SVC_BASE_URL wins', () => {
+    expect(mcpSettings({}, { SVC_API_KEY: 'svc_sandbox_abc' })).toEqual({
+      apiKey: 'svc_sandbox_abc',
+      baseUrl: 'http://sandbox.localhost:4020',
+      environment: 'development',
+    })
+    expect(mcpSettings({}, { SVC_API_KEY: 'svc_live_abc' })).toMatchObject({ baseUrl: 'http://api.localhost:4020', environment: 'production' })
+    expect(mcpSettings({}, { SVC_API_KEY: 'svc_live_abc', SVC_BASE_URL: 'https://cp.example.test/' }).baseUrl).toBe('https://cp.example.test')
+    expect(() => mcpSettings({}, { SVC_API_KEY: 'svc_live_abc', SVC_BASE_URL: 'ftp://x' })).toThrow(UsageError)
+    expect(() => mcpSettings({}, { SVC_API_KEY: 'svc_live_abc', SVC_JWT: 'x' })).not.toThrow()
+  })
+})

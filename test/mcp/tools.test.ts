@@ -1,0 +1,141 @@
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startTestServer, type TestServer } from '../helpers/control.js'
+import { connectMcp, payTo, textOf, type McpSession } from './connect.js'
+
+const petstore = readFileSync(new URL('../../fixtures/openapi/petstore-3.0.yaml', import.meta.url), 'utf8')
+const allScopes = ['apis:read', 'apis:write', 'endpoints:read', 'endpoints:write', 'stats:read', 'settlements:read', 'openapi:read']
+
+let t: TestServer
+let mcp: McpSession
+let key: string
+beforeAll(async () => {
+  t = await startTestServer()
+  const { jwt } = await t.signup()
+  key = await t.createKey(jwt, 'development', allScopes)
+  mcp = await connectMcp(t, key)
+})
+afterAll(async () => {
+  await mcp?.close()
+  await t?.stop()
+})
+
+let slugs = 0
+const slug = () => `mcp-${process.pid}-${++slugs}`
+const createApi = (extra: Record<string, unknown> = {}) =>
+  mcp.ok('svc_create_api', { name: 'Pets', slug: slug(), upstream_base_url: 'http://127.0.0.1:9', pay_to_address: payTo, ...extra })
+
+describe('svc mcp tools', () => {
+  test('tools/list: svc_ names, the required tools, descriptions and strict input schemas, no wallet tools', async () => {
+    const { tools } = await mcp.client.listTools()
+    const names = tools.map((tool) => tool.name)
+    expect(names.every((name) => name.startsWith('svc_'))).toBe(true)
+    expect(names).toEqual(
+      expect.arrayContaining([
+        'svc_create_api',
+        'svc_import_openapi',
+        'svc_discovery_urls',
+        'svc_set_discovery_guidance',
+        'svc_update_endpoint_schemas',
+        'svc_list_apis',
+        'svc_list_endpoints',
+        'svc_create_endpoint',
+        'svc_get_stats',
+        'svc_list_settlements',
+      ]),
+    )
+    for (const tool of tools) {
+      expect(tool.description, tool.name).toMatch(/Needs: an API key with /)
+      expect(tool.inputSchema.additionalProperties, tool.name).toBe(false)
+      expect(tool.outputSchema, tool.name).toBeDefined()
+      expect(JSON.stringify(tool), tool.name).not.toMatch(/wallet|private.?key|faucet/i)
+    }
+    const createApiTool = tools.find((tool) => tool.name === 'svc_create_api')!
+    expect(createApiTool.inputSchema.required).toEqual(expect.arrayContaining(['name', 'slug', 'upstream_base_url', 'pay_to_address']))
+  })
+
+  test('svc_create_api, svc_list_apis', async () => {
+    const api = await createApi()
+    expect(api).toMatchObject({ name: 'Pets', environment: 'development', pay_to_mode: 'user_wallet', pay_to_address: payTo })
+    const result = await mcp.call('svc_list_apis')
+    expect(textOf(result)).toContain(`${api.id}`)
+    expect((result.structuredContent as any).apis.map((a: any) => a.id)).toContain(api.id)
+  })
+
+  test('svc_create_endpoint: a USDC price with Sandbox defaults, or atomic units; svc_list_endpoints', async () => {
+    const api = await createApi()
+    const priced = await mcp.ok('svc_create_endpoint', { api_id: api.id, method: 'GET', path_pattern: '/weather/{city}', price: '0.01' })
+    expect(priced).toMatchObject({ schema_source: 'inferred', path_pattern: '/weather/{city}' })
+    expect(priced.accepts).toEqual([
+      expect.objectContaining({ scheme: 'exact', network: 'eip155:845320402', amount: '10000', max_timeout_seconds: 300, extra: expect.objectContaining({ name: 'USDC' }) }),
+    ])
+    const atomic = await mcp.ok('svc_create_endpoint', { api_id: api.id, method: 'POST', path_pattern: '/files/*', amount: '250', ttl: 600 })
+    expect(atomic.accepts[0].amount).toBe('250')
+    expect(atomic.expires_at).toEqual(expect.any(String))
+    const listed = await mcp.ok('svc_list_endpoints', { api_id: api.id })
+    expect(listed.endpoints.map((e: any) => e.id).sort()).toEqual([priced.id, atomic.id].sort())
+
+    const both = await mcp.call('svc_create_endpoint', { api_id: api.id, method: 'GET', path_pattern: '/x', price: '1', amount: '1' })
+    expect(both.isError).toBe(true)
+    expect(textOf(both)).toContain('not both')
+  })
+
+  test('svc_import_openapi: the petstore twice, the second time everything is skipped', async () => {
+    const api = await createApi()
+    const first = await mcp.call('svc_import_openapi', { api_id: api.id, spec: petstore, price: '0.05' })
+    expect(first.isError).toBeFalsy()
+    const created = (first.structuredContent as any).created
+    expect(created.length).toBeGreaterThan(0)
+    expect(created.every((e: any) => e.accepts[0].amount === '50000')).toBe(true)
+    expect(created.some((e: any) => e.schema_source === 'openapi')).toBe(true)
+    expect((first.content[0] as any).text).toMatch(/^Imported \d+ operations: created \d+, skipped 0/)
+
+    const second = await mcp.ok('svc_import_openapi', { api_id: api.id, spec: petstore, amount: '50000' })
+    expect(second).toMatchObject({ created: [], operations: created.length })
+    expect(second.skipped).toHaveLength(created.length)
+  })
+
+  test('svc_discovery_urls and svc_set_discovery_guidance (GET /apis/{id} shows it)', async () => {
+    const api = await createApi()
+    await mcp.ok('svc_create_endpoint', { api_id: api.id, method: 'GET', path_pattern: '/a', price: '0.01' })
+    const urls = await mcp.ok('svc_discovery_urls', { api_id: api.id })
+    expect(urls).toMatchObject({ endpoint_count: 1, discoverable_endpoint_count: 1 })
+    expect(urls.openapi_url).toMatch(/\/openapi\.json$/)
+    expect(urls.well_known_url).toMatch(/\/\.well-known\/x402\.json$/)
+
+    const guided = await mcp.ok('svc_set_discovery_guidance', { api_id: api.id, discovery_guidance: 'Call GET /a first.' })
+    expect(guided.discovery_guidance).toBe('Call GET /a first.')
+    const { body } = await t.call(`/apis/${api.id}`, { host: 'development', key })
+    expect(body.discovery_guidance).toBe('Call GET /a first.')
+
+    const cleared = await mcp.ok('svc_set_discovery_guidance', { api_id: api.id, discovery_guidance: null })
+    expect(cleared.discovery_guidance).toBeNull()
+  })
+
+  test('svc_update_endpoint_schemas: schemas → manual, clear_schemas → inferred', async () => {
+    const api = await createApi()
+    const endpoint = await mcp.ok('svc_create_endpoint', { api_id: api.id, method: 'POST', path_pattern: '/echo', amount: '1000' })
+    const responseSchema = { type: 'object', properties: { echo: { type: 'string' } }, required: ['echo'] }
+    const manual = await mcp.ok('svc_update_endpoint_schemas', { api_id: api.id, endpoint_id: endpoint.id, response_schema: responseSchema })
+    expect(manual).toMatchObject({ schema_source: 'manual', response_schema: responseSchema })
+
+    const inferred = await mcp.ok('svc_update_endpoint_schemas', { api_id: api.id, endpoint_id: endpoint.id, clear_schemas: true })
+    expect(inferred.schema_source).toBe('inferred')
+    expect(inferred.response_schema).not.toEqual(responseSchema)
+
+    const nothing = await mcp.call('svc_update_endpoint_schemas', { api_id: api.id, endpoint_id: endpoint.id })
+    expect(nothing.isError).toBe(true)
+    expect(textOf(nothing)).toContain('nothing to change')
+  })
+
+  test('svc_get_stats and svc_list_settlements', async () => {
+    const stats = await mcp.call('svc_get_stats', { days: 3 })
+    expect(stats.isError).toBeFalsy()
+    expect(stats.structuredContent).toMatchObject({ days: 3, totals: { requests: 0, settlements: 0 }, revenue: [] })
+    expect(textOf(stats)).toContain('revenue nothing yet')
+
+    const page = await mcp.call('svc_list_settlements', { limit: 10 })
+    expect(page.structuredContent).toEqual({ settlements: [], next_cursor: null })
+    expect((page.content[0] as any).text).toBe('0 settlements on this page.')
+  })
+})
