@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import type { Command } from 'commander'
 import { UsageError } from '../../server/errors.js'
 import type { Sandbox } from '../../server/sandbox.js'
+import { readSession } from '../config.js'
 
 type UpOptions = {
   json?: boolean
@@ -16,6 +17,8 @@ type UpOptions = {
   rpcPort: string
   chainManagerPort: string
   facilitatorPort: string
+  seed?: string
+  tui: boolean
 }
 
 /** `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM. */
@@ -31,11 +34,23 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
     .option('--fork-url <url>', 'fork this chain instead of starting offline (SVC_FORK_URL)', env.SVC_FORK_URL)
     .option('--facilitator-url <url>', 'facilitator of production APIs (SVC_FACILITATOR_URL)', env.SVC_FACILITATOR_URL)
     .option('--dns-servers <list>', 'DNS servers for custom-domain checks, comma-separated host[:port] (SVC_DNS_SERVERS)', env.SVC_DNS_SERVERS)
+    .option('--seed <file>', 'apply a seed file once started (account, keys, APIs, endpoints); see fixtures/demo-seed.yaml')
+    .option('--no-tui', 'no dashboard: print the URLs and run until Ctrl-C (the default when stdout is not a terminal)')
     .option('--rpc-port <port>', 'port of the chain RPC; 0 picks a free one', '0')
     .option('--chain-manager-port <port>', 'port of the chain manager; 0 picks a free one', '0')
     .option('--facilitator-port <port>', 'port of the facilitator; 0 picks a free one', '0')
     .action(async (options: UpOptions) => {
-      const say = options.json ? () => {} : (line: string) => process.stderr.write(`${line}\n`)
+      // The dashboard owns the screen: on a terminal, unless --json / --no-tui, and not under CI (Ink draws nothing there).
+      const dashboard = options.tui && !options.json && process.stdout.isTTY === true && process.stdin.isTTY === true && !isCI(env)
+      // While the dashboard runs, log lines are kept and printed once it quits, instead of drawing over it.
+      const held: string[] = []
+      let holding = false
+      const write = (line: string) => {
+        if (!holding) return void process.stderr.write(`${line}\n`)
+        held.push(line)
+        if (held.length > 200) held.shift()
+      }
+      const say = options.json ? () => {} : write
       const ports = {
         port: parsePort(options.port, '--port'),
         rpcPort: parsePort(options.rpcPort, '--rpc-port'),
@@ -56,15 +71,34 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         rpcPort: ports.rpcPort,
         chainManagerPort: ports.chainManagerPort,
         facilitatorPort: ports.facilitatorPort,
-        log: (message) => process.stderr.write(`${message}\n`),
+        seedFile: options.seed,
+        log: write,
         onProgress: (line) => say(`svc: ${line}`),
       })
       const { chain } = sandbox.chain
       chain.on('restart', ({ generation, reason }) => say(`svc: ${reason}: started a fresh chain (generation ${generation}); balances were reset`))
-      chain.on('error', (error) => process.stderr.write(`svc: chain restart failed: ${error.message}\n`))
+      chain.on('error', (error) => write(`svc: chain restart failed: ${error.message}`))
 
-      if (options.json) process.stdout.write(`${JSON.stringify(readyLine(sandbox))}\n`)
-      else printUrls(sandbox, performance.now() - started)
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ ...readyLine(sandbox), ...(sandbox.seed ? { seed: sandbox.seed } : {}) })}\n`)
+        return waitForShutdown(sandbox, say)
+      }
+      if (dashboard) {
+        const { runDashboard } = await import('../dashboard/run.js')
+        holding = true
+        const saved = readSession(env)
+        const jwt = sandbox.seed?.jwt ?? (saved && new URL(saved.base_url).port === String(sandbox.server.port) ? saved.jwt : undefined)
+        const stopOnSignal = () => void sandbox.stop().then(() => process.exit(0))
+        process.once('SIGTERM', stopOnSignal)
+        await runDashboard({ urls: readyLine(sandbox), session: jwt ? { jwt } : undefined })
+        process.off('SIGTERM', stopOnSignal)
+        holding = false
+        for (const line of held) process.stderr.write(`${line}\n`)
+        await sandbox.stop()
+        say('svc: stopped')
+        return
+      }
+      printUrls(sandbox, performance.now() - started)
       await waitForShutdown(sandbox, say)
     })
 }
@@ -86,7 +120,16 @@ export function readyLine({ chain, server }: Sandbox) {
   }
 }
 
-function printUrls({ chain, server }: Sandbox, ms: number) {
+function seedLines(seed: NonNullable<Sandbox['seed']>): string[] {
+  return [
+    `  seed account        ${seed.email} / ${seed.password}`,
+    ...seed.keys.map((k) => `  seed key            ${k.name} (${k.environment}): ${k.key ?? '(exists; its secret was shown when it was made)'}`),
+    ...seed.apis.map((a) => `  seed API            ${a.gateway_url}   (${a.created ? 'created' : 'exists'}, ${a.endpoints_created} endpoints added)`),
+    '',
+  ]
+}
+
+function printUrls({ chain, server, seed }: Sandbox, ms: number) {
   const { hosts } = server
   const usdc = chain.chain.usdc
   const lines = [
@@ -101,9 +144,15 @@ function printUrls({ chain, server }: Sandbox, ms: number) {
     `  chain manager       ${chain.chainManagerUrl}   POST /faucet {"address": "0x…"}`,
     `  facilitator         ${chain.facilitatorUrl}   /supported /verify /settle`,
     '',
+    ...(seed ? seedLines(seed) : []),
     'Press Ctrl-C to stop.',
   ]
   process.stdout.write(`${lines.join('\n')}\n`)
+}
+
+/** CI systems set one of these; Ink renders nothing until exit there. */
+function isCI(env: NodeJS.ProcessEnv): boolean {
+  return ['CI', 'CONTINUOUS_INTEGRATION'].some((name) => env[name] && env[name] !== 'false') || Object.keys(env).some((name) => name.startsWith('CI_'))
 }
 
 function parsePort(value: string, flag: string): number {

@@ -1,0 +1,81 @@
+import { Text } from 'ink'
+import { loginHint } from '../errors.js'
+import { fit, formatPrice, formatTtl } from '../format.js'
+import { visibleItems } from '../layout.js'
+import type { ApiWithEndpoints, Loadable } from '../model.js'
+import { ErrorLine, Line, MoreLine, Panel } from './Panel.js'
+
+export type ApisPanelProps = {
+  loggedIn: boolean
+  apis: Loadable<ApiWithEndpoints[]>
+  /** The sandbox USDC's address: prices in it are shown in USDC. */
+  usdc: string
+  /** Now, in ms: ttl countdowns count to it. */
+  now: number
+  width: number
+  /** Lines for the list below the title. @defaultValue all of them */
+  rows?: number | undefined
+}
+
+type Item = { kind: 'api'; entry: ApiWithEndpoints } | { kind: 'endpoint'; endpoint: ApiWithEndpoints['endpoints'][number] } | { kind: 'none' }
+
+function items(apis: ApiWithEndpoints[]): Item[] {
+  return apis.flatMap((entry): Item[] => [
+    { kind: 'api', entry },
+    ...(entry.endpoints.length ? entry.endpoints.map((endpoint): Item => ({ kind: 'endpoint', endpoint })) : [{ kind: 'none' as const }]),
+  ])
+}
+
+/** Lines the list wants: an API's line, then one per endpoint; one line for an error or an empty list. */
+export function apisPanelWants({ loggedIn, apis }: Pick<ApisPanelProps, 'loggedIn' | 'apis'>): number {
+  return !loggedIn || apis.error || !apis.data?.length ? 1 : items(apis.data).length
+}
+
+const col = { method: 7, price: 14, ttl: 10, enabled: 3 }
+
+/** The seller's Sandbox APIs, each with its endpoints: method, path, price, ttl countdown and whether it is enabled. */
+export function ApisPanel({ loggedIn, apis, usdc, now, width, rows }: ApisPanelProps) {
+  const title = 'APIs & endpoints'
+  if (!loggedIn) return <Panel title={title} summary={loginHint} />
+  if (apis.error) return <Panel title={title}>{rows === 0 ? null : <ErrorLine message={apis.error} />}</Panel>
+  if (!apis.data) return <Panel title={title} summary="loading…" />
+  const endpointCount = apis.data.reduce((n, { endpoints }) => n + endpoints.length, 0)
+  const summary = `${apis.data.length} API${apis.data.length === 1 ? '' : 's'}, ${endpointCount} endpoint${endpointCount === 1 ? '' : 's'}`
+  if (!apis.data.length) return <Panel title={title} summary="none yet: `svc apis create --sandbox …`, then `svc endpoints add …`" />
+  const { shown, hidden } = visibleItems(items(apis.data), rows ?? Number.POSITIVE_INFINITY)
+  const pathWidth = Math.max(8, width - 8 - col.method - col.price - col.ttl - col.enabled - 6)
+  return (
+    <Panel title={title} summary={summary}>
+      {shown.map((item, i) =>
+        item.kind === 'api' ? (
+          <Line key={`api-${item.entry.api.id}`}>
+            <Text bold>{item.entry.api.name}</Text>
+            <Text dimColor>{` (${item.entry.api.slug})`}</Text>
+          </Line>
+        ) : item.kind === 'none' ? (
+          <Line key={`none-${i}`} dim>
+            {'  no endpoints yet'}
+          </Line>
+        ) : (
+          <Line key={item.endpoint.id}>
+            <Text>{`  ${fit(item.endpoint.method, col.method, true)}`}</Text>
+            <Text>{fit(item.endpoint.path_pattern, pathWidth, true)}</Text>
+            <Text color="green">{`  ${fit(price(item.endpoint.accepts, usdc), col.price, true)}`}</Text>
+            <Text color={item.endpoint.expires_at ? 'yellow' : undefined} dimColor={!item.endpoint.expires_at}>
+              {`  ${fit(item.endpoint.expires_at ? `ttl ${formatTtl(item.endpoint.expires_at, now)}` : 'no ttl', col.ttl, true)}`}
+            </Text>
+            {item.endpoint.enabled ? <Text color="green">{'  on'}</Text> : <Text color="red">{'  off'}</Text>}
+          </Line>
+        ),
+      )}
+      <MoreLine hidden={hidden} what="lines" />
+    </Panel>
+  )
+}
+
+/** The first price option, and how many more there are. */
+function price(accepts: { asset: string; amount: string }[], usdc: string): string {
+  const [first] = accepts
+  if (!first) return 'free'
+  return `${formatPrice(first, usdc)}${accepts.length > 1 ? ` +${accepts.length - 1}` : ''}`
+}

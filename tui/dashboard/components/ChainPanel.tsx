@@ -1,0 +1,28 @@
+import { Text } from 'ink'
+import type { ChainInfo, Loadable } from '../model.js'
+
+export type ChainPanelProps = {
+  chainId: number
+  network: string
+  rpcUrl: string
+  chain: Loadable<ChainInfo>
+}
+
+/** One line: `chain 845320402 (eip155:845320402) · block #12 · RPC http://…`, or the chain id and the RPC's error. */
+export function ChainPanel({ chainId, network, rpcUrl, chain }: ChainPanelProps) {
+  const { data, error } = chain
+  return (
+    <Text wrap="truncate-end">
+      <Text bold color="cyan">{`chain ${chainId}`}</Text>
+      {error ? null : <Text dimColor>{` (${network})`}</Text>}
+      {error ? (
+        <Text color="red">{` ✖ ${error}`}</Text>
+      ) : (
+        <Text>
+          {` · block ${data ? `#${data.blockNumber.toLocaleString('en-US')}` : '…'}`}
+          <Text dimColor>{` · RPC ${rpcUrl}`}</Text>
+        </Text>
+      )}
+    </Text>
+  )
+}

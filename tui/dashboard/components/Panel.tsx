@@ -1,0 +1,56 @@
+import { Box, Text } from 'ink'
+import type { ReactNode } from 'react'
+
+export type PanelProps = {
+  title: string
+  /** Dim text after the title, on the same line. */
+  summary?: string | undefined
+  children?: ReactNode
+}
+
+/** A titled section: one title line, then its lines (each cut to the width, never wrapped). */
+export function Panel({ title, summary, children }: PanelProps) {
+  return (
+    <Box flexDirection="column">
+      <TitleLine title={title}>{summary ? <Text dimColor>{summary}</Text> : null}</TitleLine>
+      {children}
+    </Box>
+  )
+}
+
+/** The title in bold cyan, then `children` after two spaces, on one line. */
+export function TitleLine({ title, children }: { title: string; children?: ReactNode }) {
+  return (
+    <Text wrap="truncate-end">
+      <Text bold color="cyan">
+        {title}
+      </Text>
+      {children ? <Text>{'  '}</Text> : null}
+      {children}
+    </Text>
+  )
+}
+
+/** One line of a panel, indented, cut to the width. */
+export function Line({ children, dim }: { children?: ReactNode; dim?: boolean }) {
+  return (
+    <Text wrap="truncate-end" dimColor={dim}>
+      {'  '}
+      {children}
+    </Text>
+  )
+}
+
+/** A failure in one line, in red. */
+export function ErrorLine({ message }: { message: string }) {
+  return (
+    <Line>
+      <Text color="red">{`✖ ${message}`}</Text>
+    </Line>
+  )
+}
+
+/** "… n more" when a list did not fit. */
+export function MoreLine({ hidden, what }: { hidden: number; what: string }) {
+  return hidden > 0 ? <Line dim>{`… ${hidden} more ${what}`}</Line> : null
+}

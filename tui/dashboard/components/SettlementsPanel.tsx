@@ -1,0 +1,56 @@
+import { Text } from 'ink'
+import { loginHint } from '../errors.js'
+import { fit, formatClock, formatPrice, shortHex } from '../format.js'
+import { visibleItems } from '../layout.js'
+import type { Loadable, Settlement } from '../model.js'
+import { ErrorLine, Line, MoreLine, Panel } from './Panel.js'
+
+export type SettlementsPanelProps = {
+  loggedIn: boolean
+  settlements: Loadable<Settlement[]>
+  /** The sandbox USDC's address: amounts in it are shown in USDC. */
+  usdc: string
+  width: number
+  /** Lines for the list below the title. @defaultValue all of them */
+  rows?: number | undefined
+}
+
+/** Lines the list wants: one per settlement; one for an error or an empty list. */
+export function settlementsPanelWants({ loggedIn, settlements }: Pick<SettlementsPanelProps, 'loggedIn' | 'settlements'>): number {
+  return !loggedIn || settlements.error || !settlements.data?.length ? 1 : settlements.data.length
+}
+
+/** Newest first, by creation time then id (as GET /settlements orders them). */
+function newestFirst(settlements: Settlement[]): Settlement[] {
+  return [...settlements].sort((a, b) => (a.created_at === b.created_at ? b.id.localeCompare(a.id) : b.created_at.localeCompare(a.created_at)))
+}
+
+const col = { time: 8, amount: 13, payer: 16, tx: 14 }
+
+/** The seller's latest Sandbox settlements, newest first: time, method and path, amount, payer and transaction. */
+export function SettlementsPanel({ loggedIn, settlements, usdc, width, rows }: SettlementsPanelProps) {
+  const title = 'Settlements'
+  if (!loggedIn) return <Panel title={title} summary={loginHint} />
+  if (settlements.error) return <Panel title={title}>{rows === 0 ? null : <ErrorLine message={settlements.error} />}</Panel>
+  if (!settlements.data) return <Panel title={title} summary="loading…" />
+  if (!settlements.data.length) return <Panel title={title} summary="none yet: paid requests to your Sandbox APIs show here" />
+  const { shown, hidden } = visibleItems(newestFirst(settlements.data), rows ?? Number.POSITIVE_INFINITY)
+  // Narrow terminals drop the transaction, then the payer, before the path gets too short.
+  const showTx = width >= 72
+  const showPayer = width >= 56
+  const pathWidth = Math.max(8, width - 2 - col.time - col.amount - 6 - (showPayer ? col.payer + 2 : 0) - (showTx ? col.tx + 2 : 0))
+  return (
+    <Panel title={title} summary="newest first">
+      {shown.map((s) => (
+        <Line key={s.id}>
+          <Text dimColor>{formatClock(s.created_at)}</Text>
+          <Text>{`  ${fit(`${s.method} ${s.path}`, pathWidth, true)}`}</Text>
+          <Text color="green">{`  ${fit(formatPrice(s, usdc), col.amount, true)}`}</Text>
+          {showPayer ? <Text>{`  from ${shortHex(s.payer)}`}</Text> : null}
+          {showTx ? <Text dimColor>{`  tx ${shortHex(s.transaction)}`}</Text> : null}
+        </Line>
+      ))}
+      <MoreLine hidden={hidden} what="settlements" />
+    </Panel>
+  )
+}
