@@ -130,7 +130,7 @@ describe('WalletPanel', () => {
 
   test('without a session it says how to sign up or log in', () => {
     const { lastFrame } = renderAt(200, <WalletPanel loggedIn={false} wallet={{}} faucet={{ status: 'idle' }} width={200} />)
-    expect(lastFrame()).toBe('Sandbox wallet  not logged in: `svc signup --sandbox` or `svc login --sandbox`, then restart `svc up`')
+    expect(lastFrame()).toBe('Sandbox wallet  not logged in: `svc signup --sandbox` or `svc login --sandbox` (shown here at once)')
   })
 
   test('an error is one line in the panel', () => {

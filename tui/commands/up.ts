@@ -86,11 +86,18 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       if (dashboard) {
         const { runDashboard } = await import('../dashboard/run.js')
         holding = true
-        const saved = readSession(env)
-        const jwt = sandbox.seed?.jwt ?? (saved && new URL(saved.base_url).port === String(sandbox.server.port) ? saved.jwt : undefined)
+        // The seed's seller, else the CLI's saved login for this sandbox (re-read: a later `svc login` shows up).
+        const savedSession = () => {
+          try {
+            const saved = readSession(env)
+            return saved && new URL(saved.base_url).port === String(sandbox.server.port) ? { jwt: saved.jwt } : undefined
+          } catch {
+            return undefined
+          }
+        }
         const stopOnSignal = () => void sandbox.stop().then(() => process.exit(0))
         process.once('SIGTERM', stopOnSignal)
-        await runDashboard({ urls: readyLine(sandbox), session: jwt ? { jwt } : undefined })
+        await runDashboard({ urls: readyLine(sandbox), session: sandbox.seed ? { jwt: sandbox.seed.jwt } : undefined, getSession: savedSession })
         process.off('SIGTERM', stopOnSignal)
         holding = false
         for (const line of held) process.stderr.write(`${line}\n`)

@@ -2,7 +2,7 @@ import { HttpRequestError } from 'viem'
 import { SvcApiError } from '../../sdk/client.js'
 
 /** The hint every panel that needs a session gives. */
-export const loginHint = 'not logged in: `svc signup --sandbox` or `svc login --sandbox`, then restart `svc up`'
+export const loginHint = 'not logged in: `svc signup --sandbox` or `svc login --sandbox` (shown here at once)'
 
 /**
  * One line for a panel: what failed, without library stack or multi-line details. The SDK's messages already read
@@ -10,7 +10,7 @@ export const loginHint = 'not logged in: `svc signup --sandbox` or `svc login --
  */
 export function describeError(error: unknown, context: { rpcUrl?: string } = {}): string {
   if (error instanceof SvcApiError) {
-    if (error.status === 401) return `session rejected (${error.message}): run \`svc login --sandbox\`, then restart \`svc up\``
+    if (error.status === 401) return `session rejected (${error.message}): run \`svc login --sandbox\``
     return error.status === 0 ? error.message : `${error.message} (HTTP ${error.status})`
   }
   if (error instanceof HttpRequestError || (error as { cause?: unknown })?.cause instanceof HttpRequestError)

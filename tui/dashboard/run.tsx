@@ -15,6 +15,8 @@ export type DashboardOptions = {
   }
   /** A session to show the seller's wallet, APIs and settlements (the CLI's saved login, Sandbox environment); undefined → those panels say how to sign up/log in (`svc signup --sandbox`). */
   session?: { jwt: string } | undefined
+  /** Asked at every refresh for the current session (e.g. the CLI's saved login): a login made after start shows up. */
+  getSession?: (() => { jwt: string } | undefined) | undefined
   /** Refresh period for live data. @defaultValue 1000 */
   refreshMs?: number
 }

@@ -1,4 +1,4 @@
-import { useCallback, useMemo } from 'react'
+import { useCallback, useEffect, useMemo, useState } from 'react'
 import { createPublicClient, http } from 'viem'
 import { createSvcClient, type SvcClient } from '../../../sdk/client.js'
 import { describeError } from '../errors.js'
@@ -40,8 +40,16 @@ async function loadApis(client: SvcClient): Promise<ApiWithEndpoints[]> {
 }
 
 /** Every panel's live data, each polled every `refreshMs` against the running sandbox; errors become one line each. */
-export function useDashboardData({ urls, session, refreshMs = 1000 }: DashboardOptions): DashboardData {
-  const jwt = session?.jwt
+export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }: DashboardOptions): DashboardData {
+  const [jwt, setJwt] = useState(session?.jwt ?? getSession?.()?.jwt)
+  useEffect(() => {
+    if (!getSession) return
+    const timer = setInterval(() => {
+      const next = getSession()?.jwt ?? session?.jwt
+      setJwt((current) => (current === next ? current : next))
+    }, refreshMs)
+    return () => clearInterval(timer)
+  }, [getSession, session, refreshMs])
   const { sandbox_control_url: baseUrl, rpc_url: rpcUrl } = urls
   const seller = useMemo(() => (jwt ? createSvcClient({ baseUrl, jwt, environment: 'development' }) : undefined), [baseUrl, jwt])
   const anyone = useMemo(() => createSvcClient({ baseUrl }), [baseUrl])
