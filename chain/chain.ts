@@ -3,20 +3,26 @@ import {
   createPublicClient,
   createTestClient,
   type Chain,
-  type HDAccount,
+  type PrivateKeyAccount,
   type PublicClient,
   type TestClient,
 } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
+import { privateKeyToAccount } from 'viem/accounts'
 import { createRpcTransport } from './rpc-transport.js'
 import { startAnvil, type AnvilProcess, type StartAnvilOptions } from './anvil.js'
-import { accountIndex, sandboxChain, sandboxChainId, sandboxMnemonic, sandboxNetwork } from './constants.js'
+import { devAccountKeys, sandboxChainId, sandboxMnemonic, sandboxNetwork } from './constants.js'
+import { sandboxChain } from './viem-chain.js'
 import { createUsdcFunder, installContracts, type UsdcFunder, type UsdcInfo } from './token.js'
 import { createTxSender, type TxSender } from './tx-sender.js'
 
 export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> & {
   /** How often the chain is checked for a restart or a reset. @defaultValue 1_000 */
   healthIntervalMs?: number | undefined
+  /**
+   * An Anvil already starting (from `startAnvil` with the same options), so a caller can boot it while it loads the
+   * rest of its modules; restarts use the options.
+   */
+  anvil?: Promise<AnvilProcess> | undefined
 }
 
 type ChainEvents = {
@@ -39,7 +45,7 @@ export type SandboxChain = EventEmitter<ChainEvents> & {
   readonly generation: number
   readonly client: PublicClient
   readonly testClient: TestClient
-  readonly accounts: { minter: HDAccount; relayer: HDAccount }
+  readonly accounts: { minter: PrivateKeyAccount; relayer: PrivateKeyAccount }
   readonly minter: TxSender
   readonly usdcFunder: UsdcFunder
   /** Milliseconds from the call to a chain with contracts installed. */
@@ -55,16 +61,16 @@ export type SandboxChain = EventEmitter<ChainEvents> & {
  */
 export async function startChain(options: StartChainOptions = {}): Promise<SandboxChain> {
   const started = performance.now()
-  const { healthIntervalMs = 1_000, ...anvilOptions } = options
-  let anvil: AnvilProcess = await startAnvil({ ...anvilOptions, chainId: sandboxChainId, mnemonic: sandboxMnemonic })
+  const { healthIntervalMs = 1_000, anvil: starting, ...anvilOptions } = options
+  let anvil: AnvilProcess = await (starting ?? startAnvil({ ...anvilOptions, chainId: sandboxChainId, mnemonic: sandboxMnemonic }))
   const rpcUrl = anvil.rpcUrl
   const chain = sandboxChain(rpcUrl)
   const transport = createRpcTransport(rpcUrl, chain)
   const client = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient
   const testClient = createTestClient({ chain, transport, mode: 'anvil' })
   const accounts = {
-    minter: mnemonicToAccount(sandboxMnemonic, { addressIndex: accountIndex.minter }),
-    relayer: mnemonicToAccount(sandboxMnemonic, { addressIndex: accountIndex.relayer }),
+    minter: privateKeyToAccount(devAccountKeys.minter),
+    relayer: privateKeyToAccount(devAccountKeys.relayer),
   }
   const minter = createTxSender({ client, account: accounts.minter, chainId: sandboxChainId })
   let usdc = await installContracts({ client, testClient, minter })

@@ -1,4 +1,4 @@
-import { defineChain, type Address } from 'viem'
+import type { Address } from 'viem'
 
 /** The sandbox chain's id: every development payment settles here. */
 export const sandboxChainId = 845_320_402
@@ -25,12 +25,11 @@ export const sandboxMnemonic = 'test test test test test test test test test tes
 
 export const accountIndex = { minter: 0, relayer: 1 } as const
 
-/** viem chain definition of the sandbox chain at a given RPC URL. */
-export function sandboxChain(rpcUrl: string) {
-  return defineChain({
-    id: sandboxChainId,
-    name: 'svc sandbox',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-  })
-}
+/**
+ * The private keys of those two accounts, as the mnemonic derives them (m/44'/60'/0'/0/0 and /1). Kept here because
+ * deriving them costs ~70 ms each at start-up (PBKDF2 in JavaScript); a test checks they match the mnemonic.
+ */
+export const devAccountKeys = {
+  minter: '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80',
+  relayer: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+} as const

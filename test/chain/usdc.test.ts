@@ -565,3 +565,12 @@ describe('access control', () => {
     )
   })
 })
+
+describe('dev accounts', () => {
+  test('the hard-coded minter and relayer keys are the mnemonic accounts 0 and 1', async () => {
+    const { mnemonicToAccount, privateKeyToAccount } = await import('viem/accounts')
+    const { accountIndex, devAccountKeys, sandboxMnemonic } = await import('../../chain/constants.js')
+    for (const role of ['minter', 'relayer'] as const)
+      expect(privateKeyToAccount(devAccountKeys[role]).address).toBe(mnemonicToAccount(sandboxMnemonic, { addressIndex: accountIndex[role] }).address)
+  })
+})

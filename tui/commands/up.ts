@@ -58,23 +58,34 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         facilitatorPort: parsePort(options.facilitatorPort, '--facilitator-port'),
       }
       const started = performance.now()
-      // Loaded here, not at the top: every other command starts without the server's modules.
-      const [{ startSandbox }, { resolveAnvilBinary }] = await Promise.all([import('../../server/sandbox.js'), import('../../chain/anvil.js')])
-      const sandbox = await startSandbox({
-        dataDir: options.ephemeral ? undefined : options.dataDir,
-        port: ports.port,
-        autoVerify: options.autoVerify,
-        binary: resolveAnvilBinary(env.SVC_ANVIL_BIN),
-        forkUrl: options.forkUrl,
-        productionFacilitatorUrl: options.facilitatorUrl,
-        dnsServers: options.dnsServers?.split(',').map((s) => s.trim()).filter(Boolean),
-        rpcPort: ports.rpcPort,
-        chainManagerPort: ports.chainManagerPort,
-        facilitatorPort: ports.facilitatorPort,
-        seedFile: options.seed,
-        log: write,
-        onProgress: (line) => say(`svc: ${line}`),
-      })
+      // Anvil boots in its own process while this one loads the server's modules (the larger part of start-up).
+      const { startAnvil, resolveAnvilBinary } = await import('../../chain/anvil.js')
+      const anvilOptions = { binary: resolveAnvilBinary(env.SVC_ANVIL_BIN), forkUrl: options.forkUrl, port: ports.rpcPort }
+      const anvil = startAnvil(anvilOptions)
+      anvil.catch(() => {})
+      let sandbox: Sandbox
+      try {
+        const { startSandbox } = await import('../../server/sandbox.js')
+        sandbox = await startSandbox({
+          dataDir: options.ephemeral ? undefined : options.dataDir,
+          port: ports.port,
+          autoVerify: options.autoVerify,
+          binary: anvilOptions.binary,
+          forkUrl: anvilOptions.forkUrl,
+          rpcPort: ports.rpcPort,
+          anvil,
+          productionFacilitatorUrl: options.facilitatorUrl,
+          dnsServers: options.dnsServers?.split(',').map((s) => s.trim()).filter(Boolean),
+          chainManagerPort: ports.chainManagerPort,
+          facilitatorPort: ports.facilitatorPort,
+          seedFile: options.seed,
+          log: write,
+          onProgress: (line) => say(`svc: ${line}`),
+        })
+      } catch (error) {
+        await anvil.then((process) => process.stop(), () => {})
+        throw error
+      }
       const { chain } = sandbox.chain
       chain.on('restart', ({ generation, reason }) => say(`svc: ${reason}: started a fresh chain (generation ${generation}); balances were reset`))
       chain.on('error', (error) => write(`svc: chain restart failed: ${error.message}`))
