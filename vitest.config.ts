@@ -9,5 +9,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     setupFiles: ['./test/setup.ts'],
+    globalSetup: ['./test/global-setup.ts'],
   },
 })

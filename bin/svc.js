@@ -1,6 +1,16 @@
 #!/usr/bin/env node
-// The `svc` command: runs the TypeScript sources through tsx, so there is no build step.
-import { register } from 'tsx/esm/api'
+// The `svc` command. It runs the sources transpiled to dist/ (rebuilt here first when a source is newer), which
+// starts about twice as fast as running TypeScript through a loader; if the build cannot run, tsx is the fallback.
+import { build, isFresh } from './build.js'
 
-register()
-await import('../tui/cli.ts')
+let entry = '../dist/tui/cli.js'
+try {
+  if (!isFresh()) await build()
+} catch (error) {
+  process.stderr.write(`svc: could not build dist/ (${error?.message?.split('\n')[0]}); running the TypeScript sources\n`)
+  const { register } = await import('tsx/esm/api')
+  register()
+  entry = '../tui/cli.ts'
+}
+const { run } = await import(entry)
+await run()

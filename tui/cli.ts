@@ -71,7 +71,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
   }
 }
 
-/** True when this module is the program (bin/svc.js or `tsx tui/cli.ts`), not a module a test imports. */
+/** True when this module is the program (`tsx tui/cli.ts`, `node dist/tui/cli.js`), not a module a test imports. */
 function isEntryPoint(): boolean {
   const entry = process.argv[1]
   if (!entry) return false
@@ -82,15 +82,16 @@ function isEntryPoint(): boolean {
       return path
     }
   }
-  const self = fileURLToPath(import.meta.url)
-  const bin = fileURLToPath(new URL('../bin/svc.js', import.meta.url))
-  return [real(self), real(bin)].includes(real(entry))
+  return real(fileURLToPath(import.meta.url)) === real(entry)
 }
 
-if (isEntryPoint()) {
+/** Runs the command line of this process and exits with its code (bin/svc.js calls this). */
+export async function run(): Promise<never> {
   const code = await main(process.argv, process.env)
   // Let a large answer (a CSV export) reach a pipe before exiting.
   await new Promise((resolve) => process.stdout.write('', resolve))
   // prool's child-process cleanup can keep the event loop alive for seconds after stop: leave now.
   process.exit(code)
 }
+
+if (isEntryPoint()) await run()
