@@ -74,6 +74,8 @@ describe('svc pay', () => {
     })
     const { settlements } = await cli.json(['settlements', '--api', apiId])
     expect(settlements[0]).toMatchObject({ transaction: answer.payment_response.transaction, amount: '20000', method: 'POST', path: '/echo/post' })
+    const table = await cli.ok(['settlements', '--api', apiId])
+    expect(table).toMatch(/POST \/echo\/post +0\.02 USDC +0x/)
     const csv = (await cli.ok(['settlements', '--csv', '--api', apiId])).trim().split('\r\n')
     expect(csv).toHaveLength(3)
   })

@@ -66,12 +66,15 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
         const limit = o.limit === undefined ? undefined : parseInteger(o.limit, '--limit', 1, 200)
         const page = await call.client().settlements.list({ ...filter, limit, cursor: o.cursor })
         if (call.out.isJson) return call.out.json(page)
-        call.out.table(['CREATED', 'API', 'REQUEST', 'AMOUNT', 'PAYER', 'TRANSACTION'], page.settlements.map(settlementRow), 'no settlements')
+        // Amounts of the Sandbox USDC read as USDC; other assets stay in atomic units.
+        const usdc = await call.client().config.localDev().then((c) => c.usdc.address.toLowerCase(), () => undefined)
+        call.out.table(['CREATED', 'API', 'REQUEST', 'AMOUNT', 'PAYER', 'TRANSACTION'], page.settlements.map((s) => settlementRow(s, usdc)), 'no settlements')
         if (page.next_cursor) call.out.line(call.out.dim(`more: run again with --cursor ${page.next_cursor} (and the same filters)`))
       }),
     )
 }
 
-function settlementRow(s: Settlement) {
-  return [s.created_at, s.api_id, `${s.method} ${s.path}`, s.amount, s.payer, s.transaction]
+function settlementRow(s: Settlement, usdc: string | undefined) {
+  const amount = usdc && s.asset.toLowerCase() === usdc ? `${formatQuantity(s.amount, 6)} USDC` : `${s.amount} units`
+  return [s.created_at, s.api_id, `${s.method} ${s.path}`, amount, s.payer, s.transaction]
 }
