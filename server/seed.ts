@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs'
+import { parseUnits } from 'viem'
 import { parse } from 'yaml'
+import { usdcDecimals } from '../chain/constants.js'
 import { z } from 'zod'
 import { createSvcClient, SvcApiError, type SvcClient } from '../sdk/client.js'
 import type { Accept } from '../sdk/types.js'
@@ -71,10 +73,7 @@ export function readSeedFile(file: string, vars: { demo_upstream: string }): See
   return result.data
 }
 
-const usdc = (price: string) => {
-  const [whole, fraction = ''] = price.split('.')
-  return (BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, '0'))).toString()
-}
+const usdc = (price: string) => parseUnits(price, usdcDecimals).toString()
 
 /**
  * Applies a seed through the control plane, idempotently: an existing account is logged into, existing keys (by name),

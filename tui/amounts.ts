@@ -1,9 +1,10 @@
-import { formatUnits } from 'viem'
+import { formatUnits, parseUnits } from 'viem'
+import { usdcDecimals } from '../chain/constants.js'
 import type { Accept } from '../sdk/types.js'
 import { UsageError } from '../server/errors.js'
 
 /** USDC has 6 decimals: 0.01 USDC is 10000 atomic units. */
-export const usdcDecimals = 6
+export { usdcDecimals }
 
 /** A decimal amount of whole units ("0.01") in atomic units ("10000" with 6 decimals); refuses more decimals than the token has. */
 export function parseDecimalAmount(value: string, flag: string, decimals = usdcDecimals): string {
@@ -11,7 +12,7 @@ export function parseDecimalAmount(value: string, flag: string, decimals = usdcD
   if (!match) throw new UsageError(`${flag} must be a decimal amount like 0.01, got "${value}"`)
   const [, whole = '', fraction = ''] = match
   if (fraction.length > decimals) throw new UsageError(`${flag} has more than ${decimals} decimals: "${value}"`)
-  const atomic = BigInt(whole + fraction.padEnd(decimals, '0'))
+  const atomic = parseUnits(`${whole}.${fraction || '0'}`, decimals)
   if (atomic === 0n) throw new UsageError(`${flag} must be more than 0, got "${value}"`)
   return atomic.toString()
 }

@@ -18,6 +18,7 @@
  * /.well-known/x402 lists the same operations as absolute URLs on the requested host, with the OpenAPI path as
  * written (`http://host/files/{path}`): the template names the resource, and requested as is it reaches the paid route.
  */
+import { usdcDecimals } from '../../chain/constants.js'
 import type { ApiRow, EndpointRow } from '../db/tables.js'
 import { inferredRequestComment, pathParameters, type JsonSchema } from '../control/schema-inference.js'
 
@@ -38,7 +39,6 @@ export type OpenApiPath = {
   parameters: { name: string; catchAll: boolean }[]
 }
 
-const usdcDecimals = 6
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The OpenAPI path of a path pattern (see the module comment). */

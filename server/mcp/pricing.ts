@@ -1,16 +1,15 @@
+import { parseUnits } from 'viem'
 import { z } from 'zod'
+import { usdcDecimals } from '../../chain/constants.js'
 import type { Accept } from '../../sdk/types.js'
 import { pricingFields } from './schemas.js'
 import type { McpContext } from './tool.js'
-
-const usdcDecimals = 6
 
 export type Pricing = z.output<z.ZodObject<typeof pricingFields>>
 
 /** "0.01" USDC → "10000" atomic units. */
 export function usdcToAtomic(price: string): string {
-  const [whole = '0', fraction = ''] = price.split('.')
-  return BigInt(whole + fraction.padEnd(usdcDecimals, '0')).toString()
+  return parseUnits(price, usdcDecimals).toString()
 }
 
 /**

@@ -1,7 +1,7 @@
 import { formatUnits } from 'viem'
+import { usdcDecimals } from '../../chain/constants.js'
 
 /** USDC (the sandbox token and the real one) has 6 decimals. */
-const usdcDecimals = 6
 
 /** `0x1234…abcd`: a long hex string (address, transaction hash, key) shortened to its first and last 4 digits. */
 export function shortHex(hex: string, digits = 4): string {
