@@ -27,7 +27,7 @@ export class SvcApiError extends Error {
 }
 
 /** The first `code` (ECONNREFUSED, ENOTFOUND…) in an error's cause chain. */
-function errorCode(error: unknown): string | undefined {
+export function errorCode(error: unknown): string | undefined {
   for (let current = error, depth = 0; current && depth < 5; depth++) {
     const { code, errors, cause, message } = current as { code?: unknown; errors?: unknown[]; cause?: unknown; message?: unknown }
     if (typeof code === 'string') return code

@@ -1,4 +1,5 @@
 import type { Command } from 'commander'
+import { errorCode } from '../../sdk/client.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { SvcError, UsageError } from '../../server/errors.js'
 import { describeAccept, parseDecimalAmount } from '../amounts.js'
@@ -12,8 +13,8 @@ async function requestFetch(input: Request): Promise<Response> {
   try {
     return await localFetch(input)
   } catch (error) {
-    const code = (error as { cause?: { code?: unknown } })?.cause?.code
-    throw new SvcError(`cannot reach ${input.url}${typeof code === 'string' ? ` (${code})` : ''}`, { cause: error })
+    const code = errorCode(error)
+    throw new SvcError(`cannot reach ${input.url}${code ? ` (${code})` : ''}`, { cause: error })
   }
 }
 
