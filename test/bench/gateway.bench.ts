@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process'
+import { localFetch } from '../../sdk/local-fetch.js'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -9,7 +10,6 @@ import { decodePaymentResponseHeader } from '@x402/core/http'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { Pool } from 'undici'
-import { requestFetch } from '../gateway/helpers.js'
 import { newAccount } from '../helpers/payments.js'
 import { startSvcProcess } from '../helpers/svc-process.js'
 import type { StackConfig } from './gateway-stack.js'
@@ -79,7 +79,7 @@ export async function benchGateway({
     const { facilitator_url, rpc_url, chain_manager_url } = svcUp.ready
     const info = (await (await fetch(`${chain_manager_url}/chain`)).json()) as { network: `${string}:${string}`; usdc: { address: `0x${string}`; name: string; version: string; decimals: number } }
     const post = async (url: string, body: unknown, headers: Record<string, string> = {}) => {
-      const response = await requestFetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+      const response = await localFetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
       return { status: response.status, body: (await response.json()) as any }
     }
     const balanceOf = async (address: string) =>
@@ -119,7 +119,7 @@ export async function benchGateway({
       await post(`${chain_manager_url}/faucet`, { address: account.address, asset: 'usdc', amount: '100' })
       const client = new x402Client().register(info.network, new ExactEvmScheme(account))
       client.setSpendControls({ allowedAssets: [{ network: info.network, asset: info.usdc.address, maxAmountPerPayment: amount }] })
-      return wrapFetchWithPayment(requestFetch, client)
+      return wrapFetchWithPayment(localFetch, client)
     }
     const stacks: Stack[] = [
       { name: 'svc', child: svc.child, url: `http://${slug}.dev.localhost:${svc.port}`, host: `${slug}.dev.localhost:${svc.port}`, payTo: svcPayTo, pay: await buyer() },

@@ -11,9 +11,6 @@ import { localFetch } from '../../sdk/local-fetch.js'
 import type { TestServer } from '../helpers/control.js'
 import { newAccount } from '../helpers/payments.js'
 
-/** The fetch buyers use in these tests (`localFetch` takes the `Request` objects `wrapFetchWithPayment` passes). */
-export const requestFetch: typeof fetch = localFetch
-
 /** The official buyer's client: `x402Client` with the exact EVM scheme, allowed to pay the sandbox USDC. */
 export function buyerClient(services: ChainServices, buyer: LocalAccount, maxAmountPerPayment = '10000000'): x402Client {
   const client = new x402Client().register('eip155:845320402', new ExactEvmScheme(buyer))
@@ -21,14 +18,14 @@ export function buyerClient(services: ChainServices, buyer: LocalAccount, maxAmo
   return client
 }
 
-/** `wrapFetchWithPayment` around `requestFetch` for `buyer`. */
+/** `wrapFetchWithPayment` around `localFetch` for `buyer`. */
 export function payingFetch(services: ChainServices, buyer: LocalAccount): typeof fetch {
-  return wrapFetchWithPayment(requestFetch, buyerClient(services, buyer))
+  return wrapFetchWithPayment(localFetch, buyerClient(services, buyer))
 }
 
 /** Probes `url` for its 402 and signs a payment for it: the PAYMENT-SIGNATURE header value. */
 export async function signedPaymentFor(services: ChainServices, buyer: LocalAccount, url: string, method = 'GET'): Promise<string> {
-  const probe = await requestFetch(url, { method })
+  const probe = await localFetch(url, { method })
   await probe.arrayBuffer()
   if (probe.status !== 402) throw new Error(`expected a 402 from ${url}, got ${probe.status}`)
   const required = decodePaymentRequiredHeader(probe.headers.get('payment-required')!)

@@ -1,11 +1,12 @@
 import { createServer } from 'node:net'
+import { localFetch } from '../../sdk/local-fetch.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { paidRouteDefaults } from '../../server/gateway/paid-route.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { newAccount } from '../helpers/payments.js'
-import { addEndpoint, createApi, errorOf, newSeller, payingFetch, requestFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance } from './helpers.js'
+import { addEndpoint, createApi, errorOf, newSeller, payingFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance } from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
@@ -88,7 +89,7 @@ describe('a settlement that fails', () => {
     const url = `${api.gateway}/delay/300`
     const signatures = [await signedPaymentFor(services, poor, url), await signedPaymentFor(services, poor, url)]
     const calls = upstream.calls.length
-    const responses = await Promise.all(signatures.map((signature) => requestFetch(url, { headers: { 'payment-signature': signature } })))
+    const responses = await Promise.all(signatures.map((signature) => localFetch(url, { headers: { 'payment-signature': signature } })))
     expect(upstream.calls.length).toBe(calls + 2)
     const [paid, refused] = responses[0]!.status === 200 ? responses : [responses[1]!, responses[0]!]
     expect(paid!.status).toBe(200)
@@ -121,7 +122,7 @@ describe('payments the gateway refuses', () => {
     await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern: '/other', accepts: [sandboxAccept(services, '999')] })
     cases.push([{ 'payment-signature': await signedPaymentFor(services, buyer, `${api.gateway}/other`) }, /matches none of the accepted payment options/])
     for (const [headers, error] of cases) {
-      const response = await requestFetch(url, { headers })
+      const response = await localFetch(url, { headers })
       expect(response.status).toBe(402)
       expect(response.headers.get('payment-required')).toBeTruthy()
       expect((await errorOf(response))).toMatch(error)
@@ -139,12 +140,12 @@ describe('payments the gateway refuses', () => {
       ['GET', '/weather/'],
       ['GET', '/weather/Lima/extra'],
     ] as const) {
-      const response = await requestFetch(`${api.gateway}${path}`, { method })
+      const response = await localFetch(`${api.gateway}${path}`, { method })
       expect(response.status).toBe(404)
       expect(await response.json()).toEqual({ error: `no paid route for ${method} ${path}` })
     }
     // Dot segments are resolved before matching: a priced pattern cannot be walked out of.
-    const walked = await requestFetch(`${api.gateway}/weather/%2e%2e/echo/free`)
+    const walked = await localFetch(`${api.gateway}/weather/%2e%2e/echo/free`)
     expect(walked.status).toBe(404)
     expect(upstream.calls.length).toBe(calls)
   })
@@ -156,7 +157,7 @@ describe('no facilitator', () => {
     const api = await createApi(t, seller, upstream.url, 'production')
     const accept = { scheme: 'exact', network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '10000' }
     await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern: '/weather/{city}', accepts: [accept] }, 'production')
-    const response = await requestFetch(`${api.gateway}/weather/Lima`)
+    const response = await localFetch(`${api.gateway}/weather/Lima`)
     expect(response.status).toBe(503)
     expect((await errorOf(response))).toMatch(/SVC_FACILITATOR_URL/)
   })
@@ -167,7 +168,7 @@ describe('no facilitator', () => {
       const seller = await newSeller(bare)
       const api = await createApi(bare, seller, upstream.url)
       await addEndpoint(bare, seller, api.id, { method: 'GET', path_pattern: '/weather/{city}', accepts: [sandboxAccept(services)] })
-      const response = await requestFetch(`${api.gateway}/weather/Lima`)
+      const response = await localFetch(`${api.gateway}/weather/Lima`)
       expect(response.status).toBe(503)
       expect((await errorOf(response))).toMatch(/Sandbox chain is not running/)
     } finally {

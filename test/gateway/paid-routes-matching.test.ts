@@ -1,9 +1,10 @@
 import { decodePaymentRequiredHeader } from '@x402/core/http'
+import { localFetch } from '../../sdk/local-fetch.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { newAccount, waitFor } from '../helpers/payments.js'
-import { addEndpoint, createApi, newSeller, payingFetch, requestFetch, sandboxAccept, startUpstream, usdcBalance } from './helpers.js'
+import { addEndpoint, createApi, newSeller, payingFetch, sandboxAccept, startUpstream, usdcBalance } from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
@@ -22,7 +23,7 @@ afterAll(async () => {
 
 /** The amount a 402 of `url` asks for, or the status when it is not a 402. */
 async function priceOf(url: string, method = 'GET'): Promise<string | number> {
-  const response = await requestFetch(url, { method })
+  const response = await localFetch(url, { method })
   await response.arrayBuffer()
   if (response.status !== 402) return response.status
   return decodePaymentRequiredHeader(response.headers.get('payment-required')!).accepts[0]!.amount
@@ -94,7 +95,7 @@ describe('an ephemeral (ttl) endpoint', () => {
     await services.manager.fund(buyer.address, 'usdc', '1')
     const response = await payingFetch(services, buyer)(`${api.gateway}/weather/Quito`)
     expect(response.status).toBe(200)
-    const after = await requestFetch(`${api.gateway}/weather/Quito`)
+    const after = await localFetch(`${api.gateway}/weather/Quito`)
     expect(after.status).toBe(410)
     expect(await after.json()).toEqual({ error: 'this one-time endpoint was used up by an earlier payment' })
     const listed = await t.call(`/apis/${api.id}/endpoints`, { jwt: seller.jwt, environment: 'development' })

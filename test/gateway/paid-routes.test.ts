@@ -1,11 +1,12 @@
 import { request as httpRequest } from 'node:http'
+import { localFetch } from '../../sdk/local-fetch.js'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { newAccount, waitFor } from '../helpers/payments.js'
-import { addEndpoint, createApi, newSeller, errorOf, payingFetch, requestFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance } from './helpers.js'
+import { addEndpoint, createApi, newSeller, errorOf, payingFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance } from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
@@ -84,7 +85,7 @@ describe('an unpaid request', () => {
     })
     const calls = upstream.calls.length
     const url = `${api.gateway}/weather/Oslo?units=metric`
-    const response = await requestFetch(url)
+    const response = await localFetch(url)
     expect(response.status).toBe(402)
     expect(response.headers.get('cache-control')).toBe('no-store')
     const required = decodePaymentRequiredHeader(response.headers.get('payment-required')!)
@@ -120,13 +121,13 @@ describe('a payment used twice', () => {
     await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern: '/weather/{city}', accepts: [sandboxAccept(services)] })
     const url = `${api.gateway}/weather/Rome`
     const signature = await signedPaymentFor(services, buyer, url)
-    const first = await requestFetch(url, { headers: { 'payment-signature': signature } })
+    const first = await localFetch(url, { headers: { 'payment-signature': signature } })
     expect(first.status).toBe(200)
     await first.arrayBuffer()
     const calls = upstream.calls.length
     const balance = await usdcBalance(services, buyer.address)
 
-    const replay = await requestFetch(url, { headers: { 'payment-signature': signature } })
+    const replay = await localFetch(url, { headers: { 'payment-signature': signature } })
     expect(replay.status).toBe(402)
     expect((await errorOf(replay))).toMatch(/nonce_already_used/)
     expect(replay.headers.get('payment-required')).toBeTruthy()
@@ -143,7 +144,7 @@ describe('a payment used twice', () => {
     const url = `${api.gateway}/echo/twice`
     const signature = await signedPaymentFor(services, buyer, url)
     const calls = upstream.calls.length
-    const responses = await Promise.all([0, 1].map(() => requestFetch(url, { headers: { 'payment-signature': signature } })))
+    const responses = await Promise.all([0, 1].map(() => localFetch(url, { headers: { 'payment-signature': signature } })))
     expect(responses.map((r) => r.status).sort()).toEqual([200, 402])
     expect(upstream.calls.length).toBe(calls + 1)
     expect(await usdcBalance(services, seller.payTo)).toBe(10000n)
