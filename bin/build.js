@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-export const sourceDirs = ['chain', 'server', 'sdk', 'tui', 'fixtures']
+export const sourceDirs = ['core', 'chain', 'server', 'sdk', 'mcp', 'tui', 'fixtures']
 const assets = ['server/openapi.yaml']
 const stampFile = join(root, 'dist', '.built')
 

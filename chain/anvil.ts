@@ -1,9 +1,10 @@
-import './polyfill.js'
+import '../core/polyfill.js'
 import { existsSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { Instance } from 'prool'
-import { sandboxChainId, sandboxMnemonic } from './constants.js'
+import { sandboxMnemonic } from './constants.js'
+import { sandboxChainId } from '../core/sandbox-usdc.js'
 
 export type StartAnvilOptions = {
   /** Anvil binary. @defaultValue the `@foundry-rs/anvil-linux-amd64` binary, else `anvil` on PATH */

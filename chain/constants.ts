@@ -1,21 +1,7 @@
 import type { Address } from 'viem'
 
-/** The sandbox chain's id: every development payment settles here. */
-export const sandboxChainId = 845_320_402
-
-/** CAIP-2 id of the sandbox chain, as x402 names it. */
-export const sandboxNetwork = `eip155:${sandboxChainId}` as const
-
-/** Mainnet (Base) USDC address: the sandbox token lives at the same address, so configs look like production. */
-export const usdcAddress: Address = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
-
 /** Canonical Multicall3 address; the x402 facilitator uses it to explain failed payments. */
 export const multicall3Address: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
-
-/** EIP-712 domain of the offline sandbox USDC (the `extra` of every sandbox accept). */
-export const sandboxUsdcDomain = { name: 'USDC', version: '2' } as const
-
-export const usdcDecimals = 6
 
 /**
  * Anvil's well-known development mnemonic. Account 0 owns and mints the sandbox USDC (chain manager),

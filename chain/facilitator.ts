@@ -4,7 +4,7 @@ import { parsePaymentPayload, parsePaymentRequirements } from '@x402/core/schema
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import type { Express } from 'express'
-import { createErrorHandler, createJsonApp, notFoundHandler } from '../server/http.js'
+import { createErrorHandler, createJsonApp, notFoundHandler } from '../core/http.js'
 import type { SandboxChain } from './chain.js'
 import { createRelayerSigner } from './relayer.js'
 

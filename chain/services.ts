@@ -1,7 +1,7 @@
 import { startChain, type SandboxChain, type StartChainOptions } from './chain.js'
 import { createChainManager, type ChainManager, type ChainManagerOptions } from './manager.js'
 import { createFacilitator, type SandboxFacilitator } from './facilitator.js'
-import { listen } from '../server/http.js'
+import { listen } from '../core/http.js'
 
 export type StartChainServicesOptions = StartChainOptions &
   Pick<ChainManagerOptions, 'defaultEthWei' | 'defaultUsdcBase'> & {

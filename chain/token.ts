@@ -1,7 +1,8 @@
 import { encodeFunctionData, numberToHex, type Address, type Hex, type PublicClient, type TestClient } from 'viem'
 import { multicall3DeployedBytecode } from './contracts/generated/multicall3.js'
 import { sandboxUsdcAbi, sandboxUsdcDeployedBytecode } from './contracts/generated/sandboxUsdc.js'
-import { multicall3Address, sandboxUsdcDomain, usdcAddress, usdcDecimals } from './constants.js'
+import { multicall3Address } from './constants.js'
+import { sandboxUsdcDomain, usdcAddress, usdcDecimals } from '../core/sandbox-usdc.js'
 import type { TxSender } from './tx-sender.js'
 
 export type UsdcInfo = {

@@ -1,5 +1,5 @@
 import { defineChain } from 'viem'
-import { sandboxChainId } from './constants.js'
+import { sandboxChainId } from '../core/sandbox-usdc.js'
 
 /** viem chain definition of the sandbox chain at a given RPC URL. */
 export function sandboxChain(rpcUrl: string) {

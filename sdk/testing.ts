@@ -3,14 +3,14 @@
  * ports — chain, facilitator, control planes and gateway — with a verified seller, a Sandbox API key and a funded
  * buyer. Several can run at once (parallel CI jobs); `stop()` leaves nothing behind.
  */
-import '../chain/polyfill.js'
+import '../core/polyfill.js'
 import { randomBytes } from 'node:crypto'
 import { x402Client } from '@x402/core/client'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { scopes } from '../server/control/scopes.js'
+import { scopes } from '../core/scopes.js'
 import { startSandbox as startServices } from '../server/sandbox.js'
 import { createSvcClient, type SvcClient } from './client.js'
 import { localFetch } from './local-fetch.js'

@@ -1,5 +1,7 @@
 /** Shapes of the control plane's answers (server/openapi.yaml is the authority). */
-export type Environment = 'production' | 'development'
+import type { Environment } from '../core/hosts.js'
+
+export type { Environment }
 
 export type User = { id: string; email: string; email_verified: boolean; created_at: string }
 export type Session = { token: string; user: User }

@@ -2,8 +2,8 @@ import type { Express } from 'express'
 import { createControlRouter } from './control/index.js'
 import type { ControlDeps } from './control/context.js'
 import { createGateway, type Gateway } from './gateway/index.js'
-import { createErrorHandler, createJsonApp, notFoundHandler } from './http.js'
-import { routeHost } from './hosts.js'
+import { createErrorHandler, createJsonApp, notFoundHandler } from '../core/http.js'
+import { routeHost } from '../core/hosts.js'
 
 /**
  * One express app for every host, routed by the Host header: the two control planes, the gateway hosts

@@ -1,6 +1,6 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { SvcError } from './errors.js'
+import { SvcError } from '../core/errors.js'
 
 /**
  * Claims a data dir for one `svc up`: a `svc.lock` file holding the pid. A second start on the same dir is refused

@@ -6,11 +6,10 @@ import { startChainServices, type ChainServices, type StartChainServicesOptions 
 import { createApp } from './app.js'
 import type { Gateway } from './gateway/index.js'
 import { openDatabase, type OpenedDatabase } from './db/database.js'
-import { controlUrl, defaultHosts, type Hosts } from './hosts.js'
-import { listen } from './http.js'
+import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
+import { listen, type Listening } from '../core/http.js'
 import { loadInstallSecrets } from './secrets.js'
 import { lockDataDir } from './data-lock.js'
-import { applySeed, readSeedFile, type SeedResult } from './seed.js'
 
 export type StartServerOptions = {
   /** Where the SQLite file and the install secrets live; omitted = a temporary directory removed on stop. */
@@ -77,8 +76,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 
 export type StartSandboxOptions = Omit<StartServerOptions, 'chain'> &
   Omit<StartChainServicesOptions, 'log'> & {
-    /** A seed file (YAML/JSON) applied once the server runs; see fixtures/demo-seed.yaml. */
-    seedFile?: string | undefined
+    /**
+     * Serve the sample upstream of the demo seed (fixtures/demo-upstream.ts) on a listener of its own; its URL is
+     * `demoUpstreamUrl`. Only a seed that names `{{demo_upstream}}` asks for it. @defaultValue false
+     */
+    demoUpstream?: boolean | undefined
     /** Called with start-up progress lines. */
     onProgress?: ((line: string) => void) | undefined
   }
@@ -86,8 +88,8 @@ export type StartSandboxOptions = Omit<StartServerOptions, 'chain'> &
 export type Sandbox = {
   chain: ChainServices
   server: RunningServer
-  /** What the seed made, when a seed file was given. */
-  seed?: SeedResult | undefined
+  /** `http://127.0.0.1:PORT` of the demo upstream, when `demoUpstream` asked for it. */
+  demoUpstreamUrl?: string | undefined
   stop(): Promise<void>
 }
 
@@ -96,7 +98,7 @@ export type Sandbox = {
  * gateway), started together; `stop` ends both, Anvil included, and closes the database.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
-  const { dataDir, port, autoVerify, productionFacilitatorUrl, dnsServers, seedFile, log, onProgress = () => {}, ...chainOptions } = options
+  const { dataDir, port, autoVerify, productionFacilitatorUrl, dnsServers, demoUpstream, log, onProgress = () => {}, ...chainOptions } = options
   let unlock = () => {}
   if (dataDir !== undefined) {
     mkdirSync(dataDir, { recursive: true })
@@ -104,24 +106,24 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   }
   let chain: ChainServices | undefined
   let server: RunningServer | undefined
+  let demo: Listening | undefined
   try {
     onProgress('starting the chain (Anvil), the chain manager and the facilitator…')
     chain = await startChainServices({ ...chainOptions, log })
     onProgress('opening the database and starting the control plane…')
     server = await startServer({ dataDir, port, chain, autoVerify, productionFacilitatorUrl, dnsServers, log })
-    let seed: SeedResult | undefined
-    if (seedFile) {
-      onProgress(`applying the seed ${seedFile}…`)
-      const spec = readSeedFile(seedFile, { demo_upstream: `http://127.0.0.1:${server.port}/_demo` })
-      seed = await applySeed(spec, { controlUrl: server.controlUrl, sandboxControlUrl: server.sandboxControlUrl })
+    if (demoUpstream) {
+      const { startDemoUpstream } = await import('../fixtures/demo-upstream.js')
+      demo = await startDemoUpstream()
     }
     let stopped: Promise<void> | undefined
     const running = { chain, server }
     return {
       ...running,
-      seed,
+      demoUpstreamUrl: demo?.url,
       stop() {
         stopped ??= (async () => {
+          await demo?.close()
           await running.server.stop()
           await running.chain.stop()
           unlock()
@@ -130,6 +132,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
       },
     }
   } catch (error) {
+    await demo?.close()
     await server?.stop()
     await chain?.stop()
     unlock()

@@ -1,1 +1,1 @@
-import '../chain/polyfill.js'
+import '../core/polyfill.js'

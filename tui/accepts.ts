@@ -1,5 +1,5 @@
 import type { Accept } from '../sdk/types.js'
-import { UsageError } from '../server/errors.js'
+import { UsageError } from '../core/errors.js'
 import type { Call } from './context.js'
 import { parseInteger } from './inputs.js'
 import { requestEnvironment } from './settings.js'

@@ -1,7 +1,7 @@
 import { formatUnits, parseUnits } from 'viem'
-import { usdcDecimals } from '../chain/constants.js'
+import { usdcDecimals } from '../core/sandbox-usdc.js'
 import type { Accept } from '../sdk/types.js'
-import { UsageError } from '../server/errors.js'
+import { UsageError } from '../core/errors.js'
 
 /** USDC has 6 decimals: 0.01 USDC is 10000 atomic units. */
 export { usdcDecimals }

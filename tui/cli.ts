@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-import '../chain/polyfill.js'
+import '../core/polyfill.js'
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
 import { SvcApiError } from '../sdk/client.js'
-import { SvcError } from '../server/errors.js'
+import { SvcError } from '../core/errors.js'
 import { registerAnalytics } from './commands/analytics.js'
 import { registerApis } from './commands/apis.js'
 import { registerAuth } from './commands/auth.js'

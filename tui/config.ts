@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { z } from 'zod'
-import { UsageError } from '../server/errors.js'
+import { UsageError } from '../core/errors.js'
 
 /** The login session the CLI keeps between runs. */
 const sessionSchema = z.object({

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { parse as parseYaml } from 'yaml'
-import { UsageError } from '../server/errors.js'
+import { UsageError } from '../core/errors.js'
 
 /** A whole number option within bounds. */
 export function parseInteger(value: string, flag: string, min: number, max: number): number {

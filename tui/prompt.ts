@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline'
 import { Writable } from 'node:stream'
-import { UsageError } from '../server/errors.js'
+import { UsageError } from '../core/errors.js'
 import type { Io } from './output.js'
 
 /** Everything on stdin, for `--password-stdin`: the first line, without its line break. */

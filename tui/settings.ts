@@ -1,6 +1,6 @@
 import { createSvcClient, type SvcClient } from '../sdk/client.js'
-import type { Environment } from '../sdk/types.js'
-import { UsageError } from '../server/errors.js'
+import { defaultHosts, defaultPort, keyEnvironment, type Environment } from '../core/hosts.js'
+import { UsageError } from '../core/errors.js'
 import { readSession, type SavedSession } from './config.js'
 
 /** The options every command takes (declared on the program). */
@@ -12,9 +12,9 @@ export type GlobalOptions = {
   jwt?: string
 }
 
-export const defaultPort = 4020
-const controlHosts: Record<Environment, string> = { production: 'api.localhost', development: 'sandbox.localhost' }
-const kitHostnames = new Set(['api.localhost', 'sandbox.localhost', 'localhost', '127.0.0.1'])
+const kitHosts = defaultHosts(defaultPort)
+const controlHosts: Record<Environment, string> = { production: kitHosts.controlHost, development: kitHosts.sandboxControlHost }
+const kitHostnames = new Set([kitHosts.controlHost, kitHosts.sandboxControlHost, 'localhost', '127.0.0.1'])
 
 /** Where and as whom the CLI talks to the control plane. Precedence: flags, then environment variables, then the saved session. */
 export type Settings = {
@@ -36,12 +36,6 @@ export function askedEnvironment(flags: GlobalOptions, env: NodeJS.ProcessEnv): 
   return sandbox === '1' || sandbox === 'true' ? 'development' : undefined
 }
 
-/** The environment an API key is bound to, from its prefix. */
-export function keyEnvironment(apiKey: string): Environment | undefined {
-  if (apiKey.startsWith('svc_live_')) return 'production'
-  if (apiKey.startsWith('svc_sandbox_')) return 'development'
-  return undefined
-}
 
 /**
  * The control-plane URL of an environment: `http://api.localhost:4020` or `http://sandbox.localhost:4020`. When the

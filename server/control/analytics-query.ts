@@ -1,8 +1,8 @@
 import { sql, type AliasedRawBuilder } from 'kysely'
 import { z } from 'zod'
-import { sandboxNetwork, usdcAddress, usdcDecimals } from '../../chain/constants.js'
-import { BadRequestError } from '../errors.js'
-import { formatZodError } from '../http.js'
+import { sandboxNetwork, usdcAddress, usdcDecimals } from '../../core/sandbox-usdc.js'
+import { BadRequestError } from '../../core/errors.js'
+import { formatZodError } from '../../core/http.js'
 
 /**
  * Query-string parsing shared by the analytics routes (GET /stats/overview, GET /settlements): strict (unknown

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto'
 import { Router } from 'express'
 import { z } from 'zod'
-import { NotFoundError } from '../errors.js'
-import { parseBody } from '../http.js'
+import { NotFoundError } from '../../core/errors.js'
+import { parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
 import type { ApiKeyRow } from '../db/tables.js'
-import { apiKeyPrefix, guard, hashApiKey, principalOf, type ControlDeps } from './context.js'
-import { isPreset, isScope, presets, scopes, type Scope } from './scopes.js'
+import { apiKeyPrefixes } from '../../core/hosts.js'
+import { guard, hashApiKey, principalOf, type ControlDeps } from './context.js'
+import { isPreset, isScope, presets, scopes, type Scope } from '../../core/scopes.js'
 
 const createKeySchema = z
   .strictObject({
@@ -50,13 +51,13 @@ export function createApiKeyRoutes(deps: ControlDeps): Router {
     const body = parseBody(createKeySchema, req.body)
     const { user, environment } = principalOf(req)
     const keyScopes = resolveScopes(body.scopes ?? [], body.preset)
-    const secret = `${apiKeyPrefix(environment)}${randomBytes(24).toString('base64url')}`
+    const secret = `${apiKeyPrefixes[environment]}${randomBytes(24).toString('base64url')}`
     const key: ApiKeyRow = {
       id: newId('key'),
       user_id: user.id,
       name: body.name,
       environment,
-      prefix: secret.slice(0, apiKeyPrefix(environment).length + 6),
+      prefix: secret.slice(0, apiKeyPrefixes[environment].length + 6),
       key_hash: hashApiKey(secret),
       scopes: JSON.stringify(keyScopes),
       created_at: nowIso(),

@@ -1,8 +1,8 @@
 import { getAddress, isAddress } from 'viem'
 import { z } from 'zod'
-import { ConflictError, NotFoundError } from '../errors.js'
+import { ConflictError, NotFoundError } from '../../core/errors.js'
 import type { ApiRow } from '../db/tables.js'
-import { gatewayHost, isSlug, reservedSlugs } from '../hosts.js'
+import { gatewayHost, isSlug, reservedSlugs } from '../../core/hosts.js'
 import type { ControlDeps, Principal } from './context.js'
 
 /** zod error for a field: `required` when it is missing, `message` when it has the wrong type or value. */

@@ -2,8 +2,8 @@ import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
 import { Router } from 'express'
 import { z } from 'zod'
-import { ConflictError, ForbiddenError, SvcError, UnauthorizedError, BadRequestError } from '../errors.js'
-import { parseBody } from '../http.js'
+import { ConflictError, ForbiddenError, SvcError, UnauthorizedError, BadRequestError } from '../../core/errors.js'
+import { parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
 import type { UserRow } from '../db/tables.js'
 import { guard, principalOf, signSessionToken, type ControlDeps } from './context.js'
@@ -40,7 +40,8 @@ export function publicUser(user: UserRow) {
 
 /** Writes a verification mail to the local outbox (nothing leaves the machine) and returns its token. */
 export async function sendVerificationMail(deps: ControlDeps, user: UserRow): Promise<string> {
-  const token = randomBytes(24).toString('base64url')
+  // Hex, so a token never starts with '-' (which a command line would read as an option).
+  const token = randomBytes(24).toString('hex')
   const createdAt = nowIso()
   await deps.db
     .insertInto('email_verifications')

@@ -1,6 +1,6 @@
 import { Router } from 'express'
-import { sandboxChainId, sandboxNetwork, usdcAddress, usdcDecimals, sandboxUsdcDomain } from '../../chain/constants.js'
-import { controlUrl } from '../hosts.js'
+import { sandboxChainId, sandboxNetwork, usdcAddress, usdcDecimals, sandboxUsdcDomain } from '../../core/sandbox-usdc.js'
+import { apiKeyPrefixes, controlUrl, environments } from '../../core/hosts.js'
 import type { ControlDeps } from './context.js'
 
 /** The sandbox payment token as the control plane advertises it (also the `extra` of Sandbox accepts). */
@@ -27,10 +27,10 @@ export function createConfigRoutes(deps: ControlDeps): Router {
       gateway_port: hosts.port,
       base_url: controlUrl(hosts, 'production'),
       sandbox_base_url: controlUrl(hosts, 'development'),
-      environments: ['production', 'development'],
+      environments,
       schemes: ['exact'],
       payment_tokens: [{ environment: 'development', ...sandboxUsdc(deps) }],
-      api_key_prefixes: { production: 'svc_live_', development: 'svc_sandbox_' },
+      api_key_prefixes: apiKeyPrefixes,
     })
   })
 

@@ -3,11 +3,12 @@ import type { Request, RequestHandler } from 'express'
 import { jwtVerify, SignJWT } from 'jose'
 import type { Kysely } from 'kysely'
 import type { ChainServices } from '../../chain/services.js'
-import { ForbiddenError, SvcError, UnauthorizedError } from '../errors.js'
-import type { Database, Environment, UserRow } from '../db/tables.js'
-import type { Hosts } from '../hosts.js'
+import { ForbiddenError, SvcError, UnauthorizedError } from '../../core/errors.js'
+import type { Database, UserRow } from '../db/tables.js'
+import { keyEnvironment, type Environment } from '../../core/hosts.js'
+import type { Hosts } from '../../core/hosts.js'
 import type { InstallSecrets } from '../secrets.js'
-import type { Scope } from './scopes.js'
+import type { Scope } from '../../core/scopes.js'
 
 /** What the control plane needs; built once by the composition root. */
 export type ControlDeps = {
@@ -53,8 +54,6 @@ export function hashApiKey(secret: string): string {
   return createHash('sha256').update(secret).digest('hex')
 }
 
-const keyPrefixes = { production: 'svc_live_', development: 'svc_sandbox_' } as const
-export const apiKeyPrefix = (environment: Environment) => keyPrefixes[environment]
 
 /** last_used_at is written at most this often per key, so reads stay reads. */
 const lastUsedEveryMs = 60_000
@@ -91,11 +90,7 @@ export function createAuthenticator(deps: ControlDeps) {
   }
 
   async function fromApiKey(secret: string, req: Request, hostEnvironment: Environment): Promise<Principal> {
-    const environment: Environment | undefined = secret.startsWith(keyPrefixes.production)
-      ? 'production'
-      : secret.startsWith(keyPrefixes.development)
-        ? 'development'
-        : undefined
+    const environment = keyEnvironment(secret)
     // A key used against the other environment's base URL, or with a header naming the other environment,
     // fails at once: it is never looked up.
     if (!environment || environment !== hostEnvironment) throw invalidToken()

@@ -1,7 +1,7 @@
 import { Router } from 'express'
 import { sql } from 'kysely'
 import type { ApiRow } from '../db/tables.js'
-import { gatewayHost } from '../hosts.js'
+import { gatewayHost } from '../../core/hosts.js'
 import { findOwnedApi, param } from './api-service.js'
 import { guard, principalOf, type ControlDeps } from './context.js'
 import { purgeExpired } from './endpoint-service.js'

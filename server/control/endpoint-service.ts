@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
-import { sandboxNetwork } from '../../chain/constants.js'
-import { BadRequestError, ConflictError, NotFoundError } from '../errors.js'
+import { sandboxNetwork } from '../../core/sandbox-usdc.js'
+import { BadRequestError, ConflictError, NotFoundError } from '../../core/errors.js'
 import { newId, nowIso } from '../ids.js'
 import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
 import { isUniqueViolation } from './api-service.js'

@@ -1,5 +1,5 @@
 import { Router, type RequestHandler } from 'express'
-import type { Environment } from '../db/tables.js'
+import type { Environment } from '../../core/hosts.js'
 import { createApiKeyRoutes } from './api-keys.js'
 import { createApiRoutes } from './apis.js'
 import { createAuthRoutes, createSessionRoutes } from './auth.js'
@@ -13,8 +13,7 @@ import { createDomainRoutes } from './domains.js'
 import { createStatsRoutes } from './stats.js'
 import { createSettlementRoutes } from './settlements.js'
 import { createContractRoutes } from './contract.js'
-import { jsonBody } from '../http.js'
-import { createDemoUpstream } from '../../fixtures/demo-upstream.js'
+import { jsonBody } from '../../core/http.js'
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -32,8 +31,6 @@ export function createControlRouter(deps: ControlDeps): Router {
     next()
   }
 
-  // The sample upstream of the demo seed (public, no credentials).
-  router.use('/_demo', createDemoUpstream())
   router.use(jsonBody())
   router.use(createContractRoutes())
   router.use(createConfigRoutes(deps))

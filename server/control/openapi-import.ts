@@ -1,6 +1,6 @@
 import { Router } from 'express'
 import { z } from 'zod'
-import { parseBody } from '../http.js'
+import { parseBody } from '../../core/http.js'
 import type { EndpointRow } from '../db/tables.js'
 import { findOwnedApi, required, param } from './api-service.js'
 import { guard, principalOf, type ControlDeps } from './context.js'

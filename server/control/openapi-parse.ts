@@ -1,6 +1,6 @@
 import { dereference } from '@apidevtools/json-schema-ref-parser'
 import { parse as parseYaml } from 'yaml'
-import { BadRequestError } from '../errors.js'
+import { BadRequestError } from '../../core/errors.js'
 import type { JsonSchema } from './schema-inference.js'
 
 export type ParsedOperation = {

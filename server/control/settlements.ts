@@ -1,6 +1,6 @@
 import { Router, type Response } from 'express'
 import { z } from 'zod'
-import { BadRequestError } from '../errors.js'
+import { BadRequestError } from '../../core/errors.js'
 import type { SettlementRow } from '../db/tables.js'
 import { csvLine, settlementColumns } from './analytics-csv.js'
 import { decodeCursor, encodeCursor, parseQuery, queryId, queryInt, queryMoment, queryString, addDays, type Cursor } from './analytics-query.js'

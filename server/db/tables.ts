@@ -1,7 +1,6 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
+import type { Environment } from '../../core/hosts.js'
 
-/** `production` (live) or `development` (Sandbox). Every API and its data belongs to one. */
-export type Environment = 'production' | 'development'
 
 export type UsersTable = {
   id: string

@@ -1,6 +1,6 @@
 import type { ControlDeps } from '../control/context.js'
 import type { ApiRow } from '../db/tables.js'
-import type { HostRoute } from '../hosts.js'
+import type { HostRoute } from '../../core/hosts.js'
 import type { GatewayStore } from './gateway-store.js'
 import { resolveGatewayApi } from './resolve.js'
 

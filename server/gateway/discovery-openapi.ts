@@ -18,7 +18,7 @@
  * /.well-known/x402 lists the same operations as absolute URLs on the requested host, with the OpenAPI path as
  * written (`http://host/files/{path}`): the template names the resource, and requested as is it reaches the paid route.
  */
-import { usdcDecimals } from '../../chain/constants.js'
+import { usdcDecimals } from '../../core/sandbox-usdc.js'
 import type { ApiRow, EndpointRow } from '../db/tables.js'
 import { inferredRequestComment, pathParameters, type JsonSchema } from '../control/schema-inference.js'
 

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import type { ControlDeps } from '../control/context.js'
-import type { HostRoute } from '../hosts.js'
+import type { HostRoute } from '../../core/hosts.js'
 import { createApiCache } from './api-cache.js'
 import { createDiscoveryHandlers } from './discovery-documents.js'
 import { openGatewayStore } from './gateway-store.js'

@@ -1,5 +1,5 @@
 import type { ApiRow } from '../db/tables.js'
-import type { HostRoute } from '../hosts.js'
+import type { HostRoute } from '../../core/hosts.js'
 import type { ControlDeps } from '../control/context.js'
 
 /** The API a gateway host serves: `{slug}.dev.localhost` / `{slug}.localhost`, or a verified custom hostname. */

@@ -3,7 +3,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
 import type { ControlDeps } from '../control/context.js'
 import type { ApiRow } from '../db/tables.js'
-import { SvcError } from '../errors.js'
+import { SvcError } from '../../core/errors.js'
 
 /** The facilitator of an API cannot be used: no chain, no SVC_FACILITATOR_URL, or it does not answer. */
 export class FacilitatorUnavailableError extends SvcError {

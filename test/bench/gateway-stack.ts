@@ -7,7 +7,7 @@
  * - `reference`: express + `paymentMiddleware` of `@x402/express` with an `x402ResourceServer` on an
  *   `HTTPFacilitatorClient` to that facilitator, then a streaming proxy (undici) to the upstream.
  */
-import '../../chain/polyfill.js'
+import '../../core/polyfill.js'
 import express from 'express'
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
@@ -15,7 +15,7 @@ import { paymentMiddleware } from '@x402/express'
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar'
 import { Agent } from 'undici'
 import type { ChainServices } from '../../chain/services.js'
-import { listen } from '../../server/http.js'
+import { listen } from '../../core/http.js'
 import { startServer } from '../../server/sandbox.js'
 
 export type StackConfig =

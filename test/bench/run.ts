@@ -2,7 +2,7 @@
  * `npm run bench`: measures svc's figures side by side in one run and prints one JSON document.
  * Targets come from the issues; `pass` says whether this run met them.
  */
-import '../../chain/polyfill.js'
+import '../../core/polyfill.js'
 import { benchChainReady, benchSettleThroughput, benchSvcUpReady } from './chain.bench.js'
 import { benchControlPlane } from './control.bench.js'
 import { benchGateway } from './gateway.bench.js'

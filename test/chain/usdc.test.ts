@@ -23,7 +23,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startChain, type SandboxChain } from '../../chain/chain.js'
-import { sandboxChainId } from '../../chain/constants.js'
+import { sandboxChainId } from '../../core/sandbox-usdc.js'
 import { sandboxUsdcAbi } from '../../chain/contracts/generated/sandboxUsdc.js'
 
 const authorizationFields = [

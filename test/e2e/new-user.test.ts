@@ -12,6 +12,8 @@ import { join } from 'node:path'
 import { setTimeout as delay } from 'node:timers/promises'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { Listening } from '../../core/http.js'
+import { startDemoUpstream } from '../../fixtures/demo-upstream.js'
 
 const repo = fileURLToPath(new URL('../..', import.meta.url))
 const svcBin = join(repo, 'bin/svc.js')
@@ -25,6 +27,8 @@ const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
 
 let dir: string
 let port: number
+/** The seller's upstream: the sample API of the demo seed, on a port of its own. */
+let upstream: Listening
 
 async function eventually(what: string, check: () => boolean, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs
@@ -54,8 +58,10 @@ beforeAll(async () => {
   await once(probe, 'listening')
   port = (probe.address() as AddressInfo).port
   probe.close()
+  upstream = await startDemoUpstream()
 })
-afterAll(() => {
+afterAll(async () => {
+  await upstream.close()
   tmux('kill-server')
   rmSync(dir, { recursive: true, force: true })
 })
@@ -82,7 +88,7 @@ describe.skipIf(!hasTmux)('a new user', () => {
     const key = (await svc(['keys', 'create', '--name', 'ci', '--preset', 'apiManager', '--sandbox', '--json'])).json()
     expect(key.key).toMatch(/^svc_sandbox_/)
     const api = (
-      await svc(['apis', 'create', '--name', 'Demo', '--slug', 'demo', '--upstream', `http://127.0.0.1:${port}/_demo`, '--pay-to', '0x000000000000000000000000000000000000bEEF', '--sandbox', '--json'])
+      await svc(['apis', 'create', '--name', 'Demo', '--slug', 'demo', '--upstream', upstream.url, '--pay-to', '0x000000000000000000000000000000000000bEEF', '--sandbox', '--json'])
     ).json()
     await svc(['endpoints', 'add', api.id, '--method', 'GET', '--path', '/weather/{city}', '--price', '0.01', '--sandbox'])
 

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { createSvcClient } from '../../sdk/client.js'
-import { createMcpServer } from '../../server/mcp/server.js'
+import { createMcpServer } from '../../mcp/server.js'
 import type { TestServer } from '../helpers/control.js'
 
 export type McpSession = {

@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createSvcClient } from '../../sdk/client.js'
-import { createMcpServer } from '../../server/mcp/server.js'
+import { createMcpServer } from '../../mcp/server.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { connectMcp, payTo, textOf, type McpSession } from './connect.js'
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import type { Environment } from '../../server/db/tables.js'
+import type { Environment } from '../../core/hosts.js'
 import { startTestServer, type CallOptions, type TestServer } from '../helpers/control.js'
 
 let t: TestServer

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
-import { scopes, type Scope } from '../../server/control/scopes.js'
+import { scopes, type Scope } from '../../core/scopes.js'
 import { startTestServer, type CallOptions, type TestServer } from '../helpers/control.js'
 
 let chain: ChainServices

@@ -16,7 +16,7 @@ import { formatTtl, formatUsdc, shortHex } from '../../tui/dashboard/format.js'
 import { useKeys } from '../../tui/dashboard/hooks/use-keys.js'
 import { useWindowSize } from '../../tui/dashboard/hooks/use-window-size.js'
 import { allocateRows } from '../../tui/dashboard/layout.js'
-import type { DashboardOptions } from '../../tui/dashboard/run.js'
+import type { DashboardOptions } from '../../tui/dashboard/model.js'
 import { waitFor } from '../helpers/payments.js'
 
 afterEach(() => cleanup())

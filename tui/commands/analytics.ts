@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { Settlement, StatsRevenue } from '../../sdk/types.js'
-import { UsageError } from '../../server/errors.js'
+import { UsageError } from '../../core/errors.js'
 import { formatQuantity } from '../amounts.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import { parseInteger } from '../inputs.js'

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { Api, ApiInput } from '../../sdk/types.js'
-import { UsageError } from '../../server/errors.js'
+import { UsageError } from '../../core/errors.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import type { Output } from '../output.js'
 

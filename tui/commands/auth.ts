@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { Session } from '../../sdk/types.js'
-import { UsageError } from '../../server/errors.js'
+import { UsageError } from '../../core/errors.js'
 import { configPath, removeSession, writeSession } from '../config.js'
 import { action, addCommand, type Call, type CliContext } from '../context.js'
 import { promptSecret, readStdinLine } from '../prompt.js'

@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { Endpoint, EndpointUpdate } from '../../sdk/types.js'
-import { UsageError } from '../../server/errors.js'
+import { UsageError } from '../../core/errors.js'
 import { acceptsFor, type AcceptFlags } from '../accepts.js'
 import { describeAccept, priceFrom, type PriceOptions } from '../amounts.js'
 import { action, addCommand, type CliContext } from '../context.js'

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs'
 import type { Command } from 'commander'
-import { defaultHosts, isSlug } from '../../server/hosts.js'
-import { SvcError, UsageError } from '../../server/errors.js'
+import { defaultHosts, isSlug } from '../../core/hosts.js'
+import { SvcError, UsageError } from '../../core/errors.js'
 import { action, addCommand, type CliContext } from '../context.js'
 
 export const beginMarker = '# svc begin'

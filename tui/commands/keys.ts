@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { ApiKey } from '../../sdk/types.js'
-import { UsageError } from '../../server/errors.js'
+import { UsageError } from '../../core/errors.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import { parseList } from '../inputs.js'
 

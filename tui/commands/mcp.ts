@@ -2,9 +2,10 @@ import type { Readable, Writable } from 'node:stream'
 import type { Command } from 'commander'
 import { createSvcClient } from '../../sdk/client.js'
 import type { Environment } from '../../sdk/types.js'
-import { UsageError } from '../../server/errors.js'
+import { UsageError } from '../../core/errors.js'
 import type { CliContext } from '../context.js'
-import { controlUrlFor, keyEnvironment, type GlobalOptions } from '../settings.js'
+import { keyEnvironment } from '../../core/hosts.js'
+import { controlUrlFor, type GlobalOptions } from '../settings.js'
 
 export type McpSettings = { apiKey: string; baseUrl: string; environment: Environment }
 
@@ -47,7 +48,7 @@ export function registerMcp(program: Command, ctx: CliContext) {
       const { apiKey, baseUrl, environment } = mcpSettings(command.optsWithGlobals() as GlobalOptions, ctx.env)
       // Loaded here, so other commands do not load the MCP SDK.
       const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js')
-      const { createMcpServer } = await import('../../server/mcp/server.js')
+      const { createMcpServer } = await import('../../mcp/server.js')
       const server = createMcpServer({ client: createSvcClient({ baseUrl, apiKey }), environment })
       // The CLI's io is the process's own streams here (processIo); the transport needs them as streams.
       const stdin = ctx.io.stdin as Readable

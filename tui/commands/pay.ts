@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import { errorCode } from '../../sdk/client.js'
 import { localFetch } from '../../sdk/local-fetch.js'
-import { SvcError, UsageError } from '../../server/errors.js'
+import { SvcError, UsageError } from '../../core/errors.js'
 import { describeAccept, parseDecimalAmount } from '../amounts.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import { parseHeaders, readTextFile } from '../inputs.js'

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Command } from 'commander'
 import type { SvcClient } from '../../sdk/client.js'
 import type { Balances, SandboxWallet } from '../../sdk/types.js'
-import { SvcError, UsageError } from '../../server/errors.js'
+import { SvcError, UsageError } from '../../core/errors.js'
 import { formatQuantity, usdcDecimals } from '../amounts.js'
 import { action, addCommand, type Call, type CliContext } from '../context.js'
 

@@ -1,7 +1,9 @@
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { Command } from 'commander'
-import { UsageError } from '../../server/errors.js'
+import { UsageError } from '../../core/errors.js'
+import { defaultPort } from '../../core/hosts.js'
+import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
 import type { Sandbox } from '../../server/sandbox.js'
 import { readSession } from '../config.js'
 
@@ -27,7 +29,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
     .command('up')
     .description('start the sandbox: chain, chain manager, facilitator, control planes and gateway')
     .option('--json', 'print exactly one JSON line with the URLs when ready')
-    .option('--port <port>', 'port of the control planes and the gateway; 0 picks a free one', env.SVC_PORT ?? '4020')
+    .option('--port <port>', 'port of the control planes and the gateway; 0 picks a free one', env.SVC_PORT ?? String(defaultPort))
     .option('--data-dir <dir>', 'where the database and the install secrets live (SVC_DATA_DIR)', env.SVC_DATA_DIR ?? join(homedir(), '.svc'))
     .option('--ephemeral', 'keep data in a temporary directory, removed on exit')
     .option('--auto-verify', 'mark new accounts verified at once (SVC_AUTO_VERIFY=1)', ['1', 'true'].includes(env.SVC_AUTO_VERIFY ?? ''))
@@ -57,6 +59,8 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         chainManagerPort: parsePort(options.chainManagerPort, '--chain-manager-port'),
         facilitatorPort: parsePort(options.facilitatorPort, '--facilitator-port'),
       }
+      // A seed that cannot be read is a usage error before anything starts.
+      const seedFile = options.seed === undefined ? undefined : readSeedFile(options.seed)
       const started = performance.now()
       // Anvil boots in its own process while this one loads the server's modules (the larger part of start-up).
       const { startAnvil, resolveAnvilBinary } = await import('../../chain/anvil.js')
@@ -78,7 +82,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
           dnsServers: options.dnsServers?.split(',').map((s) => s.trim()).filter(Boolean),
           chainManagerPort: ports.chainManagerPort,
           facilitatorPort: ports.facilitatorPort,
-          seedFile: options.seed,
+          demoUpstream: seedFile?.needsDemoUpstream,
           log: write,
           onProgress: (line) => say(`svc: ${line}`),
         })
@@ -86,12 +90,23 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         await anvil.then((process) => process.stop(), () => {})
         throw error
       }
+      let seed: SeedResult | undefined
+      if (seedFile) {
+        say(`svc: applying the seed ${seedFile.file}…`)
+        try {
+          const spec = parseSeed(seedFile, { demo_upstream: sandbox.demoUpstreamUrl })
+          seed = await applySeed(spec, { controlUrl: sandbox.server.controlUrl, sandboxControlUrl: sandbox.server.sandboxControlUrl })
+        } catch (error) {
+          await sandbox.stop()
+          throw error
+        }
+      }
       const { chain } = sandbox.chain
       chain.on('restart', ({ generation, reason }) => say(`svc: ${reason}: started a fresh chain (generation ${generation}); balances were reset`))
       chain.on('error', (error) => write(`svc: chain restart failed: ${error.message}`))
 
       if (options.json) {
-        process.stdout.write(`${JSON.stringify({ ...readyLine(sandbox), ...(sandbox.seed ? { seed: sandbox.seed } : {}) })}\n`)
+        process.stdout.write(`${JSON.stringify({ ...readyLine(sandbox), ...(seed ? { seed } : {}) })}\n`)
         return waitForShutdown(sandbox, say)
       }
       if (dashboard) {
@@ -108,7 +123,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         }
         const stopOnSignal = () => void sandbox.stop().then(() => process.exit(0))
         process.once('SIGTERM', stopOnSignal)
-        await runDashboard({ urls: readyLine(sandbox), session: sandbox.seed ? { jwt: sandbox.seed.jwt } : undefined, getSession: savedSession })
+        await runDashboard({ urls: readyLine(sandbox), session: seed ? { jwt: seed.jwt } : undefined, getSession: savedSession })
         process.off('SIGTERM', stopOnSignal)
         holding = false
         for (const line of held) process.stderr.write(`${line}\n`)
@@ -116,7 +131,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         say('svc: stopped')
         return
       }
-      printUrls(sandbox, performance.now() - started)
+      printUrls(sandbox, seed, performance.now() - started)
       await waitForShutdown(sandbox, say)
     })
 }
@@ -138,7 +153,7 @@ export function readyLine({ chain, server }: Sandbox) {
   }
 }
 
-function seedLines(seed: NonNullable<Sandbox['seed']>): string[] {
+function seedLines(seed: SeedResult): string[] {
   return [
     `  seed account        ${seed.email} / ${seed.password}`,
     ...seed.keys.map((k) => `  seed key            ${k.name} (${k.environment}): ${k.key ?? '(exists; its secret was shown when it was made)'}`),
@@ -147,7 +162,7 @@ function seedLines(seed: NonNullable<Sandbox['seed']>): string[] {
   ]
 }
 
-function printUrls({ chain, server, seed }: Sandbox, ms: number) {
+function printUrls({ chain, server }: Sandbox, seed: SeedResult | undefined, ms: number) {
   const { hosts } = server
   const usdc = chain.chain.usdc
   const lines = [

@@ -10,7 +10,7 @@ import { useClock } from './hooks/use-clock.js'
 import { useDashboardData } from './hooks/use-dashboard-data.js'
 import { useKeys } from './hooks/use-keys.js'
 import { useLayout } from './hooks/use-layout.js'
-import type { DashboardOptions } from './run.js'
+import type { DashboardOptions } from './model.js'
 
 /** The `svc up` dashboard: live data from the hooks, laid out to the terminal's size; `q` or Ctrl-C exits. */
 export function App(options: DashboardOptions) {

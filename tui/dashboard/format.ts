@@ -1,5 +1,5 @@
 import { formatUnits } from 'viem'
-import { usdcDecimals } from '../../chain/constants.js'
+import { usdcDecimals } from '../../core/sandbox-usdc.js'
 
 /** USDC (the sandbox token and the real one) has 6 decimals. */
 

@@ -17,4 +17,25 @@ export type FaucetState =
   | { status: 'funded'; result: Pick<FaucetResult, 'funded' | 'transactions'> }
   | { status: 'failed'; error: string }
 
+/** What `svc up` gives the dashboard: the sandbox's URLs and how to find the seller's session. */
+export type DashboardOptions = {
+  urls: {
+    control_url: string
+    sandbox_control_url: string
+    gateway_port: number
+    rpc_url: string
+    chain_manager_url: string
+    facilitator_url: string
+    chain_id: number
+    network: string
+    usdc: string
+  }
+  /** A session to show the seller's wallet, APIs and settlements (the CLI's saved login, Sandbox environment); undefined → those panels say how to sign up/log in (`svc signup --sandbox`). */
+  session?: { jwt: string } | undefined
+  /** Asked at every refresh for the current session (e.g. the CLI's saved login): a login made after start shows up. */
+  getSession?: (() => { jwt: string } | undefined) | undefined
+  /** Refresh period for live data. @defaultValue 1000 */
+  refreshMs?: number
+}
+
 export type { OutboxMessage, Settlement }

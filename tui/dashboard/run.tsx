@@ -1,25 +1,6 @@
 import { render } from 'ink'
 import { App } from './App.js'
-
-export type DashboardOptions = {
-  urls: {
-    control_url: string
-    sandbox_control_url: string
-    gateway_port: number
-    rpc_url: string
-    chain_manager_url: string
-    facilitator_url: string
-    chain_id: number
-    network: string
-    usdc: string
-  }
-  /** A session to show the seller's wallet, APIs and settlements (the CLI's saved login, Sandbox environment); undefined → those panels say how to sign up/log in (`svc signup --sandbox`). */
-  session?: { jwt: string } | undefined
-  /** Asked at every refresh for the current session (e.g. the CLI's saved login): a login made after start shows up. */
-  getSession?: (() => { jwt: string } | undefined) | undefined
-  /** Refresh period for live data. @defaultValue 1000 */
-  refreshMs?: number
-}
+import type { DashboardOptions } from './model.js'
 
 /** Switches a terminal to its alternate screen (as full-screen programs do) and back; nothing on other streams. */
 function alternateScreen(stdout: NodeJS.WriteStream): () => void {

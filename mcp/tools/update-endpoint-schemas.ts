@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
-import type { EndpointUpdate } from '../../../sdk/types.js'
+import type { EndpointUpdate } from '../../sdk/types.js'
 import { apiId, endpointOutput, jsonSchema } from '../schemas.js'
 import { addTool, type McpContext } from '../tool.js'
 

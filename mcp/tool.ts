@@ -1,8 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
-import { SvcApiError, type SvcClient } from '../../sdk/client.js'
-import type { Environment } from '../../sdk/types.js'
+import { SvcApiError, type SvcClient } from '../sdk/client.js'
+import type { Environment } from '../sdk/types.js'
 
 /** What every tool gets: the control-plane client (an API key) and the key's environment. */
 export type McpContext = {

@@ -1,6 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
-import type { SvcClient } from '../../sdk/client.js'
-import type { Environment } from '../../sdk/types.js'
+import type { SvcClient } from '../sdk/client.js'
+import type { Environment } from '../sdk/types.js'
 import type { McpContext } from './tool.js'
 import { registerCreateApi } from './tools/create-api.js'
 import { registerCreateEndpoint } from './tools/create-endpoint.js'

@@ -1,4 +1,20 @@
-import type { Environment } from './db/tables.js'
+/** `production` (live) or `development` (Sandbox). Every API, key and settlement belongs to one. */
+export type Environment = 'production' | 'development'
+
+export const environments: readonly Environment[] = ['production', 'development']
+
+/** The port `svc up` listens on unless told otherwise. */
+export const defaultPort = 4020
+
+/** The start of every API key's secret, by environment: the prefix alone tells which control plane a key is for. */
+export const apiKeyPrefixes = { production: 'svc_live_', development: 'svc_sandbox_' } as const satisfies Record<Environment, string>
+
+/** The environment an API key is bound to, from its prefix. */
+export function keyEnvironment(apiKey: string): Environment | undefined {
+  if (apiKey.startsWith(apiKeyPrefixes.production)) return 'production'
+  if (apiKey.startsWith(apiKeyPrefixes.development)) return 'development'
+  return undefined
+}
 
 /**
  * The host names svc answers on. All resolve to the loopback address with no set-up in curl and browsers

@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs'
-import { parseUnits } from 'viem'
 import { parse } from 'yaml'
-import { usdcDecimals } from '../chain/constants.js'
+import { parseUsdc } from '../core/sandbox-usdc.js'
 import { z } from 'zod'
-import { createSvcClient, SvcApiError, type SvcClient } from '../sdk/client.js'
-import type { Accept } from '../sdk/types.js'
-import { SvcError } from './errors.js'
+import { createSvcClient, SvcApiError, type SvcClient } from './client.js'
+import type { Accept } from './types.js'
+import { UsageError } from '../core/errors.js'
 
 const environmentSchema = z.enum(['production', 'development']).default('development')
 
@@ -57,27 +56,46 @@ export type SeedResult = {
   apis: { slug: string; environment: string; gateway_url: string; created: boolean; endpoints_created: number }[]
 }
 
-/** Reads and checks a seed file (YAML or JSON); `{{demo_upstream}}` is replaced with the demo upstream URL. */
-export function readSeedFile(file: string, vars: { demo_upstream: string }): Seed {
+/** A seed file as read, and what the sandbox must serve before it can be applied. */
+export type SeedFile = {
+  file: string
+  text: string
+  /** The seed names `{{demo_upstream}}`: the sandbox serves the demo upstream (fixtures/demo-upstream.ts) for it. */
+  needsDemoUpstream: boolean
+}
+
+/** Reads a seed file (YAML or JSON); an unreadable file is a usage error. */
+export function readSeedFile(file: string): SeedFile {
   let text: string
   try {
     text = readFileSync(file, 'utf8')
   } catch (error) {
-    throw new SvcError(`cannot read the seed file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, { exitCode: 2 })
+    throw new UsageError(`cannot read the seed file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
   }
-  const result = seedSchema.safeParse(parse(text.replaceAll('{{demo_upstream}}', vars.demo_upstream)))
+  return { file, text, needsDemoUpstream: text.includes('{{demo_upstream}}') }
+}
+
+/** Checks a seed, `{{demo_upstream}}` replaced with the demo upstream's URL; a bad seed is a usage error. */
+export function parseSeed(seed: SeedFile, vars: { demo_upstream?: string | undefined } = {}): Seed {
+  if (seed.needsDemoUpstream && !vars.demo_upstream) throw new UsageError(`seed file ${seed.file} names {{demo_upstream}}, but no demo upstream runs`)
+  let document: unknown
+  try {
+    document = parse(seed.text.replaceAll('{{demo_upstream}}', vars.demo_upstream ?? ''))
+  } catch (error) {
+    throw new UsageError(`seed file ${seed.file}: not YAML or JSON (${(error as Error).message.split('\n')[0]})`)
+  }
+  const result = seedSchema.safeParse(document)
   if (!result.success) {
     const issue = result.error.issues[0]!
-    throw new SvcError(`seed file ${file}: ${issue.path.join('.') || '(top)'}: ${issue.message}`, { exitCode: 2 })
+    throw new UsageError(`seed file ${seed.file}: ${issue.path.join('.') || '(top)'}: ${issue.message}`)
   }
   return result.data
 }
 
-const usdc = (price: string) => parseUnits(price, usdcDecimals).toString()
-
 /**
  * Applies a seed through the control plane, idempotently: an existing account is logged into, existing keys (by name),
- * APIs (by slug) and endpoints (by method and path) are left alone.
+ * APIs (by slug) and endpoints (by method and path) are kept. An existing API whose upstream differs from the seed's
+ * (the demo upstream listens on a new port each run) is pointed at the seed's upstream.
  */
 export async function applySeed(seed: Seed, urls: { controlUrl: string; sandboxControlUrl: string }): Promise<SeedResult> {
   const anonymous = createSvcClient({ baseUrl: urls.controlUrl })
@@ -111,12 +129,13 @@ export async function applySeed(seed: Seed, urls: { controlUrl: string; sandboxC
     let api = (await client.apis.list()).find((a) => a.slug === spec.slug)
     const created = !api
     api ??= await client.apis.create({ ...fields, pay_to_mode: 'user_wallet' })
+    if (api.upstream_base_url !== fields.upstream_base_url) api = await client.apis.update(api.id, { upstream_base_url: fields.upstream_base_url })
     const local = environment === 'development' ? (await client.config.localDev()).usdc : undefined
     const have = new Set((await client.endpoints.list(api.id)).map((e) => `${e.method} ${e.path_pattern}`))
     let made = 0
     for (const { price, network, asset, ...endpoint } of endpoints) {
       if (have.has(`${endpoint.method.toUpperCase()} ${endpoint.path_pattern}`)) continue
-      const accept: Accept = { scheme: 'exact', network: network ?? local?.network ?? '', asset: asset ?? local?.address ?? '', amount: usdc(price) }
+      const accept: Accept = { scheme: 'exact', network: network ?? local?.network ?? '', asset: asset ?? local?.address ?? '', amount: parseUsdc(price).toString() }
       await client.endpoints.create(api.id, { ...endpoint, accepts: [accept] })
       made++
     }

@@ -1,7 +1,7 @@
 import { parseUnits } from 'viem'
 import { z } from 'zod'
-import { usdcDecimals } from '../../chain/constants.js'
-import type { Accept } from '../../sdk/types.js'
+import { usdcDecimals } from '../core/sandbox-usdc.js'
+import type { Accept } from '../sdk/types.js'
 import { pricingFields } from './schemas.js'
 import type { McpContext } from './tool.js'
 

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
-import type { Endpoint } from '../../../sdk/types.js'
+import type { Endpoint } from '../../sdk/types.js'
 import { apiId, endpointOutput } from '../schemas.js'
 import { addTool, plural, type McpContext } from '../tool.js'
 

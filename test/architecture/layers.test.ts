@@ -1,0 +1,114 @@
+/**
+ * The folders are layers (README, "How svc is built"): an import only ever points down
+ * core → chain → server → sdk → mcp → tui. This reads the imports of every source file and fails on one that
+ * points up or sideways, and on a cycle between files.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, posix, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+
+/** What each folder may import, besides itself. */
+const allowed: Record<string, readonly string[]> = {
+  core: [],
+  chain: ['core'],
+  server: ['core', 'chain'],
+  sdk: ['core'],
+  mcp: ['core', 'sdk'],
+  tui: ['core', 'sdk', 'mcp'],
+  fixtures: ['core'],
+}
+
+/**
+ * The composition roots: `svc up` and the test helper start the whole sandbox (server and chain); the server's own
+ * root starts the demo upstream, a fixture, when a seed asks for it.
+ */
+const exceptions: Record<string, readonly string[]> = {
+  'tui/commands/up.ts': ['server/sandbox.ts', 'chain/anvil.ts'],
+  'sdk/testing.ts': ['server/sandbox.ts'],
+  'server/sandbox.ts': ['fixtures/demo-upstream.ts'],
+}
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = []
+  for (const name of readdirSync(join(root, dir))) {
+    const path = posix.join(dir, name)
+    if (statSync(join(root, path)).isDirectory()) out.push(...sourceFiles(path))
+    else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) out.push(path)
+  }
+  return out
+}
+
+/** The repo paths a file imports (static, dynamic and type-only imports; re-exports). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8')
+  const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.[^']+)'/g)].map((m) => m[1]!)
+  return specs.map((spec) => {
+    const target = posix.normalize(posix.join(posix.dirname(file), spec))
+    for (const candidate of [target, target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx')])
+      if (/\.(ts|tsx|json|yaml)$/.test(candidate) && exists(candidate)) return candidate
+    return target
+  })
+}
+
+function exists(path: string): boolean {
+  try {
+    return statSync(join(root, path)).isFile()
+  } catch {
+    return false
+  }
+}
+
+const layers = Object.keys(allowed)
+const files = layers.flatMap((layer) => sourceFiles(layer))
+const graph = new Map(files.map((file) => [file, importsOf(file)]))
+
+describe('layers', () => {
+  it('every import points down the layers (or is a composition-root exception)', () => {
+    const wrong: string[] = []
+    for (const [file, imports] of graph) {
+      const layer = file.split('/')[0]!
+      for (const target of imports) {
+        const to = target.split('/')[0]!
+        if (to === layer || allowed[layer]!.includes(to)) continue
+        if (exceptions[file]?.includes(target)) continue
+        wrong.push(`${file} → ${target}`)
+      }
+    }
+    expect(wrong).toEqual([])
+  })
+
+  it('no file imports a path outside the source folders (test/, bin/, scratch)', () => {
+    const outside = [...graph].flatMap(([file, imports]) =>
+      imports.filter((target) => !layers.includes(target.split('/')[0]!) && !target.startsWith('node_modules')).map((t) => `${file} → ${t}`),
+    )
+    expect(outside).toEqual([])
+  })
+
+  it('there is no import cycle between files, type-only imports included', () => {
+    const cycles: string[] = []
+    const state = new Map<string, 'open' | 'done'>()
+    const stack: string[] = []
+    const visit = (file: string) => {
+      state.set(file, 'open')
+      stack.push(file)
+      for (const next of graph.get(file) ?? []) {
+        if (!graph.has(next)) continue
+        if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].join(' → '))
+        else if (!state.has(next)) visit(next)
+      }
+      stack.pop()
+      state.set(file, 'done')
+    }
+    for (const file of files) if (!state.has(file)) visit(file)
+    expect(cycles).toEqual([])
+  })
+
+  it('reads the whole tree (the check itself sees files and imports)', () => {
+    expect(files.length).toBeGreaterThan(100)
+    expect(relative(root, join(root, 'core'))).toBe('core')
+    expect(graph.get('server/app.ts')?.length).toBeGreaterThan(2)
+  })
+})
