@@ -1,6 +1,6 @@
 import type { Express } from 'express'
 import { createControlRouter } from './control/index.js'
-import type { ControlDeps } from './control/context.js'
+import type { ServerDeps } from './deps.js'
 import { createGateway, type Gateway } from './gateway/index.js'
 import { createErrorHandler, createJsonApp, notFoundHandler } from '../core/http.js'
 import { routeHost } from '../core/hosts.js'
@@ -10,7 +10,7 @@ import { routeHost } from '../core/hosts.js'
  * (`{slug}.dev.localhost`, `{slug}.localhost`, verified custom hostnames); anything else is a JSON 404.
  * Bodies are parsed by the control plane only: the gateway streams them to the upstream untouched.
  */
-export function createApp(deps: ControlDeps): Express & { gateway: Gateway } {
+export function createApp(deps: ServerDeps): Express & { gateway: Gateway } {
   const app = createJsonApp({ json: false })
   const control = createControlRouter(deps)
   const gateway = createGateway(deps)

@@ -6,7 +6,8 @@ import { parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
 import type { ApiKeyRow } from '../db/tables.js'
 import { apiKeyPrefixes } from '../../core/hosts.js'
-import { guard, hashApiKey, principalOf, type ControlDeps } from './context.js'
+import { guard, hashApiKey, principalOf } from './context.js'
+import type { ServerDeps } from '../deps.js'
 import { isPreset, isScope, presets, scopes, type Scope } from '../../core/scopes.js'
 
 const createKeySchema = z
@@ -43,7 +44,7 @@ export function publicApiKey(key: ApiKeyRow) {
 }
 
 /** API keys: JWT only. The secret is returned once, at creation, and stored as a sha256 hash. */
-export function createApiKeyRoutes(deps: ControlDeps): Router {
+export function createApiKeyRoutes(deps: ServerDeps): Router {
   const router = Router()
   const jwtOnly = guard({ jwtOnly: true })
 

@@ -3,7 +3,8 @@ import { z } from 'zod'
 import { ConflictError, NotFoundError } from '../../core/errors.js'
 import type { ApiRow } from '../db/tables.js'
 import { gatewayHost, isSlug, reservedSlugs } from '../../core/hosts.js'
-import type { ControlDeps, Principal } from './context.js'
+import type { Principal } from './context.js'
+import type { ServerDeps } from '../deps.js'
 
 /** zod error for a field: `required` when it is missing, `message` when it has the wrong type or value. */
 export const required =
@@ -70,7 +71,7 @@ export const updateApiSchema = z.strictObject(apiFields).partial()
 export type ApiRecord = ReturnType<typeof apiRecord>
 
 /** The API as the control plane answers it. */
-export function apiRecord(deps: ControlDeps, row: ApiRow) {
+export function apiRecord(deps: ServerDeps, row: ApiRow) {
   return {
     id: row.id,
     name: row.name,
@@ -89,7 +90,7 @@ export function apiRecord(deps: ControlDeps, row: ApiRow) {
 }
 
 /** The caller's API of the caller's environment; anything else (another seller's, the other environment's) is 404. */
-export async function findOwnedApi(deps: ControlDeps, principal: Principal, apiId: string): Promise<ApiRow> {
+export async function findOwnedApi(deps: ServerDeps, principal: Principal, apiId: string): Promise<ApiRow> {
   const api = await deps.db
     .selectFrom('apis')
     .selectAll()
@@ -101,13 +102,8 @@ export async function findOwnedApi(deps: ControlDeps, principal: Principal, apiI
   return api
 }
 
-/** True for SQLite's unique-constraint violation (a concurrent insert that lost the race). */
-export function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string } | null)?.code === 'SQLITE_CONSTRAINT_UNIQUE'
-}
-
 /** Throws 409 "slug already exists" when another API of the environment has the slug. */
-export async function assertSlugFree(deps: ControlDeps, environment: ApiRow['environment'], slugValue: string, exceptId?: string) {
+export async function assertSlugFree(deps: ServerDeps, environment: ApiRow['environment'], slugValue: string, exceptId?: string) {
   let query = deps.db.selectFrom('apis').select('id').where('environment', '=', environment).where('slug', '=', slugValue)
   if (exceptId) query = query.where('id', '!=', exceptId)
   if (await query.executeTakeFirst()) throw new ConflictError('slug already exists')

@@ -4,14 +4,16 @@ import { ConflictError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
 import type { ApiRow, UpdateableApiRow } from '../db/tables.js'
-import { apiRecord, assertSlugFree, createApiSchema, findOwnedApi, isUniqueViolation, updateApiSchema, param } from './api-service.js'
-import { guard, principalOf, type ControlDeps } from './context.js'
+import { apiRecord, assertSlugFree, createApiSchema, findOwnedApi, updateApiSchema, param } from './api-service.js'
+import { isUniqueViolation } from '../db/sqlite-errors.js'
+import { guard, principalOf } from './context.js'
+import type { ServerDeps } from '../deps.js'
 
 /**
  * APIs: a seller's upstreams behind the gateway. Each belongs to one environment (the caller's at creation);
  * the other environment's and other sellers' APIs are 404.
  */
-export function createApiRoutes(deps: ControlDeps): Router {
+export function createApiRoutes(deps: ServerDeps): Router {
   const router = Router()
   const read = guard({ scopes: ['apis:read'] })
   const write = guard({ scopes: ['apis:write'], write: true })

@@ -6,7 +6,9 @@ import { ConflictError, ForbiddenError, SvcError, UnauthorizedError, BadRequestE
 import { parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
 import type { UserRow } from '../db/tables.js'
-import { guard, principalOf, signSessionToken, type ControlDeps } from './context.js'
+import { guard, principalOf, signSessionToken } from './context.js'
+import type { ServerDeps } from '../deps.js'
+import { isUniqueViolation } from '../db/sqlite-errors.js'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
 
@@ -39,7 +41,7 @@ export function publicUser(user: UserRow) {
 }
 
 /** Writes a verification mail to the local outbox (nothing leaves the machine) and returns its token. */
-export async function sendVerificationMail(deps: ControlDeps, user: UserRow): Promise<string> {
+export async function sendVerificationMail(deps: ServerDeps, user: UserRow): Promise<string> {
   // Hex, so a token never starts with '-' (which a command line would read as an option).
   const token = randomBytes(24).toString('hex')
   const createdAt = nowIso()
@@ -61,7 +63,7 @@ export async function sendVerificationMail(deps: ControlDeps, user: UserRow): Pr
 }
 
 /** Sign-up, login and email verification: public routes. */
-export function createAuthRoutes(deps: ControlDeps): Router {
+export function createAuthRoutes(deps: ServerDeps): Router {
   const router = Router()
 
   router.post('/auth/signup', async (req, res) => {
@@ -82,7 +84,7 @@ export function createAuthRoutes(deps: ControlDeps): Router {
       await deps.db.insertInto('users').values(user).execute()
     } catch (error) {
       // Two sign-ups racing for one email: the unique index decides.
-      if (/UNIQUE/.test((error as Error).message)) throw new ConflictError('email already registered')
+      if (isUniqueViolation(error)) throw new ConflictError('email already registered')
       throw error
     }
     if (!deps.autoVerify) await sendVerificationMail(deps, user)
@@ -129,7 +131,7 @@ export function createAuthRoutes(deps: ControlDeps): Router {
 }
 
 /** Routes for the signed-in caller. */
-export function createSessionRoutes(deps: ControlDeps): Router {
+export function createSessionRoutes(deps: ServerDeps): Router {
   const router = Router()
 
   router.get('/auth/me', guard(), (req, res) => {

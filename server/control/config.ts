@@ -1,22 +1,11 @@
 import { Router } from 'express'
-import { sandboxChainId, sandboxNetwork, usdcAddress, usdcDecimals, sandboxUsdcDomain } from '../../core/sandbox-usdc.js'
+import { sandboxChainId, sandboxNetwork } from '../../core/sandbox-usdc.js'
 import { apiKeyPrefixes, controlUrl, environments } from '../../core/hosts.js'
-import type { ControlDeps } from './context.js'
-
-/** The sandbox payment token as the control plane advertises it (also the `extra` of Sandbox accepts). */
-export function sandboxUsdc(deps: ControlDeps) {
-  const usdc = deps.chain?.chain.usdc
-  return {
-    address: usdc?.address ?? usdcAddress,
-    symbol: 'USDC',
-    decimals: usdc?.decimals ?? usdcDecimals,
-    network: sandboxNetwork,
-    extra: { name: usdc?.name ?? sandboxUsdcDomain.name, version: usdc?.version ?? sandboxUsdcDomain.version, assetTransferMethod: 'eip3009' },
-  }
-}
+import type { ServerDeps } from '../deps.js'
+import { sandboxUsdc } from '../payment-token.js'
 
 /** Public configuration routes. */
-export function createConfigRoutes(deps: ControlDeps): Router {
+export function createConfigRoutes(deps: ServerDeps): Router {
   const router = Router()
 
   router.get('/config/platform', (_req, res) => {

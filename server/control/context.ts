@@ -1,32 +1,11 @@
 import { createHash } from 'node:crypto'
 import type { Request, RequestHandler } from 'express'
 import { jwtVerify, SignJWT } from 'jose'
-import type { Kysely } from 'kysely'
-import type { ChainServices } from '../../chain/services.js'
 import { ForbiddenError, SvcError, UnauthorizedError } from '../../core/errors.js'
-import type { Database, UserRow } from '../db/tables.js'
+import type { UserRow } from '../db/tables.js'
+import type { ServerDeps } from '../deps.js'
 import { keyEnvironment, type Environment } from '../../core/hosts.js'
-import type { Hosts } from '../../core/hosts.js'
-import type { InstallSecrets } from '../secrets.js'
 import type { Scope } from '../../core/scopes.js'
-
-/** What the control plane needs; built once by the composition root. */
-export type ControlDeps = {
-  db: Kysely<Database>
-  secrets: InstallSecrets
-  hosts: Hosts
-  /** The sandbox chain services; without them the Sandbox wallet and chain helper routes answer 503. */
-  chain?: ChainServices | undefined
-  /** Facilitator of production APIs (SVC_FACILITATOR_URL); without it their paid routes answer 503. */
-  productionFacilitatorUrl?: string | undefined
-  /** DNS servers (host or host:port) that custom-domain verification asks (SVC_DNS_SERVERS); default: the system's. */
-  dnsServers?: string[] | undefined
-  /** Mark new accounts verified (CI). */
-  autoVerify?: boolean | undefined
-  /** Lifetime of a login session. @defaultValue 7 days */
-  jwtTtlSeconds?: number | undefined
-  log?: ((message: string) => void) | undefined
-}
 
 /** Who is calling, in which environment, and with what rights. */
 export type Principal = {
@@ -40,7 +19,7 @@ export type Principal = {
 
 export const invalidToken = () => new SvcError('invalid token', { status: 401 })
 
-export async function signSessionToken(deps: ControlDeps, user: UserRow): Promise<string> {
+export async function signSessionToken(deps: ServerDeps, user: UserRow): Promise<string> {
   return new SignJWT({ email: user.email })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(user.id)
@@ -62,7 +41,7 @@ const lastUsedEveryMs = 60_000
  * Resolves the caller of a control-plane request. `hostEnvironment` is the environment of the control-plane host
  * the request came to ({base_url} = production, {sandbox_base_url} = development).
  */
-export function createAuthenticator(deps: ControlDeps) {
+export function createAuthenticator(deps: ServerDeps) {
   const lastUsedWritten = new Map<string, number>()
   // Tokens already verified, until they expire: HMAC verification of the same token always gives the same answer.
   const verified = new Map<string, { userId: string; expiresAt: number }>()

@@ -3,7 +3,8 @@ import { sql } from 'kysely'
 import type { ApiRow } from '../db/tables.js'
 import { gatewayHost } from '../../core/hosts.js'
 import { findOwnedApi, param } from './api-service.js'
-import { guard, principalOf, type ControlDeps } from './context.js'
+import { guard, principalOf } from './context.js'
+import type { ServerDeps } from '../deps.js'
 import { purgeExpired } from './endpoint-service.js'
 
 /**
@@ -12,7 +13,7 @@ import { purgeExpired } from './endpoint-service.js'
  * (a seller who verified a domain wants it advertised), else the platform host. Every URL is
  * `http://{host}:{port}`: the one svc listener serves custom hostnames on the same port.
  */
-export async function discoverySummary(deps: ControlDeps, api: ApiRow) {
+export async function discoverySummary(deps: ServerDeps, api: ApiRow) {
   await purgeExpired(deps.db, api.id)
   const [custom, counts] = await Promise.all([
     deps.db
@@ -50,7 +51,7 @@ export async function discoverySummary(deps: ControlDeps, api: ApiRow) {
 }
 
 /** GET /apis/{id}/discovery: where the API's discovery documents are published, and how many endpoints they list. */
-export function createDiscoveryRoutes(deps: ControlDeps): Router {
+export function createDiscoveryRoutes(deps: ServerDeps): Router {
   const router = Router()
   router.get('/apis/:apiId/discovery', guard({ scopes: ['apis:read'] }), async (req, res) => {
     const api = await findOwnedApi(deps, principalOf(req), param(req.params.apiId))

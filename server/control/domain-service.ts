@@ -6,7 +6,7 @@ import { NotFoundError, SvcError } from '../../core/errors.js'
 import type { ApiRow, DomainRow } from '../db/tables.js'
 import { gatewayHost, type Hosts } from '../../core/hosts.js'
 import { required } from './api-service.js'
-import type { ControlDeps } from './context.js'
+import type { ServerDeps } from '../deps.js'
 
 /** The TXT record a domain's owner publishes: `_svc-challenge.<hostname>` = `svc-verification=<token>`. */
 export const challengePrefix = '_svc-challenge.'
@@ -49,7 +49,7 @@ export function createDomainSchema(hosts: Hosts) {
 export const newVerificationToken = () => randomBytes(16).toString('hex')
 
 /** A domain as the control plane answers it. */
-export function domainRecord(deps: ControlDeps, api: ApiRow, row: DomainRow) {
+export function domainRecord(deps: ServerDeps, api: ApiRow, row: DomainRow) {
   return {
     id: row.id,
     api_id: row.api_id,
@@ -63,7 +63,7 @@ export function domainRecord(deps: ControlDeps, api: ApiRow, row: DomainRow) {
   }
 }
 
-export async function findDomain(deps: ControlDeps, apiId: string, domainId: string): Promise<DomainRow> {
+export async function findDomain(deps: ServerDeps, apiId: string, domainId: string): Promise<DomainRow> {
   const row = await deps.db.selectFrom('domains').selectAll().where('api_id', '=', apiId).where('id', '=', domainId).executeTakeFirst()
   if (!row) throw new NotFoundError('domain not found')
   return row

@@ -4,8 +4,10 @@ import { ConflictError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
 import type { DomainRow } from '../db/tables.js'
-import { findOwnedApi, isUniqueViolation, param } from './api-service.js'
-import { guard, principalOf, type ControlDeps } from './context.js'
+import { findOwnedApi, param } from './api-service.js'
+import { isUniqueViolation } from '../db/sqlite-errors.js'
+import { guard, principalOf } from './context.js'
+import type { ServerDeps } from '../deps.js'
 import { createChallengeChecker, createDomainSchema, domainRecord, findDomain, newVerificationToken } from './domain-service.js'
 
 /**
@@ -16,7 +18,7 @@ import { createChallengeChecker, createDomainSchema, domainRecord, findDomain, n
  * record that is not there yet is an expected state, not an error). Verifying a verified domain answers
  * `already verified` without a lookup. Hostnames are unique across all APIs (409 "hostname already exists").
  */
-export function createDomainRoutes(deps: ControlDeps): Router {
+export function createDomainRoutes(deps: ServerDeps): Router {
   const router = Router()
   const read = guard({ scopes: ['domains:read'] })
   const write = guard({ scopes: ['domains:write'], write: true })

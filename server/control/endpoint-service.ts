@@ -2,24 +2,19 @@ import type { Kysely } from 'kysely'
 import { sandboxNetwork } from '../../core/sandbox-usdc.js'
 import { BadRequestError, ConflictError, NotFoundError } from '../../core/errors.js'
 import { newId, nowIso } from '../ids.js'
-import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
-import { isUniqueViolation } from './api-service.js'
-import { sandboxUsdc } from './config.js'
-import type { ControlDeps } from './context.js'
+import type { Accept, ApiRow, Database, EndpointRow } from '../db/tables.js'
+import { purgeExpired } from '../db/endpoints.js'
+
+export type { Accept }
+export { purgeExpired }
+import { isUniqueViolation } from '../db/sqlite-errors.js'
+import { sandboxUsdc } from '../payment-token.js'
+import type { ServerDeps } from '../deps.js'
 import type { AcceptInput } from './endpoint-input.js'
-import { inferSchemas, type JsonSchema } from './schema-inference.js'
+import { inferSchemas, type JsonSchema } from '../schema-inference.js'
 
 export * from './endpoint-input.js'
-export { inferSchemas, inferJsonSchema, inferredRequestSchema } from './schema-inference.js'
-
-export type Accept = {
-  scheme: 'exact'
-  network: string
-  asset: string
-  amount: string
-  max_timeout_seconds: number
-  extra?: Record<string, unknown>
-}
+export { inferSchemas, inferJsonSchema, inferredRequestSchema } from '../schema-inference.js'
 
 export type SchemaSource = EndpointRow['schema_source']
 
@@ -27,7 +22,7 @@ export type SchemaSource = EndpointRow['schema_source']
  * The environment's rules on accept options: a development API takes only the Sandbox chain and its USDC
  * (whose EIP-712 `extra` is filled in where missing). `at` names the field in error messages.
  */
-export function checkAccepts(deps: ControlDeps, api: ApiRow, accepts: AcceptInput[], at = 'accepts'): Accept[] {
+export function checkAccepts(deps: ServerDeps, api: ApiRow, accepts: AcceptInput[], at = 'accepts'): Accept[] {
   if (api.environment !== 'development') return accepts.map((accept) => ({ ...accept }))
   const usdc = sandboxUsdc(deps)
   return accepts.map((accept, index) => {
@@ -110,11 +105,6 @@ export async function insertEndpoint(db: Kysely<Database>, row: EndpointRow): Pr
     if (isUniqueViolation(error)) throw new ConflictError('endpoint already exists')
     throw error
   }
-}
-
-/** Ephemeral endpoints whose ttl has passed are gone: deleted before the API's endpoints are read or written. */
-export async function purgeExpired(db: Kysely<Database>, apiId: string): Promise<void> {
-  await db.deleteFrom('endpoints').where('api_id', '=', apiId).where('expires_at', 'is not', null).where('expires_at', '<=', nowIso()).execute()
 }
 
 /** The endpoints' `METHOD path` keys of an API. */

@@ -4,8 +4,10 @@ import { BadRequestError, ConflictError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { nowIso } from '../ids.js'
 import type { EndpointRow } from '../db/tables.js'
-import { findOwnedApi, isUniqueViolation, param } from './api-service.js'
-import { guard, principalOf, type ControlDeps } from './context.js'
+import { findOwnedApi, param } from './api-service.js'
+import { isUniqueViolation } from '../db/sqlite-errors.js'
+import { guard, principalOf } from './context.js'
+import type { ServerDeps } from '../deps.js'
 import {
   checkAccepts,
   createEndpointSchema,
@@ -20,7 +22,7 @@ import {
 } from './endpoint-service.js'
 
 /** Endpoints of an API: method + path pattern + accepts, with schemas given or inferred. */
-export function createEndpointRoutes(deps: ControlDeps): Router {
+export function createEndpointRoutes(deps: ServerDeps): Router {
   const router = Router()
   const read = guard({ scopes: ['endpoints:read'] })
   const write = guard({ scopes: ['endpoints:write'], write: true })

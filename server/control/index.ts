@@ -4,7 +4,8 @@ import { createApiKeyRoutes } from './api-keys.js'
 import { createApiRoutes } from './apis.js'
 import { createAuthRoutes, createSessionRoutes } from './auth.js'
 import { createConfigRoutes } from './config.js'
-import { createAuthenticator, type ControlDeps } from './context.js'
+import { createAuthenticator } from './context.js'
+import type { ServerDeps } from '../deps.js'
 import { createEndpointRoutes } from './endpoints.js'
 import { createOpenApiRoutes } from './openapi-import.js'
 import { createSandboxRoutes } from './sandbox-wallet.js'
@@ -23,7 +24,7 @@ declare module 'express-serve-static-core' {
 }
 
 /** The seller-facing control plane: public routes first, then everything behind credentials. */
-export function createControlRouter(deps: ControlDeps): Router {
+export function createControlRouter(deps: ServerDeps): Router {
   const router = Router()
   const authenticate = createAuthenticator(deps)
   const authenticated: RequestHandler = async (req, _res, next) => {

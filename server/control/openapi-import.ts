@@ -3,7 +3,8 @@ import { z } from 'zod'
 import { parseBody } from '../../core/http.js'
 import type { EndpointRow } from '../db/tables.js'
 import { findOwnedApi, required, param } from './api-service.js'
-import { guard, principalOf, type ControlDeps } from './context.js'
+import { guard, principalOf } from './context.js'
+import type { ServerDeps } from '../deps.js'
 import {
   acceptsSchema,
   checkAccepts,
@@ -51,7 +52,7 @@ async function mapLimited<T, R>(items: T[], limit: number, work: (item: T) => Pr
 }
 
 /** OpenAPI parse (no write) and import into an API's endpoints (idempotent: existing method+path pairs are skipped). */
-export function createOpenApiRoutes(deps: ControlDeps): Router {
+export function createOpenApiRoutes(deps: ServerDeps): Router {
   const router = Router()
 
   router.post('/openapi/parse', guard({ scopes: ['openapi:read'] }), async (req, res) => {

@@ -8,7 +8,8 @@ import { SvcError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { nowIso } from '../ids.js'
 import { decryptSecret, encryptSecret } from '../secrets.js'
-import { guard, principalOf, type ControlDeps } from './context.js'
+import { guard, principalOf } from './context.js'
+import type { ServerDeps } from '../deps.js'
 
 /** `0x1234…abcd`: the first 6 characters (`0x` and 4 hex digits), an ellipsis, the last 4 hex digits. */
 export function redactPrivateKey(privateKey: string): string {
@@ -18,7 +19,7 @@ export function redactPrivateKey(privateKey: string): string {
 type Funding = 'started' | 'existing'
 
 /** The Sandbox wallet and the chain helpers: JWT plus the development environment; 503 without a chain. */
-export function createSandboxRoutes(deps: ControlDeps): Router {
+export function createSandboxRoutes(deps: ServerDeps): Router {
   const router = Router()
   const log = deps.log ?? ((message: string) => console.error(message))
   const read = guard({ jwtOnly: true, development: true })

@@ -5,7 +5,8 @@ import type { SettlementRow } from '../db/tables.js'
 import { csvLine, settlementColumns } from './analytics-csv.js'
 import { decodeCursor, encodeCursor, parseQuery, queryId, queryInt, queryMoment, queryString, addDays, type Cursor } from './analytics-query.js'
 import { findOwnedApi } from './api-service.js'
-import { guard, principalOf, type ControlDeps, type Principal } from './context.js'
+import { guard, principalOf, type Principal } from './context.js'
+import type { ServerDeps } from '../deps.js'
 
 const listQuery = z.strictObject({
   api_id: queryId().optional(),
@@ -28,7 +29,7 @@ const csvBatch = 1000
  * GET /settlements: the caller's settlements in the caller's environment, newest first, with cursor pagination;
  * `format=csv` (or `Accept: text/csv`) exports every matching row as CSV instead.
  */
-export function createSettlementRoutes(deps: ControlDeps): Router {
+export function createSettlementRoutes(deps: ServerDeps): Router {
   const router = Router()
 
   router.get('/settlements', guard({ scopes: ['settlements:read'] }), async (req, res) => {
@@ -84,7 +85,7 @@ export function settlementRecord(row: SettlementRow) {
 }
 
 /** Up to `limit` of the caller's settlements matching `filter`, newest first (created_at, then id), after `cursor`. */
-function page(deps: ControlDeps, principal: Principal, filter: Filter, cursor: Cursor | undefined, limit: number): Promise<SettlementRow[]> {
+function page(deps: ServerDeps, principal: Principal, filter: Filter, cursor: Cursor | undefined, limit: number): Promise<SettlementRow[]> {
   let query = deps.db
     .selectFrom('settlements')
     .selectAll()
@@ -103,7 +104,7 @@ function page(deps: ControlDeps, principal: Principal, filter: Filter, cursor: C
 }
 
 /** Every matching row as CSV (RFC 4180, CRLF), read in batches along the same order the pages use. */
-async function exportCsv(deps: ControlDeps, principal: Principal, filter: Filter, res: Response) {
+async function exportCsv(deps: ServerDeps, principal: Principal, filter: Filter, res: Response) {
   res.status(200)
   res.setHeader('Content-Type', 'text/csv; charset=utf-8')
   res.setHeader('Content-Disposition', 'attachment; filename="settlements.csv"')

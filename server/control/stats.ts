@@ -13,7 +13,8 @@ import {
   type RevenueLine,
 } from './analytics-query.js'
 import { findOwnedApi } from './api-service.js'
-import { guard, principalOf, type ControlDeps, type Principal } from './context.js'
+import { guard, principalOf, type Principal } from './context.js'
+import type { ServerDeps } from '../deps.js'
 
 const overviewQuery = z.strictObject({
   days: queryInt(1, 365).optional(),
@@ -28,7 +29,7 @@ type Day = Counters & { day: string; settlements: number; revenue: RevenueLine[]
  * the caller's environment, for all their APIs or one (`api_id`). Traffic comes from api_daily_stats, revenue and
  * payers from settlements; amounts are summed exactly (BigInt), per network and asset.
  */
-export function createStatsRoutes(deps: ControlDeps): Router {
+export function createStatsRoutes(deps: ServerDeps): Router {
   const router = Router()
 
   router.get('/stats/overview', guard({ scopes: ['stats:read'] }), async (req, res) => {
@@ -44,7 +45,7 @@ export function createStatsRoutes(deps: ControlDeps): Router {
   return router
 }
 
-async function overview(deps: ControlDeps, principal: Principal, range: { from: string; to: string; apiId: string | undefined }) {
+async function overview(deps: ServerDeps, principal: Principal, range: { from: string; to: string; apiId: string | undefined }) {
   const { user, environment } = principal
   const { from, to, apiId } = range
 

@@ -62,6 +62,16 @@ export type ApisTable = {
   updated_at: string
 }
 
+/** One accept option of an endpoint as stored (snake_case, as the control plane speaks). */
+export type Accept = {
+  scheme: 'exact'
+  network: string
+  asset: string
+  amount: string
+  max_timeout_seconds: number
+  extra?: Record<string, unknown>
+}
+
 export type EndpointsTable = {
   id: string
   api_id: string

@@ -1,4 +1,4 @@
-import type { ControlDeps } from '../control/context.js'
+import type { ServerDeps } from '../deps.js'
 import type { ApiRow } from '../db/tables.js'
 import type { HostRoute } from '../../core/hosts.js'
 import type { GatewayStore } from './gateway-store.js'
@@ -13,7 +13,7 @@ export type ApiCache = {
 const maxHosts = 10_000
 
 /** {@link resolveGatewayApi} cached per host under the {@link GatewayStore} version. */
-export function createApiCache(deps: ControlDeps): ApiCache {
+export function createApiCache(deps: ServerDeps): ApiCache {
   const hosts = new Map<string, { version: number; api: ApiRow | undefined }>()
   return {
     async resolve(route, version) {

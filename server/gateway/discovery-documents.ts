@@ -4,8 +4,8 @@ import { findDefaultAsset } from '@x402/evm'
 import { sandboxNetwork } from '../../core/sandbox-usdc.js'
 import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
 import { gatewayHost } from '../../core/hosts.js'
-import { sandboxUsdc } from '../control/config.js'
-import type { ControlDeps } from '../control/context.js'
+import { sandboxUsdc } from '../payment-token.js'
+import type { ServerDeps } from '../deps.js'
 import { buildOpenApiDocument, buildWellKnown, type DocumentInput } from './discovery-openapi.js'
 
 export type DiscoveryHandlers = {
@@ -40,7 +40,7 @@ export async function contactEmail(db: Kysely<Database>, api: ApiRow): Promise<s
 }
 
 /** True for a USDC with 6 decimals: the Sandbox USDC, or a USDC of @x402/evm's default asset table. */
-export function usdcMatcher(deps: ControlDeps): DocumentInput['isUsdc'] {
+export function usdcMatcher(deps: ServerDeps): DocumentInput['isUsdc'] {
   const sandbox = sandboxUsdc(deps)
   return (network, asset) => {
     if (network === sandboxNetwork) return asset.toLowerCase() === sandbox.address.toLowerCase() && sandbox.decimals === 6
@@ -57,7 +57,7 @@ export function usdcMatcher(deps: ControlDeps): DocumentInput['isUsdc'] {
  * The public discovery documents of a gateway host, rebuilt from the database on every request (never cached:
  * `Cache-Control: no-store`). Links use the Host header the request came with, so a custom domain advertises itself.
  */
-export function createDiscoveryHandlers(deps: ControlDeps): DiscoveryHandlers {
+export function createDiscoveryHandlers(deps: ServerDeps): DiscoveryHandlers {
   const isUsdc = usdcMatcher(deps)
 
   async function input(req: Request, api: ApiRow): Promise<DocumentInput> {

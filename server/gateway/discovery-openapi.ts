@@ -20,7 +20,7 @@
  */
 import { usdcDecimals } from '../../core/sandbox-usdc.js'
 import type { ApiRow, EndpointRow } from '../db/tables.js'
-import { inferredRequestComment, pathParameters, type JsonSchema } from '../control/schema-inference.js'
+import { inferredRequestComment, pathParameters, type JsonSchema } from '../schema-inference.js'
 
 export type Accept = { network: string; asset: string; amount: string }
 

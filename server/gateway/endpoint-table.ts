@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
-import { purgeExpired, type Accept } from '../control/endpoint-service.js'
-import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
+import { purgeExpired } from '../db/endpoints.js'
+import type { Accept, ApiRow, Database, EndpointRow } from '../db/tables.js'
 import type { GatewayStore } from './gateway-store.js'
 import { compareSpecificity, compilePattern, type CompiledPattern } from './route-match.js'
 

@@ -1,6 +1,6 @@
 import SQLite from 'better-sqlite3'
 import { CompiledQuery, sql, type Kysely } from 'kysely'
-import { isUniqueViolation } from '../control/api-service.js'
+import { isBusy, isUniqueViolation } from '../db/sqlite-errors.js'
 import type { ApiDailyStatsTable, Database, SettlementRow } from '../db/tables.js'
 
 /** One row of `api_daily_stats` to add to (the counts are added, not set). */
@@ -54,7 +54,6 @@ export async function openGatewayStore(db: Kysely<Database>): Promise<GatewaySto
 
   let seen = dataVersion.get()
   let epoch = 0
-  const isBusy = (error: unknown) => String((error as { code?: string }).code).startsWith('SQLITE_BUSY')
 
   return {
     version() {

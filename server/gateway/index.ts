@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express'
-import type { ControlDeps } from '../control/context.js'
+import type { ServerDeps } from '../deps.js'
 import type { HostRoute } from '../../core/hosts.js'
 import { createApiCache } from './api-cache.js'
 import { createDiscoveryHandlers } from './discovery-documents.js'
@@ -12,7 +12,7 @@ export type Gateway = {
 }
 
 /** The gateway: the API of the Host, its public discovery documents, and its paid routes. */
-export function createGateway(deps: ControlDeps): Gateway {
+export function createGateway(deps: ServerDeps): Gateway {
   const discovery = createDiscoveryHandlers(deps)
   // The gateway's own access to the database: a version that keeps the API and endpoint caches current, and the
   // bookkeeping of payments (see GatewayStore).

@@ -3,7 +3,7 @@ import type { x402ResourceServer } from '@x402/core/server'
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements, type SettleResponse, type VerifyResponse } from '@x402/core/types'
 import type { ApiRow } from '../db/tables.js'
-import type { ControlDeps } from '../control/context.js'
+import type { ServerDeps } from '../deps.js'
 import { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
 import { openGatewayStore, type GatewayStore } from './gateway-store.js'
 import { offerFor, paymentRequired, type Offer } from './payment-required.js'
@@ -44,7 +44,7 @@ type Resource = { url: string; path: string; query: string; description: string 
  * 400. The upstream's answer is held (up to `maxResponseBytes`) until the settlement is done and recorded: the
  * buyer gets the body only if the payment settled, and a failed settlement delivers nothing.
  */
-export function createPaidRouteHandler(deps: ControlDeps, options: PaidRouteOptions = {}): PaidRouteHandler {
+export function createPaidRouteHandler(deps: ServerDeps, options: PaidRouteOptions = {}): PaidRouteHandler {
   const settings = { ...paidRouteDefaults, ...options }
   const store = options.store ?? openGatewayStore(deps.db)
   const table = createEndpointTable(deps.db)

@@ -1,7 +1,7 @@
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
-import type { ControlDeps } from '../control/context.js'
+import type { ServerDeps } from '../deps.js'
 import type { ApiRow } from '../db/tables.js'
 import { SvcError } from '../../core/errors.js'
 
@@ -24,7 +24,7 @@ export type ResourceServers = {
  * chain's facilitator, production APIs through SVC_FACILITATOR_URL. A failed start is forgotten, so the next request
  * tries again (the chain may have come up meanwhile).
  */
-export function createResourceServers(deps: ControlDeps): ResourceServers {
+export function createResourceServers(deps: ServerDeps): ResourceServers {
   const servers = new Map<string, Promise<x402ResourceServer>>()
 
   function facilitatorUrl(api: ApiRow): string {

@@ -80,6 +80,15 @@ describe('layers', () => {
     expect(wrong).toEqual([])
   })
 
+  it('the gateway and the control plane share server/ (deps, db, schemas), never each other', () => {
+    const crossing = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((target) => (file.startsWith('server/gateway/') && target.startsWith('server/control/')) || (file.startsWith('server/control/') && target.startsWith('server/gateway/')))
+        .map((target) => `${file} → ${target}`),
+    )
+    expect(crossing).toEqual([])
+  })
+
   it('no file imports a path outside the source folders (test/, bin/, scratch)', () => {
     const outside = [...graph].flatMap(([file, imports]) =>
       imports.filter((target) => !layers.includes(target.split('/')[0]!) && !target.startsWith('node_modules')).map((t) => `${file} → ${t}`),

@@ -1,0 +1,23 @@
+import type { Kysely } from 'kysely'
+import type { ChainServices } from '../chain/services.js'
+import type { Hosts } from '../core/hosts.js'
+import type { Database } from './db/tables.js'
+import type { InstallSecrets } from './secrets.js'
+
+/** What the control plane and the gateway need; built once by the composition root (server/sandbox.ts). */
+export type ServerDeps = {
+  db: Kysely<Database>
+  secrets: InstallSecrets
+  hosts: Hosts
+  /** The sandbox chain services; without them the Sandbox wallet and chain helper routes answer 503. */
+  chain?: ChainServices | undefined
+  /** Facilitator of production APIs (SVC_FACILITATOR_URL); without it their paid routes answer 503. */
+  productionFacilitatorUrl?: string | undefined
+  /** DNS servers (host or host:port) that custom-domain verification asks (SVC_DNS_SERVERS); default: the system's. */
+  dnsServers?: string[] | undefined
+  /** Mark new accounts verified (CI). */
+  autoVerify?: boolean | undefined
+  /** Lifetime of a login session. @defaultValue 7 days */
+  jwtTtlSeconds?: number | undefined
+  log?: ((message: string) => void) | undefined
+}

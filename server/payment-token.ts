@@ -1,0 +1,14 @@
+import { sandboxNetwork, sandboxUsdcDomain, usdcAddress, usdcDecimals } from '../core/sandbox-usdc.js'
+import type { ServerDeps } from './deps.js'
+
+/** The sandbox payment token as the control plane advertises it (also the `extra` of Sandbox accepts). */
+export function sandboxUsdc(deps: ServerDeps) {
+  const usdc = deps.chain?.chain.usdc
+  return {
+    address: usdc?.address ?? usdcAddress,
+    symbol: 'USDC',
+    decimals: usdc?.decimals ?? usdcDecimals,
+    network: sandboxNetwork,
+    extra: { name: usdc?.name ?? sandboxUsdcDomain.name, version: usdc?.version ?? sandboxUsdcDomain.version, assetTransferMethod: 'eip3009' },
+  }
+}
