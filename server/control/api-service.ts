@@ -1,4 +1,5 @@
 import { getAddress, isAddress } from 'viem'
+import { isHttpUrl } from '../../core/urls.js'
 import { z } from 'zod'
 import { ConflictError, NotFoundError } from '../../core/errors.js'
 import type { ApiRow } from '../db/tables.js'
@@ -14,16 +15,6 @@ export const required =
 
 /** A route parameter as one string (express 5 types them as possibly repeated). */
 export const param = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join('/') : (value ?? ''))
-
-/** True for an absolute http(s) URL without query or fragment. */
-export function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value)
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.search === '' && url.hash === ''
-  } catch {
-    return false
-  }
-}
 
 /** An EVM address in any case, checksummed. */
 export const evmAddress = (missing = 'required') =>
@@ -47,7 +38,7 @@ const apiFields = {
   upstream_base_url: z
     .string({ error: required('expected a string') })
     .max(2048, { error: 'at most 2048 characters' })
-    .refine(isHttpUrl, { error: 'must be an absolute http or https URL without query or fragment' }),
+    .refine((value) => isHttpUrl(value, { bare: true }), { error: 'must be an absolute http or https URL without query or fragment' }),
   pay_to_mode: z.literal('user_wallet', { error: required('only "user_wallet" is supported') }),
   pay_to_address: evmAddress('required with pay_to_mode "user_wallet"'),
   discovery_guidance: z.string({ error: 'expected a string or null' }).max(10_000, { error: 'at most 10000 characters' }).nullable(),

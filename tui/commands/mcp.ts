@@ -5,18 +5,10 @@ import type { Environment } from '../../sdk/types.js'
 import { UsageError } from '../../core/errors.js'
 import type { CliContext } from '../context.js'
 import { keyEnvironment } from '../../core/hosts.js'
+import { isHttpUrl } from '../../core/urls.js'
 import { controlUrlFor, type GlobalOptions } from '../settings.js'
 
 export type McpSettings = { apiKey: string; baseUrl: string; environment: Environment }
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const { protocol } = new URL(value)
-    return protocol === 'http:' || protocol === 'https:'
-  } catch {
-    return false
-  }
-}
 
 /**
  * Where and as whom `svc mcp` talks to the control plane: an API key only (`--api-key`, else SVC_API_KEY), and
