@@ -1,66 +1,160 @@
+import { BaseError as ViemError, HttpRequestError } from 'viem'
+
 /**
- * The error hierarchy every front end shares: HTTP answers `{"error": message}` with `status`; the CLI exits
- * with `exitCode` (1 for an API error, 2 for a usage error).
+ * The one error family of svc. Every error carries three faces:
+ * - `code`: a stable snake_case name for programs (`not_found`, `usage_error`, `unreachable` …);
+ * - `status`: the HTTP status the server answers with, as `{"error": message}` (the wire carries no code);
+ * - `exitCode`: the CLI's exit code, 1 for an API error, 2 for a usage error.
  */
+export type SvcErrorOptions = {
+  /** @defaultValue 500 */
+  status?: number | undefined
+  /** @defaultValue 1 */
+  exitCode?: 1 | 2 | undefined
+  /** @defaultValue the code of `status` ({@link codeForStatus}), `internal_error` for a status without one */
+  code?: string | undefined
+  cause?: unknown
+}
+
+/** The code an HTTP status stands for, when one does. */
+const statusCodes: Readonly<Record<number, string>> = {
+  400: 'bad_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  409: 'conflict',
+  503: 'unavailable',
+}
+
+/** `not_found` for 404 …; undefined for a status without a code of its own. */
+export const codeForStatus = (status: number): string | undefined => statusCodes[status]
+
 export class SvcError extends Error {
   override name = 'SvcError'
+  readonly code: string
   readonly status: number
   readonly exitCode: 1 | 2
 
-  constructor(message: string, options: { status?: number; exitCode?: 1 | 2; cause?: unknown } = {}) {
+  constructor(message: string, options: SvcErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.status = options.status ?? 500
     this.exitCode = options.exitCode ?? 1
+    this.code = options.code ?? codeForStatus(this.status) ?? 'internal_error'
   }
 }
 
 export class BadRequestError extends SvcError {
   override name = 'BadRequestError'
   constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message, { ...options, status: 400 })
+    super(message, { ...options, status: 400, code: 'bad_request' })
   }
 }
 
 export class UnauthorizedError extends SvcError {
   override name = 'UnauthorizedError'
   constructor(message = 'unauthorized') {
-    super(message, { status: 401 })
+    super(message, { status: 401, code: 'unauthorized' })
   }
 }
 
 export class ForbiddenError extends SvcError {
   override name = 'ForbiddenError'
   constructor(message: string) {
-    super(message, { status: 403 })
+    super(message, { status: 403, code: 'forbidden' })
   }
 }
 
 export class NotFoundError extends SvcError {
   override name = 'NotFoundError'
   constructor(message = 'not found') {
-    super(message, { status: 404 })
+    super(message, { status: 404, code: 'not_found' })
   }
 }
 
 export class ConflictError extends SvcError {
   override name = 'ConflictError'
   constructor(message: string) {
-    super(message, { status: 409 })
+    super(message, { status: 409, code: 'conflict' })
   }
 }
 
-/** The chain could not do what was asked (a node error, a reverted transaction). */
+/**
+ * The chain could not do what was asked (a node error, a reverted transaction): `chain_error`; `unreachable` when
+ * the node did not answer at all.
+ */
 export class ChainError extends SvcError {
   override name = 'ChainError'
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message, { ...options, status: 502 })
+  constructor(message: string, options: { cause?: unknown; code?: 'chain_error' | 'unreachable' } = {}) {
+    super(message, { cause: options.cause, status: 502, code: options.code ?? 'chain_error' })
   }
 }
 
-/** A mistake in how a command was called. */
+/** A service svc needs is not running here (the sandbox chain, a facilitator). */
+export class ServiceUnavailableError extends SvcError {
+  override name = 'ServiceUnavailableError'
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, status: 503, code: 'unavailable' })
+  }
+}
+
+/** A mistake in how a command (or a tool) was called. */
 export class UsageError extends SvcError {
   override name = 'UsageError'
   constructor(message: string) {
-    super(message, { status: 400, exitCode: 2 })
+    super(message, { status: 400, exitCode: 2, code: 'usage_error' })
   }
+}
+
+/**
+ * The control plane answered with an error (the SDK throws it): `status` is the HTTP status, 0 when the server
+ * could not be reached; `message` and `body` are what it answered. The wire carries no code, so `code` is the one
+ * of the status (`forbidden` for 403 …), `unreachable` for 0, `api_error` for a status without a code of its own.
+ */
+export class SvcApiError extends SvcError {
+  override name = 'SvcApiError'
+  constructor(
+    status: number,
+    message: string,
+    readonly body: unknown,
+  ) {
+    super(message, { status, exitCode: 1, code: status === 0 ? 'unreachable' : (codeForStatus(status) ?? 'api_error') })
+  }
+}
+
+/** The first `code` (ECONNREFUSED, ENOTFOUND…) in an error's cause chain; else the message of the innermost cause. */
+export function errorCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    const { code, errors, cause, message } = current as { code?: unknown; errors?: unknown[]; cause?: unknown; message?: unknown }
+    if (typeof code === 'string') return code
+    current = errors?.[0] ?? cause
+    if (!current && depth > 0 && typeof message === 'string') return message
+  }
+  return undefined
+}
+
+/** The error and its causes, outermost first (at most `depth` of them). */
+function* causeChain(error: unknown, depth = 8): Generator<unknown> {
+  for (let current = error; current !== undefined && current !== null && depth > 0; depth--) {
+    yield current
+    current = (current as { cause?: unknown }).cause
+  }
+}
+
+const firstLine = (text: string): string => text.split('\n')[0]!.trim()
+
+/**
+ * Any thrown value as an SvcError, for a front end to present: an SvcError (an SvcApiError too) is returned as it is;
+ * a viem error becomes a {@link ChainError} (`unreachable` when an HTTP request to the node failed) with viem's
+ * one-line `shortMessage`; anything else an `internal_error` with the first line of its message. The original is
+ * the `cause`.
+ */
+export function toSvcError(error: unknown): SvcError {
+  if (error instanceof SvcError) return error
+  const unreachable = [...causeChain(error)].some((e) => e instanceof HttpRequestError)
+  if (error instanceof ViemError)
+    return new ChainError(firstLine(error.shortMessage) || 'chain error', { cause: error, code: unreachable ? 'unreachable' : 'chain_error' })
+  const { message } = (error ?? {}) as { message?: unknown }
+  const text = firstLine(typeof message === 'string' ? message : String(error))
+  if (unreachable) return new ChainError(text || 'the chain RPC did not answer', { cause: error, code: 'unreachable' })
+  return new SvcError(text || 'unknown error', { cause: error, code: 'internal_error' })
 }

@@ -1,3 +1,4 @@
+import { errorCode, SvcApiError } from '../core/errors.js'
 import { localFetch } from './local-fetch.js'
 import type * as T from './types.js'
 
@@ -14,28 +15,8 @@ export type SvcClientOptions = {
   fetch?: typeof globalThis.fetch | undefined
 }
 
-/** The control plane answered with an error: `status` and its `{"error"}` message. */
-export class SvcApiError extends Error {
-  override name = 'SvcApiError'
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly body: unknown,
-  ) {
-    super(message)
-  }
-}
-
-/** The first `code` (ECONNREFUSED, ENOTFOUND…) in an error's cause chain. */
-export function errorCode(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current && depth < 5; depth++) {
-    const { code, errors, cause, message } = current as { code?: unknown; errors?: unknown[]; cause?: unknown; message?: unknown }
-    if (typeof code === 'string') return code
-    current = errors?.[0] ?? cause
-    if (!current && depth > 0 && typeof message === 'string') return message
-  }
-  return undefined
-}
+/** The control plane's errors: {@link SvcApiError} (an SvcError) and the cause-chain reader, part of the SDK's API. */
+export { errorCode, SvcApiError }
 
 type Query = Record<string, string | number | boolean | undefined>
 

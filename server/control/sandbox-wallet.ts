@@ -4,7 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { balancesSchema, faucetSchema } from '../../chain/manager.js'
 import type { ChainServices } from '../../chain/services.js'
 import type { SandboxWalletsTable } from '../db/tables.js'
-import { SvcError } from '../../core/errors.js'
+import { ServiceUnavailableError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { nowIso } from '../ids.js'
 import { decryptSecret, encryptSecret } from '../secrets.js'
@@ -26,11 +26,11 @@ export function createSandboxRoutes(deps: ServerDeps): Router {
   const write = guard({ jwtOnly: true, development: true, write: true })
 
   const chainRunning: RequestHandler = (_req, _res, next) => {
-    if (!deps.chain) throw new SvcError('the sandbox chain is not running', { status: 503 })
+    if (!deps.chain) throw new ServiceUnavailableError('the sandbox chain is not running')
     next()
   }
   const chain = (): ChainServices => {
-    if (!deps.chain) throw new SvcError('the sandbox chain is not running', { status: 503 })
+    if (!deps.chain) throw new ServiceUnavailableError('the sandbox chain is not running')
     return deps.chain
   }
 
