@@ -1,7 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import type { z } from 'zod'
-import { SvcApiError, type SvcClient } from '../sdk/client.js'
+import { SvcApiError, toSvcError, type SvcError } from '../core/errors.js'
+import type { SvcClient } from '../sdk/client.js'
 import type { Environment } from '../sdk/types.js'
 
 /** What every tool gets: the control-plane client (an API key) and the key's environment. */
@@ -27,11 +28,19 @@ export type ToolSpec<I extends z.ZodType, O extends z.ZodType> = {
   annotations?: ToolAnnotations
 }
 
-/** A human hint for a control-plane status, added after the server's own message. */
-function hint(tool: { name: string; needs: string }, error: SvcApiError): string | undefined {
-  if (error.status === 403) return `${tool.name} needs an API key with ${tool.needs}`
-  if (error.status === 401) return 'check SVC_API_KEY and SVC_BASE_URL: a svc_sandbox_ key goes with the Sandbox control plane, a svc_live_ key with the production one'
+/** A human hint for a control-plane refusal of the key, added after the server's own message. */
+function hint(tool: { name: string; needs: string }, error: SvcError): string | undefined {
+  if (!(error instanceof SvcApiError)) return undefined
+  if (error.code === 'forbidden') return `${tool.name} needs an API key with ${tool.needs}`
+  if (error.code === 'unauthorized') return 'check SVC_API_KEY and SVC_BASE_URL: a svc_sandbox_ key goes with the Sandbox control plane, a svc_live_ key with the production one'
   return undefined
+}
+
+/** The text of a failed tool call: the message, the HTTP status of a control-plane answer, and a hint. */
+function describeToolError(tool: { name: string; needs: string }, error: SvcError): string {
+  const status = error instanceof SvcApiError && error.status ? ` (HTTP ${error.status})` : ''
+  const extra = hint(tool, error)
+  return `${error.message}${status}${extra ? `: ${extra}` : ''}`
 }
 
 /**
@@ -48,10 +57,7 @@ export function addTool<I extends z.ZodType, O extends z.ZodType>(
     try {
       answer = await handler(input)
     } catch (error) {
-      if (!(error instanceof SvcApiError)) throw error
-      const extra = hint(spec, error)
-      const status = error.status ? ` (HTTP ${error.status})` : ''
-      throw new Error(`${error.message}${status}${extra ? `: ${extra}` : ''}`, { cause: error })
+      throw new Error(describeToolError(spec, toSvcError(error)), { cause: error })
     }
     const structuredContent = answer.data as Record<string, unknown>
     return {

@@ -3,8 +3,7 @@ import '../core/polyfill.js'
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
-import { SvcApiError } from '../sdk/client.js'
-import { SvcError } from '../core/errors.js'
+import { toSvcError } from '../core/errors.js'
 import { registerAnalytics } from './commands/analytics.js'
 import { registerApis } from './commands/apis.js'
 import { registerAuth } from './commands/auth.js'
@@ -64,10 +63,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? 0 : 2
     }
-    const message = error instanceof SvcError || error instanceof SvcApiError ? error.message : ((error as Error)?.message ?? String(error))
-    io.stderr.write(`svc: ${message.split('\n')[0]}\n`)
-    if (error instanceof SvcError) return error.exitCode
-    return 1
+    // Everything else, our errors and the libraries' alike, is one SvcError: its first line and its exit code.
+    const svcError = toSvcError(error)
+    io.stderr.write(`svc: ${svcError.message.split('\n')[0]}\n`)
+    return svcError.exitCode
   }
 }
 

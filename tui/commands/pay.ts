@@ -1,7 +1,6 @@
 import type { Command } from 'commander'
-import { errorCode } from '../../sdk/client.js'
 import { localFetch } from '../../sdk/local-fetch.js'
-import { SvcError, UsageError } from '../../core/errors.js'
+import { errorCode, SvcError, toSvcError, UsageError } from '../../core/errors.js'
 import { describeAccept, parseDecimalAmount } from '../amounts.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import { parseHeaders, readTextFile } from '../inputs.js'
@@ -14,7 +13,7 @@ async function requestFetch(input: Request): Promise<Response> {
     return await localFetch(input)
   } catch (error) {
     const code = errorCode(error)
-    throw new SvcError(`cannot reach ${input.url}${code ? ` (${code})` : ''}`, { cause: error })
+    throw new SvcError(`cannot reach ${input.url}${code ? ` (${code})` : ''}`, { cause: error, code: 'unreachable' })
   }
 }
 
@@ -70,8 +69,8 @@ export function registerPay(program: Command, ctx: CliContext) {
           if (error instanceof SvcError) throw error
           // Everything else comes from the x402 client: the requirements, the spend controls, the signature.
           const offers = required ? (decodePaymentRequiredHeader(required).accepts as Offer[]) : []
-          const reason = refusalReason(offers, usdc, maxAmount, call.options.maxAmount) ?? ((error as Error)?.message ?? String(error)).split('\n')[0]
-          throw new SvcError(`no payment made: ${reason}`, { cause: error })
+          const reason = refusalReason(offers, usdc, maxAmount, call.options.maxAmount) ?? toSvcError(error).message
+          throw new SvcError(`no payment made: ${reason}`, { cause: error, code: 'payment_refused' })
         }
         const header = response.headers.get('payment-response')
         const settlement = header ? decodePaymentResponseHeader(header) : null
