@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
-import { acceptsFor } from '../pricing.js'
+import { acceptsFromPricing } from '../pricing.js'
 import { apiId, endpointOutput, httpMethod, jsonSchema, pricingFields } from '../schemas.js'
 import { addTool, type McpContext } from '../tool.js'
 import { describeEndpoint } from './list-endpoints.js'
@@ -36,7 +36,7 @@ export function registerCreateEndpoint(server: McpServer, ctx: McpContext) {
     },
     async (args) => {
       const { api_id, method, path_pattern, request_schema, response_schema, description, ttl } = args
-      const accepts = await acceptsFor(ctx, args)
+      const accepts = await acceptsFromPricing(ctx, args)
       const endpoint = await ctx.client.endpoints.create(api_id, {
         method,
         path_pattern,

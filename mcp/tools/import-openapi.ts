@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
-import { acceptsFor } from '../pricing.js'
+import { acceptsFromPricing } from '../pricing.js'
 import { apiId, endpointOutput, pricingFields } from '../schemas.js'
 import { addTool, plural, type McpContext } from '../tool.js'
 
@@ -35,7 +35,7 @@ export function registerImportOpenApi(server: McpServer, ctx: McpContext) {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },
     async (args) => {
-      const accepts = await acceptsFor(ctx, args)
+      const accepts = await acceptsFromPricing(ctx, args)
       const { operations } = await ctx.client.openapi.parse(args.spec)
       if (operations.length === 0) throw new Error('the document has no operations to import')
       const { created, skipped } = await ctx.client.openapi.import(args.api_id, operations, accepts)

@@ -1,7 +1,7 @@
 import type { Command } from 'commander'
 import type { Endpoint, EndpointUpdate } from '../../sdk/types.js'
 import { UsageError } from '../../core/errors.js'
-import { acceptsFor, type AcceptFlags } from '../accepts.js'
+import { acceptsFromFlags, type AcceptFlags } from '../accepts.js'
 import { describeAccept, priceFrom, type PriceOptions } from '../amounts.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import { parseInteger, readSchema } from '../inputs.js'
@@ -65,7 +65,7 @@ export function registerEndpoints(program: Command, ctx: CliContext) {
         const requestSchema = readSchema(call.options.requestSchema, '--request-schema')
         const responseSchema = readSchema(call.options.responseSchema, '--response-schema')
         const ttlSeconds = ttl === undefined ? undefined : parseInteger(ttl, '--ttl', 1, 31_536_000)
-        const accepts = await acceptsFor(call, amount)
+        const accepts = await acceptsFromFlags(call, amount)
         const endpoint = await call.client().endpoints.create(apiId!, {
           method,
           path_pattern: path,

@@ -1,5 +1,5 @@
 import type { Command } from 'commander'
-import { acceptsFor, type AcceptFlags } from '../accepts.js'
+import { acceptsFromFlags, type AcceptFlags } from '../accepts.js'
 import { priceFrom, type PriceOptions } from '../amounts.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import { readTextFile } from '../inputs.js'
@@ -20,7 +20,7 @@ export function registerImport(program: Command, ctx: CliContext) {
         const amount = priceFrom(call.options, true)
         const spec = readTextFile(file!, 'the OpenAPI file')
         const client = call.client()
-        const accepts = await acceptsFor(call, amount)
+        const accepts = await acceptsFromFlags(call, amount)
         const { operations } = await client.openapi.parse(spec)
         const result = await client.openapi.import(apiId!, operations, accepts)
         if (call.out.isJson) return call.out.json(result)
