@@ -1,8 +1,9 @@
 import type { Express } from 'express'
-import { formatEther, formatUnits, getAddress, isAddress, numberToHex, parseEther, parseUnits, type Address } from 'viem'
+import { formatEther, getAddress, isAddress, numberToHex, parseEther, parseUnits, type Address } from 'viem'
 import { z } from 'zod'
-import { BadRequestError, ChainError } from '../core/errors.js'
+import { BadRequestError, ChainError, toSvcError } from '../core/errors.js'
 import { createErrorHandler, createJsonApp, notFoundHandler, parseBody } from '../core/http.js'
+import { formatUsdc, parseUsdc } from '../core/sandbox-usdc.js'
 import type { SandboxChain } from './chain.js'
 import { multicall3Address } from './constants.js'
 import { sandboxUsdcAbi } from './contracts/generated/sandboxUsdc.js'
@@ -27,7 +28,7 @@ export type FaucetResult = {
 
 /** Most a single faucet call may send: beyond this the amount is a mistake, not a test. */
 const maxEthWei = parseEther('1000000')
-const maxUsdcBase = parseUnits('1000000000', 6)
+const maxUsdcBase = parseUsdc('1000000000')
 
 const addressSchema = z
   .string({ error: 'expected an address string' })
@@ -58,7 +59,7 @@ export type ChainManager = {
  * ETH comes from `anvil_addBalance`; USDC is minted by the kit's minter (or dealt on a forked token).
  */
 export function createChainManager(chain: SandboxChain, options: ChainManagerOptions = {}): ChainManager {
-  const { defaultEthWei = parseEther('10'), defaultUsdcBase = parseUnits('1000', 6) } = options
+  const { defaultEthWei = parseEther('10'), defaultUsdcBase = parseUsdc('1000') } = options
 
   function info() {
     const usdc = chain.usdc
@@ -76,7 +77,7 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
         default_eth_wei: numberToHex(defaultEthWei),
         default_usdc_base: numberToHex(defaultUsdcBase),
         default_eth: formatEther(defaultEthWei),
-        default_usdc: formatUnits(defaultUsdcBase, 6),
+        default_usdc: formatUsdc(defaultUsdcBase),
       },
     }
   }
@@ -98,7 +99,7 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
     const ethWei = asset === 'usdc' ? 0n : amount ? parseEther(amount) : defaultEthWei
     const usdcBase = asset === 'eth' ? 0n : amount ? parseUnits(amount, chain.usdc.decimals) : defaultUsdcBase
     if (ethWei > maxEthWei) throw new BadRequestError(`amount too large: at most ${formatEther(maxEthWei)} ETH per call`)
-    if (usdcBase > maxUsdcBase) throw new BadRequestError(`amount too large: at most ${formatUnits(maxUsdcBase, 6)} USDC per call`)
+    if (usdcBase > maxUsdcBase) throw new BadRequestError(`amount too large: at most ${formatUsdc(maxUsdcBase)} USDC per call`)
     if (amount !== undefined && ethWei === 0n && usdcBase === 0n) throw new BadRequestError('amount must be greater than 0')
 
     const result: FaucetResult = { address, asset, funded: {}, transactions: {}, balances: { eth_wei: '0x0', usdc_base: '0x0' } }
@@ -115,9 +116,7 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
           }),
       ])
     } catch (error) {
-      throw new ChainError(`funding ${address} failed: ${(error as { shortMessage?: string }).shortMessage ?? (error as Error).message}`, {
-        cause: error,
-      })
+      throw new ChainError(`funding ${address} failed: ${toSvcError(error).message}`, { cause: error })
     }
     result.balances = await balances(address)
     return result

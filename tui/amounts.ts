@@ -1,10 +1,7 @@
 import { formatUnits, parseUnits } from 'viem'
-import { usdcDecimals } from '../core/sandbox-usdc.js'
+import { formatUsdc, usdcDecimals } from '../core/sandbox-usdc.js'
 import type { Accept } from '../sdk/types.js'
 import { UsageError } from '../core/errors.js'
-
-/** USDC has 6 decimals: 0.01 USDC is 10000 atomic units. */
-export { usdcDecimals }
 
 /** A decimal amount of whole units ("0.01") in atomic units ("10000" with 6 decimals); refuses more decimals than the token has. */
 export function parseDecimalAmount(value: string, flag: string, decimals = usdcDecimals): string {
@@ -39,7 +36,7 @@ export function priceFrom({ price, amount }: PriceOptions, required: boolean): s
 /** `0.01 USDC` for a USDC accept, `10000 units` otherwise. */
 export function describeAccept(accept: Pick<Accept, 'amount' | 'extra'>): string {
   const name = accept.extra?.name
-  if (name === 'USDC') return `${formatUnits(BigInt(accept.amount), usdcDecimals)} USDC`
+  if (name === 'USDC') return `${formatUsdc(accept.amount)} USDC`
   return `${accept.amount} units`
 }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import type { Settlement, StatsRevenue } from '../../sdk/types.js'
 import { UsageError } from '../../core/errors.js'
+import { formatUsdc } from '../../core/sandbox-usdc.js'
 import { formatQuantity } from '../amounts.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import { parseInteger } from '../inputs.js'
@@ -75,6 +76,6 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
 }
 
 function settlementRow(s: Settlement, usdc: string | undefined) {
-  const amount = usdc && s.asset.toLowerCase() === usdc ? `${formatQuantity(s.amount, 6)} USDC` : `${s.amount} units`
+  const amount = usdc && s.asset.toLowerCase() === usdc ? `${formatUsdc(s.amount)} USDC` : `${s.amount} units`
   return [s.created_at, s.api_id, `${s.method} ${s.path}`, amount, s.payer, s.transaction]
 }

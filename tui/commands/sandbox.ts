@@ -3,7 +3,8 @@ import type { Command } from 'commander'
 import type { SvcClient } from '../../sdk/client.js'
 import type { Balances, SandboxWallet } from '../../sdk/types.js'
 import { SvcError, UsageError } from '../../core/errors.js'
-import { formatQuantity, usdcDecimals } from '../amounts.js'
+import { formatUsdc } from '../../core/sandbox-usdc.js'
+import { formatQuantity } from '../amounts.js'
 import { action, addCommand, type Call, type CliContext } from '../context.js'
 
 const assets = ['all', 'eth', 'usdc'] as const
@@ -27,7 +28,7 @@ async function waitForUsdc(client: SvcClient, address: string): Promise<Balances
 function balanceFields(balances: Pick<Balances, 'eth_wei' | 'usdc_base'>): [string, string][] {
   return [
     ['ETH', formatQuantity(balances.eth_wei, 18)],
-    ['USDC', formatQuantity(balances.usdc_base, usdcDecimals)],
+    ['USDC', formatUsdc(balances.usdc_base)],
   ]
 }
 
@@ -93,7 +94,7 @@ export function registerSandbox(program: Command, ctx: CliContext) {
         if (call.out.isJson) return call.out.json(result)
         const sent = [
           result.funded.eth_wei ? `${formatQuantity(result.funded.eth_wei, 18)} ETH` : undefined,
-          result.funded.usdc_base ? `${formatQuantity(result.funded.usdc_base, usdcDecimals)} USDC` : undefined,
+          result.funded.usdc_base ? `${formatUsdc(result.funded.usdc_base)} USDC` : undefined,
         ].filter(Boolean)
         call.out.line(`sent ${sent.join(' and ') || 'nothing'} to ${result.address}${result.transactions.usdc ? ` (USDC tx ${result.transactions.usdc})` : ''}`)
         call.out.fields(balanceFields(result.balances))

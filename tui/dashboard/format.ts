@@ -1,8 +1,6 @@
 import { formatUnits } from 'viem'
 import { usdcDecimals } from '../../core/sandbox-usdc.js'
 
-/** USDC (the sandbox token and the real one) has 6 decimals. */
-
 /** `0x1234…abcd`: a long hex string (address, transaction hash, key) shortened to its first and last 4 digits. */
 export function shortHex(hex: string, digits = 4): string {
   if (!/^0x[0-9a-fA-F]+$/.test(hex) || hex.length <= 2 + digits * 2 + 1) return hex
@@ -27,7 +25,7 @@ export function formatUnitsOf(quantity: string | bigint, decimals: number, maxDe
   return decimal(formatUnits(BigInt(quantity), decimals), maxDecimals)
 }
 
-/** USDC base units as USDC: `10000` → `0.01 USDC`. */
+/** USDC base units as USDC for a panel, grouped by thousands: `10000` → `0.01 USDC`, `0x3b9aca00` → `1,000 USDC`. */
 export function formatUsdc(base: string | bigint): string {
   return `${formatUnitsOf(base, usdcDecimals)} USDC`
 }
