@@ -1,5 +1,8 @@
 import {
+  BaseError,
   keccak256,
+  NonceTooLowError,
+  RpcRequestError,
   TransactionReceiptNotFoundError,
   type Address,
   type Hash,
@@ -8,6 +11,7 @@ import {
   type PublicClient,
   type TransactionReceipt,
 } from 'viem'
+import { getNodeError } from 'viem/utils'
 
 export type TxSenderOptions = {
   client: PublicClient
@@ -29,6 +33,27 @@ export type TxSender = {
 }
 
 const feeTtlMs = 2_000
+
+/** What the node itself said of a refused request (its JSON-RPC error message), found in viem's cause chain. */
+function nodeMessage(error: unknown): string | undefined {
+  const rpc = error instanceof BaseError ? error.walk((e) => e instanceof RpcRequestError) : undefined
+  return rpc instanceof RpcRequestError ? rpc.details : undefined
+}
+
+/**
+ * The node already holds this very transaction (a retried send). Only the node's message tells: Anvil answers a
+ * duplicate with the JSON-RPC code -32003 it also uses for "nonce too low" and "replacement transaction underpriced",
+ * and viem's NonceTooLowError lumps a duplicate with "nonce too low", so the words are matched here ("transaction
+ * already imported" from Anvil, "already known" from geth, "known transaction" from older nodes).
+ */
+function isAlreadyKnown(error: unknown): boolean {
+  return /already known|known transaction|already imported/i.test(nodeMessage(error) ?? '')
+}
+
+/** The nonce is taken already: viem's own reading of the node's error (NonceTooLowError). */
+function isNonceUsed(error: unknown): boolean {
+  return error instanceof BaseError && getNodeError(error, {}) instanceof NonceTooLowError
+}
 
 /**
  * A transaction sender for one local account on a local chain: nonces handed out from memory in order, fees
@@ -87,7 +112,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
       return await client.sendRawTransaction({ serializedTransaction })
     } catch (error) {
       // A retried send the node had already taken: the transaction is in, under its own hash.
-      if (/already known|known transaction|already imported/i.test(String((error as Error)?.message))) return keccak256(serializedTransaction)
+      if (isAlreadyKnown(error)) return keccak256(serializedTransaction)
       throw error
     }
   }
@@ -100,7 +125,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
         return true
       } catch (error) {
         // The nonce is used already (the first send did land): nothing to fill.
-        if (/nonce too low|nonce.*already/i.test(String((error as Error)?.message))) return true
+        if (isNonceUsed(error)) return true
         await new Promise((resolve) => setTimeout(resolve, 25 * (attempt + 1)))
       }
     }
