@@ -1,6 +1,7 @@
-// Transpiles the TypeScript sources to dist/ (one .js per file, same layout) with esbuild, in about 0.2 s, so the
-// `svc` command starts without a TypeScript loader. bin/svc.js calls it whenever a source is newer than dist/.
-// `npm ci` runs it too (the `prepare` script). Type checking stays `npm run typecheck`.
+// `npm run build`: transpiles the TypeScript sources to dist/ (one .js per file, same layout) with esbuild, in about
+// 0.2 s, so the `svc` command (bin/svc.js) starts without a TypeScript loader. npm runs it on `npm ci`/`npm install`
+// (`prepare`) and `npm pack` (`prepack`); the test setup runs it before every test run, `npm start` before it starts.
+// Type checking stays `npm run typecheck`.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -8,7 +9,6 @@ import { fileURLToPath } from 'node:url'
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const sourceDirs = ['core', 'chain', 'server', 'sdk', 'mcp', 'tui', 'fixtures']
 const assets = ['server/openapi.yaml']
-const stampFile = join(root, 'dist', '.built')
 
 /** Every source file and asset, relative to the repo. */
 export function sources() {
@@ -24,14 +24,7 @@ export function sources() {
   return files
 }
 
-/** True when dist/ exists and no source is newer than it. */
-export function isFresh(files = sources()) {
-  if (!existsSync(stampFile)) return false
-  const built = statSync(stampFile).mtimeMs
-  return files.every((file) => statSync(join(root, file)).mtimeMs <= built)
-}
-
-/** Builds into a temporary directory and swaps it in, so concurrent `svc` commands never see half a build. */
+/** Builds into a temporary directory and swaps it in, so a running `svc` command never sees half a build. */
 export async function build() {
   const { buildSync } = await import('esbuild')
   const files = sources()
@@ -51,7 +44,6 @@ export async function build() {
     copyFileSync(join(root, asset), join(temp, asset))
   }
   writeFileSync(join(temp, 'package.json'), '{ "type": "module" }\n')
-  writeFileSync(join(temp, '.built'), `${new Date().toISOString()}\n`)
   const old = join(root, `dist.old-${process.pid}-${Date.now()}`)
   if (existsSync(join(root, 'dist'))) renameSync(join(root, 'dist'), old)
   try {

@@ -1,16 +1,13 @@
 #!/usr/bin/env node
-// The `svc` command. It runs the sources transpiled to dist/ (rebuilt here first when a source is newer), which
-// starts about twice as fast as running TypeScript through a loader; if the build cannot run, tsx is the fallback.
-import { build, isFresh } from './build.js'
+// The `svc` command. It runs the JavaScript that `npm run build` transpiles to dist/: npm builds it on install and
+// on pack (the `prepare` and `prepack` scripts), so nothing is compiled or scanned here. `npm run dev -- <command>`
+// runs the TypeScript sources instead.
+import { existsSync } from 'node:fs'
 
-let entry = '../dist/tui/cli.js'
-try {
-  if (!isFresh()) await build()
-} catch (error) {
-  process.stderr.write(`svc: could not build dist/ (${error?.message?.split('\n')[0]}); running the TypeScript sources\n`)
-  const { register } = await import('tsx/esm/api')
-  register()
-  entry = '../tui/cli.ts'
+const entry = new URL('../dist/tui/cli.js', import.meta.url)
+if (!existsSync(entry)) {
+  process.stderr.write('svc: dist/ is missing: build it with `npm run build` (or run the sources with `npm run dev -- <command>`)\n')
+  process.exit(2)
 }
-const { run } = await import(entry)
+const { run } = await import(entry.href)
 await run()

@@ -77,7 +77,7 @@ export function createSvcClient(options: SvcClientOptions) {
       create: (input: T.ApiInput) => request<T.Api>('POST', '/apis', input),
       list: () => request<{ apis: T.Api[] }>('GET', '/apis').then((r) => r.apis),
       get: (apiId: string) => request<T.Api>('GET', `/apis/${id(apiId)}`),
-      update: (apiId: string, input: Partial<T.ApiInput>) => request<T.Api>('PUT', `/apis/${id(apiId)}`, input),
+      update: (apiId: string, input: T.ApiUpdate) => request<T.Api>('PUT', `/apis/${id(apiId)}`, input),
       delete: (apiId: string) => request<{ id: string; deleted: true }>('DELETE', `/apis/${id(apiId)}`),
     },
     endpoints: {
@@ -90,7 +90,7 @@ export function createSvcClient(options: SvcClientOptions) {
     },
     openapi: {
       parse: (spec: string) => request<T.ParsedSpec>('POST', '/openapi/parse', { spec }),
-      import: (apiId: string, operations: Partial<T.ParsedOperation>[], accepts: T.Accept[]) =>
+      import: (apiId: string, operations: T.ImportOperation[], accepts: T.Accept[]) =>
         request<T.ImportResult>('POST', `/apis/${id(apiId)}/openapi/import`, { operations, accepts }),
     },
     config: {

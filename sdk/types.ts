@@ -1,189 +1,65 @@
-/** Shapes of the control plane's answers (server/openapi.yaml is the authority). */
+/**
+ * Shapes of the control plane's requests and answers, named after the types core/contract.ts generates from
+ * server/openapi.yaml (the authority): a change of the yaml changes these types.
+ */
+import type { components, paths } from '../core/contract.js'
 import type { Environment } from '../core/hosts.js'
 
 export type { Environment }
 
-export type User = { id: string; email: string; email_verified: boolean; created_at: string }
-export type Session = { token: string; user: User }
-export type Me = { user: User; environment: Environment; via: 'jwt' | 'api_key'; scopes: string[] | null }
-export type OutboxMessage = { id: number; to: string; subject: string; body: string; token: string | null; created_at: string }
+type Schemas = components['schemas']
+/** The JSON body of an operation's answer with `status`. */
+type Answer<Operation extends { responses: object }, Status extends keyof Operation['responses']> =
+  Operation['responses'][Status] extends { content: { 'application/json': infer Body } } ? Body : never
+/** The query parameters of an operation. */
+type Query<Operation extends { parameters: { query?: object } }> = NonNullable<Operation['parameters']['query']>
 
-export type ApiKey = {
-  id: string
-  name: string
-  environment: Environment
-  prefix: string
-  scopes: string[]
-  created_at: string
-  last_used_at: string | null
-  revoked_at: string | null
-}
-export type CreatedApiKey = ApiKey & { key: string }
+export type User = Schemas['User']
+export type Session = Schemas['Session']
+export type Me = Answer<paths['/auth/me']['get'], 200>
+export type OutboxMessage = Answer<paths['/dev/outbox']['get'], 200>['messages'][number]
 
-export type Api = {
-  id: string
-  name: string
-  slug: string
-  environment: Environment
-  upstream_base_url: string
-  pay_to_mode: string
-  pay_to_address: string | null
-  discovery_guidance: string | null
-  discovery_contact_email: string | null
-  openapi_version: string
-  gateway_url: string
-  created_at: string
-  updated_at: string
-}
-export type ApiInput = {
-  name: string
-  slug: string
-  upstream_base_url: string
-  pay_to_mode: 'user_wallet'
-  pay_to_address?: string
-  discovery_guidance?: string | null
-  discovery_contact_email?: string | null
-  openapi_version?: string
-}
+export type ApiKey = Schemas['ApiKey']
+export type CreatedApiKey = Answer<paths['/auth/api-keys']['post'], 201>
 
-export type Accept = {
-  scheme: 'exact'
-  network: string
-  asset: string
-  amount: string
-  max_timeout_seconds?: number
-  extra?: Record<string, unknown>
-}
-export type Endpoint = {
-  id: string
-  api_id: string
-  method: string
-  path_pattern: string
-  accepts: Required<Accept>[]
-  request_schema: Record<string, unknown> | null
-  response_schema: Record<string, unknown> | null
-  schema_source: 'inferred' | 'openapi' | 'manual'
-  enabled: boolean
-  description: string | null
-  ttl: number | null
-  expires_at: string | null
-  created_at: string
-  updated_at: string
-}
-export type EndpointInput = {
-  method: string
-  path_pattern: string
-  accepts: Accept[]
-  request_schema?: Record<string, unknown> | null
-  response_schema?: Record<string, unknown> | null
-  description?: string | null
-  enabled?: boolean
-  ttl?: number
-}
-export type EndpointUpdate = Partial<Omit<EndpointInput, 'ttl'>> & { clear_schemas?: boolean }
+export type Api = Schemas['Api']
+export type ApiInput = Schemas['ApiCreate']
+export type ApiUpdate = Schemas['ApiUpdate']
 
-export type ParsedOperation = {
-  method: string
-  path_pattern: string
-  summary: string | null
-  description: string | null
-  operation_id: string | null
-  request_schema: Record<string, unknown> | null
-  response_schema: Record<string, unknown> | null
-}
-export type ParsedSpec = { openapi_version: string; title: string | null; operations: ParsedOperation[] }
-export type ImportResult = { created: Endpoint[]; skipped: { method: string; path_pattern: string; reason: string }[] }
+/**
+ * An accept option as requests give it: `max_timeout_seconds` may be left out (the server makes it 300). The yaml's
+ * `Accept` lists it as required, which holds for answers (`Endpoint['accepts']`) only.
+ */
+export type Accept = Omit<Schemas['Accept'], 'max_timeout_seconds'> & Partial<Pick<Schemas['Accept'], 'max_timeout_seconds'>>
+export type Endpoint = Schemas['Endpoint']
+export type EndpointInput = Omit<Schemas['EndpointCreate'], 'accepts'> & { accepts: Accept[] }
+export type EndpointUpdate = Omit<Schemas['EndpointUpdate'], 'accepts'> & { accepts?: Accept[] }
 
-export type PaymentToken = { address: string; symbol: string; decimals: number; network: string; extra: Record<string, unknown> }
-export type PlatformConfig = {
-  platform_domain: string
-  sandbox_platform_domain: string
-  gateway_port: number
-  base_url: string
-  sandbox_base_url: string
-  environments: Environment[]
-  schemes: string[]
-  payment_tokens: (PaymentToken & { environment: Environment })[]
-  api_key_prefixes: Record<Environment, string>
-}
-export type LocalDevConfig = {
-  enabled: boolean
-  chain_id: number
-  network: string
-  rpc_url: string | null
-  chain_manager_url: string | null
-  facilitator_url: string | null
-  faucet_enabled: boolean
-  usdc: PaymentToken
-}
+export type ParsedOperation = Schemas['ParsedOperation']
+export type ParsedSpec = Schemas['ParsedOpenApi']
+export type ImportOperation = Schemas['ImportOperation']
+export type ImportResult = Answer<paths['/apis/{apiId}/openapi/import']['post'], 200>
 
-export type SandboxWallet = { address: string; private_key: string; private_key_redacted: string; funding: 'started' | 'existing'; created_at: string }
-export type Balances = { address: string; eth_wei: string; usdc_base: string }
-export type FaucetResult = {
-  address: string
-  asset: 'all' | 'eth' | 'usdc'
-  funded: { eth_wei?: string; usdc_base?: string }
-  transactions: { usdc?: string }
-  balances: { eth_wei: string; usdc_base: string }
-}
+export type PaymentToken = Schemas['PaymentToken']
+export type PlatformConfig = Answer<paths['/config/platform']['get'], 200>
+export type LocalDevConfig = Answer<paths['/config/local-dev']['get'], 200>
 
-export type DiscoverySummary = {
-  primary_host: string
-  hosts: string[]
-  openapi_url: string
-  well_known_url: string
-  endpoint_count: number
-  discoverable_endpoint_count: number
-  host_urls: { host: string; openapi_url: string; well_known_url: string; is_primary: boolean }[]
-}
+export type SandboxWallet = Schemas['SandboxWallet']
+export type Balances = Schemas['SandboxBalances']
+export type FaucetResult = Schemas['SandboxFaucetResult']
 
-export type Domain = {
-  id: string
-  api_id: string
-  hostname: string
-  status: 'pending' | 'verified'
-  verification_record: { type: 'TXT'; name: string; value: string }
-  cname_target: string
-  verification_token: string
-  verified_at: string | null
-  created_at: string
-}
-export type DomainVerification = { status: 'verified' | 'already verified' | 'pending'; domain: Domain; reason?: string }
+export type DiscoverySummary = Schemas['DiscoverySummary']
 
-export type StatsRevenue = { network: string; asset: string; amount: string; decimals?: number }
-export type StatsCounters = { requests: number; payment_required: number; paid_requests: number; settlements: number }
-export type StatsOverview = {
-  days: number
-  from: string
-  to: string
-  api_id: string | null
-  totals: StatsCounters & { unique_payers: number }
-  revenue: StatsRevenue[]
-  daily: (StatsCounters & { day: string; revenue: { network: string; asset: string; amount: string }[] })[]
-}
-export type StatsQuery = { days?: number | undefined; api_id?: string | undefined }
+export type Domain = Schemas['Domain']
+export type DomainVerification = Schemas['DomainVerification']
 
-export type Settlement = {
-  id: string
-  api_id: string
-  endpoint_id: string | null
-  environment: Environment
-  network: string
-  asset: string
-  amount: string
-  payer: string
-  pay_to: string
-  transaction: string
-  method: string
-  path: string
-  created_at: string
-}
-export type SettlementPage = { settlements: Settlement[]; next_cursor: string | null }
+export type StatsRevenue = Schemas['StatsRevenue']
+export type StatsOverview = Schemas['StatsOverview']
+export type StatsCounters = Omit<StatsOverview['totals'], 'unique_payers'>
+export type StatsQuery = Query<paths['/stats/overview']['get']>
+
+export type Settlement = Schemas['Settlement']
+export type SettlementPage = Schemas['SettlementPage']
 /** Filters of GET /settlements; `from`/`to` are ISO timestamps with a zone or YYYY-MM-DD days. */
-export type SettlementFilter = {
-  api_id?: string | undefined
-  endpoint_id?: string | undefined
-  from?: string | undefined
-  to?: string | undefined
-}
-export type SettlementQuery = SettlementFilter & { limit?: number | undefined; cursor?: string | undefined }
+export type SettlementFilter = Omit<Query<paths['/settlements']['get']>, 'limit' | 'cursor' | 'format'>
+export type SettlementQuery = Omit<Query<paths['/settlements']['get']>, 'format'>

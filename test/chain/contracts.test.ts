@@ -3,22 +3,10 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
 import { compileContracts, contracts } from '../../chain/contracts/compile.js'
+import { firstDifference } from '../helpers/first-difference.js'
 
 const generatedDir = join(dirname(fileURLToPath(import.meta.url)), '../../chain/contracts/generated')
 const rebuildHint = 'run `npm run build:contracts` and commit chain/contracts/generated/'
-
-/** Where two texts first differ, as "line N: expected … / committed …", to point the developer at the change. */
-function firstDifference(expected: string, actual: string): string {
-  const a = expected.split('\n')
-  const b = actual.split('\n')
-  for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (a[i] !== b[i]) {
-      const clip = (line: string | undefined) => (line === undefined ? '<end of file>' : line.slice(0, 120))
-      return `line ${i + 1}: compiled ${JSON.stringify(clip(a[i]))}, committed ${JSON.stringify(clip(b[i]))}`
-    }
-  }
-  return 'identical'
-}
 
 describe('generated contract artifacts', () => {
   test('are exactly what the Solidity sources compile to', { timeout: 60_000 }, () => {
@@ -34,7 +22,7 @@ describe('generated contract artifacts', () => {
       }
       const committed = readFileSync(path, 'utf8')
       if (committed !== text)
-        problems.push(`chain/contracts/generated/${fileName} is stale (${firstDifference(text, committed)})`)
+        problems.push(`chain/contracts/generated/${fileName} is stale (${firstDifference(text, committed, 'compiled')})`)
     }
     expect(problems, `The committed contract artifacts do not match the sources: ${rebuildHint}.\n${problems.join('\n')}`).toEqual([])
   })

@@ -1,0 +1,2241 @@
+// Generated from server/openapi.yaml by bin/contract-types.js with openapi-typescript 7.13.0. Do not edit:
+// run `npm run build:contract-types` after changing the yaml.
+
+export interface paths {
+    "/openapi.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This contract, as YAML */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the contract */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/yaml": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This contract, as JSON */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the contract */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": Record<string, unknown>;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create an account
+         * @description New accounts must verify their email before any write; the verification mail goes to the local outbox (or the account is verified at once with --auto-verify).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Credentials"];
+                };
+            };
+            responses: {
+                /** @description the account and a session JWT */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Session"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["TooLarge"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/login": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Log in */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["Credentials"];
+                };
+            };
+            responses: {
+                /** @description a session JWT */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Session"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                413: components["responses"]["TooLarge"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/verify-email": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Verify an email with the token from the verification mail */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        token: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description verified (also when it already was) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            verified: true;
+                            user: components["schemas"]["User"];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                413: components["responses"]["TooLarge"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/resend-verification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a new verification mail to the local outbox */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description sent */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            sent: true;
+                            to: string;
+                        };
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                409: components["responses"]["Conflict"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller, its environment and its scopes */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the caller */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            user: components["schemas"]["User"];
+                            environment: components["schemas"]["Environment"];
+                            /** @enum {unknown} */
+                            via: "jwt" | "api_key";
+                            /** @description null for a JWT (all rights) */
+                            scopes: null | components["schemas"]["Scope"][];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/outbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The local outbox (mails the control plane "sent"); loopback callers only */
+        get: {
+            parameters: {
+                query?: {
+                    email?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description newest first, at most 100 */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            messages: {
+                                id: number;
+                                to: string;
+                                subject: string;
+                                body: string;
+                                token: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                403: components["responses"]["Forbidden"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the caller's keys of this environment (JWT only) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description newest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            api_keys: components["schemas"]["ApiKey"][];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+            };
+        };
+        put?: never;
+        /**
+         * Create an API key (JWT only); the secret is in `key`, shown this once
+         * @description The key's environment is the JWT request's (`X-Svc-Environment`); its secret starts with `svc_live_` or `svc_sandbox_`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @description scope names; preset names are accepted here too */
+                        scopes?: string[];
+                        /** @enum {unknown} */
+                        preset?: "readonly" | "apiManager" | "analytics";
+                    };
+                };
+            };
+            responses: {
+                /** @description the key, with its secret */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ApiKey"] & {
+                            key: string;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/api-keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a key (JWT only); revoking twice is harmless */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    keyId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the revoked key */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ApiKey"];
+                    };
+                };
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/config/platform": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Platform metadata */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description platform metadata */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            platform_domain: string;
+                            sandbox_platform_domain: string;
+                            gateway_port: number;
+                            /** Format: uri */
+                            base_url: string;
+                            /** Format: uri */
+                            sandbox_base_url: string;
+                            environments: components["schemas"]["Environment"][];
+                            schemes: "exact"[];
+                            payment_tokens: (components["schemas"]["PaymentToken"] & {
+                                environment: components["schemas"]["Environment"];
+                            })[];
+                            api_key_prefixes: {
+                                /** @constant */
+                                production: "svc_live_";
+                                /** @constant */
+                                development: "svc_sandbox_";
+                            };
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/config/local-dev": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The local Sandbox chain */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description chain services of this sandbox */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            enabled: boolean;
+                            /** @constant */
+                            chain_id: 845320402;
+                            /** @constant */
+                            network: "eip155:845320402";
+                            rpc_url: string | null;
+                            chain_manager_url: string | null;
+                            facilitator_url: string | null;
+                            faucet_enabled: boolean;
+                            native_currency: {
+                                name: string;
+                                /** @constant */
+                                symbol: "ETH";
+                                /** @constant */
+                                decimals: 18;
+                            };
+                            usdc: components["schemas"]["PaymentToken"];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's APIs of this environment (scope apis:read) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description oldest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            apis: components["schemas"]["Api"][];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+            };
+        };
+        put?: never;
+        /**
+         * Register an API (scope apis:write, verified email)
+         * @description The API belongs to the caller's environment, fixed at creation. Slugs are DNS labels, unique per environment; reserved names (api, sandbox, dev, www, …) are refused.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ApiCreate"];
+                };
+            };
+            responses: {
+                /** @description the new API */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Api"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["TooLarge"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/{apiId}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                "X-Svc-Environment"?: components["parameters"]["Environment"];
+            };
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        /** One API (scope apis:read) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the API */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Api"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        /** Change an API (scope apis:write, verified email); only the fields given change */
+        put: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ApiUpdate"];
+                };
+            };
+            responses: {
+                /** @description the changed API */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Api"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["TooLarge"];
+            };
+        };
+        post?: never;
+        /** Delete an API and its endpoints (scope apis:write, verified email) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DeletedResource"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/{apiId}/endpoints": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                "X-Svc-Environment"?: components["parameters"]["Environment"];
+            };
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        /** The API's endpoints (scope endpoints:read); expired ephemeral endpoints are gone */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description oldest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            endpoints: components["schemas"]["Endpoint"][];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        put?: never;
+        /**
+         * Add an endpoint (scope endpoints:write, verified email)
+         * @description Without schemas, schemas are inferred (schema_source `inferred`; see EndpointRequestSchema); with a schema,
+         *     both are stored as given (schema_source `manual`). A development API takes only network eip155:845320402 and
+         *     the Sandbox USDC; missing `extra` fields are filled from the token (name, version, assetTransferMethod).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EndpointCreate"];
+                };
+            };
+            responses: {
+                /** @description the new endpoint */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Endpoint"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["TooLarge"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/{apiId}/endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                "X-Svc-Environment"?: components["parameters"]["Environment"];
+            };
+            path: {
+                apiId: string;
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        /** One endpoint (scope endpoints:read) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                    endpointId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the endpoint */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Endpoint"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        /**
+         * Change an endpoint (scope endpoints:write, verified email); only the fields given change
+         * @description Schemas given → stored, schema_source `manual` (null clears one). `clear_schemas: true` clears both and infers
+         *     again (schema_source `inferred`); it cannot be combined with schemas. An inferred endpoint whose method or
+         *     path_pattern changes is inferred again. `ttl` is refused: "ttl can only be set at creation".
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                    endpointId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["EndpointUpdate"];
+                };
+            };
+            responses: {
+                /** @description the changed endpoint */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Endpoint"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["TooLarge"];
+            };
+        };
+        post?: never;
+        /** Delete an endpoint (scope endpoints:write, verified email) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                    endpointId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DeletedResource"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/parse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Parse an OpenAPI 3.0/3.1 document into operations (scope openapi:read; not a write)
+         * @description YAML or JSON text of at most 1 MB. Local `$ref`s are inlined; external and remote ones are never fetched
+         *     (they become a `$comment`), and a circular reference is cut where it repeats. request_schema is the
+         *     application/json request body schema, response_schema the application/json schema of the 200 (else first
+         *     2xx) response; null when absent. OpenAPI 3.0 `nullable` and boolean exclusive bounds become JSON Schema 2020-12.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        spec: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description the operations, in document order */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ParsedOpenApi"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                413: components["responses"]["TooLarge"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/{apiId}/openapi/import": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                "X-Svc-Environment"?: components["parameters"]["Environment"];
+            };
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create endpoints from operations (scopes openapi:read and endpoints:write, verified email)
+         * @description Every operation gets the same accepts (same rules as POST /apis/{apiId}/endpoints). An operation with a
+         *     schema is stored with schema_source `openapi`; one without is inferred (`inferred`). Operations whose
+         *     method+path_pattern already exist (or repeat in the list) are skipped, so importing twice is harmless.
+         *     All endpoints are created in one transaction.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        operations: components["schemas"]["ImportOperation"][];
+                        accepts: components["schemas"]["Accepts"];
+                    };
+                };
+            };
+            responses: {
+                /** @description created and skipped operations */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            created: components["schemas"]["Endpoint"][];
+                            skipped: {
+                                method: components["schemas"]["HttpMethod"];
+                                path_pattern: string;
+                                /** @constant */
+                                reason: "exists";
+                            }[];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["TooLarge"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox-wallet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's Sandbox wallet, created (and funded in the background) if missing
+         * @description JWT only, with `X-Svc-Environment: development`. The platform-managed keypair of the caller; its private key
+         *     is stored encrypted (AES-256-GCM under the install's wallet key). The first GET creates it and starts a faucet
+         *     funding (ETH and USDC) without waiting for it (`funding: started`); later GETs answer `funding: existing`.
+         *     Balances vanish when the Sandbox chain restarts; the wallet stays.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the wallet */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxWallet"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sandbox-wallet/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the caller's Sandbox wallet with a new keypair and fund it in the background
+         * @description JWT only, with `X-Svc-Environment: development`; a write (verified email). Answers at once with `funding: started`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the new wallet */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxWallet"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * ETH and USDC balances of an address on the Sandbox chain
+         * @description JWT only, with `X-Svc-Environment: development`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        address: components["schemas"]["SandboxAddress"];
+                    };
+                };
+            };
+            responses: {
+                /** @description the balances, hexadecimal quantities */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxBalances"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                /** @description the Sandbox chain did not answer */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/faucet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fund an address on the Sandbox chain with ETH, USDC or both
+         * @description JWT only, with `X-Svc-Environment: development`; a write (verified email). Without `amount` the chain
+         *     manager's defaults are sent; `amount` (whole units, e.g. "2.5") needs `asset` `eth` or `usdc`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["SandboxFaucetRequest"];
+                };
+            };
+            responses: {
+                /** @description what was sent and the balances after it */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxFaucetResult"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                /** @description the Sandbox chain could not fund the address */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/{apiId}/discovery": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                "X-Svc-Environment"?: components["parameters"]["Environment"];
+            };
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Where the API's discovery documents are published (scope apis:read)
+         * @description hosts: the platform host (`{slug}.localhost`, `{slug}.dev.localhost` in Sandbox) first, then the verified custom
+         *     domains in the order they were verified. primary_host: the first verified custom domain, else the platform host;
+         *     openapi_url and well_known_url are its URLs. Every URL is `http://{host}:{port}` (one listener serves all hosts).
+         *     endpoint_count counts all endpoints of the API; discoverable_endpoint_count leaves out disabled and ephemeral
+         *     (ttl) endpoints, as the documents do. The documents themselves (GET /openapi.json, GET /.well-known/x402.json
+         *     on a gateway host) are public and outside this contract.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the discovery summary */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DiscoverySummary"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/{apiId}/domains": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                "X-Svc-Environment"?: components["parameters"]["Environment"];
+            };
+            path: {
+                apiId: string;
+            };
+            cookie?: never;
+        };
+        /** The API's custom domains, oldest first (scope domains:read) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the domains */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            domains: components["schemas"]["Domain"][];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        put?: never;
+        /**
+         * Add a custom domain (scope domains:write, verified email)
+         * @description The hostname is trimmed, lower-cased and stripped of a final dot; it must be a fully qualified DNS name (not an
+         *     IP address, not `localhost` or svc's own hosts or names under them) and unique across all APIs (409
+         *     "hostname already exists"). The domain starts `pending`: publish `verification_record` as a DNS TXT record, point
+         *     the hostname at `cname_target` (a CNAME), then POST .../verify.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["DomainCreate"];
+                };
+            };
+            responses: {
+                /** @description the new domain, pending */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Domain"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                413: components["responses"]["TooLarge"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/{apiId}/domains/{domainId}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                "X-Svc-Environment"?: components["parameters"]["Environment"];
+            };
+            path: {
+                apiId: string;
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        /** One custom domain (scope domains:read) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                    domainId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the domain */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Domain"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Remove a custom domain (scope domains:write, verified email); the gateway stops serving it at once */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                    domainId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description deleted */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DeletedResource"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/apis/{apiId}/domains/{domainId}/verify": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                "X-Svc-Environment"?: components["parameters"]["Environment"];
+            };
+            path: {
+                apiId: string;
+                domainId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Verify a custom domain through its DNS TXT record (scope domains:write, verified email)
+         * @description Looks up the TXT record `_svc-challenge.<hostname>` through real DNS (the servers of SVC_DNS_SERVERS, else the
+         *     system's; one try, 2 s). A value equal to `svc-verification=<token>` → status `verified` (the gateway serves the
+         *     API on that hostname from now on). No such value (no record, another value, a failed or timed-out lookup) →
+         *     still 200, status `pending`, and a `reason`; the domain stays pending and can be verified again. A domain
+         *     already verified → status `already verified`, without a lookup.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    apiId: string;
+                    domainId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the verification status and the domain */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["DomainVerification"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["TooLarge"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/stats/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Traffic and revenue of the caller's APIs over the last days (scope stats:read)
+         * @description The caller's environment and APIs only. The range is `days` UTC days ending today (UTC), both ends included.
+         *     Traffic counters come from the gateway's per-day counters; settlements, revenue and payers from the
+         *     settlements of the range. Amounts are atomic units as decimal strings, summed exactly per network and asset.
+         *     Unknown query parameters are a 400.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description number of UTC days, today included */
+                    days?: number;
+                    /** @description only this API (the caller's, of this environment; else 404 `api not found`) */
+                    api_id?: string;
+                };
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description totals, revenue per asset and one entry per day of the range (oldest first, zero-filled) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["StatsOverview"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settlements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's settlements, newest first (scope settlements:read)
+         * @description The caller's environment and APIs only; ordered by `created_at` then `id`, newest first. Pages continue with
+         *     `cursor` set to the previous page's `next_cursor` (null on the last page); keep the same filters.
+         *     With `format=csv` (or `Accept: text/csv` and no `format`) the answer is a CSV file (RFC 4180, CRLF, a header
+         *     row of the record's field names) with every matching row; `limit` and `cursor` are then refused.
+         *     Unknown query parameters are a 400.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description only this API (the caller's, of this environment; else 404 `api not found`) */
+                    api_id?: string;
+                    endpoint_id?: string;
+                    /** @description inclusive lower bound: an ISO 8601 timestamp with a time zone, or YYYY-MM-DD (from the start of that UTC day) */
+                    from?: string;
+                    /** @description inclusive upper bound: an ISO 8601 timestamp with a time zone, or YYYY-MM-DD (to the end of that UTC day) */
+                    to?: string;
+                    limit?: number;
+                    /** @description the `next_cursor` of the previous page (opaque); a malformed one is a 400 `cursor: invalid` */
+                    cursor?: string;
+                    format?: "json" | "csv";
+                };
+                header?: {
+                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description a page of settlements, or the CSV export */
+                200: {
+                    headers: {
+                        /** @description CSV only: `attachment; filename="settlements.csv"` */
+                        "Content-Disposition"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SettlementPage"];
+                        "text/csv": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Error: {
+            error: string;
+        };
+        /** @enum {unknown} */
+        Environment: "production" | "development";
+        /** @enum {unknown} */
+        Scope: "apis:read" | "apis:write" | "endpoints:read" | "endpoints:write" | "domains:read" | "domains:write" | "stats:read" | "settlements:read" | "openapi:read";
+        Credentials: {
+            /** Format: email */
+            email: string;
+            password: string;
+        };
+        User: {
+            id: string;
+            email: string;
+            email_verified: boolean;
+            /** Format: date-time */
+            created_at: string;
+        };
+        Session: {
+            /** @description a JWT (HS256), valid 7 days */
+            token: string;
+            user: components["schemas"]["User"];
+        };
+        ApiKey: {
+            id: string;
+            name: string;
+            environment: components["schemas"]["Environment"];
+            /** @description the first characters of the secret, to tell keys apart */
+            prefix: string;
+            scopes: components["schemas"]["Scope"][];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+        };
+        PaymentToken: {
+            address: string;
+            symbol: string;
+            decimals: number;
+            network: string;
+            extra: {
+                name: string;
+                version: string;
+                assetTransferMethod?: string;
+            };
+        };
+        Api: {
+            id: string;
+            name: string;
+            slug: string;
+            environment: components["schemas"]["Environment"];
+            /** Format: uri */
+            upstream_base_url: string;
+            /** @constant */
+            pay_to_mode: "user_wallet";
+            /** @description EIP-55 checksummed */
+            pay_to_address: string | null;
+            discovery_guidance: string | null;
+            discovery_contact_email: string | null;
+            openapi_version: string;
+            /**
+             * Format: uri
+             * @description http://{slug}.{platform_domain}:PORT ({slug}.dev.{platform_domain} in Sandbox)
+             */
+            gateway_url: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ApiCreate: {
+            name: string;
+            /** @description a lower-case DNS label, unique per environment, not reserved */
+            slug: string;
+            /**
+             * Format: uri
+             * @description http or https, without query or fragment
+             */
+            upstream_base_url: string;
+            /** @constant */
+            pay_to_mode: "user_wallet";
+            pay_to_address: string;
+            discovery_guidance?: string | null;
+            /** Format: email */
+            discovery_contact_email?: string | null;
+            /** @default 1.0.0 */
+            openapi_version?: string;
+        };
+        ApiUpdate: {
+            name?: string;
+            slug?: string;
+            /** Format: uri */
+            upstream_base_url?: string;
+            /** @constant */
+            pay_to_mode?: "user_wallet";
+            pay_to_address?: string;
+            discovery_guidance?: string | null;
+            /** Format: email */
+            discovery_contact_email?: string | null;
+            openapi_version?: string;
+        };
+        DeletedResource: {
+            id: string;
+            /** @constant */
+            deleted: true;
+        };
+        /** @enum {unknown} */
+        HttpMethod: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD" | "OPTIONS";
+        /**
+         * @description Starts with `/`; segments are literal or a whole `{name}` parameter (name = [A-Za-z_][A-Za-z0-9_]*, no
+         *     duplicates); an optional `*` as the last character matches any rest (`/files/*`, `/files*`).
+         */
+        PathPattern: string;
+        Accept: {
+            /** @constant */
+            scheme: "exact";
+            /** @description CAIP-2; eip155:845320402 on development APIs */
+            network: string;
+            /** @description token contract (checksummed); the Sandbox USDC on development APIs */
+            asset: string;
+            /** @description atomic units (USDC has 6 decimals: "100000" = 0.10 USDC), below 2^256 */
+            amount: string;
+            /** @default 300 */
+            max_timeout_seconds: number;
+            /** @description for the Sandbox USDC: name, version, assetTransferMethod (filled in when missing) */
+            extra?: Record<string, unknown>;
+        };
+        Accepts: components["schemas"]["Accept"][];
+        Endpoint: {
+            id: string;
+            api_id: string;
+            method: components["schemas"]["HttpMethod"];
+            path_pattern: components["schemas"]["PathPattern"];
+            accepts: components["schemas"]["Accepts"];
+            /**
+             * @description JSON Schema of the request body (`openapi`, `manual`). When schema_source is `inferred` it is a request
+             *     envelope (null for a method without body and a pattern without parameters), marked by its `$comment`:
+             *     `{"type": "object", "$comment": "svc inferred request: …", "properties": {"path": {"type": "object",
+             *     "properties": {"<name>": {"type": "string"}}, "required": ["<name>"], "additionalProperties": false},
+             *     "body": {"type": "object"}}, "required": ["path", "body"]}`, with `path` when the pattern has `{name}`
+             *     parameters and `body` for POST, PUT and PATCH.
+             */
+            request_schema: Record<string, unknown> | null;
+            /**
+             * @description JSON Schema of the 200 response. Inferred: for GET, from one probe of the upstream (upstream_base_url +
+             *     path with parameters replaced by `1` and a trailing `*` dropped; 2 s, 256 KB; a JSON 2xx answer), else `{}`;
+             *     `{}` for other methods; null for HEAD.
+             */
+            response_schema: Record<string, unknown> | null;
+            /** @enum {unknown} */
+            schema_source: "inferred" | "openapi" | "manual";
+            enabled: boolean;
+            description: string | null;
+            /** @description lifetime in seconds given at creation */
+            ttl: number | null;
+            /**
+             * Format: date-time
+             * @description present when ttl was set
+             */
+            expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        EndpointCreate: {
+            /** @description one of GET POST PUT PATCH DELETE HEAD OPTIONS (any case) */
+            method: string;
+            path_pattern: components["schemas"]["PathPattern"];
+            accepts: components["schemas"]["Accepts"];
+            /** @description a JSON Schema (2020-12, or draft-07/06 by $schema) */
+            request_schema?: Record<string, unknown> | null;
+            /** @description a JSON Schema (2020-12, or draft-07/06 by $schema) */
+            response_schema?: Record<string, unknown> | null;
+            /** @default true */
+            enabled?: boolean;
+            description?: string | null;
+            /** @description seconds; create only; sets expires_at */
+            ttl?: number;
+        };
+        EndpointUpdate: {
+            method?: string;
+            path_pattern?: components["schemas"]["PathPattern"];
+            accepts?: components["schemas"]["Accepts"];
+            request_schema?: Record<string, unknown> | null;
+            response_schema?: Record<string, unknown> | null;
+            /** @description clear both schemas and infer again; not with schemas */
+            clear_schemas?: boolean;
+            enabled?: boolean;
+            description?: string | null;
+        };
+        ParsedOperation: {
+            method: components["schemas"]["HttpMethod"];
+            /** @description the OpenAPI path as written (`{id}` stays `{id}`) */
+            path_pattern: string;
+            summary: string | null;
+            description: string | null;
+            operation_id: string | null;
+            request_schema: Record<string, unknown> | null;
+            response_schema: Record<string, unknown> | null;
+        };
+        ParsedOpenApi: {
+            openapi_version: string;
+            title: string | null;
+            operations: components["schemas"]["ParsedOperation"][];
+        };
+        /** @description an operation as POST /openapi/parse answers it; method and path_pattern are enough */
+        ImportOperation: {
+            method: string;
+            path_pattern: components["schemas"]["PathPattern"];
+            summary?: string | null;
+            description?: string | null;
+            operation_id?: string | null;
+            request_schema?: Record<string, unknown> | null;
+            response_schema?: Record<string, unknown> | null;
+        };
+        DiscoveryHostUrls: {
+            /** @description a hostname without port */
+            host: string;
+            /**
+             * Format: uri
+             * @description http://{host}:{port}/openapi.json
+             */
+            openapi_url: string;
+            /**
+             * Format: uri
+             * @description http://{host}:{port}/.well-known/x402.json
+             */
+            well_known_url: string;
+            is_primary: boolean;
+        };
+        DiscoverySummary: {
+            /** @description the first verified custom domain, else the platform host */
+            primary_host: string;
+            /** @description every host serving the API, platform host first, then verified custom domains */
+            hosts: string[];
+            /**
+             * Format: uri
+             * @description of the primary host
+             */
+            openapi_url: string;
+            /**
+             * Format: uri
+             * @description of the primary host
+             */
+            well_known_url: string;
+            endpoint_count: number;
+            /** @description endpoints listed by the documents: enabled and not ephemeral */
+            discoverable_endpoint_count: number;
+            host_urls: components["schemas"]["DiscoveryHostUrls"][];
+        };
+        DomainCreate: {
+            /** @description a fully qualified DNS name, e.g. api.example.com (lower-cased) */
+            hostname: string;
+        };
+        Domain: {
+            id: string;
+            api_id: string;
+            hostname: string;
+            /** @enum {unknown} */
+            status: "pending" | "verified";
+            /** @description the DNS record to publish */
+            verification_record: {
+                /** @constant */
+                type: "TXT";
+                /** @description _svc-challenge.<hostname> */
+                name: string;
+                value: string;
+            };
+            /** @description the platform host of the API: point the hostname at it */
+            cname_target: string;
+            verification_token: string;
+            /** Format: date-time */
+            verified_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        DomainVerification: {
+            /**
+             * @description `verified`: found now; `already verified`: verified before, nothing looked up; `pending`: not found (see reason)
+             * @enum {unknown}
+             */
+            status: "verified" | "already verified" | "pending";
+            domain: components["schemas"]["Domain"];
+            /** @description present with status pending: why the record did not verify */
+            reason?: string;
+        };
+        /** @description an amount in the token's atomic units (e.g. USDC base units, 6 decimals), a decimal string of any size */
+        AtomicAmount: string;
+        /** @description a UTC day, YYYY-MM-DD */
+        StatsDay: string;
+        StatsRevenue: {
+            /** @description CAIP-2 network, e.g. eip155:845320402 */
+            network: string;
+            /** @description token address */
+            asset: string;
+            amount: components["schemas"]["AtomicAmount"];
+            /** @description the token's decimals, when svc knows the token (USDC: 6) */
+            decimals?: number;
+        };
+        StatsOverview: {
+            days: number;
+            from: components["schemas"]["StatsDay"];
+            /** @description today (UTC) */
+            to: components["schemas"]["StatsDay"];
+            /** @description the API asked for; null: all the caller's APIs */
+            api_id: string | null;
+            totals: {
+                /** @description gateway requests */
+                requests: number;
+                /** @description 402 answers */
+                payment_required: number;
+                /** @description paid requests served */
+                paid_requests: number;
+                settlements: number;
+                /** @description distinct payer addresses (case-insensitive) */
+                unique_payers: number;
+            };
+            /** @description settled amounts per network and asset, sorted by network then asset */
+            revenue: components["schemas"]["StatsRevenue"][];
+            /** @description one entry per day of the range, oldest first; days without traffic are zeros */
+            daily: {
+                day: components["schemas"]["StatsDay"];
+                requests: number;
+                payment_required: number;
+                paid_requests: number;
+                settlements: number;
+                revenue: {
+                    network: string;
+                    asset: string;
+                    amount: components["schemas"]["AtomicAmount"];
+                }[];
+            }[];
+        };
+        Settlement: {
+            id: string;
+            api_id: string;
+            /** @description null once the endpoint is gone (ephemeral endpoints are removed after their first settlement) */
+            endpoint_id: string | null;
+            environment: components["schemas"]["Environment"];
+            /** @description CAIP-2 network */
+            network: string;
+            /** @description token address */
+            asset: string;
+            amount: components["schemas"]["AtomicAmount"];
+            payer: string;
+            pay_to: string;
+            /** @description transaction hash of the settlement */
+            transaction: string;
+            /** @description HTTP method of the paid request */
+            method: string;
+            /** @description path of the paid request */
+            path: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        SettlementPage: {
+            settlements: components["schemas"]["Settlement"][];
+            /** @description pass as `cursor` for the next page; null on the last page */
+            next_cursor: string | null;
+        };
+        /** @description an EVM address; answers give it checksummed (EIP-55) */
+        SandboxAddress: string;
+        /** @description a hexadecimal quantity (wei or USDC base units), e.g. `0x0`, `0x3b9aca00` */
+        SandboxHexQuantity: string;
+        SandboxWallet: {
+            address: components["schemas"]["SandboxAddress"];
+            /** @description the full private key (the command line hides it in human output) */
+            private_key: string;
+            /** @description the private key redacted to its first 6 characters (`0x` and 4 hex digits), an ellipsis (U+2026) and its last 4 hex digits, e.g. `0x1234…abcd` */
+            private_key_redacted: string;
+            /**
+             * @description `started`: the wallet is new and a faucet funding (ETH and USDC) runs in the background; `existing`: the wallet was already there
+             * @enum {unknown}
+             */
+            funding: "started" | "existing";
+            /**
+             * Format: date-time
+             * @description when this keypair was made (a reset makes a new one)
+             */
+            created_at: string;
+        };
+        SandboxBalances: {
+            address: components["schemas"]["SandboxAddress"];
+            eth_wei: components["schemas"]["SandboxHexQuantity"];
+            usdc_base: components["schemas"]["SandboxHexQuantity"];
+        };
+        SandboxFaucetRequest: {
+            address: components["schemas"]["SandboxAddress"];
+            /**
+             * @default all
+             * @enum {unknown}
+             */
+            asset?: "all" | "eth" | "usdc";
+            /** @description whole units (ETH or USDC), e.g. "2.5"; needs asset `eth` or `usdc`; default: the chain manager's default amounts */
+            amount?: string;
+        };
+        SandboxFaucetResult: {
+            address: components["schemas"]["SandboxAddress"];
+            /** @enum {unknown} */
+            asset: "all" | "eth" | "usdc";
+            /** @description what this call sent */
+            funded: {
+                eth_wei?: components["schemas"]["SandboxHexQuantity"];
+                usdc_base?: components["schemas"]["SandboxHexQuantity"];
+            };
+            /** @description the USDC transfer or mint transaction, when there was one */
+            transactions: {
+                usdc?: string;
+            };
+            /** @description the balances after the funding */
+            balances: {
+                eth_wei: components["schemas"]["SandboxHexQuantity"];
+                usdc_base: components["schemas"]["SandboxHexQuantity"];
+            };
+        };
+    };
+    responses: {
+        /** @description malformed JSON, a wrong type, an unknown field, a bad value */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `unauthorized` (no or rejected credentials) or `invalid token` */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `insufficient scope`, `email verification required`, `jwt required`, or a route of the other environment */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description not found (also another seller's or environment's resource) */
+        NotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description `email already registered`, `slug already exists`, `endpoint already exists` */
+        Conflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description body over 1 MB */
+        TooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description the Sandbox chain is not running */
+        Unavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+    };
+    parameters: {
+        /** @description JWT requests only; API keys carry their environment in their prefix. */
+        Environment: "production" | "development";
+    };
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export type operations = Record<string, never>;
