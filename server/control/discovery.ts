@@ -4,7 +4,7 @@ import { gatewayHost } from '../../core/hosts.js'
 import { param } from '../../core/http.js'
 import { findOwnedApi } from '../db/apis.js'
 import { listVerifiedHostnames } from '../db/domains.js'
-import { countEndpoints, purgeExpired } from '../db/endpoints.js'
+import { countEndpoints } from '../db/endpoints.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
 
@@ -15,7 +15,6 @@ import type { ServerDeps } from '../deps.js'
  * `http://{host}:{port}`: the one svc listener serves custom hostnames on the same port.
  */
 export async function discoverySummary(deps: ServerDeps, api: ApiRow) {
-  await purgeExpired(deps.db, api.id)
   const [custom, counts] = await Promise.all([listVerifiedHostnames(deps.db, api.id), countEndpoints(deps.db, api.id)])
   const platform = gatewayHost(deps.hosts, api.environment, api.slug)
   const hosts = [platform, ...custom]

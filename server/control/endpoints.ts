@@ -10,7 +10,10 @@ import { createEndpointSchema, updateEndpointSchema } from './endpoint-input.js'
 import { endpointRecord } from './endpoint-record.js'
 import { checkAccepts, endpointChanges, newEndpointRow } from './endpoint-service.js'
 
-/** Endpoints of an API: method + path pattern + accepts, with schemas given or inferred. */
+/**
+ * Endpoints of an API: method + path pattern + accepts, with schemas given or inferred. Reads leave out expired
+ * ephemeral endpoints; writes delete the API's expired ones first, so their routes are free again.
+ */
 export function createEndpointRoutes(deps: ServerDeps): Router {
   const router = Router()
   const { db } = deps
@@ -31,13 +34,11 @@ export function createEndpointRoutes(deps: ServerDeps): Router {
 
   router.get('/apis/:apiId/endpoints', read, async (req, res) => {
     const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
-    await purgeExpired(db, api.id)
     res.json({ endpoints: (await listEndpoints(db, api.id)).map(endpointRecord) })
   })
 
   router.get('/apis/:apiId/endpoints/:endpointId', read, async (req, res) => {
     const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
-    await purgeExpired(db, api.id)
     res.json(endpointRecord(await findEndpoint(db, api.id, param(req.params.endpointId))))
   })
 

@@ -1,13 +1,25 @@
-import { sql, type Kysely } from 'kysely'
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
 import { ConflictError, NotFoundError } from '../../core/errors.js'
 import { nowIso } from '../ids.js'
 import { isUniqueViolation } from './sqlite-errors.js'
 import type { Database, EndpointRow } from './tables.js'
 
-/** Ephemeral endpoints whose ttl has passed are gone: deleted before the API's endpoints are read or written. */
+/**
+ * Ephemeral endpoints whose ttl has passed are gone. Reads leave them out ({@link isLive}); writes to an API delete
+ * its expired ones first (so their routes are free again), and {@link purgeAllExpired} runs now and then for the rest.
+ */
 export async function purgeExpired(db: Kysely<Database>, apiId: string): Promise<void> {
   await db.deleteFrom('endpoints').where('api_id', '=', apiId).where('expires_at', 'is not', null).where('expires_at', '<=', nowIso()).execute()
 }
+
+/** Deletes the expired ephemeral endpoints of every API; answers how many there were. */
+export async function purgeAllExpired(db: Kysely<Database>): Promise<number> {
+  const result = await db.deleteFrom('endpoints').where('expires_at', 'is not', null).where('expires_at', '<=', nowIso()).executeTakeFirst()
+  return Number(result.numDeletedRows)
+}
+
+/** Not an ephemeral endpoint past its expires_at (those are gone, whether or not a purge deleted them yet). */
+const isLive = (eb: ExpressionBuilder<Database, 'endpoints'>) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso())])
 
 /** The API's endpoints, oldest first. */
 export function listEndpoints(db: Kysely<Database>, apiId: string): Promise<EndpointRow[]> {
@@ -16,6 +28,7 @@ export function listEndpoints(db: Kysely<Database>, apiId: string): Promise<Endp
       .selectFrom('endpoints')
       .selectAll()
       .where('api_id', '=', apiId)
+      .where(isLive)
       .orderBy('created_at', 'asc')
       // rowid: insertion order, for rows created in the same millisecond (an import).
       .orderBy(sql`rowid`)
@@ -23,9 +36,9 @@ export function listEndpoints(db: Kysely<Database>, apiId: string): Promise<Endp
   )
 }
 
-/** One endpoint of the API; 404 "endpoint not found" when there is none. */
+/** One endpoint of the API; 404 "endpoint not found" when there is none (or it expired). */
 export async function findEndpoint(db: Kysely<Database>, apiId: string, endpointId: string): Promise<EndpointRow> {
-  const row = await db.selectFrom('endpoints').selectAll().where('api_id', '=', apiId).where('id', '=', endpointId).executeTakeFirst()
+  const row = await db.selectFrom('endpoints').selectAll().where('api_id', '=', apiId).where('id', '=', endpointId).where(isLive).executeTakeFirst()
   if (!row) throw new NotFoundError('endpoint not found')
   return row
 }
@@ -39,6 +52,7 @@ export async function countEndpoints(db: Kysely<Database>, apiId: string): Promi
       sql<number>`coalesce(sum(case when enabled = 1 and ttl_seconds is null and expires_at is null then 1 else 0 end), 0)`.as('discoverable'),
     ])
     .where('api_id', '=', apiId)
+    .where(isLive)
     .executeTakeFirstOrThrow()
   return { total: Number(counts.total), discoverable: Number(counts.discoverable) }
 }
