@@ -90,3 +90,6 @@ export async function listen(app: Express, options: { port?: number; host?: stri
     },
   }
 }
+
+/** A route parameter as one string (express 5 types them as possibly repeated). */
+export const param = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join('/') : (value ?? ''))

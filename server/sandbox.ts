@@ -9,6 +9,7 @@ import { openDatabase, type OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
 import { listen, type Listening } from '../core/http.js'
 import { loadInstallSecrets } from './secrets.js'
+import { startEndpointPurge } from './endpoint-purge.js'
 import { lockDataDir } from './data-lock.js'
 
 export type StartServerOptions = {
@@ -57,6 +58,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   })
   const listening = await listen(app, { port: options.port ?? 0 })
   hosts.port = listening.port
+  const stopPurge = startEndpointPurge(database.db, { log: options.log })
   return {
     app,
     hosts,
@@ -67,6 +69,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     sandboxControlUrl: controlUrl(hosts, 'development'),
     async stop() {
       await listening.close()
+      await stopPurge()
       await app.gateway.close()
       await database.close()
       if (ephemeral) rmSync(dataDir, { recursive: true, force: true })

@@ -1,8 +1,8 @@
-import { sql, type AliasedRawBuilder } from 'kysely'
 import { z } from 'zod'
 import { sandboxNetwork, usdcAddress, usdcDecimals } from '../../core/sandbox-usdc.js'
 import { BadRequestError } from '../../core/errors.js'
 import { formatZodError } from '../../core/http.js'
+import type { SettlementCursor } from '../db/settlements.js'
 
 /**
  * Query-string parsing shared by the analytics routes (GET /stats/overview, GET /settlements): strict (unknown
@@ -64,12 +64,10 @@ export const utcDay = (date: Date) => date.toISOString().slice(0, 10)
 /** The UTC day `n` days after `day` (negative: before). */
 export const addDays = (day: string, n: number) => utcDay(new Date(Date.parse(`${day}T00:00:00.000Z`) + n * 86_400_000))
 
-/** Position of a settlement in the newest-first order, opaque to clients (base64url of JSON [created_at, id]). */
-export type Cursor = { createdAt: string; id: string }
+/** A settlement cursor as clients see it: opaque (base64url of JSON [created_at, id]). */
+export const encodeCursor = (cursor: SettlementCursor) => Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url')
 
-export const encodeCursor = (cursor: Cursor) => Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url')
-
-export function decodeCursor(value: string): Cursor {
+export function decodeCursor(value: string): SettlementCursor {
   const invalid = () => new BadRequestError('cursor: invalid')
   if (!/^[A-Za-z0-9_-]{1,1000}$/.test(value)) throw invalid()
   let decoded: unknown
@@ -91,25 +89,6 @@ const knownDecimals = new Map<string, number>([
 ])
 
 export const tokenDecimals = (network: string, asset: string): number | undefined => knownDecimals.get(`${network}|${asset.toLowerCase()}`)
-
-/**
- * Exact sums of decimal-string amounts in SQL: each amount is cut into 9-digit chunks (81 digits cover uint256)
- * that SQLite sums as 64-bit integers (exact for fewer than 9.2e9 rows per group) and answers as text; {@link
- * joinAmountChunks} puts the chunks back together with BigInt. Amounts that are not plain digits count as 0.
- */
-export const amountChunkCount = 9
-
-export function amountChunkSums(): AliasedRawBuilder<string | null, `c${number}`>[] {
-  return Array.from({ length: amountChunkCount }, (_, k) =>
-    sql<string | null>`cast(sum(case when amount <> '' and amount not glob '*[^0-9]*' then cast(substr(amount, ${-9 * (k + 1)}, 9) as integer) else 0 end) as text)`.as(`c${k}`),
-  )
-}
-
-export function joinAmountChunks(row: Record<string, unknown>): bigint {
-  let total = 0n
-  for (let k = amountChunkCount - 1; k >= 0; k--) total = total * 1_000_000_000n + BigInt((row[`c${k}`] as string | null) ?? '0')
-  return total
-}
 
 /** A revenue line: amount in atomic units as a decimal string, decimals when the token is known. */
 export type RevenueLine = { network: string; asset: string; amount: string; decimals?: number }

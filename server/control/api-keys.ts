@@ -2,12 +2,13 @@ import { randomBytes } from 'node:crypto'
 import { Router } from 'express'
 import { z } from 'zod'
 import { NotFoundError } from '../../core/errors.js'
-import { parseBody } from '../../core/http.js'
+import { param, parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
 import type { ApiKeyRow } from '../db/tables.js'
 import { apiKeyPrefixes } from '../../core/hosts.js'
 import { guard, hashApiKey, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
+import { findOwnedApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../db/api-keys.js'
 import { isPreset, isScope, presets, scopes, type Scope } from '../../core/scopes.js'
 
 const createKeySchema = z
@@ -65,35 +66,21 @@ export function createApiKeyRoutes(deps: ServerDeps): Router {
       last_used_at: null,
       revoked_at: null,
     }
-    await deps.db.insertInto('api_keys').values(key).execute()
+    await insertApiKey(deps.db, key)
     res.status(201).json({ ...publicApiKey(key), key: secret })
   })
 
   router.get('/auth/api-keys', jwtOnly, async (req, res) => {
-    const { user, environment } = principalOf(req)
-    const keys = await deps.db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('user_id', '=', user.id)
-      .where('environment', '=', environment)
-      .orderBy('created_at', 'desc')
-      .execute()
+    const keys = await listApiKeys(deps.db, principalOf(req))
     res.json({ api_keys: keys.map(publicApiKey) })
   })
 
   router.delete('/auth/api-keys/:keyId', jwtOnly, async (req, res) => {
-    const { user, environment } = principalOf(req)
-    const key = await deps.db
-      .selectFrom('api_keys')
-      .selectAll()
-      .where('id', '=', req.params.keyId!)
-      .where('user_id', '=', user.id)
-      .where('environment', '=', environment)
-      .executeTakeFirst()
+    const key = await findOwnedApiKey(deps.db, principalOf(req), param(req.params.keyId))
     if (!key) throw new NotFoundError('api key not found')
     if (!key.revoked_at) {
       key.revoked_at = nowIso()
-      await deps.db.updateTable('api_keys').set({ revoked_at: key.revoked_at }).where('id', '=', key.id).execute()
+      await revokeApiKey(deps.db, key.id, key.revoked_at)
     }
     res.json(publicApiKey(key))
   })

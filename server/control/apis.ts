@@ -1,11 +1,10 @@
-import { sql } from 'kysely'
 import { Router } from 'express'
-import { ConflictError } from '../../core/errors.js'
-import { parseBody } from '../../core/http.js'
+import { param, parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
 import type { ApiRow, UpdateableApiRow } from '../db/tables.js'
-import { apiRecord, assertSlugFree, createApiSchema, findOwnedApi, updateApiSchema, param } from './api-service.js'
-import { isUniqueViolation } from '../db/sqlite-errors.js'
+import { assertSlugFree, deleteApi, findOwnedApi, insertApi, listApis, updateApi } from '../db/apis.js'
+import { createApiSchema, updateApiSchema } from './api-input.js'
+import { apiRecord } from './api-record.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
 
@@ -15,13 +14,14 @@ import type { ServerDeps } from '../deps.js'
  */
 export function createApiRoutes(deps: ServerDeps): Router {
   const router = Router()
+  const { db } = deps
   const read = guard({ scopes: ['apis:read'] })
   const write = guard({ scopes: ['apis:write'], write: true })
 
   router.post('/apis', write, async (req, res) => {
     const body = parseBody(createApiSchema, req.body)
     const { user, environment } = principalOf(req)
-    await assertSlugFree(deps, environment, body.slug)
+    await assertSlugFree(db, environment, body.slug)
     const now = nowIso()
     const row: ApiRow = {
       id: newId('api'),
@@ -38,59 +38,36 @@ export function createApiRoutes(deps: ServerDeps): Router {
       created_at: now,
       updated_at: now,
     }
-    try {
-      await deps.db.insertInto('apis').values(row).execute()
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new ConflictError('slug already exists')
-      throw error
-    }
+    await insertApi(db, row)
     res.status(201).json(apiRecord(deps, row))
   })
 
   router.get('/apis', read, async (req, res) => {
-    const { user, environment } = principalOf(req)
-    const rows = await deps.db
-      .selectFrom('apis')
-      .selectAll()
-      .where('user_id', '=', user.id)
-      .where('environment', '=', environment)
-      .orderBy('created_at', 'asc')
-      // rowid: insertion order, for rows created in the same millisecond.
-      .orderBy(sql`rowid`)
-      .execute()
+    const rows = await listApis(db, principalOf(req))
     res.json({ apis: rows.map((row) => apiRecord(deps, row)) })
   })
 
   router.get('/apis/:apiId', read, async (req, res) => {
-    const api = await findOwnedApi(deps, principalOf(req), param(req.params.apiId))
+    const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
     res.json(apiRecord(deps, api))
   })
 
   router.put('/apis/:apiId', write, async (req, res) => {
     const body = parseBody(updateApiSchema, req.body)
-    const api = await findOwnedApi(deps, principalOf(req), param(req.params.apiId))
+    const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
     const changes: UpdateableApiRow = {}
     for (const [field, value] of Object.entries(body)) if (value !== undefined) (changes as Record<string, unknown>)[field] = value
     if (Object.keys(changes).length > 0) {
-      if (body.slug !== undefined && body.slug !== api.slug) await assertSlugFree(deps, api.environment, body.slug, api.id)
+      if (body.slug !== undefined && body.slug !== api.slug) await assertSlugFree(db, api.environment, body.slug, api.id)
       changes.updated_at = nowIso()
-      try {
-        await deps.db.updateTable('apis').set(changes).where('id', '=', api.id).execute()
-      } catch (error) {
-        if (isUniqueViolation(error)) throw new ConflictError('slug already exists')
-        throw error
-      }
+      await updateApi(db, api.id, changes)
     }
     res.json(apiRecord(deps, { ...api, ...changes } as ApiRow))
   })
 
   router.delete('/apis/:apiId', write, async (req, res) => {
-    const api = await findOwnedApi(deps, principalOf(req), param(req.params.apiId))
-    await deps.db.transaction().execute(async (trx) => {
-      // Foreign keys cascade too; deleting the endpoints first keeps that true without the pragma.
-      await trx.deleteFrom('endpoints').where('api_id', '=', api.id).execute()
-      await trx.deleteFrom('apis').where('id', '=', api.id).execute()
-    })
+    const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
+    await deleteApi(db, api.id)
     res.json({ id: api.id, deleted: true })
   })
 

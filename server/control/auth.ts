@@ -6,9 +6,11 @@ import { ConflictError, ForbiddenError, SvcError, UnauthorizedError, BadRequestE
 import { parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
 import type { UserRow } from '../db/tables.js'
+import { emailTaken, findUserByEmail, findUserById, insertUser, markEmailVerified } from '../db/users.js'
+import { findEmailVerification, insertEmailVerification } from '../db/email-verifications.js'
+import { insertOutboxMail, listOutbox } from '../db/outbox.js'
 import { guard, principalOf, signSessionToken } from './context.js'
 import type { ServerDeps } from '../deps.js'
-import { isUniqueViolation } from '../db/sqlite-errors.js'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
 
@@ -45,20 +47,20 @@ export async function sendVerificationMail(deps: ServerDeps, user: UserRow): Pro
   // Hex, so a token never starts with '-' (which a command line would read as an option).
   const token = randomBytes(24).toString('hex')
   const createdAt = nowIso()
-  await deps.db
-    .insertInto('email_verifications')
-    .values({ token, user_id: user.id, expires_at: new Date(Date.now() + verificationTtlMs).toISOString(), used_at: null, created_at: createdAt })
-    .execute()
-  await deps.db
-    .insertInto('outbox')
-    .values({
-      to_email: user.email,
-      subject: 'Verify your email for svc',
-      body: `Confirm ${user.email} with:\n\n  svc verify-email ${token}\n\nor POST /auth/verify-email {"token": "${token}"}. The token is valid for 24 hours.`,
-      token,
-      created_at: createdAt,
-    })
-    .execute()
+  await insertEmailVerification(deps.db, {
+    token,
+    user_id: user.id,
+    expires_at: new Date(Date.now() + verificationTtlMs).toISOString(),
+    used_at: null,
+    created_at: createdAt,
+  })
+  await insertOutboxMail(deps.db, {
+    to_email: user.email,
+    subject: 'Verify your email for svc',
+    body: `Confirm ${user.email} with:\n\n  svc verify-email ${token}\n\nor POST /auth/verify-email {"token": "${token}"}. The token is valid for 24 hours.`,
+    token,
+    created_at: createdAt,
+  })
   return token
 }
 
@@ -69,8 +71,7 @@ export function createAuthRoutes(deps: ServerDeps): Router {
   router.post('/auth/signup', async (req, res) => {
     const { email: rawEmail, password } = parseBody(credentialsSchema, req.body)
     const email = rawEmail.toLowerCase()
-    const existing = await deps.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst()
-    if (existing) throw new ConflictError('email already registered')
+    if (await emailTaken(deps.db, email)) throw new ConflictError('email already registered')
     const { hash, salt } = await hashPassword(password)
     const user: UserRow = {
       id: newId('usr'),
@@ -80,35 +81,28 @@ export function createAuthRoutes(deps: ServerDeps): Router {
       email_verified_at: deps.autoVerify ? nowIso() : null,
       created_at: nowIso(),
     }
-    try {
-      await deps.db.insertInto('users').values(user).execute()
-    } catch (error) {
-      // Two sign-ups racing for one email: the unique index decides.
-      if (isUniqueViolation(error)) throw new ConflictError('email already registered')
-      throw error
-    }
+    // Two sign-ups racing for one email: the unique index decides (409 too).
+    await insertUser(deps.db, user)
     if (!deps.autoVerify) await sendVerificationMail(deps, user)
     res.status(201).json({ token: await signSessionToken(deps, user), user: publicUser(user) })
   })
 
   router.post('/auth/login', async (req, res) => {
     const { email, password } = parseBody(loginSchema, req.body)
-    const user = await deps.db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst()
+    const user = await findUserByEmail(deps.db, email.toLowerCase())
     if (!user || !(await passwordMatches(user, password))) throw new UnauthorizedError()
     res.json({ token: await signSessionToken(deps, user), user: publicUser(user) })
   })
 
   router.post('/auth/verify-email', async (req, res) => {
     const { token } = parseBody(verifySchema, req.body)
-    const row = await deps.db.selectFrom('email_verifications').selectAll().where('token', '=', token).executeTakeFirst()
+    const row = await findEmailVerification(deps.db, token)
     if (!row || row.expires_at < nowIso()) throw new BadRequestError('invalid or expired verification token')
-    const user = await deps.db.selectFrom('users').selectAll().where('id', '=', row.user_id).executeTakeFirstOrThrow()
+    const user = await findUserById(deps.db, row.user_id)
+    if (!user) throw new Error(`the user of verification token ${token} is gone`)
     if (!user.email_verified_at) {
       const verifiedAt = nowIso()
-      await deps.db.transaction().execute(async (trx) => {
-        await trx.updateTable('users').set({ email_verified_at: verifiedAt }).where('id', '=', user.id).execute()
-        await trx.updateTable('email_verifications').set({ used_at: verifiedAt }).where('token', '=', token).execute()
-      })
+      await markEmailVerified(deps.db, user.id, token, verifiedAt)
       user.email_verified_at = verifiedAt
     }
     res.json({ verified: true, user: publicUser(user) })
@@ -119,9 +113,7 @@ export function createAuthRoutes(deps: ServerDeps): Router {
     const remote = req.socket.remoteAddress ?? ''
     if (!['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(remote)) throw new ForbiddenError('the outbox is readable from this machine only')
     const to = typeof req.query.email === 'string' ? req.query.email.toLowerCase() : undefined
-    let query = deps.db.selectFrom('outbox').selectAll().orderBy('id', 'desc').limit(100)
-    if (to) query = query.where('to_email', '=', to)
-    const rows = await query.execute()
+    const rows = await listOutbox(deps.db, { to, limit: 100 })
     res.json({
       messages: rows.map((row) => ({ id: row.id, to: row.to_email, subject: row.subject, body: row.body, token: row.token, created_at: row.created_at })),
     })

@@ -4,6 +4,8 @@ import { jwtVerify, SignJWT } from 'jose'
 import { ForbiddenError, SvcError, UnauthorizedError } from '../../core/errors.js'
 import type { UserRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
+import { findApiKeyCaller, touchApiKey } from '../db/api-keys.js'
+import { findUserById } from '../db/users.js'
 import { keyEnvironment, type Environment } from '../../core/hosts.js'
 import type { Scope } from '../../core/scopes.js'
 
@@ -63,7 +65,7 @@ export function createAuthenticator(deps: ServerDeps) {
 
   async function fromJwt(token: string, req: Request): Promise<Principal> {
     const userId = await verifyJwt(token)
-    const user = await deps.db.selectFrom('users').selectAll().where('id', '=', userId).executeTakeFirst()
+    const user = await findUserById(deps.db, userId)
     if (!user) throw invalidToken()
     return { user, environment: headerEnvironment(req) ?? 'production', via: 'jwt', scopes: null }
   }
@@ -75,21 +77,15 @@ export function createAuthenticator(deps: ServerDeps) {
     if (!environment || environment !== hostEnvironment) throw invalidToken()
     const header = headerEnvironment(req)
     if (header && header !== environment) throw invalidToken()
-    const key = await deps.db
-      .selectFrom('api_keys')
-      .innerJoin('users', 'users.id', 'api_keys.user_id')
-      .select(['api_keys.id as key_id', 'api_keys.scopes as key_scopes', 'api_keys.revoked_at as key_revoked_at', 'api_keys.environment as key_environment'])
-      .selectAll('users')
-      .where('api_keys.key_hash', '=', hashApiKey(secret))
-      .executeTakeFirst()
-    if (!key || key.key_revoked_at || key.key_environment !== environment) throw invalidToken()
-    const { key_id, key_scopes, key_revoked_at: _r, key_environment: _e, ...user } = key
+    const caller = await findApiKeyCaller(deps.db, hashApiKey(secret))
+    if (!caller || caller.key.revoked_at || caller.key.environment !== environment) throw invalidToken()
+    const { key, user } = caller
     const now = Date.now()
-    if ((lastUsedWritten.get(key_id) ?? 0) + lastUsedEveryMs < now) {
-      lastUsedWritten.set(key_id, now)
-      await deps.db.updateTable('api_keys').set({ last_used_at: new Date(now).toISOString() }).where('id', '=', key_id).execute()
+    if ((lastUsedWritten.get(key.id) ?? 0) + lastUsedEveryMs < now) {
+      lastUsedWritten.set(key.id, now)
+      await touchApiKey(deps.db, key.id, new Date(now).toISOString())
     }
-    return { user, environment, via: 'api_key', scopes: new Set(JSON.parse(key_scopes) as Scope[]), keyId: key_id }
+    return { user, environment, via: 'api_key', scopes: new Set(JSON.parse(key.scopes) as Scope[]), keyId: key.id }
   }
 
   return async function authenticate(req: Request, hostEnvironment: Environment): Promise<Principal | undefined> {

@@ -1,11 +1,12 @@
 import { Router } from 'express'
-import { sql } from 'kysely'
 import type { ApiRow } from '../db/tables.js'
 import { gatewayHost } from '../../core/hosts.js'
-import { findOwnedApi, param } from './api-service.js'
+import { param } from '../../core/http.js'
+import { findOwnedApi } from '../db/apis.js'
+import { listVerifiedHostnames } from '../db/domains.js'
+import { countEndpoints } from '../db/endpoints.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
-import { purgeExpired } from './endpoint-service.js'
 
 /**
  * The hosts an API is served on: the platform host (`{slug}.dev.localhost` / `{slug}.localhost`) first, then its
@@ -14,28 +15,10 @@ import { purgeExpired } from './endpoint-service.js'
  * `http://{host}:{port}`: the one svc listener serves custom hostnames on the same port.
  */
 export async function discoverySummary(deps: ServerDeps, api: ApiRow) {
-  await purgeExpired(deps.db, api.id)
-  const [custom, counts] = await Promise.all([
-    deps.db
-      .selectFrom('domains')
-      .select('hostname')
-      .where('api_id', '=', api.id)
-      .where('status', '=', 'verified')
-      .orderBy('verified_at', 'asc')
-      .orderBy(sql`rowid`)
-      .execute(),
-    deps.db
-      .selectFrom('endpoints')
-      .select([
-        sql<number>`count(*)`.as('total'),
-        sql<number>`coalesce(sum(case when enabled = 1 and ttl_seconds is null and expires_at is null then 1 else 0 end), 0)`.as('discoverable'),
-      ])
-      .where('api_id', '=', api.id)
-      .executeTakeFirstOrThrow(),
-  ])
+  const [custom, counts] = await Promise.all([listVerifiedHostnames(deps.db, api.id), countEndpoints(deps.db, api.id)])
   const platform = gatewayHost(deps.hosts, api.environment, api.slug)
-  const hosts = [platform, ...custom.map((row) => row.hostname)]
-  const primary = custom[0]?.hostname ?? platform
+  const hosts = [platform, ...custom]
+  const primary = custom[0] ?? platform
   const urls = (host: string) => {
     const origin = `http://${host}:${deps.hosts.port}`
     return { openapi_url: `${origin}/openapi.json`, well_known_url: `${origin}/.well-known/x402.json` }
@@ -44,8 +27,8 @@ export async function discoverySummary(deps: ServerDeps, api: ApiRow) {
     primary_host: primary,
     hosts,
     ...urls(primary),
-    endpoint_count: Number(counts.total),
-    discoverable_endpoint_count: Number(counts.discoverable),
+    endpoint_count: counts.total,
+    discoverable_endpoint_count: counts.discoverable,
     host_urls: hosts.map((host) => ({ host, ...urls(host), is_primary: host === primary })),
   }
 }
@@ -54,7 +37,7 @@ export async function discoverySummary(deps: ServerDeps, api: ApiRow) {
 export function createDiscoveryRoutes(deps: ServerDeps): Router {
   const router = Router()
   router.get('/apis/:apiId/discovery', guard({ scopes: ['apis:read'] }), async (req, res) => {
-    const api = await findOwnedApi(deps, principalOf(req), param(req.params.apiId))
+    const api = await findOwnedApi(deps.db, principalOf(req), param(req.params.apiId))
     res.json(await discoverySummary(deps, api))
   })
   return router

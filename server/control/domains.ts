@@ -1,14 +1,15 @@
 import { Router } from 'express'
-import { sql } from 'kysely'
 import { ConflictError } from '../../core/errors.js'
-import { parseBody } from '../../core/http.js'
+import { param, parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
 import type { DomainRow } from '../db/tables.js'
-import { findOwnedApi, param } from './api-service.js'
-import { isUniqueViolation } from '../db/sqlite-errors.js'
+import { findOwnedApi } from '../db/apis.js'
+import { deleteDomain, findDomain, hostnameTaken, insertDomain, listDomains, markDomainVerified } from '../db/domains.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
-import { createChallengeChecker, createDomainSchema, domainRecord, findDomain, newVerificationToken } from './domain-service.js'
+import { createDomainSchema } from './domain-input.js'
+import { domainRecord } from './domain-record.js'
+import { createChallengeChecker, newVerificationToken } from './domain-verification.js'
 
 /**
  * Custom domains of an API. A new domain is `pending`; its owner publishes the TXT record
@@ -20,6 +21,7 @@ import { createChallengeChecker, createDomainSchema, domainRecord, findDomain, n
  */
 export function createDomainRoutes(deps: ServerDeps): Router {
   const router = Router()
+  const { db } = deps
   const read = guard({ scopes: ['domains:read'] })
   const write = guard({ scopes: ['domains:write'], write: true })
   const createSchema = createDomainSchema(deps.hosts)
@@ -27,9 +29,8 @@ export function createDomainRoutes(deps: ServerDeps): Router {
 
   router.post('/apis/:apiId/domains', write, async (req, res) => {
     const body = parseBody(createSchema, req.body)
-    const api = await findOwnedApi(deps, principalOf(req), param(req.params.apiId))
-    const taken = await deps.db.selectFrom('domains').select('id').where('hostname', '=', body.hostname).executeTakeFirst()
-    if (taken) throw new ConflictError('hostname already exists')
+    const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
+    if (await hostnameTaken(db, body.hostname)) throw new ConflictError('hostname already exists')
     const row: DomainRow = {
       id: newId('dom'),
       api_id: api.id,
@@ -39,47 +40,37 @@ export function createDomainRoutes(deps: ServerDeps): Router {
       verified_at: null,
       created_at: nowIso(),
     }
-    try {
-      await deps.db.insertInto('domains').values(row).execute()
-    } catch (error) {
-      if (isUniqueViolation(error)) throw new ConflictError('hostname already exists')
-      throw error
-    }
+    await insertDomain(db, row)
     res.status(201).json(domainRecord(deps, api, row))
   })
 
   router.get('/apis/:apiId/domains', read, async (req, res) => {
-    const api = await findOwnedApi(deps, principalOf(req), param(req.params.apiId))
-    const rows = await deps.db.selectFrom('domains').selectAll().where('api_id', '=', api.id).orderBy('created_at', 'asc').orderBy(sql`rowid`).execute()
+    const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
+    const rows = await listDomains(db, api.id)
     res.json({ domains: rows.map((row) => domainRecord(deps, api, row)) })
   })
 
   router.get('/apis/:apiId/domains/:domainId', read, async (req, res) => {
-    const api = await findOwnedApi(deps, principalOf(req), param(req.params.apiId))
-    res.json(domainRecord(deps, api, await findDomain(deps, api.id, param(req.params.domainId))))
+    const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
+    res.json(domainRecord(deps, api, await findDomain(db, api.id, param(req.params.domainId))))
   })
 
   router.delete('/apis/:apiId/domains/:domainId', write, async (req, res) => {
-    const api = await findOwnedApi(deps, principalOf(req), param(req.params.apiId))
-    const domain = await findDomain(deps, api.id, param(req.params.domainId))
-    await deps.db.deleteFrom('domains').where('id', '=', domain.id).execute()
+    const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
+    const domain = await findDomain(db, api.id, param(req.params.domainId))
+    await deleteDomain(db, domain.id)
     res.json({ id: domain.id, deleted: true })
   })
 
   router.post('/apis/:apiId/domains/:domainId/verify', write, async (req, res) => {
-    const api = await findOwnedApi(deps, principalOf(req), param(req.params.apiId))
-    const domain = await findDomain(deps, api.id, param(req.params.domainId))
+    const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
+    const domain = await findDomain(db, api.id, param(req.params.domainId))
     if (domain.status === 'verified') return void res.json({ status: 'already verified', domain: domainRecord(deps, api, domain) })
     const result = await checkChallenge(domain)
     if (!result.found) return void res.json({ status: 'pending', domain: domainRecord(deps, api, domain), reason: result.reason })
-    await deps.db
-      .updateTable('domains')
-      .set({ status: 'verified', verified_at: nowIso() })
-      .where('id', '=', domain.id)
-      .where('status', '=', 'pending')
-      .execute()
+    await markDomainVerified(db, domain.id, nowIso())
     // A concurrent verify may have won: answer what is stored.
-    const stored = await findDomain(deps, api.id, domain.id)
+    const stored = await findDomain(db, api.id, domain.id)
     res.json({ status: 'verified', domain: domainRecord(deps, api, stored) })
   })
 

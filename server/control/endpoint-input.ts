@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { Ajv } from 'ajv'
 import { z } from 'zod'
-import { evmAddress, required } from './api-service.js'
+import { evmAddress, required } from './validation.js'
 
 /** The methods an endpoint may have. */
 export const httpMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const

@@ -1,22 +1,12 @@
-import type { Kysely } from 'kysely'
+import { BadRequestError, ConflictError } from '../../core/errors.js'
 import { sandboxNetwork } from '../../core/sandbox-usdc.js'
-import { BadRequestError, ConflictError, NotFoundError } from '../../core/errors.js'
-import { newId, nowIso } from '../ids.js'
-import type { Accept, ApiRow, Database, EndpointRow } from '../db/tables.js'
-import { purgeExpired } from '../db/endpoints.js'
-
-export type { Accept }
-export { purgeExpired }
-import { isUniqueViolation } from '../db/sqlite-errors.js'
-import { sandboxUsdc } from '../payment-token.js'
+import { routeExists } from '../db/endpoints.js'
+import type { Accept, ApiRow, EndpointRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
-import type { AcceptInput } from './endpoint-input.js'
+import { newId } from '../ids.js'
+import { sandboxUsdc } from '../payment-token.js'
 import { inferSchemas, type JsonSchema } from '../schema-inference.js'
-
-export * from './endpoint-input.js'
-export { inferSchemas, inferJsonSchema, inferredRequestSchema } from '../schema-inference.js'
-
-export type SchemaSource = EndpointRow['schema_source']
+import type { AcceptInput, UpdateEndpointInput } from './endpoint-input.js'
 
 /**
  * The environment's rules on accept options: a development API takes only the Sandbox chain and its USDC
@@ -33,27 +23,6 @@ export function checkAccepts(deps: ServerDeps, api: ApiRow, accepts: AcceptInput
     return { ...accept, asset: usdc.address, extra: { ...usdc.extra, ...accept.extra } }
   })
 }
-
-/** The endpoint as the control plane answers it. */
-export function endpointRecord(row: EndpointRow) {
-  return {
-    id: row.id,
-    api_id: row.api_id,
-    method: row.method,
-    path_pattern: row.path_pattern,
-    accepts: JSON.parse(row.accepts) as Accept[],
-    request_schema: row.request_schema === null ? null : (JSON.parse(row.request_schema) as JsonSchema),
-    response_schema: row.response_schema === null ? null : (JSON.parse(row.response_schema) as JsonSchema),
-    schema_source: row.schema_source,
-    enabled: row.enabled === 1,
-    description: row.description,
-    ttl: row.ttl_seconds,
-    expires_at: row.expires_at,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-  }
-}
-export type EndpointRecord = ReturnType<typeof endpointRecord>
 
 const toJson = (schema: JsonSchema | null | undefined) => (schema == null ? null : JSON.stringify(schema))
 
@@ -97,38 +66,35 @@ export async function newEndpointRow(api: ApiRow, input: NewEndpoint, withSchema
   }
 }
 
-/** Inserts an endpoint; a method+path_pattern already on the API is 409 "endpoint already exists". */
-export async function insertEndpoint(db: Kysely<Database>, row: EndpointRow): Promise<void> {
-  try {
-    await db.insertInto('endpoints').values(row).execute()
-  } catch (error) {
-    if (isUniqueViolation(error)) throw new ConflictError('endpoint already exists')
-    throw error
+/**
+ * The changes a PUT asks of an endpoint (without updated_at; empty when nothing changes). Moving it onto a route
+ * the API has is 409 "endpoint already exists"; schemas are inferred again when cleared, or when an endpoint with
+ * inferred schemas moves and no schemas are given.
+ */
+export async function endpointChanges(deps: ServerDeps, api: ApiRow, endpoint: EndpointRow, body: UpdateEndpointInput): Promise<Partial<EndpointRow>> {
+  const changes: Partial<EndpointRow> = {}
+  const method = body.method ?? endpoint.method
+  const pathPattern = body.path_pattern ?? endpoint.path_pattern
+  const moved = method !== endpoint.method || pathPattern !== endpoint.path_pattern
+  if (moved) {
+    if (await routeExists(deps.db, api.id, method, pathPattern)) throw new ConflictError('endpoint already exists')
+    Object.assign(changes, { method, path_pattern: pathPattern })
   }
-}
+  if (body.accepts !== undefined) changes.accepts = JSON.stringify(checkAccepts(deps, api, body.accepts))
+  if (body.enabled !== undefined) changes.enabled = body.enabled ? 1 : 0
+  if (body.description !== undefined) changes.description = body.description
 
-/** The endpoints' `METHOD path` keys of an API. */
-export async function existingRoutes(db: Kysely<Database>, apiId: string): Promise<Set<string>> {
-  const rows = await db.selectFrom('endpoints').select(['method', 'path_pattern']).where('api_id', '=', apiId).execute()
-  return new Set(rows.map((row) => routeKey(row.method, row.path_pattern)))
-}
-
-/** Whether the API already has an endpoint for this method and path pattern (one indexed lookup). */
-export async function routeExists(db: Kysely<Database>, apiId: string, method: string, pathPattern: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('endpoints')
-    .select('id')
-    .where('api_id', '=', apiId)
-    .where('method', '=', method)
-    .where('path_pattern', '=', pathPattern)
-    .executeTakeFirst()
-  return row !== undefined
-}
-
-export const routeKey = (method: string, pathPattern: string) => `${method} ${pathPattern}`
-
-export async function findEndpoint(db: Kysely<Database>, apiId: string, endpointId: string): Promise<EndpointRow> {
-  const row = await db.selectFrom('endpoints').selectAll().where('api_id', '=', apiId).where('id', '=', endpointId).executeTakeFirst()
-  if (!row) throw new NotFoundError('endpoint not found')
-  return row
+  const schemasGiven = body.request_schema !== undefined || body.response_schema !== undefined
+  if (body.clear_schemas || (!schemasGiven && moved && endpoint.schema_source === 'inferred')) {
+    // Cleared, or an inferred endpoint that moved: infer again for the (new) route.
+    const inferred = await inferSchemas(api.upstream_base_url, method, pathPattern)
+    changes.request_schema = inferred.request_schema === null ? null : JSON.stringify(inferred.request_schema)
+    changes.response_schema = inferred.response_schema === null ? null : JSON.stringify(inferred.response_schema)
+    changes.schema_source = 'inferred'
+  } else if (schemasGiven) {
+    if (body.request_schema !== undefined) changes.request_schema = body.request_schema === null ? null : JSON.stringify(body.request_schema)
+    if (body.response_schema !== undefined) changes.response_schema = body.response_schema === null ? null : JSON.stringify(body.response_schema)
+    changes.schema_source = 'manual'
+  }
+  return changes
 }

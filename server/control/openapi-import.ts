@@ -1,20 +1,14 @@
 import { Router } from 'express'
 import { z } from 'zod'
-import { parseBody } from '../../core/http.js'
-import type { EndpointRow } from '../db/tables.js'
-import { findOwnedApi, required, param } from './api-service.js'
+import { param, parseBody } from '../../core/http.js'
+import { findOwnedApi } from '../db/apis.js'
+import { existingRoutes, insertNewEndpoints, purgeExpired, routeKey } from '../db/endpoints.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
-import {
-  acceptsSchema,
-  checkAccepts,
-  endpointRecord,
-  existingRoutes,
-  importOperationSchema,
-  newEndpointRow,
-  purgeExpired,
-  routeKey,
-} from './endpoint-service.js'
+import { acceptsSchema, importOperationSchema } from './endpoint-input.js'
+import { endpointRecord } from './endpoint-record.js'
+import { checkAccepts, newEndpointRow } from './endpoint-service.js'
+import { required } from './validation.js'
 import { parseOpenApi } from './openapi-parse.js'
 
 const maxSpecChars = 1024 * 1024
@@ -62,7 +56,7 @@ export function createOpenApiRoutes(deps: ServerDeps): Router {
 
   router.post('/apis/:apiId/openapi/import', guard({ scopes: ['openapi:read', 'endpoints:write'], write: true }), async (req, res) => {
     const body = parseBody(importSchema, req.body)
-    const api = await findOwnedApi(deps, principalOf(req), param(req.params.apiId))
+    const api = await findOwnedApi(deps.db, principalOf(req), param(req.params.apiId))
     const accepts = checkAccepts(deps, api, body.accepts)
     await purgeExpired(deps.db, api.id)
 
@@ -91,16 +85,7 @@ export function createOpenApiRoutes(deps: ServerDeps): Router {
       ),
     )
 
-    const created = await deps.db.transaction().execute(async (trx) => {
-      const existing = await existingRoutes(trx, api.id)
-      const inserted: EndpointRow[] = []
-      for (const row of rows) {
-        if (existing.has(routeKey(row.method, row.path_pattern))) continue
-        await trx.insertInto('endpoints').values(row).execute()
-        inserted.push(row)
-      }
-      return inserted
-    })
+    const created = await insertNewEndpoints(deps.db, api.id, rows)
     const createdKeys = new Set(created.map((row) => routeKey(row.method, row.path_pattern)))
     const skipped: { method: string; path_pattern: string; reason: 'exists' }[] = []
     const reported = new Set<string>()

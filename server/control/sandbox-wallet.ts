@@ -3,7 +3,8 @@ import type { Address, Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { balancesSchema, faucetSchema } from '../../chain/manager.js'
 import type { ChainServices } from '../../chain/services.js'
-import type { SandboxWalletsTable } from '../db/tables.js'
+import type { SandboxWalletRow } from '../db/tables.js'
+import { findSandboxWallet, insertSandboxWalletIfAbsent, replaceSandboxWallet } from '../db/sandbox-wallets.js'
 import { ServiceUnavailableError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { nowIso } from '../ids.js'
@@ -44,7 +45,7 @@ export function createSandboxRoutes(deps: ServerDeps): Router {
       )
   }
 
-  function newKeypair(userId: string): SandboxWalletsTable {
+  function newKeypair(userId: string): SandboxWalletRow {
     const privateKey = generatePrivateKey()
     return {
       user_id: userId,
@@ -54,21 +55,19 @@ export function createSandboxRoutes(deps: ServerDeps): Router {
     }
   }
 
-  function walletBody(row: SandboxWalletsTable, funding: Funding) {
+  function walletBody(row: SandboxWalletRow, funding: Funding) {
     const privateKey = decryptSecret(deps.secrets.walletKey, row.encrypted_private_key) as Hex
     return { address: row.address, private_key: privateKey, private_key_redacted: redactPrivateKey(privateKey), funding, created_at: row.created_at }
   }
 
-  const findWallet = (userId: string) => deps.db.selectFrom('sandbox_wallets').selectAll().where('user_id', '=', userId).executeTakeFirst()
-
   router.get('/sandbox-wallet', read, chainRunning, async (req, res) => {
     const { user } = principalOf(req)
-    const existing = await findWallet(user.id)
+    const existing = await findSandboxWallet(deps.db, user.id)
     if (existing) return void res.json(walletBody(existing, 'existing'))
     // Two first GETs racing: the primary key (user_id) keeps one row; only the request whose row won funds it.
     const candidate = newKeypair(user.id)
-    await deps.db.insertInto('sandbox_wallets').values(candidate).onConflict((oc) => oc.column('user_id').doNothing()).execute()
-    const row = await findWallet(user.id)
+    await insertSandboxWalletIfAbsent(deps.db, candidate)
+    const row = await findSandboxWallet(deps.db, user.id)
     if (!row) throw new Error('the sandbox wallet vanished right after it was written')
     const created = row.address === candidate.address
     if (created) startFunding(row.address as Address)
@@ -78,13 +77,7 @@ export function createSandboxRoutes(deps: ServerDeps): Router {
   router.post('/sandbox-wallet/reset', write, chainRunning, async (req, res) => {
     const { user } = principalOf(req)
     const row = newKeypair(user.id)
-    await deps.db
-      .insertInto('sandbox_wallets')
-      .values(row)
-      .onConflict((oc) =>
-        oc.column('user_id').doUpdateSet({ address: row.address, encrypted_private_key: row.encrypted_private_key, created_at: row.created_at }),
-      )
-      .execute()
+    await replaceSandboxWallet(deps.db, row)
     startFunding(row.address as Address)
     res.json(walletBody(row, 'started'))
   })

@@ -3,8 +3,9 @@ import { z } from 'zod'
 import { BadRequestError } from '../../core/errors.js'
 import type { SettlementRow } from '../db/tables.js'
 import { csvLine, settlementColumns } from './analytics-csv.js'
-import { decodeCursor, encodeCursor, parseQuery, queryId, queryInt, queryMoment, queryString, addDays, type Cursor } from './analytics-query.js'
-import { findOwnedApi } from './api-service.js'
+import { decodeCursor, encodeCursor, parseQuery, queryId, queryInt, queryMoment, queryString, addDays } from './analytics-query.js'
+import { findOwnedApi } from '../db/apis.js'
+import { listSettlements, type SettlementCursor, type SettlementFilter } from '../db/settlements.js'
 import { guard, principalOf, type Principal } from './context.js'
 import type { ServerDeps } from '../deps.js'
 
@@ -19,8 +20,6 @@ const listQuery = z.strictObject({
     .pipe(z.enum(['json', 'csv'], { error: 'must be "json" or "csv"' }))
     .optional(),
 })
-
-type Filter = { apiId?: string | undefined; endpointId?: string | undefined; from?: string | undefined; toBefore?: string | undefined; toAtMost?: string | undefined }
 
 /** Rows a CSV export reads at a time: the database is never held for long, however many rows match. */
 const csvBatch = 1000
@@ -40,8 +39,8 @@ export function createSettlementRoutes(deps: ServerDeps): Router {
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
 
     const principal = principalOf(req)
-    const filter: Filter = {
-      apiId: query.api_id === undefined ? undefined : (await findOwnedApi(deps, principal, query.api_id)).id,
+    const filter: SettlementFilter = {
+      apiId: query.api_id === undefined ? undefined : (await findOwnedApi(deps.db, principal, query.api_id)).id,
       endpointId: query.endpoint_id,
       from: query.from?.iso,
       // A day `to` covers the whole day; a timestamp `to` is inclusive.
@@ -52,7 +51,7 @@ export function createSettlementRoutes(deps: ServerDeps): Router {
 
     if (csv) return exportCsv(deps, principal, filter, res)
     const limit = query.limit ?? 50
-    const rows = await page(deps, principal, filter, cursor, limit + 1)
+    const rows = await listSettlements(deps.db, principal, filter, cursor, limit + 1)
     const more = rows.length > limit
     const settlements = rows.slice(0, limit)
     const last = settlements.at(-1)
@@ -84,34 +83,15 @@ export function settlementRecord(row: SettlementRow) {
   }
 }
 
-/** Up to `limit` of the caller's settlements matching `filter`, newest first (created_at, then id), after `cursor`. */
-function page(deps: ServerDeps, principal: Principal, filter: Filter, cursor: Cursor | undefined, limit: number): Promise<SettlementRow[]> {
-  let query = deps.db
-    .selectFrom('settlements')
-    .selectAll()
-    .where('user_id', '=', principal.user.id)
-    .where('environment', '=', principal.environment)
-  if (filter.apiId !== undefined) query = query.where('api_id', '=', filter.apiId)
-  if (filter.endpointId !== undefined) query = query.where('endpoint_id', '=', filter.endpointId)
-  if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from)
-  if (filter.toBefore !== undefined) query = query.where('created_at', '<', filter.toBefore)
-  if (filter.toAtMost !== undefined) query = query.where('created_at', '<=', filter.toAtMost)
-  if (cursor)
-    query = query.where((eb) =>
-      eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]),
-    )
-  return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
-}
-
 /** Every matching row as CSV (RFC 4180, CRLF), read in batches along the same order the pages use. */
-async function exportCsv(deps: ServerDeps, principal: Principal, filter: Filter, res: Response) {
+async function exportCsv(deps: ServerDeps, principal: Principal, filter: SettlementFilter, res: Response) {
   res.status(200)
   res.setHeader('Content-Type', 'text/csv; charset=utf-8')
   res.setHeader('Content-Disposition', 'attachment; filename="settlements.csv"')
   res.write(csvLine(settlementColumns))
-  let cursor: Cursor | undefined
+  let cursor: SettlementCursor | undefined
   for (;;) {
-    const rows = await page(deps, principal, filter, cursor, csvBatch)
+    const rows = await listSettlements(deps.db, principal, filter, cursor, csvBatch)
     if (rows.length === 0) break
     const chunk = rows.map((row) => csvLine(settlementColumns.map((column) => settlementRecord(row)[column]))).join('')
     if (!res.write(chunk)) await waitForDrain(res)

@@ -1,18 +1,9 @@
 import { Router } from 'express'
-import { sql } from 'kysely'
 import { z } from 'zod'
-import {
-  addDays,
-  amountChunkSums,
-  joinAmountChunks,
-  parseQuery,
-  queryId,
-  queryInt,
-  RevenueTally,
-  utcDay,
-  type RevenueLine,
-} from './analytics-query.js'
-import { findOwnedApi } from './api-service.js'
+import { addDays, parseQuery, queryId, queryInt, RevenueTally, utcDay, type RevenueLine } from './analytics-query.js'
+import { findOwnedApi } from '../db/apis.js'
+import { dailyTraffic } from '../db/api-daily-stats.js'
+import { countUniquePayers, dailyRevenue } from '../db/settlements.js'
 import { guard, principalOf, type Principal } from './context.js'
 import type { ServerDeps } from '../deps.js'
 
@@ -35,7 +26,7 @@ export function createStatsRoutes(deps: ServerDeps): Router {
   router.get('/stats/overview', guard({ scopes: ['stats:read'] }), async (req, res) => {
     const query = parseQuery(overviewQuery, req.query)
     const principal = principalOf(req)
-    const apiId = query.api_id === undefined ? undefined : (await findOwnedApi(deps, principal, query.api_id)).id
+    const apiId = query.api_id === undefined ? undefined : (await findOwnedApi(deps.db, principal, query.api_id)).id
     const days = query.days ?? 7
     const to = utcDay(new Date())
     const from = addDays(to, -(days - 1))
@@ -46,52 +37,24 @@ export function createStatsRoutes(deps: ServerDeps): Router {
 }
 
 async function overview(deps: ServerDeps, principal: Principal, range: { from: string; to: string; apiId: string | undefined }) {
-  const { user, environment } = principal
   const { from, to, apiId } = range
-
-  let traffic = deps.db
-    .selectFrom('api_daily_stats')
-    .select((eb) => [
-      'day',
-      eb.fn.sum<number>('requests').as('requests'),
-      eb.fn.sum<number>('payment_required').as('payment_required'),
-      eb.fn.sum<number>('paid_requests').as('paid_requests'),
-    ])
-    .where('user_id', '=', user.id)
-    .where('environment', '=', environment)
-    .where('day', '>=', from)
-    .where('day', '<=', to)
-    .groupBy('day')
-  if (apiId) traffic = traffic.where('api_id', '=', apiId)
-
-  // Settlements of the range: created_at is an ISO UTC timestamp, so its first 10 characters are its UTC day.
-  let settled = deps.db
-    .selectFrom('settlements')
-    .where('user_id', '=', user.id)
-    .where('environment', '=', environment)
-    .where('created_at', '>=', `${from}T00:00:00.000Z`)
-    .where('created_at', '<', `${addDays(to, 1)}T00:00:00.000Z`)
-  if (apiId) settled = settled.where('api_id', '=', apiId)
-
-  const [trafficRows, revenueRows, payers] = await Promise.all([
-    traffic.execute(),
-    settled
-      .select([sql<string>`substr(created_at, 1, 10)`.as('day'), 'network', 'asset', sql<number>`count(*)`.as('settlements'), ...amountChunkSums()])
-      .groupBy([sql`substr(created_at, 1, 10)`, 'network', 'asset'])
-      .execute(),
-    settled.select(sql<number>`count(distinct lower(payer))`.as('unique_payers')).executeTakeFirstOrThrow(),
+  const settled = { from: `${from}T00:00:00.000Z`, before: `${addDays(to, 1)}T00:00:00.000Z`, apiId }
+  const [trafficRows, revenueRows, uniquePayers] = await Promise.all([
+    dailyTraffic(deps.db, principal, range),
+    dailyRevenue(deps.db, principal, settled),
+    countUniquePayers(deps.db, principal, settled),
   ])
 
   const daily = new Map<string, Day & { tally: RevenueTally }>()
   for (let day = from; day <= to; day = addDays(day, 1))
     daily.set(day, { day, requests: 0, payment_required: 0, paid_requests: 0, settlements: 0, revenue: [], tally: new RevenueTally() })
 
-  const totals = { requests: 0, payment_required: 0, paid_requests: 0, settlements: 0, unique_payers: Number(payers.unique_payers) }
+  const totals = { requests: 0, payment_required: 0, paid_requests: 0, settlements: 0, unique_payers: uniquePayers }
   for (const row of trafficRows) {
     const entry = daily.get(row.day)
     if (!entry) continue
     for (const field of ['requests', 'payment_required', 'paid_requests'] as const) {
-      entry[field] = Number(row[field] ?? 0)
+      entry[field] = row[field]
       totals[field] += entry[field]
     }
   }
@@ -100,11 +63,10 @@ async function overview(deps: ServerDeps, principal: Principal, range: { from: s
   for (const row of revenueRows) {
     const entry = daily.get(row.day)
     if (!entry) continue
-    const amount = joinAmountChunks(row as Record<string, unknown>)
-    entry.settlements += Number(row.settlements)
-    entry.tally.add(row.network, row.asset, amount)
-    totals.settlements += Number(row.settlements)
-    revenue.add(row.network, row.asset, amount)
+    entry.settlements += row.settlements
+    entry.tally.add(row.network, row.asset, row.amount)
+    totals.settlements += row.settlements
+    revenue.add(row.network, row.asset, row.amount)
   }
 
   return {

@@ -1,7 +1,6 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
 import type { Environment } from '../../core/hosts.js'
 
-
 export type UsersTable = {
   id: string
   email: string
@@ -156,11 +155,17 @@ export type Database = {
 }
 
 export type UserRow = Selectable<UsersTable>
+export type EmailVerificationRow = Selectable<EmailVerificationsTable>
 export type ApiKeyRow = Selectable<ApiKeysTable>
 export type ApiRow = Selectable<ApisTable>
 export type InsertableApiRow = Insertable<ApisTable>
 export type UpdateableApiRow = Updateable<ApisTable>
 export type EndpointRow = Selectable<EndpointsTable>
 export type OutboxRow = Selectable<OutboxTable>
+export type InsertableOutboxRow = Insertable<OutboxTable>
+export type SandboxWalletRow = Selectable<SandboxWalletsTable>
 export type SettlementRow = Selectable<SettlementsTable>
 export type DomainRow = Selectable<DomainsTable>
+
+/** The seller and environment a tenant-scoped query reads for (a control-plane principal fits). */
+export type Owner = { user: { id: string }; environment: Environment }

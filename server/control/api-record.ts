@@ -1,0 +1,25 @@
+import { getAddress } from 'viem'
+import { gatewayHost } from '../../core/hosts.js'
+import type { ApiRow } from '../db/tables.js'
+import type { ServerDeps } from '../deps.js'
+
+export type ApiRecord = ReturnType<typeof apiRecord>
+
+/** The API as the control plane answers it. */
+export function apiRecord(deps: ServerDeps, row: ApiRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    environment: row.environment,
+    upstream_base_url: row.upstream_base_url,
+    pay_to_mode: row.pay_to_mode,
+    pay_to_address: row.pay_to_address === null ? null : getAddress(row.pay_to_address),
+    discovery_guidance: row.discovery_guidance,
+    discovery_contact_email: row.discovery_contact_email,
+    openapi_version: row.openapi_version,
+    gateway_url: `http://${gatewayHost(deps.hosts, row.environment, row.slug)}:${deps.hosts.port}`,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  }
+}

@@ -1,0 +1,32 @@
+import type { Kysely } from 'kysely'
+import { purgeAllExpired } from './db/endpoints.js'
+import type { Database } from './db/tables.js'
+
+export type StartEndpointPurgeOptions = {
+  /** Time between purges. @defaultValue 60_000 (one minute) */
+  everyMs?: number | undefined
+  log?: ((message: string) => void) | undefined
+}
+
+/**
+ * Deletes expired ephemeral endpoints now and then, so control-plane reads stay reads (they leave expired rows out
+ * instead). The timer is unref'd: it never keeps the process alive. Returns the stop function, which waits for a
+ * purge under way (call it before closing the database).
+ */
+export function startEndpointPurge(db: Kysely<Database>, options: StartEndpointPurgeOptions = {}): () => Promise<void> {
+  const { everyMs = 60_000, log = (message: string) => console.error(message) } = options
+  let running: Promise<void> | undefined
+  const timer = setInterval(() => {
+    running ??= purgeAllExpired(db)
+      .then(
+        () => {},
+        (error: unknown) => log(`purging expired endpoints failed: ${(error as Error)?.message ?? String(error)}`),
+      )
+      .finally(() => (running = undefined))
+  }, everyMs)
+  timer.unref()
+  return async () => {
+    clearInterval(timer)
+    await running
+  }
+}
