@@ -2,6 +2,7 @@ import type { Request, Response } from 'express'
 import type { x402ResourceServer } from '@x402/core/server'
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements, type SettleResponse, type VerifyResponse } from '@x402/core/types'
+import { findMatch } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
@@ -9,7 +10,7 @@ import { openGatewayStore, type GatewayStore } from './gateway-store.js'
 import { offerFor, paymentRequired, type Offer } from './payment-required.js'
 import { createPaymentLocks, decodePayment } from './payment-locks.js'
 import { createResourceServers } from './resource-servers.js'
-import { findRoute, normalizePath } from './route-match.js'
+import { normalizePath } from './request-path.js'
 import { recordSettlement } from './settlement-record.js'
 import { createTrafficStats } from './traffic-stats.js'
 import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions, type UpstreamResponse } from './upstream-proxy.js'
@@ -59,7 +60,7 @@ export function createPaidRouteHandler(deps: ServerDeps, options: PaidRouteOptio
     const queryAt = url.indexOf('?')
     const path = normalizePath(queryAt === -1 ? url : url.slice(0, queryAt))
     if (path === undefined) return void sendError(res, 400, 'malformed request path')
-    const route = findRoute(await table.routesOf(api, await (await store).version()), req.method, path)
+    const route = findMatch(await table.routesOf(api, await (await store).version()), req.method, path)
     if (!route) {
       const gone = locks.wasConsumed(api.id, req.method, path)
       return void sendError(res, gone ? 410 : 404, gone ? 'this one-time endpoint was used up by an earlier payment' : `no paid route for ${req.method} ${path}`)

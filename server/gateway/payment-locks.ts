@@ -1,6 +1,6 @@
 import { decodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload } from '@x402/core/types'
-import type { CompiledPattern } from './route-match.js'
+import type { CompiledPattern } from '../../core/path-pattern.js'
 
 /**
  * The payload of a `PAYMENT-SIGNATURE` header (x402's codec), or why it is not one. Only its outline is checked here

@@ -2,6 +2,7 @@ import type { x402ResourceServer } from '@x402/core/server'
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import { encodePaymentRequiredHeader } from '@x402/core/http'
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar'
+import { routePatternOf } from '../../core/path-pattern.js'
 import { inferredRequestComment, type JsonSchema } from '../schema-inference.js'
 import type { ApiRow } from '../db/tables.js'
 import type { GatewayRoute } from './endpoint-table.js'
@@ -76,7 +77,7 @@ export async function paymentRequired(
   const extensions = server.enrichExtensions(offer.declaredExtensions, {
     method: route.endpoint.method,
     adapter: { getPath: () => request.path },
-    routePattern: route.endpoint.path_pattern.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1'),
+    routePattern: routePatternOf(route.endpoint.path_pattern),
   })
   const resource = { url: request.url, description: request.description, mimeType: 'application/json' }
   const built = await server.createPaymentRequiredResponse(offer.requirements, resource, error, extensions)
