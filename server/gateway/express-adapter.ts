@@ -13,24 +13,25 @@ export class ExpressGatewayRequest implements GatewayRequest {
   readonly url: string
   readonly headers: IncomingHttpHeaders
   readonly body: Readable
+  readonly #req: Request
+  readonly #res: Response
   #buyerGone: AbortController | undefined
 
-  constructor(
-    private readonly req: Request,
-    private readonly res: Response,
-  ) {
+  constructor(req: Request, res: Response) {
     this.method = req.method
     this.url = req.originalUrl || req.url
     this.headers = req.headers
     this.body = req
+    this.#req = req
+    this.#res = res
   }
 
   get protocol(): string {
-    return this.req.protocol
+    return this.#req.protocol
   }
 
   get remoteAddress(): string | undefined {
-    return this.req.socket.remoteAddress
+    return this.#req.socket.remoteAddress
   }
 
   /** Aborted when the response closes before it was written (the buyer's connection went away). */
@@ -38,8 +39,8 @@ export class ExpressGatewayRequest implements GatewayRequest {
     if (!this.#buyerGone) {
       const buyerGone = new AbortController()
       this.#buyerGone = buyerGone
-      if (this.res.closed) buyerGone.abort()
-      else this.res.once('close', () => buyerGone.abort())
+      if (this.#res.closed) buyerGone.abort()
+      else this.#res.once('close', () => buyerGone.abort())
     }
     return this.#buyerGone.signal
   }
