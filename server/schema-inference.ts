@@ -15,6 +15,8 @@
  * `{}` for the other methods, null for HEAD.
  */
 
+import { fillPathPattern, pathParameters } from '../core/path-pattern.js'
+
 /** Marks an inferred request envelope (see the module comment). */
 export const inferredRequestComment = 'svc inferred request: properties.path = path parameters, properties.body = JSON body'
 
@@ -24,11 +26,6 @@ const bodyMethods = new Set(['POST', 'PUT', 'PATCH'])
 const probeTimeoutMs = 2000
 const probeMaxBytes = 256 * 1024
 const maxDepth = 32
-
-/** The `{name}` parameters of a path pattern, in order. */
-export function pathParameters(pathPattern: string): string[] {
-  return [...pathPattern.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((match) => match[1]!)
-}
 
 export function inferredRequestSchema(method: string, pathPattern: string): JsonSchema | null {
   const parameters = pathParameters(pathPattern)
@@ -81,7 +78,7 @@ export function inferJsonSchema(value: unknown, depth = 0): JsonSchema {
 
 /** The URL one probe asks: parameters replaced by `1`, a trailing `*` dropped. */
 export function probeUrl(upstreamBaseUrl: string, pathPattern: string): string {
-  const path = pathPattern.replace(/\{[^}]+\}/g, '1').replace(/\*$/, '')
+  const path = fillPathPattern(pathPattern, () => '1')
   return `${upstreamBaseUrl.replace(/\/+$/, '')}${path}`
 }
 

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { Ajv } from 'ajv'
 import { z } from 'zod'
+import { pathPatternProblem } from '../../core/path-pattern.js'
 import { evmAddress, required } from './validation.js'
 
 /** The methods an endpoint may have. */
@@ -13,41 +14,7 @@ export const methodSchema = z
   .transform((value) => value.trim().toUpperCase())
   .pipe(z.enum(httpMethods, { error: `must be one of ${httpMethods.join(', ')}` }))
 
-const segmentPattern = /^[A-Za-z0-9\-._~!$&'()+,;=:@%]+$/
-const parameterName = /^[A-Za-z_][A-Za-z0-9_]*$/
-
-/**
- * What is wrong with a path pattern, or undefined: `/` then segments separated by `/`; a segment is literal or a
- * whole `{name}` parameter (no duplicates); an optional `*` as the very last character matches any rest.
- */
-export function pathPatternProblem(pattern: string): string | undefined {
-  if (!pattern.startsWith('/')) return 'must start with "/"'
-  const wildcard = pattern.endsWith('*')
-  const rest = wildcard ? pattern.slice(0, -1) : pattern
-  if (rest.includes('*')) return '"*" is allowed only as the last character'
-  const segments = rest.split('/').slice(1)
-  const seen = new Set<string>()
-  for (const [index, segment] of segments.entries()) {
-    const last = index === segments.length - 1
-    if (segment === '') {
-      if (last) continue
-      return 'empty segment ("//")'
-    }
-    if (segment.includes('{') || segment.includes('}')) {
-      const match = /^\{([^{}]*)\}$/.exec(segment)
-      if (!match) return `a parameter must be a whole segment like "{id}", not "${segment}"`
-      const name = match[1]!
-      if (!parameterName.test(name)) return `invalid parameter name "${name}": letters, digits and "_", not starting with a digit`
-      if (seen.has(name)) return `duplicate parameter "{${name}}"`
-      seen.add(name)
-      if (last && wildcard) return '"*" must follow a literal segment or "/", not a parameter'
-      continue
-    }
-    if (!segmentPattern.test(segment)) return `invalid character in segment "${segment}" (letters, digits and -._~!$&'()+,;=:@% are allowed)`
-  }
-  return undefined
-}
-
+/** A path pattern (grammar and messages: core/path-pattern.ts). */
 export const pathPatternSchema = z
   .string({ error: required('expected a string') })
   .max(1000, { error: 'at most 1000 characters' })

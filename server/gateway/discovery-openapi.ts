@@ -4,11 +4,10 @@
  * OpenAPI 3.1 (GET /openapi.json), in the profile `@agentcash/discovery` reads: one operation per discoverable
  * endpoint with `security: []`, `x-payment-info` `{ price, protocols: [{ x402: {} }] }`, a 200 and a 402 response.
  *
- * Path patterns become OpenAPI paths: `{name}` stays a path parameter (required, string); a trailing `*` becomes a
- * catch-all path parameter named `path` (or `rest`, `path_2`, … when taken) at the place of the `*`:
- * `/files/*` → `/files/{path}`, `/files*` → `/files{path}`, `/*` → `/{path}`. Its value is the rest of the request
- * path and may contain `/` (said in its description). Two endpoints whose paths differ only in parameter names
- * (`/a/{x}`, `/a/{y}`) would be one OpenAPI path: the later one is left out of both documents.
+ * Path patterns become OpenAPI paths and path parameters by `openApiPath` and `openApiParameter` of
+ * core/path-pattern.ts (a trailing `*` becomes a catch-all parameter: `/files/*` → `/files/{path}`). Two endpoints
+ * whose paths differ only in parameter names (`/a/{x}`, `/a/{y}`) would be one OpenAPI path: the later one is left
+ * out of both documents.
  *
  * Price: the accepts in a known USDC (6 decimals; the Sandbox USDC or a USDC of @x402/evm's default asset table)
  * give the price in dollars, currency `USD`: one amount → `{ mode: 'fixed', amount }`, several → `{ mode: 'dynamic',
@@ -20,7 +19,8 @@
  */
 import { usdcDecimals } from '../../core/sandbox-usdc.js'
 import type { ApiRow, EndpointRow } from '../db/tables.js'
-import { inferredRequestComment, pathParameters, type JsonSchema } from '../schema-inference.js'
+import { openApiParameter, openApiPath, type OpenApiPath } from '../../core/path-pattern.js'
+import { inferredRequestComment, type JsonSchema } from '../schema-inference.js'
 
 export type Accept = { network: string; asset: string; amount: string }
 
@@ -34,25 +34,7 @@ export type DocumentInput = {
   isUsdc(network: string, asset: string): boolean
 }
 
-export type OpenApiPath = {
-  path: string
-  parameters: { name: string; catchAll: boolean }[]
-}
-
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
-
-/** The OpenAPI path of a path pattern (see the module comment). */
-export function openApiPath(pathPattern: string): OpenApiPath {
-  const catchAll = pathPattern.endsWith('*')
-  const rest = catchAll ? pathPattern.slice(0, -1) : pathPattern
-  const names = pathParameters(rest)
-  const parameters = names.map((name) => ({ name, catchAll: false }))
-  if (!catchAll) return { path: rest, parameters }
-  const taken = new Set(names)
-  let name = ['path', 'rest'].find((candidate) => !taken.has(candidate))
-  for (let i = 2; !name; i++) if (!taken.has(`path_${i}`)) name = `path_${i}`
-  return { path: `${rest}{${name}}`, parameters: [...parameters, { name, catchAll: true }] }
-}
 
 /** Atomic USDC units as dollars: "10000" → "0.01", "1500000" → "1.50", "1" → "0.000001". */
 export function usdcDollars(atomic: string): string {
@@ -93,13 +75,10 @@ function operation(endpoint: EndpointRow, route: OpenApiPath, isUsdc: DocumentIn
   const bodyRequired = envelope ? Array.isArray(envelope.required) && envelope.required.includes('body') : undefined
   const response = parseSchema(endpoint.response_schema)
 
-  const parameters = route.parameters.map(({ name, catchAll }) => ({
-    name,
-    in: 'path',
-    required: true,
-    ...(catchAll ? { description: 'The rest of the request path; it may contain "/".' } : {}),
-    schema: !catchAll && isRecord(pathSchemas[name]) ? pathSchemas[name] : { type: 'string' },
-  }))
+  const parameters = route.parameters.map((parameter) => {
+    const schema = pathSchemas[parameter.name]
+    return openApiParameter(parameter, !parameter.catchAll && isRecord(schema) ? schema : undefined)
+  })
   return {
     summary: `${endpoint.method} ${endpoint.path_pattern}`,
     ...(endpoint.description ? { description: endpoint.description } : {}),

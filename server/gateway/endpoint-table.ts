@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely'
+import { compareSpecificity, compilePattern, type CompiledPattern } from '../../core/path-pattern.js'
 import { purgeExpired } from '../db/endpoints.js'
 import type { Accept, ApiRow, Database, EndpointRow } from '../db/tables.js'
 import type { GatewayStore } from './gateway-store.js'
-import { compareSpecificity, compilePattern, type CompiledPattern } from './route-match.js'
 
 /** One endpoint as the gateway serves it; per-facilitator derived data (requirements, 402s) hangs off `derived`. */
 export type GatewayRoute = {

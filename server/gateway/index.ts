@@ -3,8 +3,9 @@ import type { ServerDeps } from '../deps.js'
 import type { HostRoute } from '../../core/hosts.js'
 import { createApiCache } from './api-cache.js'
 import { createDiscoveryHandlers } from './discovery-documents.js'
-import { openGatewayStore } from './gateway-store.js'
-import { createPaidRouteHandler } from './paid-route.js'
+import { ExpressGatewayRequest, writeOutcome } from './express-adapter.js'
+import { openGatewayStore, type GatewayStore } from './gateway-store.js'
+import { createPaymentFlow } from './payment-flow.js'
 
 export type Gateway = {
   handle(req: Request, res: Response, route: HostRoute): Promise<void>
@@ -17,11 +18,16 @@ export function createGateway(deps: ServerDeps): Gateway {
   // The gateway's own access to the database: a version that keeps the API and endpoint caches current, and the
   // bookkeeping of payments (see GatewayStore).
   const store = openGatewayStore(deps.db)
+  let opened: GatewayStore | undefined
+  store.then((value) => (opened = value)).catch(() => {})
   const apis = createApiCache(deps)
-  const paid = createPaidRouteHandler(deps, { store })
+  const flow = createPaymentFlow(deps, { store })
   return {
     async handle(req, res, route) {
-      const api = await apis.resolve(route, await (await store).version())
+      // Once the store is open, its version is read without waiting (a number on a database file).
+      const current = (opened ?? (await store)).version()
+      const version = typeof current === 'number' ? current : await current
+      const api = await apis.resolve(route, version)
       if (!api) {
         const name = route.kind === 'gateway' ? route.slug : route.kind === 'custom' || route.kind === 'unknown' ? route.hostname : ''
         res.status(404).json({ error: `no API is served at ${name || 'this host'}` })
@@ -31,10 +37,10 @@ export function createGateway(deps: ServerDeps): Gateway {
         if (req.path === '/openapi.json') return discovery.openapi(req, res, api)
         if (req.path === '/.well-known/x402.json' || req.path === '/.well-known/x402') return discovery.wellKnown(req, res, api)
       }
-      return paid.handle(req, res, api)
+      writeOutcome(res, await flow.run(new ExpressGatewayRequest(req, res), api, version))
     },
     async close() {
-      await paid.close()
+      await flow.close()
       ;(await store).close()
     },
   }

@@ -1,37 +1,20 @@
-import { decodePaymentSignatureHeader } from '@x402/core/http'
-import type { PaymentPayload } from '@x402/core/types'
-import type { CompiledPattern } from './route-match.js'
-
-/**
- * The payload of a `PAYMENT-SIGNATURE` header (x402's codec), or why it is not one. Only its outline is checked here
- * (an x402 v2 payload naming the requirements it accepted): the requirements are then matched field by field, and
- * the facilitator validates the rest. x402's zod schema would check it all again on the hot path (~0.1 ms).
- */
-export function decodePayment(header: string): PaymentPayload | string {
-  let value: unknown
-  try {
-    value = decodePaymentSignatureHeader(header.trim())
-  } catch {
-    return 'malformed PAYMENT-SIGNATURE: expected base64 of a JSON x402 PaymentPayload'
-  }
-  if (!isRecord(value)) return 'malformed PAYMENT-SIGNATURE: expected a JSON object (an x402 PaymentPayload)'
-  if (value.x402Version !== 2) return `PAYMENT-SIGNATURE carries x402 version ${JSON.stringify(value.x402Version)}: svc speaks x402 v2 only`
-  if (!isRecord(value.accepted)) return 'malformed PAYMENT-SIGNATURE: accepted: expected the payment requirements the payment accepts'
-  if (!isRecord(value.payload)) return 'malformed PAYMENT-SIGNATURE: payload: expected the scheme payload (signature and authorization)'
-  return value as PaymentPayload
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+import type { CompiledPattern } from '../../core/path-pattern.js'
 
 /** Frees a claim; `consumed` says an ephemeral endpoint was used up (it stays claimed until it is gone). */
 export type Release = (consumed: boolean) => void
 
+/** Why a claim was refused: the payment is in flight elsewhere, or another payment holds the ephemeral endpoint. */
+export type ClaimRefusal = 'payment-in-use' | 'endpoint-in-use'
+
+/** A granted claim and its release, or the refusal, with the message of the 402 that answers it. */
+export type Claim = { ok: true; release: Release } | { ok: false; reason: ClaimRefusal; message: string }
+
 export type PaymentLocks = {
   /**
-   * Claims a payment (by its header) and, for an ephemeral endpoint, the endpoint: a payment in flight elsewhere or an
-   * ephemeral endpoint another payment holds answers why (a string) instead, and that request is not charged.
+   * Claims a payment (by its header) and, for an ephemeral endpoint, the endpoint. A payment in flight elsewhere or
+   * an ephemeral endpoint another payment holds is refused, and that request is not charged.
    */
-  claim(paymentHeader: string, ephemeralEndpointId: string | undefined): Release | string
+  claim(paymentHeader: string, ephemeralEndpointId: string | undefined): Claim
   /** Remembers a used-up ephemeral endpoint, so its late buyers hear 410 instead of 404. */
   consumed(apiId: string, pattern: CompiledPattern): void
   wasConsumed(apiId: string, method: string, path: string): boolean
@@ -40,6 +23,13 @@ export type PaymentLocks = {
 /** Kept for 10 minutes, at most 1000. */
 const consumedMemoryMs = 10 * 60_000
 const consumedMemorySize = 1000
+
+const paymentInUse: Claim = { ok: false, reason: 'payment-in-use', message: 'this payment is already being used by another request' }
+const endpointInUse: Claim = {
+  ok: false,
+  reason: 'endpoint-in-use',
+  message: 'this one-time endpoint is being paid for by another request; it is gone if that payment settles',
+}
 
 /**
  * In-process locks of the gateway (svc serves from one process). Payments of ordinary endpoints run in parallel; an
@@ -53,16 +43,19 @@ export function createPaymentLocks(): PaymentLocks {
 
   return {
     claim(paymentHeader, endpointId) {
-      if (payments.has(paymentHeader)) return 'this payment is already being used by another request'
-      if (endpointId !== undefined && endpoints.has(endpointId)) return 'this one-time endpoint is being paid for by another request; it is gone if that payment settles'
+      if (payments.has(paymentHeader)) return paymentInUse
+      if (endpointId !== undefined && endpoints.has(endpointId)) return endpointInUse
       payments.add(paymentHeader)
       if (endpointId !== undefined) endpoints.add(endpointId)
-      return (consumed) => {
-        payments.delete(paymentHeader)
-        // A used-up endpoint stays claimed: its row is deleted, and a request still holding the old list is refused.
-        if (endpointId === undefined) return
-        if (!consumed) endpoints.delete(endpointId)
-        else setTimeout(() => endpoints.delete(endpointId), consumedMemoryMs).unref()
+      return {
+        ok: true,
+        release(consumed) {
+          payments.delete(paymentHeader)
+          // A used-up endpoint stays claimed: its row is deleted, and a request still holding the old list is refused.
+          if (endpointId === undefined) return
+          if (!consumed) endpoints.delete(endpointId)
+          else setTimeout(() => endpoints.delete(endpointId), consumedMemoryMs).unref()
+        },
       }
     },
     consumed(apiId, pattern) {

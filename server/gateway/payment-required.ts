@@ -1,25 +1,27 @@
 import type { x402ResourceServer } from '@x402/core/server'
-import type { PaymentRequired, PaymentRequirements } from '@x402/core/types'
+import type { PaymentRequirements } from '@x402/core/types'
 import { encodePaymentRequiredHeader } from '@x402/core/http'
-import { declareDiscoveryExtension } from '@x402/extensions/bazaar'
-import { inferredRequestComment, type JsonSchema } from '../schema-inference.js'
+import { routePatternOf } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
+import { discoveryExtension } from './bazaar-extension.js'
 import type { GatewayRoute } from './endpoint-table.js'
+import type { PaymentRequiredOutcome } from './payment-outcome.js'
 import { FacilitatorUnavailableError } from './resource-servers.js'
 
 /** What a route asks for under one facilitator: its requirements and the declared Bazaar extension. */
 export type Offer = {
   requirements: PaymentRequirements[]
   declaredExtensions: Record<string, unknown>
-  /** Encoded unpaid 402s by resource URL (bounded). */
-  unpaid: Map<string, EncodedPaymentRequired>
+  /** Unpaid 402s by resource URL (bounded). */
+  unpaid: Map<string, PaymentRequiredOutcome>
 }
 
-export type EncodedPaymentRequired = { header: string; body: string; paymentRequired: PaymentRequired }
+/** The resource a 402 names: its URL, the normalized request path, and a description. */
+export type PaidResource = { url: string; path: string; description: string }
 
-const bodyMethods = new Set(['POST', 'PUT', 'PATCH'])
 const unpaidCacheSize = 256
-export const paymentRequiredMessage = 'payment required'
+/** The `error` of a 402 that asks for a first payment. */
+const paymentRequiredMessage = 'payment required'
 
 /**
  * The route's offer under `server`, built once per route version and facilitator: each accept option becomes
@@ -55,87 +57,47 @@ async function buildOffer(route: GatewayRoute, server: x402ResourceServer, api: 
   }
   if (requirements.length === 0)
     throw new FacilitatorUnavailableError(`the facilitator cannot take any payment option of ${route.endpoint.method} ${route.endpoint.path_pattern} (${problems.join('; ')})`)
-  return { requirements, declaredExtensions: discoveryExtension(route), unpaid: new Map() }
+  return { requirements, declaredExtensions: discoveryExtension(route.endpoint), unpaid: new Map() }
 }
 
 /**
- * The x402 v2 PaymentRequired of a request, built by the resource server (`createPaymentRequiredResponse`, with the
- * Bazaar extension enriched for this method and path) and encoded with `encodePaymentRequiredHeader`. Unpaid 402s
- * (the default message) are cached per resource URL: they depend on nothing else.
+ * The 402 of a request: x402 v2 PaymentRequired built by the resource server (`createPaymentRequiredResponse`, with
+ * the Bazaar extension enriched for this method and path), encoded with `encodePaymentRequiredHeader`, `error` saying
+ * why (a refused payment), or {@link paymentRequiredMessage} when none was sent. Those unpaid 402s are cached per
+ * resource URL (they depend on nothing else) and come back without a promise.
  */
-export async function paymentRequired(
+export function paymentRequired(
   server: x402ResourceServer,
   route: GatewayRoute,
   offer: Offer,
-  request: { url: string; path: string; description: string },
-  error: string = paymentRequiredMessage,
-): Promise<EncodedPaymentRequired> {
-  const cacheable = error === paymentRequiredMessage
-  const cached = cacheable ? offer.unpaid.get(request.url) : undefined
-  if (cached) return cached
+  resource: PaidResource,
+  error?: string,
+): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
+  if (error === undefined) {
+    const cached = offer.unpaid.get(resource.url)
+    if (cached) return cached
+  }
+  return buildPaymentRequired(server, route, offer, resource, error)
+}
+
+async function buildPaymentRequired(
+  server: x402ResourceServer,
+  route: GatewayRoute,
+  offer: Offer,
+  resource: PaidResource,
+  error: string | undefined,
+): Promise<PaymentRequiredOutcome> {
   const extensions = server.enrichExtensions(offer.declaredExtensions, {
     method: route.endpoint.method,
-    adapter: { getPath: () => request.path },
-    routePattern: route.endpoint.path_pattern.replace(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g, ':$1'),
+    adapter: { getPath: () => resource.path },
+    routePattern: routePatternOf(route.endpoint.path_pattern),
   })
-  const resource = { url: request.url, description: request.description, mimeType: 'application/json' }
-  const built = await server.createPaymentRequiredResponse(offer.requirements, resource, error, extensions)
-  const encoded = { header: encodePaymentRequiredHeader(built), body: JSON.stringify(built), paymentRequired: built }
-  if (cacheable) {
+  const described = { url: resource.url, description: resource.description, mimeType: 'application/json' }
+  const built = await server.createPaymentRequiredResponse(offer.requirements, described, error ?? paymentRequiredMessage, extensions)
+  const outcome: PaymentRequiredOutcome = { type: 'payment-required', header: encodePaymentRequiredHeader(built), body: JSON.stringify(built) }
+  if (error === undefined) {
     if (offer.unpaid.size >= unpaidCacheSize) offer.unpaid.clear()
-    offer.unpaid.set(request.url, encoded)
+    offer.unpaid.set(resource.url, outcome)
   }
-  return encoded
-}
-
-/**
- * The Bazaar discovery extension (`declareDiscoveryExtension`) of an endpoint: its request schema (body, and path
- * parameters of svc-inferred schemas) and its response schema with an example derived from it, so a 402 probe shows
- * the output shape.
- */
-export function discoveryExtension(route: GatewayRoute): Record<string, unknown> {
-  const { endpoint } = route
-  const request = endpoint.request_schema === null ? null : (JSON.parse(endpoint.request_schema) as JsonSchema)
-  const response = endpoint.response_schema === null ? null : (JSON.parse(endpoint.response_schema) as JsonSchema)
-  const inferred = request?.$comment === inferredRequestComment
-  const parts = (inferred ? request.properties : undefined) as Record<string, JsonSchema> | undefined
-  const pathParamsSchema = parts?.path
-  const bodySchema = inferred ? parts?.body : (request ?? undefined)
-  const output = response ? { example: exampleOf(response), schema: response } : undefined
-  const common = { ...(pathParamsSchema ? { pathParamsSchema } : {}), ...(output ? { output } : {}) }
-  return bodyMethods.has(endpoint.method)
-    ? declareDiscoveryExtension({ bodyType: 'json', ...(bodySchema ? { inputSchema: bodySchema } : {}), ...common })
-    : declareDiscoveryExtension(common)
-}
-
-/** A value shaped like `schema`: its own example/default/const/enum first, else a placeholder per type. */
-export function exampleOf(schema: JsonSchema, depth = 0): unknown {
-  if (depth > 8) return null
-  if ('example' in schema) return schema.example
-  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0]
-  if ('default' in schema) return schema.default
-  if ('const' in schema) return schema.const
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0]
-  const variants = (schema.oneOf ?? schema.anyOf ?? schema.allOf) as JsonSchema[] | undefined
-  if (Array.isArray(variants) && variants[0]) return exampleOf(variants[0], depth + 1)
-  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type
-  switch (type) {
-    case 'object': {
-      const properties = (schema.properties ?? {}) as Record<string, JsonSchema>
-      return Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, exampleOf(property, depth + 1)]))
-    }
-    case 'array':
-      return schema.items && typeof schema.items === 'object' ? [exampleOf(schema.items as JsonSchema, depth + 1)] : []
-    case 'string':
-      return 'string'
-    case 'integer':
-    case 'number':
-      return 1
-    case 'boolean':
-      return true
-    case 'null':
-      return null
-    default:
-      return schema.properties ? exampleOf({ ...schema, type: 'object' }, depth + 1) : {}
-  }
+  return outcome
 }

@@ -1,6 +1,7 @@
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
+import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { Agent } from 'undici'
+import type { GatewayRequest } from './gateway-request.js'
 
 export type UpstreamProxyOptions = {
   /** Deadline for the whole upstream exchange (connect, headers, body). @defaultValue 30000 */
@@ -47,9 +48,9 @@ const notUpstream = new Set(['host', 'payment-signature', 'x-payment', 'expect',
 export type UpstreamProxy = {
   /**
    * Sends the request to `target` (upstream base + path + query), streaming the request body. Resolves with the
-   * upstream's answer or a failure; `signal` aborts it (the buyer went away).
+   * upstream's answer or a failure; the request's `signal` aborts it (the buyer went away).
    */
-  forward(req: IncomingMessage, target: UpstreamTarget, signal: AbortSignal): Promise<UpstreamResponse | UpstreamFailure>
+  forward(req: GatewayRequest, target: UpstreamTarget): Promise<UpstreamResponse | UpstreamFailure>
   close(): Promise<void>
 }
 
@@ -67,7 +68,8 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): Upstrea
   }
 
   return {
-    async forward(req, target, signal) {
+    async forward(req, target) {
+      const signal = req.signal
       const deadline = new AbortController()
       let timedOut = false
       const timer = setTimeout(() => {
@@ -87,7 +89,7 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): Upstrea
           path: target.path,
           method: req.method as 'GET',
           headers: upstreamHeaders(req),
-          body: hasBody ? req : null,
+          body: hasBody ? req.body : null,
           signal: deadline.signal,
         })
         const headers = responseHeaders(response.headers)
@@ -128,7 +130,7 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): Upstrea
 }
 
 /** The buyer's headers minus hop-by-hop ones, those named in Connection, and the payment; plus X-Forwarded-*. */
-function upstreamHeaders(req: IncomingMessage): Record<string, string | string[]> {
+function upstreamHeaders(req: GatewayRequest): Record<string, string | string[]> {
   const named = connectionTokens(req.headers.connection)
   const headers: Record<string, string | string[]> = {}
   for (const [name, value] of Object.entries(req.headers)) {
@@ -136,7 +138,7 @@ function upstreamHeaders(req: IncomingMessage): Record<string, string | string[]
     headers[name] = value
   }
   const forwardedFor = req.headers['x-forwarded-for']
-  const remote = req.socket.remoteAddress ?? ''
+  const remote = req.remoteAddress ?? ''
   headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${remote}` : remote
   if (req.headers.host) headers['x-forwarded-host'] = req.headers.host
   headers['x-forwarded-proto'] = 'http'

@@ -2,7 +2,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { expect, test, describe } from 'vitest'
 import type { ApiRow, EndpointRow } from '../../server/db/tables.js'
-import { buildOpenApiDocument, buildWellKnown, openApiPath, paymentInfo, usdcDollars } from '../../server/gateway/discovery-openapi.js'
+import { buildOpenApiDocument, buildWellKnown, paymentInfo, usdcDollars } from '../../server/gateway/discovery-openapi.js'
 
 describe('document builders', () => {
   test('usdcDollars: 6 decimals, at least 2 shown', () => {
@@ -15,15 +15,6 @@ describe('document builders', () => {
       '123.456789',
       '100000.00',
     ])
-  })
-
-  test('openApiPath: parameters stay, a trailing * becomes a catch-all parameter with a free name', () => {
-    expect(openApiPath('/a/{id}/b')).toEqual({ path: '/a/{id}/b', parameters: [{ name: 'id', catchAll: false }] })
-    expect(openApiPath('/files/*').path).toBe('/files/{path}')
-    expect(openApiPath('/files*').path).toBe('/files{path}')
-    expect(openApiPath('/*').path).toBe('/{path}')
-    expect(openApiPath('/{path}/x/*')).toEqual({ path: '/{path}/x/{rest}', parameters: [{ name: 'path', catchAll: false }, { name: 'rest', catchAll: true }] })
-    expect(openApiPath('/{path}/{rest}/*').path).toBe('/{path}/{rest}/{path_2}')
   })
 
   test('paymentInfo: only USDC accepts give a price; none → protocols only', () => {

@@ -3,9 +3,9 @@ import { localFetch } from '../../sdk/local-fetch.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
-import { paidRouteDefaults } from '../../server/gateway/paid-route.js'
+import { paidRouteDefaults } from '../../server/gateway/payment-flow.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
-import { newAccount } from '../helpers/payments.js'
+import { newAccount, waitFor } from '../helpers/payments.js'
 import { addEndpoint, createApi, errorOf, newSeller, payingFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance } from './helpers.js'
 
 let services: ChainServices
@@ -75,6 +75,35 @@ describe('the upstream fails: the buyer is not charged', () => {
     expect(response.headers.get('payment-response')).toBeNull()
     expect(await usdcBalance(services, buyer.address)).toBe(before)
     expect(await settlementsOf(api.id)).toEqual([])
+  })
+})
+
+describe('a buyer who leaves before the answer is ready', () => {
+  test('is not charged: the payment stays unsettled and can be used again', async () => {
+    const seller = await newSeller(t)
+    const api = await createApi(t, seller, upstream.url)
+    await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern: '/delay/{ms}', accepts: [sandboxAccept(services)] })
+    const url = `${api.gateway}/delay/400`
+    const signature = await signedPaymentFor(services, buyer, url)
+    const before = await usdcBalance(services, buyer.address)
+    const calls = upstream.calls.length
+
+    const leaving = new AbortController()
+    const abandoned = localFetch(url, { headers: { 'payment-signature': signature }, signal: leaving.signal }).catch((error: unknown) => error)
+    await waitFor(() => upstream.calls.length > calls)
+    leaving.abort()
+    expect(await abandoned).toBeInstanceOf(Error)
+
+    // Once the gateway let go of it, the same payment is still good: it was never settled.
+    let again: Response | undefined
+    await waitFor(async () => {
+      again = await localFetch(url, { headers: { 'payment-signature': signature } })
+      return again.status !== 402 || (await errorOf(again.clone())) !== 'this payment is already being used by another request'
+    })
+    expect(again!.status).toBe(200)
+    expect(await again!.json()).toEqual({ delayed: true })
+    expect(await usdcBalance(services, buyer.address)).toBe(before - 10000n)
+    expect(await settlementsOf(api.id)).toHaveLength(1)
   })
 })
 

@@ -1,0 +1,76 @@
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
+import type { Readable } from 'node:stream'
+import type { Request, Response } from 'express'
+import type { GatewayRequest } from './gateway-request.js'
+import type { PaymentOutcome } from './payment-outcome.js'
+
+/**
+ * The payment flow's view of an express request. What most requests never read (the buyer's address, the "buyer
+ * gone" signal) is looked up on first use, so an unpaid request costs one small object.
+ */
+export class ExpressGatewayRequest implements GatewayRequest {
+  readonly method: string
+  readonly url: string
+  readonly headers: IncomingHttpHeaders
+  readonly body: Readable
+  readonly #req: Request
+  readonly #res: Response
+  #buyerGone: AbortController | undefined
+
+  constructor(req: Request, res: Response) {
+    this.method = req.method
+    this.url = req.originalUrl || req.url
+    this.headers = req.headers
+    this.body = req
+    this.#req = req
+    this.#res = res
+  }
+
+  get protocol(): string {
+    return this.#req.protocol
+  }
+
+  get remoteAddress(): string | undefined {
+    return this.#req.socket.remoteAddress
+  }
+
+  /** Aborted when the response closes before it was written (the buyer's connection went away). */
+  get signal(): AbortSignal {
+    if (!this.#buyerGone) {
+      const buyerGone = new AbortController()
+      this.#buyerGone = buyerGone
+      if (this.#res.closed) buyerGone.abort()
+      else this.#res.once('close', () => buyerGone.abort())
+    }
+    return this.#buyerGone.signal
+  }
+}
+
+const jsonHeaders = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } as const
+
+/** Writes a {@link PaymentOutcome} (no express needed: a node:http response will do). */
+export function writeOutcome(res: ServerResponse, outcome: PaymentOutcome): void {
+  switch (outcome.type) {
+    case 'payment-required':
+      res.writeHead(402, { 'content-type': jsonHeaders['content-type'], 'cache-control': 'no-store', 'payment-required': outcome.header }).end(outcome.body)
+      return
+    case 'error':
+      if (res.headersSent) res.destroy()
+      else res.writeHead(outcome.status, jsonHeaders).end(JSON.stringify({ error: outcome.error }))
+      return
+    case 'paid':
+      res.writeHead(outcome.status, outcome.headers).end(outcome.body)
+      return
+    case 'pass-through': {
+      // An upstream 4xx goes to the buyer as it is, streamed.
+      const { upstream } = outcome
+      res.writeHead(upstream.status, upstream.headers)
+      upstream.body.on('error', () => res.destroy())
+      upstream.body.on('end', () => upstream.done())
+      upstream.body.pipe(res)
+      return
+    }
+    case 'buyer-gone':
+      return
+  }
+}

@@ -1,0 +1,38 @@
+import type { x402ResourceServer } from '@x402/core/server'
+import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements, type SettleResponse, type VerifyResponse } from '@x402/core/types'
+
+/**
+ * What the facilitator made of a payment: `accepted` (with its answer), `refused` (invalid, or not settled: a 402
+ * saying why), or `failed` (it could not be asked: a 502).
+ */
+export type FacilitatorResult<Response> = { type: 'accepted'; response: Response } | { type: 'refused'; error: string } | { type: 'failed'; error: string }
+
+/** Verifies a payment through the API's resource server (x402's `verifyPayment`). */
+export async function verifyPayment(server: x402ResourceServer, payload: PaymentPayload, requirements: PaymentRequirements): Promise<FacilitatorResult<VerifyResponse>> {
+  let verified: VerifyResponse
+  try {
+    verified = await server.verifyPayment(payload, requirements)
+  } catch (error) {
+    if (!(error instanceof VerifyError)) return { type: 'failed', error: `the facilitator could not verify the payment: ${(error as Error).message}` }
+    verified = { isValid: false, invalidReason: error.invalidReason, invalidMessage: error.invalidMessage }
+  }
+  if (!verified.isValid) return { type: 'refused', error: reasonText('the payment is invalid', verified.invalidReason, verified.invalidMessage) }
+  return { type: 'accepted', response: verified }
+}
+
+/** Settles a verified payment through the API's resource server (x402's `settlePayment`). */
+export async function settlePayment(server: x402ResourceServer, payload: PaymentPayload, requirements: PaymentRequirements): Promise<FacilitatorResult<SettleResponse>> {
+  let settled: SettleResponse
+  try {
+    settled = await server.settlePayment(payload, requirements)
+  } catch (error) {
+    if (!(error instanceof SettleError)) return { type: 'failed', error: `the facilitator could not settle the payment: ${(error as Error).message}` }
+    settled = { success: false, errorReason: error.errorReason, errorMessage: error.errorMessage, transaction: '', network: requirements.network }
+  }
+  if (!settled.success) return { type: 'refused', error: reasonText('the payment could not be settled', settled.errorReason, settled.errorMessage) }
+  return { type: 'accepted', response: settled }
+}
+
+function reasonText(what: string, reason: string | undefined, message: string | undefined): string {
+  return `${what}: ${reason ?? 'unknown reason'}${message && message !== reason ? ` (${message})` : ''}`
+}

@@ -1,0 +1,189 @@
+import type { x402ResourceServer } from '@x402/core/server'
+import { encodePaymentResponseHeader } from '@x402/core/http'
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import { findMatch } from '../../core/path-pattern.js'
+import type { ApiRow } from '../db/tables.js'
+import type { ServerDeps } from '../deps.js'
+import { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
+import { settlePayment, verifyPayment } from './facilitator-calls.js'
+import type { GatewayRequest } from './gateway-request.js'
+import { openGatewayStore, type GatewayStore } from './gateway-store.js'
+import type { PaymentOutcome, PaymentRequiredOutcome } from './payment-outcome.js'
+import { offerFor, paymentRequired, type Offer, type PaidResource } from './payment-required.js'
+import { createPaymentLocks } from './payment-locks.js'
+import { decodePayment } from './payment-signature.js'
+import { normalizePath } from './request-path.js'
+import { createResourceServers } from './resource-servers.js'
+import { recordSettlement } from './settlement-record.js'
+import { createTrafficStats } from './traffic-stats.js'
+import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
+
+export type PaymentFlow = {
+  /**
+   * Serves one gateway request for `api` (`version`: the {@link GatewayStore} version read before `api`): match the
+   * route → 402, or decode the payment → match it to the requirements → lock it → verify → forward upstream →
+   * settle → record. Returns how to answer; throws what the app's error handler answers: a
+   * `FacilitatorUnavailableError` (503) when the API's facilitator cannot be used, anything unexpected (500).
+   */
+  run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome>
+  /** Writes the buffered traffic counters now (tests; otherwise every 250 ms and on close). */
+  flush(): Promise<void>
+  /** Releases timers, pending writes and upstream connections (server stop). */
+  close(): Promise<void>
+}
+
+export type PaymentFlowOptions = UpstreamProxyOptions & {
+  /** How often buffered traffic counters are written. @defaultValue 250 */
+  statsFlushEveryMs?: number | undefined
+  /** The gateway's store, shared with its API cache; the flow does not close it. @defaultValue a store of its own */
+  store?: Promise<GatewayStore> | undefined
+}
+
+/** Defaults of every payment flow; a test may lower them before it starts a server. */
+export const paidRouteDefaults = { timeoutMs: 30_000, maxResponseBytes: 10 * 1024 * 1024, statsFlushEveryMs: 250 }
+
+/** One request on its way through the flow, once its route is known. */
+type Attempt = { request: GatewayRequest; api: ApiRow; route: GatewayRoute; server: x402ResourceServer; offer: Offer; resource: Resource }
+type Resource = PaidResource & { query: string }
+
+const buyerGone: PaymentOutcome = { type: 'buyer-gone' }
+const failed = (status: number, error: string): PaymentOutcome => ({ type: 'error', status, error })
+
+/**
+ * The paid routes of the gateway, free of any web framework (an adapter turns requests into {@link GatewayRequest}s
+ * and writes the {@link PaymentOutcome}s). Only priced routes are served: a request no enabled, unexpired endpoint
+ * matches is a 404, never forwarded for free, so a seller cannot leak an upstream route by forgetting to price it.
+ *
+ * A paid request is verified, forwarded (request body streamed), and settled only when the upstream answered below
+ * 400. The upstream's answer is held (up to `maxResponseBytes`) until the settlement is done and recorded: the
+ * buyer gets the body only if the payment settled, and a failed settlement delivers nothing.
+ */
+export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions = {}): PaymentFlow {
+  const settings = { ...paidRouteDefaults, ...options }
+  const store = options.store ?? openGatewayStore(deps.db)
+  const table = createEndpointTable(deps.db)
+  const servers = createResourceServers(deps)
+  const proxy = createUpstreamProxy(settings)
+  const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
+  const locks = createPaymentLocks()
+
+  async function run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome> {
+    stats.count(api, 'requests')
+    const { url, method } = request
+    const queryAt = url.indexOf('?')
+    const path = normalizePath(queryAt === -1 ? url : url.slice(0, queryAt))
+    if (path === undefined) return failed(400, 'malformed request path')
+    const route = findMatch(await table.routesOf(api, version), method, path)
+    if (!route) {
+      if (locks.wasConsumed(api.id, method, path)) return failed(410, 'this one-time endpoint was used up by an earlier payment')
+      return failed(404, `no paid route for ${method} ${path}`)
+    }
+    // A missing facilitator (no chain, no SVC_FACILITATOR_URL) throws a 503 for the error handler.
+    const server = await servers.forApi(api)
+    const offer = await offerFor(route, server, api)
+    const resource = {
+      url: `${request.protocol}://${request.headers.host}${url}`,
+      path,
+      query: queryAt === -1 ? '' : url.slice(queryAt),
+      description: route.endpoint.description ?? `${route.endpoint.method} ${route.endpoint.path_pattern} of ${api.name}`,
+    }
+    const attempt: Attempt = { request, api, route, server, offer, resource }
+
+    const header = request.headers['payment-signature']
+    if (typeof header !== 'string') {
+      if (request.headers['x-payment'] !== undefined) return requirePayment(attempt, 'svc speaks x402 v2 only: send the payment in PAYMENT-SIGNATURE, not X-PAYMENT')
+      return requirePayment(attempt)
+    }
+    const decoded = decodePayment(header)
+    if (!decoded.ok) return requirePayment(attempt, decoded.error)
+    let requirements: PaymentRequirements | undefined
+    try {
+      requirements = server.findMatchingRequirements(offer.requirements, decoded.payload)
+    } catch {
+      requirements = undefined
+    }
+    if (!requirements) return requirePayment(attempt, 'the payment matches none of the accepted payment options of this route: fetch a fresh 402 and pay one of its accepts')
+
+    // One request per payment, and one paying request per ephemeral endpoint at a time: the others are not charged.
+    const ephemeral = route.expiresAt !== null
+    const claim = locks.claim(header, ephemeral ? route.endpoint.id : undefined)
+    if (!claim.ok) return requirePayment(attempt, claim.message)
+    let consumed = false
+    try {
+      const outcome = await pay(attempt, decoded.payload, requirements)
+      consumed = ephemeral && outcome.type === 'paid'
+      return outcome
+    } finally {
+      claim.release(consumed)
+      if (consumed) locks.consumed(api.id, route.compiled)
+    }
+  }
+
+  /** Verify → forward → settle → record: the answer to a payment that matched the route and holds its lock. */
+  async function pay(attempt: Attempt, payload: PaymentPayload, requirements: PaymentRequirements): Promise<PaymentOutcome> {
+    const { request, api, route, server, resource } = attempt
+    const verified = await verifyPayment(server, payload, requirements)
+    if (verified.type === 'refused') return requirePayment(attempt, verified.error)
+    if (verified.type === 'failed') return failed(502, verified.error)
+
+    if (request.signal.aborted) return buyerGone
+    const answer = await proxy.forward(request, upstreamTarget(api.upstream_base_url, resource.path, resource.query))
+    if (!answer.ok) return failed(answer.status, `${answer.error}; the payment was not settled`)
+    if (answer.status >= 500) {
+      answer.body.resume()
+      answer.done()
+      return failed(502, `the upstream answered ${answer.status}; the payment was not settled`)
+    }
+    if (answer.status >= 400) return { type: 'pass-through', upstream: answer }
+
+    const body = await answer.read()
+    if (!Buffer.isBuffer(body)) return failed(body.status, `${body.error}; the payment was not settled`)
+    // The buyer left before the answer was ready: nothing is delivered, so nothing is charged.
+    if (request.signal.aborted) return buyerGone
+
+    const settled = await settlePayment(server, payload, requirements)
+    if (settled.type === 'refused') return requirePayment(attempt, settled.error)
+    if (settled.type === 'failed') return failed(502, settled.error)
+
+    const recorded = await recordSettlement(await store, {
+      api,
+      endpoint: route.endpoint,
+      ephemeral: route.expiresAt !== null,
+      requirements,
+      settled: settled.response,
+      payer: settled.response.payer ?? verified.response.payer ?? '',
+      method: request.method,
+      path: resource.path,
+    })
+    // The facilitator answers a payload it already settled with the same transaction: that is a replay.
+    if (!recorded) return requirePayment(attempt, 'this payment was already used for an earlier request')
+    stats.count(api, 'paid_requests')
+
+    const headers: Record<string, string | string[]> = { ...answer.headers, 'payment-response': encodePaymentResponseHeader(settled.response) }
+    if (request.method !== 'HEAD') headers['content-length'] = String(body.length)
+    return { type: 'paid', status: answer.status, headers, body }
+  }
+
+  /** A 402 with the PaymentRequired, `error` saying why the payment sent was refused (none: no payment was sent). */
+  function requirePayment(attempt: Attempt, error?: string): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
+    const outcome = paymentRequired(attempt.server, attempt.route, attempt.offer, attempt.resource, error)
+    if (outcome instanceof Promise) return outcome.then((built) => counted(attempt.api, built))
+    return counted(attempt.api, outcome)
+  }
+
+  /** Counts a 402 of the API once it is built. */
+  function counted(api: ApiRow, outcome: PaymentRequiredOutcome): PaymentRequiredOutcome {
+    stats.count(api, 'payment_required')
+    return outcome
+  }
+
+  return {
+    run,
+    flush: () => stats.flush(),
+    async close() {
+      await stats.close()
+      await proxy.close()
+      if (!options.store) (await store).close()
+    },
+  }
+}

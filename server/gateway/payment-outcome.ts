@@ -1,0 +1,19 @@
+import type { UpstreamResponse } from './upstream-proxy.js'
+
+/** A 402: `PAYMENT-REQUIRED` header and the same PaymentRequired as the JSON body. */
+export type PaymentRequiredOutcome = { type: 'payment-required'; header: string; body: string }
+
+/**
+ * How the payment flow answers a request (see payment-flow.ts); an adapter writes it (express-adapter.ts).
+ * - `payment-required`: a 402, asking for a payment or saying why the one sent was refused;
+ * - `error`: `{"error"}` with `status` (404 no route, 410 used up, 502/504 upstream or facilitator failed, …);
+ * - `paid`: the upstream's answer, held while the payment settled, with its `PAYMENT-RESPONSE`;
+ * - `pass-through`: an upstream 4xx, to stream to the buyer as it is (nothing was settled);
+ * - `buyer-gone`: the buyer left before the answer was ready; nothing was settled and nothing is written.
+ */
+export type PaymentOutcome =
+  | PaymentRequiredOutcome
+  | { type: 'error'; status: number; error: string }
+  | { type: 'paid'; status: number; headers: Record<string, string | string[]>; body: Buffer }
+  | { type: 'pass-through'; upstream: UpstreamResponse }
+  | { type: 'buyer-gone' }
