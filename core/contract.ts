@@ -1077,7 +1077,7 @@ export interface paths {
                 content: {
                     "application/json": {
                         operations: components["schemas"]["ImportOperation"][];
-                        accepts: components["schemas"]["Accepts"];
+                        accepts: components["schemas"]["AcceptsInput"];
                     };
                 };
             };
@@ -1875,6 +1875,22 @@ export interface components {
             extra?: Record<string, unknown>;
         };
         Accepts: components["schemas"]["Accept"][];
+        /** @description An accept option as a request gives it; `max_timeout_seconds` may be left out (300). */
+        AcceptInput: {
+            /** @constant */
+            scheme: "exact";
+            /** @description CAIP-2; eip155:845320402 on development APIs */
+            network: string;
+            /** @description token contract; the Sandbox USDC on development APIs */
+            asset: string;
+            /** @description atomic units (USDC has 6 decimals: "100000" = 0.10 USDC), below 2^256 */
+            amount: string;
+            /** @default 300 */
+            max_timeout_seconds?: number;
+            /** @description for the Sandbox USDC: name, version, assetTransferMethod (filled in when missing) */
+            extra?: Record<string, unknown>;
+        };
+        AcceptsInput: components["schemas"]["AcceptInput"][];
         Endpoint: {
             id: string;
             api_id: string;
@@ -1916,7 +1932,7 @@ export interface components {
             /** @description one of GET POST PUT PATCH DELETE HEAD OPTIONS (any case) */
             method: string;
             path_pattern: components["schemas"]["PathPattern"];
-            accepts: components["schemas"]["Accepts"];
+            accepts: components["schemas"]["AcceptsInput"];
             /** @description a JSON Schema (2020-12, or draft-07/06 by $schema) */
             request_schema?: Record<string, unknown> | null;
             /** @description a JSON Schema (2020-12, or draft-07/06 by $schema) */
@@ -1930,7 +1946,7 @@ export interface components {
         EndpointUpdate: {
             method?: string;
             path_pattern?: components["schemas"]["PathPattern"];
-            accepts?: components["schemas"]["Accepts"];
+            accepts?: components["schemas"]["AcceptsInput"];
             request_schema?: Record<string, unknown> | null;
             response_schema?: Record<string, unknown> | null;
             /** @description clear both schemas and infer again; not with schemas */

@@ -26,14 +26,11 @@ export type Api = Schemas['Api']
 export type ApiInput = Schemas['ApiCreate']
 export type ApiUpdate = Schemas['ApiUpdate']
 
-/**
- * An accept option as requests give it: `max_timeout_seconds` may be left out (the server makes it 300). The yaml's
- * `Accept` lists it as required, which holds for answers (`Endpoint['accepts']`) only.
- */
-export type Accept = Omit<Schemas['Accept'], 'max_timeout_seconds'> & Partial<Pick<Schemas['Accept'], 'max_timeout_seconds'>>
+/** An accept option as requests give it: `max_timeout_seconds` may be left out (the server makes it 300). */
+export type Accept = Schemas['AcceptInput']
 export type Endpoint = Schemas['Endpoint']
-export type EndpointInput = Omit<Schemas['EndpointCreate'], 'accepts'> & { accepts: Accept[] }
-export type EndpointUpdate = Omit<Schemas['EndpointUpdate'], 'accepts'> & { accepts?: Accept[] }
+export type EndpointInput = Schemas['EndpointCreate']
+export type EndpointUpdate = Schemas['EndpointUpdate']
 
 export type ParsedOperation = Schemas['ParsedOperation']
 export type ParsedSpec = Schemas['ParsedOpenApi']

@@ -2,7 +2,7 @@ import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
 import { Router } from 'express'
 import { z } from 'zod'
-import { ConflictError, ForbiddenError, SvcError, UnauthorizedError, BadRequestError } from '../../core/errors.js'
+import { BadRequestError, ConflictError, ForbiddenError, UnauthorizedError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
 import type { UserRow } from '../db/tables.js'
@@ -138,7 +138,7 @@ export function createSessionRoutes(deps: ServerDeps): Router {
 
   router.post('/auth/resend-verification', guard({ jwtOnly: true }), async (req, res) => {
     const { user } = principalOf(req)
-    if (user.email_verified_at) throw new SvcError('email already verified', { status: 409 })
+    if (user.email_verified_at) throw new ConflictError('email already verified')
     await sendVerificationMail(deps, user)
     res.status(202).json({ sent: true, to: user.email })
   })

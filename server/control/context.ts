@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Request, RequestHandler } from 'express'
 import { jwtVerify, SignJWT } from 'jose'
-import { ForbiddenError, SvcError, UnauthorizedError } from '../../core/errors.js'
+import { BadRequestError, ForbiddenError, UnauthorizedError } from '../../core/errors.js'
 import type { UserRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { findApiKeyCaller, touchApiKey } from '../db/api-keys.js'
@@ -19,7 +19,7 @@ export type Principal = {
   keyId?: string
 }
 
-export const invalidToken = () => new SvcError('invalid token', { status: 401 })
+export const invalidToken = () => new UnauthorizedError('invalid token')
 
 export async function signSessionToken(deps: ServerDeps, user: UserRow): Promise<string> {
   return new SignJWT({ email: user.email })
@@ -108,7 +108,7 @@ function headerEnvironment(req: Request): Environment | undefined {
   if (value === undefined || value === '') return undefined
   const normalized = value.trim().toLowerCase()
   if (normalized === 'production' || normalized === 'development') return normalized
-  throw new SvcError('X-Svc-Environment must be "production" or "development"', { status: 400 })
+  throw new BadRequestError('X-Svc-Environment must be "production" or "development"')
 }
 
 export type Guard = {

@@ -3,14 +3,11 @@ import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
 import type { ServerDeps } from '../deps.js'
 import type { ApiRow } from '../db/tables.js'
-import { SvcError } from '../../core/errors.js'
+import { ServiceUnavailableError } from '../../core/errors.js'
 
 /** The facilitator of an API cannot be used: no chain, no SVC_FACILITATOR_URL, or it does not answer. */
-export class FacilitatorUnavailableError extends SvcError {
+export class FacilitatorUnavailableError extends ServiceUnavailableError {
   override name = 'FacilitatorUnavailableError'
-  constructor(message: string, options: { cause?: unknown } = {}) {
-    super(message, { ...options, status: 503 })
-  }
 }
 
 export type ResourceServers = {
