@@ -15,6 +15,7 @@ import { sandboxChainId, sandboxNetwork } from '../core/sandbox-usdc.js'
 import { sandboxChain } from './viem-chain.js'
 import { createUsdcFunder, installContracts, type UsdcFunder, type UsdcInfo } from './token.js'
 import { createTxSender, type TxSender } from './tx-sender.js'
+import { getOrCreateEpoch } from './epoch.js'
 
 export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> & {
   /** How often the chain is checked for a restart or a reset. @defaultValue 1_000 */
@@ -28,7 +29,7 @@ export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> 
 
 type ChainEvents = {
   /** The chain came back empty (Anvil died and was started again, or its state was reset); contracts are reinstalled. */
-  restart: [info: { generation: number; reason: string }]
+  restart: [info: { generation: number; reason: string; epoch: string }]
   /** A restart attempt failed; the kit tries again at the next health check. */
   error: [error: Error]
 }
@@ -44,6 +45,11 @@ export type SandboxChain = EventEmitter<ChainEvents> & {
   readonly usdc: UsdcInfo
   /** Increments every time the chain comes back empty. */
   readonly generation: number
+  /**
+   * The chain's identity (chain/epoch.ts): the same across restarts that reload the chain's saved state, new for
+   * any chain that starts empty. Settlements carry it.
+   */
+  readonly epoch: string
   readonly client: PublicClient
   readonly testClient: TestClient
   readonly accounts: { minter: PrivateKeyAccount; relayer: PrivateKeyAccount }
@@ -74,7 +80,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     relayer: privateKeyToAccount(devAccountKeys.relayer),
   }
   const minter = createTxSender({ client, account: accounts.minter, chainId: sandboxChainId })
-  let usdc = await installContracts({ client, testClient, minter })
+  let [usdc, epoch] = await Promise.all([installContracts({ client, testClient, minter }), getOrCreateEpoch({ client, testClient })])
   const usdcFunder = createUsdcFunder({ client, testClient, minter }, () => usdc)
   const readyMs = performance.now() - started
 
@@ -87,9 +93,9 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     recovering ??= (async () => {
       try {
         minter.reset()
-        usdc = await installContracts({ client, testClient, minter })
+        ;[usdc, epoch] = await Promise.all([installContracts({ client, testClient, minter }), getOrCreateEpoch({ client, testClient })])
         generation += 1
-        emitter.emit('restart', { generation, reason })
+        emitter.emit('restart', { generation, reason, epoch })
       } catch (error) {
         emitter.emit('error', error as Error)
       }
@@ -132,6 +138,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     mode: { value: anvilOptions.forkUrl ? 'fork' : 'offline', enumerable: true },
     usdc: { get: () => usdc, enumerable: true },
     generation: { get: () => generation, enumerable: true },
+    epoch: { get: () => epoch, enumerable: true },
     client: { value: client },
     testClient: { value: testClient },
     accounts: { value: accounts },

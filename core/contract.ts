@@ -2118,6 +2118,10 @@ export interface components {
             path: string;
             /** Format: date-time */
             created_at: string;
+            /** @description the Sandbox chain it settled on (an id that stays while the chain's state is kept, new for a chain that started empty); null for production settlements and records from before epochs */
+            chain_epoch: string | null;
+            /** @description settled on an earlier Sandbox chain than the running one (svc up --fresh-chain, a reset, a restart that came back empty) — its transaction and the balances it moved are gone with that chain */
+            old_chain: boolean;
         };
         SettlementPage: {
             settlements: components["schemas"]["Settlement"][];

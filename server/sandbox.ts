@@ -9,6 +9,9 @@ import { openDatabase, type OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
 import { listen, type Listening } from '../core/http.js'
 import { loadInstallSecrets } from './secrets.js'
+import { reconcileChainEpoch } from './chain-epoch.js'
+import type { ServerDeps } from './deps.js'
+import { toSvcError } from '../core/errors.js'
 import { startEndpointPurge } from './endpoint-purge.js'
 import { lockDataDir } from './data-lock.js'
 
@@ -46,7 +49,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
   const database = await openDatabase(join(dataDir, 'svc.sqlite'))
   const hosts = defaultHosts(options.port ?? 0)
-  const app = createApp({
+  const deps: ServerDeps = {
     db: database.db,
     secrets: loadInstallSecrets(dataDir),
     hosts,
@@ -55,7 +58,18 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     productionFacilitatorUrl: options.productionFacilitatorUrl,
     dnsServers: options.dnsServers,
     log: options.log,
-  })
+  }
+  const app = createApp(deps)
+  // A chain this data dir has not seen (a fresh one, or one that came back empty) refunds the Sandbox wallets.
+  const refunds: Promise<unknown>[] = []
+  const reconcile = async (reason: string) => {
+    const change = await reconcileChainEpoch(deps, reason)
+    if (change) refunds.push(change.refunded)
+  }
+  await reconcile('the chain started empty')
+  const onRestart = ({ reason }: { reason: string }) =>
+    void reconcile(reason).catch((error) => options.log?.(`svc: recording the new chain failed: ${toSvcError(error).message}`))
+  options.chain?.chain.on('restart', onRestart)
   const listening = await listen(app, { port: options.port ?? 0 })
   hosts.port = listening.port
   const stopPurge = startEndpointPurge(database.db, { log: options.log })
@@ -68,7 +82,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     controlUrl: controlUrl(hosts, 'production'),
     sandboxControlUrl: controlUrl(hosts, 'development'),
     async stop() {
+      options.chain?.chain.off('restart', onRestart)
       await listening.close()
+      await Promise.all(refunds)
       await stopPurge()
       await app.gateway.close()
       await database.close()

@@ -15,13 +15,15 @@ export const settlementColumns = [
   'method',
   'path',
   'created_at',
+  'chain_epoch',
+  'old_chain',
 ] as const
 
 /** A field, quoted (quotes doubled) when it holds a comma, a quote, CR or LF; null is an empty field. */
-export function csvField(value: string | number | null | undefined): string {
+export function csvField(value: string | number | boolean | null | undefined): string {
   const text = value === null || value === undefined ? '' : String(value)
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text
 }
 
 /** One record, CRLF-terminated. */
-export const csvLine = (values: readonly (string | number | null | undefined)[]) => `${values.map(csvField).join(',')}\r\n`
+export const csvLine = (values: readonly (string | number | boolean | null | undefined)[]) => `${values.map(csvField).join(',')}\r\n`

@@ -56,7 +56,7 @@ export function createSettlementRoutes(deps: ServerDeps): Router {
     const settlements = rows.slice(0, limit)
     const last = settlements.at(-1)
     res.json({
-      settlements: settlements.map(settlementRecord),
+      settlements: settlements.map((row) => settlementRecord(row, currentEpoch(deps))),
       next_cursor: more && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
     })
   })
@@ -65,7 +65,14 @@ export function createSettlementRoutes(deps: ServerDeps): Router {
 }
 
 /** The settlement as the control plane answers it (the stored row without the owner). */
-export function settlementRecord(row: SettlementRow) {
+/** The epoch of the running Sandbox chain; undefined without one. */
+const currentEpoch = (deps: ServerDeps): string | undefined => deps.chain?.chain.epoch
+
+/**
+ * A settlement as the control plane answers it. `old_chain`: settled on an earlier Sandbox chain than the running one
+ * (its transaction and balances are gone with that chain); never for production settlements.
+ */
+export function settlementRecord(row: SettlementRow, epoch: string | undefined) {
   return {
     id: row.id,
     api_id: row.api_id,
@@ -80,6 +87,8 @@ export function settlementRecord(row: SettlementRow) {
     method: row.method,
     path: row.path,
     created_at: row.created_at,
+    chain_epoch: row.chain_epoch === '' ? null : row.chain_epoch,
+    old_chain: row.environment === 'development' && epoch !== undefined && row.chain_epoch !== epoch,
   }
 }
 
@@ -93,7 +102,8 @@ async function exportCsv(deps: ServerDeps, principal: Principal, filter: Settlem
   for (;;) {
     const rows = await listSettlements(deps.db, principal, filter, cursor, csvBatch)
     if (rows.length === 0) break
-    const chunk = rows.map((row) => csvLine(settlementColumns.map((column) => settlementRecord(row)[column]))).join('')
+    const epoch = currentEpoch(deps)
+    const chunk = rows.map((row) => csvLine(settlementColumns.map((column) => settlementRecord(row, epoch)[column]))).join('')
     if (!res.write(chunk)) await waitForDrain(res)
     if (res.destroyed) return
     const last = rows.at(-1)!

@@ -2,12 +2,14 @@ import SQLite from 'better-sqlite3'
 import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely'
 import * as initial from './migrations/2026_11_21_00_00_00_initial.js'
 import * as gateway from './migrations/2026_11_21_01_00_00_gateway.js'
+import * as chainEpochs from './migrations/2026_11_22_00_00_00_chain_epochs.js'
 import type { Database } from './tables.js'
 
 /** Migrations in order; add new ones here (timestamped file names, `up` and `down`). */
 const migrations: Record<string, Migration> = {
   '2026_11_21_00_00_00_initial': initial,
   '2026_11_21_01_00_00_gateway': gateway,
+  '2026_11_22_00_00_00_chain_epochs': chainEpochs,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

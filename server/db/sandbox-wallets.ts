@@ -18,3 +18,8 @@ export async function replaceSandboxWallet(db: Kysely<Database>, row: SandboxWal
     .onConflict((oc) => oc.column('user_id').doUpdateSet({ address: row.address, encrypted_private_key: row.encrypted_private_key, created_at: row.created_at }))
     .execute()
 }
+
+/** Every Sandbox wallet's address (a new chain refunds them all). */
+export async function listSandboxWalletAddresses(db: Kysely<Database>): Promise<string[]> {
+  return (await db.selectFrom('sandbox_wallets').select('address').execute()).map((row) => row.address)
+}

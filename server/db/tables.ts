@@ -116,6 +116,17 @@ export type SettlementsTable = {
   method: string
   path: string
   created_at: string
+  /** The epoch of the Sandbox chain it settled on (chain/epoch.ts); '' for production and for older records. */
+  chain_epoch: string
+}
+
+/** The Sandbox chains this data dir has seen, the newest last (see chain/epoch.ts). */
+export type SandboxChainEpochsTable = {
+  epoch: string
+  seq: number
+  started_at: string
+  /** Why a new chain: `new data dir`, `fresh chain`, `chain state was reset`, `anvil exited` … */
+  reason: string
 }
 
 /** Gateway traffic per API and UTC day: every request, the 402s answered, the paid requests served. */
@@ -152,6 +163,7 @@ export type Database = {
   settlements: SettlementsTable
   api_daily_stats: ApiDailyStatsTable
   domains: DomainsTable
+  sandbox_chain_epochs: SandboxChainEpochsTable
 }
 
 export type UserRow = Selectable<UsersTable>

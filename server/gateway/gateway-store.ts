@@ -158,6 +158,7 @@ const sampleSettlement: SettlementRow = {
   method: '',
   path: '',
   created_at: '',
+  chain_epoch: '',
 }
 
 const sampleTraffic: TrafficRow = { api_id: '', user_id: '', environment: 'development', day: '', requests: 0, payment_required: 0, paid_requests: 0 }

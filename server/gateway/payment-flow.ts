@@ -154,6 +154,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       payer: settled.response.payer ?? verified.response.payer ?? '',
       method: request.method,
       path: resource.path,
+      chainEpoch: api.environment === 'development' ? (deps.chain?.chain.epoch ?? '') : '',
     })
     // The facilitator answers a payload it already settled with the same transaction: that is a replay.
     if (!recorded) return requirePayment(attempt, 'this payment was already used for an earlier request')

@@ -13,6 +13,8 @@ export type SettledPayment = {
   payer: string
   method: string
   path: string
+  /** The Sandbox chain's epoch ('' for production). */
+  chainEpoch: string
 }
 
 /**
@@ -37,6 +39,7 @@ export function recordSettlement(store: GatewayStore, payment: SettledPayment): 
     method: payment.method,
     path: payment.path,
     created_at: nowIso(),
+    chain_epoch: payment.chainEpoch,
   }
   return store.recordSettlement(row, ephemeral ? endpoint.id : undefined)
 }

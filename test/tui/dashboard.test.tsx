@@ -68,6 +68,8 @@ function settlement(id: string, createdAt: string, path: string): Settlement {
     method: 'GET',
     path,
     created_at: createdAt,
+    chain_epoch: '0123456789abcdef',
+    old_chain: false,
   }
 }
 

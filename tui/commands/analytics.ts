@@ -77,5 +77,6 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
 
 function settlementRow(s: Settlement, usdc: string | undefined) {
   const amount = usdc && s.asset.toLowerCase() === usdc ? `${formatUsdc(s.amount)} USDC` : `${s.amount} units`
-  return [s.created_at, s.api_id, `${s.method} ${s.path}`, amount, s.payer, s.transaction]
+  // A settlement of an earlier Sandbox chain: its transaction is gone with that chain.
+  return [s.created_at, s.api_id, `${s.method} ${s.path}`, amount, s.payer, s.old_chain ? `${s.transaction} (earlier chain)` : s.transaction]
 }

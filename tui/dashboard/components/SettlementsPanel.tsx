@@ -17,7 +17,8 @@ export type SettlementsPanelProps = {
 
 /** Lines the list wants: one per settlement; one for an error or an empty list. */
 export function settlementsPanelWants({ loggedIn, settlements }: Pick<SettlementsPanelProps, 'loggedIn' | 'settlements'>): number {
-  return !loggedIn || settlements.error || !settlements.data?.length ? 1 : settlements.data.length
+  const current = settlements.data?.filter((s) => !s.old_chain).length ?? 0
+  return !loggedIn || settlements.error || current === 0 ? 1 : current
 }
 
 /** Newest first, by creation time then id (as GET /settlements orders them). */
@@ -33,14 +34,18 @@ export function SettlementsPanel({ loggedIn, settlements, usdc, width, rows }: S
   if (!loggedIn) return <Panel title={title} summary={loginHint} />
   if (settlements.error) return <Panel title={title}>{rows === 0 ? null : <ErrorLine message={settlements.error} />}</Panel>
   if (!settlements.data) return <Panel title={title} summary="loading…" />
-  if (!settlements.data.length) return <Panel title={title} summary="none yet: paid requests to your Sandbox APIs show here" />
-  const { shown, hidden } = visibleItems(newestFirst(settlements.data), rows ?? Number.POSITIVE_INFINITY)
+  // Settlements of an earlier chain are not current: their transactions are gone with that chain.
+  const current = settlements.data.filter((s) => !s.old_chain)
+  const old = settlements.data.length - current.length
+  const earlier = old ? ` (${old} from an earlier chain not shown)` : ''
+  if (!current.length) return <Panel title={title} summary={`none yet: paid requests to your Sandbox APIs show here${earlier}`} />
+  const { shown, hidden } = visibleItems(newestFirst(current), rows ?? Number.POSITIVE_INFINITY)
   // Narrow terminals drop the transaction, then the payer, before the path gets too short.
   const showTx = width >= 72
   const showPayer = width >= 56
   const pathWidth = Math.max(8, width - 2 - col.time - col.amount - 6 - (showPayer ? col.payer + 2 : 0) - (showTx ? col.tx + 2 : 0))
   return (
-    <Panel title={title} summary="newest first">
+    <Panel title={title} summary={`newest first${earlier}`}>
       {shown.map((s) => (
         <Line key={s.id}>
           <Text dimColor>{formatClock(s.created_at)}</Text>
