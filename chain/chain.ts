@@ -16,8 +16,16 @@ import { sandboxChain } from './viem-chain.js'
 import { createUsdcFunder, installContracts, type UsdcFunder, type UsdcInfo } from './token.js'
 import { createTxSender, type TxSender } from './tx-sender.js'
 import { getOrCreateEpoch } from './epoch.js'
+import { anvilStateArgs } from './chain-state.js'
 
 export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> & {
+  /**
+   * Keep the chain in this file across runs (chain/chain-state.ts): loaded at start, written on exit and every 30 s.
+   * Offline chains only; a fork starts from its fork URL each time. @defaultValue no file: every run starts empty
+   */
+  statePath?: string | undefined
+  /** Start empty even when `statePath` holds a saved chain (it is overwritten). @defaultValue false */
+  freshChain?: boolean | undefined
   /** How often the chain is checked for a restart or a reset. @defaultValue 1_000 */
   healthIntervalMs?: number | undefined
   /**
@@ -68,8 +76,11 @@ export type SandboxChain = EventEmitter<ChainEvents> & {
  */
 export async function startChain(options: StartChainOptions = {}): Promise<SandboxChain> {
   const started = performance.now()
-  const { healthIntervalMs = 1_000, anvil: starting, ...anvilOptions } = options
-  let anvil: AnvilProcess = await (starting ?? startAnvil({ ...anvilOptions, chainId: sandboxChainId, mnemonic: sandboxMnemonic }))
+  const { healthIntervalMs = 1_000, anvil: starting, statePath, freshChain = false, ...anvilOptions } = options
+  const persist = statePath !== undefined && !anvilOptions.forkUrl
+  const stateArgs = (load: boolean) => (persist ? anvilStateArgs(statePath, { load }) : {})
+  let anvil: AnvilProcess = await (starting ??
+    startAnvil({ ...anvilOptions, extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(!freshChain) }, chainId: sandboxChainId, mnemonic: sandboxMnemonic }))
   const rpcUrl = anvil.rpcUrl
   const chain = sandboxChain(rpcUrl)
   const transport = createRpcTransport(rpcUrl, chain)
@@ -112,7 +123,8 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
 
   async function restartProcess(reason: string) {
     try {
-      anvil = await startAnvil({ ...anvilOptions, port: anvil.port, chainId: sandboxChainId, mnemonic: sandboxMnemonic })
+      // A chain that died is started empty (its saved state may be older than what the ledger recorded since).
+      anvil = await startAnvil({ ...anvilOptions, extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(false) }, port: anvil.port, chainId: sandboxChainId, mnemonic: sandboxMnemonic })
       watchExit(anvil)
       await recover(reason)
     } catch (error) {

@@ -93,6 +93,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   }
 }
 
+/** Where a data dir keeps its chain's state (Anvil's dump). */
+export const chainStatePath = (dataDir: string) => join(dataDir, 'chain', 'state.json')
+
 export type StartSandboxOptions = Omit<StartServerOptions, 'chain'> &
   Omit<StartChainServicesOptions, 'log'> & {
     /**
@@ -128,7 +131,8 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
   let demo: Listening | undefined
   try {
     onProgress('starting the chain (Anvil), the chain manager and the facilitator…')
-    chain = await startChainServices({ ...chainOptions, log })
+    // With a data dir the chain is kept beside the database (offline chains; a fork starts from its URL each run).
+    chain = await startChainServices({ statePath: dataDir === undefined ? undefined : chainStatePath(dataDir), ...chainOptions, log })
     onProgress('opening the database and starting the control plane…')
     server = await startServer({ dataDir, port, chain, autoVerify, productionFacilitatorUrl, dnsServers, log })
     if (demoUpstream) {
