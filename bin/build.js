@@ -1,7 +1,10 @@
 // `npm run build`: transpiles the TypeScript sources to dist/ (one .js per file, same layout) with esbuild, in about
 // 0.2 s, so the `svc` command (bin/svc.js) starts without a TypeScript loader. npm runs it on `npm ci`/`npm install`
-// (`prepare`) and `npm pack` (`prepack`); the test setup runs it before every test run, `npm start` before it starts.
-// Type checking stays `npm run typecheck`.
+// (`prepare`, which `npm pack` runs too); the test setup runs it before every test run, `npm start` before it starts.
+// `--declarations` (`prepack`, so on `npm pack`) also emits the `.d.ts` of the package's entry points to types/ with
+// tsc (tsconfig.build.json: sdk/index, sdk/testing, sdk/register and what they import; about 10 s): in a folder of
+// their own, since `npm pack` runs `prepare` after `prepack`. Type checking stays `npm run typecheck`.
+import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -44,18 +47,37 @@ export async function build() {
     copyFileSync(join(root, asset), join(temp, asset))
   }
   writeFileSync(join(temp, 'package.json'), '{ "type": "module" }\n')
-  const old = join(root, `dist.old-${process.pid}-${Date.now()}`)
-  if (existsSync(join(root, 'dist'))) renameSync(join(root, 'dist'), old)
+  swapIn(temp, 'dist')
+}
+
+/** Emits the declarations of the package's entry points (tsconfig.build.json) into types/, swapped in like dist/. */
+export function buildDeclarations() {
+  const temp = join(root, `types.tmp-${process.pid}-${Date.now()}`)
   try {
-    renameSync(temp, join(root, 'dist'))
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+    execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', temp], { cwd: root, stdio: 'inherit' })
+  } catch (error) {
+    rmSync(temp, { recursive: true, force: true })
+    throw error
+  }
+  swapIn(temp, 'types')
+}
+
+/** Replaces `root/name` with the finished `temp` directory. */
+function swapIn(temp, name) {
+  const old = join(root, `${name}.old-${process.pid}-${Date.now()}`)
+  if (existsSync(join(root, name))) renameSync(join(root, name), old)
+  try {
+    renameSync(temp, join(root, name))
   } catch (error) {
     // Another process swapped in its build at the same moment: theirs is as good as ours.
     rmSync(temp, { recursive: true, force: true })
-    if (!existsSync(join(root, 'dist'))) throw error
+    if (!existsSync(join(root, name))) throw error
   }
   rmSync(old, { recursive: true, force: true })
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   await build()
+  if (process.argv.includes('--declarations')) buildDeclarations()
 }

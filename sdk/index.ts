@@ -1,0 +1,11 @@
+/**
+ * The `svc` package's entry point (the one barrel): the typed control-plane client, its errors and types, the
+ * `*.localhost` helpers and the sandbox chain's facts. The test helper is `svc/testing`; `svc/register` prepares a
+ * process for the official x402 packages.
+ */
+export { createSvcClient, errorCode, SvcApiError, type SvcClient, type SvcClientOptions } from './client.js'
+export { localDispatcher, localFetch, localhostLookup } from './local-fetch.js'
+export { isLocalhostSubdomain, resolveLocalhostSubdomains } from './localhost-dns.js'
+export { SvcError } from '../core/errors.js'
+export { sandboxChainId, sandboxNetwork, sandboxUsdcDomain, usdcAddress, usdcDecimals, formatUsdc, parseUsdc } from '../core/sandbox-usdc.js'
+export type * from './types.js'

@@ -1,0 +1,177 @@
+/**
+ * svc as another project gets it: `npm pack`, the tarball installed into a fresh project next to the official x402
+ * packages, and the README's "Using the official x402 packages" and "svc in your project's tests" code blocks written
+ * into that project and run there as the README says (`tsx --import svc/register …`, `vitest run`). The sandbox they
+ * pay in is started from this repo's sources; the vitest example starts its own from the installed `svc/testing`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createPublicClient, erc20Abi, http, type Address } from 'viem'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
+import { cleanEnv, createPackedProject, type PackedProject } from './packed-project.js'
+import { blockAfterHeading, readmeBlocks, readmeSection, type ReadmeBlock } from './readme-blocks.js'
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+const readme = readFileSync(join(root, 'README.md'), 'utf8')
+const sections = ['Using the official x402 packages', "svc in your project's tests"]
+const blocks = sections.flatMap((title) => readmeBlocks(readmeSection(readme, title)).blocks)
+
+/** The official packages at the versions svc is built and tested with, and what the README's examples import. */
+const packages = [
+  '@x402/fetch@2.27.0',
+  '@x402/evm@2.27.0',
+  '@x402/core@2.27.0',
+  '@x402/express@2.27.0',
+  '@x402/extensions@2.27.0',
+  'express@5.3.0',
+  'viem@2.57.1',
+  'dotenv@16.6.1',
+  'tsx@4.23.15',
+  'vitest@4.1.12',
+  'typescript@5.9.3',
+  '@types/node@20.19.43',
+  '@types/express@5.0.6',
+]
+/** The README seller's payTo. */
+const sellerPayTo: Address = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
+
+let project: PackedProject
+let sandbox: TestSandbox
+let upstream: Server
+
+function block(file: string): ReadmeBlock {
+  const found = blocks.find((candidate) => candidate.file === file)
+  if (!found) throw new Error(`README has no block marked ${file}`)
+  return found
+}
+
+/** Runs a README file with tsx and svc/register, as the README says. */
+function runWithRegister(file: string, env: NodeJS.ProcessEnv) {
+  return project.exec(join(project.dir, 'node_modules', '.bin', 'tsx'), ['--import', 'svc/register', file], { env, timeout: 60_000 })
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+/** Starts the README seller and resolves once it prints that it listens. */
+async function startSeller(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const child = spawn(join(project.dir, 'node_modules', '.bin', 'tsx'), ['--import', 'svc/register', 'seller.ts'], { cwd: project.dir, env: cleanEnv(env) })
+  let output = ''
+  await new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk
+      if (output.includes('Seller listening on')) resolve()
+    }
+    child.stdout.on('data', onData)
+    child.stderr.on('data', (chunk: Buffer) => void (output += chunk))
+    child.once('exit', (code) => reject(new Error(`the seller exited (${code}) before listening:\n${output}`)))
+  })
+  return child
+}
+
+beforeAll(async () => {
+  upstream = createServer((req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ path: req.url })))
+  upstream.listen(0, '127.0.0.1')
+  await once(upstream, 'listening')
+  ;[project, sandbox] = await Promise.all([createPackedProject({ packages }), startSandbox()])
+  console.log(`svc package: npm pack ${project.timings.pack.toFixed(1)} s, npm install ${project.timings.install.toFixed(1)} s`)
+  for (const { file, code } of blocks) {
+    mkdirSync(dirname(join(project.dir, file)), { recursive: true })
+    writeFileSync(join(project.dir, file), code)
+  }
+}, 300_000)
+
+afterAll(async () => {
+  await sandbox?.stop()
+  upstream?.close()
+  project?.remove()
+})
+
+describe('the svc package, installed from its tarball', () => {
+  it('README: every code block of its two sections is marked to be run here', () => {
+    const unmarked = sections.flatMap((title) => readmeBlocks(readmeSection(readme, title)).unmarked)
+    expect(unmarked).toEqual([])
+    expect(blocks.map((b) => b.file).sort()).toEqual(['buyer.ts', 'facilitator.ts', 'seller.ts', 'test/svc-sandbox.ts', 'test/weather.test.ts', 'vitest.config.ts'])
+  })
+
+  it('README: the buyer is the example of @x402/fetch README, unchanged', () => {
+    const official = readFileSync(join(project.dir, 'node_modules', '@x402', 'fetch', 'README.md'), 'utf8')
+    expect(block('buyer.ts').code).toBe(blockAfterHeading(official, '### Basic Usage with EVM'))
+  })
+
+  it('provides the svc command and the .d.ts of svc, svc/testing and svc/register (tsc on the README examples)', async () => {
+    const { stdout } = await project.exec(join(project.dir, 'node_modules', '.bin', 'svc'), ['--help'])
+    expect(stdout).toMatch(/\bup\b/)
+    writeFileSync(
+      join(project.dir, 'uses-svc.ts'),
+      [
+        `import 'svc/register'`,
+        `import { createSvcClient, localFetch, sandboxNetwork, SvcApiError, type Api, type SvcClient } from 'svc'`,
+        `import { startSandbox, type TestSandbox } from 'svc/testing'`,
+        `const client: SvcClient = createSvcClient({ baseUrl: 'http://sandbox.localhost:4020', fetch: localFetch })`,
+        `export const apis: Promise<Api[]> = client.apis.list()`,
+        `export const start: () => Promise<TestSandbox> = startSandbox`,
+        `export const facts = [sandboxNetwork satisfies 'eip155:845320402', SvcApiError]`,
+      ].join('\n'),
+    )
+    const tsconfig = { compilerOptions: { module: 'NodeNext', target: 'ES2022', strict: true, skipLibCheck: true, noEmit: true, types: ['node'] } }
+    writeFileSync(join(project.dir, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['uses-svc.ts', 'vitest.config.ts', 'test/svc-sandbox.ts', 'test/weather.test.ts'] }))
+    await project.exec(process.execPath, [join(project.dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'])
+  })
+
+  it("svc/register from CommonJS reaches @x402/evm's CommonJS build", async () => {
+    const script = `require('svc/register'); const { ExactEvmScheme } = require('@x402/evm/exact/server'); new ExactEvmScheme().parsePrice('$0.01', 'eip155:845320402').then((price) => console.log(JSON.stringify(price)))`
+    const { stdout } = await project.exec(process.execPath, ['-e', script])
+    expect(JSON.parse(stdout)).toEqual({ amount: '10000', asset: sandbox.usdc.address, extra: { name: 'USDC', version: '2' } })
+  })
+
+  it('README: the buyer (@x402/fetch) pays a Sandbox API at http://{slug}.dev.localhost:PORT', async () => {
+    const { client } = sandbox.seller
+    const api = await client.apis.create({ name: 'Packed', slug: 'packed', upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, pay_to_mode: 'user_wallet', pay_to_address: '0x000000000000000000000000000000000000bEEF' })
+    await client.endpoints.create(api.id, { method: 'GET', path_pattern: '/hello', accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }] })
+    const { stdout, stderr } = await runWithRegister('buyer.ts', { EVM_PRIVATE_KEY: sandbox.buyer.privateKey, API_URL: `${sandbox.gatewayUrl('packed')}/hello` })
+    expect(stderr).toBe('')
+    expect(stdout).toMatch(/Payment details: \{[^}]*success: true/)
+    expect(stdout).toContain(`Response data: { path: '/hello' }`)
+    expect((await client.settlements.list({})).settlements).toHaveLength(1)
+  })
+
+  it("README: the seller (@x402/express on svc's facilitator) sells '$0.01' and { amount, asset } to the buyer", async () => {
+    const port = await freePort()
+    const seller = await startSeller({ FACILITATOR_URL: sandbox.facilitatorUrl, PORT: String(port) })
+    try {
+      for (const route of ['/protected-route', '/priced-in-usdc']) {
+        const { stdout, stderr } = await runWithRegister('buyer.ts', { EVM_PRIVATE_KEY: sandbox.buyer.privateKey, API_URL: `http://localhost:${port}${route}` })
+        expect(stderr).toBe('')
+        expect(stdout).toMatch(/Payment details: \{[^}]*success: true/)
+        expect(stdout).toContain('Response data: { message:')
+      }
+    } finally {
+      seller.kill()
+    }
+    const chain = createPublicClient({ transport: http(sandbox.rpcUrl) })
+    const balance = await chain.readContract({ address: sandbox.usdc.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [sellerPayTo] })
+    expect(balance).toBe(20_000n)
+  })
+
+  it("README: the facilitator block reads svc's facilitator", async () => {
+    const { stdout } = await runWithRegister('facilitator.ts', { FACILITATOR_URL: sandbox.facilitatorUrl })
+    expect(stdout).toContain(`network: 'eip155:845320402'`)
+  })
+
+  it('README: the vitest globalSetup with startSandbox() from svc/testing passes in the project', async () => {
+    const { stdout } = await project.exec(join(project.dir, 'node_modules', '.bin', 'vitest'), ['run'], { env: { CI: 'true' }, timeout: 120_000 })
+    expect(stdout).toMatch(/Tests\s+1 passed/)
+  })
+})

@@ -1,0 +1,26 @@
+import { expect, it } from 'vitest'
+import * as svc from '../../sdk/index.js'
+
+// The package's public API (`import … from 'svc'`): a change shows up here, in review.
+it('svc exports', () => {
+  expect(Object.keys(svc).sort()).toMatchInlineSnapshot(`
+    [
+      "SvcApiError",
+      "SvcError",
+      "createSvcClient",
+      "errorCode",
+      "formatUsdc",
+      "isLocalhostSubdomain",
+      "localDispatcher",
+      "localFetch",
+      "localhostLookup",
+      "parseUsdc",
+      "resolveLocalhostSubdomains",
+      "sandboxChainId",
+      "sandboxNetwork",
+      "sandboxUsdcDomain",
+      "usdcAddress",
+      "usdcDecimals",
+    ]
+  `)
+})

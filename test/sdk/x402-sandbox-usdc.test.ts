@@ -1,0 +1,51 @@
+import { createRequire } from 'node:module'
+import { x402Client } from '@x402/core/client'
+import type { PaymentRequired } from '@x402/core/types'
+import { getDefaultAsset } from '@x402/evm'
+import { ExactEvmScheme as ExactEvmClient } from '@x402/evm/exact/client'
+import { ExactEvmScheme as ExactEvmServer } from '@x402/evm/exact/server'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
+import { registerSandboxUsdc, sandboxUsdcAsset } from '../../sdk/x402-sandbox-usdc.js'
+
+const require = createRequire(import.meta.url)
+const domain = { name: 'USDC', version: '2' }
+const requirement = { scheme: 'exact', network: sandboxNetwork, asset: usdcAddress, amount: '10000', payTo: '0x000000000000000000000000000000000000bEEF', maxTimeoutSeconds: 60 }
+
+beforeAll(() => registerSandboxUsdc())
+
+describe('registerSandboxUsdc (svc/register): the sandbox USDC is a default asset of @x402/evm', () => {
+  it('in the ESM build: getDefaultAsset, a "$0.01" price, and the EIP-712 domain of an { amount, asset } price', async () => {
+    expect(getDefaultAsset(sandboxNetwork)).toEqual(sandboxUsdcAsset)
+    const server = new ExactEvmServer()
+    expect(await server.parsePrice('$0.01', sandboxNetwork)).toEqual({ amount: '10000', asset: usdcAddress, extra: domain })
+    const enhanced = await server.enhancePaymentRequirements({ ...requirement, extra: {} }, { x402Version: 2, scheme: 'exact', network: sandboxNetwork }, [])
+    expect(enhanced.extra).toEqual(domain)
+  })
+
+  it('in every CommonJS entry point loaded afterwards (each bundles its own table)', async () => {
+    expect(require('@x402/evm').getDefaultAsset(sandboxNetwork)).toEqual(sandboxUsdcAsset)
+    const { ExactEvmScheme: CjsServer } = require('@x402/evm/exact/server')
+    expect(await new CjsServer().parsePrice('$0.01', sandboxNetwork)).toEqual({ amount: '10000', asset: usdcAddress, extra: domain })
+    expect((await new CjsServer().enhancePaymentRequirements({ ...requirement, extra: {} }, {}, [])).extra).toEqual(domain)
+    const { ExactEvmScheme: CjsClient } = require('@x402/evm/exact/client')
+    expect(new CjsClient(privateKeyToAccount(generatePrivateKey())).findDefaultAsset(usdcAddress, sandboxNetwork)).toEqual(sandboxUsdcAsset)
+  })
+
+  it("a buyer's default spend controls accept it", async () => {
+    const client = new x402Client().register('eip155:*', new ExactEvmClient(privateKeyToAccount(generatePrivateKey())))
+    const paymentRequired: PaymentRequired = { x402Version: 2, resource: { url: 'http://weather.dev.localhost/' }, accepts: [{ ...requirement, extra: domain }] }
+    const payload = await client.createPaymentPayload(paymentRequired)
+    expect(payload.accepted).toMatchObject({ network: sandboxNetwork, asset: usdcAddress })
+  })
+
+  it('leaves other networks and assets, and a given domain, as they were', async () => {
+    const server = new ExactEvmServer()
+    const other = { ...requirement, asset: '0x0000000000000000000000000000000000000001', extra: {} }
+    expect((await server.enhancePaymentRequirements(other, { x402Version: 2, scheme: 'exact', network: sandboxNetwork }, [])).extra).toEqual({})
+    const forked = { ...requirement, extra: { name: 'USD Coin', version: '2' } }
+    expect((await server.enhancePaymentRequirements(forked, { x402Version: 2, scheme: 'exact', network: sandboxNetwork }, [])).extra).toEqual(forked.extra)
+    expect(getDefaultAsset('eip155:8453').name).toBe('USD Coin')
+  })
+})
