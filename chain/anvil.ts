@@ -1,13 +1,13 @@
 import '../core/polyfill.js'
-import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
 import { Instance } from 'prool'
 import { sandboxMnemonic } from './constants.js'
 import { sandboxChainId } from '../core/sandbox-usdc.js'
+import { resolveAnvilBinary } from './anvil-binary.js'
+
+export { resolveAnvilBinary }
 
 export type StartAnvilOptions = {
-  /** Anvil binary. @defaultValue the `@foundry-rs/anvil-linux-amd64` binary, else `anvil` on PATH */
+  /** Anvil binary. @defaultValue {@link resolveAnvilBinary}: the package for this machine, PATH, foundryup */
   binary?: string | undefined
   /** Port to listen on; 0 picks a free one. @defaultValue 0 */
   port?: number | undefined
@@ -32,21 +32,6 @@ export type AnvilProcess = {
   /** The OS process id, for tests that kill the chain on purpose. */
   pid: number | undefined
   stop(): Promise<void>
-}
-
-/**
- * Resolves the Anvil binary: an explicit path (SVC_ANVIL_BIN at the entry points), then the binary of the
- * `@foundry-rs/anvil-linux-amd64` dependency, then `anvil` on PATH.
- */
-export function resolveAnvilBinary(explicit?: string | undefined): string {
-  if (explicit) return explicit
-  try {
-    const require = createRequire(import.meta.url)
-    const pkg = require.resolve('@foundry-rs/anvil-linux-amd64/package.json')
-    for (const candidate of [join(dirname(pkg), 'bin', 'anvil'), join(dirname(pkg), 'anvil')])
-      if (existsSync(candidate)) return candidate
-  } catch {}
-  return 'anvil'
 }
 
 /**

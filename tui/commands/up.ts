@@ -64,7 +64,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       const started = performance.now()
       // Anvil boots in its own process while this one loads the server's modules (the larger part of start-up).
       const { startAnvil, resolveAnvilBinary } = await import('../../chain/anvil.js')
-      const anvilOptions = { binary: resolveAnvilBinary(env.SVC_ANVIL_BIN), forkUrl: options.forkUrl, port: ports.rpcPort }
+      const anvilOptions = { binary: resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env }), forkUrl: options.forkUrl, port: ports.rpcPort }
       const anvil = startAnvil(anvilOptions)
       anvil.catch(() => {})
       let sandbox: Sandbox
