@@ -74,7 +74,13 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     relayer: privateKeyToAccount(devAccountKeys.relayer),
   }
   const minter = createTxSender({ client, account: accounts.minter, chainId: sandboxChainId })
-  let usdc = await installContracts({ client, testClient, minter })
+  let usdc: UsdcInfo
+  try {
+    usdc = await installContracts({ client, testClient, minter })
+  } catch (error) {
+    await anvil.stop()
+    throw error
+  }
   const usdcFunder = createUsdcFunder({ client, testClient, minter }, () => usdc)
   const readyMs = performance.now() - started
 
