@@ -1,13 +1,17 @@
 import '../core/polyfill.js'
-import { existsSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { createServer } from 'node:net'
 import { Instance } from 'prool'
-import { sandboxMnemonic } from './constants.js'
+import { SvcError } from '../core/errors.js'
 import { sandboxChainId } from '../core/sandbox-usdc.js'
+import { resolveAnvilBinary } from './anvil-binary.js'
+import { removeAnvilPidFile, writeAnvilPidFile } from './anvil-pid-file.js'
+import { startWatchdog } from './anvil-watchdog.js'
+import { sandboxMnemonic } from './constants.js'
+
+export { resolveAnvilBinary }
 
 export type StartAnvilOptions = {
-  /** Anvil binary. @defaultValue the `@foundry-rs/anvil-linux-amd64` binary, else `anvil` on PATH */
+  /** Anvil binary. @defaultValue {@link resolveAnvilBinary}: the package for this machine, PATH, foundryup */
   binary?: string | undefined
   /** Port to listen on; 0 picks a free one. @defaultValue 0 */
   port?: number | undefined
@@ -21,6 +25,13 @@ export type StartAnvilOptions = {
   mnemonic?: string | undefined
   /** Extra anvil arguments, as prool names them (camelCase). */
   extraArgs?: Record<string, unknown> | undefined
+  /** A file to keep Anvil's pid in while it runs, so a later start can stop it after a crash. */
+  pidFile?: string | undefined
+  /**
+   * Start a watchdog process that stops Anvil when this process is gone, even after `kill -9`.
+   * @defaultValue true
+   */
+  watchdog?: boolean | undefined
 }
 
 export type AnvilProcess = {
@@ -34,35 +45,36 @@ export type AnvilProcess = {
   stop(): Promise<void>
 }
 
-/**
- * Resolves the Anvil binary: an explicit path (SVC_ANVIL_BIN at the entry points), then the binary of the
- * `@foundry-rs/anvil-linux-amd64` dependency, then `anvil` on PATH.
- */
-export function resolveAnvilBinary(explicit?: string | undefined): string {
-  if (explicit) return explicit
-  try {
-    const require = createRequire(import.meta.url)
-    const pkg = require.resolve('@foundry-rs/anvil-linux-amd64/package.json')
-    for (const candidate of [join(dirname(pkg), 'bin', 'anvil'), join(dirname(pkg), 'anvil')])
-      if (existsSync(candidate)) return candidate
-  } catch {}
-  return 'anvil'
+/** Refuses a fixed port that another process holds, naming it (Anvil's own words do not reach prool's error). */
+async function assertPortFree(host: string, port: number): Promise<void> {
+  const server = createServer()
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EADDRINUSE') return resolve()
+      reject(new SvcError(`the chain RPC port ${port} on ${host} is in use: stop what runs there, or pass --rpc-port 0 for a free port`, { cause: error }))
+    })
+    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve()))
+  })
 }
 
 /**
- * Starts Anvil through prool and resolves once it listens.
+ * Starts Anvil through prool and resolves once it listens; with it, a watchdog that stops Anvil if this process
+ * dies without stopping it.
  * @returns the RPC URL and a `stop` function.
  */
 export async function startAnvil(options: StartAnvilOptions = {}): Promise<AnvilProcess> {
   const {
-    binary = resolveAnvilBinary(),
     port = 0,
     host = '127.0.0.1',
     forkUrl,
     chainId = sandboxChainId,
     mnemonic = sandboxMnemonic,
     extraArgs = {},
+    pidFile,
+    watchdog: watch = true,
   } = options
+  const binary = options.binary ?? resolveAnvilBinary()
+  if (port !== 0) await assertPortFree(host, port)
 
   const instance = Instance.anvil({
     binary,
@@ -82,29 +94,49 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     if (match) listeningPort = Number(match[1])
   }
   instance.on('stdout', onStdout)
+  let stderr = ''
+  const onStderr = (message: string) => void (stderr = `${stderr}${message}`.slice(-2_000))
+  instance.on('stderr', onStderr)
 
   let resolveExit!: (value: { code: number | null; signal: string | null }) => void
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => (resolveExit = resolve))
   instance.on('exit', (code, signal) => resolveExit({ code, signal }))
 
+  const starting = instance.start()
+  // prool spawns the process synchronously: its pid is known before it listens.
+  const pid = (instance._internal as { process?: { pid?: number } } | undefined)?.process?.pid
+  const guard = watch && pid !== undefined ? startWatchdog(pid) : undefined
+  if (pidFile && pid !== undefined) writeAnvilPidFile(pidFile, pid)
+  let cleaned = false
+  const cleanUp = () => {
+    if (cleaned) return
+    cleaned = true
+    guard?.stop()
+    if (pidFile && pid !== undefined) removeAnvilPidFile(pidFile, pid)
+  }
+  void exited.then(cleanUp)
+
   try {
-    await instance.start()
+    await starting
   } catch (error) {
-    throw new Error(`anvil failed to start (${binary}): ${(error as Error).message.trim()}`, { cause: error })
+    cleanUp()
+    const detail = stderr.trim() || (error as Error).message.trim()
+    throw new SvcError(`anvil failed to start (${binary}): ${detail}`, { cause: error })
   }
   instance.off('stdout', onStdout)
+  instance.off('stderr', onStderr)
   if (!listeningPort) throw new Error('anvil started but did not say which port it listens on')
 
-  const internal = instance._internal as { process?: { pid?: number } } | undefined
   let stopped: Promise<void> | undefined
   return {
     rpcUrl: `http://${host}:${listeningPort}`,
     host,
     port: listeningPort,
     exited,
-    pid: internal?.process?.pid,
+    pid,
     stop() {
-      stopped ??= instance.stop().catch(() => {})
+      // prool drops its exit listener when asked to stop: clean up once the process is gone.
+      stopped ??= instance.stop().catch(() => {}).finally(cleanUp)
       return stopped
     },
   }

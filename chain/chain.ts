@@ -91,7 +91,14 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     relayer: privateKeyToAccount(devAccountKeys.relayer),
   }
   const minter = createTxSender({ client, account: accounts.minter, chainId: sandboxChainId })
-  let [usdc, epoch] = await Promise.all([installContracts({ client, testClient, minter }), getOrCreateEpoch({ client, testClient })])
+  let usdc: UsdcInfo
+  let epoch: string
+  try {
+    ;[usdc, epoch] = await Promise.all([installContracts({ client, testClient, minter }), getOrCreateEpoch({ client, testClient })])
+  } catch (error) {
+    await anvil.stop()
+    throw error
+  }
   const usdcFunder = createUsdcFunder({ client, testClient, minter }, () => usdc)
   const readyMs = performance.now() - started
 

@@ -1,7 +1,9 @@
 import { startChain, type SandboxChain, type StartChainOptions } from './chain.js'
 import { createChainManager, type ChainManager, type ChainManagerOptions } from './manager.js'
 import { createFacilitator, type SandboxFacilitator } from './facilitator.js'
-import { listen } from '../core/http.js'
+import type { Express } from 'express'
+import { SvcError } from '../core/errors.js'
+import { listen, type Listening } from '../core/http.js'
 
 export type StartChainServicesOptions = StartChainOptions &
   Pick<ChainManagerOptions, 'defaultEthWei' | 'defaultUsdcBase'> & {
@@ -24,6 +26,16 @@ export type ChainServices = {
   stop(): Promise<void>
 }
 
+/** `listen`, with a taken port named by the service and the `svc up` flag that moves it. */
+async function listenAs(app: Express, port: number, service: string, flag: string): Promise<Listening> {
+  try {
+    return await listen(app, { port })
+  } catch (error) {
+    if ((error as { cause?: NodeJS.ErrnoException }).cause?.code !== 'EADDRINUSE') throw error
+    throw new SvcError(`the ${service} port ${port} on 127.0.0.1 is in use: stop what runs there, or pass ${flag} 0 for a free port`, { cause: error })
+  }
+}
+
 /** Starts the sandbox chain, its chain manager (faucet) and the development x402 facilitator. */
 export async function startChainServices(options: StartChainServicesOptions = {}): Promise<ChainServices> {
   const { rpcPort = 0, chainManagerPort = 0, facilitatorPort = 0, defaultEthWei, defaultUsdcBase, log, ...chainOptions } = options
@@ -31,10 +43,16 @@ export async function startChainServices(options: StartChainServicesOptions = {}
   try {
     const manager = createChainManager(chain, { defaultEthWei, defaultUsdcBase, log })
     const facilitator = createFacilitator(chain, { log })
-    const [managerServer, facilitatorServer] = await Promise.all([
-      listen(manager.app, { port: chainManagerPort }),
-      listen(facilitator.app, { port: facilitatorPort }),
+    const listening = await Promise.allSettled([
+      listenAs(manager.app, chainManagerPort, 'chain manager', '--chain-manager-port'),
+      listenAs(facilitator.app, facilitatorPort, 'facilitator', '--facilitator-port'),
     ])
+    const failed = listening.find((result) => result.status === 'rejected')
+    if (failed) {
+      await Promise.all(listening.map((result) => (result.status === 'fulfilled' ? result.value.close() : undefined)))
+      throw failed.reason
+    }
+    const [managerServer, facilitatorServer] = listening.map((result) => (result as PromiseFulfilledResult<Listening>).value) as [Listening, Listening]
     return {
       chain,
       manager,

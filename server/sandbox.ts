@@ -2,18 +2,19 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Express } from 'express'
-import { startChainServices, type ChainServices, type StartChainServicesOptions } from '../chain/services.js'
-import { createApp } from './app.js'
+import type { ChainServices, StartChainServicesOptions } from '../chain/services.js'
+import { startAnvil, type AnvilProcess } from '../chain/anvil.js'
+import { anvilStateArgs } from '../chain/chain-state.js'
 import type { Gateway } from './gateway/index.js'
-import { openDatabase, type OpenedDatabase } from './db/database.js'
+import type { OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
-import { listen, type Listening } from '../core/http.js'
-import { loadInstallSecrets } from './secrets.js'
-import { reconcileChainEpoch } from './chain-epoch.js'
 import type { ServerDeps } from './deps.js'
 import { toSvcError } from '../core/errors.js'
-import { startEndpointPurge } from './endpoint-purge.js'
-import { lockDataDir } from './data-lock.js'
+import type { Listening } from '../core/http.js'
+import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type DataDirLock } from './data-lock.js'
+
+// The server's and the chain services' modules are imported when they are needed: `startSandbox` boots Anvil in its
+// own process first, and loads them (the larger part of start-up) while Anvil starts.
 
 export type StartServerOptions = {
   /** Where the SQLite file and the install secrets live; omitted = a temporary directory removed on stop. */
@@ -43,8 +44,21 @@ export type RunningServer = {
   stop(): Promise<void>
 }
 
+/** The server's modules (their first import is the larger part of start-up). */
+function loadServerModules() {
+  return Promise.all([
+    import('./db/database.js'),
+    import('./app.js'),
+    import('./secrets.js'),
+    import('../core/http.js'),
+    import('./chain-epoch.js'),
+    import('./endpoint-purge.js'),
+  ])
+}
+
 /** Opens the database and serves the control planes (and, later, the gateway) on one port. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const [{ openDatabase }, { createApp }, { loadInstallSecrets }, { listen }, { reconcileChainEpoch }, { startEndpointPurge }] = await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
   const database = await openDatabase(join(dataDir, 'svc.sqlite'))
@@ -97,7 +111,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 export const chainStatePath = (dataDir: string) => join(dataDir, 'chain', 'state.json')
 
 export type StartSandboxOptions = Omit<StartServerOptions, 'chain'> &
-  Omit<StartChainServicesOptions, 'log'> & {
+  Omit<StartChainServicesOptions, 'log' | 'anvil' | 'pidFile'> & {
     /**
      * Serve the sample upstream of the demo seed (fixtures/demo-upstream.ts) on a listener of its own; its URL is
      * `demoUpstreamUrl`. Only a seed that names `{{demo_upstream}}` asks for it. @defaultValue false
@@ -115,24 +129,46 @@ export type Sandbox = {
   stop(): Promise<void>
 }
 
+/** Claims the data dir (an ephemeral one when none is given), after cleaning up what crashed runs left behind. */
+async function claimDataDir(dataDir: string | undefined, log: (line: string) => void): Promise<DataDirLock & { dataDir: string }> {
+  const stale = await removeStaleEphemeralDataDirs()
+  let lock: DataDirLock & { dataDir: string }
+  if (dataDir === undefined) lock = await createEphemeralDataDir()
+  else {
+    mkdirSync(dataDir, { recursive: true })
+    lock = { ...(await lockDataDir(dataDir)), dataDir }
+  }
+  for (const anvil of [...stale, ...(lock.staleAnvil ? [lock.staleAnvil] : [])])
+    log(`svc: stopped the Anvil (pid ${anvil.pid}) that a crashed svc left running`)
+  return lock
+}
+
 /**
  * The composition root: the sandbox chain (Anvil, chain manager, facilitator) and the server (control planes and
- * gateway), started together; `stop` ends both, Anvil included, and closes the database.
+ * gateway), started together; `stop` ends both, Anvil included, and closes the database. The data dir holds a lock
+ * and Anvil's pid while it runs (ephemeral: a temporary directory, removed on stop), so the next start can stop an
+ * Anvil that a crashed run left behind.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
-  const { dataDir, port, autoVerify, productionFacilitatorUrl, dnsServers, demoUpstream, log, onProgress = () => {}, ...chainOptions } = options
-  let unlock = () => {}
-  if (dataDir !== undefined) {
-    mkdirSync(dataDir, { recursive: true })
-    unlock = lockDataDir(dataDir)
-  }
+  const { dataDir: askedDataDir, port, autoVerify, productionFacilitatorUrl, dnsServers, demoUpstream, log, onProgress = () => {}, ...chainOptions } = options
+  const lock = await claimDataDir(askedDataDir, log ?? (() => {}))
+  const { dataDir } = lock
+  let anvil: Promise<AnvilProcess> | undefined
   let chain: ChainServices | undefined
   let server: RunningServer | undefined
   let demo: Listening | undefined
   try {
     onProgress('starting the chain (Anvil), the chain manager and the facilitator…')
-    // With a data dir the chain is kept beside the database (offline chains; a fork starts from its URL each run).
-    chain = await startChainServices({ statePath: dataDir === undefined ? undefined : chainStatePath(dataDir), ...chainOptions, log })
+    // Anvil boots in its own process while the chain services' and the server's modules load. With a data dir of
+    // its own (not --ephemeral) the chain is kept beside the database; a fork starts from its URL each run.
+    const { binary, host, forkUrl, extraArgs, watchdog, rpcPort, freshChain } = chainOptions
+    const statePath = askedDataDir === undefined || forkUrl ? undefined : chainStatePath(askedDataDir)
+    const stateArgs = statePath === undefined ? {} : anvilStateArgs(statePath, { load: !freshChain })
+    anvil = startAnvil({ binary, host, forkUrl, extraArgs: { ...extraArgs, ...stateArgs }, watchdog, port: rpcPort, pidFile: lock.anvilPidFile })
+    anvil.catch(() => {})
+    loadServerModules().catch(() => {})
+    const { startChainServices } = await import('../chain/services.js')
+    chain = await startChainServices({ ...chainOptions, statePath, anvil, pidFile: lock.anvilPidFile, log })
     onProgress('opening the database and starting the control plane…')
     server = await startServer({ dataDir, port, chain, autoVerify, productionFacilitatorUrl, dnsServers, log })
     if (demoUpstream) {
@@ -149,7 +185,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
           await demo?.close()
           await running.server.stop()
           await running.chain.stop()
-          unlock()
+          lock.release()
         })()
         return stopped
       },
@@ -158,7 +194,8 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     await demo?.close()
     await server?.stop()
     await chain?.stop()
-    unlock()
+    await anvil?.then((process) => process.stop(), () => {})
+    lock.release()
     throw error
   }
 }

@@ -80,6 +80,20 @@ describe('svc pay', () => {
     expect(csv).toHaveLength(3)
   })
 
+  test('works from the URL and its 402 alone: a sandbox on a port other than 4020, no control-plane URL or login', async () => {
+    expect(t.server.port).not.toBe(4020)
+    const buyerOnly = createCli()
+    expect(buyerOnly.env.SVC_BASE_URL).toBeUndefined()
+    const result = await buyerOnly.run(['pay', `${gateway}/echo/anywhere`, '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      status: 200,
+      payment_response: { success: true, network: 'eip155:845320402', payer: buyer.address },
+      body: { method: 'GET', url: '/echo/anywhere' },
+    })
+  })
+
   test('a price above --max-amount is not paid: exit code 1', async () => {
     const result = await cli.run(['pay', `${gateway}/echo/dear`, '--max-amount', '0.001'], { SVC_EVM_PRIVATE_KEY: buyerKey })
     expect(result.code).toBe(1)

@@ -1,6 +1,7 @@
 import type { Command } from 'commander'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { errorCode, SvcError, toSvcError, UsageError } from '../../core/errors.js'
+import { sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
 import { describeAccept, parseDecimalAmount } from '../amounts.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import { parseHeaders, readTextFile } from '../inputs.js'
@@ -19,8 +20,11 @@ async function requestFetch(input: Request): Promise<Response> {
 
 type Offer = { network: string; asset: string; amount: string; extra?: Record<string, unknown> }
 
+/** What `svc pay` pays with: the Sandbox USDC, the same on every sandbox (the 402 names it; nothing else is asked). */
+const usdc = { network: sandboxNetwork, address: usdcAddress }
+
 /** Why the client would not pay a 402's offers, in the buyer's terms; undefined when it is not the price or the asset. */
-function refusalReason(offers: Offer[], usdc: { network: string; address: string }, maxAmount: string, maxText: string): string | undefined {
+function refusalReason(offers: Offer[], maxAmount: string, maxText: string): string | undefined {
   const ours = offers.filter((offer) => offer.network === usdc.network && offer.asset.toLowerCase() === usdc.address.toLowerCase())
   if (ours.length === 0) return `the gateway asks for no Sandbox USDC on ${usdc.network}`
   const cheapest = ours.reduce((a, b) => (BigInt(a.amount) <= BigInt(b.amount) ? a : b))
@@ -48,12 +52,12 @@ export function registerPay(program: Command, ctx: CliContext) {
         const method = (call.options.method ?? (body === undefined ? 'GET' : 'POST')).toUpperCase()
         if (!URL.canParse(url!)) throw new UsageError(`not a URL: "${url}"`)
 
-        // What the client may pay: the Sandbox USDC, up to --max-amount per payment.
-        const { usdc } = await call.client('public').config.localDev()
+        // What the client may pay: the Sandbox USDC, up to --max-amount per payment. The URL and its 402 say the rest
+        // (network, asset, price, EIP-712 domain): no control plane is asked, so any sandbox on any port works.
         const [{ x402Client, wrapFetchWithPayment, decodePaymentResponseHeader }, { decodePaymentRequiredHeader }, { ExactEvmScheme }, { privateKeyToAccount }] =
           await Promise.all([import('@x402/fetch'), import('@x402/core/http'), import('@x402/evm/exact/client'), import('viem/accounts')])
-        const client = new x402Client().register(usdc.network as `${string}:${string}`, new ExactEvmScheme(privateKeyToAccount(privateKey as `0x${string}`)))
-        client.setSpendControls({ allowedAssets: [{ network: usdc.network as `${string}:${string}`, asset: usdc.address, maxAmountPerPayment: maxAmount }] })
+        const client = new x402Client().register(usdc.network, new ExactEvmScheme(privateKeyToAccount(privateKey as `0x${string}`)))
+        client.setSpendControls({ allowedAssets: [{ network: usdc.network, asset: usdc.address, maxAmountPerPayment: maxAmount }] })
         // The last PAYMENT-REQUIRED seen, to explain a refusal.
         let required: string | null = null
         const pay = wrapFetchWithPayment((async (request: Request) => {
@@ -69,7 +73,7 @@ export function registerPay(program: Command, ctx: CliContext) {
           if (error instanceof SvcError) throw error
           // Everything else comes from the x402 client: the requirements, the spend controls, the signature.
           const offers = required ? (decodePaymentRequiredHeader(required).accepts as Offer[]) : []
-          const reason = refusalReason(offers, usdc, maxAmount, call.options.maxAmount) ?? toSvcError(error).message
+          const reason = refusalReason(offers, maxAmount, call.options.maxAmount) ?? toSvcError(error).message
           throw new SvcError(`no payment made: ${reason}`, { cause: error, code: 'payment_refused' })
         }
         const header = response.headers.get('payment-response')

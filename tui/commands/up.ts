@@ -6,6 +6,7 @@ import { defaultPort } from '../../core/hosts.js'
 import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
 import type { Sandbox } from '../../server/sandbox.js'
 import { readSession } from '../config.js'
+import { watchParent } from '../watch-parent.js'
 
 type UpOptions = {
   json?: boolean
@@ -14,6 +15,7 @@ type UpOptions = {
   ephemeral?: boolean
   autoVerify?: boolean
   forkUrl?: string
+  freshChain?: boolean
   facilitatorUrl?: string
   dnsServers?: string
   rpcPort: string
@@ -21,9 +23,10 @@ type UpOptions = {
   facilitatorPort: string
   seed?: string
   tui: boolean
+  watchParent: boolean
 }
 
-/** `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM. */
+/** `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM, or until the process that started it is gone. */
 export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
   program
     .command('up')
@@ -32,6 +35,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
     .option('--port <port>', 'port of the control planes and the gateway; 0 picks a free one', env.SVC_PORT ?? String(defaultPort))
     .option('--data-dir <dir>', 'where the database and the install secrets live (SVC_DATA_DIR)', env.SVC_DATA_DIR ?? join(homedir(), '.svc'))
     .option('--ephemeral', 'keep data in a temporary directory, removed on exit')
+    .option('--fresh-chain', 'start the chain empty even when the data dir holds one (its Sandbox wallets are funded again)')
     .option('--auto-verify', 'mark new accounts verified at once (SVC_AUTO_VERIFY=1)', ['1', 'true'].includes(env.SVC_AUTO_VERIFY ?? ''))
     .option('--fork-url <url>', 'fork this chain instead of starting offline (SVC_FORK_URL)', env.SVC_FORK_URL)
     .option('--facilitator-url <url>', 'facilitator of production APIs (SVC_FACILITATOR_URL)', env.SVC_FACILITATOR_URL)
@@ -41,6 +45,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
     .option('--rpc-port <port>', 'port of the chain RPC; 0 picks a free one', '0')
     .option('--chain-manager-port <port>', 'port of the chain manager; 0 picks a free one', '0')
     .option('--facilitator-port <port>', 'port of the facilitator; 0 picks a free one', '0')
+    .option('--no-watch-parent', 'keep running when the process that started svc exits (by default svc stops with it, e.g. with a killed `npm start`)')
     .action(async (options: UpOptions) => {
       // The dashboard owns the screen: on a terminal, unless --json / --no-tui, and not under CI (Ink draws nothing there).
       const dashboard = options.tui && !options.json && process.stdout.isTTY === true && process.stdin.isTTY === true && !isCI(env)
@@ -53,6 +58,8 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         if (held.length > 200) held.shift()
       }
       const say = options.json ? () => {} : write
+      // Output to a parent that is gone (a pipe nobody reads any more) must not keep svc from shutting down cleanly.
+      for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
       const ports = {
         port: parsePort(options.port, '--port'),
         rpcPort: parsePort(options.rpcPort, '--rpc-port'),
@@ -62,34 +69,27 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       // A seed that cannot be read is a usage error before anything starts.
       const seedFile = options.seed === undefined ? undefined : readSeedFile(options.seed)
       const started = performance.now()
-      // Anvil boots in its own process while this one loads the server's modules (the larger part of start-up).
-      const { startAnvil, resolveAnvilBinary } = await import('../../chain/anvil.js')
-      const anvilOptions = { binary: resolveAnvilBinary(env.SVC_ANVIL_BIN), forkUrl: options.forkUrl, port: ports.rpcPort }
-      const anvil = startAnvil(anvilOptions)
-      anvil.catch(() => {})
-      let sandbox: Sandbox
-      try {
-        const { startSandbox } = await import('../../server/sandbox.js')
-        sandbox = await startSandbox({
-          dataDir: options.ephemeral ? undefined : options.dataDir,
-          port: ports.port,
-          autoVerify: options.autoVerify,
-          binary: anvilOptions.binary,
-          forkUrl: anvilOptions.forkUrl,
-          rpcPort: ports.rpcPort,
-          anvil,
-          productionFacilitatorUrl: options.facilitatorUrl,
-          dnsServers: options.dnsServers?.split(',').map((s) => s.trim()).filter(Boolean),
-          chainManagerPort: ports.chainManagerPort,
-          facilitatorPort: ports.facilitatorPort,
-          demoUpstream: seedFile?.needsDemoUpstream,
-          log: write,
-          onProgress: (line) => say(`svc: ${line}`),
-        })
-      } catch (error) {
-        await anvil.then((process) => process.stop(), () => {})
-        throw error
-      }
+      const { resolveAnvilBinary } = await import('../../chain/anvil.js')
+      const binary = resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env })
+      // Started by a process that then dies (a killed `npm start`), svc stops too, and Anvil with it.
+      const parentGone = options.watchParent ? watchParent() : undefined
+      const { startSandbox } = await import('../../server/sandbox.js')
+      const sandbox: Sandbox = await startSandbox({
+        dataDir: options.ephemeral ? undefined : options.dataDir,
+        port: ports.port,
+        autoVerify: options.autoVerify,
+        binary,
+        forkUrl: options.forkUrl,
+        freshChain: options.freshChain,
+        rpcPort: ports.rpcPort,
+        productionFacilitatorUrl: options.facilitatorUrl,
+        dnsServers: options.dnsServers?.split(',').map((s) => s.trim()).filter(Boolean),
+        chainManagerPort: ports.chainManagerPort,
+        facilitatorPort: ports.facilitatorPort,
+        demoUpstream: seedFile?.needsDemoUpstream,
+        log: write,
+        onProgress: (line) => say(`svc: ${line}`),
+      })
       let seed: SeedResult | undefined
       if (seedFile) {
         say(`svc: applying the seed ${seedFile.file}…`)
@@ -102,12 +102,12 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         }
       }
       const { chain } = sandbox.chain
-      chain.on('restart', ({ generation, reason }) => say(`svc: ${reason}: started a fresh chain (generation ${generation}); balances were reset`))
+      chain.on('restart', ({ generation, reason }) => say(`svc: ${reason}: started a fresh chain (generation ${generation}); Sandbox wallets are being funded again`))
       chain.on('error', (error) => write(`svc: chain restart failed: ${error.message}`))
 
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ ...readyLine(sandbox), ...(seed ? { seed } : {}) })}\n`)
-        return waitForShutdown(sandbox, say)
+        return waitForShutdown(sandbox, say, parentGone)
       }
       if (dashboard) {
         const { runDashboard } = await import('../dashboard/run.js')
@@ -121,10 +121,13 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
             return undefined
           }
         }
-        const stopOnSignal = () => void sandbox.stop().then(() => process.exit(0))
-        process.once('SIGTERM', stopOnSignal)
+        let running = true
+        const stopOnSignal = () => void (running && sandbox.stop().then(() => process.exit(0)))
+        for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.once(signal, stopOnSignal)
+        void parentGone?.then(stopOnSignal)
         await runDashboard({ urls: readyLine(sandbox), session: seed ? { jwt: seed.jwt } : undefined, getSession: savedSession })
-        process.off('SIGTERM', stopOnSignal)
+        running = false
+        for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.off(signal, stopOnSignal)
         holding = false
         for (const line of held) process.stderr.write(`${line}\n`)
         await sandbox.stop()
@@ -132,7 +135,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         return
       }
       printUrls(sandbox, seed, performance.now() - started)
-      await waitForShutdown(sandbox, say)
+      await waitForShutdown(sandbox, say, parentGone)
     })
 }
 
@@ -194,14 +197,15 @@ function parsePort(value: string, flag: string): number {
   return port
 }
 
-async function waitForShutdown(sandbox: Sandbox, say: (line: string) => void) {
+async function waitForShutdown(sandbox: Sandbox, say: (line: string) => void, parentGone: Promise<void> | undefined) {
   await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      say(`svc: ${signal}: stopping…`)
+    const stop = (reason: string) => {
+      say(`svc: ${reason}: stopping…`)
       resolve()
     }
-    process.once('SIGINT', () => stop('SIGINT'))
-    process.once('SIGTERM', () => stop('SIGTERM'))
+    // SIGHUP: the terminal svc runs in was closed.
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => stop(signal))
+    void parentGone?.then(() => stop('the process that started svc exited'))
   })
   await sandbox.stop()
   say('svc: stopped')

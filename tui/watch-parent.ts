@@ -1,0 +1,42 @@
+import { basename } from 'node:path'
+import { isProcessRunning, readCommandLine, readParentPid } from '../core/os-process.js'
+
+/** Shells that npm, npx, yarn and pnpm run a script with (`sh -c "node bin/svc.js up"`). */
+const scriptShells = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh'])
+
+/**
+ * The processes whose death ends svc: its parent; and when the parent is the `sh -c` of a script runner (npm start),
+ * the runner above it, since the shell stays alive, waiting for svc, when the runner is killed.
+ */
+function watchedAncestors(): number[] {
+  const parent = process.ppid
+  const args = readCommandLine(parent)
+  const isScriptShell = args !== undefined && scriptShells.has(basename(args[0] ?? '')) && args[1] === '-c'
+  const runner = isScriptShell ? readParentPid(parent) : undefined
+  return runner !== undefined && runner > 1 ? [parent, runner] : [parent]
+}
+
+export type WatchParentOptions = {
+  /** @defaultValue 200 */
+  intervalMs?: number | undefined
+}
+
+/**
+ * Resolves when the process that started svc is gone (a killed `npm start`, a test runner that died): svc's parent
+ * pid changes (init or a subreaper adopts the orphan), or the script runner above a `sh -c` parent exits. Polls
+ * without keeping the event loop alive; undefined when svc started orphaned already (a daemon).
+ */
+export function watchParent(options: WatchParentOptions = {}): Promise<void> | undefined {
+  const { intervalMs = 200 } = options
+  const parent = process.ppid
+  if (parent <= 1) return undefined
+  const [, runner] = watchedAncestors()
+  return new Promise((resolve) => {
+    const timer = setInterval(() => {
+      if (process.ppid === parent && (runner === undefined || isProcessRunning(runner))) return
+      clearInterval(timer)
+      resolve()
+    }, intervalMs)
+    timer.unref()
+  })
+}
