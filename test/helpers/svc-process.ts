@@ -33,7 +33,8 @@ export async function startSvcProcess(
     child,
     readyMs,
     stop() {
-      if (child.exitCode !== null) return Promise.resolve(child.exitCode)
+      // Already gone (it exited, or a test killed it).
+      if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
       return new Promise((resolve) => {
         child.once('exit', (code) => resolve(code))
         child.kill('SIGTERM')
