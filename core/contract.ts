@@ -384,7 +384,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (JWT only); the secret is in `key`, shown this once
-         * @description The key's environment is the JWT request's (`X-Svc-Environment`); its secret starts with `svc_live_` or `svc_sandbox_`.
+         * @description The key's environment is the JWT request's (`X-Svc-Environment`; without it, the host's: {sandbox_base_url} gives a Sandbox key); its secret starts with `svc_live_` or `svc_sandbox_`.
          */
         post: {
             parameters: {
@@ -589,7 +589,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -622,7 +622,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -660,7 +660,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -673,7 +673,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -703,7 +703,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -740,7 +740,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -774,7 +774,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -787,7 +787,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -825,7 +825,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -866,7 +866,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -880,7 +880,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -916,7 +916,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -954,7 +954,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1005,7 +1005,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -1044,7 +1044,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -1065,7 +1065,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1121,16 +1121,17 @@ export interface paths {
         };
         /**
          * The caller's Sandbox wallet, created (and funded in the background) if missing
-         * @description JWT only, with `X-Svc-Environment: development`. The platform-managed keypair of the caller; its private key
-         *     is stored encrypted (AES-256-GCM under the install's wallet key). The first GET creates it and starts a faucet
-         *     funding (ETH and USDC) without waiting for it (`funding: started`); later GETs answer `funding: existing`.
+         * @description JWT only, in the development environment (`X-Svc-Environment: development`, or {sandbox_base_url} without
+         *     the header). The platform-managed keypair of the caller; its private key is stored encrypted (AES-256-GCM
+         *     under the install's wallet key). The first GET creates it and starts a faucet funding (ETH and USDC) without
+         *     waiting for it (`funding: started`); later GETs answer `funding: existing`.
          *     Balances vanish when the Sandbox chain restarts; the wallet stays.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -1172,13 +1173,13 @@ export interface paths {
         put?: never;
         /**
          * Replace the caller's Sandbox wallet with a new keypair and fund it in the background
-         * @description JWT only, with `X-Svc-Environment: development`; a write (verified email). Answers at once with `funding: started`.
+         * @description JWT only, in the development environment (`X-Svc-Environment: development`, or {sandbox_base_url} without the header); a write (verified email). Answers at once with `funding: started`.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -1218,13 +1219,13 @@ export interface paths {
         put?: never;
         /**
          * ETH and USDC balances of an address on the Sandbox chain
-         * @description JWT only, with `X-Svc-Environment: development`.
+         * @description JWT only, in the development environment (`X-Svc-Environment: development`, or {sandbox_base_url} without the header).
          */
         post: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -1279,14 +1280,15 @@ export interface paths {
         put?: never;
         /**
          * Fund an address on the Sandbox chain with ETH, USDC or both
-         * @description JWT only, with `X-Svc-Environment: development`; a write (verified email). Without `amount` the chain
-         *     manager's defaults are sent; `amount` (whole units, e.g. "2.5") needs `asset` `eth` or `usdc`.
+         * @description JWT only, in the development environment (`X-Svc-Environment: development`, or {sandbox_base_url} without
+         *     the header); a write (verified email). Without `amount` the chain manager's defaults are sent; `amount`
+         *     (whole units, e.g. "2.5") needs `asset` `eth` or `usdc`.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -1332,7 +1334,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -1353,7 +1355,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1390,7 +1392,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -1403,7 +1405,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1442,7 +1444,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1483,7 +1485,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -1497,7 +1499,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1530,7 +1532,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1565,7 +1567,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -1588,7 +1590,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1644,7 +1646,7 @@ export interface paths {
                     api_id?: string;
                 };
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -1706,7 +1708,7 @@ export interface paths {
                     format?: "json" | "csv";
                 };
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -2250,7 +2252,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description JWT requests only; API keys carry their environment in their prefix. */
+        /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
         Environment: "production" | "development";
     };
     requestBodies: never;
