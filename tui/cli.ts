@@ -18,7 +18,7 @@ import { registerPay } from './commands/pay.js'
 import { registerSandbox } from './commands/sandbox.js'
 import { registerUp } from './commands/up.js'
 import type { CliContext } from './context.js'
-import { processIo, type Io } from './output.js'
+import { dropWritesToClosedPipes, processIo, type Io } from './output.js'
 
 /**
  * The `svc` command. Exit codes: 0 success, 1 API error (the control plane said no, or could not be reached),
@@ -86,6 +86,7 @@ function isEntryPoint(): boolean {
 
 /** Runs the command line of this process and exits with its code (bin/svc.js calls this). */
 export async function run(): Promise<never> {
+  dropWritesToClosedPipes()
   const code = await main(process.argv, process.env)
   // Let a large answer (a CSV export) reach a pipe before exiting.
   await new Promise((resolve) => process.stdout.write('', resolve))
