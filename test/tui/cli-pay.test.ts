@@ -136,6 +136,15 @@ describe('svc pay', () => {
     expect(result.stderr).toBe(`svc: GET ${gateway}/nothing-here answered 404\n`)
   })
 
+  test('with --json, a final status of 400 or more is the answer on stdout and {"error": …} on stderr, exit code 1', async () => {
+    const result = await cli.run(['pay', `${gateway}/nothing-here`, '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    expect(result.code).toBe(1)
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 404, payment_response: null })
+    expect(result.stderr).toBe(`${JSON.stringify({ error: `GET ${gateway}/nothing-here answered 404` })}\n`)
+    const refused = await cli.run(['pay', `${gateway}/echo/dear`, '--max-amount', '0.001', '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    expect(refused).toEqual({ code: 1, stdout: '', stderr: '{"error":"no payment made: the price 0.01 USDC is above --max-amount 0.001 USDC"}\n' })
+  })
+
   test('without SVC_EVM_PRIVATE_KEY it is a usage error', async () => {
     expect(await cli.run(['pay', `${gateway}/echo/x`])).toMatchObject({
       code: 2,
