@@ -153,7 +153,15 @@ export interface paths {
                     };
                 };
                 400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
+                /** @description `unauthorized`: the email or the password is wrong (the answer does not tell which) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 413: components["responses"]["TooLarge"];
             };
         };

@@ -81,6 +81,19 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
     expect(result).toMatchObject({ code: 1, stderr: 'svc: email verification required\n' })
   })
 
+  test('a wrong password or an unknown email: exit code 1, saying the email or password is wrong (not which)', async () => {
+    const { email } = await t.signup()
+    const cli = createCli({ SVC_BASE_URL: t.server.controlUrl })
+    const expected = { code: 1, stdout: '', stderr: 'svc: unauthorized: the email or password is wrong\n' }
+    expect(await cli.run(['login', '--email', email, '--password', 'not the password'])).toEqual(expected)
+    expect(await cli.run(['login', '--email', `nobody-${Date.now()}@example.test`, '--password', 'not the password'])).toEqual(expected)
+    expect(await cli.run(['login', '--email', email, '--password', 'not the password', '--json'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: '{"error":"unauthorized: the email or password is wrong"}\n',
+    })
+  })
+
   test('a config file that is not a session is a usage error naming the file', async () => {
     const cli = createCli({ SVC_BASE_URL: t.server.controlUrl })
     mkdirSync(cli.configDir, { recursive: true })
