@@ -21,7 +21,7 @@ export function priceFromNumber(value: number): string {
   if (!Number.isFinite(value)) throw new UsageError(`price must be a number; got ${value}`)
   const text = String(value)
   if (value < 0) throw new UsageError(`price must not be negative; got ${text}`)
-  const tooLarge = new UsageError(`price ${text} is too large to be exact as a number: give price as a string, e.g. "${text.includes('e') ? '1000000' : text}"`)
+  const tooLarge = new UsageError(`price ${text} is too large to be exact as a number: give price as a string (a decimal like "1234567890.123456")`)
   if (value >= 1e21) throw tooLarge
   // Below 1e-6 the text is exponential (1e-7): more than 6 decimals too.
   if (!/^\d+(\.\d{1,6})?$/.test(text)) throw new UsageError(`price must be a USDC amount with at most 6 decimals, e.g. 0.01; got ${text}`)
