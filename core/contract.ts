@@ -153,7 +153,15 @@ export interface paths {
                     };
                 };
                 400: components["responses"]["BadRequest"];
-                401: components["responses"]["Unauthorized"];
+                /** @description `unauthorized`: the email or the password is wrong (the answer does not tell which) */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 413: components["responses"]["TooLarge"];
             };
         };
@@ -384,7 +392,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (JWT only); the secret is in `key`, shown this once
-         * @description The key's environment is the JWT request's (`X-Svc-Environment`); its secret starts with `svc_live_` or `svc_sandbox_`.
+         * @description The key's environment is the JWT request's (`X-Svc-Environment`; without it, the host's: {sandbox_base_url} gives a Sandbox key); its secret starts with `svc_live_` or `svc_sandbox_`.
          */
         post: {
             parameters: {
@@ -589,7 +597,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -622,7 +630,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -660,7 +668,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -673,7 +681,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -703,7 +711,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -740,7 +748,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -774,7 +782,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -787,7 +795,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -825,7 +833,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -866,7 +874,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -880,7 +888,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -916,7 +924,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -954,7 +962,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1005,7 +1013,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -1044,7 +1052,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -1065,7 +1073,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1121,16 +1129,17 @@ export interface paths {
         };
         /**
          * The caller's Sandbox wallet, created (and funded in the background) if missing
-         * @description JWT only, with `X-Svc-Environment: development`. The platform-managed keypair of the caller; its private key
-         *     is stored encrypted (AES-256-GCM under the install's wallet key). The first GET creates it and starts a faucet
-         *     funding (ETH and USDC) without waiting for it (`funding: started`); later GETs answer `funding: existing`.
+         * @description JWT only, in the development environment (`X-Svc-Environment: development`, or {sandbox_base_url} without
+         *     the header). The platform-managed keypair of the caller; its private key is stored encrypted (AES-256-GCM
+         *     under the install's wallet key). The first GET creates it and starts a faucet funding (ETH and USDC) without
+         *     waiting for it (`funding: started`); later GETs answer `funding: existing`.
          *     Balances vanish when the Sandbox chain restarts; the wallet stays.
          */
         get: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -1172,13 +1181,13 @@ export interface paths {
         put?: never;
         /**
          * Replace the caller's Sandbox wallet with a new keypair and fund it in the background
-         * @description JWT only, with `X-Svc-Environment: development`; a write (verified email). Answers at once with `funding: started`.
+         * @description JWT only, in the development environment (`X-Svc-Environment: development`, or {sandbox_base_url} without the header); a write (verified email). Answers at once with `funding: started`.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -1218,13 +1227,13 @@ export interface paths {
         put?: never;
         /**
          * ETH and USDC balances of an address on the Sandbox chain
-         * @description JWT only, with `X-Svc-Environment: development`.
+         * @description JWT only, in the development environment (`X-Svc-Environment: development`, or {sandbox_base_url} without the header).
          */
         post: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -1279,14 +1288,15 @@ export interface paths {
         put?: never;
         /**
          * Fund an address on the Sandbox chain with ETH, USDC or both
-         * @description JWT only, with `X-Svc-Environment: development`; a write (verified email). Without `amount` the chain
-         *     manager's defaults are sent; `amount` (whole units, e.g. "2.5") needs `asset` `eth` or `usdc`.
+         * @description JWT only, in the development environment (`X-Svc-Environment: development`, or {sandbox_base_url} without
+         *     the header); a write (verified email). Without `amount` the chain manager's defaults are sent; `amount`
+         *     (whole units, e.g. "2.5") needs `asset` `eth` or `usdc`.
          */
         post: {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -1332,7 +1342,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -1353,7 +1363,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1390,7 +1400,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -1403,7 +1413,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1442,7 +1452,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1483,7 +1493,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -1497,7 +1507,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1530,7 +1540,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1565,7 +1575,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description JWT requests only; API keys carry their environment in their prefix. */
+                /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                 "X-Svc-Environment"?: components["parameters"]["Environment"];
             };
             path: {
@@ -1588,7 +1598,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path: {
@@ -1644,7 +1654,7 @@ export interface paths {
                     api_id?: string;
                 };
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -1706,7 +1716,7 @@ export interface paths {
                     format?: "json" | "csv";
                 };
                 header?: {
-                    /** @description JWT requests only; API keys carry their environment in their prefix. */
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
                     "X-Svc-Environment"?: components["parameters"]["Environment"];
                 };
                 path?: never;
@@ -2250,7 +2260,7 @@ export interface components {
         };
     };
     parameters: {
-        /** @description JWT requests only; API keys carry their environment in their prefix. */
+        /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
         Environment: "production" | "development";
     };
     requestBodies: never;

@@ -8,13 +8,25 @@ export const httpMethod = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD
 
 export const jsonSchema = z.record(z.string(), z.unknown())
 
+/**
+ * `schema` or null, in the JSON Schema of tools/list as `anyOf: [<schema>, {"type": "null"}]`. zod's `.nullable()`
+ * of a bare type becomes a type array (`"type": ["string", "null"]`), which strict MCP clients warn about; zod never
+ * folds a branch that carries more than its type, so the null branch here carries its meaning.
+ */
+export function orNull<T extends z.ZodType>(schema: T, meaning = 'not set') {
+  return z.union([schema, z.null().describe(meaning)])
+}
+
 /** A price: `price` (decimal USDC) or `amount` (atomic units), and where it is paid. */
 export const pricingFields = {
   price: z
-    .string()
-    .regex(/^\d+(\.\d{1,6})?$/, { error: 'a decimal USDC amount with at most 6 decimals, e.g. "0.01"' })
+    .union([
+      z.string().regex(/^\d+(\.\d{1,6})?$/, { error: 'a decimal USDC amount with at most 6 decimals, e.g. "0.01"' }),
+      // MCP clients send numbers for a field like this one: mcp/pricing.ts turns 0.01 into "0.01", exactly, or refuses.
+      z.number(),
+    ])
     .optional()
-    .describe('Price per request in USDC as a decimal string, e.g. "0.01" (= 10000 atomic units). Give price or amount, not both.'),
+    .describe('Price per request in USDC: a decimal string like "0.01" (= 10000 atomic units), or the number 0.01. Give price or amount, not both.'),
   amount: z
     .string()
     .regex(/^[1-9][0-9]{0,77}$/, { error: 'a positive whole number of atomic units, e.g. "10000"' })
@@ -49,9 +61,9 @@ export const apiOutput = z.looseObject({
   environment: z.string(),
   upstream_base_url: z.string(),
   pay_to_mode: z.string(),
-  pay_to_address: z.string().nullable(),
-  discovery_guidance: z.string().nullable(),
-  discovery_contact_email: z.string().nullable(),
+  pay_to_address: orNull(z.string()),
+  discovery_guidance: orNull(z.string()),
+  discovery_contact_email: orNull(z.string()),
   openapi_version: z.string(),
   gateway_url: z.string(),
 })
@@ -62,11 +74,11 @@ export const endpointOutput = z.looseObject({
   method: z.string(),
   path_pattern: z.string(),
   accepts: z.array(accept),
-  request_schema: jsonSchema.nullable(),
-  response_schema: jsonSchema.nullable(),
+  request_schema: orNull(jsonSchema),
+  response_schema: orNull(jsonSchema),
   schema_source: z.enum(['inferred', 'openapi', 'manual']),
   enabled: z.boolean(),
-  description: z.string().nullable(),
-  ttl: z.number().nullable(),
-  expires_at: z.string().nullable(),
+  description: orNull(z.string()),
+  ttl: orNull(z.number()),
+  expires_at: orNull(z.string()),
 })

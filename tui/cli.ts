@@ -18,14 +18,25 @@ import { registerPay } from './commands/pay.js'
 import { registerSandbox } from './commands/sandbox.js'
 import { registerUp } from './commands/up.js'
 import type { CliContext } from './context.js'
-import { processIo, type Io } from './output.js'
+import { dropWritesToClosedPipes, processIo, type Io } from './output.js'
+
+/** True when the command line asks for `--json` (before a `--`, after which everything is an argument). */
+function asksForJson(argv: string[]): boolean {
+  const args = argv.slice(2)
+  const end = args.indexOf('--')
+  return (end < 0 ? args : args.slice(0, end)).includes('--json')
+}
 
 /**
  * The `svc` command. Exit codes: 0 success, 1 API error (the control plane said no, or could not be reached),
- * 2 usage error (bad flags or arguments, a missing credential). The only place that decides them.
+ * 2 usage error (bad flags or arguments, a missing credential). The only place that decides them, and the only
+ * place that presents an error: one line on stderr, `svc: <message>`, or with `--json` one JSON document
+ * `{"error": "<message>"}` (stdout keeps only what the command answered).
  * `env` is the only source of environment variables for every command; `io` is where they write.
  */
 export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = processIo): Promise<number> {
+  const json = asksForJson(argv)
+  const presentError = (message: string) => io.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `svc: ${message}\n`)
   const program = new Command()
     .name('svc')
     .description('A self-hosted x402 sandbox: a local chain with USDC, a faucet and an x402 facilitator, and its control plane.')
@@ -33,7 +44,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
-      outputError: (text, write) => write(`svc: ${text.split('\n')[0]!.replace(/^error: /, '')}\n`),
+      outputError: (text) => presentError(text.split('\n')[0]!.replace(/^error: /, '')),
     })
     .configureHelp({ showGlobalOptions: true })
     .option('--sandbox', 'use the Sandbox (development environment); also SVC_ENVIRONMENT=development or SVC_SANDBOX=1')
@@ -65,7 +76,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
     }
     // Everything else, our errors and the libraries' alike, is one SvcError: its first line and its exit code.
     const svcError = toSvcError(error)
-    io.stderr.write(`svc: ${svcError.message.split('\n')[0]}\n`)
+    presentError(svcError.message.split('\n')[0]!)
     return svcError.exitCode
   }
 }
@@ -86,6 +97,7 @@ function isEntryPoint(): boolean {
 
 /** Runs the command line of this process and exits with its code (bin/svc.js calls this). */
 export async function run(): Promise<never> {
+  dropWritesToClosedPipes()
   const code = await main(process.argv, process.env)
   // Let a large answer (a CSV export) reach a pipe before exiting.
   await new Promise((resolve) => process.stdout.write('', resolve))

@@ -8,6 +8,18 @@ export type Io = {
 
 export const processIo: Io = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }
 
+/**
+ * A reader that goes away early (`svc settlements | head -1`) closes the pipe: what svc still writes there is
+ * dropped quietly (EPIPE), and the command ends as it would have, with its own exit code. Any other write error
+ * stays an error.
+ */
+export function dropWritesToClosedPipes(streams: NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
+  for (const stream of streams)
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error
+    })
+}
+
 type Cell = string | number | boolean | null | undefined
 
 /** Human output (lines, tables, `label: value` fields) or one JSON document with `--json`. */

@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
-import { apiId } from '../schemas.js'
+import { apiId, orNull } from '../schemas.js'
 import { addTool, plural, type McpContext } from '../tool.js'
 
 const counters = { requests: z.int(), payment_required: z.int(), paid_requests: z.int(), settlements: z.int() }
@@ -10,7 +10,7 @@ const output = z.looseObject({
   days: z.int(),
   from: z.string(),
   to: z.string(),
-  api_id: z.string().nullable(),
+  api_id: orNull(z.string(), 'all APIs'),
   totals: z.looseObject({ ...counters, unique_payers: z.int() }),
   revenue: z.array(revenue),
   daily: z.array(z.looseObject({ ...counters, day: z.string(), revenue: z.array(revenue) })),

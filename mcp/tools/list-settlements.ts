@@ -1,6 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
-import { apiId } from '../schemas.js'
+import { apiId, orNull } from '../schemas.js'
 import { addTool, plural, type McpContext } from '../tool.js'
 
 const moment = z.string().min(1).max(40)
@@ -10,7 +10,7 @@ const output = z.looseObject({
     z.looseObject({
       id: z.string(),
       api_id: z.string(),
-      endpoint_id: z.string().nullable(),
+      endpoint_id: orNull(z.string(), 'the endpoint is gone'),
       network: z.string(),
       asset: z.string(),
       amount: z.string(),
@@ -22,7 +22,7 @@ const output = z.looseObject({
       created_at: z.string(),
     }),
   ),
-  next_cursor: z.string().nullable(),
+  next_cursor: orNull(z.string(), 'no more pages'),
 })
 
 /** `svc_list_settlements`: GET /settlements (one page). */

@@ -1,15 +1,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
-import { apiId, apiOutput } from '../schemas.js'
+import { apiId, apiOutput, orNull } from '../schemas.js'
 import { addTool, type McpContext } from '../tool.js'
 
 const input = z.strictObject({
   api_id: apiId,
-  discovery_guidance: z
-    .string()
-    .max(10_000)
-    .nullable()
-    .describe('Guidance for agents (how to use the API, what it costs, what to call first); null removes it'),
+  discovery_guidance: orNull(z.string().max(10_000), 'removes the guidance').describe('Guidance for agents (how to use the API, what it costs, what to call first); null removes it'),
 })
 
 /** `svc_set_discovery_guidance`: PUT /apis/{id} { discovery_guidance }. */

@@ -63,11 +63,12 @@ export function createAuthenticator(deps: ServerDeps) {
     }
   }
 
-  async function fromJwt(token: string, req: Request): Promise<Principal> {
+  /** A JWT's environment is the one `X-Svc-Environment` names; without the header, the host's. */
+  async function fromJwt(token: string, req: Request, hostEnvironment: Environment): Promise<Principal> {
     const userId = await verifyJwt(token)
     const user = await findUserById(deps.db, userId)
     if (!user) throw invalidToken()
-    return { user, environment: headerEnvironment(req) ?? 'production', via: 'jwt', scopes: null }
+    return { user, environment: headerEnvironment(req) ?? hostEnvironment, via: 'jwt', scopes: null }
   }
 
   async function fromApiKey(secret: string, req: Request, hostEnvironment: Environment): Promise<Principal> {
@@ -98,11 +99,11 @@ export function createAuthenticator(deps: ServerDeps) {
     const token = match[1]!
     // An API key sent as a bearer token is still an API key.
     if (token.startsWith('svc_')) return fromApiKey(token, req, hostEnvironment)
-    return fromJwt(token, req)
+    return fromJwt(token, req, hostEnvironment)
   }
 }
 
-/** The environment a JWT request asks for with `X-Svc-Environment`; a bad value is a client error. */
+/** The environment a request names with `X-Svc-Environment` (undefined without the header: the host decides); a bad value is a client error. */
 function headerEnvironment(req: Request): Environment | undefined {
   const value = req.get('x-svc-environment')
   if (value === undefined || value === '') return undefined

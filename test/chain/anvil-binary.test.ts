@@ -129,6 +129,7 @@ describe.skipIf(process.platform === 'win32')('svc up and SVC_ANVIL_BIN', () => 
     })
     expect(result.status).toBe(1)
     expect(result.stdout).toBe('')
-    expect(result.stderr).toBe(`svc: SVC_ANVIL_BIN is "${join(temp, 'missing', 'anvil')}", which is not an executable file\n`)
+    // With --json the error is one JSON document on stderr (tui/cli.ts).
+    expect(result.stderr).toBe(`${JSON.stringify({ error: `SVC_ANVIL_BIN is "${join(temp, 'missing', 'anvil')}", which is not an executable file` })}\n`)
   })
 })

@@ -1,8 +1,14 @@
 import { spawn } from 'node:child_process'
+import { PassThrough } from 'node:stream'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js'
+import { LATEST_PROTOCOL_VERSION, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { UsageError } from '../../core/errors.js'
+import { createMcpServer } from '../../mcp/server.js'
+import { AnsweringStdioTransport } from '../../mcp/stdio-transport.js'
+import { createSvcClient } from '../../sdk/client.js'
 import { mcpSettings } from '../../tui/commands/mcp.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { createCli, svcBin } from '../tui/cli-harness.js'
@@ -58,6 +64,59 @@ describe('svc mcp over stdio', () => {
     const code = await new Promise((resolve) => child.once('exit', resolve))
     expect({ code, stdout }).toEqual({ code: 0, stdout: '' })
   }, 60_000)
+
+  test('tool calls still running when stdin closes are answered before the process exits', async () => {
+    const child = spawn(process.execPath, [svcBin, 'mcp'], { env: { ...cleanEnv(), SVC_API_KEY: key, SVC_BASE_URL: t.server.sandboxControlUrl } })
+    const messages: JSONRPCMessage[] = []
+    const buffer = new ReadBuffer()
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer.append(chunk)
+      for (let message = buffer.readMessage(); message; message = buffer.readMessage()) messages.push(message)
+    })
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    const send = (message: JSONRPCMessage) => child.stdin.write(serializeMessage(message))
+    // A client that asks and hangs up at once: the handshake, three tool calls (each a control-plane request), and
+    // the end of stdin, all in one write; the calls are still running when the server sees stdin end.
+    send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'hang-up', version: '1' } } })
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' })
+    send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_list_apis', arguments: {} } })
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'svc_get_stats', arguments: { days: 3 } } })
+    send({ jsonrpc: '2.0', id: 'three', method: 'tools/call', params: { name: 'svc_list_apis', arguments: {} } })
+    child.stdin.end()
+    expect(await exited).toBe(0)
+    const answers = new Map(messages.filter((m): m is JSONRPCMessage & { id: string | number } => 'id' in m).map((m) => [m.id, m]))
+    expect([...answers.keys()].sort()).toEqual([0, 1, 2, 'three'].sort())
+    expect(answers.get(1)).toMatchObject({ result: { structuredContent: { apis: expect.any(Array) } } })
+    expect(answers.get('three')).toMatchObject({ result: { structuredContent: { apis: expect.any(Array) } } })
+    // svc_get_stats needs stats:read, which this key lacks: an answer all the same, an error result.
+    expect(answers.get(2)).toMatchObject({ result: { isError: true } })
+  }, 60_000)
+
+  test('a call the client cancels is not waited for: no answer, and nothing left unanswered', async () => {
+    const stdin = new PassThrough()
+    const stdout = new PassThrough()
+    const server = createMcpServer({ client: createSvcClient({ baseUrl: t.server.sandboxControlUrl, apiKey: key }), environment: 'development' })
+    const transport = new AnsweringStdioTransport(stdin, stdout)
+    await server.connect(transport)
+    const messages: JSONRPCMessage[] = []
+    const buffer = new ReadBuffer()
+    stdout.on('data', (chunk: Buffer) => {
+      buffer.append(chunk)
+      for (let message = buffer.readMessage(); message; message = buffer.readMessage()) messages.push(message)
+    })
+    const initialized = new Promise((resolve) => stdout.once('data', resolve))
+    stdin.write(serializeMessage({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'c', version: '1' } } }))
+    await initialized
+    await transport.answered()
+    stdin.write(
+      serializeMessage({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'svc_list_apis', arguments: {} } }) +
+        serializeMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'changed my mind' } }),
+    )
+    // Far below the default bound of 30 s: settled by the cancellation, not by the timeout.
+    await transport.answered()
+    await server.close()
+    expect(messages.map((m) => ('id' in m ? m.id : undefined))).toEqual([0])
+  })
 
   test('without SVC_API_KEY: exit code 2 and one line; a JWT alone is refused (API keys only)', async () => {
     const cli = createCli()

@@ -54,6 +54,34 @@ describe('svc mcp tools', () => {
     expect(createApiTool.inputSchema.required).toEqual(expect.arrayContaining(['name', 'slug', 'upstream_base_url', 'pay_to_address']))
   })
 
+  test('tools/list: schemas strict clients accept: no type arrays, no `nullable`; null and price alternatives are anyOf', async () => {
+    const { tools } = await mcp.client.listTools()
+    /** Where a schema holds a `type` array or the OpenAPI `nullable` keyword. */
+    const strictProblems = (node: unknown, path: string): string[] => {
+      if (Array.isArray(node)) return node.flatMap((item, i) => strictProblems(item, `${path}/${i}`))
+      if (typeof node !== 'object' || node === null) return []
+      const own = [...(Array.isArray((node as any).type) ? [`${path}: type ${JSON.stringify((node as any).type)}`] : []), ...('nullable' in node ? [`${path}: nullable`] : [])]
+      return [...own, ...Object.entries(node).flatMap(([key, value]) => strictProblems(value, `${path}/${key}`))]
+    }
+    for (const tool of tools) {
+      expect(strictProblems(tool.inputSchema, `${tool.name} input`)).toEqual([])
+      expect(strictProblems(tool.outputSchema, `${tool.name} output`)).toEqual([])
+    }
+    const byName = new Map(tools.map((tool) => [tool.name, tool]))
+    const input = (name: string, field: string) => (byName.get(name)!.inputSchema.properties as any)[field]
+    const output = (name: string, field: string) => (byName.get(name)!.outputSchema!.properties as any)[field]
+    // A price is a decimal string or a number.
+    for (const name of ['svc_create_endpoint', 'svc_import_openapi'])
+      expect(input(name, 'price')).toMatchObject({ anyOf: [{ type: 'string', pattern: expect.any(String) }, { type: 'number' }] })
+    // A nullable field is anyOf its type and null.
+    expect(input('svc_set_discovery_guidance', 'discovery_guidance')).toMatchObject({ anyOf: [{ type: 'string', maxLength: 10_000 }, { type: 'null' }] })
+    expect(output('svc_create_api', 'pay_to_address')).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }] })
+    expect(output('svc_create_endpoint', 'ttl')).toMatchObject({ anyOf: [{ type: 'number' }, { type: 'null' }] })
+    expect(output('svc_create_endpoint', 'response_schema')).toMatchObject({ anyOf: [{ type: 'object' }, { type: 'null' }] })
+    expect(output('svc_list_settlements', 'next_cursor')).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }] })
+    expect(output('svc_get_stats', 'api_id')).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }] })
+  })
+
   test('svc_create_api, svc_list_apis', async () => {
     const api = await createApi()
     expect(api).toMatchObject({ name: 'Pets', environment: 'development', pay_to_mode: 'user_wallet', pay_to_address: payTo })
@@ -74,6 +102,12 @@ describe('svc mcp tools', () => {
     expect(atomic.expires_at).toEqual(expect.any(String))
     const listed = await mcp.ok('svc_list_endpoints', { api_id: api.id })
     expect(listed.endpoints.map((e: any) => e.id).sort()).toEqual([priced.id, atomic.id].sort())
+
+    // A number, as MCP clients send it: the decimal it was written as.
+    const numeric = await mcp.ok('svc_create_endpoint', { api_id: api.id, method: 'GET', path_pattern: '/numeric/cent', price: 0.01 })
+    expect(numeric.accepts[0].amount).toBe('10000')
+    for (const [price, amount] of [[2, '2000000'], [0.000001, '1'], [12.345678, '12345678'], [100, '100000000']] as const)
+      expect((await mcp.ok('svc_create_endpoint', { api_id: api.id, method: 'GET', path_pattern: `/numeric/${amount}`, price })).accepts[0].amount, String(price)).toBe(amount)
 
     const both = await mcp.call('svc_create_endpoint', { api_id: api.id, method: 'GET', path_pattern: '/x', price: '1', amount: '1' })
     expect(both.isError).toBe(true)

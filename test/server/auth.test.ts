@@ -96,6 +96,28 @@ describe('API keys', () => {
     expect((await t.call('/auth/api-keys', { jwt, body: { name: 'm' } })).body).toEqual({ error: 'scopes: give scopes or a preset' })
   })
 
+  test('a JWT without X-Svc-Environment is in the environment of the host it came to; the header wins over the host', async () => {
+    const { jwt } = await t.signup()
+    // sandbox.localhost without the header: a Sandbox key (issue 9, item 12).
+    const onSandbox = await t.call('/auth/api-keys', { host: 'development', jwt, body: { name: 'sandbox host', scopes: ['apis:read'] } })
+    expect(onSandbox.status).toBe(201)
+    expect(onSandbox.body).toMatchObject({ environment: 'development', key: expect.stringMatching(/^svc_sandbox_/) })
+    expect((await t.call('/auth/me', { host: 'development', jwt })).body).toMatchObject({ environment: 'development', via: 'jwt' })
+    // api.localhost without the header: production.
+    const onApi = await t.call('/auth/api-keys', { jwt, body: { name: 'api host', scopes: ['apis:read'] } })
+    expect(onApi.body).toMatchObject({ environment: 'production', key: expect.stringMatching(/^svc_live_/) })
+    // The header decides on either host (a JWT may target the Sandbox on either control-plane host).
+    const liveOnSandbox = await t.call('/auth/api-keys', { host: 'development', jwt, environment: 'production', body: { name: 'header', scopes: ['apis:read'] } })
+    expect(liveOnSandbox.body.key).toMatch(/^svc_live_/)
+    const sandboxOnApi = await t.call('/auth/api-keys', { jwt, environment: 'development', body: { name: 'header', scopes: ['apis:read'] } })
+    expect(sandboxOnApi.body.key).toMatch(/^svc_sandbox_/)
+    // Each list has its own keys.
+    const names = async (options: { host?: 'development'; environment?: string }) =>
+      (await t.call('/auth/api-keys', { jwt, ...options })).body.api_keys.map((k: { name: string }) => k.name).sort()
+    expect(await names({ host: 'development' })).toEqual(['header', 'sandbox host'])
+    expect(await names({})).toEqual(['api host', 'header'])
+  })
+
   test('an API key cannot manage keys: 403 jwt required', async () => {
     const { jwt } = await t.signup()
     const key = await t.createKey(jwt, 'production', ['apis:read'])

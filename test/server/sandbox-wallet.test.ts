@@ -196,9 +196,10 @@ describe('access', () => {
     const expected = { status: 403, body: { error: 'this route needs the development environment (X-Svc-Environment: development)' } }
     expect(await t.call(path, { method, body, jwt })).toMatchObject(expected)
     expect(await t.call(path, { method, body, jwt, environment: 'production' })).toMatchObject(expected)
-    // The Sandbox host does not switch a JWT's environment; the header does.
-    expect(await t.call(path, { method, body, jwt, host: 'development' })).toMatchObject(expected)
+    // The header decides on either host; without it, the host does (the Sandbox host is the development environment).
+    expect(await t.call(path, { method, body, jwt, host: 'development', environment: 'production' })).toMatchObject(expected)
     expect((await t.call(path, { method, body, jwt, host: 'development', environment: dev })).status).toBe(200)
+    expect((await t.call(path, { method, body, jwt, host: 'development' })).status).toBe(200)
   })
 
   test.each(routes)('$method $path: no credential → 401 unauthorized', async ({ path, method, body }) => {

@@ -81,6 +81,19 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
     expect(result).toMatchObject({ code: 1, stderr: 'svc: email verification required\n' })
   })
 
+  test('a wrong password or an unknown email: exit code 1, saying the email or password is wrong (not which)', async () => {
+    const { email } = await t.signup()
+    const cli = createCli({ SVC_BASE_URL: t.server.controlUrl })
+    const expected = { code: 1, stdout: '', stderr: 'svc: unauthorized: the email or password is wrong\n' }
+    expect(await cli.run(['login', '--email', email, '--password', 'not the password'])).toEqual(expected)
+    expect(await cli.run(['login', '--email', `nobody-${Date.now()}@example.test`, '--password', 'not the password'])).toEqual(expected)
+    expect(await cli.run(['login', '--email', email, '--password', 'not the password', '--json'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: '{"error":"unauthorized: the email or password is wrong"}\n',
+    })
+  })
+
   test('a config file that is not a session is a usage error naming the file', async () => {
     const cli = createCli({ SVC_BASE_URL: t.server.controlUrl })
     mkdirSync(cli.configDir, { recursive: true })
@@ -98,6 +111,43 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
       expect(result.stdout).toMatch(/^Usage: svc/)
     }
     expect((await cli.run(['endpoints', 'add', '--help'])).stdout).toContain('--price <usdc>')
+  })
+})
+
+describe('--json errors: one JSON document {"error": …} on stderr, stdout untouched, the same exit codes', () => {
+  test('an API error is exit code 1 (the real binary)', async () => {
+    const cli = createCli({ SVC_BASE_URL: t.server.controlUrl, SVC_JWT: jwt })
+    expect(await cli.spawn(['apis', 'get', 'nope', '--json'])).toEqual({ code: 1, stdout: '', stderr: '{"error":"api not found"}\n' })
+  })
+
+  test('usage errors are exit code 2: ours, and the argument parser\'s (the real binary)', async () => {
+    const cli = createCli({ SVC_BASE_URL: t.server.controlUrl, SVC_JWT: jwt })
+    expect(await cli.spawn(['endpoints', 'add', 'api_x', '--path', '/a', '--price', 'abc', '--json'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: '{"error":"--price must be a decimal amount like 0.01, got \\"abc\\""}\n',
+    })
+    expect(await cli.spawn(['apis', 'list', '--json', '--frobnicate'])).toEqual({ code: 2, stdout: '', stderr: '{"error":"unknown option \'--frobnicate\'"}\n' })
+    const missing = await cli.spawn(['endpoints', 'add', '--json'])
+    expect(missing).toMatchObject({ code: 2, stdout: '' })
+    expect(JSON.parse(missing.stderr)).toEqual({ error: "required option '--path <pattern>' not specified" })
+  })
+
+  test('a missing credential and an unreachable server', async () => {
+    expect(await createCli({ SVC_BASE_URL: t.server.controlUrl }).run(['apis', 'list', '--json'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `${JSON.stringify({ error: 'not logged in: run `svc login` (or `svc signup`), or set SVC_API_KEY or SVC_JWT' })}\n`,
+    })
+    const result = await createCli({ SVC_BASE_URL: 'http://api.localhost:9', SVC_JWT: jwt }).run(['whoami', '--json'])
+    expect(result).toMatchObject({ code: 1, stdout: '' })
+    expect(JSON.parse(result.stderr)).toEqual({ error: expect.stringMatching(/^cannot reach http:\/\/api\.localhost:9/) })
+  })
+
+  test('without --json, errors stay `svc: …` lines; a --json after `--` is an argument, not the flag', async () => {
+    const cli = createCli({ SVC_BASE_URL: t.server.controlUrl, SVC_JWT: jwt })
+    expect(await cli.run(['apis', 'get', 'nope'])).toEqual({ code: 1, stdout: '', stderr: 'svc: api not found\n' })
+    expect(await cli.run(['apis', 'get', '--', '--json'])).toMatchObject({ code: 1, stderr: 'svc: api not found\n' })
   })
 })
 

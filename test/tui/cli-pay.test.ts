@@ -4,12 +4,17 @@ import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
+import type { Listening } from '../../core/http.js'
+import { startDemoUpstream } from '../../fixtures/demo-upstream.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { createCli, type Cli } from './cli-harness.js'
 
 let chain: ChainServices
 let t: TestServer
 let upstream: Server
+/** The demo upstream: its POST /echo parses JSON bodies (express.json), so it sees a body only with a JSON content type. */
+let demo: Listening
+let demoGateway: string
 let cli: Cli
 let gateway: string
 let apiId: string
@@ -26,7 +31,7 @@ beforeAll(async () => {
     req.on('data', (chunk) => (body += chunk))
     req.on('end', () => {
       res.setHeader('content-type', 'application/json')
-      res.end(JSON.stringify({ method: req.method, url: req.url, body, label: req.headers['x-label'] ?? null }))
+      res.end(JSON.stringify({ method: req.method, url: req.url, body, label: req.headers['x-label'] ?? null, content_type: req.headers['content-type'] ?? null }))
     })
   }).listen(0, '127.0.0.1')
   await once(upstream, 'listening')
@@ -41,12 +46,17 @@ beforeAll(async () => {
   gateway = api.gateway_url
   await cli.json(['endpoints', 'add', apiId, '--path', '/echo/*', '--price', '0.01'])
   await cli.json(['endpoints', 'add', apiId, '--method', 'POST', '--path', '/echo/*', '--amount', '20000'])
+  demo = await startDemoUpstream()
+  const demoApi = await cli.json(['apis', 'create', '--name', 'Demo', '--slug', `demo-${Date.now()}`, '--upstream', demo.url, '--pay-to', payTo])
+  demoGateway = demoApi.gateway_url
+  await cli.json(['endpoints', 'add', demoApi.id, '--method', 'POST', '--path', '/echo', '--price', '0.005'])
   // The buyer gets USDC through the faucet command.
   await cli.json(['faucet', buyer.address, '--asset', 'usdc', '--amount', '5'])
 })
 afterAll(async () => {
   await t?.stop()
   upstream?.close()
+  await demo?.close()
   await chain?.stop()
 })
 
@@ -58,7 +68,7 @@ describe('svc pay', () => {
     const [status, paid, body] = result.stdout.split('\n')
     expect(status).toBe('HTTP 200 OK')
     expect(paid).toMatch(new RegExp(`^paid: settled tx 0x[0-9a-f]{64} on eip155:845320402 by ${buyer.address}$`))
-    expect(JSON.parse(body!)).toEqual({ method: 'GET', url: '/echo/hello?x=1', body: '', label: null })
+    expect(JSON.parse(body!)).toEqual({ method: 'GET', url: '/echo/hello?x=1', body: '', label: null, content_type: null })
     const tx = paid!.split(' ')[3] as `0x${string}`
     expect((await chain.chain.client.getTransactionReceipt({ hash: tx })).status).toBe('success')
   })
@@ -78,6 +88,24 @@ describe('svc pay', () => {
     expect(table).toMatch(/POST \/echo\/post +0\.02 USDC +0x/)
     const csv = (await cli.ok(['settlements', '--csv', '--api', apiId])).trim().split('\r\n')
     expect(csv).toHaveLength(3)
+  })
+
+  test('--data with JSON is sent as application/json: a JSON upstream receives the body (the real binary)', async () => {
+    const result = await cli.spawn(['pay', `${demoGateway}/echo`, '--data', '{"a":1}', '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 200, payment_response: { success: true }, body: { received: { a: 1 }, method: 'POST' } })
+  })
+
+  test('a content type given with --header is kept; --data that is not JSON gets none added', async () => {
+    const typed = await cli.run(['pay', `${gateway}/echo/typed`, '--data', '{"a":1}', '--header', 'Content-Type: application/vnd.api+json', '--json'], {
+      SVC_EVM_PRIVATE_KEY: buyerKey,
+    })
+    expect(typed.code).toBe(0)
+    expect(JSON.parse(typed.stdout).body).toMatchObject({ body: '{"a":1}', content_type: 'application/vnd.api+json' })
+    const text = await cli.run(['pay', `${gateway}/echo/text`, '--data', 'a=1', '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    expect(text.code).toBe(0)
+    expect(JSON.parse(text.stdout).body).toMatchObject({ body: 'a=1', content_type: expect.not.stringContaining('json') })
   })
 
   test('works from the URL and its 402 alone: a sandbox on a port other than 4020, no control-plane URL or login', async () => {
@@ -106,6 +134,15 @@ describe('svc pay', () => {
     expect(result.code).toBe(1)
     expect(result.stdout).toMatch(/^HTTP 404 Not Found\n/)
     expect(result.stderr).toBe(`svc: GET ${gateway}/nothing-here answered 404\n`)
+  })
+
+  test('with --json, a final status of 400 or more is the answer on stdout and {"error": …} on stderr, exit code 1', async () => {
+    const result = await cli.run(['pay', `${gateway}/nothing-here`, '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    expect(result.code).toBe(1)
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: 404, payment_response: null })
+    expect(result.stderr).toBe(`${JSON.stringify({ error: `GET ${gateway}/nothing-here answered 404` })}\n`)
+    const refused = await cli.run(['pay', `${gateway}/echo/dear`, '--max-amount', '0.001', '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    expect(refused).toEqual({ code: 1, stdout: '', stderr: '{"error":"no payment made: the price 0.01 USDC is above --max-amount 0.001 USDC"}\n' })
   })
 
   test('without SVC_EVM_PRIVATE_KEY it is a usage error', async () => {

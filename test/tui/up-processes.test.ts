@@ -146,7 +146,10 @@ describe('a taken port is named', () => {
         const result = spawnSync(process.execPath, [svcBin, 'up', '--json', '--ephemeral', '--port', '0', flag, String(port)], { encoding: 'utf8' })
         expect(result.status).toBe(1)
         expect(result.stdout).toBe('')
-        expect(result.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^svc: .*port ${port} on 127\\.0\\.0\\.1 is in use: stop what runs there, or pass ${flag} 0 for a free port$`))])
+        // With --json the error is one JSON document on stderr (tui/cli.ts), here one line.
+        const lines = result.stderr.trim().split('\n')
+        expect(lines).toHaveLength(1)
+        expect(JSON.parse(lines[0]!)).toEqual({ error: expect.stringMatching(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use: stop what runs there, or pass ${flag} 0 for a free port$`)) })
       } finally {
         server.close()
       }

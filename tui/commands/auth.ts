@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { Session } from '../../sdk/types.js'
-import { UsageError } from '../../core/errors.js'
+import { SvcApiError, SvcError, UsageError } from '../../core/errors.js'
 import { configPath, removeSession, writeSession } from '../config.js'
 import { action, addCommand, type Call, type CliContext } from '../context.js'
 import { promptSecret, readStdinLine } from '../prompt.js'
@@ -15,13 +15,26 @@ async function passwordOf(call: Call<Credentials>): Promise<string> {
   return promptSecret(call.io, 'Password: ', 'a password is needed: --password PASSWORD or --password-stdin')
 }
 
+/**
+ * POST /auth/login. The control plane answers rejected credentials with the spec's `401 unauthorized`; the CLI adds
+ * what that means here, without telling whether the email or the password was wrong.
+ */
+async function logIn(call: Call<Credentials>, email: string, password: string): Promise<Session> {
+  try {
+    return await call.client('public').auth.login(email, password)
+  } catch (error) {
+    if (error instanceof SvcApiError && error.status === 401)
+      throw new SvcError(`${error.message}: the email or password is wrong`, { status: 401, cause: error })
+    throw error
+  }
+}
+
 /** Signs up or logs in, then saves the session (JWT, email, base URL) to the config file. */
 async function startSession(call: Call<Credentials>, kind: 'signup' | 'login') {
   const email = call.options.email!
   const password = await passwordOf(call)
   const settings = call.settings()
-  const auth = call.client('public').auth
-  const session: Session = kind === 'signup' ? await auth.signup(email, password) : await auth.login(email, password)
+  const session: Session = kind === 'signup' ? await call.client('public').auth.signup(email, password) : await logIn(call, email, password)
   const path = writeSession(call.env, { jwt: session.token, email: session.user.email, base_url: settings.baseUrl, environment: settings.environment })
   if (call.out.isJson) return call.out.json(session)
   call.out.line(`${kind === 'signup' ? 'signed up' : 'logged in'} as ${session.user.email} at ${settings.baseUrl}; session saved to ${path}`)

@@ -39,15 +39,16 @@ export function registerMcp(program: Command, ctx: CliContext) {
     .action(async (_options: unknown, command: Command) => {
       const { apiKey, baseUrl, environment } = mcpSettings(command.optsWithGlobals() as GlobalOptions, ctx.env)
       // Loaded here, so other commands do not load the MCP SDK.
-      const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js')
+      const { AnsweringStdioTransport } = await import('../../mcp/stdio-transport.js')
       const { createMcpServer } = await import('../../mcp/server.js')
       const server = createMcpServer({ client: createSvcClient({ baseUrl, apiKey }), environment })
       // The CLI's io is the process's own streams here (processIo); the transport needs them as streams.
       const stdin = ctx.io.stdin as Readable
-      const transport = new StdioServerTransport(stdin, ctx.io.stdout as unknown as Writable)
+      const transport = new AnsweringStdioTransport(stdin, ctx.io.stdout as unknown as Writable)
       const closed = new Promise<void>((resolve) => (server.server.onclose = resolve))
       transport.onerror = (error) => ctx.io.stderr.write(`svc mcp: ${error.message.split('\n')[0]}\n`)
-      stdin.once('end', () => void server.close())
+      // The client hung up: answer the calls it already made (they are still running), then stop.
+      stdin.once('end', () => void transport.answered().then(() => server.close()))
       await server.connect(transport)
       const where = environment === 'development' ? 'Sandbox' : 'live'
       ctx.io.stderr.write(`svc mcp: serving the svc_* tools on stdio for ${baseUrl} (${where} key)\n`)

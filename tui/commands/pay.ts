@@ -32,12 +32,30 @@ function refusalReason(offers: Offer[], maxAmount: string, maxText: string): str
   return undefined
 }
 
+/** True when `body` is a JSON document (`--data '{"a":1}'`). */
+function isJsonText(body: string): boolean {
+  try {
+    JSON.parse(body)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The request headers: `--header`s, plus `content-type: application/json` for a JSON body sent without a content type. */
+function requestHeaders(flags: string[] | undefined, body: string | undefined): Record<string, string> {
+  const headers = parseHeaders(flags)
+  const typed = headers.some(([name]) => name.toLowerCase() === 'content-type')
+  if (body !== undefined && !typed && isJsonText(body)) headers.push(['content-type', 'application/json'])
+  return Object.fromEntries(headers)
+}
+
 /** `svc pay URL`: a buyer paying a gateway URL with the official x402 client (`wrapFetchWithPayment` + ExactEvmScheme). */
 export function registerPay(program: Command, ctx: CliContext) {
   addCommand(program, 'pay', 'request a gateway URL as a buyer and pay its 402 with SVC_EVM_PRIVATE_KEY (the Sandbox USDC)')
     .argument('<url>', 'a gateway URL, e.g. http://weather.dev.localhost:4020/forecast/paris')
     .option('--method <method>', 'HTTP method (default GET, or POST with --data)')
-    .option('--data <body>', 'request body; @FILE reads it from a file')
+    .option('--data <body>', 'request body; @FILE reads it from a file; sent as application/json when it is JSON and no --header gives a content type')
     .option('--header <name:value>', 'a request header; repeatable', (value: string, previous: string[] = []) => [...previous, value])
     .option('--max-amount <usdc>', 'the most one payment may cost, in USDC', '1')
     .action(
@@ -46,9 +64,9 @@ export function registerPay(program: Command, ctx: CliContext) {
         if (!privateKey) throw new UsageError("`svc pay` needs SVC_EVM_PRIVATE_KEY: the buyer's private key (0x and 64 hex digits)")
         if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) throw new UsageError('SVC_EVM_PRIVATE_KEY must be 0x and 64 hex digits')
         const maxAmount = parseDecimalAmount(call.options.maxAmount, '--max-amount')
-        const headers = parseHeaders(call.options.header)
         const { data } = call.options
         const body = data === undefined ? undefined : data.startsWith('@') ? readTextFile(data.slice(1), 'the --data file') : data
+        const headers = requestHeaders(call.options.header, body)
         const method = (call.options.method ?? (body === undefined ? 'GET' : 'POST')).toUpperCase()
         if (!URL.canParse(url!)) throw new UsageError(`not a URL: "${url}"`)
 
@@ -68,7 +86,7 @@ export function registerPay(program: Command, ctx: CliContext) {
 
         let response: Response
         try {
-          response = await pay(url!, { method, headers: Object.fromEntries(headers), body })
+          response = await pay(url!, { method, headers, body })
         } catch (error) {
           if (error instanceof SvcError) throw error
           // Everything else comes from the x402 client: the requirements, the spend controls, the signature.
