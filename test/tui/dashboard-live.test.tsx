@@ -1,9 +1,13 @@
+import { randomBytes } from 'node:crypto'
 import { cleanup, render } from 'ink-testing-library'
 import type { LocalAccount } from 'viem'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
+import { createSvcClient } from '../../sdk/client.js'
+import { newId, nowIso } from '../../server/ids.js'
 import { App } from '../../tui/dashboard/App.js'
 import type { DashboardOptions } from '../../tui/dashboard/model.js'
+import { createSettlementFeed } from '../../tui/dashboard/settlement-feed.js'
 import { payingFetch, startUpstream } from '../gateway/helpers.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { newAccount, waitFor } from '../helpers/payments.js'
@@ -90,4 +94,102 @@ test('the dashboard shows the chain, the wallet, the APIs and a settlement live,
   // `q` ends the app: Ink lets go of stdin.
   stdin.write('q')
   await waitFor(() => stdin.listenerCount('readable') === 0)
+})
+
+/** A seller with one Sandbox API (no endpoints) whose wallet has its first funds. */
+async function sellerWithApi(name: string) {
+  const { jwt, userId } = await t.signup()
+  const asSeller = { jwt, environment: 'development' }
+  const wallet = (await t.call('/sandbox-wallet', asSeller)).body as { address: string }
+  const funded = async () => BigInt((await t.call('/dev/balances', { ...asSeller, body: { address: wallet.address } })).body.usdc_base) > 0n
+  await waitFor(funded, 20_000)
+  const slug = `${name.toLowerCase()}-${process.pid}`
+  const api = await t.call('/apis', { ...asSeller, body: { name, slug, upstream_base_url: upstream.url, pay_to_mode: 'user_wallet', pay_to_address: wallet.address } })
+  expect(api.status).toBe(201)
+  return { jwt, userId, wallet, api: api.body as { id: string } }
+}
+
+/** Settlements as the gateway records them, `count` of them, on the running chain or on an earlier one. */
+async function recordSettlements(seller: { userId: string; api: { id: string }; wallet: { address: string } }, count: number, earlierChain = false) {
+  for (let i = 0; i < count; i++) {
+    await t.server.database.db
+      .insertInto('settlements')
+      .values({
+        id: newId('stl'),
+        api_id: seller.api.id,
+        endpoint_id: null,
+        user_id: seller.userId,
+        environment: 'development',
+        network: services.chain.network,
+        asset: services.chain.usdc.address,
+        amount: '10000',
+        payer: buyer.address,
+        pay_to: seller.wallet.address,
+        transaction: `0x${randomBytes(32).toString('hex')}`,
+        method: 'GET',
+        path: earlierChain ? `/old/${i}` : `/paid/${i}`,
+        created_at: nowIso(),
+        chain_epoch: earlierChain ? 'fedcba9876543210' : services.chain.epoch,
+      })
+      .execute()
+  }
+}
+
+test('"… n more settlements" counts every settlement of the running chain, not one page; those of an earlier chain are left out', async () => {
+  const seller = await sellerWithApi('Counted')
+  await recordSettlements(seller, 3, true)
+  await recordSettlements(seller, 14)
+
+  // The loader: a page of the newest, and the rest counted page by page.
+  const load = createSettlementFeed(createSvcClient({ baseUrl: t.server.sandboxControlUrl, jwt: seller.jwt, environment: 'development' }), { pageSize: 4, countPageSize: 3 })
+  const first = await load()
+  expect(first.newest).toHaveLength(4)
+  expect({ current: first.current, old: first.old }).toEqual({ current: 14, old: 3 })
+
+  // The dashboard in 24 lines: fewer than the settlements; the last line counts the others.
+  const { lastFrame } = render(<App urls={urlsOf()} session={{ jwt: seller.jwt }} refreshMs={200} />)
+  const frame = () => lastFrame() ?? ''
+  await waitFor(() => /… \d+ more settlements/.test(frame()), 15_000)
+  const shown = () => frame().match(/GET \/paid\/\d+/g)?.length ?? 0
+  expect(frame()).toContain(`… ${14 - shown()} more settlements`)
+  expect(frame()).toContain('Settlements  newest first (3 from an earlier chain not shown)')
+  expect(frame()).not.toContain('/old/')
+
+  // One more: the count follows (the rest is counted again when the newest page changed).
+  await recordSettlements(seller, 1)
+  await waitFor(() => frame().includes(`… ${15 - shown()} more settlements`), 15_000)
+  expect((await load()).current).toBe(15)
+})
+
+test('after a login change the faucet line is the new session’s: the previous wallet’s transaction is gone', async () => {
+  const [alice, bob] = [await sellerWithApi('Alice'), await sellerWithApi('Bob')]
+  let current = { jwt: alice.jwt }
+  const { lastFrame, stdin } = render(<App urls={urlsOf()} getSession={() => current} refreshMs={200} />)
+  const frame = () => lastFrame() ?? ''
+  await waitFor(() => frame().includes(alice.wallet.address), 15_000)
+  await waitFor(() => stdin.listenerCount('readable') > 0)
+  stdin.write('f')
+  await waitFor(() => frame().includes('✔ sent 10 ETH and 1,000 USDC'), 15_000)
+
+  // `svc login` as another seller (the CLI's saved session changes).
+  current = { jwt: bob.jwt }
+  await waitFor(() => frame().includes(bob.wallet.address), 15_000)
+  expect(frame()).not.toContain(alice.wallet.address)
+  expect(frame()).not.toContain('✔ sent')
+  expect(frame()).toContain('faucet  press f to send ETH and USDC to this wallet')
+})
+
+test('an idle dashboard draws no frame while its polls find nothing new', async () => {
+  const seller = await sellerWithApi('Idle')
+  let asked = 0
+  const getSession = () => (asked++, { jwt: seller.jwt })
+  const { lastFrame, frames } = render(<App urls={urlsOf()} getSession={getSession} refreshMs={50} />)
+  const frame = () => lastFrame() ?? ''
+  await waitFor(() => /block #\d/.test(frame()) && frame().includes('no endpoints yet') && frame().includes('1,000 USDC') && frame().includes('none yet: paid'), 15_000)
+  // A few periods for the last loads to land, then forty periods (the session is asked once per period): no frame.
+  const from = asked
+  await waitFor(() => asked >= from + 5)
+  const drawn = frames.length
+  await waitFor(() => asked >= from + 45, 15_000)
+  expect(frames.length).toBe(drawn)
 })

@@ -72,4 +72,35 @@ describe.skipIf(!hasTmux)('svc up in a terminal', () => {
     await eventually(session, 'svc up did not exit', () => !running(session), 30_000)
     expect(readFileSync(exitFile, 'utf8').trim()).toBe('0')
   })
+
+  test('with --seed in 80×24: the new API key whole and marked shown once, the gateway, chain manager and facilitator URLs, no line cut', async () => {
+    const session = `svc-up-${process.pid}-seed`
+    const exitFile = join(dir, 'exit-code-seed')
+    const command = [
+      'env',
+      ...ciVariables.flatMap((name) => ['-u', name]),
+      `SVC_CONFIG_DIR=${quote(join(dir, 'config-seed'))}`,
+      quote(process.execPath),
+      quote(svcBin),
+      'up --ephemeral --port 0 --seed fixtures/demo-seed.yaml',
+      `; echo $? > ${quote(exitFile)}`,
+    ].join(' ')
+    expect(tmux('new-session', '-d', '-x', '80', '-y', '24', '-s', session, '-c', repo, command).stderr).toBe('')
+
+    const ready = () => /block #\d/.test(screen(session)) && /1,000 USDC/.test(screen(session)) && screen(session).includes('POST   /echo')
+    await eventually(session, 'no seeded dashboard', ready, 60_000)
+    const frame = screen(session)
+    expect(frame).toMatch(/^New API key \(seed\) {2}shown once: copy it now/m)
+    expect(frame).toMatch(/^ {2}svc_sandbox_[\w-]{32} {2}demo automation \(development\)$/m)
+    expect(frame).toMatch(/^ {2}Demo Weather {2}http:\/\/weather\.dev\.localhost:\d+$/m)
+    expect(frame).toMatch(/^ {2}chain manager http:\/\/127\.0\.0\.1:\d+ · facilitator http:\/\/127\.0\.0\.1:\d+$/m)
+    expect(frame).toMatch(/ svc verify-email [0-9a-f]{48}$/m)
+    expect(frame).toMatch(/ f {2}fund wallet · {2}r {2}refresh · {2}q {2}quit$/m)
+    // Ink cuts a line that does not fit with "…": none is.
+    for (const line of frame.split('\n')) expect(line, line).not.toMatch(/…$/)
+
+    tmux('send-keys', '-t', session, 'q')
+    await eventually(session, 'svc up did not exit', () => !running(session), 30_000)
+    expect(readFileSync(exitFile, 'utf8').trim()).toBe('0')
+  })
 })

@@ -3,7 +3,6 @@ import { createServer, type AddressInfo } from 'node:net'
 import { Box, Text } from 'ink'
 import { cleanup, render } from 'ink-testing-library'
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import type { Endpoint, Settlement } from '../../sdk/types.js'
 import { App } from '../../tui/dashboard/App.js'
 import { ApisPanel } from '../../tui/dashboard/components/ApisPanel.js'
 import { ChainPanel } from '../../tui/dashboard/components/ChainPanel.js'
@@ -18,60 +17,11 @@ import { useWindowSize } from '../../tui/dashboard/hooks/use-window-size.js'
 import { allocateRows } from '../../tui/dashboard/layout.js'
 import type { DashboardOptions } from '../../tui/dashboard/model.js'
 import { waitFor } from '../helpers/payments.js'
+import { address, apiOf, endpoint, feedOf, linesOf, now, renderAt, settlement, txHash, usdc } from './dashboard-fixtures.js'
 
 afterEach(() => cleanup())
 
-const usdc = '0x0000000000000000000000000000000000c0ffee'
-const address = '0x08210FdadC4fF91A92A3D49561109bD86BfDA6Ed'
 const privateKey = '0xd223b7e0a9c5f4a6e1b2c3d4e5f60718293a4b5c6d7e8f9012345678abcd0d01'
-const txHash = `0x${'ab12'.repeat(16)}`
-const now = Date.parse('2026-01-01T12:00:00Z')
-
-/** The frame's lines, trailing spaces removed. */
-const linesOf = (frame: string | undefined) => (frame ?? '').split('\n').map((line) => line.trimEnd())
-
-/** Renders `node` in a box `width` columns wide, as the dashboard lays it out in a terminal that wide. */
-const renderAt = (width: number, node: React.ReactNode) => render(<Box width={width}>{node}</Box>)
-
-function endpoint(overrides: Partial<Endpoint>): Endpoint {
-  return {
-    id: `ep_${Math.random().toString(36).slice(2)}`,
-    api_id: 'api_1',
-    method: 'GET',
-    path_pattern: '/weather/{city}',
-    accepts: [{ scheme: 'exact', network: 'eip155:845320402', asset: usdc, amount: '10000', max_timeout_seconds: 300, extra: {} }],
-    request_schema: null,
-    response_schema: null,
-    schema_source: 'manual',
-    enabled: true,
-    description: null,
-    ttl: null,
-    expires_at: null,
-    created_at: '2026-01-01T11:00:00.000Z',
-    updated_at: '2026-01-01T11:00:00.000Z',
-    ...overrides,
-  }
-}
-
-function settlement(id: string, createdAt: string, path: string): Settlement {
-  return {
-    id,
-    api_id: 'api_1',
-    endpoint_id: 'ep_1',
-    environment: 'development',
-    network: 'eip155:845320402',
-    asset: usdc,
-    amount: '25000',
-    payer: '0x1234567890abcdef1234567890abcdef1234abcd',
-    pay_to: address,
-    transaction: txHash,
-    method: 'GET',
-    path,
-    created_at: createdAt,
-    chain_epoch: '0123456789abcdef',
-    old_chain: false,
-  }
-}
 
 describe('format helpers', () => {
   test('long hex is shortened to 0x1234…abcd; amounts are in whole units', () => {
@@ -159,23 +109,23 @@ describe('FaucetLine', () => {
 describe('ApisPanel', () => {
   const apis = [
     {
-      api: { id: 'api_1', name: 'Weather', slug: 'weather' },
+      api: apiOf('api_1', 'Weather', 'weather'),
       endpoints: [
         endpoint({ path_pattern: '/weather/{city}' }),
         endpoint({ method: 'POST', path_pattern: '/forecast', accepts: [{ ...endpoint({}).accepts[0]!, amount: '1500000' }], ttl: 300, expires_at: new Date(now + 245_000).toISOString(), enabled: false }),
       ],
     },
-    { api: { id: 'api_2', name: 'Empty', slug: 'empty' }, endpoints: [] },
+    { api: apiOf('api_2', 'Empty', 'empty'), endpoints: [] },
   ]
 
-  test('lists each API with its endpoints: method, path, price in USDC, ttl countdown, enabled', () => {
+  test('lists each API with its gateway URL and its endpoints: method, path, price in USDC, ttl countdown, enabled', () => {
     const { lastFrame, rerender } = renderAt(100, <ApisPanel loggedIn apis={{ data: apis }} usdc={usdc} now={now} width={100} />)
     expect(linesOf(lastFrame())).toEqual([
       'APIs & endpoints  2 APIs, 2 endpoints',
-      '  Weather (weather)',
+      '  Weather  http://weather.dev.localhost:4020',
       '    GET    /weather/{city}                                       0.01 USDC       no ttl      on',
       '    POST   /forecast                                             1.5 USDC        ttl 4m05s   off',
-      '  Empty (empty)',
+      '  Empty  http://empty.dev.localhost:4020',
       '    no endpoints yet',
     ])
     // A minute later the countdown has moved.
@@ -214,7 +164,7 @@ describe('SettlementsPanel', () => {
   ]
 
   test('newest first: time, method and path, amount in USDC, payer and transaction shortened', () => {
-    const { lastFrame } = renderAt(100, <SettlementsPanel loggedIn settlements={{ data: settlements }} usdc={usdc} width={100} />)
+    const { lastFrame } = renderAt(100, <SettlementsPanel loggedIn settlements={{ data: feedOf(settlements) }} usdc={usdc} width={100} />)
     const lines = linesOf(lastFrame())
     expect(lines[0]).toBe('Settlements  newest first')
     expect(lines.slice(1).map((line) => /\/weather\/\w+/.exec(line)?.[0])).toEqual(['/weather/Paris', '/weather/Rome', '/weather/Oslo'])
@@ -222,7 +172,7 @@ describe('SettlementsPanel', () => {
   })
 
   test('empty and not logged in', () => {
-    expect(render(<SettlementsPanel loggedIn settlements={{ data: [] }} usdc={usdc} width={100} />).lastFrame()).toContain('none yet')
+    expect(render(<SettlementsPanel loggedIn settlements={{ data: feedOf([]) }} usdc={usdc} width={100} />).lastFrame()).toContain('none yet')
     expect(render(<SettlementsPanel loggedIn={false} settlements={{}} usdc={usdc} width={100} />).lastFrame()).toContain('`svc signup --sandbox`')
   })
 })
@@ -239,7 +189,7 @@ describe('OutboxPanel', () => {
 describe('at 80 columns', () => {
   test('every panel fits: long paths and addresses are cut, hex is shortened', () => {
     const long = '/a/very/long/path/that/does/not/fit/in/eighty/columns/{id}/and/more/segments'
-    const apis = [{ api: { id: 'api_1', name: 'An API with a rather long display name that goes on', slug: 'long-slug' }, endpoints: [endpoint({ path_pattern: long, ttl: 60, expires_at: new Date(now + 59_000).toISOString() })] }]
+    const apis = [{ api: apiOf('api_1', 'An API with a rather long display name that goes on', 'long-slug'), endpoints: [endpoint({ path_pattern: long, ttl: 60, expires_at: new Date(now + 59_000).toISOString() })] }]
     const settlements = [settlement('stl_1', '2026-01-01T11:00:00.000Z', long)]
     const outbox = [{ id: 1, to: 'somebody.with.a.very.long.address@subdomain.example.test', subject: 'Verify', body: '', token: 'x'.repeat(32), created_at: '2026-01-01T11:00:00.000Z' }]
     const wallet = { data: { wallet: { address, private_key_redacted: '0xd223…0d01' }, balances: { eth_wei: '0x0', usdc_base: '0x0' } } }
@@ -248,7 +198,7 @@ describe('at 80 columns', () => {
       <Box flexDirection="column">
         <WalletPanel loggedIn wallet={wallet} faucet={{ status: 'funded', result: { funded: { eth_wei: '0x8ac7230489e80000', usdc_base: '0x3b9aca00' }, transactions: { usdc: txHash } } }} width={80} />
         <ApisPanel loggedIn apis={{ data: apis }} usdc={usdc} now={now} width={80} />
-        <SettlementsPanel loggedIn settlements={{ data: settlements }} usdc={usdc} width={80} />
+        <SettlementsPanel loggedIn settlements={{ data: feedOf(settlements) }} usdc={usdc} width={80} />
         <OutboxPanel outbox={{ data: outbox }} width={80} />
         <HelpBar faucet />
       </Box>,
@@ -256,7 +206,8 @@ describe('at 80 columns', () => {
     const lines = linesOf(lastFrame())
     expect(lines).toHaveLength(3 + 3 + 2 + 2 + 1)
     for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(80)
-    expect(lines[4]).toBe('  An API with a rather long display name that goes on (long-slug)')
+    // The name is cut, the gateway URL never.
+    expect(lines[4]).toBe('  An API with a rather long display name t…  http://long-slug.dev.localhost:4020')
     expect(lines[5]).toMatch(/^ {4}GET {4}\/a\/very\/long\/path\/that\/does\/not… {2}0\.01 USDC {7}ttl 59s {5}on$/)
     expect(lines[7]).toContain('from 0x1234…abcd  tx 0xab12…ab12')
     expect(lines[9]).toContain(`svc verify-email ${'x'.repeat(32)}`)

@@ -125,7 +125,9 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         const stopOnSignal = () => void (running && sandbox.stop().then(() => process.exit(0)))
         for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.once(signal, stopOnSignal)
         void parentGone?.then(stopOnSignal)
-        await runDashboard({ urls: readyLine(sandbox), session: seed ? { jwt: seed.jwt } : undefined, getSession: savedSession })
+        // The seed's new keys are shown once: in the dashboard, as --no-tui and --json print them.
+        const newKeys = seed?.keys.flatMap(({ name, environment, key }) => (key ? [{ name, environment, key }] : []))
+        await runDashboard({ urls: readyLine(sandbox), session: seed ? { jwt: seed.jwt } : undefined, getSession: savedSession, newKeys })
         running = false
         for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.off(signal, stopOnSignal)
         holding = false

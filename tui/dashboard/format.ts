@@ -66,3 +66,9 @@ export function fit(text: string, width: number, pad = false): string {
   const cut = text.length > width ? `${text.slice(0, Math.max(0, width - 1))}…` : text
   return pad ? cut.padEnd(width) : cut
 }
+
+/** The first of `choices` (the fullest first) that fits `width` columns; else the last one, cut to `width`. */
+export function fitFirst(choices: readonly string[], width: number): string {
+  const fitting = choices.find((choice) => choice.length <= width)
+  return fitting ?? fit(choices.at(-1) ?? '', width)
+}

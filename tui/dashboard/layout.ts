@@ -19,12 +19,13 @@ export function allocateRows(budget: number, wants: number[]): number[] {
 }
 
 /**
- * The items a list of `rows` lines shows, and how many are left out (for "… n more" on the last line). No lines: no
- * items and nothing to say (the panel's title gives the count).
+ * The items a list of `rows` lines shows, and how many are left out (for "… n more" on the last line). `items` may be
+ * the first of a longer list of `total` (a page): those not loaded count as left out too. No lines: no items and
+ * nothing to say (the panel's title gives the count).
  */
-export function visibleItems<T>(items: T[], rows: number): { shown: T[]; hidden: number } {
+export function visibleItems<T>(items: T[], rows: number, total = items.length): { shown: T[]; hidden: number } {
   if (rows <= 0) return { shown: [], hidden: 0 }
-  if (items.length <= rows) return { shown: items, hidden: 0 }
-  const shown = items.slice(0, Math.max(0, rows - 1))
-  return { shown, hidden: items.length - shown.length }
+  const all = Math.max(total, items.length)
+  const shown = all <= rows ? items : items.slice(0, Math.max(0, rows - 1))
+  return { shown, hidden: all - shown.length }
 }

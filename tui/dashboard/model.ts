@@ -9,7 +9,16 @@ export type ChainInfo = { blockNumber: bigint }
 export type WalletView = Pick<SandboxWallet, 'address' | 'private_key_redacted'>
 export type WalletData = { wallet: WalletView; balances: Pick<Balances, 'eth_wei' | 'usdc_base'> }
 
-export type ApiWithEndpoints = { api: Pick<Api, 'id' | 'name' | 'slug'>; endpoints: Endpoint[] }
+export type ApiWithEndpoints = { api: Pick<Api, 'id' | 'name' | 'slug' | 'gateway_url'>; endpoints: Endpoint[] }
+
+/**
+ * The settlements panel's data: the newest settlements (a page, any chain), and how many there are in all, on the
+ * running chain (`current`) and on earlier ones (`old`), so "… n more" counts what the page left out too.
+ */
+export type SettlementFeed = { newest: Settlement[]; current: number; old: number }
+
+/** An API key made by `svc up --seed`, with its secret: the only time it is shown (svc keeps its hash). */
+export type NewApiKey = { name: string; environment: string; key: string }
 
 export type FaucetState =
   | { status: 'idle' }
@@ -34,7 +43,12 @@ export type DashboardOptions = {
   session?: { jwt: string } | undefined
   /** Asked at every refresh for the current session (e.g. the CLI's saved login): a login made after start shows up. */
   getSession?: (() => { jwt: string } | undefined) | undefined
-  /** Refresh period for live data. @defaultValue 1000 */
+  /** API keys `svc up --seed` made: their secrets are shown once, here (and in the --no-tui / --json output). @defaultValue none */
+  newKeys?: NewApiKey[] | undefined
+  /**
+   * Refresh period for live data: the chain's block; balances and settlements within a period of a new block; APIs,
+   * endpoints and mails within one while they change, within three when they have not for a while. @defaultValue 1000
+   */
   refreshMs?: number
 }
 

@@ -1,5 +1,6 @@
 import { Text } from 'ink'
-import { loginHint } from '../errors.js'
+import { memo } from 'react'
+import { loginHints } from '../errors.js'
 import { fit, formatPrice, formatTtl } from '../format.js'
 import { visibleItems } from '../layout.js'
 import type { ApiWithEndpoints, Loadable } from '../model.js'
@@ -33,25 +34,30 @@ export function apisPanelWants({ loggedIn, apis }: Pick<ApisPanelProps, 'loggedI
 
 const col = { method: 7, price: 14, ttl: 10, enabled: 3 }
 
-/** The seller's Sandbox APIs, each with its endpoints: method, path, price, ttl countdown and whether it is enabled. */
-export function ApisPanel({ loggedIn, apis, usdc, now, width, rows }: ApisPanelProps) {
+/** Whether an endpoint counts down to its expiry: the panel then needs a `now` that moves. */
+export function apisPanelCountsDown(apis: Loadable<ApiWithEndpoints[]>): boolean {
+  return apis.data?.some(({ endpoints }) => endpoints.some((endpoint) => endpoint.expires_at !== null)) ?? false
+}
+
+/**
+ * The seller's Sandbox APIs, each with its gateway URL and its endpoints: method, path, price, ttl countdown and
+ * whether it is enabled.
+ */
+export const ApisPanel = memo(function ApisPanel({ loggedIn, apis, usdc, now, width, rows }: ApisPanelProps) {
   const title = 'APIs & endpoints'
-  if (!loggedIn) return <Panel title={title} summary={loginHint} />
+  if (!loggedIn) return <Panel title={title} summary={loginHints} width={width} />
   if (apis.error) return <Panel title={title}>{rows === 0 ? null : <ErrorLine message={apis.error} />}</Panel>
   if (!apis.data) return <Panel title={title} summary="loading…" />
   const endpointCount = apis.data.reduce((n, { endpoints }) => n + endpoints.length, 0)
   const summary = `${apis.data.length} API${apis.data.length === 1 ? '' : 's'}, ${endpointCount} endpoint${endpointCount === 1 ? '' : 's'}`
-  if (!apis.data.length) return <Panel title={title} summary="none yet: `svc apis create --sandbox …`, then `svc endpoints add …`" />
+  if (!apis.data.length) return <Panel title={title} summary={emptyHints} width={width} />
   const { shown, hidden } = visibleItems(items(apis.data), rows ?? Number.POSITIVE_INFINITY)
   const pathWidth = Math.max(8, width - 8 - col.method - col.price - col.ttl - col.enabled - 6)
   return (
     <Panel title={title} summary={summary}>
       {shown.map((item, i) =>
         item.kind === 'api' ? (
-          <Line key={`api-${item.entry.api.id}`}>
-            <Text bold>{item.entry.api.name}</Text>
-            <Text dimColor>{` (${item.entry.api.slug})`}</Text>
-          </Line>
+          <ApiLine key={`api-${item.entry.api.id}`} api={item.entry.api} width={width} />
         ) : item.kind === 'none' ? (
           <Line key={`none-${i}`} dim>
             {'  no endpoints yet'}
@@ -70,6 +76,19 @@ export function ApisPanel({ loggedIn, apis, usdc, now, width, rows }: ApisPanelP
       )}
       <MoreLine hidden={hidden} what="lines" />
     </Panel>
+  )
+})
+
+const emptyHints = ['none yet: `svc apis create --sandbox …`, then `svc endpoints add …`', 'none yet: `svc apis create --sandbox …`', 'none yet']
+
+/** An API's name, cut to leave room for its whole gateway URL (where buyers call it). */
+function ApiLine({ api, width }: { api: ApiWithEndpoints['api']; width: number }) {
+  const nameWidth = Math.max(12, width - 2 - 2 - api.gateway_url.length)
+  return (
+    <Line>
+      <Text bold>{fit(api.name, nameWidth)}</Text>
+      <Text dimColor>{`  ${api.gateway_url}`}</Text>
+    </Line>
   )
 }
 

@@ -1,4 +1,5 @@
 import { Text } from 'ink'
+import { memo } from 'react'
 import type { ChainInfo, Loadable } from '../model.js'
 
 export type ChainPanelProps = {
@@ -9,7 +10,7 @@ export type ChainPanelProps = {
 }
 
 /** One line: `chain 845320402 (eip155:845320402) · block #12 · RPC http://…`, or the chain id and the RPC's error. */
-export function ChainPanel({ chainId, network, rpcUrl, chain }: ChainPanelProps) {
+export const ChainPanel = memo(function ChainPanel({ chainId, network, rpcUrl, chain }: ChainPanelProps) {
   const { data, error } = chain
   return (
     <Text wrap="truncate-end">
@@ -25,4 +26,4 @@ export function ChainPanel({ chainId, network, rpcUrl, chain }: ChainPanelProps)
       )}
     </Text>
   )
-}
+})

@@ -1,23 +1,60 @@
-import { Text } from 'ink'
-import { Fragment } from 'react'
+import { Box, Text } from 'ink'
+import { Fragment, memo } from 'react'
 
 export type HelpBarProps = {
   /** Show the faucet key (it needs a session). */
   faucet: boolean
+  /** Columns of the terminal: keys that do not fit go on another line, never cut. @defaultValue one line */
+  width?: number | undefined
 }
 
-/** The keys, on the last line. */
-export function HelpBar({ faucet }: HelpBarProps) {
-  const keys: [string, string][] = [...(faucet ? ([['f', 'fund wallet']] as [string, string][]) : []), ['r', 'refresh'], ['q', 'quit']]
-  return (
-    <Text wrap="truncate-end">
-      {keys.map(([key, what], i) => (
-        <Fragment key={key}>
-          {i > 0 ? <Text dimColor>{' · '}</Text> : null}
-          <Text bold inverse>{` ${key} `}</Text>
-          <Text>{` ${what}`}</Text>
-        </Fragment>
-      ))}
-    </Text>
-  )
+type Key = readonly [key: string, what: string]
+
+const separator = ' · '
+/** ` f ` then ` fund wallet`. */
+const widthOf = ([key, what]: Key) => key.length + 2 + 1 + what.length
+
+function keysOf(faucet: boolean): Key[] {
+  return [...(faucet ? [['f', 'fund wallet'] as const] : []), ['r', 'refresh'], ['q', 'quit']]
 }
+
+/** The keys in lines of at most `width` columns, in order (a key wider than a line gets a line of its own). */
+function wrapKeys(keys: Key[], width: number): Key[][] {
+  const lines: Key[][] = []
+  let used = 0
+  for (const key of keys) {
+    const line = lines.at(-1)
+    if (line && used + separator.length + widthOf(key) <= width) {
+      line.push(key)
+      used += separator.length + widthOf(key)
+    } else {
+      lines.push([key])
+      used = widthOf(key)
+    }
+  }
+  return lines
+}
+
+/** Lines the help bar takes at `width` columns. */
+export function helpBarLines({ faucet, width = Number.POSITIVE_INFINITY }: HelpBarProps): number {
+  return wrapKeys(keysOf(faucet), width).length
+}
+
+/** The keys, on the last line (or lines, in a terminal too narrow for them). */
+export const HelpBar = memo(function HelpBar({ faucet, width = Number.POSITIVE_INFINITY }: HelpBarProps) {
+  return (
+    <Box flexDirection="column">
+      {wrapKeys(keysOf(faucet), width).map((line) => (
+        <Text key={line.map(([key]) => key).join('')} wrap="truncate-end">
+          {line.map(([key, what], i) => (
+            <Fragment key={key}>
+              {i > 0 ? <Text dimColor>{separator}</Text> : null}
+              <Text bold inverse>{` ${key} `}</Text>
+              <Text>{` ${what}`}</Text>
+            </Fragment>
+          ))}
+        </Text>
+      ))}
+    </Box>
+  )
+})

@@ -1,4 +1,5 @@
 import { Text } from 'ink'
+import { memo } from 'react'
 import { fit, formatClock } from '../format.js'
 import { visibleItems } from '../layout.js'
 import type { Loadable, OutboxMessage } from '../model.js'
@@ -16,25 +17,31 @@ export function outboxPanelWants({ outbox }: Pick<OutboxPanelProps, 'outbox'>): 
   return outbox.error || !outbox.data?.length ? 1 : outbox.data.length
 }
 
-/** The local outbox, newest first: when, to whom, and the command that verifies the address (or the subject). */
-export function OutboxPanel({ outbox, width, rows }: OutboxPanelProps) {
+const commandOf = (token: string) => `svc verify-email ${token}`
+
+/** The local outbox, newest first: when (if there is room), to whom, and the command that verifies the address (or the subject). */
+export const OutboxPanel = memo(function OutboxPanel({ outbox, width, rows }: OutboxPanelProps) {
   const title = 'Outbox'
   if (outbox.error) return <Panel title={title}>{rows === 0 ? null : <ErrorLine message={outbox.error} />}</Panel>
   if (!outbox.data) return <Panel title={title} summary="loading…" />
   if (!outbox.data.length) return <Panel title={title} summary="no mails yet (verification mails of `svc signup` land here)" />
   const { shown, hidden } = visibleItems(outbox.data, rows ?? Number.POSITIVE_INFINITY)
-  // Room for the time and `svc verify-email` with a whole token (32 characters) first; the address gets the rest.
-  const toWidth = Math.min(32, Math.max(10, width - 2 - 8 - 2 - 2 - 49))
+  // The `svc verify-email` command is whole first (a cut token verifies nothing); the address gets what is left, at
+  // least 10 columns, and the time only when there is room for both.
+  const command = Math.max(0, ...shown.map((m) => (m.token ? commandOf(m.token).length : 0)))
+  const room = width - 2 - 2 - command
+  const showTime = room - 10 >= 10
+  const toWidth = Math.min(32, Math.max(10, room - (showTime ? 10 : 0)))
   return (
     <Panel title={title} summary="verification mails, newest first">
       {shown.map((m) => (
         <Line key={m.id}>
-          <Text dimColor>{formatClock(m.created_at)}</Text>
-          <Text>{`  ${fit(m.to, toWidth, true)}`}</Text>
-          {m.token ? <Text color="yellow">{`  svc verify-email ${m.token}`}</Text> : <Text>{`  ${m.subject}`}</Text>}
+          {showTime ? <Text dimColor>{`${formatClock(m.created_at)}  `}</Text> : null}
+          <Text>{fit(m.to, toWidth, true)}</Text>
+          {m.token ? <Text color="yellow">{`  ${commandOf(m.token)}`}</Text> : <Text>{`  ${m.subject}`}</Text>}
         </Line>
       ))}
       <MoreLine hidden={hidden} what="mails" />
     </Panel>
   )
-}
+})

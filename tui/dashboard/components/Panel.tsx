@@ -1,18 +1,25 @@
 import { Box, Text } from 'ink'
 import type { ReactNode } from 'react'
+import { fitFirst } from '../format.js'
 
 export type PanelProps = {
   title: string
-  /** Dim text after the title, on the same line. */
-  summary?: string | undefined
+  /**
+   * Dim text after the title, on the same line; several: the fullest first, the first that fits `width` is shown (a
+   * hint is shortened rather than cut).
+   */
+  summary?: string | readonly string[] | undefined
+  /** Columns of the terminal, for a `summary` with several forms. @defaultValue the first form is shown */
+  width?: number | undefined
   children?: ReactNode
 }
 
 /** A titled section: one title line, then its lines (each cut to the width, never wrapped). */
-export function Panel({ title, summary, children }: PanelProps) {
+export function Panel({ title, summary, width, children }: PanelProps) {
+  const text = typeof summary === 'string' || summary === undefined ? summary : fitFirst(summary, (width ?? Number.POSITIVE_INFINITY) - title.length - 2)
   return (
     <Box flexDirection="column">
-      <TitleLine title={title}>{summary ? <Text dimColor>{summary}</Text> : null}</TitleLine>
+      <TitleLine title={title}>{text ? <Text dimColor>{text}</Text> : null}</TitleLine>
       {children}
     </Box>
   )

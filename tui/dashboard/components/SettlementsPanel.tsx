@@ -1,13 +1,15 @@
 import { Text } from 'ink'
-import { loginHint } from '../errors.js'
+import { memo } from 'react'
+import { loginHints } from '../errors.js'
 import { fit, formatClock, formatPrice, shortHex } from '../format.js'
 import { visibleItems } from '../layout.js'
-import type { Loadable, Settlement } from '../model.js'
+import type { Loadable, Settlement, SettlementFeed } from '../model.js'
 import { ErrorLine, Line, MoreLine, Panel } from './Panel.js'
 
 export type SettlementsPanelProps = {
   loggedIn: boolean
-  settlements: Loadable<Settlement[]>
+  /** The newest settlements and how many there are in all: "… n more" counts those the page left out too. */
+  settlements: Loadable<SettlementFeed>
   /** The sandbox USDC's address: amounts in it are shown in USDC. */
   usdc: string
   width: number
@@ -17,7 +19,7 @@ export type SettlementsPanelProps = {
 
 /** Lines the list wants: one per settlement; one for an error or an empty list. */
 export function settlementsPanelWants({ loggedIn, settlements }: Pick<SettlementsPanelProps, 'loggedIn' | 'settlements'>): number {
-  const current = settlements.data?.filter((s) => !s.old_chain).length ?? 0
+  const current = settlements.data?.current ?? 0
   return !loggedIn || settlements.error || current === 0 ? 1 : current
 }
 
@@ -28,24 +30,27 @@ function newestFirst(settlements: Settlement[]): Settlement[] {
 
 const col = { time: 8, amount: 13, payer: 16, tx: 14 }
 
-/** The seller's latest Sandbox settlements, newest first: time, method and path, amount, payer and transaction. */
-export function SettlementsPanel({ loggedIn, settlements, usdc, width, rows }: SettlementsPanelProps) {
+/**
+ * The seller's latest Sandbox settlements on the running chain, newest first: time, method and path, amount, payer
+ * and transaction. Those of an earlier chain are only counted.
+ */
+export const SettlementsPanel = memo(function SettlementsPanel({ loggedIn, settlements, usdc, width, rows }: SettlementsPanelProps) {
   const title = 'Settlements'
-  if (!loggedIn) return <Panel title={title} summary={loginHint} />
+  if (!loggedIn) return <Panel title={title} summary={loginHints} width={width} />
   if (settlements.error) return <Panel title={title}>{rows === 0 ? null : <ErrorLine message={settlements.error} />}</Panel>
   if (!settlements.data) return <Panel title={title} summary="loading…" />
   // Settlements of an earlier chain are not current: their transactions are gone with that chain.
-  const current = settlements.data.filter((s) => !s.old_chain)
-  const old = settlements.data.length - current.length
+  const { newest, current: count, old } = settlements.data
+  const current = newest.filter((s) => !s.old_chain)
   const earlier = old ? ` (${old} from an earlier chain not shown)` : ''
-  if (!current.length) return <Panel title={title} summary={`none yet: paid requests to your Sandbox APIs show here${earlier}`} />
-  const { shown, hidden } = visibleItems(newestFirst(current), rows ?? Number.POSITIVE_INFINITY)
+  if (!count) return <Panel title={title} summary={[`none yet: paid requests to your Sandbox APIs show here${earlier}`, `none yet${earlier}`, 'none yet']} width={width} />
+  const { shown, hidden } = visibleItems(newestFirst(current), rows ?? Number.POSITIVE_INFINITY, count)
   // Narrow terminals drop the transaction, then the payer, before the path gets too short.
   const showTx = width >= 72
   const showPayer = width >= 56
   const pathWidth = Math.max(8, width - 2 - col.time - col.amount - 6 - (showPayer ? col.payer + 2 : 0) - (showTx ? col.tx + 2 : 0))
   return (
-    <Panel title={title} summary={`newest first${earlier}`}>
+    <Panel title={title} summary={[`newest first${earlier}`, 'newest first']} width={width}>
       {shown.map((s) => (
         <Line key={s.id}>
           <Text dimColor>{formatClock(s.created_at)}</Text>
@@ -58,4 +63,4 @@ export function SettlementsPanel({ loggedIn, settlements, usdc, width, rows }: S
       <MoreLine hidden={hidden} what="settlements" />
     </Panel>
   )
-}
+})

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink'
-import { loginHint } from '../errors.js'
+import { memo } from 'react'
+import { loginHints } from '../errors.js'
 import { fitHex, formatEth, formatUsdc } from '../format.js'
 import type { FaucetState, Loadable, WalletData } from '../model.js'
 import { FaucetLine } from './FaucetLine.js'
@@ -19,8 +20,8 @@ const title = 'Sandbox wallet'
  * The seller's Sandbox wallet in three lines: the address (and the redacted key when it fits), the USDC and ETH
  * balances, and the faucet's state. Without a session, one line saying how to log in.
  */
-export function WalletPanel({ loggedIn, wallet, faucet, width }: WalletPanelProps) {
-  if (!loggedIn) return <Panel title={title} summary={loginHint} />
+export const WalletPanel = memo(function WalletPanel({ loggedIn, wallet, faucet, width }: WalletPanelProps) {
+  if (!loggedIn) return <Panel title={title} summary={loginHints} width={width} />
   const { data, error } = wallet
   const room = width - title.length - 2
   const address = data ? fitHex(data.wallet.address, room) : undefined
@@ -48,4 +49,4 @@ export function WalletPanel({ loggedIn, wallet, faucet, width }: WalletPanelProp
       <FaucetLine faucet={faucet} />
     </Box>
   )
-}
+})

@@ -1,8 +1,9 @@
-import { useCallback, useEffect, useMemo, useState } from 'react'
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { createPublicClient, http } from 'viem'
 import { createSvcClient, type SvcClient } from '../../../sdk/client.js'
 import { describeError } from '../errors.js'
-import type { ApiWithEndpoints, ChainInfo, DashboardOptions, FaucetState, Loadable, OutboxMessage, Settlement, WalletData } from '../model.js'
+import type { ApiWithEndpoints, ChainInfo, DashboardOptions, FaucetState, Loadable, OutboxMessage, SettlementFeed, WalletData } from '../model.js'
+import { createSettlementFeed } from '../settlement-feed.js'
 import { useFaucet } from './use-faucet.js'
 import { usePoll } from './use-poll.js'
 
@@ -12,7 +13,7 @@ export type DashboardData = {
   chain: Loadable<ChainInfo>
   wallet: Loadable<WalletData>
   apis: Loadable<ApiWithEndpoints[]>
-  settlements: Loadable<Settlement[]>
+  settlements: Loadable<SettlementFeed>
   outbox: Loadable<OutboxMessage[]>
   faucet: FaucetState
   /** Funds the Sandbox wallet from the faucet. */
@@ -20,9 +21,6 @@ export type DashboardData = {
   /** Polls everything now. */
   refresh(): void
 }
-
-/** Settlements the panel asks for: the newest ones. */
-const settlementLimit = 10
 
 async function loadWallet(client: SvcClient): Promise<WalletData> {
   // Only the address and the redacted key are kept: the private key is dropped here, before any state holds it.
@@ -34,34 +32,54 @@ async function loadWallet(client: SvcClient): Promise<WalletData> {
 async function loadApis(client: SvcClient): Promise<ApiWithEndpoints[]> {
   const apis = await client.apis.list()
   return Promise.all(
-    apis.map(async ({ id, name, slug }) => ({ api: { id, name, slug }, endpoints: await client.endpoints.list(id) })),
+    apis.map(async ({ id, name, slug, gateway_url }) => ({ api: { id, name, slug, gateway_url }, endpoints: await client.endpoints.list(id) })),
   )
 }
 
-/** Every panel's live data, each polled every `refreshMs` against the running sandbox; errors become one line each. */
-export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }: DashboardOptions): DashboardData {
+/** The session's JWT: `session`, else what `getSession` answers, asked again every `periodMs` (a later `svc login` shows up). */
+function useJwt({ session, getSession }: Pick<DashboardOptions, 'session' | 'getSession'>, periodMs: number): string | undefined {
   const [jwt, setJwt] = useState(session?.jwt ?? getSession?.()?.jwt)
+  const current = useRef(jwt)
   useEffect(() => {
     if (!getSession) return
     const timer = setInterval(() => {
       const next = getSession()?.jwt ?? session?.jwt
-      setJwt((current) => (current === next ? current : next))
-    }, refreshMs)
+      // Only a change renders: the same session asked again every second must not redraw the dashboard.
+      if (next !== current.current) setJwt((current.current = next))
+    }, periodMs)
     return () => clearInterval(timer)
-  }, [getSession, session, refreshMs])
+  }, [getSession, session, periodMs])
+  return jwt
+}
+
+/**
+ * Every panel's live data, polled against the running sandbox (the chain every `refreshMs`, the rest as said below);
+ * errors become one line each.
+ * The seller's data belongs to the session: a login change clears it (and the faucet's line) and loads it again.
+ */
+export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }: DashboardOptions): DashboardData {
+  const jwt = useJwt({ session, getSession }, refreshMs)
   const { sandbox_control_url: baseUrl, rpc_url: rpcUrl } = urls
   const seller = useMemo(() => (jwt ? createSvcClient({ baseUrl, jwt, environment: 'development' }) : undefined), [baseUrl, jwt])
   const anyone = useMemo(() => createSvcClient({ baseUrl }), [baseUrl])
   const rpc = useMemo(() => createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: 5_000 }) }), [rpcUrl])
+  const settlementFeed = useMemo(() => seller && createSettlementFeed(seller), [seller])
 
   const describe = useCallback((error: unknown) => describeError(error, { rpcUrl }), [rpcUrl])
   const loadChain = useCallback(async (): Promise<ChainInfo> => ({ blockNumber: await rpc.getBlockNumber({ cacheTime: 0 }) }), [rpc])
 
-  const chain = usePoll(loadChain, refreshMs, describe)
-  const wallet = usePoll(seller && (() => loadWallet(seller)), refreshMs, describe)
-  const apis = usePoll(seller && (() => loadApis(seller)), refreshMs, describe)
-  const settlements = usePoll(seller && (async () => (await seller.settlements.list({ limit: settlementLimit })).settlements), refreshMs, describe)
-  const outbox = usePoll(async () => (await anyone.auth.outbox()).messages, refreshMs, describe)
+  const live = { periodMs: refreshMs, describe }
+  // The chain's block number is the one thing asked every period: balances and settlements only change with a
+  // transaction, which makes a block (Anvil mines each one), so they load when it moves and stay live a few periods
+  // (a settlement is recorded just after its block); else they are asked again only now and then.
+  const chain = usePoll(loadChain, live)
+  const onChain = { ...live, owner: seller, wake: chain.data?.blockNumber, idlePeriodMs: 15 * refreshMs }
+  const wallet = usePoll(seller && (() => loadWallet(seller)), onChain)
+  const settlements = usePoll(settlementFeed, onChain)
+  // APIs, endpoints and mails change through the control plane: every period while they change, else every third.
+  const controlPlane = { ...live, idlePeriodMs: 3 * refreshMs }
+  const apis = usePoll(seller && (() => loadApis(seller)), { ...controlPlane, owner: seller })
+  const outbox = usePoll(async () => (await anyone.auth.outbox()).messages, controlPlane)
 
   const { faucet, fund } = useFaucet(seller, wallet.data?.wallet.address, wallet.refresh)
   const refreshers = [chain.refresh, wallet.refresh, apis.refresh, settlements.refresh, outbox.refresh]

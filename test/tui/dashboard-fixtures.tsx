@@ -1,0 +1,66 @@
+/** Data builders and frame helpers shared by the dashboard's component tests. */
+import { Box } from 'ink'
+import { render } from 'ink-testing-library'
+import type { ReactNode } from 'react'
+import type { Endpoint, Settlement } from '../../sdk/types.js'
+import type { SettlementFeed } from '../../tui/dashboard/model.js'
+
+export const usdc = '0x0000000000000000000000000000000000c0ffee'
+export const address = '0x08210FdadC4fF91A92A3D49561109bD86BfDA6Ed'
+export const txHash = `0x${'ab12'.repeat(16)}`
+export const now = Date.parse('2026-01-01T12:00:00Z')
+
+/** The frame's lines, trailing spaces removed. */
+export const linesOf = (frame: string | undefined) => (frame ?? '').split('\n').map((line) => line.trimEnd())
+
+/** Renders `node` in a box `width` columns wide, as the dashboard lays it out in a terminal that wide. */
+export const renderAt = (width: number, node: ReactNode) => render(<Box width={width}>{node}</Box>)
+
+export function endpoint(overrides: Partial<Endpoint>): Endpoint {
+  return {
+    id: `ep_${Math.random().toString(36).slice(2)}`,
+    api_id: 'api_1',
+    method: 'GET',
+    path_pattern: '/weather/{city}',
+    accepts: [{ scheme: 'exact', network: 'eip155:845320402', asset: usdc, amount: '10000', max_timeout_seconds: 300, extra: {} }],
+    request_schema: null,
+    response_schema: null,
+    schema_source: 'manual',
+    enabled: true,
+    description: null,
+    ttl: null,
+    expires_at: null,
+    created_at: '2026-01-01T11:00:00.000Z',
+    updated_at: '2026-01-01T11:00:00.000Z',
+    ...overrides,
+  }
+}
+
+/** A whole list of settlements as the panel gets it (the page is all there is). */
+export function feedOf(settlements: Settlement[]): SettlementFeed {
+  const old = settlements.filter((s) => s.old_chain).length
+  return { newest: settlements, current: settlements.length - old, old }
+}
+
+/** An API as GET /apis answers it, gateway URL included. */
+export const apiOf = (id: string, name: string, slug: string) => ({ id, name, slug, gateway_url: `http://${slug}.dev.localhost:4020` })
+
+export function settlement(id: string, createdAt: string, path: string): Settlement {
+  return {
+    id,
+    api_id: 'api_1',
+    endpoint_id: 'ep_1',
+    environment: 'development',
+    network: 'eip155:845320402',
+    asset: usdc,
+    amount: '25000',
+    payer: '0x1234567890abcdef1234567890abcdef1234abcd',
+    pay_to: address,
+    transaction: txHash,
+    method: 'GET',
+    path,
+    created_at: createdAt,
+    chain_epoch: '0123456789abcdef',
+    old_chain: false,
+  }
+}
