@@ -43,11 +43,13 @@ export type NewEndpoint = {
  * source is `withSchemas` (`manual` for POST, `openapi` for import); without, they are inferred (`inferred`).
  */
 export async function newEndpointRow(api: ApiRow, input: NewEndpoint, withSchemas: 'manual' | 'openapi'): Promise<EndpointRow> {
+  // The time of the request, taken before inference: an import infers several at once, and its endpoints keep the
+  // order of its operations (lists order by created_at, then by insertion).
+  const now = new Date()
   const given = input.request_schema != null || input.response_schema != null
   const schemas = given
     ? { request_schema: input.request_schema ?? null, response_schema: input.response_schema ?? null }
     : await inferSchemas(api.upstream_base_url, input.method, input.path_pattern)
-  const now = new Date()
   return {
     id: newId('ep'),
     api_id: api.id,
