@@ -8,6 +8,7 @@
  *   `HTTPFacilitatorClient` to that facilitator, then a streaming proxy (undici) to the upstream.
  */
 import '../../core/polyfill.js'
+import { EventEmitter } from 'node:events'
 import express from 'express'
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
@@ -40,7 +41,8 @@ if (config.kind === 'svc') {
     facilitatorUrl: config.facilitatorUrl,
     rpcUrl: config.rpcUrl,
     chainManagerUrl: config.chainManagerUrl,
-    chain: { usdc: config.usdc },
+    // The chain's events (a restart) and epoch, as the server reads them; the bench's chain does not restart.
+    chain: Object.assign(new EventEmitter(), { usdc: config.usdc, epoch: 'bench' }),
     stop: async () => {},
   } as unknown as ChainServices
   const server = await startServer({ chain, autoVerify: true, log: () => {} })
