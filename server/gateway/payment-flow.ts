@@ -10,7 +10,7 @@ import type { GatewayRequest } from './gateway-request.js'
 import { openGatewayStore, type GatewayStore } from './gateway-store.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from './payment-outcome.js'
 import { offerFor, paymentRequired, type Offer, type PaidResource } from './payment-required.js'
-import { createPaymentLocks } from './payment-locks.js'
+import { createPaymentLocks, paymentIdentity } from './payment-locks.js'
 import { decodePayment } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
@@ -104,9 +104,10 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     }
     if (!requirements) return requirePayment(attempt, 'the payment matches none of the accepted payment options of this route: fetch a fresh 402 and pay one of its accepts')
 
-    // One request per payment, and one paying request per ephemeral endpoint at a time: the others are not charged.
+    // One request per payment (however it is encoded), and one paying request per ephemeral endpoint at a time: the
+    // others are not charged.
     const ephemeral = route.expiresAt !== null
-    const claim = locks.claim(header, ephemeral ? route.endpoint.id : undefined)
+    const claim = locks.claim(paymentIdentity(decoded.payload, requirements), ephemeral ? route.endpoint.id : undefined)
     if (!claim.ok) return requirePayment(attempt, claim.message)
     let consumed = false
     try {

@@ -1,3 +1,4 @@
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import type { CompiledPattern } from '../../core/path-pattern.js'
 
 /** Frees a claim; `consumed` says an ephemeral endpoint was used up (it stays claimed until it is gone). */
@@ -11,10 +12,10 @@ export type Claim = { ok: true; release: Release } | { ok: false; reason: ClaimR
 
 export type PaymentLocks = {
   /**
-   * Claims a payment (by its header) and, for an ephemeral endpoint, the endpoint. A payment in flight elsewhere or
-   * an ephemeral endpoint another payment holds is refused, and that request is not charged.
+   * Claims a payment (by its {@link paymentIdentity}) and, for an ephemeral endpoint, the endpoint. A payment in
+   * flight elsewhere or an ephemeral endpoint another payment holds is refused, and that request is not charged.
    */
-  claim(paymentHeader: string, ephemeralEndpointId: string | undefined): Claim
+  claim(paymentId: string, ephemeralEndpointId: string | undefined): Claim
   /** Remembers a used-up ephemeral endpoint, so its late buyers hear 410 instead of 404. */
   consumed(apiId: string, pattern: CompiledPattern): void
   wasConsumed(apiId: string, method: string, path: string): boolean
@@ -42,15 +43,15 @@ export function createPaymentLocks(): PaymentLocks {
   const usedUp: { apiId: string; pattern: CompiledPattern; at: number }[] = []
 
   return {
-    claim(paymentHeader, endpointId) {
-      if (payments.has(paymentHeader)) return paymentInUse
+    claim(paymentId, endpointId) {
+      if (payments.has(paymentId)) return paymentInUse
       if (endpointId !== undefined && endpoints.has(endpointId)) return endpointInUse
-      payments.add(paymentHeader)
+      payments.add(paymentId)
       if (endpointId !== undefined) endpoints.add(endpointId)
       return {
         ok: true,
         release(consumed) {
-          payments.delete(paymentHeader)
+          payments.delete(paymentId)
           // A used-up endpoint stays claimed: its row is deleted, and a request still holding the old list is refused.
           if (endpointId === undefined) return
           if (!consumed) endpoints.delete(endpointId)
@@ -68,4 +69,27 @@ export function createPaymentLocks(): PaymentLocks {
       return usedUp.some((entry) => entry.apiId === apiId && entry.pattern.method === method && entry.pattern.regex.test(path))
     },
   }
+}
+
+/**
+ * What makes a payment one payment, whatever its encoding (key order, whitespace, extra fields of the header's JSON):
+ * the network and asset it pays, the payer (`authorization.from`) and the authorization's nonce, hex compared
+ * case-insensitively. A scheme payload without an EIP-3009 authorization is identified by its canonical JSON.
+ */
+export function paymentIdentity(payload: PaymentPayload, requirements: PaymentRequirements): string {
+  const authorization = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization
+  const { from, nonce } = authorization ?? {}
+  const payment = typeof from === 'string' && typeof nonce === 'string' ? [from, nonce] : [canonicalJson(payload.payload)]
+  return [requirements.network, requirements.asset, ...payment].map((part) => part.toLowerCase()).join('|')
+}
+
+/** JSON with object keys sorted, so two encodings of the same value are the same string. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value !== null && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
+      .join(',')}}`
+  return JSON.stringify(value) ?? 'null'
 }
