@@ -63,7 +63,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const store = options.store ?? openGatewayStore(deps.db)
   const table = createEndpointTable(deps.db)
   const servers = createResourceServers(deps)
-  const proxy = createUpstreamProxy(settings)
+  const proxy = createUpstreamProxy({ log: deps.log, ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
   const locks = createPaymentLocks()
 

@@ -8,7 +8,12 @@ export type UpstreamProxyOptions = {
   timeoutMs?: number | undefined
   /** Largest upstream answer the gateway holds while it settles. @defaultValue 10 MiB */
   maxResponseBytes?: number | undefined
+  /** Where an upstream failure's detail goes (its address, the error's text, cut to 300 characters). @defaultValue none */
+  log?: ((message: string) => void) | undefined
 }
+
+/** The longest error text of an upstream failure written to the log. */
+const loggedDetailChars = 300
 
 /** Where a request goes: the upstream's origin and the path (base path + request path + query), sent as is. */
 export type UpstreamTarget = { origin: string; path: string }
@@ -34,7 +39,10 @@ export type UpstreamResponse = {
   done(): void
 }
 
-/** The upstream did not answer usably: 502 (unreachable, reset, too large) or 504 (deadline). */
+/**
+ * The upstream did not answer usably: 502 (unreachable, reset, too large) or 504 (deadline). `error` is for the
+ * buyer: it never names the upstream's address (a buyer who can reach it would skip the paywall); the log has it.
+ */
 export type UpstreamFailure = { ok: false; status: 502 | 504; error: string }
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the ones the gateway owns; never forwarded either way. */
@@ -55,16 +63,18 @@ export type UpstreamProxy = {
 }
 
 export function createUpstreamProxy(options: UpstreamProxyOptions = {}): UpstreamProxy {
-  const { timeoutMs = 30_000, maxResponseBytes = 10 * 1024 * 1024 } = options
+  const { timeoutMs = 30_000, maxResponseBytes = 10 * 1024 * 1024, log } = options
   // Idle upstream connections are kept 4 s (less than Node's 5 s server default) unless the upstream says otherwise.
   const agent = new Agent({ keepAliveTimeout: 4_000, connections: 256, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
   const seconds = `${Math.round(timeoutMs / 100) / 10} s`
 
   function failure(error: unknown, target: UpstreamTarget, timedOut: boolean): UpstreamFailure {
-    if (timedOut || /TIMEOUT/.test(String((error as { code?: string }).code))) return { ok: false, status: 504, error: `the upstream did not answer within ${seconds}` }
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause
-    const detail = cause?.code ?? (error as { code?: string }).code ?? (error as Error).message
-    return { ok: false, status: 502, error: `the upstream at ${target.origin} could not be reached (${detail})` }
+    const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
+    const code = [cause?.code, (error as { code?: unknown }).code].find((value) => typeof value === 'string' && /^[A-Z0-9_]+$/.test(value)) as string | undefined
+    const text = String(cause?.message ?? (error as Error).message ?? error)
+    log?.(`upstream ${target.origin}${target.path.split('?')[0]} failed: ${text.slice(0, loggedDetailChars)}${code ? ` (${code})` : ''}`)
+    if (timedOut || /TIMEOUT/.test(String((error as { code?: unknown }).code))) return { ok: false, status: 504, error: `the upstream did not answer within ${seconds}` }
+    return { ok: false, status: 502, error: `the upstream could not be reached (${code ?? 'no usable answer'})` }
   }
 
   return {

@@ -1,17 +1,24 @@
+import { createServer, type AddressInfo } from 'node:net'
+import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
+import { paidRouteDefaults } from '../../server/gateway/payment-flow.js'
+import { createUpstreamProxy } from '../../server/gateway/upstream-proxy.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { newAccount } from '../helpers/payments.js'
-import { addEndpoint, createApi, errorOf, newSeller, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance } from './helpers.js'
+import { addEndpoint, createApi, errorOf, newSeller, payingFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance } from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
 let upstream: Awaited<ReturnType<typeof startUpstream>>
 let buyer: LocalAccount
+const defaults = { ...paidRouteDefaults }
 
 beforeAll(async () => {
+  // An upstream deadline small enough for a test (30 s in svc).
+  paidRouteDefaults.timeoutMs = 1_000
   services = await startChainServices()
   t = await startTestServer({ chain: services })
   upstream = await startUpstream()
@@ -19,6 +26,7 @@ beforeAll(async () => {
   await services.manager.fund(buyer.address, 'usdc', '100')
 })
 afterAll(async () => {
+  Object.assign(paidRouteDefaults, defaults)
   await t?.stop()
   await upstream?.stop()
   await services?.stop()
@@ -64,5 +72,67 @@ describe('one payment, however it is encoded', () => {
       expect(await errorOf(response)).toBe('this payment is already being used by another request')
     expect(await usdcBalance(services, buyer.address)).toBe(before - 10000n)
     expect(await settlementsOf(api.id)).toHaveLength(1)
+  })
+})
+
+/** A TCP listener that takes connections and drops them at once (an upstream that resets); `close` when done. */
+async function startResetter(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((socket) => socket.destroy()).listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve(undefined))) }
+}
+
+/** A port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+describe("buyer-facing errors never name the upstream's address", () => {
+  test.each([
+    ['is down', 'down', '/weather/x', 502, /^the upstream could not be reached \(ECONNREFUSED\); the payment was not settled$/],
+    ['resets the connection', 'reset', '/weather/x', 502, /^the upstream could not be reached \(\w+\); the payment was not settled$/],
+    ['does not answer in time', 'up', '/slow', 504, /^the upstream did not answer within 1 s; the payment was not settled$/],
+    ['answers 500', 'up', '/status/500', 502, /^the upstream answered 500; the payment was not settled$/],
+    ['answers 503', 'up', '/status/503', 502, /^the upstream answered 503; the payment was not settled$/],
+  ])('when the upstream %s', async (_what, state, path, status, error) => {
+    const resetter = state === 'reset' ? await startResetter() : undefined
+    try {
+      const upstreamUrl = state === 'down' ? `http://127.0.0.1:${await closedPort()}` : (resetter?.url ?? upstream.url)
+      const seller = await newSeller(t)
+      const api = await createApi(t, seller, upstreamUrl)
+      await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern: path, accepts: [sandboxAccept(services)] })
+
+      const response = await payingFetch(services, buyer)(`${api.gateway}${path}`)
+      expect(response.status).toBe(status)
+      const body = await response.text()
+      expect(JSON.parse(body).error).toMatch(error)
+      const { host, port } = new URL(upstreamUrl)
+      expect(body).not.toContain(host)
+      expect(body).not.toContain(port)
+      expect(body).not.toMatch(/127\.0\.0\.1|localhost|\[::1\]/)
+    } finally {
+      await resetter?.close()
+    }
+  })
+
+  test('the log keeps the detail: the address and the error, cut to a bounded length', async () => {
+    const lines: string[] = []
+    const proxy = createUpstreamProxy({ log: (line) => lines.push(line), timeoutMs: 1_000 })
+    const port = await closedPort()
+    const request = { method: 'GET', url: '/x', headers: {}, protocol: 'http', remoteAddress: '127.0.0.1', body: Readable.from([]), signal: new AbortController().signal }
+    try {
+      const answer = await proxy.forward(request, { origin: `http://127.0.0.1:${port}`, path: `/x?${'q'.repeat(5_000)}` })
+      expect(answer).toEqual({ ok: false, status: 502, error: 'the upstream could not be reached (ECONNREFUSED)' })
+    } finally {
+      await proxy.close()
+    }
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain(`127.0.0.1:${port}/x`)
+    expect(lines[0]).toContain('ECONNREFUSED')
+    expect(lines[0]!.length).toBeLessThan(500)
   })
 })
