@@ -51,6 +51,11 @@ export type SandboxChain = EventEmitter<ChainEvents> & {
   readonly mode: 'offline' | 'fork'
   /** The token of the current chain generation. */
   readonly usdc: UsdcInfo
+  /**
+   * True from the moment Anvil exits (or its state is found reset) until the chain is back with its contracts: a
+   * payment cannot be judged meanwhile, and the facilitator answers 503 with Retry-After.
+   */
+  readonly restarting: boolean
   /** Increments every time the chain comes back empty. */
   readonly generation: number
   /**
@@ -105,14 +110,17 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   const emitter = new EventEmitter<ChainEvents>()
   let generation = 0
   let stopping = false
+  let restarting = false
   let recovering: Promise<void> | undefined
 
   function recover(reason: string): Promise<void> {
     recovering ??= (async () => {
+      restarting = true
       try {
         minter.reset()
         ;[usdc, epoch] = await Promise.all([installContracts({ client, testClient, minter }), getOrCreateEpoch({ client, testClient })])
         generation += 1
+        restarting = false
         emitter.emit('restart', { generation, reason, epoch })
       } catch (error) {
         emitter.emit('error', error as Error)
@@ -124,6 +132,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   function watchExit(process: AnvilProcess) {
     process.exited.then(async () => {
       if (stopping || process !== anvil) return
+      restarting = true
       await restartProcess('anvil exited')
     })
   }
@@ -156,6 +165,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     chain: { value: chain, enumerable: true },
     mode: { value: anvilOptions.forkUrl ? 'fork' : 'offline', enumerable: true },
     usdc: { get: () => usdc, enumerable: true },
+    restarting: { get: () => restarting, enumerable: true },
     generation: { get: () => generation, enumerable: true },
     epoch: { get: () => epoch, enumerable: true },
     client: { value: client },

@@ -3,13 +3,17 @@ import { x402Facilitator } from '@x402/core/facilitator'
 import { parsePaymentPayload, parsePaymentRequirements } from '@x402/core/schemas'
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
-import type { Express } from 'express'
+import type { Express, Response } from 'express'
 import { createErrorHandler, createJsonApp, notFoundHandler } from '../core/http.js'
 import type { SandboxChain } from './chain.js'
 import { createRelayerSigner } from './relayer.js'
 
 /** How many settled payloads the facilitator remembers for idempotent answers. */
 const settledMemory = 50_000
+
+/** The Retry-After (seconds) of a 503 while the chain restarts (a restart takes about half a second). */
+const chainRestartRetryAfterSeconds = 1
+const chainUnavailable = 'the Sandbox chain is restarting: retry in a moment'
 
 export type SandboxFacilitator = {
   /** The official x402 facilitator with the exact EVM scheme on the sandbox network only. */
@@ -77,16 +81,41 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
   const app = createJsonApp()
   app.get('/health', (_req, res) => void res.json({ ok: true, network: chain.network, generation: chain.generation }))
   app.get('/supported', (_req, res) => void res.json(facilitator.getSupported()))
+  /**
+   * Whether the chain cannot judge a payment now: it is restarting, or its RPC does not answer (Anvil died and its
+   * exit was not seen yet). Asked before a payment is judged and again when it was refused or failed.
+   */
+  const chainDown = async () => chain.restarting || (await chain.client.getChainId().then(() => false, () => true))
+  /** The facilitator's answer, or a 503 with Retry-After when the chain could not judge the payment. */
+  async function judged<Answer>(judge: () => Promise<Answer>, accepted: (answer: Answer) => boolean): Promise<Answer | 'chain-down'> {
+    if (chain.restarting) return 'chain-down'
+    try {
+      const answer = await judge()
+      if (accepted(answer) || !(await chainDown())) return answer
+    } catch (error) {
+      if (!(await chainDown())) throw error
+    }
+    return 'chain-down'
+  }
+  /** A 503 with Retry-After; `body` keeps the verdict's shape, so x402's client raises a Verify/SettleError (status 503). */
+  const unavailable = (res: Response, body: object) =>
+    void res.status(503).set('retry-after', String(chainRestartRetryAfterSeconds)).json({ error: chainUnavailable, ...body })
+
   app.post('/verify', async (req, res) => {
     const parsed = parseRequest(req.body)
     if ('error' in parsed) return void res.status(400).json({ error: parsed.error, isValid: false, invalidReason: parsed.reason })
-    res.json(await verify(parsed.payload, parsed.requirements))
+    const answer = await judged(() => verify(parsed.payload, parsed.requirements), (verified) => verified.isValid)
+    if (answer === 'chain-down') return unavailable(res, { isValid: false, invalidReason: 'chain_unavailable', invalidMessage: chainUnavailable })
+    res.json(answer)
   })
   app.post('/settle', async (req, res) => {
     const parsed = parseRequest(req.body)
     if ('error' in parsed)
       return void res.status(400).json({ error: parsed.error, success: false, errorReason: parsed.reason, transaction: '', network: '' })
-    res.json(await settle(parsed.payload, parsed.requirements))
+    const answer = await judged(() => settle(parsed.payload, parsed.requirements), (settled) => settled.success)
+    if (answer === 'chain-down')
+      return unavailable(res, { success: false, errorReason: 'chain_unavailable', errorMessage: chainUnavailable, transaction: '', network: parsed.requirements.network })
+    res.json(answer)
   })
   app.use(notFoundHandler)
   app.use(createErrorHandler(options))

@@ -56,7 +56,10 @@ export function writeOutcome(res: ServerResponse, outcome: PaymentOutcome): void
       return
     case 'error':
       if (res.headersSent) res.destroy()
-      else res.writeHead(outcome.status, jsonHeaders).end(JSON.stringify({ error: outcome.error }))
+      else {
+        const headers = outcome.retryAfter === undefined ? jsonHeaders : { ...jsonHeaders, 'retry-after': String(outcome.retryAfter) }
+        res.writeHead(outcome.status, headers).end(JSON.stringify({ error: outcome.error }))
+      }
       return
     case 'paid':
       res.writeHead(outcome.status, outcome.headers).end(outcome.body)

@@ -3,9 +3,18 @@ import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements
 
 /**
  * What the facilitator made of a payment: `accepted` (with its answer), `refused` (invalid, or not settled: a 402
- * saying why), or `failed` (it could not be asked: a 502).
+ * saying why), `unavailable` (it answered 503: it cannot judge payments now, e.g. its chain restarts; a 503 with
+ * Retry-After), or `failed` (it could not be asked: a 502).
  */
-export type FacilitatorResult<Response> = { type: 'accepted'; response: Response } | { type: 'refused'; error: string } | { type: 'failed'; error: string }
+export type FacilitatorResult<Response> =
+  | { type: 'accepted'; response: Response }
+  | { type: 'refused'; error: string }
+  | { type: 'unavailable'; error: string }
+  | { type: 'failed'; error: string }
+
+/** The answer to a facilitator's 503 (sent with the verdict's shape, so x402's client raises it as a Verify/SettleError). */
+const unavailable = (message: string | undefined) =>
+  ({ type: 'unavailable', error: `the facilitator cannot judge payments right now${message ? ` (${message})` : ''}` }) as const
 
 /** Verifies a payment through the API's resource server (x402's `verifyPayment`). */
 export async function verifyPayment(server: x402ResourceServer, payload: PaymentPayload, requirements: PaymentRequirements): Promise<FacilitatorResult<VerifyResponse>> {
@@ -14,6 +23,7 @@ export async function verifyPayment(server: x402ResourceServer, payload: Payment
     verified = await server.verifyPayment(payload, requirements)
   } catch (error) {
     if (!(error instanceof VerifyError)) return { type: 'failed', error: `the facilitator could not verify the payment: ${(error as Error).message}` }
+    if (error.statusCode === 503) return unavailable(error.invalidMessage)
     verified = { isValid: false, invalidReason: error.invalidReason, invalidMessage: error.invalidMessage }
   }
   if (!verified.isValid) return { type: 'refused', error: reasonText('the payment is invalid', verified.invalidReason, verified.invalidMessage) }
@@ -27,6 +37,7 @@ export async function settlePayment(server: x402ResourceServer, payload: Payment
     settled = await server.settlePayment(payload, requirements)
   } catch (error) {
     if (!(error instanceof SettleError)) return { type: 'failed', error: `the facilitator could not settle the payment: ${(error as Error).message}` }
+    if (error.statusCode === 503) return unavailable(error.errorMessage)
     settled = { success: false, errorReason: error.errorReason, errorMessage: error.errorMessage, transaction: '', network: requirements.network }
   }
   if (!settled.success) return { type: 'refused', error: reasonText('the payment could not be settled', settled.errorReason, settled.errorMessage) }

@@ -48,6 +48,9 @@ type Resource = PaidResource & { query: string }
 
 const buyerGone: PaymentOutcome = { type: 'buyer-gone' }
 const failed = (status: number, error: string): PaymentOutcome => ({ type: 'error', status, error })
+/** Seconds a buyer waits before paying again when the facilitator cannot judge payments (its chain restarts). */
+const facilitatorRetryAfterSeconds = 1
+const unavailable = (error: string): PaymentOutcome => ({ type: 'error', status: 503, error, retryAfter: facilitatorRetryAfterSeconds })
 
 /**
  * The paid routes of the gateway, free of any web framework (an adapter turns requests into {@link GatewayRequest}s
@@ -126,6 +129,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     const verified = await verifyPayment(server, payload, requirements)
     if (verified.type === 'refused') return requirePayment(attempt, verified.error)
     if (verified.type === 'failed') return failed(502, verified.error)
+    if (verified.type === 'unavailable') return unavailable(verified.error)
 
     if (request.signal.aborted) return buyerGone
     const answer = await proxy.forward(request, upstreamTarget(api.upstream_base_url, resource.path, resource.query))
@@ -145,6 +149,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     const settled = await settlePayment(server, payload, requirements)
     if (settled.type === 'refused') return requirePayment(attempt, settled.error)
     if (settled.type === 'failed') return failed(502, settled.error)
+    if (settled.type === 'unavailable') return unavailable(`${settled.error}; the payment was not settled`)
 
     const recorded = await recordSettlement(await store, {
       api,
