@@ -1130,7 +1130,8 @@ export interface paths {
         /**
          * The caller's Sandbox wallet, created (and funded in the background) if missing
          * @description JWT only, in the development environment (`X-Svc-Environment: development`, or {sandbox_base_url} without
-         *     the header). The platform-managed keypair of the caller; its private key is stored encrypted (AES-256-GCM
+         *     the header). Creating a wallet is a write: an unverified account without one gets 403 `email verification
+         *     required` and no wallet. The platform-managed keypair of the caller; its private key is stored encrypted (AES-256-GCM
          *     under the install's wallet key). The first GET creates it and starts a faucet funding (ETH and USDC) without
          *     waiting for it (`funding: started`); later GETs answer `funding: existing`.
          *     Balances vanish when the Sandbox chain restarts; the wallet stays.
