@@ -11,6 +11,7 @@ import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
 import type { ServerDeps } from './deps.js'
 import { toSvcError } from '../core/errors.js'
 import type { Listening } from '../core/http.js'
+import { databaseFileName, privateDirMode, tightenDataDir, tightenFiles } from './data-dir-permissions.js'
 import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type DataDirLock } from './data-lock.js'
 
 // The server's and the chain services' modules are imported when they are needed: `startSandbox` boots Anvil in its
@@ -61,7 +62,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const [{ openDatabase }, { createApp }, { loadInstallSecrets }, { listen }, { reconcileChainEpoch }, { startEndpointPurge }] = await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
-  const database = await openDatabase(join(dataDir, 'svc.sqlite'))
+  tightenDataDir(dataDir)
+  const database = await openDatabase(join(dataDir, databaseFileName))
+  tightenFiles(dataDir)
   const hosts = defaultHosts(options.port ?? 0)
   const deps: ServerDeps = {
     db: database.db,
@@ -135,7 +138,7 @@ async function claimDataDir(dataDir: string | undefined, log: (line: string) => 
   let lock: DataDirLock & { dataDir: string }
   if (dataDir === undefined) lock = await createEphemeralDataDir()
   else {
-    mkdirSync(dataDir, { recursive: true })
+    mkdirSync(dataDir, { recursive: true, mode: privateDirMode })
     lock = { ...(await lockDataDir(dataDir)), dataDir }
   }
   for (const anvil of [...stale, ...(lock.staleAnvil ? [lock.staleAnvil] : [])])
