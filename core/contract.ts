@@ -112,6 +112,7 @@ export interface paths {
                 400: components["responses"]["BadRequest"];
                 409: components["responses"]["Conflict"];
                 413: components["responses"]["TooLarge"];
+                429: components["responses"]["TooManyRequests"];
             };
         };
         delete?: never;
@@ -163,6 +164,7 @@ export interface paths {
                     };
                 };
                 413: components["responses"]["TooLarge"];
+                429: components["responses"]["TooManyRequests"];
             };
         };
         delete?: never;
@@ -211,6 +213,7 @@ export interface paths {
                 };
                 400: components["responses"]["BadRequest"];
                 413: components["responses"]["TooLarge"];
+                429: components["responses"]["TooManyRequests"];
             };
         };
         delete?: never;
@@ -2244,6 +2247,24 @@ export interface components {
         /** @description body over 1 MB */
         TooLarge: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description Sign-up, login and email verification are throttled per svc process (sliding windows, in memory):
+         *     10 failed logins per email per 15 minutes (`too many failed logins for this email, try again later`; the
+         *     right password is refused too until the window frees; successful logins never count), 10 sign-ups per
+         *     email per 15 minutes (`too many sign-ups for this email, try again later`), and per client address 30
+         *     failures (failed logins, sign-ups of a taken email, rejected verification tokens) or 600 requests to these
+         *     routes per minute (`too many attempts from this address, try again later`). A refused request is not counted.
+         */
+        TooManyRequests: {
+            headers: {
+                /** @description seconds until the limit frees */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {

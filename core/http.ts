@@ -30,7 +30,10 @@ export function createErrorHandler(options: { log?: (message: string) => void } 
   const { log = (message) => console.error(message) } = options
   return (error, _req, res, _next) => {
     if (res.headersSent) return void res.end()
-    if (error instanceof SvcError) return void res.status(error.status).json({ error: error.message })
+    if (error instanceof SvcError) {
+      if (error.retryAfterSeconds !== undefined) res.set('retry-after', String(Math.ceil(error.retryAfterSeconds)))
+      return void res.status(error.status).json({ error: error.message })
+    }
     if (error instanceof z.ZodError) return void res.status(400).json({ error: formatZodError(error) })
     // body-parser's errors carry a `type` and a client status.
     const type = (error as { type?: string }).type
