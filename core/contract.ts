@@ -112,6 +112,7 @@ export interface paths {
                 400: components["responses"]["BadRequest"];
                 409: components["responses"]["Conflict"];
                 413: components["responses"]["TooLarge"];
+                429: components["responses"]["TooManyRequests"];
             };
         };
         delete?: never;
@@ -163,6 +164,7 @@ export interface paths {
                     };
                 };
                 413: components["responses"]["TooLarge"];
+                429: components["responses"]["TooManyRequests"];
             };
         };
         delete?: never;
@@ -211,6 +213,7 @@ export interface paths {
                 };
                 400: components["responses"]["BadRequest"];
                 413: components["responses"]["TooLarge"];
+                429: components["responses"]["TooManyRequests"];
             };
         };
         delete?: never;
@@ -1130,7 +1133,8 @@ export interface paths {
         /**
          * The caller's Sandbox wallet, created (and funded in the background) if missing
          * @description JWT only, in the development environment (`X-Svc-Environment: development`, or {sandbox_base_url} without
-         *     the header). The platform-managed keypair of the caller; its private key is stored encrypted (AES-256-GCM
+         *     the header). Creating a wallet is a write: an unverified account without one gets 403 `email verification
+         *     required` and no wallet. The platform-managed keypair of the caller; its private key is stored encrypted (AES-256-GCM
          *     under the install's wallet key). The first GET creates it and starts a faucet funding (ETH and USDC) without
          *     waiting for it (`funding: started`); later GETs answer `funding: existing`.
          *     Balances vanish when the Sandbox chain restarts; the wallet stays.
@@ -2243,6 +2247,24 @@ export interface components {
         /** @description body over 1 MB */
         TooLarge: {
             headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description Sign-up, login and email verification are throttled per svc process (sliding windows, in memory):
+         *     10 failed logins per email per 15 minutes (`too many failed logins for this email, try again later`; the
+         *     right password is refused too until the window frees; successful logins never count), 10 sign-ups per
+         *     email per 15 minutes (`too many sign-ups for this email, try again later`), and per client address 30
+         *     failures (failed logins, sign-ups of a taken email, rejected verification tokens) or 600 requests to these
+         *     routes per minute (`too many attempts from this address, try again later`). A refused request is not counted.
+         */
+        TooManyRequests: {
+            headers: {
+                /** @description seconds until the limit frees */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {

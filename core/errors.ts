@@ -13,6 +13,8 @@ export type SvcErrorOptions = {
   exitCode?: 1 | 2 | undefined
   /** @defaultValue the code of `status` ({@link codeForStatus}), `internal_error` for a status without one */
   code?: string | undefined
+  /** When the caller may try again, in seconds: the HTTP handler sends it as `Retry-After`. */
+  retryAfterSeconds?: number | undefined
   cause?: unknown
 }
 
@@ -23,6 +25,7 @@ const statusCodes: Readonly<Record<number, string>> = {
   403: 'forbidden',
   404: 'not_found',
   409: 'conflict',
+  429: 'rate_limited',
   503: 'unavailable',
 }
 
@@ -34,9 +37,11 @@ export class SvcError extends Error {
   readonly code: string
   readonly status: number
   readonly exitCode: 1 | 2
+  readonly retryAfterSeconds: number | undefined
 
   constructor(message: string, options: SvcErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.retryAfterSeconds = options.retryAfterSeconds
     this.status = options.status ?? 500
     this.exitCode = options.exitCode ?? 1
     this.code = options.code ?? codeForStatus(this.status) ?? 'internal_error'
@@ -75,6 +80,14 @@ export class ConflictError extends SvcError {
   override name = 'ConflictError'
   constructor(message: string) {
     super(message, { status: 409, code: 'conflict' })
+  }
+}
+
+/** Too many attempts: 429 with `Retry-After`. */
+export class TooManyRequestsError extends SvcError {
+  override name = 'TooManyRequestsError'
+  constructor(message: string, retryAfterSeconds: number) {
+    super(message, { status: 429, code: 'rate_limited', retryAfterSeconds })
   }
 }
 

@@ -1,6 +1,6 @@
 import { once } from 'node:events'
-import type { AddressInfo } from 'node:net'
-import type { Server } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { STATUS_CODES, type Server } from 'node:http'
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express'
 import { z } from 'zod'
 import { BadRequestError, SvcError } from './errors.js'
@@ -20,37 +20,66 @@ export function createJsonApp(options: { json?: boolean } = {}): Express {
   return app
 }
 
-/** JSON 404 for anything no route answered. */
-export const notFoundHandler: RequestHandler = (req, res) => {
-  res.status(404).json({ error: `no route for ${req.method} ${req.path}` })
+/** Longest error message an answer carries; a longer one (it echoes input) is cut. */
+export const errorMessageLimit = 1000
+/** Longest echoed value (a field name, a path) inside an error message. */
+export const echoedValueLimit = 100
+/** Longest line the error handler logs. */
+export const logLineLimit = 4000
+
+/** `text` as it is when at most `limit` characters, else its start and `… (N characters)`. */
+export function cutText(text: string, limit: number): string {
+  if (text.length <= limit) return text
+  const suffix = `… (${text.length} characters)`
+  return `${text.slice(0, Math.max(0, limit - suffix.length))}${suffix}`
 }
 
-/** The one error handler: typed errors keep their status and message; anything else is a logged 500. */
+/** JSON 404 for anything no route answered. */
+export const notFoundHandler: RequestHandler = (req, res) => {
+  res.status(404).json({ error: `no route for ${cutText(req.method, 20)} ${cutText(req.path, echoedValueLimit)}` })
+}
+
+/**
+ * The one error handler: typed errors keep their status and message; anything else is a logged 500. Every message
+ * is cut to {@link errorMessageLimit} characters and every log line to {@link logLineLimit}.
+ */
 export function createErrorHandler(options: { log?: (message: string) => void } = {}): ErrorRequestHandler {
   const { log = (message) => console.error(message) } = options
+  const answer = (res: Parameters<ErrorRequestHandler>[2], status: number, message: string) =>
+    void res.status(status).json({ error: cutText(message, errorMessageLimit) })
   return (error, _req, res, _next) => {
     if (res.headersSent) return void res.end()
-    if (error instanceof SvcError) return void res.status(error.status).json({ error: error.message })
-    if (error instanceof z.ZodError) return void res.status(400).json({ error: formatZodError(error) })
+    if (error instanceof SvcError) {
+      if (error.retryAfterSeconds !== undefined) res.set('retry-after', String(Math.ceil(error.retryAfterSeconds)))
+      return answer(res, error.status, error.message)
+    }
+    if (error instanceof z.ZodError) return answer(res, 400, formatZodError(error))
     // body-parser's errors carry a `type` and a client status.
     const type = (error as { type?: string }).type
-    if (type === 'entity.parse.failed') return void res.status(400).json({ error: 'malformed JSON body' })
-    if (type === 'entity.too.large') return void res.status(413).json({ error: `body larger than ${jsonBodyLimit}` })
+    if (type === 'entity.parse.failed') return answer(res, 400, 'malformed JSON body')
+    if (type === 'entity.too.large') return answer(res, 413, `body larger than ${jsonBodyLimit}`)
     const status = (error as { status?: number }).status
-    if (typeof status === 'number' && status >= 400 && status < 500)
-      return void res.status(status).json({ error: (error as Error).message || 'bad request' })
-    log(`internal error: ${(error as Error)?.stack ?? String(error)}`)
-    res.status(500).json({ error: 'internal error' })
+    if (typeof status === 'number' && status >= 400 && status < 500) return answer(res, status, (error as Error).message || 'bad request')
+    log(cutText(`internal error: ${(error as Error)?.stack ?? String(error)}`, logLineLimit))
+    answer(res, 500, 'internal error')
   }
 }
 
-/** One line naming the first problem zod found, e.g. `address: not an address`. */
+/** Unknown fields an error message names; the rest are counted. */
+const unknownFieldsNamed = 3
+
+/** One line naming the first problem zod found, e.g. `address: not an address`; echoed names and paths are cut. */
 export function formatZodError(error: z.ZodError): string {
   const issue = error.issues[0]
   if (!issue) return 'invalid request'
-  const path = issue.path.join('.')
-  if (issue.code === 'unrecognized_keys') return `unknown field ${issue.keys.map((k) => `"${k}"`).join(', ')}`
-  return path ? `${path}: ${issue.message}` : issue.message
+  if (issue.code === 'unrecognized_keys') {
+    const named = issue.keys.slice(0, unknownFieldsNamed).map((key) => `"${cutText(key, echoedValueLimit)}"`)
+    const more = issue.keys.length - named.length
+    return `unknown field ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`
+  }
+  const path = cutText(issue.path.map(String).join('.'), echoedValueLimit)
+  const message = cutText(issue.message, errorMessageLimit - path.length - 2)
+  return path ? `${path}: ${message}` : message
 }
 
 /** Parses with a zod schema and throws a 400 naming the first problem. */
@@ -75,6 +104,7 @@ export async function listen(app: Express, options: { port?: number; host?: stri
     throw error
   }
   server.keepAliveTimeout = 65_000
+  server.on('clientError', answerClientError)
   const actual = (server.address() as AddressInfo).port
   let closing: Promise<void> | undefined
   return {
@@ -89,6 +119,27 @@ export async function listen(app: Express, options: { port?: number; host?: stri
       return closing
     },
   }
+}
+
+/**
+ * A request node:http could not parse, answered in svc's JSON like every other error: 431 `request headers too
+ * large` (over node's 16 KB), 408 for a request that took too long, 400 `malformed HTTP request` otherwise. Node
+ * writes an empty answer by default; this writes the same statuses with a JSON body, then closes the socket.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
+  const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
+  if (error.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) return void socket.destroy()
+  const [status, message] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'request headers too large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'request timeout']
+        : [400, 'malformed HTTP request']
+  const body = JSON.stringify({ error: message })
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  )
 }
 
 /** A route parameter as one string (express 5 types them as possibly repeated). */

@@ -3,6 +3,7 @@ import type { ChainServices } from '../chain/services.js'
 import type { Hosts } from '../core/hosts.js'
 import type { Database } from './db/tables.js'
 import type { InstallSecrets } from './secrets.js'
+import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
 
 /** What the control plane and the gateway need; built once by the composition root (server/sandbox.ts). */
 export type ServerDeps = {
@@ -19,5 +20,7 @@ export type ServerDeps = {
   autoVerify?: boolean | undefined
   /** Lifetime of a login session. @defaultValue 7 days */
   jwtTtlSeconds?: number | undefined
+  /** Limits of sign-up, login and email verification (in memory, per process). @defaultValue {@link defaultAuthThrottleLimits} */
+  authThrottle?: Partial<AuthThrottleLimits> | undefined
   log?: ((message: string) => void) | undefined
 }

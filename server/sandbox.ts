@@ -9,8 +9,10 @@ import type { Gateway } from './gateway/index.js'
 import type { OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
 import type { ServerDeps } from './deps.js'
+import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
 import { toSvcError } from '../core/errors.js'
 import type { Listening } from '../core/http.js'
+import { databaseFileName, privateDirMode, tightenDataDir, tightenFiles } from './data-dir-permissions.js'
 import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type DataDirLock } from './data-lock.js'
 
 // The server's and the chain services' modules are imported when they are needed: `startSandbox` boots Anvil in its
@@ -28,6 +30,8 @@ export type StartServerOptions = {
   productionFacilitatorUrl?: string | undefined
   /** DNS servers for custom-domain verification (SVC_DNS_SERVERS). */
   dnsServers?: string[] | undefined
+  /** Limits of sign-up, login and email verification. @defaultValue {@link defaultAuthThrottleLimits} */
+  authThrottle?: Partial<AuthThrottleLimits> | undefined
   log?: ((message: string) => void) | undefined
 }
 
@@ -61,7 +65,9 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const [{ openDatabase }, { createApp }, { loadInstallSecrets }, { listen }, { reconcileChainEpoch }, { startEndpointPurge }] = await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
-  const database = await openDatabase(join(dataDir, 'svc.sqlite'))
+  tightenDataDir(dataDir)
+  const database = await openDatabase(join(dataDir, databaseFileName))
+  tightenFiles(dataDir)
   const hosts = defaultHosts(options.port ?? 0)
   const deps: ServerDeps = {
     db: database.db,
@@ -71,6 +77,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     autoVerify: options.autoVerify,
     productionFacilitatorUrl: options.productionFacilitatorUrl,
     dnsServers: options.dnsServers,
+    authThrottle: options.authThrottle,
     log: options.log,
   }
   const app = createApp(deps)
@@ -135,7 +142,7 @@ async function claimDataDir(dataDir: string | undefined, log: (line: string) => 
   let lock: DataDirLock & { dataDir: string }
   if (dataDir === undefined) lock = await createEphemeralDataDir()
   else {
-    mkdirSync(dataDir, { recursive: true })
+    mkdirSync(dataDir, { recursive: true, mode: privateDirMode })
     lock = { ...(await lockDataDir(dataDir)), dataDir }
   }
   for (const anvil of [...stale, ...(lock.staleAnvil ? [lock.staleAnvil] : [])])
@@ -150,7 +157,7 @@ async function claimDataDir(dataDir: string | undefined, log: (line: string) => 
  * Anvil that a crashed run left behind.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
-  const { dataDir: askedDataDir, port, autoVerify, productionFacilitatorUrl, dnsServers, demoUpstream, log, onProgress = () => {}, ...chainOptions } = options
+  const { dataDir: askedDataDir, port, autoVerify, productionFacilitatorUrl, dnsServers, authThrottle, demoUpstream, log, onProgress = () => {}, ...chainOptions } = options
   const lock = await claimDataDir(askedDataDir, log ?? (() => {}))
   const { dataDir } = lock
   let anvil: Promise<AnvilProcess> | undefined
@@ -170,7 +177,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     const { startChainServices } = await import('../chain/services.js')
     chain = await startChainServices({ ...chainOptions, statePath, anvil, pidFile: lock.anvilPidFile, log })
     onProgress('opening the database and starting the control plane…')
-    server = await startServer({ dataDir, port, chain, autoVerify, productionFacilitatorUrl, dnsServers, log })
+    server = await startServer({ dataDir, port, chain, autoVerify, productionFacilitatorUrl, dnsServers, authThrottle, log })
     if (demoUpstream) {
       const { startDemoUpstream } = await import('../fixtures/demo-upstream.js')
       demo = await startDemoUpstream()

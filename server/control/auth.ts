@@ -10,6 +10,7 @@ import { emailTaken, findUserByEmail, findUserById, insertUser, markEmailVerifie
 import { findEmailVerification, insertEmailVerification } from '../db/email-verifications.js'
 import { insertOutboxMail, listOutbox } from '../db/outbox.js'
 import { guard, principalOf, signSessionToken } from './context.js'
+import { createAuthThrottle } from './auth-throttle.js'
 import type { ServerDeps } from '../deps.js'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
@@ -67,11 +68,17 @@ export async function sendVerificationMail(deps: ServerDeps, user: UserRow): Pro
 /** Sign-up, login and email verification: public routes. */
 export function createAuthRoutes(deps: ServerDeps): Router {
   const router = Router()
+  const throttle = createAuthThrottle(deps.authThrottle)
 
   router.post('/auth/signup', async (req, res) => {
+    throttle.admitAddress(req)
     const { email: rawEmail, password } = parseBody(credentialsSchema, req.body)
     const email = rawEmail.toLowerCase()
-    if (await emailTaken(deps.db, email)) throw new ConflictError('email already registered')
+    throttle.admitSignup(email)
+    if (await emailTaken(deps.db, email)) {
+      throttle.recordFailure(req)
+      throw new ConflictError('email already registered')
+    }
     const { hash, salt } = await hashPassword(password)
     const user: UserRow = {
       id: newId('usr'),
@@ -88,16 +95,26 @@ export function createAuthRoutes(deps: ServerDeps): Router {
   })
 
   router.post('/auth/login', async (req, res) => {
-    const { email, password } = parseBody(loginSchema, req.body)
-    const user = await findUserByEmail(deps.db, email.toLowerCase())
-    if (!user || !(await passwordMatches(user, password))) throw new UnauthorizedError()
+    throttle.admitAddress(req)
+    const { email: rawEmail, password } = parseBody(loginSchema, req.body)
+    const email = rawEmail.toLowerCase()
+    throttle.admitLogin(email)
+    const user = await findUserByEmail(deps.db, email)
+    if (!user || !(await passwordMatches(user, password))) {
+      throttle.recordLoginFailure(req, email)
+      throw new UnauthorizedError()
+    }
     res.json({ token: await signSessionToken(deps, user), user: publicUser(user) })
   })
 
   router.post('/auth/verify-email', async (req, res) => {
+    throttle.admitAddress(req)
     const { token } = parseBody(verifySchema, req.body)
     const row = await findEmailVerification(deps.db, token)
-    if (!row || row.expires_at < nowIso()) throw new BadRequestError('invalid or expired verification token')
+    if (!row || row.expires_at < nowIso()) {
+      throttle.recordFailure(req)
+      throw new BadRequestError('invalid or expired verification token')
+    }
     const user = await findUserById(deps.db, row.user_id)
     if (!user) throw new Error(`the user of verification token ${token} is gone`)
     if (!user.email_verified_at) {

@@ -5,7 +5,7 @@ import { balancesSchema, faucetSchema } from '../../chain/manager.js'
 import type { ChainServices } from '../../chain/services.js'
 import type { SandboxWalletRow } from '../db/tables.js'
 import { findSandboxWallet, insertSandboxWalletIfAbsent, replaceSandboxWallet } from '../db/sandbox-wallets.js'
-import { ServiceUnavailableError } from '../../core/errors.js'
+import { ForbiddenError, ServiceUnavailableError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { nowIso } from '../ids.js'
 import { decryptSecret, encryptSecret } from '../secrets.js'
@@ -64,6 +64,8 @@ export function createSandboxRoutes(deps: ServerDeps): Router {
     const { user } = principalOf(req)
     const existing = await findSandboxWallet(deps.db, user.id)
     if (existing) return void res.json(walletBody(existing, 'existing'))
+    // Creating and funding a wallet is a write: an unverified account gets 403 before any wallet exists.
+    if (!user.email_verified_at) throw new ForbiddenError('email verification required')
     // Two first GETs racing: the primary key (user_id) keeps one row; only the request whose row won funds it.
     const candidate = newKeypair(user.id)
     await insertSandboxWalletIfAbsent(deps.db, candidate)

@@ -1,5 +1,6 @@
 import type { ChainServices } from '../../chain/services.js'
 import { startServer, type RunningServer } from '../../server/sandbox.js'
+import type { AuthThrottleLimits } from '../../server/throttle.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { assertMatchesContract } from './contract.js'
 
@@ -35,7 +36,13 @@ let counter = 0
 
 /** A real server on port 0 with a real SQLite file in a temporary directory; every response is checked against the contract. */
 export async function startTestServer(
-  options: { chain?: ChainServices; autoVerify?: boolean; dnsServers?: string[]; productionFacilitatorUrl?: string } = {},
+  options: {
+    chain?: ChainServices
+    autoVerify?: boolean
+    dnsServers?: string[]
+    productionFacilitatorUrl?: string
+    authThrottle?: Partial<AuthThrottleLimits>
+  } = {},
 ): Promise<TestServer> {
   const server = await startServer({ ...options, log: () => {} })
 

@@ -81,9 +81,16 @@ describe('GET /sandbox-wallet', () => {
     expect(wa.body.address).not.toBe(wb.body.address)
   })
 
-  test('an unverified account may read its wallet (not a write)', async () => {
-    const { jwt } = await t.signup({ verified: false })
-    expect((await t.call('/sandbox-wallet', { jwt, environment: dev })).status).toBe(200)
+  test('an unverified account may read a wallet it already has (not a write), but not create one', async () => {
+    const { jwt, userId } = await t.signup()
+    const created = await t.call('/sandbox-wallet', { jwt, environment: dev })
+    expect(created.status).toBe(200)
+    // A wallet made before the account lost (or, from an older svc, never had) its verification.
+    await t.server.database.db.updateTable('users').set({ email_verified_at: null }).where('id', '=', userId).execute()
+    expect(await t.call('/sandbox-wallet', { jwt, environment: dev })).toMatchObject({
+      status: 200,
+      body: { ...created.body, funding: 'existing' },
+    })
   })
 })
 
@@ -216,6 +223,15 @@ describe('access', () => {
       })
     },
   )
+
+  test('GET /sandbox-wallet by an unverified account: 403 email verification required, no wallet row, no funding', async () => {
+    const { jwt, userId } = await t.signup({ verified: false })
+    expect(await t.call('/sandbox-wallet', { jwt, environment: dev })).toMatchObject({
+      status: 403,
+      body: { error: 'email verification required' },
+    })
+    expect(await walletRow(userId)).toEqual([])
+  })
 
   test('an unverified account may read balances', async () => {
     const { jwt } = await t.signup({ verified: false })
