@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { BadRequestError, ConflictError, ForbiddenError, UnauthorizedError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
+import { gatewayHopHeader } from '../own-listeners.js'
 import type { UserRow } from '../db/tables.js'
 import { emailTaken, findUserByEmail, findUserById, insertUser, markEmailVerified } from '../db/users.js'
 import { findEmailVerification, insertEmailVerification } from '../db/email-verifications.js'
@@ -125,10 +126,11 @@ export function createAuthRoutes(deps: ServerDeps): Router {
     res.json({ verified: true, user: publicUser(user) })
   })
 
-  // The local outbox, for the CLI and the dashboard: loopback callers only, since mails carry tokens.
+  // The local outbox, for the CLI and the dashboard: direct loopback callers only, since mails carry tokens (a
+  // request the gateway forwarded also comes from loopback: it bears the gateway's header).
   router.get('/dev/outbox', async (req, res) => {
     const remote = req.socket.remoteAddress ?? ''
-    if (!['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(remote)) throw new ForbiddenError('the outbox is readable from this machine only')
+    if (!['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(remote) || req.headers[gatewayHopHeader] !== undefined) throw new ForbiddenError('the outbox is readable from this machine only')
     const to = typeof req.query.email === 'string' ? req.query.email.toLowerCase() : undefined
     const rows = await listOutbox(deps.db, { to, limit: 100 })
     res.json({

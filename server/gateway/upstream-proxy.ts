@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { Agent } from 'undici'
+import { gatewayHopHeader } from '../own-listeners.js'
 import type { GatewayRequest } from './gateway-request.js'
 
 export type UpstreamProxyOptions = {
@@ -48,10 +49,11 @@ export type UpstreamFailure = { ok: false; status: 502 | 504; error: string }
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the ones the gateway owns; never forwarded either way. */
 const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization'])
 /**
- * Never sent upstream: the payment (v2 and v1 names), the gateway's Host, `expect` (undici refuses it), and the
+ * Never sent upstream: the payment (v2 and v1 names), the gateway's Host, `expect` (undici refuses it), the gateway's
+ * own marker (a buyer's is dropped; the proxy sets it), and the
  * `Access-Control-Expose-Headers` the x402 fetch client puts on its paid request (a response header, meant for svc).
  */
-const notUpstream = new Set(['host', 'payment-signature', 'x-payment', 'expect', 'access-control-expose-headers'])
+const notUpstream = new Set(['host', 'payment-signature', 'x-payment', 'expect', 'access-control-expose-headers', gatewayHopHeader])
 
 export type UpstreamProxy = {
   /**
@@ -152,6 +154,8 @@ function upstreamHeaders(req: GatewayRequest): Record<string, string | string[]>
   headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${remote}` : remote
   if (req.headers.host) headers['x-forwarded-host'] = req.headers.host
   headers['x-forwarded-proto'] = 'http'
+  // Marks the request as the gateway's, so svc's own local-only routes never answer it (see own-listeners.ts).
+  headers[gatewayHopHeader] = '1'
   return headers
 }
 

@@ -1,0 +1,77 @@
+import { lookup } from 'node:dns/promises'
+import { BlockList, isIP } from 'node:net'
+import type { ServerDeps } from './deps.js'
+
+/**
+ * The header the gateway puts on every upstream request (any value a buyer sent is dropped first). svc's control
+ * plane treats a request that bears it as one that came through the gateway: never a direct local caller.
+ */
+export const gatewayHopHeader = 'x-svc-via-gateway'
+
+/** svc's own listeners by port: the control planes and gateway, and the sandbox chain's RPC, manager, facilitator. */
+export function ownListenerPorts(deps: Pick<ServerDeps, 'hosts' | 'chain'>): Map<number, string> {
+  const ports = new Map<number, string>()
+  if (deps.hosts.port) ports.set(deps.hosts.port, "svc's control plane and gateway")
+  const chain = deps.chain
+  if (chain) {
+    ports.set(portOf(new URL(chain.rpcUrl)), "svc's chain RPC")
+    ports.set(portOf(new URL(chain.chainManagerUrl)), "svc's chain manager")
+    ports.set(portOf(new URL(chain.facilitatorUrl)), "svc's facilitator")
+  }
+  return ports
+}
+
+/** Addresses that reach this machine's loopback listeners: 127/8, 0.0.0.0, ::1, :: and their IPv4-mapped forms. */
+const loopback = new BlockList()
+loopback.addSubnet('127.0.0.0', 8, 'ipv4')
+loopback.addAddress('0.0.0.0', 'ipv4')
+loopback.addAddress('::1', 'ipv6')
+loopback.addAddress('::', 'ipv6')
+loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6')
+loopback.addAddress('::ffff:0.0.0.0', 'ipv6')
+
+/** Whether an IP address (v4 or v6, no brackets) reaches this machine's loopback listeners. */
+export function isLoopbackAddress(address: string): boolean {
+  const family = isIP(address)
+  if (family === 0) return false
+  return loopback.check(address, family === 4 ? 'ipv4' : 'ipv6')
+}
+
+export type OwnListenerCheckOptions = {
+  /** Resolves a host name to all its addresses. @defaultValue `dns.lookup(name, { all: true })` */
+  resolve?: ((hostname: string) => Promise<string[]>) | undefined
+}
+
+const resolveAll = async (hostname: string) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address)
+
+/**
+ * Which of svc's own listeners `url` targets (its name, e.g. "svc's facilitator"), or undefined. Any spelling of
+ * loopback counts (the URL parser normalises `127.1`, `2130706433`, `[::ffff:127.0.0.1]`; `localhost` and
+ * `*.localhost` are loopback by definition); other names are resolved, and any of their addresses counts. A name
+ * that does not resolve targets nothing (yet): the gateway checks again when it connects.
+ */
+export async function ownListenerTargetedBy(url: string, ports: ReadonlyMap<number, string>, options: OwnListenerCheckOptions = {}): Promise<string | undefined> {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return undefined
+  }
+  const listener = ports.get(portOf(parsed))
+  if (!listener) return undefined
+  const hostname = parsed.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase()
+  if (hostname === 'localhost' || hostname.endsWith('.localhost')) return listener
+  if (isIP(hostname)) return isLoopbackAddress(hostname) ? listener : undefined
+  let addresses: string[]
+  try {
+    addresses = await (options.resolve ?? resolveAll)(hostname)
+  } catch {
+    return undefined
+  }
+  return addresses.some(isLoopbackAddress) ? listener : undefined
+}
+
+function portOf(url: URL): number {
+  if (url.port) return Number(url.port)
+  return url.protocol === 'https:' ? 443 : 80
+}
