@@ -1,4 +1,5 @@
 import { Router } from 'express'
+import { BadRequestError } from '../../core/errors.js'
 import { param, parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
 import type { ApiRow, UpdateableApiRow } from '../db/tables.js'
@@ -7,6 +8,13 @@ import { createApiSchema, updateApiSchema } from './api-input.js'
 import { apiRecord } from './api-record.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
+import { ownListenerPorts, ownListenerTargetedBy } from '../own-listeners.js'
+
+/** Refuses an upstream that is one of svc's own listeners (in any spelling of loopback, or a name resolving to it). */
+async function assertUpstreamAllowed(deps: ServerDeps, url: string): Promise<void> {
+  const listener = await ownListenerTargetedBy(url, ownListenerPorts(deps))
+  if (listener) throw new BadRequestError(`upstream_base_url: targets ${listener}; an upstream must be a service of your own`)
+}
 
 /**
  * APIs: a seller's upstreams behind the gateway. Each belongs to one environment (the caller's at creation);
@@ -21,6 +29,7 @@ export function createApiRoutes(deps: ServerDeps): Router {
   router.post('/apis', write, async (req, res) => {
     const body = parseBody(createApiSchema, req.body)
     const { user, environment } = principalOf(req)
+    await assertUpstreamAllowed(deps, body.upstream_base_url)
     await assertSlugFree(db, environment, body.slug)
     const now = nowIso()
     const row: ApiRow = {
@@ -55,6 +64,7 @@ export function createApiRoutes(deps: ServerDeps): Router {
   router.put('/apis/:apiId', write, async (req, res) => {
     const body = parseBody(updateApiSchema, req.body)
     const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
+    if (body.upstream_base_url !== undefined) await assertUpstreamAllowed(deps, body.upstream_base_url)
     const changes: UpdateableApiRow = {}
     for (const [field, value] of Object.entries(body)) if (value !== undefined) (changes as Record<string, unknown>)[field] = value
     if (Object.keys(changes).length > 0) {

@@ -54,3 +54,50 @@ describe('local-only routes through the gateway', () => {
     expect(((await response.json()) as { headers: Record<string, string> }).headers['x-svc-via-gateway']).toBe('1')
   })
 })
+
+describe("svc's own listeners as upstreams", () => {
+  const spellings = (port: number) => [
+    `http://127.0.0.1:${port}`,
+    `http://localhost:${port}/v1`,
+    `http://api.localhost:${port}`,
+    `http://anything.dev.localhost.:${port}`,
+    `http://0.0.0.0:${port}`,
+    `http://127.1:${port}`,
+    `http://2130706433:${port}`,
+    `http://0x7f.1:${port}`,
+    `http://127.8.9.10:${port}`,
+    `http://[::1]:${port}`,
+    `http://[::]:${port}`,
+    `http://[::ffff:127.0.0.1]:${port}`,
+    `http://user:pass@127.0.0.1:${port}`,
+    `http://user@localhost:${port}`,
+  ]
+  const listeners = () => [
+    [new URL(t.server.controlUrl).port, "svc's control plane and gateway"],
+    [new URL(services.rpcUrl).port, "svc's chain RPC"],
+    [new URL(services.chainManagerUrl).port, "svc's chain manager"],
+    [new URL(services.facilitatorUrl).port, "svc's facilitator"],
+  ] as const
+
+  test('refused at creation with 400 naming the listener, in every spelling of loopback', async () => {
+    const seller = await newSeller(t)
+    for (const [port, name] of listeners())
+      for (const url of spellings(Number(port))) {
+        const body = { name: 'Own', slug: `own-${process.pid}-${port}`, upstream_base_url: url, pay_to_mode: 'user_wallet', pay_to_address: seller.payTo }
+        const { status, body: answer } = await t.call('/apis', { jwt: seller.jwt, environment: 'development', body })
+        expect([url, status, answer.error]).toEqual([url, 400, `upstream_base_url: targets ${name}; an upstream must be a service of your own`])
+      }
+  })
+
+  test('refused at update; other loopback ports (the seller’s own dev server) keep working', async () => {
+    const seller = await newSeller(t)
+    const api = await createApi(t, seller, upstream.url)
+    for (const [port, name] of listeners()) {
+      const { status, body } = await t.call(`/apis/${api.id}`, { jwt: seller.jwt, environment: 'development', method: 'PUT', body: { upstream_base_url: `http://localhost:${port}` } })
+      expect([status, body.error]).toEqual([400, `upstream_base_url: targets ${name}; an upstream must be a service of your own`])
+    }
+    const other = upstream.url.replace('127.0.0.1', 'localhost')
+    const updated = await t.call(`/apis/${api.id}`, { jwt: seller.jwt, environment: 'development', method: 'PUT', body: { upstream_base_url: other } })
+    expect([updated.status, updated.body.upstream_base_url]).toEqual([200, other])
+  })
+})
