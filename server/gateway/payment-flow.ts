@@ -17,6 +17,7 @@ import { createResourceServers } from './resource-servers.js'
 import { recordSettlement } from './settlement-record.js'
 import { createTrafficStats } from './traffic-stats.js'
 import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
+import { ownListenerPorts } from '../own-listeners.js'
 
 export type PaymentFlow = {
   /**
@@ -66,7 +67,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const store = options.store ?? openGatewayStore(deps.db)
   const table = createEndpointTable(deps.db)
   const servers = createResourceServers(deps)
-  const proxy = createUpstreamProxy({ log: deps.log, ...settings })
+  const proxy = createUpstreamProxy({ log: deps.log, ownListeners: () => ownListenerPorts(deps), ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
   const locks = createPaymentLocks()
 

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { Agent } from 'undici'
-import { gatewayHopHeader } from '../own-listeners.js'
+import { gatewayHopHeader, ownListenerTargetedBy } from '../own-listeners.js'
 import type { GatewayRequest } from './gateway-request.js'
 
 export type UpstreamProxyOptions = {
@@ -11,6 +11,11 @@ export type UpstreamProxyOptions = {
   maxResponseBytes?: number | undefined
   /** Where an upstream failure's detail goes (its address, the error's text, cut to 300 characters). @defaultValue none */
   log?: ((message: string) => void) | undefined
+  /**
+   * svc's own listeners by port (asked at each request: ports are known once svc listens); a target that resolves to
+   * one of them is refused with 502 before any connection. @defaultValue none
+   */
+  ownListeners?: (() => ReadonlyMap<number, string>) | undefined
 }
 
 /** The longest error text of an upstream failure written to the log. */
@@ -65,7 +70,7 @@ export type UpstreamProxy = {
 }
 
 export function createUpstreamProxy(options: UpstreamProxyOptions = {}): UpstreamProxy {
-  const { timeoutMs = 30_000, maxResponseBytes = 10 * 1024 * 1024, log } = options
+  const { timeoutMs = 30_000, maxResponseBytes = 10 * 1024 * 1024, log, ownListeners } = options
   // Idle upstream connections are kept 4 s (less than Node's 5 s server default) unless the upstream says otherwise.
   const agent = new Agent({ keepAliveTimeout: 4_000, connections: 256, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
   const seconds = `${Math.round(timeoutMs / 100) / 10} s`
@@ -81,6 +86,12 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): Upstrea
 
   return {
     async forward(req, target) {
+      // Checked again at each request, not only when the API was saved: a name can resolve differently later.
+      const listener = ownListeners && (await ownListenerTargetedBy(target.origin, ownListeners()))
+      if (listener) {
+        log?.(`upstream ${target.origin} refused: it reaches ${listener}`)
+        return { ok: false, status: 502, error: 'the upstream is not allowed' }
+      }
       const signal = req.signal
       const deadline = new AbortController()
       let timedOut = false

@@ -4,7 +4,7 @@ import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { newAccount } from '../helpers/payments.js'
-import { addEndpoint, createApi, newSeller, payingFetch, sandboxAccept, startUpstream } from './helpers.js'
+import { addEndpoint, createApi, errorOf, newSeller, payingFetch, sandboxAccept, startUpstream, usdcBalance } from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
@@ -99,5 +99,28 @@ describe("svc's own listeners as upstreams", () => {
     const other = upstream.url.replace('127.0.0.1', 'localhost')
     const updated = await t.call(`/apis/${api.id}`, { jwt: seller.jwt, environment: 'development', method: 'PUT', body: { upstream_base_url: other } })
     expect([updated.status, updated.body.upstream_base_url]).toEqual([200, other])
+  })
+})
+
+describe('at connect time', () => {
+  test("an upstream that reaches svc's own listener (saved before, or resolving there now) is refused with 502 and no charge", async () => {
+    for (const base of [services.chainManagerUrl.replace('127.0.0.1', 'localhost'), services.facilitatorUrl, `http://[::ffff:127.0.0.1]:${t.server.port}`]) {
+      const api = await apiReaching(base, '/{rest}')
+      const before = await usdcBalance(services, buyer.address)
+      const response = await payingFetch(services, buyer)(`${api.gateway}/anything`)
+      expect(response.status).toBe(502)
+      const error = await errorOf(response)
+      expect(error).toBe('the upstream is not allowed; the payment was not settled')
+      expect(error).not.toContain(new URL(base).port)
+      expect(await usdcBalance(services, buyer.address)).toBe(before)
+    }
+  })
+
+  test('other loopback upstreams are forwarded as before', async () => {
+    const api = await apiReaching(upstream.url.replace('127.0.0.1', 'localhost'), '/weather/{city}')
+    const calls = upstream.calls.length
+    const response = await payingFetch(services, buyer)(`${api.gateway}/weather/Oslo`)
+    expect(response.status).toBe(200)
+    expect(upstream.calls.length - calls).toBe(1)
   })
 })
