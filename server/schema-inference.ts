@@ -82,12 +82,33 @@ export function probeUrl(upstreamBaseUrl: string, pathPattern: string): string {
   return `${upstreamBaseUrl.replace(/\/+$/, '')}${path}`
 }
 
-/** One GET of the upstream: the parsed JSON of a 2xx JSON answer within 2 s and 256 KB, else undefined. Never throws. */
-export async function probeJson(url: string): Promise<unknown> {
+export type ProbeOptions = {
+  /** Whether the probe may request `url` (the first one and each redirect's target). @defaultValue any */
+  allowed?: ((url: string) => Promise<boolean>) | undefined
+}
+
+/** Redirects the probe follows at most. */
+const probeMaxRedirects = 5
+
+/**
+ * One GET of the upstream: the parsed JSON of a 2xx JSON answer within 2 s and 256 KB, else undefined. Redirects are
+ * followed (at most 5, http and https only) only onto URLs that `allowed` accepts. Never throws.
+ */
+export async function probeJson(url: string, options: ProbeOptions = {}): Promise<unknown> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), probeTimeoutMs)
   try {
-    const response = await fetch(url, { signal: controller.signal, headers: { accept: 'application/json' }, redirect: 'follow' })
+    let response: Response | undefined
+    for (let hop = 0; hop <= probeMaxRedirects; hop++) {
+      if (!/^https?:$/.test(new URL(url).protocol) || (options.allowed && !(await options.allowed(url)))) return undefined
+      response = await fetch(url, { signal: controller.signal, headers: { accept: 'application/json' }, redirect: 'manual' })
+      const location = response.headers.get('location')
+      if (response.status < 300 || response.status >= 400 || !location) break
+      await response.body?.cancel()
+      url = new URL(location, url).href
+      response = undefined
+    }
+    if (!response) return undefined
     const contentType = response.headers.get('content-type') ?? ''
     const declared = Number(response.headers.get('content-length') ?? 0)
     if (!response.ok || !/\bjson\b|\+json/i.test(contentType) || !response.body || declared > probeMaxBytes) {
@@ -120,10 +141,11 @@ export async function inferSchemas(
   upstreamBaseUrl: string,
   method: string,
   pathPattern: string,
+  options: ProbeOptions = {},
 ): Promise<{ request_schema: JsonSchema | null; response_schema: JsonSchema | null }> {
   const request_schema = inferredRequestSchema(method, pathPattern)
   if (method === 'HEAD') return { request_schema, response_schema: null }
   if (method !== 'GET') return { request_schema, response_schema: {} }
-  const value = await probeJson(probeUrl(upstreamBaseUrl, pathPattern))
+  const value = await probeJson(probeUrl(upstreamBaseUrl, pathPattern), options)
   return { request_schema, response_schema: value === undefined ? {} : inferJsonSchema(value) }
 }

@@ -5,8 +5,14 @@ import type { Accept, ApiRow, EndpointRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId } from '../ids.js'
 import { sandboxUsdc } from '../payment-token.js'
-import { inferSchemas, type JsonSchema } from '../schema-inference.js'
+import { inferSchemas, type JsonSchema, type ProbeOptions } from '../schema-inference.js'
+import { ownListenerPorts, ownListenerTargetedBy } from '../own-listeners.js'
 import type { AcceptInput, UpdateEndpointInput } from './endpoint-input.js'
+
+/** The schema probe never requests one of svc's own listeners, nor follows a redirect onto one. */
+const probeOptions = (deps: ServerDeps): ProbeOptions => ({
+  allowed: async (url) => (await ownListenerTargetedBy(url, ownListenerPorts(deps))) === undefined,
+})
 
 /**
  * The environment's rules on accept options: a development API takes only the Sandbox chain and its USDC
@@ -42,14 +48,14 @@ export type NewEndpoint = {
  * The row of a new endpoint (not inserted). With a schema given, both schemas are stored as given and the
  * source is `withSchemas` (`manual` for POST, `openapi` for import); without, they are inferred (`inferred`).
  */
-export async function newEndpointRow(api: ApiRow, input: NewEndpoint, withSchemas: 'manual' | 'openapi'): Promise<EndpointRow> {
+export async function newEndpointRow(deps: ServerDeps, api: ApiRow, input: NewEndpoint, withSchemas: 'manual' | 'openapi'): Promise<EndpointRow> {
   // The time of the request, taken before inference: an import infers several at once, and its endpoints keep the
   // order of its operations (lists order by created_at, then by insertion).
   const now = new Date()
   const given = input.request_schema != null || input.response_schema != null
   const schemas = given
     ? { request_schema: input.request_schema ?? null, response_schema: input.response_schema ?? null }
-    : await inferSchemas(api.upstream_base_url, input.method, input.path_pattern)
+    : await inferSchemas(api.upstream_base_url, input.method, input.path_pattern, probeOptions(deps))
   return {
     id: newId('ep'),
     api_id: api.id,
@@ -89,7 +95,7 @@ export async function endpointChanges(deps: ServerDeps, api: ApiRow, endpoint: E
   const schemasGiven = body.request_schema !== undefined || body.response_schema !== undefined
   if (body.clear_schemas || (!schemasGiven && moved && endpoint.schema_source === 'inferred')) {
     // Cleared, or an inferred endpoint that moved: infer again for the (new) route.
-    const inferred = await inferSchemas(api.upstream_base_url, method, pathPattern)
+    const inferred = await inferSchemas(api.upstream_base_url, method, pathPattern, probeOptions(deps))
     changes.request_schema = inferred.request_schema === null ? null : JSON.stringify(inferred.request_schema)
     changes.response_schema = inferred.response_schema === null ? null : JSON.stringify(inferred.response_schema)
     changes.schema_source = 'inferred'

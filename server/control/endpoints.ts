@@ -27,7 +27,7 @@ export function createEndpointRoutes(deps: ServerDeps): Router {
     await purgeExpired(db, api.id)
     // Checked before inference, which may probe the upstream; the unique index decides a race.
     if (await routeExists(db, api.id, body.method, body.path_pattern)) throw new ConflictError('endpoint already exists')
-    const row = await newEndpointRow(api, { ...body, accepts }, 'manual')
+    const row = await newEndpointRow(deps, api, { ...body, accepts }, 'manual')
     await insertEndpoint(db, row)
     res.status(201).json(endpointRecord(row))
   })

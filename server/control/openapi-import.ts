@@ -72,6 +72,7 @@ export function createOpenApiRoutes(deps: ServerDeps): Router {
     })
     const rows = await mapLimited(fresh, probeConcurrency, (operation) =>
       newEndpointRow(
+        deps,
         api,
         {
           method: operation.method,

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
@@ -122,5 +124,33 @@ describe('at connect time', () => {
     const response = await payingFetch(services, buyer)(`${api.gateway}/weather/Oslo`)
     expect(response.status).toBe(200)
     expect(upstream.calls.length - calls).toBe(1)
+  })
+})
+
+describe('the schema probe', () => {
+  /** An upstream that redirects `/to/{n}` to the n-th of `targets`. */
+  async function startRedirector(targets: () => string[]): Promise<{ url: string; server: Server }> {
+    const server = createServer((req, res) => res.writeHead(302, { location: targets()[Number(req.url!.split('/')[2])]! }).end())
+    server.listen(0, '127.0.0.1')
+    await new Promise((resolve) => server.once('listening', resolve))
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
+  }
+
+  test("does not follow a redirect onto svc's own listener; other redirects are followed", async () => {
+    await t.signup({ verified: false })
+    const redirector = await startRedirector(() => [`http://localhost:${t.server.port}/dev/outbox`, `${upstream.url}/weather/Oslo`])
+    try {
+      const seller = await newSeller(t)
+      const api = await createApi(t, seller, redirector.url)
+      const own = await t.call(`/apis/${api.id}/endpoints`, { jwt: seller.jwt, environment: 'development', body: { method: 'GET', path_pattern: '/to/0', accepts: [sandboxAccept(services)] } })
+      expect(own.status).toBe(201)
+      expect(own.body.response_schema).toEqual({})
+      const other = await t.call(`/apis/${api.id}/endpoints`, { jwt: seller.jwt, environment: 'development', body: { method: 'GET', path_pattern: '/to/1', accepts: [sandboxAccept(services)] } })
+      expect(other.status).toBe(201)
+      expect(JSON.stringify(other.body.response_schema)).toContain('temp')
+    } finally {
+      redirector.server.closeAllConnections()
+      await new Promise((resolve) => redirector.server.close(resolve))
+    }
   })
 })
