@@ -1,24 +1,21 @@
 import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startChainServices, type ChainServices } from '../../chain/services.js'
+import type { ChainServices } from '../../chain/services.js'
 import { localFetch } from '../../sdk/local-fetch.js'
-import { startTestServer, type TestServer } from '../helpers/control.js'
+import type { TestServer } from '../helpers/control.js'
 import { newAccount, postJson, sandboxRequirements, signPayment, waitFor } from '../helpers/payments.js'
-import { addEndpoint, createApi, newSeller, payingFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance } from './helpers.js'
+import { addEndpoint, createApi, newSeller, payingFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance, startGatewayStack, type GatewayStack } from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
 let upstream: Awaited<ReturnType<typeof startUpstream>>
+let stack: GatewayStack | undefined
 
 beforeAll(async () => {
-  services = await startChainServices({ healthIntervalMs: 100 })
-  t = await startTestServer({ chain: services })
-  upstream = await startUpstream()
+  ;({ services, t, upstream } = stack = await startGatewayStack({ healthIntervalMs: 100 }))
 })
 afterAll(async () => {
-  await t?.stop()
-  await upstream?.stop()
-  await services?.stop()
+  await stack?.stop()
 })
 
 type Answer = { via: string; status: number; retryAfter: string | null; body: any }

@@ -5,10 +5,10 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Address, LocalAccount } from 'viem'
-import type { ChainServices } from '../../chain/services.js'
+import { startChainServices, type ChainServices, type StartChainServicesOptions } from '../../chain/services.js'
 import { sandboxUsdcAbi } from '../../chain/contracts/generated/sandboxUsdc.js'
 import { localFetch } from '../../sdk/local-fetch.js'
-import type { TestServer } from '../helpers/control.js'
+import { startTestServer, type TestServer } from '../helpers/control.js'
 import { newAccount } from '../helpers/payments.js'
 
 /** The official buyer's client: `x402Client` with the exact EVM scheme, allowed to pay the sandbox USDC. */
@@ -134,4 +134,33 @@ export async function addEndpoint(
   const { status, body: record } = await t.call(`/apis/${apiId}/endpoints`, { jwt: seller.jwt, environment, body })
   if (status !== 201) throw new Error(`creating the endpoint failed: ${status} ${JSON.stringify(record)}`)
   return record
+}
+
+export type GatewayStack = {
+  services: ChainServices
+  t: TestServer
+  upstream: Awaited<ReturnType<typeof startUpstream>>
+  /** A buyer holding 100 USDC. */
+  buyer: LocalAccount
+  stop(): Promise<void>
+}
+
+/** The chain services, a test server on them, a recording upstream and a funded buyer: what a gateway test file starts. */
+export async function startGatewayStack(chainOptions: StartChainServicesOptions = {}): Promise<GatewayStack> {
+  const services = await startChainServices(chainOptions)
+  const t = await startTestServer({ chain: services })
+  const upstream = await startUpstream()
+  const buyer = newAccount()
+  await services.manager.fund(buyer.address, 'usdc', '100')
+  return {
+    services,
+    t,
+    upstream,
+    buyer,
+    async stop() {
+      await t.stop()
+      await upstream.stop()
+      await services.stop()
+    },
+  }
 }

@@ -2,28 +2,23 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
-import { startChainServices, type ChainServices } from '../../chain/services.js'
+import type { ChainServices } from '../../chain/services.js'
 import { localFetch } from '../../sdk/local-fetch.js'
-import { startTestServer, type TestServer } from '../helpers/control.js'
+import type { TestServer } from '../helpers/control.js'
 import { newAccount } from '../helpers/payments.js'
-import { addEndpoint, createApi, errorOf, newSeller, payingFetch, sandboxAccept, startUpstream, usdcBalance } from './helpers.js'
+import { addEndpoint, createApi, errorOf, newSeller, payingFetch, sandboxAccept, startUpstream, usdcBalance, startGatewayStack, type GatewayStack } from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
 let upstream: Awaited<ReturnType<typeof startUpstream>>
+let stack: GatewayStack | undefined
 let buyer: LocalAccount
 
 beforeAll(async () => {
-  services = await startChainServices()
-  t = await startTestServer({ chain: services })
-  upstream = await startUpstream()
-  buyer = newAccount()
-  await services.manager.fund(buyer.address, 'usdc', '100')
+  ;({ services, t, upstream, buyer } = stack = await startGatewayStack())
 })
 afterAll(async () => {
-  await t?.stop()
-  await upstream?.stop()
-  await services?.stop()
+  await stack?.stop()
 })
 
 /** An API whose upstream is `upstreamUrl`, written to the database directly (the control plane refuses svc's own listeners). */

@@ -2,34 +2,29 @@ import { createServer, type AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
-import { startChainServices, type ChainServices } from '../../chain/services.js'
+import type { ChainServices } from '../../chain/services.js'
 import { paidRouteDefaults } from '../../server/gateway/payment-flow.js'
 import { createUpstreamProxy } from '../../server/gateway/upstream-proxy.js'
 import { localFetch } from '../../sdk/local-fetch.js'
-import { startTestServer, type TestServer } from '../helpers/control.js'
+import type { TestServer } from '../helpers/control.js'
 import { newAccount } from '../helpers/payments.js'
-import { addEndpoint, createApi, errorOf, newSeller, payingFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance } from './helpers.js'
+import { addEndpoint, createApi, errorOf, newSeller, payingFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance, startGatewayStack, type GatewayStack } from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
 let upstream: Awaited<ReturnType<typeof startUpstream>>
+let stack: GatewayStack | undefined
 let buyer: LocalAccount
 const defaults = { ...paidRouteDefaults }
 
 beforeAll(async () => {
   // An upstream deadline small enough for a test (30 s in svc).
   paidRouteDefaults.timeoutMs = 1_000
-  services = await startChainServices()
-  t = await startTestServer({ chain: services })
-  upstream = await startUpstream()
-  buyer = newAccount()
-  await services.manager.fund(buyer.address, 'usdc', '100')
+  ;({ services, t, upstream, buyer } = stack = await startGatewayStack())
 })
 afterAll(async () => {
   Object.assign(paidRouteDefaults, defaults)
-  await t?.stop()
-  await upstream?.stop()
-  await services?.stop()
+  await stack?.stop()
 })
 
 const settlementsOf = (apiId: string) => t.server.database.db.selectFrom('settlements').selectAll().where('api_id', '=', apiId).execute()

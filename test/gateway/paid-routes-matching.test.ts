@@ -1,24 +1,21 @@
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { startChainServices, type ChainServices } from '../../chain/services.js'
-import { startTestServer, type TestServer } from '../helpers/control.js'
+import type { ChainServices } from '../../chain/services.js'
+import type { TestServer } from '../helpers/control.js'
 import { newAccount, waitFor } from '../helpers/payments.js'
-import { addEndpoint, createApi, newSeller, payingFetch, sandboxAccept, startUpstream, usdcBalance } from './helpers.js'
+import { addEndpoint, createApi, newSeller, payingFetch, sandboxAccept, startUpstream, usdcBalance, startGatewayStack, type GatewayStack } from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
 let upstream: Awaited<ReturnType<typeof startUpstream>>
+let stack: GatewayStack | undefined
 
 beforeAll(async () => {
-  services = await startChainServices()
-  t = await startTestServer({ chain: services })
-  upstream = await startUpstream()
+  ;({ services, t, upstream } = stack = await startGatewayStack())
 })
 afterAll(async () => {
-  await t?.stop()
-  await upstream?.stop()
-  await services?.stop()
+  await stack?.stop()
 })
 
 /** The amount a 402 of `url` asks for, or the status when it is not a 402. */

@@ -3,27 +3,22 @@ import { localFetch } from '../../sdk/local-fetch.js'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
-import { startChainServices, type ChainServices } from '../../chain/services.js'
-import { startTestServer, type TestServer } from '../helpers/control.js'
-import { newAccount, waitFor } from '../helpers/payments.js'
-import { addEndpoint, createApi, newSeller, errorOf, payingFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance } from './helpers.js'
+import type { ChainServices } from '../../chain/services.js'
+import type { TestServer } from '../helpers/control.js'
+import { waitFor } from '../helpers/payments.js'
+import { addEndpoint, createApi, newSeller, errorOf, payingFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance, startGatewayStack, type GatewayStack } from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
 let upstream: Awaited<ReturnType<typeof startUpstream>>
+let stack: GatewayStack | undefined
 let buyer: LocalAccount
 
 beforeAll(async () => {
-  services = await startChainServices()
-  t = await startTestServer({ chain: services })
-  upstream = await startUpstream()
-  buyer = newAccount()
-  await services.manager.fund(buyer.address, 'usdc', '100')
+  ;({ services, t, upstream, buyer } = stack = await startGatewayStack())
 })
 afterAll(async () => {
-  await t?.stop()
-  await upstream?.stop()
-  await services?.stop()
+  await stack?.stop()
 })
 
 const db = () => t.server.database.db
