@@ -67,7 +67,10 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const store = options.store ?? openGatewayStore(deps.db)
   const table = createEndpointTable(deps.db)
   const servers = createResourceServers(deps)
-  const proxy = createUpstreamProxy({ log: deps.log, ownListeners: () => ownListenerPorts(deps), ...settings })
+  // svc's own ports, worked out once the listener has its port (they never change after; the chain restarts on its URLs).
+  let ownPorts: ReadonlyMap<number, string> | undefined
+  const ownListeners = () => ownPorts ?? (deps.hosts.port ? (ownPorts = ownListenerPorts(deps)) : ownListenerPorts(deps))
+  const proxy = createUpstreamProxy({ log: deps.log, ownListeners, ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
   const locks = createPaymentLocks()
 
