@@ -2136,6 +2136,8 @@ export interface components {
             chain_epoch: string | null;
             /** @description settled on an earlier Sandbox chain than the running one (svc up --fresh-chain, a reset, a restart that came back empty) — its transaction and the balances it moved are gone with that chain */
             old_chain: boolean;
+            /** @description false when the buyer was charged but did not get the answer (the connection went away after the settlement, or svc stopped mid-payment and found the settlement on the chain at its next start) */
+            delivered: boolean;
         };
         SettlementPage: {
             settlements: components["schemas"]["Settlement"][];

@@ -57,12 +57,14 @@ function loadServerModules() {
     import('../core/http.js'),
     import('./chain-epoch.js'),
     import('./endpoint-purge.js'),
+    import('./settlement-recovery.js'),
   ])
 }
 
 /** Opens the database and serves the control planes (and, later, the gateway) on one port. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
-  const [{ openDatabase }, { createApp }, { loadInstallSecrets }, { listen }, { reconcileChainEpoch }, { startEndpointPurge }] = await loadServerModules()
+  const [{ openDatabase }, { createApp }, { loadInstallSecrets }, { listen }, { reconcileChainEpoch }, { startEndpointPurge }, { resolveSettlementJournal }] =
+    await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
   tightenDataDir(dataDir)
@@ -88,6 +90,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (change) refunds.push(change.refunded)
   }
   await reconcile('the chain started empty')
+  // Payments a process that died left half done: settled on the chain → recorded (charged without an answer).
+  await resolveSettlementJournal(deps)
   const onRestart = ({ reason }: { reason: string }) =>
     void reconcile(reason).catch((error) => options.log?.(`svc: recording the new chain failed: ${toSvcError(error).message}`))
   options.chain?.chain.on('restart', onRestart)

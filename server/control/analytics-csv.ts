@@ -17,6 +17,7 @@ export const settlementColumns = [
   'created_at',
   'chain_epoch',
   'old_chain',
+  'delivered',
 ] as const
 
 /** A field, quoted (quotes doubled) when it holds a comma, a quote, CR or LF; null is an empty field. */

@@ -89,6 +89,7 @@ export function settlementRecord(row: SettlementRow, epoch: string | undefined) 
     created_at: row.created_at,
     chain_epoch: row.chain_epoch === '' ? null : row.chain_epoch,
     old_chain: row.environment === 'development' && epoch !== undefined && row.chain_epoch !== epoch,
+    delivered: row.delivered !== 0,
   }
 }
 

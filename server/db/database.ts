@@ -3,6 +3,7 @@ import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider
 import * as initial from './migrations/2026_11_21_00_00_00_initial.js'
 import * as gateway from './migrations/2026_11_21_01_00_00_gateway.js'
 import * as chainEpochs from './migrations/2026_11_22_00_00_00_chain_epochs.js'
+import * as settlementJournal from './migrations/2026_11_22_01_00_00_settlement_journal.js'
 import type { Database } from './tables.js'
 
 /** Migrations in order; add new ones here (timestamped file names, `up` and `down`). */
@@ -10,6 +11,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_21_00_00_00_initial': initial,
   '2026_11_21_01_00_00_gateway': gateway,
   '2026_11_22_00_00_00_chain_epochs': chainEpochs,
+  '2026_11_22_01_00_00_settlement_journal': settlementJournal,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

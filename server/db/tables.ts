@@ -118,6 +118,42 @@ export type SettlementsTable = {
   created_at: string
   /** The epoch of the Sandbox chain it settled on (chain/epoch.ts); '' for production and for older records. */
   chain_epoch: string
+  /**
+   * 1 when the paid answer was written to the buyer; 0 when the buyer was charged without getting it (the buyer's
+   * connection went away after the settlement, or svc stopped before answering: recovered from the journal).
+   */
+  delivered: Generated<number>
+}
+
+/**
+ * A settlement in progress (server/gateway/settlement-journal.ts): written before the settlement is sent, given its
+ * `settlement_id` once recorded, removed once the answer was written. A row left behind by a process that died is
+ * resolved at the next start against the chain (was the authorization used? by which transaction?).
+ */
+export type SettlementJournalTable = {
+  id: string
+  /** The payment's identity (server/gateway/payment-locks.ts `paymentIdentity`): one row per payment. */
+  payment_id: string
+  api_id: string
+  endpoint_id: string
+  /** 1 for an ephemeral endpoint (removed with its first settlement). */
+  ephemeral: number
+  user_id: string
+  environment: Environment
+  network: string
+  asset: string
+  amount: string
+  payer: string
+  pay_to: string
+  /** The EIP-3009 authorization's nonce (0x hex) and validBefore (seconds, decimal); null for another kind of payload. */
+  nonce: string | null
+  valid_before: string | null
+  method: string
+  path: string
+  chain_epoch: string
+  /** The settlement recorded for it; null until the facilitator settled. */
+  settlement_id: string | null
+  created_at: string
 }
 
 /** The Sandbox chains this data dir has seen, the newest last (see chain/epoch.ts). */
@@ -161,6 +197,7 @@ export type Database = {
   endpoints: EndpointsTable
   sandbox_wallets: SandboxWalletsTable
   settlements: SettlementsTable
+  settlement_journal: SettlementJournalTable
   api_daily_stats: ApiDailyStatsTable
   domains: DomainsTable
   sandbox_chain_epochs: SandboxChainEpochsTable
@@ -177,6 +214,7 @@ export type OutboxRow = Selectable<OutboxTable>
 export type InsertableOutboxRow = Insertable<OutboxTable>
 export type SandboxWalletRow = Selectable<SandboxWalletsTable>
 export type SettlementRow = Selectable<SettlementsTable>
+export type SettlementJournalRow = Selectable<SettlementJournalTable>
 export type DomainRow = Selectable<DomainsTable>
 
 /** The seller and environment a tenant-scoped query reads for (a control-plane principal fits). */

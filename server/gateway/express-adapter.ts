@@ -61,9 +61,19 @@ export function writeOutcome(res: ServerResponse, outcome: PaymentOutcome): void
         res.writeHead(outcome.status, headers).end(JSON.stringify({ error: outcome.error }))
       }
       return
-    case 'paid':
+    case 'paid': {
+      // The buyer was charged: whether the answer reached its connection goes to the settlement's record.
+      const { written } = outcome
+      if (res.closed || res.destroyed) return written(false)
+      // Delivered: 'finish' (the whole answer handed to the connection) on a connection still whole. Node also
+      // finishes a response whose connection broke off mid-body (the buyer hung up), with the socket destroyed.
+      const socket = res.socket
+      let delivered = false
+      res.once('finish', () => (delivered = socket !== null && !socket.destroyed && !socket.errored))
+      res.once('close', () => written(delivered))
       res.writeHead(outcome.status, outcome.headers).end(outcome.body)
       return
+    }
     case 'pass-through': {
       // An upstream 4xx goes to the buyer as it is, streamed.
       const { upstream } = outcome

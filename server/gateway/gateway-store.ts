@@ -1,7 +1,7 @@
 import SQLite from 'better-sqlite3'
 import { CompiledQuery, sql, type Kysely } from 'kysely'
 import { isBusy, isUniqueViolation } from '../db/sqlite-errors.js'
-import type { ApiDailyStatsTable, Database, SettlementRow } from '../db/tables.js'
+import type { ApiDailyStatsTable, Database, SettlementJournalRow, SettlementRow } from '../db/tables.js'
 
 /** One row of `api_daily_stats` to add to (the counts are added, not set). */
 export type TrafficRow = ApiDailyStatsTable
@@ -12,8 +12,18 @@ export type GatewayStore = {
    * changes whenever anything but the gateway's own bookkeeping was written since. Read it before the data it labels.
    */
   version(): number | Promise<number>
-  /** Records a settlement, deleting the ephemeral endpoint it used up with it; false when the transaction is recorded already. */
-  recordSettlement(row: SettlementRow, usedUpEndpointId: string | undefined): Promise<boolean>
+  /**
+   * Records a settlement, deleting the ephemeral endpoint it used up and naming it in its journal row (`journalId`),
+   * in one transaction; false when the transaction is recorded already.
+   */
+  recordSettlement(row: SettlementRow, usedUpEndpointId: string | undefined, journalId?: string): Promise<boolean>
+  /** Writes a settlement's journal row before the settlement is sent; it replaces a stale row of the same payment. */
+  openJournal(row: SettlementJournalRow): Promise<void>
+  /**
+   * Ends a journal row: the settlement is done (`delivered` true: its answer was written) or was not made (no
+   * `settlementId`). With a `settlementId` and `delivered` false, the settlement is marked as charged without an answer.
+   */
+  closeJournal(journalId: string, settlementId?: string, delivered?: boolean): Promise<void>
   /** Adds traffic counts to their API and day rows. */
   addTraffic(rows: TrafficRow[]): Promise<void>
   close(): void
@@ -47,9 +57,18 @@ export async function openGatewayStore(db: Kysely<Database>): Promise<GatewaySto
   const insertSettlement = prepared(connection, db.insertInto('settlements').values(sampleSettlement).compile(), sampleSettlement)
   const deleteEndpoint = connection.prepare(db.deleteFrom('endpoints').where('id', '=', '').compile().sql)
   const addTraffic = prepared(connection, trafficUpsert(db, [sampleTraffic]).compile(), sampleTraffic)
-  const recordWithDelete = connection.transaction((row: SettlementRow, endpointId: string) => {
+  const insertJournal = prepared(connection, db.replaceInto('settlement_journal').values(sampleJournal).compile(), sampleJournal)
+  const nameSettlement = connection.prepare(db.updateTable('settlement_journal').set({ settlement_id: '' }).where('id', '=', '').compile().sql)
+  const deleteJournal = connection.prepare(db.deleteFrom('settlement_journal').where('id', '=', '').compile().sql)
+  const markUndelivered = connection.prepare(db.updateTable('settlements').set({ delivered: 0 }).where('id', '=', '').compile().sql)
+  const record = connection.transaction((row: SettlementRow, endpointId: string | undefined, journalId: string | undefined) => {
     insertSettlement(row)
-    deleteEndpoint.run(endpointId)
+    if (endpointId !== undefined) deleteEndpoint.run(endpointId)
+    if (journalId !== undefined) nameSettlement.run(row.id, journalId)
+  })
+  const closeUndelivered = connection.transaction((journalId: string, settlementId: string) => {
+    markUndelivered.run(0, settlementId)
+    deleteJournal.run(journalId)
   })
 
   let seen = dataVersion.get()
@@ -64,19 +83,34 @@ export async function openGatewayStore(db: Kysely<Database>): Promise<GatewaySto
       }
       return epoch
     },
-    async recordSettlement(row, usedUpEndpointId) {
+    async recordSettlement(row, usedUpEndpointId, journalId) {
       try {
-        if (usedUpEndpointId === undefined) insertSettlement(row)
-        else {
-          recordWithDelete.immediate(row, usedUpEndpointId)
-          // Its own write does not move data_version: the deleted endpoint must leave the caches all the same.
-          epoch++
-        }
+        if (usedUpEndpointId === undefined && journalId === undefined) insertSettlement(row)
+        else record.immediate(row, usedUpEndpointId, journalId)
+        // Its own write does not move data_version: the deleted endpoint must leave the caches all the same.
+        if (usedUpEndpointId !== undefined) epoch++
         return true
       } catch (error) {
         if (isUniqueViolation(error)) return false
-        if (isBusy(error)) return fallback.recordSettlement(row, usedUpEndpointId)
+        if (isBusy(error)) return fallback.recordSettlement(row, usedUpEndpointId, journalId)
         throw error
+      }
+    },
+    async openJournal(row) {
+      try {
+        insertJournal(row)
+      } catch (error) {
+        if (!isBusy(error)) throw error
+        return fallback.openJournal(row)
+      }
+    },
+    async closeJournal(journalId, settlementId, delivered = true) {
+      try {
+        if (settlementId !== undefined && !delivered) closeUndelivered.immediate(journalId, settlementId)
+        else deleteJournal.run(journalId)
+      } catch (error) {
+        if (!isBusy(error)) throw error
+        return fallback.closeJournal(journalId, settlementId, delivered)
       }
     },
     async addTraffic(rows) {
@@ -98,19 +132,33 @@ function kyselyStore(db: Kysely<Database>): GatewayStore {
   const totalChanges = CompiledQuery.raw('select total_changes() as v') as CompiledQuery<{ v: number }>
   return {
     version: async () => (await db.executeQuery(totalChanges)).rows[0]!.v,
-    async recordSettlement(row, usedUpEndpointId) {
+    async recordSettlement(row, usedUpEndpointId, journalId) {
       try {
-        if (usedUpEndpointId === undefined) await db.insertInto('settlements').values(row).execute()
+        if (usedUpEndpointId === undefined && journalId === undefined) await db.insertInto('settlements').values(row).execute()
         else
           await db.transaction().execute(async (trx) => {
             await trx.insertInto('settlements').values(row).execute()
-            await trx.deleteFrom('endpoints').where('id', '=', usedUpEndpointId).execute()
+            if (usedUpEndpointId !== undefined) await trx.deleteFrom('endpoints').where('id', '=', usedUpEndpointId).execute()
+            if (journalId !== undefined) await trx.updateTable('settlement_journal').set({ settlement_id: row.id }).where('id', '=', journalId).execute()
           })
         return true
       } catch (error) {
         if (isUniqueViolation(error)) return false
         throw error
       }
+    },
+    async openJournal(row) {
+      await db.replaceInto('settlement_journal').values(row).execute()
+    },
+    async closeJournal(journalId, settlementId, delivered = true) {
+      if (settlementId === undefined || delivered) {
+        await db.deleteFrom('settlement_journal').where('id', '=', journalId).execute()
+        return
+      }
+      await db.transaction().execute(async (trx) => {
+        await trx.updateTable('settlements').set({ delivered: 0 }).where('id', '=', settlementId).execute()
+        await trx.deleteFrom('settlement_journal').where('id', '=', journalId).execute()
+      })
     },
     async addTraffic(rows) {
       for (const row of rows) await trafficUpsert(db, [row]).execute()
@@ -159,6 +207,29 @@ const sampleSettlement: SettlementRow = {
   path: '',
   created_at: '',
   chain_epoch: '',
+  delivered: 1,
+}
+
+const sampleJournal: SettlementJournalRow = {
+  id: '',
+  payment_id: '',
+  api_id: '',
+  endpoint_id: '',
+  ephemeral: 0,
+  user_id: '',
+  environment: 'development',
+  network: '',
+  asset: '',
+  amount: '',
+  payer: '',
+  pay_to: '',
+  nonce: null,
+  valid_before: null,
+  method: '',
+  path: '',
+  chain_epoch: '',
+  settlement_id: null,
+  created_at: '',
 }
 
 const sampleTraffic: TrafficRow = { api_id: '', user_id: '', environment: 'development', day: '', requests: 0, payment_required: 0, paid_requests: 0 }

@@ -15,6 +15,7 @@ import { decodePayment } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
 import { recordSettlement } from './settlement-record.js'
+import { createSettlementJournal, type SettlementJournalOptions } from './settlement-journal.js'
 import { createTrafficStats } from './traffic-stats.js'
 import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
 import { ownListenerPorts } from '../own-listeners.js'
@@ -38,6 +39,8 @@ export type PaymentFlowOptions = UpstreamProxyOptions & {
   statsFlushEveryMs?: number | undefined
   /** The gateway's store, shared with its API cache; the flow does not close it. @defaultValue a store of its own */
   store?: Promise<GatewayStore> | undefined
+  /** The settlement journal's sweeper (tests lower it). */
+  journal?: SettlementJournalOptions | undefined
 }
 
 /** Defaults of every payment flow; a test may lower them before it starts a server. */
@@ -73,6 +76,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const proxy = createUpstreamProxy({ log: deps.log, ownListeners, ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
   const locks = createPaymentLocks()
+  const journal = createSettlementJournal(deps, store, options.journal)
 
   async function run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome> {
     stats.count(api, 'requests')
@@ -114,11 +118,12 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     // One request per payment (however it is encoded), and one paying request per ephemeral endpoint at a time: the
     // others are not charged.
     const ephemeral = route.expiresAt !== null
-    const claim = locks.claim(paymentIdentity(decoded.payload, requirements), ephemeral ? route.endpoint.id : undefined)
+    const paymentId = paymentIdentity(decoded.payload, requirements)
+    const claim = locks.claim(paymentId, ephemeral ? route.endpoint.id : undefined)
     if (!claim.ok) return requirePayment(attempt, claim.message)
     let consumed = false
     try {
-      const outcome = await pay(attempt, decoded.payload, requirements)
+      const outcome = await pay(attempt, decoded.payload, requirements, paymentId)
       consumed = ephemeral && outcome.type === 'paid'
       return outcome
     } finally {
@@ -128,7 +133,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   }
 
   /** Verify → forward → settle → record: the answer to a payment that matched the route and holds its lock. */
-  async function pay(attempt: Attempt, payload: PaymentPayload, requirements: PaymentRequirements): Promise<PaymentOutcome> {
+  async function pay(attempt: Attempt, payload: PaymentPayload, requirements: PaymentRequirements, paymentId: string): Promise<PaymentOutcome> {
     const { request, api, route, server, resource } = attempt
     const verified = await verifyPayment(server, payload, requirements)
     if (verified.type === 'refused') return requirePayment(attempt, verified.error)
@@ -150,29 +155,45 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     // The buyer left before the answer was ready: nothing is delivered, so nothing is charged.
     if (request.signal.aborted) return buyerGone
 
-    const settled = await settlePayment(server, payload, requirements)
+    // The journal row is written before the settlement is sent: whatever happens next (a crash included), a payment
+    // that reaches the chain is recorded, at the latest when svc starts again.
+    const payer = verified.response.payer ?? ''
+    const chainEpoch = api.environment === 'development' ? (deps.chain?.chain.epoch ?? '') : ''
+    const ephemeral = route.expiresAt !== null
+    const journalId = await journal.begin({ api, endpoint: route.endpoint, ephemeral, requirements, payload, paymentId, payer, method: request.method, path: resource.path, chainEpoch })
+    let settlementId: string | undefined
+    let settled: Awaited<ReturnType<typeof settlePayment>>
+    try {
+      settled = await settlePayment(server, payload, requirements)
+      if (settled.type === 'accepted') {
+        const { response } = settled
+        settlementId = await recordSettlement(
+          await store,
+          { api, endpoint: route.endpoint, ephemeral, requirements, settled: response, payer: response.payer ?? payer, method: request.method, path: resource.path, chainEpoch },
+          journalId,
+        )
+      }
+    } catch (error) {
+      journal.abandon(journalId)
+      throw error
+    }
+    // Not settled, or its outcome is unknown (the facilitator broke off): the row is checked on the chain later.
+    if (settled.type !== 'accepted') journal.abandon(journalId)
     if (settled.type === 'refused') return requirePayment(attempt, settled.error)
     if (settled.type === 'failed') return failed(502, settled.error)
     if (settled.type === 'unavailable') return unavailable(`${settled.error}; the payment was not settled`)
 
-    const recorded = await recordSettlement(await store, {
-      api,
-      endpoint: route.endpoint,
-      ephemeral: route.expiresAt !== null,
-      requirements,
-      settled: settled.response,
-      payer: settled.response.payer ?? verified.response.payer ?? '',
-      method: request.method,
-      path: resource.path,
-      chainEpoch: api.environment === 'development' ? (deps.chain?.chain.epoch ?? '') : '',
-    })
     // The facilitator answers a payload it already settled with the same transaction: that is a replay.
-    if (!recorded) return requirePayment(attempt, 'this payment was already used for an earlier request')
+    if (settlementId === undefined) {
+      journal.finish(journalId)
+      return requirePayment(attempt, 'this payment was already used for an earlier request')
+    }
     stats.count(api, 'paid_requests')
 
     const headers: Record<string, string | string[]> = { ...answer.headers, 'payment-response': encodePaymentResponseHeader(settled.response) }
     if (request.method !== 'HEAD') headers['content-length'] = String(body.length)
-    return { type: 'paid', status: answer.status, headers, body }
+    const recorded = settlementId
+    return { type: 'paid', status: answer.status, headers, body, written: (delivered) => journal.finish(journalId, recorded, delivered) }
   }
 
   /** A 402 with the PaymentRequired, `error` saying why the payment sent was refused (none: no payment was sent). */
@@ -193,6 +214,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     flush: () => stats.flush(),
     async close() {
       await stats.close()
+      await journal.close()
       await proxy.close()
       if (!options.store) (await store).close()
     },

@@ -8,13 +8,14 @@ export type PaymentRequiredOutcome = { type: 'payment-required'; header: string;
  * - `payment-required`: a 402, asking for a payment or saying why the one sent was refused;
  * - `error`: `{"error"}` with `status` (404 no route, 410 used up, 502/504 upstream or facilitator failed, 503 the
  *   facilitator cannot judge payments now, …) and, when retrying later helps, `retryAfter` seconds;
- * - `paid`: the upstream's answer, held while the payment settled, with its `PAYMENT-RESPONSE`;
+ * - `paid`: the upstream's answer, held while the payment settled, with its `PAYMENT-RESPONSE`; the adapter calls
+ *   `written` once the answer is out (`delivered`: all of it was handed to the buyer's connection) or cannot be;
  * - `pass-through`: an upstream 4xx, to stream to the buyer as it is (nothing was settled);
  * - `buyer-gone`: the buyer left before the answer was ready; nothing was settled and nothing is written.
  */
 export type PaymentOutcome =
   | PaymentRequiredOutcome
   | { type: 'error'; status: number; error: string; retryAfter?: number }
-  | { type: 'paid'; status: number; headers: Record<string, string | string[]>; body: Buffer }
+  | { type: 'paid'; status: number; headers: Record<string, string | string[]>; body: Buffer; written: (delivered: boolean) => void }
   | { type: 'pass-through'; upstream: UpstreamResponse }
   | { type: 'buyer-gone' }

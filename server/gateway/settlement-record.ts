@@ -18,11 +18,11 @@ export type SettledPayment = {
 }
 
 /**
- * Records a settled payment in `settlements` (the seller's books). False when the transaction is already recorded:
- * the facilitator settles a payload once and answers a repeat with the first transaction, so a second record of it
- * is a replay of the same payment.
+ * Records a settled payment in `settlements` (the seller's books) and names it in its journal row; resolves with the
+ * settlement's id. Undefined when the transaction is already recorded: the facilitator settles a payload once and
+ * answers a repeat with the first transaction, so a second record of it is a replay of the same payment.
  */
-export function recordSettlement(store: GatewayStore, payment: SettledPayment): Promise<boolean> {
+export async function recordSettlement(store: GatewayStore, payment: SettledPayment, journalId: string): Promise<string | undefined> {
   const { api, endpoint, ephemeral, requirements, settled } = payment
   const row: SettlementRow = {
     id: newId('stl'),
@@ -40,6 +40,7 @@ export function recordSettlement(store: GatewayStore, payment: SettledPayment): 
     path: payment.path,
     created_at: nowIso(),
     chain_epoch: payment.chainEpoch,
+    delivered: 1,
   }
-  return store.recordSettlement(row, ephemeral ? endpoint.id : undefined)
+  return (await store.recordSettlement(row, ephemeral ? endpoint.id : undefined, journalId)) ? row.id : undefined
 }

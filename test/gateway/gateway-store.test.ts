@@ -47,6 +47,7 @@ const settlement = (): SettlementRow => ({
   path: '/a',
   created_at: new Date().toISOString(),
   chain_epoch: '',
+  delivered: 1,
 })
 const traffic = { api_id: 'a1', user_id: 'u1', environment: 'development' as const, day: '2026-11-21', requests: 2, payment_required: 1, paid_requests: 1 }
 

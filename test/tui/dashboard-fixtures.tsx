@@ -62,5 +62,6 @@ export function settlement(id: string, createdAt: string, path: string): Settlem
     created_at: createdAt,
     chain_epoch: '0123456789abcdef',
     old_chain: false,
+    delivered: true,
   }
 }

@@ -171,6 +171,19 @@ describe('SettlementsPanel', () => {
     expect(lines[1]).toMatch(/^ {2}\d\d:\d\d:\d\d {2}GET \/weather\/Paris +0\.025 USDC +from 0x1234…abcd {2}tx 0xab12…ab12$/)
   })
 
+  test('a buyer charged without the answer is marked "no answer"; the lines stay aligned and fit', () => {
+    const marked = [settlements[0]!, { ...settlements[1]!, delivered: false }, settlements[2]!]
+    for (const width of [100, 80]) {
+      const lines = linesOf(renderAt(width, <SettlementsPanel loggedIn settlements={{ data: feedOf(marked) }} usdc={usdc} width={width} />).lastFrame())
+      expect(lines[1]).toMatch(/GET \/weather\/Paris +0\.025 USDC +no answer +from 0x1234…abcd/)
+      // At 80 columns the transaction gives way, not the path.
+      expect(lines[1]!.includes('tx 0x'), `${width} columns`).toBe(width === 100)
+      expect(lines[2]).not.toContain('no answer')
+      expect(lines[1]!.indexOf('from'), `${width} columns`).toBe(lines[2]!.indexOf('from'))
+      for (const line of lines) expect(line.length).toBeLessThanOrEqual(width)
+    }
+  })
+
   test('empty and not logged in', () => {
     expect(render(<SettlementsPanel loggedIn settlements={{ data: feedOf([]) }} usdc={usdc} width={100} />).lastFrame()).toContain('none yet')
     expect(render(<SettlementsPanel loggedIn={false} settlements={{}} usdc={usdc} width={100} />).lastFrame()).toContain('`svc signup --sandbox`')

@@ -69,7 +69,7 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
         if (call.out.isJson) return call.out.json(page)
         // Amounts of the Sandbox USDC read as USDC; other assets stay in atomic units.
         const usdc = await call.client().config.localDev().then((c) => c.usdc.address.toLowerCase(), () => undefined)
-        call.out.table(['CREATED', 'API', 'REQUEST', 'AMOUNT', 'PAYER', 'TRANSACTION'], page.settlements.map((s) => settlementRow(s, usdc)), 'no settlements')
+        call.out.table(['CREATED', 'API', 'REQUEST', 'AMOUNT', 'PAYER', 'TRANSACTION', 'ANSWER'], page.settlements.map((s) => settlementRow(s, usdc)), 'no settlements')
         if (page.next_cursor) call.out.line(call.out.dim(`more: run again with --cursor ${page.next_cursor} (and the same filters)`))
       }),
     )
@@ -78,5 +78,7 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
 function settlementRow(s: Settlement, usdc: string | undefined) {
   const amount = usdc && s.asset.toLowerCase() === usdc ? `${formatUsdc(s.amount)} USDC` : `${s.amount} units`
   // A settlement of an earlier Sandbox chain: its transaction is gone with that chain.
-  return [s.created_at, s.api_id, `${s.method} ${s.path}`, amount, s.payer, s.old_chain ? `${s.transaction} (earlier chain)` : s.transaction]
+  const transaction = s.old_chain ? `${s.transaction} (earlier chain)` : s.transaction
+  // Charged without the answer: the buyer's connection went away after the settlement, or svc stopped mid-payment.
+  return [s.created_at, s.api_id, `${s.method} ${s.path}`, amount, s.payer, transaction, s.delivered ? 'delivered' : 'NOT DELIVERED']
 }

@@ -28,11 +28,12 @@ function newestFirst(settlements: Settlement[]): Settlement[] {
   return [...settlements].sort((a, b) => (a.created_at === b.created_at ? b.id.localeCompare(a.id) : b.created_at.localeCompare(a.created_at)))
 }
 
-const col = { time: 8, amount: 13, payer: 16, tx: 14 }
+const col = { time: 8, amount: 13, payer: 16, tx: 14, undelivered: 12 }
 
 /**
  * The seller's latest Sandbox settlements on the running chain, newest first: time, method and path, amount, payer
- * and transaction. Those of an earlier chain are only counted.
+ * and transaction; a buyer charged without getting the answer is marked "no answer" in red. Those of an earlier chain
+ * are only counted.
  */
 export const SettlementsPanel = memo(function SettlementsPanel({ loggedIn, settlements, usdc, width, rows }: SettlementsPanelProps) {
   const title = 'Settlements'
@@ -45,10 +46,13 @@ export const SettlementsPanel = memo(function SettlementsPanel({ loggedIn, settl
   const earlier = old ? ` (${old} from an earlier chain not shown)` : ''
   if (!count) return <Panel title={title} summary={[`none yet: paid requests to your Sandbox APIs show here${earlier}`, `none yet${earlier}`, 'none yet']} width={width} />
   const { shown, hidden } = visibleItems(newestFirst(current), rows ?? Number.POSITIVE_INFINITY, count)
+  // Charged without the answer (the buyer left after the settlement, or svc stopped mid-payment): marked on its line.
+  const undelivered = shown.some((s) => !s.delivered)
   // Narrow terminals drop the transaction, then the payer, before the path gets too short.
-  const showTx = width >= 72
-  const showPayer = width >= 56
-  const pathWidth = Math.max(8, width - 2 - col.time - col.amount - 6 - (showPayer ? col.payer + 2 : 0) - (showTx ? col.tx + 2 : 0))
+  const markWidth = undelivered ? col.undelivered : 0
+  const showTx = width >= 72 + markWidth
+  const showPayer = width >= 56 + markWidth
+  const pathWidth = Math.max(8, width - 2 - col.time - col.amount - 6 - (showPayer ? col.payer + 2 : 0) - (showTx ? col.tx + 2 : 0) - markWidth)
   return (
     <Panel title={title} summary={[`newest first${earlier}`, 'newest first']} width={width}>
       {shown.map((s) => (
@@ -56,6 +60,7 @@ export const SettlementsPanel = memo(function SettlementsPanel({ loggedIn, settl
           <Text dimColor>{formatClock(s.created_at)}</Text>
           <Text>{`  ${fit(`${s.method} ${s.path}`, pathWidth, true)}`}</Text>
           <Text color="green">{`  ${fit(formatPrice(s, usdc), col.amount, true)}`}</Text>
+          {undelivered ? <Text color="red">{s.delivered ? ' '.repeat(col.undelivered) : '  no answer '}</Text> : null}
           {showPayer ? <Text>{`  from ${shortHex(s.payer)}`}</Text> : null}
           {showTx ? <Text dimColor>{`  tx ${shortHex(s.transaction)}`}</Text> : null}
         </Line>

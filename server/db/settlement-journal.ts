@@ -1,0 +1,46 @@
+import type { Kysely } from 'kysely'
+import { isUniqueViolation } from './sqlite-errors.js'
+import type { Database, SettlementJournalRow, SettlementRow } from './tables.js'
+
+/** Journal rows written before `before` (ISO), oldest first. */
+export function listJournalRows(db: Kysely<Database>, before: string): Promise<SettlementJournalRow[]> {
+  return db.selectFrom('settlement_journal').selectAll().where('created_at', '<', before).orderBy('created_at').execute()
+}
+
+/** Removes a journal row: its payment was not settled (or its settlement is fully accounted for). */
+export async function deleteJournalRow(db: Kysely<Database>, id: string): Promise<void> {
+  await db.deleteFrom('settlement_journal').where('id', '=', id).execute()
+}
+
+/** Marks the row's recorded settlement as charged without an answer and removes the row, in one transaction. */
+export async function markJournalUndelivered(db: Kysely<Database>, row: SettlementJournalRow & { settlement_id: string }): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await trx.updateTable('settlements').set({ delivered: 0 }).where('id', '=', row.settlement_id).execute()
+    await trx.deleteFrom('settlement_journal').where('id', '=', row.id).execute()
+  })
+}
+
+/** Thrown inside a transaction to roll it back: the journal row is gone (a request of the same payment replaced it). */
+class RowGone extends Error {}
+
+/**
+ * Records a settlement found on the chain for a journal row (charged without an answer), deletes the ephemeral endpoint
+ * it used up and removes the row, in one transaction. False when that transaction was recorded already, or when the row
+ * is gone meanwhile (a new request of the same payment took over: it records the settlement itself).
+ */
+export async function recordJournalSettlement(db: Kysely<Database>, row: SettlementJournalRow, settlement: SettlementRow): Promise<boolean> {
+  try {
+    await db.transaction().execute(async (trx) => {
+      const deleted = await trx.deleteFrom('settlement_journal').where('id', '=', row.id).executeTakeFirst()
+      if (deleted.numDeletedRows === 0n) throw new RowGone()
+      await trx.insertInto('settlements').values(settlement).execute()
+      if (row.ephemeral) await trx.deleteFrom('endpoints').where('id', '=', row.endpoint_id).execute()
+    })
+    return true
+  } catch (error) {
+    if (error instanceof RowGone) return false
+    if (!isUniqueViolation(error)) throw error
+    await deleteJournalRow(db, row.id)
+    return false
+  }
+}
