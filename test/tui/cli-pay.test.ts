@@ -83,9 +83,11 @@ describe('svc pay', () => {
       body: { method: 'POST', url: '/echo/post', body: '{"a":1}', label: 'seven' },
     })
     const { settlements } = await cli.json(['settlements', '--api', apiId])
-    expect(settlements[0]).toMatchObject({ transaction: answer.payment_response.transaction, amount: '20000', method: 'POST', path: '/echo/post' })
+    expect(settlements[0]).toMatchObject({ transaction: answer.payment_response.transaction, amount: '20000', method: 'POST', path: '/echo/post', delivered: true })
     const table = await cli.ok(['settlements', '--api', apiId])
     expect(table).toMatch(/POST \/echo\/post +0\.02 USDC +0x/)
+    expect(table).toMatch(/ANSWER\n/)
+    expect(table).toMatch(/ 0x[0-9a-f]{64} +delivered\n/)
     const csv = (await cli.ok(['settlements', '--csv', '--api', apiId])).trim().split('\r\n')
     expect(csv).toHaveLength(3)
   })

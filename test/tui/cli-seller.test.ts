@@ -133,7 +133,7 @@ describe('a seller in the Sandbox, through the CLI', () => {
     expect(await cli.ok(['stats', '--days', '7'])).toMatch(/^DAY\s+REQUESTS\s+402\s+PAID\s+SETTLED\s+REVENUE$/m)
 
     const csv = await cli.ok(['settlements', '--csv'])
-    expect(csv.split('\r\n')[0]).toBe('id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain')
+    expect(csv.split('\r\n')[0]).toBe('id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain,delivered')
     expect(await cli.ok(['settlements'])).toBe('no settlements\n')
     expect(await cli.json(['settlements', '--limit', '10'])).toEqual({ settlements: [], next_cursor: null })
   })
