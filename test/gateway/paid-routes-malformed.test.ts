@@ -84,6 +84,15 @@ describe('a malformed field inside PAYMENT-SIGNATURE → 402 saying which, never
     expect(error.length).toBeLessThan(200)
   })
 
+  test('a long path no route prices is a 404 that echoes it cut', async () => {
+    const path = `/weather/Lima/${'x'.repeat(5_000)}`
+    const response = await localFetch(`${new URL(url).origin}${path}`)
+    expect(response.status).toBe(404)
+    const { error } = (await response.json()) as { error: string }
+    expect(error).toMatch(/^no paid route for GET \/weather\/Lima\/x+… \(5014 characters\)$/)
+    expect(error.length).toBeLessThan(200)
+  })
+
   test('the unchanged payment still pays', async () => {
     const response = await localFetch(url, { headers: { 'payment-signature': base64(signed) } })
     expect(response.status).toBe(200)
