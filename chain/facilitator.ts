@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import { x402Facilitator } from '@x402/core/facilitator'
-import { parsePaymentPayload, parsePaymentRequirements } from '@x402/core/schemas'
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import type { Express, Response } from 'express'
-import { createErrorHandler, createJsonApp, notFoundHandler } from '../core/http.js'
+import { createErrorHandler, createJsonApp, cutText, errorMessageLimit, notFoundHandler } from '../core/http.js'
 import type { SandboxChain } from './chain.js'
+import { parseFacilitatorRequest } from './facilitator-request.js'
 import { createRelayerSigner } from './relayer.js'
 
 /** How many settled payloads the facilitator remembers for idempotent answers. */
@@ -65,8 +65,9 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
     if (existing) return existing
     const pending = facilitator.settle(payload, requirements).then(
       (response) => {
-        if (!response.success) settlements.delete(key)
-        return response
+        if (response.success) return response
+        settlements.delete(key)
+        return response.errorMessage ? { ...response, errorMessage: condense(response.errorMessage) } : response
       },
       (error) => {
         settlements.delete(key)
@@ -102,16 +103,17 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
     void res.status(503).set('retry-after', String(chainRestartRetryAfterSeconds)).json({ error: chainUnavailable, ...body })
 
   app.post('/verify', async (req, res) => {
-    const parsed = parseRequest(req.body)
-    if ('error' in parsed) return void res.status(400).json({ error: parsed.error, isValid: false, invalidReason: parsed.reason })
+    const parsed = parseFacilitatorRequest(req.body)
+    if ('error' in parsed)
+      return void res.status(400).json({ error: parsed.error, isValid: false, invalidReason: parsed.reason, invalidMessage: parsed.error })
     const answer = await judged(() => verify(parsed.payload, parsed.requirements), (verified) => verified.isValid)
     if (answer === 'chain-down') return unavailable(res, { isValid: false, invalidReason: 'chain_unavailable', invalidMessage: chainUnavailable })
     res.json(answer)
   })
   app.post('/settle', async (req, res) => {
-    const parsed = parseRequest(req.body)
+    const parsed = parseFacilitatorRequest(req.body)
     if ('error' in parsed)
-      return void res.status(400).json({ error: parsed.error, success: false, errorReason: parsed.reason, transaction: '', network: '' })
+      return void res.status(400).json({ error: parsed.error, success: false, errorReason: parsed.reason, errorMessage: parsed.error, transaction: '', network: '' })
     const answer = await judged(() => settle(parsed.payload, parsed.requirements), (settled) => settled.success)
     if (answer === 'chain-down')
       return unavailable(res, { success: false, errorReason: 'chain_unavailable', errorMessage: chainUnavailable, transaction: '', network: parsed.requirements.network })
@@ -123,36 +125,10 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
   return { facilitator, verify, settle, app }
 }
 
-type ParsedRequest =
-  | { payload: PaymentPayload; requirements: PaymentRequirements }
-  | { error: string; reason: 'invalid_payload' | 'invalid_payment_requirements' }
-
-/** Validates a `/verify` or `/settle` body with x402's own schemas. */
-function parseRequest(body: unknown): ParsedRequest {
-  if (typeof body !== 'object' || body === null)
-    return { error: 'expected a JSON body {x402Version, paymentPayload, paymentRequirements}', reason: 'invalid_payload' }
-  const { paymentPayload, paymentRequirements } = body as Record<string, unknown>
-  const payload = parsePaymentPayload(paymentPayload)
-  if (!payload.success) return { error: `paymentPayload: ${firstIssue(payload.error)}`, reason: 'invalid_payload' }
-  const requirements = parsePaymentRequirements(paymentRequirements)
-  if (!requirements.success)
-    return { error: `paymentRequirements: ${firstIssue(requirements.error)}`, reason: 'invalid_payment_requirements' }
-  const evm = (payload.data as { payload?: { authorization?: unknown; signature?: unknown } }).payload
-  if (payload.data.x402Version === 2 && (typeof evm?.signature !== 'string' || typeof evm.authorization !== 'object'))
-    return { error: 'paymentPayload.payload: expected {signature, authorization}', reason: 'invalid_payload' }
-  return { payload: payload.data as PaymentPayload, requirements: requirements.data as PaymentRequirements }
-}
-
-function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
-  const issue = error.issues[0]
-  if (!issue) return 'invalid'
-  return issue.path.length ? `${issue.path.map(String).join('.')}: ${issue.message}` : issue.message
-}
-
-/** viem's multi-line error text, cut to the line that says why (the revert reason). */
+/** viem's multi-line error text, cut to the line that says why (the revert reason) and to a bounded length. */
 function condense(message: string): string {
   const details = /^Details: (.*)$/m.exec(message)?.[1]
-  return (details ?? message.split('\n')[0] ?? message).trim()
+  return cutText((details ?? message.split('\n')[0] ?? message).trim(), errorMessageLimit)
 }
 
 function payerOf(payload: PaymentPayload): string | undefined {

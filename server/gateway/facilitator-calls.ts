@@ -1,10 +1,12 @@
 import type { x402ResourceServer } from '@x402/core/server'
 import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements, type SettleResponse, type VerifyResponse } from '@x402/core/types'
+import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
 
 /**
  * What the facilitator made of a payment: `accepted` (with its answer), `refused` (invalid, or not settled: a 402
  * saying why), `unavailable` (it answered 503: it cannot judge payments now, e.g. its chain restarts; a 503 with
- * Retry-After), or `failed` (it could not be asked: a 502).
+ * Retry-After), or `failed` (it could not be asked: a 502). Every `error` is bounded: the facilitator's text in it
+ * is cut.
  */
 export type FacilitatorResult<Response> =
   | { type: 'accepted'; response: Response }
@@ -14,7 +16,11 @@ export type FacilitatorResult<Response> =
 
 /** The answer to a facilitator's 503 (sent with the verdict's shape, so x402's client raises it as a Verify/SettleError). */
 const unavailable = (message: string | undefined) =>
-  ({ type: 'unavailable', error: `the facilitator cannot judge payments right now${message ? ` (${message})` : ''}` }) as const
+  ({ type: 'unavailable', error: `the facilitator cannot judge payments right now${message ? ` (${cutText(message, echoedValueLimit)})` : ''}` }) as const
+
+/** The facilitator could not be asked (not a verdict): a 502 with its error's first line, cut. */
+const failed = (what: string, error: unknown) =>
+  ({ type: 'failed', error: cutText(`the facilitator could not ${what} the payment: ${String((error as Error)?.message ?? error).split('\n')[0]}`, errorMessageLimit) }) as const
 
 /** Verifies a payment through the API's resource server (x402's `verifyPayment`). */
 export async function verifyPayment(server: x402ResourceServer, payload: PaymentPayload, requirements: PaymentRequirements): Promise<FacilitatorResult<VerifyResponse>> {
@@ -22,7 +28,7 @@ export async function verifyPayment(server: x402ResourceServer, payload: Payment
   try {
     verified = await server.verifyPayment(payload, requirements)
   } catch (error) {
-    if (!(error instanceof VerifyError)) return { type: 'failed', error: `the facilitator could not verify the payment: ${(error as Error).message}` }
+    if (!(error instanceof VerifyError)) return failed('verify', error)
     if (error.statusCode === 503) return unavailable(error.invalidMessage)
     verified = { isValid: false, invalidReason: error.invalidReason, invalidMessage: error.invalidMessage }
   }
@@ -36,7 +42,7 @@ export async function settlePayment(server: x402ResourceServer, payload: Payment
   try {
     settled = await server.settlePayment(payload, requirements)
   } catch (error) {
-    if (!(error instanceof SettleError)) return { type: 'failed', error: `the facilitator could not settle the payment: ${(error as Error).message}` }
+    if (!(error instanceof SettleError)) return failed('settle', error)
     if (error.statusCode === 503) return unavailable(error.errorMessage)
     settled = { success: false, errorReason: error.errorReason, errorMessage: error.errorMessage, transaction: '', network: requirements.network }
   }
@@ -44,6 +50,8 @@ export async function settlePayment(server: x402ResourceServer, payload: Payment
   return { type: 'accepted', response: settled }
 }
 
+/** `what: reason (message)`, the facilitator's reason and message cut to bounded lengths. */
 function reasonText(what: string, reason: string | undefined, message: string | undefined): string {
-  return `${what}: ${reason ?? 'unknown reason'}${message && message !== reason ? ` (${message})` : ''}`
+  const detail = message && message !== reason ? ` (${message})` : ''
+  return cutText(`${what}: ${cutText(String(reason ?? 'unknown reason'), echoedValueLimit)}${detail}`, errorMessageLimit)
 }

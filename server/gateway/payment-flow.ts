@@ -19,6 +19,7 @@ import { createSettlementJournal, type SettlementJournalOptions } from './settle
 import { createTrafficStats } from './traffic-stats.js'
 import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
 import { ownListenerPorts } from '../own-listeners.js'
+import { cutText, echoedValueLimit } from '../../core/http.js'
 
 export type PaymentFlow = {
   /**
@@ -87,7 +88,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     const route = findMatch(await table.routesOf(api, version), method, path)
     if (!route) {
       if (locks.wasConsumed(api.id, method, path)) return failed(410, 'this one-time endpoint was used up by an earlier payment')
-      return failed(404, `no paid route for ${method} ${path}`)
+      return failed(404, `no paid route for ${method} ${cutText(path, echoedValueLimit)}`)
     }
     // A missing facilitator (no chain, no SVC_FACILITATOR_URL) throws a 503 for the error handler.
     const server = await servers.forApi(api)

@@ -1,5 +1,7 @@
 import { decodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload } from '@x402/core/types'
+import { cutText, echoedValueLimit } from '../../core/http.js'
+import { eip3009PayloadSchema, shapeProblem } from '../../chain/exact-evm-shape.js'
 
 /** A decoded `PAYMENT-SIGNATURE`, or why it is not one (the message of the 402 that refuses it). */
 export type DecodedPayment = { ok: true; payload: PaymentPayload } | { ok: false; error: string }
@@ -9,9 +11,11 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 const refused = (error: string): DecodedPayment => ({ ok: false, error })
 
 /**
- * The payload of a `PAYMENT-SIGNATURE` header (x402's codec), or why it is not one. Only its outline is checked here
- * (an x402 v2 payload naming the requirements it accepted): the requirements are then matched field by field, and
- * the facilitator validates the rest. x402's zod schema would check it all again on the hot path (~0.1 ms).
+ * The payload of a `PAYMENT-SIGNATURE` header (x402's codec), or why it is not one. Its outline is checked here (an
+ * x402 v2 payload naming the requirements it accepted; the requirements are then matched field by field), and so is
+ * an EIP-3009 scheme payload, field by field (the shape the facilitator checks too): a malformed one is refused with
+ * a 402 saying which field is wrong, and never reaches the facilitator. A Permit2 payload (`permit2Authorization`) is
+ * left to the facilitator. x402's zod schema would check the outline again on the hot path (~0.1 ms).
  */
 export function decodePayment(header: string): DecodedPayment {
   let value: unknown
@@ -21,8 +25,11 @@ export function decodePayment(header: string): DecodedPayment {
     return refused('malformed PAYMENT-SIGNATURE: expected base64 of a JSON x402 PaymentPayload')
   }
   if (!isRecord(value)) return refused('malformed PAYMENT-SIGNATURE: expected a JSON object (an x402 PaymentPayload)')
-  if (value.x402Version !== 2) return refused(`PAYMENT-SIGNATURE carries x402 version ${JSON.stringify(value.x402Version)}: svc speaks x402 v2 only`)
+  if (value.x402Version !== 2)
+    return refused(`PAYMENT-SIGNATURE carries x402 version ${cutText(String(JSON.stringify(value.x402Version)), echoedValueLimit)}: svc speaks x402 v2 only`)
   if (!isRecord(value.accepted)) return refused('malformed PAYMENT-SIGNATURE: accepted: expected the payment requirements the payment accepts')
   if (!isRecord(value.payload)) return refused('malformed PAYMENT-SIGNATURE: payload: expected the scheme payload (signature and authorization)')
+  const problem = 'permit2Authorization' in value.payload ? undefined : shapeProblem(eip3009PayloadSchema, value.payload, 'payload')
+  if (problem) return refused(`malformed PAYMENT-SIGNATURE: ${problem}`)
   return { ok: true, payload: value as PaymentPayload }
 }

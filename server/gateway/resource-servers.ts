@@ -3,7 +3,8 @@ import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
 import type { ServerDeps } from '../deps.js'
 import type { ApiRow } from '../db/tables.js'
-import { ServiceUnavailableError } from '../../core/errors.js'
+import { errorCode, ServiceUnavailableError } from '../../core/errors.js'
+import { cutText, logLineLimit } from '../../core/http.js'
 
 /** The facilitator of an API cannot be used: no chain, no SVC_FACILITATOR_URL, or it does not answer. */
 export class FacilitatorUnavailableError extends ServiceUnavailableError {
@@ -19,7 +20,8 @@ export type ResourceServers = {
  * One `x402ResourceServer` per facilitator URL, initialized once (it reads the facilitator's `/supported`), with the
  * exact EVM scheme on every `eip155:*` network and the Bazaar extension. Development APIs pay through the Sandbox
  * chain's facilitator, production APIs through SVC_FACILITATOR_URL. A failed start is forgotten, so the next request
- * tries again (the chain may have come up meanwhile).
+ * tries again (the chain may have come up meanwhile). A facilitator that does not answer is a 503 for the buyer that
+ * never names its address (the log does).
  */
 export function createResourceServers(deps: ServerDeps): ResourceServers {
   const servers = new Map<string, Promise<x402ResourceServer>>()
@@ -44,7 +46,10 @@ export function createResourceServers(deps: ServerDeps): ResourceServers {
       (error: unknown) => {
         servers.delete(url)
         const cause = (error as Error).cause ?? error
-        throw new FacilitatorUnavailableError(`the facilitator at ${url} does not answer: ${(cause as Error).message ?? String(cause)}`, { cause: error })
+        deps.log?.(cutText(`gateway: the facilitator at ${url} does not answer: ${(cause as Error)?.message ?? String(cause)}`, logLineLimit))
+        const code = errorCode(error)
+        const named = code && /^[A-Z][A-Z0-9_]*$/.test(code) ? ` (${code})` : ''
+        throw new FacilitatorUnavailableError(`the facilitator of this API does not answer${named}: retry in a moment`, { cause: error })
       },
     )
   }

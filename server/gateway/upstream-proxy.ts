@@ -1,8 +1,11 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
-import { Agent } from 'undici'
-import { gatewayHopHeader, ownListenerTargetedBy } from '../own-listeners.js'
+import type { Socket } from 'node:net'
+import { Agent, buildConnector } from 'undici'
+import { cutText, echoedValueLimit } from '../../core/http.js'
+import { gatewayHopHeader, isLoopbackAddress, ownListenerTargetedBy } from '../own-listeners.js'
 import type { GatewayRequest } from './gateway-request.js'
+import { hideUpstreamOrigin } from './upstream-location.js'
 
 export type UpstreamProxyOptions = {
   /** Deadline for the whole upstream exchange (connect, headers, body). @defaultValue 30000 */
@@ -13,7 +16,8 @@ export type UpstreamProxyOptions = {
   log?: ((message: string) => void) | undefined
   /**
    * svc's own listeners by port (asked at each request: ports are known once svc listens); a target that resolves to
-   * one of them is refused with 502 before any connection. @defaultValue none
+   * one of them is refused with 502 before any connection, and a connection that lands on one anyway (the name
+   * resolved elsewhere a moment before) is closed before anything is sent. @defaultValue none
    */
   ownListeners?: (() => ReadonlyMap<number, string>) | undefined
 }
@@ -21,8 +25,11 @@ export type UpstreamProxyOptions = {
 /** The longest error text of an upstream failure written to the log. */
 const loggedDetailChars = 300
 
-/** Where a request goes: the upstream's origin and the path (base path + request path + query), sent as is. */
-export type UpstreamTarget = { origin: string; path: string }
+/**
+ * Where a request goes: the upstream's origin and the path (base path + request path + query), sent as is;
+ * `basePath` (no trailing slash, '' for none) is the API's, so a redirect onto the upstream maps back to the gateway.
+ */
+export type UpstreamTarget = { origin: string; path: string; basePath?: string | undefined }
 
 /**
  * The target of `path` (already normalized) and `query` (`?…` or empty) under an upstream base URL; a base path
@@ -30,7 +37,8 @@ export type UpstreamTarget = { origin: string; path: string }
  */
 export function upstreamTarget(baseUrl: string, path: string, query: string): UpstreamTarget {
   const base = new URL(baseUrl)
-  return { origin: base.origin, path: `${base.pathname.replace(/\/$/, '')}${path}${query}` }
+  const basePath = base.pathname.replace(/\/$/, '')
+  return { origin: base.origin, path: `${basePath}${path}${query}`, basePath }
 }
 
 /** The upstream answered (any status); its body is still to be read or piped. */
@@ -72,26 +80,37 @@ export type UpstreamProxy = {
 export function createUpstreamProxy(options: UpstreamProxyOptions = {}): UpstreamProxy {
   const { timeoutMs = 30_000, maxResponseBytes = 10 * 1024 * 1024, log, ownListeners } = options
   // Idle upstream connections are kept 4 s (less than Node's 5 s server default) unless the upstream says otherwise.
-  const agent = new Agent({ keepAliveTimeout: 4_000, connections: 256, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
+  const agent = new Agent({
+    keepAliveTimeout: 4_000,
+    connections: 256,
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+    connect: refusingOwnListeners(buildConnector({ timeout: 10_000 }), ownListeners),
+  })
   const seconds = `${Math.round(timeoutMs / 100) / 10} s`
 
   function failure(error: unknown, target: UpstreamTarget, timedOut: boolean): UpstreamFailure {
     const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
     const code = [cause?.code, (error as { code?: unknown }).code].find((value) => typeof value === 'string' && /^[A-Z0-9_]+$/.test(value)) as string | undefined
+    const listener = ownListenerOf(error)
+    if (listener) return notAllowed(target, listener)
     const text = String(cause?.message ?? (error as Error).message ?? error)
-    log?.(`upstream ${target.origin}${target.path.split('?')[0]} failed: ${text.slice(0, loggedDetailChars)}${code ? ` (${code})` : ''}`)
+    log?.(`upstream ${where(target)} failed: ${text.slice(0, loggedDetailChars)}${code ? ` (${code})` : ''}`)
     if (timedOut || /TIMEOUT/.test(String((error as { code?: unknown }).code))) return { ok: false, status: 504, error: `the upstream did not answer within ${seconds}` }
     return { ok: false, status: 502, error: `the upstream could not be reached (${code ?? 'no usable answer'})` }
   }
 
+  function notAllowed(target: UpstreamTarget, listener: string): UpstreamFailure {
+    log?.(`upstream ${where(target)} refused: it reaches ${listener}`)
+    return { ok: false, status: 502, error: 'the upstream is not allowed' }
+  }
+
   return {
     async forward(req, target) {
-      // Checked again at each request, not only when the API was saved: a name can resolve differently later.
+      // Checked again at each request, not only when the API was saved: a name can resolve differently later (and
+      // the connector checks the address it connected to: the name may resolve elsewhere between here and there).
       const listener = ownListeners && (await ownListenerTargetedBy(target.origin, ownListeners()))
-      if (listener) {
-        log?.(`upstream ${target.origin} refused: it reaches ${listener}`)
-        return { ok: false, status: 502, error: 'the upstream is not allowed' }
-      }
+      if (listener) return notAllowed(target, listener)
       const signal = req.signal
       const deadline = new AbortController()
       let timedOut = false
@@ -116,6 +135,7 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): Upstrea
           signal: deadline.signal,
         })
         const headers = responseHeaders(response.headers)
+        hideUpstreamOrigin(headers, { origin: target.origin, basePath: target.basePath ?? '' })
         const body = response.body
         return {
           ok: true,
@@ -150,6 +170,42 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): Upstrea
     },
     close: () => agent.close(),
   }
+}
+
+/** The upstream and the request path (no query), cut, for the log. */
+const where = (target: UpstreamTarget) => cutText(`${target.origin}${target.path.split('?')[0]}`, 2 * echoedValueLimit)
+
+/** A connection the connector closed because it reached one of svc's own listeners. */
+class OwnListenerReached extends Error {
+  override name = 'OwnListenerReached'
+  constructor(readonly listener: string) {
+    super(`the upstream connection reached ${listener}`)
+  }
+}
+
+/** The listener an upstream failure reached, when the connector refused it (anywhere in the cause chain). */
+function ownListenerOf(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++)
+    if (current instanceof OwnListenerReached) return current.listener
+  return undefined
+}
+
+/**
+ * undici's connector, checking the address each new connection actually reached: a loopback address on one of svc's
+ * own ports is closed before a byte of the request is written (the name may have resolved elsewhere when the request
+ * was checked: DNS rebinding).
+ */
+function refusingOwnListeners(connect: buildConnector.connector, ownListeners: (() => ReadonlyMap<number, string>) | undefined): buildConnector.connector {
+  if (!ownListeners) return connect
+  return (options, callback) =>
+    connect(options, (error, socket) => {
+      if (error || !socket) return callback(error ?? new Error('no socket'), null)
+      const { remoteAddress, remotePort } = socket as Socket
+      const listener = remoteAddress && remotePort !== undefined && isLoopbackAddress(remoteAddress) ? ownListeners().get(remotePort) : undefined
+      if (!listener) return callback(null, socket)
+      socket.destroy()
+      callback(new OwnListenerReached(listener), null)
+    })
 }
 
 /** The buyer's headers minus hop-by-hop ones, those named in Connection, and the payment; plus X-Forwarded-*. */

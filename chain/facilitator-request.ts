@@ -1,0 +1,36 @@
+import { parsePaymentPayload, parsePaymentRequirements } from '@x402/core/schemas'
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import { describeIssue, eip3009PayloadSchema, exactEvmRequirementsSchema, isExactEvm, shapeProblem } from './exact-evm-shape.js'
+
+/** Why a `/verify` or `/settle` body was refused: the x402 reason and a bounded message naming the first problem. */
+export type RefusedRequest = { error: string; reason: 'invalid_payload' | 'invalid_payment_requirements' }
+
+export type FacilitatorRequest = { payload: PaymentPayload; requirements: PaymentRequirements } | RefusedRequest
+
+/**
+ * Validates a `/verify` or `/settle` body: x402's own schemas first (`@x402/core/schemas`), then, for the exact
+ * scheme on an EVM network, the fields they leave open (addresses, amounts, times, nonce, signature), so a
+ * malformed one is refused here rather than thrown from deep inside `@x402/evm`. Other schemes, networks and
+ * versions pass on, for the facilitator to refuse with its verdict (`unsupported_scheme`, `invalid_network` …).
+ */
+export function parseFacilitatorRequest(body: unknown): FacilitatorRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { error: 'expected a JSON body {x402Version, paymentPayload, paymentRequirements}', reason: 'invalid_payload' }
+  const { paymentPayload, paymentRequirements } = body as Record<string, unknown>
+  const payload = parsePaymentPayload(paymentPayload)
+  if (!payload.success) return { error: describeIssue('paymentPayload', payload.error.issues[0]), reason: 'invalid_payload' }
+  const requirements = parsePaymentRequirements(paymentRequirements)
+  if (!requirements.success) return { error: describeIssue('paymentRequirements', requirements.error.issues[0]), reason: 'invalid_payment_requirements' }
+  const parsed = { payload: payload.data as PaymentPayload, requirements: requirements.data as PaymentRequirements }
+  if (parsed.payload.x402Version !== 2) return parsed
+
+  if (isExactEvm(parsed.requirements)) {
+    const problem = shapeProblem(exactEvmRequirementsSchema, parsed.requirements, 'paymentRequirements')
+    if (problem) return { error: problem, reason: 'invalid_payment_requirements' }
+  }
+  const problem =
+    (isExactEvm(parsed.payload.accepted) ? shapeProblem(exactEvmRequirementsSchema, parsed.payload.accepted, 'paymentPayload.accepted') : undefined) ??
+    (isExactEvm(parsed.requirements) ? shapeProblem(eip3009PayloadSchema, parsed.payload.payload, 'paymentPayload.payload') : undefined)
+  if (problem) return { error: problem, reason: 'invalid_payload' }
+  return parsed
+}
