@@ -22,15 +22,23 @@ export function parseFacilitatorRequest(body: unknown): FacilitatorRequest {
   const requirements = parsePaymentRequirements(paymentRequirements)
   if (!requirements.success) return { error: describeIssue('paymentRequirements', requirements.error.issues[0]), reason: 'invalid_payment_requirements' }
   const parsed = { payload: payload.data as PaymentPayload, requirements: requirements.data as PaymentRequirements }
-  if (parsed.payload.x402Version !== 2) return parsed
+  return checkExactEvmFields(parsed.payload, parsed.requirements) ?? parsed
+}
 
-  if (isExactEvm(parsed.requirements)) {
-    const problem = shapeProblem(exactEvmRequirementsSchema, parsed.requirements, 'paymentRequirements')
+/**
+ * For an x402 v2 payment of the exact scheme on an EVM network: the fields x402's schemas leave open (addresses,
+ * amounts, times, nonce, signature), checked so a malformed one is refused rather than thrown from inside
+ * `@x402/evm`. Undefined when they are well formed (or the payment is of another kind).
+ */
+export function checkExactEvmFields(payload: PaymentPayload, requirements: PaymentRequirements): RefusedRequest | undefined {
+  if (payload.x402Version !== 2) return undefined
+  if (isExactEvm(requirements)) {
+    const problem = shapeProblem(exactEvmRequirementsSchema, requirements, 'paymentRequirements')
     if (problem) return { error: problem, reason: 'invalid_payment_requirements' }
   }
   const problem =
-    (isExactEvm(parsed.payload.accepted) ? shapeProblem(exactEvmRequirementsSchema, parsed.payload.accepted, 'paymentPayload.accepted') : undefined) ??
-    (isExactEvm(parsed.requirements) ? shapeProblem(eip3009PayloadSchema, parsed.payload.payload, 'paymentPayload.payload') : undefined)
+    (isExactEvm(payload.accepted) ? shapeProblem(exactEvmRequirementsSchema, payload.accepted, 'paymentPayload.accepted') : undefined) ??
+    (isExactEvm(requirements) ? shapeProblem(eip3009PayloadSchema, payload.payload, 'paymentPayload.payload') : undefined)
   if (problem) return { error: problem, reason: 'invalid_payload' }
-  return parsed
+  return undefined
 }

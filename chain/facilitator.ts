@@ -24,8 +24,15 @@ export type SandboxFacilitator = {
    * transaction and send nothing. Failed settlements are forgotten, so a payer can fix the cause and retry.
    */
   settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>
+  /** {@link verify}, or 'chain-down' when the chain could not judge the payment (it is restarting, its RPC is gone). */
+  judgeVerify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse | 'chain-down'>
+  /** {@link settle}, or 'chain-down' when the chain could not judge the payment. */
+  judgeSettle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse | 'chain-down'>
   app: Express
 }
+
+/** Why the facilitator cannot judge a payment while its chain is down (the message of its 503s). */
+export const chainUnavailableMessage = chainUnavailable
 
 /**
  * The development x402 facilitator: `x402Facilitator` + `@x402/evm`'s exact scheme, relaying from an Anvil dev
@@ -79,9 +86,6 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
     return pending
   }
 
-  const app = createJsonApp()
-  app.get('/health', (_req, res) => void res.json({ ok: true, network: chain.network, generation: chain.generation }))
-  app.get('/supported', (_req, res) => void res.json(facilitator.getSupported()))
   /**
    * Whether the chain cannot judge a payment now: it is restarting, or its RPC does not answer (Anvil died and its
    * exit was not seen yet). Asked before a payment is judged and again when it was refused or failed.
@@ -98,6 +102,14 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
     }
     return 'chain-down'
   }
+  const judgeVerify = (payload: PaymentPayload, requirements: PaymentRequirements) =>
+    judged(() => verify(payload, requirements), (verified) => verified.isValid)
+  const judgeSettle = (payload: PaymentPayload, requirements: PaymentRequirements) =>
+    judged(() => settle(payload, requirements), (settled) => settled.success)
+
+  const app = createJsonApp()
+  app.get('/health', (_req, res) => void res.json({ ok: true, network: chain.network, generation: chain.generation }))
+  app.get('/supported', (_req, res) => void res.json(facilitator.getSupported()))
   /** A 503 with Retry-After; `body` keeps the verdict's shape, so x402's client raises a Verify/SettleError (status 503). */
   const unavailable = (res: Response, body: object) =>
     void res.status(503).set('retry-after', String(chainRestartRetryAfterSeconds)).json({ error: chainUnavailable, ...body })
@@ -106,7 +118,7 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
     const parsed = parseFacilitatorRequest(req.body)
     if ('error' in parsed)
       return void res.status(400).json({ error: parsed.error, isValid: false, invalidReason: parsed.reason, invalidMessage: parsed.error })
-    const answer = await judged(() => verify(parsed.payload, parsed.requirements), (verified) => verified.isValid)
+    const answer = await judgeVerify(parsed.payload, parsed.requirements)
     if (answer === 'chain-down') return unavailable(res, { isValid: false, invalidReason: 'chain_unavailable', invalidMessage: chainUnavailable })
     res.json(answer)
   })
@@ -114,7 +126,7 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
     const parsed = parseFacilitatorRequest(req.body)
     if ('error' in parsed)
       return void res.status(400).json({ error: parsed.error, success: false, errorReason: parsed.reason, errorMessage: parsed.error, transaction: '', network: '' })
-    const answer = await judged(() => settle(parsed.payload, parsed.requirements), (settled) => settled.success)
+    const answer = await judgeSettle(parsed.payload, parsed.requirements)
     if (answer === 'chain-down')
       return unavailable(res, { success: false, errorReason: 'chain_unavailable', errorMessage: chainUnavailable, transaction: '', network: parsed.requirements.network })
     res.json(answer)
@@ -122,7 +134,7 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
   app.use(notFoundHandler)
   app.use(createErrorHandler(options))
 
-  return { facilitator, verify, settle, app }
+  return { facilitator, verify, settle, judgeVerify, judgeSettle, app }
 }
 
 /** viem's multi-line error text, cut to the line that says why (the revert reason) and to a bounded length. */

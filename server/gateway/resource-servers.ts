@@ -1,6 +1,7 @@
-import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
+import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorClient } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
+import { createInProcessFacilitatorClient } from '../../chain/facilitator-client.js'
 import type { ServerDeps } from '../deps.js'
 import type { ApiRow } from '../db/tables.js'
 import { errorCode, ServiceUnavailableError } from '../../core/errors.js'
@@ -21,7 +22,8 @@ export type ResourceServers = {
  * exact EVM scheme on every `eip155:*` network and the Bazaar extension. Development APIs pay through the Sandbox
  * chain's facilitator, production APIs through SVC_FACILITATOR_URL. A failed start is forgotten, so the next request
  * tries again (the chain may have come up meanwhile). A facilitator that does not answer is a 503 for the buyer that
- * never names its address (the log does).
+ * never names its address (the log does). The Sandbox facilitator runs in this process (when svc started the chain):
+ * it is called directly, without HTTP (chain/facilitator-client.ts).
  */
 export function createResourceServers(deps: ServerDeps): ResourceServers {
   const servers = new Map<string, Promise<x402ResourceServer>>()
@@ -37,8 +39,14 @@ export function createResourceServers(deps: ServerDeps): ResourceServers {
     return url
   }
 
+  function clientFor(url: string): FacilitatorClient {
+    const sandbox = deps.chain?.facilitator
+    if (sandbox && url === deps.chain?.facilitatorUrl) return createInProcessFacilitatorClient(sandbox)
+    return new HTTPFacilitatorClient({ url, timeoutMs: 30_000 })
+  }
+
   function start(url: string): Promise<x402ResourceServer> {
-    const server = new x402ResourceServer(new HTTPFacilitatorClient({ url, timeoutMs: 30_000 }))
+    const server = new x402ResourceServer(clientFor(url))
       .register('eip155:*', new ExactEvmScheme())
       .registerExtension(bazaarResourceServerExtension)
     return server.initialize().then(
