@@ -40,7 +40,7 @@ export const chainUnavailableMessage = chainUnavailable
  */
 export function createFacilitator(chain: SandboxChain, options: { log?: (message: string) => void } = {}): SandboxFacilitator {
   const signer = createRelayerSigner(chain)
-  const facilitator = new x402Facilitator().register(chain.network, new ExactEvmScheme(signer))
+  const facilitator = new x402Facilitator().register(chain.network, new ExactEvmScheme(signer, { simulateInSettle: true }))
   const settlements = new Map<string, Promise<SettleResponse>>()
 
   chain.on('restart', () => {

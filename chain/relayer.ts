@@ -1,11 +1,32 @@
 import type { FacilitatorEvmSigner } from '@x402/evm'
-import { encodeFunctionData, isAddressEqual, recoverTypedDataAddress, type Abi, type Address, type Hex } from 'viem'
+import {
+  encodeFunctionData,
+  formatTransactionReceipt,
+  isAddressEqual,
+  MethodNotFoundRpcError,
+  numberToHex,
+  recoverTypedDataAddress,
+  type Abi,
+  type Address,
+  type Hash,
+  type Hex,
+  type RpcTransactionReceipt,
+  type TransactionReceipt,
+} from 'viem'
 import type { SandboxChain } from './chain.js'
 import { createTxSender } from './tx-sender.js'
 
 const emptyCodeTtlMs = 1_000
 /** Signature checks remembered (a payment is checked at verify and again at settle). */
 const verifiedMemory = 4_096
+/** Receipts of mined transactions kept until they are asked for. */
+const minedMemory = 1_024
+/**
+ * How long a transfer that simulated without a revert is taken as good: the settlement right after the verification
+ * does not simulate it again. Should it revert after all (its payer spent the balance meanwhile), the reverted
+ * transaction is explained by its revert reason all the same.
+ */
+const simulatedTtlMs = 10_000
 
 /**
  * The facilitator's signer: the relayer account of the sandbox chain, shaped as `@x402/evm` wants it.
@@ -15,8 +36,11 @@ const verifiedMemory = 4_096
  * second), transactions are signed locally with an in-memory nonce, and receipts are polled every few
  * milliseconds instead of viem's block polling. A signature of an address without code (an EOA) is checked by
  * recovering its signer locally, as the token's own check does for such an address, instead of viem's ERC-6492
- * `eth_call`; contracts (ERC-1271 wallets) still go through viem. Caches and the nonce are dropped when the chain
- * restarts.
+ * `eth_call`; contracts (ERC-1271 wallets) still go through viem. Transactions go out as one
+ * `eth_sendTransactionSync` from the relayer (an Anvil dev account, unlocked): Anvil estimates the gas (a transaction
+ * that would revert is refused with its revert reason, and nothing is sent), assigns the nonce, signs, mines and
+ * answers the receipt, in one round trip; an Anvil without that method gets the signed-here path. Caches and the nonce
+ * are dropped when the chain restarts.
  */
 export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner & { reset(): void } {
   const { client } = chain
@@ -61,6 +85,57 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
     return valid
   }
 
+  const mined = new Map<Hash, TransactionReceipt>()
+  const simulated = new Map<string, number>()
+  let syncSend = true
+
+  /**
+   * A contract read. A `transferWithAuthorization` simulation that passed is remembered for {@link simulatedTtlMs} and
+   * answers the next simulation of the same transfer once (the settlement's, right after the verification).
+   */
+  async function readContract(args: Parameters<FacilitatorEvmSigner['readContract']>[0]): Promise<unknown> {
+    const call = { ...args, abi: args.abi as Abi, args: args.args as unknown[] } as Parameters<typeof client.readContract>[0]
+    if (args.functionName !== 'transferWithAuthorization') return client.readContract(call)
+    const key = stableKey([args.address, args.args])
+    const until = simulated.get(key)
+    simulated.delete(key)
+    if (until !== undefined && until > Date.now()) return undefined
+    const result = await client.readContract(call)
+    simulated.set(key, Date.now() + simulatedTtlMs)
+    if (simulated.size > verifiedMemory) simulated.delete(simulated.keys().next().value!)
+    return result
+  }
+
+  /**
+   * A mined transaction reverted: the same call at the block before says why (its revert reason, which the scheme maps
+   * to a reason code, as for a simulation that failed).
+   */
+  async function explainRevert(to: Address, data: Hex, receipt: TransactionReceipt): Promise<never> {
+    await client.call({ account: sender.address, to, data, blockNumber: receipt.blockNumber - 1n })
+    throw new Error(`the settlement transaction ${receipt.transactionHash} reverted`)
+  }
+
+  /** Sends from the relayer and waits for it to be mined, in one call; the receipt waits for `waitForTransactionReceipt`. */
+  async function send(to: Address, data: Hex, gas: bigint | undefined): Promise<Hash> {
+    if (syncSend) {
+      try {
+        const receipt = await client.request<{ Method: 'eth_sendTransactionSync'; Parameters: [object]; ReturnType: RpcTransactionReceipt }>({
+          method: 'eth_sendTransactionSync',
+          params: [{ from: sender.address, to, data, ...(gas === undefined ? {} : { gas: numberToHex(gas) }) }],
+        })
+        const formatted = formatTransactionReceipt(receipt)
+        if (formatted.status === 'reverted') return await explainRevert(to, data, formatted)
+        mined.set(formatted.transactionHash, formatted)
+        if (mined.size > minedMemory) mined.delete(mined.keys().next().value!)
+        return formatted.transactionHash
+      } catch (error) {
+        if (!(error instanceof MethodNotFoundRpcError)) throw error
+        syncSend = false
+      }
+    }
+    return sender.send({ to, data, gas: gas ?? (await estimateGas(to, data)) })
+  }
+
   async function estimateGas(to: Address, data: Hex): Promise<bigint> {
     // Like viem's writeContract: a transaction that would revert throws here with its revert reason,
     // which the scheme maps to a specific reason code, and no failing transaction is sent.
@@ -70,26 +145,29 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
 
   return {
     getAddresses: () => [sender.address],
-    readContract: (args) =>
-      client.readContract({ ...args, abi: args.abi as Abi, args: args.args as unknown[] } as Parameters<typeof client.readContract>[0]),
+    readContract,
     verifyTypedData: (args) => verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
     async writeContract(args) {
       let data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args })
       if (args.dataSuffix) data = `${data}${args.dataSuffix.slice(2)}`
-      const gas = args.gas ?? (await estimateGas(args.address, data))
-      return sender.send({ to: args.address, data, gas })
+      // A transfer being sent is simulated for real the next time (a replay is refused by the chain).
+      if (args.functionName === 'transferWithAuthorization') simulated.delete(stableKey([args.address, args.args]))
+      return send(args.address, data, args.gas)
     },
-    async sendTransaction(args) {
-      return sender.send({ to: args.to, data: args.data, gas: await estimateGas(args.to, args.data) })
-    },
+    sendTransaction: (args) => send(args.to, args.data, undefined),
     async waitForTransactionReceipt(args) {
-      return sender.waitForReceipt(args.hash, args.timeout)
+      const receipt = mined.get(args.hash)
+      if (!receipt) return sender.waitForReceipt(args.hash, args.timeout)
+      mined.delete(args.hash)
+      return receipt
     },
     getCode: (args) => getCode(args.address),
     reset() {
       sender.reset()
       codeCache.clear()
       verified.clear()
+      mined.clear()
+      simulated.clear()
     },
   }
 }
