@@ -4,7 +4,7 @@
 // runs the TypeScript sources instead.
 import { existsSync } from 'node:fs'
 
-const entry = new URL('../dist/tui/cli.js', import.meta.url)
+const entry = new URL('../dist/cli/cli.js', import.meta.url)
 if (!existsSync(entry)) {
   process.stderr.write('svc: dist/ is missing: build it with `npm run build` (or run the sources with `npm run dev -- <command>`)\n')
   process.exit(2)
