@@ -2,11 +2,9 @@ import type { FacilitatorEvmSigner } from '@x402/evm'
 import {
   encodeFunctionData,
   formatTransactionReceipt,
-  isAddressEqual,
-  MethodNotFoundRpcError,
+    MethodNotFoundRpcError,
   numberToHex,
-  recoverTypedDataAddress,
-  type Abi,
+    type Abi,
   type Address,
   type Hash,
   type Hex,
@@ -17,8 +15,8 @@ import type { SandboxChain } from './chain.js'
 import { createTxSender } from './tx-sender.js'
 
 const emptyCodeTtlMs = 1_000
-/** Signature checks remembered (a payment is checked at verify and again at settle). */
-const verifiedMemory = 4_096
+/** Transfer simulations remembered at most. */
+const simulatedMemory = 4_096
 /** Receipts of mined transactions kept until they are asked for. */
 const minedMemory = 1_024
 /**
@@ -34,9 +32,7 @@ const simulatedTtlMs = 10_000
  * Compared with `toFacilitatorEvmSigner(walletClient.extend(publicActions))` it does the same calls with fewer
  * round trips: contract code is cached (code at an address with code never changes; an empty answer is kept for a
  * second), transactions are signed locally with an in-memory nonce, and receipts are polled every few
- * milliseconds instead of viem's block polling. A signature of an address without code (an EOA) is checked by
- * recovering its signer locally, as the token's own check does for such an address, instead of viem's ERC-6492
- * `eth_call`; contracts (ERC-1271 wallets) still go through viem. Transactions go out as one
+ * milliseconds instead of viem's block polling. Transactions go out as one
  * `eth_sendTransactionSync` from the relayer (an Anvil dev account, unlocked): Anvil estimates the gas (a transaction
  * that would revert is refused with its revert reason, and nothing is sent), assigns the nonce, signs, mines and
  * answers the receipt, in one round trip; an Anvil without that method gets the signed-here path. Caches and the nonce
@@ -65,26 +61,6 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
     }
   }
 
-  const verified = new Map<string, boolean>()
-
-  /** Whether `args.signature` is `args.address`'s over the typed data: recovered locally for an EOA, remembered. */
-  async function verifyTypedData(args: Parameters<typeof client.verifyTypedData>[0]): Promise<boolean> {
-    const code = await getCode(args.address)
-    if (code && code !== '0x') return client.verifyTypedData(args)
-    const key = stableKey(args)
-    const known = verified.get(key)
-    if (known !== undefined) return known
-    let valid: boolean
-    try {
-      valid = isAddressEqual(await recoverTypedDataAddress(args as Parameters<typeof recoverTypedDataAddress>[0]), args.address)
-    } catch {
-      valid = false
-    }
-    verified.set(key, valid)
-    if (verified.size > verifiedMemory) verified.delete(verified.keys().next().value!)
-    return valid
-  }
-
   const mined = new Map<Hash, TransactionReceipt>()
   const simulated = new Map<string, number>()
   let syncSend = true
@@ -102,7 +78,7 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
     if (until !== undefined && until > Date.now()) return undefined
     const result = await client.readContract(call)
     simulated.set(key, Date.now() + simulatedTtlMs)
-    if (simulated.size > verifiedMemory) simulated.delete(simulated.keys().next().value!)
+    if (simulated.size > simulatedMemory) simulated.delete(simulated.keys().next().value!)
     return result
   }
 
@@ -146,7 +122,7 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
   return {
     getAddresses: () => [sender.address],
     readContract,
-    verifyTypedData: (args) => verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
+    verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
     async writeContract(args) {
       let data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args })
       if (args.dataSuffix) data = `${data}${args.dataSuffix.slice(2)}`
@@ -165,7 +141,6 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
     reset() {
       sender.reset()
       codeCache.clear()
-      verified.clear()
       mined.clear()
       simulated.clear()
     },
