@@ -56,9 +56,10 @@ export type AnvilProcess = {
 /**
  * svc's settings of Anvil (prool's names), measured with test/bench/chain-growth.bench.ts (20,000 pre-signed
  * transfers; figures in the commit that set them):
- * - `pruneHistory` without a number: no past states kept. With a history of 100 Anvil copied its whole state for
- *   every block (its RSS reached 208 MB after 5,000 transfers against 80 MB) and slowed down with it; nothing in svc
- *   reads state at past blocks.
+ * - `pruneHistory: 8`: the states of the last 8 blocks are kept in memory, none written to disk. With 100 kept,
+ *   Anvil's RSS reached 208 MB after 5,000 transfers against 80 MB, at half the rate. With none kept, a read of
+ *   `latest` fails when a block is mined between Anvil naming the latest block and reading its state ("the chain
+ *   did not answer the balance query" from the faucet under concurrent funding).
  * - `hardfork: 'cancun'` (offline chains; a fork keeps its chain's): the contracts are compiled for Cancun, and from
  *   Prague on every block writes its parent hash into the EIP-2935 history contract, 8,191 storage slots that Anvil
  *   hashes again into the state root of every block: empty blocks went from 1 ms to 9 ms after 8,000 blocks.
@@ -66,8 +67,11 @@ export type AnvilProcess = {
  *   with their traces), so memory and the 30 s state dump stop growing with the chain's age.
  */
 function anvilTuning(forkUrl: string | undefined): Record<string, unknown> {
-  return { pruneHistory: true, transactionBlockKeeper: keptBlocks, ...(forkUrl ? {} : { hardfork: 'cancun' }) }
+  return { pruneHistory: keptStates, transactionBlockKeeper: keptBlocks, ...(forkUrl ? {} : { hardfork: 'cancun' }) }
 }
+
+/** Past states Anvil keeps in memory. */
+const keptStates = 8
 
 /** Blocks whose transactions, receipts and logs Anvil keeps. */
 export const keptBlocks = 5_000
