@@ -5,6 +5,7 @@ import { SvcError } from '../core/errors.js'
 import { sandboxChainId } from '../core/sandbox-usdc.js'
 import { resolveAnvilBinary } from './anvil-binary.js'
 import { removeAnvilPidFile, writeAnvilPidFile } from './anvil-pid-file.js'
+import { startBatchMiner, type BatchMiner } from './anvil-miner.js'
 import { startPoolGuard } from './anvil-pool-guard.js'
 import { startWatchdog } from './anvil-watchdog.js'
 import { sandboxMnemonic } from './constants.js'
@@ -38,6 +39,11 @@ export type StartAnvilOptions = {
    * (chain/anvil-pool-guard.ts). @defaultValue true
    */
   poolGuard?: boolean | undefined
+  /**
+   * `auto`: Anvil's automine, a block per ready transaction as it comes. `batched`: every transaction waiting when a
+   * block starts goes into it (chain/anvil-miner.ts). @defaultValue 'auto'
+   */
+  mining?: 'auto' | 'batched' | undefined
   /** Where the pool guard says what it re-sent. @defaultValue nowhere */
   log?: ((message: string) => void) | undefined
 }
@@ -104,6 +110,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     pidFile,
     watchdog: watch = true,
     poolGuard = true,
+    mining = 'auto',
     log,
   } = options
   const binary = options.binary ?? resolveAnvilBinary()
@@ -117,6 +124,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     mnemonic,
     ...anvilTuning(forkUrl),
     ...(forkUrl ? { forkUrl } : {}),
+    ...(mining === 'batched' ? { noMining: true } : {}),
     ...extraArgs,
   })
 
@@ -140,12 +148,14 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   const guard = watch && pid !== undefined ? startWatchdog(pid) : undefined
   if (pidFile && pid !== undefined) writeAnvilPidFile(pidFile, pid)
   let pool: { stop(): void } | undefined
+  let miner: Promise<BatchMiner | undefined> | undefined
   let cleaned = false
   const cleanUp = () => {
     if (cleaned) return
     cleaned = true
     guard?.stop()
     pool?.stop()
+    void miner?.then((m) => m?.stop(), () => {})
     if (pidFile && pid !== undefined) removeAnvilPidFile(pidFile, pid)
   }
   void exited.then(cleanUp)
@@ -162,6 +172,16 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   if (!listeningPort) throw new Error('anvil started but did not say which port it listens on')
   const rpcUrl = `http://${host}:${listeningPort}`
   if (poolGuard && !cleaned) pool = startPoolGuard(rpcUrl, { log })
+  if (mining === 'batched') {
+    miner = startBatchMiner(rpcUrl)
+    try {
+      await miner
+    } catch (error) {
+      await instance.stop().catch(() => {})
+      cleanUp()
+      throw new SvcError(`anvil started but its miner could not subscribe to it: ${(error as Error).message}`, { cause: error })
+    }
+  }
 
   let stopped: Promise<void> | undefined
   return {
