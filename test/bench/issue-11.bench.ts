@@ -8,8 +8,8 @@ import { benchChainLimit } from './chain-growth.bench.js'
 import { benchPaid, type PaidBenchOptions } from './paid.bench.js'
 import { percentile, round } from './pool.js'
 import { listProcessTree } from './process-tree.js'
-import { startSvcStack, type Stack } from './stacks.js'
-import { startSvcProcess } from '../helpers/svc-process.js'
+import { spawnSvcUp, startSvcStack, type Stack } from './stacks.js'
+
 
 export type Row = { figure: string; reference: unknown; svc: unknown; ratio?: number; target: string; pass: boolean | null }
 
@@ -18,7 +18,7 @@ export async function benchSvcUpReady(runs = 3) {
   const plain: number[] = []
   const seeded: number[] = []
   for (let i = 0; i < runs; i++) {
-    const svc = await startSvcProcess()
+    const svc = await spawnSvcUp(['--ephemeral'])
     plain.push(svc.readyMs)
     await svc.stop()
     const withSeed = await startSvcStack()

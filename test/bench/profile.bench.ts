@@ -167,7 +167,7 @@ export async function benchCpuProfile(options: { payments?: number } = {}) {
   const { payments = 300 } = options
   const dir = mkdtempSync(join(tmpdir(), 'svc-cpu-prof-'))
   try {
-    const svc = await startSvcStack({ env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${dir}`.trim() } })
+    const svc = await startSvcStack({ nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] })
     let wallMs = 0
     try {
       const pay = await svc.newBuyer()

@@ -14,8 +14,9 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Address } from 'viem'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { newAccount } from '../helpers/payments.js'
-import { startSvcProcess } from '../helpers/svc-process.js'
-import { startBenchScript } from './processes.js'
+import { spawn } from 'node:child_process'
+import { createInterface } from 'node:readline'
+import { startBenchScript, stopChild } from './processes.js'
 import type { ReferenceGatewayConfig } from './reference-gateway.js'
 
 export const demoSeed = fileURLToPath(new URL('../../fixtures/demo-seed.yaml', import.meta.url))
@@ -62,10 +63,31 @@ function buyerOf(network: `${string}:${string}`, asset: Address, fund: (address:
   }
 }
 
-/** `svc up --seed fixtures/demo-seed.yaml` (ephemeral, or in `dataDir` to keep its chain dumped every 30 s as users run it). */
-export async function startSvcStack(options: { dataDir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Stack & { readyMs: number }> {
-  const args = ['--seed', demoSeed, ...(options.dataDir ? ['--data-dir', options.dataDir] : [])]
-  const svc = await startSvcProcess(args, options.env ?? process.env, { ephemeral: options.dataDir === undefined })
+const svcBin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
+
+/**
+ * `svc up --json --port 0 --auto-verify …` as users run it (bin/svc.js, a Node process of its own, with `nodeArgs`
+ * such as `--cpu-prof`), resolved with its ready line and the time it took.
+ */
+export async function spawnSvcUp(args: string[], nodeArgs: string[] = []) {
+  const started = performance.now()
+  const child = spawn(process.execPath, [...nodeArgs, svcBin, 'up', '--json', '--port', '0', '--auto-verify', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let stderr = ''
+  child.stderr!.on('data', (chunk) => (stderr = `${stderr}${chunk}`.slice(-4_000)))
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', resolve)
+    child.once('exit', (code) => reject(new Error(`svc up exited with ${code} before it was ready: ${stderr.trim()}`)))
+  })
+  return { child, ready: JSON.parse(line) as Record<string, any>, readyMs: performance.now() - started, stop: () => stopChild(child) }
+}
+
+/**
+ * `svc up --seed fixtures/demo-seed.yaml` (ephemeral, or in `dataDir` to keep its chain dumped every 30 s as users
+ * run it; `nodeArgs` for its Node process).
+ */
+export async function startSvcStack(options: { dataDir?: string; nodeArgs?: string[] } = {}): Promise<Stack & { readyMs: number }> {
+  const args = ['--seed', demoSeed, ...(options.dataDir ? ['--data-dir', options.dataDir] : ['--ephemeral'])]
+  const svc = await spawnSvcUp(args, options.nodeArgs)
   const { ready } = svc
   const info = (await (await fetch(`${ready.chain_manager_url}/chain`)).json()) as { network: `${string}:${string}`; usdc: Stack['usdc'] }
   const gateway = new URL(`${(ready.seed.apis as { slug: string; gateway_url: string }[]).find((api) => api.slug === 'weather')!.gateway_url}`)
