@@ -93,7 +93,7 @@ export async function benchIssue11(options: PaidBenchOptions & { chainLimitPerRo
     {
       figure: "left in Anvil's pool at the end (txpool_status)",
       svc: `${pools.svc.pending} pending, ${pools.svc.queued} queued`,
-      reference: `${pools.reference.pending} pending, ${pools.reference.queued} queued`,
+      reference: `${pools.reference.pending} pending, ${pools.reference.queued} queued (stuck settlements re-sent ${paid.reference_unstuck ?? '?'} times: foundry-rs/foundry#10122)`,
       target: 'empty',
       pass: pools.svc.empty,
     },

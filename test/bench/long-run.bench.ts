@@ -47,7 +47,7 @@ export async function benchLongRun(options: LongRunOptions = {}) {
     const run = await runPool(Array.from({ length: payments }), buyers, async () => {
       const buyer = wallets[next++ % buyers]!
       try {
-        const response = await buyer(svc.url)
+        const response = await buyer(svc.url, { signal: AbortSignal.timeout(30_000) })
         const text = await response.text()
         const header = response.headers.get('payment-response')
         const settled = header === null ? undefined : decodePaymentResponseHeader(header)

@@ -40,10 +40,13 @@ type Side = { svc: number[]; reference: number[] }
 const sides = (): Side => ({ svc: [], reference: [] })
 const median = (values: number[]) => percentile(values, 50)
 
+/** A payment not answered by then counts as failed ("threw … timeout"): a stalled settlement must not hang the run. */
+const paymentTimeoutMs = 30_000
+
 /** Payment outcome of one request: the transaction of a delivered answer, or why it failed. */
 async function payOnce(pay: typeof fetch, url: string): Promise<{ ok: true; transaction: Hex } | { ok: false; why: string }> {
   try {
-    const response = await pay(url)
+    const response = await pay(url, { signal: AbortSignal.timeout(paymentTimeoutMs) })
     const text = await response.text()
     const header = response.headers.get('payment-response')
     const settled = header === null ? undefined : decodePaymentResponseHeader(header)
@@ -186,6 +189,8 @@ export async function benchPaid(options: PaidBenchOptions = {}) {
       rss_mb: { idle: idleRss, peak: sampler.peak(), idle_after_load: idleAfterRss },
       settlements,
       pools: pools_,
+      // How often a stuck settlement had to be re-sent on the reference's Anvil (svc's guard does it inside svc).
+      reference_unstuck: await reference.unstuck(),
       failed_payments: failures,
     }
   } finally {

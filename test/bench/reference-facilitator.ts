@@ -5,6 +5,11 @@
  * (`GET /supported`, `POST /verify`, `POST /settle`), on an Anvil of its own with Anvil's default settings (the
  * same USDC contract as svc's, installed by svc's chain kit, since the official stack brings no token).
  * `POST /fund {address, amount}` mints USDC for the bench's buyers. Prints one ready line; SIGTERM stops it.
+ *
+ * Its Anvil has svc's pool guard (chain/anvil-pool-guard.ts), not a setting of the official stack: without it a run
+ * hangs for good when automine leaves settlements unmined (foundry-rs/foundry#10122: 64 transactions of the
+ * facilitator queued behind nonce 499 in one run). `GET /unstuck` says how often the guard had to step in; each time
+ * shows in the reference's slowest payments.
  */
 import '../../core/polyfill.js'
 import { x402Facilitator } from '@x402/core/facilitator'
@@ -19,7 +24,8 @@ import { devAccountKeys } from '../../chain/constants.js'
 import { listen } from '../../core/http.js'
 import { plainAnvil } from './plain-anvil.js'
 
-const chain = await startChain({ ...plainAnvil, watchdog: true })
+let unstuck = 0
+const chain = await startChain({ ...plainAnvil, poolGuard: true, log: () => void unstuck++, watchdog: true })
 const account = privateKeyToAccount(devAccountKeys.relayer, { nonceManager })
 const client = createWalletClient({ account, chain: chain.chain, transport: http(chain.rpcUrl), pollingInterval: 100 }).extend(publicActions)
 // `toFacilitatorEvmSigner` reads the signer's address from `client.address`.
@@ -36,6 +42,7 @@ app.post('/settle', async (req, res) => {
   const { paymentPayload, paymentRequirements } = req.body as { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements }
   res.json(await facilitator.settle(paymentPayload, paymentRequirements))
 })
+app.get('/unstuck', (_req, res) => void res.json({ unstuck }))
 app.post('/fund', async (req, res) => {
   const { address, amount } = req.body as { address: Address; amount: string }
   res.json(await chain.usdcFunder.fund(address, BigInt(amount)))

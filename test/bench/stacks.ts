@@ -38,6 +38,8 @@ export type Stack = {
   usdc: { address: Address; name: string; version: string }
   network: `${string}:${string}`
   payTo: Address
+  /** How often its Anvil's pool guard re-sent stuck transactions (foundry-rs/foundry#10122), when it can tell. */
+  unstuck(): Promise<number | undefined>
   /** Processes whose memory and CPU count for the stack (each with its descendants). */
   pids: number[]
   /** Gives `address` USDC base units (default 100 USDC) on the stack's chain. */
@@ -105,6 +107,8 @@ export async function startSvcStack(options: { dataDir?: string; nodeArgs?: stri
     pids: [svc.child.pid!],
     readyMs: svc.readyMs,
     fund,
+    // svc's guard runs silently inside svc.
+    unstuck: async () => undefined,
     newBuyer: (amount) => buyerOf(info.network, info.usdc.address, (address) => fund(address, amount))(),
     stop: async () => void (await svc.stop()),
   }
@@ -137,6 +141,7 @@ export async function startReferenceStack(): Promise<Stack> {
       payTo: weatherPayTo,
       pids: [gateway.child.pid!, facilitator.child.pid!],
       fund,
+      unstuck: async () => ((await (await fetch(`${facilitator.ready.facilitator_url}/unstuck`)).json()) as { unstuck: number }).unstuck,
       newBuyer: (amount) => buyerOf(network, usdc.address, (address) => fund(address, amount))(),
       stop: async () => {
         await gateway.stop()
