@@ -5,6 +5,8 @@ import { SvcError } from '../core/errors.js'
 import { sandboxChainId } from '../core/sandbox-usdc.js'
 import { resolveAnvilBinary } from './anvil-binary.js'
 import { removeAnvilPidFile, writeAnvilPidFile } from './anvil-pid-file.js'
+import { startBatchMiner, type BatchMiner } from './anvil-miner.js'
+import { startPoolGuard } from './anvil-pool-guard.js'
 import { startWatchdog } from './anvil-watchdog.js'
 import { sandboxMnemonic } from './constants.js'
 
@@ -32,6 +34,18 @@ export type StartAnvilOptions = {
    * @defaultValue true
    */
   watchdog?: boolean | undefined
+  /**
+   * Watch Anvil's pool for transactions automine left unmined (foundry-rs/foundry#10122) and send them again
+   * (chain/anvil-pool-guard.ts). @defaultValue true
+   */
+  poolGuard?: boolean | undefined
+  /**
+   * `auto`: Anvil's automine, a block per ready transaction as it comes. `batched`: every transaction waiting when a
+   * block starts goes into it (chain/anvil-miner.ts). @defaultValue 'auto'
+   */
+  mining?: 'auto' | 'batched' | undefined
+  /** Where the pool guard says what it re-sent. @defaultValue nowhere */
+  log?: ((message: string) => void) | undefined
 }
 
 export type AnvilProcess = {
@@ -44,6 +58,29 @@ export type AnvilProcess = {
   pid: number | undefined
   stop(): Promise<void>
 }
+
+/**
+ * svc's settings of Anvil (prool's names), measured with test/bench/chain-growth.bench.ts (20,000 pre-signed
+ * transfers; figures in the commit that set them):
+ * - `pruneHistory: 8`: the states of the last 8 blocks are kept in memory, none written to disk. With 100 kept,
+ *   Anvil's RSS reached 208 MB after 5,000 transfers against 80 MB, at half the rate. With none kept, a read of
+ *   `latest` fails when a block is mined between Anvil naming the latest block and reading its state ("the chain
+ *   did not answer the balance query" from the faucet under concurrent funding).
+ * - `hardfork: 'cancun'` (offline chains; a fork keeps its chain's): the contracts are compiled for Cancun, and from
+ *   Prague on every block writes its parent hash into the EIP-2935 history contract, 8,191 storage slots that Anvil
+ *   hashes again into the state root of every block: empty blocks went from 1 ms to 9 ms after 8,000 blocks.
+ * - `transactionBlockKeeper`: transactions, receipts and logs of the last 5,000 blocks are kept (about 6.5 kB each
+ *   with their traces), so memory and the 30 s state dump stop growing with the chain's age.
+ */
+function anvilTuning(forkUrl: string | undefined): Record<string, unknown> {
+  return { pruneHistory: keptStates, transactionBlockKeeper: keptBlocks, ...(forkUrl ? {} : { hardfork: 'cancun' }) }
+}
+
+/** Past states Anvil keeps in memory. */
+const keptStates = 8
+
+/** Blocks whose transactions, receipts and logs Anvil keeps. */
+export const keptBlocks = 5_000
 
 /** Refuses a fixed port that another process holds, naming it (Anvil's own words do not reach prool's error). */
 async function assertPortFree(host: string, port: number): Promise<void> {
@@ -72,6 +109,9 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     extraArgs = {},
     pidFile,
     watchdog: watch = true,
+    poolGuard = true,
+    mining = 'auto',
+    log,
   } = options
   const binary = options.binary ?? resolveAnvilBinary()
   if (port !== 0) await assertPortFree(host, port)
@@ -82,9 +122,9 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     port,
     chainId,
     mnemonic,
-    // Old states pile up on disk and slow Anvil down; a bounded history keeps simulations safe.
-    pruneHistory: 100,
+    ...anvilTuning(forkUrl),
     ...(forkUrl ? { forkUrl } : {}),
+    ...(mining === 'batched' ? { noMining: true } : {}),
     ...extraArgs,
   })
 
@@ -107,11 +147,15 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   const pid = (instance._internal as { process?: { pid?: number } } | undefined)?.process?.pid
   const guard = watch && pid !== undefined ? startWatchdog(pid) : undefined
   if (pidFile && pid !== undefined) writeAnvilPidFile(pidFile, pid)
+  let pool: { stop(): void } | undefined
+  let miner: Promise<BatchMiner | undefined> | undefined
   let cleaned = false
   const cleanUp = () => {
     if (cleaned) return
     cleaned = true
     guard?.stop()
+    pool?.stop()
+    void miner?.then((m) => m?.stop(), () => {})
     if (pidFile && pid !== undefined) removeAnvilPidFile(pidFile, pid)
   }
   void exited.then(cleanUp)
@@ -126,10 +170,22 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   instance.off('stdout', onStdout)
   instance.off('stderr', onStderr)
   if (!listeningPort) throw new Error('anvil started but did not say which port it listens on')
+  const rpcUrl = `http://${host}:${listeningPort}`
+  if (poolGuard && !cleaned) pool = startPoolGuard(rpcUrl, { log })
+  if (mining === 'batched') {
+    miner = startBatchMiner(rpcUrl)
+    try {
+      await miner
+    } catch (error) {
+      await instance.stop().catch(() => {})
+      cleanUp()
+      throw new SvcError(`anvil started but its miner could not subscribe to it: ${(error as Error).message}`, { cause: error })
+    }
+  }
 
   let stopped: Promise<void> | undefined
   return {
-    rpcUrl: `http://${host}:${listeningPort}`,
+    rpcUrl,
     host,
     port: listeningPort,
     exited,

@@ -107,14 +107,3 @@ export async function benchSettleThroughput({ payments = 400, concurrency = 16 }
     await svc.stop()
   }
 }
-
-/** Time from spawning `svc up --json` (a fresh Node process) to its ready line. */
-export async function benchSvcUpReady(runs = 3) {
-  const samples: number[] = []
-  for (let i = 0; i < runs; i++) {
-    const svc = await startSvcProcess()
-    samples.push(svc.readyMs)
-    await svc.stop()
-  }
-  return { runs, median_ms: round(percentile(samples, 50)), samples_ms: samples.map((s) => round(s)) }
-}

@@ -1,38 +1,50 @@
 /**
  * `npm run bench`: measures svc's figures side by side in one run and prints one JSON document.
  * Targets come from the issues; `pass` says whether this run met them.
- * `npm run bench -- --only svc_up_ready,gateway` runs some of them (names as in the report).
+ * `npm run bench -- --only issue_11,control_plane` runs some of them (names as in the report); `long_run`,
+ * `chain_growth` and `profile` (where a paid request's time goes) take minutes and run only when named (`--payments 21000`, `--transfers 20000` size them).
  */
 import '../../core/polyfill.js'
 import { parseArgs } from 'node:util'
-import { benchChainReady, benchSettleThroughput, benchSvcUpReady } from './chain.bench.js'
+import { benchChainReady, benchSettleThroughput } from './chain.bench.js'
+import { benchChainGrowth } from './chain-growth.bench.js'
 import { benchControlPlane } from './control.bench.js'
-import { benchGateway } from './gateway.bench.js'
+import { benchIssue11, benchSvcUpReady } from './issue-11.bench.js'
+import { benchLongRun } from './long-run.bench.js'
+import { benchCpuProfile, benchProfile } from './profile.bench.js'
+
+const { values } = parseArgs({ options: { only: { type: 'string' }, payments: { type: 'string' }, transfers: { type: 'string' } } })
+const progress = (line: string) => void process.stderr.write(`${line}\n`)
+const number = (value: string | undefined) => (value === undefined ? undefined : Number(value))
 
 const benches = {
+  issue_11: () => benchIssue11({ progress }),
   chain_ready: async () => {
     const chainReady = await benchChainReady()
     return { ...chainReady, pass: chainReady.median_ms <= chainReady.target_ms }
   },
-  svc_up_ready: () => benchSvcUpReady(),
   settle_throughput: async () => {
     const settle = await benchSettleThroughput()
     return { ...settle, pass: settle.ratio >= settle.target_ratio }
   },
   control_plane: () => benchControlPlane(),
-  gateway: () => benchGateway(),
+  svc_up_ready: () => benchSvcUpReady(),
+  long_run: () => benchLongRun({ payments: number(values.payments), progress }),
+  profile: async () => ({ wall_time: await benchProfile(), cpu: await benchCpuProfile() }),
+  chain_growth: () => benchChainGrowth({ transfers: number(values.transfers), progress }),
 }
 type Name = keyof typeof benches
+/** What `npm run bench` runs when no `--only` is given. */
+const defaults: Name[] = ['issue_11', 'chain_ready', 'settle_throughput', 'control_plane']
 
-const { values } = parseArgs({ options: { only: { type: 'string' } } })
-const names = (values.only?.split(',').map((name) => name.trim()) ?? Object.keys(benches)) as Name[]
+const names = (values.only?.split(',').map((name) => name.trim()) ?? defaults) as Name[]
 const unknown = names.filter((name) => !(name in benches))
 if (unknown.length) {
   process.stderr.write(`bench: unknown ${unknown.join(', ')}; one of ${Object.keys(benches).join(', ')}\n`)
   process.exit(2)
 }
 
-const report: Record<string, unknown> = { machine: { node: process.version, cpus: (await import('node:os')).cpus().length } }
+const report: Record<string, unknown> = { machine: { node: process.version, cpus: (await import('node:os')).cpus().length, load_average: (await import('node:os')).loadavg().map((l) => Number(l.toFixed(2))) } }
 for (const name of names) report[name] = await benches[name]()
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
 process.exit(0)

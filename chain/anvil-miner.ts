@@ -1,0 +1,61 @@
+import { webSocket } from 'viem'
+
+export type BatchMiner = { stop(): Promise<void> }
+
+/**
+ * Automine that puts every transaction waiting at the time into one block: Anvil runs with `--no-mining`, this
+ * subscribes to its ready transactions (`eth_subscribe newPendingTransactions`, over a WebSocket on the RPC port) and
+ * answers each with `evm_mine`, one block at a time; transactions that arrive while a block is being mined go into
+ * the next one, together.
+ *
+ * Why: Anvil's own automine mines about one transaction per block under load (its miner wakes on the first ready
+ * transaction while the others wait on the state lock), and each block costs Anvil a full state-root computation that
+ * grows with the chain's state (about 1 ms per 1,000 storage slots; every payment adds one, its EIP-3009 nonce).
+ * Fewer, fuller blocks keep the chain's rate up as it grows: 16 transfers in flight from one sender made 15.6
+ * transactions a block (automine: 1.4) and 10,000 of them ran at 326 → 279 tx/s (automine: 475 → 132).
+ *
+ * Not svc's default: a lone transaction waits for the notification and the `evm_mine` round trip, 3 to 5 ms against
+ * 1.4 ms with automine. Senders that call `evm_mine` themselves right after sending would skip that wait.
+ */
+export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
+  const transport = webSocket(rpcUrl.replace(/^http/, 'ws'), { keepAlive: false, retryCount: 0, timeout: 60_000 })({})
+  let mining: Promise<void> | undefined
+  let again = false
+  let stopped = false
+
+  // Requests go over HTTP: on the WebSocket, Anvil's answer and the next notification would meet Nagle's algorithm
+  // (a notification held ~40 ms until the answer before it is acknowledged).
+  let id = 0
+  const request = async (method: string) => {
+    const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: [] }) })
+    return ((await response.json()) as { result: unknown }).result
+  }
+
+  async function mineWhileWaiting() {
+    for (let first = true; first || again; first = false) {
+      again = false
+      // A repeat block only for transactions that are still waiting (those that arrived during the last one may be in it).
+      if (!first && Number(((await request('txpool_status')) as { pending: string }).pending) === 0) continue
+      await request('evm_mine')
+    }
+  }
+
+  function mine() {
+    if (stopped) return
+    if (mining) return void (again = true)
+    mining = mineWhileWaiting()
+      .catch(() => {})
+      .finally(() => (mining = undefined))
+  }
+
+  const subscription = await transport.value!.subscribe({ params: ['newPendingTransactions'], onData: mine, onError: () => {} })
+  // Transactions that were already waiting (none on a fresh chain).
+  mine()
+  return {
+    async stop() {
+      stopped = true
+      await subscription.unsubscribe().catch(() => {})
+      ;(await transport.value!.getRpcClient()).close()
+    },
+  }
+}

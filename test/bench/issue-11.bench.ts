@@ -1,0 +1,104 @@
+/**
+ * Every figure of issue 11 in one run: svc beside the reference stack, each figure with its target and whether this
+ * run met it (`table`), the measurements behind them after it. The long run (20,000 payments on one sandbox) takes
+ * minutes and is a bench of its own (`npm run bench -- --only long_run`, long-run.bench.ts).
+ */
+import type { Hex } from 'viem'
+import { benchChainLimit } from './chain-growth.bench.js'
+import { benchPaid, type PaidBenchOptions } from './paid.bench.js'
+import { percentile, round } from './pool.js'
+import { listProcessTree } from './process-tree.js'
+import { spawnSvcUp, startSvcStack, type Stack } from './stacks.js'
+
+
+export type Row = { figure: string; reference: unknown; svc: unknown; ratio?: number; target: string; pass: boolean | null }
+
+/** `svc up --json` (ephemeral) to its ready line, plain and with the demo seed, interleaved. */
+export async function benchSvcUpReady(runs = 3) {
+  const plain: number[] = []
+  const seeded: number[] = []
+  for (let i = 0; i < runs; i++) {
+    const svc = await spawnSvcUp(['--ephemeral'])
+    plain.push(svc.readyMs)
+    await svc.stop()
+    const withSeed = await startSvcStack()
+    seeded.push(withSeed.readyMs)
+    await withSeed.stop()
+  }
+  return {
+    runs,
+    median_ms: round(percentile(plain, 50)),
+    samples_ms: plain.map((ms) => round(ms)),
+    seeded_median_ms: round(percentile(seeded, 50)),
+    seeded_samples_ms: seeded.map((ms) => round(ms)),
+    target_ms: 1_000,
+    pass: percentile(plain, 50) <= 1_000,
+  }
+}
+
+/** svc's chain as a target for pre-signed transfers (chain-growth.bench.ts). */
+function transferTarget(svc: Stack) {
+  return {
+    rpcUrl: svc.rpcUrl,
+    chainId: Number(svc.network.split(':')[1]),
+    usdc: svc.usdc as { address: Hex; name: string; version: string },
+    fund: (address: Hex, amount: bigint) => svc.fund(address, amount),
+    anvilPid: listProcessTree(svc.pids[0]!).find((p) => p.name === 'anvil')?.pid,
+  }
+}
+
+export async function benchIssue11(options: PaidBenchOptions & { chainLimitPerRound?: number } = {}) {
+  const { progress = () => {} } = options
+  progress('issue 11: svc up to the ready line')
+  const ready = await benchSvcUpReady()
+  let chainLimit: Awaited<ReturnType<typeof benchChainLimit>> | undefined
+  const paid = await benchPaid({
+    ...options,
+    afterLoad: async (svc) => {
+      progress('issue 11: chain limit (pre-signed transfers), fresh plain chains and svc running chain')
+      chainLimit = await benchChainLimit(transferTarget(svc), { perRound: options.chainLimitPerRound, progress })
+    },
+  })
+  const { unpaid_402: unpaid, paid_sequential: sequential, paid_concurrent: concurrent, rss_mb: rss, settlements, pools } = paid
+  const clean = (side: { lost: number; double: number }) => side.lost === 0 && side.double === 0
+  const table: Row[] = [
+    { figure: 'unpaid 402 req/s, 32 connections', ...unpaid.per_second, target: 'svc ≥ 1.5× reference', pass: unpaid.per_second.ratio >= 1.5 },
+    { figure: 'paid latency p50, sequential (ms)', ...sequential.p50_ms, target: 'svc ≤ 0.5× reference', pass: sequential.p50_ms.ratio <= 0.5 },
+    { figure: 'paid latency p95, sequential (ms)', ...sequential.p95_ms, target: 'svc ≤ 0.6× reference', pass: sequential.p95_ms.ratio <= 0.6 },
+    { figure: `paid req/s, ${paid.setup.buyers} buyers`, ...concurrent.per_second, target: 'svc ≥ 3× reference', pass: concurrent.per_second.ratio >= 3 },
+    {
+      figure: 'lost / double settlements (Transfer + AuthorizationUsed logs)',
+      svc: `${settlements.svc!.lost} / ${settlements.svc!.double} of ${settlements.svc!.answers}`,
+      reference: `${settlements.reference!.lost} / ${settlements.reference!.double} of ${settlements.reference!.answers}`,
+      target: '0 / 0',
+      pass: clean(settlements.svc!) && clean(settlements.reference!),
+    },
+    {
+      figure: 'chain limit, pre-signed transferWithAuthorization (tx/s per round)',
+      reference: `${chainLimit?.reference_fresh_chain.join(' → ')} (fresh plain chain each round)`,
+      svc: `${chainLimit?.svc_running_chain.join(' → ')} (svc's running chain, after its paid load)`,
+      target: '—',
+      pass: null,
+    },
+    { figure: 'RSS svc + Anvil, peak under paid load (MB)', reference: '—', svc: rss.peak.total_mb, target: '≤ 250', pass: rss.peak.total_mb <= 250 },
+    { figure: 'RSS svc + Anvil, idle (MB)', reference: '—', svc: rss.idle.total_mb, target: '≤ 150', pass: rss.idle.total_mb <= 150 },
+    { figure: '`svc up` to the ready line, median (ms)', reference: '—', svc: ready.median_ms, target: '≤ 1,000', pass: ready.pass },
+    {
+      figure: `slowest payment, ${paid.setup.buyers} buyers (ms); payments over 2 s`,
+      svc: `${concurrent.max_ms.svc}; ${concurrent.over_2s.svc}`,
+      reference: `${concurrent.max_ms.reference}; ${concurrent.over_2s.reference}`,
+      target: '≤ 2,000; 0',
+      pass: concurrent.max_ms.svc <= 2_000,
+    },
+    {
+      figure: "left in Anvil's pool at the end (txpool_status)",
+      svc: `${pools.svc.pending} pending, ${pools.svc.queued} queued`,
+      reference: `${pools.reference.pending} pending, ${pools.reference.queued} queued (stuck settlements re-sent ${paid.reference_unstuck ?? '?'} times: foundry-rs/foundry#10122)`,
+      target: 'empty',
+      pass: pools.svc.empty,
+    },
+    { figure: 'settle rate after 20,000 payments / first 1,000', reference: '—', svc: 'npm run bench -- --only long_run', target: '≥ 0.9', pass: null },
+  ]
+  const decided = table.filter((row) => row.pass !== null)
+  return { table, pass: decided.every((row) => row.pass), svc_up_ready: ready, chain_limit: chainLimit, paid }
+}
