@@ -1,24 +1,11 @@
 import type { FacilitatorEvmSigner } from '@x402/evm'
-import {
-  encodeFunctionData,
-  formatTransactionReceipt,
-    MethodNotFoundRpcError,
-  numberToHex,
-    type Abi,
-  type Address,
-  type Hash,
-  type Hex,
-  type RpcTransactionReceipt,
-  type TransactionReceipt,
-} from 'viem'
+import { encodeFunctionData, type Abi, type Address, type Hash, type Hex, type TransactionReceipt } from 'viem'
 import type { SandboxChain } from './chain.js'
 import { createTxSender } from './tx-sender.js'
 
 const emptyCodeTtlMs = 1_000
 /** Transfer simulations remembered at most. */
 const simulatedMemory = 4_096
-/** Receipts of mined transactions kept until they are asked for. */
-const minedMemory = 1_024
 /**
  * How long a transfer that simulated without a revert is taken as good: the settlement right after the verification
  * does not simulate it again. Should it revert after all (its payer spent the balance meanwhile), the reverted
@@ -31,16 +18,21 @@ const simulatedTtlMs = 10_000
  *
  * Compared with `toFacilitatorEvmSigner(walletClient.extend(publicActions))` it does the same calls with fewer
  * round trips: contract code is cached (code at an address with code never changes; an empty answer is kept for a
- * second), transactions are signed locally with an in-memory nonce, and receipts are polled every few
- * milliseconds instead of viem's block polling. Transactions go out as one
- * `eth_sendTransactionSync` from the relayer (an Anvil dev account, unlocked): Anvil estimates the gas (a transaction
- * that would revert is refused with its revert reason, and nothing is sent), assigns the nonce, signs, mines and
- * answers the receipt, in one round trip; an Anvil without that method gets the signed-here path. Caches and the nonce
- * are dropped when the chain restarts.
+ * second), and a transaction goes out as one `eth_sendTransactionSync` from the relayer (an Anvil dev account, so
+ * unlocked; chain/tx-sender.ts): Anvil estimates the gas, signs, mines and answers the receipt in one round trip,
+ * while the nonces are handed out here in order (Anvil's own assignment races between concurrent sends). A transfer
+ * that reverted all the same is explained by its revert reason. Caches and the nonce are dropped when the chain
+ * restarts.
  */
 export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner & { reset(): void } {
   const { client } = chain
-  const sender = createTxSender({ client, account: chain.accounts.relayer, chainId: chain.chainId })
+  const sender = createTxSender({
+    client,
+    account: chain.accounts.relayer,
+    chainId: chain.chainId,
+    unlocked: true,
+    estimateGas: (request) => estimateGas(request.to, request.data ?? '0x'),
+  })
   const codeCache = new Map<string, { code: Hex | undefined; until: number } | Promise<Hex | undefined>>()
 
   async function getCode(address: Address): Promise<Hex | undefined> {
@@ -61,9 +53,7 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
     }
   }
 
-  const mined = new Map<Hash, TransactionReceipt>()
   const simulated = new Map<string, number>()
-  let syncSend = true
 
   /**
    * A contract read. A `transferWithAuthorization` simulation that passed is remembered for {@link simulatedTtlMs} and
@@ -91,25 +81,12 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
     throw new Error(`the settlement transaction ${receipt.transactionHash} reverted`)
   }
 
-  /** Sends from the relayer and waits for it to be mined, in one call; the receipt waits for `waitForTransactionReceipt`. */
+  /** Sends from the relayer (mined at once); a transfer that reverted is explained by its revert reason. */
   async function send(to: Address, data: Hex, gas: bigint | undefined): Promise<Hash> {
-    if (syncSend) {
-      try {
-        const receipt = await client.request<{ Method: 'eth_sendTransactionSync'; Parameters: [object]; ReturnType: RpcTransactionReceipt }>({
-          method: 'eth_sendTransactionSync',
-          params: [{ from: sender.address, to, data, ...(gas === undefined ? {} : { gas: numberToHex(gas) }) }],
-        })
-        const formatted = formatTransactionReceipt(receipt)
-        if (formatted.status === 'reverted') return await explainRevert(to, data, formatted)
-        mined.set(formatted.transactionHash, formatted)
-        if (mined.size > minedMemory) mined.delete(mined.keys().next().value!)
-        return formatted.transactionHash
-      } catch (error) {
-        if (!(error instanceof MethodNotFoundRpcError)) throw error
-        syncSend = false
-      }
-    }
-    return sender.send({ to, data, gas: gas ?? (await estimateGas(to, data)) })
+    const hash = await sender.send({ to, data, gas })
+    const receipt = sender.minedReceipt(hash)
+    if (receipt?.status === 'reverted') return explainRevert(to, data, receipt)
+    return hash
   }
 
   async function estimateGas(to: Address, data: Hex): Promise<bigint> {
@@ -131,17 +108,11 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
       return send(args.address, data, args.gas)
     },
     sendTransaction: (args) => send(args.to, args.data, undefined),
-    async waitForTransactionReceipt(args) {
-      const receipt = mined.get(args.hash)
-      if (!receipt) return sender.waitForReceipt(args.hash, args.timeout)
-      mined.delete(args.hash)
-      return receipt
-    },
+    waitForTransactionReceipt: (args) => sender.waitForReceipt(args.hash, args.timeout),
     getCode: (args) => getCode(args.address),
     reset() {
       sender.reset()
       codeCache.clear()
-      mined.clear()
       simulated.clear()
     },
   }

@@ -1,6 +1,9 @@
 import {
   BaseError,
+  formatTransactionReceipt,
   keccak256,
+  MethodNotFoundRpcError,
+  numberToHex,
   NonceTooLowError,
   RpcRequestError,
   TransactionReceiptNotFoundError,
@@ -9,6 +12,7 @@ import {
   type Hex,
   type LocalAccount,
   type PublicClient,
+  type RpcTransactionReceipt,
   type TransactionReceipt,
 } from 'viem'
 import { getNodeError } from 'viem/utils'
@@ -19,20 +23,34 @@ export type TxSenderOptions = {
   chainId: number
   /** How long a receipt is awaited before giving up. @defaultValue 30_000 */
   receiptTimeoutMs?: number | undefined
+  /**
+   * The node holds the account's key (an Anvil dev account): each transaction goes out as one
+   * `eth_sendTransactionSync` (the node estimates the gas when none is given, signs, mines and answers the receipt),
+   * with the nonce still handed out here, in order. A node without that method gets the signed-here path.
+   * @defaultValue false
+   */
+  unlocked?: boolean | undefined
+  /** Estimates the gas of a request without any (the signed-here path needs it). @defaultValue the node's estimate + 20% */
+  estimateGas?: ((request: TxRequest) => Promise<bigint>) | undefined
 }
 
-export type TxRequest = { to: Address; data?: Hex | undefined; value?: bigint | undefined; gas: bigint }
+/** A transaction to send; without `gas`, the node (unlocked) or `estimateGas` says how much. */
+export type TxRequest = { to: Address; data?: Hex | undefined; value?: bigint | undefined; gas?: bigint | undefined }
 
 export type TxSender = {
   address: Address
   /** Signs locally and broadcasts; nonces are assigned in order, one transaction at a time. */
   send(request: TxRequest): Promise<Hash>
   waitForReceipt(hash: Hash, timeoutMs?: number): Promise<TransactionReceipt>
+  /** The receipt `eth_sendTransactionSync` answered for `hash`, until `waitForReceipt` takes it (undefined on the signed-here path). */
+  minedReceipt(hash: Hash): TransactionReceipt | undefined
   /** Forgets the cached nonce and fees (after a chain restart). */
   reset(): void
 }
 
 const feeTtlMs = 2_000
+/** Receipts of mined transactions kept until they are asked for. */
+const minedMemory = 1_024
 
 /** What the node itself said of a refused request (its JSON-RPC error message), found in viem's cause chain. */
 function nodeMessage(error: unknown): string | undefined {
@@ -63,6 +81,11 @@ function isNonceUsed(error: unknown): boolean {
  */
 export function createTxSender(options: TxSenderOptions): TxSender {
   const { client, account, chainId, receiptTimeoutMs = 30_000 } = options
+  let unlocked = options.unlocked ?? false
+  const estimateGas =
+    options.estimateGas ??
+    (async (request: TxRequest) => ((await client.estimateGas({ account: account.address, to: request.to, data: request.data, value: request.value })) * 12n) / 10n)
+  const mined = new Map<Hash, TransactionReceipt>()
   let nonce: Promise<number> | undefined
   let nextNonce = 0
   let fees: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; at: number }> | undefined
@@ -95,8 +118,38 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     return nextNonce++
   }
 
+  /** The node signs, mines and answers the receipt (kept for {@link TxSender.takeMinedReceipt}). */
+  async function sendSync(request: TxRequest, txNonce: number, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<Hash> {
+    const transaction = {
+      from: account.address,
+      to: request.to,
+      nonce: numberToHex(txNonce),
+      maxFeePerGas: numberToHex(fees.maxFeePerGas),
+      maxPriorityFeePerGas: numberToHex(fees.maxPriorityFeePerGas),
+      ...(request.data === undefined ? {} : { data: request.data }),
+      ...(request.value === undefined ? {} : { value: numberToHex(request.value) }),
+      ...(request.gas === undefined ? {} : { gas: numberToHex(request.gas) }),
+    }
+    const receipt = formatTransactionReceipt(
+      await client.request<{ Method: 'eth_sendTransactionSync'; Parameters: [object]; ReturnType: RpcTransactionReceipt }>({ method: 'eth_sendTransactionSync', params: [transaction] }),
+    )
+    mined.set(receipt.transactionHash, receipt)
+    if (mined.size > minedMemory) mined.delete(mined.keys().next().value!)
+    return receipt.transactionHash
+  }
+
   async function signAndSend(request: TxRequest, txNonce: number): Promise<Hash> {
-    const { maxFeePerGas, maxPriorityFeePerGas } = await getFees()
+    const fees = await getFees()
+    if (unlocked) {
+      try {
+        return await sendSync(request, txNonce, fees)
+      } catch (error) {
+        if (!(error instanceof MethodNotFoundRpcError)) throw error
+        unlocked = false
+      }
+    }
+    const { maxFeePerGas, maxPriorityFeePerGas } = fees
+    const gas = request.gas ?? (await estimateGas(request))
     const serializedTransaction = await account.signTransaction!({
       type: 'eip1559',
       chainId,
@@ -104,7 +157,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
       to: request.to,
       data: request.data,
       value: request.value,
-      gas: request.gas,
+      gas,
       maxFeePerGas,
       maxPriorityFeePerGas,
     })
@@ -147,6 +200,11 @@ export function createTxSender(options: TxSenderOptions): TxSender {
       }
     },
     async waitForReceipt(hash, timeoutMs = receiptTimeoutMs) {
+      const answered = mined.get(hash)
+      if (answered) {
+        mined.delete(hash)
+        return answered
+      }
       const deadline = Date.now() + timeoutMs
       for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
         try {
@@ -158,9 +216,11 @@ export function createTxSender(options: TxSenderOptions): TxSender {
         await new Promise((resolve) => setTimeout(resolve, delay))
       }
     },
+    minedReceipt: (hash) => mined.get(hash),
     reset() {
       nonce = undefined
       fees = undefined
+      mined.clear()
     },
   }
 }

@@ -47,4 +47,17 @@ describe('settle after verify', () => {
     expect(receipt.status).toBe('success')
     expect(await services.facilitator.verify(payment, requirements)).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' })
   })
+
+  test('32 settlements at once: each one transaction, nonces in order, none refused', async () => {
+    const requirements = sandboxRequirements(chain, { payTo: newAccount().address })
+    const buyers = Array.from({ length: 32 }, () => newAccount())
+    for (const buyer of buyers) await services.manager.fund(buyer.address, 'usdc', '1')
+    const payments = await Promise.all(buyers.map((buyer) => signPayment(chain, buyer, requirements)))
+    const relayer = chain.accounts.relayer.address
+    const nonceBefore = await chain.client.getTransactionCount({ address: relayer })
+    const settled = await Promise.all(payments.map((payment) => services.facilitator.settle(payment, requirements)))
+    expect(settled.filter((answer) => !answer.success)).toEqual([])
+    expect(new Set(settled.map((answer) => answer.transaction)).size).toBe(32)
+    expect(await chain.client.getTransactionCount({ address: relayer })).toBe(nonceBefore + 32)
+  })
 })
