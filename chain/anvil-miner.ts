@@ -17,8 +17,12 @@ export type BatchMiner = { stop(): Promise<void> }
  * Not svc's default: a lone transaction waits for the notification and the `evm_mine` round trip, 3 to 5 ms against
  * 1.4 ms with automine. Senders that call `evm_mine` themselves right after sending would skip that wait.
  */
+let miners = 0
+
 export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
-  const transport = webSocket(rpcUrl.replace(/^http/, 'ws'), { keepAlive: false, retryCount: 0, timeout: 60_000 })({})
+  // A URL of its own: viem keeps one socket per URL, and an Anvil restarted on the same port needs a new one.
+  const socketUrl = `${rpcUrl.replace(/^http/, 'ws')}/?miner=${++miners}`
+  const transport = webSocket(socketUrl, { keepAlive: false, retryCount: 0, timeout: 60_000 })({})
   let mining: Promise<void> | undefined
   let again = false
   let stopped = false

@@ -137,21 +137,28 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     })
   }
 
+  /** True while a new Anvil process starts: it listens, empty, before its restart is done (not a reset to report). */
+  let startingProcess = false
+
   async function restartProcess(reason: string) {
     try {
       // A chain that died is started empty (its saved state may be older than what the ledger recorded since).
+      startingProcess = true
       anvil = await startAnvil({ ...anvilOptions, extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(false) }, port: anvil.port, chainId: sandboxChainId, mnemonic: sandboxMnemonic })
       watchExit(anvil)
+      startingProcess = false
       await recover(reason)
     } catch (error) {
       emitter.emit('error', error as Error)
+    } finally {
+      startingProcess = false
     }
   }
   watchExit(anvil)
 
   // A reset chain (anvil_reset, a new Anvil on the same port) has no token code: reinstall.
   const health = setInterval(async () => {
-    if (stopping || recovering) return
+    if (stopping || recovering || startingProcess) return
     // Unreachable means the process is down: its exit handler restarts it.
     const code = await client.getCode({ address: usdc.address }).catch(() => 'unreachable' as const)
     if (code === undefined || code === '0x') await recover('chain state was reset')
