@@ -1,6 +1,9 @@
 import { basename } from 'node:path'
 import { isProcessRunning, readCommandLine, readParentPid } from '../core/os-process.js'
 
+/** The parent this process started with, read when it starts: a parent that dies during start-up is still noticed. */
+const startParent = process.ppid
+
 /** Shells that npm, npx, yarn and pnpm run a script with (`sh -c "node bin/svc.js up"`). */
 const scriptShells = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh'])
 
@@ -9,7 +12,7 @@ const scriptShells = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh'])
  * the runner above it, since the shell stays alive, waiting for svc, when the runner is killed.
  */
 function watchedAncestors(): number[] {
-  const parent = process.ppid
+  const parent = startParent
   const args = readCommandLine(parent)
   const isScriptShell = args !== undefined && scriptShells.has(basename(args[0] ?? '')) && args[1] === '-c'
   const runner = isScriptShell ? readParentPid(parent) : undefined
@@ -23,13 +26,16 @@ export type WatchParentOptions = {
 
 /**
  * Resolves when the process that started svc is gone (a killed `npm start`, a test runner that died): svc's parent
- * pid changes (init or a subreaper adopts the orphan), or the script runner above a `sh -c` parent exits. Polls
- * without keeping the event loop alive; undefined when svc started orphaned already (a daemon).
+ * pid changes (init or a subreaper adopts the orphan), or the script runner above a `sh -c` parent exits; the
+ * parent is the one svc started with, so one that died during start-up counts. Polls without keeping the event loop
+ * alive; undefined when svc started orphaned already (a daemon).
  */
 export function watchParent(options: WatchParentOptions = {}): Promise<void> | undefined {
   const { intervalMs = 200 } = options
-  const parent = process.ppid
+  const parent = startParent
   if (parent <= 1) return undefined
+  // The parent died while svc was starting: it is gone already.
+  if (process.ppid !== parent) return Promise.resolve()
   const [, runner] = watchedAncestors()
   return new Promise((resolve) => {
     const timer = setInterval(() => {

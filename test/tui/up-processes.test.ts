@@ -62,6 +62,16 @@ describe('svc up leaves nothing behind', () => {
     expect(await again.stop()).toBe(0)
   })
 
+  test('a parent that dies while svc is still starting: svc stops once it is up, not orphaned for ever', async () => {
+    // The parent starts svc and exits 250 ms later, once svc's process runs but long before its ready line.
+    const parent = spawn(process.execPath, ['-e', `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(svcBin)}, 'up', '--json', '--ephemeral', '--port', '0'], { stdio: 'ignore' }); console.log(c.pid); setTimeout(() => process.exit(0), 250)`], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    const svcPid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk) => resolve(String(chunk).trim()))))
+    started.push(svcPid)
+    await waitFor(gone(svcPid), 15_000, 'svc stopped after its parent died during start-up')
+  })
+
   test('the npm-like parent of svc killed with SIGKILL: svc and Anvil are gone within 2 s', async () => {
     // A parent that only starts svc (its output goes straight to us), as `npm start` does.
     const parent = spawn(process.execPath, ['-e', `require('node:child_process').spawn(process.execPath, [${JSON.stringify(svcBin)}, 'up', '--json', '--ephemeral', '--port', '0'], { stdio: 'inherit' })`], {
