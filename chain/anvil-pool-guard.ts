@@ -9,6 +9,9 @@ export type PoolGuardOptions = {
 
 export type PoolGuard = { stop(): void }
 
+/** The longest a call of the guard may take. */
+const rpcTimeoutMs = 5_000
+
 type RpcTransaction = Record<string, string | null | undefined | unknown[]> & { hash: Hex; nonce: Hex; from: Hex }
 type PoolContent = { pending: Record<string, Record<string, RpcTransaction>>; queued: Record<string, Record<string, RpcTransaction>> }
 
@@ -27,7 +30,13 @@ export function startPoolGuard(rpcUrl: string, options: PoolGuardOptions = {}): 
   const { intervalMs = 200, log = () => {} } = options
   let id = 0
   const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
-    const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) })
+    // Bounded: a call that never returns would leave the guard `running` for ever, and stuck transactions with it.
+    const response = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+      signal: AbortSignal.timeout(rpcTimeoutMs),
+    })
     const answer = (await response.json()) as { result?: T; error?: { message: string } }
     if (answer.error) throw new Error(`${method}: ${answer.error.message}`)
     return answer.result as T
