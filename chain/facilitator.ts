@@ -3,6 +3,7 @@ import { x402Facilitator } from '@x402/core/facilitator'
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import type { Express, Response } from 'express'
+import { canonicalJson } from '../core/canonical-json.js'
 import { createErrorHandler, createJsonApp, cutText, errorMessageLimit, notFoundHandler } from '../core/http.js'
 import type { SandboxChain } from './chain.js'
 import { parseFacilitatorRequest } from './facilitator-request.js'
@@ -150,16 +151,6 @@ function payerOf(payload: PaymentPayload): string | undefined {
 
 /** Identity of a settlement: the signed payload and the requirements it is settled against. */
 function settlementKey(payload: PaymentPayload, requirements: PaymentRequirements): string {
-  return createHash('sha256').update(stableStringify([payload.payload, requirements])).digest('hex')
+  return createHash('sha256').update(canonicalJson([payload.payload, requirements], { hexCaseInsensitive: true })).digest('hex')
 }
 
-function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`
-  if (value && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`
-  // Hex (addresses, signatures) compares case-insensitively.
-  return JSON.stringify(typeof value === 'string' && /^0x[0-9a-f]*$/i.test(value) ? value.toLowerCase() : value)
-}

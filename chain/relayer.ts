@@ -1,5 +1,6 @@
 import type { FacilitatorEvmSigner } from '@x402/evm'
 import { encodeFunctionData, type Abi, type Address, type Hash, type Hex, type TransactionReceipt } from 'viem'
+import { canonicalJson } from '../core/canonical-json.js'
 import type { SandboxChain } from './chain.js'
 import { createTxSender } from './tx-sender.js'
 
@@ -62,7 +63,7 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
   async function readContract(args: Parameters<FacilitatorEvmSigner['readContract']>[0]): Promise<unknown> {
     const call = { ...args, abi: args.abi as Abi, args: args.args as unknown[] } as Parameters<typeof client.readContract>[0]
     if (args.functionName !== 'transferWithAuthorization') return client.readContract(call)
-    const key = stableKey([args.address, args.args])
+    const key = canonicalJson([args.address, args.args])
     const until = simulated.get(key)
     simulated.delete(key)
     if (until !== undefined && until > Date.now()) return undefined
@@ -104,7 +105,7 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
       let data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args })
       if (args.dataSuffix) data = `${data}${args.dataSuffix.slice(2)}`
       // A transfer being sent is simulated for real the next time (a replay is refused by the chain).
-      if (args.functionName === 'transferWithAuthorization') simulated.delete(stableKey([args.address, args.args]))
+      if (args.functionName === 'transferWithAuthorization') simulated.delete(canonicalJson([args.address, args.args]))
       return send(args.address, data, args.gas)
     },
     sendTransaction: (args) => send(args.to, args.data, undefined),
@@ -116,15 +117,4 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
       simulated.clear()
     },
   }
-}
-
-/** The typed data and signature as one string (bigints as decimal, keys in order): what a verdict is remembered by. */
-function stableKey(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    typeof item === 'bigint'
-      ? `${item}n`
-      : item && typeof item === 'object' && !Array.isArray(item)
-        ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : 1)))
-        : item,
-  )
 }

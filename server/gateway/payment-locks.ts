@@ -1,4 +1,5 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import { canonicalJson } from '../../core/canonical-json.js'
 import type { CompiledPattern } from '../../core/path-pattern.js'
 
 /** Frees a claim; `consumed` says an ephemeral endpoint was used up (it stays claimed until it is gone). */
@@ -81,15 +82,4 @@ export function paymentIdentity(payload: PaymentPayload, requirements: PaymentRe
   const { from, nonce } = authorization ?? {}
   const payment = typeof from === 'string' && typeof nonce === 'string' ? [from, nonce] : [canonicalJson(payload.payload)]
   return [requirements.network, requirements.asset, ...payment].map((part) => part.toLowerCase()).join('|')
-}
-
-/** JSON with object keys sorted, so two encodings of the same value are the same string. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value !== null && typeof value === 'object')
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`)
-      .join(',')}}`
-  return JSON.stringify(value) ?? 'null'
 }
