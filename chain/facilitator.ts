@@ -4,6 +4,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyRespons
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import type { Express, Response } from 'express'
 import { canonicalJson } from '../core/canonical-json.js'
+import { authorizationFields } from '../core/eip3009-authorization.js'
 import { createErrorHandler, createJsonApp, cutText, errorMessageLimit, notFoundHandler } from '../core/http.js'
 import type { SandboxChain } from './chain.js'
 import { parseFacilitatorRequest } from './facilitator-request.js'
@@ -59,7 +60,7 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
 
   async function verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
     const reason = unsupported(requirements, payload.x402Version)
-    if (reason) return { isValid: false, invalidReason: reason, payer: payerOf(payload) }
+    if (reason) return { isValid: false, invalidReason: reason, payer: authorizationFields(payload.payload).from }
     const response = await facilitator.verify(payload, requirements)
     return response.invalidMessage ? { ...response, invalidMessage: condense(response.invalidMessage) } : response
   }
@@ -67,7 +68,7 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
   function settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
     const reason = unsupported(requirements, payload.x402Version)
     if (reason)
-      return Promise.resolve({ success: false, errorReason: reason, transaction: '', network: requirements.network, payer: payerOf(payload) })
+      return Promise.resolve({ success: false, errorReason: reason, transaction: '', network: requirements.network, payer: authorizationFields(payload.payload).from })
     const key = settlementKey(payload, requirements)
     const existing = settlements.get(key)
     if (existing) return existing
@@ -144,10 +145,6 @@ function condense(message: string): string {
   return cutText((details ?? message.split('\n')[0] ?? message).trim(), errorMessageLimit)
 }
 
-function payerOf(payload: PaymentPayload): string | undefined {
-  const from = (payload.payload as { authorization?: { from?: unknown } }).authorization?.from
-  return typeof from === 'string' ? from : undefined
-}
 
 /** Identity of a settlement: the signed payload and the requirements it is settled against. */
 function settlementKey(payload: PaymentPayload, requirements: PaymentRequirements): string {

@@ -1,5 +1,6 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { canonicalJson } from '../../core/canonical-json.js'
+import { authorizationFields } from '../../core/eip3009-authorization.js'
 import type { CompiledPattern } from '../../core/path-pattern.js'
 
 /** Frees a claim; `consumed` says an ephemeral endpoint was used up (it stays claimed until it is gone). */
@@ -78,8 +79,7 @@ export function createPaymentLocks(): PaymentLocks {
  * case-insensitively. A scheme payload without an EIP-3009 authorization is identified by its canonical JSON.
  */
 export function paymentIdentity(payload: PaymentPayload, requirements: PaymentRequirements): string {
-  const authorization = (payload.payload as { authorization?: { from?: unknown; nonce?: unknown } }).authorization
-  const { from, nonce } = authorization ?? {}
-  const payment = typeof from === 'string' && typeof nonce === 'string' ? [from, nonce] : [canonicalJson(payload.payload)]
+  const { from, nonce } = authorizationFields(payload.payload)
+  const payment = from !== undefined && nonce !== undefined ? [from, nonce] : [canonicalJson(payload.payload)]
   return [requirements.network, requirements.asset, ...payment].map((part) => part.toLowerCase()).join('|')
 }

@@ -1,4 +1,5 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { toSvcError } from '../../core/errors.js'
 import type { ApiRow, EndpointRow, SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
@@ -99,9 +100,7 @@ export function createSettlementJournal(deps: ServerDeps, store: Promise<Gateway
 
 function journalRow(entry: JournalEntry): SettlementJournalRow {
   const { api, endpoint, requirements } = entry
-  const authorization = (entry.payload.payload as { authorization?: { nonce?: unknown; validBefore?: unknown } }).authorization
-  const nonce = typeof authorization?.nonce === 'string' ? authorization.nonce : null
-  const validBefore = authorization?.validBefore
+  const { nonce, validBefore } = authorizationFields(entry.payload.payload)
   return {
     id: newId('jrn'),
     payment_id: entry.paymentId,
@@ -115,8 +114,8 @@ function journalRow(entry: JournalEntry): SettlementJournalRow {
     amount: requirements.amount,
     payer: entry.payer,
     pay_to: requirements.payTo,
-    nonce,
-    valid_before: typeof validBefore === 'string' || typeof validBefore === 'number' ? String(validBefore) : null,
+    nonce: nonce ?? null,
+    valid_before: validBefore ?? null,
     method: entry.method,
     path: entry.path,
     chain_epoch: entry.chainEpoch,
