@@ -32,7 +32,6 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
     account: chain.accounts.relayer,
     chainId: chain.chainId,
     unlocked: true,
-    estimateGas: (request) => estimateGas(request.to, request.data ?? '0x'),
   })
   const codeCache = new Map<string, { code: Hex | undefined; until: number } | Promise<Hex | undefined>>()
 
@@ -88,13 +87,6 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
     const receipt = sender.minedReceipt(hash)
     if (receipt?.status === 'reverted') return explainRevert(to, data, receipt)
     return hash
-  }
-
-  async function estimateGas(to: Address, data: Hex): Promise<bigint> {
-    // Like viem's writeContract: a transaction that would revert throws here with its revert reason,
-    // which the scheme maps to a specific reason code, and no failing transaction is sent.
-    const gas = await client.estimateGas({ account: sender.address, to, data })
-    return (gas * 12n) / 10n
   }
 
   return {
