@@ -8,7 +8,7 @@ import { removeAnvilPidFile, writeAnvilPidFile } from './anvil-pid-file.js'
 import { startBatchMiner, type BatchMiner } from './anvil-miner.js'
 import { startPoolGuard } from './anvil-pool-guard.js'
 import { startWatchdog } from './anvil-watchdog.js'
-import { sandboxMnemonic } from './constants.js'
+import { devAccountCount, sandboxMnemonic } from './constants.js'
 
 export { resolveAnvilBinary }
 
@@ -122,6 +122,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     port,
     chainId,
     mnemonic,
+    accounts: devAccountCount,
     ...anvilTuning(forkUrl),
     ...(forkUrl ? { forkUrl } : {}),
     ...(mining === 'batched' ? { noMining: true } : {}),

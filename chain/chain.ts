@@ -10,7 +10,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { createRpcTransport } from './rpc-transport.js'
 import { startAnvil, type AnvilProcess, type StartAnvilOptions } from './anvil.js'
-import { devAccountKeys, sandboxMnemonic } from './constants.js'
+import { devAccountKeys, relayerPoolKeys, sandboxMnemonic } from './constants.js'
 import { sandboxChainId, sandboxNetwork } from '../core/sandbox-usdc.js'
 import { sandboxChain } from './viem-chain.js'
 import { createUsdcFunder, installContracts, type UsdcFunder, type UsdcInfo } from './token.js'
@@ -65,7 +65,8 @@ export type SandboxChain = EventEmitter<ChainEvents> & {
   readonly epoch: string
   readonly client: PublicClient
   readonly testClient: TestClient
-  readonly accounts: { minter: PrivateKeyAccount; relayer: PrivateKeyAccount }
+  /** `relayers`: the facilitator's pool, `relayer` first (chain/constants.ts). */
+  readonly accounts: { minter: PrivateKeyAccount; relayer: PrivateKeyAccount; relayers: PrivateKeyAccount[] }
   readonly minter: TxSender
   readonly usdcFunder: UsdcFunder
   /** Milliseconds from the call to a chain with contracts installed. */
@@ -94,7 +95,9 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   const accounts = {
     minter: privateKeyToAccount(devAccountKeys.minter),
     relayer: privateKeyToAccount(devAccountKeys.relayer),
+    relayers: [] as PrivateKeyAccount[],
   }
+  accounts.relayers = [accounts.relayer, ...relayerPoolKeys.map((key) => privateKeyToAccount(key))]
   const minter = createTxSender({ client, account: accounts.minter, chainId: sandboxChainId })
   let usdc: UsdcInfo
   let epoch: string

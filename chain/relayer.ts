@@ -2,7 +2,7 @@ import type { FacilitatorEvmSigner } from '@x402/evm'
 import { encodeFunctionData, type Abi, type Address, type Hash, type Hex, type TransactionReceipt } from 'viem'
 import { canonicalJson } from '../core/canonical-json.js'
 import type { SandboxChain } from './chain.js'
-import { createTxSender } from './tx-sender.js'
+import { createTxSender, type TxSender } from './tx-sender.js'
 
 const emptyCodeTtlMs = 1_000
 /** Transfer simulations remembered at most. */
@@ -19,20 +19,21 @@ const simulatedTtlMs = 10_000
  *
  * Compared with `toFacilitatorEvmSigner(walletClient.extend(publicActions))` it does the same calls with fewer
  * round trips: contract code is cached (code at an address with code never changes; an empty answer is kept for a
- * second), and a transaction goes out as one `eth_sendTransactionSync` from the relayer (an Anvil dev account, so
- * unlocked; chain/tx-sender.ts): Anvil estimates the gas, signs, mines and answers the receipt in one round trip,
- * while the nonces are handed out here in order (Anvil's own assignment races between concurrent sends). A transfer
- * that reverted all the same is explained by its revert reason. Caches and the nonce are dropped when the chain
- * restarts.
+ * second), and a transaction goes out as one `eth_sendTransactionSync` from a relayer (an Anvil dev account, so
+ * unlocked; chain/tx-sender.ts): Anvil estimates the gas, signs, mines and answers the receipt in one round trip.
+ * A transfer that reverted all the same is explained by its revert reason. Caches and nonces are dropped when the
+ * chain restarts.
+ *
+ * Transactions are spread over a pool of relayer accounts (chain/constants.ts), each with one transaction in flight
+ * at most: with automine, a transaction that reaches Anvil while the one before it from the same sender is being
+ * mined can be left in the pool unmined (foundry-rs/foundry#10122), and with it every later one of that sender until
+ * the pool guard re-sends them 200–400 ms later. Under 16 concurrent buyers that happened several times a second
+ * with one relayer; with one transaction per sender at a time it cannot happen.
  */
 export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner & { reset(): void } {
   const { client } = chain
-  const sender = createTxSender({
-    client,
-    account: chain.accounts.relayer,
-    chainId: chain.chainId,
-    unlocked: true,
-  })
+  const senders = chain.accounts.relayers.map((account) => createTxSender({ client, account, chainId: chain.chainId, unlocked: true }))
+  const pool = createSenderPool(senders)
   const codeCache = new Map<string, { code: Hex | undefined; until: number } | Promise<Hex | undefined>>()
 
   async function getCode(address: Address): Promise<Hex | undefined> {
@@ -76,21 +77,27 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
    * A mined transaction reverted: the same call at the block before says why (its revert reason, which the scheme maps
    * to a reason code, as for a simulation that failed).
    */
-  async function explainRevert(to: Address, data: Hex, receipt: TransactionReceipt): Promise<never> {
-    await client.call({ account: sender.address, to, data, blockNumber: receipt.blockNumber - 1n })
+  async function explainRevert(from: Address, to: Address, data: Hex, receipt: TransactionReceipt): Promise<never> {
+    await client.call({ account: from, to, data, blockNumber: receipt.blockNumber - 1n })
     throw new Error(`the settlement transaction ${receipt.transactionHash} reverted`)
   }
 
-  /** Sends from the relayer (mined at once); a transfer that reverted is explained by its revert reason. */
+  /** Sends from an idle relayer (mined at once); a transfer that reverted is explained by its revert reason. */
   async function send(to: Address, data: Hex, gas: bigint | undefined): Promise<Hash> {
-    const hash = await sender.send({ to, data, gas })
-    const receipt = sender.minedReceipt(hash)
-    if (receipt?.status === 'reverted') return explainRevert(to, data, receipt)
-    return hash
+    const sender = await pool.take()
+    try {
+      const hash = await sender.send({ to, data, gas })
+      const receipt = sender.minedReceipt(hash)
+      if (receipt?.status === 'reverted') return await explainRevert(sender.address, to, data, receipt)
+      return hash
+    } finally {
+      pool.give(sender)
+    }
   }
 
+  const addresses = senders.map((sender) => sender.address)
   return {
-    getAddresses: () => [sender.address],
+    getAddresses: () => addresses,
     readContract,
     verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
     async writeContract(args) {
@@ -101,12 +108,26 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
       return send(args.address, data, args.gas)
     },
     sendTransaction: (args) => send(args.to, args.data, undefined),
-    waitForTransactionReceipt: (args) => sender.waitForReceipt(args.hash, args.timeout),
+    waitForTransactionReceipt: (args) => (senders.find((sender) => sender.minedReceipt(args.hash)) ?? senders[0]!).waitForReceipt(args.hash, args.timeout),
     getCode: (args) => getCode(args.address),
     reset() {
-      sender.reset()
+      for (const sender of senders) sender.reset()
       codeCache.clear()
       simulated.clear()
+    },
+  }
+}
+
+/** Idle senders handed out one at a time, in turn; callers wait in order when all are busy. */
+function createSenderPool(senders: TxSender[]) {
+  const idle = [...senders]
+  const waiting: ((sender: TxSender) => void)[] = []
+  return {
+    take: (): Promise<TxSender> => (idle.length ? Promise.resolve(idle.shift()!) : new Promise((resolve) => waiting.push(resolve))),
+    give(sender: TxSender) {
+      const next = waiting.shift()
+      if (next) next(sender)
+      else idle.push(sender)
     },
   }
 }

@@ -39,7 +39,7 @@ async function listenAs(app: Express, port: number, service: string, flag: strin
 /** Starts the sandbox chain, its chain manager (faucet) and the development x402 facilitator. */
 export async function startChainServices(options: StartChainServicesOptions = {}): Promise<ChainServices> {
   const { rpcPort = 0, chainManagerPort = 0, facilitatorPort = 0, defaultEthWei, defaultUsdcBase, log, ...chainOptions } = options
-  const chain = await startChain({ ...chainOptions, port: rpcPort })
+  const chain = await startChain({ ...chainOptions, log, port: rpcPort })
   try {
     const manager = createChainManager(chain, { defaultEthWei, defaultUsdcBase, log })
     const facilitator = createFacilitator(chain, { log })

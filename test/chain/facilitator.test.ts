@@ -18,7 +18,11 @@ afterAll(() => services?.stop())
 
 const usdcBalance = (address: `0x${string}`) =>
   services.chain.client.readContract({ address: services.chain.usdc.address, abi: sandboxUsdcAbi, functionName: 'balanceOf', args: [address] })
-const relayerNonce = () => services.chain.client.getTransactionCount({ address: services.chain.accounts.relayer.address })
+/** Transactions sent by the relayer pool so far (all its accounts). */
+const relayerNonce = async () => {
+  const counts = await Promise.all(services.chain.accounts.relayers.map((account) => services.chain.client.getTransactionCount({ address: account.address })))
+  return counts.reduce((sum, count) => sum + count, 0)
+}
 
 const verify = (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) =>
   postJson(`${services.facilitatorUrl}/verify`, { x402Version: 2, paymentPayload, paymentRequirements })
@@ -30,7 +34,7 @@ describe('GET /supported', () => {
     const { status, body } = await getJson(`${services.facilitatorUrl}/supported`)
     expect(status).toBe(200)
     expect(body.kinds).toEqual([{ x402Version: 2, scheme: 'exact', network: 'eip155:845320402' }])
-    expect(body.signers['eip155:*']).toEqual([services.chain.accounts.relayer.address])
+    expect(body.signers['eip155:*']).toEqual(services.chain.accounts.relayers.map((account) => account.address))
   })
 })
 

@@ -48,16 +48,21 @@ describe('settle after verify', () => {
     expect(await services.facilitator.verify(payment, requirements)).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' })
   })
 
-  test('32 settlements at once: each one transaction, nonces in order, none refused', async () => {
+  test('32 settlements at once: each one transaction over the relayer pool, none refused, none left in the pool', async () => {
     const requirements = sandboxRequirements(chain, { payTo: newAccount().address })
     const buyers = Array.from({ length: 32 }, () => newAccount())
     for (const buyer of buyers) await services.manager.fund(buyer.address, 'usdc', '1')
     const payments = await Promise.all(buyers.map((buyer) => signPayment(chain, buyer, requirements)))
-    const relayer = chain.accounts.relayer.address
-    const nonceBefore = await chain.client.getTransactionCount({ address: relayer })
+    const sent = () => Promise.all(chain.accounts.relayers.map((account) => chain.client.getTransactionCount({ address: account.address })))
+    const before = await sent()
     const settled = await Promise.all(payments.map((payment) => services.facilitator.settle(payment, requirements)))
     expect(settled.filter((answer) => !answer.success)).toEqual([])
     expect(new Set(settled.map((answer) => answer.transaction)).size).toBe(32)
-    expect(await chain.client.getTransactionCount({ address: relayer })).toBe(nonceBefore + 32)
+    const after = await sent()
+    const perAccount = after.map((count, i) => count - before[i]!)
+    expect(perAccount.reduce((sum, count) => sum + count, 0)).toBe(32)
+    // Spread over the pool: more accounts than one took a share.
+    expect(perAccount.filter((count) => count > 0).length).toBeGreaterThan(1)
+    expect(await chain.client.request({ method: 'txpool_status' } as never)).toEqual({ pending: '0x0', queued: '0x0' })
   })
 })

@@ -573,4 +573,13 @@ describe('dev accounts', () => {
     for (const role of ['minter', 'relayer'] as const)
       expect(privateKeyToAccount(devAccountKeys[role]).address).toBe(mnemonicToAccount(sandboxMnemonic, { addressIndex: accountIndex[role] }).address)
   })
+
+  test("the relayer pool's keys are the mnemonic accounts 10 to 24, all dev accounts Anvil creates", async () => {
+    const { mnemonicToAccount, privateKeyToAccount } = await import('viem/accounts')
+    const { devAccountCount, relayerPoolFirstIndex, relayerPoolKeys, sandboxMnemonic } = await import('../../chain/constants.js')
+    relayerPoolKeys.forEach((key, i) =>
+      expect(privateKeyToAccount(key).address).toBe(mnemonicToAccount(sandboxMnemonic, { addressIndex: relayerPoolFirstIndex + i }).address),
+    )
+    expect(relayerPoolFirstIndex + relayerPoolKeys.length).toBe(devAccountCount)
+  })
 })
