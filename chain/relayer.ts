@@ -34,6 +34,7 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
   const { client } = chain
   const senders = chain.accounts.relayers.map((account) => createTxSender({ client, account, chainId: chain.chainId, unlocked: true }))
   const pool = createSenderPool(senders)
+  const addresses = senders.map((sender) => sender.address)
   const codeCache = new Map<string, { code: Hex | undefined; until: number } | Promise<Hex | undefined>>()
 
   async function getCode(address: Address): Promise<Hex | undefined> {
@@ -82,9 +83,13 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
     throw new Error(`the settlement transaction ${receipt.transactionHash} reverted`)
   }
 
-  /** Sends from an idle relayer (mined at once); a transfer that reverted is explained by its revert reason. */
-  async function send(to: Address, data: Hex, gas: bigint | undefined): Promise<Hash> {
-    const sender = await pool.take()
+  /**
+   * Sends from an idle relayer, or from `from` when the call must come from that one (mined at once); a transfer
+   * that reverted is explained by its revert reason.
+   */
+  async function send(to: Address, data: Hex, gas: bigint | undefined, from?: Address): Promise<Hash> {
+    if (from !== undefined && !addresses.some((address) => address.toLowerCase() === from.toLowerCase())) throw new Error(`${from} is not one of the facilitator's relayers`)
+    const sender = await pool.take(from)
     try {
       const hash = await sender.send({ to, data, gas })
       const receipt = sender.minedReceipt(hash)
@@ -95,7 +100,6 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
     }
   }
 
-  const addresses = senders.map((sender) => sender.address)
   return {
     getAddresses: () => addresses,
     readContract,
@@ -118,15 +122,21 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
   }
 }
 
-/** Idle senders handed out one at a time, in turn; callers wait in order when all are busy. */
+/** Idle senders handed out one at a time, in turn; callers wait in order when all are busy (or the one they name is). */
 function createSenderPool(senders: TxSender[]) {
   const idle = [...senders]
-  const waiting: ((sender: TxSender) => void)[] = []
+  const waiting: { from: Address | undefined; resolve: (sender: TxSender) => void }[] = []
+  const fits = (sender: TxSender, from: Address | undefined) => from === undefined || sender.address.toLowerCase() === from.toLowerCase()
   return {
-    take: (): Promise<TxSender> => (idle.length ? Promise.resolve(idle.shift()!) : new Promise((resolve) => waiting.push(resolve))),
+    /** An idle sender; `from` asks for that account (one of the pool's). */
+    take(from?: Address): Promise<TxSender> {
+      const index = idle.findIndex((sender) => fits(sender, from))
+      if (index >= 0) return Promise.resolve(idle.splice(index, 1)[0]!)
+      return new Promise((resolve) => waiting.push({ from, resolve }))
+    },
     give(sender: TxSender) {
-      const next = waiting.shift()
-      if (next) next(sender)
+      const index = waiting.findIndex((waiter) => fits(sender, waiter.from))
+      if (index >= 0) waiting.splice(index, 1)[0]!.resolve(sender)
       else idle.push(sender)
     },
   }
