@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { recoveryMemoPlugin } from './recovery-memo-plugin.js'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const sourceDirs = ['core', 'chain', 'server', 'sdk', 'mcp', 'tui', 'fixtures']
@@ -29,7 +30,7 @@ export function sources() {
 
 /** Builds into a temporary directory and swaps it in, so a running `svc` command never sees half a build. */
 export async function build() {
-  const { buildSync } = await import('esbuild')
+  const { build: esbuild, buildSync } = await import('esbuild')
   const files = sources()
   const temp = join(root, `dist.tmp-${process.pid}-${Date.now()}`)
   buildSync({
@@ -46,7 +47,7 @@ export async function build() {
     mkdirSync(dirname(join(temp, asset)), { recursive: true })
     copyFileSync(join(root, asset), join(temp, asset))
   }
-  bundleCommand(buildSync, temp)
+  await bundleCommand(esbuild, temp)
   writeFileSync(join(temp, 'package.json'), '{ "type": "module" }\n')
   swapIn(temp, 'dist')
 }
@@ -57,8 +58,8 @@ export async function build() {
  * time `svc up` takes to its ready line. Left out: native and optional modules, and the Anvil binary's package (found
  * on disk at run time). The SDK entry points stay per file (dist/sdk/…), on the user's own copies of viem and x402.
  */
-function bundleCommand(buildSync, temp) {
-  buildSync({
+async function bundleCommand(build, temp) {
+  await build({
     entryPoints: { cli: join(root, 'tui', 'cli.ts') },
     outdir: join(temp, 'cli'),
     bundle: true,
@@ -70,7 +71,9 @@ function bundleCommand(buildSync, temp) {
     external: ['better-sqlite3', 'react-devtools-core', '@foundry-rs/*', 'solc', 'fsevents'],
     // CommonJS dependencies (express …) call require(); in an ES module it comes from createRequire.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
-    logLevel: 'error',
+    // Plugins need esbuild's asynchronous build.
+    plugins: [recoveryMemoPlugin],
+    logLevel: 'warning',
   })
 }
 
