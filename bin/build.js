@@ -73,6 +73,8 @@ async function bundleCommand(build, temp) {
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
     // Plugins need esbuild's asynchronous build.
     plugins: [recoveryMemoPlugin],
+    minifyWhitespace: true,
+    minifySyntax: true,
     logLevel: 'warning',
   })
 }

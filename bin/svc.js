@@ -4,6 +4,10 @@
 // runs the TypeScript sources instead.
 import { existsSync } from 'node:fs'
 
+// The parent svc was started by, read before anything loads (tui/watch-parent.ts): one that dies while svc starts on
+// a busy machine is noticed, not mistaken for having had no parent.
+globalThis.svcStartParent = process.ppid
+
 const entry = new URL('../dist/cli/cli.js', import.meta.url)
 if (!existsSync(entry)) {
   process.stderr.write('svc: dist/ is missing: build it with `npm run build` (or run the sources with `npm run dev -- <command>`)\n')

@@ -1,8 +1,11 @@
 import { basename } from 'node:path'
 import { isProcessRunning, readCommandLine, readParentPid } from '../core/os-process.js'
 
-/** The parent this process started with, read when it starts: a parent that dies during start-up is still noticed. */
-const startParent = process.ppid
+/**
+ * The parent this process started with, read when it starts (by bin/svc.js first, else when this module loads): a
+ * parent that dies during start-up is still noticed.
+ */
+const startParent = (globalThis as { svcStartParent?: number }).svcStartParent ?? process.ppid
 
 /** Shells that npm, npx, yarn and pnpm run a script with (`sh -c "node bin/svc.js up"`). */
 const scriptShells = new Set(['sh', 'bash', 'dash', 'zsh', 'ksh'])
