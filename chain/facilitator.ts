@@ -10,8 +10,13 @@ import type { SandboxChain } from './chain.js'
 import { parseFacilitatorRequest } from './facilitator-request.js'
 import { createRelayerSigner } from './relayer.js'
 
-/** How many settled payloads the facilitator remembers for idempotent answers. */
-const settledMemory = 50_000
+/**
+ * How many settled payloads the facilitator remembers for idempotent answers (a resource server that retries a
+ * settlement it already got gets the same transaction). About 1.2 KB of heap each: a sandbox that runs for hours must
+ * not hold every payment it ever settled. A payload settled longer ago than that is refused by the chain itself (its
+ * authorization is used).
+ */
+const settledMemory = 10_000
 
 /** The Retry-After (seconds) of a 503 while the chain restarts (a restart takes about half a second). */
 const chainRestartRetryAfterSeconds = 1
