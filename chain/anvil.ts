@@ -40,8 +40,9 @@ export type StartAnvilOptions = {
    */
   poolGuard?: boolean | undefined
   /**
-   * `auto`: Anvil's automine, a block per ready transaction as it comes. `batched`: every transaction waiting when a
-   * block starts goes into it (chain/anvil-miner.ts). @defaultValue 'auto'
+   * `batched`: every transaction waiting when a block starts goes into it (chain/anvil-miner.ts), so the chain mines
+   * fewer, fuller blocks under load and keeps its rate as its state grows. `auto`: Anvil's automine, a block per
+   * ready transaction as it comes. @defaultValue 'batched'
    */
   mining?: 'auto' | 'batched' | undefined
   /** Where the pool guard says what it re-sent. @defaultValue nowhere */
@@ -56,6 +57,8 @@ export type AnvilProcess = {
   exited: Promise<{ code: number | null; signal: string | null }>
   /** The OS process id, for tests that kill the chain on purpose. */
   pid: number | undefined
+  /** With batched mining: mines what waits in the pool now (chain/anvil-miner.ts); with automine there is nothing to do. */
+  mine(): Promise<void>
   stop(): Promise<void>
 }
 
@@ -110,7 +113,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     pidFile,
     watchdog: watch = true,
     poolGuard = true,
-    mining = 'auto',
+    mining = 'batched',
     log,
   } = options
   const binary = options.binary ?? resolveAnvilBinary()
@@ -191,6 +194,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     port: listeningPort,
     exited,
     pid,
+    mine: () => miner?.then((m) => m?.mine()) ?? Promise.resolve(),
     stop() {
       // prool drops its exit listener when asked to stop: clean up once the process is gone.
       stopped ??= instance.stop().catch(() => {}).finally(cleanUp)

@@ -64,6 +64,8 @@ export type SandboxChain = EventEmitter<ChainEvents> & {
    */
   readonly epoch: string
   readonly client: PublicClient
+  /** Mines what waits in Anvil's pool now, without waiting for the miner's notification (chain/anvil-miner.ts). */
+  mine(): Promise<void>
   readonly testClient: TestClient
   /** `relayers`: the facilitator's pool, `relayer` first (chain/constants.ts). */
   readonly accounts: { minter: PrivateKeyAccount; relayer: PrivateKeyAccount; relayers: PrivateKeyAccount[] }
@@ -185,6 +187,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     usdcFunder: { value: usdcFunder },
     readyMs: { value: readyMs, enumerable: true },
     pid: { get: () => anvil.pid },
+    mine: { value: () => anvil.mine() },
     stop: {
       async value() {
         stopping = true

@@ -39,7 +39,7 @@ const contractCallGas = 500_000n
  */
 export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner & { reset(): void } {
   const { client } = chain
-  const senders = chain.accounts.relayers.map((account) => createTxSender({ client, account, chainId: chain.chainId, unlocked: true }))
+  const senders = chain.accounts.relayers.map((account) => createTxSender({ client, account, chainId: chain.chainId, unlocked: true, mine: () => chain.mine() }))
   const pool = createSenderPool(senders)
   const addresses = senders.map((sender) => sender.address)
   const codeCache = new Map<string, { code: Hex | undefined; until: number } | Promise<Hex | undefined>>()

@@ -30,6 +30,12 @@ export type TxSenderOptions = {
    * @defaultValue false
    */
   unlocked?: boolean | undefined
+  /**
+   * The chain mines on demand (svc's batched mining, chain/anvil-miner.ts): an unlocked transaction goes out as
+   * `eth_sendTransaction`, this mines it (together with whatever else waits), and its receipt is read, instead of one
+   * `eth_sendTransactionSync` that would wait for the miner's notification.
+   */
+  mine?: (() => Promise<void>) | undefined
 }
 
 /** A transaction to send; without `gas`, the node (unlocked) or its estimate + 20% says how much. */
@@ -78,7 +84,7 @@ function isNonceUsed(error: unknown): boolean {
  * to four extra RPC calls per transaction.
  */
 export function createTxSender(options: TxSenderOptions): TxSender {
-  const { client, account, chainId, receiptTimeoutMs = 30_000 } = options
+  const { client, account, chainId, receiptTimeoutMs = 30_000, mine } = options
   let unlocked = options.unlocked ?? false
   /** The gas of a request without any, on the signed-here path: the node's estimate + 20% (a revert throws here). */
   const estimateGas = async (request: TxRequest) => ((await client.estimateGas({ account: account.address, to: request.to, data: request.data, value: request.value })) * 12n) / 10n
@@ -115,7 +121,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     return nextNonce++
   }
 
-  /** The node signs, mines and answers the receipt (kept for {@link TxSender.takeMinedReceipt}). */
+  /** The node signs and mines the transaction (kept for {@link TxSender.minedReceipt}): at once, or mined here. */
   async function sendSync(request: TxRequest, txNonce: number, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<Hash> {
     const transaction = {
       from: account.address,
@@ -127,12 +133,24 @@ export function createTxSender(options: TxSenderOptions): TxSender {
       ...(request.value === undefined ? {} : { value: numberToHex(request.value) }),
       ...(request.gas === undefined ? {} : { gas: numberToHex(request.gas) }),
     }
-    const receipt = formatTransactionReceipt(
-      await client.request<{ Method: 'eth_sendTransactionSync'; Parameters: [object]; ReturnType: RpcTransactionReceipt }>({ method: 'eth_sendTransactionSync', params: [transaction] }),
-    )
+    const receipt = mine
+      ? await sendAndMine(transaction, mine)
+      : formatTransactionReceipt(
+          await client.request<{ Method: 'eth_sendTransactionSync'; Parameters: [object]; ReturnType: RpcTransactionReceipt }>({ method: 'eth_sendTransactionSync', params: [transaction] }),
+        )
     mined.set(receipt.transactionHash, receipt)
     if (mined.size > minedMemory) mined.delete(mined.keys().next().value!)
     return receipt.transactionHash
+  }
+
+  /** `eth_sendTransaction` (the transaction is in the pool when it answers), a block mined, its receipt read. */
+  async function sendAndMine(transaction: object, mineNow: () => Promise<void>): Promise<TransactionReceipt> {
+    const hash = await client.request<{ Method: 'eth_sendTransaction'; Parameters: [object]; ReturnType: Hash }>({ method: 'eth_sendTransaction', params: [transaction] })
+    await mineNow()
+    return client.getTransactionReceipt({ hash }).catch((error) => {
+      if (!(error instanceof TransactionReceiptNotFoundError)) throw error
+      return waitForReceipt(hash, receiptTimeoutMs)
+    })
   }
 
   async function signAndSend(request: TxRequest, txNonce: number): Promise<Hash> {
@@ -182,6 +200,20 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     return false
   }
 
+  /** Polls for the receipt, 2 ms at first, up to 100 ms apart. */
+  async function waitForReceipt(hash: Hash, timeoutMs: number): Promise<TransactionReceipt> {
+    const deadline = Date.now() + timeoutMs
+    for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
+      try {
+        return await client.getTransactionReceipt({ hash })
+      } catch (error) {
+        if (!(error instanceof TransactionReceiptNotFoundError)) throw error
+      }
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for the receipt of ${hash}`)
+      await new Promise((resolve) => setTimeout(resolve, delay))
+    }
+  }
+
   return {
     address: account.address,
     async send(request) {
@@ -202,16 +234,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
         mined.delete(hash)
         return answered
       }
-      const deadline = Date.now() + timeoutMs
-      for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
-        try {
-          return await client.getTransactionReceipt({ hash })
-        } catch (error) {
-          if (!(error instanceof TransactionReceiptNotFoundError)) throw error
-        }
-        if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for the receipt of ${hash}`)
-        await new Promise((resolve) => setTimeout(resolve, delay))
-      }
+      return waitForReceipt(hash, timeoutMs)
     },
     minedReceipt: (hash) => mined.get(hash),
     reset() {
