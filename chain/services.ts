@@ -3,6 +3,7 @@ import { createChainManager, type ChainManager, type ChainManagerOptions } from 
 import { createFacilitator, type SandboxFacilitator } from './facilitator.js'
 import type { Express } from 'express'
 import { SvcError } from '../core/errors.js'
+import type { Clock } from '../core/clock.js'
 import { listen, type Listening } from '../core/http.js'
 
 export type StartChainServicesOptions = StartChainOptions &
@@ -14,6 +15,8 @@ export type StartChainServicesOptions = StartChainOptions &
     /** Port of the facilitator; 0 picks a free one. @defaultValue 0 */
     facilitatorPort?: number | undefined
     log?: ((message: string) => void) | undefined
+    /** svc's clock, for the facilitator's check of authorization windows after time travel. @defaultValue the machine's clock */
+    clock?: Clock | undefined
   }
 
 export type ChainServices = {
@@ -38,11 +41,11 @@ async function listenAs(app: Express, port: number, service: string, flag: strin
 
 /** Starts the sandbox chain, its chain manager (faucet) and the development x402 facilitator. */
 export async function startChainServices(options: StartChainServicesOptions = {}): Promise<ChainServices> {
-  const { rpcPort = 0, chainManagerPort = 0, facilitatorPort = 0, defaultEthWei, defaultUsdcBase, log, ...chainOptions } = options
+  const { rpcPort = 0, chainManagerPort = 0, facilitatorPort = 0, defaultEthWei, defaultUsdcBase, log, clock, ...chainOptions } = options
   const chain = await startChain({ ...chainOptions, port: rpcPort })
   try {
     const manager = createChainManager(chain, { defaultEthWei, defaultUsdcBase, log })
-    const facilitator = createFacilitator(chain, { log })
+    const facilitator = createFacilitator(chain, { log, clock })
     const listening = await Promise.allSettled([
       listenAs(manager.app, chainManagerPort, 'chain manager', '--chain-manager-port'),
       listenAs(facilitator.app, facilitatorPort, 'facilitator', '--facilitator-port'),
