@@ -123,8 +123,9 @@ describe('time travel: startSandbox().advanceTime(seconds)', () => {
 
   test('a payment signed before the advance, whose validBefore has passed, is refused with the scheme reason', async () => {
     const url = `${sandbox.gatewayUrl(slug)}/paid`
-    const buyer = new x402Client().register(sandbox.network, new ExactEvmScheme(privateKeyToAccount(sandbox.buyer.privateKey)))
-    buyer.setSpendControls({ allowedAssets: [{ network: sandbox.network, asset: sandbox.usdc.address, maxAmountPerPayment: '10000000' }] })
+    const network = sandbox.network as `${string}:${string}`
+    const buyer = new x402Client().register(network, new ExactEvmScheme(privateKeyToAccount(sandbox.buyer.privateKey)))
+    buyer.setSpendControls({ allowedAssets: [{ network, asset: sandbox.usdc.address, maxAmountPerPayment: '10000000' }] })
     const http = new x402HTTPClient(buyer)
     const offered = await sandbox.fetch(url)
     expect(offered.status).toBe(402)
