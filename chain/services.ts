@@ -3,7 +3,7 @@ import { createChainManager, type ChainManager, type ChainManagerOptions } from 
 import { createFacilitator, type SandboxFacilitator } from './facilitator.js'
 import type { Express } from 'express'
 import { SvcError } from '../core/errors.js'
-import type { Clock } from '../core/clock.js'
+import { createClock, type Clock } from '../core/clock.js'
 import { listen, type Listening } from '../core/http.js'
 
 export type StartChainServicesOptions = StartChainOptions &
@@ -15,7 +15,7 @@ export type StartChainServicesOptions = StartChainOptions &
     /** Port of the facilitator; 0 picks a free one. @defaultValue 0 */
     facilitatorPort?: number | undefined
     log?: ((message: string) => void) | undefined
-    /** svc's clock, for the facilitator's check of authorization windows after time travel. @defaultValue the machine's clock */
+    /** svc's clock, for the facilitator's check of authorization windows after time travel. @defaultValue a clock of its own */
     clock?: Clock | undefined
   }
 
@@ -26,6 +26,8 @@ export type ChainServices = {
   rpcUrl: string
   chainManagerUrl: string
   facilitatorUrl: string
+  /** svc's clock, shared with the server (`svc time advance` moves it with the chain's time). */
+  clock: Clock
   stop(): Promise<void>
 }
 
@@ -41,7 +43,7 @@ async function listenAs(app: Express, port: number, service: string, flag: strin
 
 /** Starts the sandbox chain, its chain manager (faucet) and the development x402 facilitator. */
 export async function startChainServices(options: StartChainServicesOptions = {}): Promise<ChainServices> {
-  const { rpcPort = 0, chainManagerPort = 0, facilitatorPort = 0, defaultEthWei, defaultUsdcBase, log, clock, ...chainOptions } = options
+  const { rpcPort = 0, chainManagerPort = 0, facilitatorPort = 0, defaultEthWei, defaultUsdcBase, log, clock = createClock(), ...chainOptions } = options
   const chain = await startChain({ ...chainOptions, port: rpcPort })
   try {
     const manager = createChainManager(chain, { defaultEthWei, defaultUsdcBase, log })
@@ -63,6 +65,7 @@ export async function startChainServices(options: StartChainServicesOptions = {}
       rpcUrl: chain.rpcUrl,
       chainManagerUrl: managerServer.url,
       facilitatorUrl: facilitatorServer.url,
+      clock,
       async stop() {
         await Promise.all([managerServer.close(), facilitatorServer.close()])
         await chain.stop()

@@ -34,7 +34,7 @@ export type StartServerOptions = {
   /** Limits of sign-up, login and email verification. @defaultValue {@link defaultAuthThrottleLimits} */
   authThrottle?: Partial<AuthThrottleLimits> | undefined
   log?: ((message: string) => void) | undefined
-  /** svc's clock (time travel moves it); the chain services share it. @defaultValue a clock of its own */
+  /** svc's clock (time travel moves it). @defaultValue the chain services' clock, or one of its own without a chain */
   clock?: Clock | undefined
 }
 
@@ -63,7 +63,7 @@ function loadServerModules() {
     import('./settlement-recovery.js'),
     import('./sandbox-state.js'),
     import('./snapshots.js'),
-    import('./time-travel.js'),
+    import('./chain-time.js'),
     import('./db/sandbox-chain-epochs.js'),
   ])
 }
@@ -99,7 +99,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     dnsServers: options.dnsServers,
     authThrottle: options.authThrottle,
     log: options.log,
-    clock: options.clock ?? createClock(),
+    clock: options.clock ?? options.chain?.clock ?? createClock(),
     sandboxState: createSandboxState(),
   }
   const clock = deps.clock!

@@ -9,7 +9,7 @@ import { restoreDatabaseSnapshot, writeDatabaseSnapshot } from './db/database-sn
 import type { Database } from './db/tables.js'
 import { newId } from './ids.js'
 import type { SandboxState } from './sandbox-state.js'
-import { alignChainTime } from './time-travel.js'
+import { alignChainTime } from './chain-time.js'
 
 /** A snapshot as the control plane shows it. */
 export type SnapshotInfo = {

@@ -1,6 +1,7 @@
 import { BadRequestError, ChainError, ServiceUnavailableError } from '../core/errors.js'
 import { machineClock, type Clock } from '../core/clock.js'
 import type { ChainServices } from '../chain/services.js'
+import { alignChainTime } from './chain-time.js'
 import { setChainClockOffset } from './db/sandbox-chain-epochs.js'
 import type { ServerDeps } from './deps.js'
 
@@ -33,18 +34,6 @@ export async function getSandboxTime(deps: ServerDeps): Promise<SandboxTime> {
     throw new ChainError('the chain did not answer the block query', { cause: error, code: 'unreachable' })
   })
   return { chain_time: Number(block.timestamp), chain_block: Number(block.number), svc_time: clock.nowIso(), offset_seconds: clock.offsetMs / 1000 }
-}
-
-/**
- * Mines an empty block at svc's time when the chain's latest block is behind it (after a revert, or a restart that
- * reloaded a chain moved ahead), or `atLeastSeconds` past the latest block: the chain and svc then agree.
- */
-export async function alignChainTime(chain: ChainServices, clock: Clock, atLeastSeconds = 0): Promise<void> {
-  const latest = await chain.chain.client.getBlock({ blockTag: 'latest' })
-  const target = Math.max(clock.nowSeconds(), Number(latest.timestamp) + atLeastSeconds)
-  if (target <= Number(latest.timestamp)) return
-  await chain.chain.testClient.setNextBlockTimestamp({ timestamp: BigInt(target) })
-  await chain.chain.testClient.mine({ blocks: 1 })
 }
 
 /**
