@@ -122,13 +122,8 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     // others are not charged.
     const ephemeral = route.expiresAt !== null
     const paymentId = paymentIdentity(decoded.payload, requirements)
-    // A revert to a snapshot waits for the payments under way and holds new ones back until it is done.
-    const leave = await deps.sandboxState?.enterPayment()
     const claim = locks.claim(paymentId, ephemeral ? route.endpoint.id : undefined)
-    if (!claim.ok) {
-      leave?.()
-      return requirePayment(attempt, claim.message)
-    }
+    if (!claim.ok) return requirePayment(attempt, claim.message)
     let consumed = false
     try {
       const outcome = await pay(attempt, decoded.payload, requirements, paymentId)
@@ -137,7 +132,6 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     } finally {
       claim.release(consumed)
       if (consumed) locks.consumed(api.id, route.compiled)
-      leave?.()
     }
   }
 
