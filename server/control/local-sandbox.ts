@@ -1,5 +1,7 @@
 import type { RequestHandler } from 'express'
 import { ForbiddenError } from '../../core/errors.js'
+import { controlUrl } from '../../core/hosts.js'
+import type { ServerDeps } from '../deps.js'
 import { gatewayHopHeader, isLoopbackAddress } from '../own-listeners.js'
 
 /**
@@ -7,11 +9,11 @@ import { gatewayHopHeader, isLoopbackAddress } from '../own-listeners.js'
  * machine only (a request the gateway forwarded comes from loopback too, but bears the gateway's header), and on the
  * Sandbox control plane ({sandbox_base_url}) only. No credential: what they change is everyone's.
  */
-export function localSandboxOnly(what: string): RequestHandler {
+export function localSandboxOnly(deps: Pick<ServerDeps, 'hosts'>, what: string): RequestHandler {
   return (req, _res, next) => {
     const remote = req.socket.remoteAddress ?? ''
     if (!isLoopbackAddress(remote) || req.headers[gatewayHopHeader] !== undefined) throw new ForbiddenError(`${what}: direct callers on this machine only`)
-    if (req.hostEnvironment !== 'development') throw new ForbiddenError(`${what}: the Sandbox only (use {sandbox_base_url}, e.g. http://sandbox.localhost:4020)`)
+    if (req.hostEnvironment !== 'development') throw new ForbiddenError(`${what}: the Sandbox only (${controlUrl(deps.hosts, 'development')})`)
     next()
   }
 }

@@ -7,7 +7,7 @@ import { localSandboxOnly } from './local-sandbox.js'
 /** Whole-sandbox snapshots (server/snapshots.ts): local callers, Sandbox control plane, no credential. */
 export function createSnapshotRoutes(deps: ServerDeps): Router {
   const router = Router()
-  const local = localSandboxOnly('snapshots')
+  const local = localSandboxOnly(deps, 'snapshots')
   const store = (): SnapshotStore => {
     if (!deps.snapshots) throw new ServiceUnavailableError('the sandbox chain is not running')
     return deps.snapshots

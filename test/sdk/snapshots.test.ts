@@ -93,10 +93,13 @@ describe('snapshots: startSandbox().snapshot() / revert(id)', () => {
     expect((await client.snapshots.list()).map((snapshot) => snapshot.id)).toContain(initial)
   })
 
-  test('the routes are for the Sandbox control plane only', async () => {
+  test('the routes are for direct local callers on the Sandbox control plane only', async () => {
     const production = createSvcClient({ baseUrl: sandbox.controlUrl })
-    await expect(production.snapshots.take()).rejects.toMatchObject({ status: 403 })
-    await expect(production.time.advance(10)).rejects.toMatchObject({ status: 403 })
+    await expect(production.snapshots.take()).rejects.toMatchObject({ status: 403, message: `snapshots: the Sandbox only (${sandbox.sandboxControlUrl})` })
+    await expect(production.time.advance(10)).rejects.toMatchObject({ status: 403, message: `time travel: the Sandbox only (${sandbox.sandboxControlUrl})` })
+    // A request the gateway forwarded comes from loopback too, but bears the gateway's header.
+    const forwarded = await sandbox.fetch(`${sandbox.sandboxControlUrl}/dev/snapshots`, { method: 'POST', headers: { 'x-svc-via-gateway': '1' } })
+    expect({ status: forwarded.status, body: await forwarded.json() }).toEqual({ status: 403, body: { error: 'snapshots: direct callers on this machine only' } })
   })
 })
 
