@@ -4,6 +4,8 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyRespons
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import type { Express, Response } from 'express'
 import { canonicalJson } from '../core/canonical-json.js'
+import { machineClock, type Clock } from '../core/clock.js'
+import { authorizationWindowReason } from './authorization-window.js'
 import { authorizationFields } from '../core/eip3009-authorization.js'
 import { createErrorHandler, createJsonApp, cutText, errorMessageLimit, notFoundHandler } from '../core/http.js'
 import type { SandboxChain } from './chain.js'
@@ -36,6 +38,17 @@ export type SandboxFacilitator = {
   /** {@link settle}, or 'chain-down' when the chain could not judge the payment. */
   judgeSettle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse | 'chain-down'>
   app: Express
+  /** Forgets the relayer's nonce and memory and the settled answers (after the chain was reverted to a snapshot). */
+  reset(): void
+}
+
+export type SandboxFacilitatorOptions = {
+  log?: ((message: string) => void) | undefined
+  /**
+   * svc's clock. While `svc time advance` has moved it, an authorization's validAfter/validBefore is judged by it
+   * (the scheme judges by the machine's clock). @defaultValue the machine's clock
+   */
+  clock?: Clock | undefined
 }
 
 /** Why the facilitator cannot judge a payment while its chain is down (the message of its 503s). */
@@ -45,16 +58,21 @@ export const chainUnavailableMessage = chainUnavailable
  * The development x402 facilitator: `x402Facilitator` + `@x402/evm`'s exact scheme, relaying from an Anvil dev
  * account, served as `GET /supported`, `POST /verify`, `POST /settle`.
  */
-export function createFacilitator(chain: SandboxChain, options: { log?: (message: string) => void } = {}): SandboxFacilitator {
+export function createFacilitator(chain: SandboxChain, options: SandboxFacilitatorOptions = {}): SandboxFacilitator {
+  const { clock = machineClock } = options
   const signer = createRelayerSigner(chain)
   const facilitator = new x402Facilitator().register(chain.network, new ExactEvmScheme(signer, { simulateInSettle: true }))
   const settlements = new Map<string, Promise<SettleResponse>>()
 
-  chain.on('restart', () => {
+  function reset() {
     signer.reset()
-    // Transactions of the previous chain do not exist any more.
+    // Transactions of the previous chain (or of the reverted blocks) do not exist any more.
     settlements.clear()
-  })
+  }
+  chain.on('restart', reset)
+
+  /** An authorization outside its window by svc's clock, when time travel moved it (otherwise the scheme judges). */
+  const outsideWindow = (payload: PaymentPayload) => (clock.offsetMs === 0 ? undefined : authorizationWindowReason(payload.payload, clock.nowSeconds()))
 
   function unsupported(requirements: PaymentRequirements, x402Version: number): string | undefined {
     if (x402Version !== 2) return 'invalid_x402_version'
@@ -66,6 +84,8 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
   async function verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
     const reason = unsupported(requirements, payload.x402Version)
     if (reason) return { isValid: false, invalidReason: reason, payer: authorizationFields(payload.payload).from }
+    const late = outsideWindow(payload)
+    if (late) return { isValid: false, invalidReason: late, payer: authorizationFields(payload.payload).from }
     const response = await facilitator.verify(payload, requirements)
     return response.invalidMessage ? { ...response, invalidMessage: condense(response.invalidMessage) } : response
   }
@@ -74,6 +94,8 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
     const reason = unsupported(requirements, payload.x402Version)
     if (reason)
       return Promise.resolve({ success: false, errorReason: reason, transaction: '', network: requirements.network, payer: authorizationFields(payload.payload).from })
+    const late = outsideWindow(payload)
+    if (late) return Promise.resolve({ success: false, errorReason: late, transaction: '', network: requirements.network, payer: authorizationFields(payload.payload).from })
     const key = settlementKey(payload, requirements)
     const existing = settlements.get(key)
     if (existing) return existing
@@ -141,7 +163,7 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
   app.use(notFoundHandler)
   app.use(createErrorHandler(options))
 
-  return { facilitator, verify, settle, judgeVerify, judgeSettle, app }
+  return { facilitator, verify, settle, judgeVerify, judgeSettle, app, reset }
 }
 
 /** viem's multi-line error text, cut to the line that says why (the revert reason) and to a bounded length. */

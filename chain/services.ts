@@ -3,6 +3,7 @@ import { createChainManager, type ChainManager, type ChainManagerOptions } from 
 import { createFacilitator, type SandboxFacilitator } from './facilitator.js'
 import type { Express } from 'express'
 import { SvcError } from '../core/errors.js'
+import { createClock, type Clock } from '../core/clock.js'
 import { listen, type Listening } from '../core/http.js'
 
 export type StartChainServicesOptions = StartChainOptions &
@@ -14,6 +15,8 @@ export type StartChainServicesOptions = StartChainOptions &
     /** Port of the facilitator; 0 picks a free one. @defaultValue 0 */
     facilitatorPort?: number | undefined
     log?: ((message: string) => void) | undefined
+    /** svc's clock, for the facilitator's check of authorization windows after time travel. @defaultValue a clock of its own */
+    clock?: Clock | undefined
   }
 
 export type ChainServices = {
@@ -23,6 +26,8 @@ export type ChainServices = {
   rpcUrl: string
   chainManagerUrl: string
   facilitatorUrl: string
+  /** svc's clock, shared with the server (`svc time advance` moves it with the chain's time). */
+  clock: Clock
   stop(): Promise<void>
 }
 
@@ -38,11 +43,11 @@ async function listenAs(app: Express, port: number, service: string, flag: strin
 
 /** Starts the sandbox chain, its chain manager (faucet) and the development x402 facilitator. */
 export async function startChainServices(options: StartChainServicesOptions = {}): Promise<ChainServices> {
-  const { rpcPort = 0, chainManagerPort = 0, facilitatorPort = 0, defaultEthWei, defaultUsdcBase, log, ...chainOptions } = options
+  const { rpcPort = 0, chainManagerPort = 0, facilitatorPort = 0, defaultEthWei, defaultUsdcBase, log, clock = createClock(), ...chainOptions } = options
   const chain = await startChain({ ...chainOptions, log, port: rpcPort })
   try {
     const manager = createChainManager(chain, { defaultEthWei, defaultUsdcBase, log })
-    const facilitator = createFacilitator(chain, { log })
+    const facilitator = createFacilitator(chain, { log, clock })
     const listening = await Promise.allSettled([
       listenAs(manager.app, chainManagerPort, 'chain manager', '--chain-manager-port'),
       listenAs(facilitator.app, facilitatorPort, 'facilitator', '--facilitator-port'),
@@ -60,6 +65,7 @@ export async function startChainServices(options: StartChainServicesOptions = {}
       rpcUrl: chain.rpcUrl,
       chainManagerUrl: managerServer.url,
       facilitatorUrl: facilitatorServer.url,
+      clock,
       async stop() {
         await Promise.all([managerServer.close(), facilitatorServer.close()])
         await chain.stop()

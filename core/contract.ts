@@ -1342,6 +1342,212 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dev/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The Sandbox's snapshots that can be reverted to, oldest first; local callers on {sandbox_base_url} only */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the snapshots */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            snapshots: components["schemas"]["Snapshot"][];
+                        };
+                    };
+                };
+                403: components["responses"]["Forbidden"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        put?: never;
+        /**
+         * Snapshot the whole Sandbox (chain and control-plane state together); local callers on {sandbox_base_url} only
+         * @description Takes Anvil's snapshot and a copy of the database (accounts, keys, APIs, endpoints, wallets, settlements, counters, the settlement journal) and svc's clock offset, with paid requests held back meanwhile. Snapshots last as long as the chain process: a chain restart or svc's stop discards them.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the snapshot */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Snapshot"];
+                    };
+                };
+                403: components["responses"]["Forbidden"];
+                409: components["responses"]["Conflict"];
+                502: components["responses"]["ChainFailed"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/snapshots/{snapshotId}/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put the chain, the control plane's state and svc's clock back as they were at a snapshot; local callers on {sandbox_base_url} only
+         * @description Waits for paid requests under way (at most 10 s, then 409) and holds new ones back until it is done. The snapshot stays usable (the revert takes Anvil's snapshot again); snapshots taken after it are discarded.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    snapshotId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the snapshot reverted to */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Snapshot"] & {
+                            /** @description how long the revert took */
+                            took_ms: number;
+                            /** @description snapshots taken after this one */
+                            discarded: string[];
+                        };
+                    };
+                };
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["Conflict"];
+                502: components["responses"]["ChainFailed"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/time": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The chain's time and svc's own clock; local callers on {sandbox_base_url} only */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description both clocks */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxTime"];
+                    };
+                };
+                403: components["responses"]["Forbidden"];
+                502: components["responses"]["ChainFailed"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/time/advance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move the chain's time and svc's clock forward together; local callers on {sandbox_base_url} only
+         * @description The chain mines an empty block `seconds` later; svc's clock (ttl endpoints, session JWTs, verification tokens, the Sandbox facilitator's validBefore/validAfter check) moves by the same. The offset is kept with the chain: a restart that reloads the chain keeps it, a chain that starts empty starts at the machine's time.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        seconds: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description both clocks, moved */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxTime"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                403: components["responses"]["Forbidden"];
+                502: components["responses"]["ChainFailed"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apis/{apiId}/discovery": {
         parameters: {
             query?: never;
@@ -2199,6 +2405,28 @@ export interface components {
                 usdc_base: components["schemas"]["SandboxHexQuantity"];
             };
         };
+        Snapshot: {
+            id: string;
+            /**
+             * Format: date-time
+             * @description svc's time when it was taken
+             */
+            created_at: string;
+            /** @description the chain's latest block when it was taken */
+            chain_block: number;
+        };
+        SandboxTime: {
+            /** @description the latest block's timestamp (seconds since the epoch) */
+            chain_time: number;
+            chain_block: number;
+            /**
+             * Format: date-time
+             * @description svc's clock: the machine's plus the offset
+             */
+            svc_time: string;
+            /** @description how far svc's clock is ahead of the machine's */
+            offset_seconds: number;
+        };
     };
     responses: {
         /** @description malformed JSON, a wrong type, an unknown field, a bad value */
@@ -2267,6 +2495,15 @@ export interface components {
             headers: {
                 /** @description seconds until the limit frees */
                 "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description the Sandbox chain did not do what was asked */
+        ChainFailed: {
+            headers: {
                 [name: string]: unknown;
             };
             content: {

@@ -120,6 +120,19 @@ export function createSvcClient(options: SvcClientOptions) {
       faucet: (address: string, asset: 'all' | 'eth' | 'usdc' = 'all', amount?: string) =>
         request<T.FaucetResult>('POST', '/dev/faucet', { address, asset, ...(amount === undefined ? {} : { amount }) }),
     },
+    /** Whole-sandbox snapshots: local callers on {sandbox_base_url} only, no credential. */
+    snapshots: {
+      take: () => request<T.Snapshot>('POST', '/dev/snapshots'),
+      list: () => request<{ snapshots: T.Snapshot[] }>('GET', '/dev/snapshots').then((r) => r.snapshots),
+      /** Chain, control-plane state and svc's clock back as they were at the snapshot; it stays usable. */
+      revert: (snapshotId: string) => request<T.SnapshotRevert>('POST', `/dev/snapshots/${id(snapshotId)}/revert`),
+    },
+    /** The chain's time and svc's clock: local callers on {sandbox_base_url} only, no credential. */
+    time: {
+      get: () => request<T.SandboxTime>('GET', '/dev/time'),
+      /** Moves both forward by `seconds`. */
+      advance: (seconds: number) => request<T.SandboxTime>('POST', '/dev/time/advance', { seconds }),
+    },
   }
 }
 

@@ -14,6 +14,7 @@ import { scopes } from '../core/scopes.js'
 import { startSandbox as startServices } from '../server/sandbox.js'
 import { createSvcClient, type SvcClient } from './client.js'
 import { localFetch } from './local-fetch.js'
+import type { SandboxTime } from './types.js'
 
 export type StartSandboxOptions = {
   /** USDC the buyer starts with, in whole units. @defaultValue '1000' */
@@ -56,6 +57,23 @@ export type TestSandbox = {
   }
   /** `fetch` that resolves `*.localhost` (Node's resolver does not). */
   fetch: typeof globalThis.fetch
+  /**
+   * Snapshots the whole sandbox (chain, control-plane state, svc's clock) and answers its id, for {@link revert}.
+   * Snapshots last until `stop()` (or a chain restart).
+   */
+  snapshot(): Promise<string>
+  /**
+   * Puts the whole sandbox back as it was at snapshot `id` (milliseconds on a small sandbox). The same id can be
+   * reverted to again and again; snapshots taken after it are discarded.
+   */
+  revert(id: string): Promise<void>
+  /**
+   * Moves the chain's time and svc's clock forward by `seconds` together: ttl endpoints expire, authorizations whose
+   * validBefore passed are refused, session JWTs past their lifetime are refused. Answers both clocks.
+   */
+  advanceTime(seconds: number): Promise<SandboxTime>
+  /** The chain's time and svc's clock. */
+  time(): Promise<SandboxTime>
   stop(): Promise<void>
 }
 
@@ -92,6 +110,10 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
       seller: { email, password, jwt, apiKey, client: createSvcClient({ baseUrl: server.sandboxControlUrl, apiKey }) },
       buyer: { address: buyer.address, privateKey, fetch: wrapFetchWithPayment(localFetch, payer) },
       fetch: localFetch,
+      snapshot: async () => (await anonymous.snapshots.take()).id,
+      revert: async (id) => void (await anonymous.snapshots.revert(id)),
+      advanceTime: (seconds) => anonymous.time.advance(seconds),
+      time: () => anonymous.time.get(),
       stop: () => sandbox.stop(),
     }
   } catch (error) {

@@ -60,3 +60,9 @@ export type SettlementPage = Schemas['SettlementPage']
 /** Filters of GET /settlements; `from`/`to` are ISO timestamps with a zone or YYYY-MM-DD days. */
 export type SettlementFilter = Omit<Query<paths['/settlements']['get']>, 'limit' | 'cursor' | 'format'>
 export type SettlementQuery = Omit<Query<paths['/settlements']['get']>, 'format'>
+
+/** A whole-sandbox snapshot (`svc snapshot`). */
+export type Snapshot = Schemas['Snapshot']
+export type SnapshotRevert = Answer<paths['/dev/snapshots/{snapshotId}/revert']['post'], 200>
+/** The chain's time and svc's own clock (`svc time`). */
+export type SandboxTime = Schemas['SandboxTime']

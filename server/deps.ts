@@ -1,8 +1,11 @@
 import type { Kysely } from 'kysely'
 import type { ChainServices } from '../chain/services.js'
+import type { Clock } from '../core/clock.js'
 import type { Hosts } from '../core/hosts.js'
 import type { Database } from './db/tables.js'
 import type { InstallSecrets } from './secrets.js'
+import type { SandboxState } from './sandbox-state.js'
+import type { SnapshotStore } from './snapshots.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
 
 /** What the control plane and the gateway need; built once by the composition root (server/sandbox.ts). */
@@ -23,4 +26,13 @@ export type ServerDeps = {
   /** Limits of sign-up, login and email verification (in memory, per process). @defaultValue {@link defaultAuthThrottleLimits} */
   authThrottle?: Partial<AuthThrottleLimits> | undefined
   log?: ((message: string) => void) | undefined
+  /**
+   * svc's clock: ttl endpoints, session JWTs and verification tokens are judged by it; `svc time advance` moves it.
+   * @defaultValue the machine's clock (which never moves)
+   */
+  clock?: Clock | undefined
+  /** The gate of paid requests and the in-memory state a revert resets (server/sandbox-state.ts). */
+  sandboxState?: SandboxState | undefined
+  /** The Sandbox's snapshots (server/snapshots.ts); without them the snapshot routes answer 503. */
+  snapshots?: SnapshotStore | undefined
 }

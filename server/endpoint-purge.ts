@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { machineClock, type Clock } from '../core/clock.js'
 import { purgeAllExpired } from './db/endpoints.js'
 import type { Database } from './db/tables.js'
 
@@ -6,6 +7,8 @@ export type StartEndpointPurgeOptions = {
   /** Time between purges. @defaultValue 60_000 (one minute) */
   everyMs?: number | undefined
   log?: ((message: string) => void) | undefined
+  /** svc's clock, which decides what expired (time travel moves it). @defaultValue the machine's clock */
+  clock?: Clock | undefined
 }
 
 /**
@@ -14,10 +17,10 @@ export type StartEndpointPurgeOptions = {
  * purge under way (call it before closing the database).
  */
 export function startEndpointPurge(db: Kysely<Database>, options: StartEndpointPurgeOptions = {}): () => Promise<void> {
-  const { everyMs = 60_000, log = (message: string) => console.error(message) } = options
+  const { everyMs = 60_000, log = (message: string) => console.error(message), clock = machineClock } = options
   let running: Promise<void> | undefined
   const timer = setInterval(() => {
-    running ??= purgeAllExpired(db)
+    running ??= purgeAllExpired(db, clock.nowIso())
       .then(
         () => {},
         (error: unknown) => log(`purging expired endpoints failed: ${(error as Error)?.message ?? String(error)}`),

@@ -11,6 +11,7 @@ import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
 import type { ServerDeps } from './deps.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
 import { toSvcError } from '../core/errors.js'
+import { createClock, type Clock } from '../core/clock.js'
 import type { Listening } from '../core/http.js'
 import { databaseFileName, privateDirMode, tightenDataDir, tightenFiles } from './data-dir-permissions.js'
 import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type DataDirLock } from './data-lock.js'
@@ -33,6 +34,8 @@ export type StartServerOptions = {
   /** Limits of sign-up, login and email verification. @defaultValue {@link defaultAuthThrottleLimits} */
   authThrottle?: Partial<AuthThrottleLimits> | undefined
   log?: ((message: string) => void) | undefined
+  /** svc's clock (time travel moves it). @defaultValue the chain services' clock, or one of its own without a chain */
+  clock?: Clock | undefined
 }
 
 export type RunningServer = {
@@ -58,13 +61,28 @@ function loadServerModules() {
     import('./chain-epoch.js'),
     import('./endpoint-purge.js'),
     import('./settlement-recovery.js'),
+    import('./sandbox-state.js'),
+    import('./snapshots.js'),
+    import('./chain-time.js'),
+    import('./db/sandbox-chain-epochs.js'),
   ])
 }
 
 /** Opens the database and serves the control planes (and, later, the gateway) on one port. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
-  const [{ openDatabase }, { createApp }, { loadInstallSecrets }, { listen }, { reconcileChainEpoch }, { startEndpointPurge }, { resolveSettlementJournal }] =
-    await loadServerModules()
+  const [
+    { openDatabase },
+    { createApp },
+    { loadInstallSecrets },
+    { listen },
+    { reconcileChainEpoch },
+    { startEndpointPurge },
+    { resolveSettlementJournal },
+    { createSandboxState },
+    { createSnapshotStore },
+    { alignChainTime },
+    { findLatestChainEpoch },
+  ] = await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
   tightenDataDir(dataDir)
@@ -81,15 +99,24 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     dnsServers: options.dnsServers,
     authThrottle: options.authThrottle,
     log: options.log,
+    clock: options.clock ?? options.chain?.clock ?? createClock(),
+    sandboxState: createSandboxState(),
   }
+  const clock = deps.clock!
   const app = createApp(deps)
   // A chain this data dir has not seen (a fresh one, or one that came back empty) refunds the Sandbox wallets.
   const refunds: Promise<unknown>[] = []
   const reconcile = async (reason: string) => {
     const change = await reconcileChainEpoch(deps, reason)
     if (change) refunds.push(change.refunded)
+    // svc's clock offset belongs to the chain's epoch: kept on a chain reloaded from its state, 0 on a new one.
+    if (!options.chain) return
+    clock.setOffset((await findLatestChainEpoch(database.db))?.clock_offset_ms ?? 0)
+    if (clock.offsetMs !== 0) await alignChainTime(options.chain, clock)
   }
   await reconcile('the chain started empty')
+  if (options.chain)
+    deps.snapshots = createSnapshotStore({ db: database.db, chain: options.chain, clock, state: deps.sandboxState!, dir: join(dataDir, 'snapshots') })
   // Payments a process that died left half done: settled on the chain → recorded (charged without an answer).
   await resolveSettlementJournal(deps)
   const onRestart = ({ reason }: { reason: string }) =>
@@ -97,7 +124,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   options.chain?.chain.on('restart', onRestart)
   const listening = await listen(app, { port: options.port ?? 0 })
   hosts.port = listening.port
-  const stopPurge = startEndpointPurge(database.db, { log: options.log })
+  const stopPurge = startEndpointPurge(database.db, { log: options.log, clock })
   return {
     app,
     hosts,
@@ -111,6 +138,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await listening.close()
       await Promise.all(refunds)
       await stopPurge()
+      deps.snapshots?.close()
       await app.gateway.close()
       await database.close()
       if (ephemeral) rmSync(dataDir, { recursive: true, force: true })
@@ -161,7 +189,7 @@ async function claimDataDir(dataDir: string | undefined, log: (line: string) => 
  * Anvil that a crashed run left behind.
  */
 export async function startSandbox(options: StartSandboxOptions = {}): Promise<Sandbox> {
-  const { dataDir: askedDataDir, port, autoVerify, productionFacilitatorUrl, dnsServers, authThrottle, demoUpstream, log, onProgress = () => {}, ...chainOptions } = options
+  const { dataDir: askedDataDir, port, autoVerify, productionFacilitatorUrl, dnsServers, authThrottle, demoUpstream, log, onProgress = () => {}, clock = createClock(), ...chainOptions } = options
   const lock = await claimDataDir(askedDataDir, log ?? (() => {}))
   const { dataDir } = lock
   let anvil: Promise<AnvilProcess> | undefined
@@ -179,9 +207,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<S
     anvil.catch(() => {})
     loadServerModules().catch(() => {})
     const { startChainServices } = await import('../chain/services.js')
-    chain = await startChainServices({ ...chainOptions, statePath, anvil, pidFile: lock.anvilPidFile, log })
+    chain = await startChainServices({ ...chainOptions, statePath, anvil, pidFile: lock.anvilPidFile, log, clock })
     onProgress('opening the database and starting the control plane…')
-    server = await startServer({ dataDir, port, chain, autoVerify, productionFacilitatorUrl, dnsServers, authThrottle, log })
+    server = await startServer({ dataDir, port, chain, autoVerify, productionFacilitatorUrl, dnsServers, authThrottle, log, clock })
     if (demoUpstream) {
       const { startDemoUpstream } = await import('../fixtures/demo-upstream.js')
       demo = await startDemoUpstream()

@@ -16,6 +16,8 @@ import { registerKeys } from './commands/keys.js'
 import { registerMcp } from './commands/mcp.js'
 import { registerPay } from './commands/pay.js'
 import { registerSandbox } from './commands/sandbox.js'
+import { registerSnapshots } from './commands/snapshots.js'
+import { registerTime } from './commands/time.js'
 import { registerUp } from './commands/up.js'
 import type { CliContext } from './context.js'
 import { dropWritesToClosedPipes, processIo, type Io } from './output.js'
@@ -62,6 +64,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
   registerDiscovery(program, ctx)
   registerAnalytics(program, ctx)
   registerSandbox(program, ctx)
+  registerSnapshots(program, ctx)
+  registerTime(program, ctx)
   registerPay(program, ctx)
   registerHosts(program, ctx)
   registerMcp(program, ctx)

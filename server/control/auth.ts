@@ -13,6 +13,7 @@ import { insertOutboxMail, listOutbox } from '../db/outbox.js'
 import { guard, principalOf, signSessionToken } from './context.js'
 import { createAuthThrottle } from './auth-throttle.js'
 import type { ServerDeps } from '../deps.js'
+import { clockOf } from '../time-travel.js'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
 
@@ -52,7 +53,8 @@ export async function sendVerificationMail(deps: ServerDeps, user: UserRow): Pro
   await insertEmailVerification(deps.db, {
     token,
     user_id: user.id,
-    expires_at: new Date(Date.now() + verificationTtlMs).toISOString(),
+    // svc's clock (time travel moves it) judges the token's lifetime.
+    expires_at: new Date(clockOf(deps).now() + verificationTtlMs).toISOString(),
     used_at: null,
     created_at: createdAt,
   })
@@ -112,7 +114,7 @@ export function createAuthRoutes(deps: ServerDeps): Router {
     throttle.admitAddress(req)
     const { token } = parseBody(verifySchema, req.body)
     const row = await findEmailVerification(deps.db, token)
-    if (!row || row.expires_at < nowIso()) {
+    if (!row || row.expires_at < clockOf(deps).nowIso()) {
       throttle.recordFailure(req)
       throw new BadRequestError('invalid or expired verification token')
     }

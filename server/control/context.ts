@@ -8,6 +8,7 @@ import { findApiKeyCaller, touchApiKey } from '../db/api-keys.js'
 import { findUserById } from '../db/users.js'
 import { keyEnvironment, type Environment } from '../../core/hosts.js'
 import type { Scope } from '../../core/scopes.js'
+import { clockOf } from '../time-travel.js'
 
 /** Who is calling, in which environment, and with what rights. */
 export type Principal = {
@@ -26,8 +27,8 @@ export async function signSessionToken(deps: ServerDeps, user: UserRow): Promise
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(user.id)
     .setIssuer('svc')
-    .setIssuedAt()
-    .setExpirationTime(Math.floor(Date.now() / 1000) + (deps.jwtTtlSeconds ?? 7 * 24 * 3600))
+    .setIssuedAt(clockOf(deps).nowSeconds())
+    .setExpirationTime(clockOf(deps).nowSeconds() + (deps.jwtTtlSeconds ?? 7 * 24 * 3600))
     .sign(deps.secrets.jwtSecret)
 }
 
@@ -50,9 +51,11 @@ export function createAuthenticator(deps: ServerDeps) {
 
   async function verifyJwt(token: string): Promise<string> {
     const cached = verified.get(token)
-    if (cached && cached.expiresAt > Date.now()) return cached.userId
+    // svc's clock judges the lifetime (time travel moves it).
+    const clock = clockOf(deps)
+    if (cached && cached.expiresAt > clock.now()) return cached.userId
     try {
-      const { payload } = await jwtVerify(token, deps.secrets.jwtSecret, { issuer: 'svc', algorithms: ['HS256'] })
+      const { payload } = await jwtVerify(token, deps.secrets.jwtSecret, { issuer: 'svc', algorithms: ['HS256'], currentDate: new Date(clock.now()) })
       if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') throw new Error('no subject or expiry')
       if (verified.size >= 10_000) verified.clear()
       verified.set(token, { userId: payload.sub, expiresAt: payload.exp * 1000 })

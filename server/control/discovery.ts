@@ -5,6 +5,7 @@ import { param } from '../../core/http.js'
 import { findOwnedApi } from '../db/apis.js'
 import { listVerifiedHostnames } from '../db/domains.js'
 import { countEndpoints } from '../db/endpoints.js'
+import { clockOf } from '../time-travel.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
 
@@ -15,7 +16,7 @@ import type { ServerDeps } from '../deps.js'
  * `http://{host}:{port}`: the one svc listener serves custom hostnames on the same port.
  */
 export async function discoverySummary(deps: ServerDeps, api: ApiRow) {
-  const [custom, counts] = await Promise.all([listVerifiedHostnames(deps.db, api.id), countEndpoints(deps.db, api.id)])
+  const [custom, counts] = await Promise.all([listVerifiedHostnames(deps.db, api.id), countEndpoints(deps.db, api.id, clockOf(deps).nowIso())])
   const platform = gatewayHost(deps.hosts, api.environment, api.slug)
   const hosts = [platform, ...custom]
   const primary = custom[0] ?? platform

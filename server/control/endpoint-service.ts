@@ -8,6 +8,7 @@ import { sandboxUsdc } from '../payment-token.js'
 import { inferSchemas, type JsonSchema, type ProbeOptions } from '../schema-inference.js'
 import { ownListenerPorts, ownListenerTargetedBy } from '../own-listeners.js'
 import type { AcceptInput, UpdateEndpointInput } from './endpoint-input.js'
+import { clockOf } from '../time-travel.js'
 
 /** The schema probe never requests one of svc's own listeners, nor follows a redirect onto one. */
 const probeOptions = (deps: ServerDeps): ProbeOptions => ({
@@ -51,7 +52,7 @@ export type NewEndpoint = {
 export async function newEndpointRow(deps: ServerDeps, api: ApiRow, input: NewEndpoint, withSchemas: 'manual' | 'openapi'): Promise<EndpointRow> {
   // The time of the request, taken before inference: an import infers several at once, and its endpoints keep the
   // order of its operations (lists order by created_at, then by insertion).
-  const now = new Date()
+  const now = new Date(clockOf(deps).now())
   const given = input.request_schema != null || input.response_schema != null
   const schemas = given
     ? { request_schema: input.request_schema ?? null, response_schema: input.response_schema ?? null }

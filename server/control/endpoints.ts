@@ -2,6 +2,7 @@ import { Router } from 'express'
 import { BadRequestError, ConflictError } from '../../core/errors.js'
 import { param, parseBody } from '../../core/http.js'
 import { nowIso } from '../ids.js'
+import { clockOf } from '../time-travel.js'
 import { findOwnedApi } from '../db/apis.js'
 import { deleteEndpoint, findEndpoint, insertEndpoint, listEndpoints, purgeExpired, routeExists, updateEndpoint } from '../db/endpoints.js'
 import { guard, principalOf } from './context.js'
@@ -17,6 +18,8 @@ import { checkAccepts, endpointChanges, newEndpointRow } from './endpoint-servic
 export function createEndpointRoutes(deps: ServerDeps): Router {
   const router = Router()
   const { db } = deps
+  /** svc's time (time travel moves it): it decides which ephemeral endpoints expired. */
+  const now = () => clockOf(deps).nowIso()
   const read = guard({ scopes: ['endpoints:read'] })
   const write = guard({ scopes: ['endpoints:write'], write: true })
 
@@ -24,7 +27,7 @@ export function createEndpointRoutes(deps: ServerDeps): Router {
     const body = parseBody(createEndpointSchema, req.body)
     const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
     const accepts = checkAccepts(deps, api, body.accepts)
-    await purgeExpired(db, api.id)
+    await purgeExpired(db, api.id, now())
     // Checked before inference, which may probe the upstream; the unique index decides a race.
     if (await routeExists(db, api.id, body.method, body.path_pattern)) throw new ConflictError('endpoint already exists')
     const row = await newEndpointRow(deps, api, { ...body, accepts }, 'manual')
@@ -34,20 +37,20 @@ export function createEndpointRoutes(deps: ServerDeps): Router {
 
   router.get('/apis/:apiId/endpoints', read, async (req, res) => {
     const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
-    res.json({ endpoints: (await listEndpoints(db, api.id)).map(endpointRecord) })
+    res.json({ endpoints: (await listEndpoints(db, api.id, now())).map(endpointRecord) })
   })
 
   router.get('/apis/:apiId/endpoints/:endpointId', read, async (req, res) => {
     const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
-    res.json(endpointRecord(await findEndpoint(db, api.id, param(req.params.endpointId))))
+    res.json(endpointRecord(await findEndpoint(db, api.id, param(req.params.endpointId), now())))
   })
 
   router.put('/apis/:apiId/endpoints/:endpointId', write, async (req, res) => {
     if (req.body && typeof req.body === 'object' && Object.hasOwn(req.body, 'ttl')) throw new BadRequestError('ttl can only be set at creation')
     const body = parseBody(updateEndpointSchema, req.body)
     const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
-    await purgeExpired(db, api.id)
-    const endpoint = await findEndpoint(db, api.id, param(req.params.endpointId))
+    await purgeExpired(db, api.id, now())
+    const endpoint = await findEndpoint(db, api.id, param(req.params.endpointId), now())
     const changes = await endpointChanges(deps, api, endpoint, body)
     if (Object.keys(changes).length > 0) {
       changes.updated_at = nowIso()
@@ -58,7 +61,7 @@ export function createEndpointRoutes(deps: ServerDeps): Router {
 
   router.delete('/apis/:apiId/endpoints/:endpointId', write, async (req, res) => {
     const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
-    const endpoint = await findEndpoint(db, api.id, param(req.params.endpointId))
+    const endpoint = await findEndpoint(db, api.id, param(req.params.endpointId), now())
     await deleteEndpoint(db, endpoint.id)
     res.json({ id: endpoint.id, deleted: true })
   })

@@ -14,6 +14,8 @@ import { createDomainRoutes } from './domains.js'
 import { createStatsRoutes } from './stats.js'
 import { createSettlementRoutes } from './settlements.js'
 import { createContractRoutes } from './contract.js'
+import { createSnapshotRoutes } from './snapshots.js'
+import { createTimeRoutes } from './time.js'
 import { jsonBody } from '../../core/http.js'
 
 declare module 'express-serve-static-core' {
@@ -36,6 +38,9 @@ export function createControlRouter(deps: ServerDeps): Router {
   router.use(createContractRoutes())
   router.use(createConfigRoutes(deps))
   router.use(createAuthRoutes(deps))
+  // Whole-sandbox changes: local callers on the Sandbox control plane, no credential (like the outbox).
+  router.use(createSnapshotRoutes(deps))
+  router.use(createTimeRoutes(deps))
   router.use(authenticated)
   router.use(createSessionRoutes(deps))
   router.use(createApiKeyRoutes(deps))

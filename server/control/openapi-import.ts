@@ -8,6 +8,7 @@ import type { ServerDeps } from '../deps.js'
 import { acceptsSchema, importOperationSchema } from './endpoint-input.js'
 import { endpointRecord } from './endpoint-record.js'
 import { checkAccepts, newEndpointRow } from './endpoint-service.js'
+import { clockOf } from '../time-travel.js'
 import { required } from './validation.js'
 import { parseOpenApi } from './openapi-parse.js'
 
@@ -58,7 +59,7 @@ export function createOpenApiRoutes(deps: ServerDeps): Router {
     const body = parseBody(importSchema, req.body)
     const api = await findOwnedApi(deps.db, principalOf(req), param(req.params.apiId))
     const accepts = checkAccepts(deps, api, body.accepts)
-    await purgeExpired(deps.db, api.id)
+    await purgeExpired(deps.db, api.id, clockOf(deps).nowIso())
 
     // Rows are prepared (and schemas inferred, which may probe the upstream) outside the transaction, for the
     // operations neither on the API nor earlier in the list; the transaction then re-checks and inserts.

@@ -8,27 +8,27 @@ import type { Database, EndpointRow } from './tables.js'
  * Ephemeral endpoints whose ttl has passed are gone. Reads leave them out ({@link isLive}); writes to an API delete
  * its expired ones first (so their routes are free again), and {@link purgeAllExpired} runs now and then for the rest.
  */
-export async function purgeExpired(db: Kysely<Database>, apiId: string): Promise<void> {
-  await db.deleteFrom('endpoints').where('api_id', '=', apiId).where('expires_at', 'is not', null).where('expires_at', '<=', nowIso()).execute()
+export async function purgeExpired(db: Kysely<Database>, apiId: string, now = nowIso()): Promise<void> {
+  await db.deleteFrom('endpoints').where('api_id', '=', apiId).where('expires_at', 'is not', null).where('expires_at', '<=', now).execute()
 }
 
 /** Deletes the expired ephemeral endpoints of every API; answers how many there were. */
-export async function purgeAllExpired(db: Kysely<Database>): Promise<number> {
-  const result = await db.deleteFrom('endpoints').where('expires_at', 'is not', null).where('expires_at', '<=', nowIso()).executeTakeFirst()
+export async function purgeAllExpired(db: Kysely<Database>, now = nowIso()): Promise<number> {
+  const result = await db.deleteFrom('endpoints').where('expires_at', 'is not', null).where('expires_at', '<=', now).executeTakeFirst()
   return Number(result.numDeletedRows)
 }
 
-/** Not an ephemeral endpoint past its expires_at (those are gone, whether or not a purge deleted them yet). */
-const isLive = (eb: ExpressionBuilder<Database, 'endpoints'>) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', nowIso())])
+/** Not an ephemeral endpoint past its expires_at at `now` (those are gone, whether or not a purge deleted them yet). */
+const isLive = (now: string) => (eb: ExpressionBuilder<Database, 'endpoints'>) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])
 
-/** The API's endpoints, oldest first. */
-export function listEndpoints(db: Kysely<Database>, apiId: string): Promise<EndpointRow[]> {
+/** The API's endpoints, oldest first. `now` (ISO 8601, svc's clock) decides which ephemeral ones expired. */
+export function listEndpoints(db: Kysely<Database>, apiId: string, now = nowIso()): Promise<EndpointRow[]> {
   return (
     db
       .selectFrom('endpoints')
       .selectAll()
       .where('api_id', '=', apiId)
-      .where(isLive)
+      .where(isLive(now))
       .orderBy('created_at', 'asc')
       // rowid: insertion order, for rows created in the same millisecond (an import).
       .orderBy(sql`rowid`)
@@ -37,14 +37,14 @@ export function listEndpoints(db: Kysely<Database>, apiId: string): Promise<Endp
 }
 
 /** One endpoint of the API; 404 "endpoint not found" when there is none (or it expired). */
-export async function findEndpoint(db: Kysely<Database>, apiId: string, endpointId: string): Promise<EndpointRow> {
-  const row = await db.selectFrom('endpoints').selectAll().where('api_id', '=', apiId).where('id', '=', endpointId).where(isLive).executeTakeFirst()
+export async function findEndpoint(db: Kysely<Database>, apiId: string, endpointId: string, now = nowIso()): Promise<EndpointRow> {
+  const row = await db.selectFrom('endpoints').selectAll().where('api_id', '=', apiId).where('id', '=', endpointId).where(isLive(now)).executeTakeFirst()
   if (!row) throw new NotFoundError('endpoint not found')
   return row
 }
 
 /** How many endpoints the API has, and how many of them the discovery documents list (enabled, not ephemeral). */
-export async function countEndpoints(db: Kysely<Database>, apiId: string): Promise<{ total: number; discoverable: number }> {
+export async function countEndpoints(db: Kysely<Database>, apiId: string, now = nowIso()): Promise<{ total: number; discoverable: number }> {
   const counts = await db
     .selectFrom('endpoints')
     .select([
@@ -52,7 +52,7 @@ export async function countEndpoints(db: Kysely<Database>, apiId: string): Promi
       sql<number>`coalesce(sum(case when enabled = 1 and ttl_seconds is null and expires_at is null then 1 else 0 end), 0)`.as('discoverable'),
     ])
     .where('api_id', '=', apiId)
-    .where(isLive)
+    .where(isLive(now))
     .executeTakeFirstOrThrow()
   return { total: Number(counts.total), discoverable: Number(counts.discoverable) }
 }

@@ -163,6 +163,8 @@ export type SandboxChainEpochsTable = {
   started_at: string
   /** Why a new chain: `new data dir`, `fresh chain`, `chain state was reset`, `anvil exited` … */
   reason: string
+  /** How far svc's clock is ahead of the machine's on this chain (`svc time advance`), in milliseconds. */
+  clock_offset_ms: Generated<number>
 }
 
 /** Gateway traffic per API and UTC day: every request, the 402s answered, the paid requests served. */

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { machineClock, type Clock } from '../../core/clock.js'
 import { compareSpecificity, compilePattern, type CompiledPattern } from '../../core/path-pattern.js'
 import { purgeExpired } from '../db/endpoints.js'
 import type { Accept, ApiRow, Database, EndpointRow } from '../db/tables.js'
@@ -29,13 +30,14 @@ type Entry = { version: number; apiStamp: string; rows: Map<string, GatewayRoute
 /**
  * Endpoint list per API, compiled and cached under the database's version (see {@link GatewayStore}). On a
  * change, rows whose content did not change keep their route object and its derived caches (requirements, 402s).
+ * Ephemeral endpoints expire by `clock` (svc's, which time travel moves).
  */
-export function createEndpointTable(db: Kysely<Database>): EndpointTable {
+export function createEndpointTable(db: Kysely<Database>, clock: Clock = machineClock): EndpointTable {
   const entries = new Map<string, Entry>()
 
   return {
     async routesOf(api, current) {
-      const now = Date.now()
+      const now = clock.now()
       // The API's pay-to address and name shape the derived data (requirements, 402s): a changed API rebuilds them.
       const apiStamp = `${api.updated_at}|${api.pay_to_address}|${api.name}`
       let entry = entries.get(api.id)
@@ -54,7 +56,7 @@ export function createEndpointTable(db: Kysely<Database>): EndpointTable {
       const routes = entry.routes
       if (!routes.some((route) => route.expiresAt !== null && route.expiresAt <= now)) return routes
       // Expired ephemeral endpoints never match; they are deleted too (once per cached list), as the control plane does.
-      if (!entry.purging) entry.purging = purgeExpired(db, api.id).catch(() => {})
+      if (!entry.purging) entry.purging = purgeExpired(db, api.id, new Date(now).toISOString()).catch(() => {})
       return routes.filter((route) => route.expiresAt === null || route.expiresAt > now)
     },
   }

@@ -24,24 +24,36 @@ export function createGateway(deps: ServerDeps): Gateway {
   const flow = createPaymentFlow(deps, { store })
   return {
     async handle(req, res, route) {
-      // Once the store is open, its version is read without waiting (a number on a database file).
-      const current = (opened ?? (await store)).version()
-      const version = typeof current === 'number' ? current : await current
-      const api = await apis.resolve(route, version)
-      if (!api) {
-        const name = route.kind === 'gateway' ? route.slug : route.kind === 'custom' || route.kind === 'unknown' ? route.hostname : ''
-        res.status(404).json({ error: `no API is served at ${name || 'this host'}` })
-        return
+      // A request that pays passes the Sandbox's gate before it reads anything: a revert to a snapshot waits for the
+      // payments under way and holds new ones back until it is done (they then read the reverted state).
+      const leave = req.headers['payment-signature'] === undefined ? undefined : await deps.sandboxState?.enterPayment()
+      try {
+        await serve(req, res, route)
+      } finally {
+        leave?.()
       }
-      if (req.method === 'GET' || req.method === 'HEAD') {
-        if (req.path === '/openapi.json') return discovery.openapi(req, res, api)
-        if (req.path === '/.well-known/x402.json' || req.path === '/.well-known/x402') return discovery.wellKnown(req, res, api)
-      }
-      writeOutcome(res, await flow.run(new ExpressGatewayRequest(req, res), api, version))
     },
     async close() {
       await flow.close()
       ;(await store).close()
     },
+  }
+
+  /** Serves a gateway request: the API of the Host, its discovery documents, or the paid flow. */
+  async function serve(req: Request, res: Response, route: HostRoute): Promise<void> {
+    // Once the store is open, its version is read without waiting (a number on a database file).
+    const current = (opened ?? (await store)).version()
+    const version = typeof current === 'number' ? current : await current
+    const api = await apis.resolve(route, version)
+    if (!api) {
+      const name = route.kind === 'gateway' ? route.slug : route.kind === 'custom' || route.kind === 'unknown' ? route.hostname : ''
+      res.status(404).json({ error: `no API is served at ${name || 'this host'}` })
+      return
+    }
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      if (req.path === '/openapi.json') return discovery.openapi(req, res, api)
+      if (req.path === '/.well-known/x402.json' || req.path === '/.well-known/x402') return discovery.wellKnown(req, res, api)
+    }
+    writeOutcome(res, await flow.run(new ExpressGatewayRequest(req, res), api, version))
   }
 }

@@ -69,7 +69,7 @@ const unavailable = (error: string): PaymentOutcome => ({ type: 'error', status:
 export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions = {}): PaymentFlow {
   const settings = { ...paidRouteDefaults, ...options }
   const store = options.store ?? openGatewayStore(deps.db)
-  const table = createEndpointTable(deps.db)
+  const table = createEndpointTable(deps.db, deps.clock)
   const servers = createResourceServers(deps)
   // svc's own ports, worked out once the listener has its port (they never change after; the chain restarts on its URLs).
   let ownPorts: ReadonlyMap<number, string> | undefined
@@ -78,6 +78,8 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
   const locks = createPaymentLocks()
   const journal = createSettlementJournal(deps, store, options.journal)
+  // A revert to a snapshot writes the buffered counters first, then finds the used-up one-time endpoints back.
+  const unregister = deps.sandboxState?.register({ flush: () => stats.flush(), reset: () => locks.reset() })
 
   async function run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome> {
     stats.count(api, 'requests')
@@ -214,6 +216,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     run,
     flush: () => stats.flush(),
     async close() {
+      unregister?.()
       await stats.close()
       await journal.close()
       await proxy.close()

@@ -21,6 +21,8 @@ export type PaymentLocks = {
   /** Remembers a used-up ephemeral endpoint, so its late buyers hear 410 instead of 404. */
   consumed(apiId: string, pattern: CompiledPattern): void
   wasConsumed(apiId: string, method: string, path: string): boolean
+  /** Forgets the claimed and used-up ephemeral endpoints (the Sandbox was reverted to a snapshot: they exist again). */
+  reset(): void
 }
 
 /** Kept for 10 minutes, at most 1000. */
@@ -69,6 +71,10 @@ export function createPaymentLocks(): PaymentLocks {
       const oldest = Date.now() - consumedMemoryMs
       while (usedUp.length > 0 && usedUp[0]!.at < oldest) usedUp.shift()
       return usedUp.some((entry) => entry.apiId === apiId && entry.pattern.method === method && entry.pattern.regex.test(path))
+    },
+    reset() {
+      endpoints.clear()
+      usedUp.length = 0
     },
   }
 }

@@ -27,7 +27,8 @@ export function App(options: DashboardOptions) {
   const { exit } = useApp()
   const data = useDashboardData(options)
   const layout = useLayout(data, newKeys)
-  const now = useClock({ active: apisPanelCountsDown(data.apis) })
+  // ttl countdowns run on svc's clock: the machine's plus the offset `svc time advance` adds.
+  const now = useClock({ active: apisPanelCountsDown(data.apis) }) + (data.chain.data?.clockOffsetSeconds ?? 0) * 1000
   const quit = useCallback(() => exit(), [exit])
   useKeys({ onQuit: quit, onFaucet: data.fund, onRefresh: data.refresh })
   const { loggedIn } = data

@@ -52,6 +52,17 @@ export function formatTtl(expiresAt: string | null, now: number): string {
   return `${Math.floor(left / 86_400)}d${pad(Math.floor((left % 86_400) / 3600))}h`
 }
 
+/** svc's clock offset (`svc time advance`) in the unit that reads best: `+45s`, `+15m`, `+2h`, `+2h30m`, `+8d`, `+1d06h`. */
+export function formatOffset(seconds: number): string {
+  const sign = seconds < 0 ? '-' : '+'
+  const s = Math.round(Math.abs(seconds))
+  const pad = (n: number) => String(n).padStart(2, '0')
+  if (s < 60) return `${sign}${s}s`
+  if (s < 3600) return `${sign}${Math.floor(s / 60)}m${s % 60 ? pad(s % 60) + 's' : ''}`
+  if (s < 86_400) return `${sign}${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60) ? pad(Math.floor((s % 3600) / 60)) + 'm' : ''}`
+  return `${sign}${Math.floor(s / 86_400)}d${Math.floor((s % 86_400) / 3600) ? pad(Math.floor((s % 86_400) / 3600)) + 'h' : ''}`
+}
+
 /** `HH:MM:SS` in local time. */
 export function formatClock(iso: string): string {
   const date = new Date(iso)

@@ -3,7 +3,11 @@ import type { Api, Balances, Endpoint, FaucetResult, OutboxMessage, SandboxWalle
 /** What a poll has: the latest data, or the one-line error of the latest attempt. */
 export type Loadable<T> = { data?: T | undefined; error?: string | undefined }
 
-export type ChainInfo = { blockNumber: bigint }
+export type ChainInfo = {
+  blockNumber: bigint
+  /** How far svc's clock is ahead of the machine's (`svc time advance`), in seconds; undefined when unknown. */
+  clockOffsetSeconds?: number | undefined
+}
 
 /** The Sandbox wallet as the dashboard keeps it: the private key never enters the UI state, only its redacted form. */
 export type WalletView = Pick<SandboxWallet, 'address' | 'private_key_redacted'>

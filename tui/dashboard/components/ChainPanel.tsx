@@ -1,5 +1,6 @@
 import { Text } from 'ink'
 import { memo } from 'react'
+import { formatOffset } from '../format.js'
 import type { ChainInfo, Loadable } from '../model.js'
 
 export type ChainPanelProps = {
@@ -9,7 +10,10 @@ export type ChainPanelProps = {
   chain: Loadable<ChainInfo>
 }
 
-/** One line: `chain 845320402 (eip155:845320402) · block #12 · RPC http://…`, or the chain id and the RPC's error. */
+/**
+ * One line: `chain 845320402 (eip155:845320402) · block #12 · RPC http://…` (with `· time +2h` while `svc time advance`
+ * has moved svc's clock and the chain's), or the chain id and the RPC's error.
+ */
 export const ChainPanel = memo(function ChainPanel({ chainId, network, rpcUrl, chain }: ChainPanelProps) {
   const { data, error } = chain
   return (
@@ -21,6 +25,7 @@ export const ChainPanel = memo(function ChainPanel({ chainId, network, rpcUrl, c
       ) : (
         <Text>
           {` · block ${data ? `#${data.blockNumber.toLocaleString('en-US')}` : '…'}`}
+          {data?.clockOffsetSeconds ? <Text color="yellow">{` · time ${formatOffset(data.clockOffsetSeconds)}`}</Text> : null}
           <Text dimColor>{` · RPC ${rpcUrl}`}</Text>
         </Text>
       )}

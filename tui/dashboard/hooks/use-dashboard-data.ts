@@ -66,7 +66,14 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
   const settlementFeed = useMemo(() => seller && createSettlementFeed(seller), [seller])
 
   const describe = useCallback((error: unknown) => describeError(error, { rpcUrl }), [rpcUrl])
-  const loadChain = useCallback(async (): Promise<ChainInfo> => ({ blockNumber: await rpc.getBlockNumber({ cacheTime: 0 }) }), [rpc])
+  const loadChain = useCallback(async (): Promise<ChainInfo> => {
+    // svc's clock offset (time travel) comes with the block: an svc without the route leaves it unknown.
+    const [blockNumber, clockOffsetSeconds] = await Promise.all([
+      rpc.getBlockNumber({ cacheTime: 0 }),
+      anyone.time.get().then((time) => time.offset_seconds, () => undefined),
+    ])
+    return { blockNumber, clockOffsetSeconds }
+  }, [rpc, anyone])
 
   const live = { periodMs: refreshMs, describe }
   // The chain's block number is the one thing asked every period: balances and settlements only change with a

@@ -1,0 +1,20 @@
+import { Router } from 'express'
+import { ServiceUnavailableError } from '../../core/errors.js'
+import type { ServerDeps } from '../deps.js'
+import type { SnapshotStore } from '../snapshots.js'
+import { localSandboxOnly } from './local-sandbox.js'
+
+/** Whole-sandbox snapshots (server/snapshots.ts): local callers, Sandbox control plane, no credential. */
+export function createSnapshotRoutes(deps: ServerDeps): Router {
+  const router = Router()
+  const local = localSandboxOnly(deps, 'snapshots')
+  const store = (): SnapshotStore => {
+    if (!deps.snapshots) throw new ServiceUnavailableError('the sandbox chain is not running')
+    return deps.snapshots
+  }
+
+  router.get('/dev/snapshots', local, (_req, res) => void res.json({ snapshots: store().list() }))
+  router.post('/dev/snapshots', local, async (_req, res) => void res.status(201).json(await store().take()))
+  router.post('/dev/snapshots/:snapshotId/revert', local, async (req, res) => void res.json(await store().revert(String(req.params.snapshotId))))
+  return router
+}
