@@ -86,6 +86,8 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     if (reason) return { isValid: false, invalidReason: reason, payer: authorizationFields(payload.payload).from }
     const late = outsideWindow(payload)
     if (late) return { isValid: false, invalidReason: late, payer: authorizationFields(payload.payload).from }
+    // The transfer's simulation starts now, beside the scheme's signature recovery (chain/simulation-prefetch.ts).
+    signer.prefetch.start(payload, requirements)
     const response = await facilitator.verify(payload, requirements)
     return response.invalidMessage ? { ...response, invalidMessage: condense(response.invalidMessage) } : response
   }

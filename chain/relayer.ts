@@ -1,7 +1,7 @@
 import type { FacilitatorEvmSigner } from '@x402/evm'
 import { encodeFunctionData, type Abi, type Address, type Hash, type Hex, type TransactionReceipt } from 'viem'
-import { canonicalJson } from '../core/canonical-json.js'
 import type { SandboxChain } from './chain.js'
+import { contractReadKey, createSimulationPrefetch, type SimulationPrefetch } from './simulation-prefetch.js'
 import { createTxSender, type TxSender } from './tx-sender.js'
 
 const emptyCodeTtlMs = 1_000
@@ -37,7 +37,7 @@ const contractCallGas = 500_000n
  * the pool guard re-sends them 200–400 ms later. Under 16 concurrent buyers that happened several times a second
  * with one relayer; with one transaction per sender at a time it cannot happen.
  */
-export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner & { reset(): void } {
+export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner & { reset(): void; prefetch: SimulationPrefetch } {
   const { client } = chain
   const senders = chain.accounts.relayers.map((account) => createTxSender({ client, account, chainId: chain.chainId, unlocked: true, mine: () => chain.mine() }))
   const pool = createSenderPool(senders)
@@ -63,6 +63,7 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
   }
 
   const simulated = new Map<string, number>()
+  const prefetch = createSimulationPrefetch(client)
 
   /**
    * A contract read. A `transferWithAuthorization` simulation that passed is remembered for {@link simulatedTtlMs} and
@@ -71,11 +72,11 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
   async function readContract(args: Parameters<FacilitatorEvmSigner['readContract']>[0]): Promise<unknown> {
     const call = { ...args, abi: args.abi as Abi, args: args.args as unknown[] } as Parameters<typeof client.readContract>[0]
     if (args.functionName !== 'transferWithAuthorization') return client.readContract(call)
-    const key = canonicalJson([args.address, args.args])
+    const key = contractReadKey(args.address, args.args)
     const until = simulated.get(key)
     simulated.delete(key)
     if (until !== undefined && until > Date.now()) return undefined
-    const result = await client.readContract(call)
+    const result = await (prefetch.take(key) ?? client.readContract(call))
     simulated.set(key, Date.now() + simulatedTtlMs)
     if (simulated.size > simulatedMemory) simulated.delete(simulated.keys().next().value!)
     return result
@@ -115,13 +116,15 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
       let data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args })
       if (args.dataSuffix) data = `${data}${args.dataSuffix.slice(2)}`
       // A transfer being sent is simulated for real the next time (a replay is refused by the chain).
-      if (args.functionName === 'transferWithAuthorization') simulated.delete(canonicalJson([args.address, args.args]))
+      if (args.functionName === 'transferWithAuthorization') simulated.delete(contractReadKey(args.address, args.args))
       return send(args.address, data, args.gas ?? contractCallGas)
     },
     sendTransaction: (args) => send(args.to, args.data, undefined),
     waitForTransactionReceipt: (args) => (senders.find((sender) => sender.minedReceipt(args.hash)) ?? senders[0]!).waitForReceipt(args.hash, args.timeout),
     getCode: (args) => getCode(args.address),
+    prefetch,
     reset() {
+      prefetch.clear()
       for (const sender of senders) sender.reset()
       codeCache.clear()
       simulated.clear()

@@ -66,3 +66,43 @@ describe('settle after verify', () => {
     expect(await chain.client.request({ method: 'txpool_status' } as never)).toEqual({ pending: '0x0', queued: '0x0' })
   })
 })
+
+describe('the simulation started beside the signature recovery (chain/simulation-prefetch.ts)', () => {
+  /** The `eth_call`s sent to the chain's RPC (alone or in a batch) while `run` runs. */
+  async function countEthCalls(run: () => Promise<unknown>): Promise<number> {
+    const original = globalThis.fetch
+    let calls = 0
+    globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+      if (String(input instanceof Request ? input.url : input).startsWith(chain.rpcUrl) && typeof init?.body === 'string') {
+        const body = JSON.parse(init.body) as { method: string } | { method: string }[]
+        calls += (Array.isArray(body) ? body : [body]).filter((call) => call.method === 'eth_call').length
+      }
+      return original(input, init)
+    }) as typeof fetch
+    try {
+      await run()
+    } finally {
+      globalThis.fetch = original
+    }
+    return calls
+  }
+
+  test("a verification simulates the transfer once: the scheme's own simulation is answered by the one started early", async () => {
+    const buyer = newAccount()
+    await services.manager.fund(buyer.address, 'usdc', '1')
+    const requirements = sandboxRequirements(chain, { payTo: newAccount().address })
+    const payment = await signPayment(chain, buyer, requirements)
+    await services.facilitator.verify(await signPayment(chain, buyer, requirements), requirements) // contract code cached
+    expect(await countEthCalls(async () => expect(await services.facilitator.verify(payment, requirements)).toMatchObject({ isValid: true }))).toBe(1)
+  })
+
+  test('it starts before the scheme judges: a payment the scheme refuses before simulating costs that one call', async () => {
+    const buyer = newAccount()
+    await services.manager.fund(buyer.address, 'usdc', '1')
+    const requirements = sandboxRequirements(chain, { payTo: newAccount().address })
+    const payment = await signPayment(chain, buyer, requirements)
+    // Signed by the buyer, claimed for another payer: the scheme refuses the signature and simulates nothing.
+    const forged = { ...payment, payload: { ...payment.payload, authorization: { ...(payment.payload as { authorization: object }).authorization, from: newAccount().address } } }
+    expect(await countEthCalls(async () => expect(await services.facilitator.verify(forged, requirements)).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_signature' }))).toBe(1)
+  })
+})
