@@ -8,6 +8,8 @@ import { authorizationFields } from '../core/eip3009-authorization.js'
 import { createErrorHandler, createJsonApp, cutText, errorMessageLimit, notFoundHandler } from '../core/http.js'
 import type { SandboxChain } from './chain.js'
 import { parseFacilitatorRequest } from './facilitator-request.js'
+import { injectedSettleAnswer, injectedVerifyAnswer } from './fault-answers.js'
+import type { FaultBook } from './faults.js'
 import { createRelayerSigner } from './relayer.js'
 
 /** How many settled payloads the facilitator remembers for idempotent answers. */
@@ -33,6 +35,15 @@ export type SandboxFacilitator = {
   app: Express
 }
 
+export type CreateFacilitatorOptions = {
+  log?: ((message: string) => void) | undefined
+  /**
+   * Faults injected for every API (`svc fault add verify|settle` without `--api`): a verify fault refuses before
+   * anything is simulated, a settle fault waits and/or refuses without sending a transaction. @defaultValue none
+   */
+  faults?: FaultBook | undefined
+}
+
 /** Why the facilitator cannot judge a payment while its chain is down (the message of its 503s). */
 export const chainUnavailableMessage = chainUnavailable
 
@@ -40,7 +51,8 @@ export const chainUnavailableMessage = chainUnavailable
  * The development x402 facilitator: `x402Facilitator` + `@x402/evm`'s exact scheme, relaying from an Anvil dev
  * account, served as `GET /supported`, `POST /verify`, `POST /settle`.
  */
-export function createFacilitator(chain: SandboxChain, options: { log?: (message: string) => void } = {}): SandboxFacilitator {
+export function createFacilitator(chain: SandboxChain, options: CreateFacilitatorOptions = {}): SandboxFacilitator {
+  const { faults } = options
   const signer = createRelayerSigner(chain)
   const facilitator = new x402Facilitator().register(chain.network, new ExactEvmScheme(signer, { simulateInSettle: true }))
   const settlements = new Map<string, Promise<SettleResponse>>()
@@ -50,6 +62,8 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
     // Transactions of the previous chain do not exist any more.
     settlements.clear()
   })
+  // The same chain on a new process: its transactions stand, only pending nonces are forgotten.
+  chain.on('reload', () => signer.reset())
 
   function unsupported(requirements: PaymentRequirements, x402Version: number): string | undefined {
     if (x402Version !== 2) return 'invalid_x402_version'
@@ -104,10 +118,16 @@ export function createFacilitator(chain: SandboxChain, options: { log?: (message
     }
     return 'chain-down'
   }
-  const judgeVerify = (payload: PaymentPayload, requirements: PaymentRequirements) =>
-    judged(() => verify(payload, requirements), (verified) => verified.isValid)
-  const judgeSettle = (payload: PaymentPayload, requirements: PaymentRequirements) =>
-    judged(() => settle(payload, requirements), (settled) => settled.success)
+  const judgeVerify = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const fault = faults?.take('verify')
+    if (fault) return injectedVerifyAnswer(fault, payload)
+    return judged(() => verify(payload, requirements), (verified) => verified.isValid)
+  }
+  const judgeSettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const real = () => judged(() => settle(payload, requirements), (settled) => settled.success)
+    const fault = faults?.take('settle')
+    return fault ? injectedSettleAnswer(fault, payload, requirements, real) : real()
+  }
 
   const app = createJsonApp()
   app.get('/health', (_req, res) => void res.json({ ok: true, network: chain.network, generation: chain.generation }))

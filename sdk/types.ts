@@ -60,3 +60,12 @@ export type SettlementPage = Schemas['SettlementPage']
 /** Filters of GET /settlements; `from`/`to` are ISO timestamps with a zone or YYYY-MM-DD days. */
 export type SettlementFilter = Omit<Query<paths['/settlements']['get']>, 'limit' | 'cursor' | 'format'>
 export type SettlementQuery = Omit<Query<paths['/settlements']['get']>, 'format'>
+
+/** A fault injected into the Sandbox (`svc fault add`). */
+export type Fault = Schemas['Fault']
+export type FaultInput = Schemas['FaultCreate']
+export type FaultList = Answer<paths['/dev/faults']['get'], 200>
+export type ChainRestart = Answer<paths['/dev/chain/restart']['post'], 200>
+/** One event of the live stream (`GET /events`, `svc listen`, the test handle's `events()`). */
+export type PaymentEvent = Schemas['PaymentEvent']
+export type PaymentEventType = PaymentEvent['type']

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import type { ChainServices } from '../chain/services.js'
 import type { Hosts } from '../core/hosts.js'
 import type { Database } from './db/tables.js'
+import type { PaymentEvents } from './payment-events.js'
 import type { InstallSecrets } from './secrets.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
 
@@ -23,4 +24,6 @@ export type ServerDeps = {
   /** Limits of sign-up, login and email verification (in memory, per process). @defaultValue {@link defaultAuthThrottleLimits} */
   authThrottle?: Partial<AuthThrottleLimits> | undefined
   log?: ((message: string) => void) | undefined
+  /** The live payment events: the gateway publishes, `GET /events` streams. @defaultValue a bus of the app's own */
+  events?: PaymentEvents | undefined
 }

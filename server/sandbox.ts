@@ -9,6 +9,7 @@ import type { Gateway } from './gateway/index.js'
 import type { OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
 import type { ServerDeps } from './deps.js'
+import type { PaymentEvents } from './payment-events.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
 import { toSvcError } from '../core/errors.js'
 import type { Listening } from '../core/http.js'
@@ -45,6 +46,8 @@ export type RunningServer = {
   controlUrl: string
   /** {sandbox_base_url} */
   sandboxControlUrl: string
+  /** The live payment events the gateway publishes (`GET /events` streams them). */
+  events: PaymentEvents
   stop(): Promise<void>
 }
 
@@ -58,12 +61,13 @@ function loadServerModules() {
     import('./chain-epoch.js'),
     import('./endpoint-purge.js'),
     import('./settlement-recovery.js'),
+    import('./payment-events.js'),
   ])
 }
 
 /** Opens the database and serves the control planes (and, later, the gateway) on one port. */
 export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
-  const [{ openDatabase }, { createApp }, { loadInstallSecrets }, { listen }, { reconcileChainEpoch }, { startEndpointPurge }, { resolveSettlementJournal }] =
+  const [{ openDatabase }, { createApp }, { loadInstallSecrets }, { listen }, { reconcileChainEpoch }, { startEndpointPurge }, { resolveSettlementJournal }, { createPaymentEvents }] =
     await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
@@ -81,6 +85,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     dnsServers: options.dnsServers,
     authThrottle: options.authThrottle,
     log: options.log,
+    events: createPaymentEvents(),
   }
   const app = createApp(deps)
   // A chain this data dir has not seen (a fresh one, or one that came back empty) refunds the Sandbox wallets.
@@ -106,6 +111,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     port: listening.port,
     controlUrl: controlUrl(hosts, 'production'),
     sandboxControlUrl: controlUrl(hosts, 'development'),
+    events: deps.events!,
     async stop() {
       options.chain?.chain.off('restart', onRestart)
       await listening.close()

@@ -14,6 +14,8 @@ import { createDomainRoutes } from './domains.js'
 import { createStatsRoutes } from './stats.js'
 import { createSettlementRoutes } from './settlements.js'
 import { createContractRoutes } from './contract.js'
+import { createEventRoutes } from './events.js'
+import { createFaultRoutes } from './faults.js'
 import { jsonBody } from '../../core/http.js'
 
 declare module 'express-serve-static-core' {
@@ -36,6 +38,8 @@ export function createControlRouter(deps: ServerDeps): Router {
   router.use(createContractRoutes())
   router.use(createConfigRoutes(deps))
   router.use(createAuthRoutes(deps))
+  // Local Sandbox callers only, without credentials (like the outbox).
+  router.use(createFaultRoutes(deps))
   router.use(authenticated)
   router.use(createSessionRoutes(deps))
   router.use(createApiKeyRoutes(deps))
@@ -47,5 +51,6 @@ export function createControlRouter(deps: ServerDeps): Router {
   router.use(createDomainRoutes(deps))
   router.use(createStatsRoutes(deps))
   router.use(createSettlementRoutes(deps))
+  router.use(createEventRoutes(deps))
   return router
 }
