@@ -59,7 +59,7 @@ describe('verify faults', () => {
 
     const refused = await pay(url)
     expect(refused.status).toBe(402)
-    const body = await refused.json()
+    const body = (await refused.json()) as { error: string }
     expect(body.error).toBe(`the payment is invalid: invalid_exact_evm_insufficient_balance (injected by svc fault ${added.body.id})`)
     expect(upstreamCalls()).toBe(calls)
     expect(await balances()).toEqual(before)
@@ -89,7 +89,7 @@ describe('settle faults', () => {
     const block = await stack.services.chain.client.getBlockNumber()
     const refused = await pay(url)
     expect(refused.status).toBe(402)
-    expect((await refused.json()).error).toMatch(/^the payment could not be settled: invalid_exact_evm_transaction_failed \(injected by svc fault flt_[0-9a-f]+\)$/)
+    expect(((await refused.json()) as { error: string }).error).toMatch(/^the payment could not be settled: invalid_exact_evm_transaction_failed \(injected by svc fault flt_[0-9a-f]+\)$/)
     expect(await stack.services.chain.client.getBlockNumber()).toBe(block)
     expect(await balances()).toEqual(before)
   })
@@ -114,7 +114,7 @@ describe('upstream faults', () => {
     await addFault({ kind: 'upstream', status: 503, api: slug })
     const answer = await pay(url)
     expect(answer.status).toBe(502)
-    expect((await answer.json()).error).toBe('the upstream answered 503; the payment was not settled')
+    expect(((await answer.json()) as { error: string }).error).toBe('the upstream answered 503; the payment was not settled')
     expect(upstreamCalls()).toBe(calls)
     expect(await balances()).toEqual(before)
   })
@@ -125,7 +125,7 @@ describe('upstream faults', () => {
     await addFault({ kind: 'upstream', status: 429 })
     const answer = await pay(url)
     expect(answer.status).toBe(429)
-    expect((await answer.json()).error).toMatch(/^the upstream answered 429 \(injected by svc fault flt_/)
+    expect(((await answer.json()) as { error: string }).error).toMatch(/^the upstream answered 429 \(injected by svc fault flt_/)
     expect(await balances()).toEqual(before)
   })
 
@@ -135,7 +135,7 @@ describe('upstream faults', () => {
     await addFault({ kind: 'upstream', drop: true, times: 1 })
     const answer = await pay(url)
     expect(answer.status).toBe(502)
-    expect((await answer.json()).error).toMatch(/^the upstream could not be reached \(ECONNRESET\) \(injected by svc fault flt_[0-9a-f]+\); the payment was not settled$/)
+    expect(((await answer.json()) as { error: string }).error).toMatch(/^the upstream could not be reached \(ECONNRESET\) \(injected by svc fault flt_[0-9a-f]+\); the payment was not settled$/)
     expect(await balances()).toEqual(before)
   })
 
