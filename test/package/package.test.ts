@@ -102,7 +102,7 @@ describe('the svc package, installed from its tarball', () => {
   it('README: every code block of its two sections is marked to be run here', () => {
     const unmarked = sections.flatMap((title) => readmeBlocks(readmeSection(readme, title)).unmarked)
     expect(unmarked).toEqual([])
-    expect(blocks.map((b) => b.file).sort()).toEqual(['buyer.ts', 'facilitator.ts', 'seller.ts', 'test/svc-sandbox.ts', 'test/weather.test.ts', 'vitest.config.ts'])
+    expect(blocks.map((b) => b.file).sort()).toEqual(['buyer.ts', 'facilitator.ts', 'seller.ts', 'test/faults.test.ts', 'test/svc-sandbox.ts', 'test/weather.test.ts', 'vitest.config.ts'])
   })
 
   it('README: the buyer is the example of @x402/fetch README, unchanged', () => {
@@ -126,7 +126,7 @@ describe('the svc package, installed from its tarball', () => {
       ].join('\n'),
     )
     const tsconfig = { compilerOptions: { module: 'NodeNext', target: 'ES2022', strict: true, skipLibCheck: true, noEmit: true, types: ['node'] } }
-    writeFileSync(join(project.dir, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['uses-svc.ts', 'vitest.config.ts', 'test/svc-sandbox.ts', 'test/weather.test.ts'] }))
+    writeFileSync(join(project.dir, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['uses-svc.ts', 'vitest.config.ts', 'test/svc-sandbox.ts', 'test/weather.test.ts', 'test/faults.test.ts'] }))
     await project.exec(process.execPath, [join(project.dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'])
   })
 
@@ -172,6 +172,6 @@ describe('the svc package, installed from its tarball', () => {
 
   it('README: the vitest globalSetup with startSandbox() from svc/testing passes in the project', async () => {
     const { stdout } = await project.exec(join(project.dir, 'node_modules', '.bin', 'vitest'), ['run'], { env: { CI: 'true' }, timeout: 120_000 })
-    expect(stdout).toMatch(/Tests\s+1 passed/)
+    expect(stdout).toMatch(/Tests\s+3 passed/)
   })
 })
