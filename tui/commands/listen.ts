@@ -4,7 +4,7 @@ import type { Command } from 'commander'
 import { SvcApiError, SvcError, UsageError } from '../../core/errors.js'
 import { formatUsdc, usdcAddress } from '../../core/sandbox-usdc.js'
 import type { PaymentEvent } from '../../sdk/types.js'
-import { action, addCommand, type Call, type CliContext } from '../context.js'
+import { action, type Call, type CliContext } from '../context.js'
 import { createEventForwarder } from '../event-forwarder.js'
 import { openEventStream } from '../event-stream.js'
 import { requestEnvironment } from '../settings.js'
@@ -53,7 +53,10 @@ function checkForwardUrl(value: string): string {
 
 /** `svc listen`: the live payment events of the caller's APIs, printed and optionally forwarded as signed webhooks. */
 export function registerListen(program: Command, ctx: CliContext) {
-  addCommand(program, 'listen', 'print payment events as they happen (402 offered, verified, settled, failed, upstream failed); Ctrl-C stops')
+  program
+    .command('listen')
+    .description('print payment events as they happen (402 offered, verified, settled, failed, upstream failed); Ctrl-C stops')
+    .option('--json', 'one JSON object a line, one per event')
     .option('--api <slug>', 'only this API')
     .option('--forward-to <url>', 'POST each event as JSON to this URL, signed (svc-signature header), retried with backoff')
     .option('--secret <secret>', 'the signing secret of --forward-to (default: a new one, printed at start)')
