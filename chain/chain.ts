@@ -206,7 +206,9 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     if (stopping || recovering || startingProcess) return
     // Unreachable means the process is down: its exit handler restarts it.
     const code = await client.getCode({ address: usdc.address }).catch(() => 'unreachable' as const)
-    if (code === undefined || code === '0x') await recover('chain state was reset')
+    // Asked again after the answer: a restart that keeps the state may have begun meanwhile (its new Anvil is empty
+    // until the state is loaded).
+    if ((code === undefined || code === '0x') && !startingProcess) await recover('chain state was reset')
   }, healthIntervalMs)
   health.unref()
 
