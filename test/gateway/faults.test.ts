@@ -9,6 +9,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { paymentMiddleware } from '@x402/express'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { listen, type Listening } from '../../core/http.js'
+import { paidRouteDefaults } from '../../server/gateway/payment-flow.js'
 import { newAccount } from '../helpers/payments.js'
 import { addEndpoint, createApi, newSeller, payingFetch, sandboxAccept, startGatewayStack, usdcBalance, type GatewayStack } from './helpers.js'
 
@@ -17,8 +18,13 @@ let url: string
 let slug: string
 let payTo: `0x${string}`
 
+/** The gateway's upstream deadline in this file (lowered, so a delay past it is quick to see). */
+const deadlineMs = 1500
+
 beforeAll(async () => {
-  stack = await startGatewayStack()
+  const saved = paidRouteDefaults.timeoutMs
+  paidRouteDefaults.timeoutMs = deadlineMs
+  stack = await startGatewayStack().finally(() => (paidRouteDefaults.timeoutMs = saved))
   const seller = await newSeller(stack.t)
   const api = await createApi(stack.t, seller, stack.upstream.url)
   await addEndpoint(stack.t, seller, api.id, { method: 'GET', path_pattern: '/weather/{city}', accepts: [sandboxAccept(stack.services)] })
@@ -148,6 +154,18 @@ describe('upstream faults', () => {
     expect(answer.status).toBe(200)
     expect(performance.now() - started).toBeGreaterThanOrEqual(300)
     expect((await balances()).buyer).toBe(before.buyer - 10000n)
+  })
+
+  test("a delay past the gateway's deadline: 504 at the deadline, not settled, the buyer not charged", async () => {
+    const { pay, balances } = await newBuyer()
+    const before = await balances()
+    await addFault({ kind: 'upstream', delay_ms: 60_000, times: 1 })
+    const started = performance.now()
+    const answer = await pay(url)
+    expect(answer.status).toBe(504)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(deadlineMs)
+    expect(((await answer.json()) as { error: string }).error).toMatch(/^the upstream did not answer within 1\.5 s \(injected by svc fault flt_[0-9a-f]+\); the payment was not settled$/)
+    expect(await balances()).toEqual(before)
   })
 })
 
