@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { verifyEventSignature } from '../../core/event-signature.js'
+import { createSvcClient } from '../../sdk/client.js'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
 import { startUpstream } from '../gateway/helpers.js'
 import { createCli, svcBin, type Cli } from './cli-harness.js'
@@ -64,6 +65,14 @@ describe('svc fault', () => {
     const restarted = await cli.json([...base, 'chain', 'restart'])
     expect(restarted).toMatchObject({ restarted: true, rpc_url: sandbox.rpcUrl })
     expect((await sandbox.buyer.fetch(url)).status).toBe(200)
+  })
+})
+
+describe('svc listen', () => {
+  test('a key without settlements:read is refused: exit 1, one line', async () => {
+    const { key } = await createSvcClient({ baseUrl: sandbox.sandboxControlUrl, jwt: sandbox.seller.jwt, environment: 'development' }).keys.create({ name: 'no stream', scopes: ['apis:read'] })
+    expect(await cli.run([...base, 'listen'], { SVC_API_KEY: key })).toMatchObject({ code: 1, stdout: '', stderr: 'svc: insufficient scope\n' })
+    expect((await cli.run([...base, 'listen', '--forward-to', 'ftp://x'], { SVC_API_KEY: key })).code).toBe(2)
   })
 })
 

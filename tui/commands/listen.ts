@@ -73,8 +73,13 @@ export function registerListen(program: Command, ctx: CliContext) {
         const headers = credentialHeaders(call)
         const settings = call.settings()
         const client = call.client()
-        const apiId = api === undefined ? undefined : (await client.apis.list()).find((candidate) => candidate.slug === api)?.id
-        if (api !== undefined && apiId === undefined) throw new SvcError(`no API with the slug "${api}" in ${requestEnvironment(settings)}`)
+        // The slug is looked up (an unknown one is an error); a key without apis:read filters by the events' slug instead.
+        const apis = api === undefined ? undefined : await client.apis.list().catch((error: unknown) => {
+          if (error instanceof SvcApiError && error.status === 403) return undefined
+          throw error
+        })
+        const apiId = apis?.find((candidate) => candidate.slug === api)?.id
+        if (apis && apiId === undefined) throw new SvcError(`no API with the slug "${api}" in ${requestEnvironment(settings)}`)
 
         const note = (line: string) => ctx.io.stderr.write(`${line}\n`)
         const secret = givenSecret ?? `whsec_${randomBytes(24).toString('hex')}`
@@ -116,6 +121,7 @@ export function registerListen(program: Command, ctx: CliContext) {
             wait = reconnectMs.first
             for await (const event of events) {
               lastEventId = event.id
+              if (api !== undefined && event.api_slug !== api) continue
               call.io.stdout.write(`${call.out.isJson ? JSON.stringify(event) : eventLine(event)}\n`)
               forwarder?.forward(event)
             }
