@@ -95,8 +95,9 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.stop()
   upstream?.close()
+  // Removing the installed project (its node_modules) took over 30 s on a loaded machine.
   project?.remove()
-})
+}, 120_000)
 
 describe('the svc package, installed from its tarball', () => {
   it('README: every code block of its two sections is marked to be run here', () => {
@@ -173,5 +174,6 @@ describe('the svc package, installed from its tarball', () => {
   it('README: the vitest globalSetup with startSandbox() from svc/testing passes in the project', async () => {
     const { stdout } = await project.exec(join(project.dir, 'node_modules', '.bin', 'vitest'), ['run'], { env: { CI: 'true' }, timeout: 120_000 })
     expect(stdout).toMatch(/Tests\s+3 passed/)
-  })
+    // Two sandboxes start in the project (the globalSetup's, and the faults example's own): the run may take as long as exec allows.
+  }, 120_000)
 })
