@@ -11,6 +11,8 @@ export type EventSubject = { api: ApiRow; endpointId: string | null; method: str
 export type EventDetails = Partial<Pick<PaymentEvent, 'payer' | 'transaction' | 'settlement_id' | 'reason' | 'error'>> & { status: number }
 
 export type FlowEvents = {
+  /** Whether the API's seller listens (one map lookup): the flow builds nothing otherwise. */
+  wanted(api: ApiRow): boolean
   /** Publishes an event about `subject`, when its seller listens (otherwise nothing is built). */
   emit(type: PaymentEventType, subject: EventSubject, details: EventDetails): void
 }
@@ -19,6 +21,7 @@ export type FlowEvents = {
 export function createFlowEvents(deps: Pick<ServerDeps, 'events'>): FlowEvents {
   const bus = deps.events
   return {
+    wanted: (api) => bus?.wanted(api.user_id) ?? false,
     emit(type, { api, endpointId, method, path, requirements }, details) {
       if (!bus?.wanted(api.user_id)) return
       bus.publish(api.user_id, {

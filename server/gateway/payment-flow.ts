@@ -85,8 +85,10 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const events = createFlowEvents(deps)
   const faults = createGatewayFaults(deps, { timeoutMs: settings.timeoutMs })
   /** Publishes what happened to a request of `attempt` (only when its seller listens: see flow-events.ts). */
-  const tell = (type: PaymentEventType, attempt: Attempt, details: EventDetails, requirements?: PaymentRequirements) =>
+  const tell = (type: PaymentEventType, attempt: Attempt, details: EventDetails, requirements?: PaymentRequirements) => {
+    if (!events.wanted(attempt.api)) return
     events.emit(type, { api: attempt.api, endpointId: attempt.route.endpoint.id, method: attempt.request.method, path: attempt.resource.path, requirements: requirements ?? attempt.offer.requirements[0] }, details)
+  }
 
   async function run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome> {
     stats.count(api, 'requests')
