@@ -40,6 +40,11 @@ type ChainEvents = {
   restart: [info: { generation: number; reason: string; epoch: string }]
   /** A restart attempt failed; the kit tries again at the next health check. */
   error: [error: Error]
+  /**
+   * Anvil was restarted on purpose ({@link SandboxChain.restartKeepingState}) and holds the same state: balances,
+   * contracts and nonces are as they were. Caches of pending nonces start again.
+   */
+  reload: [info: { pid: number | undefined; ms: number }]
 }
 
 export type SandboxChain = EventEmitter<ChainEvents> & {
@@ -75,6 +80,12 @@ export type SandboxChain = EventEmitter<ChainEvents> & {
   readonly readyMs: number
   /** The Anvil process id of the current generation (tests kill it to check restarts). */
   readonly pid: number | undefined
+  /**
+   * Stops Anvil and starts a new Anvil process on the same URL with the state it had (dumped before the stop, loaded
+   * into the new process): what `svc chain restart` does. Payments meanwhile are answered 503 with Retry-After, as
+   * in any restart. Resolves with how long the chain was away; concurrent calls share one restart.
+   */
+  restartKeepingState(): Promise<{ ms: number }>
   stop(): Promise<void>
 }
 
@@ -134,9 +145,11 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     return recovering
   }
 
+  /** Processes stopped on purpose by {@link restartKeepingState}: their exit is not a crash. */
+  const retired = new WeakSet<AnvilProcess>()
   function watchExit(process: AnvilProcess) {
     process.exited.then(async () => {
-      if (stopping || process !== anvil) return
+      if (stopping || process !== anvil || retired.has(process)) return
       restarting = true
       await restartProcess('anvil exited')
     })
@@ -161,12 +174,46 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   }
   watchExit(anvil)
 
+  let reloading: Promise<{ ms: number }> | undefined
+  function restartKeepingState(): Promise<{ ms: number }> {
+    reloading ??= (async () => {
+      if (recovering) await recovering
+      const began = performance.now()
+      const state = await testClient.dumpState()
+      restarting = true
+      startingProcess = true
+      try {
+        const old = anvil
+        retired.add(old)
+        await old.stop()
+        // The state is loaded over RPC (not from the state file, which a data dir's Anvil rewrites on its own).
+        anvil = await startAnvil({ ...anvilOptions, extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(false) }, port: old.port, chainId: sandboxChainId, mnemonic: sandboxMnemonic })
+        watchExit(anvil)
+        await testClient.loadState({ state })
+        minter.reset()
+        const ms = performance.now() - began
+        restarting = false
+        emitter.emit('reload', { pid: anvil.pid, ms })
+        return { ms }
+      } catch (error) {
+        // Whatever is listening now (or nothing) is restarted empty, as after a crash.
+        void restartProcess('the restart that keeps the state failed')
+        throw error
+      } finally {
+        startingProcess = false
+      }
+    })().finally(() => (reloading = undefined))
+    return reloading
+  }
+
   // A reset chain (anvil_reset, a new Anvil on the same port) has no token code: reinstall.
   const health = setInterval(async () => {
     if (stopping || recovering || startingProcess) return
     // Unreachable means the process is down: its exit handler restarts it.
     const code = await client.getCode({ address: usdc.address }).catch(() => 'unreachable' as const)
-    if (code === undefined || code === '0x') await recover('chain state was reset')
+    // Asked again after the answer: a restart that keeps the state may have begun meanwhile (its new Anvil is empty
+    // until the state is loaded).
+    if ((code === undefined || code === '0x') && !startingProcess) await recover('chain state was reset')
   }, healthIntervalMs)
   health.unref()
 
@@ -188,6 +235,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     readyMs: { value: readyMs, enumerable: true },
     pid: { get: () => anvil.pid },
     mine: { value: () => anvil.mine() },
+    restartKeepingState: { value: restartKeepingState },
     stop: {
       async value() {
         stopping = true

@@ -10,6 +10,8 @@ import { authorizationFields } from '../core/eip3009-authorization.js'
 import { createErrorHandler, createJsonApp, cutText, errorMessageLimit, notFoundHandler } from '../core/http.js'
 import type { SandboxChain } from './chain.js'
 import { parseFacilitatorRequest } from './facilitator-request.js'
+import { injectedSettleAnswer, injectedVerifyAnswer } from './fault-answers.js'
+import type { FaultBook } from './faults.js'
 import { createRelayerSigner } from './relayer.js'
 
 /**
@@ -49,6 +51,11 @@ export type SandboxFacilitatorOptions = {
    * (the scheme judges by the machine's clock). @defaultValue the machine's clock
    */
   clock?: Clock | undefined
+  /**
+   * Faults injected for every API (`svc fault add verify|settle` without `--api`): a verify fault refuses before
+   * anything is simulated, a settle fault waits and/or refuses without sending a transaction. @defaultValue none
+   */
+  faults?: FaultBook | undefined
 }
 
 /** Why the facilitator cannot judge a payment while its chain is down (the message of its 503s). */
@@ -59,7 +66,7 @@ export const chainUnavailableMessage = chainUnavailable
  * account, served as `GET /supported`, `POST /verify`, `POST /settle`.
  */
 export function createFacilitator(chain: SandboxChain, options: SandboxFacilitatorOptions = {}): SandboxFacilitator {
-  const { clock = machineClock } = options
+  const { clock = machineClock, faults } = options
   const signer = createRelayerSigner(chain)
   const facilitator = new x402Facilitator().register(chain.network, new ExactEvmScheme(signer, { simulateInSettle: true }))
   const settlements = new Map<string, Promise<SettleResponse>>()
@@ -70,6 +77,8 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     settlements.clear()
   }
   chain.on('restart', reset)
+  // The same chain on a new process: its transactions stand, only pending nonces are forgotten.
+  chain.on('reload', () => signer.reset())
 
   /** An authorization outside its window by svc's clock, when time travel moved it (otherwise the scheme judges). */
   const outsideWindow = (payload: PaymentPayload) => (clock.offsetMs === 0 ? undefined : authorizationWindowReason(payload.payload, clock.nowSeconds()))
@@ -133,10 +142,16 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     }
     return 'chain-down'
   }
-  const judgeVerify = (payload: PaymentPayload, requirements: PaymentRequirements) =>
-    judged(() => verify(payload, requirements), (verified) => verified.isValid)
-  const judgeSettle = (payload: PaymentPayload, requirements: PaymentRequirements) =>
-    judged(() => settle(payload, requirements), (settled) => settled.success)
+  const judgeVerify = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const fault = faults?.take('verify')
+    if (fault) return injectedVerifyAnswer(fault, payload)
+    return judged(() => verify(payload, requirements), (verified) => verified.isValid)
+  }
+  const judgeSettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const real = () => judged(() => settle(payload, requirements), (settled) => settled.success)
+    const fault = faults?.take('settle')
+    return fault ? injectedSettleAnswer(fault, payload, requirements, real) : real()
+  }
 
   const app = createJsonApp()
   app.get('/health', (_req, res) => void res.json({ ok: true, network: chain.network, generation: chain.generation }))

@@ -1,6 +1,7 @@
 import { startChain, type SandboxChain, type StartChainOptions } from './chain.js'
 import { createChainManager, type ChainManager, type ChainManagerOptions } from './manager.js'
 import { createFacilitator, type SandboxFacilitator } from './facilitator.js'
+import { createFaultBook, type FaultBook } from './faults.js'
 import type { Express } from 'express'
 import { SvcError } from '../core/errors.js'
 import { createClock, type Clock } from '../core/clock.js'
@@ -23,6 +24,8 @@ export type ChainServices = {
   chain: SandboxChain
   manager: ChainManager
   facilitator: SandboxFacilitator
+  /** Faults injected into the Sandbox (`svc fault add`): the facilitator and the gateway read them. */
+  faults: FaultBook
   rpcUrl: string
   chainManagerUrl: string
   facilitatorUrl: string
@@ -47,7 +50,8 @@ export async function startChainServices(options: StartChainServicesOptions = {}
   const chain = await startChain({ ...chainOptions, log, port: rpcPort })
   try {
     const manager = createChainManager(chain, { defaultEthWei, defaultUsdcBase, log })
-    const facilitator = createFacilitator(chain, { log, clock })
+    const faults = createFaultBook()
+    const facilitator = createFacilitator(chain, { log, clock, faults })
     const listening = await Promise.allSettled([
       listenAs(manager.app, chainManagerPort, 'chain manager', '--chain-manager-port'),
       listenAs(facilitator.app, facilitatorPort, 'facilitator', '--facilitator-port'),
@@ -62,6 +66,7 @@ export async function startChainServices(options: StartChainServicesOptions = {}
       chain,
       manager,
       facilitator,
+      faults,
       rpcUrl: chain.rpcUrl,
       chainManagerUrl: managerServer.url,
       facilitatorUrl: facilitatorServer.url,

@@ -1960,6 +1960,260 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's payment events as they happen, as Server-Sent Events (scope settlements:read)
+         * @description The live stream of what the gateway does with the caller's APIs in the caller's environment (a JWT sees its
+         *     own APIs; an API key needs settlements:read): `payment.required` (a 402 offered), `payment.verified`,
+         *     `payment.settled`, `payment.failed` (with the x402 `reason` when the facilitator gave one) and
+         *     `upstream.failed` (the upstream failed: nothing was settled, `charged` is false). Each event is
+         *     `id: evt_…`, `event: <type>`, `data: <PaymentEvent JSON>`. A client that reconnects with `Last-Event-ID`
+         *     first gets what it missed (svc keeps the last 1,000 events, and builds a seller's events until a minute after
+         *     its last listener left). A client more than 1 MiB behind is disconnected, never waited for. A comment line
+         *     every 15 s keeps idle connections open.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description only this API (the caller's, of this environment; else 404 `api not found`) */
+                    api_id?: string;
+                };
+                header?: {
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                    /** @description the id of the last event received; the events after it that svc still keeps are sent first */
+                    "Last-Event-ID"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description an endless `text/event-stream`; each `data:` line is a PaymentEvent */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/faults": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The faults injected into the Sandbox; local Sandbox callers only
+         * @description Fault injection changes the whole Sandbox: it answers direct callers on this machine only (never a request
+         *     through the gateway), on the Sandbox ({sandbox_base_url}, or `X-Svc-Environment: development`); no
+         *     credential is needed, like the outbox. `reasons` lists every reason code a verify or settle fault may answer.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the faults in force, oldest first, and the reason codes */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            faults: components["schemas"]["Fault"][];
+                            reasons: string[];
+                        };
+                    };
+                };
+                403: components["responses"]["Forbidden"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        put?: never;
+        /**
+         * Inject a fault into the Sandbox; local Sandbox callers only
+         * @description `verify` with a `reason`: the facilitator refuses the next payments with that x402 reason before anything
+         *     is simulated. `settle` with a `reason` and/or `delay_ms`: the settlement waits, then is refused without a
+         *     transaction being sent (with a delay only, it then settles). `upstream` with one of `status` (the upstream
+         *     answers that error), `delay_ms` (it answers that much later; past the gateway's 30 s deadline, a 504) or
+         *     `drop` (it drops the connection): nothing is settled. `api` (a Sandbox API's slug) limits it to that API;
+         *     without it, every API and every seller of svc's facilitator URL meets it. `times` strikes, then it is gone
+         *     (default: until cleared).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["FaultCreate"];
+                };
+            };
+            responses: {
+                /** @description the fault, in force */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Fault"];
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                413: components["responses"]["TooLarge"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        /** Clear every fault; local Sandbox callers only */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description how many were cleared */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FaultsCleared"];
+                    };
+                };
+                403: components["responses"]["Forbidden"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/faults/{faultId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Clear one fault; local Sandbox callers only */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    faultId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description cleared */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["FaultsCleared"];
+                    };
+                };
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/chain/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restart the Sandbox chain on the same URL, keeping its state; local Sandbox callers only
+         * @description Anvil's state is dumped, the process stopped, a new one started on the same port and the state loaded into
+         *     it: balances, contracts, nonces and settlements stand. Payments meanwhile are answered 503 with Retry-After.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the chain is back */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            restarted: true;
+                            rpc_url: string;
+                            /** @description how long the chain was away */
+                            ms: number;
+                            block_number: number;
+                        };
+                    };
+                };
+                403: components["responses"]["Forbidden"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2426,6 +2680,84 @@ export interface components {
             svc_time: string;
             /** @description how far svc's clock is ahead of the machine's */
             offset_seconds: number;
+        };
+        Fault: {
+            /** @description `flt_…` */
+            id: string;
+            /** @enum {unknown} */
+            kind: "verify" | "settle" | "upstream";
+            /** @description the x402 reason answered (verify */
+            reason: string | null;
+            delay_ms: number | null;
+            /** @description the status the upstream answers (upstream) */
+            status: number | null;
+            /** @description the upstream drops the connection (upstream) */
+            drop: boolean;
+            /** @description the slug of the one API it strikes; null for every API */
+            api: string | null;
+            /** @description strikes it was given; null until cleared */
+            times: number | null;
+            /** @description strikes left; null until cleared */
+            remaining: number | null;
+            /** @description payments it struck so far */
+            hits: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        FaultCreate: {
+            /** @enum {unknown} */
+            kind: "verify" | "settle" | "upstream";
+            /** @description verify (required), settle: an x402 reason of the exact scheme (GET /dev/faults lists them) */
+            reason?: string;
+            /** @description settle: wait before settling; upstream: the upstream answers this much later */
+            delay_ms?: number;
+            /** @description upstream: the status the upstream answers */
+            status?: number;
+            /**
+             * @description upstream: the upstream drops the connection
+             * @constant
+             */
+            drop?: true;
+            /** @description the slug of a Sandbox API; default every API */
+            api?: string;
+            /** @description how many payments it strikes; default: until cleared */
+            times?: number;
+        };
+        FaultsCleared: {
+            cleared: number;
+        };
+        /** @description one event of GET /events (its `data:` line) */
+        PaymentEvent: {
+            /** @description `evt_…`, increasing; the SSE id */
+            id: string;
+            /** @enum {unknown} */
+            type: "payment.required" | "payment.verified" | "payment.settled" | "payment.failed" | "upstream.failed";
+            /** Format: date-time */
+            created_at: string;
+            environment: components["schemas"]["Environment"];
+            api_id: string;
+            api_slug: string;
+            endpoint_id: string | null;
+            method: string;
+            path: string;
+            /** @description what the route asks */
+            amount: string | null;
+            asset: string | null;
+            network: string | null;
+            pay_to: string | null;
+            payer: string | null;
+            /** @description payment.settled: the settlement transaction */
+            transaction: string | null;
+            /** @description payment.settled: the settlement record */
+            settlement_id: string | null;
+            /** @description payment.failed: the x402 reason, when the facilitator gave one */
+            reason: string | null;
+            /** @description payment.failed, upstream.failed: what the buyer was told */
+            error: string | null;
+            /** @description the HTTP status the buyer got */
+            status: number;
+            /** @description true only for payment.settled */
+            charged: boolean;
         };
     };
     responses: {

@@ -113,6 +113,18 @@ export function createSvcClient(options: SvcClientOptions) {
       /** Every matching settlement as CSV (RFC 4180, CRLF, a header row). */
       csv: (filter: T.SettlementFilter = {}) => request<string>('GET', '/settlements', undefined, { ...filter, format: 'csv' }, 'text/csv'),
     },
+    /** Fault injection (local Sandbox callers only, no credential needed): `svc fault …`. */
+    faults: {
+      list: () => request<T.FaultList>('GET', '/dev/faults'),
+      add: (input: T.FaultInput) => request<T.Fault>('POST', '/dev/faults', input),
+      /** Clears one fault, or every fault without an id; answers how many went. */
+      clear: (faultId?: string) =>
+        request<{ cleared: number }>('DELETE', faultId === undefined ? '/dev/faults' : `/dev/faults/${id(faultId)}`).then((r) => r.cleared),
+    },
+    chain: {
+      /** Restarts the Sandbox chain on the same URL, keeping its state (local Sandbox callers only). */
+      restart: () => request<T.ChainRestart>('POST', '/dev/chain/restart'),
+    },
     sandbox: {
       wallet: () => request<T.SandboxWallet>('GET', '/sandbox-wallet'),
       resetWallet: () => request<T.SandboxWallet>('POST', '/sandbox-wallet/reset'),

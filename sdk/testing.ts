@@ -15,6 +15,8 @@ import { startSandbox as startServices } from '../server/sandbox.js'
 import { createSvcClient, type SvcClient } from './client.js'
 import { localFetch } from './local-fetch.js'
 import type { SandboxTime } from './types.js'
+import { createEventQueue } from './event-queue.js'
+import type { ChainRestart, Fault, FaultInput, PaymentEvent } from './types.js'
 
 export type StartSandboxOptions = {
   /** USDC the buyer starts with, in whole units. @defaultValue '1000' */
@@ -74,6 +76,22 @@ export type TestSandbox = {
   advanceTime(seconds: number): Promise<SandboxTime>
   /** The chain's time and svc's clock. */
   time(): Promise<SandboxTime>
+  /** Fault injection, as `svc fault …` (for every seller of this sandbox). */
+  faults: {
+    /** e.g. `{ kind: 'verify', reason: 'invalid_exact_evm_signature', times: 1 }`, `{ kind: 'upstream', status: 503 }`. */
+    add(input: FaultInput): Promise<Fault>
+    list(): Promise<Fault[]>
+    /** Clears one fault, or all of them; resolves with how many went. */
+    clear(faultId?: string): Promise<number>
+  }
+  /** Restarts the chain on the same URL, keeping its state (`svc chain restart`). */
+  restartChain(): Promise<ChainRestart>
+  /**
+   * The seller's payment events from now on (as `GET /events` streams them), in process: `for await (const event of
+   * sandbox.events())`. Subscribed when called, so events of requests made after the call are never missed; `break`
+   * or the signal ends it. A reader more than 10,000 events behind loses the oldest.
+   */
+  events(options?: { apiId?: string; signal?: AbortSignal }): AsyncIterableIterator<PaymentEvent>
   stop(): Promise<void>
 }
 
@@ -85,7 +103,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
     const email = `seller-${randomBytes(6).toString('hex')}@svc.test`
     const password = randomBytes(12).toString('base64url')
     const anonymous = createSvcClient({ baseUrl: server.sandboxControlUrl })
-    const { token: jwt } = await anonymous.auth.signup(email, password)
+    const { token: jwt, user } = await anonymous.auth.signup(email, password)
     const session = createSvcClient({ baseUrl: server.sandboxControlUrl, jwt, environment: 'development' })
     const { key: apiKey } = await session.keys.create({ name: 'startSandbox', scopes: [...scopes] })
 
@@ -95,6 +113,7 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
     await chain.manager.fund(buyer.address, 'usdc', buyerUsdc)
     const payer = new x402Client().register(chain.chain.network, new ExactEvmScheme(buyer))
     payer.setSpendControls({ allowedAssets: [{ network: chain.chain.network, asset: chain.chain.usdc.address, maxAmountPerPayment }] })
+    const local = createSvcClient({ baseUrl: server.sandboxControlUrl })
 
     return {
       controlUrl: server.controlUrl,
@@ -114,6 +133,21 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
       revert: async (id) => void (await anonymous.snapshots.revert(id)),
       advanceTime: (seconds) => anonymous.time.advance(seconds),
       time: () => anonymous.time.get(),
+      faults: {
+        add: (input) => local.faults.add(input),
+        list: async () => (await local.faults.list()).faults,
+        clear: (faultId) => local.faults.clear(faultId),
+      },
+      restartChain: () => local.chain.restart(),
+      events({ apiId, signal } = {}) {
+        let unsubscribe = () => {}
+        const queue = createEventQueue<PaymentEvent>({ signal, onEnd: () => unsubscribe() })
+        unsubscribe = server.events.subscribe(user.id, (event) => {
+          if (event.environment === 'development' && (apiId === undefined || event.api_id === apiId)) queue.push(event)
+        })
+        if (signal?.aborted) unsubscribe()
+        return queue.iterator
+      },
       stop: () => sandbox.stop(),
     }
   } catch (error) {

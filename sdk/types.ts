@@ -66,3 +66,11 @@ export type Snapshot = Schemas['Snapshot']
 export type SnapshotRevert = Answer<paths['/dev/snapshots/{snapshotId}/revert']['post'], 200>
 /** The chain's time and svc's own clock (`svc time`). */
 export type SandboxTime = Schemas['SandboxTime']
+/** A fault injected into the Sandbox (`svc fault add`). */
+export type Fault = Schemas['Fault']
+export type FaultInput = Schemas['FaultCreate']
+export type FaultList = Answer<paths['/dev/faults']['get'], 200>
+export type ChainRestart = Answer<paths['/dev/chain/restart']['post'], 200>
+/** One event of the live stream (`GET /events`, `svc listen`, the test handle's `events()`). */
+export type PaymentEvent = Schemas['PaymentEvent']
+export type PaymentEventType = PaymentEvent['type']

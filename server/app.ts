@@ -2,6 +2,7 @@ import type { Express } from 'express'
 import { createControlRouter } from './control/index.js'
 import type { ServerDeps } from './deps.js'
 import { createGateway, type Gateway } from './gateway/index.js'
+import { createPaymentEvents } from './payment-events.js'
 import { createErrorHandler, createJsonApp, notFoundHandler } from '../core/http.js'
 import { routeHost } from '../core/hosts.js'
 
@@ -10,7 +11,8 @@ import { routeHost } from '../core/hosts.js'
  * (`{slug}.dev.localhost`, `{slug}.localhost`, verified custom hostnames); anything else is a JSON 404.
  * Bodies are parsed by the control plane only: the gateway streams them to the upstream untouched.
  */
-export function createApp(deps: ServerDeps): Express & { gateway: Gateway } {
+export function createApp(given: ServerDeps): Express & { gateway: Gateway } {
+  const deps: ServerDeps = given.events ? given : { ...given, events: createPaymentEvents() }
   const app = createJsonApp({ json: false })
   const control = createControlRouter(deps)
   const gateway = createGateway(deps)

@@ -3,6 +3,7 @@ import type { ChainServices } from '../chain/services.js'
 import type { Clock } from '../core/clock.js'
 import type { Hosts } from '../core/hosts.js'
 import type { Database } from './db/tables.js'
+import type { PaymentEvents } from './payment-events.js'
 import type { InstallSecrets } from './secrets.js'
 import type { SandboxState } from './sandbox-state.js'
 import type { SnapshotStore } from './snapshots.js'
@@ -35,4 +36,6 @@ export type ServerDeps = {
   sandboxState?: SandboxState | undefined
   /** The Sandbox's snapshots (server/snapshots.ts); without them the snapshot routes answer 503. */
   snapshots?: SnapshotStore | undefined
+  /** The live payment events: the gateway publishes, `GET /events` streams. @defaultValue a bus of the app's own */
+  events?: PaymentEvents | undefined
 }

@@ -9,6 +9,7 @@ import type { Gateway } from './gateway/index.js'
 import type { OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
 import type { ServerDeps } from './deps.js'
+import type { PaymentEvents } from './payment-events.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
 import { toSvcError } from '../core/errors.js'
 import { createClock, type Clock } from '../core/clock.js'
@@ -48,6 +49,8 @@ export type RunningServer = {
   controlUrl: string
   /** {sandbox_base_url} */
   sandboxControlUrl: string
+  /** The live payment events the gateway publishes (`GET /events` streams them). */
+  events: PaymentEvents
   stop(): Promise<void>
 }
 
@@ -65,6 +68,7 @@ function loadServerModules() {
     import('./snapshots.js'),
     import('./chain-time.js'),
     import('./db/sandbox-chain-epochs.js'),
+    import('./payment-events.js'),
   ])
 }
 
@@ -82,6 +86,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     { createSnapshotStore },
     { alignChainTime },
     { findLatestChainEpoch },
+    { createPaymentEvents },
   ] = await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
@@ -101,6 +106,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     log: options.log,
     clock: options.clock ?? options.chain?.clock ?? createClock(),
     sandboxState: createSandboxState(),
+    events: createPaymentEvents(),
   }
   const clock = deps.clock!
   const app = createApp(deps)
@@ -133,6 +139,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     port: listening.port,
     controlUrl: controlUrl(hosts, 'production'),
     sandboxControlUrl: controlUrl(hosts, 'development'),
+    events: deps.events!,
     async stop() {
       options.chain?.chain.off('restart', onRestart)
       await listening.close()

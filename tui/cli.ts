@@ -10,9 +10,11 @@ import { registerAuth } from './commands/auth.js'
 import { registerDiscovery } from './commands/discovery.js'
 import { registerDomains } from './commands/domains.js'
 import { registerEndpoints } from './commands/endpoints.js'
+import { registerFaults } from './commands/faults.js'
 import { registerHosts } from './commands/hosts.js'
 import { registerImport } from './commands/import.js'
 import { registerKeys } from './commands/keys.js'
+import { registerListen } from './commands/listen.js'
 import { registerMcp } from './commands/mcp.js'
 import { registerPay } from './commands/pay.js'
 import { registerSandbox } from './commands/sandbox.js'
@@ -66,6 +68,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
   registerSandbox(program, ctx)
   registerSnapshots(program, ctx)
   registerTime(program, ctx)
+  registerListen(program, ctx)
+  registerFaults(program, ctx)
   registerPay(program, ctx)
   registerHosts(program, ctx)
   registerMcp(program, ctx)

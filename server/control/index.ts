@@ -16,6 +16,8 @@ import { createSettlementRoutes } from './settlements.js'
 import { createContractRoutes } from './contract.js'
 import { createSnapshotRoutes } from './snapshots.js'
 import { createTimeRoutes } from './time.js'
+import { createEventRoutes } from './events.js'
+import { createFaultRoutes } from './faults.js'
 import { jsonBody } from '../../core/http.js'
 
 declare module 'express-serve-static-core' {
@@ -41,6 +43,8 @@ export function createControlRouter(deps: ServerDeps): Router {
   // Whole-sandbox changes: local callers on the Sandbox control plane, no credential (like the outbox).
   router.use(createSnapshotRoutes(deps))
   router.use(createTimeRoutes(deps))
+  // Local Sandbox callers only, without credentials (like the outbox).
+  router.use(createFaultRoutes(deps))
   router.use(authenticated)
   router.use(createSessionRoutes(deps))
   router.use(createApiKeyRoutes(deps))
@@ -52,5 +56,6 @@ export function createControlRouter(deps: ServerDeps): Router {
   router.use(createDomainRoutes(deps))
   router.use(createStatsRoutes(deps))
   router.use(createSettlementRoutes(deps))
+  router.use(createEventRoutes(deps))
   return router
 }

@@ -66,3 +66,8 @@ async function slugUnique(write: () => Promise<unknown>): Promise<void> {
     throw error
   }
 }
+
+/** Whether an API of the environment has the slug. */
+export async function slugExists(db: Kysely<Database>, environment: Environment, slug: string): Promise<boolean> {
+  return (await db.selectFrom('apis').select('id').where('environment', '=', environment).where('slug', '=', slug).executeTakeFirst()) !== undefined
+}

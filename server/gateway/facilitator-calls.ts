@@ -10,7 +10,7 @@ import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js
  */
 export type FacilitatorResult<Response> =
   | { type: 'accepted'; response: Response }
-  | { type: 'refused'; error: string }
+  | { type: 'refused'; error: string; reason?: string | undefined }
   | { type: 'unavailable'; error: string }
   | { type: 'failed'; error: string }
 
@@ -32,7 +32,7 @@ export async function verifyPayment(server: x402ResourceServer, payload: Payment
     if (error.statusCode === 503) return unavailable(error.invalidMessage)
     verified = { isValid: false, invalidReason: error.invalidReason, invalidMessage: error.invalidMessage }
   }
-  if (!verified.isValid) return { type: 'refused', error: reasonText('the payment is invalid', verified.invalidReason, verified.invalidMessage) }
+  if (!verified.isValid) return { type: 'refused', error: reasonText('the payment is invalid', verified.invalidReason, verified.invalidMessage), reason: verified.invalidReason }
   return { type: 'accepted', response: verified }
 }
 
@@ -46,12 +46,12 @@ export async function settlePayment(server: x402ResourceServer, payload: Payment
     if (error.statusCode === 503) return unavailable(error.errorMessage)
     settled = { success: false, errorReason: error.errorReason, errorMessage: error.errorMessage, transaction: '', network: requirements.network }
   }
-  if (!settled.success) return { type: 'refused', error: reasonText('the payment could not be settled', settled.errorReason, settled.errorMessage) }
+  if (!settled.success) return { type: 'refused', error: reasonText('the payment could not be settled', settled.errorReason, settled.errorMessage), reason: settled.errorReason }
   return { type: 'accepted', response: settled }
 }
 
 /** `what: reason (message)`, the facilitator's reason and message cut to bounded lengths. */
-function reasonText(what: string, reason: string | undefined, message: string | undefined): string {
+export function reasonText(what: string, reason: string | undefined, message: string | undefined): string {
   const detail = message && message !== reason ? ` (${message})` : ''
   return cutText(`${what}: ${cutText(String(reason ?? 'unknown reason'), echoedValueLimit)}${detail}`, errorMessageLimit)
 }

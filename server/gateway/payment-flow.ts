@@ -5,6 +5,9 @@ import { findMatch } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
+import { createFlowEvents, type EventDetails } from './flow-events.js'
+import { createGatewayFaults } from './injected-faults.js'
+import type { PaymentEventType } from '../payment-events.js'
 import { settlePayment, verifyPayment } from './facilitator-calls.js'
 import type { GatewayRequest } from './gateway-request.js'
 import { openGatewayStore, type GatewayStore } from './gateway-store.js'
@@ -20,6 +23,7 @@ import { createTrafficStats } from './traffic-stats.js'
 import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
 import { ownListenerPorts } from '../own-listeners.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
+import { authorizationFields } from '../../core/eip3009-authorization.js'
 
 export type PaymentFlow = {
   /**
@@ -80,6 +84,13 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const journal = createSettlementJournal(deps, store, options.journal)
   // A revert to a snapshot writes the buffered counters first, then finds the used-up one-time endpoints back.
   const unregister = deps.sandboxState?.register({ flush: () => stats.flush(), reset: () => locks.reset() })
+  const events = createFlowEvents(deps)
+  const faults = createGatewayFaults(deps, { timeoutMs: settings.timeoutMs })
+  /** Publishes what happened to a request of `attempt` (only when its seller listens: see flow-events.ts). */
+  const tell = (type: PaymentEventType, attempt: Attempt, details: EventDetails, requirements?: PaymentRequirements) => {
+    if (!events.wanted(attempt.api)) return
+    events.emit(type, { api: attempt.api, endpointId: attempt.route.endpoint.id, method: attempt.request.method, path: attempt.resource.path, requirements: requirements ?? attempt.offer.requirements[0] }, details)
+  }
 
   async function run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome> {
     stats.count(api, 'requests')
@@ -138,25 +149,46 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   /** Verify → forward → settle → record: the answer to a payment that matched the route and holds its lock. */
   async function pay(attempt: Attempt, payload: PaymentPayload, requirements: PaymentRequirements, paymentId: string): Promise<PaymentOutcome> {
     const { request, api, route, server, resource } = attempt
-    const verified = await verifyPayment(server, payload, requirements)
-    if (verified.type === 'refused') return requirePayment(attempt, verified.error)
-    if (verified.type === 'failed') return failed(502, verified.error)
-    if (verified.type === 'unavailable') return unavailable(verified.error)
+    const payerOf = (response?: { payer?: string | undefined }) => response?.payer ?? authorizationFields(payload.payload).from
+    /** A failure of the payment (402, 502, 503), told to the stream with the facilitator's reason. */
+    const refused = (outcome: { type: 'refused' | 'failed' | 'unavailable'; error: string; reason?: string | undefined }, settling: boolean): PaymentOutcome | Promise<PaymentOutcome> => {
+      const error = settling && outcome.type === 'unavailable' ? `${outcome.error}; the payment was not settled` : outcome.error
+      if (outcome.type === 'refused') return requirePayment(attempt, error, { reason: outcome.reason, payer: payerOf(), requirements })
+      const status = outcome.type === 'failed' ? 502 : 503
+      tell('payment.failed', attempt, { status, error, payer: payerOf() }, requirements)
+      return outcome.type === 'failed' ? failed(502, error) : unavailable(error)
+    }
+    const verified = faults.verify(api) ?? (await verifyPayment(server, payload, requirements))
+    if (verified.type !== 'accepted') return refused(verified, false)
+    tell('payment.verified', attempt, { status: 200, payer: payerOf(verified.response) }, requirements)
 
     if (request.signal.aborted) return buyerGone
-    const answer = await proxy.forward(request, upstreamTarget(api.upstream_base_url, resource.path, resource.query))
-    if (!answer.ok) return failed(answer.status, `${answer.error}; the payment was not settled`)
+    /** The upstream failed: nothing is settled, and the stream says the buyer was not charged. */
+    const upstreamFailed = (status: number, error: string): PaymentOutcome => {
+      tell('upstream.failed', attempt, { status, error, payer: payerOf(verified.response) }, requirements)
+      return failed(status, error)
+    }
+    const answer = await faults.forward(api, proxy, request, upstreamTarget(api.upstream_base_url, resource.path, resource.query))
+    if (!answer.ok) return upstreamFailed(answer.status, `${answer.error}; the payment was not settled`)
     if (answer.status >= 500) {
       answer.body.resume()
       answer.done()
-      return failed(502, `the upstream answered ${answer.status}; the payment was not settled`)
+      return upstreamFailed(502, `the upstream answered ${answer.status}; the payment was not settled`)
     }
-    if (answer.status >= 400) return { type: 'pass-through', upstream: answer }
+    if (answer.status >= 400) {
+      tell('upstream.failed', attempt, { status: answer.status, error: `the upstream answered ${answer.status}; the payment was not settled`, payer: payerOf(verified.response) }, requirements)
+      return { type: 'pass-through', upstream: answer }
+    }
 
     const body = await answer.read()
-    if (!Buffer.isBuffer(body)) return failed(body.status, `${body.error}; the payment was not settled`)
+    if (!Buffer.isBuffer(body)) return upstreamFailed(body.status, `${body.error}; the payment was not settled`)
     // The buyer left before the answer was ready: nothing is delivered, so nothing is charged.
     if (request.signal.aborted) return buyerGone
+
+    // A settle fault (svc fault add settle) waits and/or refuses here: no journal row, no transaction.
+    const injected = await faults.settle(api, request.signal)
+    if (request.signal.aborted) return buyerGone
+    if (injected) return refused(injected, true)
 
     // The journal row is written before the settlement is sent: whatever happens next (a crash included), a payment
     // that reaches the chain is recorded, at the latest when svc starts again.
@@ -181,17 +213,18 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       throw error
     }
     // Not settled, or its outcome is unknown (the facilitator broke off): the row is checked on the chain later.
-    if (settled.type !== 'accepted') journal.abandon(journalId)
-    if (settled.type === 'refused') return requirePayment(attempt, settled.error)
-    if (settled.type === 'failed') return failed(502, settled.error)
-    if (settled.type === 'unavailable') return unavailable(`${settled.error}; the payment was not settled`)
+    if (settled.type !== 'accepted') {
+      journal.abandon(journalId)
+      return refused(settled, true)
+    }
 
     // The facilitator answers a payload it already settled with the same transaction: that is a replay.
     if (settlementId === undefined) {
       journal.finish(journalId)
-      return requirePayment(attempt, 'this payment was already used for an earlier request')
+      return requirePayment(attempt, 'this payment was already used for an earlier request', { payer, requirements })
     }
     stats.count(api, 'paid_requests')
+    tell('payment.settled', attempt, { status: answer.status, payer: settled.response.payer ?? payer, transaction: settled.response.transaction, settlement_id: settlementId }, requirements)
 
     const headers: Record<string, string | string[]> = { ...answer.headers, 'payment-response': encodePaymentResponseHeader(settled.response) }
     if (request.method !== 'HEAD') headers['content-length'] = String(body.length)
@@ -199,8 +232,17 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     return { type: 'paid', status: answer.status, headers, body, written: (delivered) => journal.finish(journalId, recorded, delivered) }
   }
 
-  /** A 402 with the PaymentRequired, `error` saying why the payment sent was refused (none: no payment was sent). */
-  function requirePayment(attempt: Attempt, error?: string): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
+  /**
+   * A 402 with the PaymentRequired, `error` saying why the payment sent was refused (none: no payment was sent); told
+   * to the stream as payment.required, or payment.failed with `refusal`'s reason.
+   */
+  function requirePayment(
+    attempt: Attempt,
+    error?: string,
+    refusal: { reason?: string | undefined; payer?: string | undefined; requirements?: PaymentRequirements } = {},
+  ): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
+    if (error === undefined) tell('payment.required', attempt, { status: 402 })
+    else tell('payment.failed', attempt, { status: 402, error, reason: refusal.reason, payer: refusal.payer }, refusal.requirements)
     const outcome = paymentRequired(attempt.server, attempt.route, attempt.offer, attempt.resource, error)
     if (outcome instanceof Promise) return outcome.then((built) => counted(attempt.api, built))
     return counted(attempt.api, outcome)

@@ -9,6 +9,8 @@ it('svc exports', () => {
       "SvcError",
       "createSvcClient",
       "errorCode",
+      "eventSignature",
+      "eventSignatureHeader",
       "formatUsdc",
       "isLocalhostSubdomain",
       "localDispatcher",
@@ -21,6 +23,7 @@ it('svc exports', () => {
       "sandboxUsdcDomain",
       "usdcAddress",
       "usdcDecimals",
+      "verifyEventSignature",
     ]
   `)
 })

@@ -2,6 +2,7 @@ import { Box, useApp } from 'ink'
 import { useCallback } from 'react'
 import { ApisPanel, apisPanelCountsDown } from './components/ApisPanel.js'
 import { ChainPanel } from './components/ChainPanel.js'
+import { FaultsLine } from './components/FaultsLine.js'
 import { Header } from './components/Header.js'
 import { HelpBar } from './components/HelpBar.js'
 import { NewKeysPanel } from './components/NewKeysPanel.js'
@@ -42,6 +43,7 @@ export function App(options: DashboardOptions) {
       <Box flexDirection="column">
         <ChainPanel chainId={urls.chain_id} network={urls.network} rpcUrl={urls.rpc_url} chain={data.chain} />
         <ServicesLine chainManagerUrl={urls.chain_manager_url} facilitatorUrl={urls.facilitator_url} />
+        <FaultsLine faults={data.faults.data} />
       </Box>
       <WalletPanel loggedIn={loggedIn} wallet={data.wallet} faucet={data.faucet} width={width} />
       <ApisPanel loggedIn={loggedIn} apis={data.apis} usdc={urls.usdc} now={now} width={width} rows={layout.apis} />

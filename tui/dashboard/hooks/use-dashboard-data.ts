@@ -2,6 +2,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { createPublicClient, http } from 'viem'
 import { createSvcClient, type SvcClient } from '../../../sdk/client.js'
 import { describeError } from '../errors.js'
+import type { Fault } from '../../../sdk/types.js'
 import type { ApiWithEndpoints, ChainInfo, DashboardOptions, FaucetState, Loadable, OutboxMessage, SettlementFeed, WalletData } from '../model.js'
 import { createSettlementFeed } from '../settlement-feed.js'
 import { useFaucet } from './use-faucet.js'
@@ -15,6 +16,8 @@ export type DashboardData = {
   apis: Loadable<ApiWithEndpoints[]>
   settlements: Loadable<SettlementFeed>
   outbox: Loadable<OutboxMessage[]>
+  /** The faults injected into the Sandbox (`svc fault add`); a failed load shows nothing (a sandbox without a chain). */
+  faults: Loadable<Fault[]>
   faucet: FaucetState
   /** Funds the Sandbox wallet from the faucet. */
   fund(): void
@@ -87,11 +90,12 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
   const controlPlane = { ...live, idlePeriodMs: 3 * refreshMs }
   const apis = usePoll(seller && (() => loadApis(seller)), { ...controlPlane, owner: seller })
   const outbox = usePoll(async () => (await anyone.auth.outbox()).messages, controlPlane)
+  const faults = usePoll(async () => (await anyone.faults.list()).faults, controlPlane)
 
   const { faucet, fund } = useFaucet(seller, wallet.data?.wallet.address, wallet.refresh)
-  const refreshers = [chain.refresh, wallet.refresh, apis.refresh, settlements.refresh, outbox.refresh]
+  const refreshers = [chain.refresh, wallet.refresh, apis.refresh, settlements.refresh, outbox.refresh, faults.refresh]
   // Each poll's refresh is stable, so this is too.
   const refresh = useCallback(() => refreshers.forEach((refreshOne) => refreshOne()), refreshers)
 
-  return { loggedIn: seller !== undefined, chain, wallet, apis, settlements, outbox, faucet, fund, refresh }
+  return { loggedIn: seller !== undefined, chain, wallet, apis, settlements, outbox, faults, faucet, fund, refresh }
 }

@@ -1,4 +1,5 @@
 import { apisPanelWants } from '../components/ApisPanel.js'
+import { faultsLineLines } from '../components/FaultsLine.js'
 import { helpBarLines } from '../components/HelpBar.js'
 import { newKeysPanelLines } from '../components/NewKeysPanel.js'
 import { outboxPanelWants } from '../components/OutboxPanel.js'
@@ -21,13 +22,14 @@ export type DashboardLayout = {
 /**
  * Fits the dashboard in the terminal: one line less than its height (a frame as tall as the screen makes Ink
  * redraw everything on each update), the lists sharing what the fixed lines leave, APIs first. The fixed lines: the
- * header, the seed's new keys (title and one line each), the chain and its services (two), the wallet (three with a
+ * header, the seed's new keys (title and one line each), the chain and its services (two, three while faults are
+ * injected), the wallet (three with a
  * session, else one), the three lists' titles, the help bar (one line, or more in a narrow terminal).
  */
-export function useLayout(data: Pick<DashboardData, 'loggedIn' | 'apis' | 'settlements' | 'outbox'>, newKeys: NewApiKey[] = []): DashboardLayout {
+export function useLayout(data: Pick<DashboardData, 'loggedIn' | 'apis' | 'settlements' | 'outbox' | 'faults'>, newKeys: NewApiKey[] = []): DashboardLayout {
   const { columns, rows } = useWindowSize()
   const keyLines = newKeysPanelLines(newKeys)
-  const fixed = 1 + keyLines + 2 + (data.loggedIn ? 3 : 1) + 3 + helpBarLines({ faucet: data.loggedIn, width: columns })
+  const fixed = 1 + keyLines + 2 + faultsLineLines(data.faults.data) + (data.loggedIn ? 3 : 1) + 3 + helpBarLines({ faucet: data.loggedIn, width: columns })
   const budget = rows - 1 - fixed
   const wants = [apisPanelWants(data), settlementsPanelWants(data), outboxPanelWants(data)]
   const [apis = 0, settlements = 0, outbox = 0] = allocateRows(budget, wants)

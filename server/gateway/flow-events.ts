@@ -1,0 +1,50 @@
+import type { PaymentRequirements } from '@x402/core/types'
+import type { ApiRow } from '../db/tables.js'
+import type { ServerDeps } from '../deps.js'
+import type { PaymentEvent, PaymentEventType } from '../payment-events.js'
+import { nowIso } from '../ids.js'
+
+/** The request an event is about. */
+export type EventSubject = { api: ApiRow; endpointId: string | null; method: string; path: string; requirements: PaymentRequirements | undefined }
+
+/** The fields of one event beyond its subject. */
+export type EventDetails = Partial<Pick<PaymentEvent, 'payer' | 'transaction' | 'settlement_id' | 'reason' | 'error'>> & { status: number }
+
+export type FlowEvents = {
+  /** Whether the API's seller listens (one map lookup): the flow builds nothing otherwise. */
+  wanted(api: ApiRow): boolean
+  /** Publishes an event about `subject`, when its seller listens (otherwise nothing is built). */
+  emit(type: PaymentEventType, subject: EventSubject, details: EventDetails): void
+}
+
+/** The payment flow's side of the live stream (server/payment-events.ts): one cheap check per event when nobody listens. */
+export function createFlowEvents(deps: Pick<ServerDeps, 'events'>): FlowEvents {
+  const bus = deps.events
+  return {
+    wanted: (api) => bus?.wanted(api.user_id) ?? false,
+    emit(type, { api, endpointId, method, path, requirements }, details) {
+      if (!bus?.wanted(api.user_id)) return
+      bus.publish(api.user_id, {
+        type,
+        created_at: nowIso(),
+        environment: api.environment,
+        api_id: api.id,
+        api_slug: api.slug,
+        endpoint_id: endpointId,
+        method,
+        path,
+        amount: requirements?.amount ?? null,
+        asset: requirements?.asset ?? null,
+        network: requirements?.network ?? null,
+        pay_to: requirements?.payTo ?? null,
+        payer: details.payer ?? null,
+        transaction: details.transaction ?? null,
+        settlement_id: details.settlement_id ?? null,
+        reason: details.reason ?? null,
+        error: details.error ?? null,
+        status: details.status,
+        charged: type === 'payment.settled',
+      })
+    },
+  }
+}

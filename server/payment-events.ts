@@ -1,0 +1,100 @@
+import type { Environment } from '../core/hosts.js'
+
+/** What happened to a paid request, as the live stream (`GET /events`, `svc listen`) tells it. */
+export type PaymentEventType = 'payment.required' | 'payment.verified' | 'payment.settled' | 'payment.failed' | 'upstream.failed'
+
+/** One event, in the control plane's snake_case. Fields that do not apply to the type are null. */
+export type PaymentEvent = {
+  /** `evt_…`, increasing: the SSE `id`, for `Last-Event-ID`. */
+  id: string
+  type: PaymentEventType
+  created_at: string
+  environment: Environment
+  api_id: string
+  api_slug: string
+  endpoint_id: string | null
+  method: string
+  path: string
+  /** What the route asks (atomic units of `asset`). */
+  amount: string | null
+  asset: string | null
+  network: string | null
+  pay_to: string | null
+  payer: string | null
+  /** payment.settled: the settlement's transaction and record. */
+  transaction: string | null
+  settlement_id: string | null
+  /** payment.failed: the x402 reason, when the facilitator gave one. */
+  reason: string | null
+  /** payment.failed, upstream.failed: what the buyer was told. */
+  error: string | null
+  /** The HTTP status the buyer got. */
+  status: number
+  /** Whether the buyer was charged (true only for payment.settled). */
+  charged: boolean
+}
+
+export type PaymentEvents = {
+  /**
+   * Whether events of the seller `userId` are wanted: someone listens, or listened less than a minute ago (so a
+   * client that reconnects gets what it missed). The gateway builds no event otherwise.
+   */
+  wanted(userId: string): boolean
+  /** Hands `event` to the seller's listeners (synchronously; each buffers on its own) and keeps it for replays. */
+  publish(userId: string, event: Omit<PaymentEvent, 'id'>): void
+  /** Calls `listener` with every event of the seller from now on. @returns the function that stops it */
+  subscribe(userId: string, listener: (event: PaymentEvent) => void): () => void
+  /** The seller's kept events after `lastId` (oldest first); all kept ones when `lastId` is not kept any more. */
+  since(userId: string, lastId: string): PaymentEvent[]
+}
+
+export type PaymentEventsOptions = {
+  /** Events kept for replays (`Last-Event-ID`), all sellers together. @defaultValue 1000 */
+  keep?: number | undefined
+  /** How long events are still built after a seller's last listener left. @defaultValue 60_000 */
+  graceMs?: number | undefined
+}
+
+/**
+ * The in-process bus of payment events: the gateway publishes, the control plane's stream subscribes. Nothing is
+ * written anywhere; events are built only while a seller listens (see {@link PaymentEvents.wanted}).
+ */
+export function createPaymentEvents(options: PaymentEventsOptions = {}): PaymentEvents {
+  const { keep = 1000, graceMs = 60_000 } = options
+  const listeners = new Map<string, Set<(event: PaymentEvent) => void>>()
+  const leftAt = new Map<string, number>()
+  const kept: { userId: string; event: PaymentEvent }[] = []
+  // Ids sort in the order events happened: a per-process prefix and a counter.
+  const prefix = `evt_${Date.now().toString(36)}`
+  let counter = 0
+
+  return {
+    wanted(userId) {
+      if (listeners.has(userId)) return true
+      const left = leftAt.get(userId)
+      return left !== undefined && Date.now() - left < graceMs
+    },
+    publish(userId, fields) {
+      const event = { id: `${prefix}_${(++counter).toString().padStart(9, '0')}`, ...fields } as PaymentEvent
+      kept.push({ userId, event })
+      if (kept.length > keep) kept.shift()
+      for (const listener of listeners.get(userId) ?? []) listener(event)
+    },
+    subscribe(userId, listener) {
+      let set = listeners.get(userId)
+      if (!set) listeners.set(userId, (set = new Set()))
+      set.add(listener)
+      return () => {
+        set.delete(listener)
+        if (set.size === 0 && listeners.get(userId) === set) {
+          listeners.delete(userId)
+          leftAt.set(userId, Date.now())
+        }
+      }
+    },
+    since(userId, lastId) {
+      const at = kept.findIndex((entry) => entry.event.id === lastId)
+      return kept.slice(at + 1).filter((entry) => entry.userId === userId).map((entry) => entry.event)
+    },
+  }
+}
