@@ -28,6 +28,9 @@ export type BatchMiner = {
  */
 let miners = 0
 
+/** How often the pool is looked at for ready transactions no notification announced. */
+const sweepIntervalMs = 1_000
+
 export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
   // A URL of its own: viem keeps one socket per URL, and an Anvil restarted on the same port needs a new one.
   const socketUrl = `${rpcUrl.replace(/^http/, 'ws')}/?miner=${++miners}`
@@ -86,6 +89,13 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
   const subscription = await transport.value!.subscribe({ params: ['newPendingTransactions'], onData: mine, onError: () => {} })
   // Transactions that were already waiting (none on a fresh chain).
   mine()
+  // A safety net for a notification that never came (a socket hiccup, a transaction put back by the pool guard
+  // under load): ready transactions still waiting a second later are mined.
+  const sweep = setInterval(() => {
+    if (mining || stopped) return
+    void request('txpool_status').then((status) => Number((status as { pending: string }).pending) > 0 && mine(), () => {})
+  }, sweepIntervalMs)
+  sweep.unref()
   return {
     mine() {
       const ticket = ++requested
@@ -96,6 +106,7 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
     },
     async stop() {
       stopped = true
+      clearInterval(sweep)
       settle(requested)
       await subscription.unsubscribe().catch(() => {})
       ;(await transport.value!.getRpcClient()).close()
