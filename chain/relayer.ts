@@ -60,7 +60,8 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
    * answers the next simulation of the same transfer once (the settlement's, right after the verification).
    */
   async function readContract(args: Parameters<FacilitatorEvmSigner['readContract']>[0]): Promise<unknown> {
-    const call = { ...args, abi: args.abi as Abi, args: args.args as unknown[] } as Parameters<typeof client.readContract>[0]
+    // From the relayer, as its transaction would be (upto's proxy only lets the witness's facilitator settle).
+    const call = { ...args, account: sender.address, abi: args.abi as Abi, args: args.args as unknown[] } as Parameters<typeof client.readContract>[0]
     if (args.functionName !== 'transferWithAuthorization') return client.readContract(call)
     const key = canonicalJson([args.address, args.args])
     const until = simulated.get(key)
