@@ -15,6 +15,7 @@ import { decodePayment } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
 import { recordSettlement } from './settlement-record.js'
+import { takeChargeOverride } from './settlement-overrides.js'
 import { createSettlementJournal, type SettlementJournalOptions } from './settlement-journal.js'
 import { createTrafficStats } from './traffic-stats.js'
 import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
@@ -149,7 +150,14 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       answer.done()
       return failed(502, `the upstream answered ${answer.status}; the payment was not settled`)
     }
+    // An upto payment charges what the upstream says it used (its Settlement-Overrides header, never shown to the buyer).
+    const charge = takeChargeOverride(answer.headers, requirements, server)
     if (answer.status >= 400) return { type: 'pass-through', upstream: answer }
+    if (charge.type === 'invalid') {
+      answer.body.resume()
+      answer.done()
+      return failed(502, charge.error)
+    }
 
     const body = await answer.read()
     if (!Buffer.isBuffer(body)) return failed(body.status, `${body.error}; the payment was not settled`)
@@ -165,7 +173,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     let settlementId: string | undefined
     let settled: Awaited<ReturnType<typeof settlePayment>>
     try {
-      settled = await settlePayment(server, payload, requirements)
+      settled = await settlePayment(server, payload, requirements, charge.type === 'amount' ? charge.amount : undefined)
       if (settled.type === 'accepted') {
         const { response } = settled
         settlementId = await recordSettlement(

@@ -15,7 +15,7 @@ import { paymentMiddleware, setSettlementOverrides } from '@x402/express'
 import { declareEip2612GasSponsoringExtension } from '@x402/extensions'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import express from 'express'
-import { createWalletClient, http, maxUint256, type Address, type LocalAccount } from 'viem'
+import { maxUint256, type Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { sandboxUsdcAbi } from '../../chain/contracts/generated/sandboxUsdc.js'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
@@ -70,11 +70,14 @@ afterAll(async () => {
 const usdcBalance = (address: Address) =>
   services.chain.client.readContract({ address: services.chain.usdc.address, abi: sandboxUsdcAbi, functionName: 'balanceOf', args: [address] })
 
-/** A buyer with USDC (and ETH only when `gas`), paying with the official client: exact and upto, both over Permit2 when asked. */
-async function newBuyer(options: { gas?: boolean } = {}) {
+/**
+ * A buyer with 10 USDC and no ETH, paying with the official client: exact and upto, both over Permit2 when asked.
+ * `approved`: the faucet also approved Permit2 for it.
+ */
+async function newBuyer(options: { approved?: boolean } = {}) {
   const account = newAccount()
-  await services.manager.fund(account.address, 'usdc', '10')
-  if (options.gas) await services.manager.fund(account.address, 'eth', '1')
+  const funded = await services.manager.fund(account.address, 'usdc', '10', { approvePermit2: options.approved })
+  if (options.approved) expect(funded.transactions.permit2_approval).toMatch(/^0x[0-9a-f]{64}$/)
   const { network, usdc } = services.chain
   // rpcUrl lets the exact and upto schemes read the Permit2 allowance and sign an EIP-2612 permit when a seller sponsors it.
   const client = new x402Client()
@@ -90,11 +93,6 @@ async function newBuyer(options: { gas?: boolean } = {}) {
   return { account, pay: wrapFetchWithPayment(recordingFetch, client), sent }
 }
 
-async function approvePermit2(account: LocalAccount) {
-  const wallet = createWalletClient({ account, chain: services.chain.chain, transport: http(services.rpcUrl) })
-  const hash = await wallet.writeContract({ address: services.chain.usdc.address, abi: sandboxUsdcAbi, functionName: 'approve', args: [PERMIT2_ADDRESS, maxUint256] })
-  await services.chain.client.waitForTransactionReceipt({ hash })
-}
 
 const settlementOf = (response: Response) => decodePaymentResponseHeader(response.headers.get('payment-response')!)
 const refusalOf = (response: Response) => decodePaymentRequiredHeader(response.headers.get('payment-required')!)
@@ -112,9 +110,10 @@ describe('svc facilitator /supported', () => {
 })
 
 describe('exact via Permit2', () => {
-  test('a buyer that approved Permit2 pays; the seller is paid the price', async () => {
-    const buyer = await newBuyer({ gas: true })
-    await approvePermit2(buyer.account)
+  test('a buyer the faucet approved Permit2 for pays; the seller is paid the price', async () => {
+    const buyer = await newBuyer({ approved: true })
+    const allowance = await services.chain.client.readContract({ address: services.chain.usdc.address, abi: sandboxUsdcAbi, functionName: 'allowance', args: [buyer.account.address, PERMIT2_ADDRESS] })
+    expect(allowance).toBe(maxUint256)
     const before = await usdcBalance(payTo)
     const response = await buyer.pay(`${seller.url}/permit2`)
     expect(response.status).toBe(200)
@@ -140,6 +139,7 @@ describe('exact via Permit2', () => {
     expect(settlementOf(response)).toMatchObject({ success: true, payer: buyer.account.address })
     expect(await usdcBalance(payTo)).toBe(before + 20_000n)
     expect(await services.chain.client.getTransactionCount({ address: buyer.account.address })).toBe(0)
+    expect(await services.chain.client.getBalance({ address: buyer.account.address })).toBe(0n)
   })
 
   test('a buyer without approval where nothing sponsors it is refused with permit2_allowance_required (x402 answers 412)', async () => {
@@ -151,8 +151,7 @@ describe('exact via Permit2', () => {
   })
 
   test('a replayed Permit2 payment is refused: Permit2 spent its nonce', async () => {
-    const buyer = await newBuyer({ gas: true })
-    await approvePermit2(buyer.account)
+    const buyer = await newBuyer({ approved: true })
     expect((await buyer.pay(`${seller.url}/permit2`)).status).toBe(200)
     const before = await usdcBalance(payTo)
     const replay = await fetch(`${seller.url}/permit2`, { headers: { 'payment-signature': buyer.sent[0]! } })
@@ -169,8 +168,7 @@ describe('exact via Permit2', () => {
 
 describe('upto', () => {
   test('the buyer signs the maximum, the seller settles what was used through Settlement-Overrides', async () => {
-    const buyer = await newBuyer({ gas: true })
-    await approvePermit2(buyer.account)
+    const buyer = await newBuyer({ approved: true })
     const before = await usdcBalance(payTo)
     const response = await buyer.pay(`${seller.url}/metered?used=1234`)
     expect(response.status).toBe(200)
@@ -182,8 +180,7 @@ describe('upto', () => {
   })
 
   test('nothing used settles zero: success without a transaction', async () => {
-    const buyer = await newBuyer({ gas: true })
-    await approvePermit2(buyer.account)
+    const buyer = await newBuyer({ approved: true })
     const before = await usdcBalance(payTo)
     const response = await buyer.pay(`${seller.url}/metered?used=0`)
     expect(response.status).toBe(200)
