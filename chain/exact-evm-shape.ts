@@ -43,9 +43,58 @@ export const eip3009PayloadSchema = z.object(
   { error: 'expected {signature, authorization}' },
 )
 
-/** Whether requirements (or a payload's `accepted`) name the exact scheme on an EVM network. */
+/** A Permit2 `permitWitnessTransferFrom` authorization of `@x402/evm`, with the scheme's witness. */
+const permit2Authorization = (witness: z.ZodType) =>
+  z.object(
+    {
+      from: address,
+      permitted: z.object({ token: address, amount: uint256 }, { error: 'expected {token, amount}' }),
+      spender: address,
+      nonce: uint256,
+      deadline: uint256,
+      witness,
+    },
+    { error: 'expected {from, permitted, spender, nonce, deadline, witness}' },
+  )
+
+/** The exact scheme's Permit2 payload (`extra.assetTransferMethod: "permit2"`): a signature over a witness transfer to the exact proxy. */
+export const exactPermit2PayloadSchema = z.object(
+  {
+    signature: hexBytes,
+    permit2Authorization: permit2Authorization(z.object({ to: address, validAfter: uint256 }, { error: 'expected {to, validAfter}' })),
+  },
+  { error: 'expected {signature, permit2Authorization}' },
+)
+
+/** The upto scheme's payload: a Permit2 signature over a witness transfer to the upto proxy, naming the facilitator. */
+export const uptoPermit2PayloadSchema = z.object(
+  {
+    signature: hexBytes,
+    permit2Authorization: permit2Authorization(
+      z.object({ to: address, facilitator: address, validAfter: uint256 }, { error: 'expected {to, facilitator, validAfter}' }),
+    ),
+  },
+  { error: 'expected {signature, permit2Authorization}' },
+)
+
+/** The EVM schemes svc's facilitator judges: `exact` (EIP-3009 or Permit2) and `upto` (Permit2). */
+export const evmSchemes = ['exact', 'upto'] as const
+
+/** Whether requirements (or a payload's `accepted`) name an EVM scheme svc judges ({@link evmSchemes}) on an EVM network. */
 export function isExactEvm(requirements: { scheme?: unknown; network?: unknown }): boolean {
-  return requirements.scheme === 'exact' && typeof requirements.network === 'string' && requirements.network.startsWith('eip155:')
+  return (
+    (evmSchemes as readonly unknown[]).includes(requirements.scheme) && typeof requirements.network === 'string' && requirements.network.startsWith('eip155:')
+  )
+}
+
+/**
+ * The shape of the scheme payload a payment of these requirements carries: upto's Permit2 payload, the exact scheme's
+ * Permit2 payload when the payload has a `permit2Authorization` (as `@x402/evm` routes it), else EIP-3009's.
+ */
+export function schemePayloadSchema(requirements: { scheme?: unknown }, schemePayload: unknown): z.ZodType {
+  if (requirements.scheme === 'upto') return uptoPermit2PayloadSchema
+  const isPermit2 = typeof schemePayload === 'object' && schemePayload !== null && 'permit2Authorization' in schemePayload
+  return isPermit2 ? exactPermit2PayloadSchema : eip3009PayloadSchema
 }
 
 /** What is wrong with `value` under `schema`, as one bounded line naming the first problem (`prefix.path: …`), or undefined. */

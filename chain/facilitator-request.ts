@@ -1,6 +1,6 @@
 import { parsePaymentPayload, parsePaymentRequirements } from '@x402/core/schemas'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import { describeIssue, eip3009PayloadSchema, exactEvmRequirementsSchema, isExactEvm, shapeProblem } from './exact-evm-shape.js'
+import { describeIssue, exactEvmRequirementsSchema, isExactEvm, schemePayloadSchema, shapeProblem } from './exact-evm-shape.js'
 
 /** Why a `/verify` or `/settle` body was refused: the x402 reason and a bounded message naming the first problem. */
 export type RefusedRequest = { error: string; reason: 'invalid_payload' | 'invalid_payment_requirements' }
@@ -9,7 +9,7 @@ export type FacilitatorRequest = { payload: PaymentPayload; requirements: Paymen
 
 /**
  * Validates a `/verify` or `/settle` body: x402's own schemas first (`@x402/core/schemas`), then, for the exact
- * scheme on an EVM network, the fields they leave open (addresses, amounts, times, nonce, signature), so a
+ * and upto schemes on an EVM network, the fields they leave open (addresses, amounts, times, nonce, signature), so a
  * malformed one is refused here rather than thrown from deep inside `@x402/evm`. Other schemes, networks and
  * versions pass on, for the facilitator to refuse with its verdict (`unsupported_scheme`, `invalid_network` …).
  */
@@ -26,8 +26,8 @@ export function parseFacilitatorRequest(body: unknown): FacilitatorRequest {
 }
 
 /**
- * For an x402 v2 payment of the exact scheme on an EVM network: the fields x402's schemas leave open (addresses,
- * amounts, times, nonce, signature), checked so a malformed one is refused rather than thrown from inside
+ * For an x402 v2 payment of the exact or upto scheme on an EVM network: the fields x402's schemas leave open (addresses,
+ * amounts, times, nonce, signature; EIP-3009's or Permit2's), checked so a malformed one is refused rather than thrown from inside
  * `@x402/evm`. Undefined when they are well formed (or the payment is of another kind).
  */
 export function checkExactEvmFields(payload: PaymentPayload, requirements: PaymentRequirements): RefusedRequest | undefined {
@@ -38,7 +38,7 @@ export function checkExactEvmFields(payload: PaymentPayload, requirements: Payme
   }
   const problem =
     (isExactEvm(payload.accepted) ? shapeProblem(exactEvmRequirementsSchema, payload.accepted, 'paymentPayload.accepted') : undefined) ??
-    (isExactEvm(requirements) ? shapeProblem(eip3009PayloadSchema, payload.payload, 'paymentPayload.payload') : undefined)
+    (isExactEvm(requirements) ? shapeProblem(schemePayloadSchema(requirements, payload.payload), payload.payload, 'paymentPayload.payload') : undefined)
   if (problem) return { error: problem, reason: 'invalid_payload' }
   return undefined
 }

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto'
 import { x402Facilitator } from '@x402/core/facilitator'
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
+import { UptoEvmScheme } from '@x402/evm/upto/facilitator'
+import { EIP2612_GAS_SPONSORING } from '@x402/extensions'
 import type { Express, Response } from 'express'
 import { canonicalJson } from '../core/canonical-json.js'
 import { machineClock, type Clock } from '../core/clock.js'
@@ -9,9 +11,11 @@ import { authorizationWindowReason } from './authorization-window.js'
 import { authorizationFields } from '../core/eip3009-authorization.js'
 import { createErrorHandler, createJsonApp, cutText, errorMessageLimit, notFoundHandler } from '../core/http.js'
 import type { SandboxChain } from './chain.js'
+import { evmSchemes } from './exact-evm-shape.js'
 import { parseFacilitatorRequest } from './facilitator-request.js'
 import { injectedSettleAnswer, injectedVerifyAnswer } from './fault-answers.js'
 import type { FaultBook } from './faults.js'
+import { explainPermit2Refusal } from './permit2-diagnosis.js'
 import { createRelayerSigner } from './relayer.js'
 
 /**
@@ -27,7 +31,7 @@ const chainRestartRetryAfterSeconds = 1
 const chainUnavailable = 'the Sandbox chain is restarting: retry in a moment'
 
 export type SandboxFacilitator = {
-  /** The official x402 facilitator with the exact EVM scheme on the sandbox network only. */
+  /** The official x402 facilitator with the exact and upto EVM schemes on the sandbox network only. */
   facilitator: x402Facilitator
   verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>
   /**
@@ -62,13 +66,17 @@ export type SandboxFacilitatorOptions = {
 export const chainUnavailableMessage = chainUnavailable
 
 /**
- * The development x402 facilitator: `x402Facilitator` + `@x402/evm`'s exact scheme, relaying from an Anvil dev
- * account, served as `GET /supported`, `POST /verify`, `POST /settle`.
+ * The development x402 facilitator: `x402Facilitator` + `@x402/evm`'s exact scheme (EIP-3009, and Permit2 through
+ * x402's exact proxy, with the `eip2612GasSponsoring` extension) and upto scheme (Permit2 through x402's upto proxy),
+ * relaying from an Anvil dev account, served as `GET /supported`, `POST /verify`, `POST /settle`.
  */
 export function createFacilitator(chain: SandboxChain, options: SandboxFacilitatorOptions = {}): SandboxFacilitator {
   const { clock = machineClock, faults } = options
   const signer = createRelayerSigner(chain)
-  const facilitator = new x402Facilitator().register(chain.network, new ExactEvmScheme(signer, { simulateInSettle: true }))
+  const facilitator = new x402Facilitator()
+    .register(chain.network, new ExactEvmScheme(signer, { simulateInSettle: true }))
+    .register(chain.network, new UptoEvmScheme(signer))
+    .registerExtension(EIP2612_GAS_SPONSORING)
   const settlements = new Map<string, Promise<SettleResponse>>()
 
   function reset() {
@@ -86,7 +94,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   function unsupported(requirements: PaymentRequirements, x402Version: number): string | undefined {
     if (x402Version !== 2) return 'invalid_x402_version'
     if (requirements.network !== chain.network) return 'invalid_network'
-    if (requirements.scheme !== 'exact') return 'unsupported_scheme'
+    if (!(evmSchemes as readonly string[]).includes(requirements.scheme)) return 'unsupported_scheme'
     return undefined
   }
 
@@ -97,7 +105,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     if (late) return { isValid: false, invalidReason: late, payer: authorizationFields(payload.payload).from }
     // The transfer's simulation starts now, beside the scheme's signature recovery (chain/simulation-prefetch.ts).
     signer.prefetch.start(payload, requirements)
-    const response = await facilitator.verify(payload, requirements)
+    const response = await explainPermit2Refusal(chain.client, payload, await facilitator.verify(payload, requirements))
     return response.invalidMessage ? { ...response, invalidMessage: condense(response.invalidMessage) } : response
   }
 

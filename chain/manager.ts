@@ -7,6 +7,7 @@ import { formatUsdc, parseUsdc } from '../core/sandbox-usdc.js'
 import type { SandboxChain } from './chain.js'
 import { multicall3Address } from './constants.js'
 import { sandboxUsdcAbi } from './contracts/generated/sandboxUsdc.js'
+import { approvePermit2For } from './permit2-approval.js'
 
 export type ChainManagerOptions = {
   /** ETH a faucet call sends by default, in wei. @defaultValue 10 ETH */
@@ -22,7 +23,8 @@ export type FaucetResult = {
   address: Address
   asset: FaucetAsset
   funded: { eth_wei?: `0x${string}`; usdc_base?: `0x${string}` }
-  transactions: { usdc?: `0x${string}` }
+  /** The USDC mint or transfer; the Permit2 approval, when asked for. */
+  transactions: { usdc?: `0x${string}`; permit2_approval?: `0x${string}` }
   balances: Balances
 }
 
@@ -43,6 +45,8 @@ export const faucetSchema = z.strictObject({
     .string({ error: 'amount must be a decimal string in whole units, e.g. "2.5"' })
     .regex(/^\d{1,30}(\.\d{1,18})?$/, { error: 'amount must be a decimal string in whole units, e.g. "2.5"' })
     .optional(),
+  /** Also approve Permit2 for the address's USDC (buyers paying through Permit2 without a sponsored EIP-2612 permit). */
+  approve_permit2: z.boolean({ error: 'approve_permit2 must be true or false' }).optional(),
 })
 
 export const balancesSchema = z.strictObject({ address: addressSchema })
@@ -51,7 +55,12 @@ export type ChainManager = {
   app: Express
   info(): Record<string, unknown>
   balances(address: Address): Promise<Balances>
-  fund(address: Address, asset?: FaucetAsset, amount?: string): Promise<FaucetResult>
+  fund(address: Address, asset?: FaucetAsset, amount?: string, options?: FundOptions): Promise<FaucetResult>
+}
+
+export type FundOptions = {
+  /** Also approve Permit2 to spend the address's USDC (chain/permit2-approval.ts). @defaultValue false */
+  approvePermit2?: boolean | undefined
 }
 
 /**
@@ -94,7 +103,7 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
     }
   }
 
-  async function fund(address: Address, asset: FaucetAsset = 'all', amount?: string): Promise<FaucetResult> {
+  async function fund(address: Address, asset: FaucetAsset = 'all', amount?: string, options: FundOptions = {}): Promise<FaucetResult> {
     if (amount !== undefined && asset === 'all') throw new BadRequestError('amount needs asset "eth" or "usdc"')
     const ethWei = asset === 'usdc' ? 0n : amount ? parseEther(amount) : defaultEthWei
     const usdcBase = asset === 'eth' ? 0n : amount ? parseUnits(amount, chain.usdc.decimals) : defaultUsdcBase
@@ -115,6 +124,8 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
             if (transaction) result.transactions.usdc = transaction
           }),
       ])
+      // After the ETH, which pays for it.
+      if (options.approvePermit2) result.transactions.permit2_approval = await approvePermit2For(chain, address)
     } catch (error) {
       throw new ChainError(`funding ${address} failed: ${toSvcError(error).message}`, { cause: error })
     }
@@ -134,8 +145,8 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
     res.json({ address, ...(await balances(address)) })
   })
   app.post('/faucet', async (req, res) => {
-    const { address, asset, amount } = parseBody(faucetSchema, req.body)
-    res.json(await fund(address, asset, amount))
+    const { address, asset, amount, approve_permit2 } = parseBody(faucetSchema, req.body)
+    res.json(await fund(address, asset, amount, { approvePermit2: approve_permit2 }))
   })
   app.use(notFoundHandler)
   app.use(createErrorHandler(options))

@@ -70,7 +70,8 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
    * answers the next simulation of the same transfer once (the settlement's, right after the verification).
    */
   async function readContract(args: Parameters<FacilitatorEvmSigner['readContract']>[0]): Promise<unknown> {
-    const call = { ...args, abi: args.abi as Abi, args: args.args as unknown[] } as Parameters<typeof client.readContract>[0]
+    // From the relayer its transaction would come from (upto's proxy only lets the witness's facilitator settle).
+    const call = { ...args, account: requiredSender(args.args) ?? addresses[0]!, abi: args.abi as Abi, args: args.args as unknown[] } as Parameters<typeof client.readContract>[0]
     if (args.functionName !== 'transferWithAuthorization') return client.readContract(call)
     const key = contractReadKey(args.address, args.args)
     const until = simulated.get(key)
@@ -80,6 +81,18 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
     simulated.set(key, Date.now() + simulatedTtlMs)
     if (simulated.size > simulatedMemory) simulated.delete(simulated.keys().next().value!)
     return result
+  }
+
+  /**
+   * The relayer a call must come from: the `facilitator` an upto payment's witness names (one of the pool, as the
+   * scheme's `getExtra` offered it), else any.
+   */
+  function requiredSender(callArgs: readonly unknown[] | undefined): Address | undefined {
+    for (const arg of callArgs ?? []) {
+      const named = (arg as { facilitator?: unknown } | null)?.facilitator
+      if (typeof named === 'string' && addresses.some((address) => address.toLowerCase() === named.toLowerCase())) return named as Address
+    }
+    return undefined
   }
 
   /**
@@ -117,7 +130,7 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
       if (args.dataSuffix) data = `${data}${args.dataSuffix.slice(2)}`
       // A transfer being sent is simulated for real the next time (a replay is refused by the chain).
       if (args.functionName === 'transferWithAuthorization') simulated.delete(contractReadKey(args.address, args.args))
-      return send(args.address, data, args.gas ?? contractCallGas)
+      return send(args.address, data, args.gas ?? contractCallGas, requiredSender(args.args))
     },
     sendTransaction: (args) => send(args.to, args.data, undefined),
     waitForTransactionReceipt: (args) => (senders.find((sender) => sender.minedReceipt(args.hash)) ?? senders[0]!).waitForReceipt(args.hash, args.timeout),

@@ -4,6 +4,7 @@ import { sandboxUsdcAbi, sandboxUsdcDeployedBytecode } from './contracts/generat
 import { multicall3Address } from './constants.js'
 import { sandboxUsdcDomain, usdcAddress, usdcDecimals } from '../core/sandbox-usdc.js'
 import type { TxSender } from './tx-sender.js'
+import { installPermit2Contracts } from './permit2-contracts.js'
 
 export type UsdcInfo = {
   address: Address
@@ -19,13 +20,15 @@ export type UsdcInfo = {
 type Clients = { client: PublicClient; testClient: TestClient; minter: TxSender }
 
 /**
- * Makes sure the chain has a USDC-compatible token at the USDC address and a Multicall3 at its canonical address.
- * A token that already has code (a fork) is used as it is: its EIP-712 name and version are read from the chain.
+ * Makes sure the chain has a USDC-compatible token at the USDC address, a Multicall3 at its canonical address, and
+ * Permit2 with x402's exact and upto Permit2 proxies at theirs (chain/permit2-contracts.ts). A token that already has
+ * code (a fork) is used as it is: its EIP-712 name and version are read from the chain.
  */
 export async function installContracts({ client, testClient, minter }: Clients): Promise<UsdcInfo> {
   const [usdcCode, multicallCode] = await Promise.all([
     client.getCode({ address: usdcAddress }),
     client.getCode({ address: multicall3Address }),
+    installPermit2Contracts({ client, testClient }),
   ])
   if (!multicallCode || multicallCode === '0x')
     await testClient.setCode({ address: multicall3Address, bytecode: multicall3DeployedBytecode })

@@ -511,10 +511,15 @@ export interface paths {
                             /** Format: uri */
                             sandbox_base_url: string;
                             environments: components["schemas"]["Environment"][];
-                            schemes: "exact"[];
-                            payment_tokens: (components["schemas"]["PaymentToken"] & {
+                            schemes: ("exact" | "upto")[];
+                            payment_tokens: {
                                 environment: components["schemas"]["Environment"];
-                            })[];
+                                address: string;
+                                symbol: string;
+                                decimals: number;
+                                network: string;
+                                extra: components["schemas"]["PaymentToken"]["extra"];
+                            }[];
                             api_key_prefixes: {
                                 /** @constant */
                                 production: "svc_live_";
@@ -2335,8 +2340,11 @@ export interface components {
          */
         PathPattern: string;
         Accept: {
-            /** @constant */
-            scheme: "exact";
+            /**
+             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header
+             * @enum {unknown}
+             */
+            scheme: "exact" | "upto";
             /** @description CAIP-2; eip155:845320402 on development APIs */
             network: string;
             /** @description token contract (checksummed); the Sandbox USDC on development APIs */
@@ -2345,14 +2353,22 @@ export interface components {
             amount: string;
             /** @default 300 */
             max_timeout_seconds: number;
-            /** @description for the Sandbox USDC: name, version, assetTransferMethod (filled in when missing) */
-            extra?: Record<string, unknown>;
+            /** @description for the Sandbox USDC: name, version (filled in when missing); assetTransferMethod eip3009 (the default of exact) or permit2 (upto always pays through Permit2) */
+            extra?: {
+                /** @enum {unknown} */
+                assetTransferMethod?: "eip3009" | "permit2";
+            } & {
+                [key: string]: unknown;
+            };
         };
         Accepts: components["schemas"]["Accept"][];
         /** @description An accept option as a request gives it; `max_timeout_seconds` may be left out (300). */
         AcceptInput: {
-            /** @constant */
-            scheme: "exact";
+            /**
+             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header
+             * @enum {unknown}
+             */
+            scheme: "exact" | "upto";
             /** @description CAIP-2; eip155:845320402 on development APIs */
             network: string;
             /** @description token contract; the Sandbox USDC on development APIs */
@@ -2361,8 +2377,13 @@ export interface components {
             amount: string;
             /** @default 300 */
             max_timeout_seconds?: number;
-            /** @description for the Sandbox USDC: name, version, assetTransferMethod (filled in when missing) */
-            extra?: Record<string, unknown>;
+            /** @description for the Sandbox USDC: name, version (filled in when missing); assetTransferMethod eip3009 (the default of exact) or permit2 (upto always pays through Permit2) */
+            extra?: {
+                /** @enum {unknown} */
+                assetTransferMethod?: "eip3009" | "permit2";
+            } & {
+                [key: string]: unknown;
+            };
         };
         AcceptsInput: components["schemas"]["AcceptInput"][];
         Endpoint: {
@@ -2639,6 +2660,11 @@ export interface components {
             asset?: "all" | "eth" | "usdc";
             /** @description whole units (ETH or USDC), e.g. "2.5"; needs asset `eth` or `usdc`; default: the chain manager's default amounts */
             amount?: string;
+            /**
+             * @description also approve Permit2 (0x000000000022D473030F116dDEE9F6B43aC78BA3) to spend the address's USDC, sent as the address on the Sandbox chain, for buyers paying through Permit2 (exact with assetTransferMethod permit2, upto) without a sponsored EIP-2612 permit; its gas is added when the address has too little ETH
+             * @default false
+             */
+            approve_permit2?: boolean;
         };
         SandboxFaucetResult: {
             address: components["schemas"]["SandboxAddress"];
@@ -2649,9 +2675,10 @@ export interface components {
                 eth_wei?: components["schemas"]["SandboxHexQuantity"];
                 usdc_base?: components["schemas"]["SandboxHexQuantity"];
             };
-            /** @description the USDC transfer or mint transaction, when there was one */
+            /** @description the USDC transfer or mint transaction, when there was one; the Permit2 approval, when asked for */
             transactions: {
                 usdc?: string;
+                permit2_approval?: string;
             };
             /** @description the balances after the funding */
             balances: {

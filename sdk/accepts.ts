@@ -15,6 +15,10 @@ export type AcceptsForOptions = {
   asset?: string | undefined
   /** Payment validity window in seconds. @defaultValue left out (the server's default, 300) */
   maxTimeoutSeconds?: number | undefined
+  /** `exact` (amount is the price) or `upto` (amount is the maximum; the upstream's Settlement-Overrides says what is charged). @defaultValue 'exact' */
+  scheme?: 'exact' | 'upto' | undefined
+  /** How the token moves (`extra.assetTransferMethod`). @defaultValue left out: EIP-3009 for exact, Permit2 for upto */
+  assetTransferMethod?: 'eip3009' | 'permit2' | undefined
   /** The {@link UsageError}'s message when `network` or `asset` is left out outside the Sandbox (each front end names its own flags). */
   missingMessage: string
 }
@@ -24,7 +28,7 @@ export type AcceptsForOptions = {
  * GET /config/local-dev in the development environment and are required in production.
  */
 export async function acceptsFor(options: AcceptsForOptions): Promise<Accept[]> {
-  const { client, environment, amount, maxTimeoutSeconds, missingMessage } = options
+  const { client, environment, amount, maxTimeoutSeconds, missingMessage, scheme = 'exact', assetTransferMethod } = options
   let { network, asset } = options
   if (network === undefined || asset === undefined) {
     if ((typeof environment === 'function' ? await environment() : environment) !== 'development') throw new UsageError(missingMessage)
@@ -32,5 +36,14 @@ export async function acceptsFor(options: AcceptsForOptions): Promise<Accept[]> 
     network ??= usdc.network
     asset ??= usdc.address
   }
-  return [{ scheme: 'exact', network, asset, amount, ...(maxTimeoutSeconds === undefined ? {} : { max_timeout_seconds: maxTimeoutSeconds }) }]
+  return [
+    {
+      scheme,
+      network,
+      asset,
+      amount,
+      ...(maxTimeoutSeconds === undefined ? {} : { max_timeout_seconds: maxTimeoutSeconds }),
+      ...(assetTransferMethod === undefined ? {} : { extra: { assetTransferMethod } }),
+    },
+  ]
 }

@@ -129,8 +129,14 @@ export function createSvcClient(options: SvcClientOptions) {
       wallet: () => request<T.SandboxWallet>('GET', '/sandbox-wallet'),
       resetWallet: () => request<T.SandboxWallet>('POST', '/sandbox-wallet/reset'),
       balances: (address: string) => request<T.Balances>('POST', '/dev/balances', { address }),
-      faucet: (address: string, asset: 'all' | 'eth' | 'usdc' = 'all', amount?: string) =>
-        request<T.FaucetResult>('POST', '/dev/faucet', { address, asset, ...(amount === undefined ? {} : { amount }) }),
+      /** `options.approvePermit2`: also approve Permit2 for the address's USDC (Permit2 payments without a sponsored permit). */
+      faucet: (address: string, asset: 'all' | 'eth' | 'usdc' = 'all', amount?: string, options: { approvePermit2?: boolean } = {}) =>
+        request<T.FaucetResult>('POST', '/dev/faucet', {
+          address,
+          asset,
+          ...(amount === undefined ? {} : { amount }),
+          ...(options.approvePermit2 ? { approve_permit2: true } : {}),
+        }),
     },
     /** Whole-sandbox snapshots: local callers on {sandbox_base_url} only, no credential. */
     snapshots: {

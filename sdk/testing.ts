@@ -7,6 +7,7 @@ import '../core/polyfill.js'
 import { randomBytes } from 'node:crypto'
 import { x402Client } from '@x402/core/client'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { UptoEvmScheme } from '@x402/evm/upto/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
@@ -54,7 +55,12 @@ export type TestSandbox = {
   buyer: {
     address: Hex
     privateKey: Hex
-    /** `fetch` that pays 402s with the buyer's USDC (the official x402 client). */
+    /**
+     * `fetch` that pays 402s with the buyer's USDC (the official x402 client with `@x402/evm`'s exact and upto
+     * schemes): exact by EIP-3009 or Permit2, upto by Permit2. Its Permit2 allowance starts at 0: a Permit2 payment
+     * signs an EIP-2612 permit where the seller sponsors it (svc's gateway does); elsewhere, approve Permit2 first
+     * (the faucet's `approve_permit2`).
+     */
     fetch: typeof globalThis.fetch
   }
   /** `fetch` that resolves `*.localhost` (Node's resolver does not). */
@@ -111,7 +117,11 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
     const buyer = privateKeyToAccount(privateKey)
     await chain.manager.fund(buyer.address, 'eth', '10')
     await chain.manager.fund(buyer.address, 'usdc', buyerUsdc)
-    const payer = new x402Client().register(chain.chain.network, new ExactEvmScheme(buyer))
+    // The RPC lets the schemes read the Permit2 allowance and sign an EIP-2612 permit for a sponsored Permit2 payment.
+    const rpc = { rpcUrl: chain.rpcUrl }
+    const payer = new x402Client()
+      .register(chain.chain.network, new ExactEvmScheme(buyer, rpc))
+      .register(chain.chain.network, new UptoEvmScheme(buyer, rpc))
     payer.setSpendControls({ allowedAssets: [{ network: chain.chain.network, asset: chain.chain.usdc.address, maxAmountPerPayment }] })
     const local = createSvcClient({ baseUrl: server.sandboxControlUrl })
 

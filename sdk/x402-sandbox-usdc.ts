@@ -4,7 +4,8 @@
  * - buyers: `@x402/core`'s spend controls accept it (they allow the default assets of a scheme's `findDefaultAsset`),
  *   so a client built as in `@x402/fetch`'s README pays the sandbox without an `allowedAssets` entry;
  * - sellers: `price: '$0.01'` converts to it (`getDefaultAsset`), and an `{ amount, asset }` price without `extra`
- *   gets its EIP-712 domain (name, version), which buyers need to sign.
+ *   gets its EIP-712 domain (name, version), which buyers need to sign (EIP-3009, or an EIP-2612 permit that lets a
+ *   Permit2 payment go through without an approval), for the exact and the upto server schemes.
  *
  * `@x402/evm` ships two builds and the user's process loads one or both: the ESM build shares one `DEFAULT_ASSETS`
  * table between its entry points (the table `@x402/evm` exports); the CommonJS build bundles a private copy into each
@@ -16,6 +17,7 @@ import { dirname, sep } from 'node:path'
 import type { PaymentRequirements } from '@x402/core/types'
 import { DEFAULT_ASSETS } from '@x402/evm'
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server'
+import { UptoEvmScheme as UptoEvmServerScheme } from '@x402/evm/upto/server'
 import { sandboxNetwork, sandboxUsdcDomain, usdcAddress, usdcDecimals } from '../core/sandbox-usdc.js'
 
 /** The sandbox USDC as `@x402/evm` describes a default asset (EIP-3009, so no transfer-method override). */
@@ -39,8 +41,8 @@ export function addSandboxUsdc(table: AssetTable): void {
 const enhanced = new WeakSet<object>()
 
 /**
- * The exact server scheme takes an `{ amount, asset }` price's `extra` as given (`{}` without one) and never fills the
- * EIP-712 domain; for the sandbox USDC this fills `name` and `version` when both are missing.
+ * The exact and upto server schemes take an `{ amount, asset }` price's `extra` as given (`{}` without one) and never
+ * fill the EIP-712 domain; for the sandbox USDC this fills `name` and `version` when both are missing.
  */
 export function fillSandboxUsdcDomain(scheme: ServerSchemeClass): void {
   const proto = scheme.prototype
@@ -64,6 +66,7 @@ export function registerSandboxUsdc(): void {
   registered = true
   addSandboxUsdc(DEFAULT_ASSETS as unknown as AssetTable)
   fillSandboxUsdcDomain(ExactEvmServerScheme)
+  fillSandboxUsdcDomain(UptoEvmServerScheme)
   registerCommonJsBuild()
 }
 
@@ -73,13 +76,15 @@ type Compile = (this: CompilingModule, content: string, filename: string, ...res
 function registerCommonJsBuild(): void {
   const require = createRequire(import.meta.url)
   let cjsRoot: string
-  let cjsExactServer: string
+  let cjsServers: string[]
   try {
     cjsRoot = dirname(require.resolve('@x402/evm')) + sep
-    cjsExactServer = require.resolve('@x402/evm/exact/server')
+    cjsServers = [require.resolve('@x402/evm/exact/server'), require.resolve('@x402/evm/upto/server')]
   } catch {
     return
   }
+  /** The server scheme class a CommonJS server entry point exports. */
+  const serverScheme = (exports: Record<string, unknown>) => (exports.ExactEvmScheme ?? exports.UptoEvmScheme) as ServerSchemeClass
   // Appended to the file's source, where its private `var DEFAULT_ASSETS` is in scope (the file's own code is ES2020).
   const patchTable = [
     '',
@@ -95,12 +100,14 @@ function registerCommonJsBuild(): void {
   proto._compile = function (content, filename, ...rest) {
     const ours = filename.startsWith(cjsRoot) && /^var DEFAULT_ASSETS = \{/m.test(content)
     const result = compile.call(this, ours ? content + patchTable : content, filename, ...rest)
-    if (filename === cjsExactServer) fillSandboxUsdcDomain(this.exports.ExactEvmScheme as ServerSchemeClass)
+    if (cjsServers.includes(filename)) fillSandboxUsdcDomain(serverScheme(this.exports))
     return result
   }
   // Entry points required before this ran keep their private tables; the shared ones can still be reached.
   const loaded = require.cache[require.resolve('@x402/evm')]
   if (loaded) addSandboxUsdc((loaded.exports as { DEFAULT_ASSETS: AssetTable }).DEFAULT_ASSETS)
-  const server = require.cache[cjsExactServer]
-  if (server) fillSandboxUsdcDomain((server.exports as { ExactEvmScheme: ServerSchemeClass }).ExactEvmScheme)
+  for (const file of cjsServers) {
+    const server = require.cache[file]
+    if (server) fillSandboxUsdcDomain(serverScheme(server.exports as Record<string, unknown>))
+  }
 }

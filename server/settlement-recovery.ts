@@ -65,7 +65,9 @@ async function resolveRow(deps: ServerDeps, row: SettlementJournalRow, log: (mes
   const checkable = chain && row.environment === 'development' && row.network === chain.network && row.nonce !== null
   if (!checkable || row.chain_epoch !== chain.epoch) {
     await deleteJournalRow(deps.db, row.id)
-    const why = !checkable ? 'its network cannot be read from here' : 'the Sandbox chain it was paid on is gone'
+    // Only an EIP-3009 authorization says on the chain whether (and by which transaction) it was used; a Permit2 payment does not.
+    const unreadable = row.nonce === null ? 'it was paid through Permit2, which the chain cannot be asked about' : 'its network cannot be read from here'
+    const why = !checkable ? unreadable : 'the Sandbox chain it was paid on is gone'
     log(`svc: the unfinished payment ${row.id} (${row.method} ${row.path}, payer ${row.payer}) cannot be checked: ${why}`)
     return 'unverifiable'
   }

@@ -33,11 +33,12 @@ export function priceFrom({ price, amount }: PriceOptions, required: boolean): s
   return undefined
 }
 
-/** `0.01 USDC` for a USDC accept, `10000 units` otherwise. */
-export function describeAccept(accept: Pick<Accept, 'amount' | 'extra'>): string {
+/** `0.01 USDC` for a USDC accept, `10000 units` otherwise; an upto accept's amount is a maximum: `up to 0.10 USDC`. */
+export function describeAccept(accept: Pick<Accept, 'amount' | 'extra'> & { scheme?: string }): string {
   const name = accept.extra?.name
-  if (name === 'USDC') return `${formatUsdc(accept.amount)} USDC`
-  return `${accept.amount} units`
+  const upTo = accept.scheme === 'upto' ? 'up to ' : ''
+  if (name === 'USDC') return `${upTo}${formatUsdc(accept.amount)} USDC`
+  return `${upTo}${accept.amount} units`
 }
 
 /** A hexadecimal or decimal quantity in whole units: `0x3b9aca00`, 6 decimals → `1000`. */

@@ -3,7 +3,7 @@
  * Run `npm run build:contracts` after editing a `.sol` file; a test checks that the committed artifacts are
  * exactly what the sources compile to.
  */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
@@ -15,6 +15,9 @@ const here = dirname(fileURLToPath(import.meta.url))
 export const contracts = [
   { file: 'SandboxUSDC.sol', name: 'SandboxUSDC', exportName: 'sandboxUsdc' },
   { file: 'Multicall3.sol', name: 'Multicall3', exportName: 'multicall3' },
+  { file: 'Permit2.sol', name: 'Permit2', exportName: 'permit2' },
+  { file: 'X402ExactPermit2Proxy.sol', name: 'X402ExactPermit2Proxy', exportName: 'x402ExactPermit2Proxy' },
+  { file: 'X402UptoPermit2Proxy.sol', name: 'X402UptoPermit2Proxy', exportName: 'x402UptoPermit2Proxy' },
 ] as const
 
 type SolcOutput = {
@@ -27,7 +30,13 @@ export function compileContracts(): Map<string, string> {
   const solc = require('solc') as { compile(input: string): string; version(): string }
   const input = {
     language: 'Solidity',
-    sources: Object.fromEntries(contracts.map((c) => [c.file, { content: readFileSync(join(here, c.file), 'utf8') }])),
+    // Every source in the folder, so contracts can import shared ones (X402Permit2ProxyBase.sol).
+    sources: Object.fromEntries(
+      readdirSync(here)
+        .filter((file) => file.endsWith('.sol'))
+        .sort()
+        .map((file) => [file, { content: readFileSync(join(here, file), 'utf8') }]),
+    ),
     settings: {
       optimizer: { enabled: true, runs: 10_000 },
       evmVersion: 'cancun',

@@ -3,6 +3,7 @@ import { sandboxChainId, sandboxNetwork } from '../../core/sandbox-usdc.js'
 import { apiKeyPrefixes, controlUrl, environments } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
 import { sandboxUsdc } from '../payment-token.js'
+import { acceptSchemes } from './endpoint-input.js'
 
 /** Public configuration routes. */
 export function createConfigRoutes(deps: ServerDeps): Router {
@@ -17,7 +18,7 @@ export function createConfigRoutes(deps: ServerDeps): Router {
       base_url: controlUrl(hosts, 'production'),
       sandbox_base_url: controlUrl(hosts, 'development'),
       environments,
-      schemes: ['exact'],
+      schemes: acceptSchemes,
       payment_tokens: [{ environment: 'development', ...sandboxUsdc(deps) }],
       api_key_prefixes: apiKeyPrefixes,
     })

@@ -25,8 +25,21 @@ export const pathPatternSchema = z
 
 const maxUint256 = 2n ** 256n
 
+/** The payment schemes an accept may name: `exact` (a set price) and `upto` (a maximum; the upstream settles what was used). */
+export const acceptSchemes = ['exact', 'upto'] as const
+/** How an EVM payment moves the token (`extra.assetTransferMethod`): EIP-3009 (the default of `exact`) or Permit2. */
+export const assetTransferMethods = ['eip3009', 'permit2'] as const
+
+const acceptExtraSchema = z
+  .record(z.string(), z.unknown(), { error: 'expected an object' })
+  .superRefine((extra, ctx) => {
+    const method = extra.assetTransferMethod
+    if (method !== undefined && !(assetTransferMethods as readonly unknown[]).includes(method))
+      ctx.addIssue({ code: 'custom', path: ['assetTransferMethod'], message: `must be one of ${assetTransferMethods.join(', ')}` })
+  })
+
 export const acceptSchema = z.strictObject({
-  scheme: z.literal('exact', { error: required('only "exact" is supported') }),
+  scheme: z.enum(acceptSchemes, { error: required(`must be one of ${acceptSchemes.join(', ')}`) }),
   network: z
     .string({ error: required('expected a CAIP-2 network id') })
     .regex(/^eip155:[1-9][0-9]{0,19}$/, { error: 'must be a CAIP-2 EVM network id like "eip155:8453"' }),
@@ -42,7 +55,10 @@ export const acceptSchema = z.strictObject({
     .min(1, { error: 'between 1 and 86400' })
     .max(86_400, { error: 'between 1 and 86400' })
     .default(300),
-  extra: z.record(z.string(), z.unknown(), { error: 'expected an object' }).optional(),
+  extra: acceptExtraSchema.optional(),
+}).superRefine((accept, ctx) => {
+  if (accept.scheme === 'upto' && accept.extra?.assetTransferMethod === 'eip3009')
+    ctx.addIssue({ code: 'custom', path: ['extra', 'assetTransferMethod'], message: 'the upto scheme pays through Permit2 only: use "permit2" or leave it out' })
 })
 export type AcceptInput = z.infer<typeof acceptSchema>
 

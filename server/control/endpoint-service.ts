@@ -17,7 +17,7 @@ const probeOptions = (deps: ServerDeps): ProbeOptions => ({
 
 /**
  * The environment's rules on accept options: a development API takes only the Sandbox chain and its USDC
- * (whose EIP-712 `extra` is filled in where missing). `at` names the field in error messages.
+ * (whose EIP-712 `extra` is filled in where missing, and `assetTransferMethod`: permit2 for upto, eip3009 for exact). `at` names the field in error messages.
  */
 export function checkAccepts(deps: ServerDeps, api: ApiRow, accepts: AcceptInput[], at = 'accepts'): Accept[] {
   if (api.environment !== 'development') return accepts.map((accept) => ({ ...accept }))
@@ -27,7 +27,9 @@ export function checkAccepts(deps: ServerDeps, api: ApiRow, accepts: AcceptInput
       throw new BadRequestError(`${at}.${index}.network: a development API takes only network "${sandboxNetwork}" (the Sandbox chain)`)
     if (accept.asset.toLowerCase() !== usdc.address.toLowerCase())
       throw new BadRequestError(`${at}.${index}.asset: a development API takes only the Sandbox USDC ${usdc.address}`)
-    return { ...accept, asset: usdc.address, extra: { ...usdc.extra, ...accept.extra } }
+    // upto pays through Permit2 only; exact defaults to EIP-3009.
+    const method = accept.scheme === 'upto' ? { assetTransferMethod: 'permit2' } : {}
+    return { ...accept, asset: usdc.address, extra: { ...usdc.extra, ...method, ...accept.extra } }
   })
 }
 

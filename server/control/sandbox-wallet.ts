@@ -90,8 +90,8 @@ export function createSandboxRoutes(deps: ServerDeps): Router {
   })
 
   router.post('/dev/faucet', write, chainRunning, async (req, res) => {
-    const { address, asset, amount } = parseBody(faucetSchema, req.body)
-    res.json(await chain().manager.fund(address, asset, amount))
+    const { address, asset, amount, approve_permit2 } = parseBody(faucetSchema, req.body)
+    res.json(await chain().manager.fund(address, asset, amount, { approvePermit2: approve_permit2 }))
   })
 
   return router

@@ -4,6 +4,7 @@ import * as initial from './migrations/2026_11_21_00_00_00_initial.js'
 import * as gateway from './migrations/2026_11_21_01_00_00_gateway.js'
 import * as chainEpochs from './migrations/2026_11_22_00_00_00_chain_epochs.js'
 import * as settlementJournal from './migrations/2026_11_22_01_00_00_settlement_journal.js'
+import * as zeroCharges from './migrations/2026_11_22_03_00_00_zero_charges.js'
 import * as sandboxClock from './migrations/2026_11_22_03_30_00_sandbox_clock.js'
 import type { Database } from './tables.js'
 
@@ -13,6 +14,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_21_01_00_00_gateway': gateway,
   '2026_11_22_00_00_00_chain_epochs': chainEpochs,
   '2026_11_22_01_00_00_settlement_journal': settlementJournal,
+  '2026_11_22_03_00_00_zero_charges': zeroCharges,
   '2026_11_22_03_30_00_sandbox_clock': sandboxClock,
 }
 

@@ -11,7 +11,7 @@
  *
  * Price: the accepts in a known USDC (6 decimals; the Sandbox USDC or a USDC of @x402/evm's default asset table)
  * give the price in dollars, currency `USD`: one amount → `{ mode: 'fixed', amount }`, several → `{ mode: 'dynamic',
- * min, max }`. Accepts in other tokens give no price (their unit is unknown); without any USDC accept `price` is left
+ * min, max }`; an `upto` accept's amount is a maximum, so its price is dynamic from 0. Accepts in other tokens give no price (their unit is unknown); without any USDC accept `price` is left
  * out and `protocols` stays.
  *
  * /.well-known/x402 lists the same operations as absolute URLs on the requested host, with the OpenAPI path as
@@ -22,7 +22,7 @@ import type { ApiRow, EndpointRow } from '../db/tables.js'
 import { openApiParameter, openApiPath, type OpenApiPath } from '../../core/path-pattern.js'
 import { inferredRequestComment, type JsonSchema } from '../schema-inference.js'
 
-export type Accept = { network: string; asset: string; amount: string }
+export type Accept = { scheme?: string; network: string; asset: string; amount: string }
 
 export type DocumentInput = {
   api: ApiRow
@@ -44,9 +44,15 @@ export function usdcDollars(atomic: string): string {
   return `${value / scale}.${fraction}`
 }
 
-/** `x-payment-info` of an endpoint's accepts. */
+/**
+ * `x-payment-info` of an endpoint's accepts: a fixed price, or a dynamic one from its lowest to its highest option; an
+ * `upto` option's amount is a maximum (the upstream settles what was used, down to 0), so it makes the price dynamic
+ * from 0.
+ */
 export function paymentInfo(accepts: Accept[], isUsdc: DocumentInput['isUsdc']) {
-  const amounts = [...new Set(accepts.filter((a) => isUsdc(a.network, a.asset)).map((a) => BigInt(a.amount)))].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  const usdc = accepts.filter((a) => isUsdc(a.network, a.asset))
+  const bounds = usdc.flatMap((a) => (a.scheme === 'upto' ? [0n, BigInt(a.amount)] : [BigInt(a.amount)]))
+  const amounts = [...new Set(bounds)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   const protocols = [{ x402: {} }]
   if (amounts.length === 0) return { protocols }
   if (amounts.length === 1) return { price: { mode: 'fixed', currency: 'USD', amount: usdcDollars(String(amounts[0])) }, protocols }

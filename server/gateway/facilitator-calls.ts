@@ -36,11 +36,19 @@ export async function verifyPayment(server: x402ResourceServer, payload: Payment
   return { type: 'accepted', response: verified }
 }
 
-/** Settles a verified payment through the API's resource server (x402's `settlePayment`). */
-export async function settlePayment(server: x402ResourceServer, payload: PaymentPayload, requirements: PaymentRequirements): Promise<FacilitatorResult<SettleResponse>> {
+/**
+ * Settles a verified payment through the API's resource server (x402's `settlePayment`); `amount` (atomic units) is
+ * what an upto payment charges, when the upstream said (x402's settlement overrides).
+ */
+export async function settlePayment(
+  server: x402ResourceServer,
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  amount?: string,
+): Promise<FacilitatorResult<SettleResponse>> {
   let settled: SettleResponse
   try {
-    settled = await server.settlePayment(payload, requirements)
+    settled = await server.settlePayment(payload, requirements, undefined, undefined, amount === undefined ? undefined : { amount })
   } catch (error) {
     if (!(error instanceof SettleError)) return failed('settle', error)
     if (error.statusCode === 503) return unavailable(error.errorMessage)

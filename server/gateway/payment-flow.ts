@@ -18,6 +18,7 @@ import { decodePayment } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
 import { recordSettlement } from './settlement-record.js'
+import { takeChargeOverride } from './settlement-overrides.js'
 import { createSettlementJournal, type SettlementJournalOptions } from './settlement-journal.js'
 import { createTrafficStats } from './traffic-stats.js'
 import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
@@ -179,6 +180,13 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       tell('upstream.failed', attempt, { status: answer.status, error: `the upstream answered ${answer.status}; the payment was not settled`, payer: payerOf(verified.response) }, requirements)
       return { type: 'pass-through', upstream: answer }
     }
+    // An upto payment charges what the upstream says it used (its Settlement-Overrides header, never shown to the buyer).
+    const charge = takeChargeOverride(answer.headers, requirements, server)
+    if (charge.type === 'invalid') {
+      answer.body.resume()
+      answer.done()
+      return upstreamFailed(502, charge.error)
+    }
 
     const body = await answer.read()
     if (!Buffer.isBuffer(body)) return upstreamFailed(body.status, `${body.error}; the payment was not settled`)
@@ -199,7 +207,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     let settlementId: string | undefined
     let settled: Awaited<ReturnType<typeof settlePayment>>
     try {
-      settled = await settlePayment(server, payload, requirements)
+      settled = await settlePayment(server, payload, requirements, charge.type === 'amount' ? charge.amount : undefined)
       if (settled.type === 'accepted') {
         const { response } = settled
         settlementId = await recordSettlement(

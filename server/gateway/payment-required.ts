@@ -1,6 +1,7 @@
 import type { x402ResourceServer } from '@x402/core/server'
 import type { PaymentRequirements } from '@x402/core/types'
 import { encodePaymentRequiredHeader } from '@x402/core/http'
+import { EIP2612_GAS_SPONSORING, declareEip2612GasSponsoringExtension } from '@x402/extensions'
 import { routePatternOf } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import { discoveryExtension } from './bazaar-extension.js'
@@ -57,7 +58,21 @@ async function buildOffer(route: GatewayRoute, server: x402ResourceServer, api: 
   }
   if (requirements.length === 0)
     throw new FacilitatorUnavailableError(`the facilitator cannot take any payment option of ${route.endpoint.method} ${route.endpoint.path_pattern} (${problems.join('; ')})`)
-  return { requirements, declaredExtensions: discoveryExtension(route.endpoint), unpaid: new Map() }
+  return { requirements, declaredExtensions: { ...discoveryExtension(route.endpoint), ...gasSponsoring(server, requirements) }, unpaid: new Map() }
+}
+
+/**
+ * The `eip2612GasSponsoring` extension when an option pays through Permit2 and its facilitator sponsors the approval:
+ * a buyer whose Permit2 allowance is short then signs an EIP-2612 permit with the payment, and needs no approval
+ * transaction (nor gas) of its own.
+ */
+function gasSponsoring(server: x402ResourceServer, requirements: PaymentRequirements[]): Record<string, unknown> {
+  const sponsored = requirements.some(
+    (option) =>
+      option.extra?.assetTransferMethod === 'permit2' &&
+      server.getFacilitatorExtensions(2, option.network, option.scheme).includes(EIP2612_GAS_SPONSORING.key),
+  )
+  return sponsored ? declareEip2612GasSponsoringExtension() : {}
 }
 
 /**

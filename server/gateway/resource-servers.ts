@@ -1,5 +1,6 @@
 import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorClient } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
+import { UptoEvmScheme } from '@x402/evm/upto/server'
 import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
 import { createInProcessFacilitatorClient } from '../../chain/facilitator-client.js'
 import type { ServerDeps } from '../deps.js'
@@ -19,7 +20,7 @@ export type ResourceServers = {
 
 /**
  * One `x402ResourceServer` per facilitator URL, initialized once (it reads the facilitator's `/supported`), with the
- * exact EVM scheme on every `eip155:*` network and the Bazaar extension. Development APIs pay through the Sandbox
+ * exact and upto EVM schemes on every `eip155:*` network and the Bazaar extension. Development APIs pay through the Sandbox
  * chain's facilitator, production APIs through SVC_FACILITATOR_URL. A failed start is forgotten, so the next request
  * tries again (the chain may have come up meanwhile). A facilitator that does not answer is a 503 for the buyer that
  * never names its address (the log does). The Sandbox facilitator runs in this process (when svc started the chain):
@@ -48,6 +49,7 @@ export function createResourceServers(deps: ServerDeps): ResourceServers {
   function start(url: string): Promise<x402ResourceServer> {
     const server = new x402ResourceServer(clientFor(url))
       .register('eip155:*', new ExactEvmScheme())
+      .register('eip155:*', new UptoEvmScheme())
       .registerExtension(bazaarResourceServerExtension)
     return server.initialize().then(
       () => server,

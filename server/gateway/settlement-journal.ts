@@ -101,6 +101,8 @@ export function createSettlementJournal(deps: ServerDeps, store: Promise<Gateway
 function journalRow(entry: JournalEntry): SettlementJournalRow {
   const { api, endpoint, requirements } = entry
   const { nonce, validBefore } = authorizationFields(entry.payload.payload)
+  // Recovery reads EIP-3009's authorizationState: a Permit2 payment's nonce (Permit2's bitmap) is not one to ask it about.
+  const eip3009 = typeof entry.payload.payload === 'object' && entry.payload.payload !== null && 'authorization' in entry.payload.payload
   return {
     id: newId('jrn'),
     payment_id: entry.paymentId,
@@ -114,7 +116,7 @@ function journalRow(entry: JournalEntry): SettlementJournalRow {
     amount: requirements.amount,
     payer: entry.payer,
     pay_to: requirements.payTo,
-    nonce: nonce ?? null,
+    nonce: eip3009 ? (nonce ?? null) : null,
     valid_before: validBefore ?? null,
     method: entry.method,
     path: entry.path,

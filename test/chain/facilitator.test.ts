@@ -30,11 +30,16 @@ const settle = (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequ
   postJson(`${services.facilitatorUrl}/settle`, { x402Version: 2, paymentPayload, paymentRequirements })
 
 describe('GET /supported', () => {
-  test('v2 exact on the sandbox network only, with the relayer as signer', async () => {
+  test('v2 exact and upto on the sandbox network only, with the relayer as signer', async () => {
     const { status, body } = await getJson(`${services.facilitatorUrl}/supported`)
     expect(status).toBe(200)
-    expect(body.kinds).toEqual([{ x402Version: 2, scheme: 'exact', network: 'eip155:845320402' }])
-    expect(body.signers['eip155:*']).toEqual(services.chain.accounts.relayers.map((account) => account.address))
+    expect(body.kinds).toEqual([
+      { x402Version: 2, scheme: 'exact', network: 'eip155:845320402' },
+      { x402Version: 2, scheme: 'upto', network: 'eip155:845320402', extra: { facilitatorAddress: expect.any(String) } },
+    ])
+    const relayers = services.chain.accounts.relayers.map((account) => account.address)
+    expect(relayers).toContain(body.kinds[1].extra.facilitatorAddress)
+    expect(body.signers['eip155:*']).toEqual(relayers)
   })
 })
 

@@ -43,7 +43,7 @@ export type UpstreamCall = { method: string; url: string; headers: IncomingHttpH
 /**
  * A real upstream on port 0: `/echo…` answers what it received, `/status/{code}` answers that status, `/slow`
  * never answers in time, `/delay/{ms}` answers late, `/bytes/{n}` answers a large body, `/weather/{city}` answers a
- * forecast, anything else 404. Every request is recorded.
+ * forecast, `/metered/{amount}` answers with `Settlement-Overrides: {"amount": amount}`, anything else 404. Every request is recorded.
  */
 export async function startUpstream(): Promise<{ url: string; calls: UpstreamCall[]; live: { body: string }; server: Server; stop(): Promise<void> }> {
   const calls: UpstreamCall[] = []
@@ -72,6 +72,8 @@ export async function startUpstream(): Promise<{ url: string; calls: UpstreamCal
       if (path.startsWith('/bytes/')) return json(200, { blob: 'x'.repeat(Number(path.slice(7))) })
       if (path.startsWith('/weather/')) return json(200, { city: decodeURIComponent(path.slice(9)), temp: 21.5 })
       if (path.startsWith('/files/')) return json(200, { file: path.slice(7) })
+      // Metered: the upstream says what the request used, for an upto payment (x402's Settlement-Overrides header).
+      if (path.startsWith('/metered/')) return json(200, { used: decodeURIComponent(path.slice(9)) }, { 'settlement-overrides': JSON.stringify({ amount: decodeURIComponent(path.slice(9)) }) })
       json(404, { error: 'no such upstream route' })
     })
   })

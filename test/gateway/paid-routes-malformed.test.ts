@@ -72,7 +72,8 @@ describe('a malformed field inside PAYMENT-SIGNATURE → 402 saying which, never
     const response = await localFetch(url, { headers: { 'payment-signature': header } })
     expect(response.status).toBe(402)
     expect(((await response.json()) as { error: string }).error).toBe(
-      'the payment is invalid: invalid_payload (paymentPayload.payload.authorization: expected {from, to, value, validAfter, validBefore, nonce})',
+      // A Permit2 payload is checked as one (exact via Permit2), field by field.
+      'the payment is invalid: invalid_payload (paymentPayload.payload.permit2Authorization.from: expected an address (0x + 40 hex digits))',
     )
   })
 

@@ -64,9 +64,9 @@ async function freePort(): Promise<number> {
   return port
 }
 
-/** Starts the README seller and resolves once it prints that it listens. */
-async function startSeller(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(join(project.dir, 'node_modules', '.bin', 'tsx'), ['--import', 'svc/register', 'seller.ts'], { cwd: project.dir, env: cleanEnv(env) })
+/** Starts a README seller (`file`, default seller.ts) and resolves once it prints that it listens. */
+async function startSeller(env: NodeJS.ProcessEnv, file = 'seller.ts'): Promise<ChildProcess> {
+  const child = spawn(join(project.dir, 'node_modules', '.bin', 'tsx'), ['--import', 'svc/register', file], { cwd: project.dir, env: cleanEnv(env) })
   let output = ''
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -103,7 +103,18 @@ describe('the svc package, installed from its tarball', () => {
   it('README: every code block of its two sections is marked to be run here', () => {
     const unmarked = sections.flatMap((title) => readmeBlocks(readmeSection(readme, title)).unmarked)
     expect(unmarked).toEqual([])
-    expect(blocks.map((b) => b.file).sort()).toEqual(['buyer.ts', 'facilitator.ts', 'seller.ts', 'test/faults.test.ts', 'test/snapshots.test.ts', 'test/svc-sandbox.ts', 'test/weather.test.ts', 'vitest.config.ts'])
+    expect(blocks.map((b) => b.file).sort()).toEqual([
+      'buyer-metered.ts',
+      'buyer.ts',
+      'facilitator.ts',
+      'seller-metered.ts',
+      'seller.ts',
+      'test/faults.test.ts',
+      'test/snapshots.test.ts',
+      'test/svc-sandbox.ts',
+      'test/weather.test.ts',
+      'vitest.config.ts',
+    ])
   })
 
   it('README: the buyer is the example of @x402/fetch README, unchanged', () => {
@@ -166,9 +177,26 @@ describe('the svc package, installed from its tarball', () => {
     expect(balance).toBe(20_000n)
   })
 
+  it("README: exact through Permit2 (a sponsored permit, no approval) and upto (settling what was used) with the official packages", async () => {
+    const port = await freePort()
+    const seller = await startSeller({ FACILITATOR_URL: sandbox.facilitatorUrl, PORT: String(port) }, 'seller-metered.ts')
+    try {
+      const { stdout, stderr } = await runWithRegister('buyer-metered.ts', { EVM_PRIVATE_KEY: sandbox.buyer.privateKey, RPC_URL: sandbox.rpcUrl, SELLER_URL: `http://localhost:${port}` })
+      expect(stderr).toBe('')
+      expect(stdout).toBe('/permit2 200 true the price\n/metered 200 true 1234\n')
+    } finally {
+      seller.kill()
+    }
+    const chain = createPublicClient({ transport: http(sandbox.rpcUrl) })
+    const balance = await chain.readContract({ address: sandbox.usdc.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: ['0x90F79bf6EB2c4f870365E785982E1f101E93b906'] })
+    expect(balance).toBe(10_000n + 1234n)
+  })
+
   it("README: the facilitator block reads svc's facilitator", async () => {
     const { stdout } = await runWithRegister('facilitator.ts', { FACILITATOR_URL: sandbox.facilitatorUrl })
     expect(stdout).toContain(`network: 'eip155:845320402'`)
+    expect(stdout).toContain(`scheme: 'upto'`)
+    expect(stdout).toContain(`[ 'eip2612GasSponsoring' ]`)
   })
 
   it('README: the vitest globalSetup with startSandbox() from svc/testing, and the suite that reverts to a snapshot between tests, pass in the project', async () => {

@@ -4,6 +4,8 @@ import type { PaymentRequired } from '@x402/core/types'
 import { getDefaultAsset } from '@x402/evm'
 import { ExactEvmScheme as ExactEvmClient } from '@x402/evm/exact/client'
 import { ExactEvmScheme as ExactEvmServer } from '@x402/evm/exact/server'
+import { UptoEvmScheme as UptoEvmClient } from '@x402/evm/upto/client'
+import { UptoEvmScheme as UptoEvmServer } from '@x402/evm/upto/server'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
@@ -31,6 +33,25 @@ describe('registerSandboxUsdc (svc/register): the sandbox USDC is a default asse
     expect((await new CjsServer().enhancePaymentRequirements({ ...requirement, extra: {} }, {}, [])).extra).toEqual(domain)
     const { ExactEvmScheme: CjsClient } = require('@x402/evm/exact/client')
     expect(new CjsClient(privateKeyToAccount(generatePrivateKey())).findDefaultAsset(usdcAddress, sandboxNetwork)).toEqual(sandboxUsdcAsset)
+  })
+
+  it('for the upto server scheme too: "$0.01" pays through Permit2, and an { amount, asset } price gets its domain', async () => {
+    const server = new UptoEvmServer()
+    expect(await server.parsePrice('$0.01', sandboxNetwork)).toEqual({ amount: '10000', asset: usdcAddress, extra: { ...domain, assetTransferMethod: 'permit2' } })
+    const upto = { ...requirement, scheme: 'upto', extra: {} }
+    const kind = { x402Version: 2, scheme: 'upto', network: sandboxNetwork, extra: { facilitatorAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' } }
+    expect((await server.enhancePaymentRequirements(upto, kind, [])).extra).toEqual({ ...domain, assetTransferMethod: 'permit2', facilitatorAddress: kind.extra.facilitatorAddress })
+    const { UptoEvmScheme: CjsServer } = require('@x402/evm/upto/server')
+    expect((await new CjsServer().enhancePaymentRequirements(upto, kind, [])).extra).toMatchObject(domain)
+    const { UptoEvmScheme: CjsClient } = require('@x402/evm/upto/client')
+    expect(new CjsClient(privateKeyToAccount(generatePrivateKey())).findDefaultAsset(usdcAddress, sandboxNetwork)).toEqual(sandboxUsdcAsset)
+  })
+
+  it("a buyer's default spend controls accept it, for upto as for exact", async () => {
+    const upto = new x402Client().register('eip155:*', new UptoEvmClient(privateKeyToAccount(generatePrivateKey())))
+    const accepts = [{ ...requirement, scheme: 'upto', extra: { ...domain, assetTransferMethod: 'permit2', facilitatorAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' } }]
+    const signed = await upto.createPaymentPayload({ x402Version: 2, resource: { url: 'http://weather.dev.localhost/' }, accepts })
+    expect(signed.payload).toHaveProperty('permit2Authorization')
   })
 
   it("a buyer's default spend controls accept it", async () => {

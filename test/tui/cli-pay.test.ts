@@ -31,6 +31,8 @@ beforeAll(async () => {
     req.on('data', (chunk) => (body += chunk))
     req.on('end', () => {
       res.setHeader('content-type', 'application/json')
+      // Metered routes say what a request used (x402's Settlement-Overrides), for upto payments.
+      if (req.url?.startsWith('/metered')) res.setHeader('settlement-overrides', JSON.stringify({ amount: '1234' }))
       res.end(JSON.stringify({ method: req.method, url: req.url, body, label: req.headers['x-label'] ?? null, content_type: req.headers['content-type'] ?? null }))
     })
   }).listen(0, '127.0.0.1')
@@ -152,5 +154,40 @@ describe('svc pay', () => {
       code: 2,
       stderr: "svc: `svc pay` needs SVC_EVM_PRIVATE_KEY: the buyer's private key (0x and 64 hex digits)\n",
     })
+  })
+})
+
+describe('svc pay through Permit2, and upto', () => {
+  test('endpoints add --transfer-method permit2 / --scheme upto; a buyer pays both; svc settlements shows what was charged', async () => {
+    const metered = await cli.json(['endpoints', 'add', apiId, '--path', '/metered/*', '--price', '0.10', '--scheme', 'upto'])
+    expect(metered.accepts[0]).toMatchObject({ scheme: 'upto', amount: '100000', extra: { assetTransferMethod: 'permit2' } })
+    expect(await cli.ok(['endpoints', 'list', apiId])).toMatch(/\/metered\/\* +up to 0\.1 USDC/)
+    await cli.json(['endpoints', 'add', apiId, '--path', '/permit2/*', '--price', '0.03', '--transfer-method', 'permit2'])
+    const key = generatePrivateKey()
+    const account = privateKeyToAccount(key)
+    await cli.json(['faucet', account.address, '--asset', 'usdc', '--amount', '1'])
+
+    // No approval, and no RPC to sign a permit with: refused, saying what to do.
+    const refused = await cli.run(['pay', `${gateway}/permit2/a`], { SVC_EVM_PRIVATE_KEY: key })
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain('answered 402: the payment goes through Permit2 and the buyer has not approved it: run `svc faucet ADDRESS --approve-permit2`')
+    // With the RPC, the client signs an EIP-2612 permit the gateway sponsors: no approval, no gas.
+    const sponsored = await cli.run(['pay', `${gateway}/permit2/b`, '--json'], { SVC_EVM_PRIVATE_KEY: key, SVC_RPC_URL: chain.rpcUrl })
+    expect(sponsored.code).toBe(0)
+    expect(JSON.parse(sponsored.stdout)).toMatchObject({ status: 200, payment_response: { success: true, payer: account.address } })
+
+    // upto, after the faucet approved Permit2 for the buyer: charged what the upstream said it used.
+    const approved = await cli.json(['faucet', account.address, '--asset', 'eth', '--amount', '0.01', '--approve-permit2'])
+    expect(approved.transactions.permit2_approval).toMatch(/^0x[0-9a-f]{64}$/)
+    const upto = await cli.run(['pay', `${gateway}/metered/c`], { SVC_EVM_PRIVATE_KEY: key })
+    expect(upto.code).toBe(0)
+    expect(upto.stdout).toMatch(new RegExp(`^paid: settled charged 0\\.001234 USDC tx 0x[0-9a-f]{64} on eip155:845320402 by ${account.address}$`, 'm'))
+
+    const { settlements } = await cli.json(['settlements', '--api', apiId])
+    expect(settlements.filter((row: any) => row.payer === account.address).map((row: any) => [row.path, row.amount])).toEqual([
+      ['/metered/c', '1234'],
+      ['/permit2/b', '30000'],
+    ])
+    expect(await cli.ok(['settlements', '--api', apiId])).toMatch(/GET \/metered\/c +0\.001234 USDC +0x/)
   })
 })

@@ -78,7 +78,9 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
 function settlementRow(s: Settlement, usdc: string | undefined) {
   const amount = usdc && s.asset.toLowerCase() === usdc ? `${formatUsdc(s.amount)} USDC` : `${s.amount} units`
   // A settlement of an earlier Sandbox chain: its transaction is gone with that chain.
-  const transaction = s.old_chain ? `${s.transaction} (earlier chain)` : s.transaction
+  // An upto payment settled at 0 charged nothing and sent no transaction.
+  const sent = s.transaction || '- (nothing to transfer)'
+  const transaction = s.old_chain ? `${sent} (earlier chain)` : sent
   // Charged without the answer: the buyer's connection went away after the settlement, or svc stopped mid-payment.
   return [s.created_at, s.api_id, `${s.method} ${s.path}`, amount, s.payer, transaction, s.delivered ? 'delivered' : 'NOT DELIVERED']
 }

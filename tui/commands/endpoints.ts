@@ -57,6 +57,8 @@ export function registerEndpoints(program: Command, ctx: CliContext) {
     .option('--asset <address>', 'token contract (default in the Sandbox: its USDC)')
     .option('--network <caip2>', 'CAIP-2 network (default in the Sandbox: eip155:845320402)')
     .option('--max-timeout <seconds>', 'payment validity window (default 300)')
+    .option('--scheme <scheme>', 'exact (the price is charged) or upto (the price is a maximum; the upstream says what is charged in its Settlement-Overrides header)', 'exact')
+    .option('--transfer-method <method>', 'eip3009 (default for exact) or permit2 (always for upto)')
     .option('--ttl <seconds>', 'an ephemeral endpoint: removed after its first payment or this many seconds')
     .action(
       action<AddFlags>(ctx, async (call, apiId) => {

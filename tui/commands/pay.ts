@@ -1,12 +1,12 @@
 import type { Command } from 'commander'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { errorCode, SvcError, toSvcError, UsageError } from '../../core/errors.js'
-import { sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
+import { formatUsdc, sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
 import { describeAccept, parseDecimalAmount } from '../amounts.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import { parseHeaders, readTextFile } from '../inputs.js'
 
-type PayFlags = { method?: string; data?: string; header?: string[]; maxAmount: string }
+type PayFlags = { method?: string; data?: string; header?: string[]; maxAmount: string; rpcUrl?: string }
 
 /** `localFetch` for `wrapFetchWithPayment`; a network failure becomes a one-line error. */
 async function requestFetch(input: Request): Promise<Response> {
@@ -32,6 +32,10 @@ function refusalReason(offers: Offer[], maxAmount: string, maxText: string): str
   return undefined
 }
 
+/** What a buyer refused for a missing Permit2 allowance can do. */
+const permit2Hint =
+  ': the payment goes through Permit2 and the buyer has not approved it: run `svc faucet ADDRESS --approve-permit2`, or pass --rpc-url (SVC_RPC_URL) so the client signs an EIP-2612 permit the gateway sponsors'
+
 /** True when `body` is a JSON document (`--data '{"a":1}'`). */
 function isJsonText(body: string): boolean {
   try {
@@ -50,14 +54,19 @@ function requestHeaders(flags: string[] | undefined, body: string | undefined): 
   return Object.fromEntries(headers)
 }
 
-/** `svc pay URL`: a buyer paying a gateway URL with the official x402 client (`wrapFetchWithPayment` + ExactEvmScheme). */
+/**
+ * `svc pay URL`: a buyer paying a gateway URL with the official x402 client (`wrapFetchWithPayment` with `@x402/evm`'s
+ * exact and upto schemes): exact by EIP-3009 or Permit2, upto by Permit2 (charged what the seller settles, at most
+ * the price it names).
+ */
 export function registerPay(program: Command, ctx: CliContext) {
   addCommand(program, 'pay', 'request a gateway URL as a buyer and pay its 402 with SVC_EVM_PRIVATE_KEY (the Sandbox USDC)')
     .argument('<url>', 'a gateway URL, e.g. http://weather.dev.localhost:4020/forecast/paris')
     .option('--method <method>', 'HTTP method (default GET, or POST with --data)')
     .option('--data <body>', 'request body; @FILE reads it from a file; sent as application/json when it is JSON and no --header gives a content type')
     .option('--header <name:value>', 'a request header; repeatable', (value: string, previous: string[] = []) => [...previous, value])
-    .option('--max-amount <usdc>', 'the most one payment may cost, in USDC', '1')
+    .option('--max-amount <usdc>', 'the most one payment may cost, in USDC (for upto: the maximum it signs)', '1')
+    .option('--rpc-url <url>', 'the Sandbox chain RPC (default: SVC_RPC_URL): lets a Permit2 payment sign an EIP-2612 permit where the gateway sponsors it, instead of needing an approval (svc faucet --approve-permit2)')
     .action(
       action<PayFlags>(ctx, async (call, url) => {
         const privateKey = call.env.SVC_EVM_PRIVATE_KEY?.trim()
@@ -72,9 +81,13 @@ export function registerPay(program: Command, ctx: CliContext) {
 
         // What the client may pay: the Sandbox USDC, up to --max-amount per payment. The URL and its 402 say the rest
         // (network, asset, price, EIP-712 domain): no control plane is asked, so any sandbox on any port works.
-        const [{ x402Client, wrapFetchWithPayment, decodePaymentResponseHeader }, { decodePaymentRequiredHeader }, { ExactEvmScheme }, { privateKeyToAccount }] =
-          await Promise.all([import('@x402/fetch'), import('@x402/core/http'), import('@x402/evm/exact/client'), import('viem/accounts')])
-        const client = new x402Client().register(usdc.network, new ExactEvmScheme(privateKeyToAccount(privateKey as `0x${string}`)))
+        const rpcUrl = call.options.rpcUrl ?? call.env.SVC_RPC_URL?.trim()
+        if (rpcUrl !== undefined && !URL.canParse(rpcUrl)) throw new UsageError(`--rpc-url (or SVC_RPC_URL) is not a URL: "${rpcUrl}"`)
+        const [{ x402Client, wrapFetchWithPayment, decodePaymentResponseHeader }, { decodePaymentRequiredHeader }, { ExactEvmScheme }, { UptoEvmScheme }, { privateKeyToAccount }] =
+          await Promise.all([import('@x402/fetch'), import('@x402/core/http'), import('@x402/evm/exact/client'), import('@x402/evm/upto/client'), import('viem/accounts')])
+        const account = privateKeyToAccount(privateKey as `0x${string}`)
+        const rpc = rpcUrl ? { rpcUrl } : undefined
+        const client = new x402Client().register(usdc.network, new ExactEvmScheme(account, rpc)).register(usdc.network, new UptoEvmScheme(account, rpc))
         client.setSpendControls({ allowedAssets: [{ network: usdc.network, asset: usdc.address, maxAmountPerPayment: maxAmount }] })
         // The last PAYMENT-REQUIRED seen, to explain a refusal.
         let required: string | null = null
@@ -104,12 +117,17 @@ export function registerPay(program: Command, ctx: CliContext) {
           call.out.json({ status: response.status, payment_response: settlement, body: parsed })
         } else {
           call.out.line(call.out.bold(`HTTP ${response.status} ${response.statusText}`.trim()))
+          // An upto payment names what it charged (0 settles without a transaction).
+          const charged = settlement?.amount === undefined ? '' : ` charged ${formatUsdc(settlement.amount)} USDC`
           if (settlement)
-            call.out.line(`paid: ${settlement.success ? 'settled' : 'failed'} tx ${settlement.transaction || '-'} on ${settlement.network}${settlement.payer ? ` by ${settlement.payer}` : ''}`)
+            call.out.line(`paid: ${settlement.success ? 'settled' : 'failed'}${charged} tx ${settlement.transaction || '-'} on ${settlement.network}${settlement.payer ? ` by ${settlement.payer}` : ''}`)
           else call.out.line(call.out.dim('no PAYMENT-RESPONSE (nothing was paid)'))
           if (text) call.out.line(text.replace(/\n$/, ''))
         }
-        if (response.status >= 400) throw new SvcError(`${method} ${url} answered ${response.status}`)
+        if (response.status >= 400) {
+          const refusal = response.status === 402 && /permit2_allowance_required/.test(text) ? permit2Hint : ''
+          throw new SvcError(`${method} ${url} answered ${response.status}${refusal}`)
+        }
       }),
     )
 }

@@ -62,7 +62,8 @@ export const SettlementsPanel = memo(function SettlementsPanel({ loggedIn, settl
           <Text color="green">{`  ${fit(formatPrice(s, usdc), col.amount, true)}`}</Text>
           {undelivered ? <Text color="red">{s.delivered ? ' '.repeat(col.undelivered) : '  no answer '}</Text> : null}
           {showPayer ? <Text>{`  from ${shortHex(s.payer)}`}</Text> : null}
-          {showTx ? <Text dimColor>{`  tx ${shortHex(s.transaction)}`}</Text> : null}
+          {/* An upto payment settled at 0 has no transaction. */}
+          {showTx ? <Text dimColor>{s.transaction ? `  tx ${shortHex(s.transaction)}` : '  no tx (0)'}</Text> : null}
         </Line>
       ))}
       <MoreLine hidden={hidden} what="settlements" />

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+
+import {Permit2} from "./Permit2.sol";
+import {X402Permit2ProxyBase} from "./X402Permit2ProxyBase.sol";
+
+/// @notice x402's exact Permit2 proxy for the svc sandbox chain: moves exactly the permitted amount to the witness's
+/// `to`. Witness: `Witness(address to,uint256 validAfter)`.
+contract X402ExactPermit2Proxy is X402Permit2ProxyBase {
+    struct Witness {
+        address to;
+        uint256 validAfter;
+    }
+
+    string public constant WITNESS_TYPE_STRING =
+        "Witness witness)TokenPermissions(address token,uint256 amount)Witness(address to,uint256 validAfter)";
+    bytes32 public constant WITNESS_TYPEHASH = keccak256("Witness(address to,uint256 validAfter)");
+
+    function settle(
+        Permit2.PermitTransferFrom calldata permit,
+        address owner,
+        Witness calldata witness,
+        bytes calldata signature
+    ) external nonReentrant {
+        _settleExact(permit, owner, witness, signature);
+        emit Settled();
+    }
+
+    /// @notice {settle}, after the payer's EIP-2612 permit approves Permit2 (the `eip2612GasSponsoring` extension).
+    function settleWithPermit(
+        EIP2612Permit calldata permit2612,
+        Permit2.PermitTransferFrom calldata permit,
+        address owner,
+        Witness calldata witness,
+        bytes calldata signature
+    ) external nonReentrant {
+        _executePermit(permit.permitted.token, owner, permit2612, permit.permitted.amount);
+        _settleExact(permit, owner, witness, signature);
+        emit SettledWithPermit();
+    }
+
+    function _settleExact(Permit2.PermitTransferFrom calldata permit, address owner, Witness calldata witness, bytes calldata signature)
+        private
+    {
+        bytes32 witnessHash = keccak256(abi.encode(WITNESS_TYPEHASH, witness.to, witness.validAfter));
+        _settle(permit, permit.permitted.amount, owner, witness.to, witness.validAfter, witnessHash, WITNESS_TYPE_STRING, signature);
+    }
+}
