@@ -145,7 +145,7 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
   }
 }
 
-/** Idle senders handed out one at a time, in turn; callers wait in order when all are busy (or the one they name is). */
+/** Idle senders handed out one at a time, the last one given back first; callers wait in order when all are busy (or the one they name is). */
 function createSenderPool(senders: TxSender[]) {
   const idle = [...senders]
   const waiting: { from: Address | undefined; resolve: (sender: TxSender) => void }[] = []
@@ -153,7 +153,8 @@ function createSenderPool(senders: TxSender[]) {
   return {
     /** An idle sender; `from` asks for that account (one of the pool's). */
     take(from?: Address): Promise<TxSender> {
-      const index = idle.findIndex((sender) => fits(sender, from))
+      // The most recently used first: one payment at a time keeps going through the same, warm account.
+      const index = idle.findLastIndex((sender) => fits(sender, from))
       if (index >= 0) return Promise.resolve(idle.splice(index, 1)[0]!)
       return new Promise((resolve) => waiting.push({ from, resolve }))
     },

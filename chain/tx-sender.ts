@@ -121,14 +121,15 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     return nextNonce++
   }
 
-  /** The node signs and mines the transaction (kept for {@link TxSender.minedReceipt}): at once, or mined here. */
-  async function sendSync(request: TxRequest, txNonce: number, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<Hash> {
+  /**
+   * The node signs and mines the transaction (kept for {@link TxSender.minedReceipt}): at once, or mined here. The
+   * node fills in the fees itself (no block read for them here).
+   */
+  async function sendSync(request: TxRequest, txNonce: number): Promise<Hash> {
     const transaction = {
       from: account.address,
       to: request.to,
       nonce: numberToHex(txNonce),
-      maxFeePerGas: numberToHex(fees.maxFeePerGas),
-      maxPriorityFeePerGas: numberToHex(fees.maxPriorityFeePerGas),
       ...(request.data === undefined ? {} : { data: request.data }),
       ...(request.value === undefined ? {} : { value: numberToHex(request.value) }),
       ...(request.gas === undefined ? {} : { gas: numberToHex(request.gas) }),
@@ -154,16 +155,15 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   }
 
   async function signAndSend(request: TxRequest, txNonce: number): Promise<Hash> {
-    const fees = await getFees()
     if (unlocked) {
       try {
-        return await sendSync(request, txNonce, fees)
+        return await sendSync(request, txNonce)
       } catch (error) {
         if (!(error instanceof MethodNotFoundRpcError)) throw error
         unlocked = false
       }
     }
-    const { maxFeePerGas, maxPriorityFeePerGas } = fees
+    const { maxFeePerGas, maxPriorityFeePerGas } = await getFees()
     const gas = request.gas ?? (await estimateGas(request))
     const serializedTransaction = await account.signTransaction!({
       type: 'eip1559',
