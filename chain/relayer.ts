@@ -26,10 +26,10 @@ const contractCallGas = 500_000n
  *
  * Compared with `toFacilitatorEvmSigner(walletClient.extend(publicActions))` it does the same calls with fewer
  * round trips: contract code is cached (code at an address with code never changes; an empty answer is kept for a
- * second), and a transaction goes out as one `eth_sendTransactionSync` from a relayer (an Anvil dev account, so
- * unlocked; chain/tx-sender.ts): Anvil estimates the gas, signs, mines and answers the receipt in one round trip.
- * A transfer that reverted all the same is explained by its revert reason. Caches and nonces are dropped when the
- * chain restarts.
+ * second), and a transaction goes out from a relayer (an Anvil dev account, so unlocked; chain/tx-sender.ts) with
+ * its gas limit given: Anvil signs it and fills in the fees, svc's miner mines it at once (with whatever else waits,
+ * chain/anvil-miner.ts) and the receipt is read. A transfer that reverted all the same is explained by its revert
+ * reason. Caches and nonces are dropped when the chain restarts.
  *
  * Transactions are spread over a pool of relayer accounts (chain/constants.ts), each with one transaction in flight
  * at most: with automine, a transaction that reaches Anvil while the one before it from the same sender is being

@@ -46,7 +46,7 @@ export type TxSender = {
   /** Signs locally and broadcasts; nonces are assigned in order, one transaction at a time. */
   send(request: TxRequest): Promise<Hash>
   waitForReceipt(hash: Hash, timeoutMs?: number): Promise<TransactionReceipt>
-  /** The receipt `eth_sendTransactionSync` answered for `hash`, until `waitForReceipt` takes it (undefined on the signed-here path). */
+  /** The receipt of `hash` sent unlocked (mined by the time `send` answered), until `waitForReceipt` takes it (undefined on the signed-here path). */
   minedReceipt(hash: Hash): TransactionReceipt | undefined
   /** Forgets the cached nonce and fees (after a chain restart). */
   reset(): void
@@ -125,7 +125,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
    * The node signs and mines the transaction (kept for {@link TxSender.minedReceipt}): at once, or mined here. The
    * node fills in the fees itself (no block read for them here).
    */
-  async function sendSync(request: TxRequest, txNonce: number): Promise<Hash> {
+  async function sendUnlocked(request: TxRequest, txNonce: number): Promise<Hash> {
     const transaction = {
       from: account.address,
       to: request.to,
@@ -157,7 +157,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   async function signAndSend(request: TxRequest, txNonce: number): Promise<Hash> {
     if (unlocked) {
       try {
-        return await sendSync(request, txNonce)
+        return await sendUnlocked(request, txNonce)
       } catch (error) {
         if (!(error instanceof MethodNotFoundRpcError)) throw error
         unlocked = false
