@@ -1,4 +1,5 @@
 import { webSocket } from 'viem'
+import { createAnvilRpc } from './anvil-rpc.js'
 
 export type BatchMiner = {
   /**
@@ -49,11 +50,7 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
 
   // Requests go over HTTP: on the WebSocket, Anvil's answer and the next notification would meet Nagle's algorithm
   // (a notification held ~40 ms until the answer before it is acknowledged).
-  let id = 0
-  const request = async (method: string) => {
-    const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params: [] }) })
-    return ((await response.json()) as { result: unknown }).result
-  }
+  const request = createAnvilRpc(rpcUrl, { timeoutMs: 60_000 })
 
   async function mineWhileWaiting() {
     for (let first = true; first || again; first = false) {
@@ -61,7 +58,7 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
       // Every transaction in the pool now (those of `mine()` calls so far) goes into this block.
       const covered = requested
       // A repeat block only for transactions that are still waiting (those that arrived during the last one may be in it).
-      if (!first && Number(((await request('txpool_status')) as { pending: string }).pending) === 0) {
+      if (!first && Number((await request<{ pending: string }>('txpool_status')).pending) === 0) {
         settle(covered)
         continue
       }
@@ -93,7 +90,7 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
   // under load): ready transactions still waiting a second later are mined.
   const sweep = setInterval(() => {
     if (mining || stopped) return
-    void request('txpool_status').then((status) => Number((status as { pending: string }).pending) > 0 && mine(), () => {})
+    void request<{ pending: string }>('txpool_status').then((status) => Number(status.pending) > 0 && mine(), () => {})
   }, sweepIntervalMs)
   sweep.unref()
   return {

@@ -1,3 +1,4 @@
+import { createAnvilRpc } from './anvil-rpc.js'
 import { keccak256, serializeTransaction, type Hex, type Signature, type TransactionSerializable } from 'viem'
 
 export type PoolGuardOptions = {
@@ -28,19 +29,8 @@ type PoolContent = { pending: Record<string, Record<string, RpcTransaction>>; qu
  */
 export function startPoolGuard(rpcUrl: string, options: PoolGuardOptions = {}): PoolGuard {
   const { intervalMs = 200, log = () => {} } = options
-  let id = 0
-  const rpc = async <T>(method: string, params: unknown[] = []): Promise<T> => {
-    // Bounded: a call that never returns would leave the guard `running` for ever, and stuck transactions with it.
-    const response = await fetch(rpcUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
-      signal: AbortSignal.timeout(rpcTimeoutMs),
-    })
-    const answer = (await response.json()) as { result?: T; error?: { message: string } }
-    if (answer.error) throw new Error(`${method}: ${answer.error.message}`)
-    return answer.result as T
-  }
+  // Bounded: a call that never returns would leave the guard `running` for ever, and stuck transactions with it.
+  const rpc = createAnvilRpc(rpcUrl, { timeoutMs: rpcTimeoutMs })
   /** sender → hash of its lowest queued transaction, when that nonce is the chain's next one. */
   let suspects = new Map<string, Hex>()
   let running = false

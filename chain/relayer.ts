@@ -42,6 +42,7 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
   const senders = chain.accounts.relayers.map((account) => createTxSender({ client, account, chainId: chain.chainId, unlocked: true, mine: () => chain.mine() }))
   const pool = createSenderPool(senders)
   const addresses = senders.map((sender) => sender.address)
+  const relayers = new Set(addresses.map((address) => address.toLowerCase()))
   const codeCache = new Map<string, { code: Hex | undefined; until: number } | Promise<Hex | undefined>>()
 
   async function getCode(address: Address): Promise<Hex | undefined> {
@@ -90,7 +91,7 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
   function requiredSender(callArgs: readonly unknown[] | undefined): Address | undefined {
     for (const arg of callArgs ?? []) {
       const named = (arg as { facilitator?: unknown } | null)?.facilitator
-      if (typeof named === 'string' && addresses.some((address) => address.toLowerCase() === named.toLowerCase())) return named as Address
+      if (typeof named === 'string' && relayers.has(named.toLowerCase())) return named as Address
     }
     return undefined
   }
@@ -105,11 +106,10 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
   }
 
   /**
-   * Sends from an idle relayer, or from `from` when the call must come from that one (mined at once); a transfer
+   * Sends from an idle relayer, or from `from` (one of the pool) when the call must come from that one (mined at once); a transfer
    * that reverted is explained by its revert reason.
    */
   async function send(to: Address, data: Hex, gas: bigint | undefined, from?: Address): Promise<Hash> {
-    if (from !== undefined && !addresses.some((address) => address.toLowerCase() === from.toLowerCase())) throw new Error(`${from} is not one of the facilitator's relayers`)
     const sender = await pool.take(from)
     try {
       const hash = await sender.send({ to, data, gas })

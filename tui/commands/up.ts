@@ -7,7 +7,7 @@ import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/s
 import type { Sandbox } from '../../server/sandbox.js'
 import { readSession } from '../config.js'
 import { watchParent } from '../watch-parent.js'
-import { holdYoungGeneration } from '../young-generation.js'
+import { tuneHeapWhileStarting } from '../v8-heap.js'
 
 type UpOptions = {
   json?: boolean
@@ -70,7 +70,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       // A seed that cannot be read is a usage error before anything starts.
       const seedFile = options.seed === undefined ? undefined : readSeedFile(options.seed)
       const started = performance.now()
-      const releaseYoungGeneration = holdYoungGeneration()
+      const startedServing = tuneHeapWhileStarting()
       const { resolveAnvilBinary } = await import('../../chain/anvil.js')
       const binary = resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env })
       // Started by a process that then dies (a killed `npm start`), svc stops too, and Anvil with it.
@@ -106,7 +106,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       const { chain } = sandbox.chain
       chain.on('restart', ({ generation, reason }) => say(`svc: ${reason}: started a fresh chain (generation ${generation}); Sandbox wallets are being funded again`))
       chain.on('error', (error) => write(`svc: chain restart failed: ${error.message}`))
-      releaseYoungGeneration()
+      startedServing()
 
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ ...readyLine(sandbox), ...(seed ? { seed } : {}) })}\n`)

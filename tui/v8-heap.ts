@@ -20,7 +20,7 @@ const heapGrowingPercent = 40
  *   memory an idle sandbox never uses (idle 116 → 104 MB). Held for good, it tripled the time in garbage collection
  *   under paid load (5% → 17% of svc's CPU), so the returned function lets it grow again once svc is ready.
  */
-export function holdYoungGeneration(): () => void {
+export function tuneHeapWhileStarting(): () => void {
   setFlagsFromString(`--heap-growing-percent=${heapGrowingPercent}`)
   setFlagsFromString('--semi-space-growth-factor=1')
   return () => setFlagsFromString(`--semi-space-growth-factor=${defaultGrowthFactor}`)
