@@ -102,7 +102,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     startAnvil({ ...anvilOptions, extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(!freshChain) }, chainId: sandboxChainId, mnemonic: sandboxMnemonic }))
   const rpcUrl = anvil.rpcUrl
   const chain = sandboxChain(rpcUrl)
-  const transport = createRpcTransport(rpcUrl, chain)
+  const transport = createRpcTransport(rpcUrl)
   const client = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient
   const testClient = createTestClient({ chain, transport, mode: 'anvil' })
   const accounts = {

@@ -1,25 +1,28 @@
-import { custom, http, type Chain, type EIP1193RequestFn, type Transport } from 'viem'
+import { custom, HttpRequestError, RpcRequestError, TimeoutError, type EIP1193RequestFn, type Transport } from 'viem'
+import { createJsonRpcPoster } from './anvil-rpc.js'
 
 /**
- * An HTTP transport to a local node that batches only under load: a lone request goes straight out (no added
- * latency), while requests made while others are in flight are batched into one JSON-RPC call, which saves the
- * HTTP overhead that dominates on Anvil when many payments settle at once.
+ * viem's transport to svc's local node, on undici's connection pool (chain/anvil-rpc.ts) instead of viem's `http`
+ * (`fetch`): each request goes straight out on a keep-alive connection of its own, about a fifth of the CPU per call.
+ * Errors are viem's own (RpcRequestError for the node's JSON-RPC error, HttpRequestError / TimeoutError for the
+ * exchange), so viem maps them to its typed errors and retries network failures as it does over `http`; the sender
+ * treats a re-sent transaction the node already has as sent.
  */
-export function createRpcTransport(rpcUrl: string, chain: Chain): Transport {
-  // Network-level failures (a dropped keep-alive connection) are retried; the sender treats a re-sent
-  // transaction the node already has as sent.
-  const options = { retryCount: 2, retryDelay: 20, timeout: 30_000 } as const
-  const direct = http(rpcUrl, options)({ chain })
-  const batched = http(rpcUrl, { ...options, batch: { wait: 0, batchSize: 100 } })({ chain })
-  let inFlight = 0
-  const request = (async (args: Parameters<EIP1193RequestFn>[0]) => {
-    const target = inFlight > 0 ? batched : direct
-    inFlight += 1
+export function createRpcTransport(rpcUrl: string): Transport {
+  const post = createJsonRpcPoster(rpcUrl, { timeoutMs: 30_000 })
+  let id = 0
+  const request = (async ({ method, params }: { method: string; params?: unknown }) => {
+    const body = { jsonrpc: '2.0', id: ++id, method, params: params ?? [] }
+    let answer: Awaited<ReturnType<typeof post>>
     try {
-      return await target.request(args as never)
-    } finally {
-      inFlight -= 1
+      answer = await post(JSON.stringify(body))
+    } catch (error) {
+      const { status, timedOut } = error as { status?: number; timedOut?: boolean }
+      if (timedOut) throw new TimeoutError({ body, url: rpcUrl })
+      throw new HttpRequestError({ body, url: rpcUrl, status, details: (error as Error).message, cause: error as Error })
     }
+    if (answer.error) throw new RpcRequestError({ body, error: answer.error, url: rpcUrl })
+    return answer.result
   }) as EIP1193RequestFn
-  return custom({ request }, { retryCount: 0, key: 'svc-rpc', name: 'svc RPC' })
+  return custom({ request }, { key: 'svc-rpc', name: 'svc RPC', retryCount: 2, retryDelay: 20 })
 }

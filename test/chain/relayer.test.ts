@@ -2,6 +2,7 @@
  * The relayer (chain/relayer.ts): a transfer simulated at verify is not simulated again at settle, and if it reverts
  * after all, the reverted transaction is explained by its revert reason; settling is one transaction.
  */
+import diagnostics from 'node:diagnostics_channel'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { SandboxChain } from '../../chain/chain.js'
 import { sandboxUsdcAbi } from '../../chain/contracts/generated/sandboxUsdc.js'
@@ -68,21 +69,21 @@ describe('settle after verify', () => {
 })
 
 describe('the simulation started beside the signature recovery (chain/simulation-prefetch.ts)', () => {
-  /** The `eth_call`s sent to the chain's RPC (alone or in a batch) while `run` runs. */
+  /** The `eth_call`s sent to the chain's RPC (alone or in a batch) while `run` runs, seen on undici's request channel. */
   async function countEthCalls(run: () => Promise<unknown>): Promise<number> {
-    const original = globalThis.fetch
+    const rpc = new URL(chain.rpcUrl)
     let calls = 0
-    globalThis.fetch = ((input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-      if (String(input instanceof Request ? input.url : input).startsWith(chain.rpcUrl) && typeof init?.body === 'string') {
-        const body = JSON.parse(init.body) as { method: string } | { method: string }[]
-        calls += (Array.isArray(body) ? body : [body]).filter((call) => call.method === 'eth_call').length
-      }
-      return original(input, init)
-    }) as typeof fetch
+    const onRequest = (message: unknown) => {
+      const { request } = message as { request: { origin: string; body: unknown } }
+      if (request.origin !== rpc.origin || typeof request.body !== 'string' && !(request.body instanceof Uint8Array)) return
+      const body = JSON.parse(Buffer.from(request.body as string | Uint8Array).toString()) as { method: string } | { method: string }[]
+      calls += (Array.isArray(body) ? body : [body]).filter((call) => call.method === 'eth_call').length
+    }
+    diagnostics.subscribe('undici:request:create', onRequest)
     try {
       await run()
     } finally {
-      globalThis.fetch = original
+      diagnostics.unsubscribe('undici:request:create', onRequest)
     }
     return calls
   }
