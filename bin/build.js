@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { recoveryMemoPlugin } from './recovery-memo-plugin.js'
+import { signatureRecoveryPlugin } from './signature-recovery-plugin.js'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const sourceDirs = ['core', 'chain', 'server', 'sdk', 'mcp', 'tui', 'fixtures']
@@ -72,7 +72,7 @@ async function bundleCommand(build, temp) {
     // CommonJS dependencies (express …) call require(); in an ES module it comes from createRequire.
     banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
     // Plugins need esbuild's asynchronous build.
-    plugins: [recoveryMemoPlugin],
+    plugins: [signatureRecoveryPlugin],
     minifyWhitespace: true,
     minifySyntax: true,
     logLevel: 'warning',
