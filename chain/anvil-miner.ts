@@ -7,8 +7,12 @@ export type BatchMiner = {
    * this call is in (or the pool was seen empty, every waiting transaction mined already). A sender that calls it
    * right after its transaction entered the pool gets it mined at once when the chain is idle, and together with
    * the others under load.
+   *
+   * `sent`: the transaction is still being sent, and is in the pool once `sent` settles. Its block is mined after
+   * that; and a block about to start waits a little (at most about the last block's mining time) for the sends
+   * announced before it, so transactions sent at the same moment share one block instead of two.
    */
-  mine(): Promise<void>
+  mine(sent?: Promise<unknown>): Promise<void>
   stop(): Promise<void>
 }
 
@@ -32,6 +36,14 @@ let miners = 0
 /** How often the pool is looked at for ready transactions no notification announced. */
 const sweepIntervalMs = 1_000
 
+/**
+ * The longest a block waits for sends announced before it (ms). While Anvil mines a block it answers nothing else,
+ * so the sends made meanwhile all arrive just after it; on a grown chain a block takes 10–20 ms (its state root
+ * covers every storage slot, one more per payment), and a block started before those sends are in would be followed
+ * by another one for them, with the chain locked for both.
+ */
+const maxSendWaitMs = 20
+
 export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
   // A URL of its own: viem keeps one socket per URL, and an Anvil restarted on the same port needs a new one.
   const socketUrl = `${rpcUrl.replace(/^http/, 'ws')}/?miner=${++miners}`
@@ -39,30 +51,51 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
   let mining: Promise<void> | undefined
   let again = false
   let stopped = false
-  /** Calls of `mine()` so far, and who waits for a block that covers theirs. */
+  /** Calls of `mine()` so far; who waits for a block, and whether their transaction is in the pool yet. */
   let requested = 0
-  let waiters: { ticket: number; resolve: () => void }[] = []
-  const settle = (covered: number) => {
-    const done = waiters.filter((waiter) => waiter.ticket <= covered)
-    waiters = waiters.filter((waiter) => waiter.ticket > covered)
-    for (const waiter of done) waiter.resolve()
+  let waiters: { ticket: number; sent: boolean; resolve: () => void }[] = []
+  /** Wakes a block waiting for announced sends. */
+  let onSent: (() => void) | undefined
+  let lastDuration = 0
+  const settle = (done: Set<number> | 'all') => {
+    const leaving = waiters.filter((waiter) => done === 'all' || done.has(waiter.ticket))
+    waiters = waiters.filter((waiter) => !leaving.includes(waiter))
+    for (const waiter of leaving) waiter.resolve()
   }
 
   // Requests go over HTTP: on the WebSocket, Anvil's answer and the next notification would meet Nagle's algorithm
   // (a notification held ~40 ms until the answer before it is acknowledged).
   const request = createAnvilRpc(rpcUrl, { timeoutMs: 60_000 })
 
+  /** Resolves once no send announced up to `ticket` is still under way, or after `ms`. */
+  async function sendsAnnouncedBefore(ticket: number, ms: number) {
+    const pending = () => waiters.some((waiter) => !waiter.sent && waiter.ticket <= ticket)
+    if (!pending()) return
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        onSent = undefined
+        resolve()
+      }
+      onSent = () => !pending() && done()
+    })
+  }
+
   async function mineWhileWaiting() {
     for (let first = true; first || again; first = false) {
       again = false
-      // Every transaction in the pool now (those of `mine()` calls so far) goes into this block.
-      const covered = requested
+      await sendsAnnouncedBefore(requested, Math.min(Math.max(lastDuration, 1), maxSendWaitMs))
+      // Every transaction in the pool now goes into this block.
+      const covered = new Set(waiters.filter((waiter) => waiter.sent).map((waiter) => waiter.ticket))
       // A repeat block only for transactions that are still waiting (those that arrived during the last one may be in it).
       if (!first && Number((await request<{ pending: string }>('txpool_status')).pending) === 0) {
         settle(covered)
         continue
       }
+      const started = performance.now()
       await request('evm_mine')
+      lastDuration = performance.now() - started
       settle(covered)
     }
   }
@@ -72,7 +105,7 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
     if (mining) return void (again = true)
     mining = mineWhileWaiting()
       // A failed round (Anvil gone) leaves no one waiting: the senders find out from their receipts.
-      .catch(() => settle(requested))
+      .catch(() => settle(new Set(waiters.filter((waiter) => waiter.sent).map((waiter) => waiter.ticket))))
       .finally(() => {
         mining = undefined
         // Asked for between the last round and here.
@@ -94,17 +127,28 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
   }, sweepIntervalMs)
   sweep.unref()
   return {
-    mine() {
+    mine(sent) {
       const ticket = ++requested
-      const mined = new Promise<void>((resolve) => waiters.push({ ticket, resolve }))
-      if (stopped) settle(requested)
-      else mine()
+      const waiter = { ticket, sent: sent === undefined, resolve: () => {} }
+      const mined = new Promise<void>((resolve) => {
+        waiter.resolve = resolve
+        waiters.push(waiter)
+      })
+      if (stopped) settle('all')
+      else if (sent === undefined) mine()
+      else
+        void sent.then(undefined, () => {}).then(() => {
+          waiter.sent = true
+          onSent?.()
+          if (stopped) settle('all')
+          else mine()
+        })
       return mined
     },
     async stop() {
       stopped = true
       clearInterval(sweep)
-      settle(requested)
+      settle('all')
       await subscription.unsubscribe().catch(() => {})
       ;(await transport.value!.getRpcClient()).close()
     },

@@ -58,7 +58,7 @@ export type AnvilProcess = {
   /** The OS process id, for tests that kill the chain on purpose. */
   pid: number | undefined
   /** With batched mining: mines what waits in the pool now (chain/anvil-miner.ts); with automine there is nothing to do. */
-  mine(): Promise<void>
+  mine(sent?: Promise<unknown>): Promise<void>
   stop(): Promise<void>
 }
 
@@ -194,7 +194,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     port: listeningPort,
     exited,
     pid,
-    mine: () => miner?.then((m) => m?.mine()) ?? Promise.resolve(),
+    mine: (sent) => miner?.then((m) => m?.mine(sent)) ?? Promise.resolve(),
     stop() {
       // prool drops its exit listener when asked to stop: clean up once the process is gone.
       stopped ??= instance.stop().catch(() => {}).finally(cleanUp)

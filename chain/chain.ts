@@ -70,7 +70,7 @@ export type SandboxChain = EventEmitter<ChainEvents> & {
   readonly epoch: string
   readonly client: PublicClient
   /** Mines what waits in Anvil's pool now, without waiting for the miner's notification (chain/anvil-miner.ts). */
-  mine(): Promise<void>
+  mine(sent?: Promise<unknown>): Promise<void>
   readonly testClient: TestClient
   /** `relayers`: the facilitator's pool, `relayer` first (chain/constants.ts). */
   readonly accounts: { minter: PrivateKeyAccount; relayer: PrivateKeyAccount; relayers: PrivateKeyAccount[] }
@@ -115,7 +115,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   let usdc: UsdcInfo
   let epoch: string
   try {
-    ;[usdc, epoch] = await Promise.all([installContracts({ client, testClient, minter }), getOrCreateEpoch({ client, testClient })])
+    ;[usdc, epoch] = await Promise.all([installContracts({ client, testClient, minter }, { offline: !anvilOptions.forkUrl }), getOrCreateEpoch({ client, testClient })])
   } catch (error) {
     await anvil.stop()
     throw error
@@ -134,7 +134,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
       restarting = true
       try {
         minter.reset()
-        ;[usdc, epoch] = await Promise.all([installContracts({ client, testClient, minter }), getOrCreateEpoch({ client, testClient })])
+        ;[usdc, epoch] = await Promise.all([installContracts({ client, testClient, minter }, { offline: !anvilOptions.forkUrl }), getOrCreateEpoch({ client, testClient })])
         generation += 1
         restarting = false
         emitter.emit('restart', { generation, reason, epoch })
@@ -234,7 +234,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     usdcFunder: { value: usdcFunder },
     readyMs: { value: readyMs, enumerable: true },
     pid: { get: () => anvil.pid },
-    mine: { value: () => anvil.mine() },
+    mine: { value: (sent?: Promise<unknown>) => anvil.mine(sent) },
     restartKeepingState: { value: restartKeepingState },
     stop: {
       async value() {

@@ -39,7 +39,7 @@ const contractCallGas = 500_000n
  */
 export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner & { reset(): void; prefetch: SimulationPrefetch } {
   const { client } = chain
-  const senders = chain.accounts.relayers.map((account) => createTxSender({ client, account, chainId: chain.chainId, unlocked: true, mine: () => chain.mine() }))
+  const senders = chain.accounts.relayers.map((account) => createTxSender({ client, account, chainId: chain.chainId, unlocked: true, mine: (sent) => chain.mine(sent) }))
   const pool = createSenderPool(senders)
   const addresses = senders.map((sender) => sender.address)
   const relayers = new Set(addresses.map((address) => address.toLowerCase()))

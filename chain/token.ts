@@ -17,14 +17,19 @@ export type UsdcInfo = {
   managed: boolean
 }
 
+/** The storage slot of SandboxUSDC's `_legacyAuthorizations` flag (solc's storage layout; checked by test/chain/usdc.test.ts). */
+export const legacyAuthorizationsSlot = numberToHex(13, { size: 32 })
+
 type Clients = { client: PublicClient; testClient: TestClient; minter: TxSender }
 
 /**
  * Makes sure the chain has a USDC-compatible token at the USDC address, a Multicall3 at its canonical address, and
  * Permit2 with x402's exact and upto Permit2 proxies at theirs (chain/permit2-contracts.ts). A token that already has
- * code (a fork) is used as it is: its EIP-712 name and version are read from the chain.
+ * code (a fork, a saved chain) is used as it is: its EIP-712 name and version are read from the chain. On an offline
+ * chain saved by an older svc, the token's code is brought up to this build's (its storage is kept: the layout only
+ * grew, and the older record of used authorizations is still read).
  */
-export async function installContracts({ client, testClient, minter }: Clients): Promise<UsdcInfo> {
+export async function installContracts({ client, testClient, minter }: Clients, options: { offline: boolean }): Promise<UsdcInfo> {
   const [usdcCode, multicallCode] = await Promise.all([
     client.getCode({ address: usdcAddress }),
     client.getCode({ address: multicall3Address }),
@@ -34,6 +39,11 @@ export async function installContracts({ client, testClient, minter }: Clients):
     await testClient.setCode({ address: multicall3Address, bytecode: multicall3DeployedBytecode })
 
   if (usdcCode && usdcCode !== '0x') {
+    if (options.offline && usdcCode.toLowerCase() !== sandboxUsdcDeployedBytecode.toLowerCase()) {
+      await testClient.setCode({ address: usdcAddress, bytecode: sandboxUsdcDeployedBytecode })
+      // The older token kept used authorizations in `_authorizationStates`: the new code reads it too from now on.
+      await testClient.setStorageAt({ address: usdcAddress, index: legacyAuthorizationsSlot, value: numberToHex(1, { size: 32 }) })
+    }
     const [name, version, decimals] = await Promise.all([
       client.readContract({ address: usdcAddress, abi: sandboxUsdcAbi, functionName: 'name' }),
       client.readContract({ address: usdcAddress, abi: sandboxUsdcAbi, functionName: 'version' }).catch(() => {

@@ -33,9 +33,10 @@ export type TxSenderOptions = {
   /**
    * The chain mines on demand (svc's batched mining, chain/anvil-miner.ts): an unlocked transaction goes out as
    * `eth_sendTransaction`, this mines it (together with whatever else waits), and its receipt is read, instead of one
-   * `eth_sendTransactionSync` that would wait for the miner's notification.
+   * `eth_sendTransactionSync` that would wait for the miner's notification. The miner is told of the send as it
+   * starts (`sent`), so a block about to start can wait for it.
    */
-  mine?: (() => Promise<void>) | undefined
+  mine?: ((sent?: Promise<unknown>) => Promise<void>) | undefined
 }
 
 /** A transaction to send; without `gas`, the node (unlocked) or its estimate + 20% says how much. */
@@ -145,9 +146,11 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   }
 
   /** `eth_sendTransaction` (the transaction is in the pool when it answers), a block mined, its receipt read. */
-  async function sendAndMine(transaction: object, mineNow: () => Promise<void>): Promise<TransactionReceipt> {
-    const hash = await client.request<{ Method: 'eth_sendTransaction'; Parameters: [object]; ReturnType: Hash }>({ method: 'eth_sendTransaction', params: [transaction] })
-    await mineNow()
+  async function sendAndMine(transaction: object, mineNow: (sent?: Promise<unknown>) => Promise<void>): Promise<TransactionReceipt> {
+    const sending = client.request<{ Method: 'eth_sendTransaction'; Parameters: [object]; ReturnType: Hash }>({ method: 'eth_sendTransaction', params: [transaction] })
+    const mined = mineNow(sending)
+    const hash = await sending
+    await mined
     return client.getTransactionReceipt({ hash }).catch((error) => {
       if (!(error instanceof TransactionReceiptNotFoundError)) throw error
       return waitForReceipt(hash, receiptTimeoutMs)

@@ -36,8 +36,23 @@ contract SandboxUSDC {
     mapping(address => uint256) private _balances;
     mapping(address => mapping(address => uint256)) private _allowances;
     mapping(address => bool) public isMinter;
+    /// @dev The used and canceled authorizations of chains saved before the packed set below; still read.
     mapping(address => mapping(bytes32 => bool)) private _authorizationStates;
     mapping(address => uint256) public nonces;
+    /// @dev Used and canceled EIP-3009 authorizations, packed (see `_authorizationUsed`): a bucket's slot is
+    /// `generation << 128 | index`, and holds four 64-bit fingerprints.
+    mapping(uint256 => uint256) private _usedAuthorizationBuckets;
+    /// @dev The generation new fingerprints go to, and how many went to it (not counting overflow from older ones).
+    uint256 private _usedAuthorizationGeneration;
+    uint256 private _usedAuthorizationsInGeneration;
+    /// @dev The newest generation holding anything (overflow may reach past the current one).
+    uint256 private _usedAuthorizationGenerationsEnd;
+    /// @dev Which buckets hold anything, a bit each, 256 to a slot (`generation << 128 | index >> 8`): an empty bucket
+    /// is never read (see `_authorizationUsed`).
+    mapping(uint256 => uint256) private _usedAuthorizationOccupancy;
+    /// @dev Set (by svc, in storage) when this code replaced an older token's: `_authorizationStates` may hold
+    /// authorizations then, and is read too; on a chain that never had it, its empty slots are never read.
+    bool private _legacyAuthorizations;
 
     event Transfer(address indexed from, address indexed to, uint256 value);
     event Approval(address indexed owner, address indexed spender, uint256 value);
@@ -149,7 +164,7 @@ contract SandboxUSDC {
     // ---------------------------------------------------------------- EIP-3009
 
     function authorizationState(address authorizer, bytes32 nonce) external view returns (bool) {
-        return _authorizationStates[authorizer][nonce];
+        return _authorizationUsed(authorizer, nonce);
     }
 
     function transferWithAuthorization(
@@ -224,9 +239,9 @@ contract SandboxUSDC {
     }
 
     function cancelAuthorization(address authorizer, bytes32 nonce, bytes memory signature) public {
-        require(!_authorizationStates[authorizer][nonce], "FiatTokenV2: authorization is used or canceled");
+        require(!_authorizationUsed(authorizer, nonce), "FiatTokenV2: authorization is used or canceled");
         _requireValidSignature(authorizer, keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce)), signature);
-        _authorizationStates[authorizer][nonce] = true;
+        _recordAuthorization(authorizer, nonce);
         emit AuthorizationCanceled(authorizer, nonce);
     }
 
@@ -273,12 +288,104 @@ contract SandboxUSDC {
     {
         require(block.timestamp > validAfter, "FiatTokenV2: authorization is not yet valid");
         require(block.timestamp < validBefore, "FiatTokenV2: authorization is expired");
-        require(!_authorizationStates[authorizer][nonce], "FiatTokenV2: authorization is used or canceled");
+        require(!_authorizationUsed(authorizer, nonce), "FiatTokenV2: authorization is used or canceled");
     }
 
     function _markAuthorizationAsUsed(address authorizer, bytes32 nonce) private {
-        _authorizationStates[authorizer][nonce] = true;
+        _recordAuthorization(authorizer, nonce);
         emit AuthorizationUsed(authorizer, nonce);
+    }
+
+    // ------------------------------------------------- the set of used authorizations
+
+    /// Buckets of the first generation; each next one has twice as many.
+    uint256 private constant FIRST_GENERATION_BUCKETS = 64;
+    uint256 private constant FINGERPRINT_MASK = type(uint64).max;
+
+    /// @dev Whether an authorization was used or canceled.
+    /// Why packed: Anvil (1.7.1) recomputes the state root over every storage slot of every account for each block,
+    /// about 1 ms per 1,000 slots, and answers nothing else meanwhile; with a slot per authorization a sandbox that
+    /// had settled 20,000 payments mined each block in 20 ms and settled ever slower. Here an authorization is a 64-bit
+    /// fingerprint of keccak256(authorizer, nonce), four to a slot, in a hash set that grows by generations, each
+    /// twice the size of the one before; older ones are only read, never rehashed. A fingerprint has two candidate
+    /// buckets in each generation and goes to the first of them with room (packing the slots), in the current
+    /// generation or, both full, the first later one with room; the current generation moves on once 7/8 of its lanes
+    /// are taken. A lookup reads at most two buckets per generation (about log2 of the count). Anvil also keeps every
+    /// slot a mined transaction read, zero or not, and hashes it with the rest: so an empty bucket is never read, an
+    /// occupancy bit says whether there is anything to read. About 3 times fewer slots than one a nonce (the newest
+    /// generation is the sparsest). A fingerprint match of another authorization (2^-64 per comparison) would report
+    /// an unused nonce as used.
+    function _authorizationUsed(address authorizer, bytes32 nonce) private view returns (bool) {
+        if (_legacyAuthorizations && _authorizationStates[authorizer][nonce]) return true;
+        (uint256 key, uint256 fingerprint) = _authorizationKey(authorizer, nonce);
+        uint256 end = _usedAuthorizationGenerationsEnd;
+        uint256 current = _usedAuthorizationGeneration;
+        if (current > end) end = current;
+        for (uint256 generation = 0; generation <= end; generation++) {
+            (uint256 first, uint256 second) = _candidateBuckets(key, generation);
+            if (_lanesTaken(_bucket(first), fingerprint) == 5) return true;
+            if (_lanesTaken(_bucket(second), fingerprint) == 5) return true;
+        }
+        return false;
+    }
+
+    /// @dev Records an authorization known not to be in the set yet.
+    function _recordAuthorization(address authorizer, bytes32 nonce) private {
+        (uint256 key, uint256 fingerprint) = _authorizationKey(authorizer, nonce);
+        uint256 current = _usedAuthorizationGeneration;
+        for (uint256 generation = current; ; generation++) {
+            (uint256 first, uint256 second) = _candidateBuckets(key, generation);
+            if (!_putInBucket(first, fingerprint) && !_putInBucket(second, fingerprint)) continue;
+            if (generation > _usedAuthorizationGenerationsEnd) _usedAuthorizationGenerationsEnd = generation;
+            break;
+        }
+        uint256 count = _usedAuthorizationsInGeneration + 1;
+        // 7/8 of the current generation's lanes (four a bucket) taken: the next one becomes current.
+        if (count * 8 >= (FIRST_GENERATION_BUCKETS << current) * 4 * 7) {
+            _usedAuthorizationGeneration = current + 1;
+            _usedAuthorizationsInGeneration = 0;
+        } else {
+            _usedAuthorizationsInGeneration = count;
+        }
+    }
+
+    /// @dev The two buckets (`generation << 128 | index`) a fingerprint may be in, in a generation.
+    function _candidateBuckets(uint256 key, uint256 generation) private pure returns (uint256 first, uint256 second) {
+        uint256 mask = (FIRST_GENERATION_BUCKETS << generation) - 1;
+        first = (generation << 128) | ((key >> 64) & mask);
+        second = (generation << 128) | ((key >> 128) & mask);
+    }
+
+    /// @dev A bucket's fingerprints, its slot read only when its occupancy bit says it holds any.
+    function _bucket(uint256 bucket) private view returns (uint256) {
+        if ((_usedAuthorizationOccupancy[bucket >> 8] >> (bucket & 255)) & 1 == 0) return 0;
+        return _usedAuthorizationBuckets[bucket];
+    }
+
+    /// @dev Puts the fingerprint in the bucket's first free lane; false when all four are taken.
+    function _putInBucket(uint256 bucket, uint256 fingerprint) private returns (bool) {
+        uint256 fingerprints = _bucket(bucket);
+        uint256 lane = _lanesTaken(fingerprints, 0);
+        if (lane == 4) return false;
+        _usedAuthorizationBuckets[bucket] = fingerprints | (fingerprint << (64 * lane));
+        if (lane == 0) _usedAuthorizationOccupancy[bucket >> 8] |= 1 << (bucket & 255);
+        return true;
+    }
+
+    function _authorizationKey(address authorizer, bytes32 nonce) private pure returns (uint256 key, uint256 fingerprint) {
+        key = uint256(keccak256(abi.encode(authorizer, nonce)));
+        // Never 0, which marks a free lane.
+        fingerprint = (key & FINGERPRINT_MASK) | 1;
+    }
+
+    /// @dev Lanes fill from the lowest: the count of lanes taken (0 to 4), or 5 when one holds `fingerprint`.
+    function _lanesTaken(uint256 bucket, uint256 fingerprint) private pure returns (uint256) {
+        for (uint256 lane = 0; lane < 4; lane++) {
+            uint256 value = (bucket >> (64 * lane)) & FINGERPRINT_MASK;
+            if (value == 0) return lane;
+            if (value == fingerprint) return 5;
+        }
+        return 4;
     }
 
     function _requireValidSignature(address signer, bytes32 structHash, bytes memory signature) private view {

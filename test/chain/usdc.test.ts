@@ -8,8 +8,11 @@ import {
   ContractFunctionRevertedError,
   createWalletClient,
   domainSeparator,
+  encodeAbiParameters,
+  encodeFunctionData,
   hashDomain,
   http,
+  keccak256,
   parseEther,
   parseEventLogs,
   parseSignature,
@@ -25,6 +28,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startChain, type SandboxChain } from '../../chain/chain.js'
 import { sandboxChainId } from '../../core/sandbox-usdc.js'
 import { sandboxUsdcAbi } from '../../chain/contracts/generated/sandboxUsdc.js'
+import { legacyAuthorizationsSlot } from '../../chain/token.js'
 
 const authorizationFields = [
   { name: 'from', type: 'address' },
@@ -563,6 +567,89 @@ describe('access control', () => {
     expect(await chain.client.readContract({ address: usdc, abi: sandboxUsdcAbi, functionName: 'owner' })).toBe(
       chain.accounts.minter.address,
     )
+  })
+})
+
+describe('the record of used authorizations (packed, by generations)', () => {
+  /** Storage slots of the token's layout (solc's, chain/contracts/SandboxUSDC.sol). */
+  const slots = { legacy: 6n, buckets: 8n, generation: 9n, occupancy: 12n, legacyFlag: 13n } as const
+  const slotOf = (key: bigint, mapping: bigint) => keccak256(encodeAbiParameters([{ type: 'uint256' }, { type: 'uint256' }], [key, mapping]))
+  const storageAt = async (slot: Hex) => BigInt((await chain.client.getStorageAt({ address: usdc, slot })) ?? '0x0')
+
+  test("the legacy flag's slot is the one svc writes", () => {
+    expect(legacyAuthorizationsSlot).toBe(toHex(slots.legacyFlag, { size: 32 }))
+  })
+
+  test('800 authorizations over three generations: each one used, fresh ones not, a replay refused, a slot for about three, no empty slot read', async () => {
+    const payers = await Promise.all(Array.from({ length: 8 }, () => newAccount(1_000n)))
+    const relayers = await Promise.all(Array.from({ length: 8 }, () => newAccount()))
+    const payee = privateKeyToAccount(generatePrivateKey()).address
+    const used: { auth: Authorization; signature: Hex }[] = []
+    await Promise.all(
+      payers.map(async (payer, i) => {
+        for (let k = 0; k < 100; k++) {
+          const auth = authorization(payer.address, payee, 1n)
+          const signature = await signTransfer(payer, auth)
+          const hash = await wallet(relayers[i]!).writeContract({ address: usdc, abi: sandboxUsdcAbi, functionName: 'transferWithAuthorization', args: transferArgs(auth, signature), gas: 300_000n })
+          await mined(hash)
+          used.push({ auth, signature })
+        }
+      }),
+    )
+    expect(await balanceOf(payee)).toBe(800n)
+    // 64 buckets of four, 7/8 full, take 224; 128 take 448: the 800th is in the third generation.
+    expect(await storageAt(toHex(slots.generation, { size: 32 }))).toBe(2n)
+    const states = await Promise.all(used.map(({ auth }) => authorizationState(auth.from, auth.nonce)))
+    expect(states.every(Boolean)).toBe(true)
+    const fresh = await Promise.all(payers.flatMap((payer) => Array.from({ length: 25 }, () => authorizationState(payer.address, randomNonce()))))
+    expect(fresh.some(Boolean)).toBe(false)
+    // The first one recorded (generation 0) and the last (generation 2) are refused again.
+    for (const { auth, signature } of [used[0]!, used.at(-1)!])
+      expect(await revertReason(simulateTransfer(relayers[0]!, auth, signature))).toBe('FiatTokenV2: authorization is used or canceled')
+    // Slots taken by the buckets of the three generations (64 + 128 + 256).
+    let taken = 0
+    for (const [generation, buckets] of [[0n, 64n], [1n, 128n], [2n, 256n]] as const)
+      for (let index = 0n; index < buckets; index++) if ((await storageAt(slotOf((generation << 128n) | index, slots.buckets))) !== 0n) taken++
+    // Four to a slot at most; the full generations are 7/8 full, the newest one sparser (128 of its 896 lanes here).
+    expect(taken).toBeGreaterThan(800 / 4)
+    expect(taken).toBeLessThan(800 / 2.5)
+
+    // Anvil keeps every slot a mined transaction read, and hashes it into each block's state root: a transfer reads
+    // no mapping slot of the token that it leaves empty (a fixed variable, such as the legacy flag, is one slot for good).
+    const auth = authorization(payers[0]!.address, payee, 1n)
+    const args = transferArgs(auth, await signTransfer(payers[0]!, auth))
+    const data = encodeFunctionData({ abi: sandboxUsdcAbi, functionName: 'transferWithAuthorization', args })
+    const { accessList } = await chain.client.createAccessList({ account: relayers[0]!.address, to: usdc, data, gas: 300_000n })
+    const keys = accessList.find((entry) => entry.address.toLowerCase() === usdc.toLowerCase())?.storageKeys ?? []
+    expect(keys.length).toBeGreaterThan(6)
+    const before = await Promise.all(keys.map((key) => storageAt(key)))
+    await mined(await wallet(relayers[0]!).writeContract({ address: usdc, abi: sandboxUsdcAbi, functionName: 'transferWithAuthorization', args, gas: 300_000n }))
+    const after = await Promise.all(keys.map((key) => storageAt(key)))
+    expect(keys.filter((key, i) => before[i] === 0n && after[i] === 0n && BigInt(key) >= 64n)).toEqual([])
+  })
+
+  test("an older svc's token, replaced by this one: what it recorded (a slot a nonce) still counts as used", async () => {
+    const payer = await newAccount(1_000n)
+    const relayer = await newAccount()
+    const auth = authorization(payer.address, privateKeyToAccount(generatePrivateKey()).address, 1n)
+    const signature = await signTransfer(payer, auth)
+    // The older token's record of this nonce.
+    const inner = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [payer.address, slots.legacy]))
+    const legacySlot = keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'bytes32' }], [auth.nonce, inner]))
+    await chain.testClient.setStorageAt({ address: usdc, index: legacySlot, value: toHex(1n, { size: 32 }) })
+    // A token that never had it does not read it.
+    expect(await authorizationState(payer.address, auth.nonce)).toBe(false)
+
+    // svc starting on a saved chain whose token has other code brings it up to this build's, and says so in storage.
+    const { installContracts } = await import('../../chain/token.js')
+    const { createTxSender } = await import('../../chain/tx-sender.js')
+    await chain.testClient.setCode({ address: usdc, bytecode: '0x00' })
+    const minter = createTxSender({ client: chain.client, account: chain.accounts.minter, chainId: chain.chainId })
+    await installContracts({ client: chain.client, testClient: chain.testClient, minter }, { offline: true })
+    expect(await storageAt(toHex(slots.legacyFlag, { size: 32 }))).toBe(1n)
+    expect(await authorizationState(payer.address, auth.nonce)).toBe(true)
+    expect(await revertReason(simulateTransfer(relayer, auth, signature))).toBe('FiatTokenV2: authorization is used or canceled')
+    expect(await authorizationState(payer.address, randomNonce())).toBe(false)
   })
 })
 
