@@ -21,7 +21,7 @@ import { startReferenceStack, startSvcStack, weatherPrice, type Stack, type Stac
 export type PaidBenchOptions = {
   /** Rounds per figure. @defaultValue 3 */
   rounds?: number
-  /** Unpaid requests per stack and round. @defaultValue 3_000 */
+  /** Unpaid requests per stack and round. @defaultValue 5_000 */
   unpaidRequests?: number
   /** Connections of the unpaid load. @defaultValue 32 */
   concurrency?: number
@@ -74,7 +74,7 @@ function startRssSampler(pid: number, everyMs = 50) {
 }
 
 export async function benchPaid(options: PaidBenchOptions = {}) {
-  const { rounds = 3, unpaidRequests = 3_000, concurrency = 32, sequentialPayments = 60, paidPayments = 300, buyers = 16, afterLoad, progress = () => {} } = options
+  const { rounds = 3, unpaidRequests = 5_000, concurrency = 32, sequentialPayments = 60, paidPayments = 300, buyers = 16, afterLoad, progress = () => {} } = options
   progress('paid bench: starting svc (svc up --seed fixtures/demo-seed.yaml) and the reference stack')
   const svc = await startSvcStack()
   const reference = await startReferenceStack().catch(async (error) => {
@@ -115,7 +115,8 @@ export async function benchPaid(options: PaidBenchOptions = {}) {
       await response.body.dump()
       return response.statusCode === 402 && typeof response.headers['payment-required'] === 'string'
     }
-    for (const stack of [svc, reference]) await runPool(Array.from({ length: 500 }), concurrency, () => probe(stack))
+    // Warmed up first (both stacks), so the rounds measure what runs for hours, not the JIT's first minute.
+    for (const stack of [svc, reference]) await runPool(Array.from({ length: 2_000 }), concurrency, () => probe(stack))
     for (let r = 0; r < rounds; r++)
       for (const stack of order(r)) {
         const cpu0 = sumCpu(stack)
