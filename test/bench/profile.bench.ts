@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { x402Facilitator } from '@x402/core/facilitator'
 import SQLite from 'better-sqlite3'
-import { Agent } from 'undici'
+import { Agent, Pool } from 'undici'
 import { readSeedFile, parseSeed, applySeed } from '../../sdk/seed.js'
 import { startSandbox } from '../../server/sandbox.js'
 import { percentile, round } from './pool.js'
@@ -62,8 +62,17 @@ export async function benchProfile(options: { payments?: number; warmup?: number
     const { rpcUrl, facilitatorUrl, chainManagerUrl } = sandbox.chain
     const url = `${seed.apis.find((api) => api.slug === 'weather')!.gateway_url}/weather/paris`
 
-    // fetch: the facilitator over HTTP, JSON-RPC by method (a batch counts each of its calls), the chain manager.
+    // JSON-RPC by method (a batch counts each of its calls): svc's calls go out on undici Pools (chain/anvil-rpc.ts),
+    // anything else through fetch; fetch also reaches the facilitator over HTTP and the chain manager.
     const rpcCalls: Record<string, number> = {}
+    const rpcKind = (body: unknown) => {
+      const calls = typeof body === 'string' ? (parseJson(body) as { method: string } | { method: string }[]) : []
+      const methods = (Array.isArray(calls) ? calls : [calls]).map((call) => call.method)
+      // The pool guard's look at the pool is not part of a payment.
+      if (methods.length === 1 && methods[0] === 'txpool_status') return undefined
+      for (const method of methods) rpcCalls[method] = (rpcCalls[method] ?? 0) + 1
+      return `rpc ${methods.length > 1 ? `batch(${methods.join(',')})` : methods[0]}`
+    }
     undo.push(
       timeMethod(
         globalThis,
@@ -72,18 +81,13 @@ export async function benchProfile(options: { payments?: number; warmup?: number
           const target = String(args[0] instanceof Request ? args[0].url : args[0])
           if (target.startsWith(facilitatorUrl)) return `facilitator HTTP ${new URL(target).pathname}`
           if (!target.startsWith(rpcUrl)) return target.startsWith(chainManagerUrl) ? 'chain manager' : undefined
-          const body = (args[1] as RequestInit | undefined)?.body
-          const calls = typeof body === 'string' ? (parseJson(body) as { method: string } | { method: string }[]) : []
-          const methods = (Array.isArray(calls) ? calls : [calls]).map((call) => call.method)
-          // The pool guard's look at the pool is not part of a payment.
-          if (methods.length === 1 && methods[0] === 'txpool_status') return undefined
-          for (const method of methods) rpcCalls[method] = (rpcCalls[method] ?? 0) + 1
-          return `rpc ${methods.length > 1 ? `batch(${methods.join(',')})` : methods[0]}`
+          return rpcKind((args[1] as RequestInit | undefined)?.body)
         },
         spans,
         enabled,
       ),
     )
+    undo.push(timeMethod(Pool.prototype as unknown as Record<string, unknown>, 'request', (args) => rpcKind((args[0] as { body?: unknown }).body), spans, enabled))
     undo.push(timeMethod(x402Facilitator.prototype, 'verify', () => 'facilitator verify (x402Facilitator)', spans, enabled))
     undo.push(timeMethod(x402Facilitator.prototype, 'settle', () => 'facilitator settle (x402Facilitator)', spans, enabled))
     undo.push(timeMethod(Agent.prototype as unknown as Record<string, unknown>, 'request', () => 'upstream (undici Agent.request)', spans, enabled))
