@@ -299,7 +299,7 @@ contract SandboxUSDC {
     // ------------------------------------------------- the set of used authorizations
 
     /// Buckets of the first generation; each next one has twice as many.
-    uint256 private constant FIRST_GENERATION_BUCKETS = 64;
+    uint256 private constant FIRST_GENERATION_BUCKETS = 1024;
     uint256 private constant FINGERPRINT_MASK = type(uint64).max;
 
     /// @dev Whether an authorization was used or canceled.
@@ -310,21 +310,28 @@ contract SandboxUSDC {
     /// twice the size of the one before; older ones are only read, never rehashed. A fingerprint has two candidate
     /// buckets in each generation and goes to the first of them with room (packing the slots), in the current
     /// generation or, both full, the first later one with room; the current generation moves on once 7/8 of its lanes
-    /// are taken. A lookup reads at most two buckets per generation (about log2 of the count). Anvil also keeps every
-    /// slot a mined transaction read, zero or not, and hashes it with the rest: so an empty bucket is never read, an
-    /// occupancy bit says whether there is anything to read. About 3 times fewer slots than one a nonce (the newest
+    /// are taken. A lookup reads one or two buckets per generation (the first generation has 1,024 buckets: three
+    /// generations hold 25,000). Anvil also keeps every slot a mined transaction read, zero or not, and hashes it with
+    /// the rest: so in the current generation an empty bucket is never read, an occupancy bit says whether there is
+    /// anything to read. About 3 times fewer slots than one a nonce (the newest
     /// generation is the sparsest). A fingerprint match of another authorization (2^-64 per comparison) would report
     /// an unused nonce as used.
     function _authorizationUsed(address authorizer, bytes32 nonce) private view returns (bool) {
         if (_legacyAuthorizations && _authorizationStates[authorizer][nonce]) return true;
         (uint256 key, uint256 fingerprint) = _authorizationKey(authorizer, nonce);
-        uint256 end = _usedAuthorizationGenerationsEnd;
         uint256 current = _usedAuthorizationGeneration;
+        uint256 end = _usedAuthorizationGenerationsEnd;
         if (current > end) end = current;
         for (uint256 generation = 0; generation <= end; generation++) {
             (uint256 first, uint256 second) = _candidateBuckets(key, generation);
-            if (_lanesTaken(_bucket(first), fingerprint) == 5) return true;
-            if (_lanesTaken(_bucket(second), fingerprint) == 5) return true;
+            // An older generation is 7/8 full: its buckets are read without looking at their occupancy bits (the few
+            // empty ones read stay a few).
+            bool full = generation < current;
+            uint256 taken = _lanesTaken(full ? _usedAuthorizationBuckets[first] : _bucket(first), fingerprint);
+            if (taken == 5) return true;
+            // The first bucket with room when the fingerprint came would have taken it: still with room, it did not come.
+            if (taken < 4) continue;
+            if (_lanesTaken(full ? _usedAuthorizationBuckets[second] : _bucket(second), fingerprint) == 5) return true;
         }
         return false;
     }
