@@ -58,7 +58,7 @@ export async function installContracts({ client, testClient, minter }: Clients, 
   const hash = await minter.send({
     to: usdcAddress,
     data: encodeFunctionData({ abi: sandboxUsdcAbi, functionName: 'initialize', args: [minter.address, sandboxUsdcDomain.name] }),
-    gas: 200_000n,
+    gas: 500_000n,
   })
   const receipt = await minter.waitForReceipt(hash)
   if (receipt.status !== 'success') throw new Error('initializing the sandbox USDC failed')

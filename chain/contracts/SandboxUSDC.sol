@@ -42,13 +42,15 @@ contract SandboxUSDC {
     /// @dev Used and canceled EIP-3009 authorizations, packed (see `_authorizationUsed`): a bucket's slot is
     /// `generation << 128 | index`, and holds four 64-bit fingerprints.
     mapping(uint256 => uint256) private _usedAuthorizationBuckets;
-    /// @dev The generation new fingerprints go to, and how many went to it (not counting overflow from older ones).
+    /// @dev The generation new fingerprints go to, and how many went to it plus one (never zero once initialized, so
+    /// counting costs no fresh-slot write; 0 on a token that replaced an older one's code means none either).
     uint256 private _usedAuthorizationGeneration;
     uint256 private _usedAuthorizationsInGeneration;
     /// @dev The newest generation holding anything (overflow may reach past the current one).
     uint256 private _usedAuthorizationGenerationsEnd;
-    /// @dev Which buckets hold anything, a bit each, 256 to a slot (`generation << 128 | index >> 8`): an empty bucket
-    /// is never read (see `_authorizationUsed`).
+    /// @dev Which buckets hold anything, a bit each, 255 to a slot (`generation << 120 | index / 255`), the top bit set
+    /// in every slot written (so marking a bucket never writes a fresh slot once the first generation's are set up):
+    /// an empty bucket is never read (see `_authorizationUsed`).
     mapping(uint256 => uint256) private _usedAuthorizationOccupancy;
     /// @dev Set (by svc, in storage) when this code replaced an older token's: `_authorizationStates` may hold
     /// authorizations then, and is read too; on a chain that never had it, its empty slots are never read.
@@ -81,6 +83,9 @@ contract SandboxUSDC {
         owner = newOwner;
         name = tokenName;
         isMinter[newOwner] = true;
+        // Counting and marking buckets then write no fresh slot: a transfer costs about 90k gas, not 125k.
+        _usedAuthorizationsInGeneration = 1;
+        for (uint256 word = 0; word * 255 < FIRST_GENERATION_BUCKETS; word++) _usedAuthorizationOccupancy[word] = OCCUPANCY_SET_UP;
         emit MinterConfigured(newOwner, true);
     }
 
@@ -301,6 +306,7 @@ contract SandboxUSDC {
     /// Buckets of the first generation; each next one has twice as many.
     uint256 private constant FIRST_GENERATION_BUCKETS = 1024;
     uint256 private constant FINGERPRINT_MASK = type(uint64).max;
+    uint256 private constant OCCUPANCY_SET_UP = 1 << 255;
 
     /// @dev Whether an authorization was used or canceled.
     /// Why packed: Anvil (1.7.1) recomputes the state root over every storage slot of every account for each block,
@@ -346,13 +352,14 @@ contract SandboxUSDC {
             if (generation > _usedAuthorizationGenerationsEnd) _usedAuthorizationGenerationsEnd = generation;
             break;
         }
-        uint256 count = _usedAuthorizationsInGeneration + 1;
+        uint256 stored = _usedAuthorizationsInGeneration;
+        uint256 count = (stored == 0 ? 0 : stored - 1) + 1;
         // 7/8 of the current generation's lanes (four a bucket) taken: the next one becomes current.
         if (count * 8 >= (FIRST_GENERATION_BUCKETS << current) * 4 * 7) {
             _usedAuthorizationGeneration = current + 1;
-            _usedAuthorizationsInGeneration = 0;
+            _usedAuthorizationsInGeneration = 1;
         } else {
-            _usedAuthorizationsInGeneration = count;
+            _usedAuthorizationsInGeneration = count + 1;
         }
     }
 
@@ -365,8 +372,16 @@ contract SandboxUSDC {
 
     /// @dev A bucket's fingerprints, its slot read only when its occupancy bit says it holds any.
     function _bucket(uint256 bucket) private view returns (uint256) {
-        if ((_usedAuthorizationOccupancy[bucket >> 8] >> (bucket & 255)) & 1 == 0) return 0;
+        (uint256 word, uint256 bit) = _occupancyOf(bucket);
+        if ((_usedAuthorizationOccupancy[word] >> bit) & 1 == 0) return 0;
         return _usedAuthorizationBuckets[bucket];
+    }
+
+    /// @dev A bucket's occupancy slot and bit.
+    function _occupancyOf(uint256 bucket) private pure returns (uint256 word, uint256 bit) {
+        uint256 index = bucket & type(uint128).max;
+        word = ((bucket >> 128) << 120) | (index / 255);
+        bit = index % 255;
     }
 
     /// @dev Puts the fingerprint in the bucket's first free lane; false when all four are taken.
@@ -375,7 +390,10 @@ contract SandboxUSDC {
         uint256 lane = _lanesTaken(fingerprints, 0);
         if (lane == 4) return false;
         _usedAuthorizationBuckets[bucket] = fingerprints | (fingerprint << (64 * lane));
-        if (lane == 0) _usedAuthorizationOccupancy[bucket >> 8] |= 1 << (bucket & 255);
+        if (lane == 0) {
+            (uint256 word, uint256 bit) = _occupancyOf(bucket);
+            _usedAuthorizationOccupancy[word] |= OCCUPANCY_SET_UP | (1 << bit);
+        }
         return true;
     }
 
