@@ -18,7 +18,7 @@ export type UsdcInfo = {
 }
 
 /** The storage slot of SandboxUSDC's `_legacyAuthorizations` flag (solc's storage layout; checked by test/chain/usdc.test.ts). */
-export const legacyAuthorizationsSlot = numberToHex(13, { size: 32 })
+export const legacyAuthorizationsSlot = numberToHex(12, { size: 32 })
 
 type Clients = { client: PublicClient; testClient: TestClient; minter: TxSender }
 

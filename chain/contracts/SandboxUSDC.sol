@@ -46,8 +46,6 @@ contract SandboxUSDC {
     /// counting costs no fresh-slot write; 0 on a token that replaced an older one's code means none either).
     uint256 private _usedAuthorizationGeneration;
     uint256 private _usedAuthorizationsInGeneration;
-    /// @dev The newest generation holding anything (overflow may reach past the current one).
-    uint256 private _usedAuthorizationGenerationsEnd;
     /// @dev Which buckets hold anything, a bit each, 255 to a slot (`generation << 120 | index / 255`), the top bit set
     /// in every slot written (so marking a bucket never writes a fresh slot once the first generation's are set up):
     /// an empty bucket is never read (see `_authorizationUsed`).
@@ -313,31 +311,35 @@ contract SandboxUSDC {
     /// about 1 ms per 1,000 slots, and answers nothing else meanwhile; with a slot per authorization a sandbox that
     /// had settled 20,000 payments mined each block in 20 ms and settled ever slower. Here an authorization is a 64-bit
     /// fingerprint of keccak256(authorizer, nonce), four to a slot, in a hash set that grows by generations, each
-    /// twice the size of the one before; older ones are only read, never rehashed. A fingerprint has two candidate
-    /// buckets in each generation and goes to the first of them with room (packing the slots), in the current
-    /// generation or, both full, the first later one with room; the current generation moves on once 7/8 of its lanes
-    /// are taken. A lookup reads one or two buckets per generation (the first generation has 1,024 buckets: three
-    /// generations hold 25,000). Anvil also keeps every slot a mined transaction read, zero or not, and hashes it with
-    /// the rest: so in the current generation an empty bucket is never read, an occupancy bit says whether there is
-    /// anything to read. About 3 times fewer slots than one a nonce (the newest
-    /// generation is the sparsest). A fingerprint match of another authorization (2^-64 per comparison) would report
-    /// an unused nonce as used.
+    /// twice the size of the one before (the first has 1,024 buckets); older ones are only read, never rehashed. A
+    /// fingerprint has two candidate buckets in each generation and goes to the emptier one in the current generation,
+    /// or, both full (rare), to the first bucket with room after the first candidate; the next generation starts once
+    /// 3/4 of the lanes are taken. A lookup reads the two candidates of each generation (and, both full, the buckets
+    /// after the first up to one with room). Anvil also keeps every slot a mined
+    /// transaction read, zero or not, and hashes it with the rest: so in the current generation an empty bucket is
+    /// never read, an occupancy bit says whether there is anything to read. About 2.5 times fewer slots than one a
+    /// nonce; a transfer costs 90-100k gas (mainnet USDC: about 80k), up to about 145k just after a generation starts,
+    /// while its occupancy slots are first written. A fingerprint match of another authorization (2^-64 per comparison)
+    /// would report an unused nonce as used.
     function _authorizationUsed(address authorizer, bytes32 nonce) private view returns (bool) {
         if (_legacyAuthorizations && _authorizationStates[authorizer][nonce]) return true;
         (uint256 key, uint256 fingerprint) = _authorizationKey(authorizer, nonce);
         uint256 current = _usedAuthorizationGeneration;
-        uint256 end = _usedAuthorizationGenerationsEnd;
-        if (current > end) end = current;
-        for (uint256 generation = 0; generation <= end; generation++) {
+        for (uint256 generation = 0; generation <= current; generation++) {
             (uint256 first, uint256 second) = _candidateBuckets(key, generation);
-            // An older generation is 7/8 full: its buckets are read without looking at their occupancy bits (the few
-            // empty ones read stay a few).
-            bool full = generation < current;
-            uint256 taken = _lanesTaken(full ? _usedAuthorizationBuckets[first] : _bucket(first), fingerprint);
-            if (taken == 5) return true;
-            // The first bucket with room when the fingerprint came would have taken it: still with room, it did not come.
-            if (taken < 4) continue;
-            if (_lanesTaken(full ? _usedAuthorizationBuckets[second] : _bucket(second), fingerprint) == 5) return true;
+            // An older generation is full: its buckets are read without their occupancy bits (few are empty).
+            bool older = generation < current;
+            uint256 firstTaken = _lanesTaken(older ? _usedAuthorizationBuckets[first] : _bucket(first), fingerprint);
+            if (firstTaken == 5) return true;
+            uint256 secondTaken = _lanesTaken(older ? _usedAuthorizationBuckets[second] : _bucket(second), fingerprint);
+            if (secondTaken == 5) return true;
+            if (firstTaken < 4 || secondTaken < 4) continue;
+            // Both full when it came: it went to the first bucket with room after the first candidate.
+            for (uint256 step = 1; ; step++) {
+                uint256 taken = _lanesTaken(older ? _usedAuthorizationBuckets[_next(first, generation, step)] : _bucket(_next(first, generation, step)), fingerprint);
+                if (taken == 5) return true;
+                if (taken < 4) break;
+            }
         }
         return false;
     }
@@ -345,22 +347,42 @@ contract SandboxUSDC {
     /// @dev Records an authorization known not to be in the set yet.
     function _recordAuthorization(address authorizer, bytes32 nonce) private {
         (uint256 key, uint256 fingerprint) = _authorizationKey(authorizer, nonce);
-        uint256 current = _usedAuthorizationGeneration;
-        for (uint256 generation = current; ; generation++) {
-            (uint256 first, uint256 second) = _candidateBuckets(key, generation);
-            if (!_putInBucket(first, fingerprint) && !_putInBucket(second, fingerprint)) continue;
-            if (generation > _usedAuthorizationGenerationsEnd) _usedAuthorizationGenerationsEnd = generation;
-            break;
+        uint256 generation = _usedAuthorizationGeneration;
+        (uint256 first, uint256 second) = _candidateBuckets(key, generation);
+        uint256 firstBucket = _bucket(first);
+        uint256 secondBucket = _bucket(second);
+        uint256 firstTaken = _lanesTaken(firstBucket, 0);
+        uint256 secondTaken = _lanesTaken(secondBucket, 0);
+        if (firstTaken < 4 || secondTaken < 4) {
+            if (firstTaken <= secondTaken) _fillLane(first, firstBucket, firstTaken, fingerprint);
+            else _fillLane(second, secondBucket, secondTaken, fingerprint);
+        } else {
+            for (uint256 step = 1; ; step++) {
+                uint256 bucket = _next(first, generation, step);
+                uint256 fingerprints = _bucket(bucket);
+                uint256 taken = _lanesTaken(fingerprints, 0);
+                if (taken < 4) {
+                    _fillLane(bucket, fingerprints, taken, fingerprint);
+                    break;
+                }
+            }
         }
         uint256 stored = _usedAuthorizationsInGeneration;
         uint256 count = (stored == 0 ? 0 : stored - 1) + 1;
-        // 7/8 of the current generation's lanes (four a bucket) taken: the next one becomes current.
-        if (count * 8 >= (FIRST_GENERATION_BUCKETS << current) * 4 * 7) {
-            _usedAuthorizationGeneration = current + 1;
+        // 3/4 of the generation's lanes (four a bucket) taken: the next one starts. Fuller, both candidates of a
+        // fingerprint would often be full, and lookups would read on past them.
+        if (count >= (FIRST_GENERATION_BUCKETS << generation) * 3) {
+            _usedAuthorizationGeneration = generation + 1;
             _usedAuthorizationsInGeneration = 1;
         } else {
             _usedAuthorizationsInGeneration = count + 1;
         }
+    }
+
+    /// @dev The bucket `step` places after `bucket` in its generation (wrapping around).
+    function _next(uint256 bucket, uint256 generation, uint256 step) private pure returns (uint256) {
+        uint256 mask = (FIRST_GENERATION_BUCKETS << generation) - 1;
+        return (generation << 128) | (((bucket & mask) + step) & mask);
     }
 
     /// @dev The two buckets (`generation << 128 | index`) a fingerprint may be in, in a generation.
@@ -384,17 +406,13 @@ contract SandboxUSDC {
         bit = index % 255;
     }
 
-    /// @dev Puts the fingerprint in the bucket's first free lane; false when all four are taken.
-    function _putInBucket(uint256 bucket, uint256 fingerprint) private returns (bool) {
-        uint256 fingerprints = _bucket(bucket);
-        uint256 lane = _lanesTaken(fingerprints, 0);
-        if (lane == 4) return false;
+    /// @dev Writes the fingerprint into lane `lane` of the bucket (which held `fingerprints`), marking it occupied.
+    function _fillLane(uint256 bucket, uint256 fingerprints, uint256 lane, uint256 fingerprint) private {
         _usedAuthorizationBuckets[bucket] = fingerprints | (fingerprint << (64 * lane));
         if (lane == 0) {
             (uint256 word, uint256 bit) = _occupancyOf(bucket);
             _usedAuthorizationOccupancy[word] |= OCCUPANCY_SET_UP | (1 << bit);
         }
-        return true;
     }
 
     function _authorizationKey(address authorizer, bytes32 nonce) private pure returns (uint256 key, uint256 fingerprint) {

@@ -68,7 +68,11 @@ export type TransferTarget = {
   anvilPid?: number | undefined
 }
 
-/** Signs `count` authorizations of `buyer` and the relayer's transactions carrying them, nonces from `nonce` on. */
+/**
+ * Signs `count` authorizations of `buyer` and the relayer's transactions carrying them, nonces from `nonce` on. The gas
+ * limit leaves room for the sandbox USDC's record of used authorizations: 90–100k gas a transfer, up to about 145k when
+ * it starts a new region of its set (chain/contracts/SandboxUSDC.sol), against about 80k for mainnet USDC.
+ */
 async function signBatch(chain: TransferTarget, relayer: LocalAccount, buyer: LocalAccount, payTo: Hex, nonce: number, count: number): Promise<Hex[]> {
   const domain = { name: chain.usdc.name, version: chain.usdc.version, chainId: chain.chainId, verifyingContract: chain.usdc.address }
   const signed: Hex[] = []
@@ -81,7 +85,7 @@ async function signBatch(chain: TransferTarget, relayer: LocalAccount, buyer: Lo
       functionName: 'transferWithAuthorization',
       args: [authorization.from, authorization.to, authorization.value, authorization.validAfter, authorization.validBefore, authorization.nonce, Number(v), r, s],
     })
-    signed.push(await relayer.signTransaction({ type: 'eip1559', chainId: chain.chainId, nonce: nonce + i, to: chain.usdc.address, data, gas: 120_000n, maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 1_000_000n }))
+    signed.push(await relayer.signTransaction({ type: 'eip1559', chainId: chain.chainId, nonce: nonce + i, to: chain.usdc.address, data, gas: 200_000n, maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 1_000_000n }))
   }
   return signed
 }
