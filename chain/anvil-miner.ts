@@ -24,7 +24,8 @@ export type BatchMiner = {
  *
  * Why: Anvil's own automine mines about one transaction per block under load (its miner wakes on the first ready
  * transaction while the others wait on the state lock), and each block costs Anvil a full state-root computation that
- * grows with the chain's state (about 1 ms per 1,000 storage slots; every payment adds one, its EIP-3009 nonce).
+ * grows with the chain's state (about 1 ms per 1,000 storage slots; the sandbox USDC records used authorizations
+ * packed, about one slot per 2.5 payments, chain/contracts/SandboxUSDC.sol).
  * Fewer, fuller blocks keep the chain's rate up as it grows: 16 transfers in flight from one sender made 15.6
  * transactions a block (automine: 1.4) and 10,000 of them ran at 326 → 279 tx/s (automine: 475 → 132).
  *
@@ -39,7 +40,7 @@ const sweepIntervalMs = 1_000
 /**
  * The longest a block waits for sends announced before it (ms). While Anvil mines a block it answers nothing else,
  * so the sends made meanwhile all arrive just after it; on a grown chain a block takes 10–20 ms (its state root
- * covers every storage slot, one more per payment), and a block started before those sends are in would be followed
+ * covers every storage slot, and they grow with the payments), and a block started before those sends are in would be followed
  * by another one for them, with the chain locked for both.
  */
 const maxSendWaitMs = 20
