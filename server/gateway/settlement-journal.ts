@@ -14,6 +14,8 @@ export type JournalEntry = {
   ephemeral: boolean
   requirements: PaymentRequirements
   payload: PaymentPayload
+  /** What the settlement asks for (upto: the upstream's charge). @defaultValue the requirements' amount */
+  amount?: string | undefined
   /** The payment's identity (payment-locks.ts). */
   paymentId: string
   payer: string
@@ -101,8 +103,9 @@ export function createSettlementJournal(deps: ServerDeps, store: Promise<Gateway
 function journalRow(entry: JournalEntry): SettlementJournalRow {
   const { api, endpoint, requirements } = entry
   const { nonce, validBefore } = authorizationFields(entry.payload.payload)
-  // Recovery reads EIP-3009's authorizationState: a Permit2 payment's nonce (Permit2's bitmap) is not one to ask it about.
-  const eip3009 = typeof entry.payload.payload === 'object' && entry.payload.payload !== null && 'authorization' in entry.payload.payload
+  // Recovery asks EIP-3009's authorizationState or Permit2's nonceBitmap, whichever the nonce belongs to.
+  const schemePayload: object = typeof entry.payload.payload === 'object' && entry.payload.payload !== null ? entry.payload.payload : {}
+  const transferMethod = 'permit2Authorization' in schemePayload ? 'permit2' : 'authorization' in schemePayload ? 'eip3009' : null
   return {
     id: newId('jrn'),
     payment_id: entry.paymentId,
@@ -113,10 +116,11 @@ function journalRow(entry: JournalEntry): SettlementJournalRow {
     environment: api.environment,
     network: requirements.network,
     asset: requirements.asset,
-    amount: requirements.amount,
+    amount: entry.amount ?? requirements.amount,
     payer: entry.payer,
     pay_to: requirements.payTo,
-    nonce: eip3009 ? (nonce ?? null) : null,
+    transfer_method: transferMethod,
+    nonce: transferMethod === null ? null : (nonce ?? null),
     valid_before: validBefore ?? null,
     method: entry.method,
     path: entry.path,
