@@ -74,7 +74,7 @@ export function createSettlementJournal(deps: ServerDeps, store: Promise<Gateway
 
   return {
     async begin(entry) {
-      const row = journalRow(entry)
+      const row = buildJournalRow(entry)
       inFlight.add(row.id)
       try {
         await (await store).openJournal(row)
@@ -100,7 +100,8 @@ export function createSettlementJournal(deps: ServerDeps, store: Promise<Gateway
   }
 }
 
-function journalRow(entry: JournalEntry): SettlementJournalRow {
+/** The journal row of a payment about to be settled (exported for the recovery tests). */
+export function buildJournalRow(entry: JournalEntry): SettlementJournalRow {
   const { api, endpoint, requirements } = entry
   const { nonce, validBefore } = authorizationFields(entry.payload.payload)
   // Recovery asks EIP-3009's authorizationState or Permit2's nonceBitmap, whichever the nonce belongs to.
