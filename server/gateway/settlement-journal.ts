@@ -105,8 +105,9 @@ export function buildJournalRow(entry: JournalEntry): SettlementJournalRow {
   const { api, endpoint, requirements } = entry
   const { nonce, validBefore } = authorizationFields(entry.payload.payload)
   // Recovery asks EIP-3009's authorizationState or Permit2's nonceBitmap, whichever the nonce belongs to.
-  const schemePayload: object = typeof entry.payload.payload === 'object' && entry.payload.payload !== null ? entry.payload.payload : {}
-  const transferMethod = 'permit2Authorization' in schemePayload ? 'permit2' : 'authorization' in schemePayload ? 'eip3009' : null
+  const schemePayload = entry.payload.payload as { authorization?: unknown; permit2Authorization?: unknown } | null | undefined
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null
+  const transferMethod = isObject(schemePayload?.permit2Authorization) ? 'permit2' : isObject(schemePayload?.authorization) ? 'eip3009' : null
   return {
     id: newId('jrn'),
     payment_id: entry.paymentId,

@@ -81,8 +81,9 @@ describe('kill -9 of svc under Permit2 load', () => {
     const accept = { scheme: 'exact', network, asset: usdc, max_timeout_seconds: 300 }
     await control(svc, `/apis/${api.id}/endpoints`, { method: 'GET', path_pattern: '/weather/{city}', accepts: [{ ...accept, amount: '10000', extra: { assetTransferMethod: 'permit2' } }], ...schemas })
     await control(svc, `/apis/${api.id}/endpoints`, { method: 'GET', path_pattern: '/metered/{amount}', accepts: [{ ...accept, scheme: 'upto', amount: '100000' }], ...schemas })
-    for (const buyer of buyers)
-      await fetch(`${svc.ready.chain_manager_url}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: buyer.address, approve_permit2: true }) })
+    // Four buyers approved Permit2; the last two did not and sign an EIP-2612 permit (the proxies' settleWithPermit).
+    for (const [index, buyer] of buyers.entries())
+      await fetch(`${svc.ready.chain_manager_url}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: buyer.address, approve_permit2: index < 4 }) })
 
     /** Transactions of the paid answers buyers got (their PAYMENT-RESPONSE). */
     const answered = new Set<string>()
@@ -132,6 +133,8 @@ describe('kill -9 of svc under Permit2 load', () => {
     const rows = await ledger(svc, api.id)
 
     expect(onChain.size).toBe(transfers.length)
+    // The buyers without an approval paid too (through settleWithPermit), with both schemes.
+    for (const buyer of buyers.slice(4)) expect(transfers.some((log) => log.args.from === buyer.address)).toBe(true)
     // Every settlement on the chain is in the ledger, once, for the amount it moved; the ledger holds nothing else.
     expect(rows.length).toBe(new Set(rows.map((row) => row.transaction)).size)
     expect(new Map(rows.map((row) => [row.transaction, row.amount]))).toEqual(onChain)
