@@ -30,7 +30,7 @@ export async function findAuthorizationUse(
  * The first block this node mined itself: 0 on an offline chain, the block after the fork point on a fork (the logs of
  * a sandbox payment are never older, and the forked network's whole history is not searched).
  */
-async function firstLocalBlock(client: PublicClient): Promise<bigint> {
+export async function firstLocalBlock(client: PublicClient): Promise<bigint> {
   const info = await client.request<{ Method: 'anvil_nodeInfo'; Parameters: []; ReturnType: { forkConfig?: { forkBlockNumber?: number | string | null } } }>({
     method: 'anvil_nodeInfo',
     params: [],

@@ -1,5 +1,6 @@
-import type { Address, Hex } from 'viem'
+import type { Address, Hex, PublicClient } from 'viem'
 import { findAuthorizationUse } from '../chain/authorizations.js'
+import { findPermit2NonceUse } from '../chain/permit2-nonces.js'
 import { toSvcError } from '../core/errors.js'
 import { deleteJournalRow, listJournalRows, markJournalUndelivered, recordJournalSettlement } from './db/settlement-journal.js'
 import type { SettlementJournalRow, SettlementRow } from './db/tables.js'
@@ -32,7 +33,7 @@ export type ResolveJournalOptions = {
 /**
  * Resolves settlement journal rows that no request is working on any more (all of them at start; failed settlements
  * later): a row with a recorded settlement was charged but its answer was never known to be written; a row without
- * one is checked on the Sandbox chain (was the EIP-3009 authorization used, by which transaction?) and recorded as
+ * one is checked on the Sandbox chain (was the EIP-3009 authorization or the Permit2 nonce used, by which transaction?) and recorded as
  * charged without an answer when it was used, removed when it was not. Errors are logged, never thrown: a row that
  * cannot be read now is kept for the next try.
  */
@@ -65,14 +66,14 @@ async function resolveRow(deps: ServerDeps, row: SettlementJournalRow, log: (mes
   const checkable = chain && row.environment === 'development' && row.network === chain.network && row.nonce !== null
   if (!checkable || row.chain_epoch !== chain.epoch) {
     await deleteJournalRow(deps.db, row.id)
-    // Only an EIP-3009 authorization says on the chain whether (and by which transaction) it was used; a Permit2 payment does not.
-    const unreadable = row.nonce === null ? 'it was paid through Permit2, which the chain cannot be asked about' : 'its network cannot be read from here'
+    // A row without a nonce: a Permit2 payment journaled before svc wrote down its nonce (or a payload naming none).
+    const unreadable = row.nonce === null ? 'it was paid through Permit2 before svc journaled Permit2 nonces' : 'its network cannot be read from here'
     const why = !checkable ? unreadable : 'the Sandbox chain it was paid on is gone'
     log(`svc: the unfinished payment ${row.id} (${row.method} ${row.path}, payer ${row.payer}) cannot be checked: ${why}`)
     return 'unverifiable'
   }
   if (chain.restarting) return 'kept'
-  const use = await findAuthorizationUse(chain.client, { asset: row.asset as Address, authorizer: row.payer as Address, nonce: row.nonce as Hex })
+  const use = await findSettlementOf(chain.client, row, row.nonce as string)
   if (!use.used) {
     await deleteJournalRow(deps.db, row.id)
     return 'notSettled'
@@ -86,7 +87,7 @@ async function resolveRow(deps: ServerDeps, row: SettlementJournalRow, log: (mes
     environment: row.environment,
     network: row.network,
     asset: row.asset,
-    amount: row.amount,
+    amount: use.amount,
     payer: row.payer,
     pay_to: row.pay_to,
     transaction: use.transaction,
@@ -97,4 +98,23 @@ async function resolveRow(deps: ServerDeps, row: SettlementJournalRow, log: (mes
     delivered: 0,
   }
   return (await recordJournalSettlement(deps.db, row, settlement)) ? 'recovered' : 'alreadyRecorded'
+}
+
+/** Whether a row's payment reached the chain and, when it did, its transaction and the amount it moved (when found). */
+type SettlementOnChain = { used: false } | { used: true; transaction: Hex; amount: string } | { used: true; transaction: undefined }
+
+/**
+ * Asks the chain about a row's nonce: EIP-3009's (the token's `authorizationState` and `AuthorizationUsed` log; the
+ * amount is the row's) or Permit2's (`nonceBitmap` and the settling transaction; the amount is what its `Transfer`
+ * moved, upto's charge).
+ */
+async function findSettlementOf(client: PublicClient, row: SettlementJournalRow, nonce: string): Promise<SettlementOnChain> {
+  if (row.transfer_method === 'permit2') {
+    const use = await findPermit2NonceUse(client, { asset: row.asset as Address, owner: row.payer as Address, payTo: row.pay_to as Address, nonce, maxAmount: BigInt(row.amount) })
+    if (!use.used) return use
+    return use.transaction === undefined || use.amount === undefined ? { used: true, transaction: undefined } : { used: true, transaction: use.transaction, amount: use.amount.toString() }
+  }
+  const use = await findAuthorizationUse(client, { asset: row.asset as Address, authorizer: row.payer as Address, nonce: nonce as Hex })
+  if (!use.used) return use
+  return use.transaction === undefined ? { used: true, transaction: undefined } : { used: true, transaction: use.transaction, amount: row.amount }
 }

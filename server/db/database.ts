@@ -6,6 +6,7 @@ import * as chainEpochs from './migrations/2026_11_22_00_00_00_chain_epochs.js'
 import * as settlementJournal from './migrations/2026_11_22_01_00_00_settlement_journal.js'
 import * as zeroCharges from './migrations/2026_11_22_03_00_00_zero_charges.js'
 import * as sandboxClock from './migrations/2026_11_22_03_30_00_sandbox_clock.js'
+import * as permit2Journal from './migrations/2026_11_23_00_00_00_permit2_journal.js'
 import type { Database } from './tables.js'
 
 /** Migrations in order; add new ones here (timestamped file names, `up` and `down`). */
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_22_01_00_00_settlement_journal': settlementJournal,
   '2026_11_22_03_00_00_zero_charges': zeroCharges,
   '2026_11_22_03_30_00_sandbox_clock': sandboxClock,
+  '2026_11_23_00_00_00_permit2_journal': permit2Journal,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -146,7 +146,15 @@ export type SettlementJournalTable = {
   amount: string
   payer: string
   pay_to: string
-  /** The EIP-3009 authorization's nonce (0x hex) and validBefore (seconds, decimal); null for another kind of payload. */
+  /**
+   * How the payment moves the money: an EIP-3009 authorization or a Permit2 permit (exact via Permit2, upto); null on
+   * rows written before svc recorded it (one with a nonce is EIP-3009's).
+   */
+  transfer_method: 'eip3009' | 'permit2' | null
+  /**
+   * The authorization's nonce (EIP-3009: 0x hex; Permit2: decimal) and validBefore or deadline (seconds, decimal); null
+   * for another kind of payload.
+   */
   nonce: string | null
   valid_before: string | null
   method: string

@@ -223,6 +223,7 @@ const sampleJournal: SettlementJournalRow = {
   amount: '',
   payer: '',
   pay_to: '',
+  transfer_method: null,
   nonce: null,
   valid_before: null,
   method: '',

@@ -203,11 +203,12 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     const payer = verified.response.payer ?? ''
     const chainEpoch = api.environment === 'development' ? (deps.chain?.chain.epoch ?? '') : ''
     const ephemeral = route.expiresAt !== null
-    const journalId = await journal.begin({ api, endpoint: route.endpoint, ephemeral, requirements, payload, paymentId, payer, method: request.method, path: resource.path, chainEpoch })
+    const amount = charge.type === 'amount' ? charge.amount : undefined
+    const journalId = await journal.begin({ api, endpoint: route.endpoint, ephemeral, requirements, payload, amount, paymentId, payer, method: request.method, path: resource.path, chainEpoch })
     let settlementId: string | undefined
     let settled: Awaited<ReturnType<typeof settlePayment>>
     try {
-      settled = await settlePayment(server, payload, requirements, charge.type === 'amount' ? charge.amount : undefined)
+      settled = await settlePayment(server, payload, requirements, amount)
       if (settled.type === 'accepted') {
         const { response } = settled
         settlementId = await recordSettlement(

@@ -14,6 +14,8 @@ export type JournalEntry = {
   ephemeral: boolean
   requirements: PaymentRequirements
   payload: PaymentPayload
+  /** What the settlement asks for (upto: the upstream's charge). @defaultValue the requirements' amount */
+  amount?: string | undefined
   /** The payment's identity (payment-locks.ts). */
   paymentId: string
   payer: string
@@ -72,7 +74,7 @@ export function createSettlementJournal(deps: ServerDeps, store: Promise<Gateway
 
   return {
     async begin(entry) {
-      const row = journalRow(entry)
+      const row = buildJournalRow(entry)
       inFlight.add(row.id)
       try {
         await (await store).openJournal(row)
@@ -98,11 +100,14 @@ export function createSettlementJournal(deps: ServerDeps, store: Promise<Gateway
   }
 }
 
-function journalRow(entry: JournalEntry): SettlementJournalRow {
+/** The journal row of a payment about to be settled (exported for the recovery tests). */
+export function buildJournalRow(entry: JournalEntry): SettlementJournalRow {
   const { api, endpoint, requirements } = entry
   const { nonce, validBefore } = authorizationFields(entry.payload.payload)
-  // Recovery reads EIP-3009's authorizationState: a Permit2 payment's nonce (Permit2's bitmap) is not one to ask it about.
-  const eip3009 = typeof entry.payload.payload === 'object' && entry.payload.payload !== null && 'authorization' in entry.payload.payload
+  // Recovery asks EIP-3009's authorizationState or Permit2's nonceBitmap, whichever the nonce belongs to.
+  const schemePayload = entry.payload.payload as { authorization?: unknown; permit2Authorization?: unknown } | null | undefined
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null
+  const transferMethod = isObject(schemePayload?.permit2Authorization) ? 'permit2' : isObject(schemePayload?.authorization) ? 'eip3009' : null
   return {
     id: newId('jrn'),
     payment_id: entry.paymentId,
@@ -113,10 +118,11 @@ function journalRow(entry: JournalEntry): SettlementJournalRow {
     environment: api.environment,
     network: requirements.network,
     asset: requirements.asset,
-    amount: requirements.amount,
+    amount: entry.amount ?? requirements.amount,
     payer: entry.payer,
     pay_to: requirements.payTo,
-    nonce: eip3009 ? (nonce ?? null) : null,
+    transfer_method: transferMethod,
+    nonce: transferMethod === null ? null : (nonce ?? null),
     valid_before: validBefore ?? null,
     method: entry.method,
     path: entry.path,

@@ -116,6 +116,7 @@ describe('at start, the rows a process that died left behind', () => {
       amount: requirements.amount,
       payer: authorization.from,
       pay_to: requirements.payTo,
+      transfer_method: 'eip3009',
       nonce: authorization.nonce,
       valid_before: authorization.validBefore,
       method: 'GET',
