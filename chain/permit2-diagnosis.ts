@@ -1,7 +1,6 @@
 import type { PaymentPayload, VerifyResponse } from '@x402/core/types'
 import type { Address, PublicClient } from 'viem'
-import { permit2Abi } from './contracts/generated/permit2.js'
-import { permit2Addresses } from './permit2-contracts.js'
+import { isPermit2NonceSpent } from './permit2-nonces.js'
 
 /**
  * Says why a Permit2 payment's simulation failed when `@x402/evm`'s own diagnosis cannot (it reads the balance and the
@@ -12,10 +11,7 @@ export async function explainPermit2Refusal(client: PublicClient, payload: Payme
   if (verdict.invalidReason !== 'permit2_simulation_failed' || verdict.invalidMessage) return verdict
   const authorization = (payload.payload as { permit2Authorization?: { from?: unknown; nonce?: unknown } }).permit2Authorization
   if (typeof authorization?.from !== 'string' || typeof authorization.nonce !== 'string') return verdict
-  const nonce = BigInt(authorization.nonce)
-  const bitmap = await client
-    .readContract({ address: permit2Addresses.permit2, abi: permit2Abi, functionName: 'nonceBitmap', args: [authorization.from as Address, nonce >> 8n] })
-    .catch(() => 0n)
-  if ((bitmap & (1n << (nonce & 0xffn))) === 0n) return verdict
+  const spent = await isPermit2NonceSpent(client, authorization.from as Address, BigInt(authorization.nonce)).catch(() => false)
+  if (!spent) return verdict
   return { ...verdict, invalidMessage: `Permit2 nonce ${authorization.nonce} of ${authorization.from} was already used: this payment was settled before` }
 }

@@ -40,8 +40,7 @@ export type Permit2Payment = {
 export async function findPermit2NonceUse(client: PublicClient, payment: Permit2Payment): Promise<Permit2NonceUse> {
   const { asset, owner, payTo, maxAmount } = payment
   const nonce = BigInt(payment.nonce)
-  const bitmap = await client.readContract({ address: permit2Addresses.permit2, abi: permit2Abi, functionName: 'nonceBitmap', args: [owner, nonce >> 8n] })
-  if ((bitmap & (1n << (nonce & 0xffn))) === 0n) return { used: false }
+  if (!(await isPermit2NonceSpent(client, owner, nonce))) return { used: false }
   const logs = await client.getLogs({ address: asset, event: transferEvent, args: { from: owner, to: payTo }, fromBlock: await firstLocalBlock(client), toBlock: 'latest' })
   const seen = new Set<Hex>()
   for (const log of logs.reverse()) {
@@ -52,6 +51,12 @@ export async function findPermit2NonceUse(client: PublicClient, payment: Permit2
     if (spendsNonce(transaction.to, transaction.input, owner, nonce)) return { used: true, transaction: log.transactionHash, amount: value }
   }
   return { used: true, transaction: undefined, amount: undefined }
+}
+
+/** Whether Permit2 has `owner`'s unordered nonce spent: bit `nonce & 255` of `nonceBitmap(owner, nonce >> 8)`. */
+export async function isPermit2NonceSpent(client: PublicClient, owner: Address, nonce: bigint): Promise<boolean> {
+  const bitmap = await client.readContract({ address: permit2Addresses.permit2, abi: permit2Abi, functionName: 'nonceBitmap', args: [owner, nonce >> 8n] })
+  return (bitmap & (1n << (nonce & 0xffn))) !== 0n
 }
 
 /** Whether a transaction's call is an x402 Permit2 proxy's settlement of `owner`'s permit with `nonce`. */
