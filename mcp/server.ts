@@ -2,15 +2,23 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { SvcClient } from '../sdk/client.js'
 import type { Environment } from '../sdk/types.js'
 import type { McpContext } from './tool.js'
+import { registerAddFault } from './tools/add-fault.js'
+import { registerAdvanceTime } from './tools/advance-time.js'
+import { registerClearFaults } from './tools/clear-faults.js'
 import { registerCreateApi } from './tools/create-api.js'
 import { registerCreateEndpoint } from './tools/create-endpoint.js'
 import { registerDiscoveryUrls } from './tools/discovery-urls.js'
 import { registerGetStats } from './tools/get-stats.js'
+import { registerGetTime } from './tools/get-time.js'
 import { registerImportOpenApi } from './tools/import-openapi.js'
 import { registerListApis } from './tools/list-apis.js'
 import { registerListEndpoints } from './tools/list-endpoints.js'
+import { registerListFaults } from './tools/list-faults.js'
 import { registerListSettlements } from './tools/list-settlements.js'
+import { registerListSnapshots } from './tools/list-snapshots.js'
+import { registerRevertSnapshot } from './tools/revert-snapshot.js'
 import { registerSetDiscoveryGuidance } from './tools/set-discovery-guidance.js'
+import { registerSnapshot } from './tools/snapshot.js'
 import { registerUpdateEndpointSchemas } from './tools/update-endpoint-schemas.js'
 
 export type CreateMcpServerOptions = {
@@ -34,6 +42,14 @@ const tools = [
   registerImportOpenApi,
   registerGetStats,
   registerListSettlements,
+  registerSnapshot,
+  registerListSnapshots,
+  registerRevertSnapshot,
+  registerGetTime,
+  registerAdvanceTime,
+  registerListFaults,
+  registerAddFault,
+  registerClearFaults,
 ]
 
 /** The svc MCP tool server: thin `svc_*` tools over the control-plane routes, connected to any transport by the caller. */
@@ -55,7 +71,7 @@ export function createMcpServer(options: CreateMcpServerOptions): McpServer {
     { name: 'svc', title: 'svc control plane', version },
     {
       instructions:
-        'Tools to run paid (x402) APIs on svc with an API key: create an API, add paid endpoints or import an OpenAPI document, set discovery guidance and schemas, read traffic, revenue and settlements. Amounts are atomic units (USDC has 6 decimals). The key’s scopes decide what is allowed; a refusal comes back as an error result with the control plane’s message.',
+        'Tools to run paid (x402) APIs on svc with an API key: create an API, add paid endpoints or import an OpenAPI document, set discovery guidance and schemas, read traffic, revenue and settlements. On the local Sandbox only (a svc_sandbox_ key, svc on this machine), snapshot and revert the whole Sandbox, move its time forward, and inject faults into payments and upstreams. Amounts are atomic units (USDC has 6 decimals). The key’s scopes decide what is allowed; a refusal comes back as an error result with the control plane’s message.',
     },
   )
   for (const register of tools) register(server, ctx)

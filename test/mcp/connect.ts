@@ -16,7 +16,11 @@ export type McpSession = {
 
 /** The MCP server of `key` (a Sandbox key against {sandbox_base_url}) and an MCP client, linked in memory. */
 export async function connectMcp(t: TestServer, key: string): Promise<McpSession> {
-  const baseUrl = key.startsWith('svc_sandbox_') ? t.server.sandboxControlUrl : t.server.controlUrl
+  return connectMcpAt(key.startsWith('svc_sandbox_') ? t.server.sandboxControlUrl : t.server.controlUrl, key)
+}
+
+/** The MCP server of `key` against the control plane at `baseUrl` and an MCP client, linked in memory. */
+export async function connectMcpAt(baseUrl: string, key: string): Promise<McpSession> {
   const server = createMcpServer({ client: createSvcClient({ baseUrl, apiKey: key }) })
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair()
   const client = new Client({ name: 'svc-test', version: '1.0.0' })
