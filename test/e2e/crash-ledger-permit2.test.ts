@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { x402Client } from '@x402/core/client'
-import { decodePaymentResponseHeader } from '@x402/core/http'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { UptoEvmScheme } from '@x402/evm/upto/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
@@ -19,6 +18,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, describe, expect, test } from 'vitest'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { startUpstream } from '../gateway/helpers.js'
+import { killUnderLoad } from '../helpers/kill-under-load.js'
 import { startSvcProcess, type SvcProcess } from '../helpers/svc-process.js'
 
 const seedFile = fileURLToPath(new URL('../../fixtures/demo-seed.yaml', import.meta.url))
@@ -74,52 +74,35 @@ async function ledger(svc: SvcProcess, apiId: string) {
 describe('kill -9 of svc under Permit2 load', () => {
   test(`${cycles} crashes under 6 buyers paying exact via Permit2 and upto: the chain and the ledger agree`, async () => {
     upstream = await startUpstream()
-    let svc = await start()
-    const { network, usdc } = svc.ready
-    const api = await control(svc, '/apis', { name: 'Metered', slug: 'metered', upstream_base_url: upstream.url, pay_to_mode: 'user_wallet', pay_to_address: payTo })
+    const first = await start()
+    const { network, usdc } = first.ready
+    const api = await control(first, '/apis', { name: 'Metered', slug: 'metered', upstream_base_url: upstream.url, pay_to_mode: 'user_wallet', pay_to_address: payTo })
     const schemas = { request_schema: { type: 'object' }, response_schema: { type: 'object' } }
     const accept = { scheme: 'exact', network, asset: usdc, max_timeout_seconds: 300 }
-    await control(svc, `/apis/${api.id}/endpoints`, { method: 'GET', path_pattern: '/weather/{city}', accepts: [{ ...accept, amount: '10000', extra: { assetTransferMethod: 'permit2' } }], ...schemas })
-    await control(svc, `/apis/${api.id}/endpoints`, { method: 'GET', path_pattern: '/metered/{amount}', accepts: [{ ...accept, scheme: 'upto', amount: '100000' }], ...schemas })
+    await control(first, `/apis/${api.id}/endpoints`, { method: 'GET', path_pattern: '/weather/{city}', accepts: [{ ...accept, amount: '10000', extra: { assetTransferMethod: 'permit2' } }], ...schemas })
+    await control(first, `/apis/${api.id}/endpoints`, { method: 'GET', path_pattern: '/metered/{amount}', accepts: [{ ...accept, scheme: 'upto', amount: '100000' }], ...schemas })
     // Four buyers approved Permit2; the last two did not and sign an EIP-2612 permit (the proxies' settleWithPermit).
     for (const [index, buyer] of buyers.entries())
-      await fetch(`${svc.ready.chain_manager_url}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: buyer.address, approve_permit2: index < 4 }) })
+      await fetch(`${first.ready.chain_manager_url}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: buyer.address, approve_permit2: index < 4 }) })
 
-    /** Transactions of the paid answers buyers got (their PAYMENT-RESPONSE). */
-    const answered = new Set<string>()
-    let failures = 0
-    for (let cycle = 0; cycle < cycles; cycle++) {
-      const { gateway_url: gateway } = await control(svc, `/apis/${api.id}`)
-      const before = answered.size
-      let stop = false
-      const load = buyers.map(async (buyer, index) => {
-        const client = new x402Client()
-          .register(network, new ExactEvmScheme(buyer, { rpcUrl: svc.ready.rpc_url }))
-          .register(network, new UptoEvmScheme(buyer, { rpcUrl: svc.ready.rpc_url }))
-        client.setSpendControls({ allowedAssets: [{ network, asset: usdc, maxAmountPerPayment: '1000000' }] })
-        const pay = wrapFetchWithPayment(localFetch, client)
-        for (let request = 0; !stop; request++) {
-          try {
-            const response = await pay(index % 2 === 0 ? `${gateway}/weather/paris` : `${gateway}/metered/${1_000 + index * 100 + (request % 50)}`)
-            await response.arrayBuffer()
-            const header = response.headers.get('payment-response')
-            if (response.status === 200 && header) answered.add(decodePaymentResponseHeader(header).transaction)
-            else failures++
-          } catch {
-            // svc died under this request (a socket error), or is gone.
-            failures++
-            if (svc.child.exitCode !== null || svc.child.signalCode !== null) return
-          }
-        }
-      })
-      const deadline = Date.now() + 60_000
-      while (answered.size - before < paymentsPerCycle && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
-      svc.child.kill('SIGKILL')
-      await new Promise((resolve) => svc.child.once('exit', resolve))
-      stop = true
-      await Promise.all(load)
-      svc = await start()
-    }
+    const run = await killUnderLoad({
+      svc: first,
+      restart: start,
+      cycles,
+      paymentsPerCycle,
+      buyersOf: async (svc) => {
+        const { gateway_url: gateway } = await control(svc, `/apis/${api.id}`)
+        return buyers.map((buyer, index) => {
+          const client = new x402Client()
+            .register(network, new ExactEvmScheme(buyer, { rpcUrl: svc.ready.rpc_url }))
+            .register(network, new UptoEvmScheme(buyer, { rpcUrl: svc.ready.rpc_url }))
+          client.setSpendControls({ allowedAssets: [{ network, asset: usdc, maxAmountPerPayment: '1000000' }] })
+          const pay = wrapFetchWithPayment(localFetch, client)
+          return (request) => pay(index % 2 === 0 ? `${gateway}/weather/paris` : `${gateway}/metered/${1_000 + index * 100 + (request % 50)}`)
+        })
+      },
+    })
+    const { svc, answered, failures } = run
 
     // The chain: every USDC transfer from the buyers to the seller (one per Permit2 settlement), with its amount.
     const client = createPublicClient({ transport: http(svc.ready.rpc_url) })

@@ -8,13 +8,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { x402Client } from '@x402/core/client'
-import { decodePaymentResponseHeader } from '@x402/core/http'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, http, parseAbiItem, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, describe, expect, test } from 'vitest'
 import { localFetch } from '../../sdk/local-fetch.js'
+import { killUnderLoad } from '../helpers/kill-under-load.js'
 import { startSvcProcess, type SvcProcess } from '../helpers/svc-process.js'
 
 const seedFile = fileURLToPath(new URL('../../fixtures/demo-seed.yaml', import.meta.url))
@@ -60,44 +60,28 @@ async function ledger(svc: SvcProcess) {
 
 describe('kill -9 of svc under paid load', () => {
   test(`${cycles} crashes under 8 buyers: the chain and the ledger agree, every charge without an answer is recorded`, async () => {
-    let svc = await start()
-    const { network, usdc } = svc.ready
+    const first = await start()
+    const { network, usdc } = first.ready
     for (const buyer of buyers)
-      await fetch(`${svc.ready.chain_manager_url}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: buyer.address }) })
+      await fetch(`${first.ready.chain_manager_url}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: buyer.address }) })
 
-    /** Transactions of the paid answers buyers got (their PAYMENT-RESPONSE). */
-    const answered = new Set<string>()
-    let failures = 0
-    for (let cycle = 0; cycle < cycles; cycle++) {
-      const gateway = `${svc.ready.seed.apis[0].gateway_url}/weather/paris`
-      const before = answered.size
-      let stop = false
-      const load = buyers.map(async (buyer) => {
-        const client = new x402Client().register(network, new ExactEvmScheme(buyer))
-        client.setSpendControls({ allowedAssets: [{ network, asset: usdc, maxAmountPerPayment: '1000000' }] })
-        const pay = wrapFetchWithPayment(localFetch, client)
-        while (!stop) {
-          try {
-            const response = await pay(gateway)
-            await response.arrayBuffer()
-            const header = response.headers.get('payment-response')
-            if (response.status === 200 && header) answered.add(decodePaymentResponseHeader(header).transaction)
-            else failures++
-          } catch {
-            // svc died under this request (a socket error), or is gone.
-            failures++
-            if (svc.child.exitCode !== null || svc.child.signalCode !== null) return
-          }
-        }
-      })
-      const deadline = Date.now() + 60_000
-      while (answered.size - before < paymentsPerCycle && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
-      svc.child.kill('SIGKILL')
-      await new Promise((resolve) => svc.child.once('exit', resolve))
-      stop = true
-      await Promise.all(load)
-      svc = await start()
+    const payingFetch = (buyer: (typeof buyers)[number]) => {
+      const client = new x402Client().register(network, new ExactEvmScheme(buyer))
+      client.setSpendControls({ allowedAssets: [{ network, asset: usdc, maxAmountPerPayment: '1000000' }] })
+      return wrapFetchWithPayment(localFetch, client)
     }
+    const run = await killUnderLoad({
+      svc: first,
+      restart: start,
+      cycles,
+      paymentsPerCycle,
+      buyersOf: async (svc) =>
+        buyers.map((buyer) => {
+          const pay = payingFetch(buyer)
+          return () => pay(`${svc.ready.seed.apis[0].gateway_url}/weather/paris`)
+        }),
+    })
+    const { svc, answered, failures } = run
 
     // The chain: every EIP-3009 authorization the buyers' payments used.
     const client = createPublicClient({ transport: http(svc.ready.rpc_url) })
