@@ -1,3 +1,4 @@
+import { expect } from 'vitest'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
@@ -51,3 +52,11 @@ export const textOf = (result: CallToolResult) =>
     .join('\n')
 
 export const payTo = '0x000000000000000000000000000000000000bEEF'
+
+/** Calls a tool that must be refused: an isError result whose text holds `message`; answers the text. */
+export async function expectRefused(session: McpSession, name: string, args: Record<string, unknown>, message: string) {
+  const result = await session.call(name, args)
+  expect(result.isError, `${name}: ${textOf(result)}`).toBe(true)
+  expect(textOf(result)).toContain(message)
+  return textOf(result)
+}

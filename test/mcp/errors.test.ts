@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createSvcClient } from '../../sdk/client.js'
 import { createMcpServer } from '../../mcp/server.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
-import { connectMcp, payTo, textOf, type McpSession } from './connect.js'
+import { connectMcp, expectRefused, payTo, textOf, type McpSession } from './connect.js'
 
 const liveUsdc = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
 const manager = ['apis:read', 'apis:write', 'endpoints:read', 'endpoints:write', 'openapi:read']
@@ -34,13 +34,6 @@ afterAll(async () => {
   for (const mcp of sessions) await mcp.close()
   await t?.stop()
 })
-
-async function expectRefused(mcp: McpSession, name: string, args: Record<string, unknown>, message: string) {
-  const result = await mcp.call(name, args)
-  expect(result.isError, `${name}: ${textOf(result)}`).toBe(true)
-  expect(textOf(result)).toContain(message)
-  return textOf(result)
-}
 
 describe('svc mcp: the control plane decides, a refusal is an isError result', () => {
   test('a key without the scope a tool needs → "insufficient scope" naming what the tool needs', async () => {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { createSvcClient } from '../../sdk/client.js'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
-import { connectMcpAt, payTo, textOf, type McpSession } from './connect.js'
+import { connectMcpAt, expectRefused, payTo, textOf, type McpSession } from './connect.js'
 
 const sandboxTools = [
   'svc_snapshot',
@@ -30,13 +30,6 @@ afterAll(async () => {
   for (const session of sessions) await session.close()
   await sandbox?.stop()
 })
-
-async function expectRefused(session: McpSession, name: string, args: Record<string, unknown>, message: string) {
-  const result = await session.call(name, args)
-  expect(result.isError, `${name}: ${textOf(result)}`).toBe(true)
-  expect(textOf(result)).toContain(message)
-  return textOf(result)
-}
 
 describe('svc mcp: the Sandbox tools (snapshots, time travel, faults)', () => {
   test('tools/list: the Sandbox tools come after the others, each says it is for the local Sandbox only', async () => {
