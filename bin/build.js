@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { signatureRecoveryPlugin } from './signature-recovery-plugin.js'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-export const sourceDirs = ['core', 'chain', 'server', 'sdk', 'mcp', 'tui', 'fixtures']
+export const sourceDirs = ['core', 'chain', 'server', 'sdk', 'mcp', 'tui', 'cli', 'fixtures']
 const assets = ['server/openapi.yaml']
 
 /** Every source file and asset, relative to the repo. */
@@ -60,7 +60,7 @@ export async function build() {
  */
 async function bundleCommand(build, temp) {
   await build({
-    entryPoints: { cli: join(root, 'tui', 'cli.ts') },
+    entryPoints: { cli: join(root, 'cli', 'cli.ts') },
     outdir: join(temp, 'cli'),
     bundle: true,
     splitting: true,

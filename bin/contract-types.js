@@ -1,4 +1,4 @@
-// `npm run build:contract-types`: writes core/contract.ts, the TypeScript types of server/openapi.yaml (the
+// `npm run build:contract-types`: writes core/openapi.generated.ts, the TypeScript types of server/openapi.yaml (the
 // contract), with openapi-typescript. sdk/types.ts names the SDK's record types after them. A test regenerates the
 // text in memory and fails when the committed file differs, so run this after editing the yaml and commit the result.
 import { readFileSync, writeFileSync } from 'node:fs'
@@ -7,10 +7,10 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { root } from './build.js'
 
 export const contractYaml = join(root, 'server/openapi.yaml')
-export const contractTypesFile = join(root, 'core/contract.ts')
+export const contractTypesFile = join(root, 'core/openapi.generated.ts')
 
 /**
- * The text of core/contract.ts. Objects without properties (JSON Schemas, `extra`) are `Record<string, unknown>`;
+ * The text of core/openapi.generated.ts. Objects without properties (JSON Schemas, `extra`) are `Record<string, unknown>`;
  * a property with a `default` stays optional unless the yaml lists it as required (requests may leave it out).
  */
 export async function generateContractTypes() {
@@ -26,5 +26,5 @@ export async function generateContractTypes() {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   writeFileSync(contractTypesFile, await generateContractTypes())
-  console.log('wrote core/contract.ts')
+  console.log('wrote core/openapi.generated.ts')
 }

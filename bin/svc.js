@@ -4,7 +4,7 @@
 // runs the TypeScript sources instead.
 import { existsSync } from 'node:fs'
 
-// The parent svc was started by, read before anything loads (tui/watch-parent.ts): one that dies while svc starts on
+// The parent svc was started by, read before anything loads (cli/watch-parent.ts): one that dies while svc starts on
 // a busy machine is noticed, not mistaken for having had no parent.
 globalThis.svcStartParent = process.ppid
 

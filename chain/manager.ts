@@ -4,10 +4,10 @@ import { z } from 'zod'
 import { BadRequestError, ChainError, toSvcError } from '../core/errors.js'
 import { createErrorHandler, createJsonApp, notFoundHandler, parseBody } from '../core/http.js'
 import { formatUsdc, parseUsdc } from '../core/sandbox-usdc.js'
-import type { SandboxChain } from './chain.js'
+import type { SandboxChain } from './sandbox-chain.js'
 import { multicall3Address } from './constants.js'
-import { sandboxUsdcAbi } from './contracts/generated/sandboxUsdc.js'
-import { approvePermit2For } from './permit2-approval.js'
+import { sandboxUsdcAbi } from './contracts/sandbox-usdc.generated.js'
+import { approvePermit2For } from './permit2/approval.js'
 
 export type ChainManagerOptions = {
   /** ETH a faucet call sends by default, in wei. @defaultValue 10 ETH */
@@ -59,7 +59,7 @@ export type ChainManager = {
 }
 
 export type FundOptions = {
-  /** Also approve Permit2 to spend the address's USDC (chain/permit2-approval.ts). @defaultValue false */
+  /** Also approve Permit2 to spend the address's USDC (chain/permit2/approval.ts). @defaultValue false */
   approvePermit2?: boolean | undefined
 }
 

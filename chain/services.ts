@@ -1,7 +1,7 @@
-import { startChain, type SandboxChain, type StartChainOptions } from './chain.js'
+import { startChain, type SandboxChain, type StartChainOptions } from './sandbox-chain.js'
 import { createChainManager, type ChainManager, type ChainManagerOptions } from './manager.js'
-import { createFacilitator, type SandboxFacilitator } from './facilitator.js'
-import { createFaultBook, type FaultBook } from './faults.js'
+import { createFacilitator, type SandboxFacilitator } from './facilitator/facilitator.js'
+import { createFaultBook, type FaultBook } from './faults/book.js'
 import type { Express } from 'express'
 import { SvcError } from '../core/errors.js'
 import { createClock, type Clock } from '../core/clock.js'
@@ -21,7 +21,7 @@ export type StartChainServicesOptions = StartChainOptions &
   }
 
 export type ChainServices = {
-  chain: SandboxChain
+  sandboxChain: SandboxChain
   manager: ChainManager
   facilitator: SandboxFacilitator
   /** Faults injected into the Sandbox (`svc fault add`): the facilitator and the gateway read them. */
@@ -63,7 +63,7 @@ export async function startChainServices(options: StartChainServicesOptions = {}
     }
     const [managerServer, facilitatorServer] = listening.map((result) => (result as PromiseFulfilledResult<Listening>).value) as [Listening, Listening]
     return {
-      chain,
+      sandboxChain: chain,
       manager,
       facilitator,
       faults,

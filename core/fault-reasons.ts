@@ -4,7 +4,7 @@
  * `@x402/evm` defines them in `src/exact/facilitator/errors.ts` but does not export them from any entry point, so they
  * are listed here; test/core/fault-reasons.test.ts reads the installed package and fails when it has a code this
  * list lacks (or the other way round). The last five are the ones svc's facilitator answers before the scheme is
- * asked (chain/facilitator.ts, chain/facilitator-request.ts).
+ * asked (chain/facilitator/facilitator.ts, chain/facilitator/request.ts).
  */
 export const exactEvmReasons = [
   'asset_not_deployed_contract',

@@ -12,14 +12,14 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { scopes } from '../core/scopes.js'
-import { startSandbox as startServices } from '../server/sandbox.js'
+import { startSvc } from '../server/start-server.js'
 import { createSvcClient, type SvcClient } from './client.js'
 import { localFetch } from './local-fetch.js'
 import type { SandboxTime } from './types.js'
 import { createEventQueue } from './event-queue.js'
 import type { ChainRestart, Fault, FaultInput, PaymentEvent } from './types.js'
 
-export type StartSandboxOptions = {
+export type TestSandboxOptions = {
   /** USDC the buyer starts with, in whole units. @defaultValue '1000' */
   buyerUsdc?: string
   /** Most the buyer's paying fetch pays for one request, in USDC atomic units. @defaultValue '10000000' (10 USDC) */
@@ -101,9 +101,9 @@ export type TestSandbox = {
   stop(): Promise<void>
 }
 
-export async function startSandbox(options: StartSandboxOptions = {}): Promise<TestSandbox> {
+export async function startSandbox(options: TestSandboxOptions = {}): Promise<TestSandbox> {
   const { buyerUsdc = '1000', maxAmountPerPayment = '10000000', forkUrl } = options
-  const sandbox = await startServices({ port: 0, autoVerify: true, forkUrl, log: () => {} })
+  const sandbox = await startSvc({ port: 0, autoVerify: true, forkUrl, log: () => {} })
   try {
     const { server, chain } = sandbox
     const email = `seller-${randomBytes(6).toString('hex')}@svc.test`
@@ -120,9 +120,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
     // The RPC lets the schemes read the Permit2 allowance and sign an EIP-2612 permit for a sponsored Permit2 payment.
     const rpc = { rpcUrl: chain.rpcUrl }
     const payer = new x402Client()
-      .register(chain.chain.network, new ExactEvmScheme(buyer, rpc))
-      .register(chain.chain.network, new UptoEvmScheme(buyer, rpc))
-    payer.setSpendControls({ allowedAssets: [{ network: chain.chain.network, asset: chain.chain.usdc.address, maxAmountPerPayment }] })
+      .register(chain.sandboxChain.network, new ExactEvmScheme(buyer, rpc))
+      .register(chain.sandboxChain.network, new UptoEvmScheme(buyer, rpc))
+    payer.setSpendControls({ allowedAssets: [{ network: chain.sandboxChain.network, asset: chain.sandboxChain.usdc.address, maxAmountPerPayment }] })
     const local = createSvcClient({ baseUrl: server.sandboxControlUrl })
 
     return {
@@ -133,9 +133,9 @@ export async function startSandbox(options: StartSandboxOptions = {}): Promise<T
       rpcUrl: chain.rpcUrl,
       facilitatorUrl: chain.facilitatorUrl,
       chainManagerUrl: chain.chainManagerUrl,
-      chainId: chain.chain.chainId,
-      network: chain.chain.network,
-      usdc: { ...chain.chain.usdc },
+      chainId: chain.sandboxChain.chainId,
+      network: chain.sandboxChain.network,
+      usdc: { ...chain.sandboxChain.usdc },
       seller: { email, password, jwt, apiKey, client: createSvcClient({ baseUrl: server.sandboxControlUrl, apiKey }) },
       buyer: { address: buyer.address, privateKey, fetch: wrapFetchWithPayment(localFetch, payer) },
       fetch: localFetch,

@@ -1,8 +1,8 @@
 /**
- * Shapes of the control plane's requests and answers, named after the types core/contract.ts generates from
+ * Shapes of the control plane's requests and answers, named after the types core/openapi.generated.ts generates from
  * server/openapi.yaml (the authority): a change of the yaml changes these types.
  */
-import type { components, paths } from '../core/contract.js'
+import type { components, paths } from '../core/openapi.generated.js'
 import type { Environment } from '../core/hosts.js'
 
 export type { Environment }

@@ -4,12 +4,12 @@ import type { Clock } from '../core/clock.js'
 import type { Hosts } from '../core/hosts.js'
 import type { Database } from './db/tables.js'
 import type { PaymentEvents } from './payment-events.js'
-import type { InstallSecrets } from './secrets.js'
-import type { SandboxState } from './sandbox-state.js'
-import type { SnapshotStore } from './snapshots.js'
+import type { InstallSecrets } from './data-dir/secrets.js'
+import type { SandboxState } from './sandbox/payment-gate.js'
+import type { SnapshotStore } from './sandbox/snapshots.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
 
-/** What the control plane and the gateway need; built once by the composition root (server/sandbox.ts). */
+/** What the control plane and the gateway need; built once by the composition root (server/start-server.ts). */
 export type ServerDeps = {
   db: Kysely<Database>
   secrets: InstallSecrets
@@ -32,9 +32,9 @@ export type ServerDeps = {
    * @defaultValue the machine's clock (which never moves)
    */
   clock?: Clock | undefined
-  /** The gate of paid requests and the in-memory state a revert resets (server/sandbox-state.ts). */
+  /** The gate of paid requests and the in-memory state a revert resets (server/sandbox/payment-gate.ts). */
   sandboxState?: SandboxState | undefined
-  /** The Sandbox's snapshots (server/snapshots.ts); without them the snapshot routes answer 503. */
+  /** The Sandbox's snapshots (server/sandbox/snapshots.ts); without them the snapshot routes answer 503. */
   snapshots?: SnapshotStore | undefined
   /** The live payment events: the gateway publishes, `GET /events` streams. @defaultValue a bus of the app's own */
   events?: PaymentEvents | undefined

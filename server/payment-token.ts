@@ -3,7 +3,7 @@ import type { ServerDeps } from './deps.js'
 
 /** The sandbox payment token as the control plane advertises it (also the `extra` of Sandbox accepts). */
 export function sandboxUsdc(deps: ServerDeps) {
-  const usdc = deps.chain?.chain.usdc
+  const usdc = deps.chain?.sandboxChain.usdc
   return {
     address: usdc?.address ?? usdcAddress,
     symbol: 'USDC',

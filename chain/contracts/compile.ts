@@ -1,5 +1,5 @@
 /**
- * Compiles the sandbox contracts with solc-js (offline) into `generated/*.ts`.
+ * Compiles the sandbox contracts with solc-js (offline) into `<name>.generated.ts` beside them.
  * Run `npm run build:contracts` after editing a `.sol` file; a test checks that the committed artifacts are
  * exactly what the sources compile to.
  */
@@ -13,11 +13,11 @@ const here = dirname(fileURLToPath(import.meta.url))
 
 /** The contracts the kit installs, by source file and contract name. */
 export const contracts = [
-  { file: 'SandboxUSDC.sol', name: 'SandboxUSDC', exportName: 'sandboxUsdc' },
-  { file: 'Multicall3.sol', name: 'Multicall3', exportName: 'multicall3' },
-  { file: 'Permit2.sol', name: 'Permit2', exportName: 'permit2' },
-  { file: 'X402ExactPermit2Proxy.sol', name: 'X402ExactPermit2Proxy', exportName: 'x402ExactPermit2Proxy' },
-  { file: 'X402UptoPermit2Proxy.sol', name: 'X402UptoPermit2Proxy', exportName: 'x402UptoPermit2Proxy' },
+  { file: 'SandboxUSDC.sol', name: 'SandboxUSDC', exportName: 'sandboxUsdc', fileName: 'sandbox-usdc.generated.ts' },
+  { file: 'Multicall3.sol', name: 'Multicall3', exportName: 'multicall3', fileName: 'multicall3.generated.ts' },
+  { file: 'Permit2.sol', name: 'Permit2', exportName: 'permit2', fileName: 'permit2.generated.ts' },
+  { file: 'X402ExactPermit2Proxy.sol', name: 'X402ExactPermit2Proxy', exportName: 'x402ExactPermit2Proxy', fileName: 'x402-exact-permit2-proxy.generated.ts' },
+  { file: 'X402UptoPermit2Proxy.sol', name: 'X402UptoPermit2Proxy', exportName: 'x402UptoPermit2Proxy', fileName: 'x402-upto-permit2-proxy.generated.ts' },
 ] as const
 
 type SolcOutput = {
@@ -55,14 +55,14 @@ export function compileContracts(): Map<string, string> {
       `export const ${c.exportName}Abi = ${JSON.stringify(out.abi, null, 2)} as const\n\n` +
       `export const ${c.exportName}Bytecode = '0x${out.evm.bytecode.object}' as const\n\n` +
       `export const ${c.exportName}DeployedBytecode = '0x${out.evm.deployedBytecode.object}' as const\n`
-    modules.set(`${c.exportName}.ts`, text)
+    modules.set(c.fileName, text)
   }
   return modules
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   for (const [file, text] of compileContracts()) {
-    writeFileSync(join(here, 'generated', file), text)
-    console.log(`wrote chain/contracts/generated/${file}`)
+    writeFileSync(join(here, file), text)
+    console.log(`wrote chain/contracts/${file}`)
   }
 }

@@ -13,7 +13,7 @@ import { insertOutboxMail, listOutbox } from '../db/outbox.js'
 import { guard, principalOf, signSessionToken } from './context.js'
 import { createAuthThrottle } from './auth-throttle.js'
 import type { ServerDeps } from '../deps.js'
-import { clockOf } from '../time-travel.js'
+import { clockOf } from '../sandbox/time-travel.js'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
 

@@ -8,7 +8,7 @@ import { sandboxUsdc } from '../payment-token.js'
 import { inferSchemas, type JsonSchema, type ProbeOptions } from '../schema-inference.js'
 import { ownListenerPorts, ownListenerTargetedBy } from '../own-listeners.js'
 import type { AcceptInput, UpdateEndpointInput } from './endpoint-input.js'
-import { clockOf } from '../time-travel.js'
+import { clockOf } from '../sandbox/time-travel.js'
 
 /** The schema probe never requests one of svc's own listeners, nor follows a redirect onto one. */
 const probeOptions = (deps: ServerDeps): ProbeOptions => ({

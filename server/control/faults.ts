@@ -1,6 +1,6 @@
 import { Router, type Request } from 'express'
 import { z } from 'zod'
-import type { Fault } from '../../chain/faults.js'
+import type { Fault } from '../../chain/faults/book.js'
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js'
 import { exactEvmReasons, isExactEvmReason } from '../../core/fault-reasons.js'
 import { cutText, echoedValueLimit, param, parseBody } from '../../core/http.js'
@@ -98,10 +98,10 @@ export function createFaultRoutes(deps: ServerDeps): Router {
 
   router.post('/dev/chain/restart', async (req, res) => {
     const chain = chainOf(req, 'the chain is restarted')
-    const { ms } = await chain.chain.restartKeepingState().catch((error: unknown) => {
+    const { ms } = await chain.sandboxChain.restartKeepingState().catch((error: unknown) => {
       throw new ServiceUnavailableError(`the chain could not be restarted: ${cutText(String((error as Error)?.message ?? error).split('\n')[0]!, echoedValueLimit)}`, { cause: error })
     })
-    res.json({ restarted: true, rpc_url: chain.rpcUrl, ms: Math.round(ms), block_number: Number(await chain.chain.client.getBlockNumber()) })
+    res.json({ restarted: true, rpc_url: chain.rpcUrl, ms: Math.round(ms), block_number: Number(await chain.sandboxChain.client.getBlockNumber()) })
   })
 
   return router

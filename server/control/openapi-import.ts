@@ -8,7 +8,7 @@ import type { ServerDeps } from '../deps.js'
 import { acceptsSchema, importOperationSchema } from './endpoint-input.js'
 import { endpointRecord } from './endpoint-record.js'
 import { checkAccepts, newEndpointRow } from './endpoint-service.js'
-import { clockOf } from '../time-travel.js'
+import { clockOf } from '../sandbox/time-travel.js'
 import { required } from './validation.js'
 import { parseOpenApi } from './openapi-parse.js'
 

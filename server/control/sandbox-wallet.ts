@@ -8,7 +8,7 @@ import { findSandboxWallet, insertSandboxWalletIfAbsent, replaceSandboxWallet } 
 import { ForbiddenError, ServiceUnavailableError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { nowIso } from '../ids.js'
-import { decryptSecret, encryptSecret } from '../secrets.js'
+import { decryptSecret, encryptSecret } from '../data-dir/secrets.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
 

@@ -66,7 +66,7 @@ export function createSettlementRoutes(deps: ServerDeps): Router {
 
 /** The settlement as the control plane answers it (the stored row without the owner). */
 /** The epoch of the running Sandbox chain; undefined without one. */
-const currentEpoch = (deps: ServerDeps): string | undefined => deps.chain?.chain.epoch
+const currentEpoch = (deps: ServerDeps): string | undefined => deps.chain?.sandboxChain.epoch
 
 /**
  * A settlement as the control plane answers it. `old_chain`: settled on an earlier Sandbox chain than the running one

@@ -1,10 +1,10 @@
 import { Router } from 'express'
 import { ServiceUnavailableError } from '../../core/errors.js'
 import type { ServerDeps } from '../deps.js'
-import type { SnapshotStore } from '../snapshots.js'
+import type { SnapshotStore } from '../sandbox/snapshots.js'
 import { localSandboxOnly } from './local-sandbox.js'
 
-/** Whole-sandbox snapshots (server/snapshots.ts): local callers, Sandbox control plane, no credential. */
+/** Whole-sandbox snapshots (server/sandbox/snapshots.ts): local callers, Sandbox control plane, no credential. */
 export function createSnapshotRoutes(deps: ServerDeps): Router {
   const router = Router()
   const local = localSandboxOnly(deps, 'snapshots')

@@ -2,12 +2,12 @@ import { Router } from 'express'
 import { z } from 'zod'
 import { parseBody } from '../../core/http.js'
 import type { ServerDeps } from '../deps.js'
-import { advanceSandboxTime, getSandboxTime } from '../time-travel.js'
+import { advanceSandboxTime, getSandboxTime } from '../sandbox/time-travel.js'
 import { localSandboxOnly } from './local-sandbox.js'
 
 const advanceSchema = z.strictObject({ seconds: z.number() })
 
-/** The Sandbox's clocks and time travel (server/time-travel.ts): local callers, Sandbox control plane, no credential. */
+/** The Sandbox's clocks and time travel (server/sandbox/time-travel.ts): local callers, Sandbox control plane, no credential. */
 export function createTimeRoutes(deps: ServerDeps): Router {
   const router = Router()
   const local = localSandboxOnly(deps, 'time travel')

@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely'
 import type { Database } from './tables.js'
 
 /**
- * Copies of the whole database for the Sandbox's snapshots (server/snapshots.ts): `VACUUM INTO` a file of its own,
+ * Copies of the whole database for the Sandbox's snapshots (server/sandbox/snapshots.ts): `VACUUM INTO` a file of its own,
  * and back by replacing every table's rows in one transaction, so the connection (and the gateway's second one) stay
  * open and readers never see half a revert. The schema's own bookkeeping (Kysely's migration tables) is left alone.
  */

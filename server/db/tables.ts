@@ -127,7 +127,7 @@ export type SettlementsTable = {
 }
 
 /**
- * A settlement in progress (server/gateway/settlement-journal.ts): written before the settlement is sent, given its
+ * A settlement in progress (server/journal/journal.ts): written before the settlement is sent, given its
  * `settlement_id` once recorded, removed once the answer was written. A row left behind by a process that died is
  * resolved at the next start against the chain (was the authorization used? by which transaction?).
  */

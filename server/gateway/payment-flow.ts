@@ -19,7 +19,7 @@ import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
 import { recordSettlement } from './settlement-record.js'
 import { takeChargeOverride } from './settlement-overrides.js'
-import { createSettlementJournal, type SettlementJournalOptions } from './settlement-journal.js'
+import { createSettlementJournal, type SettlementJournalOptions } from '../journal/journal.js'
 import { createTrafficStats } from './traffic-stats.js'
 import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
 import { ownListenerPorts } from '../own-listeners.js'
@@ -201,7 +201,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     // The journal row is written before the settlement is sent: whatever happens next (a crash included), a payment
     // that reaches the chain is recorded, at the latest when svc starts again.
     const payer = verified.response.payer ?? ''
-    const chainEpoch = api.environment === 'development' ? (deps.chain?.chain.epoch ?? '') : ''
+    const chainEpoch = api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : ''
     const ephemeral = route.expiresAt !== null
     const amount = charge.type === 'amount' ? charge.amount : undefined
     const journalId = await journal.begin({ api, endpoint: route.endpoint, ephemeral, requirements, payload, amount, paymentId, payer, method: request.method, path: resource.path, chainEpoch })

@@ -2,7 +2,7 @@ import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorClient } fro
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { UptoEvmScheme } from '@x402/evm/upto/server'
 import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
-import { createInProcessFacilitatorClient } from '../../chain/facilitator-client.js'
+import { createInProcessFacilitatorClient } from '../../chain/facilitator/client.js'
 import type { ServerDeps } from '../deps.js'
 import type { ApiRow } from '../db/tables.js'
 import { errorCode, ServiceUnavailableError } from '../../core/errors.js'
@@ -24,7 +24,7 @@ export type ResourceServers = {
  * chain's facilitator, production APIs through SVC_FACILITATOR_URL. A failed start is forgotten, so the next request
  * tries again (the chain may have come up meanwhile). A facilitator that does not answer is a 503 for the buyer that
  * never names its address (the log does). The Sandbox facilitator runs in this process (when svc started the chain):
- * it is called directly, without HTTP (chain/facilitator-client.ts).
+ * it is called directly, without HTTP (chain/facilitator/client.ts).
  */
 export function createResourceServers(deps: ServerDeps): ResourceServers {
   const servers = new Map<string, Promise<x402ResourceServer>>()

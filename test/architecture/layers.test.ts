@@ -1,6 +1,6 @@
 /**
  * The folders are layers (README, "How svc is built"): an import only ever points down
- * core → chain → server → sdk → mcp → tui. This reads the imports of every source file and fails on one that
+ * core → chain → server → sdk → mcp → tui → cli. This reads the imports of every source file and fails on one that
  * points up or sideways, and on a cycle between files.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
@@ -17,7 +17,8 @@ const allowed: Record<string, readonly string[]> = {
   server: ['core', 'chain'],
   sdk: ['core'],
   mcp: ['core', 'sdk'],
-  tui: ['core', 'sdk', 'mcp'],
+  tui: ['core', 'sdk'],
+  cli: ['core', 'sdk', 'mcp', 'tui'],
   fixtures: ['core'],
 }
 
@@ -26,9 +27,9 @@ const allowed: Record<string, readonly string[]> = {
  * root starts the demo upstream, a fixture, when a seed asks for it.
  */
 const exceptions: Record<string, readonly string[]> = {
-  'tui/commands/up.ts': ['server/sandbox.ts', 'chain/anvil.ts'],
-  'sdk/testing.ts': ['server/sandbox.ts'],
-  'server/sandbox.ts': ['fixtures/demo-upstream.ts'],
+  'cli/commands/up.ts': ['server/start-server.ts', 'chain/anvil/anvil.ts'],
+  'sdk/testing.ts': ['server/start-server.ts'],
+  'server/start-server.ts': ['fixtures/demo-upstream.ts'],
 }
 
 function sourceFiles(dir: string): string[] {

@@ -1,7 +1,7 @@
 /**
  * The chain's own settle rate as it grows: pre-signed `transferWithAuthorization` transactions from one relayer
  * account (as svc's facilitator sends them), `concurrency` in flight, each sent with `eth_sendRawTransaction` and
- * its receipt awaited (read per block as blocks come, or polled every 2 → 50 ms like chain/tx-sender.ts), in
+ * its receipt awaited (read per block as blocks come, or polled every 2 → 50 ms like chain/relay/tx-sender.ts), in
  * batches. Signing happens before each batch and is not timed. Besides the rate of each batch it reports the slowest receipt (a stall shows
  * here: automine leaving out-of-order transactions unmined, foundry-rs/foundry#10122), what is left in Anvil's
  * pool, and Anvil's RSS.
@@ -13,10 +13,10 @@ import { authorizationTypes } from '@x402/evm'
 import { encodeFunctionData, parseSignature, toHex, webSocket, type Hex, type LocalAccount } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { Pool } from 'undici'
-import { startChain } from '../../chain/chain.js'
-import { anvilStateArgs } from '../../chain/chain-state.js'
+import { startChain } from '../../chain/sandbox-chain.js'
+import { anvilStateArgs } from '../../chain/anvil/state-file.js'
 import { sandboxMnemonic } from '../../chain/constants.js'
-import { sandboxUsdcAbi } from '../../chain/contracts/generated/sandboxUsdc.js'
+import { sandboxUsdcAbi } from '../../chain/contracts/sandbox-usdc.generated.js'
 import { newAccount } from '../helpers/payments.js'
 import { plainAnvil } from './plain-anvil.js'
 import { percentile, round, runPool } from './pool.js'
@@ -31,7 +31,7 @@ export type ChainGrowthOptions = {
   concurrency?: number
   /** Anvil arguments on top of svc's own (prool's camelCase names; `undefined` drops one of svc's). */
   anvilArgs?: Record<string, unknown>
-  /** How Anvil mines (chain/anvil.ts). @defaultValue svc's default */
+  /** How Anvil mines (chain/anvil/anvil.ts). @defaultValue svc's default */
   mining?: 'auto' | 'batched'
   /** `blocks`: receipts read per block as blocks come (no polling delay); `poll`: polled 2 → 50 ms per transaction. @defaultValue 'blocks' */
   receipts?: 'blocks' | 'poll'

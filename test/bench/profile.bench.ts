@@ -1,6 +1,6 @@
 /**
  * Where a sequential paid request spends its time on svc, measured rather than guessed: the sandbox of
- * `svc up --seed fixtures/demo-seed.yaml` started in this process (server/sandbox.ts, the same composition root), one
+ * `svc up --seed fixtures/demo-seed.yaml` started in this process (server/start-server.ts, the same composition root), one
  * buyer paying `weather.dev.localhost/weather/paris` through `@x402/fetch` `payments` times in a row, with timing hooks
  * on what the request goes through (wall time; the buyer's own work is counted apart):
  * - every `fetch`: the gateway's calls to its own facilitator (`/verify`, `/settle` over HTTP) and every JSON-RPC call
@@ -19,7 +19,7 @@ import { x402Facilitator } from '@x402/core/facilitator'
 import SQLite from 'better-sqlite3'
 import { Agent, Pool } from 'undici'
 import { readSeedFile, parseSeed, applySeed } from '../../sdk/seed.js'
-import { startSandbox } from '../../server/sandbox.js'
+import { startSvc } from '../../server/start-server.js'
 import { percentile, round } from './pool.js'
 import { summariseCpuProfile } from './cpu-profile.js'
 import { demoSeed, startSvcStack, weatherPayTo } from './stacks.js'
@@ -55,14 +55,14 @@ export async function benchProfile(options: { payments?: number; warmup?: number
   let on = false
   const enabled = () => on
   const seedFile = readSeedFile(demoSeed)
-  const sandbox = await startSandbox({ port: 0, autoVerify: true, demoUpstream: true })
+  const sandbox = await startSvc({ port: 0, autoVerify: true, demoUpstream: true })
   const undo: (() => void)[] = []
   try {
     const seed = await applySeed(parseSeed(seedFile, { demo_upstream: sandbox.demoUpstreamUrl }), { controlUrl: sandbox.server.controlUrl, sandboxControlUrl: sandbox.server.sandboxControlUrl })
     const { rpcUrl, facilitatorUrl, chainManagerUrl } = sandbox.chain
     const url = `${seed.apis.find((api) => api.slug === 'weather')!.gateway_url}/weather/paris`
 
-    // JSON-RPC by method (a batch counts each of its calls): svc's calls go out on undici Pools (chain/anvil-rpc.ts),
+    // JSON-RPC by method (a batch counts each of its calls): svc's calls go out on undici Pools (chain/relay/anvil-rpc.ts),
     // anything else through fetch; fetch also reaches the facilitator over HTTP and the chain manager.
     const rpcCalls: Record<string, number> = {}
     const rpcKind = (body: unknown) => {
@@ -98,9 +98,9 @@ export async function benchProfile(options: { payments?: number; warmup?: number
 
     const buyer = newAccount()
     await fetch(`${chainManagerUrl}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: buyer.address, asset: 'usdc', amount: '100' }) })
-    const network = sandbox.chain.chain.network
+    const network = sandbox.chain.sandboxChain.network
     const client = new x402Client().register(network, new ExactEvmScheme(buyer))
-    client.setSpendControls({ allowedAssets: [{ network, asset: sandbox.chain.chain.usdc.address, maxAmountPerPayment: '10000' }] })
+    client.setSpendControls({ allowedAssets: [{ network, asset: sandbox.chain.sandboxChain.usdc.address, maxAmountPerPayment: '10000' }] })
     // The buyer's own work (probe 402, signing) is timed apart: its fetch is the one with the PAYMENT-SIGNATURE.
     let paidRequestMs = 0
     const timedFetch: typeof fetch = async (input, init) => {

@@ -25,7 +25,7 @@ type ChainPayments = { transfers: Hex[]; authorized: Set<Hex>; authorizationsUse
 /**
  * Reads the Transfer logs to `payTo` of `amount` and the AuthorizationUsed logs of the token from `fromBlock` on, as
  * the chain grows (every `everyMs`), so none is missed once Anvil forgets old blocks' transactions
- * (chain/anvil.ts keeps the last 5,000 blocks'). `finish` reads up to the last block and stops.
+ * (chain/anvil/anvil.ts keeps the last 5,000 blocks'). `finish` reads up to the last block and stops.
  */
 export function startLogCollector(rpcUrl: string, usdc: Address, payTo: Address, amount: bigint, fromBlock: bigint, everyMs = 1_000) {
   const client = createPublicClient({ transport: http(rpcUrl) })

@@ -6,7 +6,7 @@
  * same USDC contract as svc's, installed by svc's chain kit, since the official stack brings no token).
  * `POST /fund {address, amount}` mints USDC for the bench's buyers. Prints one ready line; SIGTERM stops it.
  *
- * Its Anvil has svc's pool guard (chain/anvil-pool-guard.ts), not a setting of the official stack: without it a run
+ * Its Anvil has svc's pool guard (chain/relay/pool-guard.ts), not a setting of the official stack: without it a run
  * hangs for good when automine leaves settlements unmined (foundry-rs/foundry#10122: 64 transactions of the
  * facilitator queued behind nonce 499 in one run). `GET /unstuck` says how often the guard had to step in; each time
  * shows in the reference's slowest payments.
@@ -19,7 +19,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import express from 'express'
 import { createWalletClient, http, nonceManager, publicActions, type Address } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { startChain } from '../../chain/chain.js'
+import { startChain } from '../../chain/sandbox-chain.js'
 import { devAccountKeys } from '../../chain/constants.js'
 import { listen } from '../../core/http.js'
 import { plainAnvil } from './plain-anvil.js'

@@ -25,7 +25,7 @@ describe('chain info', () => {
       multicall3: '0xcA11bde05977b3631167028862bE2a173976CA11',
       faucet: { enabled: true, default_eth: '3', default_usdc: '50' },
     })
-    expect(await services.chain.client.getChainId()).toBe(845320402)
+    expect(await services.sandboxChain.client.getChainId()).toBe(845320402)
   })
 })
 

@@ -17,7 +17,7 @@ import { createPublicClient, http, parseAbiItem, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, describe, expect, test } from 'vitest'
 import { localFetch } from '../../sdk/local-fetch.js'
-import { startUpstream } from '../gateway/helpers.js'
+import { startUpstream } from '../server/gateway/helpers.js'
 import { killUnderLoad } from '../helpers/kill-under-load.js'
 import { startSvcProcess, type SvcProcess } from '../helpers/svc-process.js'
 

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, test } from 'vitest'
 import { startSvcProcess, type SvcProcess } from '../helpers/svc-process.js'
-import { createCli } from '../tui/cli-harness.js'
+import { createCli } from '../cli/harness.js'
 
 const seedFile = fileURLToPath(new URL('../../fixtures/demo-seed.yaml', import.meta.url))
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-demo-twice-'))

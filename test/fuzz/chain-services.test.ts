@@ -14,8 +14,8 @@ beforeAll(async () => {
   services = await startChainServices({ log: (line) => logged.push(line) })
   const buyer = newAccount()
   await services.manager.fund(buyer.address, 'usdc', '100')
-  const requirements = sandboxRequirements(services.chain, { payTo: newAccount().address })
-  validPayment = { x402Version: 2, paymentPayload: await signPayment(services.chain, buyer, requirements), paymentRequirements: requirements }
+  const requirements = sandboxRequirements(services.sandboxChain, { payTo: newAccount().address })
+  validPayment = { x402Version: 2, paymentPayload: await signPayment(services.sandboxChain, buyer, requirements), paymentRequirements: requirements }
 })
 afterAll(() => services?.stop())
 

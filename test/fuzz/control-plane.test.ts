@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, test } from 'vitest'
-import { loadContract } from '../../server/control/contract.js'
+import { loadContract } from '../../server/control/openapi-document.js'
 import { localFetch } from '../../sdk/local-fetch.js'
-import { addEndpoint, createApi, newSeller, sandboxAccept, startGatewayStack, type GatewayStack } from '../gateway/helpers.js'
+import { addEndpoint, createApi, newSeller, sandboxAccept, startGatewayStack, type GatewayStack } from '../server/gateway/helpers.js'
 import { newAccount } from '../helpers/payments.js'
 import { answerOf, expectClean, fuzz, nastyJson, nastyString, percentEncoded, printable, removed, type Answer } from './fuzz-kit.js'
 
@@ -56,7 +56,7 @@ beforeAll(async () => {
     address: one(address),
     hostname: usually(numbered(1_000_000, (n) => `fuzz-${n}.example.test`), 'localhost', 'example'),
     path_pattern: usually(numbered(1_000_000, (n) => `/fuzz/${n}/{id}`), '/items/{id}', '/files/*', '/{a}/{a}', 'no-slash'),
-    asset: one(services.chain.usdc.address),
+    asset: one(services.sandboxChain.usdc.address),
     network: usually(one('eip155:845320402'), 'eip155:8453'),
     amount: usually(one('10000'), '1.5', '0'),
     method: usually(one('GET', 'POST'), 'get'),
@@ -90,7 +90,7 @@ function operationsOf(contract: Schema): Operation[] {
   for (const [path, item] of Object.entries<Schema>(contract.paths))
     for (const [method, operation] of Object.entries<Schema>(item)) {
       if (!['get', 'post', 'put', 'delete', 'patch'].includes(method)) continue
-      // Left out: the live stream never ends (test/server/events.test.ts), and each chain restart takes the chain
+      // Left out: the live stream never ends (test/server/control/events.test.ts), and each chain restart takes the chain
       // away for a moment (test/server/faults.test.ts).
       if (operation.responses?.['200']?.content?.['text/event-stream'] || path === '/dev/chain/restart') continue
       const parameters = [...(operation.parameters ?? []), ...(item.parameters ?? [])].map((parameter: Schema) => resolved(parameter, contract)!)

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { afterAll, beforeAll, test } from 'vitest'
 import { localFetch } from '../../sdk/local-fetch.js'
-import { addEndpoint, createApi, newSeller, sandboxAccept, signedPaymentFor, startGatewayStack, type GatewayStack } from '../gateway/helpers.js'
+import { addEndpoint, createApi, newSeller, sandboxAccept, signedPaymentFor, startGatewayStack, type GatewayStack } from '../server/gateway/helpers.js'
 import { answerOf, expectClean, fuzz, mutationsOf, nastyJson, nastyString, percentEncoded, printable, type Answer } from './fuzz-kit.js'
 
 let stack: GatewayStack | undefined

@@ -1,6 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
-import { loadContract } from '../../server/control/contract.js'
+import { loadContract } from '../../server/control/openapi-document.js'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void
 

@@ -1,5 +1,5 @@
 import type { ChainServices } from '../../chain/services.js'
-import { startServer, type RunningServer } from '../../server/sandbox.js'
+import { startServer, type RunningServer } from '../../server/start-server.js'
 import type { AuthThrottleLimits } from '../../server/throttle.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { assertMatchesContract } from './contract.js'

@@ -4,7 +4,7 @@ import { authorizationTypes } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { getAddress, toHex, type Address, type LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import type { SandboxChain } from '../../chain/chain.js'
+import type { SandboxChain } from '../../chain/sandbox-chain.js'
 
 /** A fresh buyer key. */
 export function newAccount(): LocalAccount {

@@ -9,9 +9,9 @@ import { UsageError } from '../../core/errors.js'
 import { createMcpServer } from '../../mcp/server.js'
 import { AnsweringStdioTransport } from '../../mcp/stdio-transport.js'
 import { createSvcClient } from '../../sdk/client.js'
-import { mcpSettings } from '../../tui/commands/mcp.js'
+import { mcpSettings } from '../../cli/commands/mcp.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
-import { createCli, svcBin } from '../tui/cli-harness.js'
+import { createCli, svcBin } from '../cli/harness.js'
 
 let t: TestServer
 let key: string

@@ -13,11 +13,13 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+// @ts-expect-error: bin/build.js is plain JavaScript without types
+import { sourceDirs } from '../../bin/build.js'
 
 const run = promisify(execFile)
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 /** What `npm pack` needs to build the package. */
-const sources = ['bin', 'core', 'chain', 'server', 'sdk', 'mcp', 'tui', 'fixtures', 'package.json', 'README.md', 'tsconfig.json', 'tsconfig.build.json']
+const sources = ['bin', ...sourceDirs, 'package.json', 'README.md', 'tsconfig.json', 'tsconfig.build.json']
 
 export type PackedProject = {
   /** The project's directory (outside the repo, so nothing resolves from the repo's node_modules). */

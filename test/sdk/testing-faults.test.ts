@@ -3,7 +3,7 @@ import { createPublicClient, erc20Abi, http, type Address } from 'viem'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
 import type { PaymentEvent } from '../../sdk/types.js'
-import { startUpstream } from '../gateway/helpers.js'
+import { startUpstream } from '../server/gateway/helpers.js'
 
 let sandbox: TestSandbox
 let upstream: Awaited<ReturnType<typeof startUpstream>>

@@ -2,8 +2,8 @@ import { cleanup, render } from 'ink-testing-library'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
 import type { Fault } from '../../sdk/types.js'
-import { App } from '../../tui/dashboard/App.js'
-import { FaultsLine, faultSummary } from '../../tui/dashboard/components/FaultsLine.js'
+import { App } from '../../tui/App.js'
+import { FaultsLine, faultSummary } from '../../tui/components/FaultsLine.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { waitFor } from '../helpers/payments.js'
 import { linesOf, renderAt } from './dashboard-fixtures.js'
@@ -55,9 +55,9 @@ test('the dashboard shows the faults in force as they are added and cleared', as
     rpc_url: services.rpcUrl,
     chain_manager_url: services.chainManagerUrl,
     facilitator_url: services.facilitatorUrl,
-    chain_id: services.chain.chainId,
-    network: services.chain.network,
-    usdc: services.chain.usdc.address,
+    chain_id: services.sandboxChain.chainId,
+    network: services.sandboxChain.network,
+    usdc: services.sandboxChain.usdc.address,
   }
   const { lastFrame } = render(<App urls={urls} refreshMs={100} />)
   const frame = () => lastFrame() ?? ''

@@ -3,7 +3,7 @@ import { Box } from 'ink'
 import { render } from 'ink-testing-library'
 import type { ReactNode } from 'react'
 import type { Endpoint, Settlement } from '../../sdk/types.js'
-import type { SettlementFeed } from '../../tui/dashboard/model.js'
+import type { SettlementFeed } from '../../tui/model.js'
 
 export const usdc = '0x0000000000000000000000000000000000c0ffee'
 export const address = '0x08210FdadC4fF91A92A3D49561109bD86BfDA6Ed'

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { createSvcClient } from '../../sdk/client.js'
 import { newId, nowIso } from '../../server/ids.js'
-import { App } from '../../tui/dashboard/App.js'
-import type { DashboardOptions } from '../../tui/dashboard/model.js'
-import { createSettlementFeed } from '../../tui/dashboard/settlement-feed.js'
-import { payingFetch, startUpstream } from '../gateway/helpers.js'
+import { App } from '../../tui/App.js'
+import type { DashboardOptions } from '../../tui/model.js'
+import { createSettlementFeed } from '../../tui/settlement-feed.js'
+import { payingFetch, startUpstream } from '../server/gateway/helpers.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { newAccount, waitFor } from '../helpers/payments.js'
 
@@ -41,9 +41,9 @@ function urlsOf(): DashboardOptions['urls'] {
     rpc_url: services.rpcUrl,
     chain_manager_url: services.chainManagerUrl,
     facilitator_url: services.facilitatorUrl,
-    chain_id: services.chain.chainId,
-    network: services.chain.network,
-    usdc: services.chain.usdc.address,
+    chain_id: services.sandboxChain.chainId,
+    network: services.sandboxChain.network,
+    usdc: services.sandboxChain.usdc.address,
   }
 }
 
@@ -56,7 +56,7 @@ test('the dashboard shows the chain, the wallet, the APIs and a settlement live,
     body: { name: 'Dashboard weather', slug, upstream_base_url: upstream.url, pay_to_mode: 'user_wallet', pay_to_address: newAccount().address },
   })
   expect(api.status).toBe(201)
-  const accept = (amount: string) => ({ scheme: 'exact', network: services.chain.network, asset: services.chain.usdc.address, amount, max_timeout_seconds: 300 })
+  const accept = (amount: string) => ({ scheme: 'exact', network: services.sandboxChain.network, asset: services.sandboxChain.usdc.address, amount, max_timeout_seconds: 300 })
   const schemas = { request_schema: { type: 'object' }, response_schema: { type: 'object' } }
   for (const body of [
     { method: 'GET', path_pattern: '/weather/{city}', accepts: [accept('25000')], ...schemas },
@@ -120,8 +120,8 @@ async function recordSettlements(seller: { userId: string; api: { id: string }; 
         endpoint_id: null,
         user_id: seller.userId,
         environment: 'development',
-        network: services.chain.network,
-        asset: services.chain.usdc.address,
+        network: services.sandboxChain.network,
+        asset: services.sandboxChain.usdc.address,
         amount: '10000',
         payer: buyer.address,
         pay_to: seller.wallet.address,
@@ -129,7 +129,7 @@ async function recordSettlements(seller: { userId: string; api: { id: string }; 
         method: 'GET',
         path: earlierChain ? `/old/${i}` : `/paid/${i}`,
         created_at: nowIso(),
-        chain_epoch: earlierChain ? 'fedcba9876543210' : services.chain.epoch,
+        chain_epoch: earlierChain ? 'fedcba9876543210' : services.sandboxChain.epoch,
       })
       .execute()
   }

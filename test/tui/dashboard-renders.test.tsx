@@ -6,8 +6,8 @@
 import { Text } from 'ink'
 import { cleanup, render } from 'ink-testing-library'
 import { afterEach, expect, test } from 'vitest'
-import { useClock } from '../../tui/dashboard/hooks/use-clock.js'
-import { usePoll } from '../../tui/dashboard/hooks/use-poll.js'
+import { useClock } from '../../tui/hooks/use-clock.js'
+import { usePoll } from '../../tui/hooks/use-poll.js'
 import { waitFor } from '../helpers/payments.js'
 
 afterEach(() => cleanup())

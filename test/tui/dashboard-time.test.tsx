@@ -1,7 +1,7 @@
 import { render } from 'ink-testing-library'
 import { describe, expect, test } from 'vitest'
-import { ChainPanel } from '../../tui/dashboard/components/ChainPanel.js'
-import { formatOffset } from '../../tui/dashboard/format.js'
+import { ChainPanel } from '../../tui/components/ChainPanel.js'
+import { formatOffset } from '../../tui/format.js'
 
 describe('time travel on the dashboard', () => {
   test("the chain line shows svc's clock offset while `svc time advance` has moved it, nothing otherwise", () => {

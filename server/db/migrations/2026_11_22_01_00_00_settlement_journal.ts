@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely'
 
 /**
- * The settlement journal (server/gateway/settlement-journal.ts): a row is written before a settlement is sent and
+ * The settlement journal (server/journal/journal.ts): a row is written before a settlement is sent and
  * removed once the paid answer was written; a row left by a process that died is resolved against the chain at the
  * next start. `settlements.delivered` is 0 for a buyer who was charged without getting the answer.
  */

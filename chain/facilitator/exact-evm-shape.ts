@@ -1,0 +1,112 @@
+import { isAddress } from 'viem'
+import { z } from 'zod'
+import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
+
+/**
+ * The fields of the exact EVM scheme that x402's own schemas leave open (`@x402/core/schemas` types the scheme
+ * payload as any record and amounts and addresses as any string), checked before `@x402/evm` turns them into
+ * BigInts and checksummed addresses, which throws on a malformed one. Unknown extra keys are allowed, as x402 does.
+ */
+
+const uint256Max = 2n ** 256n - 1n
+
+/** A field that must be a string passing `test`; `message` says what is expected, for every kind of failure. */
+const text = (message: string, test: (value: string) => boolean) =>
+  z.custom<string>((value) => typeof value === 'string' && test(value), { error: message })
+
+const uint256 = text('expected a uint256 as a decimal string', (value) => /^\d{1,78}$/.test(value) && BigInt(value) <= uint256Max)
+const address = text('expected an address (0x + 40 hex digits)', (value) => isAddress(value, { strict: false }))
+const bytes32 = text('expected 32 bytes of hex (0x + 64 hex digits)', (value) => /^0x[0-9a-fA-F]{64}$/.test(value))
+const hexBytes = text('expected hex bytes (0x + an even number of hex digits)', (value) => /^0x(?:[0-9a-fA-F]{2})+$/.test(value))
+const optionalText = z.string({ error: 'expected a string' }).optional()
+
+/** Payment requirements of the exact scheme on an `eip155:*` network. */
+export const exactEvmRequirementsSchema = z.object({
+  asset: address,
+  payTo: address,
+  amount: uint256,
+  maxTimeoutSeconds: z.number({ error: 'expected a whole number of seconds' }).int({ error: 'expected a whole number of seconds' }).nonnegative({ error: 'expected a whole number of seconds' }),
+  extra: z
+    .object({ name: optionalText, version: optionalText }, { error: 'expected an object {name, version}' })
+    .nullish(),
+})
+
+/** The exact scheme's EIP-3009 payload: a signature over a `TransferWithAuthorization`. */
+export const eip3009PayloadSchema = z.object(
+  {
+    signature: hexBytes,
+    authorization: z.object(
+      { from: address, to: address, value: uint256, validAfter: uint256, validBefore: uint256, nonce: bytes32 },
+      { error: 'expected {from, to, value, validAfter, validBefore, nonce}' },
+    ),
+  },
+  { error: 'expected {signature, authorization}' },
+)
+
+/** A Permit2 `permitWitnessTransferFrom` authorization of `@x402/evm`, with the scheme's witness. */
+const permit2Authorization = (witness: z.ZodType) =>
+  z.object(
+    {
+      from: address,
+      permitted: z.object({ token: address, amount: uint256 }, { error: 'expected {token, amount}' }),
+      spender: address,
+      nonce: uint256,
+      deadline: uint256,
+      witness,
+    },
+    { error: 'expected {from, permitted, spender, nonce, deadline, witness}' },
+  )
+
+/** The exact scheme's Permit2 payload (`extra.assetTransferMethod: "permit2"`): a signature over a witness transfer to the exact proxy. */
+export const exactPermit2PayloadSchema = z.object(
+  {
+    signature: hexBytes,
+    permit2Authorization: permit2Authorization(z.object({ to: address, validAfter: uint256 }, { error: 'expected {to, validAfter}' })),
+  },
+  { error: 'expected {signature, permit2Authorization}' },
+)
+
+/** The upto scheme's payload: a Permit2 signature over a witness transfer to the upto proxy, naming the facilitator. */
+export const uptoPermit2PayloadSchema = z.object(
+  {
+    signature: hexBytes,
+    permit2Authorization: permit2Authorization(
+      z.object({ to: address, facilitator: address, validAfter: uint256 }, { error: 'expected {to, facilitator, validAfter}' }),
+    ),
+  },
+  { error: 'expected {signature, permit2Authorization}' },
+)
+
+/** The EVM schemes svc's facilitator judges: `exact` (EIP-3009 or Permit2) and `upto` (Permit2). */
+export const evmSchemes = ['exact', 'upto'] as const
+
+/** Whether requirements (or a payload's `accepted`) name an EVM scheme svc judges ({@link evmSchemes}) on an EVM network. */
+export function isExactEvm(requirements: { scheme?: unknown; network?: unknown }): boolean {
+  return (
+    (evmSchemes as readonly unknown[]).includes(requirements.scheme) && typeof requirements.network === 'string' && requirements.network.startsWith('eip155:')
+  )
+}
+
+/**
+ * The shape of the scheme payload a payment of these requirements carries: upto's Permit2 payload, the exact scheme's
+ * Permit2 payload when the payload has a `permit2Authorization` (as `@x402/evm` routes it), else EIP-3009's.
+ */
+export function schemePayloadSchema(requirements: { scheme?: unknown }, schemePayload: unknown): z.ZodType {
+  if (requirements.scheme === 'upto') return uptoPermit2PayloadSchema
+  const isPermit2 = typeof schemePayload === 'object' && schemePayload !== null && 'permit2Authorization' in schemePayload
+  return isPermit2 ? exactPermit2PayloadSchema : eip3009PayloadSchema
+}
+
+/** What is wrong with `value` under `schema`, as one bounded line naming the first problem (`prefix.path: …`), or undefined. */
+export function shapeProblem(schema: z.ZodType, value: unknown, prefix: string): string | undefined {
+  const result = schema.safeParse(value)
+  if (result.success) return undefined
+  return describeIssue(prefix, result.error.issues[0])
+}
+
+/** One issue of a zod schema (ours or x402's) as `prefix.path: message`, path and message cut to bounded lengths. */
+export function describeIssue(prefix: string, issue: { path: readonly PropertyKey[]; message: string } | undefined): string {
+  const path = cutText([prefix, ...(issue?.path ?? []).map(String)].filter(Boolean).join('.'), echoedValueLimit)
+  const message = cutText(issue?.message ?? 'invalid', errorMessageLimit - path.length - 2)
+  return path ? `${path}: ${message}` : message
+}

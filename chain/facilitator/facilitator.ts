@@ -1,0 +1,205 @@
+import { createHash } from 'node:crypto'
+import { x402Facilitator } from '@x402/core/facilitator'
+import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
+import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
+import { UptoEvmScheme } from '@x402/evm/upto/facilitator'
+import { EIP2612_GAS_SPONSORING } from '@x402/extensions'
+import type { Express, Response } from 'express'
+import { canonicalJson } from '../../core/canonical-json.js'
+import { machineClock, type Clock } from '../../core/clock.js'
+import { authorizationWindowReason } from './authorization-window.js'
+import { authorizationFields } from '../../core/eip3009-authorization.js'
+import { createErrorHandler, createJsonApp, cutText, errorMessageLimit, notFoundHandler } from '../../core/http.js'
+import type { SandboxChain } from '../sandbox-chain.js'
+import { evmSchemes } from './exact-evm-shape.js'
+import { parseFacilitatorRequest } from './request.js'
+import { injectedSettleAnswer, injectedVerifyAnswer } from '../faults/answers.js'
+import type { FaultBook } from '../faults/book.js'
+import { explainPermit2Refusal } from '../permit2/diagnosis.js'
+import { createRelayerSigner } from '../relay/relayer.js'
+
+/**
+ * How many settled payloads the facilitator remembers for idempotent answers (a resource server that retries a
+ * settlement it already got gets the same transaction). About 1.2 KB of heap each: a sandbox that runs for hours must
+ * not hold every payment it ever settled. A payload settled longer ago than that is refused by the chain itself (its
+ * authorization is used).
+ */
+const settledMemory = 10_000
+
+/** The Retry-After (seconds) of a 503 while the chain restarts (a restart takes about half a second). */
+const chainRestartRetryAfterSeconds = 1
+const chainUnavailable = 'the Sandbox chain is restarting: retry in a moment'
+
+export type SandboxFacilitator = {
+  /** The official x402 facilitator with the exact and upto EVM schemes on the sandbox network only. */
+  facilitator: x402Facilitator
+  verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse>
+  /**
+   * Settles once: the same payload and requirements settled again (or concurrently) answer the first
+   * transaction and send nothing. Failed settlements are forgotten, so a payer can fix the cause and retry.
+   */
+  settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>
+  /** {@link verify}, or 'chain-down' when the chain could not judge the payment (it is restarting, its RPC is gone). */
+  judgeVerify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse | 'chain-down'>
+  /** {@link settle}, or 'chain-down' when the chain could not judge the payment. */
+  judgeSettle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse | 'chain-down'>
+  app: Express
+  /** Forgets the relayer's nonce and memory and the settled answers (after the chain was reverted to a snapshot). */
+  reset(): void
+}
+
+export type SandboxFacilitatorOptions = {
+  log?: ((message: string) => void) | undefined
+  /**
+   * svc's clock. While `svc time advance` has moved it, an authorization's validAfter/validBefore is judged by it
+   * (the scheme judges by the machine's clock). @defaultValue the machine's clock
+   */
+  clock?: Clock | undefined
+  /**
+   * Faults injected for every API (`svc fault add verify|settle` without `--api`): a verify fault refuses before
+   * anything is simulated, a settle fault waits and/or refuses without sending a transaction. @defaultValue none
+   */
+  faults?: FaultBook | undefined
+}
+
+/** Why the facilitator cannot judge a payment while its chain is down (the message of its 503s). */
+export const chainUnavailableMessage = chainUnavailable
+
+/**
+ * The development x402 facilitator: `x402Facilitator` + `@x402/evm`'s exact scheme (EIP-3009, and Permit2 through
+ * x402's exact proxy, with the `eip2612GasSponsoring` extension) and upto scheme (Permit2 through x402's upto proxy),
+ * relaying from an Anvil dev account, served as `GET /supported`, `POST /verify`, `POST /settle`.
+ */
+export function createFacilitator(chain: SandboxChain, options: SandboxFacilitatorOptions = {}): SandboxFacilitator {
+  const { clock = machineClock, faults } = options
+  const signer = createRelayerSigner(chain)
+  const facilitator = new x402Facilitator()
+    .register(chain.network, new ExactEvmScheme(signer, { simulateInSettle: true }))
+    .register(chain.network, new UptoEvmScheme(signer))
+    .registerExtension(EIP2612_GAS_SPONSORING)
+  const settlements = new Map<string, Promise<SettleResponse>>()
+
+  function reset() {
+    signer.reset()
+    // Transactions of the previous chain (or of the reverted blocks) do not exist any more.
+    settlements.clear()
+  }
+  chain.on('restart', reset)
+  // The same chain on a new process: its transactions stand, only pending nonces are forgotten.
+  chain.on('reload', () => signer.reset())
+
+  /** An authorization outside its window by svc's clock, when time travel moved it (otherwise the scheme judges). */
+  const outsideWindow = (payload: PaymentPayload) => (clock.offsetMs === 0 ? undefined : authorizationWindowReason(payload.payload, clock.nowSeconds()))
+
+  function unsupported(requirements: PaymentRequirements, x402Version: number): string | undefined {
+    if (x402Version !== 2) return 'invalid_x402_version'
+    if (requirements.network !== chain.network) return 'invalid_network'
+    if (!(evmSchemes as readonly string[]).includes(requirements.scheme)) return 'unsupported_scheme'
+    return undefined
+  }
+
+  async function verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+    const reason = unsupported(requirements, payload.x402Version)
+    if (reason) return { isValid: false, invalidReason: reason, payer: authorizationFields(payload.payload).from }
+    const late = outsideWindow(payload)
+    if (late) return { isValid: false, invalidReason: late, payer: authorizationFields(payload.payload).from }
+    // The transfer's simulation starts now, beside the scheme's signature recovery (chain/relay/simulation-prefetch.ts).
+    signer.prefetch.start(payload, requirements)
+    const response = await explainPermit2Refusal(chain.client, payload, await facilitator.verify(payload, requirements))
+    return response.invalidMessage ? { ...response, invalidMessage: condense(response.invalidMessage) } : response
+  }
+
+  function settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+    const reason = unsupported(requirements, payload.x402Version)
+    if (reason)
+      return Promise.resolve({ success: false, errorReason: reason, transaction: '', network: requirements.network, payer: authorizationFields(payload.payload).from })
+    const late = outsideWindow(payload)
+    if (late) return Promise.resolve({ success: false, errorReason: late, transaction: '', network: requirements.network, payer: authorizationFields(payload.payload).from })
+    const key = settlementKey(payload, requirements)
+    const existing = settlements.get(key)
+    if (existing) return existing
+    const pending = facilitator.settle(payload, requirements).then(
+      (response) => {
+        if (response.success) return response
+        settlements.delete(key)
+        return response.errorMessage ? { ...response, errorMessage: condense(response.errorMessage) } : response
+      },
+      (error) => {
+        settlements.delete(key)
+        throw error
+      },
+    )
+    settlements.set(key, pending)
+    if (settlements.size > settledMemory) settlements.delete(settlements.keys().next().value!)
+    return pending
+  }
+
+  /**
+   * Whether the chain cannot judge a payment now: it is restarting, or its RPC does not answer (Anvil died and its
+   * exit was not seen yet). Asked before a payment is judged and again when it was refused or failed.
+   */
+  const chainDown = async () => chain.restarting || (await chain.client.getChainId().then(() => false, () => true))
+  /** The facilitator's answer, or a 503 with Retry-After when the chain could not judge the payment. */
+  async function judged<Answer>(judge: () => Promise<Answer>, accepted: (answer: Answer) => boolean): Promise<Answer | 'chain-down'> {
+    if (chain.restarting) return 'chain-down'
+    try {
+      const answer = await judge()
+      if (accepted(answer) || !(await chainDown())) return answer
+    } catch (error) {
+      if (!(await chainDown())) throw error
+    }
+    return 'chain-down'
+  }
+  const judgeVerify = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const fault = faults?.take('verify')
+    if (fault) return injectedVerifyAnswer(fault, payload)
+    return judged(() => verify(payload, requirements), (verified) => verified.isValid)
+  }
+  const judgeSettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const real = () => judged(() => settle(payload, requirements), (settled) => settled.success)
+    const fault = faults?.take('settle')
+    return fault ? injectedSettleAnswer(fault, payload, requirements, real) : real()
+  }
+
+  const app = createJsonApp()
+  app.get('/health', (_req, res) => void res.json({ ok: true, network: chain.network, generation: chain.generation }))
+  app.get('/supported', (_req, res) => void res.json(facilitator.getSupported()))
+  /** A 503 with Retry-After; `body` keeps the verdict's shape, so x402's client raises a Verify/SettleError (status 503). */
+  const unavailable = (res: Response, body: object) =>
+    void res.status(503).set('retry-after', String(chainRestartRetryAfterSeconds)).json({ error: chainUnavailable, ...body })
+
+  app.post('/verify', async (req, res) => {
+    const parsed = parseFacilitatorRequest(req.body)
+    if ('error' in parsed)
+      return void res.status(400).json({ error: parsed.error, isValid: false, invalidReason: parsed.reason, invalidMessage: parsed.error })
+    const answer = await judgeVerify(parsed.payload, parsed.requirements)
+    if (answer === 'chain-down') return unavailable(res, { isValid: false, invalidReason: 'chain_unavailable', invalidMessage: chainUnavailable })
+    res.json(answer)
+  })
+  app.post('/settle', async (req, res) => {
+    const parsed = parseFacilitatorRequest(req.body)
+    if ('error' in parsed)
+      return void res.status(400).json({ error: parsed.error, success: false, errorReason: parsed.reason, errorMessage: parsed.error, transaction: '', network: '' })
+    const answer = await judgeSettle(parsed.payload, parsed.requirements)
+    if (answer === 'chain-down')
+      return unavailable(res, { success: false, errorReason: 'chain_unavailable', errorMessage: chainUnavailable, transaction: '', network: parsed.requirements.network })
+    res.json(answer)
+  })
+  app.use(notFoundHandler)
+  app.use(createErrorHandler(options))
+
+  return { facilitator, verify, settle, judgeVerify, judgeSettle, app, reset }
+}
+
+/** viem's multi-line error text, cut to the line that says why (the revert reason) and to a bounded length. */
+function condense(message: string): string {
+  const details = /^Details: (.*)$/m.exec(message)?.[1]
+  return cutText((details ?? message.split('\n')[0] ?? message).trim(), errorMessageLimit)
+}
+
+
+/** Identity of a settlement: the signed payload and the requirements it is settled against. */
+function settlementKey(payload: PaymentPayload, requirements: PaymentRequirements): string {
+  return createHash('sha256').update(canonicalJson([payload.payload, requirements], { hexCaseInsensitive: true })).digest('hex')
+}
+

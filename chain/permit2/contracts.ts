@@ -1,0 +1,32 @@
+import { PERMIT2_ADDRESS, x402ExactPermit2ProxyAddress, x402UptoPermit2ProxyAddress } from '@x402/evm'
+import type { Address, Hex, PublicClient, TestClient } from 'viem'
+import { permit2DeployedBytecode } from '../contracts/permit2.generated.js'
+import { x402ExactPermit2ProxyDeployedBytecode } from '../contracts/x402-exact-permit2-proxy.generated.js'
+import { x402UptoPermit2ProxyDeployedBytecode } from '../contracts/x402-upto-permit2-proxy.generated.js'
+
+/** Where x402's Permit2 payments run: the addresses are `@x402/evm`'s constants (the official deployments). */
+export const permit2Addresses = {
+  permit2: PERMIT2_ADDRESS as Address,
+  exactProxy: x402ExactPermit2ProxyAddress as Address,
+  uptoProxy: x402UptoPermit2ProxyAddress as Address,
+} as const
+
+const permit2Contracts: { address: Address; bytecode: Hex }[] = [
+  { address: permit2Addresses.permit2, bytecode: permit2DeployedBytecode },
+  { address: permit2Addresses.exactProxy, bytecode: x402ExactPermit2ProxyDeployedBytecode },
+  { address: permit2Addresses.uptoProxy, bytecode: x402UptoPermit2ProxyDeployedBytecode },
+]
+
+/**
+ * Places svc's Permit2 (signature transfers) and x402's exact and upto Permit2 proxies (chain/contracts/) at their
+ * official addresses with `anvil_setCode`. They hold no immutables and need no constructor, so the runtime code is all
+ * they need. An address that already has code (a forked chain with the real deployments) keeps its own.
+ */
+export async function installPermit2Contracts({ client, testClient }: { client: PublicClient; testClient: TestClient }): Promise<void> {
+  await Promise.all(
+    permit2Contracts.map(async ({ address, bytecode }) => {
+      const code = await client.getCode({ address })
+      if (!code || code === '0x') await testClient.setCode({ address, bytecode })
+    }),
+  )
+}

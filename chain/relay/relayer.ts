@@ -1,0 +1,167 @@
+import type { FacilitatorEvmSigner } from '@x402/evm'
+import { encodeFunctionData, type Abi, type Address, type Hash, type Hex, type TransactionReceipt } from 'viem'
+import type { SandboxChain } from '../sandbox-chain.js'
+import { contractReadKey, createSimulationPrefetch, type SimulationPrefetch } from './simulation-prefetch.js'
+import { createTxSender, type TxSender } from './tx-sender.js'
+
+const emptyCodeTtlMs = 1_000
+/** Transfer simulations remembered at most. */
+const simulatedMemory = 4_096
+/**
+ * How long a transfer that simulated without a revert is taken as good: the settlement right after the verification
+ * does not simulate it again. Should it revert after all (its payer spent the balance meanwhile), the reverted
+ * transaction is explained by its revert reason all the same.
+ */
+const simulatedTtlMs = 10_000
+
+/**
+ * The gas limit of a contract call the scheme sends without one (its `transferWithAuthorization`, about 60–90k gas):
+ * given, Anvil does not estimate it first, which took 1.5 of the 3.7 ms the settlement's `eth_sendTransactionSync`
+ * took. Only the gas used is paid; the limit leaves room for tokens and proxies costlier than svc's USDC (a fork's).
+ */
+const contractCallGas = 500_000n
+
+/**
+ * The facilitator's signer: the relayer account of the sandbox chain, shaped as `@x402/evm` wants it.
+ *
+ * Compared with `toFacilitatorEvmSigner(walletClient.extend(publicActions))` it does the same calls with fewer
+ * round trips: contract code is cached (code at an address with code never changes; an empty answer is kept for a
+ * second), and a transaction goes out from a relayer (an Anvil dev account, so unlocked; chain/relay/tx-sender.ts) with
+ * its gas limit given: Anvil signs it and fills in the fees, svc's miner mines it at once (with whatever else waits,
+ * chain/relay/miner.ts) and the receipt is read. A transfer that reverted all the same is explained by its revert
+ * reason. Caches and nonces are dropped when the chain restarts.
+ *
+ * Transactions are spread over a pool of relayer accounts (chain/constants.ts), each with one transaction in flight
+ * at most: with automine, a transaction that reaches Anvil while the one before it from the same sender is being
+ * mined can be left in the pool unmined (foundry-rs/foundry#10122), and with it every later one of that sender until
+ * the pool guard re-sends them 200–400 ms later. Under 16 concurrent buyers that happened several times a second
+ * with one relayer; with one transaction per sender at a time it cannot happen.
+ */
+export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner & { reset(): void; prefetch: SimulationPrefetch } {
+  const { client } = chain
+  const senders = chain.accounts.relayers.map((account) => createTxSender({ client, account, chainId: chain.chainId, unlocked: true, mine: (sent) => chain.mine(sent) }))
+  const pool = createSenderPool(senders)
+  const addresses = senders.map((sender) => sender.address)
+  const relayers = new Set(addresses.map((address) => address.toLowerCase()))
+  const codeCache = new Map<string, { code: Hex | undefined; until: number } | Promise<Hex | undefined>>()
+
+  async function getCode(address: Address): Promise<Hex | undefined> {
+    const key = address.toLowerCase()
+    const cached = codeCache.get(key)
+    if (cached instanceof Promise) return cached
+    if (cached && cached.until > Date.now()) return cached.code
+    const pending = client.getCode({ address })
+    codeCache.set(key, pending)
+    try {
+      const code = await pending
+      const hasCode = !!code && code !== '0x'
+      codeCache.set(key, { code, until: hasCode ? Number.POSITIVE_INFINITY : Date.now() + emptyCodeTtlMs })
+      return code
+    } catch (error) {
+      codeCache.delete(key)
+      throw error
+    }
+  }
+
+  const simulated = new Map<string, number>()
+  const prefetch = createSimulationPrefetch(client)
+
+  /**
+   * A contract read. A `transferWithAuthorization` simulation that passed is remembered for {@link simulatedTtlMs} and
+   * answers the next simulation of the same transfer once (the settlement's, right after the verification).
+   */
+  async function readContract(args: Parameters<FacilitatorEvmSigner['readContract']>[0]): Promise<unknown> {
+    // From the relayer its transaction would come from (upto's proxy only lets the witness's facilitator settle).
+    const call = { ...args, account: requiredSender(args.args) ?? addresses[0]!, abi: args.abi as Abi, args: args.args as unknown[] } as Parameters<typeof client.readContract>[0]
+    if (args.functionName !== 'transferWithAuthorization') return client.readContract(call)
+    const key = contractReadKey(args.address, args.args)
+    const until = simulated.get(key)
+    simulated.delete(key)
+    if (until !== undefined && until > Date.now()) return undefined
+    const result = await (prefetch.take(key) ?? client.readContract(call))
+    simulated.set(key, Date.now() + simulatedTtlMs)
+    if (simulated.size > simulatedMemory) simulated.delete(simulated.keys().next().value!)
+    return result
+  }
+
+  /**
+   * The relayer a call must come from: the `facilitator` an upto payment's witness names (one of the pool, as the
+   * scheme's `getExtra` offered it), else any.
+   */
+  function requiredSender(callArgs: readonly unknown[] | undefined): Address | undefined {
+    for (const arg of callArgs ?? []) {
+      const named = (arg as { facilitator?: unknown } | null)?.facilitator
+      if (typeof named === 'string' && relayers.has(named.toLowerCase())) return named as Address
+    }
+    return undefined
+  }
+
+  /**
+   * A mined transaction reverted: the same call at the block before says why (its revert reason, which the scheme maps
+   * to a reason code, as for a simulation that failed).
+   */
+  async function explainRevert(from: Address, to: Address, data: Hex, receipt: TransactionReceipt): Promise<never> {
+    await client.call({ account: from, to, data, blockNumber: receipt.blockNumber - 1n })
+    throw new Error(`the settlement transaction ${receipt.transactionHash} reverted`)
+  }
+
+  /**
+   * Sends from an idle relayer, or from `from` (one of the pool) when the call must come from that one (mined at once); a transfer
+   * that reverted is explained by its revert reason.
+   */
+  async function send(to: Address, data: Hex, gas: bigint | undefined, from?: Address): Promise<Hash> {
+    const sender = await pool.take(from)
+    try {
+      const hash = await sender.send({ to, data, gas })
+      const receipt = sender.minedReceipt(hash)
+      if (receipt?.status === 'reverted') return await explainRevert(sender.address, to, data, receipt)
+      return hash
+    } finally {
+      pool.give(sender)
+    }
+  }
+
+  return {
+    getAddresses: () => addresses,
+    readContract,
+    verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
+    async writeContract(args) {
+      let data = encodeFunctionData({ abi: args.abi as Abi, functionName: args.functionName, args: args.args })
+      if (args.dataSuffix) data = `${data}${args.dataSuffix.slice(2)}`
+      // A transfer being sent is simulated for real the next time (a replay is refused by the chain).
+      if (args.functionName === 'transferWithAuthorization') simulated.delete(contractReadKey(args.address, args.args))
+      return send(args.address, data, args.gas ?? contractCallGas, requiredSender(args.args))
+    },
+    sendTransaction: (args) => send(args.to, args.data, undefined),
+    waitForTransactionReceipt: (args) => (senders.find((sender) => sender.minedReceipt(args.hash)) ?? senders[0]!).waitForReceipt(args.hash, args.timeout),
+    getCode: (args) => getCode(args.address),
+    prefetch,
+    reset() {
+      prefetch.clear()
+      for (const sender of senders) sender.reset()
+      codeCache.clear()
+      simulated.clear()
+    },
+  }
+}
+
+/** Idle senders handed out one at a time, the last one given back first; callers wait in order when all are busy (or the one they name is). */
+function createSenderPool(senders: TxSender[]) {
+  const idle = [...senders]
+  const waiting: { from: Address | undefined; resolve: (sender: TxSender) => void }[] = []
+  const fits = (sender: TxSender, from: Address | undefined) => from === undefined || sender.address.toLowerCase() === from.toLowerCase()
+  return {
+    /** An idle sender; `from` asks for that account (one of the pool's). */
+    take(from?: Address): Promise<TxSender> {
+      // The most recently used first: one payment at a time keeps going through the same, warm account.
+      const index = idle.findLastIndex((sender) => fits(sender, from))
+      if (index >= 0) return Promise.resolve(idle.splice(index, 1)[0]!)
+      return new Promise((resolve) => waiting.push({ from, resolve }))
+    },
+    give(sender: TxSender) {
+      const index = waiting.findIndex((waiter) => fits(sender, waiter.from))
+      if (index >= 0) waiting.splice(index, 1)[0]!.resolve(sender)
+      else idle.push(sender)
+    },
+  }
+}

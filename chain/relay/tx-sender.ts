@@ -1,0 +1,249 @@
+import {
+  BaseError,
+  formatTransactionReceipt,
+  keccak256,
+  MethodNotFoundRpcError,
+  numberToHex,
+  NonceTooLowError,
+  RpcRequestError,
+  TransactionReceiptNotFoundError,
+  type Address,
+  type Hash,
+  type Hex,
+  type LocalAccount,
+  type PublicClient,
+  type RpcTransactionReceipt,
+  type TransactionReceipt,
+} from 'viem'
+import { getNodeError } from 'viem/utils'
+
+export type TxSenderOptions = {
+  client: PublicClient
+  account: LocalAccount
+  chainId: number
+  /** How long a receipt is awaited before giving up. @defaultValue 30_000 */
+  receiptTimeoutMs?: number | undefined
+  /**
+   * The node holds the account's key (an Anvil dev account): each transaction goes out as one
+   * `eth_sendTransactionSync` (the node estimates the gas when none is given, signs, mines and answers the receipt),
+   * with the nonce still handed out here, in order. A node without that method gets the signed-here path.
+   * @defaultValue false
+   */
+  unlocked?: boolean | undefined
+  /**
+   * The chain mines on demand (svc's batched mining, chain/relay/miner.ts): an unlocked transaction goes out as
+   * `eth_sendTransaction`, this mines it (together with whatever else waits), and its receipt is read, instead of one
+   * `eth_sendTransactionSync` that would wait for the miner's notification. The miner is told of the send as it
+   * starts (`sent`), so a block about to start can wait for it.
+   */
+  mine?: ((sent?: Promise<unknown>) => Promise<void>) | undefined
+}
+
+/** A transaction to send; without `gas`, the node (unlocked) or its estimate + 20% says how much. */
+export type TxRequest = { to: Address; data?: Hex | undefined; value?: bigint | undefined; gas?: bigint | undefined }
+
+export type TxSender = {
+  address: Address
+  /** Signs locally and broadcasts; nonces are assigned in order, one transaction at a time. */
+  send(request: TxRequest): Promise<Hash>
+  waitForReceipt(hash: Hash, timeoutMs?: number): Promise<TransactionReceipt>
+  /** The receipt of `hash` sent unlocked (mined by the time `send` answered), until `waitForReceipt` takes it (undefined on the signed-here path). */
+  minedReceipt(hash: Hash): TransactionReceipt | undefined
+  /** Forgets the cached nonce and fees (after a chain restart). */
+  reset(): void
+}
+
+const feeTtlMs = 2_000
+/** Receipts of mined transactions kept until they are asked for. */
+const minedMemory = 1_024
+
+/** What the node itself said of a refused request (its JSON-RPC error message), found in viem's cause chain. */
+function nodeMessage(error: unknown): string | undefined {
+  const rpc = error instanceof BaseError ? error.walk((e) => e instanceof RpcRequestError) : undefined
+  return rpc instanceof RpcRequestError ? rpc.details : undefined
+}
+
+/**
+ * The node already holds this very transaction (a retried send). Only the node's message tells: Anvil answers a
+ * duplicate with the JSON-RPC code -32003 it also uses for "nonce too low" and "replacement transaction underpriced",
+ * and viem's NonceTooLowError lumps a duplicate with "nonce too low", so the words are matched here ("transaction
+ * already imported" from Anvil, "already known" from geth, "known transaction" from older nodes).
+ */
+function isAlreadyKnown(error: unknown): boolean {
+  return /already known|known transaction|already imported/i.test(nodeMessage(error) ?? '')
+}
+
+/** The nonce is taken already: viem's own reading of the node's error (NonceTooLowError). */
+function isNonceUsed(error: unknown): boolean {
+  return error instanceof BaseError && getNodeError(error, {}) instanceof NonceTooLowError
+}
+
+/**
+ * A transaction sender for one local account on a local chain: nonces handed out from memory in order, fees
+ * cached for a moment, signing done here and `eth_sendRawTransaction` sent at once, so concurrent transactions
+ * are pipelined (the node orders them by nonce). viem's `sendTransaction` would fill the same fields with three
+ * to four extra RPC calls per transaction.
+ */
+export function createTxSender(options: TxSenderOptions): TxSender {
+  const { client, account, chainId, receiptTimeoutMs = 30_000, mine } = options
+  let unlocked = options.unlocked ?? false
+  /** The gas of a request without any, on the signed-here path: the node's estimate + 20% (a revert throws here). */
+  const estimateGas = async (request: TxRequest) => ((await client.estimateGas({ account: account.address, to: request.to, data: request.data, value: request.value })) * 12n) / 10n
+  const mined = new Map<Hash, TransactionReceipt>()
+  let nonce: Promise<number> | undefined
+  let nextNonce = 0
+  let fees: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; at: number }> | undefined
+
+  function getFees() {
+    const cached = fees
+    if (cached) return cached.then((f) => (Date.now() - f.at < feeTtlMs ? f : refreshFees()))
+    return refreshFees()
+  }
+
+  function refreshFees() {
+    fees = client.getBlock({ blockTag: 'latest' }).then((block) => {
+      const baseFee = block.baseFeePerGas ?? 1_000_000_000n
+      const maxPriorityFeePerGas = 1_000_000n
+      return { maxFeePerGas: baseFee * 2n + maxPriorityFeePerGas, maxPriorityFeePerGas, at: Date.now() }
+    })
+    fees.catch(() => (fees = undefined))
+    return fees
+  }
+
+  /** The next nonce; the first call asks the node, later ones count on from memory. */
+  async function takeNonce(): Promise<number> {
+    if (!nonce) {
+      nonce = client.getTransactionCount({ address: account.address, blockTag: 'pending' })
+      nonce.then((n) => (nextNonce = n), () => (nonce = undefined))
+    }
+    const current = nonce
+    await current
+    if (current !== nonce) return takeNonce()
+    return nextNonce++
+  }
+
+  /**
+   * The node signs and mines the transaction (kept for {@link TxSender.minedReceipt}): at once, or mined here. The
+   * node fills in the fees itself (no block read for them here).
+   */
+  async function sendUnlocked(request: TxRequest, txNonce: number): Promise<Hash> {
+    const transaction = {
+      from: account.address,
+      to: request.to,
+      nonce: numberToHex(txNonce),
+      ...(request.data === undefined ? {} : { data: request.data }),
+      ...(request.value === undefined ? {} : { value: numberToHex(request.value) }),
+      ...(request.gas === undefined ? {} : { gas: numberToHex(request.gas) }),
+    }
+    const receipt = mine
+      ? await sendAndMine(transaction, mine)
+      : formatTransactionReceipt(
+          await client.request<{ Method: 'eth_sendTransactionSync'; Parameters: [object]; ReturnType: RpcTransactionReceipt }>({ method: 'eth_sendTransactionSync', params: [transaction] }),
+        )
+    mined.set(receipt.transactionHash, receipt)
+    if (mined.size > minedMemory) mined.delete(mined.keys().next().value!)
+    return receipt.transactionHash
+  }
+
+  /** `eth_sendTransaction` (the transaction is in the pool when it answers), a block mined, its receipt read. */
+  async function sendAndMine(transaction: object, mineNow: (sent?: Promise<unknown>) => Promise<void>): Promise<TransactionReceipt> {
+    const sending = client.request<{ Method: 'eth_sendTransaction'; Parameters: [object]; ReturnType: Hash }>({ method: 'eth_sendTransaction', params: [transaction] })
+    const mined = mineNow(sending)
+    const hash = await sending
+    await mined
+    return client.getTransactionReceipt({ hash }).catch((error) => {
+      if (!(error instanceof TransactionReceiptNotFoundError)) throw error
+      return waitForReceipt(hash, receiptTimeoutMs)
+    })
+  }
+
+  async function signAndSend(request: TxRequest, txNonce: number): Promise<Hash> {
+    if (unlocked) {
+      try {
+        return await sendUnlocked(request, txNonce)
+      } catch (error) {
+        if (!(error instanceof MethodNotFoundRpcError)) throw error
+        unlocked = false
+      }
+    }
+    const { maxFeePerGas, maxPriorityFeePerGas } = await getFees()
+    const gas = request.gas ?? (await estimateGas(request))
+    const serializedTransaction = await account.signTransaction!({
+      type: 'eip1559',
+      chainId,
+      nonce: txNonce,
+      to: request.to,
+      data: request.data,
+      value: request.value,
+      gas,
+      maxFeePerGas,
+      maxPriorityFeePerGas,
+    })
+    try {
+      return await client.sendRawTransaction({ serializedTransaction })
+    } catch (error) {
+      // A retried send the node had already taken: the transaction is in, under its own hash.
+      if (isAlreadyKnown(error)) return keccak256(serializedTransaction)
+      throw error
+    }
+  }
+
+  /** Sends an empty transaction at `txNonce`, a few times if need be; false when the node took none. */
+  async function fillGap(txNonce: number): Promise<boolean> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await signAndSend({ to: account.address, gas: 21_000n }, txNonce)
+        return true
+      } catch (error) {
+        // The nonce is used already (the first send did land): nothing to fill.
+        if (isNonceUsed(error)) return true
+        await new Promise((resolve) => setTimeout(resolve, 25 * (attempt + 1)))
+      }
+    }
+    return false
+  }
+
+  /** Polls for the receipt, 2 ms at first, up to 100 ms apart. */
+  async function waitForReceipt(hash: Hash, timeoutMs: number): Promise<TransactionReceipt> {
+    const deadline = Date.now() + timeoutMs
+    for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
+      try {
+        return await client.getTransactionReceipt({ hash })
+      } catch (error) {
+        if (!(error instanceof TransactionReceiptNotFoundError)) throw error
+      }
+      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for the receipt of ${hash}`)
+      await new Promise((resolve) => setTimeout(resolve, delay))
+    }
+  }
+
+  return {
+    address: account.address,
+    async send(request) {
+      const txNonce = await takeNonce()
+      try {
+        return await signAndSend(request, txNonce)
+      } catch (error) {
+        // The node refused it. Later nonces may already be in its pool, waiting for this one: fill the gap with an
+        // empty transaction so they are not stuck; if even that fails, the nonce is stale: ask the node again.
+        fees = undefined
+        if (!(await fillGap(txNonce))) nonce = undefined
+        throw error
+      }
+    },
+    async waitForReceipt(hash, timeoutMs = receiptTimeoutMs) {
+      const answered = mined.get(hash)
+      if (answered) {
+        mined.delete(hash)
+        return answered
+      }
+      return waitForReceipt(hash, timeoutMs)
+    },
+    minedReceipt: (hash) => mined.get(hash),
+    reset() {
+      nonce = undefined
+      fees = undefined
+      mined.clear()
+    },
+  }
+}

@@ -1,0 +1,247 @@
+import { EventEmitter } from 'node:events'
+import {
+  createPublicClient,
+  createTestClient,
+  type Chain,
+  type PrivateKeyAccount,
+  type PublicClient,
+  type TestClient,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { createRpcTransport } from './relay/rpc-transport.js'
+import { startAnvil, type AnvilProcess, type StartAnvilOptions } from './anvil/anvil.js'
+import { devAccountKeys, relayerPoolKeys, sandboxMnemonic } from './constants.js'
+import { sandboxChainId, sandboxNetwork } from '../core/sandbox-usdc.js'
+import { sandboxChain } from './viem-chain.js'
+import { createUsdcFunder, installContracts, type UsdcFunder, type UsdcInfo } from './contracts/install.js'
+import { createTxSender, type TxSender } from './relay/tx-sender.js'
+import { getOrCreateEpoch } from './epoch.js'
+import { anvilStateArgs } from './anvil/state-file.js'
+
+export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> & {
+  /**
+   * Keep the chain in this file across runs (chain/anvil/state-file.ts): loaded at start, written on exit and every 30 s.
+   * Offline chains only; a fork starts from its fork URL each time. @defaultValue no file: every run starts empty
+   */
+  statePath?: string | undefined
+  /** Start empty even when `statePath` holds a saved chain (it is overwritten). @defaultValue false */
+  freshChain?: boolean | undefined
+  /** How often the chain is checked for a restart or a reset. @defaultValue 1_000 */
+  healthIntervalMs?: number | undefined
+  /**
+   * An Anvil already starting (from `startAnvil` with the same options), so a caller can boot it while it loads the
+   * rest of its modules; restarts use the options.
+   */
+  anvil?: Promise<AnvilProcess> | undefined
+}
+
+type ChainEvents = {
+  /** The chain came back empty (Anvil died and was started again, or its state was reset); contracts are reinstalled. */
+  restart: [info: { generation: number; reason: string; epoch: string }]
+  /** A restart attempt failed; the kit tries again at the next health check. */
+  error: [error: Error]
+  /**
+   * Anvil was restarted on purpose ({@link SandboxChain.restartKeepingState}) and holds the same state: balances,
+   * contracts and nonces are as they were. Caches of pending nonces start again.
+   */
+  reload: [info: { pid: number | undefined; ms: number }]
+}
+
+export type SandboxChain = EventEmitter<ChainEvents> & {
+  readonly rpcUrl: string
+  readonly chainId: number
+  readonly network: typeof sandboxNetwork
+  readonly chain: Chain
+  /** 'offline' (an empty chain with the kit's USDC) or 'fork' (a fork of --fork-url). */
+  readonly mode: 'offline' | 'fork'
+  /** The token of the current chain generation. */
+  readonly usdc: UsdcInfo
+  /**
+   * True from the moment Anvil exits (or its state is found reset) until the chain is back with its contracts: a
+   * payment cannot be judged meanwhile, and the facilitator answers 503 with Retry-After.
+   */
+  readonly restarting: boolean
+  /** Increments every time the chain comes back empty. */
+  readonly generation: number
+  /**
+   * The chain's identity (chain/epoch.ts): the same across restarts that reload the chain's saved state, new for
+   * any chain that starts empty. Settlements carry it.
+   */
+  readonly epoch: string
+  readonly client: PublicClient
+  /** Mines what waits in Anvil's pool now, without waiting for the miner's notification (chain/relay/miner.ts). */
+  mine(sent?: Promise<unknown>): Promise<void>
+  readonly testClient: TestClient
+  /** `relayers`: the facilitator's pool, `relayer` first (chain/constants.ts). */
+  readonly accounts: { minter: PrivateKeyAccount; relayer: PrivateKeyAccount; relayers: PrivateKeyAccount[] }
+  readonly minter: TxSender
+  readonly usdcFunder: UsdcFunder
+  /** Milliseconds from the call to a chain with contracts installed. */
+  readonly readyMs: number
+  /** The Anvil process id of the current generation (tests kill it to check restarts). */
+  readonly pid: number | undefined
+  /**
+   * Stops Anvil and starts a new Anvil process on the same URL with the state it had (dumped before the stop, loaded
+   * into the new process): what `svc chain restart` does. Payments meanwhile are answered 503 with Retry-After, as
+   * in any restart. Resolves with how long the chain was away; concurrent calls share one restart.
+   */
+  restartKeepingState(): Promise<{ ms: number }>
+  stop(): Promise<void>
+}
+
+/**
+ * Starts the sandbox chain: Anvil (through prool) at chain id 845320402 with USDC and Multicall3 installed, and a
+ * supervisor that notices when Anvil dies or its state is reset, starts it again and reinstalls the contracts.
+ */
+export async function startChain(options: StartChainOptions = {}): Promise<SandboxChain> {
+  const started = performance.now()
+  const { healthIntervalMs = 1_000, anvil: starting, statePath, freshChain = false, ...anvilOptions } = options
+  const persist = statePath !== undefined && !anvilOptions.forkUrl
+  const stateArgs = (load: boolean) => (persist ? anvilStateArgs(statePath, { load }) : {})
+  let anvil: AnvilProcess = await (starting ??
+    startAnvil({ ...anvilOptions, extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(!freshChain) }, chainId: sandboxChainId, mnemonic: sandboxMnemonic }))
+  const rpcUrl = anvil.rpcUrl
+  const chain = sandboxChain(rpcUrl)
+  const transport = createRpcTransport(rpcUrl)
+  const client = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient
+  const testClient = createTestClient({ chain, transport, mode: 'anvil' })
+  const accounts = {
+    minter: privateKeyToAccount(devAccountKeys.minter),
+    relayer: privateKeyToAccount(devAccountKeys.relayer),
+    relayers: [] as PrivateKeyAccount[],
+  }
+  accounts.relayers = [accounts.relayer, ...relayerPoolKeys.map((key) => privateKeyToAccount(key))]
+  const minter = createTxSender({ client, account: accounts.minter, chainId: sandboxChainId })
+  let usdc: UsdcInfo
+  let epoch: string
+  try {
+    ;[usdc, epoch] = await Promise.all([installContracts({ client, testClient, minter }, { offline: !anvilOptions.forkUrl }), getOrCreateEpoch({ client, testClient })])
+  } catch (error) {
+    await anvil.stop()
+    throw error
+  }
+  const usdcFunder = createUsdcFunder({ client, testClient, minter }, () => usdc)
+  const readyMs = performance.now() - started
+
+  const emitter = new EventEmitter<ChainEvents>()
+  let generation = 0
+  let stopping = false
+  let restarting = false
+  let recovering: Promise<void> | undefined
+
+  function recover(reason: string): Promise<void> {
+    recovering ??= (async () => {
+      restarting = true
+      try {
+        minter.reset()
+        ;[usdc, epoch] = await Promise.all([installContracts({ client, testClient, minter }, { offline: !anvilOptions.forkUrl }), getOrCreateEpoch({ client, testClient })])
+        generation += 1
+        restarting = false
+        emitter.emit('restart', { generation, reason, epoch })
+      } catch (error) {
+        emitter.emit('error', error as Error)
+      }
+    })().finally(() => (recovering = undefined))
+    return recovering
+  }
+
+  /** Processes stopped on purpose by {@link restartKeepingState}: their exit is not a crash. */
+  const retired = new WeakSet<AnvilProcess>()
+  function watchExit(process: AnvilProcess) {
+    process.exited.then(async () => {
+      if (stopping || process !== anvil || retired.has(process)) return
+      restarting = true
+      await restartProcess('anvil exited')
+    })
+  }
+
+  /** True while a new Anvil process starts: it listens, empty, before its restart is done (not a reset to report). */
+  let startingProcess = false
+
+  async function restartProcess(reason: string) {
+    try {
+      // A chain that died is started empty (its saved state may be older than what the ledger recorded since).
+      startingProcess = true
+      anvil = await startAnvil({ ...anvilOptions, extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(false) }, port: anvil.port, chainId: sandboxChainId, mnemonic: sandboxMnemonic })
+      watchExit(anvil)
+      startingProcess = false
+      await recover(reason)
+    } catch (error) {
+      emitter.emit('error', error as Error)
+    } finally {
+      startingProcess = false
+    }
+  }
+  watchExit(anvil)
+
+  let reloading: Promise<{ ms: number }> | undefined
+  function restartKeepingState(): Promise<{ ms: number }> {
+    reloading ??= (async () => {
+      if (recovering) await recovering
+      const began = performance.now()
+      const state = await testClient.dumpState()
+      restarting = true
+      startingProcess = true
+      try {
+        const old = anvil
+        retired.add(old)
+        await old.stop()
+        // The state is loaded over RPC (not from the state file, which a data dir's Anvil rewrites on its own).
+        anvil = await startAnvil({ ...anvilOptions, extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(false) }, port: old.port, chainId: sandboxChainId, mnemonic: sandboxMnemonic })
+        watchExit(anvil)
+        await testClient.loadState({ state })
+        minter.reset()
+        const ms = performance.now() - began
+        restarting = false
+        emitter.emit('reload', { pid: anvil.pid, ms })
+        return { ms }
+      } catch (error) {
+        // Whatever is listening now (or nothing) is restarted empty, as after a crash.
+        void restartProcess('the restart that keeps the state failed')
+        throw error
+      } finally {
+        startingProcess = false
+      }
+    })().finally(() => (reloading = undefined))
+    return reloading
+  }
+
+  // A reset chain (anvil_reset, a new Anvil on the same port) has no token code: reinstall.
+  const health = setInterval(async () => {
+    if (stopping || recovering || startingProcess) return
+    // Unreachable means the process is down: its exit handler restarts it.
+    const code = await client.getCode({ address: usdc.address }).catch(() => 'unreachable' as const)
+    // Asked again after the answer: a restart that keeps the state may have begun meanwhile (its new Anvil is empty
+    // until the state is loaded).
+    if ((code === undefined || code === '0x') && !startingProcess) await recover('chain state was reset')
+  }, healthIntervalMs)
+  health.unref()
+
+  return Object.defineProperties(emitter, {
+    rpcUrl: { value: rpcUrl, enumerable: true },
+    chainId: { value: sandboxChainId, enumerable: true },
+    network: { value: sandboxNetwork, enumerable: true },
+    chain: { value: chain, enumerable: true },
+    mode: { value: anvilOptions.forkUrl ? 'fork' : 'offline', enumerable: true },
+    usdc: { get: () => usdc, enumerable: true },
+    restarting: { get: () => restarting, enumerable: true },
+    generation: { get: () => generation, enumerable: true },
+    epoch: { get: () => epoch, enumerable: true },
+    client: { value: client },
+    testClient: { value: testClient },
+    accounts: { value: accounts },
+    minter: { value: minter },
+    usdcFunder: { value: usdcFunder },
+    readyMs: { value: readyMs, enumerable: true },
+    pid: { get: () => anvil.pid },
+    mine: { value: (sent?: Promise<unknown>) => anvil.mine(sent) },
+    restartKeepingState: { value: restartKeepingState },
+    stop: {
+      async value() {
+        stopping = true
+        clearInterval(health)
+        await anvil.stop()
+      },
+    },
+  }) as SandboxChain
+}

@@ -1,0 +1,217 @@
+import { homedir } from 'node:os'
+import { join } from 'node:path'
+import type { Command } from 'commander'
+import { UsageError } from '../../core/errors.js'
+import { defaultPort } from '../../core/hosts.js'
+import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
+import type { RunningSvc } from '../../server/start-server.js'
+import { readSession } from '../config.js'
+import { watchParent } from '../watch-parent.js'
+import { tuneHeapWhileStarting } from '../v8-heap.js'
+
+type UpOptions = {
+  json?: boolean
+  port: string
+  dataDir: string
+  ephemeral?: boolean
+  autoVerify?: boolean
+  forkUrl?: string
+  freshChain?: boolean
+  facilitatorUrl?: string
+  dnsServers?: string
+  rpcPort: string
+  chainManagerPort: string
+  facilitatorPort: string
+  seed?: string
+  tui: boolean
+  watchParent: boolean
+}
+
+/** `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM, or until the process that started it is gone. */
+export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
+  program
+    .command('up')
+    .description('start the sandbox: chain, chain manager, facilitator, control planes and gateway')
+    .option('--json', 'print exactly one JSON line with the URLs when ready')
+    .option('--port <port>', 'port of the control planes and the gateway; 0 picks a free one', env.SVC_PORT ?? String(defaultPort))
+    .option('--data-dir <dir>', 'where the database and the install secrets live (SVC_DATA_DIR)', env.SVC_DATA_DIR ?? join(homedir(), '.svc'))
+    .option('--ephemeral', 'keep data in a temporary directory, removed on exit')
+    .option('--fresh-chain', 'start the chain empty even when the data dir holds one (its Sandbox wallets are funded again)')
+    .option('--auto-verify', 'mark new accounts verified at once (SVC_AUTO_VERIFY=1)', ['1', 'true'].includes(env.SVC_AUTO_VERIFY ?? ''))
+    .option('--fork-url <url>', 'fork this chain instead of starting offline (SVC_FORK_URL)', env.SVC_FORK_URL)
+    .option('--facilitator-url <url>', 'facilitator of production APIs (SVC_FACILITATOR_URL)', env.SVC_FACILITATOR_URL)
+    .option('--dns-servers <list>', 'DNS servers for custom-domain checks, comma-separated host[:port] (SVC_DNS_SERVERS)', env.SVC_DNS_SERVERS)
+    .option('--seed <file>', 'apply a seed file once started (account, keys, APIs, endpoints); see fixtures/demo-seed.yaml')
+    .option('--no-tui', 'no dashboard: print the URLs and run until Ctrl-C (the default when stdout is not a terminal)')
+    .option('--rpc-port <port>', 'port of the chain RPC; 0 picks a free one', '0')
+    .option('--chain-manager-port <port>', 'port of the chain manager; 0 picks a free one', '0')
+    .option('--facilitator-port <port>', 'port of the facilitator; 0 picks a free one', '0')
+    .option('--no-watch-parent', 'keep running when the process that started svc exits (by default svc stops with it, e.g. with a killed `npm start`)')
+    .action(async (options: UpOptions) => {
+      // The dashboard owns the screen: on a terminal, unless --json / --no-tui, and not under CI (Ink draws nothing there).
+      const dashboard = options.tui && !options.json && process.stdout.isTTY === true && process.stdin.isTTY === true && !isCI(env)
+      // While the dashboard runs, log lines are kept and printed once it quits, instead of drawing over it.
+      const held: string[] = []
+      let holding = false
+      const write = (line: string) => {
+        if (!holding) return void process.stderr.write(`${line}\n`)
+        held.push(line)
+        if (held.length > 200) held.shift()
+      }
+      const say = options.json ? () => {} : write
+      // Output to a parent that is gone (a pipe nobody reads any more) must not keep svc from shutting down cleanly.
+      for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
+      const ports = {
+        port: parsePort(options.port, '--port'),
+        rpcPort: parsePort(options.rpcPort, '--rpc-port'),
+        chainManagerPort: parsePort(options.chainManagerPort, '--chain-manager-port'),
+        facilitatorPort: parsePort(options.facilitatorPort, '--facilitator-port'),
+      }
+      // A seed that cannot be read is a usage error before anything starts.
+      const seedFile = options.seed === undefined ? undefined : readSeedFile(options.seed)
+      const started = performance.now()
+      const startedServing = tuneHeapWhileStarting()
+      const { resolveAnvilBinary } = await import('../../chain/anvil/anvil.js')
+      const binary = resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env })
+      // Started by a process that then dies (a killed `npm start`), svc stops too, and Anvil with it.
+      const parentGone = options.watchParent ? watchParent() : undefined
+      const { startSvc } = await import('../../server/start-server.js')
+      const sandbox: RunningSvc = await startSvc({
+        dataDir: options.ephemeral ? undefined : options.dataDir,
+        port: ports.port,
+        autoVerify: options.autoVerify,
+        binary,
+        forkUrl: options.forkUrl,
+        freshChain: options.freshChain,
+        rpcPort: ports.rpcPort,
+        productionFacilitatorUrl: options.facilitatorUrl,
+        dnsServers: options.dnsServers?.split(',').map((s) => s.trim()).filter(Boolean),
+        chainManagerPort: ports.chainManagerPort,
+        facilitatorPort: ports.facilitatorPort,
+        demoUpstream: seedFile?.needsDemoUpstream,
+        log: write,
+        onProgress: (line) => say(`svc: ${line}`),
+      })
+      let seed: SeedResult | undefined
+      if (seedFile) {
+        say(`svc: applying the seed ${seedFile.file}…`)
+        try {
+          const spec = parseSeed(seedFile, { demo_upstream: sandbox.demoUpstreamUrl })
+          seed = await applySeed(spec, { controlUrl: sandbox.server.controlUrl, sandboxControlUrl: sandbox.server.sandboxControlUrl })
+        } catch (error) {
+          await sandbox.stop()
+          throw error
+        }
+      }
+      const { sandboxChain: chain } = sandbox.chain
+      chain.on('restart', ({ generation, reason }) => say(`svc: ${reason}: started a fresh chain (generation ${generation}); Sandbox wallets are being funded again`))
+      chain.on('error', (error) => write(`svc: chain restart failed: ${error.message}`))
+      startedServing()
+
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ ...readyLine(sandbox), ...(seed ? { seed } : {}) })}\n`)
+        return waitForShutdown(sandbox, say, parentGone)
+      }
+      if (dashboard) {
+        const { runDashboard } = await import('../../tui/run.js')
+        holding = true
+        // The seed's seller, else the CLI's saved login for this sandbox (re-read: a later `svc login` shows up).
+        const savedSession = () => {
+          try {
+            const saved = readSession(env)
+            return saved && new URL(saved.base_url).port === String(sandbox.server.port) ? { jwt: saved.jwt } : undefined
+          } catch {
+            return undefined
+          }
+        }
+        let running = true
+        const stopOnSignal = () => void (running && sandbox.stop().then(() => process.exit(0)))
+        for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.once(signal, stopOnSignal)
+        void parentGone?.then(stopOnSignal)
+        // The seed's new keys are shown once: in the dashboard, as --no-tui and --json print them.
+        const newKeys = seed?.keys.flatMap(({ name, environment, key }) => (key ? [{ name, environment, key }] : []))
+        await runDashboard({ urls: readyLine(sandbox), session: seed ? { jwt: seed.jwt } : undefined, getSession: savedSession, newKeys })
+        running = false
+        for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.off(signal, stopOnSignal)
+        holding = false
+        for (const line of held) process.stderr.write(`${line}\n`)
+        await sandbox.stop()
+        say('svc: stopped')
+        return
+      }
+      printUrls(sandbox, seed, performance.now() - started)
+      await waitForShutdown(sandbox, say, parentGone)
+    })
+}
+
+export function readyLine({ chain, server }: RunningSvc) {
+  return {
+    control_url: server.controlUrl,
+    sandbox_control_url: server.sandboxControlUrl,
+    platform_domain: server.hosts.platformDomain,
+    sandbox_platform_domain: server.hosts.sandboxPlatformDomain,
+    gateway_port: server.port,
+    rpc_url: chain.rpcUrl,
+    facilitator_url: chain.facilitatorUrl,
+    chain_manager_url: chain.chainManagerUrl,
+    chain_id: chain.sandboxChain.chainId,
+    network: chain.sandboxChain.network,
+    usdc: chain.sandboxChain.usdc.address,
+    data_dir: server.dataDir,
+  }
+}
+
+function seedLines(seed: SeedResult): string[] {
+  return [
+    `  seed account        ${seed.email} / ${seed.password}`,
+    ...seed.keys.map((k) => `  seed key            ${k.name} (${k.environment}): ${k.key ?? '(exists; its secret was shown when it was made)'}`),
+    ...seed.apis.map((a) => `  seed API            ${a.gateway_url}   (${a.created ? 'created' : 'exists'}, ${a.endpoints_created} endpoints added)`),
+    '',
+  ]
+}
+
+function printUrls({ chain, server }: RunningSvc, seed: SeedResult | undefined, ms: number) {
+  const { hosts } = server
+  const usdc = chain.sandboxChain.usdc
+  const lines = [
+    `svc: ready in ${Math.round(ms)} ms (${chain.sandboxChain.mode} chain, data in ${server.dataDir})`,
+    '',
+    `  control plane       ${server.controlUrl}   (production, svc_live_ keys)`,
+    `  sandbox control     ${server.sandboxControlUrl}   (Sandbox, svc_sandbox_ keys)`,
+    `  gateway             http://{slug}.${hosts.sandboxPlatformDomain}:${server.port}   (Sandbox APIs)`,
+    `                      http://{slug}.${hosts.platformDomain}:${server.port}   (production APIs)`,
+    `  RPC                 ${chain.rpcUrl}   chain id ${chain.sandboxChain.chainId} (${chain.sandboxChain.network}), ETH`,
+    `  USDC                ${usdc.address}   EIP-712 "${usdc.name}" version "${usdc.version}"`,
+    `  chain manager       ${chain.chainManagerUrl}   POST /faucet {"address": "0x…"}`,
+    `  facilitator         ${chain.facilitatorUrl}   /supported /verify /settle`,
+    '',
+    ...(seed ? seedLines(seed) : []),
+    'Press Ctrl-C to stop.',
+  ]
+  process.stdout.write(`${lines.join('\n')}\n`)
+}
+
+/** CI systems set one of these; Ink renders nothing until exit there. */
+function isCI(env: NodeJS.ProcessEnv): boolean {
+  return ['CI', 'CONTINUOUS_INTEGRATION'].some((name) => env[name] && env[name] !== 'false') || Object.keys(env).some((name) => name.startsWith('CI_'))
+}
+
+function parsePort(value: string, flag: string): number {
+  const port = Number(value)
+  if (!/^\d+$/.test(value) || port > 65_535) throw new UsageError(`${flag} must be a port number (0-65535), got "${value}"`)
+  return port
+}
+
+async function waitForShutdown(sandbox: RunningSvc, say: (line: string) => void, parentGone: Promise<void> | undefined) {
+  await new Promise<void>((resolve) => {
+    const stop = (reason: string) => {
+      say(`svc: ${reason}: stopping…`)
+      resolve()
+    }
+    // SIGHUP: the terminal svc runs in was closed.
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => stop(signal))
+    void parentGone?.then(() => stop('the process that started svc exited'))
+  })
+  await sandbox.stop()
+  say('svc: stopped')
+}

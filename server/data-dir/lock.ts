@@ -1,0 +1,113 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { anvilPidFileName, stopStaleAnvil, type StaleAnvil } from '../../chain/anvil/pid-file.js'
+import { isProcessRunning } from '../../core/os-process.js'
+import { SvcError } from '../../core/errors.js'
+
+const lockFileName = 'svc.lock'
+/** Ephemeral data dirs are `<tmpdir>/svc-ephemeral-XXXXXX` holding this marker, so no other directory is mistaken for one. */
+const ephemeralPrefix = 'svc-ephemeral-'
+const ephemeralMarker = '.svc-ephemeral'
+
+function readLockPid(file: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(file, 'utf8').trim())
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined
+  } catch {
+    return undefined
+  }
+}
+
+export type DataDirLock = {
+  /** The Anvil a crashed run on this data dir left behind, now stopped. */
+  staleAnvil: StaleAnvil | undefined
+  /** Where this run keeps its Anvil's pid. */
+  anvilPidFile: string
+  /** Releases the lock. */
+  release(): void
+}
+
+/**
+ * Claims a data dir for one sandbox: a `svc.lock` file holding the pid. A second start on the same dir is refused
+ * while the first runs; a lock left by a process that is gone is taken over, and the Anvil that run left behind
+ * (its pid in `anvil.pid`) is stopped.
+ */
+export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
+  const file = join(dataDir, lockFileName)
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: 0o600 })
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+      const pid = readLockPid(file)
+      if (pid !== undefined && isProcessRunning(pid))
+        throw new SvcError(`another svc up (pid ${pid}) is using ${dataDir}: stop it first, or pass --data-dir DIR or --ephemeral`)
+      rmSync(file, { force: true })
+      continue
+    }
+    const anvilPidFile = join(dataDir, anvilPidFileName)
+    // We hold the lock: an Anvil named in the data dir belongs to a run that is over.
+    const staleAnvil = await stopStaleAnvil(anvilPidFile)
+    let released = false
+    return {
+      staleAnvil,
+      anvilPidFile,
+      release() {
+        if (released) return
+        released = true
+        rmSync(file, { force: true })
+      },
+    }
+  }
+  throw new SvcError(`could not lock ${dataDir}`)
+}
+
+/** A fresh ephemeral data dir in the OS temporary directory, locked; `release` removes it. */
+export async function createEphemeralDataDir(): Promise<DataDirLock & { dataDir: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), ephemeralPrefix))
+  writeFileSync(join(dataDir, ephemeralMarker), '')
+  const lock = await lockDataDir(dataDir)
+  return {
+    ...lock,
+    dataDir,
+    release() {
+      lock.release()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/**
+ * Cleans up after ephemeral sandboxes that crashed: for each ephemeral data dir whose lock names a process that is
+ * gone, stops the Anvil it left behind and removes the directory.
+ * @returns the Anvils that were stopped
+ */
+export async function removeStaleEphemeralDataDirs(parent: string = tmpdir()): Promise<StaleAnvil[]> {
+  let names: string[]
+  try {
+    names = readdirSync(parent).filter((name) => name.startsWith(ephemeralPrefix))
+  } catch {
+    return []
+  }
+  const stopped: StaleAnvil[] = []
+  for (const name of names) {
+    const dataDir = join(parent, name)
+    try {
+      readFileSync(join(dataDir, ephemeralMarker))
+    } catch {
+      continue
+    }
+    const pid = readLockPid(join(dataDir, lockFileName))
+    // No lock yet: its sandbox is still starting (or died before it locked; it then holds no Anvil either).
+    if (pid === undefined || isProcessRunning(pid)) continue
+    const anvil = await stopStaleAnvil(join(dataDir, anvilPidFileName))
+    if (anvil) stopped.push(anvil)
+    try {
+      rmSync(dataDir, { recursive: true, force: true })
+    } catch {
+      // Left for the next start: cleaning up must not keep this one from starting.
+    }
+  }
+  return stopped
+}

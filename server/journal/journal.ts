@@ -1,0 +1,133 @@
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import { authorizationFields } from '../../core/eip3009-authorization.js'
+import { toSvcError } from '../../core/errors.js'
+import type { ApiRow, EndpointRow, SettlementJournalRow } from '../db/tables.js'
+import type { ServerDeps } from '../deps.js'
+import { newId, nowIso } from '../ids.js'
+import { resolveSettlementJournal } from './recovery.js'
+import type { GatewayStore } from '../gateway/gateway-store.js'
+
+/** A payment about to be settled, as its journal row names it. */
+export type JournalEntry = {
+  api: ApiRow
+  endpoint: EndpointRow
+  ephemeral: boolean
+  requirements: PaymentRequirements
+  payload: PaymentPayload
+  /** What the settlement asks for (upto: the upstream's charge). @defaultValue the requirements' amount */
+  amount?: string | undefined
+  /** The payment's identity (payment-locks.ts). */
+  paymentId: string
+  payer: string
+  method: string
+  path: string
+  chainEpoch: string
+}
+
+export type SettlementJournal = {
+  /** Writes the row of a payment before its settlement is sent; resolves with the row's id. */
+  begin(entry: JournalEntry): Promise<string>
+  /**
+   * Ends a row whose outcome is known: its settlement recorded as `settlementId` and its answer written (`delivered`)
+   * or not, or no settlement (a replay of a payment recorded earlier).
+   */
+  finish(id: string, settlementId?: string, delivered?: boolean): void
+  /** Leaves a row whose settlement failed or broke off: it is checked on the chain once it is `graceMs` old. */
+  abandon(id: string): void
+  /** Stops the sweeper and waits for the writes under way. */
+  close(): Promise<void>
+}
+
+export type SettlementJournalOptions = {
+  /** How often abandoned rows are looked for. @defaultValue 30_000 */
+  sweepEveryMs?: number | undefined
+  /** Age of an abandoned row before it is checked on the chain (longer than any settlement takes). @defaultValue 120_000 */
+  graceMs?: number | undefined
+}
+
+/**
+ * The gateway's settlement journal: a row is written before a settlement is sent and removed when the paid answer was
+ * written, so a settlement is never on the chain without a trace here. At start, rows a process that died left behind
+ * are resolved (server/journal/recovery.ts); meanwhile, rows of settlements that failed or broke off are resolved
+ * by a sweeper once they are old enough. A buyer charged without getting the answer is recorded as such.
+ */
+export function createSettlementJournal(deps: ServerDeps, store: Promise<GatewayStore>, options: SettlementJournalOptions = {}): SettlementJournal {
+  const { sweepEveryMs = 30_000, graceMs = 120_000 } = options
+  const log = deps.log ?? ((message: string) => console.error(message))
+  const inFlight = new Set<string>()
+  const writes = new Set<Promise<void>>()
+  let sweeping: Promise<unknown> | undefined
+  const timer = setInterval(() => {
+    sweeping ??= resolveSettlementJournal(deps, { before: new Date(Date.now() - graceMs).toISOString(), skip: inFlight }).finally(() => (sweeping = undefined))
+  }, sweepEveryMs)
+  timer.unref()
+
+  function track(id: string, write: Promise<void>) {
+    const tracked = write
+      .catch((error: unknown) => log(`svc: closing the settlement journal entry ${id} failed: ${toSvcError(error).message}`))
+      .finally(() => {
+        inFlight.delete(id)
+        writes.delete(tracked)
+      })
+    writes.add(tracked)
+  }
+
+  return {
+    async begin(entry) {
+      const row = buildJournalRow(entry)
+      inFlight.add(row.id)
+      try {
+        await (await store).openJournal(row)
+      } catch (error) {
+        inFlight.delete(row.id)
+        throw error
+      }
+      return row.id
+    },
+    finish(id, settlementId, delivered = true) {
+      track(
+        id,
+        store.then((opened) => opened.closeJournal(id, settlementId, delivered)),
+      )
+    },
+    abandon(id) {
+      inFlight.delete(id)
+    },
+    async close() {
+      clearInterval(timer)
+      await Promise.all([sweeping, ...writes])
+    },
+  }
+}
+
+/** The journal row of a payment about to be settled (exported for the recovery tests). */
+export function buildJournalRow(entry: JournalEntry): SettlementJournalRow {
+  const { api, endpoint, requirements } = entry
+  const { nonce, validBefore } = authorizationFields(entry.payload.payload)
+  // Recovery asks EIP-3009's authorizationState or Permit2's nonceBitmap, whichever the nonce belongs to.
+  const schemePayload = entry.payload.payload as { authorization?: unknown; permit2Authorization?: unknown } | null | undefined
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null
+  const transferMethod = isObject(schemePayload?.permit2Authorization) ? 'permit2' : isObject(schemePayload?.authorization) ? 'eip3009' : null
+  return {
+    id: newId('jrn'),
+    payment_id: entry.paymentId,
+    api_id: api.id,
+    endpoint_id: endpoint.id,
+    ephemeral: entry.ephemeral ? 1 : 0,
+    user_id: api.user_id,
+    environment: api.environment,
+    network: requirements.network,
+    asset: requirements.asset,
+    amount: entry.amount ?? requirements.amount,
+    payer: entry.payer,
+    pay_to: requirements.payTo,
+    transfer_method: transferMethod,
+    nonce: transferMethod === null ? null : (nonce ?? null),
+    valid_before: validBefore ?? null,
+    method: entry.method,
+    path: entry.path,
+    chain_epoch: entry.chainEpoch,
+    settlement_id: null,
+    created_at: nowIso(),
+  }
+}

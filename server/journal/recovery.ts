@@ -1,0 +1,120 @@
+import type { Address, Hex, PublicClient } from 'viem'
+import { findAuthorizationUse } from '../../chain/facilitator/authorizations.js'
+import { findPermit2NonceUse } from '../../chain/permit2/nonces.js'
+import { toSvcError } from '../../core/errors.js'
+import { deleteJournalRow, listJournalRows, markJournalUndelivered, recordJournalSettlement } from '../db/settlement-journal.js'
+import type { SettlementJournalRow, SettlementRow } from '../db/tables.js'
+import type { ServerDeps } from '../deps.js'
+import { newId } from '../ids.js'
+
+/** What resolving the journal did, row by row. */
+export type JournalResolution = {
+  /** Settlements found on the chain and recorded now, as charged without an answer. */
+  recovered: number
+  /** Recorded settlements whose answer was never known to reach the buyer, now marked so. */
+  undelivered: number
+  /** Payments that never reached the chain (nothing was charged): rows removed. */
+  notSettled: number
+  /** Rows that cannot be checked (a production network, a Sandbox chain that is gone): removed, and logged. */
+  unverifiable: number
+  /** Settlements that were recorded already by another row of the same transaction: rows removed. */
+  alreadyRecorded: number
+  /** Rows left for a later try (the chain is restarting, or could not be read). */
+  kept: number
+}
+
+export type ResolveJournalOptions = {
+  /** Only rows written before this time (ISO). @defaultValue now */
+  before?: string | undefined
+  /** Rows of payments still in flight in this process. */
+  skip?: ReadonlySet<string> | undefined
+}
+
+/**
+ * Resolves settlement journal rows that no request is working on any more (all of them at start; failed settlements
+ * later): a row with a recorded settlement was charged but its answer was never known to be written; a row without
+ * one is checked on the Sandbox chain (was the EIP-3009 authorization or the Permit2 nonce used, by which transaction?) and recorded as
+ * charged without an answer when it was used, removed when it was not. Errors are logged, never thrown: a row that
+ * cannot be read now is kept for the next try.
+ */
+export async function resolveSettlementJournal(deps: ServerDeps, options: ResolveJournalOptions = {}): Promise<JournalResolution> {
+  const { before = new Date().toISOString(), skip } = options
+  const log = deps.log ?? ((message: string) => console.error(message))
+  const done: JournalResolution = { recovered: 0, undelivered: 0, notSettled: 0, unverifiable: 0, alreadyRecorded: 0, kept: 0 }
+  for (const row of await listJournalRows(deps.db, before)) {
+    if (skip?.has(row.id)) continue
+    try {
+      done[await resolveRow(deps, row, log)]++
+    } catch (error) {
+      done.kept++
+      log(`svc: the settlement journal entry ${row.id} could not be resolved yet: ${toSvcError(error).message}`)
+    }
+  }
+  if (done.recovered + done.undelivered > 0)
+    log(`svc: ${done.recovered + done.undelivered} payment(s) were charged without the buyer getting the answer (svc stopped or the buyer left mid-payment): recorded, see svc settlements`)
+  return done
+}
+
+async function resolveRow(deps: ServerDeps, row: SettlementJournalRow, log: (message: string) => void): Promise<keyof JournalResolution> {
+  if (row.settlement_id !== null) {
+    await markJournalUndelivered(deps.db, { ...row, settlement_id: row.settlement_id })
+    return 'undelivered'
+  }
+  const chain = deps.chain?.sandboxChain
+  // A server without the chain services cannot check Sandbox payments: they wait for a start with them.
+  if (!chain && row.environment === 'development') return 'kept'
+  const checkable = chain && row.environment === 'development' && row.network === chain.network && row.nonce !== null
+  if (!checkable || row.chain_epoch !== chain.epoch) {
+    await deleteJournalRow(deps.db, row.id)
+    // A row without a nonce: a Permit2 payment journaled before svc wrote down its nonce (or a payload naming none).
+    const unreadable = row.nonce === null ? 'it was paid through Permit2 before svc journaled Permit2 nonces' : 'its network cannot be read from here'
+    const why = !checkable ? unreadable : 'the Sandbox chain it was paid on is gone'
+    log(`svc: the unfinished payment ${row.id} (${row.method} ${row.path}, payer ${row.payer}) cannot be checked: ${why}`)
+    return 'unverifiable'
+  }
+  if (chain.restarting) return 'kept'
+  const use = await findSettlementOf(chain.client, row, row.nonce as string)
+  if (!use.used) {
+    await deleteJournalRow(deps.db, row.id)
+    return 'notSettled'
+  }
+  if (use.transaction === undefined) return 'kept'
+  const settlement: SettlementRow = {
+    id: newId('stl'),
+    api_id: row.api_id,
+    endpoint_id: row.ephemeral ? null : row.endpoint_id,
+    user_id: row.user_id,
+    environment: row.environment,
+    network: row.network,
+    asset: row.asset,
+    amount: use.amount,
+    payer: row.payer,
+    pay_to: row.pay_to,
+    transaction: use.transaction,
+    method: row.method,
+    path: row.path,
+    created_at: row.created_at,
+    chain_epoch: row.chain_epoch,
+    delivered: 0,
+  }
+  return (await recordJournalSettlement(deps.db, row, settlement)) ? 'recovered' : 'alreadyRecorded'
+}
+
+/** Whether a row's payment reached the chain and, when it did, its transaction and the amount it moved (when found). */
+type SettlementOnChain = { used: false } | { used: true; transaction: Hex; amount: string } | { used: true; transaction: undefined }
+
+/**
+ * Asks the chain about a row's nonce: EIP-3009's (the token's `authorizationState` and `AuthorizationUsed` log; the
+ * amount is the row's) or Permit2's (`nonceBitmap` and the settling transaction; the amount is what its `Transfer`
+ * moved, upto's charge).
+ */
+async function findSettlementOf(client: PublicClient, row: SettlementJournalRow, nonce: string): Promise<SettlementOnChain> {
+  if (row.transfer_method === 'permit2') {
+    const use = await findPermit2NonceUse(client, { asset: row.asset as Address, owner: row.payer as Address, payTo: row.pay_to as Address, nonce, maxAmount: BigInt(row.amount) })
+    if (!use.used) return use
+    return use.transaction === undefined || use.amount === undefined ? { used: true, transaction: undefined } : { used: true, transaction: use.transaction, amount: use.amount.toString() }
+  }
+  const use = await findAuthorizationUse(client, { asset: row.asset as Address, authorizer: row.payer as Address, nonce: nonce as Hex })
+  if (!use.used) return use
+  return use.transaction === undefined ? { used: true, transaction: undefined } : { used: true, transaction: use.transaction, amount: row.amount }
+}

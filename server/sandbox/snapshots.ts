@@ -1,0 +1,154 @@
+import { mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Kysely } from 'kysely'
+import type { Hex } from 'viem'
+import type { ChainServices } from '../../chain/services.js'
+import type { Clock } from '../../core/clock.js'
+import { ChainError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js'
+import { restoreDatabaseSnapshot, writeDatabaseSnapshot } from '../db/database-snapshot.js'
+import type { Database } from '../db/tables.js'
+import { newId } from '../ids.js'
+import type { SandboxState } from './payment-gate.js'
+import { alignChainTime } from './chain-time.js'
+
+/** A snapshot as the control plane shows it. */
+export type SnapshotInfo = {
+  id: string
+  /** svc's time when it was taken (ISO 8601). */
+  created_at: string
+  /** The chain's latest block when it was taken. */
+  chain_block: number
+}
+
+export type RevertInfo = SnapshotInfo & {
+  /** How long the revert took, in milliseconds. */
+  took_ms: number
+  /** Snapshots taken after this one: the revert discarded them (Anvil forgets them too). */
+  discarded: string[]
+}
+
+export type SnapshotStore = {
+  /** Takes a snapshot of the chain and the database together (payments in flight are waited for). */
+  take(): Promise<SnapshotInfo>
+  /** Puts the chain, the database and svc's clock back as they were at `id`; the snapshot stays usable. */
+  revert(id: string): Promise<RevertInfo>
+  /** The snapshots that can be reverted to, oldest first. */
+  list(): SnapshotInfo[]
+  /** Deletes the snapshots' files (server stop). */
+  close(): void
+}
+
+export type CreateSnapshotStoreOptions = {
+  db: Kysely<Database>
+  chain: ChainServices
+  clock: Clock
+  state: SandboxState
+  /** Where the database copies go; emptied now and on close. */
+  dir: string
+  /** How long a revert or a snapshot waits for payments in flight. @defaultValue 10_000 */
+  waitMs?: number | undefined
+}
+
+type Entry = SnapshotInfo & { anvilId: Hex; file: string; offsetMs: number }
+
+/**
+ * Whole-sandbox snapshots: Anvil's `evm_snapshot` with a copy of the database (`VACUUM INTO`, server/db/
+ * database-snapshot.ts) and svc's clock offset, taken and reverted to together so the ledger always matches the chain.
+ * - Anvil consumes a snapshot when it reverts to it: the revert takes it again at once, so the same id can be
+ *   reverted to any number of times. Anvil also forgets the snapshots taken after it; so does svc.
+ * - A revert waits for paid requests under way (at most `waitMs`, then 409) and holds new ones back until it is done;
+ *   the in-memory state that the revert made untrue is reset: the relayer's and the minter's nonces, the
+ *   facilitator's remembered settlements and simulations, the gateway's payment claims, the auth throttles.
+ * - Snapshots live as long as the chain process: a chain restart (and svc's stop) discards them.
+ */
+export function createSnapshotStore(options: CreateSnapshotStoreOptions): SnapshotStore {
+  const { db, chain, clock, state, dir, waitMs = 10_000 } = options
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true, mode: 0o700 })
+  const entries = new Map<string, Entry>()
+  /** Why an id cannot be reverted to any more. */
+  const gone = new Map<string, string>()
+  const { testClient, client } = chain.sandboxChain
+
+  function discard(entry: Entry, why: string) {
+    entries.delete(entry.id)
+    gone.set(entry.id, why)
+    rmSync(entry.file, { force: true })
+  }
+  chain.sandboxChain.on('restart', () => {
+    for (const entry of [...entries.values()]) discard(entry, `snapshot ${entry.id} was lost when the chain restarted`)
+  })
+
+  function usableChain() {
+    if (chain.sandboxChain.restarting) throw new ServiceUnavailableError('the Sandbox chain is restarting: retry in a moment')
+  }
+
+  /** Runs `change` with paid requests held back and buffered counters written. */
+  async function quiet<T>(change: () => Promise<T>): Promise<T> {
+    const resume = await state.pausePayments({ waitMs })
+    try {
+      await state.flush()
+      return await change()
+    } finally {
+      resume()
+    }
+  }
+
+  const info = ({ id, created_at, chain_block }: Entry): SnapshotInfo => ({ id, created_at, chain_block })
+
+  return {
+    take: () =>
+      state.exclusive(() =>
+        quiet(async () => {
+          usableChain()
+          const id = newId('snap')
+          const file = join(dir, `${id}.sqlite`)
+          const [anvilId, block] = await Promise.all([testClient.snapshot(), client.getBlockNumber()]).catch((error: unknown) => {
+            throw new ChainError('the chain did not take a snapshot', { cause: error })
+          })
+          await writeDatabaseSnapshot(db, file)
+          const entry: Entry = { id, created_at: clock.nowIso(), chain_block: Number(block), anvilId, file, offsetMs: clock.offsetMs }
+          entries.set(id, entry)
+          return info(entry)
+        }),
+      ),
+
+    revert: (id) =>
+      state.exclusive(() =>
+        quiet(async () => {
+          const started = performance.now()
+          const entry = entries.get(id)
+          if (!entry) throw gone.has(id) ? new ConflictError(gone.get(id)!) : new NotFoundError('snapshot not found')
+          usableChain()
+          // Anvil answers false (or an error) for a snapshot it does not have.
+          const reverted = await (testClient.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({ method: 'evm_revert', params: [entry.anvilId] }).then(
+            (answer) => answer === true,
+            () => false,
+          )
+          if (!reverted) {
+            discard(entry, `the chain no longer has snapshot ${id}`)
+            throw new ConflictError(`the chain no longer has snapshot ${id}`)
+          }
+          // Anvil forgot the snapshots taken after this one.
+          const discarded = [...entries.values()].filter((other) => BigInt(other.anvilId) > BigInt(entry.anvilId))
+          for (const other of discarded) discard(other, `snapshot ${other.id} was discarded by the revert to the earlier snapshot ${id}`)
+          await restoreDatabaseSnapshot(db, entry.file)
+          clock.setOffset(entry.offsetMs)
+          chain.sandboxChain.minter.reset()
+          chain.facilitator.reset()
+          state.reset()
+          // The chain is back at the snapshot's block time: a block at svc's time puts them together again.
+          await alignChainTime(chain, clock)
+          entry.anvilId = await testClient.snapshot()
+          return { ...info(entry), took_ms: Math.round((performance.now() - started) * 10) / 10, discarded: discarded.map((other) => other.id) }
+        }),
+      ),
+
+    list: () => [...entries.values()].map(info),
+
+    close() {
+      entries.clear()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}

@@ -1,0 +1,62 @@
+import { BadRequestError, ChainError, ServiceUnavailableError } from '../../core/errors.js'
+import { machineClock, type Clock } from '../../core/clock.js'
+import type { ChainServices } from '../../chain/services.js'
+import { alignChainTime } from './chain-time.js'
+import { setChainClockOffset } from '../db/sandbox-chain-epochs.js'
+import type { ServerDeps } from '../deps.js'
+
+/** The Sandbox's two clocks: the chain's (its latest block) and svc's own (the machine's plus the offset). */
+export type SandboxTime = {
+  /** The latest block's timestamp, seconds since the epoch. */
+  chain_time: number
+  chain_block: number
+  /** svc's clock (ttl endpoints, session JWTs, the facilitator's validBefore/validAfter check), ISO 8601. */
+  svc_time: string
+  /** How far svc's clock is ahead of the machine's, in seconds. */
+  offset_seconds: number
+}
+
+/** The most `svc time advance` moves at once: 10 years. */
+export const maxAdvanceSeconds = 10 * 365 * 24 * 3600
+
+export const clockOf = (deps: Pick<ServerDeps, 'clock'>): Clock => deps.clock ?? machineClock
+
+function sandboxChain(deps: ServerDeps): ChainServices {
+  if (!deps.chain) throw new ServiceUnavailableError('the sandbox chain is not running')
+  if (deps.chain.sandboxChain.restarting) throw new ServiceUnavailableError('the Sandbox chain is restarting: retry in a moment')
+  return deps.chain
+}
+
+export async function getSandboxTime(deps: ServerDeps): Promise<SandboxTime> {
+  const { sandboxChain: chain } = sandboxChain(deps)
+  const clock = clockOf(deps)
+  const block = await chain.client.getBlock({ blockTag: 'latest' }).catch((error: unknown) => {
+    throw new ChainError('the chain did not answer the block query', { cause: error, code: 'unreachable' })
+  })
+  return { chain_time: Number(block.timestamp), chain_block: Number(block.number), svc_time: clock.nowIso(), offset_seconds: clock.offsetMs / 1000 }
+}
+
+/**
+ * Moves svc's clock and the chain's time forward by `seconds` together (the chain: an empty block that many seconds
+ * later; svc: its offset, kept with the chain's epoch in the database so a restart on the same chain keeps it).
+ */
+export async function advanceSandboxTime(deps: ServerDeps, seconds: number): Promise<SandboxTime> {
+  if (!Number.isSafeInteger(seconds) || seconds < 1 || seconds > maxAdvanceSeconds)
+    throw new BadRequestError(`seconds must be a whole number from 1 to ${maxAdvanceSeconds}`)
+  const chain = sandboxChain(deps)
+  if (!deps.clock) throw new ServiceUnavailableError('this server has no clock of its own to move')
+  const clock = deps.clock
+  const change = async () => {
+    const previous = clock.offsetMs
+    clock.setOffset(previous + seconds * 1000)
+    try {
+      await alignChainTime(chain, clock, seconds)
+    } catch (error) {
+      clock.setOffset(previous)
+      throw new ChainError('the chain did not move its time', { cause: error })
+    }
+    await setChainClockOffset(deps.db, chain.sandboxChain.epoch, clock.offsetMs)
+    return getSandboxTime(deps)
+  }
+  return deps.sandboxState ? deps.sandboxState.exclusive(change) : change()
+}

@@ -1,0 +1,247 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Express } from 'express'
+import type { ChainServices, StartChainServicesOptions } from '../chain/services.js'
+import { startAnvil, type AnvilProcess } from '../chain/anvil/anvil.js'
+import { anvilStateArgs } from '../chain/anvil/state-file.js'
+import type { Gateway } from './gateway/index.js'
+import type { OpenedDatabase } from './db/database.js'
+import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
+import type { ServerDeps } from './deps.js'
+import type { PaymentEvents } from './payment-events.js'
+import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
+import { toSvcError } from '../core/errors.js'
+import { createClock, type Clock } from '../core/clock.js'
+import type { Listening } from '../core/http.js'
+import { databaseFileName, privateDirMode, tightenDataDir, tightenFiles } from './data-dir/permissions.js'
+import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type DataDirLock } from './data-dir/lock.js'
+
+// The server's and the chain services' modules are imported when they are needed: `startSvc` boots Anvil in its
+// own process first, and loads them (the larger part of start-up) while Anvil starts.
+
+export type StartServerOptions = {
+  /** Where the SQLite file and the install secrets live; omitted = a temporary directory removed on stop. */
+  dataDir?: string | undefined
+  /** Port of the one HTTP listener (control planes and gateway); 0 picks a free one. @defaultValue 0 */
+  port?: number | undefined
+  /** The sandbox chain services, for the Sandbox wallet and chain helper routes. */
+  chain?: ChainServices | undefined
+  autoVerify?: boolean | undefined
+  /** Facilitator of production APIs (SVC_FACILITATOR_URL). */
+  productionFacilitatorUrl?: string | undefined
+  /** DNS servers for custom-domain verification (SVC_DNS_SERVERS). */
+  dnsServers?: string[] | undefined
+  /** Limits of sign-up, login and email verification. @defaultValue {@link defaultAuthThrottleLimits} */
+  authThrottle?: Partial<AuthThrottleLimits> | undefined
+  log?: ((message: string) => void) | undefined
+  /** svc's clock (time travel moves it). @defaultValue the chain services' clock, or one of its own without a chain */
+  clock?: Clock | undefined
+}
+
+export type RunningServer = {
+  app: Express & { gateway: Gateway }
+  hosts: Hosts
+  database: OpenedDatabase
+  dataDir: string
+  port: number
+  /** {base_url} */
+  controlUrl: string
+  /** {sandbox_base_url} */
+  sandboxControlUrl: string
+  /** The live payment events the gateway publishes (`GET /events` streams them). */
+  events: PaymentEvents
+  stop(): Promise<void>
+}
+
+/** The server's modules (their first import is the larger part of start-up). */
+function loadServerModules() {
+  return Promise.all([
+    import('./db/database.js'),
+    import('./app.js'),
+    import('./data-dir/secrets.js'),
+    import('../core/http.js'),
+    import('./sandbox/chain-epoch.js'),
+    import('./endpoint-purge.js'),
+    import('./journal/recovery.js'),
+    import('./sandbox/payment-gate.js'),
+    import('./sandbox/snapshots.js'),
+    import('./sandbox/chain-time.js'),
+    import('./db/sandbox-chain-epochs.js'),
+    import('./payment-events.js'),
+  ])
+}
+
+/** Opens the database and serves the control planes (and, later, the gateway) on one port. */
+export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+  const [
+    { openDatabase },
+    { createApp },
+    { loadInstallSecrets },
+    { listen },
+    { reconcileChainEpoch },
+    { startEndpointPurge },
+    { resolveSettlementJournal },
+    { createSandboxState },
+    { createSnapshotStore },
+    { alignChainTime },
+    { findLatestChainEpoch },
+    { createPaymentEvents },
+  ] = await loadServerModules()
+  const ephemeral = options.dataDir === undefined
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
+  tightenDataDir(dataDir)
+  const database = await openDatabase(join(dataDir, databaseFileName))
+  tightenFiles(dataDir)
+  const hosts = defaultHosts(options.port ?? 0)
+  const deps: ServerDeps = {
+    db: database.db,
+    secrets: loadInstallSecrets(dataDir),
+    hosts,
+    chain: options.chain,
+    autoVerify: options.autoVerify,
+    productionFacilitatorUrl: options.productionFacilitatorUrl,
+    dnsServers: options.dnsServers,
+    authThrottle: options.authThrottle,
+    log: options.log,
+    clock: options.clock ?? options.chain?.clock ?? createClock(),
+    sandboxState: createSandboxState(),
+    events: createPaymentEvents(),
+  }
+  const clock = deps.clock!
+  const app = createApp(deps)
+  // A chain this data dir has not seen (a fresh one, or one that came back empty) refunds the Sandbox wallets.
+  const refunds: Promise<unknown>[] = []
+  const reconcile = async (reason: string) => {
+    const change = await reconcileChainEpoch(deps, reason)
+    if (change) refunds.push(change.refunded)
+    // svc's clock offset belongs to the chain's epoch: kept on a chain reloaded from its state, 0 on a new one.
+    if (!options.chain) return
+    clock.setOffset((await findLatestChainEpoch(database.db))?.clock_offset_ms ?? 0)
+    if (clock.offsetMs !== 0) await alignChainTime(options.chain, clock)
+  }
+  await reconcile('the chain started empty')
+  if (options.chain)
+    deps.snapshots = createSnapshotStore({ db: database.db, chain: options.chain, clock, state: deps.sandboxState!, dir: join(dataDir, 'snapshots') })
+  // Payments a process that died left half done: settled on the chain → recorded (charged without an answer).
+  await resolveSettlementJournal(deps)
+  const onRestart = ({ reason }: { reason: string }) =>
+    void reconcile(reason).catch((error) => options.log?.(`svc: recording the new chain failed: ${toSvcError(error).message}`))
+  options.chain?.sandboxChain.on('restart', onRestart)
+  const listening = await listen(app, { port: options.port ?? 0 })
+  hosts.port = listening.port
+  const stopPurge = startEndpointPurge(database.db, { log: options.log, clock })
+  return {
+    app,
+    hosts,
+    database,
+    dataDir,
+    port: listening.port,
+    controlUrl: controlUrl(hosts, 'production'),
+    sandboxControlUrl: controlUrl(hosts, 'development'),
+    events: deps.events!,
+    async stop() {
+      options.chain?.sandboxChain.off('restart', onRestart)
+      await listening.close()
+      await Promise.all(refunds)
+      await stopPurge()
+      deps.snapshots?.close()
+      await app.gateway.close()
+      await database.close()
+      if (ephemeral) rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Where a data dir keeps its chain's state (Anvil's dump). */
+export const chainStatePath = (dataDir: string) => join(dataDir, 'chain', 'state.json')
+
+export type StartSvcOptions = Omit<StartServerOptions, 'chain'> &
+  Omit<StartChainServicesOptions, 'log' | 'anvil' | 'pidFile'> & {
+    /**
+     * Serve the sample upstream of the demo seed (fixtures/demo-upstream.ts) on a listener of its own; its URL is
+     * `demoUpstreamUrl`. Only a seed that names `{{demo_upstream}}` asks for it. @defaultValue false
+     */
+    demoUpstream?: boolean | undefined
+    /** Called with start-up progress lines. */
+    onProgress?: ((line: string) => void) | undefined
+  }
+
+export type RunningSvc = {
+  chain: ChainServices
+  server: RunningServer
+  /** `http://127.0.0.1:PORT` of the demo upstream, when `demoUpstream` asked for it. */
+  demoUpstreamUrl?: string | undefined
+  stop(): Promise<void>
+}
+
+/** Claims the data dir (an ephemeral one when none is given), after cleaning up what crashed runs left behind. */
+async function claimDataDir(dataDir: string | undefined, log: (line: string) => void): Promise<DataDirLock & { dataDir: string }> {
+  const stale = await removeStaleEphemeralDataDirs()
+  let lock: DataDirLock & { dataDir: string }
+  if (dataDir === undefined) lock = await createEphemeralDataDir()
+  else {
+    mkdirSync(dataDir, { recursive: true, mode: privateDirMode })
+    lock = { ...(await lockDataDir(dataDir)), dataDir }
+  }
+  for (const anvil of [...stale, ...(lock.staleAnvil ? [lock.staleAnvil] : [])])
+    log(`svc: stopped the Anvil (pid ${anvil.pid}) that a crashed svc left running`)
+  return lock
+}
+
+/**
+ * The composition root: the sandbox chain (Anvil, chain manager, facilitator) and the server (control planes and
+ * gateway), started together; `stop` ends both, Anvil included, and closes the database. The data dir holds a lock
+ * and Anvil's pid while it runs (ephemeral: a temporary directory, removed on stop), so the next start can stop an
+ * Anvil that a crashed run left behind.
+ */
+export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSvc> {
+  const { dataDir: askedDataDir, port, autoVerify, productionFacilitatorUrl, dnsServers, authThrottle, demoUpstream, log, onProgress = () => {}, clock = createClock(), ...chainOptions } = options
+  const lock = await claimDataDir(askedDataDir, log ?? (() => {}))
+  const { dataDir } = lock
+  let anvil: Promise<AnvilProcess> | undefined
+  let chain: ChainServices | undefined
+  let server: RunningServer | undefined
+  let demo: Listening | undefined
+  try {
+    onProgress('starting the chain (Anvil), the chain manager and the facilitator…')
+    // Anvil boots in its own process while the chain services' and the server's modules load. With a data dir of
+    // its own (not --ephemeral) the chain is kept beside the database; a fork starts from its URL each run.
+    const { binary, host, forkUrl, extraArgs, watchdog, rpcPort, freshChain } = chainOptions
+    const statePath = askedDataDir === undefined || forkUrl ? undefined : chainStatePath(askedDataDir)
+    const stateArgs = statePath === undefined ? {} : anvilStateArgs(statePath, { load: !freshChain })
+    anvil = startAnvil({ binary, host, forkUrl, extraArgs: { ...extraArgs, ...stateArgs }, watchdog, port: rpcPort, pidFile: lock.anvilPidFile })
+    anvil.catch(() => {})
+    loadServerModules().catch(() => {})
+    const { startChainServices } = await import('../chain/services.js')
+    chain = await startChainServices({ ...chainOptions, statePath, anvil, pidFile: lock.anvilPidFile, log, clock })
+    onProgress('opening the database and starting the control plane…')
+    server = await startServer({ dataDir, port, chain, autoVerify, productionFacilitatorUrl, dnsServers, authThrottle, log, clock })
+    if (demoUpstream) {
+      const { startDemoUpstream } = await import('../fixtures/demo-upstream.js')
+      demo = await startDemoUpstream()
+    }
+    let stopped: Promise<void> | undefined
+    const running = { chain, server }
+    return {
+      ...running,
+      demoUpstreamUrl: demo?.url,
+      stop() {
+        stopped ??= (async () => {
+          await demo?.close()
+          await running.server.stop()
+          await running.chain.stop()
+          lock.release()
+        })()
+        return stopped
+      },
+    }
+  } catch (error) {
+    await demo?.close()
+    await server?.stop()
+    await chain?.stop()
+    await anvil?.then((process) => process.stop(), () => {})
+    lock.release()
+    throw error
+  }
+}

@@ -1,0 +1,65 @@
+import { execFile } from 'node:child_process'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Readable } from 'node:stream'
+import { fileURLToPath } from 'node:url'
+import { main } from '../../cli/cli.js'
+
+export const svcBin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
+export const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/openapi/${name}`, import.meta.url))
+
+export type CliResult = { code: number; stdout: string; stderr: string }
+export type Cli = {
+  /** A temporary SVC_CONFIG_DIR, fresh for this Cli. */
+  configDir: string
+  /** The environment every run gets, before a run's own variables. */
+  env: NodeJS.ProcessEnv
+  /** `main(argv, env)` in this process; `tty` makes stdout a terminal. */
+  run(args: string[], env?: NodeJS.ProcessEnv, options?: { tty?: boolean }): Promise<CliResult>
+  /** `node bin/svc.js …` as a child process (asynchronous: the test server runs in this process). */
+  spawn(args: string[], env?: NodeJS.ProcessEnv): Promise<CliResult>
+  /** `run` that expects exit code 0 and returns stdout. */
+  ok(args: string[], env?: NodeJS.ProcessEnv): Promise<string>
+  /** `run … --json` that expects exit code 0 and returns the parsed document. */
+  json(args: string[], env?: NodeJS.ProcessEnv): Promise<any>
+}
+
+/** The parent's environment without svc's own variables and NO_COLOR, so the host cannot change what a test sees. */
+function cleanEnv(): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && name !== 'NO_COLOR' && name !== 'FORCE_COLOR'))
+}
+
+export function createCli(env: NodeJS.ProcessEnv = {}): Cli {
+  const configDir = mkdtempSync(join(tmpdir(), 'svc-cli-'))
+  const base = { ...cleanEnv(), SVC_CONFIG_DIR: configDir, ...env }
+
+  async function run(args: string[], extra: NodeJS.ProcessEnv = {}, options: { tty?: boolean } = {}): Promise<CliResult> {
+    let stdout = ''
+    let stderr = ''
+    const io = {
+      stdout: { write: (chunk: string) => (stdout += chunk), isTTY: options.tty === true },
+      stderr: { write: (chunk: string) => (stderr += chunk) },
+      stdin: Readable.from([]),
+    }
+    const code = await main(['node', 'svc', ...args], { ...base, ...extra }, io)
+    return { code, stdout, stderr }
+  }
+
+  function spawn(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+    return new Promise((resolve) => {
+      execFile(process.execPath, [svcBin, ...args], { env: { ...base, ...extra }, encoding: 'utf8' }, (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0
+        resolve({ code, stdout, stderr })
+      })
+    })
+  }
+
+  async function ok(args: string[], extra?: NodeJS.ProcessEnv): Promise<string> {
+    const result = await run(args, extra)
+    if (result.code !== 0) throw new Error(`svc ${args.join(' ')} exited with ${result.code}: ${result.stderr.trim()}`)
+    return result.stdout
+  }
+
+  return { configDir, env: base, run, spawn, ok, json: async (args, extra) => JSON.parse(await ok([...args, '--json'], extra)) }
+}

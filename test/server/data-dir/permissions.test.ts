@@ -1,0 +1,58 @@
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, test } from 'vitest'
+import { chainStatePath, startServer } from '../../../server/start-server.js'
+
+// The data dir holds password hashes, verification tokens and the install's keys: nobody else on the machine may
+// read it, whatever the umask, and a dir made by an older svc is tightened at start.
+
+const modeOf = (path: string) => statSync(path).mode & 0o777
+const databaseFiles = ['svc.sqlite', 'svc.sqlite-wal', 'svc.sqlite-shm']
+
+let parent: string
+afterEach(() => rmSync(parent, { recursive: true, force: true }))
+
+describe.skipIf(process.platform === 'win32')('data dir permissions', () => {
+  test('a new data dir is 0700 and the database files (with -wal and -shm) 0600', async () => {
+    parent = mkdtempSync(join(tmpdir(), 'svc-perm-'))
+    const dataDir = join(parent, 'data')
+    mkdirSync(dataDir, { mode: 0o755 }) // as an older `svc up` made it, under the usual umask
+    const server = await startServer({ dataDir })
+    try {
+      expect(modeOf(dataDir)).toBe(0o700)
+      for (const file of databaseFiles) {
+        expect(existsSync(join(dataDir, file)), file).toBe(true)
+        expect(modeOf(join(dataDir, file)), file).toBe(0o600)
+      }
+      for (const file of ['jwt.secret', 'wallet.key']) expect(modeOf(join(dataDir, file)), file).toBe(0o600)
+    } finally {
+      await server.stop()
+    }
+  })
+
+  test('an existing world-readable data dir, its database files and its chain state are tightened at start', async () => {
+    parent = mkdtempSync(join(tmpdir(), 'svc-perm-'))
+    const dataDir = join(parent, 'data')
+    mkdirSync(dataDir)
+    const first = await startServer({ dataDir })
+    await first.stop()
+    const statePath = chainStatePath(dataDir)
+    mkdirSync(join(dataDir, 'chain'))
+    writeFileSync(statePath, '{}')
+    const loosened = [dataDir, join(dataDir, 'chain'), statePath, ...databaseFiles.map((file) => join(dataDir, file))]
+    for (const path of loosened) if (existsSync(path)) chmodSync(path, path === dataDir || path.endsWith('chain') ? 0o755 : 0o644)
+    expect(modeOf(dataDir)).toBe(0o755)
+    expect(modeOf(join(dataDir, 'svc.sqlite'))).toBe(0o644)
+
+    const second = await startServer({ dataDir })
+    try {
+      expect(modeOf(dataDir)).toBe(0o700)
+      expect(modeOf(join(dataDir, 'chain'))).toBe(0o700)
+      expect(modeOf(statePath)).toBe(0o600)
+      for (const file of databaseFiles) expect(modeOf(join(dataDir, file)), file).toBe(0o600)
+    } finally {
+      await second.stop()
+    }
+  })
+})

@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, test } from 'vitest'
+import { openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
+import type { SettlementRow } from '../../../server/db/tables.js'
+import { openGatewayStore, type GatewayStore } from '../../../server/gateway/gateway-store.js'
+
+let opened: { database: OpenedDatabase; store: GatewayStore; dir?: string } | undefined
+afterEach(async () => {
+  opened?.store.close()
+  await opened?.database.close()
+  if (opened?.dir) rmSync(opened.dir, { recursive: true, force: true })
+  opened = undefined
+})
+
+async function open(file: 'file' | 'memory') {
+  const dir = file === 'file' ? mkdtempSync(join(tmpdir(), 'svc-store-')) : undefined
+  const database = await openDatabase(dir ? join(dir, 'svc.sqlite') : ':memory:')
+  const store = await openGatewayStore(database.db)
+  opened = { database, store, ...(dir ? { dir } : {}) }
+  const now = new Date().toISOString()
+  await database.db.insertInto('users').values({ id: 'u1', email: 'a@example.test', password_hash: 'h', password_salt: 's', email_verified_at: null, created_at: now }).execute()
+  await database.db
+    .insertInto('apis')
+    .values({ id: 'a1', user_id: 'u1', environment: 'development', name: 'A', slug: 'a', upstream_base_url: 'http://127.0.0.1:9', pay_to_mode: 'user_wallet', pay_to_address: null, discovery_guidance: null, discovery_contact_email: null, openapi_version: '1.0.0', created_at: now, updated_at: now })
+    .execute()
+  const endpoint = { api_id: 'a1', method: 'GET', accepts: '[]', request_schema: null, response_schema: null, schema_source: 'manual' as const, enabled: 1, description: null, ttl_seconds: null, expires_at: null, created_at: now, updated_at: now }
+  await database.db.insertInto('endpoints').values([{ ...endpoint, id: 'e1', path_pattern: '/a' }, { ...endpoint, id: 'e2', path_pattern: '/b' }]).execute()
+  return { db: database.db, store }
+}
+
+let transactions = 0
+const settlement = (): SettlementRow => ({
+  id: `s${++transactions}`,
+  api_id: 'a1',
+  endpoint_id: 'e1',
+  user_id: 'u1',
+  environment: 'development',
+  network: 'eip155:845320402',
+  asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  amount: '1000',
+  payer: '0x1',
+  pay_to: '0x2',
+  transaction: `0x${transactions}`,
+  method: 'GET',
+  path: '/a',
+  created_at: new Date().toISOString(),
+  chain_epoch: '',
+  delivered: 1,
+})
+const traffic = { api_id: 'a1', user_id: 'u1', environment: 'development' as const, day: '2026-11-21', requests: 2, payment_required: 1, paid_requests: 1 }
+
+describe.each(['file', 'memory'] as const)('the gateway store on a %s database', (kind) => {
+  test('its version moves with writes of others, and with a used-up endpoint; own bookkeeping moves it only in memory', async () => {
+    const { db, store } = await open(kind)
+    let version = await store.version()
+    expect(await store.version()).toBe(version)
+    await db.updateTable('endpoints').set({ enabled: 0 }).where('id', '=', 'e2').execute()
+    expect(await store.version()).not.toBe(version)
+    version = await store.version()
+
+    expect(await store.recordSettlement(settlement(), undefined)).toBe(true)
+    await store.addTraffic([traffic, traffic])
+    // On a file the gateway writes through a connection of its own, whose writes leave its caches be.
+    if (kind === 'file') expect(await store.version()).toBe(version)
+    version = await store.version()
+    expect(await db.selectFrom('api_daily_stats').select(['requests', 'paid_requests']).executeTakeFirst()).toEqual({ requests: 4, paid_requests: 2 })
+
+    expect(await store.recordSettlement({ ...settlement(), endpoint_id: null }, 'e1')).toBe(true)
+    expect(await store.version()).not.toBe(version)
+    expect(await db.selectFrom('endpoints').select('id').execute()).toEqual([{ id: 'e2' }])
+    expect(await db.selectFrom('settlements').select('id').execute()).toHaveLength(2)
+  })
+
+  test('a transaction already recorded is refused', async () => {
+    const { store } = await open(kind)
+    const row = settlement()
+    expect(await store.recordSettlement(row, undefined)).toBe(true)
+    expect(await store.recordSettlement({ ...row, id: 'other' }, undefined)).toBe(false)
+  })
+
+  test('while the main connection is inside a transaction, a settlement waits for it instead of failing', async () => {
+    const { db, store } = await open(kind)
+    let recording: Promise<boolean> | undefined
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('endpoints').set({ description: 'busy' }).where('id', '=', 'e2').execute()
+      recording = store.recordSettlement(settlement(), undefined)
+      await new Promise((resolve) => setImmediate(resolve))
+    })
+    expect(await recording).toBe(true)
+    expect(await db.selectFrom('settlements').select('id').execute()).toHaveLength(1)
+  })
+})

@@ -1,0 +1,101 @@
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
+import { createPublicClient, http } from 'viem'
+import { createSvcClient, type SvcClient } from '../../sdk/client.js'
+import { describeError } from '../errors.js'
+import type { Fault } from '../../sdk/types.js'
+import type { ApiWithEndpoints, ChainInfo, DashboardOptions, FaucetState, Loadable, OutboxMessage, SettlementFeed, WalletData } from '../model.js'
+import { createSettlementFeed } from '../settlement-feed.js'
+import { useFaucet } from './use-faucet.js'
+import { usePoll } from './use-poll.js'
+
+export type DashboardData = {
+  /** A session was given: the wallet, APIs and settlements panels have data to show. */
+  loggedIn: boolean
+  chain: Loadable<ChainInfo>
+  wallet: Loadable<WalletData>
+  apis: Loadable<ApiWithEndpoints[]>
+  settlements: Loadable<SettlementFeed>
+  outbox: Loadable<OutboxMessage[]>
+  /** The faults injected into the Sandbox (`svc fault add`); a failed load shows nothing (a sandbox without a chain). */
+  faults: Loadable<Fault[]>
+  faucet: FaucetState
+  /** Funds the Sandbox wallet from the faucet. */
+  fund(): void
+  /** Polls everything now. */
+  refresh(): void
+}
+
+async function loadWallet(client: SvcClient): Promise<WalletData> {
+  // Only the address and the redacted key are kept: the private key is dropped here, before any state holds it.
+  const { address, private_key_redacted } = await client.sandbox.wallet()
+  const { eth_wei, usdc_base } = await client.sandbox.balances(address)
+  return { wallet: { address, private_key_redacted }, balances: { eth_wei, usdc_base } }
+}
+
+async function loadApis(client: SvcClient): Promise<ApiWithEndpoints[]> {
+  const apis = await client.apis.list()
+  return Promise.all(
+    apis.map(async ({ id, name, slug, gateway_url }) => ({ api: { id, name, slug, gateway_url }, endpoints: await client.endpoints.list(id) })),
+  )
+}
+
+/** The session's JWT: `session`, else what `getSession` answers, asked again every `periodMs` (a later `svc login` shows up). */
+function useJwt({ session, getSession }: Pick<DashboardOptions, 'session' | 'getSession'>, periodMs: number): string | undefined {
+  const [jwt, setJwt] = useState(session?.jwt ?? getSession?.()?.jwt)
+  const current = useRef(jwt)
+  useEffect(() => {
+    if (!getSession) return
+    const timer = setInterval(() => {
+      const next = getSession()?.jwt ?? session?.jwt
+      // Only a change renders: the same session asked again every second must not redraw the dashboard.
+      if (next !== current.current) setJwt((current.current = next))
+    }, periodMs)
+    return () => clearInterval(timer)
+  }, [getSession, session, periodMs])
+  return jwt
+}
+
+/**
+ * Every panel's live data, polled against the running sandbox (the chain every `refreshMs`, the rest as said below);
+ * errors become one line each.
+ * The seller's data belongs to the session: a login change clears it (and the faucet's line) and loads it again.
+ */
+export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }: DashboardOptions): DashboardData {
+  const jwt = useJwt({ session, getSession }, refreshMs)
+  const { sandbox_control_url: baseUrl, rpc_url: rpcUrl } = urls
+  const seller = useMemo(() => (jwt ? createSvcClient({ baseUrl, jwt, environment: 'development' }) : undefined), [baseUrl, jwt])
+  const anyone = useMemo(() => createSvcClient({ baseUrl }), [baseUrl])
+  const rpc = useMemo(() => createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: 5_000 }) }), [rpcUrl])
+  const settlementFeed = useMemo(() => seller && createSettlementFeed(seller), [seller])
+
+  const describe = useCallback((error: unknown) => describeError(error, { rpcUrl }), [rpcUrl])
+  const loadChain = useCallback(async (): Promise<ChainInfo> => {
+    // svc's clock offset (time travel) comes with the block: an svc without the route leaves it unknown.
+    const [blockNumber, clockOffsetSeconds] = await Promise.all([
+      rpc.getBlockNumber({ cacheTime: 0 }),
+      anyone.time.get().then((time) => time.offset_seconds, () => undefined),
+    ])
+    return { blockNumber, clockOffsetSeconds }
+  }, [rpc, anyone])
+
+  const live = { periodMs: refreshMs, describe }
+  // The chain's block number is the one thing asked every period: balances and settlements only change with a
+  // transaction, which makes a block (Anvil mines each one), so they load when it moves and stay live a few periods
+  // (a settlement is recorded just after its block); else they are asked again only now and then.
+  const chain = usePoll(loadChain, live)
+  const onChain = { ...live, owner: seller, wake: chain.data?.blockNumber, idlePeriodMs: 15 * refreshMs }
+  const wallet = usePoll(seller && (() => loadWallet(seller)), onChain)
+  const settlements = usePoll(settlementFeed, onChain)
+  // APIs, endpoints and mails change through the control plane: every period while they change, else every third.
+  const controlPlane = { ...live, idlePeriodMs: 3 * refreshMs }
+  const apis = usePoll(seller && (() => loadApis(seller)), { ...controlPlane, owner: seller })
+  const outbox = usePoll(async () => (await anyone.auth.outbox()).messages, controlPlane)
+  const faults = usePoll(async () => (await anyone.faults.list()).faults, controlPlane)
+
+  const { faucet, fund } = useFaucet(seller, wallet.data?.wallet.address, wallet.refresh)
+  const refreshers = [chain.refresh, wallet.refresh, apis.refresh, settlements.refresh, outbox.refresh, faults.refresh]
+  // Each poll's refresh is stable, so this is too.
+  const refresh = useCallback(() => refreshers.forEach((refreshOne) => refreshOne()), refreshers)
+
+  return { loggedIn: seller !== undefined, chain, wallet, apis, settlements, outbox, faults, faucet, fund, refresh }
+}

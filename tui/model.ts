@@ -1,0 +1,59 @@
+import type { Api, Balances, Endpoint, FaucetResult, OutboxMessage, SandboxWallet, Settlement } from '../sdk/types.js'
+
+/** What a poll has: the latest data, or the one-line error of the latest attempt. */
+export type Loadable<T> = { data?: T | undefined; error?: string | undefined }
+
+export type ChainInfo = {
+  blockNumber: bigint
+  /** How far svc's clock is ahead of the machine's (`svc time advance`), in seconds; undefined when unknown. */
+  clockOffsetSeconds?: number | undefined
+}
+
+/** The Sandbox wallet as the dashboard keeps it: the private key never enters the UI state, only its redacted form. */
+export type WalletView = Pick<SandboxWallet, 'address' | 'private_key_redacted'>
+export type WalletData = { wallet: WalletView; balances: Pick<Balances, 'eth_wei' | 'usdc_base'> }
+
+export type ApiWithEndpoints = { api: Pick<Api, 'id' | 'name' | 'slug' | 'gateway_url'>; endpoints: Endpoint[] }
+
+/**
+ * The settlements panel's data: the newest settlements (a page, any chain), and how many there are in all, on the
+ * running chain (`current`) and on earlier ones (`old`), so "… n more" counts what the page left out too.
+ */
+export type SettlementFeed = { newest: Settlement[]; current: number; old: number }
+
+/** An API key made by `svc up --seed`, with its secret: the only time it is shown (svc keeps its hash). */
+export type NewApiKey = { name: string; environment: string; key: string }
+
+export type FaucetState =
+  | { status: 'idle' }
+  | { status: 'funding'; address: string }
+  | { status: 'funded'; result: Pick<FaucetResult, 'funded' | 'transactions'> }
+  | { status: 'failed'; error: string }
+
+/** What `svc up` gives the dashboard: the sandbox's URLs and how to find the seller's session. */
+export type DashboardOptions = {
+  urls: {
+    control_url: string
+    sandbox_control_url: string
+    gateway_port: number
+    rpc_url: string
+    chain_manager_url: string
+    facilitator_url: string
+    chain_id: number
+    network: string
+    usdc: string
+  }
+  /** A session to show the seller's wallet, APIs and settlements (the CLI's saved login, Sandbox environment); undefined → those panels say how to sign up/log in (`svc signup --sandbox`). */
+  session?: { jwt: string } | undefined
+  /** Asked at every refresh for the current session (e.g. the CLI's saved login): a login made after start shows up. */
+  getSession?: (() => { jwt: string } | undefined) | undefined
+  /** API keys `svc up --seed` made: their secrets are shown once, here (and in the --no-tui / --json output). @defaultValue none */
+  newKeys?: NewApiKey[] | undefined
+  /**
+   * Refresh period for live data: the chain's block; balances and settlements within a period of a new block; APIs,
+   * endpoints and mails within one while they change, within three when they have not for a while. @defaultValue 1000
+   */
+  refreshMs?: number
+}
+
+export type { OutboxMessage, Settlement }
