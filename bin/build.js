@@ -70,7 +70,9 @@ async function bundleCommand(build, temp) {
     jsx: 'automatic',
     external: ['better-sqlite3', 'react-devtools-core', '@foundry-rs/*', 'solc', 'fsevents'],
     // CommonJS dependencies (express …) call require(); in an ES module it comes from createRequire.
-    banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
+    },
     // Plugins need esbuild's asynchronous build.
     plugins: [signatureRecoveryPlugin],
     minifyWhitespace: true,
@@ -84,7 +86,10 @@ export function buildDeclarations() {
   const temp = join(root, `types.tmp-${process.pid}-${Date.now()}`)
   try {
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
-    execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', temp], { cwd: root, stdio: 'inherit' })
+    execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', temp], {
+      cwd: root,
+      stdio: 'inherit',
+    })
   } catch (error) {
     rmSync(temp, { recursive: true, force: true })
     throw error

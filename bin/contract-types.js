@@ -16,7 +16,11 @@ export const contractTypesFile = join(root, 'core/openapi.generated.ts')
 export async function generateContractTypes() {
   const { default: openapiTS, astToString } = await import('openapi-typescript')
   const { version } = JSON.parse(readFileSync(join(root, 'node_modules/openapi-typescript/package.json'), 'utf8'))
-  const ast = await openapiTS(pathToFileURL(contractYaml), { emptyObjectsUnknown: true, defaultNonNullable: false, silent: true })
+  const ast = await openapiTS(pathToFileURL(contractYaml), {
+    emptyObjectsUnknown: true,
+    defaultNonNullable: false,
+    silent: true,
+  })
   return (
     `// Generated from server/openapi.yaml by bin/contract-types.js with openapi-typescript ${version}. Do not edit:\n` +
     '// run `npm run build:contract-types` after changing the yaml.\n\n' +

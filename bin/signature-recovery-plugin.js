@@ -74,8 +74,18 @@ export const signatureRecoveryPlugin = {
     build.onLoad({ filter: target }, (args) => {
       const source = readFileSync(args.path, 'utf8')
       // A viem whose module looks otherwise is left as it is (and the build says so).
-      if (!source.includes(declaration)) return { contents: source, loader: 'js', warnings: [{ text: `svc: ${args.path} changed shape; signature recoveries stay on noble and are not remembered` }] }
-      return { contents: source.replace(declaration, 'async function recoverPublicKeyWithNoble(') + fastPath, loader: 'js' }
+      if (!source.includes(declaration))
+        return {
+          contents: source,
+          loader: 'js',
+          warnings: [
+            { text: `svc: ${args.path} changed shape; signature recoveries stay on noble and are not remembered` },
+          ],
+        }
+      return {
+        contents: source.replace(declaration, 'async function recoverPublicKeyWithNoble(') + fastPath,
+        loader: 'js',
+      }
     })
   },
 }

@@ -10,7 +10,9 @@ globalThis.svcStartParent = process.ppid
 
 const entry = new URL('../dist/cli/cli.js', import.meta.url)
 if (!existsSync(entry)) {
-  process.stderr.write('svc: dist/ is missing: build it with `npm run build` (or run the sources with `npm run dev -- <command>`)\n')
+  process.stderr.write(
+    'svc: dist/ is missing: build it with `npm run build` (or run the sources with `npm run dev -- <command>`)\n',
+  )
   process.exit(2)
 }
 const { run } = await import(entry.href)

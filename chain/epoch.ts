@@ -13,11 +13,21 @@ export const epochMarkerAddress: Address = '0x5Dc0000000000000000000000000000000
 const markerCode: Hex = '0x00'
 
 /** The chain's epoch (16 hex digits), written first when the chain has none. */
-export async function getOrCreateEpoch({ client, testClient }: { client: PublicClient; testClient: TestClient }): Promise<string> {
+export async function getOrCreateEpoch({
+  client,
+  testClient,
+}: {
+  client: PublicClient
+  testClient: TestClient
+}): Promise<string> {
   const stored = await client.getStorageAt({ address: epochMarkerAddress, slot: numberToHex(0, { size: 32 }) })
   if (stored && BigInt(stored) !== 0n) return stored.slice(-16)
   const epoch = randomBytes(8).toString('hex')
   await testClient.setCode({ address: epochMarkerAddress, bytecode: markerCode })
-  await testClient.setStorageAt({ address: epochMarkerAddress, index: 0, value: numberToHex(BigInt(`0x${epoch}`), { size: 32 }) })
+  await testClient.setStorageAt({
+    address: epochMarkerAddress,
+    index: 0,
+    value: numberToHex(BigInt(`0x${epoch}`), { size: 32 }),
+  })
   return epoch
 }

@@ -95,7 +95,12 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
     try {
       const [eth, usdc] = await Promise.all([
         chain.client.getBalance({ address }),
-        chain.client.readContract({ address: chain.usdc.address, abi: sandboxUsdcAbi, functionName: 'balanceOf', args: [address] }),
+        chain.client.readContract({
+          address: chain.usdc.address,
+          abi: sandboxUsdcAbi,
+          functionName: 'balanceOf',
+          args: [address],
+        }),
       ])
       return { eth_wei: numberToHex(eth), usdc_base: numberToHex(usdc) }
     } catch (error) {
@@ -103,15 +108,29 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
     }
   }
 
-  async function fund(address: Address, asset: FaucetAsset = 'all', amount?: string, options: FundOptions = {}): Promise<FaucetResult> {
+  async function fund(
+    address: Address,
+    asset: FaucetAsset = 'all',
+    amount?: string,
+    options: FundOptions = {},
+  ): Promise<FaucetResult> {
     if (amount !== undefined && asset === 'all') throw new BadRequestError('amount needs asset "eth" or "usdc"')
     const ethWei = asset === 'usdc' ? 0n : amount ? parseEther(amount) : defaultEthWei
     const usdcBase = asset === 'eth' ? 0n : amount ? parseUnits(amount, chain.usdc.decimals) : defaultUsdcBase
-    if (ethWei > maxEthWei) throw new BadRequestError(`amount too large: at most ${formatEther(maxEthWei)} ETH per call`)
-    if (usdcBase > maxUsdcBase) throw new BadRequestError(`amount too large: at most ${formatUsdc(maxUsdcBase)} USDC per call`)
-    if (amount !== undefined && ethWei === 0n && usdcBase === 0n) throw new BadRequestError('amount must be greater than 0')
+    if (ethWei > maxEthWei)
+      throw new BadRequestError(`amount too large: at most ${formatEther(maxEthWei)} ETH per call`)
+    if (usdcBase > maxUsdcBase)
+      throw new BadRequestError(`amount too large: at most ${formatUsdc(maxUsdcBase)} USDC per call`)
+    if (amount !== undefined && ethWei === 0n && usdcBase === 0n)
+      throw new BadRequestError('amount must be greater than 0')
 
-    const result: FaucetResult = { address, asset, funded: {}, transactions: {}, balances: { eth_wei: '0x0', usdc_base: '0x0' } }
+    const result: FaucetResult = {
+      address,
+      asset,
+      funded: {},
+      transactions: {},
+      balances: { eth_wei: '0x0', usdc_base: '0x0' },
+    }
     try {
       await Promise.all([
         ethWei > 0n &&

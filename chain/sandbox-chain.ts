@@ -99,7 +99,12 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   const persist = statePath !== undefined && !anvilOptions.forkUrl
   const stateArgs = (load: boolean) => (persist ? anvilStateArgs(statePath, { load }) : {})
   let anvil: AnvilProcess = await (starting ??
-    startAnvil({ ...anvilOptions, extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(!freshChain) }, chainId: sandboxChainId, mnemonic: sandboxMnemonic }))
+    startAnvil({
+      ...anvilOptions,
+      extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(!freshChain) },
+      chainId: sandboxChainId,
+      mnemonic: sandboxMnemonic,
+    }))
   const rpcUrl = anvil.rpcUrl
   const chain = sandboxChain(rpcUrl)
   const transport = createRpcTransport(rpcUrl)
@@ -115,7 +120,10 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   let usdc: UsdcInfo
   let epoch: string
   try {
-    ;[usdc, epoch] = await Promise.all([installContracts({ client, testClient, minter }, { offline: !anvilOptions.forkUrl }), getOrCreateEpoch({ client, testClient })])
+    ;[usdc, epoch] = await Promise.all([
+      installContracts({ client, testClient, minter }, { offline: !anvilOptions.forkUrl }),
+      getOrCreateEpoch({ client, testClient }),
+    ])
   } catch (error) {
     await anvil.stop()
     throw error
@@ -134,7 +142,10 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
       restarting = true
       try {
         minter.reset()
-        ;[usdc, epoch] = await Promise.all([installContracts({ client, testClient, minter }, { offline: !anvilOptions.forkUrl }), getOrCreateEpoch({ client, testClient })])
+        ;[usdc, epoch] = await Promise.all([
+          installContracts({ client, testClient, minter }, { offline: !anvilOptions.forkUrl }),
+          getOrCreateEpoch({ client, testClient }),
+        ])
         generation += 1
         restarting = false
         emitter.emit('restart', { generation, reason, epoch })
@@ -162,7 +173,13 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     try {
       // A chain that died is started empty (its saved state may be older than what the ledger recorded since).
       startingProcess = true
-      anvil = await startAnvil({ ...anvilOptions, extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(false) }, port: anvil.port, chainId: sandboxChainId, mnemonic: sandboxMnemonic })
+      anvil = await startAnvil({
+        ...anvilOptions,
+        extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(false) },
+        port: anvil.port,
+        chainId: sandboxChainId,
+        mnemonic: sandboxMnemonic,
+      })
       watchExit(anvil)
       startingProcess = false
       await recover(reason)
@@ -187,7 +204,13 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
         retired.add(old)
         await old.stop()
         // The state is loaded over RPC (not from the state file, which a data dir's Anvil rewrites on its own).
-        anvil = await startAnvil({ ...anvilOptions, extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(false) }, port: old.port, chainId: sandboxChainId, mnemonic: sandboxMnemonic })
+        anvil = await startAnvil({
+          ...anvilOptions,
+          extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(false) },
+          port: old.port,
+          chainId: sandboxChainId,
+          mnemonic: sandboxMnemonic,
+        })
         watchExit(anvil)
         await testClient.loadState({ state })
         minter.reset()

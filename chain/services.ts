@@ -40,13 +40,25 @@ async function listenAs(app: Express, port: number, service: string, flag: strin
     return await listen(app, { port })
   } catch (error) {
     if ((error as { cause?: NodeJS.ErrnoException }).cause?.code !== 'EADDRINUSE') throw error
-    throw new SvcError(`the ${service} port ${port} on 127.0.0.1 is in use: stop what runs there, or pass ${flag} 0 for a free port`, { cause: error })
+    throw new SvcError(
+      `the ${service} port ${port} on 127.0.0.1 is in use: stop what runs there, or pass ${flag} 0 for a free port`,
+      { cause: error },
+    )
   }
 }
 
 /** Starts the sandbox chain, its chain manager (faucet) and the development x402 facilitator. */
 export async function startChainServices(options: StartChainServicesOptions = {}): Promise<ChainServices> {
-  const { rpcPort = 0, chainManagerPort = 0, facilitatorPort = 0, defaultEthWei, defaultUsdcBase, log, clock = createClock(), ...chainOptions } = options
+  const {
+    rpcPort = 0,
+    chainManagerPort = 0,
+    facilitatorPort = 0,
+    defaultEthWei,
+    defaultUsdcBase,
+    log,
+    clock = createClock(),
+    ...chainOptions
+  } = options
   const chain = await startChain({ ...chainOptions, log, port: rpcPort })
   try {
     const manager = createChainManager(chain, { defaultEthWei, defaultUsdcBase, log })
@@ -61,7 +73,9 @@ export async function startChainServices(options: StartChainServicesOptions = {}
       await Promise.all(listening.map((result) => (result.status === 'fulfilled' ? result.value.close() : undefined)))
       throw failed.reason
     }
-    const [managerServer, facilitatorServer] = listening.map((result) => (result as PromiseFulfilledResult<Listening>).value) as [Listening, Listening]
+    const [managerServer, facilitatorServer] = listening.map(
+      (result) => (result as PromiseFulfilledResult<Listening>).value,
+    ) as [Listening, Listening]
     return {
       sandboxChain: chain,
       manager,

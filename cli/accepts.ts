@@ -5,7 +5,13 @@ import type { Call } from './context.js'
 import { parseInteger } from './inputs.js'
 import { requestEnvironment } from './settings.js'
 
-export type AcceptFlags = { asset?: string; network?: string; maxTimeout?: string; scheme?: string; transferMethod?: string }
+export type AcceptFlags = {
+  asset?: string
+  network?: string
+  maxTimeout?: string
+  scheme?: string
+  transferMethod?: string
+}
 
 const schemes = ['exact', 'upto'] as const
 const transferMethods = ['eip3009', 'permit2'] as const
@@ -34,6 +40,7 @@ export async function acceptsFromFlags(call: Call<AcceptFlags>, amount: string):
     network,
     asset,
     maxTimeoutSeconds,
-    missingMessage: '--asset and --network are required outside the Sandbox (with --sandbox or a Sandbox key they default to the Sandbox USDC)',
+    missingMessage:
+      '--asset and --network are required outside the Sandbox (with --sandbox or a Sandbox key they default to the Sandbox USDC)',
   })
 }

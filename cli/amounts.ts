@@ -16,7 +16,8 @@ export function parseDecimalAmount(value: string, flag: string, decimals = usdcD
 
 /** An amount in atomic units: a positive integer. */
 export function parseAtomicAmount(value: string, flag: string): string {
-  if (!/^[1-9][0-9]*$/.test(value.trim())) throw new UsageError(`${flag} must be a positive whole number of atomic units, got "${value}"`)
+  if (!/^[1-9][0-9]*$/.test(value.trim()))
+    throw new UsageError(`${flag} must be a positive whole number of atomic units, got "${value}"`)
   return value.trim()
 }
 
@@ -29,7 +30,8 @@ export function priceFrom({ price, amount }: PriceOptions, required: boolean): s
   if (price !== undefined && amount !== undefined) throw new UsageError('give --price or --amount, not both')
   if (price !== undefined) return parseDecimalAmount(price, '--price')
   if (amount !== undefined) return parseAtomicAmount(amount, '--amount')
-  if (required) throw new UsageError('a price is needed: --price USDC (e.g. 0.01) or --amount ATOMIC_UNITS (e.g. 10000)')
+  if (required)
+    throw new UsageError('a price is needed: --price USDC (e.g. 0.01) or --amount ATOMIC_UNITS (e.g. 10000)')
   return undefined
 }
 

@@ -40,10 +40,13 @@ function asksForJson(argv: string[]): boolean {
  */
 export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = processIo): Promise<number> {
   const json = asksForJson(argv)
-  const presentError = (message: string) => io.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `svc: ${message}\n`)
+  const presentError = (message: string) =>
+    io.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `svc: ${message}\n`)
   const program = new Command()
     .name('svc')
-    .description('A self-hosted x402 sandbox: a local chain with USDC, a faucet and an x402 facilitator, and its control plane.')
+    .description(
+      'A self-hosted x402 sandbox: a local chain with USDC, a faucet and an x402 facilitator, and its control plane.',
+    )
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
@@ -52,7 +55,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
     })
     .configureHelp({ showGlobalOptions: true })
     .option('--sandbox', 'use the Sandbox (development environment); also SVC_ENVIRONMENT=development or SVC_SANDBOX=1')
-    .option('--base-url <url>', 'control-plane URL (SVC_BASE_URL; default http://api.localhost:4020, the Sandbox one with --sandbox or a svc_sandbox_ key)')
+    .option(
+      '--base-url <url>',
+      'control-plane URL (SVC_BASE_URL; default http://api.localhost:4020, the Sandbox one with --sandbox or a svc_sandbox_ key)',
+    )
     .option('--api-key <key>', 'an API key (SVC_API_KEY)')
     .option('--jwt <token>', 'a session JWT (SVC_JWT; default: the one saved by `svc login`)')
   const ctx: CliContext = { env, io }

@@ -20,8 +20,16 @@ export type Call<O> = {
 }
 
 /** A leaf command: every one takes `--json`. */
-export function addCommand(parent: Command, spec: string, description: string, options: { isDefault?: boolean } = {}): Command {
-  return parent.command(spec, options).description(description).option('--json', 'print the raw JSON answer (one document)')
+export function addCommand(
+  parent: Command,
+  spec: string,
+  description: string,
+  options: { isDefault?: boolean } = {},
+): Command {
+  return parent
+    .command(spec, options)
+    .description(description)
+    .option('--json', 'print the raw JSON answer (one document)')
 }
 
 function commandPath(command: Command): string {
@@ -31,7 +39,10 @@ function commandPath(command: Command): string {
 }
 
 /** Adapts a handler `(call, ...arguments)` to commander's `(...arguments, options, command)`. */
-export function action<O extends object>(ctx: CliContext, handler: (call: Call<O>, ...args: string[]) => Promise<void>) {
+export function action<O extends object>(
+  ctx: CliContext,
+  handler: (call: Call<O>, ...args: string[]) => Promise<void>,
+) {
   return async (...params: unknown[]) => {
     const command = params.at(-1) as Command
     const args = params.slice(0, -2) as string[]

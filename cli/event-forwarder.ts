@@ -16,7 +16,12 @@ export type EventForwarderOptions = {
   /** Deadline of one POST. @defaultValue 10_000 */
   timeoutMs?: number | undefined
   /** Told how each delivery ended: the status of the last attempt (0: no answer), or `dropped`. */
-  onResult?: ((event: PaymentEvent, result: { status: number; attempts: number; ok: boolean; error?: string | undefined; dropped?: boolean }) => void) | undefined
+  onResult?:
+    | ((
+        event: PaymentEvent,
+        result: { status: number; attempts: number; ok: boolean; error?: string | undefined; dropped?: boolean },
+      ) => void)
+    | undefined
   /** @defaultValue globalThis.fetch */
   fetch?: typeof globalThis.fetch | undefined
 }
@@ -36,7 +41,16 @@ export type EventForwarder = {
  * other than 2xx (or none) is retried with exponential backoff. Events go out in order, one at a time.
  */
 export function createEventForwarder(options: EventForwarderOptions): EventForwarder {
-  const { url, secret, attempts = 5, backoffMs = 500, queueLimit = 1000, timeoutMs = 10_000, onResult, fetch = globalThis.fetch } = options
+  const {
+    url,
+    secret,
+    attempts = 5,
+    backoffMs = 500,
+    queueLimit = 1000,
+    timeoutMs = 10_000,
+    onResult,
+    fetch = globalThis.fetch,
+  } = options
   const queue: PaymentEvent[] = []
   const stopped = new AbortController()
   let running: Promise<void> | undefined
@@ -48,7 +62,12 @@ export function createEventForwarder(options: EventForwarderOptions): EventForwa
       try {
         const response = await fetch(url, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', [eventSignatureHeader]: eventSignature(secret, body), 'svc-event-id': event.id, 'svc-event-type': event.type },
+          headers: {
+            'content-type': 'application/json',
+            [eventSignatureHeader]: eventSignature(secret, body),
+            'svc-event-id': event.id,
+            'svc-event-type': event.type,
+          },
           body,
           signal: AbortSignal.any([stopped.signal, AbortSignal.timeout(timeoutMs)]),
         })
@@ -58,7 +77,8 @@ export function createEventForwarder(options: EventForwarderOptions): EventForwa
       } catch (error) {
         last = { status: 0, error: String((error as Error)?.message ?? error).split('\n')[0] }
       }
-      if (attempt < attempts) await sleep(backoffMs * 2 ** (attempt - 1), undefined, { signal: stopped.signal }).catch(() => {})
+      if (attempt < attempts)
+        await sleep(backoffMs * 2 ** (attempt - 1), undefined, { signal: stopped.signal }).catch(() => {})
     }
     if (!stopped.signal.aborted) onResult?.(event, { ...last, attempts, ok: false })
   }

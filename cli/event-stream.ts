@@ -27,7 +27,10 @@ export async function openEventStream(options: OpenEventStreamOptions): Promise<
   const url = `${baseUrl.replace(/\/+$/, '')}/events${apiId ? `?api_id=${encodeURIComponent(apiId)}` : ''}`
   let response: Response
   try {
-    response = await fetch(url, { headers: { accept: 'text/event-stream', ...headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) }, signal })
+    response = await fetch(url, {
+      headers: { accept: 'text/event-stream', ...headers, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      signal,
+    })
   } catch (error) {
     if (signal?.aborted) throw error
     throw new SvcApiError(0, `cannot reach ${baseUrl}: is svc up running?`, undefined)
@@ -44,7 +47,8 @@ export async function openEventStream(options: OpenEventStreamOptions): Promise<
   const messages = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream())
   return (async function* () {
     try {
-      for await (const message of messages) if (message.event !== undefined) yield JSON.parse(message.data) as PaymentEvent
+      for await (const message of messages)
+        if (message.event !== undefined) yield JSON.parse(message.data) as PaymentEvent
     } catch {
       // The connection went away (svc stopped, a slow reader was cut off, the signal): the stream ends here.
     }

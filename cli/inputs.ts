@@ -5,7 +5,8 @@ import { UsageError } from '../core/errors.js'
 /** A whole number option within bounds. */
 export function parseInteger(value: string, flag: string, min: number, max: number): number {
   const number = Number(value)
-  if (!/^\d+$/.test(value.trim()) || number < min || number > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`)
+  if (!/^\d+$/.test(value.trim()) || number < min || number > max)
+    throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`)
   return number
 }
 
@@ -31,7 +32,9 @@ export function readTextFile(path: string, what: string): string {
   try {
     return readFileSync(path, 'utf8')
   } catch (error) {
-    throw new UsageError(`cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    throw new UsageError(
+      `cannot read ${what} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    )
   }
 }
 
@@ -50,6 +53,7 @@ export function readSchema(value: string | undefined, flag: string): Record<stri
   } catch (error) {
     throw new UsageError(`${flag}: not JSON or YAML (${(error as Error).message.split('\n')[0]})`)
   }
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) throw new UsageError(`${flag}: a JSON Schema must be an object`)
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    throw new UsageError(`${flag}: a JSON Schema must be an object`)
   return schema as Record<string, unknown>
 }

@@ -51,7 +51,8 @@ const show = (cell: Cell): string => (cell === null || cell === undefined || cel
 
 export function createOutput(io: Io, env: NodeJS.ProcessEnv, isJson: boolean): Output {
   const color = !isJson && colorEnabled(io, env)
-  const paint = (open: number, close: number) => (text: string) => (color ? `\u001b[${open}m${text}\u001b[${close}m` : text)
+  const paint = (open: number, close: number) => (text: string) =>
+    color ? `\u001b[${open}m${text}\u001b[${close}m` : text
   const bold = paint(1, 22)
   const dim = paint(2, 22)
   const write = (text: string) => io.stdout.write(`${text}\n`)

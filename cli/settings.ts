@@ -13,7 +13,10 @@ export type GlobalOptions = {
 }
 
 const kitHosts = defaultHosts(defaultPort)
-const controlHosts: Record<Environment, string> = { production: kitHosts.controlHost, development: kitHosts.sandboxControlHost }
+const controlHosts: Record<Environment, string> = {
+  production: kitHosts.controlHost,
+  development: kitHosts.sandboxControlHost,
+}
 const kitHostnames = new Set([kitHosts.controlHost, kitHosts.sandboxControlHost, 'localhost', '127.0.0.1'])
 
 /** Where and as whom the CLI talks to the control plane. Precedence: flags, then environment variables, then the saved session. */
@@ -35,7 +38,6 @@ export function askedEnvironment(flags: GlobalOptions, env: NodeJS.ProcessEnv): 
   const sandbox = env.SVC_SANDBOX?.trim().toLowerCase()
   return sandbox === '1' || sandbox === 'true' ? 'development' : undefined
 }
-
 
 /**
  * The control-plane URL of an environment: `http://api.localhost:4020` or `http://sandbox.localhost:4020`. When the
@@ -62,7 +64,8 @@ function checkUrl(value: string, name: string): string {
   } catch {
     throw new UsageError(`${name} is not a URL: "${value}"`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${name} must be an http(s) URL: "${value}"`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${name} must be an http(s) URL: "${value}"`)
   return value.replace(/\/+$/, '')
 }
 
@@ -90,7 +93,11 @@ export function resolveSettings(flags: GlobalOptions, env: NodeJS.ProcessEnv): S
  * - `jwt`: the JWT (key management); `sandbox`: the JWT in the development environment (wallet and chain helpers).
  * A missing credential is a usage error (exit code 2).
  */
-export function clientFor(settings: Settings, need: 'public' | 'any' | 'jwt' | 'sandbox', what = 'this command'): SvcClient {
+export function clientFor(
+  settings: Settings,
+  need: 'public' | 'any' | 'jwt' | 'sandbox',
+  what = 'this command',
+): SvcClient {
   const { baseUrl, jwt, apiKey, environment } = settings
   if (need === 'public') return createSvcClient({ baseUrl })
   if (need === 'any') {
@@ -98,7 +105,8 @@ export function clientFor(settings: Settings, need: 'public' | 'any' | 'jwt' | '
     if (jwt) return createSvcClient({ baseUrl, jwt, environment })
     throw new UsageError('not logged in: run `svc login` (or `svc signup`), or set SVC_API_KEY or SVC_JWT')
   }
-  if (!jwt) throw new UsageError(`${what} needs a JWT: run \`svc login\` or set SVC_JWT (API keys are not accepted here)`)
+  if (!jwt)
+    throw new UsageError(`${what} needs a JWT: run \`svc login\` or set SVC_JWT (API keys are not accepted here)`)
   return createSvcClient({ baseUrl, jwt, environment: need === 'sandbox' ? 'development' : environment })
 }
 

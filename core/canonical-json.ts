@@ -12,7 +12,8 @@ export function canonicalJson(value: unknown, options: { hexCaseInsensitive?: bo
         .sort()
         .map((key) => `${JSON.stringify(key)}:${encode((item as Record<string, unknown>)[key])}`)
         .join(',')}}`
-    if (options.hexCaseInsensitive && typeof item === 'string' && /^0x[0-9a-f]*$/i.test(item)) return JSON.stringify(item.toLowerCase())
+    if (options.hexCaseInsensitive && typeof item === 'string' && /^0x[0-9a-f]*$/i.test(item))
+      return JSON.stringify(item.toLowerCase())
     return JSON.stringify(item) ?? 'null'
   }
   return encode(value)

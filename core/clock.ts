@@ -35,7 +35,8 @@ export function createClock(options: CreateClockOptions = {}): Clock {
       return offsetMs
     },
     setOffset(value) {
-      if (!Number.isFinite(value)) throw new RangeError(`a clock offset must be a finite number of milliseconds, got ${value}`)
+      if (!Number.isFinite(value))
+        throw new RangeError(`a clock offset must be a finite number of milliseconds, got ${value}`)
       offsetMs = value
     },
   }

@@ -137,7 +137,12 @@ export class SvcApiError extends SvcError {
 /** The first `code` (ECONNREFUSED, ENOTFOUND…) in an error's cause chain; else the message of the innermost cause. */
 export function errorCode(error: unknown): string | undefined {
   for (let current = error, depth = 0; current && depth < 5; depth++) {
-    const { code, errors, cause, message } = current as { code?: unknown; errors?: unknown[]; cause?: unknown; message?: unknown }
+    const { code, errors, cause, message } = current as {
+      code?: unknown
+      errors?: unknown[]
+      cause?: unknown
+      message?: unknown
+    }
     if (typeof code === 'string') return code
     current = errors?.[0] ?? cause
     if (!current && depth > 0 && typeof message === 'string') return message
@@ -165,7 +170,10 @@ export function toSvcError(error: unknown): SvcError {
   if (error instanceof SvcError) return error
   const unreachable = [...causeChain(error)].some((e) => e instanceof HttpRequestError)
   if (error instanceof ViemError)
-    return new ChainError(firstLine(error.shortMessage) || 'chain error', { cause: error, code: unreachable ? 'unreachable' : 'chain_error' })
+    return new ChainError(firstLine(error.shortMessage) || 'chain error', {
+      cause: error,
+      code: unreachable ? 'unreachable' : 'chain_error',
+    })
   const { message } = (error ?? {}) as { message?: unknown }
   const text = firstLine(typeof message === 'string' ? message : String(error))
   if (unreachable) return new ChainError(text || 'the chain RPC did not answer', { cause: error, code: 'unreachable' })

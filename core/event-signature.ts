@@ -24,12 +24,22 @@ export type VerifyEventSignatureOptions = {
  * Whether `header` (an `svc-signature` value) signs `body` (the raw request body, as received) under `secret`,
  * within the time tolerance; compared in constant time.
  */
-export function verifyEventSignature(secret: string, header: string | null | undefined, body: string, options: VerifyEventSignatureOptions = {}): boolean {
+export function verifyEventSignature(
+  secret: string,
+  header: string | null | undefined,
+  body: string,
+  options: VerifyEventSignatureOptions = {},
+): boolean {
   const { toleranceSeconds = 300, nowSeconds = Math.floor(Date.now() / 1000) } = options
   if (!header) return false
   const parts = new Map(header.split(',').map((part) => part.trim().split('=', 2) as [string, string]))
   const timestamp = Number(parts.get('t'))
   const signature = parts.get('v1') ?? ''
-  if (!Number.isSafeInteger(timestamp) || Math.abs(nowSeconds - timestamp) > toleranceSeconds || !/^[0-9a-f]{64}$/.test(signature)) return false
+  if (
+    !Number.isSafeInteger(timestamp) ||
+    Math.abs(nowSeconds - timestamp) > toleranceSeconds ||
+    !/^[0-9a-f]{64}$/.test(signature)
+  )
+    return false
   return timingSafeEqual(Buffer.from(signature, 'hex'), Buffer.from(signEventBody(secret, timestamp, body), 'hex'))
 }

@@ -7,7 +7,10 @@ export const environments: readonly Environment[] = ['production', 'development'
 export const defaultPort = 4020
 
 /** The start of every API key's secret, by environment: the prefix alone tells which control plane a key is for. */
-export const apiKeyPrefixes = { production: 'svc_live_', development: 'svc_sandbox_' } as const satisfies Record<Environment, string>
+export const apiKeyPrefixes = { production: 'svc_live_', development: 'svc_sandbox_' } as const satisfies Record<
+  Environment,
+  string
+>
 
 /** The environment an API key is bound to, from its prefix. */
 export function keyEnvironment(apiKey: string): Environment | undefined {

@@ -9,7 +9,8 @@ import { BadRequestError, SvcError } from './errors.js'
 export const jsonBodyLimit = '1mb'
 
 /** Parses JSON bodies (strict, at most {@link jsonBodyLimit}). */
-export const jsonBody = (): RequestHandler => express.json({ limit: jsonBodyLimit, strict: true, type: ['application/json', 'application/*+json'] })
+export const jsonBody = (): RequestHandler =>
+  express.json({ limit: jsonBodyLimit, strict: true, type: ['application/json', 'application/*+json'] })
 
 /** An express app with svc's conventions: no `x-powered-by`, no etags; JSON bodies parsed unless `json: false`. */
 export function createJsonApp(options: { json?: boolean } = {}): Express {
@@ -59,7 +60,8 @@ export function createErrorHandler(options: { log?: (message: string) => void } 
     if (type === 'entity.parse.failed') return answer(res, 400, 'malformed JSON body')
     if (type === 'entity.too.large') return answer(res, 413, `body larger than ${jsonBodyLimit}`)
     const status = (error as { status?: number }).status
-    if (typeof status === 'number' && status >= 400 && status < 500) return answer(res, status, (error as Error).message || 'bad request')
+    if (typeof status === 'number' && status >= 400 && status < 500)
+      return answer(res, status, (error as Error).message || 'bad request')
     log(cutText(`internal error: ${(error as Error)?.stack ?? String(error)}`, logLineLimit))
     answer(res, 500, 'internal error')
   }
@@ -100,7 +102,9 @@ export async function listen(app: Express, options: { port?: number; host?: stri
     await once(server, 'listening')
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE')
-      throw new SvcError(`port ${port} on ${host} is in use: stop what runs there, or pass --port 0 for a free port`, { cause: error })
+      throw new SvcError(`port ${port} on ${host} is in use: stop what runs there, or pass --port 0 for a free port`, {
+        cause: error,
+      })
     throw error
   }
   server.keepAliveTimeout = 65_000
@@ -143,4 +147,5 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Socket): void {
 }
 
 /** A route parameter as one string (express 5 types them as possibly repeated). */
-export const param = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join('/') : (value ?? ''))
+export const param = (value: string | string[] | undefined): string =>
+  Array.isArray(value) ? value.join('/') : (value ?? '')

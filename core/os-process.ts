@@ -32,7 +32,12 @@ function readProcStat(pid: number): { state: string; ppid: number } | undefined 
 
 function ps(pid: number, field: 'args' | 'ppid'): string | undefined {
   try {
-    return execFileSync('ps', ['-o', `${field}=`, '-p', String(pid)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined
+    return (
+      execFileSync('ps', ['-o', `${field}=`, '-p', String(pid)], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() || undefined
+    )
   } catch {
     return undefined
   }
@@ -49,7 +54,10 @@ export function readCommandLine(pid: number): string[] | undefined {
       return args.length > 0 ? args : undefined
     }
     if (process.platform === 'win32') {
-      const line = execFileSync('tasklist', ['/FI', `PID eq ${pid}`, '/FO', 'CSV', '/NH'], { encoding: 'utf8', windowsHide: true })
+      const line = execFileSync('tasklist', ['/FI', `PID eq ${pid}`, '/FO', 'CSV', '/NH'], {
+        encoding: 'utf8',
+        windowsHide: true,
+      })
       const image = /^"([^"]+)"/.exec(line.trim())?.[1]
       return image ? [image] : undefined
     }

@@ -70,13 +70,15 @@ export function pathPatternProblem(pattern: string): string | undefined {
       const match = /^\{([^{}]*)\}$/.exec(segment)
       if (!match) return `a parameter must be a whole segment like "{id}", not "${segment}"`
       const name = match[1]!
-      if (!parameterName.test(name)) return `invalid parameter name "${name}": letters, digits and "_", not starting with a digit`
+      if (!parameterName.test(name))
+        return `invalid parameter name "${name}": letters, digits and "_", not starting with a digit`
       if (seen.has(name)) return `duplicate parameter "{${name}}"`
       seen.add(name)
       if (last && wildcard) return '"*" must follow a literal segment or "/", not a parameter'
       continue
     }
-    if (!segmentCharacters.test(segment)) return `invalid character in segment "${segment}" (letters, digits and -._~!$&'()+,;=:@% are allowed)`
+    if (!segmentCharacters.test(segment))
+      return `invalid character in segment "${segment}" (letters, digits and -._~!$&'()+,;=:@% are allowed)`
   }
   return undefined
 }
@@ -135,7 +137,11 @@ export function compareSpecificity(a: CompiledPattern, b: CompiledPattern): numb
 }
 
 /** The first of `candidates` (already sorted by {@link compareSpecificity}) that matches method and path. */
-export function findMatch<T extends { compiled: CompiledPattern }>(candidates: readonly T[], method: string, path: string): T | undefined {
+export function findMatch<T extends { compiled: CompiledPattern }>(
+  candidates: readonly T[],
+  method: string,
+  path: string,
+): T | undefined {
   for (const candidate of candidates) {
     if (candidate.compiled.method === method && candidate.compiled.regex.test(path)) return candidate
   }
@@ -163,7 +169,10 @@ export function openApiPath(pattern: string): OpenApiPath {
  * The OpenAPI Parameter Object of a path parameter: required, `schema` (a string unless given); a catch-all's
  * description says that its value is the rest of the path and may contain `/`.
  */
-export function openApiParameter(parameter: OpenApiPathParameter, schema: Record<string, unknown> = { type: 'string' }) {
+export function openApiParameter(
+  parameter: OpenApiPathParameter,
+  schema: Record<string, unknown> = { type: 'string' },
+) {
   return {
     name: parameter.name,
     in: 'path',

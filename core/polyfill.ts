@@ -1,7 +1,11 @@
 /**
  * prool 0.2.16 calls `Promise.withResolvers`, which Node 20 lacks. Import this module before prool.
  */
-type Resolvers<T> = { promise: Promise<T>; resolve: (value: T | PromiseLike<T>) => void; reject: (reason?: unknown) => void }
+type Resolvers<T> = {
+  promise: Promise<T>
+  resolve: (value: T | PromiseLike<T>) => void
+  reject: (reason?: unknown) => void
+}
 
 const P = Promise as unknown as { withResolvers?: <T>() => Resolvers<T> }
 if (typeof P.withResolvers !== 'function') {

@@ -15,7 +15,15 @@ export type Scope = (typeof scopes)[number]
 
 export const presets = {
   readonly: ['apis:read', 'endpoints:read', 'domains:read', 'stats:read', 'settlements:read', 'openapi:read'],
-  apiManager: ['apis:read', 'apis:write', 'endpoints:read', 'endpoints:write', 'domains:read', 'domains:write', 'openapi:read'],
+  apiManager: [
+    'apis:read',
+    'apis:write',
+    'endpoints:read',
+    'endpoints:write',
+    'domains:read',
+    'domains:write',
+    'openapi:read',
+  ],
   analytics: ['stats:read', 'settlements:read'],
 } as const satisfies Record<string, readonly Scope[]>
 

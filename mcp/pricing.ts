@@ -21,10 +21,13 @@ export function priceFromNumber(value: number): string {
   if (!Number.isFinite(value)) throw new UsageError(`price must be a number; got ${value}`)
   const text = String(value)
   if (value < 0) throw new UsageError(`price must not be negative; got ${text}`)
-  const tooLarge = new UsageError(`price ${text} is too large to be exact as a number: give price as a string (a decimal like "1234567890.123456")`)
+  const tooLarge = new UsageError(
+    `price ${text} is too large to be exact as a number: give price as a string (a decimal like "1234567890.123456")`,
+  )
   if (value >= 1e21) throw tooLarge
   // Below 1e-6 the text is exponential (1e-7): more than 6 decimals too.
-  if (!/^\d+(\.\d{1,6})?$/.test(text)) throw new UsageError(`price must be a USDC amount with at most 6 decimals, e.g. 0.01; got ${text}`)
+  if (!/^\d+(\.\d{1,6})?$/.test(text))
+    throw new UsageError(`price must be a USDC amount with at most 6 decimals, e.g. 0.01; got ${text}`)
   const digits = text.replace('.', '').replace(/^0+/, '').length
   if (value > Number.MAX_SAFE_INTEGER || (!Number.isInteger(value) && digits > exactDigits)) throw tooLarge
   return text
@@ -37,8 +40,10 @@ export function priceFromNumber(value: number): string {
  */
 export async function acceptsFromPricing(ctx: McpContext, pricing: Pricing): Promise<Accept[]> {
   const { price, amount, network, asset, max_timeout_seconds } = pricing
-  if (price !== undefined && amount !== undefined) throw new UsageError('give price (decimal USDC) or amount (atomic units), not both')
-  if (price === undefined && amount === undefined) throw new UsageError('a price is needed: price in USDC (e.g. "0.01") or amount in atomic units (e.g. "10000")')
+  if (price !== undefined && amount !== undefined)
+    throw new UsageError('give price (decimal USDC) or amount (atomic units), not both')
+  if (price === undefined && amount === undefined)
+    throw new UsageError('a price is needed: price in USDC (e.g. "0.01") or amount in atomic units (e.g. "10000")')
   const atomic = amount ?? parseUsdc(typeof price === 'number' ? priceFromNumber(price) : price!).toString()
   if (BigInt(atomic) === 0n) throw new UsageError('the price must be more than 0')
   return acceptsFor({
@@ -48,6 +53,7 @@ export async function acceptsFromPricing(ctx: McpContext, pricing: Pricing): Pro
     network,
     asset,
     maxTimeoutSeconds: max_timeout_seconds,
-    missingMessage: 'network and asset are required with a live (svc_live_) key; with a Sandbox key they default to the Sandbox USDC',
+    missingMessage:
+      'network and asset are required with a live (svc_live_) key; with a Sandbox key they default to the Sandbox USDC',
   })
 }

@@ -37,7 +37,8 @@ export const faultOutput = z.looseObject({
 })
 
 /** "3600 s ahead of the machine's", or "the machine's time" without an offset. */
-export const describeOffset = (seconds: number) => (seconds === 0 ? "the machine's time" : `${seconds} s ahead of the machine's`)
+export const describeOffset = (seconds: number) =>
+  seconds === 0 ? "the machine's time" : `${seconds} s ahead of the machine's`
 
 /** The chain's and svc's clocks in one sentence. */
 export function describeTime(time: z.input<typeof sandboxTimeOutput>): string {
@@ -54,7 +55,12 @@ export function describeFault(fault: Fault): string {
         : fault.status !== null
           ? `the upstream answers ${fault.status}`
           : `the upstream answers ${fault.delay_ms} ms later`
-      : [fault.reason !== null ? `${fault.kind} answers ${fault.reason}` : '', fault.delay_ms !== null ? `settles ${fault.delay_ms} ms later` : ''].filter(Boolean).join(', ')
+      : [
+          fault.reason !== null ? `${fault.kind} answers ${fault.reason}` : '',
+          fault.delay_ms !== null ? `settles ${fault.delay_ms} ms later` : '',
+        ]
+          .filter(Boolean)
+          .join(', ')
   const where = fault.api ? `API ${fault.api}` : 'every API'
   const left = fault.remaining === null ? 'until cleared' : `${fault.remaining} of ${fault.times} strikes left`
   return `${fault.id}: ${effect}; ${where}; ${left}; ${fault.hits} hits`

@@ -4,7 +4,9 @@ import { z } from 'zod'
 
 export const apiId = z.string().min(1).max(200).describe('The API id, e.g. from svc_list_apis or svc_create_api')
 
-export const httpMethod = z.enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS']).describe('HTTP method, upper case')
+export const httpMethod = z
+  .enum(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])
+  .describe('HTTP method, upper case')
 
 export const jsonSchema = z.record(z.string(), z.unknown())
 
@@ -26,23 +28,34 @@ export const pricingFields = {
       z.number(),
     ])
     .optional()
-    .describe('Price per request in USDC: a decimal string like "0.01" (= 10000 atomic units), or the number 0.01. Give price or amount, not both.'),
+    .describe(
+      'Price per request in USDC: a decimal string like "0.01" (= 10000 atomic units), or the number 0.01. Give price or amount, not both.',
+    ),
   amount: z
     .string()
     .regex(/^[1-9][0-9]{0,77}$/, { error: 'a positive whole number of atomic units, e.g. "10000"' })
     .optional()
-    .describe('Price per request in atomic units of the asset, e.g. "10000" (USDC has 6 decimals). Give price or amount, not both.'),
+    .describe(
+      'Price per request in atomic units of the asset, e.g. "10000" (USDC has 6 decimals). Give price or amount, not both.',
+    ),
   network: z
     .string()
     .regex(/^eip155:[1-9][0-9]*$/, { error: 'a CAIP-2 EVM network id like "eip155:8453"' })
     .optional()
-    .describe('CAIP-2 network id. Defaults to the Sandbox network (eip155:845320402) with a Sandbox key; required with a live key.'),
+    .describe(
+      'CAIP-2 network id. Defaults to the Sandbox network (eip155:845320402) with a Sandbox key; required with a live key.',
+    ),
   asset: z
     .string()
     .regex(/^0x[0-9a-fA-F]{40}$/, { error: 'a token contract address (0x followed by 40 hex digits)' })
     .optional()
     .describe('Token contract address. Defaults to the Sandbox USDC with a Sandbox key; required with a live key.'),
-  max_timeout_seconds: z.int().min(1).max(86_400).optional().describe('Payment validity window in seconds (default 300)'),
+  max_timeout_seconds: z
+    .int()
+    .min(1)
+    .max(86_400)
+    .optional()
+    .describe('Payment validity window in seconds (default 300)'),
 }
 
 const accept = z.looseObject({

@@ -27,7 +27,8 @@ export class AnsweringStdioTransport extends StdioServerTransport {
 
   override async send(message: JSONRPCMessage): Promise<void> {
     await super.send(message)
-    if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id !== undefined) this.settle(message.id)
+    if ((isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) && message.id !== undefined)
+      this.settle(message.id)
   }
 
   /**
@@ -50,7 +51,8 @@ export class AnsweringStdioTransport extends StdioServerTransport {
     if (isJSONRPCRequest(message)) this.unanswered.add(message.id)
     else if (isJSONRPCNotification(message)) {
       const cancelled = CancelledNotificationSchema.safeParse(message)
-      if (cancelled.success && cancelled.data.params.requestId !== undefined) this.settle(cancelled.data.params.requestId)
+      if (cancelled.success && cancelled.data.params.requestId !== undefined)
+        this.settle(cancelled.data.params.requestId)
     }
   }
 

@@ -32,7 +32,8 @@ export type ToolSpec<I extends z.ZodType, O extends z.ZodType> = {
 function hint(tool: { name: string; needs: string }, error: SvcError): string | undefined {
   if (!(error instanceof SvcApiError)) return undefined
   if (error.code === 'forbidden') return `${tool.name} needs an API key with ${tool.needs}`
-  if (error.code === 'unauthorized') return 'check SVC_API_KEY and SVC_BASE_URL: a svc_sandbox_ key goes with the Sandbox control plane, a svc_live_ key with the production one'
+  if (error.code === 'unauthorized')
+    return 'check SVC_API_KEY and SVC_BASE_URL: a svc_sandbox_ key goes with the Sandbox control plane, a svc_live_ key with the production one'
   return undefined
 }
 

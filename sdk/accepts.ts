@@ -28,10 +28,19 @@ export type AcceptsForOptions = {
  * GET /config/local-dev in the development environment and are required in production.
  */
 export async function acceptsFor(options: AcceptsForOptions): Promise<Accept[]> {
-  const { client, environment, amount, maxTimeoutSeconds, missingMessage, scheme = 'exact', assetTransferMethod } = options
+  const {
+    client,
+    environment,
+    amount,
+    maxTimeoutSeconds,
+    missingMessage,
+    scheme = 'exact',
+    assetTransferMethod,
+  } = options
   let { network, asset } = options
   if (network === undefined || asset === undefined) {
-    if ((typeof environment === 'function' ? await environment() : environment) !== 'development') throw new UsageError(missingMessage)
+    if ((typeof environment === 'function' ? await environment() : environment) !== 'development')
+      throw new UsageError(missingMessage)
     const { usdc } = await client.config.localDev()
     network ??= usdc.network
     asset ??= usdc.address

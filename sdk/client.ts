@@ -25,7 +25,13 @@ export function createSvcClient(options: SvcClientOptions) {
   const { baseUrl, jwt, apiKey, environment, fetch = localFetch } = options
   const base = baseUrl.replace(/\/+$/, '')
 
-  async function request<R>(method: string, path: string, body?: unknown, query?: Query, accept = 'application/json'): Promise<R> {
+  async function request<R>(
+    method: string,
+    path: string,
+    body?: unknown,
+    query?: Query,
+    accept = 'application/json',
+  ): Promise<R> {
     const search = new URLSearchParams()
     for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) search.set(k, String(v))
     const url = `${base}${path}${search.size ? `?${search}` : ''}`
@@ -63,13 +69,15 @@ export function createSvcClient(options: SvcClientOptions) {
     auth: {
       signup: (email: string, password: string) => request<T.Session>('POST', '/auth/signup', { email, password }),
       login: (email: string, password: string) => request<T.Session>('POST', '/auth/login', { email, password }),
-      verifyEmail: (token: string) => request<{ verified: true; user: T.User }>('POST', '/auth/verify-email', { token }),
+      verifyEmail: (token: string) =>
+        request<{ verified: true; user: T.User }>('POST', '/auth/verify-email', { token }),
       resendVerification: () => request<{ sent: true; to: string }>('POST', '/auth/resend-verification'),
       me: () => request<T.Me>('GET', '/auth/me'),
       outbox: (email?: string) => request<{ messages: T.OutboxMessage[] }>('GET', '/dev/outbox', undefined, { email }),
     },
     keys: {
-      create: (input: { name: string; scopes?: string[]; preset?: string }) => request<T.CreatedApiKey>('POST', '/auth/api-keys', input),
+      create: (input: { name: string; scopes?: string[]; preset?: string }) =>
+        request<T.CreatedApiKey>('POST', '/auth/api-keys', input),
       list: () => request<{ api_keys: T.ApiKey[] }>('GET', '/auth/api-keys').then((r) => r.api_keys),
       revoke: (keyId: string) => request<T.ApiKey>('DELETE', `/auth/api-keys/${id(keyId)}`),
     },
@@ -81,12 +89,16 @@ export function createSvcClient(options: SvcClientOptions) {
       delete: (apiId: string) => request<{ id: string; deleted: true }>('DELETE', `/apis/${id(apiId)}`),
     },
     endpoints: {
-      create: (apiId: string, input: T.EndpointInput) => request<T.Endpoint>('POST', `/apis/${id(apiId)}/endpoints`, input),
-      list: (apiId: string) => request<{ endpoints: T.Endpoint[] }>('GET', `/apis/${id(apiId)}/endpoints`).then((r) => r.endpoints),
-      get: (apiId: string, endpointId: string) => request<T.Endpoint>('GET', `/apis/${id(apiId)}/endpoints/${id(endpointId)}`),
+      create: (apiId: string, input: T.EndpointInput) =>
+        request<T.Endpoint>('POST', `/apis/${id(apiId)}/endpoints`, input),
+      list: (apiId: string) =>
+        request<{ endpoints: T.Endpoint[] }>('GET', `/apis/${id(apiId)}/endpoints`).then((r) => r.endpoints),
+      get: (apiId: string, endpointId: string) =>
+        request<T.Endpoint>('GET', `/apis/${id(apiId)}/endpoints/${id(endpointId)}`),
       update: (apiId: string, endpointId: string, input: T.EndpointUpdate) =>
         request<T.Endpoint>('PUT', `/apis/${id(apiId)}/endpoints/${id(endpointId)}`, input),
-      delete: (apiId: string, endpointId: string) => request<{ id: string; deleted: true }>('DELETE', `/apis/${id(apiId)}/endpoints/${id(endpointId)}`),
+      delete: (apiId: string, endpointId: string) =>
+        request<{ id: string; deleted: true }>('DELETE', `/apis/${id(apiId)}/endpoints/${id(endpointId)}`),
     },
     openapi: {
       parse: (spec: string) => request<T.ParsedSpec>('POST', '/openapi/parse', { spec }),
@@ -100,10 +112,13 @@ export function createSvcClient(options: SvcClientOptions) {
     discovery: (apiId: string) => request<T.DiscoverySummary>('GET', `/apis/${id(apiId)}/discovery`),
     domains: {
       add: (apiId: string, hostname: string) => request<T.Domain>('POST', `/apis/${id(apiId)}/domains`, { hostname }),
-      list: (apiId: string) => request<{ domains: T.Domain[] }>('GET', `/apis/${id(apiId)}/domains`).then((r) => r.domains),
+      list: (apiId: string) =>
+        request<{ domains: T.Domain[] }>('GET', `/apis/${id(apiId)}/domains`).then((r) => r.domains),
       get: (apiId: string, domainId: string) => request<T.Domain>('GET', `/apis/${id(apiId)}/domains/${id(domainId)}`),
-      verify: (apiId: string, domainId: string) => request<T.DomainVerification>('POST', `/apis/${id(apiId)}/domains/${id(domainId)}/verify`),
-      delete: (apiId: string, domainId: string) => request<{ id: string; deleted: true }>('DELETE', `/apis/${id(apiId)}/domains/${id(domainId)}`),
+      verify: (apiId: string, domainId: string) =>
+        request<T.DomainVerification>('POST', `/apis/${id(apiId)}/domains/${id(domainId)}/verify`),
+      delete: (apiId: string, domainId: string) =>
+        request<{ id: string; deleted: true }>('DELETE', `/apis/${id(apiId)}/domains/${id(domainId)}`),
     },
     stats: {
       overview: (query: T.StatsQuery = {}) => request<T.StatsOverview>('GET', '/stats/overview', undefined, query),
@@ -111,7 +126,8 @@ export function createSvcClient(options: SvcClientOptions) {
     settlements: {
       list: (query: T.SettlementQuery = {}) => request<T.SettlementPage>('GET', '/settlements', undefined, query),
       /** Every matching settlement as CSV (RFC 4180, CRLF, a header row). */
-      csv: (filter: T.SettlementFilter = {}) => request<string>('GET', '/settlements', undefined, { ...filter, format: 'csv' }, 'text/csv'),
+      csv: (filter: T.SettlementFilter = {}) =>
+        request<string>('GET', '/settlements', undefined, { ...filter, format: 'csv' }, 'text/csv'),
     },
     /** Fault injection (local Sandbox callers only, no credential needed): `svc fault …`. */
     faults: {
@@ -119,7 +135,10 @@ export function createSvcClient(options: SvcClientOptions) {
       add: (input: T.FaultInput) => request<T.Fault>('POST', '/dev/faults', input),
       /** Clears one fault, or every fault without an id; answers how many went. */
       clear: (faultId?: string) =>
-        request<{ cleared: number }>('DELETE', faultId === undefined ? '/dev/faults' : `/dev/faults/${id(faultId)}`).then((r) => r.cleared),
+        request<{ cleared: number }>(
+          'DELETE',
+          faultId === undefined ? '/dev/faults' : `/dev/faults/${id(faultId)}`,
+        ).then((r) => r.cleared),
     },
     chain: {
       /** Restarts the Sandbox chain on the same URL, keeping its state (local Sandbox callers only). */
@@ -130,7 +149,12 @@ export function createSvcClient(options: SvcClientOptions) {
       resetWallet: () => request<T.SandboxWallet>('POST', '/sandbox-wallet/reset'),
       balances: (address: string) => request<T.Balances>('POST', '/dev/balances', { address }),
       /** `options.approvePermit2`: also approve Permit2 for the address's USDC (Permit2 payments without a sponsored permit). */
-      faucet: (address: string, asset: 'all' | 'eth' | 'usdc' = 'all', amount?: string, options: { approvePermit2?: boolean } = {}) =>
+      faucet: (
+        address: string,
+        asset: 'all' | 'eth' | 'usdc' = 'all',
+        amount?: string,
+        options: { approvePermit2?: boolean } = {},
+      ) =>
         request<T.FaucetResult>('POST', '/dev/faucet', {
           address,
           asset,

@@ -7,6 +7,19 @@ export { createSvcClient, errorCode, SvcApiError, type SvcClient, type SvcClient
 export { localDispatcher, localFetch, localhostLookup } from './local-fetch.js'
 export { isLocalhostSubdomain, resolveLocalhostSubdomains } from './localhost-dns.js'
 export { SvcError } from '../core/errors.js'
-export { eventSignature, eventSignatureHeader, verifyEventSignature, type VerifyEventSignatureOptions } from '../core/event-signature.js'
-export { sandboxChainId, sandboxNetwork, sandboxUsdcDomain, usdcAddress, usdcDecimals, formatUsdc, parseUsdc } from '../core/sandbox-usdc.js'
+export {
+  eventSignature,
+  eventSignatureHeader,
+  verifyEventSignature,
+  type VerifyEventSignatureOptions,
+} from '../core/event-signature.js'
+export {
+  sandboxChainId,
+  sandboxNetwork,
+  sandboxUsdcDomain,
+  usdcAddress,
+  usdcDecimals,
+  formatUsdc,
+  parseUsdc,
+} from '../core/sandbox-usdc.js'
 export type * from './types.js'

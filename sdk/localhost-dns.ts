@@ -27,22 +27,24 @@ export function resolveLocalhostSubdomains(): void {
   if (installed) return
   installed = true
   const lookup = dns.lookup
-  const patched = function (hostname: string, options: unknown, callback?: unknown) {
+  const patched = (hostname: string, options: unknown, callback?: unknown) => {
     if (typeof options === 'function') [callback, options] = [options, {}]
     const done = callback as LookupCallback
     if (!isLocalhostSubdomain(hostname)) return (lookup as (...args: unknown[]) => unknown)(hostname, options, done)
     const all = typeof options === 'object' && options !== null && (options as LookupOptions).all === true
-    process.nextTick(() => (all ? done(null, [{ address: loopbackAddress, family: 4 }]) : done(null, loopbackAddress, 4)))
+    process.nextTick(() =>
+      all ? done(null, [{ address: loopbackAddress, family: 4 }]) : done(null, loopbackAddress, 4),
+    )
     return undefined
   }
   dns.lookup = patched as typeof dns.lookup
 
   const lookupPromise = dns.promises.lookup
-  dns.promises.lookup = function (hostname: string, options?: unknown) {
+  dns.promises.lookup = ((hostname: string, options?: unknown) => {
     if (!isLocalhostSubdomain(hostname)) return (lookupPromise as (...args: unknown[]) => unknown)(hostname, options)
     const all = typeof options === 'object' && options !== null && (options as LookupOptions).all === true
     return Promise.resolve(all ? [{ address: loopbackAddress, family: 4 }] : { address: loopbackAddress, family: 4 })
-  } as typeof dns.promises.lookup
+  }) as typeof dns.promises.lookup
   // `import { lookup } from 'node:dns'` sees the new function too.
   syncBuiltinESMExports()
 }

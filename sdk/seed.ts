@@ -11,7 +11,14 @@ const environmentSchema = z.enum(['production', 'development']).default('develop
 const seedSchema = z.strictObject({
   account: z.strictObject({ email: z.email(), password: z.string().min(8) }),
   keys: z
-    .array(z.strictObject({ name: z.string().min(1), preset: z.string().optional(), scopes: z.array(z.string()).optional(), environment: environmentSchema }))
+    .array(
+      z.strictObject({
+        name: z.string().min(1),
+        preset: z.string().optional(),
+        scopes: z.array(z.string()).optional(),
+        environment: environmentSchema,
+      }),
+    )
     .default([]),
   apis: z
     .array(
@@ -70,14 +77,17 @@ export function readSeedFile(file: string): SeedFile {
   try {
     text = readFileSync(file, 'utf8')
   } catch (error) {
-    throw new UsageError(`cannot read the seed file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`)
+    throw new UsageError(
+      `cannot read the seed file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    )
   }
   return { file, text, needsDemoUpstream: text.includes('{{demo_upstream}}') }
 }
 
 /** Checks a seed, `{{demo_upstream}}` replaced with the demo upstream's URL; a bad seed is a usage error. */
 export function parseSeed(seed: SeedFile, vars: { demo_upstream?: string | undefined } = {}): Seed {
-  if (seed.needsDemoUpstream && !vars.demo_upstream) throw new UsageError(`seed file ${seed.file} names {{demo_upstream}}, but no demo upstream runs`)
+  if (seed.needsDemoUpstream && !vars.demo_upstream)
+    throw new UsageError(`seed file ${seed.file} names {{demo_upstream}}, but no demo upstream runs`)
   let document: unknown
   try {
     document = parse(seed.text.replaceAll('{{demo_upstream}}', vars.demo_upstream ?? ''))
@@ -97,7 +107,10 @@ export function parseSeed(seed: SeedFile, vars: { demo_upstream?: string | undef
  * APIs (by slug) and endpoints (by method and path) are kept. An existing API whose upstream differs from the seed's
  * (the demo upstream listens on a new port each run) is pointed at the seed's upstream.
  */
-export async function applySeed(seed: Seed, urls: { controlUrl: string; sandboxControlUrl: string }): Promise<SeedResult> {
+export async function applySeed(
+  seed: Seed,
+  urls: { controlUrl: string; sandboxControlUrl: string },
+): Promise<SeedResult> {
   const anonymous = createSvcClient({ baseUrl: urls.controlUrl })
   const { email, password } = seed.account
   const session = await anonymous.auth.signup(email, password).catch(async (error) => {
@@ -110,7 +123,11 @@ export async function applySeed(seed: Seed, urls: { controlUrl: string; sandboxC
     if (token) await anonymous.auth.verifyEmail(token)
   }
   const as = (environment: 'production' | 'development'): SvcClient =>
-    createSvcClient({ baseUrl: environment === 'development' ? urls.sandboxControlUrl : urls.controlUrl, jwt: session.token, environment })
+    createSvcClient({
+      baseUrl: environment === 'development' ? urls.sandboxControlUrl : urls.controlUrl,
+      jwt: session.token,
+      environment,
+    })
 
   const result: SeedResult = { email, password, jwt: session.token, keys: [], apis: [] }
   for (const key of seed.keys) {
@@ -129,13 +146,19 @@ export async function applySeed(seed: Seed, urls: { controlUrl: string; sandboxC
     let api = (await client.apis.list()).find((a) => a.slug === spec.slug)
     const created = !api
     api ??= await client.apis.create({ ...fields, pay_to_mode: 'user_wallet' })
-    if (api.upstream_base_url !== fields.upstream_base_url) api = await client.apis.update(api.id, { upstream_base_url: fields.upstream_base_url })
+    if (api.upstream_base_url !== fields.upstream_base_url)
+      api = await client.apis.update(api.id, { upstream_base_url: fields.upstream_base_url })
     const local = environment === 'development' ? (await client.config.localDev()).usdc : undefined
     const have = new Set((await client.endpoints.list(api.id)).map((e) => `${e.method} ${e.path_pattern}`))
     let made = 0
     for (const { price, network, asset, ...endpoint } of endpoints) {
       if (have.has(`${endpoint.method.toUpperCase()} ${endpoint.path_pattern}`)) continue
-      const accept: Accept = { scheme: 'exact', network: network ?? local?.network ?? '', asset: asset ?? local?.address ?? '', amount: parseUsdc(price).toString() }
+      const accept: Accept = {
+        scheme: 'exact',
+        network: network ?? local?.network ?? '',
+        asset: asset ?? local?.address ?? '',
+        amount: parseUsdc(price).toString(),
+      }
       await client.endpoints.create(api.id, { ...endpoint, accepts: [accept] })
       made++
     }

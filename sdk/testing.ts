@@ -122,7 +122,11 @@ export async function startSandbox(options: TestSandboxOptions = {}): Promise<Te
     const payer = new x402Client()
       .register(chain.sandboxChain.network, new ExactEvmScheme(buyer, rpc))
       .register(chain.sandboxChain.network, new UptoEvmScheme(buyer, rpc))
-    payer.setSpendControls({ allowedAssets: [{ network: chain.sandboxChain.network, asset: chain.sandboxChain.usdc.address, maxAmountPerPayment }] })
+    payer.setSpendControls({
+      allowedAssets: [
+        { network: chain.sandboxChain.network, asset: chain.sandboxChain.usdc.address, maxAmountPerPayment },
+      ],
+    })
     const local = createSvcClient({ baseUrl: server.sandboxControlUrl })
 
     return {

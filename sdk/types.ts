@@ -9,8 +9,10 @@ export type { Environment }
 
 type Schemas = components['schemas']
 /** The JSON body of an operation's answer with `status`. */
-type Answer<Operation extends { responses: object }, Status extends keyof Operation['responses']> =
-  Operation['responses'][Status] extends { content: { 'application/json': infer Body } } ? Body : never
+type Answer<
+  Operation extends { responses: object },
+  Status extends keyof Operation['responses'],
+> = Operation['responses'][Status] extends { content: { 'application/json': infer Body } } ? Body : never
 /** The query parameters of an operation. */
 type Query<Operation extends { parameters: { query?: object } }> = NonNullable<Operation['parameters']['query']>
 

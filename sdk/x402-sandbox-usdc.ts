@@ -35,7 +35,8 @@ type ServerSchemeClass = { prototype: Pick<ExactEvmServerScheme, 'enhancePayment
 /** Adds the sandbox USDC to a `DEFAULT_ASSETS` table unless it is there. */
 export function addSandboxUsdc(table: AssetTable): void {
   const entries = (table[sandboxNetwork] ?? []) as { asset: string }[]
-  if (!entries.some((entry) => entry.asset.toLowerCase() === usdcAddress.toLowerCase())) table[sandboxNetwork] = [...entries, { ...sandboxUsdcAsset }]
+  if (!entries.some((entry) => entry.asset.toLowerCase() === usdcAddress.toLowerCase()))
+    table[sandboxNetwork] = [...entries, { ...sandboxUsdcAsset }]
 }
 
 const enhanced = new WeakSet<object>()
@@ -52,7 +53,8 @@ export function fillSandboxUsdcDomain(scheme: ServerSchemeClass): void {
   proto.enhancePaymentRequirements = async function (this: unknown, ...args: Parameters<typeof enhance>) {
     const requirements: PaymentRequirements = await enhance.apply(this, args)
     const extra = requirements.extra ?? {}
-    const sandboxUsdc = requirements.network === sandboxNetwork && requirements.asset.toLowerCase() === usdcAddress.toLowerCase()
+    const sandboxUsdc =
+      requirements.network === sandboxNetwork && requirements.asset.toLowerCase() === usdcAddress.toLowerCase()
     if (!sandboxUsdc || extra.name !== undefined || extra.version !== undefined) return requirements
     return { ...requirements, extra: { ...extra, name: sandboxUsdcAsset.name, version: sandboxUsdcAsset.version } }
   }
@@ -84,7 +86,8 @@ function registerCommonJsBuild(): void {
     return
   }
   /** The server scheme class a CommonJS server entry point exports. */
-  const serverScheme = (exports: Record<string, unknown>) => (exports.ExactEvmScheme ?? exports.UptoEvmScheme) as ServerSchemeClass
+  const serverScheme = (exports: Record<string, unknown>) =>
+    (exports.ExactEvmScheme ?? exports.UptoEvmScheme) as ServerSchemeClass
   // Appended to the file's source, where its private `var DEFAULT_ASSETS` is in scope (the file's own code is ES2020).
   const patchTable = [
     '',

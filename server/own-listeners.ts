@@ -42,7 +42,8 @@ export type OwnListenerCheckOptions = {
   resolve?: ((hostname: string) => Promise<string[]>) | undefined
 }
 
-const resolveAll = async (hostname: string) => (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address)
+const resolveAll = async (hostname: string) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address)
 
 /**
  * Which of svc's own listeners `url` targets (its name, e.g. "svc's facilitator"), or undefined. Any spelling of
@@ -50,7 +51,11 @@ const resolveAll = async (hostname: string) => (await lookup(hostname, { all: tr
  * `*.localhost` are loopback by definition); other names are resolved, and any of their addresses counts. A name
  * that does not resolve targets nothing (yet): the gateway checks again when it connects.
  */
-export async function ownListenerTargetedBy(url: string, ports: ReadonlyMap<number, string>, options: OwnListenerCheckOptions = {}): Promise<string | undefined> {
+export async function ownListenerTargetedBy(
+  url: string,
+  ports: ReadonlyMap<number, string>,
+  options: OwnListenerCheckOptions = {},
+): Promise<string | undefined> {
   let parsed: URL
   try {
     parsed = new URL(url)
@@ -59,7 +64,10 @@ export async function ownListenerTargetedBy(url: string, ports: ReadonlyMap<numb
   }
   const listener = ports.get(portOf(parsed))
   if (!listener) return undefined
-  const hostname = parsed.hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase()
+  const hostname = parsed.hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase()
   if (hostname === 'localhost' || hostname.endsWith('.localhost')) return listener
   if (isIP(hostname)) return isLoopbackAddress(hostname) ? listener : undefined
   let addresses: string[]

@@ -1,7 +1,12 @@
 import type { Environment } from '../core/hosts.js'
 
 /** What happened to a paid request, as the live stream (`GET /events`, `svc listen`) tells it. */
-export type PaymentEventType = 'payment.required' | 'payment.verified' | 'payment.settled' | 'payment.failed' | 'upstream.failed'
+export type PaymentEventType =
+  | 'payment.required'
+  | 'payment.verified'
+  | 'payment.settled'
+  | 'payment.failed'
+  | 'upstream.failed'
 
 /** One event, in the control plane's snake_case. Fields that do not apply to the type are null. */
 export type PaymentEvent = {
@@ -94,7 +99,10 @@ export function createPaymentEvents(options: PaymentEventsOptions = {}): Payment
     },
     since(userId, lastId) {
       const at = kept.findIndex((entry) => entry.event.id === lastId)
-      return kept.slice(at + 1).filter((entry) => entry.userId === userId).map((entry) => entry.event)
+      return kept
+        .slice(at + 1)
+        .filter((entry) => entry.userId === userId)
+        .map((entry) => entry.event)
     },
   }
 }

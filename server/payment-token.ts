@@ -9,6 +9,10 @@ export function sandboxUsdc(deps: ServerDeps) {
     symbol: 'USDC',
     decimals: usdc?.decimals ?? usdcDecimals,
     network: sandboxNetwork,
-    extra: { name: usdc?.name ?? sandboxUsdcDomain.name, version: usdc?.version ?? sandboxUsdcDomain.version, assetTransferMethod: 'eip3009' },
+    extra: {
+      name: usdc?.name ?? sandboxUsdcDomain.name,
+      version: usdc?.version ?? sandboxUsdcDomain.version,
+      assetTransferMethod: 'eip3009',
+    },
   }
 }

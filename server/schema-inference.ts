@@ -18,7 +18,8 @@
 import { fillPathPattern, pathParameters } from '../core/path-pattern.js'
 
 /** Marks an inferred request envelope (see the module comment). */
-export const inferredRequestComment = 'svc inferred request: properties.path = path parameters, properties.body = JSON body'
+export const inferredRequestComment =
+  'svc inferred request: properties.path = path parameters, properties.body = JSON body'
 
 export type JsonSchema = Record<string, unknown>
 
@@ -61,13 +62,16 @@ export function inferJsonSchema(value: unknown, depth = 0): JsonSchema {
     case 'number':
       return { type: Number.isInteger(value) ? 'integer' : 'number' }
     case 'object':
-      if (Array.isArray(value)) return value.length === 0 ? { type: 'array' } : { type: 'array', items: inferJsonSchema(value[0], depth + 1) }
+      if (Array.isArray(value))
+        return value.length === 0 ? { type: 'array' } : { type: 'array', items: inferJsonSchema(value[0], depth + 1) }
       {
         const keys = Object.keys(value)
         return {
           type: 'object',
           // fromEntries defines own properties, so a `__proto__` key stays data.
-          properties: Object.fromEntries(keys.map((key) => [key, inferJsonSchema((value as Record<string, unknown>)[key], depth + 1)])),
+          properties: Object.fromEntries(
+            keys.map((key) => [key, inferJsonSchema((value as Record<string, unknown>)[key], depth + 1)]),
+          ),
           required: keys,
         }
       }
@@ -100,8 +104,13 @@ export async function probeJson(url: string, options: ProbeOptions = {}): Promis
   try {
     let response: Response | undefined
     for (let hop = 0; hop <= probeMaxRedirects; hop++) {
-      if (!/^https?:$/.test(new URL(url).protocol) || (options.allowed && !(await options.allowed(url)))) return undefined
-      response = await fetch(url, { signal: controller.signal, headers: { accept: 'application/json' }, redirect: 'manual' })
+      if (!/^https?:$/.test(new URL(url).protocol) || (options.allowed && !(await options.allowed(url))))
+        return undefined
+      response = await fetch(url, {
+        signal: controller.signal,
+        headers: { accept: 'application/json' },
+        redirect: 'manual',
+      })
       const location = response.headers.get('location')
       if (response.status < 300 || response.status >= 400 || !location) break
       await response.body?.cancel()

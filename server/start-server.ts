@@ -122,11 +122,19 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   }
   await reconcile('the chain started empty')
   if (options.chain)
-    deps.snapshots = createSnapshotStore({ db: database.db, chain: options.chain, clock, state: deps.sandboxState!, dir: join(dataDir, 'snapshots') })
+    deps.snapshots = createSnapshotStore({
+      db: database.db,
+      chain: options.chain,
+      clock,
+      state: deps.sandboxState!,
+      dir: join(dataDir, 'snapshots'),
+    })
   // Payments a process that died left half done: settled on the chain → recorded (charged without an answer).
   await resolveSettlementJournal(deps)
   const onRestart = ({ reason }: { reason: string }) =>
-    void reconcile(reason).catch((error) => options.log?.(`svc: recording the new chain failed: ${toSvcError(error).message}`))
+    void reconcile(reason).catch((error) =>
+      options.log?.(`svc: recording the new chain failed: ${toSvcError(error).message}`),
+    )
   options.chain?.sandboxChain.on('restart', onRestart)
   const listening = await listen(app, { port: options.port ?? 0 })
   hosts.port = listening.port
@@ -176,7 +184,10 @@ export type RunningSvc = {
 }
 
 /** Claims the data dir (an ephemeral one when none is given), after cleaning up what crashed runs left behind. */
-async function claimDataDir(dataDir: string | undefined, log: (line: string) => void): Promise<DataDirLock & { dataDir: string }> {
+async function claimDataDir(
+  dataDir: string | undefined,
+  log: (line: string) => void,
+): Promise<DataDirLock & { dataDir: string }> {
   const stale = await removeStaleEphemeralDataDirs()
   let lock: DataDirLock & { dataDir: string }
   if (dataDir === undefined) lock = await createEphemeralDataDir()
@@ -196,7 +207,19 @@ async function claimDataDir(dataDir: string | undefined, log: (line: string) => 
  * Anvil that a crashed run left behind.
  */
 export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSvc> {
-  const { dataDir: askedDataDir, port, autoVerify, productionFacilitatorUrl, dnsServers, authThrottle, demoUpstream, log, onProgress = () => {}, clock = createClock(), ...chainOptions } = options
+  const {
+    dataDir: askedDataDir,
+    port,
+    autoVerify,
+    productionFacilitatorUrl,
+    dnsServers,
+    authThrottle,
+    demoUpstream,
+    log,
+    onProgress = () => {},
+    clock = createClock(),
+    ...chainOptions
+  } = options
   const lock = await claimDataDir(askedDataDir, log ?? (() => {}))
   const { dataDir } = lock
   let anvil: Promise<AnvilProcess> | undefined
@@ -210,13 +233,31 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     const { binary, host, forkUrl, extraArgs, watchdog, rpcPort, freshChain } = chainOptions
     const statePath = askedDataDir === undefined || forkUrl ? undefined : chainStatePath(askedDataDir)
     const stateArgs = statePath === undefined ? {} : anvilStateArgs(statePath, { load: !freshChain })
-    anvil = startAnvil({ binary, host, forkUrl, extraArgs: { ...extraArgs, ...stateArgs }, watchdog, port: rpcPort, pidFile: lock.anvilPidFile })
+    anvil = startAnvil({
+      binary,
+      host,
+      forkUrl,
+      extraArgs: { ...extraArgs, ...stateArgs },
+      watchdog,
+      port: rpcPort,
+      pidFile: lock.anvilPidFile,
+    })
     anvil.catch(() => {})
     loadServerModules().catch(() => {})
     const { startChainServices } = await import('../chain/services.js')
     chain = await startChainServices({ ...chainOptions, statePath, anvil, pidFile: lock.anvilPidFile, log, clock })
     onProgress('opening the database and starting the control plane…')
-    server = await startServer({ dataDir, port, chain, autoVerify, productionFacilitatorUrl, dnsServers, authThrottle, log, clock })
+    server = await startServer({
+      dataDir,
+      port,
+      chain,
+      autoVerify,
+      productionFacilitatorUrl,
+      dnsServers,
+      authThrottle,
+      log,
+      clock,
+    })
     if (demoUpstream) {
       const { startDemoUpstream } = await import('../fixtures/demo-upstream.js')
       demo = await startDemoUpstream()
@@ -240,7 +281,10 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     await demo?.close()
     await server?.stop()
     await chain?.stop()
-    await anvil?.then((process) => process.stop(), () => {})
+    await anvil?.then(
+      (process) => process.stop(),
+      () => {},
+    )
     lock.release()
     throw error
   }

@@ -38,7 +38,12 @@ export function App(options: DashboardOptions) {
     // No explicit width: Ink sizes the root to the terminal itself, so a frame drawn before this component hears of a
     // resize is cut to the new width rather than wrapped.
     <Box flexDirection="column" rowGap={layout.spacious ? 1 : 0}>
-      <Header sandboxControlUrl={urls.sandbox_control_url} gatewayPort={urls.gateway_port} loggedIn={loggedIn} width={width} />
+      <Header
+        sandboxControlUrl={urls.sandbox_control_url}
+        gatewayPort={urls.gateway_port}
+        loggedIn={loggedIn}
+        width={width}
+      />
       <NewKeysPanel keys={newKeys} width={width} />
       <Box flexDirection="column">
         <ChainPanel chainId={urls.chain_id} network={urls.network} rpcUrl={urls.rpc_url} chain={data.chain} />
@@ -47,7 +52,13 @@ export function App(options: DashboardOptions) {
       </Box>
       <WalletPanel loggedIn={loggedIn} wallet={data.wallet} faucet={data.faucet} width={width} />
       <ApisPanel loggedIn={loggedIn} apis={data.apis} usdc={urls.usdc} now={now} width={width} rows={layout.apis} />
-      <SettlementsPanel loggedIn={loggedIn} settlements={data.settlements} usdc={urls.usdc} width={width} rows={layout.settlements} />
+      <SettlementsPanel
+        loggedIn={loggedIn}
+        settlements={data.settlements}
+        usdc={urls.usdc}
+        width={width}
+        rows={layout.settlements}
+      />
       <OutboxPanel outbox={data.outbox} width={width} rows={layout.outbox} />
       <HelpBar faucet={loggedIn} width={width} />
     </Box>

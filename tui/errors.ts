@@ -4,7 +4,12 @@ import { ChainError, SvcApiError, toSvcError } from '../core/errors.js'
 export const loginHint = 'not logged in: `svc signup --sandbox` or `svc login --sandbox` (shown here at once)'
 
 /** {@link loginHint}, then shorter forms of it for narrower terminals (a panel shows the first that fits). */
-export const loginHints = [loginHint, 'not logged in: `svc signup --sandbox` or `svc login --sandbox`', 'not logged in: `svc login --sandbox`', 'not logged in'] as const
+export const loginHints = [
+  loginHint,
+  'not logged in: `svc signup --sandbox` or `svc login --sandbox`',
+  'not logged in: `svc login --sandbox`',
+  'not logged in',
+] as const
 
 /**
  * One line for a panel: what failed, without library stack or multi-line details. The SDK's messages already read
@@ -17,6 +22,7 @@ export function describeError(error: unknown, context: { rpcUrl?: string } = {})
     if (svcError.code === 'unauthorized') return `session rejected (${svcError.message}): run \`svc login --sandbox\``
     return svcError.code === 'unreachable' ? svcError.message : `${svcError.message} (HTTP ${svcError.status})`
   }
-  if (svcError instanceof ChainError && svcError.code === 'unreachable') return `cannot reach the chain RPC${context.rpcUrl ? ` at ${context.rpcUrl}` : ''}: is svc up running?`
+  if (svcError instanceof ChainError && svcError.code === 'unreachable')
+    return `cannot reach the chain RPC${context.rpcUrl ? ` at ${context.rpcUrl}` : ''}: is svc up running?`
   return svcError.message.split('\n')[0]!.trim() || 'unknown error'
 }

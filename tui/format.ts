@@ -58,9 +58,10 @@ export function formatOffset(seconds: number): string {
   const s = Math.round(Math.abs(seconds))
   const pad = (n: number) => String(n).padStart(2, '0')
   if (s < 60) return `${sign}${s}s`
-  if (s < 3600) return `${sign}${Math.floor(s / 60)}m${s % 60 ? pad(s % 60) + 's' : ''}`
-  if (s < 86_400) return `${sign}${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60) ? pad(Math.floor((s % 3600) / 60)) + 'm' : ''}`
-  return `${sign}${Math.floor(s / 86_400)}d${Math.floor((s % 86_400) / 3600) ? pad(Math.floor((s % 86_400) / 3600)) + 'h' : ''}`
+  if (s < 3600) return `${sign}${Math.floor(s / 60)}m${s % 60 ? `${pad(s % 60)}s` : ''}`
+  if (s < 86_400)
+    return `${sign}${Math.floor(s / 3600)}h${Math.floor((s % 3600) / 60) ? `${pad(Math.floor((s % 3600) / 60))}m` : ''}`
+  return `${sign}${Math.floor(s / 86_400)}d${Math.floor((s % 86_400) / 3600) ? `${pad(Math.floor((s % 86_400) / 3600))}h` : ''}`
 }
 
 /** `HH:MM:SS` in local time. */

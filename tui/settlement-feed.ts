@@ -18,7 +18,10 @@ const countOf = (settlements: Settlement[]) => {
  * counted again only when that page changed (a new settlement moves one down; a new chain marks them old), so polling
  * a list that does not change costs one small request. Calls must not overlap (a poll's do not).
  */
-export function createSettlementFeed(client: SvcClient, { pageSize = 50, countPageSize = 200 }: SettlementFeedOptions = {}): () => Promise<SettlementFeed> {
+export function createSettlementFeed(
+  client: SvcClient,
+  { pageSize = 50, countPageSize = 200 }: SettlementFeedOptions = {},
+): () => Promise<SettlementFeed> {
   let rest: { after: string; head: string; current: number; old: number } | undefined
   return async () => {
     const page = await client.settlements.list({ limit: pageSize })
@@ -28,7 +31,8 @@ export function createSettlementFeed(client: SvcClient, { pageSize = 50, countPa
     if (!cursor) return { newest, ...head }
     // The newest page as it was when the rest was counted: the same page means the same rest.
     const headKey = `${newest[0]?.id}:${head.old}`
-    if (rest?.after !== cursor || rest.head !== headKey) rest = { after: cursor, head: headKey, ...(await countAfter(client, cursor, countPageSize)) }
+    if (rest?.after !== cursor || rest.head !== headKey)
+      rest = { after: cursor, head: headKey, ...(await countAfter(client, cursor, countPageSize)) }
     return { newest, current: head.current + rest.current, old: head.old + rest.old }
   }
 }

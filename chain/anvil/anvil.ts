@@ -91,7 +91,12 @@ async function assertPortFree(host: string, port: number): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       if (error.code !== 'EADDRINUSE') return resolve()
-      reject(new SvcError(`the chain RPC port ${port} on ${host} is in use: stop what runs there, or pass --rpc-port 0 for a free port`, { cause: error }))
+      reject(
+        new SvcError(
+          `the chain RPC port ${port} on ${host} is in use: stop what runs there, or pass --rpc-port 0 for a free port`,
+          { cause: error },
+        ),
+      )
     })
     server.listen({ port, host, exclusive: true }, () => server.close(() => resolve()))
   })
@@ -159,7 +164,10 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     cleaned = true
     guard?.stop()
     pool?.stop()
-    void miner?.then((m) => m?.stop(), () => {})
+    void miner?.then(
+      (m) => m?.stop(),
+      () => {},
+    )
     if (pidFile && pid !== undefined) removeAnvilPidFile(pidFile, pid)
   }
   void exited.then(cleanUp)
@@ -183,7 +191,9 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     } catch (error) {
       await instance.stop().catch(() => {})
       cleanUp()
-      throw new SvcError(`anvil started but its miner could not subscribe to it: ${(error as Error).message}`, { cause: error })
+      throw new SvcError(`anvil started but its miner could not subscribe to it: ${(error as Error).message}`, {
+        cause: error,
+      })
     }
   }
 
@@ -197,7 +207,10 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     mine: (sent) => miner?.then((m) => m?.mine(sent)) ?? Promise.resolve(),
     stop() {
       // prool drops its exit listener when asked to stop: clean up once the process is gone.
-      stopped ??= instance.stop().catch(() => {}).finally(cleanUp)
+      stopped ??= instance
+        .stop()
+        .catch(() => {})
+        .finally(cleanUp)
       return stopped
     },
   }

@@ -93,9 +93,16 @@ export function resolveAnvilBinary(options: ResolveAnvilBinaryOptions = {}): str
 
   if (explicit) {
     const isPath = /[\\/]/.test(explicit)
-    const found = isPath ? (isExecutableFile(explicit, platform) ? explicit : undefined) : findOnPath(explicit, env, platform)
+    const found = isPath
+      ? isExecutableFile(explicit, platform)
+        ? explicit
+        : undefined
+      : findOnPath(explicit, env, platform)
     if (found) return found
-    throw new SvcError(`SVC_ANVIL_BIN is "${explicit}", which is not ${isPath ? 'an executable file' : 'a command on PATH'}`, { code: 'anvil_not_found' })
+    throw new SvcError(
+      `SVC_ANVIL_BIN is "${explicit}", which is not ${isPath ? 'an executable file' : 'a command on PATH'}`,
+      { code: 'anvil_not_found' },
+    )
   }
 
   const packageName = getAnvilPackageName(platform, arch)

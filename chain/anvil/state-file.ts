@@ -11,5 +11,9 @@ export const stateIntervalSeconds = 30
 export function anvilStateArgs(path: string, options: { load?: boolean } = {}): Record<string, unknown> {
   const { load = true } = options
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
-  return { dumpState: path, stateInterval: stateIntervalSeconds, ...(load && existsSync(path) ? { loadState: path } : {}) }
+  return {
+    dumpState: path,
+    stateInterval: stateIntervalSeconds,
+    ...(load && existsSync(path) ? { loadState: path } : {}),
+  }
 }

@@ -38,8 +38,15 @@ process.stdin.on('close', () => {
 export function startWatchdog(pid: number): Watchdog {
   const child =
     process.platform === 'win32'
-      ? spawn(process.execPath, ['-e', nodeScript, String(pid)], { stdio: ['pipe', 'ignore', 'ignore'], detached: true, windowsHide: true })
-      : spawn('/bin/sh', ['-c', shellScript, 'svc-anvil-watchdog', String(pid)], { stdio: ['pipe', 'ignore', 'ignore'], detached: true })
+      ? spawn(process.execPath, ['-e', nodeScript, String(pid)], {
+          stdio: ['pipe', 'ignore', 'ignore'],
+          detached: true,
+          windowsHide: true,
+        })
+      : spawn('/bin/sh', ['-c', shellScript, 'svc-anvil-watchdog', String(pid)], {
+          stdio: ['pipe', 'ignore', 'ignore'],
+          detached: true,
+        })
   // A watchdog that could not start must not take svc down; the stale-pid check at the next start remains.
   child.on('error', () => {})
   child.stdin!.on('error', () => {})

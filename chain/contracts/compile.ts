@@ -16,13 +16,26 @@ export const contracts = [
   { file: 'SandboxUSDC.sol', name: 'SandboxUSDC', exportName: 'sandboxUsdc', fileName: 'sandbox-usdc.generated.ts' },
   { file: 'Multicall3.sol', name: 'Multicall3', exportName: 'multicall3', fileName: 'multicall3.generated.ts' },
   { file: 'Permit2.sol', name: 'Permit2', exportName: 'permit2', fileName: 'permit2.generated.ts' },
-  { file: 'X402ExactPermit2Proxy.sol', name: 'X402ExactPermit2Proxy', exportName: 'x402ExactPermit2Proxy', fileName: 'x402-exact-permit2-proxy.generated.ts' },
-  { file: 'X402UptoPermit2Proxy.sol', name: 'X402UptoPermit2Proxy', exportName: 'x402UptoPermit2Proxy', fileName: 'x402-upto-permit2-proxy.generated.ts' },
+  {
+    file: 'X402ExactPermit2Proxy.sol',
+    name: 'X402ExactPermit2Proxy',
+    exportName: 'x402ExactPermit2Proxy',
+    fileName: 'x402-exact-permit2-proxy.generated.ts',
+  },
+  {
+    file: 'X402UptoPermit2Proxy.sol',
+    name: 'X402UptoPermit2Proxy',
+    exportName: 'x402UptoPermit2Proxy',
+    fileName: 'x402-upto-permit2-proxy.generated.ts',
+  },
 ] as const
 
 type SolcOutput = {
   errors?: { severity: string; formattedMessage: string }[]
-  contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>>
+  contracts: Record<
+    string,
+    Record<string, { abi: unknown[]; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
+  >
 }
 
 /** Compiles every contract and returns the TypeScript module text for each, keyed by output file name. */

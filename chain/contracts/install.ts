@@ -29,7 +29,10 @@ type Clients = { client: PublicClient; testClient: TestClient; minter: TxSender 
  * chain saved by an older svc, the token's code is brought up to this build's (its storage is kept: the layout only
  * grew, and the older record of used authorizations is still read).
  */
-export async function installContracts({ client, testClient, minter }: Clients, options: { offline: boolean }): Promise<UsdcInfo> {
+export async function installContracts(
+  { client, testClient, minter }: Clients,
+  options: { offline: boolean },
+): Promise<UsdcInfo> {
   const [usdcCode, multicallCode] = await Promise.all([
     client.getCode({ address: usdcAddress }),
     client.getCode({ address: multicall3Address }),
@@ -42,7 +45,11 @@ export async function installContracts({ client, testClient, minter }: Clients, 
     if (options.offline && usdcCode.toLowerCase() !== sandboxUsdcDeployedBytecode.toLowerCase()) {
       await testClient.setCode({ address: usdcAddress, bytecode: sandboxUsdcDeployedBytecode })
       // The older token kept used authorizations in `_authorizationStates`: the new code reads it too from now on.
-      await testClient.setStorageAt({ address: usdcAddress, index: legacyAuthorizationsSlot, value: numberToHex(1, { size: 32 }) })
+      await testClient.setStorageAt({
+        address: usdcAddress,
+        index: legacyAuthorizationsSlot,
+        value: numberToHex(1, { size: 32 }),
+      })
     }
     const [name, version, decimals] = await Promise.all([
       client.readContract({ address: usdcAddress, abi: sandboxUsdcAbi, functionName: 'name' }),
@@ -57,7 +64,11 @@ export async function installContracts({ client, testClient, minter }: Clients, 
   await testClient.setCode({ address: usdcAddress, bytecode: sandboxUsdcDeployedBytecode })
   const hash = await minter.send({
     to: usdcAddress,
-    data: encodeFunctionData({ abi: sandboxUsdcAbi, functionName: 'initialize', args: [minter.address, sandboxUsdcDomain.name] }),
+    data: encodeFunctionData({
+      abi: sandboxUsdcAbi,
+      functionName: 'initialize',
+      args: [minter.address, sandboxUsdcDomain.name],
+    }),
     gas: 500_000n,
   })
   const receipt = await minter.waitForReceipt(hash)

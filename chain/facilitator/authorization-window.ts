@@ -14,10 +14,12 @@ const settleMarginSeconds = 6
  * `svc time advance` has moved it.
  */
 export function authorizationWindowReason(payload: PaymentPayload['payload'], nowSeconds: number): string | undefined {
-  const authorization = (payload as { authorization?: { validBefore?: unknown; validAfter?: unknown } } | undefined)?.authorization
+  const authorization = (payload as { authorization?: { validBefore?: unknown; validAfter?: unknown } } | undefined)
+    ?.authorization
   const validBefore = toSeconds(authorization?.validBefore)
   const validAfter = toSeconds(authorization?.validAfter)
-  if (validBefore !== undefined && validBefore < BigInt(nowSeconds + settleMarginSeconds)) return validBeforeExpiredReason
+  if (validBefore !== undefined && validBefore < BigInt(nowSeconds + settleMarginSeconds))
+    return validBeforeExpiredReason
   if (validAfter !== undefined && validAfter > BigInt(nowSeconds)) return validAfterInFutureReason
   return undefined
 }

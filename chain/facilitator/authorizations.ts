@@ -7,7 +7,9 @@ const eip3009Abi = parseAbi([
 ])
 
 /** Whether an EIP-3009 authorization was used on the chain, and the transaction that used it when it was. */
-export type AuthorizationUse = { used: false } | { used: true; transaction: Hex | undefined; blockNumber: bigint | undefined }
+export type AuthorizationUse =
+  | { used: false }
+  | { used: true; transaction: Hex | undefined; blockNumber: bigint | undefined }
 
 /**
  * Asks the token whether `authorizer`'s authorization `nonce` was used (`authorizationState`) and, if so, finds the
@@ -19,9 +21,20 @@ export async function findAuthorizationUse(
   authorization: { asset: Address; authorizer: Address; nonce: Hex },
 ): Promise<AuthorizationUse> {
   const { asset, authorizer, nonce } = authorization
-  const used = await client.readContract({ address: asset, abi: eip3009Abi, functionName: 'authorizationState', args: [authorizer, nonce] })
+  const used = await client.readContract({
+    address: asset,
+    abi: eip3009Abi,
+    functionName: 'authorizationState',
+    args: [authorizer, nonce],
+  })
   if (!used) return { used: false }
-  const logs = await client.getLogs({ address: asset, event: eip3009Abi[1], args: { authorizer, nonce }, fromBlock: await firstLocalBlock(client), toBlock: 'latest' })
+  const logs = await client.getLogs({
+    address: asset,
+    event: eip3009Abi[1],
+    args: { authorizer, nonce },
+    fromBlock: await firstLocalBlock(client),
+    toBlock: 'latest',
+  })
   const log = logs[0]
   return { used: true, transaction: log?.transactionHash ?? undefined, blockNumber: log?.blockNumber ?? undefined }
 }
@@ -31,10 +44,16 @@ export async function findAuthorizationUse(
  * a sandbox payment are never older, and the forked network's whole history is not searched).
  */
 export async function firstLocalBlock(client: PublicClient): Promise<bigint> {
-  const info = await client.request<{ Method: 'anvil_nodeInfo'; Parameters: []; ReturnType: { forkConfig?: { forkBlockNumber?: number | string | null } } }>({
-    method: 'anvil_nodeInfo',
-    params: [],
-  }).catch(() => undefined)
+  const info = await client
+    .request<{
+      Method: 'anvil_nodeInfo'
+      Parameters: []
+      ReturnType: { forkConfig?: { forkBlockNumber?: number | string | null } }
+    }>({
+      method: 'anvil_nodeInfo',
+      params: [],
+    })
+    .catch(() => undefined)
   const forkBlock = info?.forkConfig?.forkBlockNumber
   return forkBlock === null || forkBlock === undefined ? 0n : BigInt(forkBlock) + 1n
 }

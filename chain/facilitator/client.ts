@@ -1,5 +1,13 @@
 import type { FacilitatorClient } from '@x402/core/server'
-import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements, type SettleResponse, type SupportedResponse, type VerifyResponse } from '@x402/core/types'
+import {
+  SettleError,
+  VerifyError,
+  type PaymentPayload,
+  type PaymentRequirements,
+  type SettleResponse,
+  type SupportedResponse,
+  type VerifyResponse,
+} from '@x402/core/types'
 import { chainUnavailableMessage, type SandboxFacilitator } from './facilitator.js'
 import { checkExactEvmFields } from './request.js'
 
@@ -14,18 +22,36 @@ export function createInProcessFacilitatorClient(facilitator: SandboxFacilitator
   return {
     async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
       const malformed = checkExactEvmFields(payload, requirements)
-      if (malformed) throw new VerifyError(400, { isValid: false, invalidReason: malformed.reason, invalidMessage: malformed.error })
+      if (malformed)
+        throw new VerifyError(400, { isValid: false, invalidReason: malformed.reason, invalidMessage: malformed.error })
       const answer = await facilitator.judgeVerify(payload, requirements)
-      if (answer === 'chain-down') throw new VerifyError(503, { isValid: false, invalidReason: 'chain_unavailable', invalidMessage: chainUnavailableMessage })
+      if (answer === 'chain-down')
+        throw new VerifyError(503, {
+          isValid: false,
+          invalidReason: 'chain_unavailable',
+          invalidMessage: chainUnavailableMessage,
+        })
       return answer
     },
     async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
       const malformed = checkExactEvmFields(payload, requirements)
       if (malformed)
-        throw new SettleError(400, { success: false, errorReason: malformed.reason, errorMessage: malformed.error, transaction: '', network: requirements.network })
+        throw new SettleError(400, {
+          success: false,
+          errorReason: malformed.reason,
+          errorMessage: malformed.error,
+          transaction: '',
+          network: requirements.network,
+        })
       const answer = await facilitator.judgeSettle(payload, requirements)
       if (answer === 'chain-down')
-        throw new SettleError(503, { success: false, errorReason: 'chain_unavailable', errorMessage: chainUnavailableMessage, transaction: '', network: requirements.network })
+        throw new SettleError(503, {
+          success: false,
+          errorReason: 'chain_unavailable',
+          errorMessage: chainUnavailableMessage,
+          transaction: '',
+          network: requirements.network,
+        })
       return answer
     },
     async getSupported(): Promise<SupportedResponse> {

@@ -14,10 +14,15 @@ const uint256Max = 2n ** 256n - 1n
 const text = (message: string, test: (value: string) => boolean) =>
   z.custom<string>((value) => typeof value === 'string' && test(value), { error: message })
 
-const uint256 = text('expected a uint256 as a decimal string', (value) => /^\d{1,78}$/.test(value) && BigInt(value) <= uint256Max)
+const uint256 = text(
+  'expected a uint256 as a decimal string',
+  (value) => /^\d{1,78}$/.test(value) && BigInt(value) <= uint256Max,
+)
 const address = text('expected an address (0x + 40 hex digits)', (value) => isAddress(value, { strict: false }))
 const bytes32 = text('expected 32 bytes of hex (0x + 64 hex digits)', (value) => /^0x[0-9a-fA-F]{64}$/.test(value))
-const hexBytes = text('expected hex bytes (0x + an even number of hex digits)', (value) => /^0x(?:[0-9a-fA-F]{2})+$/.test(value))
+const hexBytes = text('expected hex bytes (0x + an even number of hex digits)', (value) =>
+  /^0x(?:[0-9a-fA-F]{2})+$/.test(value),
+)
 const optionalText = z.string({ error: 'expected a string' }).optional()
 
 /** Payment requirements of the exact scheme on an `eip155:*` network. */
@@ -25,7 +30,10 @@ export const exactEvmRequirementsSchema = z.object({
   asset: address,
   payTo: address,
   amount: uint256,
-  maxTimeoutSeconds: z.number({ error: 'expected a whole number of seconds' }).int({ error: 'expected a whole number of seconds' }).nonnegative({ error: 'expected a whole number of seconds' }),
+  maxTimeoutSeconds: z
+    .number({ error: 'expected a whole number of seconds' })
+    .int({ error: 'expected a whole number of seconds' })
+    .nonnegative({ error: 'expected a whole number of seconds' }),
   extra: z
     .object({ name: optionalText, version: optionalText }, { error: 'expected an object {name, version}' })
     .nullish(),
@@ -61,7 +69,9 @@ const permit2Authorization = (witness: z.ZodType) =>
 export const exactPermit2PayloadSchema = z.object(
   {
     signature: hexBytes,
-    permit2Authorization: permit2Authorization(z.object({ to: address, validAfter: uint256 }, { error: 'expected {to, validAfter}' })),
+    permit2Authorization: permit2Authorization(
+      z.object({ to: address, validAfter: uint256 }, { error: 'expected {to, validAfter}' }),
+    ),
   },
   { error: 'expected {signature, permit2Authorization}' },
 )
@@ -71,7 +81,10 @@ export const uptoPermit2PayloadSchema = z.object(
   {
     signature: hexBytes,
     permit2Authorization: permit2Authorization(
-      z.object({ to: address, facilitator: address, validAfter: uint256 }, { error: 'expected {to, facilitator, validAfter}' }),
+      z.object(
+        { to: address, facilitator: address, validAfter: uint256 },
+        { error: 'expected {to, facilitator, validAfter}' },
+      ),
     ),
   },
   { error: 'expected {signature, permit2Authorization}' },
@@ -83,7 +96,9 @@ export const evmSchemes = ['exact', 'upto'] as const
 /** Whether requirements (or a payload's `accepted`) name an EVM scheme svc judges ({@link evmSchemes}) on an EVM network. */
 export function isExactEvm(requirements: { scheme?: unknown; network?: unknown }): boolean {
   return (
-    (evmSchemes as readonly unknown[]).includes(requirements.scheme) && typeof requirements.network === 'string' && requirements.network.startsWith('eip155:')
+    (evmSchemes as readonly unknown[]).includes(requirements.scheme) &&
+    typeof requirements.network === 'string' &&
+    requirements.network.startsWith('eip155:')
   )
 }
 
@@ -93,7 +108,8 @@ export function isExactEvm(requirements: { scheme?: unknown; network?: unknown }
  */
 export function schemePayloadSchema(requirements: { scheme?: unknown }, schemePayload: unknown): z.ZodType {
   if (requirements.scheme === 'upto') return uptoPermit2PayloadSchema
-  const isPermit2 = typeof schemePayload === 'object' && schemePayload !== null && 'permit2Authorization' in schemePayload
+  const isPermit2 =
+    typeof schemePayload === 'object' && schemePayload !== null && 'permit2Authorization' in schemePayload
   return isPermit2 ? exactPermit2PayloadSchema : eip3009PayloadSchema
 }
 
@@ -105,7 +121,10 @@ export function shapeProblem(schema: z.ZodType, value: unknown, prefix: string):
 }
 
 /** One issue of a zod schema (ours or x402's) as `prefix.path: message`, path and message cut to bounded lengths. */
-export function describeIssue(prefix: string, issue: { path: readonly PropertyKey[]; message: string } | undefined): string {
+export function describeIssue(
+  prefix: string,
+  issue: { path: readonly PropertyKey[]; message: string } | undefined,
+): string {
   const path = cutText([prefix, ...(issue?.path ?? []).map(String)].filter(Boolean).join('.'), echoedValueLimit)
   const message = cutText(issue?.message ?? 'invalid', errorMessageLimit - path.length - 2)
   return path ? `${path}: ${message}` : message

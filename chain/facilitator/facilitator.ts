@@ -89,7 +89,8 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   chain.on('reload', () => signer.reset())
 
   /** An authorization outside its window by svc's clock, when time travel moved it (otherwise the scheme judges). */
-  const outsideWindow = (payload: PaymentPayload) => (clock.offsetMs === 0 ? undefined : authorizationWindowReason(payload.payload, clock.nowSeconds()))
+  const outsideWindow = (payload: PaymentPayload) =>
+    clock.offsetMs === 0 ? undefined : authorizationWindowReason(payload.payload, clock.nowSeconds())
 
   function unsupported(requirements: PaymentRequirements, x402Version: number): string | undefined {
     if (x402Version !== 2) return 'invalid_x402_version'
@@ -112,9 +113,22 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   function settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
     const reason = unsupported(requirements, payload.x402Version)
     if (reason)
-      return Promise.resolve({ success: false, errorReason: reason, transaction: '', network: requirements.network, payer: authorizationFields(payload.payload).from })
+      return Promise.resolve({
+        success: false,
+        errorReason: reason,
+        transaction: '',
+        network: requirements.network,
+        payer: authorizationFields(payload.payload).from,
+      })
     const late = outsideWindow(payload)
-    if (late) return Promise.resolve({ success: false, errorReason: late, transaction: '', network: requirements.network, payer: authorizationFields(payload.payload).from })
+    if (late)
+      return Promise.resolve({
+        success: false,
+        errorReason: late,
+        transaction: '',
+        network: requirements.network,
+        payer: authorizationFields(payload.payload).from,
+      })
     const key = settlementKey(payload, requirements)
     const existing = settlements.get(key)
     if (existing) return existing
@@ -138,9 +152,17 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
    * Whether the chain cannot judge a payment now: it is restarting, or its RPC does not answer (Anvil died and its
    * exit was not seen yet). Asked before a payment is judged and again when it was refused or failed.
    */
-  const chainDown = async () => chain.restarting || (await chain.client.getChainId().then(() => false, () => true))
+  const chainDown = async () =>
+    chain.restarting ||
+    (await chain.client.getChainId().then(
+      () => false,
+      () => true,
+    ))
   /** The facilitator's answer, or a 503 with Retry-After when the chain could not judge the payment. */
-  async function judged<Answer>(judge: () => Promise<Answer>, accepted: (answer: Answer) => boolean): Promise<Answer | 'chain-down'> {
+  async function judged<Answer>(
+    judge: () => Promise<Answer>,
+    accepted: (answer: Answer) => boolean,
+  ): Promise<Answer | 'chain-down'> {
     if (chain.restarting) return 'chain-down'
     try {
       const answer = await judge()
@@ -153,10 +175,17 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   const judgeVerify = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
     const fault = faults?.take('verify')
     if (fault) return injectedVerifyAnswer(fault, payload)
-    return judged(() => verify(payload, requirements), (verified) => verified.isValid)
+    return judged(
+      () => verify(payload, requirements),
+      (verified) => verified.isValid,
+    )
   }
   const judgeSettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
-    const real = () => judged(() => settle(payload, requirements), (settled) => settled.success)
+    const real = () =>
+      judged(
+        () => settle(payload, requirements),
+        (settled) => settled.success,
+      )
     const fault = faults?.take('settle')
     return fault ? injectedSettleAnswer(fault, payload, requirements, real) : real()
   }
@@ -166,23 +195,42 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   app.get('/supported', (_req, res) => void res.json(facilitator.getSupported()))
   /** A 503 with Retry-After; `body` keeps the verdict's shape, so x402's client raises a Verify/SettleError (status 503). */
   const unavailable = (res: Response, body: object) =>
-    void res.status(503).set('retry-after', String(chainRestartRetryAfterSeconds)).json({ error: chainUnavailable, ...body })
+    void res
+      .status(503)
+      .set('retry-after', String(chainRestartRetryAfterSeconds))
+      .json({ error: chainUnavailable, ...body })
 
   app.post('/verify', async (req, res) => {
     const parsed = parseFacilitatorRequest(req.body)
     if ('error' in parsed)
-      return void res.status(400).json({ error: parsed.error, isValid: false, invalidReason: parsed.reason, invalidMessage: parsed.error })
+      return void res
+        .status(400)
+        .json({ error: parsed.error, isValid: false, invalidReason: parsed.reason, invalidMessage: parsed.error })
     const answer = await judgeVerify(parsed.payload, parsed.requirements)
-    if (answer === 'chain-down') return unavailable(res, { isValid: false, invalidReason: 'chain_unavailable', invalidMessage: chainUnavailable })
+    if (answer === 'chain-down')
+      return unavailable(res, { isValid: false, invalidReason: 'chain_unavailable', invalidMessage: chainUnavailable })
     res.json(answer)
   })
   app.post('/settle', async (req, res) => {
     const parsed = parseFacilitatorRequest(req.body)
     if ('error' in parsed)
-      return void res.status(400).json({ error: parsed.error, success: false, errorReason: parsed.reason, errorMessage: parsed.error, transaction: '', network: '' })
+      return void res.status(400).json({
+        error: parsed.error,
+        success: false,
+        errorReason: parsed.reason,
+        errorMessage: parsed.error,
+        transaction: '',
+        network: '',
+      })
     const answer = await judgeSettle(parsed.payload, parsed.requirements)
     if (answer === 'chain-down')
-      return unavailable(res, { success: false, errorReason: 'chain_unavailable', errorMessage: chainUnavailable, transaction: '', network: parsed.requirements.network })
+      return unavailable(res, {
+        success: false,
+        errorReason: 'chain_unavailable',
+        errorMessage: chainUnavailable,
+        transaction: '',
+        network: parsed.requirements.network,
+      })
     res.json(answer)
   })
   app.use(notFoundHandler)
@@ -197,9 +245,9 @@ function condense(message: string): string {
   return cutText((details ?? message.split('\n')[0] ?? message).trim(), errorMessageLimit)
 }
 
-
 /** Identity of a settlement: the signed payload and the requirements it is settled against. */
 function settlementKey(payload: PaymentPayload, requirements: PaymentRequirements): string {
-  return createHash('sha256').update(canonicalJson([payload.payload, requirements], { hexCaseInsensitive: true })).digest('hex')
+  return createHash('sha256')
+    .update(canonicalJson([payload.payload, requirements], { hexCaseInsensitive: true }))
+    .digest('hex')
 }
-

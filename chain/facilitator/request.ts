@@ -1,6 +1,12 @@
 import { parsePaymentPayload, parsePaymentRequirements } from '@x402/core/schemas'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import { describeIssue, exactEvmRequirementsSchema, isExactEvm, schemePayloadSchema, shapeProblem } from './exact-evm-shape.js'
+import {
+  describeIssue,
+  exactEvmRequirementsSchema,
+  isExactEvm,
+  schemePayloadSchema,
+  shapeProblem,
+} from './exact-evm-shape.js'
 
 /** Why a `/verify` or `/settle` body was refused: the x402 reason and a bounded message naming the first problem. */
 export type RefusedRequest = { error: string; reason: 'invalid_payload' | 'invalid_payment_requirements' }
@@ -15,12 +21,20 @@ export type FacilitatorRequest = { payload: PaymentPayload; requirements: Paymen
  */
 export function parseFacilitatorRequest(body: unknown): FacilitatorRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
-    return { error: 'expected a JSON body {x402Version, paymentPayload, paymentRequirements}', reason: 'invalid_payload' }
+    return {
+      error: 'expected a JSON body {x402Version, paymentPayload, paymentRequirements}',
+      reason: 'invalid_payload',
+    }
   const { paymentPayload, paymentRequirements } = body as Record<string, unknown>
   const payload = parsePaymentPayload(paymentPayload)
-  if (!payload.success) return { error: describeIssue('paymentPayload', payload.error.issues[0]), reason: 'invalid_payload' }
+  if (!payload.success)
+    return { error: describeIssue('paymentPayload', payload.error.issues[0]), reason: 'invalid_payload' }
   const requirements = parsePaymentRequirements(paymentRequirements)
-  if (!requirements.success) return { error: describeIssue('paymentRequirements', requirements.error.issues[0]), reason: 'invalid_payment_requirements' }
+  if (!requirements.success)
+    return {
+      error: describeIssue('paymentRequirements', requirements.error.issues[0]),
+      reason: 'invalid_payment_requirements',
+    }
   const parsed = { payload: payload.data as PaymentPayload, requirements: requirements.data as PaymentRequirements }
   return checkExactEvmFields(parsed.payload, parsed.requirements) ?? parsed
 }
@@ -30,15 +44,22 @@ export function parseFacilitatorRequest(body: unknown): FacilitatorRequest {
  * amounts, times, nonce, signature; EIP-3009's or Permit2's), checked so a malformed one is refused rather than thrown from inside
  * `@x402/evm`. Undefined when they are well formed (or the payment is of another kind).
  */
-export function checkExactEvmFields(payload: PaymentPayload, requirements: PaymentRequirements): RefusedRequest | undefined {
+export function checkExactEvmFields(
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+): RefusedRequest | undefined {
   if (payload.x402Version !== 2) return undefined
   if (isExactEvm(requirements)) {
     const problem = shapeProblem(exactEvmRequirementsSchema, requirements, 'paymentRequirements')
     if (problem) return { error: problem, reason: 'invalid_payment_requirements' }
   }
   const problem =
-    (isExactEvm(payload.accepted) ? shapeProblem(exactEvmRequirementsSchema, payload.accepted, 'paymentPayload.accepted') : undefined) ??
-    (isExactEvm(requirements) ? shapeProblem(schemePayloadSchema(requirements, payload.payload), payload.payload, 'paymentPayload.payload') : undefined)
+    (isExactEvm(payload.accepted)
+      ? shapeProblem(exactEvmRequirementsSchema, payload.accepted, 'paymentPayload.accepted')
+      : undefined) ??
+    (isExactEvm(requirements)
+      ? shapeProblem(schemePayloadSchema(requirements, payload.payload), payload.payload, 'paymentPayload.payload')
+      : undefined)
   if (problem) return { error: problem, reason: 'invalid_payload' }
   return undefined
 }

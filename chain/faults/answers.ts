@@ -8,7 +8,12 @@ export const faultMessage = (fault: Fault) => `injected by svc fault ${fault.id}
 
 /** The verdict of a verify fault: invalid, with the fault's reason; nothing is simulated or sent. */
 export function injectedVerifyAnswer(fault: Fault, payload: PaymentPayload): VerifyResponse {
-  return { isValid: false, invalidReason: fault.reason ?? 'invalid_payload', invalidMessage: faultMessage(fault), payer: payerOf(payload) }
+  return {
+    isValid: false,
+    invalidReason: fault.reason ?? 'invalid_payload',
+    invalidMessage: faultMessage(fault),
+    payer: payerOf(payload),
+  }
 }
 
 /**
@@ -23,7 +28,14 @@ export async function injectedSettleAnswer<Answer>(
 ): Promise<Answer | SettleResponse> {
   if (fault.delayMs) await sleep(fault.delayMs)
   if (fault.reason === null) return settle()
-  return { success: false, errorReason: fault.reason, errorMessage: faultMessage(fault), transaction: '', network: requirements.network, payer: payerOf(payload) }
+  return {
+    success: false,
+    errorReason: fault.reason,
+    errorMessage: faultMessage(fault),
+    transaction: '',
+    network: requirements.network,
+    payer: payerOf(payload),
+  }
 }
 
 const payerOf = (payload: PaymentPayload) => authorizationFields(payload.payload).from

@@ -15,7 +15,11 @@ export async function approvePermit2For(chain: SandboxChain, owner: Address): Pr
   const { client, testClient } = chain
   const [fees, balance] = await Promise.all([client.estimateFeesPerGas(), client.getBalance({ address: owner })])
   const cost = approveGas * fees.maxFeePerGas
-  if (balance < cost) await testClient.request({ method: 'anvil_addBalance' as never, params: [owner, numberToHex(cost - balance)] as never })
+  if (balance < cost)
+    await testClient.request({
+      method: 'anvil_addBalance' as never,
+      params: [owner, numberToHex(cost - balance)] as never,
+    })
   const hash = await testClient.sendUnsignedTransaction({
     from: owner,
     to: chain.usdc.address,

@@ -22,7 +22,13 @@ const permit2Contracts: { address: Address; bytecode: Hex }[] = [
  * official addresses with `anvil_setCode`. They hold no immutables and need no constructor, so the runtime code is all
  * they need. An address that already has code (a forked chain with the real deployments) keeps its own.
  */
-export async function installPermit2Contracts({ client, testClient }: { client: PublicClient; testClient: TestClient }): Promise<void> {
+export async function installPermit2Contracts({
+  client,
+  testClient,
+}: {
+  client: PublicClient
+  testClient: TestClient
+}): Promise<void> {
   await Promise.all(
     permit2Contracts.map(async ({ address, bytecode }) => {
       const code = await client.getCode({ address })

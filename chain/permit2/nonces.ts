@@ -41,21 +41,33 @@ export async function findPermit2NonceUse(client: PublicClient, payment: Permit2
   const { asset, owner, payTo, maxAmount } = payment
   const nonce = BigInt(payment.nonce)
   if (!(await isPermit2NonceSpent(client, owner, nonce))) return { used: false }
-  const logs = await client.getLogs({ address: asset, event: transferEvent, args: { from: owner, to: payTo }, fromBlock: await firstLocalBlock(client), toBlock: 'latest' })
+  const logs = await client.getLogs({
+    address: asset,
+    event: transferEvent,
+    args: { from: owner, to: payTo },
+    fromBlock: await firstLocalBlock(client),
+    toBlock: 'latest',
+  })
   const seen = new Set<Hex>()
   for (const log of logs.reverse()) {
     const value = log.args.value
     if (value === undefined || value > maxAmount || !log.transactionHash || seen.has(log.transactionHash)) continue
     seen.add(log.transactionHash)
     const transaction = await client.getTransaction({ hash: log.transactionHash })
-    if (spendsNonce(transaction.to, transaction.input, owner, nonce)) return { used: true, transaction: log.transactionHash, amount: value }
+    if (spendsNonce(transaction.to, transaction.input, owner, nonce))
+      return { used: true, transaction: log.transactionHash, amount: value }
   }
   return { used: true, transaction: undefined, amount: undefined }
 }
 
 /** Whether Permit2 has `owner`'s unordered nonce spent: bit `nonce & 255` of `nonceBitmap(owner, nonce >> 8)`. */
 export async function isPermit2NonceSpent(client: PublicClient, owner: Address, nonce: bigint): Promise<boolean> {
-  const bitmap = await client.readContract({ address: permit2Addresses.permit2, abi: permit2Abi, functionName: 'nonceBitmap', args: [owner, nonce >> 8n] })
+  const bitmap = await client.readContract({
+    address: permit2Addresses.permit2,
+    abi: permit2Abi,
+    functionName: 'nonceBitmap',
+    args: [owner, nonce >> 8n],
+  })
   return (bitmap & (1n << (nonce & 0xffn))) !== 0n
 }
 

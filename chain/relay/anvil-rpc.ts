@@ -59,17 +59,28 @@ export function createJsonRpcPoster(rpcUrl: string, options: { timeoutMs: number
       })
     } catch (error) {
       const code = (error as { code?: string }).code
-      throw new NodeHttpError(`${rpcUrl}: ${(error as Error).message}`, undefined, code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT', { cause: error })
+      throw new NodeHttpError(
+        `${rpcUrl}: ${(error as Error).message}`,
+        undefined,
+        code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT',
+        { cause: error },
+      )
     }
     if (response.statusCode < 200 || response.statusCode > 299) {
       const text = await response.body.text().catch(() => '')
-      throw new NodeHttpError(`${rpcUrl}: HTTP ${response.statusCode} ${text.slice(0, 200)}`.trim(), response.statusCode, false)
+      throw new NodeHttpError(
+        `${rpcUrl}: HTTP ${response.statusCode} ${text.slice(0, 200)}`.trim(),
+        response.statusCode,
+        false,
+      )
     }
     try {
       return (await response.body.json()) as { result?: T; error?: JsonRpcErrorBody }
     } catch (error) {
       const code = (error as { code?: string }).code
-      throw new NodeHttpError(`${rpcUrl}: ${(error as Error).message}`, undefined, code === 'UND_ERR_BODY_TIMEOUT', { cause: error })
+      throw new NodeHttpError(`${rpcUrl}: ${(error as Error).message}`, undefined, code === 'UND_ERR_BODY_TIMEOUT', {
+        cause: error,
+      })
     }
   }
 }

@@ -117,14 +117,21 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
       })
   }
 
-  const subscription = await transport.value!.subscribe({ params: ['newPendingTransactions'], onData: mine, onError: () => {} })
+  const subscription = await transport.value!.subscribe({
+    params: ['newPendingTransactions'],
+    onData: mine,
+    onError: () => {},
+  })
   // Transactions that were already waiting (none on a fresh chain).
   mine()
   // A safety net for a notification that never came (a socket hiccup, a transaction put back by the pool guard
   // under load): ready transactions still waiting a second later are mined.
   const sweep = setInterval(() => {
     if (mining || stopped) return
-    void request<{ pending: string }>('txpool_status').then((status) => Number(status.pending) > 0 && mine(), () => {})
+    void request<{ pending: string }>('txpool_status').then(
+      (status) => Number(status.pending) > 0 && mine(),
+      () => {},
+    )
   }, sweepIntervalMs)
   sweep.unref()
   return {
@@ -138,12 +145,14 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
       if (stopped) settle('all')
       else if (sent === undefined) mine()
       else
-        void sent.then(undefined, () => {}).then(() => {
-          waiter.sent = true
-          onSent?.()
-          if (stopped) settle('all')
-          else mine()
-        })
+        void sent
+          .then(undefined, () => {})
+          .then(() => {
+            waiter.sent = true
+            onSent?.()
+            if (stopped) settle('all')
+            else mine()
+          })
       return mined
     },
     async stop() {

@@ -14,7 +14,10 @@ export type PoolGuard = { stop(): void }
 const rpcTimeoutMs = 5_000
 
 type RpcTransaction = Record<string, string | null | undefined | unknown[]> & { hash: Hex; nonce: Hex; from: Hex }
-type PoolContent = { pending: Record<string, Record<string, RpcTransaction>>; queued: Record<string, Record<string, RpcTransaction>> }
+type PoolContent = {
+  pending: Record<string, Record<string, RpcTransaction>>
+  queued: Record<string, Record<string, RpcTransaction>>
+}
 
 /**
  * Works around foundry-rs/foundry#10122 (Anvil 1.7.1 included): with automine, a transaction that arrives while the
@@ -46,7 +49,8 @@ export function startPoolGuard(rpcUrl: string, options: PoolGuardOptions = {}): 
       if (!lowest) continue
       const next = Number(await rpc<Hex>('eth_getTransactionCount', [sender, 'latest']))
       if (Number(lowest.nonce) !== next) continue
-      if (suspects.get(sender) === lowest.hash) await requeue(sender, [...Object.values(content.pending[sender] ?? {}), ...Object.values(queued)])
+      if (suspects.get(sender) === lowest.hash)
+        await requeue(sender, [...Object.values(content.pending[sender] ?? {}), ...Object.values(queued)])
       else seen.set(sender, lowest.hash)
     }
     suspects = seen
@@ -57,7 +61,9 @@ export function startPoolGuard(rpcUrl: string, options: PoolGuardOptions = {}): 
     if (raws.some(({ tx, raw }) => raw === undefined || keccak256(raw) !== tx.hash)) return
     await rpc('anvil_removePoolTransactions', [sender])
     for (const { raw } of raws) await rpc('eth_sendRawTransaction', [raw]).catch(() => {})
-    log(`svc: Anvil left ${raws.length} transaction(s) of ${sender} unmined (foundry-rs/foundry#10122): sent them again`)
+    log(
+      `svc: Anvil left ${raws.length} transaction(s) of ${sender} unmined (foundry-rs/foundry#10122): sent them again`,
+    )
   }
 
   const timer = setInterval(() => {
@@ -88,13 +94,25 @@ function reencode(tx: RpcTransaction): Hex | undefined {
     value: big('value'),
     data: tx.input as Hex,
   }
-  const signature: Signature = { r: tx.r as Hex, s: tx.s as Hex, ...(type === 0 ? { v: big('v')! } : { yParity: Number(tx.yParity ?? tx.v) }) }
+  const signature: Signature = {
+    r: tx.r as Hex,
+    s: tx.s as Hex,
+    ...(type === 0 ? { v: big('v')! } : { yParity: Number(tx.yParity ?? tx.v) }),
+  }
   const accessList = (tx.accessList ?? []) as TransactionSerializable['accessList']
   let serializable: TransactionSerializable
   if (type === 0) serializable = { ...common, type: 'legacy', gasPrice: big('gasPrice') }
-  else if (type === 1) serializable = { ...common, type: 'eip2930', gasPrice: big('gasPrice'), accessList, chainId: Number(tx.chainId) }
+  else if (type === 1)
+    serializable = { ...common, type: 'eip2930', gasPrice: big('gasPrice'), accessList, chainId: Number(tx.chainId) }
   else if (type === 2)
-    serializable = { ...common, type: 'eip1559', maxFeePerGas: big('maxFeePerGas'), maxPriorityFeePerGas: big('maxPriorityFeePerGas'), accessList, chainId: Number(tx.chainId) }
+    serializable = {
+      ...common,
+      type: 'eip1559',
+      maxFeePerGas: big('maxFeePerGas'),
+      maxPriorityFeePerGas: big('maxPriorityFeePerGas'),
+      accessList,
+      chainId: Number(tx.chainId),
+    }
   else return undefined
   try {
     return serializeTransaction(serializable, signature)

@@ -37,9 +37,13 @@ const contractCallGas = 500_000n
  * the pool guard re-sends them 200–400 ms later. Under 16 concurrent buyers that happened several times a second
  * with one relayer; with one transaction per sender at a time it cannot happen.
  */
-export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner & { reset(): void; prefetch: SimulationPrefetch } {
+export function createRelayerSigner(
+  chain: SandboxChain,
+): FacilitatorEvmSigner & { reset(): void; prefetch: SimulationPrefetch } {
   const { client } = chain
-  const senders = chain.accounts.relayers.map((account) => createTxSender({ client, account, chainId: chain.chainId, unlocked: true, mine: (sent) => chain.mine(sent) }))
+  const senders = chain.accounts.relayers.map((account) =>
+    createTxSender({ client, account, chainId: chain.chainId, unlocked: true, mine: (sent) => chain.mine(sent) }),
+  )
   const pool = createSenderPool(senders)
   const addresses = senders.map((sender) => sender.address)
   const relayers = new Set(addresses.map((address) => address.toLowerCase()))
@@ -72,7 +76,12 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
    */
   async function readContract(args: Parameters<FacilitatorEvmSigner['readContract']>[0]): Promise<unknown> {
     // From the relayer its transaction would come from (upto's proxy only lets the witness's facilitator settle).
-    const call = { ...args, account: requiredSender(args.args) ?? addresses[0]!, abi: args.abi as Abi, args: args.args as unknown[] } as Parameters<typeof client.readContract>[0]
+    const call = {
+      ...args,
+      account: requiredSender(args.args) ?? addresses[0]!,
+      abi: args.abi as Abi,
+      args: args.args as unknown[],
+    } as Parameters<typeof client.readContract>[0]
     if (args.functionName !== 'transferWithAuthorization') return client.readContract(call)
     const key = contractReadKey(args.address, args.args)
     const until = simulated.get(key)
@@ -133,7 +142,8 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
       return send(args.address, data, args.gas ?? contractCallGas, requiredSender(args.args))
     },
     sendTransaction: (args) => send(args.to, args.data, undefined),
-    waitForTransactionReceipt: (args) => (senders.find((sender) => sender.minedReceipt(args.hash)) ?? senders[0]!).waitForReceipt(args.hash, args.timeout),
+    waitForTransactionReceipt: (args) =>
+      (senders.find((sender) => sender.minedReceipt(args.hash)) ?? senders[0]!).waitForReceipt(args.hash, args.timeout),
     getCode: (args) => getCode(args.address),
     prefetch,
     reset() {
@@ -149,7 +159,8 @@ export function createRelayerSigner(chain: SandboxChain): FacilitatorEvmSigner &
 function createSenderPool(senders: TxSender[]) {
   const idle = [...senders]
   const waiting: { from: Address | undefined; resolve: (sender: TxSender) => void }[] = []
-  const fits = (sender: TxSender, from: Address | undefined) => from === undefined || sender.address.toLowerCase() === from.toLowerCase()
+  const fits = (sender: TxSender, from: Address | undefined) =>
+    from === undefined || sender.address.toLowerCase() === from.toLowerCase()
   return {
     /** An idle sender; `from` asks for that account (one of the pool's). */
     take(from?: Address): Promise<TxSender> {

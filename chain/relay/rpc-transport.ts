@@ -19,7 +19,13 @@ export function createRpcTransport(rpcUrl: string): Transport {
     } catch (error) {
       const { status, timedOut } = error as { status?: number; timedOut?: boolean }
       if (timedOut) throw new TimeoutError({ body, url: rpcUrl })
-      throw new HttpRequestError({ body, url: rpcUrl, status, details: (error as Error).message, cause: error as Error })
+      throw new HttpRequestError({
+        body,
+        url: rpcUrl,
+        status,
+        details: (error as Error).message,
+        cause: error as Error,
+      })
     }
     if (answer.error) throw new RpcRequestError({ body, error: answer.error, url: rpcUrl })
     return answer.result

@@ -36,7 +36,10 @@ export function createSimulationPrefetch(client: PublicClient): SimulationPrefet
   const started = new Map<string, { result: Promise<unknown>; until: number }>()
   return {
     start(payload, requirements) {
-      const { authorization, signature } = payload.payload as { authorization?: Record<string, string>; signature?: unknown }
+      const { authorization, signature } = payload.payload as {
+        authorization?: Record<string, string>
+        signature?: unknown
+      }
       if (!authorization || typeof signature !== 'string' || !isHex(signature) || signature.length !== 132) return
       let key: string
       let call: Parameters<PublicClient['readContract']>[0]

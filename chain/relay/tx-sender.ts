@@ -88,7 +88,15 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   const { client, account, chainId, receiptTimeoutMs = 30_000, mine } = options
   let unlocked = options.unlocked ?? false
   /** The gas of a request without any, on the signed-here path: the node's estimate + 20% (a revert throws here). */
-  const estimateGas = async (request: TxRequest) => ((await client.estimateGas({ account: account.address, to: request.to, data: request.data, value: request.value })) * 12n) / 10n
+  const estimateGas = async (request: TxRequest) =>
+    ((await client.estimateGas({
+      account: account.address,
+      to: request.to,
+      data: request.data,
+      value: request.value,
+    })) *
+      12n) /
+    10n
   const mined = new Map<Hash, TransactionReceipt>()
   let nonce: Promise<number> | undefined
   let nextNonce = 0
@@ -114,7 +122,10 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   async function takeNonce(): Promise<number> {
     if (!nonce) {
       nonce = client.getTransactionCount({ address: account.address, blockTag: 'pending' })
-      nonce.then((n) => (nextNonce = n), () => (nonce = undefined))
+      nonce.then(
+        (n) => (nextNonce = n),
+        () => (nonce = undefined),
+      )
     }
     const current = nonce
     await current
@@ -138,7 +149,11 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     const receipt = mine
       ? await sendAndMine(transaction, mine)
       : formatTransactionReceipt(
-          await client.request<{ Method: 'eth_sendTransactionSync'; Parameters: [object]; ReturnType: RpcTransactionReceipt }>({ method: 'eth_sendTransactionSync', params: [transaction] }),
+          await client.request<{
+            Method: 'eth_sendTransactionSync'
+            Parameters: [object]
+            ReturnType: RpcTransactionReceipt
+          }>({ method: 'eth_sendTransactionSync', params: [transaction] }),
         )
     mined.set(receipt.transactionHash, receipt)
     if (mined.size > minedMemory) mined.delete(mined.keys().next().value!)
@@ -146,8 +161,14 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   }
 
   /** `eth_sendTransaction` (the transaction is in the pool when it answers), a block mined, its receipt read. */
-  async function sendAndMine(transaction: object, mineNow: (sent?: Promise<unknown>) => Promise<void>): Promise<TransactionReceipt> {
-    const sending = client.request<{ Method: 'eth_sendTransaction'; Parameters: [object]; ReturnType: Hash }>({ method: 'eth_sendTransaction', params: [transaction] })
+  async function sendAndMine(
+    transaction: object,
+    mineNow: (sent?: Promise<unknown>) => Promise<void>,
+  ): Promise<TransactionReceipt> {
+    const sending = client.request<{ Method: 'eth_sendTransaction'; Parameters: [object]; ReturnType: Hash }>({
+      method: 'eth_sendTransaction',
+      params: [transaction],
+    })
     const mined = mineNow(sending)
     const hash = await sending
     await mined

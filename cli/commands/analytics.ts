@@ -11,7 +11,9 @@ const short = (hex: string) => (hex.length > 14 ? `${hex.slice(0, 8)}…${hex.sl
 /** `0.05 (0x833589…2913)`, in whole units when the token's decimals are known. */
 function revenueText(entry: { asset: string; amount: string }, decimals: Map<string, number>): string {
   const known = decimals.get(entry.asset)
-  return known === undefined ? `${entry.amount} units of ${short(entry.asset)}` : `${formatQuantity(entry.amount, known)} (${short(entry.asset)})`
+  return known === undefined
+    ? `${entry.amount} units of ${short(entry.asset)}`
+    : `${formatQuantity(entry.amount, known)} (${short(entry.asset)})`
 }
 
 /** `svc stats` and `svc settlements`. */
@@ -24,10 +26,17 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
         const days = parseInteger(call.options.days, '--days', 1, 365)
         const stats = await call.client().stats.overview({ days, api_id: call.options.api })
         if (call.out.isJson) return call.out.json(stats)
-        const decimals = new Map(stats.revenue.filter((r): r is StatsRevenue & { decimals: number } => r.decimals !== undefined).map((r) => [r.asset, r.decimals]))
-        const revenue = (list: { asset: string; amount: string }[]) => list.map((r) => revenueText(r, decimals)).join(', ') || '0'
+        const decimals = new Map(
+          stats.revenue
+            .filter((r): r is StatsRevenue & { decimals: number } => r.decimals !== undefined)
+            .map((r) => [r.asset, r.decimals]),
+        )
+        const revenue = (list: { asset: string; amount: string }[]) =>
+          list.map((r) => revenueText(r, decimals)).join(', ') || '0'
         const { totals } = stats
-        call.out.line(`${stats.from} to ${stats.to} (${stats.days} days), ${stats.api_id ? `API ${stats.api_id}` : 'all APIs'}`)
+        call.out.line(
+          `${stats.from} to ${stats.to} (${stats.days} days), ${stats.api_id ? `API ${stats.api_id}` : 'all APIs'}`,
+        )
         call.out.fields([
           ['requests', totals.requests],
           ['402 answers', totals.payment_required],
@@ -39,7 +48,14 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
         call.out.line()
         call.out.table(
           ['DAY', 'REQUESTS', '402', 'PAID', 'SETTLED', 'REVENUE'],
-          stats.daily.map((d) => [d.day, d.requests, d.payment_required, d.paid_requests, d.settlements, revenue(d.revenue)]),
+          stats.daily.map((d) => [
+            d.day,
+            d.requests,
+            d.payment_required,
+            d.paid_requests,
+            d.settlements,
+            revenue(d.revenue),
+          ]),
           '',
         )
       }),
@@ -54,12 +70,21 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
     .option('--cursor <cursor>', 'the next page: the cursor printed by the previous one')
     .option('--csv', 'write every matching settlement as CSV to stdout')
     .action(
-      action<{ api?: string; endpoint?: string; from?: string; to?: string; limit?: string; cursor?: string; csv?: boolean }>(ctx, async (call) => {
+      action<{
+        api?: string
+        endpoint?: string
+        from?: string
+        to?: string
+        limit?: string
+        cursor?: string
+        csv?: boolean
+      }>(ctx, async (call) => {
         const o = call.options
         const filter = { api_id: o.api, endpoint_id: o.endpoint, from: o.from, to: o.to }
         if (o.csv) {
           if (o.json) throw new UsageError('give --csv or --json, not both')
-          if (o.limit !== undefined || o.cursor !== undefined) throw new UsageError('--limit and --cursor do not apply to --csv: it has every matching row')
+          if (o.limit !== undefined || o.cursor !== undefined)
+            throw new UsageError('--limit and --cursor do not apply to --csv: it has every matching row')
           const csv = await call.client().settlements.csv(filter)
           call.io.stdout.write(csv)
           return
@@ -68,9 +93,20 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
         const page = await call.client().settlements.list({ ...filter, limit, cursor: o.cursor })
         if (call.out.isJson) return call.out.json(page)
         // Amounts of the Sandbox USDC read as USDC; other assets stay in atomic units.
-        const usdc = await call.client().config.localDev().then((c) => c.usdc.address.toLowerCase(), () => undefined)
-        call.out.table(['CREATED', 'API', 'REQUEST', 'AMOUNT', 'PAYER', 'TRANSACTION', 'ANSWER'], page.settlements.map((s) => settlementRow(s, usdc)), 'no settlements')
-        if (page.next_cursor) call.out.line(call.out.dim(`more: run again with --cursor ${page.next_cursor} (and the same filters)`))
+        const usdc = await call
+          .client()
+          .config.localDev()
+          .then(
+            (c) => c.usdc.address.toLowerCase(),
+            () => undefined,
+          )
+        call.out.table(
+          ['CREATED', 'API', 'REQUEST', 'AMOUNT', 'PAYER', 'TRANSACTION', 'ANSWER'],
+          page.settlements.map((s) => settlementRow(s, usdc)),
+          'no settlements',
+        )
+        if (page.next_cursor)
+          call.out.line(call.out.dim(`more: run again with --cursor ${page.next_cursor} (and the same filters)`))
       }),
     )
 }
@@ -82,5 +118,13 @@ function settlementRow(s: Settlement, usdc: string | undefined) {
   const sent = s.transaction || '- (nothing to transfer)'
   const transaction = s.old_chain ? `${sent} (earlier chain)` : sent
   // Charged without the answer: the buyer's connection went away after the settlement, or svc stopped mid-payment.
-  return [s.created_at, s.api_id, `${s.method} ${s.path}`, amount, s.payer, transaction, s.delivered ? 'delivered' : 'NOT DELIVERED']
+  return [
+    s.created_at,
+    s.api_id,
+    `${s.method} ${s.path}`,
+    amount,
+    s.payer,
+    transaction,
+    s.delivered ? 'delivered' : 'NOT DELIVERED',
+  ]
 }

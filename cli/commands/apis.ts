@@ -30,7 +30,8 @@ function apiFields(flags: ApiFlags): Partial<ApiInput> {
 }
 
 function withApiFlags(command: Command, required: boolean): Command {
-  const add = (flags: string, description: string) => (required ? command.requiredOption(flags, description) : command.option(flags, description))
+  const add = (flags: string, description: string) =>
+    required ? command.requiredOption(flags, description) : command.option(flags, description)
   add('--name <name>', 'display name')
   add('--slug <slug>', 'gateway subdomain: {slug}.localhost ({slug}.dev.localhost in the Sandbox)')
   add('--upstream <url>', 'base URL of the upstream API')
@@ -61,18 +62,23 @@ export function printApi(out: Output, api: Api) {
 export function registerApis(program: Command, ctx: CliContext) {
   const apis = program.command('apis').description('the APIs you sell through the gateway')
 
-  addCommand(apis, 'list', 'your APIs of the current environment')
-    .action(
-      action(ctx, async (call) => {
-        const list = await call.client().apis.list()
-        if (call.out.isJson) return call.out.json({ apis: list })
-        call.out.table(['ID', 'SLUG', 'NAME', 'ENV', 'GATEWAY'], list.map((a) => [a.id, a.slug, a.name, a.environment, a.gateway_url]), 'no APIs')
-      }),
-    )
+  addCommand(apis, 'list', 'your APIs of the current environment').action(
+    action(ctx, async (call) => {
+      const list = await call.client().apis.list()
+      if (call.out.isJson) return call.out.json({ apis: list })
+      call.out.table(
+        ['ID', 'SLUG', 'NAME', 'ENV', 'GATEWAY'],
+        list.map((a) => [a.id, a.slug, a.name, a.environment, a.gateway_url]),
+        'no APIs',
+      )
+    }),
+  )
 
   withApiFlags(addCommand(apis, 'create', 'register an API'), true).action(
     action<ApiFlags>(ctx, async (call) => {
-      const api = await call.client().apis.create({ pay_to_mode: 'user_wallet', ...apiFields(call.options) } as ApiInput)
+      const api = await call
+        .client()
+        .apis.create({ pay_to_mode: 'user_wallet', ...apiFields(call.options) } as ApiInput)
       if (call.out.isJson) return call.out.json(api)
       call.out.line(`created API ${call.out.bold(api.slug)} (${api.id}): ${api.gateway_url}`)
     }),
@@ -93,7 +99,8 @@ export function registerApis(program: Command, ctx: CliContext) {
     .action(
       action<ApiFlags>(ctx, async (call, id) => {
         const fields = apiFields(call.options)
-        if (Object.keys(fields).length === 0) throw new UsageError('nothing to change: give at least one field (see --help)')
+        if (Object.keys(fields).length === 0)
+          throw new UsageError('nothing to change: give at least one field (see --help)')
         const api = await call.client().apis.update(id!, fields)
         if (call.out.isJson) return call.out.json(api)
         printApi(call.out, api)

@@ -34,10 +34,18 @@ async function startSession(call: Call<Credentials>, kind: 'signup' | 'login') {
   const email = call.options.email!
   const password = await passwordOf(call)
   const settings = call.settings()
-  const session: Session = kind === 'signup' ? await call.client('public').auth.signup(email, password) : await logIn(call, email, password)
-  const path = writeSession(call.env, { jwt: session.token, email: session.user.email, base_url: settings.baseUrl, environment: settings.environment })
+  const session: Session =
+    kind === 'signup' ? await call.client('public').auth.signup(email, password) : await logIn(call, email, password)
+  const path = writeSession(call.env, {
+    jwt: session.token,
+    email: session.user.email,
+    base_url: settings.baseUrl,
+    environment: settings.environment,
+  })
   if (call.out.isJson) return call.out.json(session)
-  call.out.line(`${kind === 'signup' ? 'signed up' : 'logged in'} as ${session.user.email} at ${settings.baseUrl}; session saved to ${path}`)
+  call.out.line(
+    `${kind === 'signup' ? 'signed up' : 'logged in'} as ${session.user.email} at ${settings.baseUrl}; session saved to ${path}`,
+  )
   if (!session.user.email_verified)
     call.out.line(`verify your email before any change: \`svc outbox\` shows the mail, then \`svc verify-email TOKEN\``)
 }
@@ -45,22 +53,25 @@ async function startSession(call: Call<Credentials>, kind: 'signup' | 'login') {
 /** signup, login, logout, verify-email, outbox, whoami. */
 export function registerAuth(program: Command, ctx: CliContext) {
   for (const kind of ['signup', 'login'] as const) {
-    addCommand(program, kind, kind === 'signup' ? 'create an account and save its session' : 'log in and save the session')
+    addCommand(
+      program,
+      kind,
+      kind === 'signup' ? 'create an account and save its session' : 'log in and save the session',
+    )
       .requiredOption('--email <email>', 'the account email')
       .option('--password <password>', 'the password (or --password-stdin, or a prompt)')
       .option('--password-stdin', 'read the password from stdin')
       .action(action<Credentials>(ctx, (call) => startSession(call, kind)))
   }
 
-  addCommand(program, 'logout', 'remove the saved session')
-    .action(
-      action(ctx, async (call) => {
-        const path = configPath(call.env)
-        const removed = removeSession(call.env)
-        if (call.out.isJson) return call.out.json({ logged_out: removed, config_path: path })
-        call.out.line(removed ? `logged out (removed ${path})` : 'not logged in')
-      }),
-    )
+  addCommand(program, 'logout', 'remove the saved session').action(
+    action(ctx, async (call) => {
+      const path = configPath(call.env)
+      const removed = removeSession(call.env)
+      if (call.out.isJson) return call.out.json({ logged_out: removed, config_path: path })
+      call.out.line(removed ? `logged out (removed ${path})` : 'not logged in')
+    }),
+  )
 
   addCommand(program, 'verify-email', 'verify the account email with the token of the verification mail')
     .argument('<token>', 'the token from the mail (see `svc outbox`)')
@@ -88,18 +99,17 @@ export function registerAuth(program: Command, ctx: CliContext) {
       }),
     )
 
-  addCommand(program, 'whoami', 'the account, environment and scopes of the current credential')
-    .action(
-      action(ctx, async (call) => {
-        const me = await call.client('any').auth.me()
-        if (call.out.isJson) return call.out.json(me)
-        call.out.fields([
-          ['email', `${me.user.email}${me.user.email_verified ? '' : ' (not verified)'}`],
-          ['environment', me.environment],
-          ['credential', me.via === 'jwt' ? 'JWT' : 'API key'],
-          ['scopes', me.scopes ? me.scopes.join(', ') : 'all (JWT)'],
-          ['base url', call.settings().baseUrl],
-        ])
-      }),
-    )
+  addCommand(program, 'whoami', 'the account, environment and scopes of the current credential').action(
+    action(ctx, async (call) => {
+      const me = await call.client('any').auth.me()
+      if (call.out.isJson) return call.out.json(me)
+      call.out.fields([
+        ['email', `${me.user.email}${me.user.email_verified ? '' : ' (not verified)'}`],
+        ['environment', me.environment],
+        ['credential', me.via === 'jwt' ? 'JWT' : 'API key'],
+        ['scopes', me.scopes ? me.scopes.join(', ') : 'all (JWT)'],
+        ['base url', call.settings().baseUrl],
+      ])
+    }),
+  )
 }

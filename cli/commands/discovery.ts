@@ -13,13 +13,20 @@ export function registerDiscovery(program: Command, ctx: CliContext) {
           ['primary host', summary.primary_host],
           ['openapi', summary.openapi_url],
           ['x402 manifest', summary.well_known_url],
-          ['endpoints', `${summary.endpoint_count} (${summary.discoverable_endpoint_count} listed: enabled, not ephemeral)`],
+          [
+            'endpoints',
+            `${summary.endpoint_count} (${summary.discoverable_endpoint_count} listed: enabled, not ephemeral)`,
+          ],
         ])
         if (summary.host_urls.length > 1) {
           call.out.line()
           call.out.table(
             ['HOST', 'OPENAPI', 'MANIFEST'],
-            summary.host_urls.map((h) => [`${h.host}${h.is_primary ? ' (primary)' : ''}`, h.openapi_url, h.well_known_url]),
+            summary.host_urls.map((h) => [
+              `${h.host}${h.is_primary ? ' (primary)' : ''}`,
+              h.openapi_url,
+              h.well_known_url,
+            ]),
             '',
           )
         }

@@ -16,7 +16,14 @@ export function registerDomains(program: Command, ctx: CliContext) {
         const { type, name, value } = domain.verification_record
         call.out.line(`added ${domain.hostname} (${domain.id}), pending. Create these DNS records:`)
         call.out.line()
-        call.out.table(['TYPE', 'NAME', 'VALUE'], [[type, name, value], ['CNAME', domain.hostname, domain.cname_target]], '')
+        call.out.table(
+          ['TYPE', 'NAME', 'VALUE'],
+          [
+            [type, name, value],
+            ['CNAME', domain.hostname, domain.cname_target],
+          ],
+          '',
+        )
         call.out.line()
         call.out.line(`then run: svc domains verify ${domain.api_id} ${domain.id}`)
       }),
@@ -41,7 +48,11 @@ export function registerDomains(program: Command, ctx: CliContext) {
       action(ctx, async (call, apiId) => {
         const list = await call.client().domains.list(apiId!)
         if (call.out.isJson) return call.out.json({ domains: list })
-        call.out.table(['ID', 'HOSTNAME', 'STATUS', 'TXT NAME', 'TXT VALUE', 'VERIFIED'], list.map(domainRow), 'no custom domains')
+        call.out.table(
+          ['ID', 'HOSTNAME', 'STATUS', 'TXT NAME', 'TXT VALUE', 'VERIFIED'],
+          list.map(domainRow),
+          'no custom domains',
+        )
       }),
     )
 

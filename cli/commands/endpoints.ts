@@ -47,7 +47,7 @@ function printEndpoint(out: Output, e: Endpoint) {
 
 /** `svc endpoints add|list|update|remove`. */
 export function registerEndpoints(program: Command, ctx: CliContext) {
-  const endpoints = program.command('endpoints').description("the paid routes of an API and what they cost")
+  const endpoints = program.command('endpoints').description('the paid routes of an API and what they cost')
 
   const add = addCommand(endpoints, 'add', 'add a paid route to an API')
     .argument('<api-id>', 'the API id')
@@ -57,7 +57,11 @@ export function registerEndpoints(program: Command, ctx: CliContext) {
     .option('--asset <address>', 'token contract (default in the Sandbox: its USDC)')
     .option('--network <caip2>', 'CAIP-2 network (default in the Sandbox: eip155:845320402)')
     .option('--max-timeout <seconds>', 'payment validity window (default 300)')
-    .option('--scheme <scheme>', 'exact (the price is charged) or upto (the price is a maximum; the upstream says what is charged in its Settlement-Overrides header)', 'exact')
+    .option(
+      '--scheme <scheme>',
+      'exact (the price is charged) or upto (the price is a maximum; the upstream says what is charged in its Settlement-Overrides header)',
+      'exact',
+    )
     .option('--transfer-method <method>', 'eip3009 (default for exact) or permit2 (always for upto)')
     .option('--ttl <seconds>', 'an ephemeral endpoint: removed after its first payment or this many seconds')
     .action(
@@ -78,7 +82,9 @@ export function registerEndpoints(program: Command, ctx: CliContext) {
           ...(ttlSeconds === undefined ? {} : { ttl: ttlSeconds }),
         })
         if (call.out.isJson) return call.out.json(endpoint)
-        call.out.line(`added ${endpoint.method} ${endpoint.path_pattern} (${endpoint.id}) at ${describeAccept(endpoint.accepts[0]!)}`)
+        call.out.line(
+          `added ${endpoint.method} ${endpoint.path_pattern} (${endpoint.id}) at ${describeAccept(endpoint.accepts[0]!)}`,
+        )
       }),
     )
 
@@ -118,7 +124,8 @@ export function registerEndpoints(program: Command, ctx: CliContext) {
         ...(responseSchema === undefined ? {} : { response_schema: responseSchema }),
         ...(o.description === undefined ? {} : { description: o.description === '' ? null : o.description }),
       }
-      if (amount === undefined && Object.keys(input).length === 0) throw new UsageError('nothing to change: give at least one option (see --help)')
+      if (amount === undefined && Object.keys(input).length === 0)
+        throw new UsageError('nothing to change: give at least one option (see --help)')
       const client = call.client()
       if (amount !== undefined) {
         // A new price applies to every accept option, keeping its network, asset and window.

@@ -70,7 +70,9 @@ export function registerHosts(program: Command, ctx: CliContext) {
             writeFileSync(path, after)
           } catch (error) {
             const code = (error as NodeJS.ErrnoException).code
-            throw new SvcError(`cannot write ${path} (${code ?? (error as Error).message})${code === 'EACCES' || code === 'EPERM' ? ': try sudo' : ''}`)
+            throw new SvcError(
+              `cannot write ${path} (${code ?? (error as Error).message})${code === 'EACCES' || code === 'EPERM' ? ': try sudo' : ''}`,
+            )
           }
         }
         if (call.out.isJson) return call.out.json({ path, address, names, changed })

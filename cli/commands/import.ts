@@ -24,7 +24,9 @@ export function registerImport(program: Command, ctx: CliContext) {
         const { operations } = await client.openapi.parse(spec)
         const result = await client.openapi.import(apiId!, operations, accepts)
         if (call.out.isJson) return call.out.json(result)
-        call.out.line(`created ${result.created.length}, skipped ${result.skipped.length} (of ${operations.length} operations)`)
+        call.out.line(
+          `created ${result.created.length}, skipped ${result.skipped.length} (of ${operations.length} operations)`,
+        )
         if (result.created.length) {
           call.out.line()
           call.out.table(endpointHeaders, result.created.map(endpointRow), '')

@@ -17,24 +17,27 @@ export function registerKeys(program: Command, ctx: CliContext) {
     .action(
       action<{ name: string; scopes?: string; preset?: string }>(ctx, async (call) => {
         const { name, scopes, preset } = call.options
-        if ((scopes === undefined) === (preset === undefined)) throw new UsageError('give --scopes or --preset (one of them)')
-        if (preset !== undefined && !presets.includes(preset)) throw new UsageError(`--preset must be one of ${presets.join(', ')}, got "${preset}"`)
+        if ((scopes === undefined) === (preset === undefined))
+          throw new UsageError('give --scopes or --preset (one of them)')
+        if (preset !== undefined && !presets.includes(preset))
+          throw new UsageError(`--preset must be one of ${presets.join(', ')}, got "${preset}"`)
         const client = call.client('jwt')
         const key = await client.keys.create(preset ? { name, preset } : { name, scopes: parseList(scopes!) })
         if (call.out.isJson) return call.out.json(key)
-        call.out.line(`created ${key.environment} key ${call.out.bold(key.name)} (${key.id}) with ${key.scopes.join(', ')}`)
+        call.out.line(
+          `created ${key.environment} key ${call.out.bold(key.name)} (${key.id}) with ${key.scopes.join(', ')}`,
+        )
         call.out.line(`secret (shown only this once): ${key.key}`)
       }),
     )
 
-  addCommand(keys, 'list', "the account's keys of the current environment")
-    .action(
-      action(ctx, async (call) => {
-        const list = await call.client('jwt').keys.list()
-        if (call.out.isJson) return call.out.json({ api_keys: list })
-        call.out.table(['ID', 'NAME', 'PREFIX', 'ENV', 'SCOPES', 'LAST USED', 'STATUS'], list.map(keyRow), 'no API keys')
-      }),
-    )
+  addCommand(keys, 'list', "the account's keys of the current environment").action(
+    action(ctx, async (call) => {
+      const list = await call.client('jwt').keys.list()
+      if (call.out.isJson) return call.out.json({ api_keys: list })
+      call.out.table(['ID', 'NAME', 'PREFIX', 'ENV', 'SCOPES', 'LAST USED', 'STATUS'], list.map(keyRow), 'no API keys')
+    }),
+  )
 
   addCommand(keys, 'revoke', 'revoke a key (harmless if it already is)')
     .argument('<id>', 'the key id')
@@ -48,5 +51,13 @@ export function registerKeys(program: Command, ctx: CliContext) {
 }
 
 function keyRow(key: ApiKey) {
-  return [key.id, key.name, key.prefix, key.environment, key.scopes.join(','), key.last_used_at, key.revoked_at ? 'revoked' : 'active']
+  return [
+    key.id,
+    key.name,
+    key.prefix,
+    key.environment,
+    key.scopes.join(','),
+    key.last_used_at,
+    key.revoked_at ? 'revoked' : 'active',
+  ]
 }

@@ -18,7 +18,12 @@ const short = (hex: string) => (hex.length > 14 ? `${hex.slice(0, 8)}…${hex.sl
 
 /** One event as a line: time, type, API and request, amount, and what became of it. */
 export function eventLine(event: PaymentEvent): string {
-  const amount = event.amount === null ? '' : event.asset?.toLowerCase() === usdcAddress.toLowerCase() ? `${formatUsdc(event.amount)} USDC` : `${event.amount} units`
+  const amount =
+    event.amount === null
+      ? ''
+      : event.asset?.toLowerCase() === usdcAddress.toLowerCase()
+        ? `${formatUsdc(event.amount)} USDC`
+        : `${event.amount} units`
   const detail =
     event.type === 'payment.settled'
       ? `from ${short(event.payer ?? '')} tx ${short(event.transaction ?? '')}`
@@ -29,14 +34,23 @@ export function eventLine(event: PaymentEvent): string {
           : event.type === 'payment.verified'
             ? `from ${short(event.payer ?? '')}`
             : ''
-  return [event.created_at.slice(11, 23), event.type.padEnd(16), `${event.api_slug} ${event.method} ${event.path}`, amount, detail].filter(Boolean).join('  ')
+  return [
+    event.created_at.slice(11, 23),
+    event.type.padEnd(16),
+    `${event.api_slug} ${event.method} ${event.path}`,
+    amount,
+    detail,
+  ]
+    .filter(Boolean)
+    .join('  ')
 }
 
 /** The credential headers of the stream (as the SDK sends them): the API key, else the JWT and its environment. */
 function credentialHeaders(call: Call<object>): Record<string, string> {
   const settings = call.settings()
   if (settings.apiKey) return { 'x-api-key': settings.apiKey }
-  if (settings.jwt) return { authorization: `Bearer ${settings.jwt}`, 'x-svc-environment': requestEnvironment(settings) }
+  if (settings.jwt)
+    return { authorization: `Bearer ${settings.jwt}`, 'x-svc-environment': requestEnvironment(settings) }
   throw new UsageError('not logged in: run `svc login` (or `svc signup`), or set SVC_API_KEY or SVC_JWT')
 }
 
@@ -47,7 +61,8 @@ function checkForwardUrl(value: string): string {
   } catch {
     throw new UsageError(`--forward-to is not a URL: "${value}"`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--forward-to must be an http(s) URL: "${value}"`)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--forward-to must be an http(s) URL: "${value}"`)
   return url.href
 }
 
@@ -55,10 +70,15 @@ function checkForwardUrl(value: string): string {
 export function registerListen(program: Command, ctx: CliContext) {
   program
     .command('listen')
-    .description('print payment events as they happen (402 offered, verified, settled, failed, upstream failed); Ctrl-C stops')
+    .description(
+      'print payment events as they happen (402 offered, verified, settled, failed, upstream failed); Ctrl-C stops',
+    )
     .option('--json', 'one JSON object a line, one per event')
     .option('--api <slug>', 'only this API')
-    .option('--forward-to <url>', 'POST each event as JSON to this URL, signed (svc-signature header), retried with backoff')
+    .option(
+      '--forward-to <url>',
+      'POST each event as JSON to this URL, signed (svc-signature header), retried with backoff',
+    )
     .option('--secret <secret>', 'the signing secret of --forward-to (default: a new one, printed at start)')
     .addHelpText(
       'after',
@@ -74,12 +94,16 @@ export function registerListen(program: Command, ctx: CliContext) {
         const settings = call.settings()
         const client = call.client()
         // The slug is looked up (an unknown one is an error); a key without apis:read filters by the events' slug instead.
-        const apis = api === undefined ? undefined : await client.apis.list().catch((error: unknown) => {
-          if (error instanceof SvcApiError && error.status === 403) return undefined
-          throw error
-        })
+        const apis =
+          api === undefined
+            ? undefined
+            : await client.apis.list().catch((error: unknown) => {
+                if (error instanceof SvcApiError && error.status === 403) return undefined
+                throw error
+              })
         const apiId = apis?.find((candidate) => candidate.slug === api)?.id
-        if (apis && apiId === undefined) throw new SvcError(`no API with the slug "${api}" in ${requestEnvironment(settings)}`)
+        if (apis && apiId === undefined)
+          throw new SvcError(`no API with the slug "${api}" in ${requestEnvironment(settings)}`)
 
         const note = (line: string) => ctx.io.stderr.write(`${line}\n`)
         const secret = givenSecret ?? `whsec_${randomBytes(24).toString('hex')}`
@@ -91,7 +115,10 @@ export function registerListen(program: Command, ctx: CliContext) {
                 secret,
                 onResult: (event, result) => {
                   if (result.dropped) note(`svc: dropped ${event.id}: more than 1000 events wait for ${url}`)
-                  else if (!result.ok) note(`svc: could not deliver ${event.id} to ${url} after ${result.attempts} attempts (${result.status || result.error})`)
+                  else if (!result.ok)
+                    note(
+                      `svc: could not deliver ${event.id} to ${url} after ${result.attempts} attempts (${result.status || result.error})`,
+                    )
                   else if (!call.out.isJson) note(`  → ${event.id} delivered to ${url} (${result.status})`)
                 },
               })
@@ -107,7 +134,13 @@ export function registerListen(program: Command, ctx: CliContext) {
           while (!stop.signal.aborted) {
             let events: AsyncIterable<PaymentEvent>
             try {
-              events = await openEventStream({ baseUrl: settings.baseUrl, headers, apiId, lastEventId, signal: stop.signal })
+              events = await openEventStream({
+                baseUrl: settings.baseUrl,
+                headers,
+                apiId,
+                lastEventId,
+                signal: stop.signal,
+              })
             } catch (error) {
               if (stop.signal.aborted) break
               // Refused (credential, scope, API): say so and stop. Unreachable after a first connection: wait and retry.
@@ -116,7 +149,9 @@ export function registerListen(program: Command, ctx: CliContext) {
               wait = Math.min(wait * 2, reconnectMs.most)
               continue
             }
-            note(`${connected ? 'reconnected: listening' : 'listening'} for payment events of ${api ?? 'every API'} (${requestEnvironment(settings)}) on ${settings.baseUrl}; Ctrl-C stops`)
+            note(
+              `${connected ? 'reconnected: listening' : 'listening'} for payment events of ${api ?? 'every API'} (${requestEnvironment(settings)}) on ${settings.baseUrl}; Ctrl-C stops`,
+            )
             connected = true
             wait = reconnectMs.first
             for await (const event of events) {

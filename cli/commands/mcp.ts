@@ -17,7 +17,8 @@ export type McpSettings = { apiKey: string; baseUrl: string; environment: Enviro
 export function mcpSettings(flags: GlobalOptions, env: NodeJS.ProcessEnv): McpSettings {
   const apiKey = (flags.apiKey || env.SVC_API_KEY || '').trim()
   if (!apiKey) {
-    if (flags.jwt || env.SVC_JWT) throw new UsageError('svc mcp takes API keys only: set SVC_API_KEY (a JWT is not accepted)')
+    if (flags.jwt || env.SVC_JWT)
+      throw new UsageError('svc mcp takes API keys only: set SVC_API_KEY (a JWT is not accepted)')
     throw new UsageError('svc mcp needs an API key: set SVC_API_KEY (create one with `svc keys create`); API keys only')
   }
   const environment = keyEnvironment(apiKey)

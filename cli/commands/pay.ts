@@ -25,10 +25,13 @@ const usdc = { network: sandboxNetwork, address: usdcAddress }
 
 /** Why the client would not pay a 402's offers, in the buyer's terms; undefined when it is not the price or the asset. */
 function refusalReason(offers: Offer[], maxAmount: string, maxText: string): string | undefined {
-  const ours = offers.filter((offer) => offer.network === usdc.network && offer.asset.toLowerCase() === usdc.address.toLowerCase())
+  const ours = offers.filter(
+    (offer) => offer.network === usdc.network && offer.asset.toLowerCase() === usdc.address.toLowerCase(),
+  )
   if (ours.length === 0) return `the gateway asks for no Sandbox USDC on ${usdc.network}`
   const cheapest = ours.reduce((a, b) => (BigInt(a.amount) <= BigInt(b.amount) ? a : b))
-  if (BigInt(cheapest.amount) > BigInt(maxAmount)) return `the price ${describeAccept(cheapest)} is above --max-amount ${maxText} USDC`
+  if (BigInt(cheapest.amount) > BigInt(maxAmount))
+    return `the price ${describeAccept(cheapest)} is above --max-amount ${maxText} USDC`
   return undefined
 }
 
@@ -60,21 +63,37 @@ function requestHeaders(flags: string[] | undefined, body: string | undefined): 
  * the price it names).
  */
 export function registerPay(program: Command, ctx: CliContext) {
-  addCommand(program, 'pay', 'request a gateway URL as a buyer and pay its 402 with SVC_EVM_PRIVATE_KEY (the Sandbox USDC)')
+  addCommand(
+    program,
+    'pay',
+    'request a gateway URL as a buyer and pay its 402 with SVC_EVM_PRIVATE_KEY (the Sandbox USDC)',
+  )
     .argument('<url>', 'a gateway URL, e.g. http://weather.dev.localhost:4020/forecast/paris')
     .option('--method <method>', 'HTTP method (default GET, or POST with --data)')
-    .option('--data <body>', 'request body; @FILE reads it from a file; sent as application/json when it is JSON and no --header gives a content type')
-    .option('--header <name:value>', 'a request header; repeatable', (value: string, previous: string[] = []) => [...previous, value])
+    .option(
+      '--data <body>',
+      'request body; @FILE reads it from a file; sent as application/json when it is JSON and no --header gives a content type',
+    )
+    .option('--header <name:value>', 'a request header; repeatable', (value: string, previous: string[] = []) => [
+      ...previous,
+      value,
+    ])
     .option('--max-amount <usdc>', 'the most one payment may cost, in USDC (for upto: the maximum it signs)', '1')
-    .option('--rpc-url <url>', 'the Sandbox chain RPC (default: SVC_RPC_URL): lets a Permit2 payment sign an EIP-2612 permit where the gateway sponsors it, instead of needing an approval (svc faucet --approve-permit2)')
+    .option(
+      '--rpc-url <url>',
+      'the Sandbox chain RPC (default: SVC_RPC_URL): lets a Permit2 payment sign an EIP-2612 permit where the gateway sponsors it, instead of needing an approval (svc faucet --approve-permit2)',
+    )
     .action(
       action<PayFlags>(ctx, async (call, url) => {
         const privateKey = call.env.SVC_EVM_PRIVATE_KEY?.trim()
-        if (!privateKey) throw new UsageError("`svc pay` needs SVC_EVM_PRIVATE_KEY: the buyer's private key (0x and 64 hex digits)")
-        if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey)) throw new UsageError('SVC_EVM_PRIVATE_KEY must be 0x and 64 hex digits')
+        if (!privateKey)
+          throw new UsageError("`svc pay` needs SVC_EVM_PRIVATE_KEY: the buyer's private key (0x and 64 hex digits)")
+        if (!/^0x[0-9a-fA-F]{64}$/.test(privateKey))
+          throw new UsageError('SVC_EVM_PRIVATE_KEY must be 0x and 64 hex digits')
         const maxAmount = parseDecimalAmount(call.options.maxAmount, '--max-amount')
         const { data } = call.options
-        const body = data === undefined ? undefined : data.startsWith('@') ? readTextFile(data.slice(1), 'the --data file') : data
+        const body =
+          data === undefined ? undefined : data.startsWith('@') ? readTextFile(data.slice(1), 'the --data file') : data
         const headers = requestHeaders(call.options.header, body)
         const method = (call.options.method ?? (body === undefined ? 'GET' : 'POST')).toUpperCase()
         if (!URL.canParse(url!)) throw new UsageError(`not a URL: "${url}"`)
@@ -82,20 +101,39 @@ export function registerPay(program: Command, ctx: CliContext) {
         // What the client may pay: the Sandbox USDC, up to --max-amount per payment. The URL and its 402 say the rest
         // (network, asset, price, EIP-712 domain): no control plane is asked, so any sandbox on any port works.
         const rpcUrl = call.options.rpcUrl ?? call.env.SVC_RPC_URL?.trim()
-        if (rpcUrl !== undefined && !URL.canParse(rpcUrl)) throw new UsageError(`--rpc-url (or SVC_RPC_URL) is not a URL: "${rpcUrl}"`)
-        const [{ x402Client, wrapFetchWithPayment, decodePaymentResponseHeader }, { decodePaymentRequiredHeader }, { ExactEvmScheme }, { UptoEvmScheme }, { privateKeyToAccount }] =
-          await Promise.all([import('@x402/fetch'), import('@x402/core/http'), import('@x402/evm/exact/client'), import('@x402/evm/upto/client'), import('viem/accounts')])
+        if (rpcUrl !== undefined && !URL.canParse(rpcUrl))
+          throw new UsageError(`--rpc-url (or SVC_RPC_URL) is not a URL: "${rpcUrl}"`)
+        const [
+          { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader },
+          { decodePaymentRequiredHeader },
+          { ExactEvmScheme },
+          { UptoEvmScheme },
+          { privateKeyToAccount },
+        ] = await Promise.all([
+          import('@x402/fetch'),
+          import('@x402/core/http'),
+          import('@x402/evm/exact/client'),
+          import('@x402/evm/upto/client'),
+          import('viem/accounts'),
+        ])
         const account = privateKeyToAccount(privateKey as `0x${string}`)
         const rpc = rpcUrl ? { rpcUrl } : undefined
-        const client = new x402Client().register(usdc.network, new ExactEvmScheme(account, rpc)).register(usdc.network, new UptoEvmScheme(account, rpc))
-        client.setSpendControls({ allowedAssets: [{ network: usdc.network, asset: usdc.address, maxAmountPerPayment: maxAmount }] })
+        const client = new x402Client()
+          .register(usdc.network, new ExactEvmScheme(account, rpc))
+          .register(usdc.network, new UptoEvmScheme(account, rpc))
+        client.setSpendControls({
+          allowedAssets: [{ network: usdc.network, asset: usdc.address, maxAmountPerPayment: maxAmount }],
+        })
         // The last PAYMENT-REQUIRED seen, to explain a refusal.
         let required: string | null = null
-        const pay = wrapFetchWithPayment((async (request: Request) => {
-          const response = await requestFetch(request)
-          if (response.status === 402) required = response.headers.get('payment-required')
-          return response
-        }) as typeof fetch, client)
+        const pay = wrapFetchWithPayment(
+          (async (request: Request) => {
+            const response = await requestFetch(request)
+            if (response.status === 402) required = response.headers.get('payment-required')
+            return response
+          }) as typeof fetch,
+          client,
+        )
 
         let response: Response
         try {
@@ -120,7 +158,9 @@ export function registerPay(program: Command, ctx: CliContext) {
           // An upto payment names what it charged (0 settles without a transaction).
           const charged = settlement?.amount === undefined ? '' : ` charged ${formatUsdc(settlement.amount)} USDC`
           if (settlement)
-            call.out.line(`paid: ${settlement.success ? 'settled' : 'failed'}${charged} tx ${settlement.transaction || '-'} on ${settlement.network}${settlement.payer ? ` by ${settlement.payer}` : ''}`)
+            call.out.line(
+              `paid: ${settlement.success ? 'settled' : 'failed'}${charged} tx ${settlement.transaction || '-'} on ${settlement.network}${settlement.payer ? ` by ${settlement.payer}` : ''}`,
+            )
           else call.out.line(call.out.dim('no PAYMENT-RESPONSE (nothing was paid)'))
           if (text) call.out.line(text.replace(/\n$/, ''))
         }

@@ -20,7 +20,8 @@ async function waitForUsdc(client: SvcClient, address: string): Promise<Balances
   for (;;) {
     const balances = await client.sandbox.balances(address)
     if (BigInt(balances.usdc_base) > 0n) return balances
-    if (Date.now() > deadline) throw new SvcError(`no USDC arrived at ${address} within ${waitMs / 1000} s: try \`svc faucet\``)
+    if (Date.now() > deadline)
+      throw new SvcError(`no USDC arrived at ${address} within ${waitMs / 1000} s: try \`svc faucet\``)
     await sleep(pollMs)
   }
 }
@@ -39,7 +40,12 @@ async function showWallet(call: Call<{ wait?: boolean }>, client: SvcClient, wal
   call.out.fields([
     ['address', wallet.address],
     ['private key', `${wallet.private_key_redacted}  ${call.out.dim('(hidden; --json shows it)')}`],
-    ['funding', wallet.funding === 'started' ? 'started (ETH and USDC arrive in the background; --wait waits for them)' : 'existing'],
+    [
+      'funding',
+      wallet.funding === 'started'
+        ? 'started (ETH and USDC arrive in the background; --wait waits for them)'
+        : 'existing',
+    ],
     ['created', wallet.created_at],
     ...(balances ? balanceFields(balances) : []),
   ])
@@ -47,7 +53,9 @@ async function showWallet(call: Call<{ wait?: boolean }>, client: SvcClient, wal
 
 /** `svc sandbox-wallet get|reset`, `svc balances`, `svc faucet`: JWT plus the development environment. */
 export function registerSandbox(program: Command, ctx: CliContext) {
-  const wallet = program.command('sandbox-wallet').description('your platform-managed, funded Sandbox wallet (needs a JWT)')
+  const wallet = program
+    .command('sandbox-wallet')
+    .description('your platform-managed, funded Sandbox wallet (needs a JWT)')
 
   addCommand(wallet, 'get', 'the wallet, created and funded if missing (the default)', { isDefault: true })
     .option('--wait', `wait until its USDC has arrived (at most ${waitMs / 1000} s)`)
@@ -86,9 +94,11 @@ export function registerSandbox(program: Command, ctx: CliContext) {
     .action(
       action<{ asset: string; amount?: string; approvePermit2?: boolean }>(ctx, async (call, address) => {
         const { asset, amount, approvePermit2 } = call.options
-        if (!assets.includes(asset as Asset)) throw new UsageError(`--asset must be one of ${assets.join(', ')}, got "${asset}"`)
+        if (!assets.includes(asset as Asset))
+          throw new UsageError(`--asset must be one of ${assets.join(', ')}, got "${asset}"`)
         if (amount !== undefined && asset === 'all') throw new UsageError('--amount needs --asset eth or --asset usdc')
-        if (amount !== undefined && !/^\d{1,30}(\.\d{1,18})?$/.test(amount)) throw new UsageError(`--amount must be a decimal number like 2.5, got "${amount}"`)
+        if (amount !== undefined && !/^\d{1,30}(\.\d{1,18})?$/.test(amount))
+          throw new UsageError(`--amount must be a decimal number like 2.5, got "${amount}"`)
         const client = call.client('sandbox')
         const to = address ?? (await client.sandbox.wallet()).address
         const result = await client.sandbox.faucet(to, asset as Asset, amount, { approvePermit2 })
@@ -97,8 +107,11 @@ export function registerSandbox(program: Command, ctx: CliContext) {
           result.funded.eth_wei ? `${formatQuantity(result.funded.eth_wei, 18)} ETH` : undefined,
           result.funded.usdc_base ? `${formatUsdc(result.funded.usdc_base)} USDC` : undefined,
         ].filter(Boolean)
-        call.out.line(`sent ${sent.join(' and ') || 'nothing'} to ${result.address}${result.transactions.usdc ? ` (USDC tx ${result.transactions.usdc})` : ''}`)
-        if (result.transactions.permit2_approval) call.out.line(`approved Permit2 for its USDC (tx ${result.transactions.permit2_approval})`)
+        call.out.line(
+          `sent ${sent.join(' and ') || 'nothing'} to ${result.address}${result.transactions.usdc ? ` (USDC tx ${result.transactions.usdc})` : ''}`,
+        )
+        if (result.transactions.permit2_approval)
+          call.out.line(`approved Permit2 for its USDC (tx ${result.transactions.permit2_approval})`)
         call.out.fields(balanceFields(result.balances))
       }),
     )

@@ -13,14 +13,17 @@ export function sandboxControl(call: Call<object>): SvcClient {
 
 /** `svc snapshot`, `svc revert ID`, `svc snapshots`: whole-sandbox snapshots (chain and control-plane state together). */
 export function registerSnapshots(program: Command, ctx: CliContext) {
-  addCommand(program, 'snapshot', 'snapshot the whole Sandbox (chain, accounts, APIs, settlements, svc\'s clock); prints its id')
-    .action(
-      action(ctx, async (call) => {
-        const snapshot = await sandboxControl(call).snapshots.take()
-        if (call.out.isJson) return call.out.json(snapshot)
-        call.out.line(snapshot.id)
-      }),
-    )
+  addCommand(
+    program,
+    'snapshot',
+    "snapshot the whole Sandbox (chain, accounts, APIs, settlements, svc's clock); prints its id",
+  ).action(
+    action(ctx, async (call) => {
+      const snapshot = await sandboxControl(call).snapshots.take()
+      if (call.out.isJson) return call.out.json(snapshot)
+      call.out.line(snapshot.id)
+    }),
+  )
 
   addCommand(program, 'revert', 'put the whole Sandbox back as it was at a snapshot (the snapshot stays usable)')
     .argument('<id>', 'the id `svc snapshot` printed')
@@ -28,17 +31,27 @@ export function registerSnapshots(program: Command, ctx: CliContext) {
       action(ctx, async (call, id) => {
         const reverted = await sandboxControl(call).snapshots.revert(id!)
         if (call.out.isJson) return call.out.json(reverted)
-        call.out.line(`reverted to ${reverted.id} (block ${reverted.chain_block}, taken ${reverted.created_at}) in ${reverted.took_ms} ms`)
-        if (reverted.discarded.length > 0) call.out.line(call.out.dim(`discarded the snapshots taken after it: ${reverted.discarded.join(', ')}`))
+        call.out.line(
+          `reverted to ${reverted.id} (block ${reverted.chain_block}, taken ${reverted.created_at}) in ${reverted.took_ms} ms`,
+        )
+        if (reverted.discarded.length > 0)
+          call.out.line(call.out.dim(`discarded the snapshots taken after it: ${reverted.discarded.join(', ')}`))
       }),
     )
 
-  addCommand(program, 'snapshots', 'the snapshots that can be reverted to (they last as long as the chain runs)')
-    .action(
-      action(ctx, async (call) => {
-        const snapshots = await sandboxControl(call).snapshots.list()
-        if (call.out.isJson) return call.out.json({ snapshots })
-        call.out.table(['ID', 'BLOCK', 'TAKEN'], snapshots.map((s) => [s.id, s.chain_block, s.created_at]), 'no snapshots')
-      }),
-    )
+  addCommand(
+    program,
+    'snapshots',
+    'the snapshots that can be reverted to (they last as long as the chain runs)',
+  ).action(
+    action(ctx, async (call) => {
+      const snapshots = await sandboxControl(call).snapshots.list()
+      if (call.out.isJson) return call.out.json({ snapshots })
+      call.out.table(
+        ['ID', 'BLOCK', 'TAKEN'],
+        snapshots.map((s) => [s.id, s.chain_block, s.created_at]),
+        'no snapshots',
+      )
+    }),
+  )
 }

@@ -10,7 +10,8 @@ const units: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 export function parseDuration(text: string): number {
   const match = /^(\d{1,12})([smhd]?)$/.exec(text.trim())
   const seconds = match ? Number(match[1]) * units[match[2] || 's']! : Number.NaN
-  if (!Number.isSafeInteger(seconds) || seconds < 1) throw new UsageError(`SECONDS must be a whole number of seconds (or 15m, 2h, 8d), got "${text}"`)
+  if (!Number.isSafeInteger(seconds) || seconds < 1)
+    throw new UsageError(`SECONDS must be a whole number of seconds (or 15m, 2h, 8d), got "${text}"`)
   return seconds
 }
 
@@ -19,21 +20,29 @@ function showTime(call: Call<object>, time: SandboxTime) {
   call.out.fields([
     ['chain', `${new Date(time.chain_time * 1000).toISOString()}  ${call.out.dim(`(block ${time.chain_block})`)}`],
     ['svc', time.svc_time],
-    ['offset', time.offset_seconds === 0 ? '0 s (the machine\'s time)' : `+${time.offset_seconds} s`],
+    ['offset', time.offset_seconds === 0 ? "0 s (the machine's time)" : `+${time.offset_seconds} s`],
   ])
 }
 
 /** `svc time [advance SECONDS]`: the chain's time and svc's own clock, moved together. */
 export function registerTime(program: Command, ctx: CliContext) {
-  const time = program.command('time').description("the Sandbox chain's time and svc's own clock; `advance` moves both (time travel)")
+  const time = program
+    .command('time')
+    .description("the Sandbox chain's time and svc's own clock; `advance` moves both (time travel)")
 
   addCommand(time, 'show', 'both clocks (the default)', { isDefault: true }).action(
     action(ctx, async (call) => showTime(call, await sandboxControl(call).time.get())),
   )
 
-  addCommand(time, 'advance', 'move the chain and svc forward together: ttl endpoints expire, old authorizations and JWTs are refused')
+  addCommand(
+    time,
+    'advance',
+    'move the chain and svc forward together: ttl endpoints expire, old authorizations and JWTs are refused',
+  )
     .argument('<seconds>', 'how far: seconds, or with a unit (15m, 2h, 8d)')
     .action(
-      action(ctx, async (call, seconds) => showTime(call, await sandboxControl(call).time.advance(parseDuration(seconds!)))),
+      action(ctx, async (call, seconds) =>
+        showTime(call, await sandboxControl(call).time.advance(parseDuration(seconds!))),
+      ),
     )
 }

@@ -33,23 +33,49 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
     .command('up')
     .description('start the sandbox: chain, chain manager, facilitator, control planes and gateway')
     .option('--json', 'print exactly one JSON line with the URLs when ready')
-    .option('--port <port>', 'port of the control planes and the gateway; 0 picks a free one', env.SVC_PORT ?? String(defaultPort))
-    .option('--data-dir <dir>', 'where the database and the install secrets live (SVC_DATA_DIR)', env.SVC_DATA_DIR ?? join(homedir(), '.svc'))
+    .option(
+      '--port <port>',
+      'port of the control planes and the gateway; 0 picks a free one',
+      env.SVC_PORT ?? String(defaultPort),
+    )
+    .option(
+      '--data-dir <dir>',
+      'where the database and the install secrets live (SVC_DATA_DIR)',
+      env.SVC_DATA_DIR ?? join(homedir(), '.svc'),
+    )
     .option('--ephemeral', 'keep data in a temporary directory, removed on exit')
-    .option('--fresh-chain', 'start the chain empty even when the data dir holds one (its Sandbox wallets are funded again)')
-    .option('--auto-verify', 'mark new accounts verified at once (SVC_AUTO_VERIFY=1)', ['1', 'true'].includes(env.SVC_AUTO_VERIFY ?? ''))
+    .option(
+      '--fresh-chain',
+      'start the chain empty even when the data dir holds one (its Sandbox wallets are funded again)',
+    )
+    .option(
+      '--auto-verify',
+      'mark new accounts verified at once (SVC_AUTO_VERIFY=1)',
+      ['1', 'true'].includes(env.SVC_AUTO_VERIFY ?? ''),
+    )
     .option('--fork-url <url>', 'fork this chain instead of starting offline (SVC_FORK_URL)', env.SVC_FORK_URL)
     .option('--facilitator-url <url>', 'facilitator of production APIs (SVC_FACILITATOR_URL)', env.SVC_FACILITATOR_URL)
-    .option('--dns-servers <list>', 'DNS servers for custom-domain checks, comma-separated host[:port] (SVC_DNS_SERVERS)', env.SVC_DNS_SERVERS)
-    .option('--seed <file>', 'apply a seed file once started (account, keys, APIs, endpoints); see fixtures/demo-seed.yaml')
+    .option(
+      '--dns-servers <list>',
+      'DNS servers for custom-domain checks, comma-separated host[:port] (SVC_DNS_SERVERS)',
+      env.SVC_DNS_SERVERS,
+    )
+    .option(
+      '--seed <file>',
+      'apply a seed file once started (account, keys, APIs, endpoints); see fixtures/demo-seed.yaml',
+    )
     .option('--no-tui', 'no dashboard: print the URLs and run until Ctrl-C (the default when stdout is not a terminal)')
     .option('--rpc-port <port>', 'port of the chain RPC; 0 picks a free one', '0')
     .option('--chain-manager-port <port>', 'port of the chain manager; 0 picks a free one', '0')
     .option('--facilitator-port <port>', 'port of the facilitator; 0 picks a free one', '0')
-    .option('--no-watch-parent', 'keep running when the process that started svc exits (by default svc stops with it, e.g. with a killed `npm start`)')
+    .option(
+      '--no-watch-parent',
+      'keep running when the process that started svc exits (by default svc stops with it, e.g. with a killed `npm start`)',
+    )
     .action(async (options: UpOptions) => {
       // The dashboard owns the screen: on a terminal, unless --json / --no-tui, and not under CI (Ink draws nothing there).
-      const dashboard = options.tui && !options.json && process.stdout.isTTY === true && process.stdin.isTTY === true && !isCI(env)
+      const dashboard =
+        options.tui && !options.json && process.stdout.isTTY === true && process.stdin.isTTY === true && !isCI(env)
       // While the dashboard runs, log lines are kept and printed once it quits, instead of drawing over it.
       const held: string[] = []
       let holding = false
@@ -85,7 +111,10 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         freshChain: options.freshChain,
         rpcPort: ports.rpcPort,
         productionFacilitatorUrl: options.facilitatorUrl,
-        dnsServers: options.dnsServers?.split(',').map((s) => s.trim()).filter(Boolean),
+        dnsServers: options.dnsServers
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
         chainManagerPort: ports.chainManagerPort,
         facilitatorPort: ports.facilitatorPort,
         demoUpstream: seedFile?.needsDemoUpstream,
@@ -97,14 +126,19 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         say(`svc: applying the seed ${seedFile.file}…`)
         try {
           const spec = parseSeed(seedFile, { demo_upstream: sandbox.demoUpstreamUrl })
-          seed = await applySeed(spec, { controlUrl: sandbox.server.controlUrl, sandboxControlUrl: sandbox.server.sandboxControlUrl })
+          seed = await applySeed(spec, {
+            controlUrl: sandbox.server.controlUrl,
+            sandboxControlUrl: sandbox.server.sandboxControlUrl,
+          })
         } catch (error) {
           await sandbox.stop()
           throw error
         }
       }
       const { sandboxChain: chain } = sandbox.chain
-      chain.on('restart', ({ generation, reason }) => say(`svc: ${reason}: started a fresh chain (generation ${generation}); Sandbox wallets are being funded again`))
+      chain.on('restart', ({ generation, reason }) =>
+        say(`svc: ${reason}: started a fresh chain (generation ${generation}); Sandbox wallets are being funded again`),
+      )
       chain.on('error', (error) => write(`svc: chain restart failed: ${error.message}`))
       startedServing()
 
@@ -119,7 +153,9 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         const savedSession = () => {
           try {
             const saved = readSession(env)
-            return saved && new URL(saved.base_url).port === String(sandbox.server.port) ? { jwt: saved.jwt } : undefined
+            return saved && new URL(saved.base_url).port === String(sandbox.server.port)
+              ? { jwt: saved.jwt }
+              : undefined
           } catch {
             return undefined
           }
@@ -130,7 +166,12 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         void parentGone?.then(stopOnSignal)
         // The seed's new keys are shown once: in the dashboard, as --no-tui and --json print them.
         const newKeys = seed?.keys.flatMap(({ name, environment, key }) => (key ? [{ name, environment, key }] : []))
-        await runDashboard({ urls: readyLine(sandbox), session: seed ? { jwt: seed.jwt } : undefined, getSession: savedSession, newKeys })
+        await runDashboard({
+          urls: readyLine(sandbox),
+          session: seed ? { jwt: seed.jwt } : undefined,
+          getSession: savedSession,
+          newKeys,
+        })
         running = false
         for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.off(signal, stopOnSignal)
         holding = false
@@ -164,8 +205,14 @@ export function readyLine({ chain, server }: RunningSvc) {
 function seedLines(seed: SeedResult): string[] {
   return [
     `  seed account        ${seed.email} / ${seed.password}`,
-    ...seed.keys.map((k) => `  seed key            ${k.name} (${k.environment}): ${k.key ?? '(exists; its secret was shown when it was made)'}`),
-    ...seed.apis.map((a) => `  seed API            ${a.gateway_url}   (${a.created ? 'created' : 'exists'}, ${a.endpoints_created} endpoints added)`),
+    ...seed.keys.map(
+      (k) =>
+        `  seed key            ${k.name} (${k.environment}): ${k.key ?? '(exists; its secret was shown when it was made)'}`,
+    ),
+    ...seed.apis.map(
+      (a) =>
+        `  seed API            ${a.gateway_url}   (${a.created ? 'created' : 'exists'}, ${a.endpoints_created} endpoints added)`,
+    ),
     '',
   ]
 }
@@ -193,16 +240,24 @@ function printUrls({ chain, server }: RunningSvc, seed: SeedResult | undefined, 
 
 /** CI systems set one of these; Ink renders nothing until exit there. */
 function isCI(env: NodeJS.ProcessEnv): boolean {
-  return ['CI', 'CONTINUOUS_INTEGRATION'].some((name) => env[name] && env[name] !== 'false') || Object.keys(env).some((name) => name.startsWith('CI_'))
+  return (
+    ['CI', 'CONTINUOUS_INTEGRATION'].some((name) => env[name] && env[name] !== 'false') ||
+    Object.keys(env).some((name) => name.startsWith('CI_'))
+  )
 }
 
 function parsePort(value: string, flag: string): number {
   const port = Number(value)
-  if (!/^\d+$/.test(value) || port > 65_535) throw new UsageError(`${flag} must be a port number (0-65535), got "${value}"`)
+  if (!/^\d+$/.test(value) || port > 65_535)
+    throw new UsageError(`${flag} must be a port number (0-65535), got "${value}"`)
   return port
 }
 
-async function waitForShutdown(sandbox: RunningSvc, say: (line: string) => void, parentGone: Promise<void> | undefined) {
+async function waitForShutdown(
+  sandbox: RunningSvc,
+  say: (line: string) => void,
+  parentGone: Promise<void> | undefined,
+) {
   await new Promise<void>((resolve) => {
     const stop = (reason: string) => {
       say(`svc: ${reason}: stopping…`)

@@ -12,12 +12,19 @@ const input = z.strictObject({
     .string()
     .regex(/^\//, { error: 'must start with "/"' })
     .max(1000)
-    .describe('Route pattern: literal segments, whole-segment {name} parameters, an optional trailing * wildcard; e.g. /weather/{city} or /files/*'),
+    .describe(
+      'Route pattern: literal segments, whole-segment {name} parameters, an optional trailing * wildcard; e.g. /weather/{city} or /files/*',
+    ),
   ...pricingFields,
   request_schema: jsonSchema.optional().describe('JSON Schema of the request body (optional; inferred when absent)'),
   response_schema: jsonSchema.optional().describe('JSON Schema of the 200 response (optional; inferred when absent)'),
   description: z.string().max(10_000).optional().describe('What the endpoint does'),
-  ttl: z.int().min(1).max(31_536_000).optional().describe('Seconds until an ephemeral endpoint is removed; it is also removed after its first payment'),
+  ttl: z
+    .int()
+    .min(1)
+    .max(31_536_000)
+    .optional()
+    .describe('Seconds until an ephemeral endpoint is removed; it is also removed after its first payment'),
 })
 
 /** `svc_create_endpoint`: POST /apis/{id}/endpoints with one accept option. */

@@ -10,7 +10,9 @@ const output = z.looseObject({
   well_known_url: z.string(),
   endpoint_count: z.int(),
   discoverable_endpoint_count: z.int(),
-  host_urls: z.array(z.looseObject({ host: z.string(), openapi_url: z.string(), well_known_url: z.string(), is_primary: z.boolean() })),
+  host_urls: z.array(
+    z.looseObject({ host: z.string(), openapi_url: z.string(), well_known_url: z.string(), is_primary: z.boolean() }),
+  ),
 })
 
 /** `svc_discovery_urls`: GET /apis/{id}/discovery. */

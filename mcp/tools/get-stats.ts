@@ -36,7 +36,8 @@ export function registerGetStats(server: McpServer, ctx: McpContext) {
     async ({ days, api_id }) => {
       const stats = await ctx.client.stats.overview({ days, api_id })
       const { totals } = stats
-      const earned = stats.revenue.map((r) => `${r.amount} atomic units of ${r.asset} on ${r.network}`).join(', ') || 'nothing yet'
+      const earned =
+        stats.revenue.map((r) => `${r.amount} atomic units of ${r.asset} on ${r.network}`).join(', ') || 'nothing yet'
       return {
         summary: `${stats.from} to ${stats.to}: ${plural(totals.requests, 'request')}, ${totals.paid_requests} paid, ${plural(totals.settlements, 'settlement')} from ${plural(totals.unique_payers, 'payer')}; revenue ${earned}.`,
         data: stats,

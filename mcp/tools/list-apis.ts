@@ -19,7 +19,9 @@ export function registerListApis(server: McpServer, ctx: McpContext) {
     },
     async () => {
       const apis = await ctx.client.apis.list()
-      const lines = apis.map((api) => `- ${api.name} (${api.id}, slug ${api.slug}): ${api.gateway_url} → ${api.upstream_base_url}`)
+      const lines = apis.map(
+        (api) => `- ${api.name} (${api.id}, slug ${api.slug}): ${api.gateway_url} → ${api.upstream_base_url}`,
+      )
       return { summary: [`${plural(apis.length, 'API')}.`, ...lines].join('\n'), data: { apis } }
     },
   )

@@ -17,7 +17,8 @@ export function registerListEndpoints(server: McpServer, ctx: McpContext) {
     {
       name: 'svc_list_endpoints',
       title: 'List the paid endpoints of an API',
-      description: 'Lists the paid routes of an API: id, method, path pattern, accepted payments (atomic amounts), schema source (openapi, inferred, manual).',
+      description:
+        'Lists the paid routes of an API: id, method, path pattern, accepted payments (atomic amounts), schema source (openapi, inferred, manual).',
       needs: 'the scope endpoints:read',
       input: z.strictObject({ api_id: apiId }),
       output: z.strictObject({ endpoints: z.array(endpointOutput) }),

@@ -10,7 +10,8 @@ export function registerListSnapshots(server: McpServer, ctx: McpContext) {
     {
       name: 'svc_list_snapshots',
       title: 'List snapshots',
-      description: 'The snapshots of the local Sandbox that svc_revert_snapshot can go back to, oldest first: id, chain block, when taken. Sandbox (local svc) only.',
+      description:
+        'The snapshots of the local Sandbox that svc_revert_snapshot can go back to, oldest first: id, chain block, when taken. Sandbox (local svc) only.',
       needs: sandboxNeeds,
       input: z.strictObject({}),
       output: z.strictObject({ snapshots: z.array(snapshotOutput) }),

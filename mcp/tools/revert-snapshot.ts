@@ -26,8 +26,14 @@ export function registerRevertSnapshot(server: McpServer, ctx: McpContext) {
     },
     async ({ snapshot_id }) => {
       const reverted = await ctx.client.snapshots.revert(snapshot_id)
-      const discarded = reverted.discarded.length > 0 ? ` Discarded the snapshots taken after it: ${reverted.discarded.join(', ')}.` : ''
-      return { summary: `Reverted to ${reverted.id} (block ${reverted.chain_block}, taken ${reverted.created_at}) in ${reverted.took_ms} ms.${discarded}`, data: reverted }
+      const discarded =
+        reverted.discarded.length > 0
+          ? ` Discarded the snapshots taken after it: ${reverted.discarded.join(', ')}.`
+          : ''
+      return {
+        summary: `Reverted to ${reverted.id} (block ${reverted.chain_block}, taken ${reverted.created_at}) in ${reverted.took_ms} ms.${discarded}`,
+        data: reverted,
+      }
     },
   )
 }

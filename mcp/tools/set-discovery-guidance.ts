@@ -5,7 +5,9 @@ import { addTool, type McpContext } from '../tool.js'
 
 const input = z.strictObject({
   api_id: apiId,
-  discovery_guidance: orNull(z.string().max(10_000), 'removes the guidance').describe('Guidance for agents (how to use the API, what it costs, what to call first); null removes it'),
+  discovery_guidance: orNull(z.string().max(10_000), 'removes the guidance').describe(
+    'Guidance for agents (how to use the API, what it costs, what to call first); null removes it',
+  ),
 })
 
 /** `svc_set_discovery_guidance`: PUT /apis/{id} { discovery_guidance }. */
@@ -24,7 +26,8 @@ export function registerSetDiscoveryGuidance(server: McpServer, ctx: McpContext)
     },
     async ({ api_id, discovery_guidance }) => {
       const api = await ctx.client.apis.update(api_id, { discovery_guidance })
-      const what = api.discovery_guidance === null ? 'Removed the discovery guidance of' : 'Set the discovery guidance of'
+      const what =
+        api.discovery_guidance === null ? 'Removed the discovery guidance of' : 'Set the discovery guidance of'
       return { summary: `${what} ${api.name} (${api.id}).`, data: api }
     },
   )

@@ -19,7 +19,10 @@ export function registerSnapshot(server: McpServer, ctx: McpContext) {
     },
     async () => {
       const snapshot = await ctx.client.snapshots.take()
-      return { summary: `Took snapshot ${snapshot.id} at block ${snapshot.chain_block} (${snapshot.created_at}).`, data: snapshot }
+      return {
+        summary: `Took snapshot ${snapshot.id} at block ${snapshot.chain_block} (${snapshot.created_at}).`,
+        data: snapshot,
+      }
     },
   )
 }

@@ -27,4 +27,5 @@ export function csvField(value: string | number | boolean | null | undefined): s
 }
 
 /** One record, CRLF-terminated. */
-export const csvLine = (values: readonly (string | number | boolean | null | undefined)[]) => `${values.map(csvField).join(',')}\r\n`
+export const csvLine = (values: readonly (string | number | boolean | null | undefined)[]) =>
+  `${values.map(csvField).join(',')}\r\n`

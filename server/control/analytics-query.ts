@@ -13,7 +13,9 @@ export function parseQuery<T extends z.ZodType>(schema: T, query: unknown): z.in
   if (result.success) return result.data
   const issue = result.error.issues[0]
   if (issue?.code === 'unrecognized_keys')
-    throw new BadRequestError(`unknown query parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`)
+    throw new BadRequestError(
+      `unknown query parameter${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')}`,
+    )
   throw new BadRequestError(formatZodError(result.error))
 }
 
@@ -31,7 +33,8 @@ export const queryInt = (min: number, max: number) => {
 }
 
 /** An id-like parameter: non-empty, at most 200 characters. */
-export const queryId = () => queryString().min(1, { error: 'must not be empty' }).max(200, { error: 'at most 200 characters' })
+export const queryId = () =>
+  queryString().min(1, { error: 'must not be empty' }).max(200, { error: 'at most 200 characters' })
 
 const dayPattern = /^\d{4}-\d{2}-\d{2}$/
 const timestampPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
@@ -52,7 +55,8 @@ export const queryMoment = () => {
   return queryString(message).transform((value, ctx): Moment => {
     if (isDay(value)) return { day: true, iso: `${value}T00:00:00.000Z` }
     const date = new Date(value)
-    if (timestampPattern.test(value) && isDay(value.slice(0, 10)) && !Number.isNaN(date.getTime())) return { day: false, iso: date.toISOString() }
+    if (timestampPattern.test(value) && isDay(value.slice(0, 10)) && !Number.isNaN(date.getTime()))
+      return { day: false, iso: date.toISOString() }
     ctx.addIssue({ code: 'custom', message })
     return z.NEVER
   })
@@ -65,7 +69,8 @@ export const utcDay = (date: Date) => date.toISOString().slice(0, 10)
 export const addDays = (day: string, n: number) => utcDay(new Date(Date.parse(`${day}T00:00:00.000Z`) + n * 86_400_000))
 
 /** A settlement cursor as clients see it: opaque (base64url of JSON [created_at, id]). */
-export const encodeCursor = (cursor: SettlementCursor) => Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url')
+export const encodeCursor = (cursor: SettlementCursor) =>
+  Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url')
 
 export function decodeCursor(value: string): SettlementCursor {
   const invalid = () => new BadRequestError('cursor: invalid')
@@ -76,7 +81,11 @@ export function decodeCursor(value: string): SettlementCursor {
   } catch {
     throw invalid()
   }
-  if (!Array.isArray(decoded) || decoded.length !== 2 || !decoded.every((part) => typeof part === 'string' && part.length > 0 && part.length <= 200))
+  if (
+    !Array.isArray(decoded) ||
+    decoded.length !== 2 ||
+    !decoded.every((part) => typeof part === 'string' && part.length > 0 && part.length <= 200)
+  )
     throw invalid()
   return { createdAt: decoded[0] as string, id: decoded[1] as string }
 }
@@ -88,7 +97,8 @@ const knownDecimals = new Map<string, number>([
   ['eip155:84532|0x036cbd53842c5426634e7929541ec2318f3dcf7e', usdcDecimals],
 ])
 
-export const tokenDecimals = (network: string, asset: string): number | undefined => knownDecimals.get(`${network}|${asset.toLowerCase()}`)
+export const tokenDecimals = (network: string, asset: string): number | undefined =>
+  knownDecimals.get(`${network}|${asset.toLowerCase()}`)
 
 /** A revenue line: amount in atomic units as a decimal string, decimals when the token is known. */
 export type RevenueLine = { network: string; asset: string; amount: string; decimals?: number }

@@ -18,11 +18,19 @@ const apiFields = {
   upstream_base_url: z
     .string({ error: required('expected a string') })
     .max(2048, { error: 'at most 2048 characters' })
-    .refine((value) => isHttpUrl(value, { bare: true }), { error: 'must be an absolute http or https URL without query or fragment' }),
+    .refine((value) => isHttpUrl(value, { bare: true }), {
+      error: 'must be an absolute http or https URL without query or fragment',
+    }),
   pay_to_mode: z.literal('user_wallet', { error: required('only "user_wallet" is supported') }),
   pay_to_address: evmAddress('required with pay_to_mode "user_wallet"'),
-  discovery_guidance: z.string({ error: 'expected a string or null' }).max(10_000, { error: 'at most 10000 characters' }).nullable(),
-  discovery_contact_email: z.email({ error: 'not an email address' }).max(254, { error: 'at most 254 characters' }).nullable(),
+  discovery_guidance: z
+    .string({ error: 'expected a string or null' })
+    .max(10_000, { error: 'at most 10000 characters' })
+    .nullable(),
+  discovery_contact_email: z
+    .email({ error: 'not an email address' })
+    .max(254, { error: 'at most 254 characters' })
+    .nullable(),
   openapi_version: z
     .string({ error: 'expected a string' })
     .trim()

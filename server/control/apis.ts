@@ -13,7 +13,8 @@ import { ownListenerPorts, ownListenerTargetedBy } from '../own-listeners.js'
 /** Refuses an upstream that is one of svc's own listeners (in any spelling of loopback, or a name resolving to it). */
 async function assertUpstreamAllowed(deps: ServerDeps, url: string): Promise<void> {
   const listener = await ownListenerTargetedBy(url, ownListenerPorts(deps))
-  if (listener) throw new BadRequestError(`upstream_base_url: targets ${listener}; an upstream must be a service of your own`)
+  if (listener)
+    throw new BadRequestError(`upstream_base_url: targets ${listener}; an upstream must be a service of your own`)
 }
 
 /**
@@ -66,9 +67,11 @@ export function createApiRoutes(deps: ServerDeps): Router {
     const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
     if (body.upstream_base_url !== undefined) await assertUpstreamAllowed(deps, body.upstream_base_url)
     const changes: UpdateableApiRow = {}
-    for (const [field, value] of Object.entries(body)) if (value !== undefined) (changes as Record<string, unknown>)[field] = value
+    for (const [field, value] of Object.entries(body))
+      if (value !== undefined) (changes as Record<string, unknown>)[field] = value
     if (Object.keys(changes).length > 0) {
-      if (body.slug !== undefined && body.slug !== api.slug) await assertSlugFree(db, api.environment, body.slug, api.id)
+      if (body.slug !== undefined && body.slug !== api.slug)
+        await assertSlugFree(db, api.environment, body.slug, api.id)
       changes.updated_at = nowIso()
       await updateApi(db, api.id, changes)
     }

@@ -15,7 +15,10 @@ export function clientAddressOf(req: Request): string {
  * 429 {@link TooManyRequestsError} whose `Retry-After` is when the oldest counted event leaves the window.
  */
 export function createAuthThrottle(limits: Partial<AuthThrottleLimits> = {}) {
-  const { loginFailuresPerEmail, signupsPerEmail, failuresPerAddress, attemptsPerAddress } = { ...defaultAuthThrottleLimits, ...limits }
+  const { loginFailuresPerEmail, signupsPerEmail, failuresPerAddress, attemptsPerAddress } = {
+    ...defaultAuthThrottleLimits,
+    ...limits,
+  }
   const windows = {
     loginFailures: new SlidingWindow(loginFailuresPerEmail),
     signups: new SlidingWindow(signupsPerEmail),

@@ -19,13 +19,18 @@ const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: n
 
 const credentialsSchema = z.strictObject({
   email: z.email({ error: 'not an email address' }).max(254, { error: 'at most 254 characters' }),
-  password: z.string({ error: 'expected a string' }).min(8, { error: 'at least 8 characters' }).max(1024, { error: 'at most 1024 characters' }),
+  password: z
+    .string({ error: 'expected a string' })
+    .min(8, { error: 'at least 8 characters' })
+    .max(1024, { error: 'at most 1024 characters' }),
 })
 const loginSchema = z.strictObject({
   email: z.string({ error: 'expected a string' }).max(254),
   password: z.string({ error: 'expected a string' }).max(1024),
 })
-const verifySchema = z.strictObject({ token: z.string({ error: 'expected the token from the verification mail' }).min(1).max(200) })
+const verifySchema = z.strictObject({
+  token: z.string({ error: 'expected the token from the verification mail' }).min(1).max(200),
+})
 
 const verificationTtlMs = 24 * 3600 * 1000
 
@@ -42,7 +47,12 @@ async function passwordMatches(user: UserRow, password: string): Promise<boolean
 }
 
 export function publicUser(user: UserRow) {
-  return { id: user.id, email: user.email, email_verified: user.email_verified_at !== null, created_at: user.created_at }
+  return {
+    id: user.id,
+    email: user.email,
+    email_verified: user.email_verified_at !== null,
+    created_at: user.created_at,
+  }
 }
 
 /** Writes a verification mail to the local outbox (nothing leaves the machine) and returns its token. */
@@ -132,11 +142,19 @@ export function createAuthRoutes(deps: ServerDeps): Router {
   // request the gateway forwarded also comes from loopback: it bears the gateway's header).
   router.get('/dev/outbox', async (req, res) => {
     const remote = req.socket.remoteAddress ?? ''
-    if (!['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(remote) || req.headers[gatewayHopHeader] !== undefined) throw new ForbiddenError('the outbox is readable from this machine only')
+    if (!['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(remote) || req.headers[gatewayHopHeader] !== undefined)
+      throw new ForbiddenError('the outbox is readable from this machine only')
     const to = typeof req.query.email === 'string' ? req.query.email.toLowerCase() : undefined
     const rows = await listOutbox(deps.db, { to, limit: 100 })
     res.json({
-      messages: rows.map((row) => ({ id: row.id, to: row.to_email, subject: row.subject, body: row.body, token: row.token, created_at: row.created_at })),
+      messages: rows.map((row) => ({
+        id: row.id,
+        to: row.to_email,
+        subject: row.subject,
+        body: row.body,
+        token: row.token,
+        created_at: row.created_at,
+      })),
     })
   })
 

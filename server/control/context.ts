@@ -36,7 +36,6 @@ export function hashApiKey(secret: string): string {
   return createHash('sha256').update(secret).digest('hex')
 }
 
-
 /** last_used_at is written at most this often per key, so reads stay reads. */
 const lastUsedEveryMs = 60_000
 
@@ -55,7 +54,11 @@ export function createAuthenticator(deps: ServerDeps) {
     const clock = clockOf(deps)
     if (cached && cached.expiresAt > clock.now()) return cached.userId
     try {
-      const { payload } = await jwtVerify(token, deps.secrets.jwtSecret, { issuer: 'svc', algorithms: ['HS256'], currentDate: new Date(clock.now()) })
+      const { payload } = await jwtVerify(token, deps.secrets.jwtSecret, {
+        issuer: 'svc',
+        algorithms: ['HS256'],
+        currentDate: new Date(clock.now()),
+      })
       if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') throw new Error('no subject or expiry')
       if (verified.size >= 10_000) verified.clear()
       verified.set(token, { userId: payload.sub, expiresAt: payload.exp * 1000 })
@@ -146,7 +149,8 @@ export function guard(rule: Guard = {}): RequestHandler {
     if (rule.jwtOnly && principal.via !== 'jwt') throw new ForbiddenError('jwt required')
     if (rule.development && principal.environment !== 'development')
       throw new ForbiddenError('this route needs the development environment (X-Svc-Environment: development)')
-    if (principal.scopes && rule.scopes?.some((scope) => !principal.scopes!.has(scope))) throw new ForbiddenError('insufficient scope')
+    if (principal.scopes && rule.scopes?.some((scope) => !principal.scopes!.has(scope)))
+      throw new ForbiddenError('insufficient scope')
     if (rule.write && !principal.user.email_verified_at) throw new ForbiddenError('email verification required')
     next()
   }

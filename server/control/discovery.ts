@@ -16,7 +16,10 @@ import type { ServerDeps } from '../deps.js'
  * `http://{host}:{port}`: the one svc listener serves custom hostnames on the same port.
  */
 export async function discoverySummary(deps: ServerDeps, api: ApiRow) {
-  const [custom, counts] = await Promise.all([listVerifiedHostnames(deps.db, api.id), countEndpoints(deps.db, api.id, clockOf(deps).nowIso())])
+  const [custom, counts] = await Promise.all([
+    listVerifiedHostnames(deps.db, api.id),
+    countEndpoints(deps.db, api.id, clockOf(deps).nowIso()),
+  ])
   const platform = gatewayHost(deps.hosts, api.environment, api.slug)
   const hosts = [platform, ...custom]
   const primary = custom[0] ?? platform

@@ -13,13 +13,21 @@ const label = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 export function hostnameProblem(hostname: string, hosts: Hosts): string | undefined {
   if (isIP(hostname) || isIP(hostname.replace(/^\[|\]$/g, ''))) return 'must be a hostname, not an IP address'
   if (hostname.length > 253) return 'at most 253 characters'
-  const reserved = ['localhost', hosts.platformDomain, hosts.sandboxPlatformDomain, hosts.controlHost, hosts.sandboxControlHost]
+  const reserved = [
+    'localhost',
+    hosts.platformDomain,
+    hosts.sandboxPlatformDomain,
+    hosts.controlHost,
+    hosts.sandboxControlHost,
+  ]
   if (reserved.some((name) => hostname === name || hostname.endsWith(`.${name}`))) return 'is reserved for svc hosts'
   const labels = hostname.split('.')
   if (labels.length < 2) return 'must be a fully qualified domain name like api.example.com'
   const bad = labels.find((part) => !label.test(part))
   if (bad !== undefined)
-    return bad === '' ? 'empty label ("..")' : `invalid label "${bad}": 1-63 letters, digits and inner hyphens (use punycode for international names)`
+    return bad === ''
+      ? 'empty label ("..")'
+      : `invalid label "${bad}": 1-63 letters, digits and inner hyphens (use punycode for international names)`
   if (/^[0-9]+$/.test(labels.at(-1)!)) return 'the top-level label must not be numeric'
   return undefined
 }

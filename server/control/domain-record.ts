@@ -10,7 +10,11 @@ export function domainRecord(deps: ServerDeps, api: ApiRow, row: DomainRow) {
     api_id: row.api_id,
     hostname: row.hostname,
     status: row.status,
-    verification_record: { type: 'TXT' as const, name: `${challengePrefix}${row.hostname}`, value: challengeValue(row.verification_token) },
+    verification_record: {
+      type: 'TXT' as const,
+      name: `${challengePrefix}${row.hostname}`,
+      value: challengeValue(row.verification_token),
+    },
     cname_target: gatewayHost(deps.hosts, api.environment, api.slug),
     verification_token: row.verification_token,
     verified_at: row.verified_at,

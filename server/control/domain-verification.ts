@@ -20,7 +20,10 @@ export function createChallengeChecker(dnsServers: string[] | undefined) {
   try {
     if (dnsServers && dnsServers.length > 0) resolver.setServers(dnsServers)
   } catch (error) {
-    throw new SvcError(`invalid DNS servers ${JSON.stringify(dnsServers)} (SVC_DNS_SERVERS): ${(error as Error).message}`, { cause: error })
+    throw new SvcError(
+      `invalid DNS servers ${JSON.stringify(dnsServers)} (SVC_DNS_SERVERS): ${(error as Error).message}`,
+      { cause: error },
+    )
   }
   return async function check(row: DomainRow): Promise<ChallengeResult> {
     const name = `${challengePrefix}${row.hostname}`

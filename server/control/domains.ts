@@ -4,7 +4,14 @@ import { param, parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
 import type { DomainRow } from '../db/tables.js'
 import { findOwnedApi } from '../db/apis.js'
-import { deleteDomain, findDomain, hostnameTaken, insertDomain, listDomains, markDomainVerified } from '../db/domains.js'
+import {
+  deleteDomain,
+  findDomain,
+  hostnameTaken,
+  insertDomain,
+  listDomains,
+  markDomainVerified,
+} from '../db/domains.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
 import { createDomainSchema } from './domain-input.js'
@@ -65,9 +72,11 @@ export function createDomainRoutes(deps: ServerDeps): Router {
   router.post('/apis/:apiId/domains/:domainId/verify', write, async (req, res) => {
     const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
     const domain = await findDomain(db, api.id, param(req.params.domainId))
-    if (domain.status === 'verified') return void res.json({ status: 'already verified', domain: domainRecord(deps, api, domain) })
+    if (domain.status === 'verified')
+      return void res.json({ status: 'already verified', domain: domainRecord(deps, api, domain) })
     const result = await checkChallenge(domain)
-    if (!result.found) return void res.json({ status: 'pending', domain: domainRecord(deps, api, domain), reason: result.reason })
+    if (!result.found)
+      return void res.json({ status: 'pending', domain: domainRecord(deps, api, domain), reason: result.reason })
     await markDomainVerified(db, domain.id, nowIso())
     // A concurrent verify may have won: answer what is stored.
     const stored = await findDomain(db, api.id, domain.id)

@@ -35,31 +35,41 @@ const acceptExtraSchema = z
   .superRefine((extra, ctx) => {
     const method = extra.assetTransferMethod
     if (method !== undefined && !(assetTransferMethods as readonly unknown[]).includes(method))
-      ctx.addIssue({ code: 'custom', path: ['assetTransferMethod'], message: `must be one of ${assetTransferMethods.join(', ')}` })
+      ctx.addIssue({
+        code: 'custom',
+        path: ['assetTransferMethod'],
+        message: `must be one of ${assetTransferMethods.join(', ')}`,
+      })
   })
 
-export const acceptSchema = z.strictObject({
-  scheme: z.enum(acceptSchemes, { error: required(`must be one of ${acceptSchemes.join(', ')}`) }),
-  network: z
-    .string({ error: required('expected a CAIP-2 network id') })
-    .regex(/^eip155:[1-9][0-9]{0,19}$/, { error: 'must be a CAIP-2 EVM network id like "eip155:8453"' }),
-  asset: evmAddress(),
-  amount: z
-    .string({ error: required('expected a string of atomic units, e.g. "100000"') })
-    .refine((value) => /^[1-9][0-9]{0,77}$/.test(value) && BigInt(value) < maxUint256, {
-      error: 'must be a positive integer of atomic units without leading zeros, below 2^256',
-    }),
-  max_timeout_seconds: z
-    .number({ error: 'expected an integer number of seconds' })
-    .int({ error: 'expected an integer number of seconds' })
-    .min(1, { error: 'between 1 and 86400' })
-    .max(86_400, { error: 'between 1 and 86400' })
-    .default(300),
-  extra: acceptExtraSchema.optional(),
-}).superRefine((accept, ctx) => {
-  if (accept.scheme === 'upto' && accept.extra?.assetTransferMethod === 'eip3009')
-    ctx.addIssue({ code: 'custom', path: ['extra', 'assetTransferMethod'], message: 'the upto scheme pays through Permit2 only: use "permit2" or leave it out' })
-})
+export const acceptSchema = z
+  .strictObject({
+    scheme: z.enum(acceptSchemes, { error: required(`must be one of ${acceptSchemes.join(', ')}`) }),
+    network: z
+      .string({ error: required('expected a CAIP-2 network id') })
+      .regex(/^eip155:[1-9][0-9]{0,19}$/, { error: 'must be a CAIP-2 EVM network id like "eip155:8453"' }),
+    asset: evmAddress(),
+    amount: z
+      .string({ error: required('expected a string of atomic units, e.g. "100000"') })
+      .refine((value) => /^[1-9][0-9]{0,77}$/.test(value) && BigInt(value) < maxUint256, {
+        error: 'must be a positive integer of atomic units without leading zeros, below 2^256',
+      }),
+    max_timeout_seconds: z
+      .number({ error: 'expected an integer number of seconds' })
+      .int({ error: 'expected an integer number of seconds' })
+      .min(1, { error: 'between 1 and 86400' })
+      .max(86_400, { error: 'between 1 and 86400' })
+      .default(300),
+    extra: acceptExtraSchema.optional(),
+  })
+  .superRefine((accept, ctx) => {
+    if (accept.scheme === 'upto' && accept.extra?.assetTransferMethod === 'eip3009')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['extra', 'assetTransferMethod'],
+        message: 'the upto scheme pays through Permit2 only: use "permit2" or leave it out',
+      })
+  })
 export type AcceptInput = z.infer<typeof acceptSchema>
 
 export const acceptsSchema = z
@@ -99,7 +109,10 @@ export const jsonSchemaObject = z
     if (problem) ctx.addIssue({ code: 'custom', message: `not a valid JSON Schema: ${problem}` })
   })
 
-const description = z.string({ error: 'expected a string or null' }).max(10_000, { error: 'at most 10000 characters' }).nullable()
+const description = z
+  .string({ error: 'expected a string or null' })
+  .max(10_000, { error: 'at most 10000 characters' })
+  .nullable()
 
 export const createEndpointSchema = z.strictObject({
   method: methodSchema,
@@ -129,10 +142,13 @@ export const updateEndpointSchema = z
     enabled: z.boolean({ error: 'expected true or false' }).optional(),
     description: description.optional(),
   })
-  .refine((body) => !(body.clear_schemas && (body.request_schema !== undefined || body.response_schema !== undefined)), {
-    error: 'give schemas or clear_schemas, not both',
-    path: ['clear_schemas'],
-  })
+  .refine(
+    (body) => !(body.clear_schemas && (body.request_schema !== undefined || body.response_schema !== undefined)),
+    {
+      error: 'give schemas or clear_schemas, not both',
+      path: ['clear_schemas'],
+    },
+  )
 export type UpdateEndpointInput = z.infer<typeof updateEndpointSchema>
 
 /** One operation to import, as POST /openapi/parse answers it (method and path_pattern are enough). */

@@ -24,7 +24,9 @@ export function checkAccepts(deps: ServerDeps, api: ApiRow, accepts: AcceptInput
   const usdc = sandboxUsdc(deps)
   return accepts.map((accept, index) => {
     if (accept.network !== sandboxNetwork)
-      throw new BadRequestError(`${at}.${index}.network: a development API takes only network "${sandboxNetwork}" (the Sandbox chain)`)
+      throw new BadRequestError(
+        `${at}.${index}.network: a development API takes only network "${sandboxNetwork}" (the Sandbox chain)`,
+      )
     if (accept.asset.toLowerCase() !== usdc.address.toLowerCase())
       throw new BadRequestError(`${at}.${index}.asset: a development API takes only the Sandbox USDC ${usdc.address}`)
     // upto pays through Permit2 only; exact defaults to EIP-3009.
@@ -51,7 +53,12 @@ export type NewEndpoint = {
  * The row of a new endpoint (not inserted). With a schema given, both schemas are stored as given and the
  * source is `withSchemas` (`manual` for POST, `openapi` for import); without, they are inferred (`inferred`).
  */
-export async function newEndpointRow(deps: ServerDeps, api: ApiRow, input: NewEndpoint, withSchemas: 'manual' | 'openapi'): Promise<EndpointRow> {
+export async function newEndpointRow(
+  deps: ServerDeps,
+  api: ApiRow,
+  input: NewEndpoint,
+  withSchemas: 'manual' | 'openapi',
+): Promise<EndpointRow> {
   // The time of the request, taken before inference: an import infers several at once, and its endpoints keep the
   // order of its operations (lists order by created_at, then by insertion).
   const now = new Date(clockOf(deps).now())
@@ -82,7 +89,12 @@ export async function newEndpointRow(deps: ServerDeps, api: ApiRow, input: NewEn
  * the API has is 409 "endpoint already exists"; schemas are inferred again when cleared, or when an endpoint with
  * inferred schemas moves and no schemas are given.
  */
-export async function endpointChanges(deps: ServerDeps, api: ApiRow, endpoint: EndpointRow, body: UpdateEndpointInput): Promise<Partial<EndpointRow>> {
+export async function endpointChanges(
+  deps: ServerDeps,
+  api: ApiRow,
+  endpoint: EndpointRow,
+  body: UpdateEndpointInput,
+): Promise<Partial<EndpointRow>> {
   const changes: Partial<EndpointRow> = {}
   const method = body.method ?? endpoint.method
   const pathPattern = body.path_pattern ?? endpoint.path_pattern
@@ -103,8 +115,10 @@ export async function endpointChanges(deps: ServerDeps, api: ApiRow, endpoint: E
     changes.response_schema = inferred.response_schema === null ? null : JSON.stringify(inferred.response_schema)
     changes.schema_source = 'inferred'
   } else if (schemasGiven) {
-    if (body.request_schema !== undefined) changes.request_schema = body.request_schema === null ? null : JSON.stringify(body.request_schema)
-    if (body.response_schema !== undefined) changes.response_schema = body.response_schema === null ? null : JSON.stringify(body.response_schema)
+    if (body.request_schema !== undefined)
+      changes.request_schema = body.request_schema === null ? null : JSON.stringify(body.request_schema)
+    if (body.response_schema !== undefined)
+      changes.response_schema = body.response_schema === null ? null : JSON.stringify(body.response_schema)
     changes.schema_source = 'manual'
   }
   return changes

@@ -4,7 +4,15 @@ import { param, parseBody } from '../../core/http.js'
 import { nowIso } from '../ids.js'
 import { clockOf } from '../sandbox/time-travel.js'
 import { findOwnedApi } from '../db/apis.js'
-import { deleteEndpoint, findEndpoint, insertEndpoint, listEndpoints, purgeExpired, routeExists, updateEndpoint } from '../db/endpoints.js'
+import {
+  deleteEndpoint,
+  findEndpoint,
+  insertEndpoint,
+  listEndpoints,
+  purgeExpired,
+  routeExists,
+  updateEndpoint,
+} from '../db/endpoints.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
 import { createEndpointSchema, updateEndpointSchema } from './endpoint-input.js'
@@ -29,7 +37,8 @@ export function createEndpointRoutes(deps: ServerDeps): Router {
     const accepts = checkAccepts(deps, api, body.accepts)
     await purgeExpired(db, api.id, now())
     // Checked before inference, which may probe the upstream; the unique index decides a race.
-    if (await routeExists(db, api.id, body.method, body.path_pattern)) throw new ConflictError('endpoint already exists')
+    if (await routeExists(db, api.id, body.method, body.path_pattern))
+      throw new ConflictError('endpoint already exists')
     const row = await newEndpointRow(deps, api, { ...body, accepts }, 'manual')
     await insertEndpoint(db, row)
     res.status(201).json(endpointRecord(row))
@@ -46,7 +55,8 @@ export function createEndpointRoutes(deps: ServerDeps): Router {
   })
 
   router.put('/apis/:apiId/endpoints/:endpointId', write, async (req, res) => {
-    if (req.body && typeof req.body === 'object' && Object.hasOwn(req.body, 'ttl')) throw new BadRequestError('ttl can only be set at creation')
+    if (req.body && typeof req.body === 'object' && Object.hasOwn(req.body, 'ttl'))
+      throw new BadRequestError('ttl can only be set at creation')
     const body = parseBody(updateEndpointSchema, req.body)
     const api = await findOwnedApi(db, principalOf(req), param(req.params.apiId))
     await purgeExpired(db, api.id, now())

@@ -34,7 +34,8 @@ export function createEventRoutes(deps: ServerDeps, options: EventStreamOptions 
     const principal = principalOf(req)
     const apiId = query.api_id === undefined ? undefined : (await findOwnedApi(deps.db, principal, query.api_id)).id
     const bus = deps.events as PaymentEvents
-    const shown = (event: PaymentEvent) => event.environment === principal.environment && (apiId === undefined || event.api_id === apiId)
+    const shown = (event: PaymentEvent) =>
+      event.environment === principal.environment && (apiId === undefined || event.api_id === apiId)
 
     res.status(200)
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8')

@@ -15,7 +15,12 @@ const faultSchema = z.strictObject({
   kind: z.enum(['verify', 'settle', 'upstream'], { error: 'must be "verify", "settle" or "upstream"' }),
   reason: z.string().max(200).optional(),
   delay_ms: z.number().int().min(1).max(maxDelayMs).optional(),
-  status: z.number().int().min(400, { error: 'must be an HTTP error status (400-599)' }).max(599, { error: 'must be an HTTP error status (400-599)' }).optional(),
+  status: z
+    .number()
+    .int()
+    .min(400, { error: 'must be an HTTP error status (400-599)' })
+    .max(599, { error: 'must be an HTTP error status (400-599)' })
+    .optional(),
   drop: z.literal(true, { error: 'must be true (leave it out otherwise)' }).optional(),
   api: z.string().min(1).max(63).optional(),
   times: z.number().int().min(1).max(1_000_000).optional(),
@@ -25,13 +30,17 @@ const faultSchema = z.strictObject({
 function checkEffect(input: z.infer<typeof faultSchema>): void {
   const { kind, reason, delay_ms: delay, status, drop } = input
   if (reason !== undefined && !isExactEvmReason(reason))
-    throw new BadRequestError(`reason: "${cutText(reason, echoedValueLimit)}" is not a reason of the exact scheme (${exactEvmReasons.length} are: see \`svc fault reasons\`)`)
+    throw new BadRequestError(
+      `reason: "${cutText(reason, echoedValueLimit)}" is not a reason of the exact scheme (${exactEvmReasons.length} are: see \`svc fault reasons\`)`,
+    )
   if (kind === 'verify') {
     if (reason === undefined) throw new BadRequestError('reason: a verify fault needs the x402 reason to answer')
-    if (delay !== undefined || status !== undefined || drop) throw new BadRequestError('a verify fault takes a reason only')
+    if (delay !== undefined || status !== undefined || drop)
+      throw new BadRequestError('a verify fault takes a reason only')
   }
   if (kind === 'settle') {
-    if (reason === undefined && delay === undefined) throw new BadRequestError('a settle fault needs a reason, a delay_ms, or both')
+    if (reason === undefined && delay === undefined)
+      throw new BadRequestError('a settle fault needs a reason, a delay_ms, or both')
     if (status !== undefined || drop) throw new BadRequestError('a settle fault takes a reason and/or a delay_ms only')
   }
   if (kind === 'upstream') {
@@ -81,7 +90,15 @@ export function createFaultRoutes(deps: ServerDeps): Router {
     checkEffect(input)
     if (input.api !== undefined && !(await slugExists(deps.db, 'development', input.api)))
       throw new NotFoundError(`no Sandbox API has the slug "${cutText(input.api, echoedValueLimit)}"`)
-    const fault = chain.faults.add({ kind: input.kind, reason: input.reason, delayMs: input.delay_ms, status: input.status, drop: input.drop, api: input.api, times: input.times })
+    const fault = chain.faults.add({
+      kind: input.kind,
+      reason: input.reason,
+      delayMs: input.delay_ms,
+      status: input.status,
+      drop: input.drop,
+      api: input.api,
+      times: input.times,
+    })
     res.status(201).json(faultRecord(fault))
   })
 
@@ -99,9 +116,17 @@ export function createFaultRoutes(deps: ServerDeps): Router {
   router.post('/dev/chain/restart', async (req, res) => {
     const chain = chainOf(req, 'the chain is restarted')
     const { ms } = await chain.sandboxChain.restartKeepingState().catch((error: unknown) => {
-      throw new ServiceUnavailableError(`the chain could not be restarted: ${cutText(String((error as Error)?.message ?? error).split('\n')[0]!, echoedValueLimit)}`, { cause: error })
+      throw new ServiceUnavailableError(
+        `the chain could not be restarted: ${cutText(String((error as Error)?.message ?? error).split('\n')[0]!, echoedValueLimit)}`,
+        { cause: error },
+      )
     })
-    res.json({ restarted: true, rpc_url: chain.rpcUrl, ms: Math.round(ms), block_number: Number(await chain.sandboxChain.client.getBlockNumber()) })
+    res.json({
+      restarted: true,
+      rpc_url: chain.rpcUrl,
+      ms: Math.round(ms),
+      block_number: Number(await chain.sandboxChain.client.getBlockNumber()),
+    })
   })
 
   return router

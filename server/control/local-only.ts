@@ -12,8 +12,10 @@ import { gatewayHopHeader, isLoopbackAddress } from '../own-listeners.js'
  */
 export function assertLocalSandboxCaller(req: Request, deps: Pick<ServerDeps, 'hosts'>, what: string): void {
   const remote = req.socket.remoteAddress ?? ''
-  if (!isLoopbackAddress(remote) || req.headers[gatewayHopHeader] !== undefined) throw new ForbiddenError(`${what}: from this machine only`)
+  if (!isLoopbackAddress(remote) || req.headers[gatewayHopHeader] !== undefined)
+    throw new ForbiddenError(`${what}: from this machine only`)
   const header = req.get('x-svc-environment')?.trim().toLowerCase()
   const environment = header || req.hostEnvironment
-  if (environment !== 'development') throw new ForbiddenError(`${what}: for the Sandbox only (call ${controlUrl(deps.hosts, 'development')})`)
+  if (environment !== 'development')
+    throw new ForbiddenError(`${what}: for the Sandbox only (call ${controlUrl(deps.hosts, 'development')})`)
 }

@@ -12,8 +12,10 @@ import { gatewayHopHeader, isLoopbackAddress } from '../own-listeners.js'
 export function localSandboxOnly(deps: Pick<ServerDeps, 'hosts'>, what: string): RequestHandler {
   return (req, _res, next) => {
     const remote = req.socket.remoteAddress ?? ''
-    if (!isLoopbackAddress(remote) || req.headers[gatewayHopHeader] !== undefined) throw new ForbiddenError(`${what}: direct callers on this machine only`)
-    if (req.hostEnvironment !== 'development') throw new ForbiddenError(`${what}: the Sandbox only (${controlUrl(deps.hosts, 'development')})`)
+    if (!isLoopbackAddress(remote) || req.headers[gatewayHopHeader] !== undefined)
+      throw new ForbiddenError(`${what}: direct callers on this machine only`)
+    if (req.hostEnvironment !== 'development')
+      throw new ForbiddenError(`${what}: the Sandbox only (${controlUrl(deps.hosts, 'development')})`)
     next()
   }
 }

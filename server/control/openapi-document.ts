@@ -6,8 +6,10 @@ import { parse } from 'yaml'
  * Where server/openapi.yaml is: beside this module's folder in the sources and in dist/ (dist/server/openapi.yaml),
  * or under server/ from the folder of the bundled `svc` command (dist/cli/).
  */
-export const contractPath = [new URL('../openapi.yaml', import.meta.url), new URL('../server/openapi.yaml', import.meta.url)].find((url) => existsSync(url)) ??
-  new URL('../openapi.yaml', import.meta.url)
+export const contractPath =
+  [new URL('../openapi.yaml', import.meta.url), new URL('../server/openapi.yaml', import.meta.url)].find((url) =>
+    existsSync(url),
+  ) ?? new URL('../openapi.yaml', import.meta.url)
 
 let cached: { yaml: string; json: unknown } | undefined
 

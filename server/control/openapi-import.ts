@@ -26,7 +26,9 @@ const parseSchema = z.strictObject({
 
 const importSchema = z.strictObject({
   operations: z
-    .array(importOperationSchema, { error: required('expected an array of operations (as POST /openapi/parse answers them)') })
+    .array(importOperationSchema, {
+      error: required('expected an array of operations (as POST /openapi/parse answers them)'),
+    })
     .min(1, { error: 'at least one operation' })
     .max(maxOperations, { error: `at most ${maxOperations} operations` }),
   accepts: acceptsSchema,
@@ -55,49 +57,53 @@ export function createOpenApiRoutes(deps: ServerDeps): Router {
     res.json(await parseOpenApi(spec))
   })
 
-  router.post('/apis/:apiId/openapi/import', guard({ scopes: ['openapi:read', 'endpoints:write'], write: true }), async (req, res) => {
-    const body = parseBody(importSchema, req.body)
-    const api = await findOwnedApi(deps.db, principalOf(req), param(req.params.apiId))
-    const accepts = checkAccepts(deps, api, body.accepts)
-    await purgeExpired(deps.db, api.id, clockOf(deps).nowIso())
+  router.post(
+    '/apis/:apiId/openapi/import',
+    guard({ scopes: ['openapi:read', 'endpoints:write'], write: true }),
+    async (req, res) => {
+      const body = parseBody(importSchema, req.body)
+      const api = await findOwnedApi(deps.db, principalOf(req), param(req.params.apiId))
+      const accepts = checkAccepts(deps, api, body.accepts)
+      await purgeExpired(deps.db, api.id, clockOf(deps).nowIso())
 
-    // Rows are prepared (and schemas inferred, which may probe the upstream) outside the transaction, for the
-    // operations neither on the API nor earlier in the list; the transaction then re-checks and inserts.
-    const before = await existingRoutes(deps.db, api.id)
-    const seen = new Set<string>()
-    const fresh = body.operations.filter((operation) => {
-      const key = routeKey(operation.method, operation.path_pattern)
-      if (before.has(key) || seen.has(key)) return false
-      seen.add(key)
-      return true
-    })
-    const rows = await mapLimited(fresh, probeConcurrency, (operation) =>
-      newEndpointRow(
-        deps,
-        api,
-        {
-          method: operation.method,
-          path_pattern: operation.path_pattern,
-          accepts,
-          request_schema: operation.request_schema,
-          response_schema: operation.response_schema,
-          description: operation.description ?? operation.summary ?? null,
-        },
-        'openapi',
-      ),
-    )
+      // Rows are prepared (and schemas inferred, which may probe the upstream) outside the transaction, for the
+      // operations neither on the API nor earlier in the list; the transaction then re-checks and inserts.
+      const before = await existingRoutes(deps.db, api.id)
+      const seen = new Set<string>()
+      const fresh = body.operations.filter((operation) => {
+        const key = routeKey(operation.method, operation.path_pattern)
+        if (before.has(key) || seen.has(key)) return false
+        seen.add(key)
+        return true
+      })
+      const rows = await mapLimited(fresh, probeConcurrency, (operation) =>
+        newEndpointRow(
+          deps,
+          api,
+          {
+            method: operation.method,
+            path_pattern: operation.path_pattern,
+            accepts,
+            request_schema: operation.request_schema,
+            response_schema: operation.response_schema,
+            description: operation.description ?? operation.summary ?? null,
+          },
+          'openapi',
+        ),
+      )
 
-    const created = await insertNewEndpoints(deps.db, api.id, rows)
-    const createdKeys = new Set(created.map((row) => routeKey(row.method, row.path_pattern)))
-    const skipped: { method: string; path_pattern: string; reason: 'exists' }[] = []
-    const reported = new Set<string>()
-    for (const operation of body.operations) {
-      const key = routeKey(operation.method, operation.path_pattern)
-      if (createdKeys.has(key) && !reported.has(key)) reported.add(key)
-      else skipped.push({ method: operation.method, path_pattern: operation.path_pattern, reason: 'exists' })
-    }
-    res.json({ created: created.map(endpointRecord), skipped })
-  })
+      const created = await insertNewEndpoints(deps.db, api.id, rows)
+      const createdKeys = new Set(created.map((row) => routeKey(row.method, row.path_pattern)))
+      const skipped: { method: string; path_pattern: string; reason: 'exists' }[] = []
+      const reported = new Set<string>()
+      for (const operation of body.operations) {
+        const key = routeKey(operation.method, operation.path_pattern)
+        if (createdKeys.has(key) && !reported.has(key)) reported.add(key)
+        else skipped.push({ method: operation.method, path_pattern: operation.path_pattern, reason: 'exists' })
+      }
+      res.json({ created: created.map(endpointRecord), skipped })
+    },
+  )
 
   return router
 }

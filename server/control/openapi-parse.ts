@@ -39,7 +39,8 @@ export async function parseOpenApi(source: string): Promise<ParsedOpenApi> {
     throw new BadRequestError(`spec: not valid YAML or JSON: ${firstLine((error as Error).message)}`)
   }
   if (!isObject(doc)) throw new BadRequestError('spec: not an OpenAPI document (expected a YAML or JSON object)')
-  if (doc.swagger !== undefined) throw new BadRequestError('spec: Swagger 2.0 is not supported; convert it to OpenAPI 3.0 or 3.1')
+  if (doc.swagger !== undefined)
+    throw new BadRequestError('spec: Swagger 2.0 is not supported; convert it to OpenAPI 3.0 or 3.1')
   const version = doc.openapi
   if (typeof version !== 'string' || !/^3\.[01]\.\d+/.test(version))
     throw new BadRequestError('spec: not an OpenAPI 3.0 or 3.1 document (its "openapi" field must be 3.0.x or 3.1.x)')
@@ -60,7 +61,10 @@ export async function parseOpenApi(source: string): Promise<ParsedOpenApi> {
   const openapi30 = version.startsWith('3.0')
   const schemaOf = (content: unknown): JsonSchema | null => {
     if (!isObject(content)) return null
-    const media = content['application/json'] !== undefined ? 'application/json' : Object.keys(content).find((type) => /json/i.test(type))
+    const media =
+      content['application/json'] !== undefined
+        ? 'application/json'
+        : Object.keys(content).find((type) => /json/i.test(type))
     const schema = media === undefined ? undefined : (content[media] as Obj | undefined)?.schema
     return isObject(schema) ? (toJsonSchema(schema, openapi30, budget, new Set()) as JsonSchema) : null
   }
@@ -74,7 +78,11 @@ export async function parseOpenApi(source: string): Promise<ParsedOpenApi> {
       const requestBody = operation.requestBody
       const responses = isObject(operation.responses) ? operation.responses : {}
       const success =
-        responses['200'] !== undefined ? '200' : Object.keys(responses).sort().find((status) => /^2(\d\d|XX)$/i.test(status))
+        responses['200'] !== undefined
+          ? '200'
+          : Object.keys(responses)
+              .sort()
+              .find((status) => /^2(\d\d|XX)$/i.test(status))
       const response = success === undefined ? undefined : responses[success]
       operations.push({
         method: method.toUpperCase(),
@@ -93,7 +101,8 @@ export async function parseOpenApi(source: string): Promise<ParsedOpenApi> {
 
 /** A plain, acyclic, self-contained copy of a dereferenced schema (see {@link parseOpenApi}). */
 function toJsonSchema(value: unknown, openapi30: boolean, budget: { left: number }, ancestors: Set<object>): unknown {
-  if (--budget.left < 0) throw new BadRequestError(`spec: schemas too large once $refs are expanded (more than ${nodeBudget} nodes)`)
+  if (--budget.left < 0)
+    throw new BadRequestError(`spec: schemas too large once $refs are expanded (more than ${nodeBudget} nodes)`)
   if (typeof value !== 'object' || value === null) return value
   if (ancestors.has(value)) return { $comment: 'circular $ref, not expanded' }
   ancestors.add(value)
@@ -101,7 +110,8 @@ function toJsonSchema(value: unknown, openapi30: boolean, budget: { left: number
     if (Array.isArray(value)) return value.map((element) => toJsonSchema(element, openapi30, budget, ancestors))
     const entries: [string, unknown][] = []
     for (const [key, child] of Object.entries(value)) {
-      if (key === '$ref' && typeof child === 'string') entries.push(['$comment', `unresolved $ref ${JSON.stringify(child)}`])
+      if (key === '$ref' && typeof child === 'string')
+        entries.push(['$comment', `unresolved $ref ${JSON.stringify(child)}`])
       else entries.push([key, toJsonSchema(child, openapi30, budget, ancestors)])
     }
     const copy = Object.fromEntries(entries) as Obj

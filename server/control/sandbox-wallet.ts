@@ -41,7 +41,8 @@ export function createSandboxRoutes(deps: ServerDeps): Router {
       .manager.fund(address, 'all')
       .then(
         () => log(`sandbox wallet ${address} funded`),
-        (error: unknown) => log(`funding sandbox wallet ${address} failed: ${(error as Error)?.message ?? String(error)}`),
+        (error: unknown) =>
+          log(`funding sandbox wallet ${address} failed: ${(error as Error)?.message ?? String(error)}`),
       )
   }
 
@@ -57,7 +58,13 @@ export function createSandboxRoutes(deps: ServerDeps): Router {
 
   function walletBody(row: SandboxWalletRow, funding: Funding) {
     const privateKey = decryptSecret(deps.secrets.walletKey, row.encrypted_private_key) as Hex
-    return { address: row.address, private_key: privateKey, private_key_redacted: redactPrivateKey(privateKey), funding, created_at: row.created_at }
+    return {
+      address: row.address,
+      private_key: privateKey,
+      private_key_redacted: redactPrivateKey(privateKey),
+      funding,
+      created_at: row.created_at,
+    }
   }
 
   router.get('/sandbox-wallet', read, chainRunning, async (req, res) => {

@@ -3,7 +3,16 @@ import { z } from 'zod'
 import { BadRequestError } from '../../core/errors.js'
 import type { SettlementRow } from '../db/tables.js'
 import { csvLine, settlementColumns } from './analytics-csv.js'
-import { decodeCursor, encodeCursor, parseQuery, queryId, queryInt, queryMoment, queryString, addDays } from './analytics-query.js'
+import {
+  decodeCursor,
+  encodeCursor,
+  parseQuery,
+  queryId,
+  queryInt,
+  queryMoment,
+  queryString,
+  addDays,
+} from './analytics-query.js'
 import { findOwnedApi } from '../db/apis.js'
 import { listSettlements, type SettlementCursor, type SettlementFilter } from '../db/settlements.js'
 import { guard, principalOf, type Principal } from './context.js'
@@ -34,8 +43,10 @@ export function createSettlementRoutes(deps: ServerDeps): Router {
   router.get('/settlements', guard({ scopes: ['settlements:read'] }), async (req, res) => {
     const query = parseQuery(listQuery, req.query)
     const csv = query.format ? query.format === 'csv' : req.accepts(['application/json', 'text/csv']) === 'text/csv'
-    if (csv && query.limit !== undefined) throw new BadRequestError('limit: not used by the CSV export (it has every matching row)')
-    if (csv && query.cursor !== undefined) throw new BadRequestError('cursor: not used by the CSV export (it has every matching row)')
+    if (csv && query.limit !== undefined)
+      throw new BadRequestError('limit: not used by the CSV export (it has every matching row)')
+    if (csv && query.cursor !== undefined)
+      throw new BadRequestError('cursor: not used by the CSV export (it has every matching row)')
     const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
 
     const principal = principalOf(req)
@@ -44,9 +55,15 @@ export function createSettlementRoutes(deps: ServerDeps): Router {
       endpointId: query.endpoint_id,
       from: query.from?.iso,
       // A day `to` covers the whole day; a timestamp `to` is inclusive.
-      ...(query.to?.day ? { toBefore: `${addDays(query.to.iso.slice(0, 10), 1)}T00:00:00.000Z` } : { toAtMost: query.to?.iso }),
+      ...(query.to?.day
+        ? { toBefore: `${addDays(query.to.iso.slice(0, 10), 1)}T00:00:00.000Z` }
+        : { toAtMost: query.to?.iso }),
     }
-    if (filter.from !== undefined && ((filter.toBefore !== undefined && filter.from >= filter.toBefore) || (filter.toAtMost !== undefined && filter.from > filter.toAtMost)))
+    if (
+      filter.from !== undefined &&
+      ((filter.toBefore !== undefined && filter.from >= filter.toBefore) ||
+        (filter.toAtMost !== undefined && filter.from > filter.toAtMost))
+    )
       throw new BadRequestError('from: must not be after to')
 
     if (csv) return exportCsv(deps, principal, filter, res)
@@ -104,7 +121,9 @@ async function exportCsv(deps: ServerDeps, principal: Principal, filter: Settlem
     const rows = await listSettlements(deps.db, principal, filter, cursor, csvBatch)
     if (rows.length === 0) break
     const epoch = currentEpoch(deps)
-    const chunk = rows.map((row) => csvLine(settlementColumns.map((column) => settlementRecord(row, epoch)[column]))).join('')
+    const chunk = rows
+      .map((row) => csvLine(settlementColumns.map((column) => settlementRecord(row, epoch)[column])))
+      .join('')
     if (!res.write(chunk)) await waitForDrain(res)
     if (res.destroyed) return
     const last = rows.at(-1)!

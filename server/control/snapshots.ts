@@ -15,6 +15,10 @@ export function createSnapshotRoutes(deps: ServerDeps): Router {
 
   router.get('/dev/snapshots', local, (_req, res) => void res.json({ snapshots: store().list() }))
   router.post('/dev/snapshots', local, async (_req, res) => void res.status(201).json(await store().take()))
-  router.post('/dev/snapshots/:snapshotId/revert', local, async (req, res) => void res.json(await store().revert(String(req.params.snapshotId))))
+  router.post(
+    '/dev/snapshots/:snapshotId/revert',
+    local,
+    async (req, res) => void res.json(await store().revert(String(req.params.snapshotId))),
+  )
   return router
 }

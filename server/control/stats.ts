@@ -36,7 +36,11 @@ export function createStatsRoutes(deps: ServerDeps): Router {
   return router
 }
 
-async function overview(deps: ServerDeps, principal: Principal, range: { from: string; to: string; apiId: string | undefined }) {
+async function overview(
+  deps: ServerDeps,
+  principal: Principal,
+  range: { from: string; to: string; apiId: string | undefined },
+) {
   const { from, to, apiId } = range
   const settled = { from: `${from}T00:00:00.000Z`, before: `${addDays(to, 1)}T00:00:00.000Z`, apiId }
   const [trafficRows, revenueRows, uniquePayers] = await Promise.all([
@@ -47,7 +51,15 @@ async function overview(deps: ServerDeps, principal: Principal, range: { from: s
 
   const daily = new Map<string, Day & { tally: RevenueTally }>()
   for (let day = from; day <= to; day = addDays(day, 1))
-    daily.set(day, { day, requests: 0, payment_required: 0, paid_requests: 0, settlements: 0, revenue: [], tally: new RevenueTally() })
+    daily.set(day, {
+      day,
+      requests: 0,
+      payment_required: 0,
+      paid_requests: 0,
+      settlements: 0,
+      revenue: [],
+      tally: new RevenueTally(),
+    })
 
   const totals = { requests: 0, payment_required: 0, paid_requests: 0, settlements: 0, unique_payers: uniquePayers }
   for (const row of trafficRows) {

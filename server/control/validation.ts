@@ -11,5 +11,7 @@ export const required =
 export const evmAddress = (missing = 'required') =>
   z
     .string({ error: (issue) => (issue.input === undefined ? missing : 'expected an EVM address') })
-    .refine((value) => isAddress(value, { strict: false }), { error: 'not an EVM address (0x followed by 40 hex digits)' })
+    .refine((value) => isAddress(value, { strict: false }), {
+      error: 'not an EVM address (0x followed by 40 hex digits)',
+    })
     .transform((value) => getAddress(value))

@@ -42,7 +42,9 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
       const pid = readLockPid(file)
       if (pid !== undefined && isProcessRunning(pid))
-        throw new SvcError(`another svc up (pid ${pid}) is using ${dataDir}: stop it first, or pass --data-dir DIR or --ephemeral`)
+        throw new SvcError(
+          `another svc up (pid ${pid}) is using ${dataDir}: stop it first, or pass --data-dir DIR or --ephemeral`,
+        )
       rmSync(file, { force: true })
       continue
     }

@@ -12,7 +12,10 @@ export type InstallSecrets = {
 
 export function loadInstallSecrets(dataDir: string): InstallSecrets {
   mkdirSync(dataDir, { recursive: true })
-  return { jwtSecret: new Uint8Array(loadOrCreate(join(dataDir, 'jwt.secret'))), walletKey: loadOrCreate(join(dataDir, 'wallet.key')) }
+  return {
+    jwtSecret: new Uint8Array(loadOrCreate(join(dataDir, 'jwt.secret'))),
+    walletKey: loadOrCreate(join(dataDir, 'wallet.key')),
+  }
 }
 
 function loadOrCreate(file: string): Buffer {

@@ -10,13 +10,18 @@ export const amountChunkCount = 9
 /** The select expressions `c0` … `c8` of a grouped query over a table with an `amount` column. */
 export function amountChunkSums(): AliasedRawBuilder<string | null, `c${number}`>[] {
   return Array.from({ length: amountChunkCount }, (_, k) =>
-    sql<string | null>`cast(sum(case when amount <> '' and amount not glob '*[^0-9]*' then cast(substr(amount, ${-9 * (k + 1)}, 9) as integer) else 0 end) as text)`.as(`c${k}`),
+    sql<
+      string | null
+    >`cast(sum(case when amount <> '' and amount not glob '*[^0-9]*' then cast(substr(amount, ${-9 * (k + 1)}, 9) as integer) else 0 end) as text)`.as(
+      `c${k}`,
+    ),
   )
 }
 
 /** The exact sum of a row's chunk columns. */
 export function joinAmountChunks(row: Record<string, unknown>): bigint {
   let total = 0n
-  for (let k = amountChunkCount - 1; k >= 0; k--) total = total * 1_000_000_000n + BigInt((row[`c${k}`] as string | null) ?? '0')
+  for (let k = amountChunkCount - 1; k >= 0; k--)
+    total = total * 1_000_000_000n + BigInt((row[`c${k}`] as string | null) ?? '0')
   return total
 }

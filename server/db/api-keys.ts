@@ -38,7 +38,12 @@ export async function findApiKeyCaller(db: Kysely<Database>, keyHash: string): P
   const row = await db
     .selectFrom('api_keys')
     .innerJoin('users', 'users.id', 'api_keys.user_id')
-    .select(['api_keys.id as key_id', 'api_keys.scopes as key_scopes', 'api_keys.revoked_at as key_revoked_at', 'api_keys.environment as key_environment'])
+    .select([
+      'api_keys.id as key_id',
+      'api_keys.scopes as key_scopes',
+      'api_keys.revoked_at as key_revoked_at',
+      'api_keys.environment as key_environment',
+    ])
     .selectAll('users')
     .where('api_keys.key_hash', '=', keyHash)
     .executeTakeFirst()

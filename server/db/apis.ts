@@ -18,7 +18,12 @@ export async function findOwnedApi(db: Kysely<Database>, owner: Owner, apiId: st
 }
 
 /** Throws 409 "slug already exists" when another API of the environment has the slug. */
-export async function assertSlugFree(db: Kysely<Database>, environment: Environment, slug: string, exceptId?: string): Promise<void> {
+export async function assertSlugFree(
+  db: Kysely<Database>,
+  environment: Environment,
+  slug: string,
+  exceptId?: string,
+): Promise<void> {
   let query = db.selectFrom('apis').select('id').where('environment', '=', environment).where('slug', '=', slug)
   if (exceptId) query = query.where('id', '!=', exceptId)
   if (await query.executeTakeFirst()) throw new ConflictError('slug already exists')
@@ -69,5 +74,12 @@ async function slugUnique(write: () => Promise<unknown>): Promise<void> {
 
 /** Whether an API of the environment has the slug. */
 export async function slugExists(db: Kysely<Database>, environment: Environment, slug: string): Promise<boolean> {
-  return (await db.selectFrom('apis').select('id').where('environment', '=', environment).where('slug', '=', slug).executeTakeFirst()) !== undefined
+  return (
+    (await db
+      .selectFrom('apis')
+      .select('id')
+      .where('environment', '=', environment)
+      .where('slug', '=', slug)
+      .executeTakeFirst()) !== undefined
+  )
 }

@@ -16,7 +16,11 @@ export async function writeDatabaseSnapshot(db: Kysely<Database>, file: string):
 
 /** The tables whose rows a snapshot holds: every table but SQLite's and Kysely's own (sqlite_sequence is kept). */
 async function listSnapshotTables(db: Kysely<Database>): Promise<string[]> {
-  const { rows } = await sql<{ name: string }>`select name from main.sqlite_master where type = 'table' and name not like 'kysely_%' and (name not like 'sqlite_%' or name = 'sqlite_sequence')`.execute(db)
+  const { rows } = await sql<{
+    name: string
+  }>`select name from main.sqlite_master where type = 'table' and name not like 'kysely_%' and (name not like 'sqlite_%' or name = 'sqlite_sequence')`.execute(
+    db,
+  )
   return rows.map((row) => row.name)
 }
 
@@ -30,7 +34,8 @@ export async function restoreDatabaseSnapshot(db: Kysely<Database>, file: string
       // Rows come back in any order: foreign keys are checked when the transaction commits.
       await sql`pragma defer_foreign_keys = on`.execute(trx)
       for (const table of tables) await sql`delete from ${sql.id('main', table)}`.execute(trx)
-      for (const table of tables) await sql`insert into ${sql.id('main', table)} select * from ${sql.id('svc_snapshot', table)}`.execute(trx)
+      for (const table of tables)
+        await sql`insert into ${sql.id('main', table)} select * from ${sql.id('svc_snapshot', table)}`.execute(trx)
     })
   } finally {
     await sql`detach database svc_snapshot`.execute(db)

@@ -20,7 +20,13 @@ export async function insertDomain(db: Kysely<Database>, row: DomainRow): Promis
 
 /** The API's domains, oldest first. */
 export function listDomains(db: Kysely<Database>, apiId: string): Promise<DomainRow[]> {
-  return db.selectFrom('domains').selectAll().where('api_id', '=', apiId).orderBy('created_at', 'asc').orderBy(sql`rowid`).execute()
+  return db
+    .selectFrom('domains')
+    .selectAll()
+    .where('api_id', '=', apiId)
+    .orderBy('created_at', 'asc')
+    .orderBy(sql`rowid`)
+    .execute()
 }
 
 /** The hostnames of the API's verified domains, in the order they were verified. */
@@ -38,7 +44,12 @@ export async function listVerifiedHostnames(db: Kysely<Database>, apiId: string)
 
 /** One domain of the API; 404 "domain not found" when there is none. */
 export async function findDomain(db: Kysely<Database>, apiId: string, domainId: string): Promise<DomainRow> {
-  const row = await db.selectFrom('domains').selectAll().where('api_id', '=', apiId).where('id', '=', domainId).executeTakeFirst()
+  const row = await db
+    .selectFrom('domains')
+    .selectAll()
+    .where('api_id', '=', apiId)
+    .where('id', '=', domainId)
+    .executeTakeFirst()
   if (!row) throw new NotFoundError('domain not found')
   return row
 }
@@ -49,5 +60,10 @@ export async function deleteDomain(db: Kysely<Database>, domainId: string): Prom
 
 /** Marks a pending domain verified (a no-op when a concurrent verify won). */
 export async function markDomainVerified(db: Kysely<Database>, domainId: string, verifiedAt: string): Promise<void> {
-  await db.updateTable('domains').set({ status: 'verified', verified_at: verifiedAt }).where('id', '=', domainId).where('status', '=', 'pending').execute()
+  await db
+    .updateTable('domains')
+    .set({ status: 'verified', verified_at: verifiedAt })
+    .where('id', '=', domainId)
+    .where('status', '=', 'pending')
+    .execute()
 }

@@ -9,17 +9,27 @@ import type { Database, EndpointRow } from './tables.js'
  * its expired ones first (so their routes are free again), and {@link purgeAllExpired} runs now and then for the rest.
  */
 export async function purgeExpired(db: Kysely<Database>, apiId: string, now = nowIso()): Promise<void> {
-  await db.deleteFrom('endpoints').where('api_id', '=', apiId).where('expires_at', 'is not', null).where('expires_at', '<=', now).execute()
+  await db
+    .deleteFrom('endpoints')
+    .where('api_id', '=', apiId)
+    .where('expires_at', 'is not', null)
+    .where('expires_at', '<=', now)
+    .execute()
 }
 
 /** Deletes the expired ephemeral endpoints of every API; answers how many there were. */
 export async function purgeAllExpired(db: Kysely<Database>, now = nowIso()): Promise<number> {
-  const result = await db.deleteFrom('endpoints').where('expires_at', 'is not', null).where('expires_at', '<=', now).executeTakeFirst()
+  const result = await db
+    .deleteFrom('endpoints')
+    .where('expires_at', 'is not', null)
+    .where('expires_at', '<=', now)
+    .executeTakeFirst()
   return Number(result.numDeletedRows)
 }
 
 /** Not an ephemeral endpoint past its expires_at at `now` (those are gone, whether or not a purge deleted them yet). */
-const isLive = (now: string) => (eb: ExpressionBuilder<Database, 'endpoints'>) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])
+const isLive = (now: string) => (eb: ExpressionBuilder<Database, 'endpoints'>) =>
+  eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])
 
 /** The API's endpoints, oldest first. `now` (ISO 8601, svc's clock) decides which ephemeral ones expired. */
 export function listEndpoints(db: Kysely<Database>, apiId: string, now = nowIso()): Promise<EndpointRow[]> {
@@ -37,19 +47,36 @@ export function listEndpoints(db: Kysely<Database>, apiId: string, now = nowIso(
 }
 
 /** One endpoint of the API; 404 "endpoint not found" when there is none (or it expired). */
-export async function findEndpoint(db: Kysely<Database>, apiId: string, endpointId: string, now = nowIso()): Promise<EndpointRow> {
-  const row = await db.selectFrom('endpoints').selectAll().where('api_id', '=', apiId).where('id', '=', endpointId).where(isLive(now)).executeTakeFirst()
+export async function findEndpoint(
+  db: Kysely<Database>,
+  apiId: string,
+  endpointId: string,
+  now = nowIso(),
+): Promise<EndpointRow> {
+  const row = await db
+    .selectFrom('endpoints')
+    .selectAll()
+    .where('api_id', '=', apiId)
+    .where('id', '=', endpointId)
+    .where(isLive(now))
+    .executeTakeFirst()
   if (!row) throw new NotFoundError('endpoint not found')
   return row
 }
 
 /** How many endpoints the API has, and how many of them the discovery documents list (enabled, not ephemeral). */
-export async function countEndpoints(db: Kysely<Database>, apiId: string, now = nowIso()): Promise<{ total: number; discoverable: number }> {
+export async function countEndpoints(
+  db: Kysely<Database>,
+  apiId: string,
+  now = nowIso(),
+): Promise<{ total: number; discoverable: number }> {
   const counts = await db
     .selectFrom('endpoints')
     .select([
       sql<number>`count(*)`.as('total'),
-      sql<number>`coalesce(sum(case when enabled = 1 and ttl_seconds is null and expires_at is null then 1 else 0 end), 0)`.as('discoverable'),
+      sql<number>`coalesce(sum(case when enabled = 1 and ttl_seconds is null and expires_at is null then 1 else 0 end), 0)`.as(
+        'discoverable',
+      ),
     ])
     .where('api_id', '=', apiId)
     .where(isLive(now))
@@ -66,7 +93,12 @@ export async function existingRoutes(db: Kysely<Database>, apiId: string): Promi
 }
 
 /** Whether the API already has an endpoint for this method and path pattern (one indexed lookup). */
-export async function routeExists(db: Kysely<Database>, apiId: string, method: string, pathPattern: string): Promise<boolean> {
+export async function routeExists(
+  db: Kysely<Database>,
+  apiId: string,
+  method: string,
+  pathPattern: string,
+): Promise<boolean> {
   const row = await db
     .selectFrom('endpoints')
     .select('id')
@@ -100,7 +132,11 @@ export function insertNewEndpoints(db: Kysely<Database>, apiId: string, rows: En
 }
 
 /** Updates an endpoint; moving it onto a method+path_pattern the API has is 409 "endpoint already exists". */
-export async function updateEndpoint(db: Kysely<Database>, endpointId: string, changes: Partial<EndpointRow>): Promise<void> {
+export async function updateEndpoint(
+  db: Kysely<Database>,
+  endpointId: string,
+  changes: Partial<EndpointRow>,
+): Promise<void> {
   await routeUnique(() => db.updateTable('endpoints').set(changes).where('id', '=', endpointId).execute())
 }
 

@@ -7,7 +7,11 @@ export function findSandboxWallet(db: Kysely<Database>, userId: string): Promise
 
 /** Inserts the user's wallet unless the user has one (two first requests racing: the primary key keeps one row). */
 export async function insertSandboxWalletIfAbsent(db: Kysely<Database>, row: SandboxWalletRow): Promise<void> {
-  await db.insertInto('sandbox_wallets').values(row).onConflict((oc) => oc.column('user_id').doNothing()).execute()
+  await db
+    .insertInto('sandbox_wallets')
+    .values(row)
+    .onConflict((oc) => oc.column('user_id').doNothing())
+    .execute()
 }
 
 /** Sets the user's wallet, replacing the one they had. */
@@ -15,7 +19,13 @@ export async function replaceSandboxWallet(db: Kysely<Database>, row: SandboxWal
   await db
     .insertInto('sandbox_wallets')
     .values(row)
-    .onConflict((oc) => oc.column('user_id').doUpdateSet({ address: row.address, encrypted_private_key: row.encrypted_private_key, created_at: row.created_at }))
+    .onConflict((oc) =>
+      oc.column('user_id').doUpdateSet({
+        address: row.address,
+        encrypted_private_key: row.encrypted_private_key,
+        created_at: row.created_at,
+      }),
+    )
     .execute()
 }
 

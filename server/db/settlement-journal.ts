@@ -4,7 +4,12 @@ import type { Database, SettlementJournalRow, SettlementRow } from './tables.js'
 
 /** Journal rows written before `before` (ISO), oldest first. */
 export function listJournalRows(db: Kysely<Database>, before: string): Promise<SettlementJournalRow[]> {
-  return db.selectFrom('settlement_journal').selectAll().where('created_at', '<', before).orderBy('created_at').execute()
+  return db
+    .selectFrom('settlement_journal')
+    .selectAll()
+    .where('created_at', '<', before)
+    .orderBy('created_at')
+    .execute()
 }
 
 /** Removes a journal row: its payment was not settled (or its settlement is fully accounted for). */
@@ -13,7 +18,10 @@ export async function deleteJournalRow(db: Kysely<Database>, id: string): Promis
 }
 
 /** Marks the row's recorded settlement as charged without an answer and removes the row, in one transaction. */
-export async function markJournalUndelivered(db: Kysely<Database>, row: SettlementJournalRow & { settlement_id: string }): Promise<void> {
+export async function markJournalUndelivered(
+  db: Kysely<Database>,
+  row: SettlementJournalRow & { settlement_id: string },
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.updateTable('settlements').set({ delivered: 0 }).where('id', '=', row.settlement_id).execute()
     await trx.deleteFrom('settlement_journal').where('id', '=', row.id).execute()
@@ -28,7 +36,11 @@ class RowGone extends Error {}
  * it used up and removes the row, in one transaction. False when that transaction was recorded already, or when the row
  * is gone meanwhile (a new request of the same payment took over: it records the settlement itself).
  */
-export async function recordJournalSettlement(db: Kysely<Database>, row: SettlementJournalRow, settlement: SettlementRow): Promise<boolean> {
+export async function recordJournalSettlement(
+  db: Kysely<Database>,
+  row: SettlementJournalRow,
+  settlement: SettlementRow,
+): Promise<boolean> {
   try {
     await db.transaction().execute(async (trx) => {
       const deleted = await trx.deleteFrom('settlement_journal').where('id', '=', row.id).executeTakeFirst()

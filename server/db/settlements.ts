@@ -25,7 +25,11 @@ export function listSettlements(
   cursor: SettlementCursor | undefined,
   limit: number,
 ): Promise<SettlementRow[]> {
-  let query = db.selectFrom('settlements').selectAll().where('user_id', '=', owner.user.id).where('environment', '=', owner.environment)
+  let query = db
+    .selectFrom('settlements')
+    .selectAll()
+    .where('user_id', '=', owner.user.id)
+    .where('environment', '=', owner.environment)
   if (filter.apiId !== undefined) query = query.where('api_id', '=', filter.apiId)
   if (filter.endpointId !== undefined) query = query.where('endpoint_id', '=', filter.endpointId)
   if (filter.from !== undefined) query = query.where('created_at', '>=', filter.from)
@@ -33,7 +37,10 @@ export function listSettlements(
   if (filter.toAtMost !== undefined) query = query.where('created_at', '<=', filter.toAtMost)
   if (cursor)
     query = query.where((eb) =>
-      eb.or([eb('created_at', '<', cursor.createdAt), eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)])]),
+      eb.or([
+        eb('created_at', '<', cursor.createdAt),
+        eb.and([eb('created_at', '=', cursor.createdAt), eb('id', '<', cursor.id)]),
+      ]),
     )
   return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute()
 }
@@ -56,10 +63,20 @@ function settledIn(db: Kysely<Database>, owner: Owner, range: SettledRange) {
 }
 
 /** The owner's settlements of the range per UTC day, network and asset. */
-export async function dailyRevenue(db: Kysely<Database>, owner: Owner, range: SettledRange): Promise<DailyRevenueRow[]> {
+export async function dailyRevenue(
+  db: Kysely<Database>,
+  owner: Owner,
+  range: SettledRange,
+): Promise<DailyRevenueRow[]> {
   // created_at is an ISO UTC timestamp, so its first 10 characters are its UTC day.
   const rows = await settledIn(db, owner, range)
-    .select([sql<string>`substr(created_at, 1, 10)`.as('day'), 'network', 'asset', sql<number>`count(*)`.as('settlements'), ...amountChunkSums()])
+    .select([
+      sql<string>`substr(created_at, 1, 10)`.as('day'),
+      'network',
+      'asset',
+      sql<number>`count(*)`.as('settlements'),
+      ...amountChunkSums(),
+    ])
     .groupBy([sql`substr(created_at, 1, 10)`, 'network', 'asset'])
     .execute()
   return rows.map((row) => ({
@@ -73,6 +90,8 @@ export async function dailyRevenue(db: Kysely<Database>, owner: Owner, range: Se
 
 /** How many distinct payers (addresses in any case) paid the owner in the range. */
 export async function countUniquePayers(db: Kysely<Database>, owner: Owner, range: SettledRange): Promise<number> {
-  const row = await settledIn(db, owner, range).select(sql<number>`count(distinct lower(payer))`.as('unique_payers')).executeTakeFirstOrThrow()
+  const row = await settledIn(db, owner, range)
+    .select(sql<number>`count(distinct lower(payer))`.as('unique_payers'))
+    .executeTakeFirstOrThrow()
   return Number(row.unique_payers)
 }

@@ -28,7 +28,12 @@ export async function insertUser(db: Kysely<Database>, user: UserRow): Promise<v
 }
 
 /** Marks the user's email verified and the verification token used, in one transaction. */
-export async function markEmailVerified(db: Kysely<Database>, userId: string, token: string, verifiedAt: string): Promise<void> {
+export async function markEmailVerified(
+  db: Kysely<Database>,
+  userId: string,
+  token: string,
+  verifiedAt: string,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx.updateTable('users').set({ email_verified_at: verifiedAt }).where('id', '=', userId).execute()
     await trx.updateTable('email_verifications').set({ used_at: verifiedAt }).where('token', '=', token).execute()

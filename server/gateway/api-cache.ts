@@ -17,7 +17,12 @@ export function createApiCache(deps: ServerDeps): ApiCache {
   const hosts = new Map<string, { version: number; api: ApiRow | undefined }>()
   return {
     async resolve(route, version) {
-      const key = route.kind === 'gateway' ? `${route.environment} ${route.slug}` : route.kind === 'custom' ? `custom ${route.hostname}` : undefined
+      const key =
+        route.kind === 'gateway'
+          ? `${route.environment} ${route.slug}`
+          : route.kind === 'custom'
+            ? `custom ${route.hostname}`
+            : undefined
       if (key === undefined) return undefined
       const cached = hosts.get(key)
       if (cached && cached.version === version) return cached.api

@@ -37,7 +37,9 @@ export function exampleOf(schema: JsonSchema, depth = 0): unknown {
   switch (type) {
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, JsonSchema>
-      return Object.fromEntries(Object.entries(properties).map(([name, property]) => [name, exampleOf(property, depth + 1)]))
+      return Object.fromEntries(
+        Object.entries(properties).map(([name, property]) => [name, exampleOf(property, depth + 1)]),
+      )
     }
     case 'array':
       return schema.items && typeof schema.items === 'object' ? [exampleOf(schema.items as JsonSchema, depth + 1)] : []

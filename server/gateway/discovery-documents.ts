@@ -35,7 +35,11 @@ export function discoverableEndpoints(db: Kysely<Database>, apiId: string): Prom
 /** info.contact.email: the API's discovery_contact_email, else the owner's email once verified, else none. */
 export async function contactEmail(db: Kysely<Database>, api: ApiRow): Promise<string | null> {
   if (api.discovery_contact_email) return api.discovery_contact_email
-  const owner = await db.selectFrom('users').select(['email', 'email_verified_at']).where('id', '=', api.user_id).executeTakeFirst()
+  const owner = await db
+    .selectFrom('users')
+    .select(['email', 'email_verified_at'])
+    .where('id', '=', api.user_id)
+    .executeTakeFirst()
   return owner?.email_verified_at ? owner.email : null
 }
 
@@ -43,7 +47,8 @@ export async function contactEmail(db: Kysely<Database>, api: ApiRow): Promise<s
 export function usdcMatcher(deps: ServerDeps): DocumentInput['isUsdc'] {
   const sandbox = sandboxUsdc(deps)
   return (network, asset) => {
-    if (network === sandboxNetwork) return asset.toLowerCase() === sandbox.address.toLowerCase() && sandbox.decimals === 6
+    if (network === sandboxNetwork)
+      return asset.toLowerCase() === sandbox.address.toLowerCase() && sandbox.decimals === 6
     try {
       const known = findDefaultAsset(asset, network as `${string}:${string}`)
       return known?.symbol === 'USDC' && known.decimals === 6
@@ -64,7 +69,9 @@ export function createDiscoveryHandlers(deps: ServerDeps): DiscoveryHandlers {
     const [endpoints, email] = await Promise.all([discoverableEndpoints(deps.db, api.id), contactEmail(deps.db, api)])
     // The Host header routed the request here (so its name is this API's); only its shape is checked.
     const header = req.headers.host?.trim().toLowerCase() ?? ''
-    const host = /^[a-z0-9.-]+(?::[0-9]{1,5})?$/.test(header) ? header : `${gatewayHost(deps.hosts, api.environment, api.slug)}:${deps.hosts.port}`
+    const host = /^[a-z0-9.-]+(?::[0-9]{1,5})?$/.test(header)
+      ? header
+      : `${gatewayHost(deps.hosts, api.environment, api.slug)}:${deps.hosts.port}`
     return { api, endpoints, host, contactEmail: email, isUsdc }
   }
 

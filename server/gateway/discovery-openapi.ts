@@ -34,7 +34,8 @@ export type DocumentInput = {
   isUsdc(network: string, asset: string): boolean
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Atomic USDC units as dollars: "10000" → "0.01", "1500000" → "1.50", "1" → "0.000001". */
 export function usdcDollars(atomic: string): string {
@@ -55,9 +56,15 @@ export function paymentInfo(accepts: Accept[], isUsdc: DocumentInput['isUsdc']) 
   const amounts = [...new Set(bounds)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
   const protocols = [{ x402: {} }]
   if (amounts.length === 0) return { protocols }
-  if (amounts.length === 1) return { price: { mode: 'fixed', currency: 'USD', amount: usdcDollars(String(amounts[0])) }, protocols }
+  if (amounts.length === 1)
+    return { price: { mode: 'fixed', currency: 'USD', amount: usdcDollars(String(amounts[0])) }, protocols }
   return {
-    price: { mode: 'dynamic', currency: 'USD', min: usdcDollars(String(amounts[0])), max: usdcDollars(String(amounts.at(-1))) },
+    price: {
+      mode: 'dynamic',
+      currency: 'USD',
+      min: usdcDollars(String(amounts[0])),
+      max: usdcDollars(String(amounts.at(-1))),
+    },
     protocols,
   }
 }
@@ -76,7 +83,8 @@ function operation(endpoint: EndpointRow, route: OpenApiPath, isUsdc: DocumentIn
   const request = parseSchema(endpoint.request_schema)
   const envelope = request && isInferredEnvelope(request) ? request : null
   const envelopeParts = isRecord(envelope?.properties) ? envelope.properties : {}
-  const pathSchemas = isRecord(envelopeParts.path) && isRecord(envelopeParts.path.properties) ? envelopeParts.path.properties : {}
+  const pathSchemas =
+    isRecord(envelopeParts.path) && isRecord(envelopeParts.path.properties) ? envelopeParts.path.properties : {}
   const body = envelope ? (isRecord(envelopeParts.body) ? envelopeParts.body : null) : request
   const bodyRequired = envelope ? Array.isArray(envelope.required) && envelope.required.includes('body') : undefined
   const response = parseSchema(endpoint.response_schema)
@@ -91,12 +99,24 @@ function operation(endpoint: EndpointRow, route: OpenApiPath, isUsdc: DocumentIn
     security: [],
     'x-payment-info': paymentInfo(JSON.parse(endpoint.accepts) as Accept[], isUsdc),
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(body ? { requestBody: { ...(bodyRequired ? { required: true } : {}), content: { 'application/json': { schema: body } } } } : {}),
+    ...(body
+      ? {
+          requestBody: {
+            ...(bodyRequired ? { required: true } : {}),
+            content: { 'application/json': { schema: body } },
+          },
+        }
+      : {}),
     responses: {
-      '200': { description: 'Successful response', ...(response ? { content: { 'application/json': { schema: response } } } : {}) },
+      '200': {
+        description: 'Successful response',
+        ...(response ? { content: { 'application/json': { schema: response } } } : {}),
+      },
       '402': {
         description: 'Payment Required',
-        headers: { 'PAYMENT-REQUIRED': { description: 'base64 of the x402 v2 PaymentRequired JSON', schema: { type: 'string' } } },
+        headers: {
+          'PAYMENT-REQUIRED': { description: 'base64 of the x402 v2 PaymentRequired JSON', schema: { type: 'string' } },
+        },
       },
     },
   }

@@ -25,7 +25,13 @@ export type EndpointTable = {
   routesOf(api: ApiRow, version: number): Promise<GatewayRoute[]>
 }
 
-type Entry = { version: number; apiStamp: string; rows: Map<string, GatewayRoute>; routes: GatewayRoute[]; purging?: Promise<void> }
+type Entry = {
+  version: number
+  apiStamp: string
+  rows: Map<string, GatewayRoute>
+  routes: GatewayRoute[]
+  purging?: Promise<void>
+}
 
 /**
  * Endpoint list per API, compiled and cached under the database's version (see {@link GatewayStore}). On a
@@ -42,14 +48,24 @@ export function createEndpointTable(db: Kysely<Database>, clock: Clock = machine
       const apiStamp = `${api.updated_at}|${api.pay_to_address}|${api.name}`
       let entry = entries.get(api.id)
       if (!entry || entry.version !== current || entry.apiStamp !== apiStamp) {
-        const rows = await db.selectFrom('endpoints').selectAll().where('api_id', '=', api.id).where('enabled', '=', 1).execute()
+        const rows = await db
+          .selectFrom('endpoints')
+          .selectAll()
+          .where('api_id', '=', api.id)
+          .where('enabled', '=', 1)
+          .execute()
         const reuse = entry && entry.apiStamp === apiStamp ? entry.rows : undefined
         const byId = new Map<string, GatewayRoute>()
         for (const row of rows) {
           const previous = reuse?.get(row.id)
           byId.set(row.id, previous && sameRow(previous.endpoint, row) ? previous : toRoute(row))
         }
-        entry = { version: current, apiStamp, rows: byId, routes: [...byId.values()].sort((a, b) => compareSpecificity(a.compiled, b.compiled)) }
+        entry = {
+          version: current,
+          apiStamp,
+          rows: byId,
+          routes: [...byId.values()].sort((a, b) => compareSpecificity(a.compiled, b.compiled)),
+        }
         if (entries.size >= 10_000) entries.clear()
         entries.set(api.id, entry)
       }

@@ -52,19 +52,29 @@ const jsonHeaders = { 'content-type': 'application/json; charset=utf-8', 'cache-
 export function writeOutcome(res: ServerResponse, outcome: PaymentOutcome): void {
   switch (outcome.type) {
     case 'payment-required':
-      res.writeHead(402, { 'content-type': jsonHeaders['content-type'], 'cache-control': 'no-store', 'payment-required': outcome.header }).end(outcome.body)
+      res
+        .writeHead(402, {
+          'content-type': jsonHeaders['content-type'],
+          'cache-control': 'no-store',
+          'payment-required': outcome.header,
+        })
+        .end(outcome.body)
       return
     case 'error':
       if (res.headersSent) res.destroy()
       else {
-        const headers = outcome.retryAfter === undefined ? jsonHeaders : { ...jsonHeaders, 'retry-after': String(outcome.retryAfter) }
+        const headers =
+          outcome.retryAfter === undefined ? jsonHeaders : { ...jsonHeaders, 'retry-after': String(outcome.retryAfter) }
         res.writeHead(outcome.status, headers).end(JSON.stringify({ error: outcome.error }))
       }
       return
     case 'paid': {
       // The buyer was charged: whether the answer reached its connection goes to the settlement's record.
       const { written } = outcome
-      if (res.closed || res.destroyed) return written(false)
+      if (res.closed || res.destroyed) {
+        written(false)
+        return
+      }
       // Delivered: 'finish' (the whole answer handed to the connection) on a connection still whole. Node also
       // finishes a response whose connection broke off mid-body (the buyer hung up), with the socket destroyed.
       const socket = res.socket

@@ -1,5 +1,12 @@
 import type { x402ResourceServer } from '@x402/core/server'
-import { SettleError, VerifyError, type PaymentPayload, type PaymentRequirements, type SettleResponse, type VerifyResponse } from '@x402/core/types'
+import {
+  SettleError,
+  VerifyError,
+  type PaymentPayload,
+  type PaymentRequirements,
+  type SettleResponse,
+  type VerifyResponse,
+} from '@x402/core/types'
 import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
 
 /**
@@ -16,14 +23,27 @@ export type FacilitatorResult<Response> =
 
 /** The answer to a facilitator's 503 (sent with the verdict's shape, so x402's client raises it as a Verify/SettleError). */
 const unavailable = (message: string | undefined) =>
-  ({ type: 'unavailable', error: `the facilitator cannot judge payments right now${message ? ` (${cutText(message, echoedValueLimit)})` : ''}` }) as const
+  ({
+    type: 'unavailable',
+    error: `the facilitator cannot judge payments right now${message ? ` (${cutText(message, echoedValueLimit)})` : ''}`,
+  }) as const
 
 /** The facilitator could not be asked (not a verdict): a 502 with its error's first line, cut. */
 const failed = (what: string, error: unknown) =>
-  ({ type: 'failed', error: cutText(`the facilitator could not ${what} the payment: ${String((error as Error)?.message ?? error).split('\n')[0]}`, errorMessageLimit) }) as const
+  ({
+    type: 'failed',
+    error: cutText(
+      `the facilitator could not ${what} the payment: ${String((error as Error)?.message ?? error).split('\n')[0]}`,
+      errorMessageLimit,
+    ),
+  }) as const
 
 /** Verifies a payment through the API's resource server (x402's `verifyPayment`). */
-export async function verifyPayment(server: x402ResourceServer, payload: PaymentPayload, requirements: PaymentRequirements): Promise<FacilitatorResult<VerifyResponse>> {
+export async function verifyPayment(
+  server: x402ResourceServer,
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+): Promise<FacilitatorResult<VerifyResponse>> {
   let verified: VerifyResponse
   try {
     verified = await server.verifyPayment(payload, requirements)
@@ -32,7 +52,12 @@ export async function verifyPayment(server: x402ResourceServer, payload: Payment
     if (error.statusCode === 503) return unavailable(error.invalidMessage)
     verified = { isValid: false, invalidReason: error.invalidReason, invalidMessage: error.invalidMessage }
   }
-  if (!verified.isValid) return { type: 'refused', error: reasonText('the payment is invalid', verified.invalidReason, verified.invalidMessage), reason: verified.invalidReason }
+  if (!verified.isValid)
+    return {
+      type: 'refused',
+      error: reasonText('the payment is invalid', verified.invalidReason, verified.invalidMessage),
+      reason: verified.invalidReason,
+    }
   return { type: 'accepted', response: verified }
 }
 
@@ -48,18 +73,38 @@ export async function settlePayment(
 ): Promise<FacilitatorResult<SettleResponse>> {
   let settled: SettleResponse
   try {
-    settled = await server.settlePayment(payload, requirements, undefined, undefined, amount === undefined ? undefined : { amount })
+    settled = await server.settlePayment(
+      payload,
+      requirements,
+      undefined,
+      undefined,
+      amount === undefined ? undefined : { amount },
+    )
   } catch (error) {
     if (!(error instanceof SettleError)) return failed('settle', error)
     if (error.statusCode === 503) return unavailable(error.errorMessage)
-    settled = { success: false, errorReason: error.errorReason, errorMessage: error.errorMessage, transaction: '', network: requirements.network }
+    settled = {
+      success: false,
+      errorReason: error.errorReason,
+      errorMessage: error.errorMessage,
+      transaction: '',
+      network: requirements.network,
+    }
   }
-  if (!settled.success) return { type: 'refused', error: reasonText('the payment could not be settled', settled.errorReason, settled.errorMessage), reason: settled.errorReason }
+  if (!settled.success)
+    return {
+      type: 'refused',
+      error: reasonText('the payment could not be settled', settled.errorReason, settled.errorMessage),
+      reason: settled.errorReason,
+    }
   return { type: 'accepted', response: settled }
 }
 
 /** `what: reason (message)`, the facilitator's reason and message cut to bounded lengths. */
 export function reasonText(what: string, reason: string | undefined, message: string | undefined): string {
   const detail = message && message !== reason ? ` (${message})` : ''
-  return cutText(`${what}: ${cutText(String(reason ?? 'unknown reason'), echoedValueLimit)}${detail}`, errorMessageLimit)
+  return cutText(
+    `${what}: ${cutText(String(reason ?? 'unknown reason'), echoedValueLimit)}${detail}`,
+    errorMessageLimit,
+  )
 }

@@ -5,10 +5,18 @@ import type { PaymentEvent, PaymentEventType } from '../payment-events.js'
 import { nowIso } from '../ids.js'
 
 /** The request an event is about. */
-export type EventSubject = { api: ApiRow; endpointId: string | null; method: string; path: string; requirements: PaymentRequirements | undefined }
+export type EventSubject = {
+  api: ApiRow
+  endpointId: string | null
+  method: string
+  path: string
+  requirements: PaymentRequirements | undefined
+}
 
 /** The fields of one event beyond its subject. */
-export type EventDetails = Partial<Pick<PaymentEvent, 'payer' | 'transaction' | 'settlement_id' | 'reason' | 'error'>> & { status: number }
+export type EventDetails = Partial<
+  Pick<PaymentEvent, 'payer' | 'transaction' | 'settlement_id' | 'reason' | 'error'>
+> & { status: number }
 
 export type FlowEvents = {
   /** Whether the API's seller listens (one map lookup): the flow builds nothing otherwise. */

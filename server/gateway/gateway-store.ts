@@ -43,7 +43,9 @@ export type GatewayStore = {
  */
 export async function openGatewayStore(db: Kysely<Database>): Promise<GatewayStore> {
   const fallback = kyselyStore(db)
-  const main = (await sql<{ name: string; file: string }>`pragma database_list`.execute(db)).rows.find((row) => row.name === 'main')
+  const main = (await sql<{ name: string; file: string }>`pragma database_list`.execute(db)).rows.find(
+    (row) => row.name === 'main',
+  )
   if (!main?.file) return fallback
   let connection: SQLite.Database
   try {
@@ -54,18 +56,32 @@ export async function openGatewayStore(db: Kysely<Database>): Promise<GatewaySto
     return fallback
   }
   const dataVersion = connection.prepare('pragma data_version').pluck()
-  const insertSettlement = prepared(connection, db.insertInto('settlements').values(sampleSettlement).compile(), sampleSettlement)
+  const insertSettlement = prepared(
+    connection,
+    db.insertInto('settlements').values(sampleSettlement).compile(),
+    sampleSettlement,
+  )
   const deleteEndpoint = connection.prepare(db.deleteFrom('endpoints').where('id', '=', '').compile().sql)
   const addTraffic = prepared(connection, trafficUpsert(db, [sampleTraffic]).compile(), sampleTraffic)
-  const insertJournal = prepared(connection, db.replaceInto('settlement_journal').values(sampleJournal).compile(), sampleJournal)
-  const nameSettlement = connection.prepare(db.updateTable('settlement_journal').set({ settlement_id: '' }).where('id', '=', '').compile().sql)
+  const insertJournal = prepared(
+    connection,
+    db.replaceInto('settlement_journal').values(sampleJournal).compile(),
+    sampleJournal,
+  )
+  const nameSettlement = connection.prepare(
+    db.updateTable('settlement_journal').set({ settlement_id: '' }).where('id', '=', '').compile().sql,
+  )
   const deleteJournal = connection.prepare(db.deleteFrom('settlement_journal').where('id', '=', '').compile().sql)
-  const markUndelivered = connection.prepare(db.updateTable('settlements').set({ delivered: 0 }).where('id', '=', '').compile().sql)
-  const record = connection.transaction((row: SettlementRow, endpointId: string | undefined, journalId: string | undefined) => {
-    insertSettlement(row)
-    if (endpointId !== undefined) deleteEndpoint.run(endpointId)
-    if (journalId !== undefined) nameSettlement.run(row.id, journalId)
-  })
+  const markUndelivered = connection.prepare(
+    db.updateTable('settlements').set({ delivered: 0 }).where('id', '=', '').compile().sql,
+  )
+  const record = connection.transaction(
+    (row: SettlementRow, endpointId: string | undefined, journalId: string | undefined) => {
+      insertSettlement(row)
+      if (endpointId !== undefined) deleteEndpoint.run(endpointId)
+      if (journalId !== undefined) nameSettlement.run(row.id, journalId)
+    },
+  )
   const closeUndelivered = connection.transaction((journalId: string, settlementId: string) => {
     markUndelivered.run(0, settlementId)
     deleteJournal.run(journalId)
@@ -134,12 +150,19 @@ function kyselyStore(db: Kysely<Database>): GatewayStore {
     version: async () => (await db.executeQuery(totalChanges)).rows[0]!.v,
     async recordSettlement(row, usedUpEndpointId, journalId) {
       try {
-        if (usedUpEndpointId === undefined && journalId === undefined) await db.insertInto('settlements').values(row).execute()
+        if (usedUpEndpointId === undefined && journalId === undefined)
+          await db.insertInto('settlements').values(row).execute()
         else
           await db.transaction().execute(async (trx) => {
             await trx.insertInto('settlements').values(row).execute()
-            if (usedUpEndpointId !== undefined) await trx.deleteFrom('endpoints').where('id', '=', usedUpEndpointId).execute()
-            if (journalId !== undefined) await trx.updateTable('settlement_journal').set({ settlement_id: row.id }).where('id', '=', journalId).execute()
+            if (usedUpEndpointId !== undefined)
+              await trx.deleteFrom('endpoints').where('id', '=', usedUpEndpointId).execute()
+            if (journalId !== undefined)
+              await trx
+                .updateTable('settlement_journal')
+                .set({ settlement_id: row.id })
+                .where('id', '=', journalId)
+                .execute()
           })
         return true
       } catch (error) {
@@ -184,7 +207,11 @@ function trafficUpsert(db: Kysely<Database>, rows: TrafficRow[]) {
  * The statement Kysely compiles for a sample row, prepared on `connection`. It runs with rows of the same type, their
  * values bound in the sample's key order: the order Kysely wrote the columns (and their placeholders) in.
  */
-function prepared<Row extends object>(connection: SQLite.Database, compiled: CompiledQuery, sample: Row): (row: Row) => void {
+function prepared<Row extends object>(
+  connection: SQLite.Database,
+  compiled: CompiledQuery,
+  sample: Row,
+): (row: Row) => void {
   const statement = connection.prepare(compiled.sql)
   const keys = Object.keys(sample) as (keyof Row)[]
   if (keys.length !== compiled.parameters.length) throw new Error(`${compiled.sql}: expected ${keys.length} parameters`)
@@ -233,4 +260,12 @@ const sampleJournal: SettlementJournalRow = {
   created_at: '',
 }
 
-const sampleTraffic: TrafficRow = { api_id: '', user_id: '', environment: 'development', day: '', requests: 0, payment_required: 0, paid_requests: 0 }
+const sampleTraffic: TrafficRow = {
+  api_id: '',
+  user_id: '',
+  environment: 'development',
+  day: '',
+  requests: 0,
+  payment_required: 0,
+  paid_requests: 0,
+}

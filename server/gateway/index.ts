@@ -46,13 +46,19 @@ export function createGateway(deps: ServerDeps): Gateway {
     const version = typeof current === 'number' ? current : await current
     const api = await apis.resolve(route, version)
     if (!api) {
-      const name = route.kind === 'gateway' ? route.slug : route.kind === 'custom' || route.kind === 'unknown' ? route.hostname : ''
+      const name =
+        route.kind === 'gateway'
+          ? route.slug
+          : route.kind === 'custom' || route.kind === 'unknown'
+            ? route.hostname
+            : ''
       res.status(404).json({ error: `no API is served at ${name || 'this host'}` })
       return
     }
     if (req.method === 'GET' || req.method === 'HEAD') {
       if (req.path === '/openapi.json') return discovery.openapi(req, res, api)
-      if (req.path === '/.well-known/x402.json' || req.path === '/.well-known/x402') return discovery.wellKnown(req, res, api)
+      if (req.path === '/.well-known/x402.json' || req.path === '/.well-known/x402')
+        return discovery.wellKnown(req, res, api)
     }
     writeOutcome(res, await flow.run(new ExpressGatewayRequest(req, res), api, version))
   }

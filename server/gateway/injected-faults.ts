@@ -19,7 +19,12 @@ export type GatewayFaults = {
    */
   settle(api: ApiRow, signal: AbortSignal): Promise<Refusal | undefined>
   /** `proxy.forward`, or what an upstream fault in force for the API answers instead (never worth a charge). */
-  forward(api: ApiRow, proxy: UpstreamProxy, request: GatewayRequest, target: UpstreamTarget): Promise<UpstreamResponse | UpstreamFailure>
+  forward(
+    api: ApiRow,
+    proxy: UpstreamProxy,
+    request: GatewayRequest,
+    target: UpstreamTarget,
+  ): Promise<UpstreamResponse | UpstreamFailure>
 }
 
 /**
@@ -28,21 +33,30 @@ export type GatewayFaults = {
  * so one payment meets a fault once). Production APIs never meet a fault.
  */
 export function createGatewayFaults(deps: Pick<ServerDeps, 'chain'>, options: { timeoutMs: number }): GatewayFaults {
-  const take = (kind: Fault['kind'], api: ApiRow) => (api.environment === 'development' ? deps.chain?.faults.take(kind, api.slug) : undefined)
+  const take = (kind: Fault['kind'], api: ApiRow) =>
+    api.environment === 'development' ? deps.chain?.faults.take(kind, api.slug) : undefined
   const seconds = `${Math.round(options.timeoutMs / 100) / 10} s`
 
   return {
     verify(api) {
       const fault = take('verify', api)
       if (!fault) return undefined
-      return { type: 'refused', error: reasonText('the payment is invalid', fault.reason ?? undefined, faultMessage(fault)), reason: fault.reason ?? undefined }
+      return {
+        type: 'refused',
+        error: reasonText('the payment is invalid', fault.reason ?? undefined, faultMessage(fault)),
+        reason: fault.reason ?? undefined,
+      }
     },
     async settle(api, signal) {
       const fault = take('settle', api)
       if (!fault) return undefined
       if (fault.delayMs) await sleep(fault.delayMs, undefined, { signal }).catch(() => {})
       if (fault.reason === null) return undefined
-      return { type: 'refused', error: reasonText('the payment could not be settled', fault.reason, faultMessage(fault)), reason: fault.reason }
+      return {
+        type: 'refused',
+        error: reasonText('the payment could not be settled', fault.reason, faultMessage(fault)),
+        reason: fault.reason,
+      }
     },
     async forward(api, proxy, request, target) {
       const fault = take('upstream', api)

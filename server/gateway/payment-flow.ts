@@ -53,14 +53,26 @@ export type PaymentFlowOptions = UpstreamProxyOptions & {
 export const paidRouteDefaults = { timeoutMs: 30_000, maxResponseBytes: 10 * 1024 * 1024, statsFlushEveryMs: 250 }
 
 /** One request on its way through the flow, once its route is known. */
-type Attempt = { request: GatewayRequest; api: ApiRow; route: GatewayRoute; server: x402ResourceServer; offer: Offer; resource: Resource }
+type Attempt = {
+  request: GatewayRequest
+  api: ApiRow
+  route: GatewayRoute
+  server: x402ResourceServer
+  offer: Offer
+  resource: Resource
+}
 type Resource = PaidResource & { query: string }
 
 const buyerGone: PaymentOutcome = { type: 'buyer-gone' }
 const failed = (status: number, error: string): PaymentOutcome => ({ type: 'error', status, error })
 /** Seconds a buyer waits before paying again when the facilitator cannot judge payments (its chain restarts). */
 const facilitatorRetryAfterSeconds = 1
-const unavailable = (error: string): PaymentOutcome => ({ type: 'error', status: 503, error, retryAfter: facilitatorRetryAfterSeconds })
+const unavailable = (error: string): PaymentOutcome => ({
+  type: 'error',
+  status: 503,
+  error,
+  retryAfter: facilitatorRetryAfterSeconds,
+})
 
 /**
  * The paid routes of the gateway, free of any web framework (an adapter turns requests into {@link GatewayRequest}s
@@ -78,7 +90,8 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const servers = createResourceServers(deps)
   // svc's own ports, worked out once the listener has its port (they never change after; the chain restarts on its URLs).
   let ownPorts: ReadonlyMap<number, string> | undefined
-  const ownListeners = () => ownPorts ?? (deps.hosts.port ? (ownPorts = ownListenerPorts(deps)) : ownListenerPorts(deps))
+  const ownListeners = () =>
+    ownPorts ?? (deps.hosts.port ? (ownPorts = ownListenerPorts(deps)) : ownListenerPorts(deps))
   const proxy = createUpstreamProxy({ log: deps.log, ownListeners, ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
   const locks = createPaymentLocks()
@@ -88,9 +101,24 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const events = createFlowEvents(deps)
   const faults = createGatewayFaults(deps, { timeoutMs: settings.timeoutMs })
   /** Publishes what happened to a request of `attempt` (only when its seller listens: see flow-events.ts). */
-  const tell = (type: PaymentEventType, attempt: Attempt, details: EventDetails, requirements?: PaymentRequirements) => {
+  const tell = (
+    type: PaymentEventType,
+    attempt: Attempt,
+    details: EventDetails,
+    requirements?: PaymentRequirements,
+  ) => {
     if (!events.wanted(attempt.api)) return
-    events.emit(type, { api: attempt.api, endpointId: attempt.route.endpoint.id, method: attempt.request.method, path: attempt.resource.path, requirements: requirements ?? attempt.offer.requirements[0] }, details)
+    events.emit(
+      type,
+      {
+        api: attempt.api,
+        endpointId: attempt.route.endpoint.id,
+        method: attempt.request.method,
+        path: attempt.resource.path,
+        requirements: requirements ?? attempt.offer.requirements[0],
+      },
+      details,
+    )
   }
 
   async function run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome> {
@@ -101,7 +129,8 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     if (path === undefined) return failed(400, 'malformed request path')
     const route = findMatch(await table.routesOf(api, version), method, path)
     if (!route) {
-      if (locks.wasConsumed(api.id, method, path)) return failed(410, 'this one-time endpoint was used up by an earlier payment')
+      if (locks.wasConsumed(api.id, method, path))
+        return failed(410, 'this one-time endpoint was used up by an earlier payment')
       return failed(404, `no paid route for ${method} ${cutText(path, echoedValueLimit)}`)
     }
     // A missing facilitator (no chain, no SVC_FACILITATOR_URL) throws a 503 for the error handler.
@@ -111,13 +140,15 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       url: `${request.protocol}://${request.headers.host}${url}`,
       path,
       query: queryAt === -1 ? '' : url.slice(queryAt),
-      description: route.endpoint.description ?? `${route.endpoint.method} ${route.endpoint.path_pattern} of ${api.name}`,
+      description:
+        route.endpoint.description ?? `${route.endpoint.method} ${route.endpoint.path_pattern} of ${api.name}`,
     }
     const attempt: Attempt = { request, api, route, server, offer, resource }
 
     const header = request.headers['payment-signature']
     if (typeof header !== 'string') {
-      if (request.headers['x-payment'] !== undefined) return requirePayment(attempt, 'svc speaks x402 v2 only: send the payment in PAYMENT-SIGNATURE, not X-PAYMENT')
+      if (request.headers['x-payment'] !== undefined)
+        return requirePayment(attempt, 'svc speaks x402 v2 only: send the payment in PAYMENT-SIGNATURE, not X-PAYMENT')
       return requirePayment(attempt)
     }
     const decoded = decodePayment(header)
@@ -128,7 +159,11 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     } catch {
       requirements = undefined
     }
-    if (!requirements) return requirePayment(attempt, 'the payment matches none of the accepted payment options of this route: fetch a fresh 402 and pay one of its accepts')
+    if (!requirements)
+      return requirePayment(
+        attempt,
+        'the payment matches none of the accepted payment options of this route: fetch a fresh 402 and pay one of its accepts',
+      )
 
     // One request per payment (however it is encoded), and one paying request per ephemeral endpoint at a time: the
     // others are not charged.
@@ -148,13 +183,24 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   }
 
   /** Verify → forward → settle → record: the answer to a payment that matched the route and holds its lock. */
-  async function pay(attempt: Attempt, payload: PaymentPayload, requirements: PaymentRequirements, paymentId: string): Promise<PaymentOutcome> {
+  async function pay(
+    attempt: Attempt,
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    paymentId: string,
+  ): Promise<PaymentOutcome> {
     const { request, api, route, server, resource } = attempt
-    const payerOf = (response?: { payer?: string | undefined }) => response?.payer ?? authorizationFields(payload.payload).from
+    const payerOf = (response?: { payer?: string | undefined }) =>
+      response?.payer ?? authorizationFields(payload.payload).from
     /** A failure of the payment (402, 502, 503), told to the stream with the facilitator's reason. */
-    const refused = (outcome: { type: 'refused' | 'failed' | 'unavailable'; error: string; reason?: string | undefined }, settling: boolean): PaymentOutcome | Promise<PaymentOutcome> => {
-      const error = settling && outcome.type === 'unavailable' ? `${outcome.error}; the payment was not settled` : outcome.error
-      if (outcome.type === 'refused') return requirePayment(attempt, error, { reason: outcome.reason, payer: payerOf(), requirements })
+    const refused = (
+      outcome: { type: 'refused' | 'failed' | 'unavailable'; error: string; reason?: string | undefined },
+      settling: boolean,
+    ): PaymentOutcome | Promise<PaymentOutcome> => {
+      const error =
+        settling && outcome.type === 'unavailable' ? `${outcome.error}; the payment was not settled` : outcome.error
+      if (outcome.type === 'refused')
+        return requirePayment(attempt, error, { reason: outcome.reason, payer: payerOf(), requirements })
       const status = outcome.type === 'failed' ? 502 : 503
       tell('payment.failed', attempt, { status, error, payer: payerOf() }, requirements)
       return outcome.type === 'failed' ? failed(502, error) : unavailable(error)
@@ -169,7 +215,12 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       tell('upstream.failed', attempt, { status, error, payer: payerOf(verified.response) }, requirements)
       return failed(status, error)
     }
-    const answer = await faults.forward(api, proxy, request, upstreamTarget(api.upstream_base_url, resource.path, resource.query))
+    const answer = await faults.forward(
+      api,
+      proxy,
+      request,
+      upstreamTarget(api.upstream_base_url, resource.path, resource.query),
+    )
     if (!answer.ok) return upstreamFailed(answer.status, `${answer.error}; the payment was not settled`)
     if (answer.status >= 500) {
       answer.body.resume()
@@ -177,7 +228,16 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       return upstreamFailed(502, `the upstream answered ${answer.status}; the payment was not settled`)
     }
     if (answer.status >= 400) {
-      tell('upstream.failed', attempt, { status: answer.status, error: `the upstream answered ${answer.status}; the payment was not settled`, payer: payerOf(verified.response) }, requirements)
+      tell(
+        'upstream.failed',
+        attempt,
+        {
+          status: answer.status,
+          error: `the upstream answered ${answer.status}; the payment was not settled`,
+          payer: payerOf(verified.response),
+        },
+        requirements,
+      )
       return { type: 'pass-through', upstream: answer }
     }
     // An upto payment charges what the upstream says it used (its Settlement-Overrides header, never shown to the buyer).
@@ -204,7 +264,19 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     const chainEpoch = api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : ''
     const ephemeral = route.expiresAt !== null
     const amount = charge.type === 'amount' ? charge.amount : undefined
-    const journalId = await journal.begin({ api, endpoint: route.endpoint, ephemeral, requirements, payload, amount, paymentId, payer, method: request.method, path: resource.path, chainEpoch })
+    const journalId = await journal.begin({
+      api,
+      endpoint: route.endpoint,
+      ephemeral,
+      requirements,
+      payload,
+      amount,
+      paymentId,
+      payer,
+      method: request.method,
+      path: resource.path,
+      chainEpoch,
+    })
     let settlementId: string | undefined
     let settled: Awaited<ReturnType<typeof settlePayment>>
     try {
@@ -213,7 +285,17 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
         const { response } = settled
         settlementId = await recordSettlement(
           await store,
-          { api, endpoint: route.endpoint, ephemeral, requirements, settled: response, payer: response.payer ?? payer, method: request.method, path: resource.path, chainEpoch },
+          {
+            api,
+            endpoint: route.endpoint,
+            ephemeral,
+            requirements,
+            settled: response,
+            payer: response.payer ?? payer,
+            method: request.method,
+            path: resource.path,
+            chainEpoch,
+          },
           journalId,
         )
       }
@@ -233,12 +315,31 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       return requirePayment(attempt, 'this payment was already used for an earlier request', { payer, requirements })
     }
     stats.count(api, 'paid_requests')
-    tell('payment.settled', attempt, { status: answer.status, payer: settled.response.payer ?? payer, transaction: settled.response.transaction, settlement_id: settlementId }, requirements)
+    tell(
+      'payment.settled',
+      attempt,
+      {
+        status: answer.status,
+        payer: settled.response.payer ?? payer,
+        transaction: settled.response.transaction,
+        settlement_id: settlementId,
+      },
+      requirements,
+    )
 
-    const headers: Record<string, string | string[]> = { ...answer.headers, 'payment-response': encodePaymentResponseHeader(settled.response) }
+    const headers: Record<string, string | string[]> = {
+      ...answer.headers,
+      'payment-response': encodePaymentResponseHeader(settled.response),
+    }
     if (request.method !== 'HEAD') headers['content-length'] = String(body.length)
     const recorded = settlementId
-    return { type: 'paid', status: answer.status, headers, body, written: (delivered) => journal.finish(journalId, recorded, delivered) }
+    return {
+      type: 'paid',
+      status: answer.status,
+      headers,
+      body,
+      written: (delivered) => journal.finish(journalId, recorded, delivered),
+    }
   }
 
   /**
@@ -251,7 +352,13 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     refusal: { reason?: string | undefined; payer?: string | undefined; requirements?: PaymentRequirements } = {},
   ): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
     if (error === undefined) tell('payment.required', attempt, { status: 402 })
-    else tell('payment.failed', attempt, { status: 402, error, reason: refusal.reason, payer: refusal.payer }, refusal.requirements)
+    else
+      tell(
+        'payment.failed',
+        attempt,
+        { status: 402, error, reason: refusal.reason, payer: refusal.payer },
+        refusal.requirements,
+      )
     const outcome = paymentRequired(attempt.server, attempt.route, attempt.offer, attempt.resource, error)
     if (outcome instanceof Promise) return outcome.then((built) => counted(attempt.api, built))
     return counted(attempt.api, outcome)

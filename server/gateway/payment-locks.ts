@@ -29,7 +29,11 @@ export type PaymentLocks = {
 const consumedMemoryMs = 10 * 60_000
 const consumedMemorySize = 1000
 
-const paymentInUse: Claim = { ok: false, reason: 'payment-in-use', message: 'this payment is already being used by another request' }
+const paymentInUse: Claim = {
+  ok: false,
+  reason: 'payment-in-use',
+  message: 'this payment is already being used by another request',
+}
 const endpointInUse: Claim = {
   ok: false,
   reason: 'endpoint-in-use',
@@ -70,7 +74,9 @@ export function createPaymentLocks(): PaymentLocks {
     wasConsumed(apiId, method, path) {
       const oldest = Date.now() - consumedMemoryMs
       while (usedUp.length > 0 && usedUp[0]!.at < oldest) usedUp.shift()
-      return usedUp.some((entry) => entry.apiId === apiId && entry.pattern.method === method && entry.pattern.regex.test(path))
+      return usedUp.some(
+        (entry) => entry.apiId === apiId && entry.pattern.method === method && entry.pattern.regex.test(path),
+      )
     },
     reset() {
       endpoints.clear()

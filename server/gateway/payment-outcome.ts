@@ -16,6 +16,12 @@ export type PaymentRequiredOutcome = { type: 'payment-required'; header: string;
 export type PaymentOutcome =
   | PaymentRequiredOutcome
   | { type: 'error'; status: number; error: string; retryAfter?: number }
-  | { type: 'paid'; status: number; headers: Record<string, string | string[]>; body: Buffer; written: (delivered: boolean) => void }
+  | {
+      type: 'paid'
+      status: number
+      headers: Record<string, string | string[]>
+      body: Buffer
+      written: (delivered: boolean) => void
+    }
   | { type: 'pass-through'; upstream: UpstreamResponse }
   | { type: 'buyer-gone' }

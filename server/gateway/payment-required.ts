@@ -57,8 +57,14 @@ async function buildOffer(route: GatewayRoute, server: x402ResourceServer, api: 
     }
   }
   if (requirements.length === 0)
-    throw new FacilitatorUnavailableError(`the facilitator cannot take any payment option of ${route.endpoint.method} ${route.endpoint.path_pattern} (${problems.join('; ')})`)
-  return { requirements, declaredExtensions: { ...discoveryExtension(route.endpoint), ...gasSponsoring(server, requirements) }, unpaid: new Map() }
+    throw new FacilitatorUnavailableError(
+      `the facilitator cannot take any payment option of ${route.endpoint.method} ${route.endpoint.path_pattern} (${problems.join('; ')})`,
+    )
+  return {
+    requirements,
+    declaredExtensions: { ...discoveryExtension(route.endpoint), ...gasSponsoring(server, requirements) },
+    unpaid: new Map(),
+  }
 }
 
 /**
@@ -108,8 +114,17 @@ async function buildPaymentRequired(
     routePattern: routePatternOf(route.endpoint.path_pattern),
   })
   const described = { url: resource.url, description: resource.description, mimeType: 'application/json' }
-  const built = await server.createPaymentRequiredResponse(offer.requirements, described, error ?? paymentRequiredMessage, extensions)
-  const outcome: PaymentRequiredOutcome = { type: 'payment-required', header: encodePaymentRequiredHeader(built), body: JSON.stringify(built) }
+  const built = await server.createPaymentRequiredResponse(
+    offer.requirements,
+    described,
+    error ?? paymentRequiredMessage,
+    extensions,
+  )
+  const outcome: PaymentRequiredOutcome = {
+    type: 'payment-required',
+    header: encodePaymentRequiredHeader(built),
+    body: JSON.stringify(built),
+  }
   if (error === undefined) {
     if (offer.unpaid.size >= unpaidCacheSize) offer.unpaid.clear()
     offer.unpaid.set(resource.url, outcome)

@@ -6,7 +6,8 @@ import { eip3009PayloadSchema, shapeProblem } from '../../chain/facilitator/exac
 /** A decoded `PAYMENT-SIGNATURE`, or why it is not one (the message of the 402 that refuses it). */
 export type DecodedPayment = { ok: true; payload: PaymentPayload } | { ok: false; error: string }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 const refused = (error: string): DecodedPayment => ({ ok: false, error })
 
@@ -26,10 +27,15 @@ export function decodePayment(header: string): DecodedPayment {
   }
   if (!isRecord(value)) return refused('malformed PAYMENT-SIGNATURE: expected a JSON object (an x402 PaymentPayload)')
   if (value.x402Version !== 2)
-    return refused(`PAYMENT-SIGNATURE carries x402 version ${cutText(String(JSON.stringify(value.x402Version)), echoedValueLimit)}: svc speaks x402 v2 only`)
-  if (!isRecord(value.accepted)) return refused('malformed PAYMENT-SIGNATURE: accepted: expected the payment requirements the payment accepts')
-  if (!isRecord(value.payload)) return refused('malformed PAYMENT-SIGNATURE: payload: expected the scheme payload (signature and authorization)')
-  const problem = 'permit2Authorization' in value.payload ? undefined : shapeProblem(eip3009PayloadSchema, value.payload, 'payload')
+    return refused(
+      `PAYMENT-SIGNATURE carries x402 version ${cutText(String(JSON.stringify(value.x402Version)), echoedValueLimit)}: svc speaks x402 v2 only`,
+    )
+  if (!isRecord(value.accepted))
+    return refused('malformed PAYMENT-SIGNATURE: accepted: expected the payment requirements the payment accepts')
+  if (!isRecord(value.payload))
+    return refused('malformed PAYMENT-SIGNATURE: payload: expected the scheme payload (signature and authorization)')
+  const problem =
+    'permit2Authorization' in value.payload ? undefined : shapeProblem(eip3009PayloadSchema, value.payload, 'payload')
   if (problem) return refused(`malformed PAYMENT-SIGNATURE: ${problem}`)
   return { ok: true, payload: value as PaymentPayload }
 }

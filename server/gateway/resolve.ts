@@ -5,7 +5,12 @@ import type { ServerDeps } from '../deps.js'
 /** The API a gateway host serves: `{slug}.dev.localhost` / `{slug}.localhost`, or a verified custom hostname. */
 export async function resolveGatewayApi(deps: ServerDeps, route: HostRoute): Promise<ApiRow | undefined> {
   if (route.kind === 'gateway')
-    return deps.db.selectFrom('apis').selectAll().where('environment', '=', route.environment).where('slug', '=', route.slug).executeTakeFirst()
+    return deps.db
+      .selectFrom('apis')
+      .selectAll()
+      .where('environment', '=', route.environment)
+      .where('slug', '=', route.slug)
+      .executeTakeFirst()
   if (route.kind === 'custom')
     return deps.db
       .selectFrom('domains')

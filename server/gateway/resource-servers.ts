@@ -32,11 +32,17 @@ export function createResourceServers(deps: ServerDeps): ResourceServers {
   function facilitatorUrl(api: ApiRow): string {
     if (api.environment === 'development') {
       const url = deps.chain?.facilitatorUrl
-      if (!url) throw new FacilitatorUnavailableError('the Sandbox chain is not running, so development APIs cannot take payments: start svc with its chain (`svc up`)')
+      if (!url)
+        throw new FacilitatorUnavailableError(
+          'the Sandbox chain is not running, so development APIs cannot take payments: start svc with its chain (`svc up`)',
+        )
       return url
     }
     const url = deps.productionFacilitatorUrl
-    if (!url) throw new FacilitatorUnavailableError('production APIs need an x402 facilitator: set SVC_FACILITATOR_URL (or --facilitator-url) and restart svc')
+    if (!url)
+      throw new FacilitatorUnavailableError(
+        'production APIs need an x402 facilitator: set SVC_FACILITATOR_URL (or --facilitator-url) and restart svc',
+      )
     return url
   }
 
@@ -56,10 +62,18 @@ export function createResourceServers(deps: ServerDeps): ResourceServers {
       (error: unknown) => {
         servers.delete(url)
         const cause = (error as Error).cause ?? error
-        deps.log?.(cutText(`gateway: the facilitator at ${url} does not answer: ${(cause as Error)?.message ?? String(cause)}`, logLineLimit))
+        deps.log?.(
+          cutText(
+            `gateway: the facilitator at ${url} does not answer: ${(cause as Error)?.message ?? String(cause)}`,
+            logLineLimit,
+          ),
+        )
         const code = errorCode(error)
         const named = code && /^[A-Z][A-Z0-9_]*$/.test(code) ? ` (${code})` : ''
-        throw new FacilitatorUnavailableError(`the facilitator of this API does not answer${named}: retry in a moment`, { cause: error })
+        throw new FacilitatorUnavailableError(
+          `the facilitator of this API does not answer${named}: retry in a moment`,
+          { cause: error },
+        )
       },
     )
   }

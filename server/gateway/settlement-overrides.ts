@@ -36,14 +36,19 @@ export function takeChargeOverride(
   }
   if (typeof amount !== 'string') return invalid(`has no amount (expected ${forms})`)
   const atomic = resolveAmount(amount, requirements, server)
-  if (atomic === undefined) return invalid(`has an amount ${cutText(JSON.stringify(amount), echoedValueLimit)} that is none of ${forms}`)
+  if (atomic === undefined)
+    return invalid(`has an amount ${cutText(JSON.stringify(amount), echoedValueLimit)} that is none of ${forms}`)
   if (BigInt(atomic) > BigInt(requirements.amount))
     return invalid(`asks for ${atomic}, more than the ${requirements.amount} the buyer signed for`)
   return { type: 'amount', amount: atomic }
 }
 
 /** `"1000"`, `"50%"`, `"$0.05"` → atomic units (decimal string), as x402's resource server resolves them; undefined when none. */
-function resolveAmount(amount: string, requirements: PaymentRequirements, server: x402ResourceServer): string | undefined {
+function resolveAmount(
+  amount: string,
+  requirements: PaymentRequirements,
+  server: x402ResourceServer,
+): string | undefined {
   if (/^\d{1,78}$/.test(amount)) return BigInt(amount).toString()
   const percent = /^(\d{1,3})(?:\.(\d{0,2}))?%$/.exec(amount)
   if (percent) {

@@ -22,7 +22,11 @@ export type SettledPayment = {
  * settlement's id. Undefined when the transaction is already recorded: the facilitator settles a payload once and
  * answers a repeat with the first transaction, so a second record of it is a replay of the same payment.
  */
-export async function recordSettlement(store: GatewayStore, payment: SettledPayment, journalId: string): Promise<string | undefined> {
+export async function recordSettlement(
+  store: GatewayStore,
+  payment: SettledPayment,
+  journalId: string,
+): Promise<string | undefined> {
   const { api, endpoint, ephemeral, requirements, settled } = payment
   const row: SettlementRow = {
     id: newId('stl'),

@@ -30,7 +30,15 @@ export function createTrafficStats(
     const key = `${api.id}|${day}`
     let row = pending.get(key)
     if (!row) {
-      row = { api_id: api.id, user_id: api.user_id, environment: api.environment, day, requests: 0, payment_required: 0, paid_requests: 0 }
+      row = {
+        api_id: api.id,
+        user_id: api.user_id,
+        environment: api.environment,
+        day,
+        requests: 0,
+        payment_required: 0,
+        paid_requests: 0,
+      }
       pending.set(key, row)
     }
     row[counter]++
@@ -43,7 +51,9 @@ export function createTrafficStats(
     const rows = [...pending.values()]
     pending = new Map()
     // Flushes run one after another, so counts are never written out of order.
-    flushing = flushing.then(async () => (rows.length ? (await store).addTraffic(rows) : undefined)).catch((error: unknown) => log(`gateway: writing traffic stats failed: ${(error as Error).message}`))
+    flushing = flushing
+      .then(async () => (rows.length ? (await store).addTraffic(rows) : undefined))
+      .catch((error: unknown) => log(`gateway: writing traffic stats failed: ${(error as Error).message}`))
     return flushing
   }
 

@@ -11,11 +11,16 @@ const isAbsoluteReference = (value: string) => /^[a-z][a-z0-9+.-]*:/i.test(value
  * with its query and fragment); one outside the base path, or that does not parse, is dropped. Relative URLs and
  * other origins pass unchanged. Changes `headers` in place.
  */
-export function hideUpstreamOrigin(headers: Record<string, string | string[]>, upstream: { origin: string; basePath: string }): void {
+export function hideUpstreamOrigin(
+  headers: Record<string, string | string[]>,
+  upstream: { origin: string; basePath: string },
+): void {
   for (const name of urlHeaders) {
     const value = headers[name]
     if (value === undefined) continue
-    const kept = (Array.isArray(value) ? value : [value]).map((one) => asSeenByBuyer(one, upstream)).filter((one) => one !== undefined)
+    const kept = (Array.isArray(value) ? value : [value])
+      .map((one) => asSeenByBuyer(one, upstream))
+      .filter((one) => one !== undefined)
     if (kept.length === 0) delete headers[name]
     else headers[name] = Array.isArray(value) ? kept : kept[0]!
   }

@@ -60,13 +60,30 @@ export type UpstreamResponse = {
 export type UpstreamFailure = { ok: false; status: 502 | 504; error: string }
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and the ones the gateway owns; never forwarded either way. */
-const hopByHop = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization'])
+const hopByHop = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+])
 /**
  * Never sent upstream: the payment (v2 and v1 names), the gateway's Host, `expect` (undici refuses it), the gateway's
  * own marker (a buyer's is dropped; the proxy sets it), and the
  * `Access-Control-Expose-Headers` the x402 fetch client puts on its paid request (a response header, meant for svc).
  */
-const notUpstream = new Set(['host', 'payment-signature', 'x-payment', 'expect', 'access-control-expose-headers', gatewayHopHeader])
+const notUpstream = new Set([
+  'host',
+  'payment-signature',
+  'x-payment',
+  'expect',
+  'access-control-expose-headers',
+  gatewayHopHeader,
+])
 
 export type UpstreamProxy = {
   /**
@@ -91,12 +108,15 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): Upstrea
 
   function failure(error: unknown, target: UpstreamTarget, timedOut: boolean): UpstreamFailure {
     const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause
-    const code = [cause?.code, (error as { code?: unknown }).code].find((value) => typeof value === 'string' && /^[A-Z0-9_]+$/.test(value)) as string | undefined
+    const code = [cause?.code, (error as { code?: unknown }).code].find(
+      (value) => typeof value === 'string' && /^[A-Z0-9_]+$/.test(value),
+    ) as string | undefined
     const listener = ownListenerOf(error)
     if (listener) return notAllowed(target, listener)
     const text = String(cause?.message ?? (error as Error).message ?? error)
     log?.(`upstream ${where(target)} failed: ${text.slice(0, loggedDetailChars)}${code ? ` (${code})` : ''}`)
-    if (timedOut || /TIMEOUT/.test(String((error as { code?: unknown }).code))) return { ok: false, status: 504, error: `the upstream did not answer within ${seconds}` }
+    if (timedOut || /TIMEOUT/.test(String((error as { code?: unknown }).code)))
+      return { ok: false, status: 504, error: `the upstream did not answer within ${seconds}` }
     return { ok: false, status: 502, error: `the upstream could not be reached (${code ?? 'no usable answer'})` }
   }
 
@@ -124,7 +144,9 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): Upstrea
         clearTimeout(timer)
         signal.removeEventListener('abort', abort)
       }
-      const hasBody = (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') || req.headers['transfer-encoding'] !== undefined
+      const hasBody =
+        (req.headers['content-length'] !== undefined && req.headers['content-length'] !== '0') ||
+        req.headers['transfer-encoding'] !== undefined
       try {
         const response = await agent.request({
           origin: target.origin,
@@ -151,7 +173,11 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): Upstrea
                 size += chunk.length
                 if (size > maxResponseBytes) {
                   body.destroy()
-                  return { ok: false, status: 502, error: `the upstream answer is larger than ${maxResponseBytes} bytes` }
+                  return {
+                    ok: false,
+                    status: 502,
+                    error: `the upstream answer is larger than ${maxResponseBytes} bytes`,
+                  }
                 }
                 chunks.push(chunk)
               }
@@ -195,13 +221,19 @@ function ownListenerOf(error: unknown): string | undefined {
  * own ports is closed before a byte of the request is written (the name may have resolved elsewhere when the request
  * was checked: DNS rebinding).
  */
-function refusingOwnListeners(connect: buildConnector.connector, ownListeners: (() => ReadonlyMap<number, string>) | undefined): buildConnector.connector {
+function refusingOwnListeners(
+  connect: buildConnector.connector,
+  ownListeners: (() => ReadonlyMap<number, string>) | undefined,
+): buildConnector.connector {
   if (!ownListeners) return connect
   return (options, callback) =>
     connect(options, (error, socket) => {
       if (error || !socket) return callback(error ?? new Error('no socket'), null)
       const { remoteAddress, remotePort } = socket as Socket
-      const listener = remoteAddress && remotePort !== undefined && isLoopbackAddress(remoteAddress) ? ownListeners().get(remotePort) : undefined
+      const listener =
+        remoteAddress && remotePort !== undefined && isLoopbackAddress(remoteAddress)
+          ? ownListeners().get(remotePort)
+          : undefined
       if (!listener) return callback(null, socket)
       socket.destroy()
       callback(new OwnListenerReached(listener), null)
@@ -213,7 +245,14 @@ function upstreamHeaders(req: GatewayRequest): Record<string, string | string[]>
   const named = connectionTokens(req.headers.connection)
   const headers: Record<string, string | string[]> = {}
   for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || hopByHop.has(name) || notUpstream.has(name) || name.startsWith('proxy-') || named?.has(name)) continue
+    if (
+      value === undefined ||
+      hopByHop.has(name) ||
+      notUpstream.has(name) ||
+      name.startsWith('proxy-') ||
+      named?.has(name)
+    )
+      continue
     headers[name] = value
   }
   const forwardedFor = req.headers['x-forwarded-for']
@@ -227,7 +266,9 @@ function upstreamHeaders(req: GatewayRequest): Record<string, string | string[]>
 }
 
 /** The upstream's response headers minus hop-by-hop ones and those named in its Connection header. */
-function responseHeaders(raw: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Record<string, string | string[]> {
+function responseHeaders(
+  raw: IncomingHttpHeaders | Record<string, string | string[] | undefined>,
+): Record<string, string | string[]> {
   const named = connectionTokens(raw.connection as string | undefined)
   const headers: Record<string, string | string[]> = {}
   for (const [name, value] of Object.entries(raw)) {
@@ -239,5 +280,10 @@ function responseHeaders(raw: IncomingHttpHeaders | Record<string, string | stri
 
 function connectionTokens(value: string | string[] | undefined): Set<string> | undefined {
   if (!value) return undefined
-  return new Set(String(value).toLowerCase().split(',').map((token) => token.trim()))
+  return new Set(
+    String(value)
+      .toLowerCase()
+      .split(',')
+      .map((token) => token.trim()),
+  )
 }

@@ -51,20 +51,29 @@ export type SettlementJournalOptions = {
  * are resolved (server/journal/recovery.ts); meanwhile, rows of settlements that failed or broke off are resolved
  * by a sweeper once they are old enough. A buyer charged without getting the answer is recorded as such.
  */
-export function createSettlementJournal(deps: ServerDeps, store: Promise<GatewayStore>, options: SettlementJournalOptions = {}): SettlementJournal {
+export function createSettlementJournal(
+  deps: ServerDeps,
+  store: Promise<GatewayStore>,
+  options: SettlementJournalOptions = {},
+): SettlementJournal {
   const { sweepEveryMs = 30_000, graceMs = 120_000 } = options
   const log = deps.log ?? ((message: string) => console.error(message))
   const inFlight = new Set<string>()
   const writes = new Set<Promise<void>>()
   let sweeping: Promise<unknown> | undefined
   const timer = setInterval(() => {
-    sweeping ??= resolveSettlementJournal(deps, { before: new Date(Date.now() - graceMs).toISOString(), skip: inFlight }).finally(() => (sweeping = undefined))
+    sweeping ??= resolveSettlementJournal(deps, {
+      before: new Date(Date.now() - graceMs).toISOString(),
+      skip: inFlight,
+    }).finally(() => (sweeping = undefined))
   }, sweepEveryMs)
   timer.unref()
 
   function track(id: string, write: Promise<void>) {
     const tracked = write
-      .catch((error: unknown) => log(`svc: closing the settlement journal entry ${id} failed: ${toSvcError(error).message}`))
+      .catch((error: unknown) =>
+        log(`svc: closing the settlement journal entry ${id} failed: ${toSvcError(error).message}`),
+      )
       .finally(() => {
         inFlight.delete(id)
         writes.delete(tracked)
@@ -105,9 +114,16 @@ export function buildJournalRow(entry: JournalEntry): SettlementJournalRow {
   const { api, endpoint, requirements } = entry
   const { nonce, validBefore } = authorizationFields(entry.payload.payload)
   // Recovery asks EIP-3009's authorizationState or Permit2's nonceBitmap, whichever the nonce belongs to.
-  const schemePayload = entry.payload.payload as { authorization?: unknown; permit2Authorization?: unknown } | null | undefined
+  const schemePayload = entry.payload.payload as
+    | { authorization?: unknown; permit2Authorization?: unknown }
+    | null
+    | undefined
   const isObject = (value: unknown) => typeof value === 'object' && value !== null
-  const transferMethod = isObject(schemePayload?.permit2Authorization) ? 'permit2' : isObject(schemePayload?.authorization) ? 'eip3009' : null
+  const transferMethod = isObject(schemePayload?.permit2Authorization)
+    ? 'permit2'
+    : isObject(schemePayload?.authorization)
+      ? 'eip3009'
+      : null
   return {
     id: newId('jrn'),
     payment_id: entry.paymentId,

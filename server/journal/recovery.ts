@@ -2,7 +2,12 @@ import type { Address, Hex, PublicClient } from 'viem'
 import { findAuthorizationUse } from '../../chain/facilitator/authorizations.js'
 import { findPermit2NonceUse } from '../../chain/permit2/nonces.js'
 import { toSvcError } from '../../core/errors.js'
-import { deleteJournalRow, listJournalRows, markJournalUndelivered, recordJournalSettlement } from '../db/settlement-journal.js'
+import {
+  deleteJournalRow,
+  listJournalRows,
+  markJournalUndelivered,
+  recordJournalSettlement,
+} from '../db/settlement-journal.js'
 import type { SettlementJournalRow, SettlementRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId } from '../ids.js'
@@ -37,10 +42,20 @@ export type ResolveJournalOptions = {
  * charged without an answer when it was used, removed when it was not. Errors are logged, never thrown: a row that
  * cannot be read now is kept for the next try.
  */
-export async function resolveSettlementJournal(deps: ServerDeps, options: ResolveJournalOptions = {}): Promise<JournalResolution> {
+export async function resolveSettlementJournal(
+  deps: ServerDeps,
+  options: ResolveJournalOptions = {},
+): Promise<JournalResolution> {
   const { before = new Date().toISOString(), skip } = options
   const log = deps.log ?? ((message: string) => console.error(message))
-  const done: JournalResolution = { recovered: 0, undelivered: 0, notSettled: 0, unverifiable: 0, alreadyRecorded: 0, kept: 0 }
+  const done: JournalResolution = {
+    recovered: 0,
+    undelivered: 0,
+    notSettled: 0,
+    unverifiable: 0,
+    alreadyRecorded: 0,
+    kept: 0,
+  }
   for (const row of await listJournalRows(deps.db, before)) {
     if (skip?.has(row.id)) continue
     try {
@@ -51,11 +66,17 @@ export async function resolveSettlementJournal(deps: ServerDeps, options: Resolv
     }
   }
   if (done.recovered + done.undelivered > 0)
-    log(`svc: ${done.recovered + done.undelivered} payment(s) were charged without the buyer getting the answer (svc stopped or the buyer left mid-payment): recorded, see svc settlements`)
+    log(
+      `svc: ${done.recovered + done.undelivered} payment(s) were charged without the buyer getting the answer (svc stopped or the buyer left mid-payment): recorded, see svc settlements`,
+    )
   return done
 }
 
-async function resolveRow(deps: ServerDeps, row: SettlementJournalRow, log: (message: string) => void): Promise<keyof JournalResolution> {
+async function resolveRow(
+  deps: ServerDeps,
+  row: SettlementJournalRow,
+  log: (message: string) => void,
+): Promise<keyof JournalResolution> {
   if (row.settlement_id !== null) {
     await markJournalUndelivered(deps.db, { ...row, settlement_id: row.settlement_id })
     return 'undelivered'
@@ -67,9 +88,14 @@ async function resolveRow(deps: ServerDeps, row: SettlementJournalRow, log: (mes
   if (!checkable || row.chain_epoch !== chain.epoch) {
     await deleteJournalRow(deps.db, row.id)
     // A row without a nonce: a Permit2 payment journaled before svc wrote down its nonce (or a payload naming none).
-    const unreadable = row.nonce === null ? 'it was paid through Permit2 before svc journaled Permit2 nonces' : 'its network cannot be read from here'
+    const unreadable =
+      row.nonce === null
+        ? 'it was paid through Permit2 before svc journaled Permit2 nonces'
+        : 'its network cannot be read from here'
     const why = !checkable ? unreadable : 'the Sandbox chain it was paid on is gone'
-    log(`svc: the unfinished payment ${row.id} (${row.method} ${row.path}, payer ${row.payer}) cannot be checked: ${why}`)
+    log(
+      `svc: the unfinished payment ${row.id} (${row.method} ${row.path}, payer ${row.payer}) cannot be checked: ${why}`,
+    )
     return 'unverifiable'
   }
   if (chain.restarting) return 'kept'
@@ -101,20 +127,41 @@ async function resolveRow(deps: ServerDeps, row: SettlementJournalRow, log: (mes
 }
 
 /** Whether a row's payment reached the chain and, when it did, its transaction and the amount it moved (when found). */
-type SettlementOnChain = { used: false } | { used: true; transaction: Hex; amount: string } | { used: true; transaction: undefined }
+type SettlementOnChain =
+  | { used: false }
+  | { used: true; transaction: Hex; amount: string }
+  | { used: true; transaction: undefined }
 
 /**
  * Asks the chain about a row's nonce: EIP-3009's (the token's `authorizationState` and `AuthorizationUsed` log; the
  * amount is the row's) or Permit2's (`nonceBitmap` and the settling transaction; the amount is what its `Transfer`
  * moved, upto's charge).
  */
-async function findSettlementOf(client: PublicClient, row: SettlementJournalRow, nonce: string): Promise<SettlementOnChain> {
+async function findSettlementOf(
+  client: PublicClient,
+  row: SettlementJournalRow,
+  nonce: string,
+): Promise<SettlementOnChain> {
   if (row.transfer_method === 'permit2') {
-    const use = await findPermit2NonceUse(client, { asset: row.asset as Address, owner: row.payer as Address, payTo: row.pay_to as Address, nonce, maxAmount: BigInt(row.amount) })
+    const use = await findPermit2NonceUse(client, {
+      asset: row.asset as Address,
+      owner: row.payer as Address,
+      payTo: row.pay_to as Address,
+      nonce,
+      maxAmount: BigInt(row.amount),
+    })
     if (!use.used) return use
-    return use.transaction === undefined || use.amount === undefined ? { used: true, transaction: undefined } : { used: true, transaction: use.transaction, amount: use.amount.toString() }
+    return use.transaction === undefined || use.amount === undefined
+      ? { used: true, transaction: undefined }
+      : { used: true, transaction: use.transaction, amount: use.amount.toString() }
   }
-  const use = await findAuthorizationUse(client, { asset: row.asset as Address, authorizer: row.payer as Address, nonce: nonce as Hex })
+  const use = await findAuthorizationUse(client, {
+    asset: row.asset as Address,
+    authorizer: row.payer as Address,
+    nonce: nonce as Hex,
+  })
   if (!use.used) return use
-  return use.transaction === undefined ? { used: true, transaction: undefined } : { used: true, transaction: use.transaction, amount: row.amount }
+  return use.transaction === undefined
+    ? { used: true, transaction: undefined }
+    : { used: true, transaction: use.transaction, amount: row.amount }
 }

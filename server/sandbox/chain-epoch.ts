@@ -34,7 +34,9 @@ export async function reconcileChainEpoch(deps: ServerDeps, reason: string): Pro
     for (const address of addresses) {
       // The chain moved on again meanwhile: the next reconciliation refunds on that one.
       if (chain.sandboxChain.epoch !== epoch) return
-      await chain.manager.fund(address as Address).catch((error) => log(`svc: refunding the Sandbox wallet ${address} failed: ${toSvcError(error).message}`))
+      await chain.manager
+        .fund(address as Address)
+        .catch((error) => log(`svc: refunding the Sandbox wallet ${address} failed: ${toSvcError(error).message}`))
     }
   })()
   return { previous: latest?.epoch, epoch, refunding: addresses.length, refunded }

@@ -84,7 +84,9 @@ export function createSandboxState(): SandboxState {
         if (!finished) {
           const count = inFlight
           reopen()
-          throw new ConflictError(`${count} payment${count === 1 ? ' is' : 's are'} still in flight after ${waitMs / 1000} s: try again when ${count === 1 ? 'it is' : 'they are'} done`)
+          throw new ConflictError(
+            `${count} payment${count === 1 ? ' is' : 's are'} still in flight after ${waitMs / 1000} s: try again when ${count === 1 ? 'it is' : 'they are'} done`,
+          )
         }
       }
       return reopen

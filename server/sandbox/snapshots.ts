@@ -80,7 +80,8 @@ export function createSnapshotStore(options: CreateSnapshotStoreOptions): Snapsh
   })
 
   function usableChain() {
-    if (chain.sandboxChain.restarting) throw new ServiceUnavailableError('the Sandbox chain is restarting: retry in a moment')
+    if (chain.sandboxChain.restarting)
+      throw new ServiceUnavailableError('the Sandbox chain is restarting: retry in a moment')
   }
 
   /** Runs `change` with paid requests held back and buffered counters written. */
@@ -103,11 +104,20 @@ export function createSnapshotStore(options: CreateSnapshotStoreOptions): Snapsh
           usableChain()
           const id = newId('snap')
           const file = join(dir, `${id}.sqlite`)
-          const [anvilId, block] = await Promise.all([testClient.snapshot(), client.getBlockNumber()]).catch((error: unknown) => {
-            throw new ChainError('the chain did not take a snapshot', { cause: error })
-          })
+          const [anvilId, block] = await Promise.all([testClient.snapshot(), client.getBlockNumber()]).catch(
+            (error: unknown) => {
+              throw new ChainError('the chain did not take a snapshot', { cause: error })
+            },
+          )
           await writeDatabaseSnapshot(db, file)
-          const entry: Entry = { id, created_at: clock.nowIso(), chain_block: Number(block), anvilId, file, offsetMs: clock.offsetMs }
+          const entry: Entry = {
+            id,
+            created_at: clock.nowIso(),
+            chain_block: Number(block),
+            anvilId,
+            file,
+            offsetMs: clock.offsetMs,
+          }
           entries.set(id, entry)
           return info(entry)
         }),
@@ -121,7 +131,9 @@ export function createSnapshotStore(options: CreateSnapshotStoreOptions): Snapsh
           if (!entry) throw gone.has(id) ? new ConflictError(gone.get(id)!) : new NotFoundError('snapshot not found')
           usableChain()
           // Anvil answers false (or an error) for a snapshot it does not have.
-          const reverted = await (testClient.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({ method: 'evm_revert', params: [entry.anvilId] }).then(
+          const reverted = await (
+            testClient.request as (args: { method: string; params: unknown[] }) => Promise<unknown>
+          )({ method: 'evm_revert', params: [entry.anvilId] }).then(
             (answer) => answer === true,
             () => false,
           )
@@ -131,7 +143,8 @@ export function createSnapshotStore(options: CreateSnapshotStoreOptions): Snapsh
           }
           // Anvil forgot the snapshots taken after this one.
           const discarded = [...entries.values()].filter((other) => BigInt(other.anvilId) > BigInt(entry.anvilId))
-          for (const other of discarded) discard(other, `snapshot ${other.id} was discarded by the revert to the earlier snapshot ${id}`)
+          for (const other of discarded)
+            discard(other, `snapshot ${other.id} was discarded by the revert to the earlier snapshot ${id}`)
           await restoreDatabaseSnapshot(db, entry.file)
           clock.setOffset(entry.offsetMs)
           chain.sandboxChain.minter.reset()
@@ -140,7 +153,11 @@ export function createSnapshotStore(options: CreateSnapshotStoreOptions): Snapsh
           // The chain is back at the snapshot's block time: a block at svc's time puts them together again.
           await alignChainTime(chain, clock)
           entry.anvilId = await testClient.snapshot()
-          return { ...info(entry), took_ms: Math.round((performance.now() - started) * 10) / 10, discarded: discarded.map((other) => other.id) }
+          return {
+            ...info(entry),
+            took_ms: Math.round((performance.now() - started) * 10) / 10,
+            discarded: discarded.map((other) => other.id),
+          }
         }),
       ),
 

@@ -23,7 +23,8 @@ export const clockOf = (deps: Pick<ServerDeps, 'clock'>): Clock => deps.clock ??
 
 function sandboxChain(deps: ServerDeps): ChainServices {
   if (!deps.chain) throw new ServiceUnavailableError('the sandbox chain is not running')
-  if (deps.chain.sandboxChain.restarting) throw new ServiceUnavailableError('the Sandbox chain is restarting: retry in a moment')
+  if (deps.chain.sandboxChain.restarting)
+    throw new ServiceUnavailableError('the Sandbox chain is restarting: retry in a moment')
   return deps.chain
 }
 
@@ -33,7 +34,12 @@ export async function getSandboxTime(deps: ServerDeps): Promise<SandboxTime> {
   const block = await chain.client.getBlock({ blockTag: 'latest' }).catch((error: unknown) => {
     throw new ChainError('the chain did not answer the block query', { cause: error, code: 'unreachable' })
   })
-  return { chain_time: Number(block.timestamp), chain_block: Number(block.number), svc_time: clock.nowIso(), offset_seconds: clock.offsetMs / 1000 }
+  return {
+    chain_time: Number(block.timestamp),
+    chain_block: Number(block.number),
+    svc_time: clock.nowIso(),
+    offset_seconds: clock.offsetMs / 1000,
+  }
 }
 
 /**

@@ -84,7 +84,11 @@ describe('layers', () => {
   it('the gateway and the control plane share server/ (deps, db, schemas), never each other', () => {
     const crossing = [...graph].flatMap(([file, imports]) =>
       imports
-        .filter((target) => (file.startsWith('server/gateway/') && target.startsWith('server/control/')) || (file.startsWith('server/control/') && target.startsWith('server/gateway/')))
+        .filter(
+          (target) =>
+            (file.startsWith('server/gateway/') && target.startsWith('server/control/')) ||
+            (file.startsWith('server/control/') && target.startsWith('server/gateway/')),
+        )
         .map((target) => `${file} → ${target}`),
     )
     expect(crossing).toEqual([])
@@ -92,7 +96,9 @@ describe('layers', () => {
 
   it('no file imports a path outside the source folders (test/, bin/, scratch)', () => {
     const outside = [...graph].flatMap(([file, imports]) =>
-      imports.filter((target) => !layers.includes(target.split('/')[0]!) && !target.startsWith('node_modules')).map((t) => `${file} → ${t}`),
+      imports
+        .filter((target) => !layers.includes(target.split('/')[0]!) && !target.startsWith('node_modules'))
+        .map((t) => `${file} → ${t}`),
     )
     expect(outside).toEqual([])
   })

@@ -49,7 +49,12 @@ function createRpc(url: string, connections: number): { rpc: Rpc; close(): Promi
   const pool = new Pool(url, { connections, pipelining: 1 })
   let id = 0
   const rpc: Rpc = async (method, params) => {
-    const response = await pool.request({ method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }) })
+    const response = await pool.request({
+      method: 'POST',
+      path: '/',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+    })
     const answer = (await response.body.json()) as { result?: unknown; error?: { message: string } }
     if (answer.error) throw new Error(`${method}: ${answer.error.message}`)
     return answer.result
@@ -73,19 +78,64 @@ export type TransferTarget = {
  * limit leaves room for the sandbox USDC's record of used authorizations: 90–100k gas a transfer, up to about 145k when
  * it starts a new region of its set (chain/contracts/SandboxUSDC.sol), against about 80k for mainnet USDC.
  */
-async function signBatch(chain: TransferTarget, relayer: LocalAccount, buyer: LocalAccount, payTo: Hex, nonce: number, count: number): Promise<Hex[]> {
-  const domain = { name: chain.usdc.name, version: chain.usdc.version, chainId: chain.chainId, verifyingContract: chain.usdc.address }
+async function signBatch(
+  chain: TransferTarget,
+  relayer: LocalAccount,
+  buyer: LocalAccount,
+  payTo: Hex,
+  nonce: number,
+  count: number,
+): Promise<Hex[]> {
+  const domain = {
+    name: chain.usdc.name,
+    version: chain.usdc.version,
+    chainId: chain.chainId,
+    verifyingContract: chain.usdc.address,
+  }
   const signed: Hex[] = []
   for (let i = 0; i < count; i++) {
-    const authorization = { from: buyer.address, to: payTo, value: 1000n, validAfter: 0n, validBefore: 2n ** 48n, nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) }
-    const signature = await buyer.signTypedData({ domain, types: authorizationTypes, primaryType: 'TransferWithAuthorization', message: authorization })
+    const authorization = {
+      from: buyer.address,
+      to: payTo,
+      value: 1000n,
+      validAfter: 0n,
+      validBefore: 2n ** 48n,
+      nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
+    }
+    const signature = await buyer.signTypedData({
+      domain,
+      types: authorizationTypes,
+      primaryType: 'TransferWithAuthorization',
+      message: authorization,
+    })
     const { v, r, s } = parseSignature(signature)
     const data = encodeFunctionData({
       abi: sandboxUsdcAbi,
       functionName: 'transferWithAuthorization',
-      args: [authorization.from, authorization.to, authorization.value, authorization.validAfter, authorization.validBefore, authorization.nonce, Number(v), r, s],
+      args: [
+        authorization.from,
+        authorization.to,
+        authorization.value,
+        authorization.validAfter,
+        authorization.validBefore,
+        authorization.nonce,
+        Number(v),
+        r,
+        s,
+      ],
     })
-    signed.push(await relayer.signTransaction({ type: 'eip1559', chainId: chain.chainId, nonce: nonce + i, to: chain.usdc.address, data, gas: 200_000n, maxFeePerGas: 20_000_000_000n, maxPriorityFeePerGas: 1_000_000n }))
+    signed.push(
+      await relayer.signTransaction({
+        type: 'eip1559',
+        chainId: chain.chainId,
+        nonce: nonce + i,
+        to: chain.usdc.address,
+        data,
+        gas: 200_000n,
+        maxFeePerGas: 20_000_000_000n,
+        maxPriorityFeePerGas: 1_000_000n,
+      }),
+    )
   }
   return signed
 }
@@ -102,7 +152,10 @@ async function watchReceipts(rpcUrl: string, rpc: Rpc) {
     params: ['newHeads'],
     onData: async (data) => {
       const head = (data as unknown as { result: { number: Hex } }).result
-      const receipts = (await rpc('eth_getBlockReceipts', [head.number])) as { transactionHash: string; status: string }[]
+      const receipts = (await rpc('eth_getBlockReceipts', [head.number])) as {
+        transactionHash: string
+        status: string
+      }[]
       for (const receipt of receipts ?? []) {
         const resolve = waiting.get(receipt.transactionHash)
         if (resolve) {
@@ -115,7 +168,7 @@ async function watchReceipts(rpcUrl: string, rpc: Rpc) {
   return {
     wait(hash: Hex, giveUpMs: number): Promise<{ status: string } | undefined> {
       const known = early.get(hash)
-      if (known) return early.delete(hash), Promise.resolve(known)
+      if (known) return (early.delete(hash), Promise.resolve(known))
       return new Promise((resolve) => {
         const timer = setTimeout(() => (waiting.delete(hash), resolve(undefined)), giveUpMs)
         waiting.set(hash, (receipt) => (clearTimeout(timer), resolve(receipt)))
@@ -138,7 +191,10 @@ async function waitForReceipt(rpc: Rpc, hash: Hex, giveUpMs: number): Promise<{ 
   return undefined
 }
 
-export type TransferBatchOptions = Pick<ChainGrowthOptions, 'transfers' | 'batch' | 'concurrency' | 'receipts' | 'stallMs' | 'progress'> & {
+export type TransferBatchOptions = Pick<
+  ChainGrowthOptions,
+  'transfers' | 'batch' | 'concurrency' | 'receipts' | 'stallMs' | 'progress'
+> & {
   /** The dev account (of the mnemonic) that sends the transactions; svc uses 0 and 1. @defaultValue 5 */
   relayerIndex?: number
   /** A state file to report the size of. */
@@ -147,7 +203,16 @@ export type TransferBatchOptions = Pick<ChainGrowthOptions, 'transfers' | 'batch
 
 /** Runs `transfers` pre-signed transfers on `target` in batches of `batch`; one row per batch. */
 export async function runTransferBatches(target: TransferTarget, options: TransferBatchOptions = {}) {
-  const { transfers = 20_000, batch = 1_000, concurrency = 16, receipts = 'blocks', stallMs = 2_000, relayerIndex = 5, statePath, progress = () => {} } = options
+  const {
+    transfers = 20_000,
+    batch = 1_000,
+    concurrency = 16,
+    receipts = 'blocks',
+    stallMs = 2_000,
+    relayerIndex = 5,
+    statePath,
+    progress = () => {},
+  } = options
   const { rpc, close } = createRpc(target.rpcUrl, concurrency + 2)
   const watcher = receipts === 'blocks' ? await watchReceipts(target.rpcUrl, rpc) : undefined
   try {
@@ -167,7 +232,7 @@ export async function runTransferBatches(target: TransferTarget, options: Transf
         const t0 = performance.now()
         const hash = (await rpc('eth_sendRawTransaction', [raw])) as Hex
         const receipt = watcher ? await watcher.wait(hash, 30_000) : await waitForReceipt(rpc, hash, 30_000)
-        if (!receipt || receipt.status !== '0x1') lost++
+        if (receipt?.status !== '0x1') lost++
         if (performance.now() - t0 > stallMs) stalls++
       })
       const pool = await rpc('txpool_status', [])
@@ -184,7 +249,9 @@ export async function runTransferBatches(target: TransferTarget, options: Transf
         pool_pending: Number(pool.pending),
         pool_queued: Number(pool.queued),
         ...(target.anvilPid ? { anvil_rss_mb: round(rssKb(target.anvilPid) / 1024) } : {}),
-        ...(statePath ? { state_file_mb: round((statSync(statePath, { throwIfNoEntry: false })?.size ?? 0) / 2 ** 20) } : {}),
+        ...(statePath
+          ? { state_file_mb: round((statSync(statePath, { throwIfNoEntry: false })?.size ?? 0) / 2 ** 20) }
+          : {}),
       }
       batches.push(row)
       progress(`transfers: ${JSON.stringify(row)}`)
@@ -198,20 +265,42 @@ export async function runTransferBatches(target: TransferTarget, options: Transf
 
 /** A fresh chain of svc's chain kit as a transfer target. */
 function targetOf(chain: Awaited<ReturnType<typeof startChain>>): TransferTarget {
-  return { rpcUrl: chain.rpcUrl, chainId: chain.chainId, usdc: chain.usdc, fund: (address, amount) => chain.usdcFunder.fund(address, amount), anvilPid: chain.pid }
+  return {
+    rpcUrl: chain.rpcUrl,
+    chainId: chain.chainId,
+    usdc: chain.usdc,
+    fund: (address, amount) => chain.usdcFunder.fund(address, amount),
+    anvilPid: chain.pid,
+  }
 }
 
 /** The chain's rate as it grows to `transfers` on one Anvil (svc's settings, or `anvilArgs`/`mining` on top). */
 export async function benchChainGrowth(options: ChainGrowthOptions = {}) {
-  const { transfers = 20_000, batch = 1_000, concurrency = 16, anvilArgs = {}, stateFile = false, mining, receipts = 'blocks' } = options
+  const {
+    transfers = 20_000,
+    batch = 1_000,
+    concurrency = 16,
+    anvilArgs = {},
+    stateFile = false,
+    mining,
+    receipts = 'blocks',
+  } = options
   const dir = stateFile ? mkdtempSync(join(tmpdir(), 'svc-chain-growth-')) : undefined
   const statePath = dir ? join(dir, 'state.json') : undefined
-  const chain = await startChain({ extraArgs: { ...(statePath ? anvilStateArgs(statePath, { load: false }) : {}), ...anvilArgs }, watchdog: false, mining })
+  const chain = await startChain({
+    extraArgs: { ...(statePath ? anvilStateArgs(statePath, { load: false }) : {}), ...anvilArgs },
+    watchdog: false,
+    mining,
+  })
   try {
     const batches = await runTransferBatches(targetOf(chain), { ...options, statePath })
     // What a state dump costs now (the 30 s dump of a data dir does the same work, uncompressed).
     const t0 = performance.now()
-    await fetch(chain.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_dumpState', params: [] }) }).then((r) => r.arrayBuffer())
+    await fetch(chain.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_dumpState', params: [] }),
+    }).then((r) => r.arrayBuffer())
     const dumpMs = performance.now() - t0
     const first = batches[0]!.per_second
     const last = batches[batches.length - 1]!.per_second
@@ -241,22 +330,40 @@ export async function benchChainGrowth(options: ChainGrowthOptions = {}) {
  * The chain limit of issue 11: pre-signed transfers, `rounds` batches of `perRound`, on a fresh plain Anvil each
  * round (the reference) and in a row on svc's running chain (`svc`, after its paid load).
  */
-export async function benchChainLimit(svc: TransferTarget, options: { rounds?: number; perRound?: number; progress?: (line: string) => void } = {}) {
+export async function benchChainLimit(
+  svc: TransferTarget,
+  options: { rounds?: number; perRound?: number; progress?: (line: string) => void } = {},
+) {
   const { rounds = 3, perRound = 1_000, progress } = options
   const fresh = []
   for (let r = 0; r < rounds; r++) {
     const chain = await startChain({ ...plainAnvil, watchdog: false })
     try {
-      fresh.push(...(await runTransferBatches(targetOf(chain), { transfers: perRound, batch: perRound, receipts: 'poll', progress })))
+      fresh.push(
+        ...(await runTransferBatches(targetOf(chain), {
+          transfers: perRound,
+          batch: perRound,
+          receipts: 'poll',
+          progress,
+        })),
+      )
     } finally {
       await chain.stop()
     }
   }
-  const running = await runTransferBatches(svc, { transfers: perRound * rounds, batch: perRound, receipts: 'poll', progress })
+  const running = await runTransferBatches(svc, {
+    transfers: perRound * rounds,
+    batch: perRound,
+    receipts: 'poll',
+    progress,
+  })
   return {
     per_round: perRound,
     reference_fresh_chain: fresh.map((row) => row.per_second),
     svc_running_chain: running.map((row) => row.per_second),
-    max_ms: { reference: Math.max(...fresh.map((row) => row.max_ms)), svc: Math.max(...running.map((row) => row.max_ms)) },
+    max_ms: {
+      reference: Math.max(...fresh.map((row) => row.max_ms)),
+      svc: Math.max(...running.map((row) => row.max_ms)),
+    },
   }
 }

@@ -18,7 +18,13 @@ export async function benchChainReady(runs = 5) {
     samples.push(chain.readyMs)
     await chain.stop()
   }
-  return { runs, median_ms: round(percentile(samples, 50)), max_ms: round(Math.max(...samples)), samples_ms: samples.map((s) => round(s)), target_ms: 500 }
+  return {
+    runs,
+    median_ms: round(percentile(samples, 50)),
+    max_ms: round(Math.max(...samples)),
+    samples_ms: samples.map((s) => round(s)),
+    target_ms: 500,
+  }
 }
 
 /**
@@ -84,7 +90,11 @@ export async function benchSettleThroughput({ payments = 400, concurrency = 16 }
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ x402Version: 2, paymentPayload: payload, paymentRequirements }),
       }).then((r) => r.json() as Promise<{ success: boolean }>)
-    const facilitator = await runPool(facilitatorPayloads, concurrency, async (payload) => (await settle(payload, requirements)).success)
+    const facilitator = await runPool(
+      facilitatorPayloads,
+      concurrency,
+      async (payload) => (await settle(payload, requirements)).success,
+    )
 
     const rawOk = raw.results.filter(Boolean).length
     const facilitatorOk = facilitator.results.filter(Boolean).length
@@ -93,7 +103,12 @@ export async function benchSettleThroughput({ payments = 400, concurrency = 16 }
     return {
       payments,
       concurrency,
-      raw_viem: { ok: rawOk, per_second: round(rawRps), p50_ms: round(percentile(raw.latencies, 50)), p95_ms: round(percentile(raw.latencies, 95)) },
+      raw_viem: {
+        ok: rawOk,
+        per_second: round(rawRps),
+        p50_ms: round(percentile(raw.latencies, 50)),
+        p95_ms: round(percentile(raw.latencies, 95)),
+      },
       facilitator_settle: {
         ok: facilitatorOk,
         per_second: round(facilitatorRps),

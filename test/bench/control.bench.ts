@@ -44,11 +44,24 @@ export async function benchControlPlane({ requests = 4000, concurrency = 32 }: P
       }),
     )
     const wallMs = performance.now() - started
-    return { label, requests, concurrency, per_second: round((requests / wallMs) * 1000), p50_ms: round(percentile(latencies, 50), 2), p95_ms: round(percentile(latencies, 95), 2), errors }
+    return {
+      label,
+      requests,
+      concurrency,
+      per_second: round((requests / wallMs) * 1000),
+      p50_ms: round(percentile(latencies, 50), 2),
+      p95_ms: round(percentile(latencies, 95), 2),
+      errors,
+    }
   }
 
   try {
-    const signup = await call('POST', '/auth/signup', {}, { email: `bench-${Date.now()}@example.test`, password: 'benchmark password' })
+    const signup = await call(
+      'POST',
+      '/auth/signup',
+      {},
+      { email: `bench-${Date.now()}@example.test`, password: 'benchmark password' },
+    )
     const jwt = { authorization: `Bearer ${signup.body.token}` }
     const key = await call('POST', '/auth/api-keys', jwt, { name: 'bench', preset: 'apiManager' })
     const apiKey = { 'x-api-key': key.body.key }
@@ -59,15 +72,28 @@ export async function benchControlPlane({ requests = 4000, concurrency = 32 }: P
       pay_to_mode: 'user_wallet',
       pay_to_address: '0x000000000000000000000000000000000000bEEF',
     })
-    if (api.status !== 201) throw new Error(`bench setup: POST /apis answered ${api.status} ${JSON.stringify(api.body)}`)
-    const accepts = [{ scheme: 'exact', network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '10000' }]
-    const endpoint = (i: number, prefix: string) => ({ method: 'POST', path_pattern: `/${prefix}/${i}`, accepts, request_schema: { type: 'object' }, response_schema: { type: 'object' } })
+    if (api.status !== 201)
+      throw new Error(`bench setup: POST /apis answered ${api.status} ${JSON.stringify(api.body)}`)
+    const accepts = [
+      { scheme: 'exact', network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '10000' },
+    ]
+    const endpoint = (i: number, prefix: string) => ({
+      method: 'POST',
+      path_pattern: `/${prefix}/${i}`,
+      accepts,
+      request_schema: { type: 'object' },
+      response_schema: { type: 'object' },
+    })
 
     const results = [
       await measure('GET /apis (JWT)', 200, () => call('GET', '/apis', jwt)),
       await measure('GET /apis (API key)', 200, () => call('GET', '/apis', apiKey)),
-      await measure('POST /apis/{id}/endpoints (JWT)', 201, (i) => call('POST', `/apis/${api.body.id}/endpoints`, jwt, endpoint(i, 'jwt'))),
-      await measure('POST /apis/{id}/endpoints (API key)', 201, (i) => call('POST', `/apis/${api.body.id}/endpoints`, apiKey, endpoint(i, 'key'))),
+      await measure('POST /apis/{id}/endpoints (JWT)', 201, (i) =>
+        call('POST', `/apis/${api.body.id}/endpoints`, jwt, endpoint(i, 'jwt')),
+      ),
+      await measure('POST /apis/{id}/endpoints (API key)', 201, (i) =>
+        call('POST', `/apis/${api.body.id}/endpoints`, apiKey, endpoint(i, 'key')),
+      ),
     ]
     const reads = results.slice(0, 2)
     return { results, target_reads_per_second: 2000, pass: reads.every((r) => r.per_second >= 2000 && r.errors === 0) }

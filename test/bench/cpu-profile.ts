@@ -12,7 +12,8 @@ type CpuProfile = { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[
 /** The module a frame's URL belongs to. */
 export function moduleOf(url: string, functionName: string): string {
   if (!url) return functionName.startsWith('(') ? functionName : '(native)'
-  if (url.startsWith('node:')) return url.startsWith('node:internal') ? 'node:internal' : url.replace(/^(node:[^/]+).*/, '$1')
+  if (url.startsWith('node:'))
+    return url.startsWith('node:internal') ? 'node:internal' : url.replace(/^(node:[^/]+).*/, '$1')
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)
   if (pkg) return pkg[1]!
   const own = /\/(?:dist|src)?\/?((?:server|chain|core|sdk|tui|mcp|fixtures)(?:\/[^/]+)?)\/[^/]+$/.exec(url)
@@ -26,7 +27,9 @@ export function summariseCpuProfile(file: string, options: { top?: number } = {}
   const byId = new Map(profile.nodes.map((node) => [node.id, node]))
   const parent = new Map<number, number>()
   for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id)
-  const moduleOfNode = new Map(profile.nodes.map((node) => [node.id, moduleOf(node.callFrame.url, node.callFrame.functionName)]))
+  const moduleOfNode = new Map(
+    profile.nodes.map((node) => [node.id, moduleOf(node.callFrame.url, node.callFrame.functionName)]),
+  )
   const self = new Map<string, number>()
   const total = new Map<string, number>()
   const functions = new Map<string, number>()
@@ -40,7 +43,8 @@ export function summariseCpuProfile(file: string, options: { top?: number } = {}
     const name = `${frame.functionName || '(anonymous)'} ${top}`
     functions.set(name, (functions.get(name) ?? 0) + ms)
     const seen = new Set<string>()
-    for (let node: number | undefined = id; node !== undefined; node = parent.get(node)) seen.add(moduleOfNode.get(node)!)
+    for (let node: number | undefined = id; node !== undefined; node = parent.get(node))
+      seen.add(moduleOfNode.get(node)!)
     for (const module of seen) total.set(module, (total.get(module) ?? 0) + ms)
   })
   const rows = [...self.keys()]

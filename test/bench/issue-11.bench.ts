@@ -10,8 +10,14 @@ import { percentile, round } from './pool.js'
 import { listProcessTree } from './process-tree.js'
 import { spawnSvcUp, startSvcStack, type Stack } from './stacks.js'
 
-
-export type Row = { figure: string; reference: unknown; svc: unknown; ratio?: number; target: string; pass: boolean | null }
+export type Row = {
+  figure: string
+  reference: unknown
+  svc: unknown
+  ratio?: number
+  target: string
+  pass: boolean | null
+}
 
 /** `svc up --json` (ephemeral) to its ready line, plain and with the demo seed, interleaved. */
 export async function benchSvcUpReady(runs = 3) {
@@ -59,13 +65,40 @@ export async function benchIssue11(options: PaidBenchOptions & { chainLimitPerRo
       chainLimit = await benchChainLimit(transferTarget(svc), { perRound: options.chainLimitPerRound, progress })
     },
   })
-  const { unpaid_402: unpaid, paid_sequential: sequential, paid_concurrent: concurrent, rss_mb: rss, settlements, pools } = paid
+  const {
+    unpaid_402: unpaid,
+    paid_sequential: sequential,
+    paid_concurrent: concurrent,
+    rss_mb: rss,
+    settlements,
+    pools,
+  } = paid
   const clean = (side: { lost: number; double: number }) => side.lost === 0 && side.double === 0
   const table: Row[] = [
-    { figure: 'unpaid 402 req/s, 32 connections', ...unpaid.per_second, target: 'svc ≥ 1.5× reference', pass: unpaid.per_second.ratio >= 1.5 },
-    { figure: 'paid latency p50, sequential (ms)', ...sequential.p50_ms, target: 'svc ≤ 0.5× reference', pass: sequential.p50_ms.ratio <= 0.5 },
-    { figure: 'paid latency p95, sequential (ms)', ...sequential.p95_ms, target: 'svc ≤ 0.6× reference', pass: sequential.p95_ms.ratio <= 0.6 },
-    { figure: `paid req/s, ${paid.setup.buyers} buyers`, ...concurrent.per_second, target: 'svc ≥ 3× reference', pass: concurrent.per_second.ratio >= 3 },
+    {
+      figure: 'unpaid 402 req/s, 32 connections',
+      ...unpaid.per_second,
+      target: 'svc ≥ 1.5× reference',
+      pass: unpaid.per_second.ratio >= 1.5,
+    },
+    {
+      figure: 'paid latency p50, sequential (ms)',
+      ...sequential.p50_ms,
+      target: 'svc ≤ 0.5× reference',
+      pass: sequential.p50_ms.ratio <= 0.5,
+    },
+    {
+      figure: 'paid latency p95, sequential (ms)',
+      ...sequential.p95_ms,
+      target: 'svc ≤ 0.6× reference',
+      pass: sequential.p95_ms.ratio <= 0.6,
+    },
+    {
+      figure: `paid req/s, ${paid.setup.buyers} buyers`,
+      ...concurrent.per_second,
+      target: 'svc ≥ 3× reference',
+      pass: concurrent.per_second.ratio >= 3,
+    },
     {
       figure: 'lost / double settlements (Transfer + AuthorizationUsed logs)',
       svc: `${settlements.svc!.lost} / ${settlements.svc!.double} of ${settlements.svc!.answers}`,
@@ -80,9 +113,27 @@ export async function benchIssue11(options: PaidBenchOptions & { chainLimitPerRo
       target: '—',
       pass: null,
     },
-    { figure: 'RSS svc + Anvil, peak under paid load (MB)', reference: '—', svc: rss.peak.total_mb, target: '≤ 250', pass: rss.peak.total_mb <= 250 },
-    { figure: 'RSS svc + Anvil, idle (MB)', reference: '—', svc: rss.idle.total_mb, target: '≤ 150', pass: rss.idle.total_mb <= 150 },
-    { figure: '`svc up` to the ready line, median (ms)', reference: '—', svc: ready.median_ms, target: '≤ 1,000', pass: ready.pass },
+    {
+      figure: 'RSS svc + Anvil, peak under paid load (MB)',
+      reference: '—',
+      svc: rss.peak.total_mb,
+      target: '≤ 250',
+      pass: rss.peak.total_mb <= 250,
+    },
+    {
+      figure: 'RSS svc + Anvil, idle (MB)',
+      reference: '—',
+      svc: rss.idle.total_mb,
+      target: '≤ 150',
+      pass: rss.idle.total_mb <= 150,
+    },
+    {
+      figure: '`svc up` to the ready line, median (ms)',
+      reference: '—',
+      svc: ready.median_ms,
+      target: '≤ 1,000',
+      pass: ready.pass,
+    },
     {
       figure: `slowest payment, ${paid.setup.buyers} buyers (ms); payments over 2 s`,
       svc: `${concurrent.max_ms.svc}; ${concurrent.over_2s.svc}`,
@@ -97,7 +148,13 @@ export async function benchIssue11(options: PaidBenchOptions & { chainLimitPerRo
       target: 'empty',
       pass: pools.svc.empty,
     },
-    { figure: 'settle rate after 20,000 payments / first 1,000', reference: '—', svc: 'npm run bench -- --only long_run', target: '≥ 0.9', pass: null },
+    {
+      figure: 'settle rate after 20,000 payments / first 1,000',
+      reference: '—',
+      svc: 'npm run bench -- --only long_run',
+      target: '≥ 0.9',
+      pass: null,
+    },
   ]
   const decided = table.filter((row) => row.pass !== null)
   return { table, pass: decided.every((row) => row.pass), svc_up_ready: ready, chain_limit: chainLimit, paid }

@@ -32,7 +32,13 @@ export async function benchLongRun(options: LongRunOptions = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-long-run-'))
   const svc = await startSvcStack({ dataDir })
   try {
-    const logs = startLogCollector(svc.rpcUrl, svc.usdc.address, svc.payTo, BigInt(weatherPrice), (await getBlockNumber(svc.rpcUrl)) + 1n)
+    const logs = startLogCollector(
+      svc.rpcUrl,
+      svc.usdc.address,
+      svc.payTo,
+      BigInt(weatherPrice),
+      (await getBlockNumber(svc.rpcUrl)) + 1n,
+    )
     const perBuyer = BigInt(Math.ceil(payments / buyers) + 10) * BigInt(weatherPrice)
     const wallets = await Promise.all(Array.from({ length: buyers }, () => svc.newBuyer(perBuyer)))
     const delivered: Hex[] = []
@@ -58,7 +64,9 @@ export async function benchLongRun(options: LongRunOptions = {}) {
             const rss = treeRssMb(svc.pids[0]!).total_mb
             peakRss = Math.max(peakRss, rss)
             anvilPeak = Math.max(anvilPeak, rssKb(anvilPid) / 1024)
-            progress(`long run: ${done.length} payments, ${round(done.length / ((performance.now() - started) / 1000))}/s overall, RSS ${rss} MB`)
+            progress(
+              `long run: ${done.length} payments, ${round(done.length / ((performance.now() - started) / 1000))}/s overall, RSS ${rss} MB`,
+            )
           }
           return true
         }
@@ -91,7 +99,11 @@ export async function benchLongRun(options: LongRunOptions = {}) {
       target_min_ratio: 0.9,
       pass: later / first >= 0.9,
       windows_per_second: windows,
-      latency_ms: { p50: round(percentile(run.latencies, 50)), p95: round(percentile(run.latencies, 95)), max: round(Math.max(...run.latencies)) },
+      latency_ms: {
+        p50: round(percentile(run.latencies, 50)),
+        p95: round(percentile(run.latencies, 95)),
+        max: round(Math.max(...run.latencies)),
+      },
       over_2s: run.latencies.filter((ms) => ms > 2_000).length,
       pool: await readPool(svc.rpcUrl),
       settlements,

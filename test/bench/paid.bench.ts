@@ -44,7 +44,10 @@ const median = (values: number[]) => percentile(values, 50)
 const paymentTimeoutMs = 30_000
 
 /** Payment outcome of one request: the transaction of a delivered answer, or why it failed. */
-async function payOnce(pay: typeof fetch, url: string): Promise<{ ok: true; transaction: Hex } | { ok: false; why: string }> {
+async function payOnce(
+  pay: typeof fetch,
+  url: string,
+): Promise<{ ok: true; transaction: Hex } | { ok: false; why: string }> {
   try {
     const response = await pay(url, { signal: AbortSignal.timeout(paymentTimeoutMs) })
     const text = await response.text()
@@ -74,20 +77,41 @@ function startRssSampler(pid: number, everyMs = 50) {
 }
 
 export async function benchPaid(options: PaidBenchOptions = {}) {
-  const { rounds = 3, unpaidRequests = 5_000, concurrency = 32, sequentialPayments = 60, paidPayments = 300, buyers = 16, afterLoad, progress = () => {} } = options
+  const {
+    rounds = 3,
+    unpaidRequests = 5_000,
+    concurrency = 32,
+    sequentialPayments = 60,
+    paidPayments = 300,
+    buyers = 16,
+    afterLoad,
+    progress = () => {},
+  } = options
   progress('paid bench: starting svc (svc up --seed fixtures/demo-seed.yaml) and the reference stack')
   const svc = await startSvcStack()
   const reference = await startReferenceStack().catch(async (error) => {
     await svc.stop()
     throw error
   })
-  const stacks = { svc, reference } as Record<StackName, Stack>
+  const _stacks = { svc, reference } as Record<StackName, Stack>
   const order = (round: number): Stack[] => (round % 2 === 0 ? [svc, reference] : [reference, svc])
   const sampler = startRssSampler(svc.pids[0]!)
   try {
     const logs = {
-      svc: startLogCollector(svc.rpcUrl, svc.usdc.address, svc.payTo, BigInt(weatherPrice), (await getBlockNumber(svc.rpcUrl)) + 1n),
-      reference: startLogCollector(reference.rpcUrl, reference.usdc.address, reference.payTo, BigInt(weatherPrice), (await getBlockNumber(reference.rpcUrl)) + 1n),
+      svc: startLogCollector(
+        svc.rpcUrl,
+        svc.usdc.address,
+        svc.payTo,
+        BigInt(weatherPrice),
+        (await getBlockNumber(svc.rpcUrl)) + 1n,
+      ),
+      reference: startLogCollector(
+        reference.rpcUrl,
+        reference.usdc.address,
+        reference.payTo,
+        BigInt(weatherPrice),
+        (await getBlockNumber(reference.rpcUrl)) + 1n,
+      ),
     }
     const delivered = { svc: [] as Hex[], reference: [] as Hex[] }
     const failures = { svc: {} as Record<string, number>, reference: {} as Record<string, number> }
@@ -109,9 +133,16 @@ export async function benchPaid(options: PaidBenchOptions = {}) {
 
     progress('paid bench: unpaid 402s')
     const unpaid = { rps: sides(), p50: sides(), cpuUs: sides(), errors: { svc: 0, reference: 0 } }
-    const pools = new Map([svc, reference].map((stack) => [stack.name, new Pool(stack.origin, { connections: concurrency, pipelining: 1 })]))
+    const pools = new Map(
+      [svc, reference].map((stack) => [
+        stack.name,
+        new Pool(stack.origin, { connections: concurrency, pipelining: 1 }),
+      ]),
+    )
     const probe = async (stack: Stack) => {
-      const response = await pools.get(stack.name)!.request({ method: 'GET', path: '/weather/paris', headers: { host: stack.host } })
+      const response = await pools
+        .get(stack.name)!
+        .request({ method: 'GET', path: '/weather/paris', headers: { host: stack.host } })
       await response.body.dump()
       return response.statusCode === 402 && typeof response.headers['payment-required'] === 'string'
     }
@@ -146,12 +177,21 @@ export async function benchPaid(options: PaidBenchOptions = {}) {
     }
 
     progress(`paid bench: ${buyers} concurrent buyers`)
-    const concurrent = { rps: sides(), p50: sides(), max: sides(), cpuUs: sides(), ok: { svc: 0, reference: 0 }, over2s: { svc: 0, reference: 0 } }
+    const concurrent = {
+      rps: sides(),
+      p50: sides(),
+      max: sides(),
+      cpuUs: sides(),
+      ok: { svc: 0, reference: 0 },
+      over2s: { svc: 0, reference: 0 },
+    }
     for (let r = 0; r < rounds; r++)
       for (const stack of order(r)) {
         let next = 0
         const cpu0 = sumCpu(stack)
-        const run = await runPool(Array.from({ length: paidPayments }), buyers, () => pay(stack, concurrentBuyers[stack.name][next++ % buyers]!))
+        const run = await runPool(Array.from({ length: paidPayments }), buyers, () =>
+          pay(stack, concurrentBuyers[stack.name][next++ % buyers]!),
+        )
         const ok = run.results.filter(Boolean).length
         concurrent.cpuUs[stack.name].push(((sumCpu(stack) - cpu0) * 1000) / ok)
         concurrent.ok[stack.name] += ok
@@ -172,16 +212,45 @@ export async function benchPaid(options: PaidBenchOptions = {}) {
     const pools_ = { svc: await readPool(svc.rpcUrl), reference: await readPool(reference.rpcUrl) }
     await afterLoad?.(svc)
 
-    const figure = (values: Side, digits = 1) => ({ svc: round(median(values.svc), digits), reference: round(median(values.reference), digits), ratio: round(median(values.svc) / median(values.reference), 2) })
-    const perRound = (values: Side, digits = 1) => ({ svc: values.svc.map((v) => round(v, digits)), reference: values.reference.map((v) => round(v, digits)) })
+    const figure = (values: Side, digits = 1) => ({
+      svc: round(median(values.svc), digits),
+      reference: round(median(values.reference), digits),
+      ratio: round(median(values.svc) / median(values.reference), 2),
+    })
+    const perRound = (values: Side, digits = 1) => ({
+      svc: values.svc.map((v) => round(v, digits)),
+      reference: values.reference.map((v) => round(v, digits)),
+    })
     return {
-      setup: { rounds, unpaid_requests: unpaidRequests, concurrency, sequential_payments: sequentialPayments, paid_payments: paidPayments, buyers, svc_ready_ms: round(svc.readyMs) },
-      unpaid_402: { per_second: figure(unpaid.rps, 0), p50_ms: figure(unpaid.p50, 2), cpu_us_per_request: figure(unpaid.cpuUs, 0), rounds: perRound(unpaid.rps, 0), errors: unpaid.errors },
-      paid_sequential: { p50_ms: figure(sequential.p50, 2), p95_ms: figure(sequential.p95, 2), ok: sequential.ok, rounds: { p50_ms: perRound(sequential.p50, 2), p95_ms: perRound(sequential.p95, 2) } },
+      setup: {
+        rounds,
+        unpaid_requests: unpaidRequests,
+        concurrency,
+        sequential_payments: sequentialPayments,
+        paid_payments: paidPayments,
+        buyers,
+        svc_ready_ms: round(svc.readyMs),
+      },
+      unpaid_402: {
+        per_second: figure(unpaid.rps, 0),
+        p50_ms: figure(unpaid.p50, 2),
+        cpu_us_per_request: figure(unpaid.cpuUs, 0),
+        rounds: perRound(unpaid.rps, 0),
+        errors: unpaid.errors,
+      },
+      paid_sequential: {
+        p50_ms: figure(sequential.p50, 2),
+        p95_ms: figure(sequential.p95, 2),
+        ok: sequential.ok,
+        rounds: { p50_ms: perRound(sequential.p50, 2), p95_ms: perRound(sequential.p95, 2) },
+      },
       paid_concurrent: {
         per_second: figure(concurrent.rps),
         p50_ms: figure(concurrent.p50),
-        max_ms: { svc: round(Math.max(...concurrent.max.svc)), reference: round(Math.max(...concurrent.max.reference)) },
+        max_ms: {
+          svc: round(Math.max(...concurrent.max.svc)),
+          reference: round(Math.max(...concurrent.max.reference)),
+        },
         over_2s: concurrent.over2s,
         cpu_us_per_payment: figure(concurrent.cpuUs, 0),
         ok: concurrent.ok,

@@ -41,7 +41,10 @@ export function listProcessTree(root: number): { pid: number; name: string }[] {
 }
 
 /** RSS (MB) of a process tree in all and by command name (e.g. `{ node: 120, anvil: 60, sh: 1 }`). */
-export function treeRssMb(root: number, extraPids: (number | undefined)[] = []): { total_mb: number; by_process: Record<string, number> } {
+export function treeRssMb(
+  root: number,
+  extraPids: (number | undefined)[] = [],
+): { total_mb: number; by_process: Record<string, number> } {
   const tree = listProcessTree(root)
   const seen = new Set(tree.map((p) => p.pid))
   for (const pid of extraPids) if (pid !== undefined && !seen.has(pid)) tree.push({ pid, name: 'extra' })

@@ -10,9 +10,15 @@ export type BenchProcess<Ready> = { child: ChildProcess; ready: Ready; stop(): P
  * Runs one of the bench's scripts (`node --import tsx test/bench/<script> <args>`) and resolves with the JSON of its
  * first stdout line. `nodeArgs` go before the script (`--cpu-prof`, …).
  */
-export async function startBenchScript<Ready>(script: string, args: string[] = [], nodeArgs: string[] = []): Promise<BenchProcess<Ready>> {
+export async function startBenchScript<Ready>(
+  script: string,
+  args: string[] = [],
+  nodeArgs: string[] = [],
+): Promise<BenchProcess<Ready>> {
   const path = fileURLToPath(new URL(`./${script}`, import.meta.url))
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr = `${stderr}${chunk}`.slice(-4_000)))
   const line = await new Promise<string>((resolve, reject) => {

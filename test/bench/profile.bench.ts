@@ -32,7 +32,13 @@ import { newAccount } from '../helpers/payments.js'
 type Span = { kind: string; ms: number; at: number }
 
 /** Wraps `object[name]` (a function) so each call's wall time is recorded as `kind(args)`. */
-function timeMethod<T extends object>(object: T, name: keyof T & string, kindOf: (args: unknown[]) => string | undefined, spans: Span[], enabled: () => boolean) {
+function timeMethod<T extends object>(
+  object: T,
+  name: keyof T & string,
+  kindOf: (args: unknown[]) => string | undefined,
+  spans: Span[],
+  enabled: () => boolean,
+) {
   const original = object[name] as unknown as (...args: unknown[]) => unknown
   ;(object as Record<string, unknown>)[name] = function (this: unknown, ...args: unknown[]) {
     if (!enabled()) return original.apply(this, args)
@@ -58,7 +64,10 @@ export async function benchProfile(options: { payments?: number; warmup?: number
   const sandbox = await startSvc({ port: 0, autoVerify: true, demoUpstream: true })
   const undo: (() => void)[] = []
   try {
-    const seed = await applySeed(parseSeed(seedFile, { demo_upstream: sandbox.demoUpstreamUrl }), { controlUrl: sandbox.server.controlUrl, sandboxControlUrl: sandbox.server.sandboxControlUrl })
+    const seed = await applySeed(parseSeed(seedFile, { demo_upstream: sandbox.demoUpstreamUrl }), {
+      controlUrl: sandbox.server.controlUrl,
+      sandboxControlUrl: sandbox.server.sandboxControlUrl,
+    })
     const { rpcUrl, facilitatorUrl, chainManagerUrl } = sandbox.chain
     const url = `${seed.apis.find((api) => api.slug === 'weather')!.gateway_url}/weather/paris`
 
@@ -87,20 +96,47 @@ export async function benchProfile(options: { payments?: number; warmup?: number
         enabled,
       ),
     )
-    undo.push(timeMethod(Pool.prototype as unknown as Record<string, unknown>, 'request', (args) => rpcKind((args[0] as { body?: unknown }).body), spans, enabled))
-    undo.push(timeMethod(x402Facilitator.prototype, 'verify', () => 'facilitator verify (x402Facilitator)', spans, enabled))
-    undo.push(timeMethod(x402Facilitator.prototype, 'settle', () => 'facilitator settle (x402Facilitator)', spans, enabled))
-    undo.push(timeMethod(Agent.prototype as unknown as Record<string, unknown>, 'request', () => 'upstream (undici Agent.request)', spans, enabled))
+    undo.push(
+      timeMethod(
+        Pool.prototype as unknown as Record<string, unknown>,
+        'request',
+        (args) => rpcKind((args[0] as { body?: unknown }).body),
+        spans,
+        enabled,
+      ),
+    )
+    undo.push(
+      timeMethod(x402Facilitator.prototype, 'verify', () => 'facilitator verify (x402Facilitator)', spans, enabled),
+    )
+    undo.push(
+      timeMethod(x402Facilitator.prototype, 'settle', () => 'facilitator settle (x402Facilitator)', spans, enabled),
+    )
+    undo.push(
+      timeMethod(
+        Agent.prototype as unknown as Record<string, unknown>,
+        'request',
+        () => 'upstream (undici Agent.request)',
+        spans,
+        enabled,
+      ),
+    )
     const statement = new SQLite(':memory:').prepare('select 1').constructor.prototype as Record<string, unknown>
-    for (const method of ['run', 'get', 'all', 'iterate']) undo.push(timeMethod(statement, method, () => `sqlite ${method}`, spans, enabled))
+    for (const method of ['run', 'get', 'all', 'iterate'])
+      undo.push(timeMethod(statement, method, () => `sqlite ${method}`, spans, enabled))
     undo.push(timeMethod(JSON, 'parse', () => 'JSON.parse', spans, enabled))
     undo.push(timeMethod(JSON, 'stringify', () => 'JSON.stringify', spans, enabled))
 
     const buyer = newAccount()
-    await fetch(`${chainManagerUrl}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: buyer.address, asset: 'usdc', amount: '100' }) })
+    await fetch(`${chainManagerUrl}/faucet`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: buyer.address, asset: 'usdc', amount: '100' }),
+    })
     const network = sandbox.chain.sandboxChain.network
     const client = new x402Client().register(network, new ExactEvmScheme(buyer))
-    client.setSpendControls({ allowedAssets: [{ network, asset: sandbox.chain.sandboxChain.usdc.address, maxAmountPerPayment: '10000' }] })
+    client.setSpendControls({
+      allowedAssets: [{ network, asset: sandbox.chain.sandboxChain.usdc.address, maxAmountPerPayment: '10000' }],
+    })
     // The buyer's own work (probe 402, signing) is timed apart: its fetch is the one with the PAYMENT-SIGNATURE.
     let paidRequestMs = 0
     const timedFetch: typeof fetch = async (input, init) => {
@@ -138,7 +174,11 @@ export async function benchProfile(options: { payments?: number; warmup?: number
       .map((kind) => {
         const sums = perPayment.map((p) => p.spans.filter((s) => s.kind === kind).reduce((sum, s) => sum + s.ms, 0))
         const counts = perPayment.map((p) => p.spans.filter((s) => s.kind === kind).length)
-        return { kind, median_ms_per_payment: round(percentile(sums, 50), 3), calls_per_payment: round(counts.reduce((a, b) => a + b, 0) / payments, 2) }
+        return {
+          kind,
+          median_ms_per_payment: round(percentile(sums, 50), 3),
+          calls_per_payment: round(counts.reduce((a, b) => a + b, 0) / payments, 2),
+        }
       })
       .sort((a, b) => b.median_ms_per_payment - a.median_ms_per_payment)
     // The receipt wait: from eth_sendRawTransaction answered to the receipt in hand.
@@ -146,15 +186,51 @@ export async function benchProfile(options: { payments?: number; warmup?: number
       const sent = p.spans.find((s) => s.kind.includes('eth_sendRawTransaction'))
       const receipts = p.spans.filter((s) => s.kind.includes('eth_getTransactionReceipt'))
       const last = receipts[receipts.length - 1]
-      return sent && last ? { ms: last.at + last.ms - (sent.at + sent.ms), polls: receipts.length } : { ms: Number.NaN, polls: 0 }
+      return sent && last
+        ? { ms: last.at + last.ms - (sent.at + sent.ms), polls: receipts.length }
+        : { ms: Number.NaN, polls: 0 }
     })
     return {
       payments,
       pay_to: weatherPayTo,
-      receipt_wait: { p50_ms: round(percentile(receiptWaits.map((w) => w.ms), 50), 2), polls_per_payment: round(receiptWaits.reduce((sum, w) => sum + w.polls, 0) / payments, 2) },
-      total_ms: { p50: round(percentile(perPayment.map((p) => p.total), 50), 2), p95: round(percentile(perPayment.map((p) => p.total), 95), 2) },
-      paid_request_ms: { p50: round(percentile(perPayment.map((p) => p.paid), 50), 2) },
-      rpc_calls_per_payment: Object.fromEntries(Object.entries(rpcCalls).map(([method, count]) => [method, round(count / payments, 2)])),
+      receipt_wait: {
+        p50_ms: round(
+          percentile(
+            receiptWaits.map((w) => w.ms),
+            50,
+          ),
+          2,
+        ),
+        polls_per_payment: round(receiptWaits.reduce((sum, w) => sum + w.polls, 0) / payments, 2),
+      },
+      total_ms: {
+        p50: round(
+          percentile(
+            perPayment.map((p) => p.total),
+            50,
+          ),
+          2,
+        ),
+        p95: round(
+          percentile(
+            perPayment.map((p) => p.total),
+            95,
+          ),
+          2,
+        ),
+      },
+      paid_request_ms: {
+        p50: round(
+          percentile(
+            perPayment.map((p) => p.paid),
+            50,
+          ),
+          2,
+        ),
+      },
+      rpc_calls_per_payment: Object.fromEntries(
+        Object.entries(rpcCalls).map(([method, count]) => [method, round(count / payments, 2)]),
+      ),
       breakdown,
     }
   } finally {
@@ -188,7 +264,12 @@ export async function benchCpuProfile(options: { payments?: number } = {}) {
     }
     const file = readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))
     if (!file) throw new Error('cpu profile: svc wrote no profile')
-    return { payments, wall_ms: round(wallMs), ms_per_payment: round(wallMs / payments, 2), ...summariseCpuProfile(join(dir, file)) }
+    return {
+      payments,
+      wall_ms: round(wallMs),
+      ms_per_payment: round(wallMs / payments, 2),
+      ...summariseCpuProfile(join(dir, file)),
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }

@@ -6,7 +6,9 @@
 import { createPublicClient, http, parseAbiItem, type Address, type Hex } from 'viem'
 
 const transferEvent = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
-const authorizationUsedEvent = parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)')
+const authorizationUsedEvent = parseAbiItem(
+  'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
+)
 
 export type Reconciliation = {
   /** Answers delivered with a successful PAYMENT-RESPONSE. */
@@ -27,24 +29,33 @@ type ChainPayments = { transfers: Hex[]; authorized: Set<Hex>; authorizationsUse
  * the chain grows (every `everyMs`), so none is missed once Anvil forgets old blocks' transactions
  * (chain/anvil/anvil.ts keeps the last 5,000 blocks'). `finish` reads up to the last block and stops.
  */
-export function startLogCollector(rpcUrl: string, usdc: Address, payTo: Address, amount: bigint, fromBlock: bigint, everyMs = 1_000) {
+export function startLogCollector(
+  rpcUrl: string,
+  usdc: Address,
+  payTo: Address,
+  amount: bigint,
+  fromBlock: bigint,
+  everyMs = 1_000,
+) {
   const client = createPublicClient({ transport: http(rpcUrl) })
   const collected: ChainPayments = { transfers: [], authorized: new Set(), authorizationsUsed: 0 }
   let next = fromBlock
   let reading: Promise<void> = Promise.resolve()
   const read = () =>
-    (reading = reading.catch(() => {}).then(async () => {
-      const to = await client.getBlockNumber({ cacheTime: 0 })
-      if (to < next) return
-      const [transfers, authorizations] = await Promise.all([
-        client.getLogs({ address: usdc, event: transferEvent, args: { to: payTo }, fromBlock: next, toBlock: to }),
-        client.getLogs({ address: usdc, event: authorizationUsedEvent, fromBlock: next, toBlock: to }),
-      ])
-      for (const log of transfers) if (log.args.value === amount) collected.transfers.push(log.transactionHash)
-      for (const log of authorizations) collected.authorized.add(log.transactionHash)
-      collected.authorizationsUsed += authorizations.length
-      next = to + 1n
-    }))
+    (reading = reading
+      .catch(() => {})
+      .then(async () => {
+        const to = await client.getBlockNumber({ cacheTime: 0 })
+        if (to < next) return
+        const [transfers, authorizations] = await Promise.all([
+          client.getLogs({ address: usdc, event: transferEvent, args: { to: payTo }, fromBlock: next, toBlock: to }),
+          client.getLogs({ address: usdc, event: authorizationUsedEvent, fromBlock: next, toBlock: to }),
+        ])
+        for (const log of transfers) if (log.args.value === amount) collected.transfers.push(log.transactionHash)
+        for (const log of authorizations) collected.authorized.add(log.transactionHash)
+        collected.authorizationsUsed += authorizations.length
+        next = to + 1n
+      }))
   const timer = setInterval(() => void read().catch(() => {}), everyMs)
   return {
     async finish(): Promise<ChainPayments> {
@@ -68,20 +79,35 @@ export function reconcile(chain: ChainPayments, answered: Hex[]): Reconciliation
     else if (count > 1) double += count - 1
   }
   for (const [hash, count] of onChain) if (!named.has(hash)) double += count
-  return { answers: answered.length, transfers: chain.transfers.length, authorizations_used: chain.authorizationsUsed, lost, double }
+  return {
+    answers: answered.length,
+    transfers: chain.transfers.length,
+    authorizations_used: chain.authorizationsUsed,
+    lost,
+    double,
+  }
 }
 
 /** `txpool_status` and, when anything is left, `txpool_inspect` (cut), of an Anvil. */
 export async function readPool(rpcUrl: string) {
   const call = async (method: string) => {
-    const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) })
+    const response = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+    })
     return ((await response.json()) as { result: any }).result
   }
   const status = (await call('txpool_status')) as { pending: Hex; queued: Hex }
   const pending = Number(status.pending)
   const queued = Number(status.queued)
   const left = pending + queued
-  return { pending, queued, empty: left === 0, ...(left ? { inspect: JSON.stringify(await call('txpool_inspect')).slice(0, 600) } : {}) }
+  return {
+    pending,
+    queued,
+    empty: left === 0,
+    ...(left ? { inspect: JSON.stringify(await call('txpool_inspect')).slice(0, 600) } : {}),
+  }
 }
 
 export async function getBlockNumber(rpcUrl: string): Promise<bigint> {

@@ -27,19 +27,33 @@ import { plainAnvil } from './plain-anvil.js'
 let unstuck = 0
 const chain = await startChain({ ...plainAnvil, poolGuard: true, log: () => void unstuck++, watchdog: true })
 const account = privateKeyToAccount(devAccountKeys.relayer, { nonceManager })
-const client = createWalletClient({ account, chain: chain.chain, transport: http(chain.rpcUrl), pollingInterval: 100 }).extend(publicActions)
+const client = createWalletClient({
+  account,
+  chain: chain.chain,
+  transport: http(chain.rpcUrl),
+  pollingInterval: 100,
+}).extend(publicActions)
 // `toFacilitatorEvmSigner` reads the signer's address from `client.address`.
-const facilitator = new x402Facilitator().register(chain.network, new ExactEvmScheme(toFacilitatorEvmSigner(Object.assign(client, { address: account.address }) as never)))
+const facilitator = new x402Facilitator().register(
+  chain.network,
+  new ExactEvmScheme(toFacilitatorEvmSigner(Object.assign(client, { address: account.address }) as never)),
+)
 
 const app = express()
 app.use(express.json())
 app.get('/supported', (_req, res) => void res.json(facilitator.getSupported()))
 app.post('/verify', async (req, res) => {
-  const { paymentPayload, paymentRequirements } = req.body as { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements }
+  const { paymentPayload, paymentRequirements } = req.body as {
+    paymentPayload: PaymentPayload
+    paymentRequirements: PaymentRequirements
+  }
   res.json(await facilitator.verify(paymentPayload, paymentRequirements))
 })
 app.post('/settle', async (req, res) => {
-  const { paymentPayload, paymentRequirements } = req.body as { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements }
+  const { paymentPayload, paymentRequirements } = req.body as {
+    paymentPayload: PaymentPayload
+    paymentRequirements: PaymentRequirements
+  }
   res.json(await facilitator.settle(paymentPayload, paymentRequirements))
 })
 app.get('/unstuck', (_req, res) => void res.json({ unstuck }))
@@ -47,7 +61,10 @@ app.post('/fund', async (req, res) => {
   const { address, amount } = req.body as { address: Address; amount: string }
   res.json(await chain.usdcFunder.fund(address, BigInt(amount)))
 })
-app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(500).json({ error: error.message }))
+app.use(
+  (error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) =>
+    void res.status(500).json({ error: error.message }),
+)
 
 const listening = await listen(app)
 process.stdout.write(

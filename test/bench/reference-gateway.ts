@@ -25,7 +25,10 @@ export type ReferenceGatewayConfig = {
 
 const config = JSON.parse(process.argv[2]!) as ReferenceGatewayConfig
 const upstream = await startDemoUpstream()
-const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: config.facilitatorUrl })).register(config.network, new ExactEvmScheme())
+const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: config.facilitatorUrl })).register(
+  config.network,
+  new ExactEvmScheme(),
+)
 const app = express()
 app.disable('x-powered-by')
 app.set('etag', false)
@@ -33,10 +36,18 @@ app.use(
   paymentMiddleware(
     {
       'GET /weather/*': {
-        accepts: { scheme: 'exact', network: config.network, payTo: config.payTo, price: config.price, maxTimeoutSeconds: 300 },
+        accepts: {
+          scheme: 'exact',
+          network: config.network,
+          payTo: config.payTo,
+          price: config.price,
+          maxTimeoutSeconds: 300,
+        },
         description: "Today's forecast for a city",
         mimeType: 'application/json',
-        extensions: declareDiscoveryExtension({ output: { example: { city: 'paris', forecast: 'sunny', temperature_c: 1 }, schema: config.responseSchema } }),
+        extensions: declareDiscoveryExtension({
+          output: { example: { city: 'paris', forecast: 'sunny', temperature_c: 1 }, schema: config.responseSchema },
+        }),
       },
     },
     resourceServer,
@@ -44,15 +55,36 @@ app.use(
 )
 const agent = new Agent({ keepAliveTimeout: 10_000, connections: 256 })
 const origin = new URL(upstream.url).origin
-const skip = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'payment-signature', 'x-payment', 'expect'])
+const skip = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'payment-signature',
+  'x-payment',
+  'expect',
+])
 app.use(async (req, res) => {
   const headers: Record<string, string | string[]> = {}
-  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !skip.has(name)) headers[name] = value
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined && !skip.has(name)) headers[name] = value
   const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined
   try {
-    const answer = await agent.request({ origin, path: req.originalUrl, method: req.method as 'GET', headers, body: hasBody ? req : null, headersTimeout: 30_000, bodyTimeout: 30_000 })
+    const answer = await agent.request({
+      origin,
+      path: req.originalUrl,
+      method: req.method as 'GET',
+      headers,
+      body: hasBody ? req : null,
+      headersTimeout: 30_000,
+      bodyTimeout: 30_000,
+    })
     res.status(answer.statusCode)
-    for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && !skip.has(name)) res.setHeader(name, value)
+    for (const [name, value] of Object.entries(answer.headers))
+      if (value !== undefined && !skip.has(name)) res.setHeader(name, value)
     answer.body.pipe(res)
   } catch (error) {
     res.status(502).json({ error: (error as Error).message })

@@ -13,7 +13,9 @@ import { benchIssue11, benchSvcUpReady } from './issue-11.bench.js'
 import { benchLongRun } from './long-run.bench.js'
 import { benchCpuProfile, benchProfile } from './profile.bench.js'
 
-const { values } = parseArgs({ options: { only: { type: 'string' }, payments: { type: 'string' }, transfers: { type: 'string' } } })
+const { values } = parseArgs({
+  options: { only: { type: 'string' }, payments: { type: 'string' }, transfers: { type: 'string' } },
+})
 const progress = (line: string) => void process.stderr.write(`${line}\n`)
 const number = (value: string | undefined) => (value === undefined ? undefined : Number(value))
 
@@ -44,7 +46,13 @@ if (unknown.length) {
   process.exit(2)
 }
 
-const report: Record<string, unknown> = { machine: { node: process.version, cpus: (await import('node:os')).cpus().length, load_average: (await import('node:os')).loadavg().map((l) => Number(l.toFixed(2))) } }
+const report: Record<string, unknown> = {
+  machine: {
+    node: process.version,
+    cpus: (await import('node:os')).cpus().length,
+    load_average: (await import('node:os')).loadavg().map((l) => Number(l.toFixed(2))),
+  },
+}
 for (const name of names) report[name] = await benches[name]()
 process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
 process.exit(0)

@@ -23,7 +23,10 @@ export const demoSeed = fileURLToPath(new URL('../../fixtures/demo-seed.yaml', i
 /** The demo seed's price of GET /weather/{city} (0.01 USDC) and pay-to address. */
 export const weatherPrice = '10000'
 export const weatherPayTo: Address = '0x90F79bf6EB2c4f870365E785982E1f101E93b906'
-const responseSchema = { type: 'object', properties: { city: { type: 'string' }, forecast: { type: 'string' }, temperature_c: { type: 'number' } } }
+const responseSchema = {
+  type: 'object',
+  properties: { city: { type: 'string' }, forecast: { type: 'string' }, temperature_c: { type: 'number' } },
+}
 
 export type StackName = 'svc' | 'reference'
 
@@ -50,7 +53,11 @@ export type Stack = {
 }
 
 const post = async (url: string, body: unknown) => {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   if (!response.ok) throw new Error(`POST ${url} answered ${response.status}: ${await response.text()}`)
   return response.json() as Promise<any>
 }
@@ -73,28 +80,48 @@ const svcBin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
  */
 export async function spawnSvcUp(args: string[], nodeArgs: string[] = []) {
   const started = performance.now()
-  const child = spawn(process.execPath, [...nodeArgs, svcBin, 'up', '--json', '--port', '0', '--auto-verify', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, svcBin, 'up', '--json', '--port', '0', '--auto-verify', ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr = `${stderr}${chunk}`.slice(-4_000)))
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve)
     child.once('exit', (code) => reject(new Error(`svc up exited with ${code} before it was ready: ${stderr.trim()}`)))
   })
-  return { child, ready: JSON.parse(line) as Record<string, any>, readyMs: performance.now() - started, stop: () => stopChild(child) }
+  return {
+    child,
+    ready: JSON.parse(line) as Record<string, any>,
+    readyMs: performance.now() - started,
+    stop: () => stopChild(child),
+  }
 }
 
 /**
  * `svc up --seed fixtures/demo-seed.yaml` (ephemeral, or in `dataDir` to keep its chain dumped every 30 s as users
  * run it; `nodeArgs` for its Node process).
  */
-export async function startSvcStack(options: { dataDir?: string; nodeArgs?: string[] } = {}): Promise<Stack & { readyMs: number }> {
+export async function startSvcStack(
+  options: { dataDir?: string; nodeArgs?: string[] } = {},
+): Promise<Stack & { readyMs: number }> {
   const args = ['--seed', demoSeed, ...(options.dataDir ? ['--data-dir', options.dataDir] : ['--ephemeral'])]
   const svc = await spawnSvcUp(args, options.nodeArgs)
   const { ready } = svc
-  const info = (await (await fetch(`${ready.chain_manager_url}/chain`)).json()) as { network: `${string}:${string}`; usdc: Stack['usdc'] }
-  const gateway = new URL(`${(ready.seed.apis as { slug: string; gateway_url: string }[]).find((api) => api.slug === 'weather')!.gateway_url}`)
+  const info = (await (await fetch(`${ready.chain_manager_url}/chain`)).json()) as {
+    network: `${string}:${string}`
+    usdc: Stack['usdc']
+  }
+  const gateway = new URL(
+    `${(ready.seed.apis as { slug: string; gateway_url: string }[]).find((api) => api.slug === 'weather')!.gateway_url}`,
+  )
   const fund = async (address: Address, amount = 100_000_000n) =>
-    void (await post(`${ready.chain_manager_url}/faucet`, { address, asset: 'usdc', amount: String(Number(amount) / 1e6) }))
+    void (await post(`${ready.chain_manager_url}/faucet`, {
+      address,
+      asset: 'usdc',
+      amount: String(Number(amount) / 1e6),
+    }))
   return {
     name: 'svc',
     url: `${gateway.origin}/weather/paris`,
@@ -114,7 +141,12 @@ export async function startSvcStack(options: { dataDir?: string; nodeArgs?: stri
   }
 }
 
-type FacilitatorReady = { facilitator_url: string; rpc_url: string; network: `${string}:${string}`; usdc: Stack['usdc'] }
+type FacilitatorReady = {
+  facilitator_url: string
+  rpc_url: string
+  network: `${string}:${string}`
+  usdc: Stack['usdc']
+}
 
 /** The reference facilitator (with its Anvil) and the reference gateway, each a process of its own. */
 export async function startReferenceStack(): Promise<Stack> {
@@ -125,11 +157,16 @@ export async function startReferenceStack(): Promise<Stack> {
       facilitatorUrl: facilitator.ready.facilitator_url,
       network,
       payTo: weatherPayTo,
-      price: { amount: weatherPrice, asset: usdc.address, extra: { name: usdc.name, version: usdc.version, assetTransferMethod: 'eip3009' } },
+      price: {
+        amount: weatherPrice,
+        asset: usdc.address,
+        extra: { name: usdc.name, version: usdc.version, assetTransferMethod: 'eip3009' },
+      },
       responseSchema,
     }
     const gateway = await startBenchScript<{ port: number }>('reference-gateway.ts', [JSON.stringify(config)])
-    const fund = async (address: Address, amount = 100_000_000n) => void (await post(`${facilitator.ready.facilitator_url}/fund`, { address, amount: String(amount) }))
+    const fund = async (address: Address, amount = 100_000_000n) =>
+      void (await post(`${facilitator.ready.facilitator_url}/fund`, { address, amount: String(amount) }))
     return {
       name: 'reference',
       url: `http://127.0.0.1:${gateway.ready.port}/weather/paris`,
@@ -141,7 +178,8 @@ export async function startReferenceStack(): Promise<Stack> {
       payTo: weatherPayTo,
       pids: [gateway.child.pid!, facilitator.child.pid!],
       fund,
-      unstuck: async () => ((await (await fetch(`${facilitator.ready.facilitator_url}/unstuck`)).json()) as { unstuck: number }).unstuck,
+      unstuck: async () =>
+        ((await (await fetch(`${facilitator.ready.facilitator_url}/unstuck`)).json()) as { unstuck: number }).unstuck,
       newBuyer: (amount) => buyerOf(network, usdc.address, (address) => fund(address, amount))(),
       stop: async () => {
         await gateway.stop()

@@ -23,8 +23,21 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 test("the bundle's recoverPublicKey remembers a recovery and stays right", async () => {
   const entry = join(dir, 'entry.js')
   const viemModule = join(root, 'node_modules', 'viem', '_esm', 'utils', 'signature', 'recoverPublicKey.js')
-  writeFileSync(entry, `export { recoverPublicKey, recoverAddress } from 'viem'\nexport { svcNativeRecovery } from ${JSON.stringify(viemModule)}\n`)
-  const result = await build({ entryPoints: [entry], outfile: join(dir, 'out.mjs'), bundle: true, format: 'esm', platform: 'node', nodePaths: [join(root, 'node_modules')], plugins: [signatureRecoveryPlugin], write: true, logLevel: 'silent' })
+  writeFileSync(
+    entry,
+    `export { recoverPublicKey, recoverAddress } from 'viem'\nexport { svcNativeRecovery } from ${JSON.stringify(viemModule)}\n`,
+  )
+  const result = await build({
+    entryPoints: [entry],
+    outfile: join(dir, 'out.mjs'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    nodePaths: [join(root, 'node_modules')],
+    plugins: [signatureRecoveryPlugin],
+    write: true,
+    logLevel: 'silent',
+  })
   expect(result.warnings).toEqual([])
   const bundled = (await import(pathToFileURL(join(dir, 'out.mjs')).href)) as {
     recoverPublicKey(parameters: { hash: Hex; signature: Hex }): Promise<Hex>
@@ -42,7 +55,9 @@ test("the bundle's recoverPublicKey remembers a recovery and stays right", async
   expect(publicKeyToAddress(await first)).toBe(alice.address)
   // The same pair again: the very answer of the first call, not a second recovery.
   expect(bundled.recoverPublicKey({ hash, signature: aliceSignature })).toBe(first)
-  expect(bundled.recoverPublicKey({ hash: hash.toUpperCase().replace('0X', '0x') as Hex, signature: aliceSignature })).toBe(first)
+  expect(
+    bundled.recoverPublicKey({ hash: hash.toUpperCase().replace('0X', '0x') as Hex, signature: aliceSignature }),
+  ).toBe(first)
   // Another signature, or another hash, is recovered afresh.
   expect(await bundled.recoverAddress({ hash, signature: bobSignature })).toBe(bob.address)
   const other = keccak256(toHex('another payment'))
@@ -52,9 +67,13 @@ test("the bundle's recoverPublicKey remembers a recovery and stays right", async
   for (let i = 0; i < 20; i++) {
     const message = keccak256(toHex(`payment ${i}`))
     const signature = await alice.sign({ hash: message })
-    expect(await bundled.recoverPublicKey({ hash: message, signature })).toBe(await recoverPublicKey({ hash: message, signature }))
+    expect(await bundled.recoverPublicKey({ hash: message, signature })).toBe(
+      await recoverPublicKey({ hash: message, signature }),
+    )
     const yParity = `${signature.slice(0, 130)}0${Number.parseInt(signature.slice(130), 16) - 27}` as Hex
-    expect(await bundled.recoverPublicKey({ hash: message, signature: yParity })).toBe(await recoverPublicKey({ hash: message, signature }))
+    expect(await bundled.recoverPublicKey({ hash: message, signature: yParity })).toBe(
+      await recoverPublicKey({ hash: message, signature }),
+    )
   }
   // Cases left to noble throw noble's errors: a v it does not know, r = 0, a short signature.
   const badV = `${aliceSignature.slice(0, 130)}1d` as Hex
@@ -62,5 +81,7 @@ test("the bundle's recoverPublicKey remembers a recovery and stays right", async
   const zeroR = `0x${'0'.repeat(64)}${aliceSignature.slice(66)}` as Hex
   await expect(bundled.recoverPublicKey({ hash, signature: zeroR })).rejects.toThrow()
   await expect(recoverPublicKey({ hash, signature: zeroR })).rejects.toThrow()
-  await expect(bundled.recoverPublicKey({ hash, signature: aliceSignature.slice(0, 100) as Hex })).rejects.toThrow('invalid signature length')
+  await expect(bundled.recoverPublicKey({ hash, signature: aliceSignature.slice(0, 100) as Hex })).rejects.toThrow(
+    'invalid signature length',
+  )
 })

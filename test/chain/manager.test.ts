@@ -61,10 +61,22 @@ describe('faucet', () => {
     [{ address: 'not-an-address' }, 'address: not an address'],
     [{}, 'address: expected an address string'],
     [{ address: newAccount().address, asset: 'btc' }, 'asset: asset must be one of all, eth, usdc'],
-    [{ address: newAccount().address, asset: 'eth', amount: '-1' }, 'amount: amount must be a decimal string in whole units, e.g. "2.5"'],
-    [{ address: newAccount().address, asset: 'eth', amount: 5 }, 'amount: amount must be a decimal string in whole units, e.g. "2.5"'],
-    [{ address: newAccount().address, asset: 'eth', amount: '1000000000' }, 'amount too large: at most 1000000 ETH per call'],
-    [{ address: newAccount().address, asset: 'usdc', amount: '99999999999' }, 'amount too large: at most 1000000000 USDC per call'],
+    [
+      { address: newAccount().address, asset: 'eth', amount: '-1' },
+      'amount: amount must be a decimal string in whole units, e.g. "2.5"',
+    ],
+    [
+      { address: newAccount().address, asset: 'eth', amount: 5 },
+      'amount: amount must be a decimal string in whole units, e.g. "2.5"',
+    ],
+    [
+      { address: newAccount().address, asset: 'eth', amount: '1000000000' },
+      'amount too large: at most 1000000 ETH per call',
+    ],
+    [
+      { address: newAccount().address, asset: 'usdc', amount: '99999999999' },
+      'amount too large: at most 1000000000 USDC per call',
+    ],
     [{ address: newAccount().address, asset: 'usdc', amount: '0' }, 'amount must be greater than 0'],
     [{ address: newAccount().address, amount: '1' }, 'amount needs asset "eth" or "usdc"'],
     [{ address: newAccount().address, extra: true }, 'unknown field "extra"'],
@@ -96,6 +108,9 @@ describe('balances', () => {
   })
 
   test('a bad address → 400', async () => {
-    expect(await getJson(`${services.chainManagerUrl}/balances/0x123`)).toEqual({ status: 400, body: { error: 'address: not an address' } })
+    expect(await getJson(`${services.chainManagerUrl}/balances/0x123`)).toEqual({
+      status: 400,
+      body: { error: 'address: not an address' },
+    })
   })
 })

@@ -50,7 +50,9 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
       stdout: '',
       stderr: 'svc: --price must be a decimal amount like 0.01, got "abc"\n',
     })
-    expect((await cli.run(['endpoints', 'add', 'api_x', '--path', '/a', '--price', '0.0000001'])).stderr).toBe('svc: --price has more than 6 decimals: "0.0000001"\n')
+    expect((await cli.run(['endpoints', 'add', 'api_x', '--path', '/a', '--price', '0.0000001'])).stderr).toBe(
+      'svc: --price has more than 6 decimals: "0.0000001"\n',
+    )
     expect((await cli.run(['endpoints', 'add', 'api_x', '--path', '/a', '--price', '1', '--amount', '5'])).code).toBe(2)
     expect((await cli.run(['endpoints', 'add', 'api_x', '--path', '/a'])).stderr).toMatch(/^svc: a price is needed/)
   })
@@ -64,20 +66,37 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
 
   test('no credentials at all is a usage error; a server that is not there is an API error', async () => {
     const cli = createCli({ SVC_BASE_URL: t.server.controlUrl })
-    expect(await cli.run(['apis', 'list'])).toMatchObject({ code: 2, stderr: 'svc: not logged in: run `svc login` (or `svc signup`), or set SVC_API_KEY or SVC_JWT\n' })
+    expect(await cli.run(['apis', 'list'])).toMatchObject({
+      code: 2,
+      stderr: 'svc: not logged in: run `svc login` (or `svc signup`), or set SVC_API_KEY or SVC_JWT\n',
+    })
 
     const closed = createServer().listen(0)
     await once(closed, 'listening')
     const port = (closed.address() as AddressInfo).port
     closed.close()
     const away = createCli({ SVC_BASE_URL: `http://api.localhost:${port}`, SVC_JWT: jwt })
-    expect(await away.run(['apis', 'list'])).toMatchObject({ code: 1, stderr: `svc: cannot reach http://api.localhost:${port} (ECONNREFUSED): is svc up running?\n` })
+    expect(await away.run(['apis', 'list'])).toMatchObject({
+      code: 1,
+      stderr: `svc: cannot reach http://api.localhost:${port} (ECONNREFUSED): is svc up running?\n`,
+    })
   })
 
   test('a refused write is exit code 1 with the reason', async () => {
     const unverified = await t.signup({ verified: false })
     const cli = createCli({ SVC_BASE_URL: t.server.controlUrl, SVC_JWT: unverified.jwt })
-    const result = await cli.run(['apis', 'create', '--name', 'A', '--slug', 'a-slug', '--upstream', 'http://127.0.0.1:9', '--pay-to', '0x000000000000000000000000000000000000bEEF'])
+    const result = await cli.run([
+      'apis',
+      'create',
+      '--name',
+      'A',
+      '--slug',
+      'a-slug',
+      '--upstream',
+      'http://127.0.0.1:9',
+      '--pay-to',
+      '0x000000000000000000000000000000000000bEEF',
+    ])
     expect(result).toMatchObject({ code: 1, stderr: 'svc: email verification required\n' })
   })
 
@@ -86,7 +105,9 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
     const cli = createCli({ SVC_BASE_URL: t.server.controlUrl })
     const expected = { code: 1, stdout: '', stderr: 'svc: unauthorized: the email or password is wrong\n' }
     expect(await cli.run(['login', '--email', email, '--password', 'not the password'])).toEqual(expected)
-    expect(await cli.run(['login', '--email', `nobody-${Date.now()}@example.test`, '--password', 'not the password'])).toEqual(expected)
+    expect(
+      await cli.run(['login', '--email', `nobody-${Date.now()}@example.test`, '--password', 'not the password']),
+    ).toEqual(expected)
     expect(await cli.run(['login', '--email', email, '--password', 'not the password', '--json'])).toEqual({
       code: 1,
       stdout: '',
@@ -100,7 +121,9 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
     writeFileSync(join(cli.configDir, 'config.json'), '{"jwt": 1}')
     const result = await cli.run(['apis', 'list'])
     expect(result.code).toBe(2)
-    expect(result.stderr).toBe(`svc: ${join(cli.configDir, 'config.json')} is not an svc session: fix it or run \`svc logout\`\n`)
+    expect(result.stderr).toBe(
+      `svc: ${join(cli.configDir, 'config.json')} is not an svc session: fix it or run \`svc logout\`\n`,
+    )
   })
 
   test('--help is exit code 0 on every level', async () => {
@@ -117,17 +140,25 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
 describe('--json errors: one JSON document {"error": …} on stderr, stdout untouched, the same exit codes', () => {
   test('an API error is exit code 1 (the real binary)', async () => {
     const cli = createCli({ SVC_BASE_URL: t.server.controlUrl, SVC_JWT: jwt })
-    expect(await cli.spawn(['apis', 'get', 'nope', '--json'])).toEqual({ code: 1, stdout: '', stderr: '{"error":"api not found"}\n' })
+    expect(await cli.spawn(['apis', 'get', 'nope', '--json'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: '{"error":"api not found"}\n',
+    })
   })
 
-  test('usage errors are exit code 2: ours, and the argument parser\'s (the real binary)', async () => {
+  test("usage errors are exit code 2: ours, and the argument parser's (the real binary)", async () => {
     const cli = createCli({ SVC_BASE_URL: t.server.controlUrl, SVC_JWT: jwt })
     expect(await cli.spawn(['endpoints', 'add', 'api_x', '--path', '/a', '--price', 'abc', '--json'])).toEqual({
       code: 2,
       stdout: '',
       stderr: '{"error":"--price must be a decimal amount like 0.01, got \\"abc\\""}\n',
     })
-    expect(await cli.spawn(['apis', 'list', '--json', '--frobnicate'])).toEqual({ code: 2, stdout: '', stderr: '{"error":"unknown option \'--frobnicate\'"}\n' })
+    expect(await cli.spawn(['apis', 'list', '--json', '--frobnicate'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: '{"error":"unknown option \'--frobnicate\'"}\n',
+    })
     const missing = await cli.spawn(['endpoints', 'add', '--json'])
     expect(missing).toMatchObject({ code: 2, stdout: '' })
     expect(JSON.parse(missing.stderr)).toEqual({ error: "required option '--path <pattern>' not specified" })
@@ -141,7 +172,9 @@ describe('--json errors: one JSON document {"error": …} on stderr, stdout unto
     })
     const result = await createCli({ SVC_BASE_URL: 'http://api.localhost:9', SVC_JWT: jwt }).run(['whoami', '--json'])
     expect(result).toMatchObject({ code: 1, stdout: '' })
-    expect(JSON.parse(result.stderr)).toEqual({ error: expect.stringMatching(/^cannot reach http:\/\/api\.localhost:9/) })
+    expect(JSON.parse(result.stderr)).toEqual({
+      error: expect.stringMatching(/^cannot reach http:\/\/api\.localhost:9/),
+    })
   })
 
   test('without --json, errors stay `svc: …` lines; a --json after `--` is an argument, not the flag', async () => {
@@ -154,7 +187,18 @@ describe('--json errors: one JSON document {"error": …} on stderr, stdout unto
 describe('human output', () => {
   test('is plain when NO_COLOR is set or stdout is not a terminal; --json is one JSON document', async () => {
     const cli = createCli({ SVC_BASE_URL: t.server.controlUrl, SVC_JWT: jwt })
-    await cli.ok(['apis', 'create', '--name', 'Colors', '--slug', `colors-${Date.now()}`, '--upstream', 'http://127.0.0.1:9', '--pay-to', '0x000000000000000000000000000000000000bEEF'])
+    await cli.ok([
+      'apis',
+      'create',
+      '--name',
+      'Colors',
+      '--slug',
+      `colors-${Date.now()}`,
+      '--upstream',
+      'http://127.0.0.1:9',
+      '--pay-to',
+      '0x000000000000000000000000000000000000bEEF',
+    ])
     const colored = await cli.run(['apis', 'list'], {}, { tty: true })
     expect(colored.stdout).toContain('\u001b[1mID')
     const noColor = await cli.run(['apis', 'list'], { NO_COLOR: '1' }, { tty: true })
@@ -171,12 +215,17 @@ describe('svc hosts', () => {
   test('prints the lines; --file writes them between markers, idempotently, keeping the rest (the real binary)', async () => {
     const cli = createCli()
     const printed = await cli.ok(['hosts', '--api', 'weather'])
-    expect(printed).toBe('# svc begin\n127.0.0.1 api.localhost\n127.0.0.1 sandbox.localhost\n127.0.0.1 weather.dev.localhost\n# svc end\n')
+    expect(printed).toBe(
+      '# svc begin\n127.0.0.1 api.localhost\n127.0.0.1 sandbox.localhost\n127.0.0.1 weather.dev.localhost\n# svc end\n',
+    )
 
     const file = join(cli.configDir, 'hosts')
     writeFileSync(file, '127.0.0.1 localhost\n::1 localhost\n')
     const first = await cli.spawn(['hosts', '--file', file, '--api', 'weather'])
-    expect(first).toMatchObject({ code: 0, stdout: `wrote api.localhost, sandbox.localhost, weather.dev.localhost to ${file}\n` })
+    expect(first).toMatchObject({
+      code: 0,
+      stdout: `wrote api.localhost, sandbox.localhost, weather.dev.localhost to ${file}\n`,
+    })
     const written = readFileSync(file, 'utf8')
     expect(written).toBe(`127.0.0.1 localhost\n::1 localhost\n${printed}`)
 
@@ -188,11 +237,20 @@ describe('svc hosts', () => {
     expect(await cli.json(['hosts', '--file', file, '--api', 'news'])).toMatchObject({ changed: true })
     const lines = readFileSync(file, 'utf8').split('\n')
     expect(lines.filter((line) => line === '# svc begin')).toHaveLength(1)
-    expect(lines).toEqual(expect.arrayContaining(['127.0.0.1 news.dev.localhost', '127.0.0.1 weather.dev.localhost', '127.0.0.1 localhost']))
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        '127.0.0.1 news.dev.localhost',
+        '127.0.0.1 weather.dev.localhost',
+        '127.0.0.1 localhost',
+      ]),
+    )
     expect(lines.filter((line) => line === '127.0.0.1 api.localhost')).toHaveLength(1)
   })
 
   test('a bad slug is a usage error', async () => {
-    expect(await createCli().run(['hosts', '--api', 'Not A Slug'])).toMatchObject({ code: 2, stderr: 'svc: --api: "Not A Slug" is not a slug (a lower-case DNS label)\n' })
+    expect(await createCli().run(['hosts', '--api', 'Not A Slug'])).toMatchObject({
+      code: 2,
+      stderr: 'svc: --api: "Not A Slug" is not a slug (a lower-case DNS label)\n',
+    })
   })
 })

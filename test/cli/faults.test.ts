@@ -23,8 +23,19 @@ let url: string
 beforeAll(async () => {
   ;[sandbox, upstream] = await Promise.all([startSandbox(), startUpstream()])
   const { client } = sandbox.seller
-  const api = await client.apis.create({ name: 'Weather', slug: 'weather', upstream_base_url: upstream.url, pay_to_mode: 'user_wallet', pay_to_address: '0x000000000000000000000000000000000000bEEF' })
-  await client.endpoints.create(api.id, { method: 'GET', path_pattern: '/weather/{city}', accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }], response_schema: { type: 'object' } })
+  const api = await client.apis.create({
+    name: 'Weather',
+    slug: 'weather',
+    upstream_base_url: upstream.url,
+    pay_to_mode: 'user_wallet',
+    pay_to_address: '0x000000000000000000000000000000000000bEEF',
+  })
+  await client.endpoints.create(api.id, {
+    method: 'GET',
+    path_pattern: '/weather/{city}',
+    accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }],
+    response_schema: { type: 'object' },
+  })
   url = `${sandbox.gatewayUrl('weather')}/weather/Lima`
   cli = createCli()
   base = ['--base-url', sandbox.sandboxControlUrl]
@@ -36,14 +47,27 @@ afterAll(async () => {
 
 describe('svc fault', () => {
   test('add, list, clear: a paying client meets the fault, then not', async () => {
-    const added = await cli.json([...base, 'fault', 'add', 'verify', '--reason', 'invalid_exact_evm_payload_authorization_valid_before', '--api', 'weather', '--times', '2'])
+    const added = await cli.json([
+      ...base,
+      'fault',
+      'add',
+      'verify',
+      '--reason',
+      'invalid_exact_evm_payload_authorization_valid_before',
+      '--api',
+      'weather',
+      '--times',
+      '2',
+    ])
     expect(added).toMatchObject({ kind: 'verify', api: 'weather', times: 2, remaining: 2 })
     const listed = await cli.ok([...base, 'fault', 'list'])
     expect(listed).toContain(added.id)
     expect(listed).toContain('verify answers invalid_exact_evm_payload_authorization_valid_before')
     const refused = await sandbox.buyer.fetch(url)
     expect(refused.status).toBe(402)
-    expect(((await refused.json()) as { error: string }).error).toContain('invalid_exact_evm_payload_authorization_valid_before')
+    expect(((await refused.json()) as { error: string }).error).toContain(
+      'invalid_exact_evm_payload_authorization_valid_before',
+    )
     expect(await cli.ok([...base, 'fault', 'clear', added.id])).toBe('cleared 1 fault\n')
     expect(await cli.ok([...base, 'fault', 'list'])).toBe('no faults in force\n')
     expect((await sandbox.buyer.fetch(url)).status).toBe(200)
@@ -52,8 +76,13 @@ describe('svc fault', () => {
   test('usage errors exit 2 with one line: an unknown reason, a kind without its effect', async () => {
     const unknown = await cli.run([...base, 'fault', 'add', 'verify', '--reason', 'because'])
     expect(unknown).toMatchObject({ code: 2, stdout: '' })
-    expect(unknown.stderr).toMatch(/^svc: --reason "because" is not a reason of the exact scheme: `svc fault reasons` lists the \d+ there are\n$/)
-    expect(await cli.run([...base, 'fault', 'add', 'upstream'])).toMatchObject({ code: 2, stderr: 'svc: svc fault add upstream takes one of --status CODE, --delay-ms N and --drop (and --times, --api)\n' })
+    expect(unknown.stderr).toMatch(
+      /^svc: --reason "because" is not a reason of the exact scheme: `svc fault reasons` lists the \d+ there are\n$/,
+    )
+    expect(await cli.run([...base, 'fault', 'add', 'upstream'])).toMatchObject({
+      code: 2,
+      stderr: 'svc: svc fault add upstream takes one of --status CODE, --delay-ms N and --drop (and --times, --api)\n',
+    })
     expect((await cli.run([...base, 'fault', 'add', 'upstream', '--status', '200'])).code).toBe(2)
     expect((await cli.run([...base, 'fault', 'add', 'network', '--drop'])).code).toBe(2)
     const noApi = await cli.run([...base, 'fault', 'add', 'upstream', '--drop', '--api', 'nope'])
@@ -70,8 +99,16 @@ describe('svc fault', () => {
 
 describe('svc listen', () => {
   test('a key without settlements:read is refused: exit 1, one line', async () => {
-    const { key } = await createSvcClient({ baseUrl: sandbox.sandboxControlUrl, jwt: sandbox.seller.jwt, environment: 'development' }).keys.create({ name: 'no stream', scopes: ['apis:read'] })
-    expect(await cli.run([...base, 'listen'], { SVC_API_KEY: key })).toMatchObject({ code: 1, stdout: '', stderr: 'svc: insufficient scope\n' })
+    const { key } = await createSvcClient({
+      baseUrl: sandbox.sandboxControlUrl,
+      jwt: sandbox.seller.jwt,
+      environment: 'development',
+    }).keys.create({ name: 'no stream', scopes: ['apis:read'] })
+    expect(await cli.run([...base, 'listen'], { SVC_API_KEY: key })).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: insufficient scope\n',
+    })
     expect((await cli.run([...base, 'listen', '--forward-to', 'ftp://x'], { SVC_API_KEY: key })).code).toBe(2)
   })
 })
@@ -98,10 +135,14 @@ describe('svc listen --forward-to', () => {
     await once(receiver, 'listening')
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/svc`
 
-    const child = spawn(process.execPath, [svcBin, ...base, 'listen', '--json', '--api', 'weather', '--forward-to', hook], {
-      env: { ...cli.env, SVC_API_KEY: sandbox.seller.apiKey },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const child = spawn(
+      process.execPath,
+      [svcBin, ...base, 'listen', '--json', '--api', 'weather', '--forward-to', hook],
+      {
+        env: { ...cli.env, SVC_API_KEY: sandbox.seller.apiKey },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     try {
       const stderr = createInterface({ input: child.stderr! })
       const stdout = createInterface({ input: child.stdout! })
@@ -127,9 +168,21 @@ describe('svc listen --forward-to', () => {
       expect(settled.headers['content-type']).toBe('application/json')
       expect(verifyEventSignature(secret, settled.headers['svc-signature'] as string, settled.body)).toBe(true)
       expect(verifyEventSignature('whsec_wrong', settled.headers['svc-signature'] as string, settled.body)).toBe(false)
-      expect(verifyEventSignature(secret, settled.headers['svc-signature'] as string, settled.body.replace('10000', '10001'))).toBe(false)
+      expect(
+        verifyEventSignature(
+          secret,
+          settled.headers['svc-signature'] as string,
+          settled.body.replace('10000', '10001'),
+        ),
+      ).toBe(false)
       const event = JSON.parse(settled.body)
-      expect(event).toMatchObject({ type: 'payment.settled', api_slug: 'weather', payer: sandbox.buyer.address, charged: true, id: settled.headers['svc-event-id'] })
+      expect(event).toMatchObject({
+        type: 'payment.settled',
+        api_slug: 'weather',
+        payer: sandbox.buyer.address,
+        charged: true,
+        id: settled.headers['svc-event-id'],
+      })
       expect(event.transaction).toMatch(/^0x[0-9a-f]{64}$/)
       // --json: one JSON object a line, the same events.
       await expect.poll(() => printed.length).toBe(3)

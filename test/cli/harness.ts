@@ -27,14 +27,22 @@ export type Cli = {
 
 /** The parent's environment without svc's own variables and NO_COLOR, so the host cannot change what a test sees. */
 function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SVC_') && name !== 'NO_COLOR' && name !== 'FORCE_COLOR'))
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([name]) => !name.startsWith('SVC_') && name !== 'NO_COLOR' && name !== 'FORCE_COLOR',
+    ),
+  )
 }
 
 export function createCli(env: NodeJS.ProcessEnv = {}): Cli {
   const configDir = mkdtempSync(join(tmpdir(), 'svc-cli-'))
   const base = { ...cleanEnv(), SVC_CONFIG_DIR: configDir, ...env }
 
-  async function run(args: string[], extra: NodeJS.ProcessEnv = {}, options: { tty?: boolean } = {}): Promise<CliResult> {
+  async function run(
+    args: string[],
+    extra: NodeJS.ProcessEnv = {},
+    options: { tty?: boolean } = {},
+  ): Promise<CliResult> {
     let stdout = ''
     let stderr = ''
     const io = {
@@ -48,10 +56,15 @@ export function createCli(env: NodeJS.ProcessEnv = {}): Cli {
 
   function spawn(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<CliResult> {
     return new Promise((resolve) => {
-      execFile(process.execPath, [svcBin, ...args], { env: { ...base, ...extra }, encoding: 'utf8' }, (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0
-        resolve({ code, stdout, stderr })
-      })
+      execFile(
+        process.execPath,
+        [svcBin, ...args],
+        { env: { ...base, ...extra }, encoding: 'utf8' },
+        (error, stdout, stderr) => {
+          const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0
+          resolve({ code, stdout, stderr })
+        },
+      )
     })
   }
 
@@ -61,5 +74,12 @@ export function createCli(env: NodeJS.ProcessEnv = {}): Cli {
     return result.stdout
   }
 
-  return { configDir, env: base, run, spawn, ok, json: async (args, extra) => JSON.parse(await ok([...args, '--json'], extra)) }
+  return {
+    configDir,
+    env: base,
+    run,
+    spawn,
+    ok,
+    json: async (args, extra) => JSON.parse(await ok([...args, '--json'], extra)),
+  }
 }

@@ -29,13 +29,25 @@ const event = (overrides: Partial<PaymentEvent>): PaymentEvent => ({
 
 test('one line an event: time, type, request, price, and what became of it', () => {
   expect(eventLine(event({}))).toBe('21:40:01.123  payment.required  weather GET /weather/paris  0.01 USDC')
-  expect(eventLine(event({ type: 'payment.settled', status: 200, payer: '0x1234567890abcdef1234567890abcdef12345678', transaction: `0x${'ab'.repeat(32)}`, charged: true }))).toBe(
-    '21:40:01.123  payment.settled   weather GET /weather/paris  0.01 USDC  from 0x123456…5678 tx 0xababab…abab',
-  )
+  expect(
+    eventLine(
+      event({
+        type: 'payment.settled',
+        status: 200,
+        payer: '0x1234567890abcdef1234567890abcdef12345678',
+        transaction: `0x${'ab'.repeat(32)}`,
+        charged: true,
+      }),
+    ),
+  ).toBe('21:40:01.123  payment.settled   weather GET /weather/paris  0.01 USDC  from 0x123456…5678 tx 0xababab…abab')
   expect(eventLine(event({ type: 'payment.failed', reason: 'invalid_exact_evm_signature' }))).toBe(
     '21:40:01.123  payment.failed    weather GET /weather/paris  0.01 USDC  402 invalid_exact_evm_signature',
   )
-  expect(eventLine(event({ type: 'upstream.failed', status: 502, error: 'the upstream answered 503; the payment was not settled' }))).toBe(
+  expect(
+    eventLine(
+      event({ type: 'upstream.failed', status: 502, error: 'the upstream answered 503; the payment was not settled' }),
+    ),
+  ).toBe(
     '21:40:01.123  upstream.failed   weather GET /weather/paris  0.01 USDC  502, not charged: the upstream answered 503; the payment was not settled',
   )
 })

@@ -33,7 +33,15 @@ beforeAll(async () => {
       res.setHeader('content-type', 'application/json')
       // Metered routes say what a request used (x402's Settlement-Overrides), for upto payments.
       if (req.url?.startsWith('/metered')) res.setHeader('settlement-overrides', JSON.stringify({ amount: '1234' }))
-      res.end(JSON.stringify({ method: req.method, url: req.url, body, label: req.headers['x-label'] ?? null, content_type: req.headers['content-type'] ?? null }))
+      res.end(
+        JSON.stringify({
+          method: req.method,
+          url: req.url,
+          body,
+          label: req.headers['x-label'] ?? null,
+          content_type: req.headers['content-type'] ?? null,
+        }),
+      )
     })
   }).listen(0, '127.0.0.1')
   await once(upstream, 'listening')
@@ -41,15 +49,34 @@ beforeAll(async () => {
   const seller = await t.signup()
   cli = createCli({ SVC_BASE_URL: t.server.sandboxControlUrl, SVC_JWT: seller.jwt })
   const api = await cli.json([
-    'apis', 'create', '--name', 'Echo', '--slug', `echo-${Date.now()}`,
-    '--upstream', `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, '--pay-to', payTo,
+    'apis',
+    'create',
+    '--name',
+    'Echo',
+    '--slug',
+    `echo-${Date.now()}`,
+    '--upstream',
+    `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+    '--pay-to',
+    payTo,
   ])
   apiId = api.id
   gateway = api.gateway_url
   await cli.json(['endpoints', 'add', apiId, '--path', '/echo/*', '--price', '0.01'])
   await cli.json(['endpoints', 'add', apiId, '--method', 'POST', '--path', '/echo/*', '--amount', '20000'])
   demo = await startDemoUpstream()
-  const demoApi = await cli.json(['apis', 'create', '--name', 'Demo', '--slug', `demo-${Date.now()}`, '--upstream', demo.url, '--pay-to', payTo])
+  const demoApi = await cli.json([
+    'apis',
+    'create',
+    '--name',
+    'Demo',
+    '--slug',
+    `demo-${Date.now()}`,
+    '--upstream',
+    demo.url,
+    '--pay-to',
+    payTo,
+  ])
   demoGateway = demoApi.gateway_url
   await cli.json(['endpoints', 'add', demoApi.id, '--method', 'POST', '--path', '/echo', '--price', '0.005'])
   // The buyer gets USDC through the faucet command.
@@ -70,22 +97,42 @@ describe('svc pay', () => {
     const [status, paid, body] = result.stdout.split('\n')
     expect(status).toBe('HTTP 200 OK')
     expect(paid).toMatch(new RegExp(`^paid: settled tx 0x[0-9a-f]{64} on eip155:845320402 by ${buyer.address}$`))
-    expect(JSON.parse(body!)).toEqual({ method: 'GET', url: '/echo/hello?x=1', body: '', label: null, content_type: null })
+    expect(JSON.parse(body!)).toEqual({
+      method: 'GET',
+      url: '/echo/hello?x=1',
+      body: '',
+      label: null,
+      content_type: null,
+    })
     const tx = paid!.split(' ')[3] as `0x${string}`
     expect((await chain.sandboxChain.client.getTransactionReceipt({ hash: tx })).status).toBe('success')
   })
 
   test('--data, --header and --json; the settlement shows up in svc settlements', async () => {
-    const result = await cli.run(['pay', `${gateway}/echo/post`, '--data', '{"a":1}', '--header', 'X-Label: seven', '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    const result = await cli.run(
+      ['pay', `${gateway}/echo/post`, '--data', '{"a":1}', '--header', 'X-Label: seven', '--json'],
+      { SVC_EVM_PRIVATE_KEY: buyerKey },
+    )
     expect(result.code).toBe(0)
     const answer = JSON.parse(result.stdout)
     expect(answer).toMatchObject({
       status: 200,
-      payment_response: { success: true, network: 'eip155:845320402', payer: buyer.address, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
+      payment_response: {
+        success: true,
+        network: 'eip155:845320402',
+        payer: buyer.address,
+        transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      },
       body: { method: 'POST', url: '/echo/post', body: '{"a":1}', label: 'seven' },
     })
     const { settlements } = await cli.json(['settlements', '--api', apiId])
-    expect(settlements[0]).toMatchObject({ transaction: answer.payment_response.transaction, amount: '20000', method: 'POST', path: '/echo/post', delivered: true })
+    expect(settlements[0]).toMatchObject({
+      transaction: answer.payment_response.transaction,
+      amount: '20000',
+      method: 'POST',
+      path: '/echo/post',
+      delivered: true,
+    })
     const table = await cli.ok(['settlements', '--api', apiId])
     expect(table).toMatch(/POST \/echo\/post +0\.02 USDC +0x/)
     expect(table).toMatch(/ANSWER\n/)
@@ -95,21 +142,43 @@ describe('svc pay', () => {
   })
 
   test('--data with JSON is sent as application/json: a JSON upstream receives the body (the real binary)', async () => {
-    const result = await cli.spawn(['pay', `${demoGateway}/echo`, '--data', '{"a":1}', '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    const result = await cli.spawn(['pay', `${demoGateway}/echo`, '--data', '{"a":1}', '--json'], {
+      SVC_EVM_PRIVATE_KEY: buyerKey,
+    })
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
-    expect(JSON.parse(result.stdout)).toMatchObject({ status: 200, payment_response: { success: true }, body: { received: { a: 1 }, method: 'POST' } })
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      status: 200,
+      payment_response: { success: true },
+      body: { received: { a: 1 }, method: 'POST' },
+    })
   })
 
   test('a content type given with --header is kept; --data that is not JSON gets none added', async () => {
-    const typed = await cli.run(['pay', `${gateway}/echo/typed`, '--data', '{"a":1}', '--header', 'Content-Type: application/vnd.api+json', '--json'], {
-      SVC_EVM_PRIVATE_KEY: buyerKey,
-    })
+    const typed = await cli.run(
+      [
+        'pay',
+        `${gateway}/echo/typed`,
+        '--data',
+        '{"a":1}',
+        '--header',
+        'Content-Type: application/vnd.api+json',
+        '--json',
+      ],
+      {
+        SVC_EVM_PRIVATE_KEY: buyerKey,
+      },
+    )
     expect(typed.code).toBe(0)
     expect(JSON.parse(typed.stdout).body).toMatchObject({ body: '{"a":1}', content_type: 'application/vnd.api+json' })
-    const text = await cli.run(['pay', `${gateway}/echo/text`, '--data', 'a=1', '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    const text = await cli.run(['pay', `${gateway}/echo/text`, '--data', 'a=1', '--json'], {
+      SVC_EVM_PRIVATE_KEY: buyerKey,
+    })
     expect(text.code).toBe(0)
-    expect(JSON.parse(text.stdout).body).toMatchObject({ body: 'a=1', content_type: expect.not.stringContaining('json') })
+    expect(JSON.parse(text.stdout).body).toMatchObject({
+      body: 'a=1',
+      content_type: expect.not.stringContaining('json'),
+    })
   })
 
   test('works from the URL and its 402 alone: a sandbox on a port other than 4020, no control-plane URL or login', async () => {
@@ -127,7 +196,9 @@ describe('svc pay', () => {
   })
 
   test('a price above --max-amount is not paid: exit code 1', async () => {
-    const result = await cli.run(['pay', `${gateway}/echo/dear`, '--max-amount', '0.001'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    const result = await cli.run(['pay', `${gateway}/echo/dear`, '--max-amount', '0.001'], {
+      SVC_EVM_PRIVATE_KEY: buyerKey,
+    })
     expect(result.code).toBe(1)
     expect(result.stdout).toBe('')
     expect(result.stderr).toBe('svc: no payment made: the price 0.01 USDC is above --max-amount 0.001 USDC\n')
@@ -145,8 +216,14 @@ describe('svc pay', () => {
     expect(result.code).toBe(1)
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 404, payment_response: null })
     expect(result.stderr).toBe(`${JSON.stringify({ error: `GET ${gateway}/nothing-here answered 404` })}\n`)
-    const refused = await cli.run(['pay', `${gateway}/echo/dear`, '--max-amount', '0.001', '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
-    expect(refused).toEqual({ code: 1, stdout: '', stderr: '{"error":"no payment made: the price 0.01 USDC is above --max-amount 0.001 USDC"}\n' })
+    const refused = await cli.run(['pay', `${gateway}/echo/dear`, '--max-amount', '0.001', '--json'], {
+      SVC_EVM_PRIVATE_KEY: buyerKey,
+    })
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: '{"error":"no payment made: the price 0.01 USDC is above --max-amount 0.001 USDC"}\n',
+    })
   })
 
   test('without SVC_EVM_PRIVATE_KEY it is a usage error', async () => {
@@ -159,10 +236,34 @@ describe('svc pay', () => {
 
 describe('svc pay through Permit2, and upto', () => {
   test('endpoints add --transfer-method permit2 / --scheme upto; a buyer pays both; svc settlements shows what was charged', async () => {
-    const metered = await cli.json(['endpoints', 'add', apiId, '--path', '/metered/*', '--price', '0.10', '--scheme', 'upto'])
-    expect(metered.accepts[0]).toMatchObject({ scheme: 'upto', amount: '100000', extra: { assetTransferMethod: 'permit2' } })
+    const metered = await cli.json([
+      'endpoints',
+      'add',
+      apiId,
+      '--path',
+      '/metered/*',
+      '--price',
+      '0.10',
+      '--scheme',
+      'upto',
+    ])
+    expect(metered.accepts[0]).toMatchObject({
+      scheme: 'upto',
+      amount: '100000',
+      extra: { assetTransferMethod: 'permit2' },
+    })
     expect(await cli.ok(['endpoints', 'list', apiId])).toMatch(/\/metered\/\* +up to 0\.1 USDC/)
-    await cli.json(['endpoints', 'add', apiId, '--path', '/permit2/*', '--price', '0.03', '--transfer-method', 'permit2'])
+    await cli.json([
+      'endpoints',
+      'add',
+      apiId,
+      '--path',
+      '/permit2/*',
+      '--price',
+      '0.03',
+      '--transfer-method',
+      'permit2',
+    ])
     const key = generatePrivateKey()
     const account = privateKeyToAccount(key)
     await cli.json(['faucet', account.address, '--asset', 'usdc', '--amount', '1'])
@@ -170,21 +271,44 @@ describe('svc pay through Permit2, and upto', () => {
     // No approval, and no RPC to sign a permit with: refused, saying what to do.
     const refused = await cli.run(['pay', `${gateway}/permit2/a`], { SVC_EVM_PRIVATE_KEY: key })
     expect(refused.code).toBe(1)
-    expect(refused.stderr).toContain('answered 402: the payment goes through Permit2 and the buyer has not approved it: run `svc faucet ADDRESS --approve-permit2`')
+    expect(refused.stderr).toContain(
+      'answered 402: the payment goes through Permit2 and the buyer has not approved it: run `svc faucet ADDRESS --approve-permit2`',
+    )
     // With the RPC, the client signs an EIP-2612 permit the gateway sponsors: no approval, no gas.
-    const sponsored = await cli.run(['pay', `${gateway}/permit2/b`, '--json'], { SVC_EVM_PRIVATE_KEY: key, SVC_RPC_URL: chain.rpcUrl })
+    const sponsored = await cli.run(['pay', `${gateway}/permit2/b`, '--json'], {
+      SVC_EVM_PRIVATE_KEY: key,
+      SVC_RPC_URL: chain.rpcUrl,
+    })
     expect(sponsored.code).toBe(0)
-    expect(JSON.parse(sponsored.stdout)).toMatchObject({ status: 200, payment_response: { success: true, payer: account.address } })
+    expect(JSON.parse(sponsored.stdout)).toMatchObject({
+      status: 200,
+      payment_response: { success: true, payer: account.address },
+    })
 
     // upto, after the faucet approved Permit2 for the buyer: charged what the upstream said it used.
-    const approved = await cli.json(['faucet', account.address, '--asset', 'eth', '--amount', '0.01', '--approve-permit2'])
+    const approved = await cli.json([
+      'faucet',
+      account.address,
+      '--asset',
+      'eth',
+      '--amount',
+      '0.01',
+      '--approve-permit2',
+    ])
     expect(approved.transactions.permit2_approval).toMatch(/^0x[0-9a-f]{64}$/)
     const upto = await cli.run(['pay', `${gateway}/metered/c`], { SVC_EVM_PRIVATE_KEY: key })
     expect(upto.code).toBe(0)
-    expect(upto.stdout).toMatch(new RegExp(`^paid: settled charged 0\\.001234 USDC tx 0x[0-9a-f]{64} on eip155:845320402 by ${account.address}$`, 'm'))
+    expect(upto.stdout).toMatch(
+      new RegExp(
+        `^paid: settled charged 0\\.001234 USDC tx 0x[0-9a-f]{64} on eip155:845320402 by ${account.address}$`,
+        'm',
+      ),
+    )
 
     const { settlements } = await cli.json(['settlements', '--api', apiId])
-    expect(settlements.filter((row: any) => row.payer === account.address).map((row: any) => [row.path, row.amount])).toEqual([
+    expect(
+      settlements.filter((row: any) => row.payer === account.address).map((row: any) => [row.path, row.amount]),
+    ).toEqual([
       ['/metered/c', '1234'],
       ['/permit2/b', '30000'],
     ])

@@ -21,7 +21,13 @@ beforeAll(async () => {
   jwt = seller.jwt
   const api = await t.call('/apis', {
     jwt,
-    body: { name: 'Piped', slug: `piped-${Date.now()}`, upstream_base_url: 'http://127.0.0.1:9', pay_to_mode: 'user_wallet', pay_to_address: '0x000000000000000000000000000000000000bEEF' },
+    body: {
+      name: 'Piped',
+      slug: `piped-${Date.now()}`,
+      upstream_base_url: 'http://127.0.0.1:9',
+      pay_to_mode: 'user_wallet',
+      pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    },
   })
   const values = Array.from({ length: rows }, (_, i) => ({
     id: `stl_pipe_${String(i).padStart(6, '0')}`,
@@ -39,12 +45,18 @@ beforeAll(async () => {
     path: longPath,
     created_at: new Date(Date.now() - i * 1000).toISOString(),
   }))
-  for (let i = 0; i < values.length; i += 100) await t.server.database.db.insertInto('settlements').values(values.slice(i, i + 100) as any).execute()
+  for (let i = 0; i < values.length; i += 100)
+    await t.server.database.db
+      .insertInto('settlements')
+      .values(values.slice(i, i + 100) as any)
+      .execute()
 })
 afterAll(() => t?.stop())
 
 /** Runs the real binary with its stdout on a pipe, reads the first line, closes the pipe, and waits for the exit. */
-async function readFirstLineAndClose(args: string[]): Promise<{ first: string; code: number | null; signal: string | null; stderr: string }> {
+async function readFirstLineAndClose(
+  args: string[],
+): Promise<{ first: string; code: number | null; signal: string | null; stderr: string }> {
   const cli = createCli({ SVC_BASE_URL: t.server.controlUrl, SVC_JWT: jwt })
   const child = spawn(process.execPath, [svcBin, ...args], { env: cli.env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stderr = ''

@@ -55,7 +55,14 @@ describe('a seller in the Sandbox, through the CLI', () => {
   test('keys create --preset gives a Sandbox key whose secret is shown once; keys list lists it', async () => {
     const human = await cli.ok(['keys', 'create', '--name', 'ci', '--preset', 'apiManager'])
     expect(human).toMatch(/^created development key ci \(\S+\) with apis:read, apis:write/m)
-    const key = await cli.json(['keys', 'create', '--name', 'automation', '--scopes', 'apis:read,apis:write,endpoints:read,endpoints:write,domains:read,domains:write,openapi:read'])
+    const key = await cli.json([
+      'keys',
+      'create',
+      '--name',
+      'automation',
+      '--scopes',
+      'apis:read,apis:write,endpoints:read,endpoints:write,domains:read,domains:write,openapi:read',
+    ])
     expect(key.key).toMatch(/^svc_sandbox_/)
     state.key = key.key
     const { api_keys } = await cli.json(['keys', 'list'])
@@ -66,8 +73,29 @@ describe('a seller in the Sandbox, through the CLI', () => {
   test('apis create and get, with the API key', async () => {
     state.slug = `weather-${Date.now()}`
     const env = { SVC_API_KEY: state.key }
-    const api = await cli.json(['apis', 'create', '--name', 'Weather', '--slug', state.slug, '--upstream', 'http://127.0.0.1:9', '--pay-to', payTo, '--guidance', 'Use it for forecasts.'], env)
-    expect(api).toMatchObject({ slug: state.slug, environment: 'development', pay_to_mode: 'user_wallet', discovery_guidance: 'Use it for forecasts.' })
+    const api = await cli.json(
+      [
+        'apis',
+        'create',
+        '--name',
+        'Weather',
+        '--slug',
+        state.slug,
+        '--upstream',
+        'http://127.0.0.1:9',
+        '--pay-to',
+        payTo,
+        '--guidance',
+        'Use it for forecasts.',
+      ],
+      env,
+    )
+    expect(api).toMatchObject({
+      slug: state.slug,
+      environment: 'development',
+      pay_to_mode: 'user_wallet',
+      discovery_guidance: 'Use it for forecasts.',
+    })
     state.apiId = api.id
     const human = await cli.ok(['apis', 'get', api.id], env)
     expect(human).toMatch(new RegExp(`^gateway\\s+http://${state.slug}\\.dev\\.localhost:${t.server.port}$`, 'm'))
@@ -76,16 +104,27 @@ describe('a seller in the Sandbox, through the CLI', () => {
 
   test('endpoints add --price 0.01 is 10000 atomic units of the Sandbox USDC; list shows it', async () => {
     const env = { SVC_API_KEY: state.key }
-    const endpoint = await cli.json(['endpoints', 'add', state.apiId!, '--path', '/forecast/{city}', '--price', '0.01'], env)
+    const endpoint = await cli.json(
+      ['endpoints', 'add', state.apiId!, '--path', '/forecast/{city}', '--price', '0.01'],
+      env,
+    )
     expect(endpoint).toMatchObject({ method: 'GET', path_pattern: '/forecast/{city}', schema_source: 'inferred' })
     expect(endpoint.accepts).toEqual([
-      expect.objectContaining({ scheme: 'exact', amount: '10000', network: 'eip155:845320402', asset: chain.sandboxChain.usdc.address }),
+      expect.objectContaining({
+        scheme: 'exact',
+        amount: '10000',
+        network: 'eip155:845320402',
+        asset: chain.sandboxChain.usdc.address,
+      }),
     ])
     const list = await cli.ok(['endpoints', 'list', state.apiId!], env)
     expect(list).toMatch(/^ID\s+METHOD\s+PATH\s+PRICE\s+STATUS\s+SCHEMA\s+EXPIRES$/m)
     expect(list).toMatch(/GET\s+\/forecast\/\{city\}\s+0\.01 USDC\s+enabled\s+inferred/)
 
-    const updated = await cli.json(['endpoints', 'update', state.apiId!, endpoint.id, '--disable', '--amount', '25000'], env)
+    const updated = await cli.json(
+      ['endpoints', 'update', state.apiId!, endpoint.id, '--disable', '--amount', '25000'],
+      env,
+    )
     expect(updated).toMatchObject({ enabled: false, accepts: [expect.objectContaining({ amount: '25000' })] })
   })
 
@@ -104,14 +143,20 @@ describe('a seller in the Sandbox, through the CLI', () => {
     const env = { SVC_API_KEY: state.key }
     const hostname = `${state.slug}.example.test`
     const added = await cli.ok(['domains', 'add', state.apiId!, hostname], env)
-    expect(added).toMatch(new RegExp(`^TXT\\s+_svc-challenge\\.${hostname.replaceAll('.', '\\.')}\\s+svc-verification=[0-9a-f]{32}$`, 'm'))
-    expect(added).toMatch(new RegExp(`^CNAME\\s+${hostname.replaceAll('.', '\\.')}\\s+${state.slug}\\.dev\\.localhost$`, 'm'))
+    expect(added).toMatch(
+      new RegExp(`^TXT\\s+_svc-challenge\\.${hostname.replaceAll('.', '\\.')}\\s+svc-verification=[0-9a-f]{32}$`, 'm'),
+    )
+    expect(added).toMatch(
+      new RegExp(`^CNAME\\s+${hostname.replaceAll('.', '\\.')}\\s+${state.slug}\\.dev\\.localhost$`, 'm'),
+    )
     const { domains } = await cli.json(['domains', 'list', state.apiId!], env)
     expect(domains).toEqual([expect.objectContaining({ hostname, status: 'pending' })])
     expect(await cli.ok(['domains', 'list', state.apiId!], env)).toMatch(new RegExp(`${hostname}\\s+pending`))
 
     const [domain] = domains
-    expect(await cli.ok(['domains', 'verify', state.apiId!, domain.id], env)).toMatch(new RegExp(`^${hostname}: still pending: `))
+    expect(await cli.ok(['domains', 'verify', state.apiId!, domain.id], env)).toMatch(
+      new RegExp(`^${hostname}: still pending: `),
+    )
     dns.txt.set(domain.verification_record.name, [domain.verification_record.value])
     expect(await cli.ok(['domains', 'verify', state.apiId!, domain.id], env)).toBe(`${hostname}: verified\n`)
     expect((await cli.json(['domains', 'verify', state.apiId!, domain.id], env)).status).toBe('already verified')
@@ -120,7 +165,12 @@ describe('a seller in the Sandbox, through the CLI', () => {
   test('discovery prints where the documents are', async () => {
     const summary = await cli.json(['discovery', state.apiId!], { SVC_API_KEY: state.key })
     const hostname = `${state.slug}.example.test`
-    expect(summary).toMatchObject({ primary_host: hostname, hosts: [`${state.slug}.dev.localhost`, hostname], endpoint_count: 6, discoverable_endpoint_count: 5 })
+    expect(summary).toMatchObject({
+      primary_host: hostname,
+      hosts: [`${state.slug}.dev.localhost`, hostname],
+      endpoint_count: 6,
+      discoverable_endpoint_count: 5,
+    })
     const human = await cli.ok(['discovery', state.apiId!], { SVC_API_KEY: state.key })
     expect(human).toMatch(new RegExp(`^openapi\\s+http://${hostname}:${t.server.port}/openapi.json$`, 'm'))
     expect(human).toContain(`${state.slug}.dev.localhost`)
@@ -133,7 +183,9 @@ describe('a seller in the Sandbox, through the CLI', () => {
     expect(await cli.ok(['stats', '--days', '7'])).toMatch(/^DAY\s+REQUESTS\s+402\s+PAID\s+SETTLED\s+REVENUE$/m)
 
     const csv = await cli.ok(['settlements', '--csv'])
-    expect(csv.split('\r\n')[0]).toBe('id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain,delivered')
+    expect(csv.split('\r\n')[0]).toBe(
+      'id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain,delivered',
+    )
     expect(await cli.ok(['settlements'])).toBe('no settlements\n')
     expect(await cli.json(['settlements', '--limit', '10'])).toEqual({ settlements: [], next_cursor: null })
   })
@@ -167,7 +219,9 @@ describe('a seller in the Sandbox, through the CLI', () => {
     expect(await cli.ok(['logout'])).toContain('logged out')
     const result = await cli.run(['keys', 'list'], { SVC_API_KEY: state.key })
     expect(result.code).toBe(2)
-    expect(result.stderr).toBe('svc: `svc keys list` needs a JWT: run `svc login` or set SVC_JWT (API keys are not accepted here)\n')
+    expect(result.stderr).toBe(
+      'svc: `svc keys list` needs a JWT: run `svc login` or set SVC_JWT (API keys are not accepted here)\n',
+    )
     const login = await cli.run(['login', '--email', email, '--password', 'correct horse battery'])
     expect(login.code).toBe(0)
     expect((await cli.json(['keys', 'list'])).api_keys).toHaveLength(2)

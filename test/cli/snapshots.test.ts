@@ -16,19 +16,34 @@ describe('svc snapshot / revert / snapshots', () => {
   test('snapshot prints an id; revert to it twice; the API made in between is gone', async () => {
     const id = (await cli.ok(['snapshot'])).trim()
     expect(id).toMatch(/^snap_\w+$/)
-    await sandbox.seller.client.apis.create({ name: 'Made later', slug: 'made-later', upstream_base_url: 'http://127.0.0.1:9', pay_to_mode: 'user_wallet', pay_to_address: '0x000000000000000000000000000000000000bEEF' })
+    await sandbox.seller.client.apis.create({
+      name: 'Made later',
+      slug: 'made-later',
+      upstream_base_url: 'http://127.0.0.1:9',
+      pay_to_mode: 'user_wallet',
+      pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    })
     const reverted = await cli.json(['revert', id])
     expect(reverted).toMatchObject({ id, discarded: [] })
     expect(reverted.took_ms).toBeGreaterThan(0)
     expect(await sandbox.seller.client.apis.list()).toEqual([])
-    expect(await cli.ok(['revert', id])).toMatch(new RegExp(`^reverted to ${id} \\(block \\d+, taken .+\\) in [\\d.]+ ms\\n$`))
+    expect(await cli.ok(['revert', id])).toMatch(
+      new RegExp(`^reverted to ${id} \\(block \\d+, taken .+\\) in [\\d.]+ ms\\n$`),
+    )
     expect((await cli.json(['snapshots'])).snapshots.map((s: { id: string }) => s.id)).toEqual([id])
-    expect(await cli.json(['snapshot'])).toMatchObject({ id: expect.stringMatching(/^snap_/), chain_block: expect.any(Number) })
+    expect(await cli.json(['snapshot'])).toMatchObject({
+      id: expect.stringMatching(/^snap_/),
+      chain_block: expect.any(Number),
+    })
   })
 
   test('an unknown id: exit 1, one line; no id: exit 2', async () => {
     expect(await cli.run(['revert', 'snap_nope'])).toEqual({ code: 1, stdout: '', stderr: 'svc: snapshot not found\n' })
-    expect(await cli.run(['revert', 'snap_nope', '--json'])).toEqual({ code: 1, stdout: '', stderr: '{"error":"snapshot not found"}\n' })
+    expect(await cli.run(['revert', 'snap_nope', '--json'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: '{"error":"snapshot not found"}\n',
+    })
     expect((await cli.run(['revert'])).code).toBe(2)
   })
 })
@@ -36,7 +51,12 @@ describe('svc snapshot / revert / snapshots', () => {
 describe('svc time / time advance', () => {
   test('shows both clocks, and moves them together', async () => {
     const before = await cli.json(['time'])
-    expect(before).toEqual({ chain_time: expect.any(Number), chain_block: expect.any(Number), svc_time: expect.any(String), offset_seconds: 0 })
+    expect(before).toEqual({
+      chain_time: expect.any(Number),
+      chain_block: expect.any(Number),
+      svc_time: expect.any(String),
+      offset_seconds: 0,
+    })
     const after = await cli.json(['time', 'advance', '2h'])
     expect(after.offset_seconds).toBe(7200)
     expect(after.chain_time).toBeGreaterThanOrEqual(before.chain_time + 7200)
@@ -45,12 +65,17 @@ describe('svc time / time advance', () => {
   })
 
   test('a bad duration is a usage error (exit 2)', async () => {
-    expect(await cli.run(['time', 'advance', 'soon'])).toEqual({ code: 2, stdout: '', stderr: 'svc: SECONDS must be a whole number of seconds (or 15m, 2h, 8d), got "soon"\n' })
+    expect(await cli.run(['time', 'advance', 'soon'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'svc: SECONDS must be a whole number of seconds (or 15m, 2h, 8d), got "soon"\n',
+    })
     expect((await cli.run(['time', 'advance', '0'])).code).toBe(2)
   })
 
   test('the commands are in svc --help', async () => {
     const help = await cli.ok(['--help'])
-    for (const command of ['snapshot', 'revert', 'snapshots', 'time']) expect(help).toMatch(new RegExp(`\\n  ${command}\\b`))
+    for (const command of ['snapshot', 'revert', 'snapshots', 'time'])
+      expect(help).toMatch(new RegExp(`\\n  ${command}\\b`))
   })
 })

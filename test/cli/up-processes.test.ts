@@ -36,7 +36,10 @@ function readyLine(child: ChildProcess): Promise<Record<string, any>> {
 
 /** An Anvil of a sandbox, as a crashed run leaves it: the sandbox chain id, parent gone (here: not svc's child). */
 function startLeftoverAnvil(): number {
-  const child = spawn(resolveAnvilBinary(), ['--host', '127.0.0.1', '--port', '0', '--chain-id', '845320402'], { stdio: 'ignore', detached: true })
+  const child = spawn(resolveAnvilBinary(), ['--host', '127.0.0.1', '--port', '0', '--chain-id', '845320402'], {
+    stdio: 'ignore',
+    detached: true,
+  })
   child.unref()
   started.push(child.pid!)
   return child.pid!
@@ -64,19 +67,35 @@ describe('svc up leaves nothing behind', () => {
 
   test('a parent that dies while svc is still starting: svc stops once it is up, not orphaned for ever', async () => {
     // The parent starts svc and exits 250 ms later, once svc's process runs but long before its ready line.
-    const parent = spawn(process.execPath, ['-e', `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(svcBin)}, 'up', '--json', '--ephemeral', '--port', '0'], { stdio: 'ignore' }); console.log(c.pid); setTimeout(() => process.exit(0), 250)`], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
-    const svcPid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk) => resolve(String(chunk).trim()))))
+    const parent = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(svcBin)}, 'up', '--json', '--ephemeral', '--port', '0'], { stdio: 'ignore' }); console.log(c.pid); setTimeout(() => process.exit(0), 250)`,
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    )
+    const svcPid = Number(
+      await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk) => resolve(String(chunk).trim()))),
+    )
     started.push(svcPid)
     await waitFor(gone(svcPid), 15_000, 'svc stopped after its parent died during start-up')
   })
 
   test('the npm-like parent of svc killed with SIGKILL: svc and Anvil are gone within 2 s', async () => {
     // A parent that only starts svc (its output goes straight to us), as `npm start` does.
-    const parent = spawn(process.execPath, ['-e', `require('node:child_process').spawn(process.execPath, [${JSON.stringify(svcBin)}, 'up', '--json', '--ephemeral', '--port', '0'], { stdio: 'inherit' })`], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
+    const parent = spawn(
+      process.execPath,
+      [
+        '-e',
+        `require('node:child_process').spawn(process.execPath, [${JSON.stringify(svcBin)}, 'up', '--json', '--ephemeral', '--port', '0'], { stdio: 'inherit' })`,
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    )
     const ready = await readyLine(parent)
     const pids = readSandboxPids(ready.data_dir)
     started.push(pids.svc, pids.anvil)
@@ -90,16 +109,24 @@ describe('svc up leaves nothing behind', () => {
   for (const signal of ['SIGKILL', 'SIGTERM'] as const)
     test(`\`npm run svc -- up\` killed with ${signal}: svc and Anvil are gone within 2 s`, async () => {
       // --ignore-scripts: no prebuild (dist/ is built once for the whole run).
-      const npm = spawn('npm', ['run', '--silent', '--ignore-scripts', 'svc', '--', 'up', '--json', '--ephemeral', '--port', '0'], {
-        cwd: root,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
+      const npm = spawn(
+        'npm',
+        ['run', '--silent', '--ignore-scripts', 'svc', '--', 'up', '--json', '--ephemeral', '--port', '0'],
+        {
+          cwd: root,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      )
       const ready = await readyLine(npm)
       const pids = readSandboxPids(ready.data_dir)
       started.push(pids.svc, pids.anvil)
 
       npm.kill(signal)
-      await waitFor(() => gone(pids.svc)() && gone(pids.anvil)(), 2_000, `svc and Anvil stopped after npm got ${signal}`)
+      await waitFor(
+        () => gone(pids.svc)() && gone(pids.anvil)(),
+        2_000,
+        `svc and Anvil stopped after npm got ${signal}`,
+      )
     })
 })
 
@@ -153,13 +180,23 @@ describe('a taken port is named', () => {
     test(flag, async () => {
       const { port, server } = await holdPort()
       try {
-        const result = spawnSync(process.execPath, [svcBin, 'up', '--json', '--ephemeral', '--port', '0', flag, String(port)], { encoding: 'utf8' })
+        const result = spawnSync(
+          process.execPath,
+          [svcBin, 'up', '--json', '--ephemeral', '--port', '0', flag, String(port)],
+          { encoding: 'utf8' },
+        )
         expect(result.status).toBe(1)
         expect(result.stdout).toBe('')
         // With --json the error is one JSON document on stderr (cli/cli.ts), here one line.
         const lines = result.stderr.trim().split('\n')
         expect(lines).toHaveLength(1)
-        expect(JSON.parse(lines[0]!)).toEqual({ error: expect.stringMatching(new RegExp(`port ${port} on 127\\.0\\.0\\.1 is in use: stop what runs there, or pass ${flag} 0 for a free port$`)) })
+        expect(JSON.parse(lines[0]!)).toEqual({
+          error: expect.stringMatching(
+            new RegExp(
+              `port ${port} on 127\\.0\\.0\\.1 is in use: stop what runs there, or pass ${flag} 0 for a free port$`,
+            ),
+          ),
+        })
       } finally {
         server.close()
       }

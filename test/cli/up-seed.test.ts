@@ -23,12 +23,19 @@ describe('svc up --seed', () => {
     const svc = await startSvcProcess(['--seed', seedFile])
     running.push(svc)
     const { seed, chain_manager_url, usdc, network } = svc.ready
-    expect(seed).toMatchObject({ email: 'demo@svc.test', keys: [{ name: 'demo automation', environment: 'development' }] })
+    expect(seed).toMatchObject({
+      email: 'demo@svc.test',
+      keys: [{ name: 'demo automation', environment: 'development' }],
+    })
     expect(seed.keys[0].key).toMatch(/^svc_sandbox_/)
     expect(seed.apis).toEqual([expect.objectContaining({ slug: 'weather', created: true, endpoints_created: 3 })])
 
     const buyer = privateKeyToAccount(generatePrivateKey())
-    await fetch(`${chain_manager_url}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: buyer.address }) })
+    await fetch(`${chain_manager_url}/faucet`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: buyer.address }),
+    })
     const client = new x402Client().register(network, new ExactEvmScheme(buyer))
     client.setSpendControls({ allowedAssets: [{ network, asset: usdc, maxAmountPerPayment: '1000000' }] })
     const pay = wrapFetchWithPayment(localFetch, client)
@@ -43,11 +50,15 @@ describe('the data dir', () => {
   test('a second svc up on the same data dir is refused while the first runs; data survives a restart', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-lock-'))
     try {
-      const first = await startSvcProcess(['--data-dir', dataDir, '--seed', seedFile], process.env, { ephemeral: false })
+      const first = await startSvcProcess(['--data-dir', dataDir, '--seed', seedFile], process.env, {
+        ephemeral: false,
+      })
       running.push(first)
       expect(existsSync(join(dataDir, 'svc.lock'))).toBe(true)
 
-      const second = spawn(process.execPath, [svcBin, 'up', '--no-tui', '--port', '0', '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] })
+      const second = spawn(process.execPath, [svcBin, 'up', '--no-tui', '--port', '0', '--data-dir', dataDir], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
       let stderr = ''
       second.stderr.on('data', (chunk) => (stderr += chunk))
       const code = await new Promise((resolve) => second.once('exit', resolve))
@@ -57,7 +68,9 @@ describe('the data dir', () => {
       expect(await first.stop()).toBe(0)
       expect(existsSync(join(dataDir, 'svc.lock'))).toBe(false)
       // Restarted on the same data dir: the seed finds its account, key and API again.
-      const again = await startSvcProcess(['--data-dir', dataDir, '--seed', seedFile], process.env, { ephemeral: false })
+      const again = await startSvcProcess(['--data-dir', dataDir, '--seed', seedFile], process.env, {
+        ephemeral: false,
+      })
       running.push(again)
       expect(again.ready.seed.apis[0]).toMatchObject({ slug: 'weather', created: false, endpoints_created: 0 })
       expect(again.ready.seed.keys[0].key).toBeUndefined()

@@ -26,7 +26,12 @@ describe('svc up', () => {
         'usdc',
       ].sort(),
     )
-    expect(ready).toMatchObject({ chain_id: 845320402, network: 'eip155:845320402', platform_domain: 'localhost', sandbox_platform_domain: 'dev.localhost' })
+    expect(ready).toMatchObject({
+      chain_id: 845320402,
+      network: 'eip155:845320402',
+      platform_domain: 'localhost',
+      sandbox_platform_domain: 'dev.localhost',
+    })
     expect(ready.sandbox_control_url).toBe(`http://sandbox.localhost:${ready.gateway_port}`)
 
     const platform = await (await localFetch(`${ready.sandbox_control_url}/config/platform`)).json()

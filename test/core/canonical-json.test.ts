@@ -3,7 +3,9 @@ import { canonicalJson } from '../../core/canonical-json.js'
 
 describe('canonicalJson', () => {
   test('key order and whitespace do not matter; arrays keep their order', () => {
-    expect(canonicalJson(JSON.parse('{ "b": 1, "a": [2, {"d": 3, "c": 4}] }'))).toBe(canonicalJson({ a: [2, { c: 4, d: 3 }], b: 1 }))
+    expect(canonicalJson(JSON.parse('{ "b": 1, "a": [2, {"d": 3, "c": 4}] }'))).toBe(
+      canonicalJson({ a: [2, { c: 4, d: 3 }], b: 1 }),
+    )
     expect(canonicalJson([1, 2])).not.toBe(canonicalJson([2, 1]))
   })
 
@@ -13,7 +15,9 @@ describe('canonicalJson', () => {
   })
 
   test('hex compares case-insensitively only when asked', () => {
-    expect(canonicalJson({ a: '0xAbC' }, { hexCaseInsensitive: true })).toBe(canonicalJson({ a: '0xabc' }, { hexCaseInsensitive: true }))
+    expect(canonicalJson({ a: '0xAbC' }, { hexCaseInsensitive: true })).toBe(
+      canonicalJson({ a: '0xabc' }, { hexCaseInsensitive: true }),
+    )
     expect(canonicalJson({ a: '0xAbC' })).not.toBe(canonicalJson({ a: '0xabc' }))
   })
 

@@ -51,10 +51,21 @@ describe('the error family: every error has a code, an HTTP status and a CLI exi
   test("SvcApiError is an SvcError: the control plane's status, message and body; its code follows the status", () => {
     const error = new SvcApiError(403, 'insufficient scope', { error: 'insufficient scope' })
     expect(error).toBeInstanceOf(SvcError)
-    expect(error).toMatchObject({ name: 'SvcApiError', status: 403, code: 'forbidden', exitCode: 1, message: 'insufficient scope', body: { error: 'insufficient scope' } })
+    expect(error).toMatchObject({
+      name: 'SvcApiError',
+      status: 403,
+      code: 'forbidden',
+      exitCode: 1,
+      message: 'insufficient scope',
+      body: { error: 'insufficient scope' },
+    })
     expect(new SvcApiError(401, 'unauthorized', {}).code).toBe('unauthorized')
     expect(new SvcApiError(404, 'api not found', {}).code).toBe('not_found')
-    expect(new SvcApiError(0, 'cannot reach http://api.localhost:9: is svc up running?', undefined)).toMatchObject({ status: 0, code: 'unreachable', exitCode: 1 })
+    expect(new SvcApiError(0, 'cannot reach http://api.localhost:9: is svc up running?', undefined)).toMatchObject({
+      status: 0,
+      code: 'unreachable',
+      exitCode: 1,
+    })
     expect(new SvcApiError(502, 'funding failed', {}).code).toBe('api_error')
     expect(new SvcApiError(500, 'internal error', {}).code).toBe('api_error')
   })
@@ -85,32 +96,63 @@ describe('toSvcError: any thrown value as one SvcError with a one-line message a
   })
 
   test("a viem error is a ChainError with viem's short message", () => {
-    const rpc = new RpcRequestError({ body: { method: 'eth_sendRawTransaction' }, error: { code: -32003, message: 'nonce too low' }, url: rpcUrl })
+    const rpc = new RpcRequestError({
+      body: { method: 'eth_sendRawTransaction' },
+      error: { code: -32003, message: 'nonce too low' },
+      url: rpcUrl,
+    })
     const viemError = new TransactionRejectedRpcError(rpc)
     expect(viemError.message.split('\n').length).toBeGreaterThan(1)
     const error = toSvcError(viemError)
     expect(error).toBeInstanceOf(ChainError)
-    expect(error).toMatchObject({ code: 'chain_error', status: 502, exitCode: 1, message: viemError.shortMessage, cause: viemError })
+    expect(error).toMatchObject({
+      code: 'chain_error',
+      status: 502,
+      exitCode: 1,
+      message: viemError.shortMessage,
+      cause: viemError,
+    })
     expect(error.message).not.toContain('\n')
   })
 
   test('a chain RPC that does not answer is a ChainError coded unreachable, also as the cause of another error', () => {
     const http = new HttpRequestError({ url: rpcUrl, body: { method: 'eth_blockNumber' }, details: 'fetch failed' })
-    expect(toSvcError(http)).toMatchObject({ name: 'ChainError', code: 'unreachable', message: 'HTTP request failed.', cause: http })
+    expect(toSvcError(http)).toMatchObject({
+      name: 'ChainError',
+      code: 'unreachable',
+      message: 'HTTP request failed.',
+      cause: http,
+    })
     const wrapped = new Error('reading the block number failed', { cause: http })
-    expect(toSvcError(wrapped)).toMatchObject({ name: 'ChainError', code: 'unreachable', message: 'reading the block number failed', cause: wrapped })
+    expect(toSvcError(wrapped)).toMatchObject({
+      name: 'ChainError',
+      code: 'unreachable',
+      message: 'reading the block number failed',
+      cause: wrapped,
+    })
   })
 
   test('a plain Error is an internal_error with the first line of its message', () => {
     const plain = new Error('something broke\n    at somewhere (file.ts:1:1)')
     const error = toSvcError(plain)
     expect(error).toBeInstanceOf(SvcError)
-    expect(error).toMatchObject({ code: 'internal_error', status: 500, exitCode: 1, message: 'something broke', cause: plain })
+    expect(error).toMatchObject({
+      code: 'internal_error',
+      status: 500,
+      exitCode: 1,
+      message: 'something broke',
+      cause: plain,
+    })
     expect(toSvcError(new Error('')).message).toBe('unknown error')
   })
 
   test('a string, or anything else thrown, is an internal_error with its text', () => {
-    expect(toSvcError('no can do')).toMatchObject({ code: 'internal_error', exitCode: 1, message: 'no can do', cause: 'no can do' })
+    expect(toSvcError('no can do')).toMatchObject({
+      code: 'internal_error',
+      exitCode: 1,
+      message: 'no can do',
+      cause: 'no can do',
+    })
     expect(toSvcError({ message: 'an object with a message' }).message).toBe('an object with a message')
     expect(toSvcError(undefined).message).toBe('undefined')
     expect(toSvcError(42).message).toBe('42')

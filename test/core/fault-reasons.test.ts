@@ -22,6 +22,12 @@ function installedExactEvmReasons(): string[] {
 test('the fault reasons are the exact EVM facilitator reasons of the installed @x402/evm, plus svc facilitator own', () => {
   const installed = installedExactEvmReasons()
   expect(installed.length).toBeGreaterThan(40)
-  const svcOwn = ['invalid_payload', 'invalid_payment_requirements', 'invalid_network', 'unsupported_scheme', 'invalid_x402_version']
+  const svcOwn = [
+    'invalid_payload',
+    'invalid_payment_requirements',
+    'invalid_network',
+    'unsupported_scheme',
+    'invalid_x402_version',
+  ]
   expect([...exactEvmReasons].sort()).toEqual([...installed, ...svcOwn].sort())
 })

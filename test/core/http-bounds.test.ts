@@ -7,17 +7,23 @@ import { startTestServer, type TestServer } from '../helpers/control.js'
 // Error answers and log lines are bounded whatever the input: a hostile client cannot make svc echo its megabyte.
 
 /** A raw HTTP exchange (fetch refuses to send some of what is sent here). */
-function rawRequest(url: string, options: { method?: string; path: string; headers?: Record<string, string>; body?: string }) {
+function rawRequest(
+  url: string,
+  options: { method?: string; path: string; headers?: Record<string, string>; body?: string },
+) {
   return new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
     // Connects to 127.0.0.1 and names the URL's host in `Host` (the control plane's hosts are *.localhost names).
     const { host, port } = new URL(url)
     const headers = { host, ...options.headers }
-    const req = request({ hostname: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers }, (res) => {
-      let body = ''
-      res.setEncoding('utf8')
-      res.on('data', (chunk) => (body += chunk))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
-    })
+    const req = request(
+      { hostname: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers },
+      (res) => {
+        let body = ''
+        res.setEncoding('utf8')
+        res.on('data', (chunk) => (body += chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+      },
+    )
     req.on('error', reject)
     req.end(options.body)
   })

@@ -13,7 +13,10 @@ describe('core/openapi.generated.ts', () => {
   test('is exactly what openapi-typescript generates from server/openapi.yaml', async () => {
     const generated: string = await generateContractTypes()
     const committed = readFileSync(contractTypesFile, 'utf8')
-    expect(committed === generated, `core/openapi.generated.ts is stale (${firstDifference(generated, committed, 'generated')}): ${regenerateHint}`).toBe(true)
+    expect(
+      committed === generated,
+      `core/openapi.generated.ts is stale (${firstDifference(generated, committed, 'generated')}): ${regenerateHint}`,
+    ).toBe(true)
   })
 
   test('agrees with the environments, key prefixes, scopes and presets of core/ (checked by the type checker)', () => {
@@ -23,6 +26,8 @@ describe('core/openapi.generated.ts', () => {
     expectTypeOf<Environment>().toEqualTypeOf<Schemas['Environment']>()
     expectTypeOf<Scope>().toEqualTypeOf<Schemas['Scope']>()
     expectTypeOf<Preset>().toEqualTypeOf<NonNullable<KeyRequest['preset']>>()
-    expectTypeOf<{ -readonly [K in Environment]: (typeof apiKeyPrefixes)[K] }>().toEqualTypeOf<Platform['api_key_prefixes']>()
+    expectTypeOf<{ -readonly [K in Environment]: (typeof apiKeyPrefixes)[K] }>().toEqualTypeOf<
+      Platform['api_key_prefixes']
+    >()
   })
 })

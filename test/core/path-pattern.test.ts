@@ -14,16 +14,27 @@ import {
 } from '../../core/path-pattern.js'
 
 const routes = (...patterns: string[]) =>
-  patterns.map((pattern) => ({ compiled: compilePattern('GET', pattern) })).sort((a, b) => compareSpecificity(a.compiled, b.compiled))
-const match = (candidates: ReturnType<typeof routes>, path: string, method = 'GET') => findMatch(candidates, method, path)?.compiled.pattern
+  patterns
+    .map((pattern) => ({ compiled: compilePattern('GET', pattern) }))
+    .sort((a, b) => compareSpecificity(a.compiled, b.compiled))
+const match = (candidates: ReturnType<typeof routes>, path: string, method = 'GET') =>
+  findMatch(candidates, method, path)?.compiled.pattern
 
 describe('pathPatternProblem', () => {
-  test.each(['/', '/status', '/status/', '/weather/{city}', '/users/{id}/posts/{post_id}', '/files/*', '/files*', '/*', '/a.b/~x!$&\'()+,;=:@%20', '/{_a1}/x'])(
-    '%s is valid',
-    (pattern) => {
-      expect(pathPatternProblem(pattern)).toBeUndefined()
-    },
-  )
+  test.each([
+    '/',
+    '/status',
+    '/status/',
+    '/weather/{city}',
+    '/users/{id}/posts/{post_id}',
+    '/files/*',
+    '/files*',
+    '/*',
+    "/a.b/~x!$&'()+,;=:@%20",
+    '/{_a1}/x',
+  ])('%s is valid', (pattern) => {
+    expect(pathPatternProblem(pattern)).toBeUndefined()
+  })
 
   test.each([
     ['weather', 'must start with "/"'],
@@ -69,7 +80,8 @@ describe('parameters', () => {
     expect(fillPathPattern('/files/*', (name) => name)).toBe('/files/')
     expect(fillPathPattern('/files*', () => '1')).toBe('/files')
     expect(fillPathPattern('/*', () => '1')).toBe('/')
-    for (const pattern of ['/users/{id}', '/files/*', '/files*', '/*', '/a/{b}/c/']) expect(compilePattern('GET', pattern).regex.test(fillPathPattern(pattern, () => 'x'))).toBe(true)
+    for (const pattern of ['/users/{id}', '/files/*', '/files*', '/*', '/a/{b}/c/'])
+      expect(compilePattern('GET', pattern).regex.test(fillPathPattern(pattern, () => 'x'))).toBe(true)
   })
 
   test('routePatternOf: the :name form of express-style routers', () => {
@@ -101,15 +113,43 @@ describe('compilePattern', () => {
   })
 
   test('counts what specificity compares; the method upper case', () => {
-    expect(compilePattern('get', '/files/{dir}/img*')).toMatchObject({ method: 'GET', pattern: '/files/{dir}/img*', literals: 1, params: 1, wildcard: true, literalChars: 8 })
-    expect(compilePattern('GET', '/users/me')).toMatchObject({ literals: 2, params: 0, wildcard: false, literalChars: 7 })
+    expect(compilePattern('get', '/files/{dir}/img*')).toMatchObject({
+      method: 'GET',
+      pattern: '/files/{dir}/img*',
+      literals: 1,
+      params: 1,
+      wildcard: true,
+      literalChars: 8,
+    })
+    expect(compilePattern('GET', '/users/me')).toMatchObject({
+      literals: 2,
+      params: 0,
+      wildcard: false,
+      literalChars: 7,
+    })
   })
 })
 
 describe('specificity', () => {
   test('literal segments first, then no wildcard, then parameters, then literal text', () => {
-    const candidates = routes('/*', '/files/*', '/files/img*', '/files/{name}', '/files/{dir}/*', '/files/readme', '/{a}/{b}')
-    expect(candidates.map((c) => c.compiled.pattern)).toEqual(['/files/readme', '/files/{name}', '/files/{dir}/*', '/files/img*', '/files/*', '/{a}/{b}', '/*'])
+    const candidates = routes(
+      '/*',
+      '/files/*',
+      '/files/img*',
+      '/files/{name}',
+      '/files/{dir}/*',
+      '/files/readme',
+      '/{a}/{b}',
+    )
+    expect(candidates.map((c) => c.compiled.pattern)).toEqual([
+      '/files/readme',
+      '/files/{name}',
+      '/files/{dir}/*',
+      '/files/img*',
+      '/files/*',
+      '/{a}/{b}',
+      '/*',
+    ])
     expect(match(candidates, '/files/readme')).toBe('/files/readme')
     expect(match(candidates, '/files/other')).toBe('/files/{name}')
     expect(match(candidates, '/files/x/y')).toBe('/files/{dir}/*')
@@ -130,13 +170,29 @@ describe('OpenAPI form', () => {
     expect(openApiPath('/files/*').path).toBe('/files/{path}')
     expect(openApiPath('/files*').path).toBe('/files{path}')
     expect(openApiPath('/*').path).toBe('/{path}')
-    expect(openApiPath('/{path}/x/*')).toEqual({ path: '/{path}/x/{rest}', parameters: [{ name: 'path', catchAll: false }, { name: 'rest', catchAll: true }] })
+    expect(openApiPath('/{path}/x/*')).toEqual({
+      path: '/{path}/x/{rest}',
+      parameters: [
+        { name: 'path', catchAll: false },
+        { name: 'rest', catchAll: true },
+      ],
+    })
     expect(openApiPath('/{path}/{rest}/*').path).toBe('/{path}/{rest}/{path_2}')
   })
 
   test('openApiParameter: a required path parameter, a string unless a schema is given; a catch-all says it may hold "/"', () => {
-    expect(openApiParameter({ name: 'id', catchAll: false })).toEqual({ name: 'id', in: 'path', required: true, schema: { type: 'string' } })
-    expect(openApiParameter({ name: 'id', catchAll: false }, { type: 'integer' })).toEqual({ name: 'id', in: 'path', required: true, schema: { type: 'integer' } })
+    expect(openApiParameter({ name: 'id', catchAll: false })).toEqual({
+      name: 'id',
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+    })
+    expect(openApiParameter({ name: 'id', catchAll: false }, { type: 'integer' })).toEqual({
+      name: 'id',
+      in: 'path',
+      required: true,
+      schema: { type: 'integer' },
+    })
     expect(openApiParameter({ name: 'path', catchAll: true })).toEqual({
       name: 'path',
       in: 'path',

@@ -47,11 +47,18 @@ const start = async () => {
 async function control(svc: SvcProcess, path: string, body?: unknown): Promise<any> {
   const { email, password } = svc.ready.seed
   const base = svc.ready.sandbox_control_url
-  const login = await localFetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) })
+  const login = await localFetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  })
   const { token } = (await login.json()) as { token: string }
   const response = await localFetch(`${base}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   })
   const answer = (await response.json()) as any
@@ -64,7 +71,10 @@ async function ledger(svc: SvcProcess, apiId: string) {
   const rows: { transaction: string; amount: string; delivered: boolean; api_id: string }[] = []
   let cursor: string | null = null
   do {
-    const page: { settlements: typeof rows; next_cursor: string | null } = await control(svc, `/settlements?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)
+    const page: { settlements: typeof rows; next_cursor: string | null } = await control(
+      svc,
+      `/settlements?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    )
     rows.push(...page.settlements)
     cursor = page.next_cursor
   } while (cursor)
@@ -76,14 +86,34 @@ describe('kill -9 of svc under Permit2 load', () => {
     upstream = await startUpstream()
     const first = await start()
     const { network, usdc } = first.ready
-    const api = await control(first, '/apis', { name: 'Metered', slug: 'metered', upstream_base_url: upstream.url, pay_to_mode: 'user_wallet', pay_to_address: payTo })
+    const api = await control(first, '/apis', {
+      name: 'Metered',
+      slug: 'metered',
+      upstream_base_url: upstream.url,
+      pay_to_mode: 'user_wallet',
+      pay_to_address: payTo,
+    })
     const schemas = { request_schema: { type: 'object' }, response_schema: { type: 'object' } }
     const accept = { scheme: 'exact', network, asset: usdc, max_timeout_seconds: 300 }
-    await control(first, `/apis/${api.id}/endpoints`, { method: 'GET', path_pattern: '/weather/{city}', accepts: [{ ...accept, amount: '10000', extra: { assetTransferMethod: 'permit2' } }], ...schemas })
-    await control(first, `/apis/${api.id}/endpoints`, { method: 'GET', path_pattern: '/metered/{amount}', accepts: [{ ...accept, scheme: 'upto', amount: '100000' }], ...schemas })
+    await control(first, `/apis/${api.id}/endpoints`, {
+      method: 'GET',
+      path_pattern: '/weather/{city}',
+      accepts: [{ ...accept, amount: '10000', extra: { assetTransferMethod: 'permit2' } }],
+      ...schemas,
+    })
+    await control(first, `/apis/${api.id}/endpoints`, {
+      method: 'GET',
+      path_pattern: '/metered/{amount}',
+      accepts: [{ ...accept, scheme: 'upto', amount: '100000' }],
+      ...schemas,
+    })
     // Four buyers approved Permit2; the last two did not and sign an EIP-2612 permit (the proxies' settleWithPermit).
     for (const [index, buyer] of buyers.entries())
-      await fetch(`${first.ready.chain_manager_url}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: buyer.address, approve_permit2: index < 4 }) })
+      await fetch(`${first.ready.chain_manager_url}/faucet`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ address: buyer.address, approve_permit2: index < 4 }),
+      })
 
     const run = await killUnderLoad({
       svc: first,
@@ -98,7 +128,12 @@ describe('kill -9 of svc under Permit2 load', () => {
             .register(network, new UptoEvmScheme(buyer, { rpcUrl: svc.ready.rpc_url }))
           client.setSpendControls({ allowedAssets: [{ network, asset: usdc, maxAmountPerPayment: '1000000' }] })
           const pay = wrapFetchWithPayment(localFetch, client)
-          return (request) => pay(index % 2 === 0 ? `${gateway}/weather/paris` : `${gateway}/metered/${1_000 + index * 100 + (request % 50)}`)
+          return (request) =>
+            pay(
+              index % 2 === 0
+                ? `${gateway}/weather/paris`
+                : `${gateway}/metered/${1_000 + index * 100 + (request % 50)}`,
+            )
         })
       },
     })
@@ -112,7 +147,11 @@ describe('kill -9 of svc under Permit2 load', () => {
       args: { to: payTo },
       fromBlock: 0n,
     })
-    const onChain = new Map(transfers.filter((log) => buyers.some((buyer) => buyer.address === log.args.from)).map((log) => [log.transactionHash, String(log.args.value)]))
+    const onChain = new Map(
+      transfers
+        .filter((log) => buyers.some((buyer) => buyer.address === log.args.from))
+        .map((log) => [log.transactionHash, String(log.args.value)]),
+    )
     const rows = await ledger(svc, api.id)
 
     expect(onChain.size).toBe(transfers.length)
@@ -126,6 +165,8 @@ describe('kill -9 of svc under Permit2 load', () => {
     const unanswered = rows.filter((row) => !answered.has(row.transaction))
     expect(unanswered.every((row) => !row.delivered)).toBe(true)
     expect(answered.size).toBeGreaterThanOrEqual(cycles * paymentsPerCycle)
-    console.info(`crash-ledger-permit2: ${onChain.size} settlements on chain, ${rows.length} in the ledger, ${answered.size} answered, ${unanswered.length} charged without an answer, ${failures} failed requests`)
+    console.info(
+      `crash-ledger-permit2: ${onChain.size} settlements on chain, ${rows.length} in the ledger, ${answered.size} answered, ${unanswered.length} charged without an answer, ${failures} failed requests`,
+    )
   })
 })

@@ -49,7 +49,9 @@ async function ledger(svc: SvcProcess) {
   let cursor: string | null = null
   do {
     const query: string = `limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`
-    const response = await localFetch(`${svc.ready.sandbox_control_url}/settlements?${query}`, { headers: { authorization: `Bearer ${token}` } })
+    const response = await localFetch(`${svc.ready.sandbox_control_url}/settlements?${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
     const page = (await response.json()) as { settlements: typeof rows; next_cursor: string | null }
     if (!response.ok) throw new Error(`GET /settlements: ${response.status} ${JSON.stringify(page)}`)
     rows.push(...page.settlements)
@@ -63,7 +65,11 @@ describe('kill -9 of svc under paid load', () => {
     const first = await start()
     const { network, usdc } = first.ready
     for (const buyer of buyers)
-      await fetch(`${first.ready.chain_manager_url}/faucet`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: buyer.address }) })
+      await fetch(`${first.ready.chain_manager_url}/faucet`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ address: buyer.address }),
+      })
 
     const payingFetch = (buyer: (typeof buyers)[number]) => {
       const client = new x402Client().register(network, new ExactEvmScheme(buyer))
@@ -90,7 +96,9 @@ describe('kill -9 of svc under paid load', () => {
       event: parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)'),
       fromBlock: 0n,
     })
-    const onChain = used.filter((log) => buyers.some((buyer) => buyer.address === log.args.authorizer)).map((log) => log.transactionHash)
+    const onChain = used
+      .filter((log) => buyers.some((buyer) => buyer.address === log.args.authorizer))
+      .map((log) => log.transactionHash)
     const rows = await ledger(svc)
     const recorded = rows.map((row) => row.transaction)
 
@@ -103,6 +111,8 @@ describe('kill -9 of svc under paid load', () => {
     const unanswered = rows.filter((row) => !answered.has(row.transaction))
     expect(unanswered.every((row) => !row.delivered)).toBe(true)
     expect(answered.size).toBeGreaterThanOrEqual(cycles * paymentsPerCycle)
-    console.info(`crash-ledger: ${onChain.length} settlements on chain, ${rows.length} in the ledger, ${answered.size} answered, ${unanswered.length} charged without an answer, ${failures} failed requests`)
+    console.info(
+      `crash-ledger: ${onChain.length} settlements on chain, ${rows.length} in the ledger, ${answered.size} answered, ${unanswered.length} charged without an answer, ${failures} failed requests`,
+    )
   })
 })

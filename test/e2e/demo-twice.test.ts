@@ -26,7 +26,9 @@ async function demo(svc: SvcProcess) {
   await cli.ok(['login', '--sandbox', '--email', 'demo@svc.test', '--password', 'demo-password-402'])
   await cli.ok(['sandbox-wallet', 'get', '--wait'])
   const wallet = await cli.json(['sandbox-wallet', 'get'])
-  const paid = await cli.spawn(['pay', `http://weather.dev.localhost:${svc.ready.gateway_port}/weather/paris`], { SVC_EVM_PRIVATE_KEY: wallet.private_key })
+  const paid = await cli.spawn(['pay', `http://weather.dev.localhost:${svc.ready.gateway_port}/weather/paris`], {
+    SVC_EVM_PRIVATE_KEY: wallet.private_key,
+  })
   expect(paid.code, paid.stderr).toBe(0)
   expect(paid.stdout).toContain('HTTP 200')
   const { settlements } = await cli.json(['settlements', '--sandbox'])
@@ -51,7 +53,12 @@ describe('the README demo', () => {
     expect(two.settlements).toHaveLength(2)
     // The wallet kept the first run's balance (and was not funded again): the chain is the same.
     expect(BigInt(two.balances.usdc_base)).toBe(999_980_000n)
-    expect(two.settlements.every((s: { old_chain: boolean; chain_epoch: string }) => !s.old_chain && s.chain_epoch === one.settlements[0].chain_epoch)).toBe(true)
+    expect(
+      two.settlements.every(
+        (s: { old_chain: boolean; chain_epoch: string }) =>
+          !s.old_chain && s.chain_epoch === one.settlements[0].chain_epoch,
+      ),
+    ).toBe(true)
     expect(await second.stop()).toBe(0)
   })
 

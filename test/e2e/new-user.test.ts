@@ -22,7 +22,9 @@ const socket = `svc-e2e-${process.pid}`
 const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' })
 const session = 'svc-up'
 const screen = () => tmux('capture-pane', '-p', '-t', session).stdout ?? ''
-const ciVariables = Object.keys(process.env).filter((name) => name === 'CI' || name === 'CONTINUOUS_INTEGRATION' || name.startsWith('CI_'))
+const ciVariables = Object.keys(process.env).filter(
+  (name) => name === 'CI' || name === 'CONTINUOUS_INTEGRATION' || name.startsWith('CI_'),
+)
 const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
 
 let dir: string
@@ -40,7 +42,13 @@ async function eventually(what: string, check: () => boolean, timeoutMs: number)
 
 /** Runs the real `svc` binary as the second terminal would; resolves with its exit code and output. */
 async function svc(args: string[], extraEnv: Record<string, string> = {}) {
-  const env: NodeJS.ProcessEnv = { ...process.env, SVC_CONFIG_DIR: join(dir, 'config'), SVC_BASE_URL: `http://sandbox.localhost:${port}`, NO_COLOR: '1', ...extraEnv }
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SVC_CONFIG_DIR: join(dir, 'config'),
+    SVC_BASE_URL: `http://sandbox.localhost:${port}`,
+    NO_COLOR: '1',
+    ...extraEnv,
+  }
   for (const name of ciVariables) delete env[name]
   const child = spawn(process.execPath, [svcBin, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
@@ -88,16 +96,42 @@ describe.skipIf(!hasTmux)('a new user', () => {
     const key = (await svc(['keys', 'create', '--name', 'ci', '--preset', 'apiManager', '--sandbox', '--json'])).json()
     expect(key.key).toMatch(/^svc_sandbox_/)
     const api = (
-      await svc(['apis', 'create', '--name', 'Demo', '--slug', 'demo', '--upstream', upstream.url, '--pay-to', '0x000000000000000000000000000000000000bEEF', '--sandbox', '--json'])
+      await svc([
+        'apis',
+        'create',
+        '--name',
+        'Demo',
+        '--slug',
+        'demo',
+        '--upstream',
+        upstream.url,
+        '--pay-to',
+        '0x000000000000000000000000000000000000bEEF',
+        '--sandbox',
+        '--json',
+      ])
     ).json()
-    await svc(['endpoints', 'add', api.id, '--method', 'GET', '--path', '/weather/{city}', '--price', '0.01', '--sandbox'])
+    await svc([
+      'endpoints',
+      'add',
+      api.id,
+      '--method',
+      'GET',
+      '--path',
+      '/weather/{city}',
+      '--price',
+      '0.01',
+      '--sandbox',
+    ])
 
     // The dashboard picks up the new login: the API and the funded wallet appear.
     await eventually('no API on the dashboard', () => screen().includes('/weather/{city}'), 20_000)
     const wallet = (await svc(['sandbox-wallet', 'get', '--wait', '--sandbox', '--json'])).json()
     await eventually('no funded wallet on the dashboard', () => /1,000(\.00)? USDC/.test(screen()), 20_000)
 
-    const paid = await svc(['pay', `http://demo.dev.localhost:${port}/weather/paris`], { SVC_EVM_PRIVATE_KEY: wallet.private_key })
+    const paid = await svc(['pay', `http://demo.dev.localhost:${port}/weather/paris`], {
+      SVC_EVM_PRIVATE_KEY: wallet.private_key,
+    })
     expect(paid.stdout).toContain('HTTP 200')
     expect(paid.stdout).toContain('"city":"paris"')
 

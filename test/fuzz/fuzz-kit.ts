@@ -22,7 +22,8 @@ export function problemOf(answer: Answer): string | undefined {
   const { status, contentType, body } = answer
   if (status >= 500) return `status ${status}: ${body.slice(0, 300)}`
   if (status < 400 || answer.head) return undefined
-  if (!contentType.includes('application/json')) return `status ${status} answered as ${contentType || 'no content type'}: ${body.slice(0, 200)}`
+  if (!contentType.includes('application/json'))
+    return `status ${status} answered as ${contentType || 'no content type'}: ${body.slice(0, 200)}`
   if (body.length > errorBodyLimit) return `status ${status} with a ${body.length}-character body`
   let parsed: unknown
   try {
@@ -38,7 +39,12 @@ export function problemOf(answer: Answer): string | undefined {
 
 /** Reads a fetch response as an {@link Answer} (of a HEAD request when `method` says so). */
 export async function answerOf(response: Response, method = 'GET'): Promise<Answer> {
-  return { status: response.status, contentType: response.headers.get('content-type') ?? '', body: await response.text(), head: method === 'HEAD' }
+  return {
+    status: response.status,
+    contentType: response.headers.get('content-type') ?? '',
+    body: await response.text(),
+    head: method === 'HEAD',
+  }
 }
 
 export type FuzzOptions = {
@@ -60,7 +66,11 @@ const problemsKept = 20
  * `concurrency` at a time, and checks every answer with {@link problemOf}; an input whose request failed without an
  * answer is a problem too. Returns how many ran, how long it took, and the first problems with their inputs.
  */
-export async function fuzz<Input>(inputs: fc.Arbitrary<Input>, send: (input: Input) => Promise<Answer>, options: FuzzOptions): Promise<FuzzReport> {
+export async function fuzz<Input>(
+  inputs: fc.Arbitrary<Input>,
+  send: (input: Input) => Promise<Answer>,
+  options: FuzzOptions,
+): Promise<FuzzReport> {
   const { runs, concurrency = 4, timeLimitMs = 45_000 } = options
   const sample = fc.sample(inputs, { seed: fuzzSeed, numRuns: runs })
   const problems: string[] = []
@@ -95,7 +105,9 @@ export function expectClean(name: string, report: FuzzReport, planned: number): 
 function describe(input: unknown): string {
   let text: string
   try {
-    text = JSON.stringify(input, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value)) ?? String(input)
+    text =
+      JSON.stringify(input, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value)) ??
+      String(input)
   } catch {
     text = String(input)
   }
@@ -103,20 +115,55 @@ function describe(input: unknown): string {
 }
 
 /** Every UTF-8 byte of `text` percent-encoded, for a URL path (a lone surrogate becomes U+FFFD). */
-export const percentEncoded = (text: string) => [...Buffer.from(text)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('')
+export const percentEncoded = (text: string) =>
+  [...Buffer.from(text)].map((byte) => `%${byte.toString(16).padStart(2, '0')}`).join('')
 
 /** Printable ASCII: what a header value or a URL of a well-behaved client may carry. */
-export const printable = (maxLength = 40) => fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength })
+export const printable = (maxLength = 40) =>
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength })
 
 /** Strings a parser trips on: numbers in other notations, hex, huge digits, unicode, control characters, empty. */
 export const nastyString = fc.oneof(
   {
     weight: 4,
-    arbitrary: fc.constantFrom('', ' ', 'abc', '1e400', '-1', '0x10', '1.5', 'NaN', 'Infinity', '00', '0', '9'.repeat(80), '0x', '0xzz', 'null', 'true', '[]', '{}', '__proto__', 'constructor', '%', '%00', '../..', '\u0000', '\ud800', '💸', 'é'),
+    arbitrary: fc.constantFrom(
+      '',
+      ' ',
+      'abc',
+      '1e400',
+      '-1',
+      '0x10',
+      '1.5',
+      'NaN',
+      'Infinity',
+      '00',
+      '0',
+      '9'.repeat(80),
+      '0x',
+      '0xzz',
+      'null',
+      'true',
+      '[]',
+      '{}',
+      '__proto__',
+      'constructor',
+      '%',
+      '%00',
+      '../..',
+      '\u0000',
+      '\ud800',
+      '💸',
+      'é',
+    ),
   },
   { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
-  { weight: 2, arbitrary: fc.string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), maxLength: 70 }).map((hex) => `0x${hex}`) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .string({ unit: fc.constantFrom(...'0123456789abcdefABCDEF'), maxLength: 70 })
+      .map((hex) => `0x${hex}`),
+  },
   { weight: 1, arbitrary: fc.constantFrom(1_000, 1_000, 20_000, 200_000).map((length) => 'x'.repeat(length)) },
 )
 
@@ -124,7 +171,23 @@ export const nastyString = fc.oneof(
 export const nastyJson: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   { weight: 3, arbitrary: nastyString },
-  { weight: 1, arbitrary: fc.constantFrom(0, -1, 1.5, 1e308, -1e308, Number.MAX_SAFE_INTEGER + 2, 2 ** 53, true, false, null, [], {}) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      0,
+      -1,
+      1.5,
+      1e308,
+      -1e308,
+      Number.MAX_SAFE_INTEGER + 2,
+      2 ** 53,
+      true,
+      false,
+      null,
+      [],
+      {},
+    ),
+  },
   { weight: 1, arbitrary: fc.dictionary(nastyString, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 5 }) },
 )
 
@@ -155,9 +218,16 @@ export function replacedAt<T>(value: T, path: (string | number)[], replacement: 
  */
 export function mutationsOf<T>(valid: T): fc.Arbitrary<T> {
   const paths = pathsOf(valid)
-  const replacement = fc.oneof({ weight: 5, arbitrary: nastyJson }, { weight: 1, arbitrary: fc.constant<unknown>(removed) })
+  const replacement = fc.oneof(
+    { weight: 5, arbitrary: nastyJson },
+    { weight: 1, arbitrary: fc.constant<unknown>(removed) },
+  )
   const change = fc.tuple(fc.constantFrom(...paths), replacement)
-  return fc.array(change, { minLength: 1, maxLength: 3 }).map((changes) => changes.reduce<T>((value, [path, next]) => (hasPath(value, path) ? replacedAt(value, path, next) : value), valid))
+  return fc
+    .array(change, { minLength: 1, maxLength: 3 })
+    .map((changes) =>
+      changes.reduce<T>((value, [path, next]) => (hasPath(value, path) ? replacedAt(value, path, next) : value), valid),
+    )
 }
 
 function hasPath(value: unknown, path: (string | number)[]): boolean {

@@ -27,14 +27,23 @@ const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').r
  * Checks a real response against server/openapi.yaml: the route, method and status must be in the contract and
  * the body must match its schema. Throws with the reason otherwise.
  */
-export function assertMatchesContract(method: string, path: string, status: number, body: unknown, contentType = 'application/json') {
+export function assertMatchesContract(
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+  contentType = 'application/json',
+) {
   const pathname = path.split('?')[0]!
   const match = templates.find((t) => t.regex.test(pathname) && contract.paths[t.template]![method.toLowerCase()])
   if (!match) throw new Error(`contract: ${method} ${pathname} is not in server/openapi.yaml`)
   const operation = contract.paths[match.template]![method.toLowerCase()]!
   let response = operation.responses?.[String(status)]
   let responsePointer = pointer('paths', match.template, method.toLowerCase(), 'responses', String(status))
-  if (!response) throw new Error(`contract: ${method} ${match.template} has no ${status} response in server/openapi.yaml (body: ${JSON.stringify(body)})`)
+  if (!response)
+    throw new Error(
+      `contract: ${method} ${match.template} has no ${status} response in server/openapi.yaml (body: ${JSON.stringify(body)})`,
+    )
   if (response.$ref) {
     const name = response.$ref.split('/').pop()!
     response = contract.components.responses![name]

@@ -47,7 +47,16 @@ export async function startTestServer(
   const server = await startServer({ ...options, log: () => {} })
 
   async function call(path: string, opts: CallOptions = {}): Promise<CallResult> {
-    const { host = 'production', method = opts.body === undefined ? 'GET' : 'POST', body, jwt, key, environment, headers = {}, unchecked } = opts
+    const {
+      host = 'production',
+      method = opts.body === undefined ? 'GET' : 'POST',
+      body,
+      jwt,
+      key,
+      environment,
+      headers = {},
+      unchecked,
+    } = opts
     const base = host === 'development' ? server.sandboxControlUrl : server.controlUrl
     const response = await localFetch(`${base}${path}`, {
       method,
@@ -63,7 +72,8 @@ export async function startTestServer(
     const contentType = response.headers.get('content-type') ?? ''
     const text = await response.text()
     const parsed = contentType.includes('json') ? (text ? JSON.parse(text) : null) : text
-    if (!contentType.includes('json') && response.status >= 400) throw new Error(`${method} ${path}: a ${response.status} that is not JSON: ${text.slice(0, 200)}`)
+    if (!contentType.includes('json') && response.status >= 400)
+      throw new Error(`${method} ${path}: a ${response.status} that is not JSON: ${text.slice(0, 200)}`)
     if (!unchecked) assertMatchesContract(method, path, response.status, parsed, contentType || 'application/json')
     return { status: response.status, body: parsed, headers: response.headers }
   }
@@ -79,7 +89,11 @@ export async function startTestServer(
   }
 
   async function createKey(jwt: string, environment: 'production' | 'development', scopes: string[]) {
-    const { status, body } = await call('/auth/api-keys', { jwt, environment, body: { name: `key ${++counter}`, scopes } })
+    const { status, body } = await call('/auth/api-keys', {
+      jwt,
+      environment,
+      body: { name: `key ${++counter}`, scopes },
+    })
     if (status !== 201) throw new Error(`creating a key failed: ${status} ${JSON.stringify(body)}`)
     return body.key as string
   }

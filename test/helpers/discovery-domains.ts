@@ -45,7 +45,14 @@ export async function startTestDns(): Promise<TestDns> {
         const name = question.name.toLowerCase().replace(/\.$/, '')
         queries.push(name)
         if (question.type !== Packet.TYPE.TXT) continue
-        for (const data of txt.get(name) ?? []) response.answers.push({ name: question.name, type: Packet.TYPE.TXT, class: Packet.CLASS.IN, ttl: 0, data } as never)
+        for (const data of txt.get(name) ?? [])
+          response.answers.push({
+            name: question.name,
+            type: Packet.TYPE.TXT,
+            class: Packet.CLASS.IN,
+            ttl: 0,
+            data,
+          } as never)
       }
       void send(response)
     },
@@ -87,7 +94,11 @@ export async function auditOrigin(origin: string, fetchImpl: typeof globalThis.f
     warnings.push(...getWarningsForL2(l2), ...getWarningsForL4(checkL4ForOpenAPI(openApi)))
     for (const route of l2.routes) {
       const detail = await checkEndpointSchema({ url: `${origin}${route.path}` })
-      warnings.push(...(detail.found ? detail.advisories.flatMap((advisory) => getWarningsForL3(advisory)) : getWarningsForL3(null)))
+      warnings.push(
+        ...(detail.found
+          ? detail.advisories.flatMap((advisory) => getWarningsForL3(advisory))
+          : getWarningsForL3(null)),
+      )
     }
     return { found: true, warnings, routes: l2.routes }
   } finally {

@@ -43,7 +43,8 @@ export async function killUnderLoad(options: KillUnderLoadOptions) {
       }
     })
     const deadline = Date.now() + 60_000
-    while (answered.size - before < paymentsPerCycle && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5))
+    while (answered.size - before < paymentsPerCycle && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5))
     dying.child.kill('SIGKILL')
     await new Promise((resolve) => dying.child.once('exit', resolve))
     stop = true

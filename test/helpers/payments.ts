@@ -12,7 +12,10 @@ export function newAccount(): LocalAccount {
 }
 
 /** Payment requirements for the sandbox USDC of this chain. */
-export function sandboxRequirements(chain: SandboxChain, overrides: Partial<PaymentRequirements> & { payTo: Address }): PaymentRequirements {
+export function sandboxRequirements(
+  chain: SandboxChain,
+  overrides: Partial<PaymentRequirements> & { payTo: Address },
+): PaymentRequirements {
   return {
     scheme: 'exact',
     network: chain.network,
@@ -25,12 +28,20 @@ export function sandboxRequirements(chain: SandboxChain, overrides: Partial<Paym
 }
 
 /** Signs a payment the way buyers do: `x402Client` with `@x402/evm`'s exact client scheme. */
-export async function signPayment(chain: SandboxChain, buyer: LocalAccount, requirements: PaymentRequirements): Promise<PaymentPayload> {
+export async function signPayment(
+  chain: SandboxChain,
+  buyer: LocalAccount,
+  requirements: PaymentRequirements,
+): Promise<PaymentPayload> {
   const client = new x402Client().register(chain.network, new ExactEvmScheme(buyer))
   client.setSpendControls({
     allowedAssets: [{ network: chain.network, asset: chain.usdc.address, maxAmountPerPayment: '1000000000000' }],
   })
-  return client.createPaymentPayload({ x402Version: 2, resource: { url: 'http://api.test/paid' }, accepts: [requirements] })
+  return client.createPaymentPayload({
+    x402Version: 2,
+    resource: { url: 'http://api.test/paid' },
+    accepts: [requirements],
+  })
 }
 
 /**
@@ -52,7 +63,12 @@ export async function signPaymentWithTimes(
     nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
   }
   const signature = await buyer.signTypedData({
-    domain: { name: chain.usdc.name, version: chain.usdc.version, chainId: chain.chainId, verifyingContract: chain.usdc.address },
+    domain: {
+      name: chain.usdc.name,
+      version: chain.usdc.version,
+      chainId: chain.chainId,
+      verifyingContract: chain.usdc.address,
+    },
     types: authorizationTypes,
     primaryType: 'TransferWithAuthorization',
     message: authorization,

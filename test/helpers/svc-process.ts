@@ -4,7 +4,12 @@ import { fileURLToPath } from 'node:url'
 
 const svcBin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
 
-export type SvcProcess = { ready: Record<string, any>; child: ChildProcess; readyMs: number; stop(): Promise<number | null> }
+export type SvcProcess = {
+  ready: Record<string, any>
+  child: ChildProcess
+  readyMs: number
+  stop(): Promise<number | null>
+}
 
 /** Runs `svc up --json …` as a real child process and resolves with its ready line. */
 export async function startSvcProcess(
@@ -13,7 +18,20 @@ export async function startSvcProcess(
   options: { ephemeral?: boolean } = {},
 ): Promise<SvcProcess> {
   const started = performance.now()
-  const child = spawn(process.execPath, [svcBin, 'up', '--json', ...(options.ephemeral === false ? [] : ['--ephemeral']), '--port', '0', '--auto-verify', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    process.execPath,
+    [
+      svcBin,
+      'up',
+      '--json',
+      ...(options.ephemeral === false ? [] : ['--ephemeral']),
+      '--port',
+      '0',
+      '--auto-verify',
+      ...args,
+    ],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr += chunk))
   const lines = createInterface({ input: child.stdout! })

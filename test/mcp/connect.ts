@@ -28,7 +28,8 @@ export async function connectMcpAt(baseUrl: string, key: string): Promise<McpSes
   await Promise.all([server.connect(serverTransport), client.connect(clientTransport)])
   // tools/list first: the client then checks structuredContent against each tool's output schema.
   await client.listTools()
-  const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult
   return {
     client,
     call,

@@ -52,12 +52,22 @@ describe('svc mcp: the Sandbox tools (snapshots, time travel, faults)', () => {
     expect(snapshot).toMatchObject({ id: expect.any(String), chain_block: expect.any(Number) })
     expect((await mcp.ok('svc_list_snapshots')).snapshots.map((s: { id: string }) => s.id)).toContain(snapshot.id)
 
-    const api = await mcp.ok('svc_create_api', { name: 'Later', slug: `mcp-snap-${process.pid}`, upstream_base_url: 'http://127.0.0.1:9', pay_to_address: payTo })
+    const api = await mcp.ok('svc_create_api', {
+      name: 'Later',
+      slug: `mcp-snap-${process.pid}`,
+      upstream_base_url: 'http://127.0.0.1:9',
+      pay_to_address: payTo,
+    })
     expect((await mcp.ok('svc_list_apis')).apis.map((a: { id: string }) => a.id)).toContain(api.id)
 
     const result = await mcp.call('svc_revert_snapshot', { snapshot_id: snapshot.id })
     expect(result.isError, textOf(result)).toBeFalsy()
-    expect(result.structuredContent).toMatchObject({ id: snapshot.id, chain_block: snapshot.chain_block, discarded: [], took_ms: expect.any(Number) })
+    expect(result.structuredContent).toMatchObject({
+      id: snapshot.id,
+      chain_block: snapshot.chain_block,
+      discarded: [],
+      took_ms: expect.any(Number),
+    })
     expect(textOf(result)).toContain(`Reverted to ${snapshot.id}`)
     expect((await mcp.ok('svc_list_apis')).apis.map((a: { id: string }) => a.id)).not.toContain(api.id)
     // The snapshot stays usable.
@@ -83,11 +93,20 @@ describe('svc mcp: the Sandbox tools (snapshots, time travel, faults)', () => {
     const reasons = (await mcp.ok('svc_list_faults')).reasons as string[]
     expect(reasons).toContain('invalid_exact_evm_signature')
     const fault = await mcp.ok('svc_add_fault', { kind: 'verify', reason: 'invalid_exact_evm_signature', times: 2 })
-    expect(fault).toMatchObject({ kind: 'verify', reason: 'invalid_exact_evm_signature', times: 2, remaining: 2, api: null, hits: 0 })
+    expect(fault).toMatchObject({
+      kind: 'verify',
+      reason: 'invalid_exact_evm_signature',
+      times: 2,
+      remaining: 2,
+      api: null,
+      hits: 0,
+    })
     const upstream = await mcp.ok('svc_add_fault', { kind: 'upstream', status: 503 })
     const listed = await mcp.call('svc_list_faults')
     expect((listed.structuredContent as any).faults.map((f: { id: string }) => f.id)).toEqual([fault.id, upstream.id])
-    expect(textOf(listed)).toContain(`${fault.id}: verify answers invalid_exact_evm_signature; every API; 2 of 2 strikes left`)
+    expect(textOf(listed)).toContain(
+      `${fault.id}: verify answers invalid_exact_evm_signature; every API; 2 of 2 strikes left`,
+    )
     // The SDK sees the same faults.
     expect((await sandbox.faults.list()).map((f) => f.id)).toEqual([fault.id, upstream.id])
 
@@ -99,11 +118,36 @@ describe('svc mcp: the Sandbox tools (snapshots, time travel, faults)', () => {
 
   test('a refusal is an error result carrying svc’s message', async () => {
     await expectRefused(mcp, 'svc_revert_snapshot', { snapshot_id: 'snap_unknown' }, 'snapshot not found (HTTP 404)')
-    await expectRefused(mcp, 'svc_add_fault', { kind: 'verify' }, 'reason: a verify fault needs the x402 reason to answer (HTTP 400)')
-    await expectRefused(mcp, 'svc_add_fault', { kind: 'verify', reason: 'out_of_luck' }, 'reason: "out_of_luck" is not a reason of the exact scheme')
-    await expectRefused(mcp, 'svc_add_fault', { kind: 'upstream', status: 503, drop: true }, 'an upstream fault takes exactly one of status, delay_ms and drop (HTTP 400)')
-    await expectRefused(mcp, 'svc_add_fault', { kind: 'verify', reason: 'invalid_exact_evm_signature', api: 'no-such-api' }, 'no Sandbox API has the slug "no-such-api" (HTTP 404)')
-    await expectRefused(mcp, 'svc_clear_faults', { fault_id: 'flt_unknown' }, 'no fault flt_unknown is in force (HTTP 404)')
+    await expectRefused(
+      mcp,
+      'svc_add_fault',
+      { kind: 'verify' },
+      'reason: a verify fault needs the x402 reason to answer (HTTP 400)',
+    )
+    await expectRefused(
+      mcp,
+      'svc_add_fault',
+      { kind: 'verify', reason: 'out_of_luck' },
+      'reason: "out_of_luck" is not a reason of the exact scheme',
+    )
+    await expectRefused(
+      mcp,
+      'svc_add_fault',
+      { kind: 'upstream', status: 503, drop: true },
+      'an upstream fault takes exactly one of status, delay_ms and drop (HTTP 400)',
+    )
+    await expectRefused(
+      mcp,
+      'svc_add_fault',
+      { kind: 'verify', reason: 'invalid_exact_evm_signature', api: 'no-such-api' },
+      'no Sandbox API has the slug "no-such-api" (HTTP 404)',
+    )
+    await expectRefused(
+      mcp,
+      'svc_clear_faults',
+      { fault_id: 'flt_unknown' },
+      'no fault flt_unknown is in force (HTTP 404)',
+    )
   })
 
   test('with a svc_live_ key (the production control plane) the Sandbox tools fail with the route’s own message', async () => {

@@ -26,7 +26,11 @@ afterAll(async () => {
 
 /** The parent's environment without svc's own variables. */
 const cleanEnv = () =>
-  Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => !entry[0].startsWith('SVC_') && entry[1] !== undefined))
+  Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] => !entry[0].startsWith('SVC_') && entry[1] !== undefined,
+    ),
+  )
 
 describe('svc mcp over stdio', () => {
   test('node bin/svc.js mcp: tools/list and a tool call through the real process', async () => {
@@ -44,20 +48,29 @@ describe('svc mcp over stdio', () => {
       const { tools } = await client.listTools()
       expect(tools.map((tool) => tool.name)).toContain('svc_import_openapi')
       const slug = `mcp-stdio-${process.pid}`
-      const args = { name: 'Stdio', slug, upstream_base_url: 'http://127.0.0.1:9', pay_to_address: '0x000000000000000000000000000000000000bEEF' }
+      const args = {
+        name: 'Stdio',
+        slug,
+        upstream_base_url: 'http://127.0.0.1:9',
+        pay_to_address: '0x000000000000000000000000000000000000bEEF',
+      }
       const created = await client.callTool({ name: 'svc_create_api', arguments: args })
       expect(created.isError).toBeFalsy()
       expect(created.structuredContent).toMatchObject({ slug, environment: 'development' })
       const listed = await client.callTool({ name: 'svc_list_apis', arguments: {} })
       expect((listed.structuredContent as any).apis.map((api: any) => api.slug)).toEqual([slug])
-      expect(stderr).toContain(`svc mcp: serving the svc_* tools on stdio for ${t.server.sandboxControlUrl} (Sandbox key)`)
+      expect(stderr).toContain(
+        `svc mcp: serving the svc_* tools on stdio for ${t.server.sandboxControlUrl} (Sandbox key)`,
+      )
     } finally {
       await client.close()
     }
   }, 60_000)
 
   test('the process ends with exit code 0 when stdin closes, and writes nothing but protocol to stdout', async () => {
-    const child = spawn(process.execPath, [svcBin, 'mcp'], { env: { ...cleanEnv(), SVC_API_KEY: key, SVC_BASE_URL: t.server.sandboxControlUrl } })
+    const child = spawn(process.execPath, [svcBin, 'mcp'], {
+      env: { ...cleanEnv(), SVC_API_KEY: key, SVC_BASE_URL: t.server.sandboxControlUrl },
+    })
     let stdout = ''
     child.stdout.on('data', (chunk) => (stdout += chunk))
     child.stdin.end()
@@ -66,7 +79,9 @@ describe('svc mcp over stdio', () => {
   }, 60_000)
 
   test('tool calls still running when stdin closes are answered before the process exits', async () => {
-    const child = spawn(process.execPath, [svcBin, 'mcp'], { env: { ...cleanEnv(), SVC_API_KEY: key, SVC_BASE_URL: t.server.sandboxControlUrl } })
+    const child = spawn(process.execPath, [svcBin, 'mcp'], {
+      env: { ...cleanEnv(), SVC_API_KEY: key, SVC_BASE_URL: t.server.sandboxControlUrl },
+    })
     const messages: JSONRPCMessage[] = []
     const buffer = new ReadBuffer()
     child.stdout.on('data', (chunk: Buffer) => {
@@ -77,14 +92,25 @@ describe('svc mcp over stdio', () => {
     const send = (message: JSONRPCMessage) => child.stdin.write(serializeMessage(message))
     // A client that asks and hangs up at once: the handshake, three tool calls (each a control-plane request), and
     // the end of stdin, all in one write; the calls are still running when the server sees stdin end.
-    send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'hang-up', version: '1' } } })
+    send({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'hang-up', version: '1' },
+      },
+    })
     send({ jsonrpc: '2.0', method: 'notifications/initialized' })
     send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'svc_list_apis', arguments: {} } })
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'svc_get_stats', arguments: { days: 3 } } })
     send({ jsonrpc: '2.0', id: 'three', method: 'tools/call', params: { name: 'svc_list_apis', arguments: {} } })
     child.stdin.end()
     expect(await exited).toBe(0)
-    const answers = new Map(messages.filter((m): m is JSONRPCMessage & { id: string | number } => 'id' in m).map((m) => [m.id, m]))
+    const answers = new Map(
+      messages.filter((m): m is JSONRPCMessage & { id: string | number } => 'id' in m).map((m) => [m.id, m]),
+    )
     expect([...answers.keys()].sort()).toEqual([0, 1, 2, 'three'].sort())
     expect(answers.get(1)).toMatchObject({ result: { structuredContent: { apis: expect.any(Array) } } })
     expect(answers.get('three')).toMatchObject({ result: { structuredContent: { apis: expect.any(Array) } } })
@@ -95,7 +121,10 @@ describe('svc mcp over stdio', () => {
   test('a call the client cancels is not waited for: no answer, and nothing left unanswered', async () => {
     const stdin = new PassThrough()
     const stdout = new PassThrough()
-    const server = createMcpServer({ client: createSvcClient({ baseUrl: t.server.sandboxControlUrl, apiKey: key }), environment: 'development' })
+    const server = createMcpServer({
+      client: createSvcClient({ baseUrl: t.server.sandboxControlUrl, apiKey: key }),
+      environment: 'development',
+    })
     const transport = new AnsweringStdioTransport(stdin, stdout)
     await server.connect(transport)
     const messages: JSONRPCMessage[] = []
@@ -105,12 +134,28 @@ describe('svc mcp over stdio', () => {
       for (let message = buffer.readMessage(); message; message = buffer.readMessage()) messages.push(message)
     })
     const initialized = new Promise((resolve) => stdout.once('data', resolve))
-    stdin.write(serializeMessage({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'c', version: '1' } } }))
+    stdin.write(
+      serializeMessage({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+      }),
+    )
     await initialized
     await transport.answered()
     stdin.write(
-      serializeMessage({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'svc_list_apis', arguments: {} } }) +
-        serializeMessage({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 7, reason: 'changed my mind' } }),
+      serializeMessage({
+        jsonrpc: '2.0',
+        id: 7,
+        method: 'tools/call',
+        params: { name: 'svc_list_apis', arguments: {} },
+      }) +
+        serializeMessage({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: 7, reason: 'changed my mind' },
+        }),
     )
     // Far below the default bound of 30 s: settled by the cancellation, not by the timeout.
     await transport.answered()
@@ -123,10 +168,16 @@ describe('svc mcp over stdio', () => {
     const spawned = await cli.spawn(['mcp'])
     expect(spawned.code).toBe(2)
     expect(spawned.stdout).toBe('')
-    expect(spawned.stderr).toBe('svc: svc mcp needs an API key: set SVC_API_KEY (create one with `svc keys create`); API keys only\n')
+    expect(spawned.stderr).toBe(
+      'svc: svc mcp needs an API key: set SVC_API_KEY (create one with `svc keys create`); API keys only\n',
+    )
 
     const jwt = await cli.run(['mcp'], { SVC_JWT: 'eyJhbGciOiJIUzI1NiJ9.e30.x' })
-    expect(jwt).toEqual({ code: 2, stdout: '', stderr: 'svc: svc mcp takes API keys only: set SVC_API_KEY (a JWT is not accepted)\n' })
+    expect(jwt).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'svc: svc mcp takes API keys only: set SVC_API_KEY (a JWT is not accepted)\n',
+    })
     const odd = await cli.run(['mcp'], { SVC_API_KEY: 'not-a-key' })
     expect(odd).toMatchObject({ code: 2, stderr: 'svc: SVC_API_KEY must start with svc_sandbox_ or svc_live_\n' })
   }, 60_000)
@@ -137,8 +188,13 @@ describe('svc mcp over stdio', () => {
       baseUrl: 'http://sandbox.localhost:4020',
       environment: 'development',
     })
-    expect(mcpSettings({}, { SVC_API_KEY: 'svc_live_abc' })).toMatchObject({ baseUrl: 'http://api.localhost:4020', environment: 'production' })
-    expect(mcpSettings({}, { SVC_API_KEY: 'svc_live_abc', SVC_BASE_URL: 'https://cp.example.test/' }).baseUrl).toBe('https://cp.example.test')
+    expect(mcpSettings({}, { SVC_API_KEY: 'svc_live_abc' })).toMatchObject({
+      baseUrl: 'http://api.localhost:4020',
+      environment: 'production',
+    })
+    expect(mcpSettings({}, { SVC_API_KEY: 'svc_live_abc', SVC_BASE_URL: 'https://cp.example.test/' }).baseUrl).toBe(
+      'https://cp.example.test',
+    )
     expect(() => mcpSettings({}, { SVC_API_KEY: 'svc_live_abc', SVC_BASE_URL: 'ftp://x' })).toThrow(UsageError)
     expect(() => mcpSettings({}, { SVC_API_KEY: 'svc_live_abc', SVC_JWT: 'x' })).not.toThrow()
   })

@@ -4,7 +4,15 @@ import { startTestServer, type TestServer } from '../helpers/control.js'
 import { connectMcp, payTo, textOf, type McpSession } from './connect.js'
 
 const petstore = readFileSync(new URL('../../fixtures/openapi/petstore-3.0.yaml', import.meta.url), 'utf8')
-const allScopes = ['apis:read', 'apis:write', 'endpoints:read', 'endpoints:write', 'stats:read', 'settlements:read', 'openapi:read']
+const allScopes = [
+  'apis:read',
+  'apis:write',
+  'endpoints:read',
+  'endpoints:write',
+  'stats:read',
+  'settlements:read',
+  'openapi:read',
+]
 
 let t: TestServer
 let mcp: McpSession
@@ -23,7 +31,13 @@ afterAll(async () => {
 let slugs = 0
 const slug = () => `mcp-${process.pid}-${++slugs}`
 const createApi = (extra: Record<string, unknown> = {}) =>
-  mcp.ok('svc_create_api', { name: 'Pets', slug: slug(), upstream_base_url: 'http://127.0.0.1:9', pay_to_address: payTo, ...extra })
+  mcp.ok('svc_create_api', {
+    name: 'Pets',
+    slug: slug(),
+    upstream_base_url: 'http://127.0.0.1:9',
+    pay_to_address: payTo,
+    ...extra,
+  })
 
 describe('svc mcp tools', () => {
   test('tools/list: svc_ names, the required tools, descriptions and strict input schemas, no wallet tools', async () => {
@@ -51,7 +65,9 @@ describe('svc mcp tools', () => {
       expect(JSON.stringify(tool), tool.name).not.toMatch(/wallet|private.?key|faucet/i)
     }
     const createApiTool = tools.find((tool) => tool.name === 'svc_create_api')!
-    expect(createApiTool.inputSchema.required).toEqual(expect.arrayContaining(['name', 'slug', 'upstream_base_url', 'pay_to_address']))
+    expect(createApiTool.inputSchema.required).toEqual(
+      expect.arrayContaining(['name', 'slug', 'upstream_base_url', 'pay_to_address']),
+    )
   })
 
   test('tools/list: schemas strict clients accept: no type arrays, no `nullable`; null and price alternatives are anyOf', async () => {
@@ -60,7 +76,10 @@ describe('svc mcp tools', () => {
     const strictProblems = (node: unknown, path: string): string[] => {
       if (Array.isArray(node)) return node.flatMap((item, i) => strictProblems(item, `${path}/${i}`))
       if (typeof node !== 'object' || node === null) return []
-      const own = [...(Array.isArray((node as any).type) ? [`${path}: type ${JSON.stringify((node as any).type)}`] : []), ...('nullable' in node ? [`${path}: nullable`] : [])]
+      const own = [
+        ...(Array.isArray((node as any).type) ? [`${path}: type ${JSON.stringify((node as any).type)}`] : []),
+        ...('nullable' in node ? [`${path}: nullable`] : []),
+      ]
       return [...own, ...Object.entries(node).flatMap(([key, value]) => strictProblems(value, `${path}/${key}`))]
     }
     for (const tool of tools) {
@@ -72,19 +91,32 @@ describe('svc mcp tools', () => {
     const output = (name: string, field: string) => (byName.get(name)!.outputSchema!.properties as any)[field]
     // A price is a decimal string or a number.
     for (const name of ['svc_create_endpoint', 'svc_import_openapi'])
-      expect(input(name, 'price')).toMatchObject({ anyOf: [{ type: 'string', pattern: expect.any(String) }, { type: 'number' }] })
+      expect(input(name, 'price')).toMatchObject({
+        anyOf: [{ type: 'string', pattern: expect.any(String) }, { type: 'number' }],
+      })
     // A nullable field is anyOf its type and null.
-    expect(input('svc_set_discovery_guidance', 'discovery_guidance')).toMatchObject({ anyOf: [{ type: 'string', maxLength: 10_000 }, { type: 'null' }] })
+    expect(input('svc_set_discovery_guidance', 'discovery_guidance')).toMatchObject({
+      anyOf: [{ type: 'string', maxLength: 10_000 }, { type: 'null' }],
+    })
     expect(output('svc_create_api', 'pay_to_address')).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }] })
     expect(output('svc_create_endpoint', 'ttl')).toMatchObject({ anyOf: [{ type: 'number' }, { type: 'null' }] })
-    expect(output('svc_create_endpoint', 'response_schema')).toMatchObject({ anyOf: [{ type: 'object' }, { type: 'null' }] })
-    expect(output('svc_list_settlements', 'next_cursor')).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }] })
+    expect(output('svc_create_endpoint', 'response_schema')).toMatchObject({
+      anyOf: [{ type: 'object' }, { type: 'null' }],
+    })
+    expect(output('svc_list_settlements', 'next_cursor')).toMatchObject({
+      anyOf: [{ type: 'string' }, { type: 'null' }],
+    })
     expect(output('svc_get_stats', 'api_id')).toMatchObject({ anyOf: [{ type: 'string' }, { type: 'null' }] })
   })
 
   test('svc_create_api, svc_list_apis', async () => {
     const api = await createApi()
-    expect(api).toMatchObject({ name: 'Pets', environment: 'development', pay_to_mode: 'user_wallet', pay_to_address: payTo })
+    expect(api).toMatchObject({
+      name: 'Pets',
+      environment: 'development',
+      pay_to_mode: 'user_wallet',
+      pay_to_address: payTo,
+    })
     const result = await mcp.call('svc_list_apis')
     expect(textOf(result)).toContain(`${api.id}`)
     expect((result.structuredContent as any).apis.map((a: any) => a.id)).toContain(api.id)
@@ -92,24 +124,67 @@ describe('svc mcp tools', () => {
 
   test('svc_create_endpoint: a USDC price with Sandbox defaults, or atomic units; svc_list_endpoints', async () => {
     const api = await createApi()
-    const priced = await mcp.ok('svc_create_endpoint', { api_id: api.id, method: 'GET', path_pattern: '/weather/{city}', price: '0.01' })
+    const priced = await mcp.ok('svc_create_endpoint', {
+      api_id: api.id,
+      method: 'GET',
+      path_pattern: '/weather/{city}',
+      price: '0.01',
+    })
     expect(priced).toMatchObject({ schema_source: 'inferred', path_pattern: '/weather/{city}' })
     expect(priced.accepts).toEqual([
-      expect.objectContaining({ scheme: 'exact', network: 'eip155:845320402', amount: '10000', max_timeout_seconds: 300, extra: expect.objectContaining({ name: 'USDC' }) }),
+      expect.objectContaining({
+        scheme: 'exact',
+        network: 'eip155:845320402',
+        amount: '10000',
+        max_timeout_seconds: 300,
+        extra: expect.objectContaining({ name: 'USDC' }),
+      }),
     ])
-    const atomic = await mcp.ok('svc_create_endpoint', { api_id: api.id, method: 'POST', path_pattern: '/files/*', amount: '250', ttl: 600 })
+    const atomic = await mcp.ok('svc_create_endpoint', {
+      api_id: api.id,
+      method: 'POST',
+      path_pattern: '/files/*',
+      amount: '250',
+      ttl: 600,
+    })
     expect(atomic.accepts[0].amount).toBe('250')
     expect(atomic.expires_at).toEqual(expect.any(String))
     const listed = await mcp.ok('svc_list_endpoints', { api_id: api.id })
     expect(listed.endpoints.map((e: any) => e.id).sort()).toEqual([priced.id, atomic.id].sort())
 
     // A number, as MCP clients send it: the decimal it was written as.
-    const numeric = await mcp.ok('svc_create_endpoint', { api_id: api.id, method: 'GET', path_pattern: '/numeric/cent', price: 0.01 })
+    const numeric = await mcp.ok('svc_create_endpoint', {
+      api_id: api.id,
+      method: 'GET',
+      path_pattern: '/numeric/cent',
+      price: 0.01,
+    })
     expect(numeric.accepts[0].amount).toBe('10000')
-    for (const [price, amount] of [[2, '2000000'], [0.000001, '1'], [12.345678, '12345678'], [100, '100000000']] as const)
-      expect((await mcp.ok('svc_create_endpoint', { api_id: api.id, method: 'GET', path_pattern: `/numeric/${amount}`, price })).accepts[0].amount, String(price)).toBe(amount)
+    for (const [price, amount] of [
+      [2, '2000000'],
+      [0.000001, '1'],
+      [12.345678, '12345678'],
+      [100, '100000000'],
+    ] as const)
+      expect(
+        (
+          await mcp.ok('svc_create_endpoint', {
+            api_id: api.id,
+            method: 'GET',
+            path_pattern: `/numeric/${amount}`,
+            price,
+          })
+        ).accepts[0].amount,
+        String(price),
+      ).toBe(amount)
 
-    const both = await mcp.call('svc_create_endpoint', { api_id: api.id, method: 'GET', path_pattern: '/x', price: '1', amount: '1' })
+    const both = await mcp.call('svc_create_endpoint', {
+      api_id: api.id,
+      method: 'GET',
+      path_pattern: '/x',
+      price: '1',
+      amount: '1',
+    })
     expect(both.isError).toBe(true)
     expect(textOf(both)).toContain('not both')
   })
@@ -137,7 +212,10 @@ describe('svc mcp tools', () => {
     expect(urls.openapi_url).toMatch(/\/openapi\.json$/)
     expect(urls.well_known_url).toMatch(/\/\.well-known\/x402\.json$/)
 
-    const guided = await mcp.ok('svc_set_discovery_guidance', { api_id: api.id, discovery_guidance: 'Call GET /a first.' })
+    const guided = await mcp.ok('svc_set_discovery_guidance', {
+      api_id: api.id,
+      discovery_guidance: 'Call GET /a first.',
+    })
     expect(guided.discovery_guidance).toBe('Call GET /a first.')
     const { body } = await t.call(`/apis/${api.id}`, { host: 'development', key })
     expect(body.discovery_guidance).toBe('Call GET /a first.')
@@ -148,12 +226,25 @@ describe('svc mcp tools', () => {
 
   test('svc_update_endpoint_schemas: schemas → manual, clear_schemas → inferred', async () => {
     const api = await createApi()
-    const endpoint = await mcp.ok('svc_create_endpoint', { api_id: api.id, method: 'POST', path_pattern: '/echo', amount: '1000' })
+    const endpoint = await mcp.ok('svc_create_endpoint', {
+      api_id: api.id,
+      method: 'POST',
+      path_pattern: '/echo',
+      amount: '1000',
+    })
     const responseSchema = { type: 'object', properties: { echo: { type: 'string' } }, required: ['echo'] }
-    const manual = await mcp.ok('svc_update_endpoint_schemas', { api_id: api.id, endpoint_id: endpoint.id, response_schema: responseSchema })
+    const manual = await mcp.ok('svc_update_endpoint_schemas', {
+      api_id: api.id,
+      endpoint_id: endpoint.id,
+      response_schema: responseSchema,
+    })
     expect(manual).toMatchObject({ schema_source: 'manual', response_schema: responseSchema })
 
-    const inferred = await mcp.ok('svc_update_endpoint_schemas', { api_id: api.id, endpoint_id: endpoint.id, clear_schemas: true })
+    const inferred = await mcp.ok('svc_update_endpoint_schemas', {
+      api_id: api.id,
+      endpoint_id: endpoint.id,
+      clear_schemas: true,
+    })
     expect(inferred.schema_source).toBe('inferred')
     expect(inferred.response_schema).not.toEqual(responseSchema)
 

@@ -53,7 +53,10 @@ function block(file: string): ReadmeBlock {
 
 /** Runs a README file with tsx and svc/register, as the README says. */
 function runWithRegister(file: string, env: NodeJS.ProcessEnv) {
-  return project.exec(join(project.dir, 'node_modules', '.bin', 'tsx'), ['--import', 'svc/register', file], { env, timeout: 60_000 })
+  return project.exec(join(project.dir, 'node_modules', '.bin', 'tsx'), ['--import', 'svc/register', file], {
+    env,
+    timeout: 60_000,
+  })
 }
 
 async function freePort(): Promise<number> {
@@ -66,7 +69,10 @@ async function freePort(): Promise<number> {
 
 /** Starts a README seller (`file`, default seller.ts) and resolves once it prints that it listens. */
 async function startSeller(env: NodeJS.ProcessEnv, file = 'seller.ts'): Promise<ChildProcess> {
-  const child = spawn(join(project.dir, 'node_modules', '.bin', 'tsx'), ['--import', 'svc/register', file], { cwd: project.dir, env: cleanEnv(env) })
+  const child = spawn(join(project.dir, 'node_modules', '.bin', 'tsx'), ['--import', 'svc/register', file], {
+    cwd: project.dir,
+    env: cleanEnv(env),
+  })
   let output = ''
   await new Promise<void>((resolve, reject) => {
     const onData = (chunk: Buffer) => {
@@ -81,11 +87,15 @@ async function startSeller(env: NodeJS.ProcessEnv, file = 'seller.ts'): Promise<
 }
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => res.setHeader('content-type', 'application/json').end(JSON.stringify({ path: req.url })))
+  upstream = createServer((req, res) =>
+    res.setHeader('content-type', 'application/json').end(JSON.stringify({ path: req.url })),
+  )
   upstream.listen(0, '127.0.0.1')
   await once(upstream, 'listening')
   ;[project, sandbox] = await Promise.all([createPackedProject({ packages }), startSandbox()])
-  console.log(`svc package: npm pack ${project.timings.pack.toFixed(1)} s, npm install ${project.timings.install.toFixed(1)} s`)
+  console.log(
+    `svc package: npm pack ${project.timings.pack.toFixed(1)} s, npm install ${project.timings.install.toFixed(1)} s`,
+  )
   for (const { file, code } of blocks) {
     mkdirSync(dirname(join(project.dir, file)), { recursive: true })
     writeFileSync(join(project.dir, file), code)
@@ -137,22 +147,61 @@ describe('the svc package, installed from its tarball', () => {
         `export const facts = [sandboxNetwork satisfies 'eip155:845320402', SvcApiError]`,
       ].join('\n'),
     )
-    const tsconfig = { compilerOptions: { module: 'NodeNext', target: 'ES2022', strict: true, skipLibCheck: true, noEmit: true, types: ['node'] } }
-    writeFileSync(join(project.dir, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['uses-svc.ts', 'vitest.config.ts', 'test/svc-sandbox.ts', 'test/weather.test.ts', 'test/snapshots.test.ts', 'test/faults.test.ts'] }))
+    const tsconfig = {
+      compilerOptions: {
+        module: 'NodeNext',
+        target: 'ES2022',
+        strict: true,
+        skipLibCheck: true,
+        noEmit: true,
+        types: ['node'],
+      },
+    }
+    writeFileSync(
+      join(project.dir, 'tsconfig.json'),
+      JSON.stringify({
+        ...tsconfig,
+        files: [
+          'uses-svc.ts',
+          'vitest.config.ts',
+          'test/svc-sandbox.ts',
+          'test/weather.test.ts',
+          'test/snapshots.test.ts',
+          'test/faults.test.ts',
+        ],
+      }),
+    )
     await project.exec(process.execPath, [join(project.dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'])
   })
 
   it("svc/register from CommonJS reaches @x402/evm's CommonJS build", async () => {
     const script = `require('svc/register'); const { ExactEvmScheme } = require('@x402/evm/exact/server'); new ExactEvmScheme().parsePrice('$0.01', 'eip155:845320402').then((price) => console.log(JSON.stringify(price)))`
     const { stdout } = await project.exec(process.execPath, ['-e', script])
-    expect(JSON.parse(stdout)).toEqual({ amount: '10000', asset: sandbox.usdc.address, extra: { name: 'USDC', version: '2' } })
+    expect(JSON.parse(stdout)).toEqual({
+      amount: '10000',
+      asset: sandbox.usdc.address,
+      extra: { name: 'USDC', version: '2' },
+    })
   })
 
   it('README: the buyer (@x402/fetch) pays a Sandbox API at http://{slug}.dev.localhost:PORT', async () => {
     const { client } = sandbox.seller
-    const api = await client.apis.create({ name: 'Packed', slug: 'packed', upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, pay_to_mode: 'user_wallet', pay_to_address: '0x000000000000000000000000000000000000bEEF' })
-    await client.endpoints.create(api.id, { method: 'GET', path_pattern: '/hello', accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }] })
-    const { stdout, stderr } = await runWithRegister('buyer.ts', { EVM_PRIVATE_KEY: sandbox.buyer.privateKey, API_URL: `${sandbox.gatewayUrl('packed')}/hello` })
+    const api = await client.apis.create({
+      name: 'Packed',
+      slug: 'packed',
+      upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      pay_to_mode: 'user_wallet',
+      pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    })
+    await client.endpoints.create(api.id, {
+      method: 'GET',
+      path_pattern: '/hello',
+      accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }],
+    })
+    const { stdout, stderr } = await runWithRegister('buyer.ts', {
+      EVM_PRIVATE_KEY: sandbox.buyer.privateKey,
+      API_URL: `${sandbox.gatewayUrl('packed')}/hello`,
+    })
     expect(stderr).toBe('')
     expect(stdout).toMatch(/Payment details: \{[^}]*success: true/)
     expect(stdout).toContain(`Response data: { path: '/hello' }`)
@@ -164,7 +213,10 @@ describe('the svc package, installed from its tarball', () => {
     const seller = await startSeller({ FACILITATOR_URL: sandbox.facilitatorUrl, PORT: String(port) })
     try {
       for (const route of ['/protected-route', '/priced-in-usdc']) {
-        const { stdout, stderr } = await runWithRegister('buyer.ts', { EVM_PRIVATE_KEY: sandbox.buyer.privateKey, API_URL: `http://localhost:${port}${route}` })
+        const { stdout, stderr } = await runWithRegister('buyer.ts', {
+          EVM_PRIVATE_KEY: sandbox.buyer.privateKey,
+          API_URL: `http://localhost:${port}${route}`,
+        })
         expect(stderr).toBe('')
         expect(stdout).toMatch(/Payment details: \{[^}]*success: true/)
         expect(stdout).toContain('Response data: { message:')
@@ -173,22 +225,39 @@ describe('the svc package, installed from its tarball', () => {
       seller.kill()
     }
     const chain = createPublicClient({ transport: http(sandbox.rpcUrl) })
-    const balance = await chain.readContract({ address: sandbox.usdc.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [sellerPayTo] })
+    const balance = await chain.readContract({
+      address: sandbox.usdc.address as Address,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [sellerPayTo],
+    })
     expect(balance).toBe(20_000n)
   })
 
-  it("README: exact through Permit2 (a sponsored permit, no approval) and upto (settling what was used) with the official packages", async () => {
+  it('README: exact through Permit2 (a sponsored permit, no approval) and upto (settling what was used) with the official packages', async () => {
     const port = await freePort()
-    const seller = await startSeller({ FACILITATOR_URL: sandbox.facilitatorUrl, PORT: String(port) }, 'seller-metered.ts')
+    const seller = await startSeller(
+      { FACILITATOR_URL: sandbox.facilitatorUrl, PORT: String(port) },
+      'seller-metered.ts',
+    )
     try {
-      const { stdout, stderr } = await runWithRegister('buyer-metered.ts', { EVM_PRIVATE_KEY: sandbox.buyer.privateKey, RPC_URL: sandbox.rpcUrl, SELLER_URL: `http://localhost:${port}` })
+      const { stdout, stderr } = await runWithRegister('buyer-metered.ts', {
+        EVM_PRIVATE_KEY: sandbox.buyer.privateKey,
+        RPC_URL: sandbox.rpcUrl,
+        SELLER_URL: `http://localhost:${port}`,
+      })
       expect(stderr).toBe('')
       expect(stdout).toBe('/permit2 200 true the price\n/metered 200 true 1234\n')
     } finally {
       seller.kill()
     }
     const chain = createPublicClient({ transport: http(sandbox.rpcUrl) })
-    const balance = await chain.readContract({ address: sandbox.usdc.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: ['0x90F79bf6EB2c4f870365E785982E1f101E93b906'] })
+    const balance = await chain.readContract({
+      address: sandbox.usdc.address as Address,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: ['0x90F79bf6EB2c4f870365E785982E1f101E93b906'],
+    })
     expect(balance).toBe(10_000n + 1234n)
   })
 
@@ -200,7 +269,10 @@ describe('the svc package, installed from its tarball', () => {
   })
 
   it('README: the vitest globalSetup with startSandbox() from svc/testing, and the suite that reverts to a snapshot between tests, pass in the project', async () => {
-    const { stdout } = await project.exec(join(project.dir, 'node_modules', '.bin', 'vitest'), ['run'], { env: { CI: 'true' }, timeout: 120_000 })
+    const { stdout } = await project.exec(join(project.dir, 'node_modules', '.bin', 'vitest'), ['run'], {
+      env: { CI: 'true' },
+      timeout: 120_000,
+    })
     expect(stdout).toMatch(/Tests\s+6 passed/)
     // Two sandboxes start in the project (the globalSetup's, and the faults example's own): the run may take as long as exec allows.
   }, 120_000)

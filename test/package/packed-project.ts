@@ -27,7 +27,11 @@ export type PackedProject = {
   /** Seconds spent packing and installing. */
   timings: { pack: number; install: number }
   /** Runs a command in the project; rejects with its output when it exits non-zero. */
-  exec(file: string, args: string[], options?: { env?: NodeJS.ProcessEnv; timeout?: number }): Promise<{ stdout: string; stderr: string }>
+  exec(
+    file: string,
+    args: string[],
+    options?: { env?: NodeJS.ProcessEnv; timeout?: number },
+  ): Promise<{ stdout: string; stderr: string }>
   remove(): void
 }
 
@@ -53,15 +57,35 @@ export async function createPackedProject(options: { packages: string[] }): Prom
     mkdirSync(stage)
     for (const path of sources) cpSync(join(root, path), join(stage, path), { recursive: true })
     symlinkSync(join(root, 'node_modules'), join(stage, 'node_modules'), 'dir')
-    await run('npm', ['pack', '--loglevel=error', '--pack-destination', base], { cwd: stage, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 })
+    await run('npm', ['pack', '--loglevel=error', '--pack-destination', base], {
+      cwd: stage,
+      env: cleanEnv(),
+      maxBuffer: 64 * 1024 * 1024,
+    })
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
     const tarball = join(base, `svc-${version}.tgz`)
     const pack = (performance.now() - started) / 1000
 
     started = performance.now()
     mkdirSync(dir)
-    writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'svc-user-project', private: true, type: 'module' }, null, 2)}\n`)
-    await exec('npm', ['install', '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error', tarball, ...options.packages], { timeout: 300_000 })
+    writeFileSync(
+      join(dir, 'package.json'),
+      `${JSON.stringify({ name: 'svc-user-project', private: true, type: 'module' }, null, 2)}\n`,
+    )
+    await exec(
+      'npm',
+      [
+        'install',
+        '--prefer-offline',
+        '--ignore-scripts',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        tarball,
+        ...options.packages,
+      ],
+      { timeout: 300_000 },
+    )
     copyNativeSqlite(dir)
     const install = (performance.now() - started) / 1000
     return { dir, timings: { pack, install }, exec, remove: () => rmSync(base, { recursive: true, force: true }) }
@@ -75,8 +99,13 @@ export async function createPackedProject(options: { packages: string[] }): Prom
 function copyNativeSqlite(dir: string): void {
   const ours = dirname(createRequire(join(root, 'package.json')).resolve('better-sqlite3/package.json'))
   const theirs = join(dir, 'node_modules', 'better-sqlite3')
-  const version = (path: string) => (JSON.parse(readFileSync(join(path, 'package.json'), 'utf8')) as { version: string }).version
-  if (version(ours) !== version(theirs)) throw new Error(`better-sqlite3 ${version(theirs)} installed, the repo built ${version(ours)}`)
+  const version = (path: string) =>
+    (JSON.parse(readFileSync(join(path, 'package.json'), 'utf8')) as { version: string }).version
+  if (version(ours) !== version(theirs))
+    throw new Error(`better-sqlite3 ${version(theirs)} installed, the repo built ${version(ours)}`)
   mkdirSync(join(theirs, 'build', 'Release'), { recursive: true })
-  copyFileSync(join(ours, 'build', 'Release', 'better_sqlite3.node'), join(theirs, 'build', 'Release', 'better_sqlite3.node'))
+  copyFileSync(
+    join(ours, 'build', 'Release', 'better_sqlite3.node'),
+    join(theirs, 'build', 'Release', 'better_sqlite3.node'),
+  )
 }

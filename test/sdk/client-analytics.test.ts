@@ -40,7 +40,12 @@ describe('createSvcClient: discovery, domains, stats, settlements', () => {
       endpoint_count: 0,
       discoverable_endpoint_count: 0,
       host_urls: [
-        { host: `${slug}.localhost`, openapi_url: `http://${slug}.localhost:${t.server.port}/openapi.json`, well_known_url: `http://${slug}.localhost:${t.server.port}/.well-known/x402.json`, is_primary: true },
+        {
+          host: `${slug}.localhost`,
+          openapi_url: `http://${slug}.localhost:${t.server.port}/openapi.json`,
+          well_known_url: `http://${slug}.localhost:${t.server.port}/.well-known/x402.json`,
+          is_primary: true,
+        },
       ],
     })
   })
@@ -48,7 +53,11 @@ describe('createSvcClient: discovery, domains, stats, settlements', () => {
   test('domains: add, get, list, verify (pending, then verified, then already verified), delete', async () => {
     const hostname = `${slug}.example.test`
     const domain = await seller.domains.add(apiId, hostname)
-    expect(domain).toMatchObject({ hostname, status: 'pending', verification_record: { type: 'TXT', name: `_svc-challenge.${hostname}` } })
+    expect(domain).toMatchObject({
+      hostname,
+      status: 'pending',
+      verification_record: { type: 'TXT', name: `_svc-challenge.${hostname}` },
+    })
     expect(await seller.domains.get(apiId, domain.id)).toEqual(domain)
     expect(await seller.domains.list(apiId)).toEqual([domain])
 
@@ -60,7 +69,10 @@ describe('createSvcClient: discovery, domains, stats, settlements', () => {
     expect((await seller.discovery(apiId)).primary_host).toBe(hostname)
 
     expect(await seller.domains.delete(apiId, domain.id)).toEqual({ id: domain.id, deleted: true })
-    await expect(seller.domains.get(apiId, domain.id)).rejects.toMatchObject({ status: 404, message: 'domain not found' })
+    await expect(seller.domains.get(apiId, domain.id)).rejects.toMatchObject({
+      status: 404,
+      message: 'domain not found',
+    })
   })
 
   test('stats overview with days and api_id', async () => {
@@ -73,7 +85,9 @@ describe('createSvcClient: discovery, domains, stats, settlements', () => {
   test('settlements: a JSON page and the CSV export', async () => {
     expect(await seller.settlements.list({ api_id: apiId, limit: 5 })).toEqual({ settlements: [], next_cursor: null })
     const csv = await seller.settlements.csv({ api_id: apiId, from: '2020-01-01' })
-    expect(csv).toBe('id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain,delivered\r\n')
+    expect(csv).toBe(
+      'id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain,delivered\r\n',
+    )
     const error = await seller.settlements.list({ cursor: 'garbage' }).catch((e) => e)
     expect(error).toBeInstanceOf(SvcApiError)
     expect(error).toMatchObject({ status: 400 })

@@ -64,6 +64,8 @@ describe('createSvcClient', () => {
     const port = (closed.address() as AddressInfo).port
     closed.close()
     const client = createSvcClient({ baseUrl: `http://api.localhost:${port}` })
-    await expect(client.config.platform()).rejects.toThrow(`cannot reach http://api.localhost:${port} (ECONNREFUSED): is svc up running?`)
+    await expect(client.config.platform()).rejects.toThrow(
+      `cannot reach http://api.localhost:${port} (ECONNREFUSED): is svc up running?`,
+    )
   })
 })

@@ -19,16 +19,29 @@ afterAll(() => void server.close())
 
 describe('resolveLocalhostSubdomains (svc/register)', () => {
   it('tells *.localhost names from the rest', () => {
-    expect(['weather.dev.localhost', 'API.localhost', 'a.localhost.'].map(isLocalhostSubdomain)).toEqual([true, true, true])
-    expect(['localhost', 'localhost.example.com', 'example.com', 'xlocalhost'].map(isLocalhostSubdomain)).toEqual([false, false, false, false])
+    expect(['weather.dev.localhost', 'API.localhost', 'a.localhost.'].map(isLocalhostSubdomain)).toEqual([
+      true,
+      true,
+      true,
+    ])
+    expect(['localhost', 'localhost.example.com', 'example.com', 'xlocalhost'].map(isLocalhostSubdomain)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ])
   })
 
   it("Node's global fetch reaches http://weather.dev.localhost:PORT, with that Host", async () => {
-    expect(await (await fetch(`http://weather.dev.localhost:${port}/`)).text()).toBe(`host weather.dev.localhost:${port}`)
+    expect(await (await fetch(`http://weather.dev.localhost:${port}/`)).text()).toBe(
+      `host weather.dev.localhost:${port}`,
+    )
   })
 
   it('node:http (what axios uses) reaches it too', async () => {
-    const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) => get(`http://api.localhost:${port}/`, resolve).on('error', reject))
+    const response = await new Promise<import('node:http').IncomingMessage>((resolve, reject) =>
+      get(`http://api.localhost:${port}/`, resolve).on('error', reject),
+    )
     let body = ''
     for await (const chunk of response) body += chunk
     expect(body).toBe(`host api.localhost:${port}`)
@@ -36,7 +49,11 @@ describe('resolveLocalhostSubdomains (svc/register)', () => {
 
   it('dns.lookup in every form, dns.promises.lookup and the ESM named export answer 127.0.0.1', async () => {
     const lookup = (options: dns.LookupAllOptions | dns.LookupOneOptions | number) =>
-      new Promise((resolve, reject) => dns.lookup('x.dev.localhost', options as never, (error, address, family) => (error ? reject(error) : resolve([address, family]))))
+      new Promise((resolve, reject) =>
+        dns.lookup('x.dev.localhost', options as never, (error, address, family) =>
+          error ? reject(error) : resolve([address, family]),
+        ),
+      )
     expect(await lookup({})).toEqual(['127.0.0.1', 4])
     expect(await lookup(4)).toEqual(['127.0.0.1', 4])
     expect(await lookup({ all: true })).toEqual([[{ address: '127.0.0.1', family: 4 }], undefined])

@@ -13,8 +13,19 @@ let url: string
 beforeAll(async () => {
   ;[sandbox, upstream] = await Promise.all([startSandbox(), startUpstream()])
   const { client } = sandbox.seller
-  const api = await client.apis.create({ name: 'Weather', slug: 'weather', upstream_base_url: upstream.url, pay_to_mode: 'user_wallet', pay_to_address: '0x000000000000000000000000000000000000bEEF' })
-  await client.endpoints.create(api.id, { method: 'GET', path_pattern: '/weather/{city}', accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }], response_schema: { type: 'object' } })
+  const api = await client.apis.create({
+    name: 'Weather',
+    slug: 'weather',
+    upstream_base_url: upstream.url,
+    pay_to_mode: 'user_wallet',
+    pay_to_address: '0x000000000000000000000000000000000000bEEF',
+  })
+  await client.endpoints.create(api.id, {
+    method: 'GET',
+    path_pattern: '/weather/{city}',
+    accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }],
+    response_schema: { type: 'object' },
+  })
   apiId = api.id
   url = `${sandbox.gatewayUrl('weather')}/weather/Lima`
 })
@@ -24,7 +35,12 @@ afterAll(async () => {
 })
 
 const usdcOf = (address: Address) =>
-  createPublicClient({ transport: http(sandbox.rpcUrl) }).readContract({ address: sandbox.usdc.address as Address, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
+  createPublicClient({ transport: http(sandbox.rpcUrl) }).readContract({
+    address: sandbox.usdc.address as Address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [address],
+  })
 
 /** The next `count` events of an iterator. */
 async function take(events: AsyncIterator<PaymentEvent>, count: number): Promise<PaymentEvent[]> {

@@ -13,7 +13,14 @@ import { registerSandboxUsdc, sandboxUsdcAsset } from '../../sdk/x402-sandbox-us
 
 const require = createRequire(import.meta.url)
 const domain = { name: 'USDC', version: '2' }
-const requirement = { scheme: 'exact', network: sandboxNetwork, asset: usdcAddress, amount: '10000', payTo: '0x000000000000000000000000000000000000bEEF', maxTimeoutSeconds: 60 }
+const requirement = {
+  scheme: 'exact',
+  network: sandboxNetwork,
+  asset: usdcAddress,
+  amount: '10000',
+  payTo: '0x000000000000000000000000000000000000bEEF',
+  maxTimeoutSeconds: 60,
+}
 
 beforeAll(() => registerSandboxUsdc())
 
@@ -21,42 +28,91 @@ describe('registerSandboxUsdc (svc/register): the sandbox USDC is a default asse
   it('in the ESM build: getDefaultAsset, a "$0.01" price, and the EIP-712 domain of an { amount, asset } price', async () => {
     expect(getDefaultAsset(sandboxNetwork)).toEqual(sandboxUsdcAsset)
     const server = new ExactEvmServer()
-    expect(await server.parsePrice('$0.01', sandboxNetwork)).toEqual({ amount: '10000', asset: usdcAddress, extra: domain })
-    const enhanced = await server.enhancePaymentRequirements({ ...requirement, extra: {} }, { x402Version: 2, scheme: 'exact', network: sandboxNetwork }, [])
+    expect(await server.parsePrice('$0.01', sandboxNetwork)).toEqual({
+      amount: '10000',
+      asset: usdcAddress,
+      extra: domain,
+    })
+    const enhanced = await server.enhancePaymentRequirements(
+      { ...requirement, extra: {} },
+      { x402Version: 2, scheme: 'exact', network: sandboxNetwork },
+      [],
+    )
     expect(enhanced.extra).toEqual(domain)
   })
 
   it('in every CommonJS entry point loaded afterwards (each bundles its own table)', async () => {
     expect(require('@x402/evm').getDefaultAsset(sandboxNetwork)).toEqual(sandboxUsdcAsset)
     const { ExactEvmScheme: CjsServer } = require('@x402/evm/exact/server')
-    expect(await new CjsServer().parsePrice('$0.01', sandboxNetwork)).toEqual({ amount: '10000', asset: usdcAddress, extra: domain })
-    expect((await new CjsServer().enhancePaymentRequirements({ ...requirement, extra: {} }, {}, [])).extra).toEqual(domain)
+    expect(await new CjsServer().parsePrice('$0.01', sandboxNetwork)).toEqual({
+      amount: '10000',
+      asset: usdcAddress,
+      extra: domain,
+    })
+    expect((await new CjsServer().enhancePaymentRequirements({ ...requirement, extra: {} }, {}, [])).extra).toEqual(
+      domain,
+    )
     const { ExactEvmScheme: CjsClient } = require('@x402/evm/exact/client')
-    expect(new CjsClient(privateKeyToAccount(generatePrivateKey())).findDefaultAsset(usdcAddress, sandboxNetwork)).toEqual(sandboxUsdcAsset)
+    expect(
+      new CjsClient(privateKeyToAccount(generatePrivateKey())).findDefaultAsset(usdcAddress, sandboxNetwork),
+    ).toEqual(sandboxUsdcAsset)
   })
 
   it('for the upto server scheme too: "$0.01" pays through Permit2, and an { amount, asset } price gets its domain', async () => {
     const server = new UptoEvmServer()
-    expect(await server.parsePrice('$0.01', sandboxNetwork)).toEqual({ amount: '10000', asset: usdcAddress, extra: { ...domain, assetTransferMethod: 'permit2' } })
+    expect(await server.parsePrice('$0.01', sandboxNetwork)).toEqual({
+      amount: '10000',
+      asset: usdcAddress,
+      extra: { ...domain, assetTransferMethod: 'permit2' },
+    })
     const upto = { ...requirement, scheme: 'upto', extra: {} }
-    const kind = { x402Version: 2, scheme: 'upto', network: sandboxNetwork, extra: { facilitatorAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' } }
-    expect((await server.enhancePaymentRequirements(upto, kind, [])).extra).toEqual({ ...domain, assetTransferMethod: 'permit2', facilitatorAddress: kind.extra.facilitatorAddress })
+    const kind = {
+      x402Version: 2,
+      scheme: 'upto',
+      network: sandboxNetwork,
+      extra: { facilitatorAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' },
+    }
+    expect((await server.enhancePaymentRequirements(upto, kind, [])).extra).toEqual({
+      ...domain,
+      assetTransferMethod: 'permit2',
+      facilitatorAddress: kind.extra.facilitatorAddress,
+    })
     const { UptoEvmScheme: CjsServer } = require('@x402/evm/upto/server')
     expect((await new CjsServer().enhancePaymentRequirements(upto, kind, [])).extra).toMatchObject(domain)
     const { UptoEvmScheme: CjsClient } = require('@x402/evm/upto/client')
-    expect(new CjsClient(privateKeyToAccount(generatePrivateKey())).findDefaultAsset(usdcAddress, sandboxNetwork)).toEqual(sandboxUsdcAsset)
+    expect(
+      new CjsClient(privateKeyToAccount(generatePrivateKey())).findDefaultAsset(usdcAddress, sandboxNetwork),
+    ).toEqual(sandboxUsdcAsset)
   })
 
   it("a buyer's default spend controls accept it, for upto as for exact", async () => {
     const upto = new x402Client().register('eip155:*', new UptoEvmClient(privateKeyToAccount(generatePrivateKey())))
-    const accepts = [{ ...requirement, scheme: 'upto', extra: { ...domain, assetTransferMethod: 'permit2', facilitatorAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' } }]
-    const signed = await upto.createPaymentPayload({ x402Version: 2, resource: { url: 'http://weather.dev.localhost/' }, accepts })
+    const accepts = [
+      {
+        ...requirement,
+        scheme: 'upto',
+        extra: {
+          ...domain,
+          assetTransferMethod: 'permit2',
+          facilitatorAddress: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        },
+      },
+    ]
+    const signed = await upto.createPaymentPayload({
+      x402Version: 2,
+      resource: { url: 'http://weather.dev.localhost/' },
+      accepts,
+    })
     expect(signed.payload).toHaveProperty('permit2Authorization')
   })
 
   it("a buyer's default spend controls accept it", async () => {
     const client = new x402Client().register('eip155:*', new ExactEvmClient(privateKeyToAccount(generatePrivateKey())))
-    const paymentRequired: PaymentRequired = { x402Version: 2, resource: { url: 'http://weather.dev.localhost/' }, accepts: [{ ...requirement, extra: domain }] }
+    const paymentRequired: PaymentRequired = {
+      x402Version: 2,
+      resource: { url: 'http://weather.dev.localhost/' },
+      accepts: [{ ...requirement, extra: domain }],
+    }
     const payload = await client.createPaymentPayload(paymentRequired)
     expect(payload.accepted).toMatchObject({ network: sandboxNetwork, asset: usdcAddress })
   })
@@ -64,9 +120,20 @@ describe('registerSandboxUsdc (svc/register): the sandbox USDC is a default asse
   it('leaves other networks and assets, and a given domain, as they were', async () => {
     const server = new ExactEvmServer()
     const other = { ...requirement, asset: '0x0000000000000000000000000000000000000001', extra: {} }
-    expect((await server.enhancePaymentRequirements(other, { x402Version: 2, scheme: 'exact', network: sandboxNetwork }, [])).extra).toEqual({})
+    expect(
+      (await server.enhancePaymentRequirements(other, { x402Version: 2, scheme: 'exact', network: sandboxNetwork }, []))
+        .extra,
+    ).toEqual({})
     const forked = { ...requirement, extra: { name: 'USD Coin', version: '2' } }
-    expect((await server.enhancePaymentRequirements(forked, { x402Version: 2, scheme: 'exact', network: sandboxNetwork }, [])).extra).toEqual(forked.extra)
+    expect(
+      (
+        await server.enhancePaymentRequirements(
+          forked,
+          { x402Version: 2, scheme: 'exact', network: sandboxNetwork },
+          [],
+        )
+      ).extra,
+    ).toEqual(forked.extra)
     expect(getDefaultAsset('eip155:8453').name).toBe('USD Coin')
   })
 })

@@ -13,9 +13,14 @@ afterEach(async () => {
 })
 
 const password = 'correct horse battery'
-const login = (server: TestServer, email: string, pass: string) => server.call('/auth/login', { body: { email, password: pass } })
+const login = (server: TestServer, email: string, pass: string) =>
+  server.call('/auth/login', { body: { email, password: pass } })
 
-function expectThrottled(answer: { status: number; body: unknown; headers: Headers }, error: string, maxSeconds: number) {
+function expectThrottled(
+  answer: { status: number; body: unknown; headers: Headers },
+  error: string,
+  maxSeconds: number,
+) {
   expect(answer).toMatchObject({ status: 429, body: { error } })
   const retryAfter = Number(answer.headers.get('retry-after'))
   expect(Number.isInteger(retryAfter)).toBe(true)
@@ -63,7 +68,11 @@ describe('per client address', () => {
         status: 400,
         body: { error: 'invalid or expired verification token' },
       })
-    expectThrottled(await t.call('/auth/verify-email', { body: { token: 'guess' } }), 'too many attempts from this address, try again later', 60)
+    expectThrottled(
+      await t.call('/auth/verify-email', { body: { token: 'guess' } }),
+      'too many attempts from this address, try again later',
+      60,
+    )
   })
 
   test('legitimate use from one address is not slowed: 40 sign-ups, verifications and logins', async () => {
@@ -77,7 +86,11 @@ describe('per client address', () => {
   test('the limits come from ServerDeps', async () => {
     t = await startTestServer({ authThrottle: { attemptsPerAddress: { limit: 3, windowMs: 60_000 } } })
     for (let i = 0; i < 3; i++) expect((await login(t, 'x@example.test', 'wrong password')).status).toBe(401)
-    expectThrottled(await login(t, 'x@example.test', 'wrong password'), 'too many attempts from this address, try again later', 60)
+    expectThrottled(
+      await login(t, 'x@example.test', 'wrong password'),
+      'too many attempts from this address, try again later',
+      60,
+    )
   })
 })
 
@@ -87,7 +100,11 @@ describe('sign-up', () => {
     const email = `taken-${Date.now()}@example.test`
     expect((await t.call('/auth/signup', { body: { email, password } })).status).toBe(201)
     for (let i = 0; i < 9; i++) expect((await t.call('/auth/signup', { body: { email, password } })).status).toBe(409)
-    expectThrottled(await t.call('/auth/signup', { body: { email, password } }), 'too many sign-ups for this email, try again later', 15 * 60)
+    expectThrottled(
+      await t.call('/auth/signup', { body: { email, password } }),
+      'too many sign-ups for this email, try again later',
+      15 * 60,
+    )
   })
 })
 

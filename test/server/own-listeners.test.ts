@@ -5,8 +5,11 @@ const ports = new Map([[4020, "svc's control plane and gateway"]])
 
 describe('ownListenerTargetedBy', () => {
   test('a name is resolved, and any of its addresses on loopback counts', async () => {
-    const resolve = async (name: string) => (name === 'rebind.example.test' ? ['203.0.113.5', '127.0.0.1'] : ['203.0.113.5'])
-    expect(await ownListenerTargetedBy('http://rebind.example.test:4020', ports, { resolve })).toBe("svc's control plane and gateway")
+    const resolve = async (name: string) =>
+      name === 'rebind.example.test' ? ['203.0.113.5', '127.0.0.1'] : ['203.0.113.5']
+    expect(await ownListenerTargetedBy('http://rebind.example.test:4020', ports, { resolve })).toBe(
+      "svc's control plane and gateway",
+    )
     expect(await ownListenerTargetedBy('http://elsewhere.example.test:4020', ports, { resolve })).toBeUndefined()
     expect(await ownListenerTargetedBy('http://127.0.0.1:4021', ports, { resolve })).toBeUndefined()
     expect(await ownListenerTargetedBy('http://127.0.0.1', new Map([[80, 'x']]), { resolve })).toBe('x')
@@ -15,7 +18,9 @@ describe('ownListenerTargetedBy', () => {
   })
 
   test('loopback addresses', () => {
-    for (const address of ['127.0.0.1', '127.255.0.1', '0.0.0.0', '::1', '::', '::ffff:127.0.0.1', '::ffff:7f00:1']) expect([address, isLoopbackAddress(address)]).toEqual([address, true])
-    for (const address of ['10.0.0.1', '203.0.113.5', '::2', 'fe80::1', 'localhost']) expect([address, isLoopbackAddress(address)]).toEqual([address, false])
+    for (const address of ['127.0.0.1', '127.255.0.1', '0.0.0.0', '::1', '::', '::ffff:127.0.0.1', '::ffff:7f00:1'])
+      expect([address, isLoopbackAddress(address)]).toEqual([address, true])
+    for (const address of ['10.0.0.1', '203.0.113.5', '::2', 'fe80::1', 'localhost'])
+      expect([address, isLoopbackAddress(address)]).toEqual([address, false])
   })
 })

@@ -37,12 +37,21 @@ const fault = (overrides: Partial<Fault>): Fault => ({
 })
 
 test('each fault in short; no line without faults', () => {
-  expect(faultSummary(fault({ reason: 'invalid_exact_evm_signature', api: 'weather', times: 2, remaining: 1 }))).toBe('verify invalid_exact_evm_signature (weather, 1 left)')
-  expect(faultSummary(fault({ kind: 'settle', delay_ms: 400, reason: 'invalid_exact_evm_transaction_failed' }))).toBe('settle +400 ms invalid_exact_evm_transaction_failed')
+  expect(faultSummary(fault({ reason: 'invalid_exact_evm_signature', api: 'weather', times: 2, remaining: 1 }))).toBe(
+    'verify invalid_exact_evm_signature (weather, 1 left)',
+  )
+  expect(faultSummary(fault({ kind: 'settle', delay_ms: 400, reason: 'invalid_exact_evm_transaction_failed' }))).toBe(
+    'settle +400 ms invalid_exact_evm_transaction_failed',
+  )
   expect(faultSummary(fault({ kind: 'upstream', status: 503 }))).toBe('upstream 503')
   expect(faultSummary(fault({ kind: 'upstream', drop: true }))).toBe('upstream drop')
   expect(linesOf(renderAt(80, <FaultsLine faults={[]} />).lastFrame())).toEqual([''])
-  const [line] = linesOf(renderAt(80, <FaultsLine faults={[fault({ kind: 'upstream', delay_ms: 300 }), fault({ kind: 'upstream', drop: true })]} />).lastFrame())
+  const [line] = linesOf(
+    renderAt(
+      80,
+      <FaultsLine faults={[fault({ kind: 'upstream', delay_ms: 300 }), fault({ kind: 'upstream', drop: true })]} />,
+    ).lastFrame(),
+  )
   expect(line).toBe('  faults in force (2) upstream +300 ms · upstream drop')
 })
 

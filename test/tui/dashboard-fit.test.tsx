@@ -30,14 +30,26 @@ describe('the seed’s new API key', () => {
   const key = `svc_sandbox_${'Ab3_'.repeat(8)}`
 
   test('is shown whole at 80 columns, with its name, under a title that says it is shown once', () => {
-    const { lastFrame } = renderAt(80, <NewKeysPanel keys={[{ name: 'demo automation', environment: 'development', key }]} width={80} />)
+    const { lastFrame } = renderAt(
+      80,
+      <NewKeysPanel keys={[{ name: 'demo automation', environment: 'development', key }]} width={80} />,
+    )
     const lines = linesOf(lastFrame())
-    expect(lines).toEqual(['New API key (seed)  shown once: copy it now, svc keeps only a hash', `  ${key}  demo automation (development)`])
+    expect(lines).toEqual([
+      'New API key (seed)  shown once: copy it now, svc keeps only a hash',
+      `  ${key}  demo automation (development)`,
+    ])
     expectWhole(lines)
   })
 
   test('a long name is cut, never the key; no keys, no panel', () => {
-    const { lastFrame } = renderAt(60, <NewKeysPanel keys={[{ name: 'a key with a name far too long for the line', environment: 'development', key }]} width={60} />)
+    const { lastFrame } = renderAt(
+      60,
+      <NewKeysPanel
+        keys={[{ name: 'a key with a name far too long for the line', environment: 'development', key }]}
+        width={60}
+      />,
+    )
     expect(linesOf(lastFrame())).toEqual(['New API key (seed)  shown once: copy it now', `  ${key}  a key with …`])
     expect(render(<NewKeysPanel keys={[]} width={80} />).lastFrame()).toBe('')
   })
@@ -45,7 +57,10 @@ describe('the seed’s new API key', () => {
 
 describe('URLs', () => {
   test('the chain manager and the facilitator, in one line that fits 80 columns with five-digit ports', () => {
-    const { lastFrame } = renderAt(80, <ServicesLine chainManagerUrl="http://127.0.0.1:46745" facilitatorUrl="http://127.0.0.1:35209" />)
+    const { lastFrame } = renderAt(
+      80,
+      <ServicesLine chainManagerUrl="http://127.0.0.1:46745" facilitatorUrl="http://127.0.0.1:35209" />,
+    )
     expect(lastFrame()).toBe('  chain manager http://127.0.0.1:46745 · facilitator http://127.0.0.1:35209')
   })
 
@@ -70,14 +85,23 @@ describe('"… n more settlements"', () => {
     const at = (minute: number) => `2026-01-01T11:${String(minute).padStart(2, '0')}:00.000Z`
     const page = [
       ...Array.from({ length: 10 }, (_, i) => settlement(`stl_${i}`, at(50 - i), `/w/${i}`)),
-      ...[1, 2].map((i) => ({ ...settlement(`stl_old${i}`, at(10 - i), '/old'), chain_epoch: 'fedcba9876543210', old_chain: true })),
+      ...[1, 2].map((i) => ({
+        ...settlement(`stl_old${i}`, at(10 - i), '/old'),
+        chain_epoch: 'fedcba9876543210',
+        old_chain: true,
+      })),
     ]
     const feed = { newest: page, current: 16, old: 2 }
-    const { lastFrame } = renderAt(80, <SettlementsPanel loggedIn settlements={{ data: feed }} usdc={usdc} width={80} rows={9} />)
+    const { lastFrame } = renderAt(
+      80,
+      <SettlementsPanel loggedIn settlements={{ data: feed }} usdc={usdc} width={80} rows={9} />,
+    )
     const lines = linesOf(lastFrame())
     expect(lines[0]).toBe('Settlements  newest first (2 from an earlier chain not shown)')
     expect(lines).toHaveLength(10)
-    expect(lines.slice(1, 9).map((line) => /\/w\/\d+/.exec(line)?.[0])).toEqual([0, 1, 2, 3, 4, 5, 6, 7].map((i) => `/w/${i}`))
+    expect(lines.slice(1, 9).map((line) => /\/w\/\d+/.exec(line)?.[0])).toEqual(
+      [0, 1, 2, 3, 4, 5, 6, 7].map((i) => `/w/${i}`),
+    )
     expect(lines[9]).toBe('  … 8 more settlements')
     expect(lastFrame()).not.toContain('/old')
   })
@@ -101,7 +125,9 @@ describe('hints fit 80 columns', () => {
     ])
     expectWhole(lines)
     // Narrower still: the short form.
-    expect(renderAt(56, <ApisPanel loggedIn={false} apis={{}} usdc={usdc} now={now} width={56} />).lastFrame()).toBe('APIs & endpoints  not logged in: `svc login --sandbox`')
+    expect(renderAt(56, <ApisPanel loggedIn={false} apis={{}} usdc={usdc} now={now} width={56} />).lastFrame()).toBe(
+      'APIs & endpoints  not logged in: `svc login --sandbox`',
+    )
   })
 
   test('empty lists and the header', () => {
@@ -121,18 +147,31 @@ describe('hints fit 80 columns', () => {
       'Settlements  none yet (3 from an earlier chain not shown)',
     ])
     expectWhole(lines)
-    expect(render(<Header sandboxControlUrl="http://sandbox.localhost:4020" gatewayPort={4020} loggedIn={false} width={80} />).lastFrame()).toBe(
-      'svc sandbox · http://sandbox.localhost:4020 · gateway port 4020 · not logged in',
-    )
+    expect(
+      render(
+        <Header sandboxControlUrl="http://sandbox.localhost:4020" gatewayPort={4020} loggedIn={false} width={80} />,
+      ).lastFrame(),
+    ).toBe('svc sandbox · http://sandbox.localhost:4020 · gateway port 4020 · not logged in')
   })
 
   test('the outbox keeps the whole `svc verify-email` command (a 48-digit token), the address and time give way', () => {
     const token = 'e50882abc1744061f2587db3d145f5b0e50882abc1744061'
-    const messages = [{ id: 1, to: 'demo@svc.test', subject: 'Verify your email for svc', body: '…', token, created_at: '2026-01-01T11:00:00.000Z' }]
+    const messages = [
+      {
+        id: 1,
+        to: 'demo@svc.test',
+        subject: 'Verify your email for svc',
+        body: '…',
+        token,
+        created_at: '2026-01-01T11:00:00.000Z',
+      },
+    ]
     const { lastFrame } = renderAt(80, <OutboxPanel outbox={{ data: messages }} width={80} />)
     expect(linesOf(lastFrame())[1]).toBe(`  demo@svc.t…  svc verify-email ${token}`)
     const wide = renderAt(120, <OutboxPanel outbox={{ data: messages }} width={120} />)
-    expect(linesOf(wide.lastFrame())[1]).toMatch(new RegExp(`^ {2}\\d\\d:\\d\\d:\\d\\d {2}demo@svc\\.test +svc verify-email ${token}$`))
+    expect(linesOf(wide.lastFrame())[1]).toMatch(
+      new RegExp(`^ {2}\\d\\d:\\d\\d:\\d\\d {2}demo@svc\\.test +svc verify-email ${token}$`),
+    )
   })
 
   test('the help bar fits 80 columns; in a narrower terminal it wraps between keys instead of cutting one', () => {
@@ -142,6 +181,10 @@ describe('hints fit 80 columns', () => {
     const narrow = linesOf(renderAt(29, <HelpBar faucet width={29} />).lastFrame())
     expect(narrow).toEqual([' f  fund wallet ·  r  refresh', ' q  quit'])
     expect(helpBarLines({ faucet: true, width: 29 })).toBe(2)
-    expect(linesOf(renderAt(15, <HelpBar faucet width={15} />).lastFrame())).toEqual([' f  fund wallet', ' r  refresh', ' q  quit'])
+    expect(linesOf(renderAt(15, <HelpBar faucet width={15} />).lastFrame())).toEqual([
+      ' f  fund wallet',
+      ' r  refresh',
+      ' q  quit',
+    ])
   })
 })

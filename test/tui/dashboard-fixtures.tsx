@@ -22,7 +22,16 @@ export function endpoint(overrides: Partial<Endpoint>): Endpoint {
     api_id: 'api_1',
     method: 'GET',
     path_pattern: '/weather/{city}',
-    accepts: [{ scheme: 'exact', network: 'eip155:845320402', asset: usdc, amount: '10000', max_timeout_seconds: 300, extra: {} }],
+    accepts: [
+      {
+        scheme: 'exact',
+        network: 'eip155:845320402',
+        asset: usdc,
+        amount: '10000',
+        max_timeout_seconds: 300,
+        extra: {},
+      },
+    ],
     request_schema: null,
     response_schema: null,
     schema_source: 'manual',
@@ -43,7 +52,12 @@ export function feedOf(settlements: Settlement[]): SettlementFeed {
 }
 
 /** An API as GET /apis answers it, gateway URL included. */
-export const apiOf = (id: string, name: string, slug: string) => ({ id, name, slug, gateway_url: `http://${slug}.dev.localhost:4020` })
+export const apiOf = (id: string, name: string, slug: string) => ({
+  id,
+  name,
+  slug,
+  gateway_url: `http://${slug}.dev.localhost:4020`,
+})
 
 export function settlement(id: string, createdAt: string, path: string): Settlement {
   return {

@@ -53,10 +53,22 @@ test('the dashboard shows the chain, the wallet, the APIs and a settlement live,
   const slug = `dash-${process.pid}`
   const api = await t.call('/apis', {
     ...asSeller,
-    body: { name: 'Dashboard weather', slug, upstream_base_url: upstream.url, pay_to_mode: 'user_wallet', pay_to_address: newAccount().address },
+    body: {
+      name: 'Dashboard weather',
+      slug,
+      upstream_base_url: upstream.url,
+      pay_to_mode: 'user_wallet',
+      pay_to_address: newAccount().address,
+    },
   })
   expect(api.status).toBe(201)
-  const accept = (amount: string) => ({ scheme: 'exact', network: services.sandboxChain.network, asset: services.sandboxChain.usdc.address, amount, max_timeout_seconds: 300 })
+  const accept = (amount: string) => ({
+    scheme: 'exact',
+    network: services.sandboxChain.network,
+    asset: services.sandboxChain.usdc.address,
+    amount,
+    max_timeout_seconds: 300,
+  })
   const schemas = { request_schema: { type: 'object' }, response_schema: { type: 'object' } }
   for (const body of [
     { method: 'GET', path_pattern: '/weather/{city}', accepts: [accept('25000')], ...schemas },
@@ -67,10 +79,13 @@ test('the dashboard shows the chain, the wallet, the APIs and a settlement live,
 
   const { lastFrame, frames, stdin } = render(<App urls={urlsOf()} session={{ jwt }} refreshMs={200} />)
   const frame = () => lastFrame() ?? ''
-  const waitForFrame = (check: (text: string) => boolean, timeoutMs = 15_000) => waitFor(() => check(frame()), timeoutMs)
+  const waitForFrame = (check: (text: string) => boolean, timeoutMs = 15_000) =>
+    waitFor(() => check(frame()), timeoutMs)
 
   // The chain, the APIs with their prices and countdown, the wallet with its background funding.
-  await waitForFrame((text) => /block #\d/.test(text) && text.includes('/weather/{city}') && text.includes('1,000 USDC'))
+  await waitForFrame(
+    (text) => /block #\d/.test(text) && text.includes('/weather/{city}') && text.includes('1,000 USDC'),
+  )
   expect(frame()).toContain(`chain 845320402 (eip155:845320402) · block #`)
   expect(frame()).toContain(`Sandbox wallet  ${wallet.address}`)
   expect(frame()).toMatch(/GET {4}\/weather\/\{city\} +0\.025 USDC +no ttl +on/)
@@ -81,7 +96,11 @@ test('the dashboard shows the chain, the wallet, the APIs and a settlement live,
   const paid = await payingFetch(services, buyer)(`${t.gatewayUrl(slug)}/weather/Paris`)
   expect(paid.status).toBe(200)
   await waitForFrame((text) => text.includes('GET /weather/Paris'))
-  expect(frame()).toMatch(new RegExp(`GET /weather/Paris +0\\.025 USDC +from ${buyer.address.slice(0, 6)}…${buyer.address.slice(-4)} +tx 0x[0-9a-f]{4}…[0-9a-f]{4}`))
+  expect(frame()).toMatch(
+    new RegExp(
+      `GET /weather/Paris +0\\.025 USDC +from ${buyer.address.slice(0, 6)}…${buyer.address.slice(-4)} +tx 0x[0-9a-f]{4}…[0-9a-f]{4}`,
+    ),
+  )
 
   // `f`: "funding…", then the result, and the balances follow.
   await waitFor(() => stdin.listenerCount('readable') > 0)
@@ -101,16 +120,24 @@ async function sellerWithApi(name: string) {
   const { jwt, userId } = await t.signup()
   const asSeller = { jwt, environment: 'development' }
   const wallet = (await t.call('/sandbox-wallet', asSeller)).body as { address: string }
-  const funded = async () => BigInt((await t.call('/dev/balances', { ...asSeller, body: { address: wallet.address } })).body.usdc_base) > 0n
+  const funded = async () =>
+    BigInt((await t.call('/dev/balances', { ...asSeller, body: { address: wallet.address } })).body.usdc_base) > 0n
   await waitFor(funded, 20_000)
   const slug = `${name.toLowerCase()}-${process.pid}`
-  const api = await t.call('/apis', { ...asSeller, body: { name, slug, upstream_base_url: upstream.url, pay_to_mode: 'user_wallet', pay_to_address: wallet.address } })
+  const api = await t.call('/apis', {
+    ...asSeller,
+    body: { name, slug, upstream_base_url: upstream.url, pay_to_mode: 'user_wallet', pay_to_address: wallet.address },
+  })
   expect(api.status).toBe(201)
   return { jwt, userId, wallet, api: api.body as { id: string } }
 }
 
 /** Settlements as the gateway records them, `count` of them, on the running chain or on an earlier one. */
-async function recordSettlements(seller: { userId: string; api: { id: string }; wallet: { address: string } }, count: number, earlierChain = false) {
+async function recordSettlements(
+  seller: { userId: string; api: { id: string }; wallet: { address: string } },
+  count: number,
+  earlierChain = false,
+) {
   for (let i = 0; i < count; i++) {
     await t.server.database.db
       .insertInto('settlements')
@@ -141,7 +168,10 @@ test('"… n more settlements" counts every settlement of the running chain, not
   await recordSettlements(seller, 14)
 
   // The loader: a page of the newest, and the rest counted page by page.
-  const load = createSettlementFeed(createSvcClient({ baseUrl: t.server.sandboxControlUrl, jwt: seller.jwt, environment: 'development' }), { pageSize: 4, countPageSize: 3 })
+  const load = createSettlementFeed(
+    createSvcClient({ baseUrl: t.server.sandboxControlUrl, jwt: seller.jwt, environment: 'development' }),
+    { pageSize: 4, countPageSize: 3 },
+  )
   const first = await load()
   expect(first.newest).toHaveLength(4)
   expect({ current: first.current, old: first.old }).toEqual({ current: 14, old: 3 })
@@ -185,7 +215,14 @@ test('an idle dashboard draws no frame while its polls find nothing new', async 
   const getSession = () => (asked++, { jwt: seller.jwt })
   const { lastFrame, frames } = render(<App urls={urlsOf()} getSession={getSession} refreshMs={50} />)
   const frame = () => lastFrame() ?? ''
-  await waitFor(() => /block #\d/.test(frame()) && frame().includes('no endpoints yet') && frame().includes('1,000 USDC') && frame().includes('none yet: paid'), 15_000)
+  await waitFor(
+    () =>
+      /block #\d/.test(frame()) &&
+      frame().includes('no endpoints yet') &&
+      frame().includes('1,000 USDC') &&
+      frame().includes('none yet: paid'),
+    15_000,
+  )
   // A few periods for the last loads to land, then forty periods (the session is asked once per period): no frame.
   const from = asked
   await waitFor(() => asked >= from + 5)

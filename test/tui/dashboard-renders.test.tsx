@@ -36,7 +36,13 @@ test('without a change for liveMs a poll slows to idlePeriodMs; a change of `wak
   const loads = { live: 0, idle: 0 }
   function Probe({ wake }: { wake: number }) {
     usePoll(async () => void loads.live++, { periodMs: 5, describe: String })
-    usePoll(async () => (loads.idle++, 'same'), { periodMs: 5, idlePeriodMs: 60_000, liveMs: 40, wake, describe: String })
+    usePoll(async () => (loads.idle++, 'same'), {
+      periodMs: 5,
+      idlePeriodMs: 60_000,
+      liveMs: 40,
+      wake,
+      describe: String,
+    })
     return <Text>probe</Text>
   }
   const { rerender } = render(<Probe wake={1} />)

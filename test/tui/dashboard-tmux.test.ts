@@ -17,7 +17,9 @@ const screen = (session: string) => tmux('capture-pane', '-p', '-t', session).st
 const running = (session: string) => tmux('has-session', '-t', session).status === 0
 
 /** Ink draws nothing until exit when it thinks it runs in CI (`CI`, `CONTINUOUS_INTEGRATION`, `CI_*`): a terminal user has none of these. */
-const ciVariables = Object.keys(process.env).filter((name) => name === 'CI' || name === 'CONTINUOUS_INTEGRATION' || name.startsWith('CI_'))
+const ciVariables = Object.keys(process.env).filter(
+  (name) => name === 'CI' || name === 'CONTINUOUS_INTEGRATION' || name.startsWith('CI_'),
+)
 
 let dir: string
 
@@ -87,7 +89,10 @@ describe.skipIf(!hasTmux)('svc up in a terminal', () => {
     ].join(' ')
     expect(tmux('new-session', '-d', '-x', '80', '-y', '24', '-s', session, '-c', repo, command).stderr).toBe('')
 
-    const ready = () => /block #\d/.test(screen(session)) && /1,000 USDC/.test(screen(session)) && screen(session).includes('POST   /echo')
+    const ready = () =>
+      /block #\d/.test(screen(session)) &&
+      /1,000 USDC/.test(screen(session)) &&
+      screen(session).includes('POST   /echo')
     await eventually(session, 'no seeded dashboard', ready, 60_000)
     const frame = screen(session)
     expect(frame).toMatch(/^New API key \(seed\) {2}shown once: copy it now/m)

@@ -17,7 +17,18 @@ import { useWindowSize } from '../../tui/hooks/use-window-size.js'
 import { allocateRows } from '../../tui/layout.js'
 import type { DashboardOptions } from '../../tui/model.js'
 import { waitFor } from '../helpers/payments.js'
-import { address, apiOf, endpoint, feedOf, linesOf, now, renderAt, settlement, txHash, usdc } from './dashboard-fixtures.js'
+import {
+  address,
+  apiOf,
+  endpoint,
+  feedOf,
+  linesOf,
+  now,
+  renderAt,
+  settlement,
+  txHash,
+  usdc,
+} from './dashboard-fixtures.js'
 
 afterEach(() => cleanup())
 
@@ -47,19 +58,32 @@ describe('ChainPanel', () => {
     const props = { chainId: 845320402, network: 'eip155:845320402', rpcUrl: 'http://127.0.0.1:8545' }
     const ok = render(<ChainPanel {...props} chain={{ data: { blockNumber: 1234n } }} />)
     expect(ok.lastFrame()).toBe('chain 845320402 (eip155:845320402) · block #1,234 · RPC http://127.0.0.1:8545')
-    const failed = renderAt(80, <ChainPanel {...props} chain={{ error: 'cannot reach the chain RPC at http://127.0.0.1:8545: is svc up running?' }} />)
+    const failed = renderAt(
+      80,
+      <ChainPanel
+        {...props}
+        chain={{ error: 'cannot reach the chain RPC at http://127.0.0.1:8545: is svc up running?' }}
+      />,
+    )
     expect(linesOf(failed.lastFrame())).toHaveLength(1)
     expect(failed.lastFrame()).toBe('chain 845320402 ✖ cannot reach the chain RPC at http://127.0.0.1:8545: is svc u…')
   })
 })
 
 describe('WalletPanel', () => {
-  const wallet = { address, private_key: privateKey, private_key_redacted: `${privateKey.slice(0, 6)}…${privateKey.slice(-4)}` }
+  const wallet = {
+    address,
+    private_key: privateKey,
+    private_key_redacted: `${privateKey.slice(0, 6)}…${privateKey.slice(-4)}`,
+  }
   const balances = { eth_wei: '0x8ac7230489e80000', usdc_base: '0x3b9aca00' }
 
   test('shows the address and the balances in ETH and USDC, never the private key', () => {
     // A whole GET /sandbox-wallet answer, private key included: the panel must not show it.
-    const { lastFrame } = renderAt(100, <WalletPanel loggedIn wallet={{ data: { wallet, balances } }} faucet={{ status: 'idle' }} width={100} />)
+    const { lastFrame } = renderAt(
+      100,
+      <WalletPanel loggedIn wallet={{ data: { wallet, balances } }} faucet={{ status: 'idle' }} width={100} />,
+    )
     expect(linesOf(lastFrame())).toEqual([
       `Sandbox wallet  ${address}  key 0xd223…0d01 (hidden)`,
       '  1,000 USDC  ·  10 ETH',
@@ -71,24 +95,41 @@ describe('WalletPanel', () => {
 
   test('fractional balances keep their decimals; ETH at most 4', () => {
     const odd = { eth_wei: '1234567890123456789', usdc_base: '1500001' }
-    const { lastFrame } = render(<WalletPanel loggedIn wallet={{ data: { wallet, balances: odd } }} faucet={{ status: 'idle' }} width={100} />)
+    const { lastFrame } = render(
+      <WalletPanel loggedIn wallet={{ data: { wallet, balances: odd } }} faucet={{ status: 'idle' }} width={100} />,
+    )
     expect(lastFrame()).toContain('1.500001 USDC  ·  1.2345 ETH')
   })
 
   test('at 40 columns the address is shortened', () => {
-    const { lastFrame } = renderAt(40, <WalletPanel loggedIn wallet={{ data: { wallet, balances } }} faucet={{ status: 'idle' }} width={40} />)
+    const { lastFrame } = renderAt(
+      40,
+      <WalletPanel loggedIn wallet={{ data: { wallet, balances } }} faucet={{ status: 'idle' }} width={40} />,
+    )
     expect(linesOf(lastFrame())[0]).toBe('Sandbox wallet  0x0821…A6Ed')
   })
 
   test('without a session it says how to sign up or log in', () => {
-    const { lastFrame } = renderAt(200, <WalletPanel loggedIn={false} wallet={{}} faucet={{ status: 'idle' }} width={200} />)
-    expect(lastFrame()).toBe('Sandbox wallet  not logged in: `svc signup --sandbox` or `svc login --sandbox` (shown here at once)')
+    const { lastFrame } = renderAt(
+      200,
+      <WalletPanel loggedIn={false} wallet={{}} faucet={{ status: 'idle' }} width={200} />,
+    )
+    expect(lastFrame()).toBe(
+      'Sandbox wallet  not logged in: `svc signup --sandbox` or `svc login --sandbox` (shown here at once)',
+    )
   })
 
   test('an error is one line in the panel', () => {
     const error = 'cannot reach http://sandbox.localhost:4020 (ECONNREFUSED): is svc up running?'
-    const { lastFrame } = renderAt(100, <WalletPanel loggedIn wallet={{ error }} faucet={{ status: 'idle' }} width={100} />)
-    expect(linesOf(lastFrame())).toEqual(['Sandbox wallet  unavailable', `  ✖ ${error}`, '  faucet  press f to send ETH and USDC to this wallet'])
+    const { lastFrame } = renderAt(
+      100,
+      <WalletPanel loggedIn wallet={{ error }} faucet={{ status: 'idle' }} width={100} />,
+    )
+    expect(linesOf(lastFrame())).toEqual([
+      'Sandbox wallet  unavailable',
+      `  ✖ ${error}`,
+      '  faucet  press f to send ETH and USDC to this wallet',
+    ])
     // Too long for the width: cut, still one line.
     const narrow = renderAt(60, <WalletPanel loggedIn wallet={{ error }} faucet={{ status: 'idle' }} width={60} />)
     expect(linesOf(narrow.lastFrame())[1]).toBe('  ✖ cannot reach http://sandbox.localhost:4020 (ECONNREFUSE…')
@@ -99,7 +140,17 @@ describe('FaucetLine', () => {
   test('shows progress, then what was sent, or why it failed', () => {
     const { lastFrame, rerender } = render(<FaucetLine faucet={{ status: 'funding', address }} />)
     expect(lastFrame()).toBe('  faucet  funding 0x0821…A6Ed…')
-    rerender(<FaucetLine faucet={{ status: 'funded', result: { funded: { eth_wei: '0x8ac7230489e80000', usdc_base: '0x3b9aca00' }, transactions: { usdc: txHash } } }} />)
+    rerender(
+      <FaucetLine
+        faucet={{
+          status: 'funded',
+          result: {
+            funded: { eth_wei: '0x8ac7230489e80000', usdc_base: '0x3b9aca00' },
+            transactions: { usdc: txHash },
+          },
+        }}
+      />,
+    )
     expect(lastFrame()).toBe('  faucet  ✔ sent 10 ETH and 1,000 USDC · tx 0xab12…ab12')
     rerender(<FaucetLine faucet={{ status: 'failed', error: 'email not verified (HTTP 403)' }} />)
     expect(lastFrame()).toBe('  faucet  ✖ email not verified (HTTP 403)')
@@ -112,14 +163,24 @@ describe('ApisPanel', () => {
       api: apiOf('api_1', 'Weather', 'weather'),
       endpoints: [
         endpoint({ path_pattern: '/weather/{city}' }),
-        endpoint({ method: 'POST', path_pattern: '/forecast', accepts: [{ ...endpoint({}).accepts[0]!, amount: '1500000' }], ttl: 300, expires_at: new Date(now + 245_000).toISOString(), enabled: false }),
+        endpoint({
+          method: 'POST',
+          path_pattern: '/forecast',
+          accepts: [{ ...endpoint({}).accepts[0]!, amount: '1500000' }],
+          ttl: 300,
+          expires_at: new Date(now + 245_000).toISOString(),
+          enabled: false,
+        }),
       ],
     },
     { api: apiOf('api_2', 'Empty', 'empty'), endpoints: [] },
   ]
 
   test('lists each API with its gateway URL and its endpoints: method, path, price in USDC, ttl countdown, enabled', () => {
-    const { lastFrame, rerender } = renderAt(100, <ApisPanel loggedIn apis={{ data: apis }} usdc={usdc} now={now} width={100} />)
+    const { lastFrame, rerender } = renderAt(
+      100,
+      <ApisPanel loggedIn apis={{ data: apis }} usdc={usdc} now={now} width={100} />,
+    )
     expect(linesOf(lastFrame())).toEqual([
       'APIs & endpoints  2 APIs, 2 endpoints',
       '  Weather  http://weather.dev.localhost:4020',
@@ -138,8 +199,20 @@ describe('ApisPanel', () => {
   })
 
   test('a price in another asset is in atomic units; a short list says how many lines are left out', () => {
-    const other = [{ api: apis[0]!.api, endpoints: [endpoint({ accepts: [{ ...endpoint({}).accepts[0]!, asset: '0x00000000000000000000000000000000000000aa' }] }), endpoint({}), endpoint({})] }]
-    const { lastFrame } = renderAt(100, <ApisPanel loggedIn apis={{ data: other }} usdc={usdc} now={now} width={100} rows={3} />)
+    const other = [
+      {
+        api: apis[0]!.api,
+        endpoints: [
+          endpoint({ accepts: [{ ...endpoint({}).accepts[0]!, asset: '0x00000000000000000000000000000000000000aa' }] }),
+          endpoint({}),
+          endpoint({}),
+        ],
+      },
+    ]
+    const { lastFrame } = renderAt(
+      100,
+      <ApisPanel loggedIn apis={{ data: other }} usdc={usdc} now={now} width={100} rows={3} />,
+    )
     const lines = linesOf(lastFrame())
     expect(lines).toHaveLength(4)
     expect(lines[2]).toContain('10000 units')
@@ -147,12 +220,19 @@ describe('ApisPanel', () => {
   })
 
   test('empty, not logged in and error states', () => {
-    expect(render(<ApisPanel loggedIn apis={{ data: [] }} usdc={usdc} now={now} width={100} />).lastFrame()).toContain('none yet')
-    expect(render(<ApisPanel loggedIn={false} apis={{}} usdc={usdc} now={now} width={100} />).lastFrame()).toContain('`svc signup --sandbox`')
-    expect(linesOf(render(<ApisPanel loggedIn apis={{ error: 'insufficient scope (HTTP 403)' }} usdc={usdc} now={now} width={100} />).lastFrame())).toEqual([
-      'APIs & endpoints',
-      '  ✖ insufficient scope (HTTP 403)',
-    ])
+    expect(render(<ApisPanel loggedIn apis={{ data: [] }} usdc={usdc} now={now} width={100} />).lastFrame()).toContain(
+      'none yet',
+    )
+    expect(render(<ApisPanel loggedIn={false} apis={{}} usdc={usdc} now={now} width={100} />).lastFrame()).toContain(
+      '`svc signup --sandbox`',
+    )
+    expect(
+      linesOf(
+        render(
+          <ApisPanel loggedIn apis={{ error: 'insufficient scope (HTTP 403)' }} usdc={usdc} now={now} width={100} />,
+        ).lastFrame(),
+      ),
+    ).toEqual(['APIs & endpoints', '  ✖ insufficient scope (HTTP 403)'])
   })
 })
 
@@ -164,17 +244,31 @@ describe('SettlementsPanel', () => {
   ]
 
   test('newest first: time, method and path, amount in USDC, payer and transaction shortened', () => {
-    const { lastFrame } = renderAt(100, <SettlementsPanel loggedIn settlements={{ data: feedOf(settlements) }} usdc={usdc} width={100} />)
+    const { lastFrame } = renderAt(
+      100,
+      <SettlementsPanel loggedIn settlements={{ data: feedOf(settlements) }} usdc={usdc} width={100} />,
+    )
     const lines = linesOf(lastFrame())
     expect(lines[0]).toBe('Settlements  newest first')
-    expect(lines.slice(1).map((line) => /\/weather\/\w+/.exec(line)?.[0])).toEqual(['/weather/Paris', '/weather/Rome', '/weather/Oslo'])
-    expect(lines[1]).toMatch(/^ {2}\d\d:\d\d:\d\d {2}GET \/weather\/Paris +0\.025 USDC +from 0x1234…abcd {2}tx 0xab12…ab12$/)
+    expect(lines.slice(1).map((line) => /\/weather\/\w+/.exec(line)?.[0])).toEqual([
+      '/weather/Paris',
+      '/weather/Rome',
+      '/weather/Oslo',
+    ])
+    expect(lines[1]).toMatch(
+      /^ {2}\d\d:\d\d:\d\d {2}GET \/weather\/Paris +0\.025 USDC +from 0x1234…abcd {2}tx 0xab12…ab12$/,
+    )
   })
 
   test('a buyer charged without the answer is marked "no answer"; the lines stay aligned and fit', () => {
     const marked = [settlements[0]!, { ...settlements[1]!, delivered: false }, settlements[2]!]
     for (const width of [100, 80]) {
-      const lines = linesOf(renderAt(width, <SettlementsPanel loggedIn settlements={{ data: feedOf(marked) }} usdc={usdc} width={width} />).lastFrame())
+      const lines = linesOf(
+        renderAt(
+          width,
+          <SettlementsPanel loggedIn settlements={{ data: feedOf(marked) }} usdc={usdc} width={width} />,
+        ).lastFrame(),
+      )
       expect(lines[1]).toMatch(/GET \/weather\/Paris +0\.025 USDC +no answer +from 0x1234…abcd/)
       // At 80 columns the transaction gives way, not the path.
       expect(lines[1]!.includes('tx 0x'), `${width} columns`).toBe(width === 100)
@@ -185,14 +279,27 @@ describe('SettlementsPanel', () => {
   })
 
   test('empty and not logged in', () => {
-    expect(render(<SettlementsPanel loggedIn settlements={{ data: feedOf([]) }} usdc={usdc} width={100} />).lastFrame()).toContain('none yet')
-    expect(render(<SettlementsPanel loggedIn={false} settlements={{}} usdc={usdc} width={100} />).lastFrame()).toContain('`svc signup --sandbox`')
+    expect(
+      render(<SettlementsPanel loggedIn settlements={{ data: feedOf([]) }} usdc={usdc} width={100} />).lastFrame(),
+    ).toContain('none yet')
+    expect(
+      render(<SettlementsPanel loggedIn={false} settlements={{}} usdc={usdc} width={100} />).lastFrame(),
+    ).toContain('`svc signup --sandbox`')
   })
 })
 
 describe('OutboxPanel', () => {
   test('shows each mail with the command that verifies it', () => {
-    const messages = [{ id: 2, to: 'alice@example.test', subject: 'Verify your email for svc', body: '…', token: 'tok_abc', created_at: '2026-01-01T11:00:00.000Z' }]
+    const messages = [
+      {
+        id: 2,
+        to: 'alice@example.test',
+        subject: 'Verify your email for svc',
+        body: '…',
+        token: 'tok_abc',
+        created_at: '2026-01-01T11:00:00.000Z',
+      },
+    ]
     const { lastFrame } = renderAt(100, <OutboxPanel outbox={{ data: messages }} width={100} />)
     expect(linesOf(lastFrame())[1]).toMatch(/^ {2}\d\d:\d\d:\d\d {2}alice@example\.test +svc verify-email tok_abc$/)
     expect(render(<OutboxPanel outbox={{ data: [] }} width={100} />).lastFrame()).toContain('no mails yet')
@@ -202,14 +309,44 @@ describe('OutboxPanel', () => {
 describe('at 80 columns', () => {
   test('every panel fits: long paths and addresses are cut, hex is shortened', () => {
     const long = '/a/very/long/path/that/does/not/fit/in/eighty/columns/{id}/and/more/segments'
-    const apis = [{ api: apiOf('api_1', 'An API with a rather long display name that goes on', 'long-slug'), endpoints: [endpoint({ path_pattern: long, ttl: 60, expires_at: new Date(now + 59_000).toISOString() })] }]
+    const apis = [
+      {
+        api: apiOf('api_1', 'An API with a rather long display name that goes on', 'long-slug'),
+        endpoints: [endpoint({ path_pattern: long, ttl: 60, expires_at: new Date(now + 59_000).toISOString() })],
+      },
+    ]
     const settlements = [settlement('stl_1', '2026-01-01T11:00:00.000Z', long)]
-    const outbox = [{ id: 1, to: 'somebody.with.a.very.long.address@subdomain.example.test', subject: 'Verify', body: '', token: 'x'.repeat(32), created_at: '2026-01-01T11:00:00.000Z' }]
-    const wallet = { data: { wallet: { address, private_key_redacted: '0xd223…0d01' }, balances: { eth_wei: '0x0', usdc_base: '0x0' } } }
+    const outbox = [
+      {
+        id: 1,
+        to: 'somebody.with.a.very.long.address@subdomain.example.test',
+        subject: 'Verify',
+        body: '',
+        token: 'x'.repeat(32),
+        created_at: '2026-01-01T11:00:00.000Z',
+      },
+    ]
+    const wallet = {
+      data: {
+        wallet: { address, private_key_redacted: '0xd223…0d01' },
+        balances: { eth_wei: '0x0', usdc_base: '0x0' },
+      },
+    }
     const { lastFrame } = renderAt(
       80,
       <Box flexDirection="column">
-        <WalletPanel loggedIn wallet={wallet} faucet={{ status: 'funded', result: { funded: { eth_wei: '0x8ac7230489e80000', usdc_base: '0x3b9aca00' }, transactions: { usdc: txHash } } }} width={80} />
+        <WalletPanel
+          loggedIn
+          wallet={wallet}
+          faucet={{
+            status: 'funded',
+            result: {
+              funded: { eth_wei: '0x8ac7230489e80000', usdc_base: '0x3b9aca00' },
+              transactions: { usdc: txHash },
+            },
+          }}
+          width={80}
+        />
         <ApisPanel loggedIn apis={{ data: apis }} usdc={usdc} now={now} width={80} />
         <SettlementsPanel loggedIn settlements={{ data: feedOf(settlements) }} usdc={usdc} width={80} />
         <OutboxPanel outbox={{ data: outbox }} width={80} />
@@ -298,7 +435,9 @@ describe('App', () => {
     await waitFor(() => (lastFrame()?.match(/✖/g)?.length ?? 0) >= 5)
     const lines = linesOf(lastFrame())
     expect(lines[0]).toBe(`svc sandbox · http://sandbox.localhost:${port} · gateway port ${port}`)
-    expect(lines.find((line) => line.startsWith('chain'))).toBe(`chain 845320402 ✖ cannot reach the chain RPC at http://127.0.0.1:${port}: is svc up running?`)
+    expect(lines.find((line) => line.startsWith('chain'))).toBe(
+      `chain 845320402 ✖ cannot reach the chain RPC at http://127.0.0.1:${port}: is svc up running?`,
+    )
     const unreachable = `  ✖ cannot reach http://sandbox.localhost:${port} (ECONNREFUSED): is svc up running?`
     // The wallet, the APIs, the settlements and the outbox.
     expect(lines.filter((line) => line === unreachable)).toHaveLength(4)

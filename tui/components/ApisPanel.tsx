@@ -18,12 +18,17 @@ export type ApisPanelProps = {
   rows?: number | undefined
 }
 
-type Item = { kind: 'api'; entry: ApiWithEndpoints } | { kind: 'endpoint'; endpoint: ApiWithEndpoints['endpoints'][number] } | { kind: 'none' }
+type Item =
+  | { kind: 'api'; entry: ApiWithEndpoints }
+  | { kind: 'endpoint'; endpoint: ApiWithEndpoints['endpoints'][number] }
+  | { kind: 'none' }
 
 function items(apis: ApiWithEndpoints[]): Item[] {
   return apis.flatMap((entry): Item[] => [
     { kind: 'api', entry },
-    ...(entry.endpoints.length ? entry.endpoints.map((endpoint): Item => ({ kind: 'endpoint', endpoint })) : [{ kind: 'none' as const }]),
+    ...(entry.endpoints.length
+      ? entry.endpoints.map((endpoint): Item => ({ kind: 'endpoint', endpoint }))
+      : [{ kind: 'none' as const }]),
   ])
 }
 
@@ -59,6 +64,7 @@ export const ApisPanel = memo(function ApisPanel({ loggedIn, apis, usdc, now, wi
         item.kind === 'api' ? (
           <ApiLine key={`api-${item.entry.api.id}`} api={item.entry.api} width={width} />
         ) : item.kind === 'none' ? (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a 'none' line has nothing but its place to be known by
           <Line key={`none-${i}`} dim>
             {'  no endpoints yet'}
           </Line>
@@ -79,7 +85,11 @@ export const ApisPanel = memo(function ApisPanel({ loggedIn, apis, usdc, now, wi
   )
 })
 
-const emptyHints = ['none yet: `svc apis create --sandbox …`, then `svc endpoints add …`', 'none yet: `svc apis create --sandbox …`', 'none yet']
+const emptyHints = [
+  'none yet: `svc apis create --sandbox …`, then `svc endpoints add …`',
+  'none yet: `svc apis create --sandbox …`',
+  'none yet',
+]
 
 /** An API's name, cut to leave room for its whole gateway URL (where buyers call it). */
 function ApiLine({ api, width }: { api: ApiWithEndpoints['api']; width: number }) {

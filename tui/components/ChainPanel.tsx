@@ -25,7 +25,9 @@ export const ChainPanel = memo(function ChainPanel({ chainId, network, rpcUrl, c
       ) : (
         <Text>
           {` · block ${data ? `#${data.blockNumber.toLocaleString('en-US')}` : '…'}`}
-          {data?.clockOffsetSeconds ? <Text color="yellow">{` · time ${formatOffset(data.clockOffsetSeconds)}`}</Text> : null}
+          {data?.clockOffsetSeconds ? (
+            <Text color="yellow">{` · time ${formatOffset(data.clockOffsetSeconds)}`}</Text>
+          ) : null}
           <Text dimColor>{` · RPC ${rpcUrl}`}</Text>
         </Text>
       )}

@@ -5,7 +5,10 @@ import { Line } from './Panel.js'
 
 /** What a faucet call sent: `10 ETH and 1,000 USDC`. */
 function sent(funded: { eth_wei?: string | undefined; usdc_base?: string | undefined }): string {
-  const parts = [funded.eth_wei ? formatEth(funded.eth_wei) : undefined, funded.usdc_base ? formatUsdc(funded.usdc_base) : undefined]
+  const parts = [
+    funded.eth_wei ? formatEth(funded.eth_wei) : undefined,
+    funded.usdc_base ? formatUsdc(funded.usdc_base) : undefined,
+  ]
   return parts.filter(Boolean).join(' and ') || 'nothing'
 }
 
@@ -21,7 +24,9 @@ export function FaucetLine({ faucet }: { faucet: FaucetState }) {
       ) : faucet.status === 'funded' ? (
         <Text color="green">
           {`✔ sent ${sent(faucet.result.funded)}`}
-          {faucet.result.transactions.usdc ? <Text dimColor>{` · tx ${shortHex(faucet.result.transactions.usdc)}`}</Text> : null}
+          {faucet.result.transactions.usdc ? (
+            <Text dimColor>{` · tx ${shortHex(faucet.result.transactions.usdc)}`}</Text>
+          ) : null}
         </Text>
       ) : (
         <Text color="red">{`✖ ${faucet.error}`}</Text>

@@ -11,7 +11,12 @@ export type HeaderProps = {
 }
 
 /** The first line: what this is and where its control plane answers. */
-export const Header = memo(function Header({ sandboxControlUrl, gatewayPort, loggedIn, width = Number.POSITIVE_INFINITY }: HeaderProps) {
+export const Header = memo(function Header({
+  sandboxControlUrl,
+  gatewayPort,
+  loggedIn,
+  width = Number.POSITIVE_INFINITY,
+}: HeaderProps) {
   const where = ` · ${sandboxControlUrl} · gateway port ${gatewayPort}`
   const notLoggedIn = ' · not logged in'
   const room = width - 'svc sandbox'.length - where.length

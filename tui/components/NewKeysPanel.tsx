@@ -23,7 +23,11 @@ export const NewKeysPanel = memo(function NewKeysPanel({ keys, width }: NewKeysP
   if (!keys.length) return null
   const title = `New API key${keys.length === 1 ? '' : 's'} (seed)`
   return (
-    <Panel title={title} summary={['shown once: copy it now, svc keeps only a hash', 'shown once: copy it now', 'shown once']} width={width}>
+    <Panel
+      title={title}
+      summary={['shown once: copy it now, svc keeps only a hash', 'shown once: copy it now', 'shown once']}
+      width={width}
+    >
       {keys.map(({ name, environment, key }) => (
         <Line key={key}>
           <Text bold color="yellow">

@@ -24,7 +24,8 @@ export const OutboxPanel = memo(function OutboxPanel({ outbox, width, rows }: Ou
   const title = 'Outbox'
   if (outbox.error) return <Panel title={title}>{rows === 0 ? null : <ErrorLine message={outbox.error} />}</Panel>
   if (!outbox.data) return <Panel title={title} summary="loading…" />
-  if (!outbox.data.length) return <Panel title={title} summary="no mails yet (verification mails of `svc signup` land here)" />
+  if (!outbox.data.length)
+    return <Panel title={title} summary="no mails yet (verification mails of `svc signup` land here)" />
   const { shown, hidden } = visibleItems(outbox.data, rows ?? Number.POSITIVE_INFINITY)
   // The `svc verify-email` command is whole first (a cut token verifies nothing); the address gets what is left, at
   // least 10 columns, and the time only when there is room for both.

@@ -16,7 +16,10 @@ export type PanelProps = {
 
 /** A titled section: one title line, then its lines (each cut to the width, never wrapped). */
 export function Panel({ title, summary, width, children }: PanelProps) {
-  const text = typeof summary === 'string' || summary === undefined ? summary : fitFirst(summary, (width ?? Number.POSITIVE_INFINITY) - title.length - 2)
+  const text =
+    typeof summary === 'string' || summary === undefined
+      ? summary
+      : fitFirst(summary, (width ?? Number.POSITIVE_INFINITY) - title.length - 2)
   return (
     <Box flexDirection="column">
       <TitleLine title={title}>{text ? <Text dimColor>{text}</Text> : null}</TitleLine>

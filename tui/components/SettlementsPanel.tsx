@@ -18,14 +18,19 @@ export type SettlementsPanelProps = {
 }
 
 /** Lines the list wants: one per settlement; one for an error or an empty list. */
-export function settlementsPanelWants({ loggedIn, settlements }: Pick<SettlementsPanelProps, 'loggedIn' | 'settlements'>): number {
+export function settlementsPanelWants({
+  loggedIn,
+  settlements,
+}: Pick<SettlementsPanelProps, 'loggedIn' | 'settlements'>): number {
   const current = settlements.data?.current ?? 0
   return !loggedIn || settlements.error || current === 0 ? 1 : current
 }
 
 /** Newest first, by creation time then id (as GET /settlements orders them). */
 function newestFirst(settlements: Settlement[]): Settlement[] {
-  return [...settlements].sort((a, b) => (a.created_at === b.created_at ? b.id.localeCompare(a.id) : b.created_at.localeCompare(a.created_at)))
+  return [...settlements].sort((a, b) =>
+    a.created_at === b.created_at ? b.id.localeCompare(a.id) : b.created_at.localeCompare(a.created_at),
+  )
 }
 
 const col = { time: 8, amount: 13, payer: 16, tx: 14, undelivered: 12 }
@@ -35,16 +40,30 @@ const col = { time: 8, amount: 13, payer: 16, tx: 14, undelivered: 12 }
  * and transaction; a buyer charged without getting the answer is marked "no answer" in red. Those of an earlier chain
  * are only counted.
  */
-export const SettlementsPanel = memo(function SettlementsPanel({ loggedIn, settlements, usdc, width, rows }: SettlementsPanelProps) {
+export const SettlementsPanel = memo(function SettlementsPanel({
+  loggedIn,
+  settlements,
+  usdc,
+  width,
+  rows,
+}: SettlementsPanelProps) {
   const title = 'Settlements'
   if (!loggedIn) return <Panel title={title} summary={loginHints} width={width} />
-  if (settlements.error) return <Panel title={title}>{rows === 0 ? null : <ErrorLine message={settlements.error} />}</Panel>
+  if (settlements.error)
+    return <Panel title={title}>{rows === 0 ? null : <ErrorLine message={settlements.error} />}</Panel>
   if (!settlements.data) return <Panel title={title} summary="loading…" />
   // Settlements of an earlier chain are not current: their transactions are gone with that chain.
   const { newest, current: count, old } = settlements.data
   const current = newest.filter((s) => !s.old_chain)
   const earlier = old ? ` (${old} from an earlier chain not shown)` : ''
-  if (!count) return <Panel title={title} summary={[`none yet: paid requests to your Sandbox APIs show here${earlier}`, `none yet${earlier}`, 'none yet']} width={width} />
+  if (!count)
+    return (
+      <Panel
+        title={title}
+        summary={[`none yet: paid requests to your Sandbox APIs show here${earlier}`, `none yet${earlier}`, 'none yet']}
+        width={width}
+      />
+    )
   const { shown, hidden } = visibleItems(newestFirst(current), rows ?? Number.POSITIVE_INFINITY, count)
   // Charged without the answer (the buyer left after the settlement, or svc stopped mid-payment): marked on its line.
   const undelivered = shown.some((s) => !s.delivered)
@@ -52,7 +71,10 @@ export const SettlementsPanel = memo(function SettlementsPanel({ loggedIn, settl
   const markWidth = undelivered ? col.undelivered : 0
   const showTx = width >= 72 + markWidth
   const showPayer = width >= 56 + markWidth
-  const pathWidth = Math.max(8, width - 2 - col.time - col.amount - 6 - (showPayer ? col.payer + 2 : 0) - (showTx ? col.tx + 2 : 0) - markWidth)
+  const pathWidth = Math.max(
+    8,
+    width - 2 - col.time - col.amount - 6 - (showPayer ? col.payer + 2 : 0) - (showTx ? col.tx + 2 : 0) - markWidth,
+  )
   return (
     <Panel title={title} summary={[`newest first${earlier}`, 'newest first']} width={width}>
       {shown.map((s) => (

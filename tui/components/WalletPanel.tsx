@@ -25,7 +25,8 @@ export const WalletPanel = memo(function WalletPanel({ loggedIn, wallet, faucet,
   const { data, error } = wallet
   const room = width - title.length - 2
   const address = data ? fitHex(data.wallet.address, room) : undefined
-  const key = data && address && room - address.length >= 26 ? `key ${data.wallet.private_key_redacted} (hidden)` : undefined
+  const key =
+    data && address && room - address.length >= 26 ? `key ${data.wallet.private_key_redacted} (hidden)` : undefined
   return (
     <Box flexDirection="column">
       <TitleLine title={title}>

@@ -3,7 +3,16 @@ import { createPublicClient, http } from 'viem'
 import { createSvcClient, type SvcClient } from '../../sdk/client.js'
 import { describeError } from '../errors.js'
 import type { Fault } from '../../sdk/types.js'
-import type { ApiWithEndpoints, ChainInfo, DashboardOptions, FaucetState, Loadable, OutboxMessage, SettlementFeed, WalletData } from '../model.js'
+import type {
+  ApiWithEndpoints,
+  ChainInfo,
+  DashboardOptions,
+  FaucetState,
+  Loadable,
+  OutboxMessage,
+  SettlementFeed,
+  WalletData,
+} from '../model.js'
 import { createSettlementFeed } from '../settlement-feed.js'
 import { useFaucet } from './use-faucet.js'
 import { usePoll } from './use-poll.js'
@@ -35,12 +44,18 @@ async function loadWallet(client: SvcClient): Promise<WalletData> {
 async function loadApis(client: SvcClient): Promise<ApiWithEndpoints[]> {
   const apis = await client.apis.list()
   return Promise.all(
-    apis.map(async ({ id, name, slug, gateway_url }) => ({ api: { id, name, slug, gateway_url }, endpoints: await client.endpoints.list(id) })),
+    apis.map(async ({ id, name, slug, gateway_url }) => ({
+      api: { id, name, slug, gateway_url },
+      endpoints: await client.endpoints.list(id),
+    })),
   )
 }
 
 /** The session's JWT: `session`, else what `getSession` answers, asked again every `periodMs` (a later `svc login` shows up). */
-function useJwt({ session, getSession }: Pick<DashboardOptions, 'session' | 'getSession'>, periodMs: number): string | undefined {
+function useJwt(
+  { session, getSession }: Pick<DashboardOptions, 'session' | 'getSession'>,
+  periodMs: number,
+): string | undefined {
   const [jwt, setJwt] = useState(session?.jwt ?? getSession?.()?.jwt)
   const current = useRef(jwt)
   useEffect(() => {
@@ -63,9 +78,15 @@ function useJwt({ session, getSession }: Pick<DashboardOptions, 'session' | 'get
 export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }: DashboardOptions): DashboardData {
   const jwt = useJwt({ session, getSession }, refreshMs)
   const { sandbox_control_url: baseUrl, rpc_url: rpcUrl } = urls
-  const seller = useMemo(() => (jwt ? createSvcClient({ baseUrl, jwt, environment: 'development' }) : undefined), [baseUrl, jwt])
+  const seller = useMemo(
+    () => (jwt ? createSvcClient({ baseUrl, jwt, environment: 'development' }) : undefined),
+    [baseUrl, jwt],
+  )
   const anyone = useMemo(() => createSvcClient({ baseUrl }), [baseUrl])
-  const rpc = useMemo(() => createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: 5_000 }) }), [rpcUrl])
+  const rpc = useMemo(
+    () => createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: 5_000 }) }),
+    [rpcUrl],
+  )
   const settlementFeed = useMemo(() => seller && createSettlementFeed(seller), [seller])
 
   const describe = useCallback((error: unknown) => describeError(error, { rpcUrl }), [rpcUrl])
@@ -73,7 +94,10 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
     // svc's clock offset (time travel) comes with the block: an svc without the route leaves it unknown.
     const [blockNumber, clockOffsetSeconds] = await Promise.all([
       rpc.getBlockNumber({ cacheTime: 0 }),
-      anyone.time.get().then((time) => time.offset_seconds, () => undefined),
+      anyone.time.get().then(
+        (time) => time.offset_seconds,
+        () => undefined,
+      ),
     ])
     return { blockNumber, clockOffsetSeconds }
   }, [rpc, anyone])
@@ -93,9 +117,18 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
   const faults = usePoll(async () => (await anyone.faults.list()).faults, controlPlane)
 
   const { faucet, fund } = useFaucet(seller, wallet.data?.wallet.address, wallet.refresh)
-  const refreshers = [chain.refresh, wallet.refresh, apis.refresh, settlements.refresh, outbox.refresh, faults.refresh]
   // Each poll's refresh is stable, so this is too.
-  const refresh = useCallback(() => refreshers.forEach((refreshOne) => refreshOne()), refreshers)
+  const refresh = useCallback(() => {
+    for (const refreshOne of [
+      chain.refresh,
+      wallet.refresh,
+      apis.refresh,
+      settlements.refresh,
+      outbox.refresh,
+      faults.refresh,
+    ])
+      refreshOne()
+  }, [chain.refresh, wallet.refresh, apis.refresh, settlements.refresh, outbox.refresh, faults.refresh])
 
   return { loggedIn: seller !== undefined, chain, wallet, apis, settlements, outbox, faults, faucet, fund, refresh }
 }

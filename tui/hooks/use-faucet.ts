@@ -10,7 +10,11 @@ const idle: FaucetState = { status: 'idle' }
  * so the balances refresh. A press while funding is ignored. The state belongs to the session (`client`): after a
  * login change the line is idle again, and a call still running for the previous session is not shown.
  */
-export function useFaucet(client: SvcClient | undefined, address: string | undefined, onDone: () => void): { faucet: FaucetState; fund(): void } {
+export function useFaucet(
+  client: SvcClient | undefined,
+  address: string | undefined,
+  onDone: () => void,
+): { faucet: FaucetState; fund(): void } {
   const [state, setState] = useState<{ client: SvcClient | undefined; faucet: FaucetState }>({ client, faucet: idle })
   /** The session whose faucet call is running. */
   const busy = useRef<SvcClient | undefined>(undefined)
@@ -28,7 +32,11 @@ export function useFaucet(client: SvcClient | undefined, address: string | undef
     const { client, address, onDone } = latest.current
     if (!client) return setState({ client, faucet: { status: 'failed', error: loginHint } })
     if (busy.current === client) return
-    if (!address) return setState({ client, faucet: { status: 'failed', error: 'no Sandbox wallet yet: wait for the wallet panel to load' } })
+    if (!address)
+      return setState({
+        client,
+        faucet: { status: 'failed', error: 'no Sandbox wallet yet: wait for the wallet panel to load' },
+      })
     busy.current = client
     setState({ client, faucet: { status: 'funding', address } })
     const settle = (faucet: FaucetState) => {

@@ -26,10 +26,20 @@ export type DashboardLayout = {
  * injected), the wallet (three with a
  * session, else one), the three lists' titles, the help bar (one line, or more in a narrow terminal).
  */
-export function useLayout(data: Pick<DashboardData, 'loggedIn' | 'apis' | 'settlements' | 'outbox' | 'faults'>, newKeys: NewApiKey[] = []): DashboardLayout {
+export function useLayout(
+  data: Pick<DashboardData, 'loggedIn' | 'apis' | 'settlements' | 'outbox' | 'faults'>,
+  newKeys: NewApiKey[] = [],
+): DashboardLayout {
   const { columns, rows } = useWindowSize()
   const keyLines = newKeysPanelLines(newKeys)
-  const fixed = 1 + keyLines + 2 + faultsLineLines(data.faults.data) + (data.loggedIn ? 3 : 1) + 3 + helpBarLines({ faucet: data.loggedIn, width: columns })
+  const fixed =
+    1 +
+    keyLines +
+    2 +
+    faultsLineLines(data.faults.data) +
+    (data.loggedIn ? 3 : 1) +
+    3 +
+    helpBarLines({ faucet: data.loggedIn, width: columns })
   const budget = rows - 1 - fixed
   const wants = [apisPanelWants(data), settlementsPanelWants(data), outboxPanelWants(data)]
   const [apis = 0, settlements = 0, outbox = 0] = allocateRows(budget, wants)

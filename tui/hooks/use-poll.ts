@@ -26,7 +26,9 @@ export type PollOptions = {
 
 /** A stable text of `data` to compare loads by (bigints included, as the chain's numbers are). */
 function fingerprint(data: unknown): string {
-  return JSON.stringify(data, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value)) ?? 'undefined'
+  return (
+    JSON.stringify(data, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value)) ?? 'undefined'
+  )
 }
 
 /**
@@ -45,6 +47,7 @@ export function usePoll<T>(load: (() => Promise<T>) | undefined, options: PollOp
   describeRef.current = options.describe
   const active = load !== undefined
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new owner (another seller logged in) starts the poll afresh
   useEffect(() => {
     if (!active) return
     let stopped = false

@@ -18,9 +18,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('path', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute()
-  await db.schema.createIndex('settlements_user_time').on('settlements').columns(['user_id', 'environment', 'created_at']).execute()
+  await db.schema
+    .createIndex('settlements_user_time')
+    .on('settlements')
+    .columns(['user_id', 'environment', 'created_at'])
+    .execute()
   await db.schema.createIndex('settlements_api_time').on('settlements').columns(['api_id', 'created_at']).execute()
-  await db.schema.createIndex('settlements_transaction').on('settlements').columns(['transaction', 'network']).unique().execute()
+  await db.schema
+    .createIndex('settlements_transaction')
+    .on('settlements')
+    .columns(['transaction', 'network'])
+    .unique()
+    .execute()
 
   await db.schema
     .createTable('api_daily_stats')
@@ -33,7 +42,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('paid_requests', 'integer', (c) => c.notNull().defaultTo(0))
     .addPrimaryKeyConstraint('api_daily_stats_pk', ['api_id', 'day'])
     .execute()
-  await db.schema.createIndex('api_daily_stats_user').on('api_daily_stats').columns(['user_id', 'environment', 'day']).execute()
+  await db.schema
+    .createIndex('api_daily_stats_user')
+    .on('api_daily_stats')
+    .columns(['user_id', 'environment', 'day'])
+    .execute()
 
   await db.schema
     .createTable('domains')
@@ -49,5 +62,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const table of ['domains', 'api_daily_stats', 'settlements']) await db.schema.dropTable(table).ifExists().execute()
+  for (const table of ['domains', 'api_daily_stats', 'settlements'])
+    await db.schema.dropTable(table).ifExists().execute()
 }

@@ -6,9 +6,17 @@ import type { Kysely } from 'kysely'
  * epochs this data dir has seen, the newest last. A transaction hash is unique per network and epoch.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('settlements').addColumn('chain_epoch', 'text', (c) => c.notNull().defaultTo('')).execute()
+  await db.schema
+    .alterTable('settlements')
+    .addColumn('chain_epoch', 'text', (c) => c.notNull().defaultTo(''))
+    .execute()
   await db.schema.dropIndex('settlements_transaction').execute()
-  await db.schema.createIndex('settlements_transaction').on('settlements').columns(['transaction', 'network', 'chain_epoch']).unique().execute()
+  await db.schema
+    .createIndex('settlements_transaction')
+    .on('settlements')
+    .columns(['transaction', 'network', 'chain_epoch'])
+    .unique()
+    .execute()
   await db.schema
     .createTable('sandbox_chain_epochs')
     .addColumn('epoch', 'text', (c) => c.primaryKey())
@@ -21,6 +29,11 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('sandbox_chain_epochs').execute()
   await db.schema.dropIndex('settlements_transaction').execute()
-  await db.schema.createIndex('settlements_transaction').on('settlements').columns(['transaction', 'network']).unique().execute()
+  await db.schema
+    .createIndex('settlements_transaction')
+    .on('settlements')
+    .columns(['transaction', 'network'])
+    .unique()
+    .execute()
   await db.schema.alterTable('settlements').dropColumn('chain_epoch').execute()
 }

@@ -6,7 +6,10 @@ import type { Kysely } from 'kysely'
  * next start. `settlements.delivered` is 0 for a buyer who was charged without getting the answer.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('settlements').addColumn('delivered', 'integer', (c) => c.notNull().defaultTo(1)).execute()
+  await db.schema
+    .alterTable('settlements')
+    .addColumn('delivered', 'integer', (c) => c.notNull().defaultTo(1))
+    .execute()
   await db.schema
     .createTable('settlement_journal')
     .addColumn('id', 'text', (c) => c.primaryKey())

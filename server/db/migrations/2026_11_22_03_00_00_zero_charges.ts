@@ -18,5 +18,10 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   await db.deleteFrom('settlements').where('transaction', '=', '').execute()
   await db.schema.dropIndex('settlements_transaction').execute()
-  await db.schema.createIndex('settlements_transaction').on('settlements').columns(['transaction', 'network', 'chain_epoch']).unique().execute()
+  await db.schema
+    .createIndex('settlements_transaction')
+    .on('settlements')
+    .columns(['transaction', 'network', 'chain_epoch'])
+    .unique()
+    .execute()
 }

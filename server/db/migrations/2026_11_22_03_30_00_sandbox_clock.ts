@@ -5,7 +5,10 @@ import type { Kysely } from 'kysely'
  * own, so a restart that reloads the chain keeps it and a chain that starts empty starts at the machine's time.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('sandbox_chain_epochs').addColumn('clock_offset_ms', 'integer', (c) => c.notNull().defaultTo(0)).execute()
+  await db.schema
+    .alterTable('sandbox_chain_epochs')
+    .addColumn('clock_offset_ms', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute()
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

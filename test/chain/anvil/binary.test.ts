@@ -21,74 +21,86 @@ function standIn(path: string, body = 'exit 0'): string {
 }
 
 // The stand-ins are shell scripts.
-describe.skipIf(process.platform === 'win32')('resolveAnvilBinary: SVC_ANVIL_BIN, the package for this machine, PATH, foundryup', () => {
-  let dir: string
-  let places: { explicit: string; packageDir: string; pathDir: string; home: string }
-  // Every case is a Mac on Apple silicon, whatever this machine is: the platform and the resolver are the test's.
-  const resolve = (options: { explicit?: string; installed?: boolean } = {}) =>
-    resolveAnvilBinary({
-      explicit: options.explicit,
-      env: { PATH: `${join(dir, 'empty')}:${places.pathDir}`, HOME: places.home },
-      platform: 'darwin',
-      arch: 'arm64',
-      resolvePackage: (name) => (options.installed !== false && name === '@foundry-rs/anvil-darwin-arm64' ? places.packageDir : undefined),
-    })
+describe.skipIf(process.platform === 'win32')(
+  'resolveAnvilBinary: SVC_ANVIL_BIN, the package for this machine, PATH, foundryup',
+  () => {
+    let dir: string
+    let places: { explicit: string; packageDir: string; pathDir: string; home: string }
+    // Every case is a Mac on Apple silicon, whatever this machine is: the platform and the resolver are the test's.
+    const resolve = (options: { explicit?: string; installed?: boolean } = {}) =>
+      resolveAnvilBinary({
+        explicit: options.explicit,
+        env: { PATH: `${join(dir, 'empty')}:${places.pathDir}`, HOME: places.home },
+        platform: 'darwin',
+        arch: 'arm64',
+        resolvePackage: (name) =>
+          options.installed !== false && name === '@foundry-rs/anvil-darwin-arm64' ? places.packageDir : undefined,
+      })
 
-  beforeEach(() => {
-    dir = mkdtempSync(join(temp, 'case-'))
-    places = {
-      explicit: standIn(join(dir, 'explicit', 'my-anvil')),
-      packageDir: join(dir, 'node_modules', '@foundry-rs', 'anvil-darwin-arm64'),
-      pathDir: join(dir, 'path'),
-      home: join(dir, 'home'),
-    }
-    mkdirSync(join(dir, 'empty'))
-    standIn(join(places.packageDir, 'bin', 'anvil'))
-    standIn(join(places.pathDir, 'anvil'))
-    standIn(join(places.home, '.foundry', 'bin', 'anvil'))
-  })
-
-  test('each place wins over the ones after it', () => {
-    expect(resolve({ explicit: places.explicit })).toBe(places.explicit)
-    expect(resolve()).toBe(join(places.packageDir, 'bin', 'anvil'))
-    expect(resolve({ installed: false })).toBe(join(places.pathDir, 'anvil'))
-    rmSync(join(places.pathDir, 'anvil'))
-    expect(resolve({ installed: false })).toBe(join(places.home, '.foundry', 'bin', 'anvil'))
-  })
-
-  test('a file on PATH that is not executable is not Anvil', () => {
-    chmodSync(join(places.pathDir, 'anvil'), 0o644)
-    expect(resolve({ installed: false })).toBe(join(places.home, '.foundry', 'bin', 'anvil'))
-  })
-
-  test('SVC_ANVIL_BIN may name a command on PATH', () => {
-    expect(resolve({ explicit: 'anvil', installed: false })).toBe(join(places.pathDir, 'anvil'))
-  })
-
-  test('nowhere: one line naming the package for this machine and foundryup', () => {
-    rmSync(join(places.pathDir, 'anvil'))
-    rmSync(join(places.home, '.foundry'), { recursive: true })
-    expect(() => resolve({ installed: false })).toThrow(
-      'Anvil not found: install it with `npm i -D @foundry-rs/anvil-darwin-arm64@1.7.1` or with foundryup (https://getfoundry.sh), or set SVC_ANVIL_BIN to its path',
-    )
-    const error = (() => {
-      try {
-        resolveAnvilBinary({ env: { PATH: '', HOME: places.home }, platform: 'freebsd', arch: 'x64', resolvePackage: () => undefined })
-      } catch (error) {
-        return error as Error & { code: string; exitCode: number }
+    beforeEach(() => {
+      dir = mkdtempSync(join(temp, 'case-'))
+      places = {
+        explicit: standIn(join(dir, 'explicit', 'my-anvil')),
+        packageDir: join(dir, 'node_modules', '@foundry-rs', 'anvil-darwin-arm64'),
+        pathDir: join(dir, 'path'),
+        home: join(dir, 'home'),
       }
-    })()
-    expect(error).toMatchObject({
-      message: 'Anvil not found: foundry publishes no Anvil package for freebsd-x64: install it with foundryup (https://getfoundry.sh), or set SVC_ANVIL_BIN to its path',
-      code: 'anvil_not_found',
-      exitCode: 1,
+      mkdirSync(join(dir, 'empty'))
+      standIn(join(places.packageDir, 'bin', 'anvil'))
+      standIn(join(places.pathDir, 'anvil'))
+      standIn(join(places.home, '.foundry', 'bin', 'anvil'))
     })
-  })
 
-  test('an SVC_ANVIL_BIN that is not there is an error, not a fallback', () => {
-    expect(() => resolve({ explicit: join(dir, 'nope', 'anvil') })).toThrow(`SVC_ANVIL_BIN is "${join(dir, 'nope', 'anvil')}", which is not an executable file`)
-  })
-})
+    test('each place wins over the ones after it', () => {
+      expect(resolve({ explicit: places.explicit })).toBe(places.explicit)
+      expect(resolve()).toBe(join(places.packageDir, 'bin', 'anvil'))
+      expect(resolve({ installed: false })).toBe(join(places.pathDir, 'anvil'))
+      rmSync(join(places.pathDir, 'anvil'))
+      expect(resolve({ installed: false })).toBe(join(places.home, '.foundry', 'bin', 'anvil'))
+    })
+
+    test('a file on PATH that is not executable is not Anvil', () => {
+      chmodSync(join(places.pathDir, 'anvil'), 0o644)
+      expect(resolve({ installed: false })).toBe(join(places.home, '.foundry', 'bin', 'anvil'))
+    })
+
+    test('SVC_ANVIL_BIN may name a command on PATH', () => {
+      expect(resolve({ explicit: 'anvil', installed: false })).toBe(join(places.pathDir, 'anvil'))
+    })
+
+    test('nowhere: one line naming the package for this machine and foundryup', () => {
+      rmSync(join(places.pathDir, 'anvil'))
+      rmSync(join(places.home, '.foundry'), { recursive: true })
+      expect(() => resolve({ installed: false })).toThrow(
+        'Anvil not found: install it with `npm i -D @foundry-rs/anvil-darwin-arm64@1.7.1` or with foundryup (https://getfoundry.sh), or set SVC_ANVIL_BIN to its path',
+      )
+      const error = (() => {
+        try {
+          resolveAnvilBinary({
+            env: { PATH: '', HOME: places.home },
+            platform: 'freebsd',
+            arch: 'x64',
+            resolvePackage: () => undefined,
+          })
+        } catch (error) {
+          return error as Error & { code: string; exitCode: number }
+        }
+      })()
+      expect(error).toMatchObject({
+        message:
+          'Anvil not found: foundry publishes no Anvil package for freebsd-x64: install it with foundryup (https://getfoundry.sh), or set SVC_ANVIL_BIN to its path',
+        code: 'anvil_not_found',
+        exitCode: 1,
+      })
+    })
+
+    test('an SVC_ANVIL_BIN that is not there is an error, not a fallback', () => {
+      expect(() => resolve({ explicit: join(dir, 'nope', 'anvil') })).toThrow(
+        `SVC_ANVIL_BIN is "${join(dir, 'nope', 'anvil')}", which is not an executable file`,
+      )
+    })
+  },
+)
 
 describe('the Anvil packages', () => {
   test("Node's platform and arch, in foundry's names", () => {
@@ -103,19 +115,29 @@ describe('the Anvil packages', () => {
 
   test('the version the error names is the one package.json installs', () => {
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-    const declared = { ...pkg.dependencies, ...pkg.optionalDependencies, ...pkg.devDependencies }['@foundry-rs/anvil-linux-amd64']
+    const declared = { ...pkg.dependencies, ...pkg.optionalDependencies, ...pkg.devDependencies }[
+      '@foundry-rs/anvil-linux-amd64'
+    ]
     expect(declared).toBe(anvilVersion)
   })
 
-  test.runIf(process.platform === 'linux' && process.arch === 'x64')('on Linux x64 the installed package is found, its binary in bin/', () => {
-    expect(resolveAnvilBinary({ env: { PATH: '' }, platform: 'linux', arch: 'x64' })).toMatch(/node_modules\/@foundry-rs\/anvil-linux-amd64\/bin\/anvil$/)
-  })
+  test.runIf(process.platform === 'linux' && process.arch === 'x64')(
+    'on Linux x64 the installed package is found, its binary in bin/',
+    () => {
+      expect(resolveAnvilBinary({ env: { PATH: '' }, platform: 'linux', arch: 'x64' })).toMatch(
+        /node_modules\/@foundry-rs\/anvil-linux-amd64\/bin\/anvil$/,
+      )
+    },
+  )
 })
 
 describe.skipIf(process.platform === 'win32')('svc up and SVC_ANVIL_BIN', () => {
   test('svc up runs the Anvil SVC_ANVIL_BIN names', async () => {
     const marker = join(temp, 'ran')
-    const wrapper = standIn(join(temp, 'wrapper', 'anvil'), `echo "$@" > "${marker}"\nexec "${resolveAnvilBinary()}" "$@"`)
+    const wrapper = standIn(
+      join(temp, 'wrapper', 'anvil'),
+      `echo "$@" > "${marker}"\nexec "${resolveAnvilBinary()}" "$@"`,
+    )
     const svc = await startSvcProcess([], { ...process.env, SVC_ANVIL_BIN: wrapper })
     expect(svc.ready).toMatchObject({ chain_id: 845320402 })
     expect(readFileSync(marker, 'utf8')).toMatch(/--chain-id 845320402/)
@@ -130,6 +152,8 @@ describe.skipIf(process.platform === 'win32')('svc up and SVC_ANVIL_BIN', () => 
     expect(result.status).toBe(1)
     expect(result.stdout).toBe('')
     // With --json the error is one JSON document on stderr (cli/cli.ts).
-    expect(result.stderr).toBe(`${JSON.stringify({ error: `SVC_ANVIL_BIN is "${join(temp, 'missing', 'anvil')}", which is not an executable file` })}\n`)
+    expect(result.stderr).toBe(
+      `${JSON.stringify({ error: `SVC_ANVIL_BIN is "${join(temp, 'missing', 'anvil')}", which is not an executable file` })}\n`,
+    )
   })
 })

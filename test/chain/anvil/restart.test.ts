@@ -15,7 +15,13 @@ async function payOnce() {
   await services.manager.fund(buyer.address, 'usdc', '1')
   const requirements = sandboxRequirements(services.sandboxChain, { payTo: newAccount().address })
   const payload = await signPayment(services.sandboxChain, buyer, requirements)
-  return (await postJson(`${services.facilitatorUrl}/settle`, { x402Version: 2, paymentPayload: payload, paymentRequirements: requirements })).body
+  return (
+    await postJson(`${services.facilitatorUrl}/settle`, {
+      x402Version: 2,
+      paymentPayload: payload,
+      paymentRequirements: requirements,
+    })
+  ).body
 }
 
 describe('chain restart', () => {

@@ -24,12 +24,17 @@ describe('generated contract artifacts', () => {
       if (committed !== text)
         problems.push(`chain/contracts/${fileName} is stale (${firstDifference(text, committed, 'compiled')})`)
     }
-    expect(problems, `The committed contract artifacts do not match the sources: ${rebuildHint}.\n${problems.join('\n')}`).toEqual([])
+    expect(
+      problems,
+      `The committed contract artifacts do not match the sources: ${rebuildHint}.\n${problems.join('\n')}`,
+    ).toEqual([])
   })
 
   test('contain no artifact that no source produces', () => {
     const expected = new Set<string>(contracts.map((c) => c.fileName))
     const orphans = readdirSync(generatedDir).filter((f) => f.endsWith('.generated.ts') && !expected.has(f))
-    expect(orphans, `chain/contracts/ has files compile.ts does not produce: delete them and ${rebuildHint}`).toEqual([])
+    expect(orphans, `chain/contracts/ has files compile.ts does not produce: delete them and ${rebuildHint}`).toEqual(
+      [],
+    )
   })
 })

@@ -102,16 +102,31 @@ function authorizationState(authorizer: Address, nonce: Hex) {
   })
 }
 
-function authorization(from: Address, to: Address, value: bigint, overrides: Partial<Authorization> = {}): Authorization {
+function authorization(
+  from: Address,
+  to: Address,
+  value: bigint,
+  overrides: Partial<Authorization> = {},
+): Authorization {
   return { from, to, value, validAfter: 0n, validBefore: nowSeconds() + 3600n, nonce: randomNonce(), ...overrides }
 }
 
 function signTransfer(signer: PrivateKeyAccount, message: Authorization) {
-  return signer.signTypedData({ domain: domain(), types: transferTypes, primaryType: 'TransferWithAuthorization', message })
+  return signer.signTypedData({
+    domain: domain(),
+    types: transferTypes,
+    primaryType: 'TransferWithAuthorization',
+    message,
+  })
 }
 
 function signReceive(signer: PrivateKeyAccount, message: Authorization) {
-  return signer.signTypedData({ domain: domain(), types: receiveTypes, primaryType: 'ReceiveWithAuthorization', message })
+  return signer.signTypedData({
+    domain: domain(),
+    types: receiveTypes,
+    primaryType: 'ReceiveWithAuthorization',
+    message,
+  })
 }
 
 function signCancel(signer: PrivateKeyAccount, nonce: Hex) {
@@ -161,7 +176,9 @@ async function revertReason(promise: Promise<unknown>): Promise<string> {
   }
   expect(error, 'expected the call to revert').toBeInstanceOf(BaseError)
   const reverted = (error as BaseError).walk((e) => e instanceof ContractFunctionRevertedError)
-  expect(reverted, `expected a contract revert, got: ${(error as Error).message}`).toBeInstanceOf(ContractFunctionRevertedError)
+  expect(reverted, `expected a contract revert, got: ${(error as Error).message}`).toBeInstanceOf(
+    ContractFunctionRevertedError,
+  )
   return (reverted as ContractFunctionRevertedError).reason ?? ''
 }
 
@@ -178,7 +195,11 @@ describe('sandbox USDC metadata', () => {
   })
 
   test('DOMAIN_SEPARATOR is the EIP-712 domain separator viem computes', async () => {
-    const onChain = await chain.client.readContract({ address: usdc, abi: sandboxUsdcAbi, functionName: 'DOMAIN_SEPARATOR' })
+    const onChain = await chain.client.readContract({
+      address: usdc,
+      abi: sandboxUsdcAbi,
+      functionName: 'DOMAIN_SEPARATOR',
+    })
     const expected = domainSeparator({ domain: domain() })
     expect(onChain).toBe(expected)
     expect(onChain).toBe(
@@ -326,7 +347,9 @@ describe('transferWithAuthorization', () => {
     const relayer = await newAccount()
     const auth = authorization(payer.address, privateKeyToAccount(generatePrivateKey()).address, 1_000_001n)
     const signature = await signTransfer(payer, auth)
-    expect(await revertReason(simulateTransfer(relayer, auth, signature))).toBe('ERC20: transfer amount exceeds balance')
+    expect(await revertReason(simulateTransfer(relayer, auth, signature))).toBe(
+      'ERC20: transfer amount exceeds balance',
+    )
     // The revert leaves the nonce unused.
     expect(await authorizationState(payer.address, auth.nonce)).toBe(false)
   })
@@ -473,7 +496,12 @@ describe('permit (EIP-2612)', () => {
   test('a signed permit sets the allowance and increments the nonce; replaying it fails', async () => {
     const holder = await newAccount(1_000_000n)
     const spender = await newAccount()
-    const nonce = await chain.client.readContract({ address: usdc, abi: sandboxUsdcAbi, functionName: 'nonces', args: [holder.address] })
+    const nonce = await chain.client.readContract({
+      address: usdc,
+      abi: sandboxUsdcAbi,
+      functionName: 'nonces',
+      args: [holder.address],
+    })
     expect(nonce).toBe(0n)
     const deadline = nowSeconds() + 3600n
     const value = 700_000n
@@ -502,7 +530,14 @@ describe('permit (EIP-2612)', () => {
         args: [holder.address, spender.address],
       }),
     ).toBe(value)
-    expect(await chain.client.readContract({ address: usdc, abi: sandboxUsdcAbi, functionName: 'nonces', args: [holder.address] })).toBe(1n)
+    expect(
+      await chain.client.readContract({
+        address: usdc,
+        abi: sandboxUsdcAbi,
+        functionName: 'nonces',
+        args: [holder.address],
+      }),
+    ).toBe(1n)
 
     // The nonce moved on, so the same signature no longer verifies (bytes overload this time).
     expect(
@@ -546,7 +581,12 @@ describe('access control', () => {
       ),
     ).toBe('FiatToken: caller is not a minter')
     expect(
-      await chain.client.readContract({ address: usdc, abi: sandboxUsdcAbi, functionName: 'isMinter', args: [chain.accounts.minter.address] }),
+      await chain.client.readContract({
+        address: usdc,
+        abi: sandboxUsdcAbi,
+        functionName: 'isMinter',
+        args: [chain.accounts.minter.address],
+      }),
     ).toBe(true)
     expect(await balanceOf(stranger.address)).toBe(0n)
   })
@@ -587,7 +627,15 @@ describe('the record of used authorizations (packed, by generations)', () => {
         for (let k = i; k < count; k += payers.length) {
           const auth = authorization(payer.address, payee, 1n)
           const signature = await signTransfer(payer, auth)
-          await mined(await wallet(relayers[i]!).writeContract({ address: usdc, abi: sandboxUsdcAbi, functionName: 'transferWithAuthorization', args: transferArgs(auth, signature), gas: 200_000n }))
+          await mined(
+            await wallet(relayers[i]!).writeContract({
+              address: usdc,
+              abi: sandboxUsdcAbi,
+              functionName: 'transferWithAuthorization',
+              args: transferArgs(auth, signature),
+              gas: 200_000n,
+            }),
+          )
           done.push({ auth, signature })
         }
       }),
@@ -601,22 +649,41 @@ describe('the record of used authorizations (packed, by generations)', () => {
     const payee = privateKeyToAccount(generatePrivateKey()).address
     const used = await transfers(payers, relayers, payee, 200)
     expect(await balanceOf(payee)).toBe(200n)
-    expect((await Promise.all(used.map(({ auth }) => authorizationState(auth.from, auth.nonce)))).every(Boolean)).toBe(true)
-    const fresh = await Promise.all(payers.flatMap((payer) => Array.from({ length: 25 }, () => authorizationState(payer.address, randomNonce()))))
+    expect((await Promise.all(used.map(({ auth }) => authorizationState(auth.from, auth.nonce)))).every(Boolean)).toBe(
+      true,
+    )
+    const fresh = await Promise.all(
+      payers.flatMap((payer) => Array.from({ length: 25 }, () => authorizationState(payer.address, randomNonce()))),
+    )
     expect(fresh.some(Boolean)).toBe(false)
     for (const { auth, signature } of [used[0]!, used.at(-1)!])
-      expect(await revertReason(simulateTransfer(relayers[0]!, auth, signature))).toBe('FiatTokenV2: authorization is used or canceled')
+      expect(await revertReason(simulateTransfer(relayers[0]!, auth, signature))).toBe(
+        'FiatTokenV2: authorization is used or canceled',
+      )
 
     // Anvil keeps every slot a mined transaction read, and hashes it into each block's state root: a transfer reads
     // no mapping slot of the token that it leaves empty (a fixed variable, such as the legacy flag, is one slot for good).
     const auth = authorization(payers[0]!.address, payee, 1n)
     const args = transferArgs(auth, await signTransfer(payers[0]!, auth))
     const data = encodeFunctionData({ abi: sandboxUsdcAbi, functionName: 'transferWithAuthorization', args })
-    const { accessList } = await chain.client.createAccessList({ account: relayers[0]!.address, to: usdc, data, gas: 200_000n })
+    const { accessList } = await chain.client.createAccessList({
+      account: relayers[0]!.address,
+      to: usdc,
+      data,
+      gas: 200_000n,
+    })
     const keys = accessList.find((entry) => entry.address.toLowerCase() === usdc.toLowerCase())?.storageKeys ?? []
     expect(keys.length).toBeGreaterThan(6)
     const before = await Promise.all(keys.map((key) => storageAt(key)))
-    const receipt = await mined(await wallet(relayers[0]!).writeContract({ address: usdc, abi: sandboxUsdcAbi, functionName: 'transferWithAuthorization', args, gas: 200_000n }))
+    const receipt = await mined(
+      await wallet(relayers[0]!).writeContract({
+        address: usdc,
+        abi: sandboxUsdcAbi,
+        functionName: 'transferWithAuthorization',
+        args,
+        gas: 200_000n,
+      }),
+    )
     const after = await Promise.all(keys.map((key) => storageAt(key)))
     expect(keys.filter((key, i) => before[i] === 0n && after[i] === 0n && BigInt(key) >= 64n)).toEqual([])
     // Mainnet USDC costs about 80k gas; svc's, with its packed record, stays within 120k here.
@@ -633,18 +700,26 @@ describe('the record of used authorizations (packed, by generations)', () => {
     for (const step of [0n, 1n]) {
       // 1,024 buckets of four in the first generation, twice as many in each next one, 3/4 full: 40 short of it.
       const threshold = (3_072n << (start + step)) - 40n
-      await chain.testClient.setStorageAt({ address: usdc, index: toHex(slots.count, { size: 32 }), value: toHex(threshold, { size: 32 }) })
+      await chain.testClient.setStorageAt({
+        address: usdc,
+        index: toHex(slots.count, { size: 32 }),
+        value: toHex(threshold, { size: 32 }),
+      })
       used.push(...(await transfers(payers, relayers, payee, 80)))
       expect(await generation()).toBe(start + step + 1n)
     }
     used.push(...(await transfers(payers, relayers, payee, 40)))
     const states = await Promise.all(used.map(({ auth }) => authorizationState(auth.from, auth.nonce)))
     expect(states.every(Boolean)).toBe(true)
-    const fresh = await Promise.all(payers.flatMap((payer) => Array.from({ length: 25 }, () => authorizationState(payer.address, randomNonce()))))
+    const fresh = await Promise.all(
+      payers.flatMap((payer) => Array.from({ length: 25 }, () => authorizationState(payer.address, randomNonce()))),
+    )
     expect(fresh.some(Boolean)).toBe(false)
     // Recorded in the oldest of the three generations, and in the newest.
     for (const { auth, signature } of [used[0]!, used.at(-1)!])
-      expect(await revertReason(simulateTransfer(relayers[0]!, auth, signature))).toBe('FiatTokenV2: authorization is used or canceled')
+      expect(await revertReason(simulateTransfer(relayers[0]!, auth, signature))).toBe(
+        'FiatTokenV2: authorization is used or canceled',
+      )
   })
 
   test("an older svc's token, replaced by this one: what it recorded (a slot a nonce) still counts as used", async () => {
@@ -653,7 +728,9 @@ describe('the record of used authorizations (packed, by generations)', () => {
     const auth = authorization(payer.address, privateKeyToAccount(generatePrivateKey()).address, 1n)
     const signature = await signTransfer(payer, auth)
     // The older token's record of this nonce.
-    const inner = keccak256(encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [payer.address, slots.legacy]))
+    const inner = keccak256(
+      encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [payer.address, slots.legacy]),
+    )
     const legacySlot = keccak256(encodeAbiParameters([{ type: 'bytes32' }, { type: 'bytes32' }], [auth.nonce, inner]))
     await chain.testClient.setStorageAt({ address: usdc, index: legacySlot, value: toHex(1n, { size: 32 }) })
     // A token that never had it does not read it.
@@ -667,7 +744,9 @@ describe('the record of used authorizations (packed, by generations)', () => {
     await installContracts({ client: chain.client, testClient: chain.testClient, minter }, { offline: true })
     expect(await storageAt(toHex(slots.legacyFlag, { size: 32 }))).toBe(1n)
     expect(await authorizationState(payer.address, auth.nonce)).toBe(true)
-    expect(await revertReason(simulateTransfer(relayer, auth, signature))).toBe('FiatTokenV2: authorization is used or canceled')
+    expect(await revertReason(simulateTransfer(relayer, auth, signature))).toBe(
+      'FiatTokenV2: authorization is used or canceled',
+    )
     expect(await authorizationState(payer.address, randomNonce())).toBe(false)
   })
 })
@@ -677,15 +756,20 @@ describe('dev accounts', () => {
     const { mnemonicToAccount, privateKeyToAccount } = await import('viem/accounts')
     const { accountIndex, devAccountKeys, sandboxMnemonic } = await import('../../../chain/constants.js')
     for (const role of ['minter', 'relayer'] as const)
-      expect(privateKeyToAccount(devAccountKeys[role]).address).toBe(mnemonicToAccount(sandboxMnemonic, { addressIndex: accountIndex[role] }).address)
+      expect(privateKeyToAccount(devAccountKeys[role]).address).toBe(
+        mnemonicToAccount(sandboxMnemonic, { addressIndex: accountIndex[role] }).address,
+      )
   })
 
   test("the relayer pool's keys are the mnemonic accounts 10 to 24, all dev accounts Anvil creates", async () => {
     const { mnemonicToAccount, privateKeyToAccount } = await import('viem/accounts')
-    const { devAccountCount, relayerPoolFirstIndex, relayerPoolKeys, sandboxMnemonic } = await import('../../../chain/constants.js')
-    relayerPoolKeys.forEach((key, i) =>
-      expect(privateKeyToAccount(key).address).toBe(mnemonicToAccount(sandboxMnemonic, { addressIndex: relayerPoolFirstIndex + i }).address),
+    const { devAccountCount, relayerPoolFirstIndex, relayerPoolKeys, sandboxMnemonic } = await import(
+      '../../../chain/constants.js'
     )
+    for (const [i, key] of relayerPoolKeys.entries())
+      expect(privateKeyToAccount(key).address).toBe(
+        mnemonicToAccount(sandboxMnemonic, { addressIndex: relayerPoolFirstIndex + i }).address,
+      )
     expect(relayerPoolFirstIndex + relayerPoolKeys.length).toBe(devAccountCount)
   })
 })

@@ -3,7 +3,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { parseUnits, type LocalAccount } from 'viem'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
 import { sandboxUsdcAbi } from '../../../chain/contracts/sandbox-usdc.generated.js'
-import { newAccount, postJson, getJson, sandboxRequirements, signPayment, signPaymentWithTimes } from '../../helpers/payments.js'
+import {
+  newAccount,
+  postJson,
+  getJson,
+  sandboxRequirements,
+  signPayment,
+  signPaymentWithTimes,
+} from '../../helpers/payments.js'
 
 let services: ChainServices
 let buyer: LocalAccount
@@ -17,10 +24,19 @@ beforeAll(async () => {
 afterAll(() => services?.stop())
 
 const usdcBalance = (address: `0x${string}`) =>
-  services.sandboxChain.client.readContract({ address: services.sandboxChain.usdc.address, abi: sandboxUsdcAbi, functionName: 'balanceOf', args: [address] })
+  services.sandboxChain.client.readContract({
+    address: services.sandboxChain.usdc.address,
+    abi: sandboxUsdcAbi,
+    functionName: 'balanceOf',
+    args: [address],
+  })
 /** Transactions sent by the relayer pool so far (all its accounts). */
 const relayerNonce = async () => {
-  const counts = await Promise.all(services.sandboxChain.accounts.relayers.map((account) => services.sandboxChain.client.getTransactionCount({ address: account.address })))
+  const counts = await Promise.all(
+    services.sandboxChain.accounts.relayers.map((account) =>
+      services.sandboxChain.client.getTransactionCount({ address: account.address }),
+    ),
+  )
   return counts.reduce((sum, count) => sum + count, 0)
 }
 
@@ -35,7 +51,12 @@ describe('GET /supported', () => {
     expect(status).toBe(200)
     expect(body.kinds).toEqual([
       { x402Version: 2, scheme: 'exact', network: 'eip155:845320402' },
-      { x402Version: 2, scheme: 'upto', network: 'eip155:845320402', extra: { facilitatorAddress: expect.any(String) } },
+      {
+        x402Version: 2,
+        scheme: 'upto',
+        network: 'eip155:845320402',
+        extra: { facilitatorAddress: expect.any(String) },
+      },
     ])
     const relayers = services.sandboxChain.accounts.relayers.map((account) => account.address)
     expect(relayers).toContain(body.kinds[1].extra.facilitatorAddress)
@@ -113,7 +134,11 @@ describe('idempotent settle', () => {
     const requirements = sandboxRequirements(services.sandboxChain, { payTo: seller })
     const payload = await signPayment(services.sandboxChain, poor, requirements)
     const failed = await settle(payload, requirements)
-    expect(failed.body).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '' })
+    expect(failed.body).toMatchObject({
+      success: false,
+      errorReason: 'invalid_exact_evm_insufficient_balance',
+      transaction: '',
+    })
 
     await services.manager.fund(poor.address, 'usdc', '1')
     const retried = await settle(payload, requirements)
@@ -126,8 +151,13 @@ describe('reason codes', () => {
 
   test('expired authorization', async () => {
     const requirements = sandboxRequirements(services.sandboxChain, { payTo: seller })
-    const payload = await signPaymentWithTimes(services.sandboxChain, buyer, requirements, { validAfter: 0n, validBefore: now() - 10n })
-    expect((await verify(payload, requirements)).body.invalidReason).toBe('invalid_exact_evm_payload_authorization_valid_before')
+    const payload = await signPaymentWithTimes(services.sandboxChain, buyer, requirements, {
+      validAfter: 0n,
+      validBefore: now() - 10n,
+    })
+    expect((await verify(payload, requirements)).body.invalidReason).toBe(
+      'invalid_exact_evm_payload_authorization_valid_before',
+    )
     expect((await settle(payload, requirements)).body).toMatchObject({
       success: false,
       errorReason: 'invalid_exact_evm_payload_authorization_valid_before',
@@ -140,8 +170,12 @@ describe('reason codes', () => {
       validAfter: now() + 3600n,
       validBefore: now() + 7200n,
     })
-    expect((await verify(payload, requirements)).body.invalidReason).toBe('invalid_exact_evm_payload_authorization_valid_after')
-    expect((await settle(payload, requirements)).body.errorReason).toBe('invalid_exact_evm_payload_authorization_valid_after')
+    expect((await verify(payload, requirements)).body.invalidReason).toBe(
+      'invalid_exact_evm_payload_authorization_valid_after',
+    )
+    expect((await settle(payload, requirements)).body.errorReason).toBe(
+      'invalid_exact_evm_payload_authorization_valid_after',
+    )
   })
 
   test('wrong recipient', async () => {
@@ -162,7 +196,10 @@ describe('reason codes', () => {
   })
 
   test('insufficient balance', async () => {
-    const requirements = sandboxRequirements(services.sandboxChain, { payTo: seller, amount: parseUnits('1000000', 6).toString() })
+    const requirements = sandboxRequirements(services.sandboxChain, {
+      payTo: seller,
+      amount: parseUnits('1000000', 6).toString(),
+    })
     const payload = await signPayment(services.sandboxChain, buyer, requirements)
     expect((await verify(payload, requirements)).body.invalidReason).toBe('invalid_exact_evm_insufficient_balance')
     expect((await settle(payload, requirements)).body.errorReason).toBe('invalid_exact_evm_insufficient_balance')
@@ -171,13 +208,22 @@ describe('reason codes', () => {
   test('signature by another key', async () => {
     const requirements = sandboxRequirements(services.sandboxChain, { payTo: seller })
     const payload = await signPayment(services.sandboxChain, newAccount(), requirements)
-    const forged = { ...payload, payload: { ...payload.payload, authorization: { ...(payload.payload as any).authorization, from: buyer.address } } }
+    const forged = {
+      ...payload,
+      payload: {
+        ...payload.payload,
+        authorization: { ...(payload.payload as any).authorization, from: buyer.address },
+      },
+    }
     expect((await verify(forged, requirements)).body.invalidReason).toBe('invalid_exact_evm_signature')
     expect((await settle(forged, requirements)).body.errorReason).toBe('invalid_exact_evm_signature')
   })
 
   test('wrong EIP-712 token name', async () => {
-    const requirements = sandboxRequirements(services.sandboxChain, { payTo: seller, extra: { name: 'USD Coin', version: '2' } })
+    const requirements = sandboxRequirements(services.sandboxChain, {
+      payTo: seller,
+      extra: { name: 'USD Coin', version: '2' },
+    })
     const payload = await signPayment(services.sandboxChain, buyer, requirements)
     // Signed over another domain: the token recovers a different signer.
     expect((await verify(payload, requirements)).body.invalidReason).toBe('invalid_exact_evm_token_name_mismatch')
@@ -186,8 +232,12 @@ describe('reason codes', () => {
   test('another network, scheme or version is refused before any chain call', async () => {
     const requirements = sandboxRequirements(services.sandboxChain, { payTo: seller })
     const payload = await signPayment(services.sandboxChain, buyer, requirements)
-    expect((await verify(payload, { ...requirements, network: 'eip155:8453' })).body.invalidReason).toBe('invalid_network')
-    expect((await settle(payload, { ...requirements, network: 'eip155:8453' })).body.errorReason).toBe('invalid_network')
+    expect((await verify(payload, { ...requirements, network: 'eip155:8453' })).body.invalidReason).toBe(
+      'invalid_network',
+    )
+    expect((await settle(payload, { ...requirements, network: 'eip155:8453' })).body.errorReason).toBe(
+      'invalid_network',
+    )
   })
 })
 
@@ -208,7 +258,10 @@ describe('bad requests', () => {
   test('missing requirements → 400 with invalid_payment_requirements', async () => {
     const requirements = sandboxRequirements(services.sandboxChain, { payTo: seller })
     const payload = await signPayment(services.sandboxChain, buyer, requirements)
-    const { status, body } = await postJson(`${services.facilitatorUrl}/verify`, { x402Version: 2, paymentPayload: payload })
+    const { status, body } = await postJson(`${services.facilitatorUrl}/verify`, {
+      x402Version: 2,
+      paymentPayload: payload,
+    })
     expect(status).toBe(400)
     expect(body).toMatchObject({ isValid: false, invalidReason: 'invalid_payment_requirements' })
   })

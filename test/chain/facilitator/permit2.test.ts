@@ -29,7 +29,11 @@ const payTo = newAccount().address
 beforeAll(async () => {
   services = await startChainServices()
   const { network, usdc } = services.sandboxChain
-  const price = (amount: string) => ({ amount, asset: usdc.address, extra: { name: usdc.name, version: usdc.version, assetTransferMethod: 'permit2' } })
+  const price = (amount: string) => ({
+    amount,
+    asset: usdc.address,
+    extra: { name: usdc.name, version: usdc.version, assetTransferMethod: 'permit2' },
+  })
   const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: services.facilitatorUrl }))
     .register(network, new ExactEvmServerScheme())
     .register(network, new UptoEvmServerScheme())
@@ -68,7 +72,12 @@ afterAll(async () => {
 })
 
 const usdcBalance = (address: Address) =>
-  services.sandboxChain.client.readContract({ address: services.sandboxChain.usdc.address, abi: sandboxUsdcAbi, functionName: 'balanceOf', args: [address] })
+  services.sandboxChain.client.readContract({
+    address: services.sandboxChain.usdc.address,
+    abi: sandboxUsdcAbi,
+    functionName: 'balanceOf',
+    args: [address],
+  })
 
 /**
  * A buyer with 10 USDC and no ETH, paying with the official client: exact and upto, both over Permit2 when asked.
@@ -93,7 +102,6 @@ async function newBuyer(options: { approved?: boolean } = {}) {
   return { account, pay: wrapFetchWithPayment(recordingFetch, client), sent }
 }
 
-
 const settlementOf = (response: Response) => decodePaymentResponseHeader(response.headers.get('payment-response')!)
 const refusalOf = (response: Response) => decodePaymentRequiredHeader(response.headers.get('payment-required')!)
 
@@ -102,10 +110,17 @@ describe('svc facilitator /supported', () => {
     const { body } = await getJson(`${services.facilitatorUrl}/supported`)
     expect(body.kinds).toEqual([
       { x402Version: 2, scheme: 'exact', network: 'eip155:845320402' },
-      { x402Version: 2, scheme: 'upto', network: 'eip155:845320402', extra: { facilitatorAddress: expect.any(String) } },
+      {
+        x402Version: 2,
+        scheme: 'upto',
+        network: 'eip155:845320402',
+        extra: { facilitatorAddress: expect.any(String) },
+      },
     ])
     // One of the relayer pool: the one an upto payment's settlement is then sent from.
-    expect(services.sandboxChain.accounts.relayers.map((account) => account.address)).toContain(body.kinds[1].extra.facilitatorAddress)
+    expect(services.sandboxChain.accounts.relayers.map((account) => account.address)).toContain(
+      body.kinds[1].extra.facilitatorAddress,
+    )
     expect(body.extensions).toEqual(['eip2612GasSponsoring'])
   })
 })
@@ -113,7 +128,12 @@ describe('svc facilitator /supported', () => {
 describe('exact via Permit2', () => {
   test('a buyer the faucet approved Permit2 for pays; the seller is paid the price', async () => {
     const buyer = await newBuyer({ approved: true })
-    const allowance = await services.sandboxChain.client.readContract({ address: services.sandboxChain.usdc.address, abi: sandboxUsdcAbi, functionName: 'allowance', args: [buyer.account.address, PERMIT2_ADDRESS] })
+    const allowance = await services.sandboxChain.client.readContract({
+      address: services.sandboxChain.usdc.address,
+      abi: sandboxUsdcAbi,
+      functionName: 'allowance',
+      args: [buyer.account.address, PERMIT2_ADDRESS],
+    })
     expect(allowance).toBe(maxUint256)
     const before = await usdcBalance(payTo)
     const response = await buyer.pay(`${seller.url}/permit2`)
@@ -126,7 +146,10 @@ describe('exact via Permit2', () => {
 
     // Settling the same payment again answers the first transaction and sends nothing (idempotent settle).
     const payload = JSON.parse(Buffer.from(buyer.sent[0]!, 'base64').toString())
-    expect(await services.facilitator.settle(payload, payload.accepted)).toMatchObject({ success: true, transaction: settled.transaction })
+    expect(await services.facilitator.settle(payload, payload.accepted)).toMatchObject({
+      success: true,
+      transaction: settled.transaction,
+    })
     expect(await usdcBalance(payTo)).toBe(before + 10_000n)
   })
 
@@ -136,7 +159,11 @@ describe('exact via Permit2', () => {
     const response = await buyer.pay(`${seller.url}/sponsored`)
     expect(response.status).toBe(200)
     const payload = JSON.parse(Buffer.from(buyer.sent[0]!, 'base64').toString())
-    expect(payload.extensions.eip2612GasSponsoring.info).toMatchObject({ from: buyer.account.address, spender: PERMIT2_ADDRESS, amount: '20000' })
+    expect(payload.extensions.eip2612GasSponsoring.info).toMatchObject({
+      from: buyer.account.address,
+      spender: PERMIT2_ADDRESS,
+      amount: '20000',
+    })
     expect(settlementOf(response)).toMatchObject({ success: true, payer: buyer.account.address })
     expect(await usdcBalance(payTo)).toBe(before + 20_000n)
     expect(await services.sandboxChain.client.getTransactionCount({ address: buyer.account.address })).toBe(0)
@@ -161,8 +188,14 @@ describe('exact via Permit2', () => {
     // svc's facilitator names the cause the package's diagnosis leaves open.
     const payload = JSON.parse(Buffer.from(buyer.sent[0]!, 'base64').toString())
     const verdict = await services.facilitator.verify(payload, payload.accepted)
-    expect(verdict).toMatchObject({ isValid: false, invalidReason: 'permit2_simulation_failed', payer: buyer.account.address })
-    expect(verdict.invalidMessage).toMatch(/^Permit2 nonce \d+ of 0x[0-9a-fA-F]{40} was already used: this payment was settled before$/)
+    expect(verdict).toMatchObject({
+      isValid: false,
+      invalidReason: 'permit2_simulation_failed',
+      payer: buyer.account.address,
+    })
+    expect(verdict.invalidMessage).toMatch(
+      /^Permit2 nonce \d+ of 0x[0-9a-fA-F]{40} was already used: this payment was settled before$/,
+    )
     expect(await usdcBalance(payTo)).toBe(before)
   })
 })

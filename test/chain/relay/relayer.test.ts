@@ -29,11 +29,27 @@ describe('settle after verify', () => {
     expect(await services.facilitator.settle(second, requirements)).toMatchObject({ success: true })
 
     const settled = await services.facilitator.settle(first, requirements)
-    expect(settled).toMatchObject({ success: false, errorReason: 'invalid_exact_evm_insufficient_balance', transaction: '' })
-    const balance = await chain.client.readContract({ address: chain.usdc.address, abi: sandboxUsdcAbi, functionName: 'balanceOf', args: [buyer.address] })
+    expect(settled).toMatchObject({
+      success: false,
+      errorReason: 'invalid_exact_evm_insufficient_balance',
+      transaction: '',
+    })
+    const balance = await chain.client.readContract({
+      address: chain.usdc.address,
+      abi: sandboxUsdcAbi,
+      functionName: 'balanceOf',
+      args: [buyer.address],
+    })
     expect(balance).toBe(0n)
     const nonce = (first.payload as { authorization: { nonce: `0x${string}` } }).authorization.nonce
-    expect(await chain.client.readContract({ address: chain.usdc.address, abi: sandboxUsdcAbi, functionName: 'authorizationState', args: [buyer.address, nonce] })).toBe(false)
+    expect(
+      await chain.client.readContract({
+        address: chain.usdc.address,
+        abi: sandboxUsdcAbi,
+        functionName: 'authorizationState',
+        args: [buyer.address, nonce],
+      }),
+    ).toBe(false)
   })
 
   test('a verified transfer settles with one transaction, and a replay is refused by the chain', async () => {
@@ -46,7 +62,10 @@ describe('settle after verify', () => {
     expect(settled).toMatchObject({ success: true })
     const receipt = await chain.client.getTransactionReceipt({ hash: settled.transaction as `0x${string}` })
     expect(receipt.status).toBe('success')
-    expect(await services.facilitator.verify(payment, requirements)).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_nonce_already_used' })
+    expect(await services.facilitator.verify(payment, requirements)).toMatchObject({
+      isValid: false,
+      invalidReason: 'invalid_exact_evm_nonce_already_used',
+    })
   })
 
   test('32 settlements at once: each one transaction over the relayer pool, none refused, none left in the pool', async () => {
@@ -54,7 +73,10 @@ describe('settle after verify', () => {
     const buyers = Array.from({ length: 32 }, () => newAccount())
     for (const buyer of buyers) await services.manager.fund(buyer.address, 'usdc', '1')
     const payments = await Promise.all(buyers.map((buyer) => signPayment(chain, buyer, requirements)))
-    const sent = () => Promise.all(chain.accounts.relayers.map((account) => chain.client.getTransactionCount({ address: account.address })))
+    const sent = () =>
+      Promise.all(
+        chain.accounts.relayers.map((account) => chain.client.getTransactionCount({ address: account.address })),
+      )
     const before = await sent()
     const settled = await Promise.all(payments.map((payment) => services.facilitator.settle(payment, requirements)))
     expect(settled.filter((answer) => !answer.success)).toEqual([])
@@ -75,8 +97,11 @@ describe('the simulation started beside the signature recovery (chain/relay/simu
     let calls = 0
     const onRequest = (message: unknown) => {
       const { request } = message as { request: { origin: string; body: unknown } }
-      if (request.origin !== rpc.origin || typeof request.body !== 'string' && !(request.body instanceof Uint8Array)) return
-      const body = JSON.parse(Buffer.from(request.body as string | Uint8Array).toString()) as { method: string } | { method: string }[]
+      if (request.origin !== rpc.origin || (typeof request.body !== 'string' && !(request.body instanceof Uint8Array)))
+        return
+      const body = JSON.parse(Buffer.from(request.body as string | Uint8Array).toString()) as
+        | { method: string }
+        | { method: string }[]
       calls += (Array.isArray(body) ? body : [body]).filter((call) => call.method === 'eth_call').length
     }
     diagnostics.subscribe('undici:request:create', onRequest)
@@ -94,7 +119,11 @@ describe('the simulation started beside the signature recovery (chain/relay/simu
     const requirements = sandboxRequirements(chain, { payTo: newAccount().address })
     const payment = await signPayment(chain, buyer, requirements)
     await services.facilitator.verify(await signPayment(chain, buyer, requirements), requirements) // contract code cached
-    expect(await countEthCalls(async () => expect(await services.facilitator.verify(payment, requirements)).toMatchObject({ isValid: true }))).toBe(1)
+    expect(
+      await countEthCalls(async () =>
+        expect(await services.facilitator.verify(payment, requirements)).toMatchObject({ isValid: true }),
+      ),
+    ).toBe(1)
   })
 
   test('it starts before the scheme judges: a payment the scheme refuses before simulating costs that one call', async () => {
@@ -103,7 +132,20 @@ describe('the simulation started beside the signature recovery (chain/relay/simu
     const requirements = sandboxRequirements(chain, { payTo: newAccount().address })
     const payment = await signPayment(chain, buyer, requirements)
     // Signed by the buyer, claimed for another payer: the scheme refuses the signature and simulates nothing.
-    const forged = { ...payment, payload: { ...payment.payload, authorization: { ...(payment.payload as { authorization: object }).authorization, from: newAccount().address } } }
-    expect(await countEthCalls(async () => expect(await services.facilitator.verify(forged, requirements)).toMatchObject({ isValid: false, invalidReason: 'invalid_exact_evm_signature' }))).toBe(1)
+    const forged = {
+      ...payment,
+      payload: {
+        ...payment.payload,
+        authorization: { ...(payment.payload as { authorization: object }).authorization, from: newAccount().address },
+      },
+    }
+    expect(
+      await countEthCalls(async () =>
+        expect(await services.facilitator.verify(forged, requirements)).toMatchObject({
+          isValid: false,
+          invalidReason: 'invalid_exact_evm_signature',
+        }),
+      ),
+    ).toBe(1)
   })
 })

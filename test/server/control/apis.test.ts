@@ -45,7 +45,11 @@ describe('CRUD', () => {
     expect(await t.call(`/apis/${id}`, { jwt })).toMatchObject({ status: 200, body: created.body })
     expect((await t.call('/apis', { jwt })).body.apis).toEqual([created.body])
 
-    const updated = await t.call(`/apis/${id}`, { jwt, method: 'PUT', body: { name: 'Weather 2', discovery_contact_email: 'ops@example.test', openapi_version: '2.1.0' } })
+    const updated = await t.call(`/apis/${id}`, {
+      jwt,
+      method: 'PUT',
+      body: { name: 'Weather 2', discovery_contact_email: 'ops@example.test', openapi_version: '2.1.0' },
+    })
     expect(updated.status).toBe(200)
     expect(updated.body).toMatchObject({
       name: 'Weather 2',
@@ -63,17 +67,28 @@ describe('CRUD', () => {
     expect(cleared.body.discovery_guidance).toBeNull()
     expect((await t.call(`/apis/${id}`, { jwt, method: 'PUT', body: {} })).body).toEqual(cleared.body)
 
-    expect(await t.call(`/apis/${id}`, { jwt, method: 'DELETE' })).toMatchObject({ status: 200, body: { id, deleted: true } })
+    expect(await t.call(`/apis/${id}`, { jwt, method: 'DELETE' })).toMatchObject({
+      status: 200,
+      body: { id, deleted: true },
+    })
     expect(await t.call(`/apis/${id}`, { jwt })).toMatchObject({ status: 404, body: { error: 'api not found' } })
-    expect(await t.call(`/apis/${id}`, { jwt, method: 'DELETE' })).toMatchObject({ status: 404, body: { error: 'api not found' } })
+    expect(await t.call(`/apis/${id}`, { jwt, method: 'DELETE' })).toMatchObject({
+      status: 404,
+      body: { error: 'api not found' },
+    })
     expect((await t.call('/apis', { jwt })).body.apis).toEqual([])
   })
 
   test('deleting an API deletes its endpoints', async () => {
     const { jwt } = await t.signup()
     const api = (await t.call('/apis', { jwt, body: apiBody() })).body
-    const accepts = [{ scheme: 'exact', network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '1000' }]
-    const endpoint = await t.call(`/apis/${api.id}/endpoints`, { jwt, body: { method: 'POST', path_pattern: '/x', accepts } })
+    const accepts = [
+      { scheme: 'exact', network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '1000' },
+    ]
+    const endpoint = await t.call(`/apis/${api.id}/endpoints`, {
+      jwt,
+      body: { method: 'POST', path_pattern: '/x', accepts },
+    })
     expect(endpoint.status).toBe(201)
     await t.call(`/apis/${api.id}`, { jwt, method: 'DELETE' })
     const rows = await t.server.database.db.selectFrom('endpoints').select('id').where('api_id', '=', api.id).execute()
@@ -84,7 +99,10 @@ describe('CRUD', () => {
     const { jwt } = await t.signup()
     const body = apiBody()
     const created = await t.call('/apis', { jwt, environment: 'development', body })
-    expect(created.body).toMatchObject({ environment: 'development', gateway_url: `http://${body.slug}.dev.localhost:${t.server.port}` })
+    expect(created.body).toMatchObject({
+      environment: 'development',
+      gateway_url: `http://${body.slug}.dev.localhost:${t.server.port}`,
+    })
   })
 })
 
@@ -99,9 +117,18 @@ describe('validation', () => {
     [{ slug: 'api' }, 'slug: "api" is reserved'],
     [{ slug: 'sandbox' }, 'slug: "sandbox" is reserved'],
     [{ slug: 'www' }, 'slug: "www" is reserved'],
-    [{ upstream_base_url: 'ftp://files.example.test' }, 'upstream_base_url: must be an absolute http or https URL without query or fragment'],
-    [{ upstream_base_url: 'not a url' }, 'upstream_base_url: must be an absolute http or https URL without query or fragment'],
-    [{ upstream_base_url: 'https://x.test/?key=1' }, 'upstream_base_url: must be an absolute http or https URL without query or fragment'],
+    [
+      { upstream_base_url: 'ftp://files.example.test' },
+      'upstream_base_url: must be an absolute http or https URL without query or fragment',
+    ],
+    [
+      { upstream_base_url: 'not a url' },
+      'upstream_base_url: must be an absolute http or https URL without query or fragment',
+    ],
+    [
+      { upstream_base_url: 'https://x.test/?key=1' },
+      'upstream_base_url: must be an absolute http or https URL without query or fragment',
+    ],
     [{ pay_to_mode: 'platform_wallet' }, 'pay_to_mode: only "user_wallet" is supported'],
     [{ pay_to_mode: undefined }, 'pay_to_mode: required'],
     [{ pay_to_address: undefined }, 'pay_to_address: required with pay_to_mode "user_wallet"'],
@@ -125,12 +152,18 @@ describe('validation', () => {
   ])('PUT /apis/:id with %j → 400', async (body, error) => {
     const { jwt } = await t.signup()
     const api = (await t.call('/apis', { jwt, body: apiBody() })).body
-    expect(await t.call(`/apis/${api.id}`, { jwt, method: 'PUT', body })).toMatchObject({ status: 400, body: { error } })
+    expect(await t.call(`/apis/${api.id}`, { jwt, method: 'PUT', body })).toMatchObject({
+      status: 400,
+      body: { error },
+    })
   })
 
   test('no body → 400', async () => {
     const { jwt } = await t.signup()
-    expect(await t.call('/apis', { jwt, method: 'POST' })).toMatchObject({ status: 400, body: { error: 'expected a JSON body (Content-Type: application/json)' } })
+    expect(await t.call('/apis', { jwt, method: 'POST' })).toMatchObject({
+      status: 400,
+      body: { error: 'expected a JSON body (Content-Type: application/json)' },
+    })
   })
 })
 
@@ -140,22 +173,38 @@ describe('slugs are unique per environment', () => {
     const b = await t.signup()
     const slug = uniqueSlug('shared')
     expect((await t.call('/apis', { jwt: a.jwt, body: apiBody({ slug }) })).status).toBe(201)
-    expect(await t.call('/apis', { jwt: a.jwt, body: apiBody({ slug }) })).toMatchObject({ status: 409, body: { error: 'slug already exists' } })
-    expect(await t.call('/apis', { jwt: b.jwt, body: apiBody({ slug }) })).toMatchObject({ status: 409, body: { error: 'slug already exists' } })
-    expect((await t.call('/apis', { jwt: b.jwt, environment: 'development', body: apiBody({ slug }) })).status).toBe(201)
+    expect(await t.call('/apis', { jwt: a.jwt, body: apiBody({ slug }) })).toMatchObject({
+      status: 409,
+      body: { error: 'slug already exists' },
+    })
+    expect(await t.call('/apis', { jwt: b.jwt, body: apiBody({ slug }) })).toMatchObject({
+      status: 409,
+      body: { error: 'slug already exists' },
+    })
+    expect((await t.call('/apis', { jwt: b.jwt, environment: 'development', body: apiBody({ slug }) })).status).toBe(
+      201,
+    )
 
     const other = (await t.call('/apis', { jwt: b.jwt, body: apiBody() })).body
-    expect(await t.call(`/apis/${other.id}`, { jwt: b.jwt, method: 'PUT', body: { slug } })).toMatchObject({ status: 409, body: { error: 'slug already exists' } })
+    expect(await t.call(`/apis/${other.id}`, { jwt: b.jwt, method: 'PUT', body: { slug } })).toMatchObject({
+      status: 409,
+      body: { error: 'slug already exists' },
+    })
     // Keeping one's own slug is no conflict.
-    expect((await t.call(`/apis/${other.id}`, { jwt: b.jwt, method: 'PUT', body: { slug: other.slug } })).status).toBe(200)
+    expect((await t.call(`/apis/${other.id}`, { jwt: b.jwt, method: 'PUT', body: { slug: other.slug } })).status).toBe(
+      200,
+    )
   })
 
   test('concurrent creates of one slug: one 201, the rest 409', async () => {
     const { jwt } = await t.signup()
     const slug = uniqueSlug('race')
-    const results = await Promise.all(Array.from({ length: 6 }, () => t.call('/apis', { jwt, body: apiBody({ slug }) })))
+    const results = await Promise.all(
+      Array.from({ length: 6 }, () => t.call('/apis', { jwt, body: apiBody({ slug }) })),
+    )
     expect(results.filter((r) => r.status === 201)).toHaveLength(1)
-    for (const r of results.filter((r) => r.status !== 201)) expect(r).toMatchObject({ status: 409, body: { error: 'slug already exists' } })
+    for (const r of results.filter((r) => r.status !== 201))
+      expect(r).toMatchObject({ status: 409, body: { error: 'slug already exists' } })
   })
 })
 
@@ -166,7 +215,9 @@ describe('isolation', () => {
     const api = (await t.call('/apis', { jwt: a.jwt, body: apiBody() })).body
     const notFound = { status: 404, body: { error: 'api not found' } }
     expect(await t.call(`/apis/${api.id}`, { jwt: b.jwt })).toMatchObject(notFound)
-    expect(await t.call(`/apis/${api.id}`, { jwt: b.jwt, method: 'PUT', body: { name: 'mine' } })).toMatchObject(notFound)
+    expect(await t.call(`/apis/${api.id}`, { jwt: b.jwt, method: 'PUT', body: { name: 'mine' } })).toMatchObject(
+      notFound,
+    )
     expect(await t.call(`/apis/${api.id}`, { jwt: b.jwt, method: 'DELETE' })).toMatchObject(notFound)
     expect((await t.call('/apis', { jwt: b.jwt })).body.apis).toEqual([])
     expect((await t.call(`/apis/${api.id}`, { jwt: a.jwt })).body.name).toBe('Weather')
@@ -180,16 +231,27 @@ describe('isolation', () => {
     const sandboxKey = await t.createKey(jwt, 'development', ['apis:read'])
 
     expect(await t.call(`/apis/${dev.id}`, { jwt })).toMatchObject({ status: 404, body: { error: 'api not found' } })
-    expect(await t.call(`/apis/${dev.id}`, { key: liveKey })).toMatchObject({ status: 404, body: { error: 'api not found' } })
+    expect(await t.call(`/apis/${dev.id}`, { key: liveKey })).toMatchObject({
+      status: 404,
+      body: { error: 'api not found' },
+    })
     expect((await t.call(`/apis/${dev.id}`, { jwt, environment: 'development' })).status).toBe(200)
     expect((await t.call(`/apis/${dev.id}`, { host: 'development', key: sandboxKey })).status).toBe(200)
 
-    expect(await t.call(`/apis/${prod.id}`, { host: 'development', key: sandboxKey })).toMatchObject({ status: 404, body: { error: 'api not found' } })
-    expect(await t.call(`/apis/${prod.id}`, { jwt, environment: 'development' })).toMatchObject({ status: 404, body: { error: 'api not found' } })
+    expect(await t.call(`/apis/${prod.id}`, { host: 'development', key: sandboxKey })).toMatchObject({
+      status: 404,
+      body: { error: 'api not found' },
+    })
+    expect(await t.call(`/apis/${prod.id}`, { jwt, environment: 'development' })).toMatchObject({
+      status: 404,
+      body: { error: 'api not found' },
+    })
     expect((await t.call(`/apis/${prod.id}`, { key: liveKey })).status).toBe(200)
 
     expect((await t.call('/apis', { jwt })).body.apis.map((a: any) => a.id)).toEqual([prod.id])
-    expect((await t.call('/apis', { host: 'development', key: sandboxKey })).body.apis.map((a: any) => a.id)).toEqual([dev.id])
+    expect((await t.call('/apis', { host: 'development', key: sandboxKey })).body.apis.map((a: any) => a.id)).toEqual([
+      dev.id,
+    ])
   })
 })
 
@@ -203,13 +265,17 @@ describe('access', () => {
     const insufficient = { status: 403, body: { error: 'insufficient scope' } }
 
     expect(await t.call('/apis', { key: reader, body: apiBody() })).toMatchObject(insufficient)
-    expect(await t.call(`/apis/${api.id}`, { key: reader, method: 'PUT', body: { name: 'x' } })).toMatchObject(insufficient)
+    expect(await t.call(`/apis/${api.id}`, { key: reader, method: 'PUT', body: { name: 'x' } })).toMatchObject(
+      insufficient,
+    )
     expect(await t.call(`/apis/${api.id}`, { key: reader, method: 'DELETE' })).toMatchObject(insufficient)
     expect(await t.call('/apis', { key: writer })).toMatchObject(insufficient)
     expect(await t.call(`/apis/${api.id}`, { key: other })).toMatchObject(insufficient)
 
     expect((await t.call('/apis', { key: writer, body: apiBody() })).status).toBe(201)
-    expect((await t.call(`/apis/${api.id}`, { key: writer, method: 'PUT', body: { name: 'by key' } })).body.name).toBe('by key')
+    expect((await t.call(`/apis/${api.id}`, { key: writer, method: 'PUT', body: { name: 'by key' } })).body.name).toBe(
+      'by key',
+    )
     expect((await t.call('/apis', { key: reader })).body.apis).toHaveLength(2)
   })
 
@@ -218,7 +284,9 @@ describe('access', () => {
     const needsVerification = { status: 403, body: { error: 'email verification required' } }
     expect(await t.call('/apis', { jwt, body: apiBody() })).toMatchObject(needsVerification)
     expect(await t.call('/apis', { jwt })).toMatchObject({ status: 200, body: { apis: [] } })
-    expect(await t.call('/apis/api_nothing', { jwt, method: 'PUT', body: { name: 'x' } })).toMatchObject(needsVerification)
+    expect(await t.call('/apis/api_nothing', { jwt, method: 'PUT', body: { name: 'x' } })).toMatchObject(
+      needsVerification,
+    )
     expect(await t.call('/apis/api_nothing', { jwt, method: 'DELETE' })).toMatchObject(needsVerification)
   })
 

@@ -27,7 +27,9 @@ describe('signup and login', () => {
 
   test('409 email already registered (case-insensitive)', async () => {
     const { email } = await t.signup()
-    const { status, body } = await t.call('/auth/signup', { body: { email: email.toUpperCase(), password: 'something long' } })
+    const { status, body } = await t.call('/auth/signup', {
+      body: { email: email.toUpperCase(), password: 'something long' },
+    })
     expect(status).toBe(409)
     expect(body).toEqual({ error: 'email already registered' })
   })
@@ -38,8 +40,13 @@ describe('signup and login', () => {
     expect(ok.status).toBe(200)
     const me = await t.call('/auth/me', { jwt: ok.body.token })
     expect(me.body).toMatchObject({ user: { email }, environment: 'production', via: 'jwt', scopes: null })
-    expect(await t.call('/auth/login', { body: { email, password: 'wrong password' } })).toMatchObject({ status: 401, body: { error: 'unauthorized' } })
-    expect(await t.call('/auth/login', { body: { email: 'nobody@example.test', password: 'whatever1' } })).toMatchObject({ status: 401, body: { error: 'unauthorized' } })
+    expect(await t.call('/auth/login', { body: { email, password: 'wrong password' } })).toMatchObject({
+      status: 401,
+      body: { error: 'unauthorized' },
+    })
+    expect(
+      await t.call('/auth/login', { body: { email: 'nobody@example.test', password: 'whatever1' } }),
+    ).toMatchObject({ status: 401, body: { error: 'unauthorized' } })
   })
 
   test.each([
@@ -62,13 +69,24 @@ describe('signup and login', () => {
 describe('API keys', () => {
   test('created with a JWT, the secret shown once and stored hashed, listed and revoked', async () => {
     const { jwt } = await t.signup()
-    const created = await t.call('/auth/api-keys', { jwt, environment: 'development', body: { name: 'ci', preset: 'readonly' } })
+    const created = await t.call('/auth/api-keys', {
+      jwt,
+      environment: 'development',
+      body: { name: 'ci', preset: 'readonly' },
+    })
     expect(created.status).toBe(201)
     expect(created.body.key).toMatch(/^svc_sandbox_/)
-    expect(created.body).toMatchObject({ environment: 'development', scopes: ['apis:read', 'endpoints:read', 'domains:read', 'stats:read', 'settlements:read', 'openapi:read'] })
+    expect(created.body).toMatchObject({
+      environment: 'development',
+      scopes: ['apis:read', 'endpoints:read', 'domains:read', 'stats:read', 'settlements:read', 'openapi:read'],
+    })
     expect(created.body.key.startsWith(created.body.prefix)).toBe(true)
 
-    const row = await t.server.database.db.selectFrom('api_keys').selectAll().where('id', '=', created.body.id).executeTakeFirstOrThrow()
+    const row = await t.server.database.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', created.body.id)
+      .executeTakeFirstOrThrow()
     expect(JSON.stringify(row)).not.toContain(created.body.key)
 
     const list = await t.call('/auth/api-keys', { jwt, environment: 'development' })
@@ -80,9 +98,16 @@ describe('API keys', () => {
     const me = await t.call('/auth/me', { host: 'development', key: created.body.key })
     expect(me.body).toMatchObject({ via: 'api_key', environment: 'development' })
 
-    const revoked = await t.call(`/auth/api-keys/${created.body.id}`, { method: 'DELETE', jwt, environment: 'development' })
+    const revoked = await t.call(`/auth/api-keys/${created.body.id}`, {
+      method: 'DELETE',
+      jwt,
+      environment: 'development',
+    })
     expect(revoked.body.revoked_at).toBeTruthy()
-    expect(await t.call('/auth/me', { host: 'development', key: created.body.key })).toMatchObject({ status: 401, body: { error: 'invalid token' } })
+    expect(await t.call('/auth/me', { host: 'development', key: created.body.key })).toMatchObject({
+      status: 401,
+      body: { error: 'invalid token' },
+    })
   })
 
   test('scope names and presets mix; unknown names are refused', async () => {
@@ -93,23 +118,41 @@ describe('API keys', () => {
     const bad = await t.call('/auth/api-keys', { jwt, body: { name: 'm', scopes: ['apis:delete'] } })
     expect(bad.status).toBe(400)
     expect(bad.body.error).toMatch(/^scopes: unknown scope or preset "apis:delete"/)
-    expect((await t.call('/auth/api-keys', { jwt, body: { name: 'm' } })).body).toEqual({ error: 'scopes: give scopes or a preset' })
+    expect((await t.call('/auth/api-keys', { jwt, body: { name: 'm' } })).body).toEqual({
+      error: 'scopes: give scopes or a preset',
+    })
   })
 
   test('a JWT without X-Svc-Environment is in the environment of the host it came to; the header wins over the host', async () => {
     const { jwt } = await t.signup()
     // sandbox.localhost without the header: a Sandbox key (issue 9, item 12).
-    const onSandbox = await t.call('/auth/api-keys', { host: 'development', jwt, body: { name: 'sandbox host', scopes: ['apis:read'] } })
+    const onSandbox = await t.call('/auth/api-keys', {
+      host: 'development',
+      jwt,
+      body: { name: 'sandbox host', scopes: ['apis:read'] },
+    })
     expect(onSandbox.status).toBe(201)
     expect(onSandbox.body).toMatchObject({ environment: 'development', key: expect.stringMatching(/^svc_sandbox_/) })
-    expect((await t.call('/auth/me', { host: 'development', jwt })).body).toMatchObject({ environment: 'development', via: 'jwt' })
+    expect((await t.call('/auth/me', { host: 'development', jwt })).body).toMatchObject({
+      environment: 'development',
+      via: 'jwt',
+    })
     // api.localhost without the header: production.
     const onApi = await t.call('/auth/api-keys', { jwt, body: { name: 'api host', scopes: ['apis:read'] } })
     expect(onApi.body).toMatchObject({ environment: 'production', key: expect.stringMatching(/^svc_live_/) })
     // The header decides on either host (a JWT may target the Sandbox on either control-plane host).
-    const liveOnSandbox = await t.call('/auth/api-keys', { host: 'development', jwt, environment: 'production', body: { name: 'header', scopes: ['apis:read'] } })
+    const liveOnSandbox = await t.call('/auth/api-keys', {
+      host: 'development',
+      jwt,
+      environment: 'production',
+      body: { name: 'header', scopes: ['apis:read'] },
+    })
     expect(liveOnSandbox.body.key).toMatch(/^svc_live_/)
-    const sandboxOnApi = await t.call('/auth/api-keys', { jwt, environment: 'development', body: { name: 'header', scopes: ['apis:read'] } })
+    const sandboxOnApi = await t.call('/auth/api-keys', {
+      jwt,
+      environment: 'development',
+      body: { name: 'header', scopes: ['apis:read'] },
+    })
     expect(sandboxOnApi.body.key).toMatch(/^svc_sandbox_/)
     // Each list has its own keys.
     const names = async (options: { host?: 'development'; environment?: string }) =>
@@ -122,19 +165,34 @@ describe('API keys', () => {
     const { jwt } = await t.signup()
     const key = await t.createKey(jwt, 'production', ['apis:read'])
     expect(await t.call('/auth/api-keys', { key })).toMatchObject({ status: 403, body: { error: 'jwt required' } })
-    expect(await t.call('/auth/api-keys', { key, body: { name: 'x', scopes: ['apis:read'] } })).toMatchObject({ status: 403, body: { error: 'jwt required' } })
+    expect(await t.call('/auth/api-keys', { key, body: { name: 'x', scopes: ['apis:read'] } })).toMatchObject({
+      status: 403,
+      body: { error: 'jwt required' },
+    })
   })
 
   test('key and base URL must pair: 401 invalid token otherwise', async () => {
     const { jwt } = await t.signup()
     const live = await t.createKey(jwt, 'production', ['apis:read'])
     const sandbox = await t.createKey(jwt, 'development', ['apis:read'])
-    expect(await t.call('/auth/me', { host: 'development', key: live })).toMatchObject({ status: 401, body: { error: 'invalid token' } })
-    expect(await t.call('/auth/me', { host: 'production', key: sandbox })).toMatchObject({ status: 401, body: { error: 'invalid token' } })
+    expect(await t.call('/auth/me', { host: 'development', key: live })).toMatchObject({
+      status: 401,
+      body: { error: 'invalid token' },
+    })
+    expect(await t.call('/auth/me', { host: 'production', key: sandbox })).toMatchObject({
+      status: 401,
+      body: { error: 'invalid token' },
+    })
     // A live key asking for development fails at once; the header never switches a key's environment.
-    expect(await t.call('/auth/me', { key: live, environment: 'development' })).toMatchObject({ status: 401, body: { error: 'invalid token' } })
+    expect(await t.call('/auth/me', { key: live, environment: 'development' })).toMatchObject({
+      status: 401,
+      body: { error: 'invalid token' },
+    })
     expect((await t.call('/auth/me', { key: live, environment: 'production' })).status).toBe(200)
-    expect(await t.call('/auth/me', { key: 'svc_live_madeup' })).toMatchObject({ status: 401, body: { error: 'invalid token' } })
+    expect(await t.call('/auth/me', { key: 'svc_live_madeup' })).toMatchObject({
+      status: 401,
+      body: { error: 'invalid token' },
+    })
   })
 
   test('unverified accounts cannot write: 403 email verification required', async () => {
@@ -149,7 +207,10 @@ describe('API keys', () => {
 describe('credentials', () => {
   test('no credentials → 401 unauthorized; a bad JWT → 401 invalid token; a bad environment header → 400', async () => {
     expect(await t.call('/auth/me')).toMatchObject({ status: 401, body: { error: 'unauthorized' } })
-    expect(await t.call('/auth/me', { jwt: 'not.a.jwt' })).toMatchObject({ status: 401, body: { error: 'invalid token' } })
+    expect(await t.call('/auth/me', { jwt: 'not.a.jwt' })).toMatchObject({
+      status: 401,
+      body: { error: 'invalid token' },
+    })
     const { jwt } = await t.signup()
     expect(await t.call('/auth/me', { jwt, environment: 'staging' })).toMatchObject({
       status: 400,
@@ -157,6 +218,8 @@ describe('credentials', () => {
     })
     // JWT clients may target Sandbox on either host.
     expect((await t.call('/auth/me', { jwt, environment: 'development' })).body.environment).toBe('development')
-    expect((await t.call('/auth/me', { jwt, environment: 'development', host: 'development' })).body.environment).toBe('development')
+    expect((await t.call('/auth/me', { jwt, environment: 'development', host: 'development' })).body.environment).toBe(
+      'development',
+    )
   })
 })

@@ -12,24 +12,43 @@ const sandboxAccept = { scheme: 'exact', network: 'eip155:845320402', asset: usd
 let upstream: Server
 let upstreamUrl: string
 const asked: string[] = []
-const weather = { city: 'Paris', temp: 21.5, humidity: 60, tags: ['mild', 'dry'], windy: false, alert: null, station: { id: 'PAR', lat: 48.85 } }
+const weather = {
+  city: 'Paris',
+  temp: 21.5,
+  humidity: 60,
+  tags: ['mild', 'dry'],
+  windy: false,
+  alert: null,
+  station: { id: 'PAR', lat: 48.85 },
+}
 
 let t: TestServer
 beforeAll(async () => {
   upstream = createServer((req, res) => {
     asked.push(req.url!)
-    if (req.url!.startsWith('/weather/')) return void res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(weather))
-    if (req.url === '/files/') return void res.writeHead(200, { 'content-type': 'application/json' }).end('[{"name":"a.txt","size":12}]')
+    if (req.url!.startsWith('/weather/'))
+      return void res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(weather))
+    if (req.url === '/files/')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('[{"name":"a.txt","size":12}]')
     if (req.url === '/html') return void res.writeHead(200, { 'content-type': 'text/html' }).end('<p>hi</p>')
-    if (req.url === '/broken') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"truncated":')
-    if (req.url === '/missing') return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"nope"}')
-    if (req.url === '/huge') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ blob: 'x'.repeat(300 * 1024) }))
+    if (req.url === '/broken')
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"truncated":')
+    if (req.url === '/missing')
+      return void res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"nope"}')
+    if (req.url === '/huge')
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ blob: 'x'.repeat(300 * 1024) }))
     if (req.url === '/huge-chunked') {
       res.writeHead(200, { 'content-type': 'application/json' })
       for (let i = 0; i < 40; i++) res.write(`${i === 0 ? '[' : ','}"${'y'.repeat(8 * 1024)}"`)
       return void res.end(']')
     }
-    if (req.url === '/slow') return void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"late":true}'), 4000).unref()
+    if (req.url === '/slow')
+      return void setTimeout(
+        () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"late":true}'),
+        4000,
+      ).unref()
     res.writeHead(404).end()
   })
   upstream.listen(0, '127.0.0.1')
@@ -48,8 +67,18 @@ async function seller(options: { verified?: boolean } = {}) {
   const { jwt } = await t.signup(options)
   return jwt
 }
-async function createApi(jwt: string, environment: 'production' | 'development' = 'production', upstreamBase = upstreamUrl) {
-  const body = { name: 'Weather', slug: `ep-${process.pid}-${++slugs}`, upstream_base_url: upstreamBase, pay_to_mode: 'user_wallet', pay_to_address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }
+async function createApi(
+  jwt: string,
+  environment: 'production' | 'development' = 'production',
+  upstreamBase = upstreamUrl,
+) {
+  const body = {
+    name: 'Weather',
+    slug: `ep-${process.pid}-${++slugs}`,
+    upstream_base_url: upstreamBase,
+    pay_to_mode: 'user_wallet',
+    pay_to_address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  }
   const { status, body: api } = await t.call('/apis', { jwt, environment, body })
   expect(status).toBe(201)
   return api
@@ -59,7 +88,10 @@ describe('CRUD', () => {
   test('create (inferred schemas from a real upstream), read, list, update, delete', async () => {
     const jwt = await seller()
     const api = await createApi(jwt)
-    const created = await t.call(`/apis/${api.id}/endpoints`, { jwt, body: { method: 'get', path_pattern: '/weather/{city}', accepts: [liveAccept], description: 'Weather now' } })
+    const created = await t.call(`/apis/${api.id}/endpoints`, {
+      jwt,
+      body: { method: 'get', path_pattern: '/weather/{city}', accepts: [liveAccept], description: 'Weather now' },
+    })
     expect(created.status).toBe(201)
     expect(created.body).toMatchObject({
       api_id: api.id,
@@ -77,7 +109,14 @@ describe('CRUD', () => {
     expect(created.body.request_schema).toEqual({
       type: 'object',
       $comment: comment,
-      properties: { path: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } },
+      properties: {
+        path: {
+          type: 'object',
+          properties: { city: { type: 'string' } },
+          required: ['city'],
+          additionalProperties: false,
+        },
+      },
       required: ['path'],
     })
     expect(created.body.response_schema).toEqual({
@@ -89,7 +128,11 @@ describe('CRUD', () => {
         tags: { type: 'array', items: { type: 'string' } },
         windy: { type: 'boolean' },
         alert: { type: 'null' },
-        station: { type: 'object', properties: { id: { type: 'string' }, lat: { type: 'number' } }, required: ['id', 'lat'] },
+        station: {
+          type: 'object',
+          properties: { id: { type: 'string' }, lat: { type: 'number' } },
+          required: ['id', 'lat'],
+        },
       },
       required: ['city', 'temp', 'humidity', 'tags', 'windy', 'alert', 'station'],
     })
@@ -97,15 +140,33 @@ describe('CRUD', () => {
     expect(await t.call(`${base}/${created.body.id}`, { jwt })).toMatchObject({ status: 200, body: created.body })
     expect((await t.call(base, { jwt })).body).toEqual({ endpoints: [created.body] })
 
-    const updated = await t.call(`${base}/${created.body.id}`, { jwt, method: 'PUT', body: { enabled: false, description: null, accepts: [{ ...liveAccept, amount: '5', max_timeout_seconds: 60 }] } })
+    const updated = await t.call(`${base}/${created.body.id}`, {
+      jwt,
+      method: 'PUT',
+      body: { enabled: false, description: null, accepts: [{ ...liveAccept, amount: '5', max_timeout_seconds: 60 }] },
+    })
     expect(updated.status).toBe(200)
-    expect(updated.body).toMatchObject({ enabled: false, description: null, accepts: [{ ...liveAccept, amount: '5', max_timeout_seconds: 60 }], schema_source: 'inferred' })
+    expect(updated.body).toMatchObject({
+      enabled: false,
+      description: null,
+      accepts: [{ ...liveAccept, amount: '5', max_timeout_seconds: 60 }],
+      schema_source: 'inferred',
+    })
     expect(updated.body.response_schema).toEqual(created.body.response_schema)
     expect((await t.call(`${base}/${created.body.id}`, { jwt })).body).toEqual(updated.body)
 
-    expect(await t.call(`${base}/${created.body.id}`, { jwt, method: 'DELETE' })).toMatchObject({ status: 200, body: { id: created.body.id, deleted: true } })
-    expect(await t.call(`${base}/${created.body.id}`, { jwt })).toMatchObject({ status: 404, body: { error: 'endpoint not found' } })
-    expect(await t.call(`${base}/${created.body.id}`, { jwt, method: 'DELETE' })).toMatchObject({ status: 404, body: { error: 'endpoint not found' } })
+    expect(await t.call(`${base}/${created.body.id}`, { jwt, method: 'DELETE' })).toMatchObject({
+      status: 200,
+      body: { id: created.body.id, deleted: true },
+    })
+    expect(await t.call(`${base}/${created.body.id}`, { jwt })).toMatchObject({
+      status: 404,
+      body: { error: 'endpoint not found' },
+    })
+    expect(await t.call(`${base}/${created.body.id}`, { jwt, method: 'DELETE' })).toMatchObject({
+      status: 404,
+      body: { error: 'endpoint not found' },
+    })
     expect((await t.call(base, { jwt })).body.endpoints).toEqual([])
   })
 
@@ -113,11 +174,18 @@ describe('CRUD', () => {
     const jwt = await seller()
     const api = await createApi(jwt)
     const base = `/apis/${api.id}/endpoints`
-    expect((await t.call(base, { jwt, body: { method: 'POST', path_pattern: '/a', accepts: [liveAccept] } })).status).toBe(201)
-    expect(await t.call(base, { jwt, body: { method: 'post', path_pattern: '/a', accepts: [liveAccept] } })).toMatchObject({ status: 409, body: { error: 'endpoint already exists' } })
+    expect(
+      (await t.call(base, { jwt, body: { method: 'POST', path_pattern: '/a', accepts: [liveAccept] } })).status,
+    ).toBe(201)
+    expect(
+      await t.call(base, { jwt, body: { method: 'post', path_pattern: '/a', accepts: [liveAccept] } }),
+    ).toMatchObject({ status: 409, body: { error: 'endpoint already exists' } })
     const other = await t.call(base, { jwt, body: { method: 'PUT', path_pattern: '/a', accepts: [liveAccept] } })
     expect(other.status).toBe(201)
-    expect(await t.call(`${base}/${other.body.id}`, { jwt, method: 'PUT', body: { method: 'POST' } })).toMatchObject({ status: 409, body: { error: 'endpoint already exists' } })
+    expect(await t.call(`${base}/${other.body.id}`, { jwt, method: 'PUT', body: { method: 'POST' } })).toMatchObject({
+      status: 409,
+      body: { error: 'endpoint already exists' },
+    })
   })
 })
 
@@ -130,31 +198,76 @@ describe('validation', () => {
     [{ path_pattern: '/a//b' }, 'path_pattern: empty segment ("//")'],
     [{ path_pattern: '/a/{id}/{id}' }, 'path_pattern: duplicate parameter "{id}"'],
     [{ path_pattern: '/a/x{id}' }, 'path_pattern: a parameter must be a whole segment like "{id}", not "x{id}"'],
-    [{ path_pattern: '/a/{1st}' }, 'path_pattern: invalid parameter name "1st": letters, digits and "_", not starting with a digit'],
+    [
+      { path_pattern: '/a/{1st}' },
+      'path_pattern: invalid parameter name "1st": letters, digits and "_", not starting with a digit',
+    ],
     [{ path_pattern: '/a*/b' }, 'path_pattern: "*" is allowed only as the last character'],
     [{ path_pattern: '/a/{id}*' }, 'path_pattern: "*" must follow a literal segment or "/", not a parameter'],
-    [{ path_pattern: '/a?b=1' }, `path_pattern: invalid character in segment "a?b=1" (letters, digits and -._~!$&'()+,;=:@% are allowed)`],
+    [
+      { path_pattern: '/a?b=1' },
+      `path_pattern: invalid character in segment "a?b=1" (letters, digits and -._~!$&'()+,;=:@% are allowed)`,
+    ],
     [{ accepts: [] }, 'accepts: at least one accept option'],
     [{ accepts: Array(11).fill(liveAccept) }, 'accepts: at most 10 accept options'],
     [{ accepts: undefined }, 'accepts: required'],
     [{ accepts: [{ ...liveAccept, scheme: 'deferred' }] }, 'accepts.0.scheme: must be one of exact, upto'],
-    [{ accepts: [{ ...liveAccept, extra: { assetTransferMethod: 'permit3' } }] }, 'accepts.0.extra.assetTransferMethod: must be one of eip3009, permit2'],
-    [{ accepts: [{ ...liveAccept, scheme: 'upto', extra: { assetTransferMethod: 'eip3009' } }] }, 'accepts.0.extra.assetTransferMethod: the upto scheme pays through Permit2 only: use "permit2" or leave it out'],
-    [{ accepts: [{ ...liveAccept, network: 'base' }] }, 'accepts.0.network: must be a CAIP-2 EVM network id like "eip155:8453"'],
-    [{ accepts: [{ ...liveAccept, asset: 'USDC' }] }, 'accepts.0.asset: not an EVM address (0x followed by 40 hex digits)'],
-    [{ accepts: [{ ...liveAccept, amount: 100 }] }, 'accepts.0.amount: expected a string of atomic units, e.g. "100000"'],
-    [{ accepts: [{ ...liveAccept, amount: '0' }] }, 'accepts.0.amount: must be a positive integer of atomic units without leading zeros, below 2^256'],
-    [{ accepts: [{ ...liveAccept, amount: '0100' }] }, 'accepts.0.amount: must be a positive integer of atomic units without leading zeros, below 2^256'],
-    [{ accepts: [{ ...liveAccept, amount: '1.5' }] }, 'accepts.0.amount: must be a positive integer of atomic units without leading zeros, below 2^256'],
-    [{ accepts: [{ ...liveAccept, amount: (2n ** 256n).toString() }] }, 'accepts.0.amount: must be a positive integer of atomic units without leading zeros, below 2^256'],
+    [
+      { accepts: [{ ...liveAccept, extra: { assetTransferMethod: 'permit3' } }] },
+      'accepts.0.extra.assetTransferMethod: must be one of eip3009, permit2',
+    ],
+    [
+      { accepts: [{ ...liveAccept, scheme: 'upto', extra: { assetTransferMethod: 'eip3009' } }] },
+      'accepts.0.extra.assetTransferMethod: the upto scheme pays through Permit2 only: use "permit2" or leave it out',
+    ],
+    [
+      { accepts: [{ ...liveAccept, network: 'base' }] },
+      'accepts.0.network: must be a CAIP-2 EVM network id like "eip155:8453"',
+    ],
+    [
+      { accepts: [{ ...liveAccept, asset: 'USDC' }] },
+      'accepts.0.asset: not an EVM address (0x followed by 40 hex digits)',
+    ],
+    [
+      { accepts: [{ ...liveAccept, amount: 100 }] },
+      'accepts.0.amount: expected a string of atomic units, e.g. "100000"',
+    ],
+    [
+      { accepts: [{ ...liveAccept, amount: '0' }] },
+      'accepts.0.amount: must be a positive integer of atomic units without leading zeros, below 2^256',
+    ],
+    [
+      { accepts: [{ ...liveAccept, amount: '0100' }] },
+      'accepts.0.amount: must be a positive integer of atomic units without leading zeros, below 2^256',
+    ],
+    [
+      { accepts: [{ ...liveAccept, amount: '1.5' }] },
+      'accepts.0.amount: must be a positive integer of atomic units without leading zeros, below 2^256',
+    ],
+    [
+      { accepts: [{ ...liveAccept, amount: (2n ** 256n).toString() }] },
+      'accepts.0.amount: must be a positive integer of atomic units without leading zeros, below 2^256',
+    ],
     [{ accepts: [{ ...liveAccept, max_timeout_seconds: 0 }] }, 'accepts.0.max_timeout_seconds: between 1 and 86400'],
-    [{ accepts: [{ ...liveAccept, max_timeout_seconds: 1.5 }] }, 'accepts.0.max_timeout_seconds: expected an integer number of seconds'],
+    [
+      { accepts: [{ ...liveAccept, max_timeout_seconds: 1.5 }] },
+      'accepts.0.max_timeout_seconds: expected an integer number of seconds',
+    ],
     [{ accepts: [{ ...liveAccept, extra: 'USDC' }] }, 'accepts.0.extra: expected an object'],
     [{ accepts: [{ ...liveAccept, payTo: '0x0' }] }, 'unknown field "payTo"'],
-    [{ response_schema: { type: 'wat' } }, 'response_schema: not a valid JSON Schema: /type must be equal to one of the allowed values'],
-    [{ request_schema: { properties: { a: 5 } } }, 'request_schema: not a valid JSON Schema: /properties/a must be object,boolean'],
+    [
+      { response_schema: { type: 'wat' } },
+      'response_schema: not a valid JSON Schema: /type must be equal to one of the allowed values',
+    ],
+    [
+      { request_schema: { properties: { a: 5 } } },
+      'request_schema: not a valid JSON Schema: /properties/a must be object,boolean',
+    ],
     [{ request_schema: [] }, 'request_schema: expected a JSON Schema object or null'],
-    [{ request_schema: { $schema: 'http://json-schema.org/draft-04/schema#' } }, 'request_schema: not a valid JSON Schema: unsupported $schema "http://json-schema.org/draft-04/schema#" (2020-12, draft-07 and draft-06 are)'],
+    [
+      { request_schema: { $schema: 'http://json-schema.org/draft-04/schema#' } },
+      'request_schema: not a valid JSON Schema: unsupported $schema "http://json-schema.org/draft-04/schema#" (2020-12, draft-07 and draft-06 are)',
+    ],
     [{ ttl: 0 }, 'ttl: between 1 and 31536000 seconds'],
     [{ ttl: 31_536_001 }, 'ttl: between 1 and 31536000 seconds'],
     [{ ttl: '60' }, 'ttl: expected an integer number of seconds'],
@@ -164,16 +277,32 @@ describe('validation', () => {
   ])('POST with %j → 400', async (overrides, error) => {
     const jwt = await seller()
     const api = await createApi(jwt)
-    expect(await t.call(`/apis/${api.id}/endpoints`, { jwt, body: { ...ok, ...overrides } })).toMatchObject({ status: 400, body: { error } })
+    expect(await t.call(`/apis/${api.id}/endpoints`, { jwt, body: { ...ok, ...overrides } })).toMatchObject({
+      status: 400,
+      body: { error },
+    })
   })
 
   test('path patterns that are fine; draft-07 schemas are accepted', async () => {
     const jwt = await seller()
     const api = await createApi(jwt)
-    for (const path_pattern of ['/', '/files/*', '/files*', '/*', '/v1/users/{user_id}/posts/{postId}', '/a-b/c.d/~e/', '/x:y@z'])
-      expect((await t.call(`/apis/${api.id}/endpoints`, { jwt, body: { ...ok, method: 'DELETE', path_pattern } })).status, path_pattern).toBe(201)
+    for (const path_pattern of [
+      '/',
+      '/files/*',
+      '/files*',
+      '/*',
+      '/v1/users/{user_id}/posts/{postId}',
+      '/a-b/c.d/~e/',
+      '/x:y@z',
+    ])
+      expect(
+        (await t.call(`/apis/${api.id}/endpoints`, { jwt, body: { ...ok, method: 'DELETE', path_pattern } })).status,
+        path_pattern,
+      ).toBe(201)
     const draft7 = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'array', items: [{ type: 'string' }] }
-    expect((await t.call(`/apis/${api.id}/endpoints`, { jwt, body: { ...ok, response_schema: draft7 } })).body).toMatchObject({ response_schema: draft7, schema_source: 'manual' })
+    expect(
+      (await t.call(`/apis/${api.id}/endpoints`, { jwt, body: { ...ok, response_schema: draft7 } })).body,
+    ).toMatchObject({ response_schema: draft7, schema_source: 'manual' })
   })
 
   test('PUT: ttl only at creation; schemas and clear_schemas not together; unknown fields', async () => {
@@ -181,13 +310,24 @@ describe('validation', () => {
     const api = await createApi(jwt)
     const ep = (await t.call(`/apis/${api.id}/endpoints`, { jwt, body: ok })).body
     const url = `/apis/${api.id}/endpoints/${ep.id}`
-    expect(await t.call(url, { jwt, method: 'PUT', body: { ttl: 60 } })).toMatchObject({ status: 400, body: { error: 'ttl can only be set at creation' } })
-    expect(await t.call(url, { jwt, method: 'PUT', body: { clear_schemas: true, response_schema: { type: 'object' } } })).toMatchObject({
+    expect(await t.call(url, { jwt, method: 'PUT', body: { ttl: 60 } })).toMatchObject({
+      status: 400,
+      body: { error: 'ttl can only be set at creation' },
+    })
+    expect(
+      await t.call(url, { jwt, method: 'PUT', body: { clear_schemas: true, response_schema: { type: 'object' } } }),
+    ).toMatchObject({
       status: 400,
       body: { error: 'clear_schemas: give schemas or clear_schemas, not both' },
     })
-    expect(await t.call(url, { jwt, method: 'PUT', body: { expires_at: null } })).toMatchObject({ status: 400, body: { error: 'unknown field "expires_at"' } })
-    expect(await t.call(url, { jwt, method: 'PUT', body: { path_pattern: 'nope' } })).toMatchObject({ status: 400, body: { error: 'path_pattern: must start with "/"' } })
+    expect(await t.call(url, { jwt, method: 'PUT', body: { expires_at: null } })).toMatchObject({
+      status: 400,
+      body: { error: 'unknown field "expires_at"' },
+    })
+    expect(await t.call(url, { jwt, method: 'PUT', body: { path_pattern: 'nope' } })).toMatchObject({
+      status: 400,
+      body: { error: 'path_pattern: must start with "/"' },
+    })
   })
 })
 
@@ -196,17 +336,34 @@ describe('ttl', () => {
     const jwt = await seller()
     const api = await createApi(jwt)
     const before = Date.now()
-    const ep = await t.call(`/apis/${api.id}/endpoints`, { jwt, body: { method: 'POST', path_pattern: '/once', accepts: [liveAccept], ttl: 60 } })
+    const ep = await t.call(`/apis/${api.id}/endpoints`, {
+      jwt,
+      body: { method: 'POST', path_pattern: '/once', accepts: [liveAccept], ttl: 60 },
+    })
     expect(ep.body.ttl).toBe(60)
     const expires = Date.parse(ep.body.expires_at)
     expect(expires).toBeGreaterThanOrEqual(before + 60_000)
     expect(expires).toBeLessThanOrEqual(Date.now() + 60_000)
 
-    await t.server.database.db.updateTable('endpoints').set({ expires_at: new Date(Date.now() - 1000).toISOString() }).where('id', '=', ep.body.id).execute()
+    await t.server.database.db
+      .updateTable('endpoints')
+      .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+      .where('id', '=', ep.body.id)
+      .execute()
     expect((await t.call(`/apis/${api.id}/endpoints`, { jwt })).body.endpoints).toEqual([])
-    expect(await t.call(`/apis/${api.id}/endpoints/${ep.body.id}`, { jwt })).toMatchObject({ status: 404, body: { error: 'endpoint not found' } })
+    expect(await t.call(`/apis/${api.id}/endpoints/${ep.body.id}`, { jwt })).toMatchObject({
+      status: 404,
+      body: { error: 'endpoint not found' },
+    })
     // Its route is free again.
-    expect((await t.call(`/apis/${api.id}/endpoints`, { jwt, body: { method: 'POST', path_pattern: '/once', accepts: [liveAccept] } })).status).toBe(201)
+    expect(
+      (
+        await t.call(`/apis/${api.id}/endpoints`, {
+          jwt,
+          body: { method: 'POST', path_pattern: '/once', accepts: [liveAccept] },
+        })
+      ).status,
+    ).toBe(201)
   })
 })
 
@@ -216,27 +373,65 @@ describe('Sandbox accepts', () => {
     const api = await createApi(jwt, 'development')
     const base = `/apis/${api.id}/endpoints`
     const dev = { jwt, environment: 'development' }
-    expect(await t.call(base, { ...dev, body: { method: 'GET', path_pattern: '/a', accepts: [sandboxAccept, liveAccept] } })).toMatchObject({
+    expect(
+      await t.call(base, { ...dev, body: { method: 'GET', path_pattern: '/a', accepts: [sandboxAccept, liveAccept] } }),
+    ).toMatchObject({
       status: 400,
       body: { error: 'accepts.1.network: a development API takes only network "eip155:845320402" (the Sandbox chain)' },
     })
     expect(
-      await t.call(base, { ...dev, body: { method: 'GET', path_pattern: '/a', accepts: [{ ...sandboxAccept, asset: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }] } }),
-    ).toMatchObject({ status: 400, body: { error: `accepts.0.asset: a development API takes only the Sandbox USDC ${usdc}` } })
+      await t.call(base, {
+        ...dev,
+        body: {
+          method: 'GET',
+          path_pattern: '/a',
+          accepts: [{ ...sandboxAccept, asset: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }],
+        },
+      }),
+    ).toMatchObject({
+      status: 400,
+      body: { error: `accepts.0.asset: a development API takes only the Sandbox USDC ${usdc}` },
+    })
 
-    const created = await t.call(base, { ...dev, body: { method: 'GET', path_pattern: '/a', accepts: [sandboxAccept, { ...sandboxAccept, amount: '7', extra: { name: 'USD Coin' } }] } })
+    const created = await t.call(base, {
+      ...dev,
+      body: {
+        method: 'GET',
+        path_pattern: '/a',
+        accepts: [sandboxAccept, { ...sandboxAccept, amount: '7', extra: { name: 'USD Coin' } }],
+      },
+    })
     expect(created.status).toBe(201)
     expect(created.body.accepts).toEqual([
-      { scheme: 'exact', network: 'eip155:845320402', asset: usdc, amount: '100000', max_timeout_seconds: 300, extra: { name: 'USDC', version: '2', assetTransferMethod: 'eip3009' } },
-      { scheme: 'exact', network: 'eip155:845320402', asset: usdc, amount: '7', max_timeout_seconds: 300, extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'eip3009' } },
+      {
+        scheme: 'exact',
+        network: 'eip155:845320402',
+        asset: usdc,
+        amount: '100000',
+        max_timeout_seconds: 300,
+        extra: { name: 'USDC', version: '2', assetTransferMethod: 'eip3009' },
+      },
+      {
+        scheme: 'exact',
+        network: 'eip155:845320402',
+        asset: usdc,
+        amount: '7',
+        max_timeout_seconds: 300,
+        extra: { name: 'USD Coin', version: '2', assetTransferMethod: 'eip3009' },
+      },
     ])
-    expect(await t.call(`${base}/${created.body.id}`, { ...dev, method: 'PUT', body: { accepts: [liveAccept] } })).toMatchObject({
+    expect(
+      await t.call(`${base}/${created.body.id}`, { ...dev, method: 'PUT', body: { accepts: [liveAccept] } }),
+    ).toMatchObject({
       status: 400,
       body: { error: 'accepts.0.network: a development API takes only network "eip155:845320402" (the Sandbox chain)' },
     })
     // A production API takes other networks and keeps accepts as given (asset checksummed).
     const prod = await createApi(jwt)
-    const live = await t.call(`/apis/${prod.id}/endpoints`, { jwt, body: { method: 'GET', path_pattern: '/a', accepts: [{ ...liveAccept, asset: usdc.toLowerCase() }] } })
+    const live = await t.call(`/apis/${prod.id}/endpoints`, {
+      jwt,
+      body: { method: 'GET', path_pattern: '/a', accepts: [{ ...liveAccept, asset: usdc.toLowerCase() }] },
+    })
     expect(live.body.accepts).toEqual([{ ...liveAccept, max_timeout_seconds: 300 }])
   })
 })
@@ -245,12 +440,21 @@ describe('schema_source', () => {
   test('inferred → manual (PUT with schemas) → inferred (clear_schemas)', async () => {
     const jwt = await seller()
     const api = await createApi(jwt)
-    const ep = (await t.call(`/apis/${api.id}/endpoints`, { jwt, body: { method: 'GET', path_pattern: '/weather/{city}', accepts: [liveAccept] } })).body
+    const ep = (
+      await t.call(`/apis/${api.id}/endpoints`, {
+        jwt,
+        body: { method: 'GET', path_pattern: '/weather/{city}', accepts: [liveAccept] },
+      })
+    ).body
     expect(ep.schema_source).toBe('inferred')
     const url = `/apis/${api.id}/endpoints/${ep.id}`
     const manualSchema = { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] }
     const manual = await t.call(url, { jwt, method: 'PUT', body: { response_schema: manualSchema } })
-    expect(manual.body).toMatchObject({ schema_source: 'manual', response_schema: manualSchema, request_schema: ep.request_schema })
+    expect(manual.body).toMatchObject({
+      schema_source: 'manual',
+      response_schema: manualSchema,
+      request_schema: ep.request_schema,
+    })
     const nulled = await t.call(url, { jwt, method: 'PUT', body: { request_schema: null } })
     expect(nulled.body).toMatchObject({ schema_source: 'manual', request_schema: null, response_schema: manualSchema })
     // A manual endpoint that moves keeps its schemas.
@@ -266,8 +470,15 @@ describe('schema_source', () => {
     const jwt = await seller()
     const api = await createApi(jwt)
     const base = `/apis/${api.id}/endpoints`
-    const given = await t.call(base, { jwt, body: { method: 'POST', path_pattern: '/m', accepts: [liveAccept], request_schema: { type: 'object' } } })
-    expect(given.body).toMatchObject({ schema_source: 'manual', request_schema: { type: 'object' }, response_schema: null })
+    const given = await t.call(base, {
+      jwt,
+      body: { method: 'POST', path_pattern: '/m', accepts: [liveAccept], request_schema: { type: 'object' } },
+    })
+    expect(given.body).toMatchObject({
+      schema_source: 'manual',
+      request_schema: { type: 'object' },
+      response_schema: null,
+    })
 
     const ep = (await t.call(base, { jwt, body: { method: 'GET', path_pattern: '/html', accepts: [liveAccept] } })).body
     expect(ep).toMatchObject({ schema_source: 'inferred', request_schema: null, response_schema: {} })
@@ -275,7 +486,14 @@ describe('schema_source', () => {
     expect(moved.body).toMatchObject({
       schema_source: 'inferred',
       path_pattern: '/files/*',
-      response_schema: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, size: { type: 'integer' } }, required: ['name', 'size'] } },
+      response_schema: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { name: { type: 'string' }, size: { type: 'integer' } },
+          required: ['name', 'size'],
+        },
+      },
     })
     expect(asked).toContain('/files/')
   })
@@ -284,27 +502,54 @@ describe('schema_source', () => {
     const jwt = await seller()
     const api = await createApi(jwt)
     const base = `/apis/${api.id}/endpoints`
-    const post = await t.call(base, { jwt, body: { method: 'PATCH', path_pattern: '/items/{id}', accepts: [liveAccept] } })
+    const post = await t.call(base, {
+      jwt,
+      body: { method: 'PATCH', path_pattern: '/items/{id}', accepts: [liveAccept] },
+    })
     expect(post.body).toMatchObject({
       schema_source: 'inferred',
       request_schema: {
         type: 'object',
         $comment: comment,
-        properties: { path: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false }, body: { type: 'object' } },
+        properties: {
+          path: {
+            type: 'object',
+            properties: { id: { type: 'string' } },
+            required: ['id'],
+            additionalProperties: false,
+          },
+          body: { type: 'object' },
+        },
         required: ['path', 'body'],
       },
       response_schema: {},
     })
-    expect((await t.call(base, { jwt, body: { method: 'HEAD', path_pattern: '/h', accepts: [liveAccept] } })).body).toMatchObject({ request_schema: null, response_schema: null })
+    expect(
+      (await t.call(base, { jwt, body: { method: 'HEAD', path_pattern: '/h', accepts: [liveAccept] } })).body,
+    ).toMatchObject({ request_schema: null, response_schema: null })
     for (const path_pattern of ['/broken', '/missing', '/huge', '/huge-chunked'])
-      expect((await t.call(base, { jwt, body: { method: 'GET', path_pattern, accepts: [liveAccept] } })).body.response_schema, path_pattern).toEqual({})
+      expect(
+        (await t.call(base, { jwt, body: { method: 'GET', path_pattern, accepts: [liveAccept] } })).body
+          .response_schema,
+        path_pattern,
+      ).toEqual({})
 
     const started = Date.now()
-    expect((await t.call(base, { jwt, body: { method: 'GET', path_pattern: '/slow', accepts: [liveAccept] } })).body.response_schema).toEqual({})
+    expect(
+      (await t.call(base, { jwt, body: { method: 'GET', path_pattern: '/slow', accepts: [liveAccept] } })).body
+        .response_schema,
+    ).toEqual({})
     expect(Date.now() - started).toBeLessThan(3500)
 
     const gone = await createApi(jwt, 'production', 'http://127.0.0.1:1')
-    expect((await t.call(`/apis/${gone.id}/endpoints`, { jwt, body: { method: 'GET', path_pattern: '/x', accepts: [liveAccept] } })).body).toMatchObject({ schema_source: 'inferred', response_schema: {} })
+    expect(
+      (
+        await t.call(`/apis/${gone.id}/endpoints`, {
+          jwt,
+          body: { method: 'GET', path_pattern: '/x', accepts: [liveAccept] },
+        })
+      ).body,
+    ).toMatchObject({ schema_source: 'inferred', response_schema: {} })
   })
 })
 
@@ -313,16 +558,31 @@ describe('isolation and access', () => {
     const a = await seller()
     const b = await seller()
     const api = await createApi(a)
-    const ep = (await t.call(`/apis/${api.id}/endpoints`, { jwt: a, body: { method: 'POST', path_pattern: '/x', accepts: [liveAccept] } })).body
+    const ep = (
+      await t.call(`/apis/${api.id}/endpoints`, {
+        jwt: a,
+        body: { method: 'POST', path_pattern: '/x', accepts: [liveAccept] },
+      })
+    ).body
     const apiNotFound = { status: 404, body: { error: 'api not found' } }
     expect(await t.call(`/apis/${api.id}/endpoints`, { jwt: b })).toMatchObject(apiNotFound)
     expect(await t.call(`/apis/${api.id}/endpoints/${ep.id}`, { jwt: b })).toMatchObject(apiNotFound)
-    expect(await t.call(`/apis/${api.id}/endpoints/${ep.id}`, { jwt: b, method: 'PUT', body: { enabled: false } })).toMatchObject(apiNotFound)
+    expect(
+      await t.call(`/apis/${api.id}/endpoints/${ep.id}`, { jwt: b, method: 'PUT', body: { enabled: false } }),
+    ).toMatchObject(apiNotFound)
     expect(await t.call(`/apis/${api.id}/endpoints/${ep.id}`, { jwt: b, method: 'DELETE' })).toMatchObject(apiNotFound)
-    expect(await t.call(`/apis/${api.id}/endpoints`, { jwt: b, body: { method: 'GET', path_pattern: '/y', accepts: [liveAccept] } })).toMatchObject(apiNotFound)
+    expect(
+      await t.call(`/apis/${api.id}/endpoints`, {
+        jwt: b,
+        body: { method: 'GET', path_pattern: '/y', accepts: [liveAccept] },
+      }),
+    ).toMatchObject(apiNotFound)
     // B's own API does not reach A's endpoint either.
     const own = await createApi(b)
-    expect(await t.call(`/apis/${own.id}/endpoints/${ep.id}`, { jwt: b })).toMatchObject({ status: 404, body: { error: 'endpoint not found' } })
+    expect(await t.call(`/apis/${own.id}/endpoints/${ep.id}`, { jwt: b })).toMatchObject({
+      status: 404,
+      body: { error: 'endpoint not found' },
+    })
     expect((await t.call(`/apis/${own.id}/endpoints`, { jwt: b })).body.endpoints).toEqual([])
     expect((await t.call(`/apis/${api.id}/endpoints/${ep.id}`, { jwt: a })).body.enabled).toBe(true)
   })
@@ -330,36 +590,68 @@ describe('isolation and access', () => {
   test("the other environment's API is 404", async () => {
     const jwt = await seller()
     const dev = await createApi(jwt, 'development')
-    const ep = (await t.call(`/apis/${dev.id}/endpoints`, { jwt, environment: 'development', body: { method: 'POST', path_pattern: '/x', accepts: [sandboxAccept] } })).body
-    expect(await t.call(`/apis/${dev.id}/endpoints`, { jwt })).toMatchObject({ status: 404, body: { error: 'api not found' } })
-    expect(await t.call(`/apis/${dev.id}/endpoints/${ep.id}`, { jwt })).toMatchObject({ status: 404, body: { error: 'api not found' } })
+    const ep = (
+      await t.call(`/apis/${dev.id}/endpoints`, {
+        jwt,
+        environment: 'development',
+        body: { method: 'POST', path_pattern: '/x', accepts: [sandboxAccept] },
+      })
+    ).body
+    expect(await t.call(`/apis/${dev.id}/endpoints`, { jwt })).toMatchObject({
+      status: 404,
+      body: { error: 'api not found' },
+    })
+    expect(await t.call(`/apis/${dev.id}/endpoints/${ep.id}`, { jwt })).toMatchObject({
+      status: 404,
+      body: { error: 'api not found' },
+    })
     const sandboxKey = await t.createKey(jwt, 'development', ['endpoints:read'])
-    expect((await t.call(`/apis/${dev.id}/endpoints`, { host: 'development', key: sandboxKey })).body.endpoints).toHaveLength(1)
+    expect(
+      (await t.call(`/apis/${dev.id}/endpoints`, { host: 'development', key: sandboxKey })).body.endpoints,
+    ).toHaveLength(1)
     const prod = await createApi(jwt)
-    expect(await t.call(`/apis/${prod.id}/endpoints`, { host: 'development', key: sandboxKey })).toMatchObject({ status: 404, body: { error: 'api not found' } })
+    expect(await t.call(`/apis/${prod.id}/endpoints`, { host: 'development', key: sandboxKey })).toMatchObject({
+      status: 404,
+      body: { error: 'api not found' },
+    })
   })
 
   test('scopes and email verification', async () => {
     const jwt = await seller()
     const api = await createApi(jwt)
-    const ep = (await t.call(`/apis/${api.id}/endpoints`, { jwt, body: { method: 'POST', path_pattern: '/x', accepts: [liveAccept] } })).body
+    const ep = (
+      await t.call(`/apis/${api.id}/endpoints`, {
+        jwt,
+        body: { method: 'POST', path_pattern: '/x', accepts: [liveAccept] },
+      })
+    ).body
     const reader = await t.createKey(jwt, 'production', ['endpoints:read'])
     const apisOnly = await t.createKey(jwt, 'production', ['apis:read', 'apis:write'])
     const writer = await t.createKey(jwt, 'production', ['endpoints:write'])
     const insufficient = { status: 403, body: { error: 'insufficient scope' } }
     const base = `/apis/${api.id}/endpoints`
-    expect(await t.call(base, { key: reader, body: { method: 'GET', path_pattern: '/y', accepts: [liveAccept] } })).toMatchObject(insufficient)
-    expect(await t.call(`${base}/${ep.id}`, { key: reader, method: 'PUT', body: { enabled: false } })).toMatchObject(insufficient)
+    expect(
+      await t.call(base, { key: reader, body: { method: 'GET', path_pattern: '/y', accepts: [liveAccept] } }),
+    ).toMatchObject(insufficient)
+    expect(await t.call(`${base}/${ep.id}`, { key: reader, method: 'PUT', body: { enabled: false } })).toMatchObject(
+      insufficient,
+    )
     expect(await t.call(`${base}/${ep.id}`, { key: reader, method: 'DELETE' })).toMatchObject(insufficient)
     expect(await t.call(base, { key: apisOnly })).toMatchObject(insufficient)
     expect(await t.call(`${base}/${ep.id}`, { key: writer })).toMatchObject(insufficient)
     expect((await t.call(base, { key: reader })).body.endpoints).toHaveLength(1)
-    expect((await t.call(base, { key: writer, body: { method: 'GET', path_pattern: '/y', accepts: [liveAccept] } })).status).toBe(201)
+    expect(
+      (await t.call(base, { key: writer, body: { method: 'GET', path_pattern: '/y', accepts: [liveAccept] } })).status,
+    ).toBe(201)
 
     const unverified = await seller({ verified: false })
     const needsVerification = { status: 403, body: { error: 'email verification required' } }
-    expect(await t.call(base, { jwt: unverified, body: { method: 'GET', path_pattern: '/z', accepts: [liveAccept] } })).toMatchObject(needsVerification)
-    expect(await t.call(`${base}/${ep.id}`, { jwt: unverified, method: 'PUT', body: {} })).toMatchObject(needsVerification)
+    expect(
+      await t.call(base, { jwt: unverified, body: { method: 'GET', path_pattern: '/z', accepts: [liveAccept] } }),
+    ).toMatchObject(needsVerification)
+    expect(await t.call(`${base}/${ep.id}`, { jwt: unverified, method: 'PUT', body: {} })).toMatchObject(
+      needsVerification,
+    )
     expect(await t.call(`${base}/${ep.id}`, { jwt: unverified, method: 'DELETE' })).toMatchObject(needsVerification)
     // Reading is no write: an unverified seller gets the usual 404 for someone else's API.
     expect(await t.call(base, { jwt: unverified })).toMatchObject({ status: 404, body: { error: 'api not found' } })

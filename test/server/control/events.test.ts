@@ -8,7 +8,16 @@ import { eventStreamDefaults } from '../../../server/control/events.js'
 import type { PaymentEvent } from '../../../sdk/types.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import { openEventStream } from '../../../cli/event-stream.js'
-import { addEndpoint, createApi, newSeller, payingFetch, sandboxAccept, startGatewayStack, type GatewayStack, type Seller } from '../gateway/helpers.js'
+import {
+  addEndpoint,
+  createApi,
+  newSeller,
+  payingFetch,
+  sandboxAccept,
+  startGatewayStack,
+  type GatewayStack,
+  type Seller,
+} from '../gateway/helpers.js'
 
 let stack: GatewayStack
 let seller: Seller
@@ -24,8 +33,15 @@ beforeAll(async () => {
   ;[seller, other] = await Promise.all([newSeller(t), newSeller(t)])
   api = await createApi(t, seller, upstream.url)
   otherApi = await createApi(t, other, upstream.url)
-  for (const [owner, created] of [[seller, api], [other, otherApi]] as const)
-    await addEndpoint(t, owner, created.id, { method: 'GET', path_pattern: '/weather/{city}', accepts: [sandboxAccept(services)] })
+  for (const [owner, created] of [
+    [seller, api],
+    [other, otherApi],
+  ] as const)
+    await addEndpoint(t, owner, created.id, {
+      method: 'GET',
+      path_pattern: '/weather/{city}',
+      accepts: [sandboxAccept(services)],
+    })
   key = await t.createKey(seller.jwt, 'development', ['settlements:read'])
 })
 afterEach(async () => {
@@ -38,7 +54,9 @@ afterAll(() => stack?.stop())
 async function open(headers: Record<string, string>, options: { apiId?: string; lastEventId?: string } = {}) {
   const abort = new AbortController()
   streams.push(abort)
-  const events = (await openEventStream({ baseUrl: stack.t.server.sandboxControlUrl, headers, signal: abort.signal, ...options }))[Symbol.asyncIterator]()
+  const events = (
+    await openEventStream({ baseUrl: stack.t.server.sandboxControlUrl, headers, signal: abort.signal, ...options })
+  )[Symbol.asyncIterator]()
   return {
     async next(count: number): Promise<PaymentEvent[]> {
       const read: PaymentEvent[] = []
@@ -62,10 +80,25 @@ describe('what a seller sees', () => {
     const paid = await payingFetch(stack.services, stack.buyer)(`${api.gateway}/weather/Lima`)
     expect(paid.status).toBe(200)
     const [required, verified, settled] = await stream.next(3)
-    const common = { environment: 'development', api_id: api.id, api_slug: api.slug, method: 'GET', path: '/weather/Lima', amount: '10000', asset: stack.services.sandboxChain.usdc.address, pay_to: seller.payTo }
+    const common = {
+      environment: 'development',
+      api_id: api.id,
+      api_slug: api.slug,
+      method: 'GET',
+      path: '/weather/Lima',
+      amount: '10000',
+      asset: stack.services.sandboxChain.usdc.address,
+      pay_to: seller.payTo,
+    }
     expect(required).toMatchObject({ type: 'payment.required', status: 402, charged: false, payer: null, ...common })
     expect(verified).toMatchObject({ type: 'payment.verified', status: 200, payer: stack.buyer.address, ...common })
-    expect(settled).toMatchObject({ type: 'payment.settled', status: 200, charged: true, payer: stack.buyer.address, ...common })
+    expect(settled).toMatchObject({
+      type: 'payment.settled',
+      status: 200,
+      charged: true,
+      payer: stack.buyer.address,
+      ...common,
+    })
     expect(settled!.transaction).toMatch(/^0x[0-9a-f]{64}$/)
     const { body } = await stack.t.call('/settlements', { host: 'development', key })
     expect(body.settlements[0]).toMatchObject({ id: settled!.settlement_id, transaction: settled!.transaction })
@@ -75,16 +108,30 @@ describe('what a seller sees', () => {
   test('failures: a refused payment with its x402 reason; an upstream failure, not charged', async () => {
     const stream = await open(asJwt(seller.jwt), { apiId: api.id })
     const pay = payingFetch(stack.services, stack.buyer)
-    await stack.t.call('/dev/faults', { host: 'development', body: { kind: 'verify', reason: 'invalid_exact_evm_signature', times: 1 } })
+    await stack.t.call('/dev/faults', {
+      host: 'development',
+      body: { kind: 'verify', reason: 'invalid_exact_evm_signature', times: 1 },
+    })
     expect((await pay(`${api.gateway}/weather/Oslo`)).status).toBe(402)
     const [, refused] = await stream.next(2)
-    expect(refused).toMatchObject({ type: 'payment.failed', status: 402, reason: 'invalid_exact_evm_signature', charged: false, payer: stack.buyer.address })
+    expect(refused).toMatchObject({
+      type: 'payment.failed',
+      status: 402,
+      reason: 'invalid_exact_evm_signature',
+      charged: false,
+      payer: stack.buyer.address,
+    })
     expect(refused!.error).toMatch(/^the payment is invalid: invalid_exact_evm_signature/)
 
     await stack.t.call('/dev/faults', { host: 'development', body: { kind: 'upstream', status: 500, times: 1 } })
     expect((await pay(`${api.gateway}/weather/Oslo`)).status).toBe(502)
     const [, , upstreamFailed] = await stream.next(3)
-    expect(upstreamFailed).toMatchObject({ type: 'upstream.failed', status: 502, charged: false, error: 'the upstream answered 500; the payment was not settled' })
+    expect(upstreamFailed).toMatchObject({
+      type: 'upstream.failed',
+      status: 502,
+      charged: false,
+      error: 'the upstream answered 500; the payment was not settled',
+    })
   })
 
   test("another seller's payments are not seen, nor may its API be named", async () => {
@@ -93,7 +140,10 @@ describe('what a seller sees', () => {
     await payingFetch(stack.services, stack.buyer)(`${api.gateway}/weather/Rome`)
     const [first] = await stream.next(1)
     expect(first).toMatchObject({ api_id: api.id, type: 'payment.required' })
-    await expect(open(asKey(key), { apiId: otherApi.id })).rejects.toMatchObject({ status: 404, message: 'api not found' })
+    await expect(open(asKey(key), { apiId: otherApi.id })).rejects.toMatchObject({
+      status: 404,
+      message: 'api not found',
+    })
     // The other seller's own JWT sees its API.
     const theirs = await open(asJwt(other.jwt))
     await localFetch(`${otherApi.gateway}/weather/Rome`)
@@ -129,7 +179,27 @@ describe('a slow reader', () => {
       const response = await localFetch(`${stack.t.server.sandboxControlUrl}/events`, { headers: asKey(key) })
       expect(response.status).toBe(200)
       // Nothing is read while 20,000 events (about 20 MB) are published.
-      const template = { type: 'payment.required', created_at: new Date().toISOString(), environment: 'development', api_id: api.id, api_slug: api.slug, endpoint_id: null, method: 'GET', path: `/${'x'.repeat(600)}`, amount: null, asset: null, network: null, pay_to: null, payer: null, transaction: null, settlement_id: null, reason: null, error: null, status: 402, charged: false } as const
+      const template = {
+        type: 'payment.required',
+        created_at: new Date().toISOString(),
+        environment: 'development',
+        api_id: api.id,
+        api_slug: api.slug,
+        endpoint_id: null,
+        method: 'GET',
+        path: `/${'x'.repeat(600)}`,
+        amount: null,
+        asset: null,
+        network: null,
+        pay_to: null,
+        payer: null,
+        transaction: null,
+        settlement_id: null,
+        reason: null,
+        error: null,
+        status: 402,
+        charged: false,
+      } as const
       const published = 20_000
       for (let i = 0; i < published; i++) stack.t.server.events.publish(seller.userId, template)
       let received = 0

@@ -30,11 +30,17 @@ describe('server/openapi.yaml', () => {
 
 describe('errors are JSON', () => {
   test('unknown routes → 404 {error}', async () => {
-    expect(await t.call('/nope', { unchecked: true })).toMatchObject({ status: 404, body: { error: 'no route for GET /nope' } })
+    expect(await t.call('/nope', { unchecked: true })).toMatchObject({
+      status: 404,
+      body: { error: 'no route for GET /nope' },
+    })
   })
 
   test('malformed JSON → 400, oversized bodies → 413', async () => {
-    expect(await t.call('/auth/signup', { body: '{"email": "a@b.test", ' })).toMatchObject({ status: 400, body: { error: 'malformed JSON body' } })
+    expect(await t.call('/auth/signup', { body: '{"email": "a@b.test", ' })).toMatchObject({
+      status: 400,
+      body: { error: 'malformed JSON body' },
+    })
     const big = await t.call('/auth/signup', { body: { email: 'a@b.test', password: 'x'.repeat(1_100_000) } })
     expect(big).toMatchObject({ status: 413, body: { error: 'body larger than 1mb' } })
   })

@@ -34,7 +34,13 @@ afterAll(async () => {
 
 let slugs = 0
 async function createApi(jwt: string, environment: 'production' | 'development' = 'production') {
-  const body = { name: 'Pets', slug: `oai-${process.pid}-${++slugs}`, upstream_base_url: upstreamUrl, pay_to_mode: 'user_wallet', pay_to_address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }
+  const body = {
+    name: 'Pets',
+    slug: `oai-${process.pid}-${++slugs}`,
+    upstream_base_url: upstreamUrl,
+    pay_to_mode: 'user_wallet',
+    pay_to_address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  }
   const { status, body: api } = await t.call('/apis', { jwt, environment, body })
   expect(status).toBe(201)
   return api
@@ -45,7 +51,11 @@ const petSchema = {
     {
       type: 'object',
       required: ['name'],
-      properties: { name: { type: 'string' }, tag: { type: ['string', 'null'] }, age: { type: 'integer', exclusiveMinimum: 0 } },
+      properties: {
+        name: { type: 'string' },
+        tag: { type: ['string', 'null'] },
+        age: { type: 'integer', exclusiveMinimum: 0 },
+      },
     },
     { type: 'object', required: ['id'], properties: { id: { type: 'integer', format: 'int64' } } },
   ],
@@ -58,10 +68,29 @@ describe('POST /openapi/parse', () => {
     expect(status).toBe(200)
     expect(body.openapi_version).toBe('3.0.3')
     expect(body.title).toBe('Petstore')
-    expect(body.operations.map((o: any) => `${o.method} ${o.path_pattern}`)).toEqual(['GET /pets', 'POST /pets', 'GET /pets/{petId}', 'DELETE /pets/{petId}', 'GET /categories/{categoryId}'])
+    expect(body.operations.map((o: any) => `${o.method} ${o.path_pattern}`)).toEqual([
+      'GET /pets',
+      'POST /pets',
+      'GET /pets/{petId}',
+      'DELETE /pets/{petId}',
+      'GET /categories/{categoryId}',
+    ])
     const [list, create, show, remove, category] = body.operations
-    expect(list).toEqual({ method: 'GET', path_pattern: '/pets', summary: 'List pets', description: null, operation_id: 'listPets', request_schema: null, response_schema: { type: 'array', items: petSchema } })
-    expect(create).toMatchObject({ summary: 'Add a pet', description: 'Adds a pet to the store.', request_schema: petSchema.allOf[0], response_schema: petSchema })
+    expect(list).toEqual({
+      method: 'GET',
+      path_pattern: '/pets',
+      summary: 'List pets',
+      description: null,
+      operation_id: 'listPets',
+      request_schema: null,
+      response_schema: { type: 'array', items: petSchema },
+    })
+    expect(create).toMatchObject({
+      summary: 'Add a pet',
+      description: 'Adds a pet to the store.',
+      request_schema: petSchema.allOf[0],
+      response_schema: petSchema,
+    })
     expect(show).toMatchObject({ operation_id: 'showPet', request_schema: null, response_schema: petSchema })
     expect(remove).toMatchObject({ operation_id: 'deletePet', request_schema: null, response_schema: null })
     expect(category.response_schema).toEqual({
@@ -76,14 +105,28 @@ describe('POST /openapi/parse', () => {
     expect(body).toMatchObject({ openapi_version: '3.1.0', title: 'Weather' })
     const [forecast, alert, status] = body.operations
     const temperature = { type: 'number', exclusiveMinimum: -273.15 }
-    expect(forecast).toMatchObject({ method: 'GET', path_pattern: '/forecast/{city}', operation_id: 'forecast', summary: 'Forecast for a city' })
+    expect(forecast).toMatchObject({
+      method: 'GET',
+      path_pattern: '/forecast/{city}',
+      operation_id: 'forecast',
+      summary: 'Forecast for a city',
+    })
     expect(forecast.response_schema.properties.days.items).toEqual({
       type: 'object',
-      properties: { date: { type: 'string', format: 'date' }, high: temperature, low: temperature, summary: { type: ['string', 'null'] } },
+      properties: {
+        date: { type: 'string', format: 'date' },
+        high: temperature,
+        low: temperature,
+        summary: { type: ['string', 'null'] },
+      },
     })
     expect(alert).toMatchObject({
       method: 'POST',
-      request_schema: { type: 'object', required: ['city', 'above'], properties: { city: { type: 'string' }, above: temperature } },
+      request_schema: {
+        type: 'object',
+        required: ['city', 'above'],
+        properties: { city: { type: 'string' }, above: temperature },
+      },
       response_schema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
     })
     expect(status).toMatchObject({ path_pattern: '/status', request_schema: null, response_schema: null })
@@ -101,7 +144,17 @@ describe('POST /openapi/parse', () => {
             responses: {
               '200': {
                 description: 'x',
-                content: { 'application/json': { schema: { type: 'object', properties: { remote: { $ref: `${upstreamUrl}/schema.json` }, file: { $ref: './local.json#/Thing' } } } } },
+                content: {
+                  'application/json': {
+                    schema: {
+                      type: 'object',
+                      properties: {
+                        remote: { $ref: `${upstreamUrl}/schema.json` },
+                        file: { $ref: './local.json#/Thing' },
+                      },
+                    },
+                  },
+                },
               },
             },
           },
@@ -120,9 +173,21 @@ describe('POST /openapi/parse', () => {
   test('a $ref bomb (shared refs doubling 40 times) is refused, not expanded', async () => {
     const { jwt } = await t.signup()
     const schemas: Record<string, unknown> = { L0: { type: 'string' } }
-    for (let i = 1; i <= 40; i++) schemas[`L${i}`] = { type: 'array', prefixItems: [{ $ref: `#/components/schemas/L${i - 1}` }, { $ref: `#/components/schemas/L${i - 1}` }] }
-    const response = { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/L40' } } } }
-    const spec = JSON.stringify({ openapi: '3.1.0', info: { title: 'bomb', version: '1' }, paths: { '/a': { get: { responses: { '200': response } } } }, components: { schemas } })
+    for (let i = 1; i <= 40; i++)
+      schemas[`L${i}`] = {
+        type: 'array',
+        prefixItems: [{ $ref: `#/components/schemas/L${i - 1}` }, { $ref: `#/components/schemas/L${i - 1}` }],
+      }
+    const response = {
+      description: 'x',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/L40' } } },
+    }
+    const spec = JSON.stringify({
+      openapi: '3.1.0',
+      info: { title: 'bomb', version: '1' },
+      paths: { '/a': { get: { responses: { '200': response } } } },
+      components: { schemas },
+    })
     expect(await t.call('/openapi/parse', { jwt, body: { spec } })).toMatchObject({
       status: 400,
       body: { error: 'spec: schemas too large once $refs are expanded (more than 200000 nodes)' },
@@ -132,11 +197,22 @@ describe('POST /openapi/parse', () => {
   test.each([
     [{ spec: 'openapi: [3.0' }, /^spec: not valid YAML or JSON: /],
     [{ spec: '"just a string"' }, /^spec: not an OpenAPI document \(expected a YAML or JSON object\)$/],
-    [{ spec: '{"swagger": "2.0", "paths": {}}' }, /^spec: Swagger 2.0 is not supported; convert it to OpenAPI 3.0 or 3.1$/],
-    [{ spec: 'openapi: 4.0.0\npaths: {}' }, /^spec: not an OpenAPI 3.0 or 3.1 document \(its "openapi" field must be 3.0.x or 3.1.x\)$/],
+    [
+      { spec: '{"swagger": "2.0", "paths": {}}' },
+      /^spec: Swagger 2.0 is not supported; convert it to OpenAPI 3.0 or 3.1$/,
+    ],
+    [
+      { spec: 'openapi: 4.0.0\npaths: {}' },
+      /^spec: not an OpenAPI 3.0 or 3.1 document \(its "openapi" field must be 3.0.x or 3.1.x\)$/,
+    ],
     [{ spec: 'info: {title: x}' }, /^spec: not an OpenAPI 3.0 or 3.1 document/],
     [{ spec: 'openapi: 3.1.0\npaths: [1]' }, /^spec: "paths" must be an object$/],
-    [{ spec: 'openapi: 3.1.0\npaths:\n  /a:\n    get:\n      responses:\n        "200": {$ref: "#/components/responses/Nope"}' }, /^spec: cannot resolve \$ref: Missing \$ref pointer "#\/components\/responses\/Nope"/],
+    [
+      {
+        spec: 'openapi: 3.1.0\npaths:\n  /a:\n    get:\n      responses:\n        "200": {$ref: "#/components/responses/Nope"}',
+      },
+      /^spec: cannot resolve \$ref: Missing \$ref pointer "#\/components\/responses\/Nope"/,
+    ],
     [{ spec: 5 }, /^spec: expected the OpenAPI document as a string of YAML or JSON$/],
     [{}, /^spec: required$/],
     [{ spec: '' }, /^spec: must not be empty$/],
@@ -150,17 +226,27 @@ describe('POST /openapi/parse', () => {
 
   test('a body over 1 MB → 413', async () => {
     const { jwt } = await t.signup()
-    expect(await t.call('/openapi/parse', { jwt, body: { spec: `openapi: 3.1.0\n# ${'x'.repeat(1_100_000)}` } })).toMatchObject({ status: 413, body: { error: 'body larger than 1mb' } })
+    expect(
+      await t.call('/openapi/parse', { jwt, body: { spec: `openapi: 3.1.0\n# ${'x'.repeat(1_100_000)}` } }),
+    ).toMatchObject({ status: 413, body: { error: 'body larger than 1mb' } })
   })
 
   test('access: openapi:read, no verified email needed', async () => {
     const { jwt } = await t.signup({ verified: false })
     expect((await t.call('/openapi/parse', { jwt, body: { spec: weather } })).status).toBe(200)
     const reader = await t.createKey((await t.signup()).jwt, 'development', ['openapi:read'])
-    expect((await t.call('/openapi/parse', { host: 'development', key: reader, body: { spec: weather } })).status).toBe(200)
+    expect((await t.call('/openapi/parse', { host: 'development', key: reader, body: { spec: weather } })).status).toBe(
+      200,
+    )
     const other = await t.createKey((await t.signup()).jwt, 'production', ['endpoints:write', 'apis:read'])
-    expect(await t.call('/openapi/parse', { key: other, body: { spec: weather } })).toMatchObject({ status: 403, body: { error: 'insufficient scope' } })
-    expect(await t.call('/openapi/parse', { body: { spec: weather } })).toMatchObject({ status: 401, body: { error: 'unauthorized' } })
+    expect(await t.call('/openapi/parse', { key: other, body: { spec: weather } })).toMatchObject({
+      status: 403,
+      body: { error: 'insufficient scope' },
+    })
+    expect(await t.call('/openapi/parse', { body: { spec: weather } })).toMatchObject({
+      status: 401,
+      body: { error: 'unauthorized' },
+    })
   })
 })
 
@@ -180,13 +266,26 @@ describe('POST /apis/:apiId/openapi/import', () => {
       ['DELETE', '/pets/{petId}', 'inferred'],
       ['GET', '/categories/{categoryId}', 'openapi'],
     ])
-    expect(created[1]).toMatchObject({ description: 'Adds a pet to the store.', request_schema: petSchema.allOf[0], response_schema: petSchema, accepts: [{ ...liveAccepts[0], max_timeout_seconds: 300 }] })
+    expect(created[1]).toMatchObject({
+      description: 'Adds a pet to the store.',
+      request_schema: petSchema.allOf[0],
+      response_schema: petSchema,
+      accepts: [{ ...liveAccepts[0], max_timeout_seconds: 300 }],
+    })
     expect(created[0].description).toBe('List pets')
-    expect(created[3].request_schema.properties.path).toEqual({ type: 'object', properties: { petId: { type: 'string' } }, required: ['petId'], additionalProperties: false })
+    expect(created[3].request_schema.properties.path).toEqual({
+      type: 'object',
+      properties: { petId: { type: 'string' } },
+      required: ['petId'],
+      additionalProperties: false,
+    })
     expect((await t.call(`/apis/${api.id}/endpoints`, { jwt })).body.endpoints).toEqual(created)
 
     const again = await t.call(`/apis/${api.id}/openapi/import`, { jwt, body: { operations, accepts: liveAccepts } })
-    expect(again.body).toEqual({ created: [], skipped: operations.map((o: any) => ({ method: o.method, path_pattern: o.path_pattern, reason: 'exists' })) })
+    expect(again.body).toEqual({
+      created: [],
+      skipped: operations.map((o: any) => ({ method: o.method, path_pattern: o.path_pattern, reason: 'exists' })),
+    })
     expect((await t.call(`/apis/${api.id}/endpoints`, { jwt })).body.endpoints).toHaveLength(5)
   })
 
@@ -195,14 +294,29 @@ describe('POST /apis/:apiId/openapi/import', () => {
     const api = await createApi(jwt, 'development')
     const dev = { jwt, environment: 'development' }
     const sandboxAccepts = [{ scheme: 'exact', network: 'eip155:845320402', asset: usdc, amount: '1' }]
-    await t.call(`/apis/${api.id}/endpoints`, { ...dev, body: { method: 'GET', path_pattern: '/a', accepts: sandboxAccepts } })
+    await t.call(`/apis/${api.id}/endpoints`, {
+      ...dev,
+      body: { method: 'GET', path_pattern: '/a', accepts: sandboxAccepts },
+    })
     hits = []
     const { body } = await t.call(`/apis/${api.id}/openapi/import`, {
       ...dev,
-      body: { operations: [{ method: 'get', path_pattern: '/a' }, { method: 'GET', path_pattern: '/b/{id}' }, { method: 'GET', path_pattern: '/b/{id}' }], accepts: sandboxAccepts },
+      body: {
+        operations: [
+          { method: 'get', path_pattern: '/a' },
+          { method: 'GET', path_pattern: '/b/{id}' },
+          { method: 'GET', path_pattern: '/b/{id}' },
+        ],
+        accepts: sandboxAccepts,
+      },
     })
     expect(body.created).toHaveLength(1)
-    expect(body.created[0]).toMatchObject({ method: 'GET', path_pattern: '/b/{id}', schema_source: 'inferred', response_schema: { type: 'object', properties: { type: { type: 'string' } }, required: ['type'] } })
+    expect(body.created[0]).toMatchObject({
+      method: 'GET',
+      path_pattern: '/b/{id}',
+      schema_source: 'inferred',
+      response_schema: { type: 'object', properties: { type: { type: 'string' } }, required: ['type'] },
+    })
     expect(body.created[0].accepts[0].extra).toEqual({ name: 'USDC', version: '2', assetTransferMethod: 'eip3009' })
     expect(hits).toEqual(['/b/1'])
     expect(body.skipped).toEqual([
@@ -217,17 +331,36 @@ describe('POST /apis/:apiId/openapi/import', () => {
     const url = `/apis/${api.id}/openapi/import`
     const good = { method: 'GET', path_pattern: '/ok' }
     const cases: [unknown, string][] = [
-      [{ operations: [good, { method: 'GET', path_pattern: '/pets/{pet-id}' }], accepts: liveAccepts }, 'operations.1.path_pattern: invalid parameter name "pet-id": letters, digits and "_", not starting with a digit'],
-      [{ operations: [good, { method: 'TRACE', path_pattern: '/x' }], accepts: liveAccepts }, 'operations.1.method: must be one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS'],
-      [{ operations: [{ ...good, response_schema: { type: 1 } }], accepts: liveAccepts }, 'operations.0.response_schema: not a valid JSON Schema: /type must be equal to one of the allowed values'],
+      [
+        { operations: [good, { method: 'GET', path_pattern: '/pets/{pet-id}' }], accepts: liveAccepts },
+        'operations.1.path_pattern: invalid parameter name "pet-id": letters, digits and "_", not starting with a digit',
+      ],
+      [
+        { operations: [good, { method: 'TRACE', path_pattern: '/x' }], accepts: liveAccepts },
+        'operations.1.method: must be one of GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS',
+      ],
+      [
+        { operations: [{ ...good, response_schema: { type: 1 } }], accepts: liveAccepts },
+        'operations.0.response_schema: not a valid JSON Schema: /type must be equal to one of the allowed values',
+      ],
       [{ operations: [], accepts: liveAccepts }, 'operations: at least one operation'],
       [{ operations: [good] }, 'accepts: required'],
-      [{ operations: [good], accepts: [{ ...liveAccepts[0], amount: '-1' }] }, 'accepts.0.amount: must be a positive integer of atomic units without leading zeros, below 2^256'],
+      [
+        { operations: [good], accepts: [{ ...liveAccepts[0], amount: '-1' }] },
+        'accepts.0.amount: must be a positive integer of atomic units without leading zeros, below 2^256',
+      ],
       [{ operations: [{ ...good, extra: 1 }], accepts: liveAccepts }, 'unknown field "extra"'],
     ]
-    for (const [body, error] of cases) expect(await t.call(url, { jwt, body }), error).toMatchObject({ status: 400, body: { error } })
+    for (const [body, error] of cases)
+      expect(await t.call(url, { jwt, body }), error).toMatchObject({ status: 400, body: { error } })
     const dev = await createApi(jwt, 'development')
-    expect(await t.call(`/apis/${dev.id}/openapi/import`, { jwt, environment: 'development', body: { operations: [good], accepts: liveAccepts } })).toMatchObject({
+    expect(
+      await t.call(`/apis/${dev.id}/openapi/import`, {
+        jwt,
+        environment: 'development',
+        body: { operations: [good], accepts: liveAccepts },
+      }),
+    ).toMatchObject({
       status: 400,
       body: { error: 'accepts.0.network: a development API takes only network "eip155:845320402" (the Sandbox chain)' },
     })
@@ -240,14 +373,24 @@ describe('POST /apis/:apiId/openapi/import', () => {
     const body = { operations: [{ method: 'GET', path_pattern: '/x' }], accepts: liveAccepts }
     const url = `/apis/${api.id}/openapi/import`
     const insufficient = { status: 403, body: { error: 'insufficient scope' } }
-    expect(await t.call(url, { key: await t.createKey(jwt, 'production', ['openapi:read']), body })).toMatchObject(insufficient)
-    expect(await t.call(url, { key: await t.createKey(jwt, 'production', ['endpoints:write']), body })).toMatchObject(insufficient)
+    expect(await t.call(url, { key: await t.createKey(jwt, 'production', ['openapi:read']), body })).toMatchObject(
+      insufficient,
+    )
+    expect(await t.call(url, { key: await t.createKey(jwt, 'production', ['endpoints:write']), body })).toMatchObject(
+      insufficient,
+    )
 
     const unverified = await t.signup({ verified: false })
-    expect(await t.call(url, { jwt: unverified.jwt, body })).toMatchObject({ status: 403, body: { error: 'email verification required' } })
+    expect(await t.call(url, { jwt: unverified.jwt, body })).toMatchObject({
+      status: 403,
+      body: { error: 'email verification required' },
+    })
     const other = await t.signup()
     expect(await t.call(url, { jwt: other.jwt, body })).toMatchObject({ status: 404, body: { error: 'api not found' } })
-    expect(await t.call(url, { jwt, environment: 'development', body })).toMatchObject({ status: 404, body: { error: 'api not found' } })
+    expect(await t.call(url, { jwt, environment: 'development', body })).toMatchObject({
+      status: 404,
+      body: { error: 'api not found' },
+    })
 
     const both = await t.createKey(jwt, 'production', ['openapi:read', 'endpoints:write'])
     expect((await t.call(url, { key: both, body })).body.created).toHaveLength(1)

@@ -31,7 +31,8 @@ async function waitFunded(jwt: string, address: string, timeoutMs = 15_000) {
   for (;;) {
     const b = await balances(jwt, address)
     if (b.usdc > 0n && b.eth > 0n) return b
-    if (Date.now() > deadline) throw new Error(`${address} was not funded within ${timeoutMs} ms: ${JSON.stringify(b.body)}`)
+    if (Date.now() > deadline)
+      throw new Error(`${address} was not funded within ${timeoutMs} ms: ${JSON.stringify(b.body)}`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
@@ -57,7 +58,9 @@ describe('GET /sandbox-wallet', () => {
     expect(rows).toHaveLength(1)
     const stored = JSON.stringify(rows[0]).toLowerCase()
     expect(stored).not.toContain(private_key.slice(2).toLowerCase())
-    expect(decryptSecret(loadInstallSecrets(t.server.dataDir).walletKey, rows[0]!.encrypted_private_key)).toBe(private_key)
+    expect(decryptSecret(loadInstallSecrets(t.server.dataDir).walletKey, rows[0]!.encrypted_private_key)).toBe(
+      private_key,
+    )
 
     const funded = await waitFunded(jwt, address)
     expect(funded.body.address).toBe(address)
@@ -65,7 +68,9 @@ describe('GET /sandbox-wallet', () => {
 
   test('concurrent first GETs give one wallet, funded once', async () => {
     const { jwt, userId } = await t.signup()
-    const answers = await Promise.all(Array.from({ length: 8 }, () => t.call('/sandbox-wallet', { jwt, environment: dev })))
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => t.call('/sandbox-wallet', { jwt, environment: dev })),
+    )
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200))
     expect(new Set(answers.map((a) => a.body.address)).size).toBe(1)
     expect(new Set(answers.map((a) => a.body.private_key)).size).toBe(1)
@@ -136,7 +141,11 @@ describe('chain helpers', () => {
     expect(await balances(jwt, address)).toMatchObject({ eth: 2_500_000_000_000_000_000n, usdc: 0n })
 
     const usdc = await t.call('/dev/faucet', { jwt, environment: dev, body: { address, asset: 'usdc', amount: '3' } })
-    expect(usdc.body).toMatchObject({ asset: 'usdc', funded: { usdc_base: '0x2dc6c0' }, balances: { usdc_base: '0x2dc6c0' } })
+    expect(usdc.body).toMatchObject({
+      asset: 'usdc',
+      funded: { usdc_base: '0x2dc6c0' },
+      balances: { usdc_base: '0x2dc6c0' },
+    })
     expect(await balances(jwt, address)).toMatchObject({ eth: 2_500_000_000_000_000_000n, usdc: 3_000_000n })
 
     const all = await t.call('/dev/faucet', { jwt, environment: dev, body: { address } })
@@ -151,7 +160,7 @@ describe('chain helpers', () => {
 
   test('addresses are accepted in any case and answered checksummed', async () => {
     const { jwt } = await t.signup()
-    const lower = '0x' + 'ab'.repeat(20)
+    const lower = `0x${'ab'.repeat(20)}`
     const { body } = await balances(jwt, lower)
     expect(body.address).toBe('0xABaBaBaBABabABabAbAbABAbABabababaBaBABaB')
   })
@@ -163,11 +172,23 @@ describe('chain helpers', () => {
     ['/dev/balances', { address: addressOf(1), extra: 1 }, 'unknown field "extra"'],
     ['/dev/faucet', { address: '0x1234' }, 'address: not an address'],
     ['/dev/faucet', { address: addressOf(1), asset: 'btc' }, 'asset: asset must be one of all, eth, usdc'],
-    ['/dev/faucet', { address: addressOf(1), asset: 'eth', amount: '-1' }, 'amount: amount must be a decimal string in whole units, e.g. "2.5"'],
-    ['/dev/faucet', { address: addressOf(1), asset: 'eth', amount: 2 }, 'amount: amount must be a decimal string in whole units, e.g. "2.5"'],
+    [
+      '/dev/faucet',
+      { address: addressOf(1), asset: 'eth', amount: '-1' },
+      'amount: amount must be a decimal string in whole units, e.g. "2.5"',
+    ],
+    [
+      '/dev/faucet',
+      { address: addressOf(1), asset: 'eth', amount: 2 },
+      'amount: amount must be a decimal string in whole units, e.g. "2.5"',
+    ],
     ['/dev/faucet', { address: addressOf(1), amount: '1' }, 'amount needs asset "eth" or "usdc"'],
     ['/dev/faucet', { address: addressOf(1), asset: 'usdc', amount: '0' }, 'amount must be greater than 0'],
-    ['/dev/faucet', { address: addressOf(1), asset: 'eth', amount: '1000001' }, 'amount too large: at most 1000000 ETH per call'],
+    [
+      '/dev/faucet',
+      { address: addressOf(1), asset: 'eth', amount: '1000001' },
+      'amount too large: at most 1000000 ETH per call',
+    ],
   ])('%s %j → 400 %s', async (path, body, error) => {
     const { jwt } = await t.signup()
     expect(await t.call(path, { jwt, environment: dev, body })).toMatchObject({ status: 400, body: { error } })
@@ -193,24 +214,41 @@ describe('access', () => {
   test.each(routes)('$method $path: API key → 403 jwt required', async ({ path, method, body }) => {
     const { jwt } = await t.signup()
     const key = await t.createKey(jwt, 'development', ['apis:read', 'apis:write', 'endpoints:read', 'endpoints:write'])
-    expect(await t.call(path, { method, body, key, host: 'development' })).toMatchObject({ status: 403, body: { error: 'jwt required' } })
+    expect(await t.call(path, { method, body, key, host: 'development' })).toMatchObject({
+      status: 403,
+      body: { error: 'jwt required' },
+    })
     const live = await t.createKey(jwt, 'production', ['apis:read'])
-    expect(await t.call(path, { method, body, key: live })).toMatchObject({ status: 403, body: { error: 'jwt required' } })
+    expect(await t.call(path, { method, body, key: live })).toMatchObject({
+      status: 403,
+      body: { error: 'jwt required' },
+    })
   })
 
-  test.each(routes)('$method $path: a JWT without the development environment → 403', async ({ path, method, body }) => {
-    const { jwt } = await t.signup()
-    const expected = { status: 403, body: { error: 'this route needs the development environment (X-Svc-Environment: development)' } }
-    expect(await t.call(path, { method, body, jwt })).toMatchObject(expected)
-    expect(await t.call(path, { method, body, jwt, environment: 'production' })).toMatchObject(expected)
-    // The header decides on either host; without it, the host does (the Sandbox host is the development environment).
-    expect(await t.call(path, { method, body, jwt, host: 'development', environment: 'production' })).toMatchObject(expected)
-    expect((await t.call(path, { method, body, jwt, host: 'development', environment: dev })).status).toBe(200)
-    expect((await t.call(path, { method, body, jwt, host: 'development' })).status).toBe(200)
-  })
+  test.each(routes)(
+    '$method $path: a JWT without the development environment → 403',
+    async ({ path, method, body }) => {
+      const { jwt } = await t.signup()
+      const expected = {
+        status: 403,
+        body: { error: 'this route needs the development environment (X-Svc-Environment: development)' },
+      }
+      expect(await t.call(path, { method, body, jwt })).toMatchObject(expected)
+      expect(await t.call(path, { method, body, jwt, environment: 'production' })).toMatchObject(expected)
+      // The header decides on either host; without it, the host does (the Sandbox host is the development environment).
+      expect(await t.call(path, { method, body, jwt, host: 'development', environment: 'production' })).toMatchObject(
+        expected,
+      )
+      expect((await t.call(path, { method, body, jwt, host: 'development', environment: dev })).status).toBe(200)
+      expect((await t.call(path, { method, body, jwt, host: 'development' })).status).toBe(200)
+    },
+  )
 
   test.each(routes)('$method $path: no credential → 401 unauthorized', async ({ path, method, body }) => {
-    expect(await t.call(path, { method, body, environment: dev })).toMatchObject({ status: 401, body: { error: 'unauthorized' } })
+    expect(await t.call(path, { method, body, environment: dev })).toMatchObject({
+      status: 401,
+      body: { error: 'unauthorized' },
+    })
   })
 
   test.each(routes.filter((r) => r.method === 'POST' && r.path !== '/dev/balances'))(

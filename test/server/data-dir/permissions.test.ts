@@ -41,7 +41,8 @@ describe.skipIf(process.platform === 'win32')('data dir permissions', () => {
     mkdirSync(join(dataDir, 'chain'))
     writeFileSync(statePath, '{}')
     const loosened = [dataDir, join(dataDir, 'chain'), statePath, ...databaseFiles.map((file) => join(dataDir, file))]
-    for (const path of loosened) if (existsSync(path)) chmodSync(path, path === dataDir || path.endsWith('chain') ? 0o755 : 0o644)
+    for (const path of loosened)
+      if (existsSync(path)) chmodSync(path, path === dataDir || path.endsWith('chain') ? 0o755 : 0o644)
     expect(modeOf(dataDir)).toBe(0o755)
     expect(modeOf(join(dataDir, 'svc.sqlite'))).toBe(0o644)
 

@@ -16,7 +16,15 @@ describe('exampleOf', () => {
           note: { type: ['string', 'null'] },
         },
       }),
-    ).toEqual({ city: 'string', temp: 1, ok: true, tags: ['string'], unit: 'C', station: { id: 'PAR' }, note: 'string' })
+    ).toEqual({
+      city: 'string',
+      temp: 1,
+      ok: true,
+      tags: ['string'],
+      unit: 'C',
+      station: { id: 'PAR' },
+      note: 'string',
+    })
     expect(exampleOf({})).toEqual({})
     expect(exampleOf({ examples: [{ a: 1 }] })).toEqual({ a: 1 })
   })

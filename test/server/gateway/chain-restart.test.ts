@@ -4,7 +4,18 @@ import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import type { TestServer } from '../../helpers/control.js'
 import { newAccount, postJson, sandboxRequirements, signPayment, waitFor } from '../../helpers/payments.js'
-import { addEndpoint, createApi, newSeller, payingFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance, startGatewayStack, type GatewayStack } from './helpers.js'
+import {
+  addEndpoint,
+  createApi,
+  newSeller,
+  payingFetch,
+  sandboxAccept,
+  signedPaymentFor,
+  type startUpstream,
+  usdcBalance,
+  startGatewayStack,
+  type GatewayStack,
+} from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
@@ -30,7 +41,11 @@ describe('while the chain restarts', () => {
   test('the gateway and the facilitator answer 503 with Retry-After, never a 402 that calls the payment invalid; after the restart, paying works', async () => {
     const seller = await newSeller(t)
     const api = await createApi(t, seller, upstream.url)
-    await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern: '/weather/{city}', accepts: [sandboxAccept(services)] })
+    await addEndpoint(t, seller, api.id, {
+      method: 'GET',
+      path_pattern: '/weather/{city}',
+      accepts: [sandboxAccept(services)],
+    })
     const url = `${api.gateway}/weather/Lima`
     const buyer = newAccount()
     await services.manager.fund(buyer.address, 'usdc', '1')
@@ -38,8 +53,14 @@ describe('while the chain restarts', () => {
     const count = 40
     const signatures = await Promise.all(Array.from({ length: count }, () => signedPaymentFor(services, buyer, url)))
     const requirements = sandboxRequirements(services.sandboxChain, { payTo: seller.payTo })
-    const payloads = await Promise.all(Array.from({ length: count * 2 }, () => signPayment(services.sandboxChain, buyer, requirements)))
-    const facilitatorBody = (i: number) => ({ body: JSON.stringify({ x402Version: 2, paymentPayload: payloads[i], paymentRequirements: requirements }), method: 'POST', headers: { 'content-type': 'application/json' } })
+    const payloads = await Promise.all(
+      Array.from({ length: count * 2 }, () => signPayment(services.sandboxChain, buyer, requirements)),
+    )
+    const facilitatorBody = (i: number) => ({
+      body: JSON.stringify({ x402Version: 2, paymentPayload: payloads[i], paymentRequirements: requirements }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+    })
 
     let restarted = false
     const restart = once(services.sandboxChain, 'restart').then(() => (restarted = true))
@@ -75,8 +96,16 @@ describe('while the chain restarts', () => {
     expect(paid.status).toBe(200)
     expect(await paid.json()).toEqual({ city: 'Lima', temp: 21.5 })
     expect(await usdcBalance(services, seller.payTo)).toBe(10000n)
-    const fresh = await signPayment(services.sandboxChain, buyer, sandboxRequirements(services.sandboxChain, { payTo: seller.payTo }))
-    const settled = await postJson(`${services.facilitatorUrl}/settle`, { x402Version: 2, paymentPayload: fresh, paymentRequirements: requirements })
+    const fresh = await signPayment(
+      services.sandboxChain,
+      buyer,
+      sandboxRequirements(services.sandboxChain, { payTo: seller.payTo }),
+    )
+    const settled = await postJson(`${services.facilitatorUrl}/settle`, {
+      x402Version: 2,
+      paymentPayload: fresh,
+      paymentRequirements: requirements,
+    })
     expect(settled).toMatchObject({ status: 200, body: { success: true } })
   })
 })

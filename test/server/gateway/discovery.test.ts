@@ -32,12 +32,23 @@ async function seller(apiFields: Record<string, unknown> = {}) {
   const api = await t.call('/apis', {
     ...dev,
     jwt,
-    body: { name: 'Weather Co', slug, upstream_base_url: 'http://127.0.0.1:9', pay_to_mode: 'user_wallet', pay_to_address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', ...apiFields },
+    body: {
+      name: 'Weather Co',
+      slug,
+      upstream_base_url: 'http://127.0.0.1:9',
+      pay_to_mode: 'user_wallet',
+      pay_to_address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+      ...apiFields,
+    },
   })
   expect(api.status).toBe(201)
   const apiId = api.body.id as string
   const endpoint = async (body: Record<string, unknown>) => {
-    const created = await t.call(`/apis/${apiId}/endpoints`, { ...dev, jwt, body: { accepts: [accept('10000')], ...body } })
+    const created = await t.call(`/apis/${apiId}/endpoints`, {
+      ...dev,
+      jwt,
+      body: { accepts: [accept('10000')], ...body },
+    })
     expect(created.status).toBe(201)
     return created.body as { id: string }
   }
@@ -62,8 +73,17 @@ async function expectValidOpenApi(document: unknown) {
 
 /** The endpoints of the main fixture: four discoverable, one disabled, one ephemeral. */
 async function richApi() {
-  const s = await seller({ discovery_guidance: 'Pay per call with x402 (USDC).', discovery_contact_email: 'ops@example.test', openapi_version: '2.1.0' })
-  await s.endpoint({ method: 'GET', path_pattern: '/weather/{city}', description: 'Current weather of a city', response_schema: { type: 'object', properties: { temp: { type: 'number' } } } })
+  const s = await seller({
+    discovery_guidance: 'Pay per call with x402 (USDC).',
+    discovery_contact_email: 'ops@example.test',
+    openapi_version: '2.1.0',
+  })
+  await s.endpoint({
+    method: 'GET',
+    path_pattern: '/weather/{city}',
+    description: 'Current weather of a city',
+    response_schema: { type: 'object', properties: { temp: { type: 'number' } } },
+  })
   await s.endpoint({
     method: 'POST',
     path_pattern: '/search',
@@ -72,7 +92,12 @@ async function richApi() {
     response_schema: { type: 'array' },
   })
   await s.endpoint({ method: 'POST', path_pattern: '/items/{id}', accepts: [accept('1')] })
-  await s.endpoint({ method: 'GET', path_pattern: '/files/*', accepts: [accept('20000'), accept('10000')], response_schema: { type: 'string' } })
+  await s.endpoint({
+    method: 'GET',
+    path_pattern: '/files/*',
+    accepts: [accept('20000'), accept('10000')],
+    response_schema: { type: 'string' },
+  })
   await s.endpoint({ method: 'GET', path_pattern: '/disabled', enabled: false, response_schema: { type: 'object' } })
   await s.endpoint({ method: 'GET', path_pattern: '/ephemeral', ttl: 3600, response_schema: { type: 'object' } })
   return s
@@ -85,7 +110,12 @@ describe('GET /openapi.json', () => {
     await expectValidOpenApi(document)
     expect(document).toMatchObject({
       openapi: '3.1.0',
-      info: { title: 'Weather Co', version: '2.1.0', 'x-guidance': 'Pay per call with x402 (USDC).', contact: { email: 'ops@example.test' } },
+      info: {
+        title: 'Weather Co',
+        version: '2.1.0',
+        'x-guidance': 'Pay per call with x402 (USDC).',
+        contact: { email: 'ops@example.test' },
+      },
       servers: [{ url: origin }],
     })
     expect(Object.keys(document.paths)).toEqual(['/weather/{city}', '/search', '/items/{id}', '/files/{path}'])
@@ -100,14 +130,21 @@ describe('GET /openapi.json', () => {
         'x-payment-info': { price: { mode: 'fixed', currency: 'USD', amount: '0.01' }, protocols: x402 },
         parameters: [{ name: 'city', in: 'path', required: true, schema: { type: 'string' } }],
         responses: {
-          '200': { description: 'Successful response', content: { 'application/json': { schema: { type: 'object', properties: { temp: { type: 'number' } } } } } },
+          '200': {
+            description: 'Successful response',
+            content: { 'application/json': { schema: { type: 'object', properties: { temp: { type: 'number' } } } } },
+          },
           '402': paymentRequired,
         },
       },
     })
     expect(document.paths['/search'].post).toMatchObject({
       'x-payment-info': { price: { mode: 'fixed', currency: 'USD', amount: '1.50' }, protocols: x402 },
-      requestBody: { content: { 'application/json': { schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } } },
+      requestBody: {
+        content: {
+          'application/json': { schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } },
+        },
+      },
       responses: { '200': { content: { 'application/json': { schema: { type: 'array' } } } }, '402': paymentRequired },
     })
     expect(document.paths['/search'].post).not.toHaveProperty('parameters')
@@ -121,7 +158,15 @@ describe('GET /openapi.json', () => {
     // A trailing `*`: a catch-all `{path}` parameter; two USDC amounts: a dynamic price.
     expect(document.paths['/files/{path}'].get).toMatchObject({
       'x-payment-info': { price: { mode: 'dynamic', currency: 'USD', min: '0.01', max: '0.02' }, protocols: x402 },
-      parameters: [{ name: 'path', in: 'path', required: true, description: expect.stringContaining('/'), schema: { type: 'string' } }],
+      parameters: [
+        {
+          name: 'path',
+          in: 'path',
+          required: true,
+          description: expect.stringContaining('/'),
+          schema: { type: 'string' },
+        },
+      ],
     })
   })
 
@@ -138,10 +183,17 @@ describe('GET /openapi.json', () => {
     const s = await seller({ discovery_contact_email: 'support@example.test' })
     const contact = async () => (await get(`${s.origin}/openapi.json`)).info.contact
     expect(await contact()).toEqual({ email: 'support@example.test' })
-    expect((await t.call(`/apis/${s.apiId}`, { ...dev, jwt: s.jwt, method: 'PUT', body: { discovery_contact_email: null } })).status).toBe(200)
+    expect(
+      (await t.call(`/apis/${s.apiId}`, { ...dev, jwt: s.jwt, method: 'PUT', body: { discovery_contact_email: null } }))
+        .status,
+    ).toBe(200)
     expect(await contact()).toEqual({ email: s.email })
     // An owner whose email is not verified (no route un-verifies one: the row is changed directly).
-    await t.server.database.db.updateTable('users').set({ email_verified_at: null }).where('email', '=', s.email).execute()
+    await t.server.database.db
+      .updateTable('users')
+      .set({ email_verified_at: null })
+      .where('email', '=', s.email)
+      .execute()
     expect(await contact()).toBeUndefined()
   })
 
@@ -155,7 +207,8 @@ describe('GET /openapi.json', () => {
     expect(await paths()).toEqual(['/a'])
     expect(await resources()).toEqual([`${s.origin}/a`])
 
-    const update = (body: unknown) => t.call(`/apis/${s.apiId}/endpoints/${first.id}`, { ...dev, jwt: s.jwt, method: 'PUT', body })
+    const update = (body: unknown) =>
+      t.call(`/apis/${s.apiId}/endpoints/${first.id}`, { ...dev, jwt: s.jwt, method: 'PUT', body })
     expect((await update({ enabled: false })).status).toBe(200)
     expect(await paths()).toEqual([])
     expect(await resources()).toEqual([])
@@ -166,14 +219,22 @@ describe('GET /openapi.json', () => {
     expect((await get(`${s.origin}/openapi.json`)).paths['/b/{id}'].get['x-payment-info'].price.amount).toBe('0.25')
 
     const changeApi = (body: unknown) => t.call(`/apis/${s.apiId}`, { ...dev, jwt: s.jwt, method: 'PUT', body })
-    expect((await changeApi({ name: 'Renamed', openapi_version: '3.0.0', discovery_guidance: 'v2 guidance' })).status).toBe(200)
-    expect((await get(`${s.origin}/openapi.json`)).info).toMatchObject({ title: 'Renamed', version: '3.0.0', 'x-guidance': 'v2 guidance' })
+    expect(
+      (await changeApi({ name: 'Renamed', openapi_version: '3.0.0', discovery_guidance: 'v2 guidance' })).status,
+    ).toBe(200)
+    expect((await get(`${s.origin}/openapi.json`)).info).toMatchObject({
+      title: 'Renamed',
+      version: '3.0.0',
+      'x-guidance': 'v2 guidance',
+    })
     expect((await get(`${s.origin}/.well-known/x402`)).instructions).toBe('v2 guidance')
     expect((await changeApi({ discovery_guidance: null })).status).toBe(200)
     expect((await get(`${s.origin}/openapi.json`)).info).not.toHaveProperty('x-guidance')
     expect(await get(`${s.origin}/.well-known/x402`)).not.toHaveProperty('instructions')
 
-    expect((await t.call(`/apis/${s.apiId}/endpoints/${first.id}`, { ...dev, jwt: s.jwt, method: 'DELETE' })).status).toBe(200)
+    expect(
+      (await t.call(`/apis/${s.apiId}/endpoints/${first.id}`, { ...dev, jwt: s.jwt, method: 'DELETE' })).status,
+    ).toBe(200)
     expect(await paths()).toEqual([])
   })
 })
@@ -206,7 +267,12 @@ describe('@agentcash/discovery', () => {
     globalThis.fetch = fetchImpl
     try {
       const discovered = await discoverOriginSchema({ target: origin })
-      expect(discovered).toMatchObject({ found: true, origin, info: { title: 'Weather Co', version: '2.1.0', contactEmail: 'ops@example.test' }, guidanceAvailable: true })
+      expect(discovered).toMatchObject({
+        found: true,
+        origin,
+        info: { title: 'Weather Co', version: '2.1.0', contactEmail: 'ops@example.test' },
+        guidanceAvailable: true,
+      })
       if (!discovered.found) throw new Error('not found')
       expect(discovered.endpoints.map((e) => [e.method, e.path, e.authMode, e.price])).toEqual([
         ['GET', '/weather/{city}', 'paid', '0.01 USD'],
@@ -224,10 +290,19 @@ describe('@agentcash/discovery audit sees what is missing', () => {
   test('no guidance, no contact, an operation without input: reported (so the clean audit above means something)', async () => {
     const s = await seller()
     await s.endpoint({ method: 'GET', path_pattern: '/plain', response_schema: { type: 'object' } })
-    await t.server.database.db.updateTable('users').set({ email_verified_at: null }).where('email', '=', s.email).execute()
+    await t.server.database.db
+      .updateTable('users')
+      .set({ email_verified_at: null })
+      .where('email', '=', s.email)
+      .execute()
     const audit = await auditOrigin(s.origin, hostFetch([]))
     expect(audit.found).toBe(true)
-    expect(audit.warnings.map((w) => w.code).sort()).toEqual(['FAVICON_MISSING', 'L3_INPUT_SCHEMA_MISSING', 'L4_GUIDANCE_MISSING', 'OPENAPI_CONTACT_MISSING'])
+    expect(audit.warnings.map((w) => w.code).sort()).toEqual([
+      'FAVICON_MISSING',
+      'L3_INPUT_SCHEMA_MISSING',
+      'L4_GUIDANCE_MISSING',
+      'OPENAPI_CONTACT_MISSING',
+    ])
   })
 })
 
@@ -237,7 +312,10 @@ describe('GET /apis/{id}/discovery and custom domains', () => {
     const port = t.server.port
     const platform = `${s.slug}.dev.localhost`
     const summary = async () => t.call(`/apis/${s.apiId}/discovery`, { ...dev, jwt: s.jwt })
-    const urls = (host: string) => ({ openapi_url: `http://${host}:${port}/openapi.json`, well_known_url: `http://${host}:${port}/.well-known/x402.json` })
+    const urls = (host: string) => ({
+      openapi_url: `http://${host}:${port}/openapi.json`,
+      well_known_url: `http://${host}:${port}/.well-known/x402.json`,
+    })
     expect(await summary()).toMatchObject({
       status: 200,
       body: {
@@ -255,7 +333,10 @@ describe('GET /apis/{id}/discovery and custom domains', () => {
     const domain = (await t.call(`/apis/${s.apiId}/domains`, { ...dev, jwt: s.jwt, body: { hostname } })).body
     expect((await summary()).body.hosts).toEqual([platform])
     dns.txt.set(domain.verification_record.name, [domain.verification_record.value])
-    expect((await t.call(`/apis/${s.apiId}/domains/${domain.id}/verify`, { ...dev, jwt: s.jwt, method: 'POST' })).body.status).toBe('verified')
+    expect(
+      (await t.call(`/apis/${s.apiId}/domains/${domain.id}/verify`, { ...dev, jwt: s.jwt, method: 'POST' })).body
+        .status,
+    ).toBe('verified')
 
     const after = (await summary()).body
     expect(after).toMatchObject({ primary_host: hostname, hosts: [platform, hostname], ...urls(hostname) })
@@ -282,10 +363,16 @@ describe('GET /apis/{id}/discovery and custom domains', () => {
     const withRead = await t.createKey(s.jwt, 'development', ['apis:read'])
     const without = await t.createKey(s.jwt, 'development', ['endpoints:read', 'domains:read', 'apis:write'])
     expect((await t.call(path, { host: 'development', key: withRead })).status).toBe(200)
-    expect(await t.call(path, { host: 'development', key: without })).toMatchObject({ status: 403, body: { error: 'insufficient scope' } })
+    expect(await t.call(path, { host: 'development', key: without })).toMatchObject({
+      status: 403,
+      body: { error: 'insufficient scope' },
+    })
     expect(await t.call(path, { host: 'development' })).toMatchObject({ status: 401 })
     const other = await seller()
-    expect(await t.call(path, { ...dev, jwt: other.jwt })).toMatchObject({ status: 404, body: { error: 'api not found' } })
+    expect(await t.call(path, { ...dev, jwt: other.jwt })).toMatchObject({
+      status: 404,
+      body: { error: 'api not found' },
+    })
     expect(await t.call(path, { jwt: s.jwt })).toMatchObject({ status: 404 })
   })
 })

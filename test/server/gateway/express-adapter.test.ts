@@ -67,7 +67,14 @@ describe('writeOutcome', () => {
     const written = resolvers<boolean>()
     // 64 MB cannot all sit in the socket buffers: the buyer reads the first bytes and leaves before the body is out.
     const body = Buffer.alloc(64 * 1024 * 1024, 'x')
-    next = (res) => writeOutcome(res, { type: 'paid', status: 200, headers: { 'content-length': String(body.length) }, body, written: written.resolve })
+    next = (res) =>
+      writeOutcome(res, {
+        type: 'paid',
+        status: 200,
+        headers: { 'content-length': String(body.length) },
+        body,
+        written: written.resolve,
+      })
     const socket = connect(port, '127.0.0.1')
     socket.write('GET / HTTP/1.1\r\nhost: x\r\n\r\n')
     const head = await new Promise<string>((resolve) => socket.once('data', (chunk) => resolve(String(chunk))))
@@ -81,7 +88,15 @@ describe('writeOutcome', () => {
     const controller = new AbortController()
     next = (res) => {
       controller.abort()
-      res.once('close', () => writeOutcome(res, { type: 'paid', status: 200, headers: {}, body: Buffer.from('late'), written: written.resolve }))
+      res.once('close', () =>
+        writeOutcome(res, {
+          type: 'paid',
+          status: 200,
+          headers: {},
+          body: Buffer.from('late'),
+          written: written.resolve,
+        }),
+      )
     }
     await fetch(url, { signal: controller.signal }).catch(() => undefined)
     expect(await written.promise).toBe(false)
@@ -92,7 +107,14 @@ describe('writeOutcome', () => {
     const body = Readable.from([Buffer.from('{"error":'), Buffer.from('"nope"}')])
     const response = await answer({
       type: 'pass-through',
-      upstream: { ok: true, status: 404, headers: { 'content-type': 'application/json', 'x-upstream': 'yes' }, body, read: async () => Buffer.alloc(0), done: () => void (done = true) },
+      upstream: {
+        ok: true,
+        status: 404,
+        headers: { 'content-type': 'application/json', 'x-upstream': 'yes' },
+        body,
+        read: async () => Buffer.alloc(0),
+        done: () => void (done = true),
+      },
     })
     expect(response.status).toBe(404)
     expect(response.headers.get('x-upstream')).toBe('yes')

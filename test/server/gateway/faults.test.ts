@@ -11,7 +11,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { listen, type Listening } from '../../../core/http.js'
 import { paidRouteDefaults } from '../../../server/gateway/payment-flow.js'
 import { newAccount } from '../../helpers/payments.js'
-import { addEndpoint, createApi, newSeller, payingFetch, sandboxAccept, startGatewayStack, usdcBalance, type GatewayStack } from './helpers.js'
+import {
+  addEndpoint,
+  createApi,
+  newSeller,
+  payingFetch,
+  sandboxAccept,
+  startGatewayStack,
+  usdcBalance,
+  type GatewayStack,
+} from './helpers.js'
 
 let stack: GatewayStack
 let url: string
@@ -27,7 +36,11 @@ beforeAll(async () => {
   stack = await startGatewayStack().finally(() => (paidRouteDefaults.timeoutMs = saved))
   const seller = await newSeller(stack.t)
   const api = await createApi(stack.t, seller, stack.upstream.url)
-  await addEndpoint(stack.t, seller, api.id, { method: 'GET', path_pattern: '/weather/{city}', accepts: [sandboxAccept(stack.services)] })
+  await addEndpoint(stack.t, seller, api.id, {
+    method: 'GET',
+    path_pattern: '/weather/{city}',
+    accepts: [sandboxAccept(stack.services)],
+  })
   url = `${api.gateway}/weather/Lima`
   slug = api.slug
   payTo = seller.payTo
@@ -49,7 +62,10 @@ async function addFault(fault: Record<string, unknown> | undefined) {
 async function newBuyer() {
   const buyer = newAccount()
   await stack.services.manager.fund(buyer.address, 'usdc', '1')
-  const balances = async () => ({ buyer: await usdcBalance(stack.services, buyer.address), seller: await usdcBalance(stack.services, payTo) })
+  const balances = async () => ({
+    buyer: await usdcBalance(stack.services, buyer.address),
+    seller: await usdcBalance(stack.services, payTo),
+  })
   return { buyer, pay: payingFetch(stack.services, buyer), balances }
 }
 
@@ -60,13 +76,20 @@ describe('verify faults', () => {
     const { pay, balances } = await newBuyer()
     const before = await balances()
     const calls = upstreamCalls()
-    const added = await addFault({ kind: 'verify', reason: 'invalid_exact_evm_insufficient_balance', times: 1, api: slug })
+    const added = await addFault({
+      kind: 'verify',
+      reason: 'invalid_exact_evm_insufficient_balance',
+      times: 1,
+      api: slug,
+    })
     expect(added.body).toMatchObject({ kind: 'verify', api: slug, times: 1, remaining: 1, hits: 0 })
 
     const refused = await pay(url)
     expect(refused.status).toBe(402)
     const body = (await refused.json()) as { error: string }
-    expect(body.error).toBe(`the payment is invalid: invalid_exact_evm_insufficient_balance (injected by svc fault ${added.body.id})`)
+    expect(body.error).toBe(
+      `the payment is invalid: invalid_exact_evm_insufficient_balance (injected by svc fault ${added.body.id})`,
+    )
     expect(upstreamCalls()).toBe(calls)
     expect(await balances()).toEqual(before)
     expect((await stack.t.call('/dev/faults', { host: 'development' })).body.faults).toEqual([])
@@ -77,13 +100,25 @@ describe('verify faults', () => {
   })
 
   test('an unknown reason is a 400 naming it; a fault for an API that does not exist is a 404', async () => {
-    const unknown = await stack.t.call('/dev/faults', { host: 'development', body: { kind: 'verify', reason: 'no_such_reason' } })
+    const unknown = await stack.t.call('/dev/faults', {
+      host: 'development',
+      body: { kind: 'verify', reason: 'no_such_reason' },
+    })
     expect(unknown.status).toBe(400)
     expect(unknown.body.error).toMatch(/^reason: "no_such_reason" is not a reason of the exact scheme/)
-    const noApi = await stack.t.call('/dev/faults', { host: 'development', body: { kind: 'verify', reason: 'invalid_exact_evm_signature', api: 'nope-none' } })
+    const noApi = await stack.t.call('/dev/faults', {
+      host: 'development',
+      body: { kind: 'verify', reason: 'invalid_exact_evm_signature', api: 'nope-none' },
+    })
     expect(noApi).toMatchObject({ status: 404, body: { error: 'no Sandbox API has the slug "nope-none"' } })
-    const twoEffects = await stack.t.call('/dev/faults', { host: 'development', body: { kind: 'upstream', status: 503, drop: true } })
-    expect(twoEffects).toMatchObject({ status: 400, body: { error: 'an upstream fault takes exactly one of status, delay_ms and drop' } })
+    const twoEffects = await stack.t.call('/dev/faults', {
+      host: 'development',
+      body: { kind: 'upstream', status: 503, drop: true },
+    })
+    expect(twoEffects).toMatchObject({
+      status: 400,
+      body: { error: 'an upstream fault takes exactly one of status, delay_ms and drop' },
+    })
   })
 })
 
@@ -95,7 +130,9 @@ describe('settle faults', () => {
     const block = await stack.services.sandboxChain.client.getBlockNumber()
     const refused = await pay(url)
     expect(refused.status).toBe(402)
-    expect(((await refused.json()) as { error: string }).error).toMatch(/^the payment could not be settled: invalid_exact_evm_transaction_failed \(injected by svc fault flt_[0-9a-f]+\)$/)
+    expect(((await refused.json()) as { error: string }).error).toMatch(
+      /^the payment could not be settled: invalid_exact_evm_transaction_failed \(injected by svc fault flt_[0-9a-f]+\)$/,
+    )
     expect(await stack.services.sandboxChain.client.getBlockNumber()).toBe(block)
     expect(await balances()).toEqual(before)
   })
@@ -120,7 +157,9 @@ describe('upstream faults', () => {
     await addFault({ kind: 'upstream', status: 503, api: slug })
     const answer = await pay(url)
     expect(answer.status).toBe(502)
-    expect(((await answer.json()) as { error: string }).error).toBe('the upstream answered 503; the payment was not settled')
+    expect(((await answer.json()) as { error: string }).error).toBe(
+      'the upstream answered 503; the payment was not settled',
+    )
     expect(upstreamCalls()).toBe(calls)
     expect(await balances()).toEqual(before)
   })
@@ -131,7 +170,9 @@ describe('upstream faults', () => {
     await addFault({ kind: 'upstream', status: 429 })
     const answer = await pay(url)
     expect(answer.status).toBe(429)
-    expect(((await answer.json()) as { error: string }).error).toMatch(/^the upstream answered 429 \(injected by svc fault flt_/)
+    expect(((await answer.json()) as { error: string }).error).toMatch(
+      /^the upstream answered 429 \(injected by svc fault flt_/,
+    )
     expect(await balances()).toEqual(before)
   })
 
@@ -141,7 +182,9 @@ describe('upstream faults', () => {
     await addFault({ kind: 'upstream', drop: true, times: 1 })
     const answer = await pay(url)
     expect(answer.status).toBe(502)
-    expect(((await answer.json()) as { error: string }).error).toMatch(/^the upstream could not be reached \(ECONNRESET\) \(injected by svc fault flt_[0-9a-f]+\); the payment was not settled$/)
+    expect(((await answer.json()) as { error: string }).error).toMatch(
+      /^the upstream could not be reached \(ECONNRESET\) \(injected by svc fault flt_[0-9a-f]+\); the payment was not settled$/,
+    )
     expect(await balances()).toEqual(before)
   })
 
@@ -164,19 +207,37 @@ describe('upstream faults', () => {
     const answer = await pay(url)
     expect(answer.status).toBe(504)
     expect(performance.now() - started).toBeGreaterThanOrEqual(deadlineMs)
-    expect(((await answer.json()) as { error: string }).error).toMatch(/^the upstream did not answer within 1\.5 s \(injected by svc fault flt_[0-9a-f]+\); the payment was not settled$/)
+    expect(((await answer.json()) as { error: string }).error).toMatch(
+      /^the upstream did not answer within 1\.5 s \(injected by svc fault flt_[0-9a-f]+\); the payment was not settled$/,
+    )
     expect(await balances()).toEqual(before)
   })
 })
 
-describe('an @x402/express seller on svc\'s facilitator URL', () => {
+describe("an @x402/express seller on svc's facilitator URL", () => {
   let seller: Listening
   beforeAll(async () => {
     const { services } = stack
-    const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: services.facilitatorUrl })).register('eip155:845320402', new ExactEvmScheme())
+    const server = new x402ResourceServer(new HTTPFacilitatorClient({ url: services.facilitatorUrl })).register(
+      'eip155:845320402',
+      new ExactEvmScheme(),
+    )
     const app = express()
-    const price = { amount: '10000', asset: services.sandboxChain.usdc.address, extra: { name: 'USDC', version: '2', assetTransferMethod: 'eip3009' } }
-    app.use(paymentMiddleware({ 'GET /joke': { accepts: { scheme: 'exact', network: 'eip155:845320402', payTo, price, maxTimeoutSeconds: 300 } } }, server))
+    const price = {
+      amount: '10000',
+      asset: services.sandboxChain.usdc.address,
+      extra: { name: 'USDC', version: '2', assetTransferMethod: 'eip3009' },
+    }
+    app.use(
+      paymentMiddleware(
+        {
+          'GET /joke': {
+            accepts: { scheme: 'exact', network: 'eip155:845320402', payTo, price, maxTimeoutSeconds: 300 },
+          },
+        },
+        server,
+      ),
+    )
     app.get('/joke', (_req, res) => void res.json({ joke: 'a paid one' }))
     seller = await listen(app)
   })
@@ -205,10 +266,16 @@ describe('who may', () => {
   test('the production control plane, and requests that bear the gateway header, are refused', async () => {
     const production = await stack.t.call('/dev/faults', { body: { kind: 'upstream', drop: true } })
     expect(production.status).toBe(403)
-    expect(production.body.error).toMatch(/^faults are changed: for the Sandbox only \(call http:\/\/sandbox\.localhost:\d+\)$/)
+    expect(production.body.error).toMatch(
+      /^faults are changed: for the Sandbox only \(call http:\/\/sandbox\.localhost:\d+\)$/,
+    )
     const viaGateway = await stack.t.call('/dev/faults', { host: 'development', headers: { 'x-svc-via-gateway': '1' } })
     expect(viaGateway).toMatchObject({ status: 403, body: { error: 'faults are read: from this machine only' } })
-    const restart = await stack.t.call('/dev/chain/restart', { host: 'development', method: 'POST', headers: { 'x-svc-via-gateway': '1' } })
+    const restart = await stack.t.call('/dev/chain/restart', {
+      host: 'development',
+      method: 'POST',
+      headers: { 'x-svc-via-gateway': '1' },
+    })
     expect(restart.status).toBe(403)
   })
 })

@@ -20,13 +20,56 @@ async function open(file: 'file' | 'memory') {
   const store = await openGatewayStore(database.db)
   opened = { database, store, ...(dir ? { dir } : {}) }
   const now = new Date().toISOString()
-  await database.db.insertInto('users').values({ id: 'u1', email: 'a@example.test', password_hash: 'h', password_salt: 's', email_verified_at: null, created_at: now }).execute()
+  await database.db
+    .insertInto('users')
+    .values({
+      id: 'u1',
+      email: 'a@example.test',
+      password_hash: 'h',
+      password_salt: 's',
+      email_verified_at: null,
+      created_at: now,
+    })
+    .execute()
   await database.db
     .insertInto('apis')
-    .values({ id: 'a1', user_id: 'u1', environment: 'development', name: 'A', slug: 'a', upstream_base_url: 'http://127.0.0.1:9', pay_to_mode: 'user_wallet', pay_to_address: null, discovery_guidance: null, discovery_contact_email: null, openapi_version: '1.0.0', created_at: now, updated_at: now })
+    .values({
+      id: 'a1',
+      user_id: 'u1',
+      environment: 'development',
+      name: 'A',
+      slug: 'a',
+      upstream_base_url: 'http://127.0.0.1:9',
+      pay_to_mode: 'user_wallet',
+      pay_to_address: null,
+      discovery_guidance: null,
+      discovery_contact_email: null,
+      openapi_version: '1.0.0',
+      created_at: now,
+      updated_at: now,
+    })
     .execute()
-  const endpoint = { api_id: 'a1', method: 'GET', accepts: '[]', request_schema: null, response_schema: null, schema_source: 'manual' as const, enabled: 1, description: null, ttl_seconds: null, expires_at: null, created_at: now, updated_at: now }
-  await database.db.insertInto('endpoints').values([{ ...endpoint, id: 'e1', path_pattern: '/a' }, { ...endpoint, id: 'e2', path_pattern: '/b' }]).execute()
+  const endpoint = {
+    api_id: 'a1',
+    method: 'GET',
+    accepts: '[]',
+    request_schema: null,
+    response_schema: null,
+    schema_source: 'manual' as const,
+    enabled: 1,
+    description: null,
+    ttl_seconds: null,
+    expires_at: null,
+    created_at: now,
+    updated_at: now,
+  }
+  await database.db
+    .insertInto('endpoints')
+    .values([
+      { ...endpoint, id: 'e1', path_pattern: '/a' },
+      { ...endpoint, id: 'e2', path_pattern: '/b' },
+    ])
+    .execute()
   return { db: database.db, store }
 }
 
@@ -49,7 +92,15 @@ const settlement = (): SettlementRow => ({
   chain_epoch: '',
   delivered: 1,
 })
-const traffic = { api_id: 'a1', user_id: 'u1', environment: 'development' as const, day: '2026-11-21', requests: 2, payment_required: 1, paid_requests: 1 }
+const traffic = {
+  api_id: 'a1',
+  user_id: 'u1',
+  environment: 'development' as const,
+  day: '2026-11-21',
+  requests: 2,
+  payment_required: 1,
+  paid_requests: 1,
+}
 
 describe.each(['file', 'memory'] as const)('the gateway store on a %s database', (kind) => {
   test('its version moves with writes of others, and with a used-up endpoint; own bookkeeping moves it only in memory', async () => {
@@ -65,7 +116,10 @@ describe.each(['file', 'memory'] as const)('the gateway store on a %s database',
     // On a file the gateway writes through a connection of its own, whose writes leave its caches be.
     if (kind === 'file') expect(await store.version()).toBe(version)
     version = await store.version()
-    expect(await db.selectFrom('api_daily_stats').select(['requests', 'paid_requests']).executeTakeFirst()).toEqual({ requests: 4, paid_requests: 2 })
+    expect(await db.selectFrom('api_daily_stats').select(['requests', 'paid_requests']).executeTakeFirst()).toEqual({
+      requests: 4,
+      paid_requests: 2,
+    })
 
     expect(await store.recordSettlement({ ...settlement(), endpoint_id: null }, 'e1')).toBe(true)
     expect(await store.version()).not.toBe(version)

@@ -12,9 +12,15 @@ import { startTestServer, type TestServer } from '../../helpers/control.js'
 import { newAccount } from '../../helpers/payments.js'
 
 /** The official buyer's client: `x402Client` with the exact EVM scheme, allowed to pay the sandbox USDC. */
-export function buyerClient(services: ChainServices, buyer: LocalAccount, maxAmountPerPayment = '10000000'): x402Client {
+export function buyerClient(
+  services: ChainServices,
+  buyer: LocalAccount,
+  maxAmountPerPayment = '10000000',
+): x402Client {
   const client = new x402Client().register('eip155:845320402', new ExactEvmScheme(buyer))
-  client.setSpendControls({ allowedAssets: [{ network: 'eip155:845320402', asset: services.sandboxChain.usdc.address, maxAmountPerPayment }] })
+  client.setSpendControls({
+    allowedAssets: [{ network: 'eip155:845320402', asset: services.sandboxChain.usdc.address, maxAmountPerPayment }],
+  })
   return client
 }
 
@@ -24,7 +30,12 @@ export function payingFetch(services: ChainServices, buyer: LocalAccount): typeo
 }
 
 /** Probes `url` for its 402 and signs a payment for it: the PAYMENT-SIGNATURE header value. */
-export async function signedPaymentFor(services: ChainServices, buyer: LocalAccount, url: string, method = 'GET'): Promise<string> {
+export async function signedPaymentFor(
+  services: ChainServices,
+  buyer: LocalAccount,
+  url: string,
+  method = 'GET',
+): Promise<string> {
   const probe = await localFetch(url, { method })
   await probe.arrayBuffer()
   if (probe.status !== 402) throw new Error(`expected a 402 from ${url}, got ${probe.status}`)
@@ -33,10 +44,16 @@ export async function signedPaymentFor(services: ChainServices, buyer: LocalAcco
 }
 
 /** The `error` of a JSON error answer. */
-export const errorOf = async (response: Response): Promise<string> => ((await response.json()) as { error: string }).error
+export const errorOf = async (response: Response): Promise<string> =>
+  ((await response.json()) as { error: string }).error
 
 export const usdcBalance = (services: ChainServices, address: Address) =>
-  services.sandboxChain.client.readContract({ address: services.sandboxChain.usdc.address, abi: sandboxUsdcAbi, functionName: 'balanceOf', args: [address] })
+  services.sandboxChain.client.readContract({
+    address: services.sandboxChain.usdc.address,
+    abi: sandboxUsdcAbi,
+    functionName: 'balanceOf',
+    args: [address],
+  })
 
 export type UpstreamCall = { method: string; url: string; headers: IncomingHttpHeaders; body: string; chunks: number }
 
@@ -45,7 +62,13 @@ export type UpstreamCall = { method: string; url: string; headers: IncomingHttpH
  * never answers in time, `/delay/{ms}` answers late, `/bytes/{n}` answers a large body, `/weather/{city}` answers a
  * forecast, `/metered/{amount}` answers with `Settlement-Overrides: {"amount": amount}`, anything else 404. Every request is recorded.
  */
-export async function startUpstream(): Promise<{ url: string; calls: UpstreamCall[]; live: { body: string }; server: Server; stop(): Promise<void> }> {
+export async function startUpstream(): Promise<{
+  url: string
+  calls: UpstreamCall[]
+  live: { body: string }
+  server: Server
+  stop(): Promise<void>
+}> {
   const calls: UpstreamCall[] = []
   /** The body of the request being received, as it arrives. */
   const live = { body: '' }
@@ -65,15 +88,26 @@ export async function startUpstream(): Promise<{ url: string; calls: UpstreamCal
       const path = req.url!.split('?')[0]!
       const json = (status: number, value: unknown, headers: Record<string, string> = {}) =>
         res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(value))
-      if (path.startsWith('/echo')) return json(200, { method: call.method, url: call.url, body, chunks, headers: req.headers }, { 'x-upstream': 'yes', 'keep-alive': 'timeout=5' })
+      if (path.startsWith('/echo'))
+        return json(
+          200,
+          { method: call.method, url: call.url, body, chunks, headers: req.headers },
+          { 'x-upstream': 'yes', 'keep-alive': 'timeout=5' },
+        )
       if (path.startsWith('/status/')) return json(Number(path.slice(8)), { error: `status ${path.slice(8)}` })
       if (path === '/slow') return void setTimeout(() => json(200, { late: true }), 5_000).unref()
-      if (path.startsWith('/delay/')) return void setTimeout(() => json(200, { delayed: true }), Number(path.slice(7))).unref()
+      if (path.startsWith('/delay/'))
+        return void setTimeout(() => json(200, { delayed: true }), Number(path.slice(7))).unref()
       if (path.startsWith('/bytes/')) return json(200, { blob: 'x'.repeat(Number(path.slice(7))) })
       if (path.startsWith('/weather/')) return json(200, { city: decodeURIComponent(path.slice(9)), temp: 21.5 })
       if (path.startsWith('/files/')) return json(200, { file: path.slice(7) })
       // Metered: the upstream says what the request used, for an upto payment (x402's Settlement-Overrides header).
-      if (path.startsWith('/metered/')) return json(200, { used: decodeURIComponent(path.slice(9)) }, { 'settlement-overrides': JSON.stringify({ amount: decodeURIComponent(path.slice(9)) }) })
+      if (path.startsWith('/metered/'))
+        return json(
+          200,
+          { used: decodeURIComponent(path.slice(9)) },
+          { 'settlement-overrides': JSON.stringify({ amount: decodeURIComponent(path.slice(9)) }) },
+        )
       json(404, { error: 'no such upstream route' })
     })
   })
@@ -109,7 +143,13 @@ export async function createApi(
   environment: 'production' | 'development' = 'development',
 ): Promise<{ id: string; slug: string; gateway: string }> {
   const slug = `gw-${process.pid}-${++slugs}`
-  const body = { name: `Gateway test ${slugs}`, slug, upstream_base_url: upstreamUrl, pay_to_mode: 'user_wallet', pay_to_address: seller.payTo }
+  const body = {
+    name: `Gateway test ${slugs}`,
+    slug,
+    upstream_base_url: upstreamUrl,
+    pay_to_mode: 'user_wallet',
+    pay_to_address: seller.payTo,
+  }
   const { status, body: api } = await t.call('/apis', { jwt: seller.jwt, environment, body })
   if (status !== 201) throw new Error(`creating the API failed: ${status} ${JSON.stringify(api)}`)
   return { id: api.id, slug, gateway: t.gatewayUrl(slug, environment) }
@@ -129,7 +169,15 @@ export async function addEndpoint(
   t: TestServer,
   seller: Seller,
   apiId: string,
-  endpoint: { method: string; path_pattern: string; accepts: unknown[]; ttl?: number; request_schema?: unknown; response_schema?: unknown; description?: string },
+  endpoint: {
+    method: string
+    path_pattern: string
+    accepts: unknown[]
+    ttl?: number
+    request_schema?: unknown
+    response_schema?: unknown
+    description?: string
+  },
   environment: 'production' | 'development' = 'development',
 ): Promise<any> {
   const body = { request_schema: { type: 'object' }, response_schema: { type: 'object' }, ...endpoint }

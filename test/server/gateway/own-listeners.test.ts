@@ -5,8 +5,18 @@ import type { LocalAccount } from 'viem'
 import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import type { TestServer } from '../../helpers/control.js'
-import { newAccount } from '../../helpers/payments.js'
-import { addEndpoint, createApi, errorOf, newSeller, payingFetch, sandboxAccept, startUpstream, usdcBalance, startGatewayStack, type GatewayStack } from './helpers.js'
+import {
+  addEndpoint,
+  createApi,
+  errorOf,
+  newSeller,
+  payingFetch,
+  sandboxAccept,
+  type startUpstream,
+  usdcBalance,
+  startGatewayStack,
+  type GatewayStack,
+} from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
@@ -25,7 +35,11 @@ afterAll(async () => {
 async function apiReaching(upstreamUrl: string, path: string) {
   const seller = await newSeller(t)
   const api = await createApi(t, seller, upstream.url)
-  await t.server.database.db.updateTable('apis').set({ upstream_base_url: upstreamUrl }).where('id', '=', api.id).execute()
+  await t.server.database.db
+    .updateTable('apis')
+    .set({ upstream_base_url: upstreamUrl })
+    .where('id', '=', api.id)
+    .execute()
   await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern: path, accepts: [sandboxAccept(services)] })
   return api
 }
@@ -46,7 +60,9 @@ describe('local-only routes through the gateway', () => {
 
   test('a buyer cannot forge or remove the gateway marker: the upstream always gets it, once', async () => {
     const api = await apiReaching(upstream.url, '/echo')
-    const response = await payingFetch(services, buyer)(`${api.gateway}/echo`, { headers: { 'x-svc-via-gateway': 'forged' } })
+    const response = await payingFetch(services, buyer)(`${api.gateway}/echo`, {
+      headers: { 'x-svc-via-gateway': 'forged' },
+    })
     expect(response.status).toBe(200)
     expect(((await response.json()) as { headers: Record<string, string> }).headers['x-svc-via-gateway']).toBe('1')
   })
@@ -69,20 +85,31 @@ describe("svc's own listeners as upstreams", () => {
     `http://user:pass@127.0.0.1:${port}`,
     `http://user@localhost:${port}`,
   ]
-  const listeners = () => [
-    [new URL(t.server.controlUrl).port, "svc's control plane and gateway"],
-    [new URL(services.rpcUrl).port, "svc's chain RPC"],
-    [new URL(services.chainManagerUrl).port, "svc's chain manager"],
-    [new URL(services.facilitatorUrl).port, "svc's facilitator"],
-  ] as const
+  const listeners = () =>
+    [
+      [new URL(t.server.controlUrl).port, "svc's control plane and gateway"],
+      [new URL(services.rpcUrl).port, "svc's chain RPC"],
+      [new URL(services.chainManagerUrl).port, "svc's chain manager"],
+      [new URL(services.facilitatorUrl).port, "svc's facilitator"],
+    ] as const
 
   test('refused at creation with 400 naming the listener, in every spelling of loopback', async () => {
     const seller = await newSeller(t)
     for (const [port, name] of listeners())
       for (const url of spellings(Number(port))) {
-        const body = { name: 'Own', slug: `own-${process.pid}-${port}`, upstream_base_url: url, pay_to_mode: 'user_wallet', pay_to_address: seller.payTo }
+        const body = {
+          name: 'Own',
+          slug: `own-${process.pid}-${port}`,
+          upstream_base_url: url,
+          pay_to_mode: 'user_wallet',
+          pay_to_address: seller.payTo,
+        }
         const { status, body: answer } = await t.call('/apis', { jwt: seller.jwt, environment: 'development', body })
-        expect([url, status, answer.error]).toEqual([url, 400, `upstream_base_url: targets ${name}; an upstream must be a service of your own`])
+        expect([url, status, answer.error]).toEqual([
+          url,
+          400,
+          `upstream_base_url: targets ${name}; an upstream must be a service of your own`,
+        ])
       }
   })
 
@@ -90,18 +117,35 @@ describe("svc's own listeners as upstreams", () => {
     const seller = await newSeller(t)
     const api = await createApi(t, seller, upstream.url)
     for (const [port, name] of listeners()) {
-      const { status, body } = await t.call(`/apis/${api.id}`, { jwt: seller.jwt, environment: 'development', method: 'PUT', body: { upstream_base_url: `http://localhost:${port}` } })
-      expect([status, body.error]).toEqual([400, `upstream_base_url: targets ${name}; an upstream must be a service of your own`])
+      const { status, body } = await t.call(`/apis/${api.id}`, {
+        jwt: seller.jwt,
+        environment: 'development',
+        method: 'PUT',
+        body: { upstream_base_url: `http://localhost:${port}` },
+      })
+      expect([status, body.error]).toEqual([
+        400,
+        `upstream_base_url: targets ${name}; an upstream must be a service of your own`,
+      ])
     }
     const other = upstream.url.replace('127.0.0.1', 'localhost')
-    const updated = await t.call(`/apis/${api.id}`, { jwt: seller.jwt, environment: 'development', method: 'PUT', body: { upstream_base_url: other } })
+    const updated = await t.call(`/apis/${api.id}`, {
+      jwt: seller.jwt,
+      environment: 'development',
+      method: 'PUT',
+      body: { upstream_base_url: other },
+    })
     expect([updated.status, updated.body.upstream_base_url]).toEqual([200, other])
   })
 })
 
 describe('at connect time', () => {
   test("an upstream that reaches svc's own listener (saved before, or resolving there now) is refused with 502 and no charge", async () => {
-    for (const base of [services.chainManagerUrl.replace('127.0.0.1', 'localhost'), services.facilitatorUrl, `http://[::ffff:127.0.0.1]:${t.server.port}`]) {
+    for (const base of [
+      services.chainManagerUrl.replace('127.0.0.1', 'localhost'),
+      services.facilitatorUrl,
+      `http://[::ffff:127.0.0.1]:${t.server.port}`,
+    ]) {
       const api = await apiReaching(base, '/{rest}')
       const before = await usdcBalance(services, buyer.address)
       const response = await payingFetch(services, buyer)(`${api.gateway}/anything`)
@@ -125,7 +169,9 @@ describe('at connect time', () => {
 describe('the schema probe', () => {
   /** An upstream that redirects `/to/{n}` to the n-th of `targets`. */
   async function startRedirector(targets: () => string[]): Promise<{ url: string; server: Server }> {
-    const server = createServer((req, res) => res.writeHead(302, { location: targets()[Number(req.url!.split('/')[2])]! }).end())
+    const server = createServer((req, res) =>
+      res.writeHead(302, { location: targets()[Number(req.url!.split('/')[2])]! }).end(),
+    )
     server.listen(0, '127.0.0.1')
     await new Promise((resolve) => server.once('listening', resolve))
     return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server }
@@ -133,14 +179,25 @@ describe('the schema probe', () => {
 
   test("does not follow a redirect onto svc's own listener; other redirects are followed", async () => {
     await t.signup({ verified: false })
-    const redirector = await startRedirector(() => [`http://localhost:${t.server.port}/dev/outbox`, `${upstream.url}/weather/Oslo`])
+    const redirector = await startRedirector(() => [
+      `http://localhost:${t.server.port}/dev/outbox`,
+      `${upstream.url}/weather/Oslo`,
+    ])
     try {
       const seller = await newSeller(t)
       const api = await createApi(t, seller, redirector.url)
-      const own = await t.call(`/apis/${api.id}/endpoints`, { jwt: seller.jwt, environment: 'development', body: { method: 'GET', path_pattern: '/to/0', accepts: [sandboxAccept(services)] } })
+      const own = await t.call(`/apis/${api.id}/endpoints`, {
+        jwt: seller.jwt,
+        environment: 'development',
+        body: { method: 'GET', path_pattern: '/to/0', accepts: [sandboxAccept(services)] },
+      })
       expect(own.status).toBe(201)
       expect(own.body.response_schema).toEqual({})
-      const other = await t.call(`/apis/${api.id}/endpoints`, { jwt: seller.jwt, environment: 'development', body: { method: 'GET', path_pattern: '/to/1', accepts: [sandboxAccept(services)] } })
+      const other = await t.call(`/apis/${api.id}/endpoints`, {
+        jwt: seller.jwt,
+        environment: 'development',
+        body: { method: 'GET', path_pattern: '/to/1', accepts: [sandboxAccept(services)] },
+      })
       expect(other.status).toBe(201)
       expect(JSON.stringify(other.body.response_schema)).toContain('temp')
     } finally {

@@ -7,8 +7,19 @@ import { paidRouteDefaults } from '../../../server/gateway/payment-flow.js'
 import { createUpstreamProxy } from '../../../server/gateway/upstream-proxy.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import type { TestServer } from '../../helpers/control.js'
-import { newAccount } from '../../helpers/payments.js'
-import { addEndpoint, createApi, errorOf, newSeller, payingFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance, startGatewayStack, type GatewayStack } from './helpers.js'
+import {
+  addEndpoint,
+  createApi,
+  errorOf,
+  newSeller,
+  payingFetch,
+  sandboxAccept,
+  signedPaymentFor,
+  type startUpstream,
+  usdcBalance,
+  startGatewayStack,
+  type GatewayStack,
+} from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
@@ -27,13 +38,18 @@ afterAll(async () => {
   await stack?.stop()
 })
 
-const settlementsOf = (apiId: string) => t.server.database.db.selectFrom('settlements').selectAll().where('api_id', '=', apiId).execute()
+const settlementsOf = (apiId: string) =>
+  t.server.database.db.selectFrom('settlements').selectAll().where('api_id', '=', apiId).execute()
 
 /** The same value with every object's keys in reverse order. */
 function reversedKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reversedKeys)
   if (value === null || typeof value !== 'object') return value
-  return Object.fromEntries(Object.entries(value).reverse().map(([key, inner]) => [key, reversedKeys(inner)]))
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([key, inner]) => [key, reversedKeys(inner)]),
+  )
 }
 
 const base64 = (json: string) => Buffer.from(json).toString('base64')
@@ -42,7 +58,11 @@ describe('one payment, however it is encoded', () => {
   test('re-encodings of one signed payment sent at once: one upstream call, one charge, the others refused', async () => {
     const seller = await newSeller(t)
     const api = await createApi(t, seller, upstream.url)
-    await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern: '/delay/{ms}', accepts: [sandboxAccept(services)] })
+    await addEndpoint(t, seller, api.id, {
+      method: 'GET',
+      path_pattern: '/delay/{ms}',
+      accepts: [sandboxAccept(services)],
+    })
     const url = `${api.gateway}/delay/500`
     const signature = await signedPaymentFor(services, buyer, url)
     const payment = JSON.parse(Buffer.from(signature, 'base64').toString('utf8')) as Record<string, any>
@@ -58,7 +78,9 @@ describe('one payment, however it is encoded', () => {
     const before = await usdcBalance(services, buyer.address)
     const calls = upstream.calls.length
 
-    const responses = await Promise.all(encodings.map((header) => localFetch(url, { headers: { 'payment-signature': header } })))
+    const responses = await Promise.all(
+      encodings.map((header) => localFetch(url, { headers: { 'payment-signature': header } })),
+    )
 
     expect(upstream.calls.length - calls).toBe(1)
     const statuses = responses.map((response) => response.status).sort()
@@ -74,7 +96,10 @@ describe('one payment, however it is encoded', () => {
 async function startResetter(): Promise<{ url: string; close(): Promise<void> }> {
   const server = createServer((socket) => socket.destroy()).listen(0, '127.0.0.1')
   await new Promise((resolve) => server.once('listening', resolve))
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve(undefined))) }
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve(undefined))),
+  }
 }
 
 /** A port nothing listens on. */
@@ -88,9 +113,27 @@ async function closedPort(): Promise<number> {
 
 describe("buyer-facing errors never name the upstream's address", () => {
   test.each([
-    ['is down', 'down', '/weather/x', 502, /^the upstream could not be reached \(ECONNREFUSED\); the payment was not settled$/],
-    ['resets the connection', 'reset', '/weather/x', 502, /^the upstream could not be reached \(\w+\); the payment was not settled$/],
-    ['does not answer in time', 'up', '/slow', 504, /^the upstream did not answer within 1 s; the payment was not settled$/],
+    [
+      'is down',
+      'down',
+      '/weather/x',
+      502,
+      /^the upstream could not be reached \(ECONNREFUSED\); the payment was not settled$/,
+    ],
+    [
+      'resets the connection',
+      'reset',
+      '/weather/x',
+      502,
+      /^the upstream could not be reached \(\w+\); the payment was not settled$/,
+    ],
+    [
+      'does not answer in time',
+      'up',
+      '/slow',
+      504,
+      /^the upstream did not answer within 1 s; the payment was not settled$/,
+    ],
     ['answers 500', 'up', '/status/500', 502, /^the upstream answered 500; the payment was not settled$/],
     ['answers 503', 'up', '/status/503', 502, /^the upstream answered 503; the payment was not settled$/],
   ])('when the upstream %s', async (_what, state, path, status, error) => {
@@ -118,9 +161,20 @@ describe("buyer-facing errors never name the upstream's address", () => {
     const lines: string[] = []
     const proxy = createUpstreamProxy({ log: (line) => lines.push(line), timeoutMs: 1_000 })
     const port = await closedPort()
-    const request = { method: 'GET', url: '/x', headers: {}, protocol: 'http', remoteAddress: '127.0.0.1', body: Readable.from([]), signal: new AbortController().signal }
+    const request = {
+      method: 'GET',
+      url: '/x',
+      headers: {},
+      protocol: 'http',
+      remoteAddress: '127.0.0.1',
+      body: Readable.from([]),
+      signal: new AbortController().signal,
+    }
     try {
-      const answer = await proxy.forward(request, { origin: `http://127.0.0.1:${port}`, path: `/x?${'q'.repeat(5_000)}` })
+      const answer = await proxy.forward(request, {
+        origin: `http://127.0.0.1:${port}`,
+        path: `/x?${'q'.repeat(5_000)}`,
+      })
       expect(answer).toEqual({ ok: false, status: 502, error: 'the upstream could not be reached (ECONNREFUSED)' })
     } finally {
       await proxy.close()

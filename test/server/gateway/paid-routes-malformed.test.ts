@@ -4,7 +4,16 @@ import type { LocalAccount } from 'viem'
 import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import type { TestServer } from '../../helpers/control.js'
-import { addEndpoint, createApi, newSeller, sandboxAccept, signedPaymentFor, startGatewayStack, usdcBalance, type GatewayStack } from './helpers.js'
+import {
+  addEndpoint,
+  createApi,
+  newSeller,
+  sandboxAccept,
+  signedPaymentFor,
+  startGatewayStack,
+  usdcBalance,
+  type GatewayStack,
+} from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
@@ -18,7 +27,11 @@ beforeAll(async () => {
   ;({ services, t, buyer } = stack = await startGatewayStack())
   const seller = await newSeller(t)
   const api = await createApi(t, seller, stack.upstream.url)
-  await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern: '/weather/{city}', accepts: [sandboxAccept(services)] })
+  await addEndpoint(t, seller, api.id, {
+    method: 'GET',
+    path_pattern: '/weather/{city}',
+    accepts: [sandboxAccept(services)],
+  })
   url = `${api.gateway}/weather/Lima`
   signed = JSON.parse(Buffer.from(await signedPaymentFor(services, buyer, url), 'base64').toString('utf8'))
   const upstream = stack.upstream
@@ -36,13 +49,41 @@ function mutated(change: (payment: any) => void): string {
 }
 
 const fieldCases: [string, (payment: any) => void, string][] = [
-  ['authorization.value "abc"', (p) => void (p.payload.authorization.value = 'abc'), 'payload.authorization.value: expected a uint256 as a decimal string'],
-  ['authorization.validBefore {}', (p) => void (p.payload.authorization.validBefore = {}), 'payload.authorization.validBefore: expected a uint256 as a decimal string'],
-  ['authorization.validAfter "1e400"', (p) => void (p.payload.authorization.validAfter = '1e400'), 'payload.authorization.validAfter: expected a uint256 as a decimal string'],
-  ['authorization.from "x"', (p) => void (p.payload.authorization.from = 'x'), 'payload.authorization.from: expected an address (0x + 40 hex digits)'],
-  ['authorization.nonce 7', (p) => void (p.payload.authorization.nonce = 7), 'payload.authorization.nonce: expected 32 bytes of hex (0x + 64 hex digits)'],
-  ['signature "zz"', (p) => void (p.payload.signature = 'zz'), 'payload.signature: expected hex bytes (0x + an even number of hex digits)'],
-  ['authorization []', (p) => void (p.payload.authorization = []), 'payload.authorization: expected {from, to, value, validAfter, validBefore, nonce}'],
+  [
+    'authorization.value "abc"',
+    (p) => void (p.payload.authorization.value = 'abc'),
+    'payload.authorization.value: expected a uint256 as a decimal string',
+  ],
+  [
+    'authorization.validBefore {}',
+    (p) => void (p.payload.authorization.validBefore = {}),
+    'payload.authorization.validBefore: expected a uint256 as a decimal string',
+  ],
+  [
+    'authorization.validAfter "1e400"',
+    (p) => void (p.payload.authorization.validAfter = '1e400'),
+    'payload.authorization.validAfter: expected a uint256 as a decimal string',
+  ],
+  [
+    'authorization.from "x"',
+    (p) => void (p.payload.authorization.from = 'x'),
+    'payload.authorization.from: expected an address (0x + 40 hex digits)',
+  ],
+  [
+    'authorization.nonce 7',
+    (p) => void (p.payload.authorization.nonce = 7),
+    'payload.authorization.nonce: expected 32 bytes of hex (0x + 64 hex digits)',
+  ],
+  [
+    'signature "zz"',
+    (p) => void (p.payload.signature = 'zz'),
+    'payload.signature: expected hex bytes (0x + an even number of hex digits)',
+  ],
+  [
+    'authorization []',
+    (p) => void (p.payload.authorization = []),
+    'payload.authorization: expected {from, to, value, validAfter, validBefore, nonce}',
+  ],
 ]
 
 describe('a malformed field inside PAYMENT-SIGNATURE → 402 saying which, never 502', () => {
@@ -63,7 +104,9 @@ describe('a malformed field inside PAYMENT-SIGNATURE → 402 saying which, never
     for (const change of [(p: any) => void (p.accepted.payTo = 'x'), (p: any) => void (p.accepted.amount = '1e400')]) {
       const response = await localFetch(url, { headers: { 'payment-signature': mutated(change) } })
       expect(response.status).toBe(402)
-      expect(((await response.json()) as { error: string }).error).toMatch(/matches none of the accepted payment options/)
+      expect(((await response.json()) as { error: string }).error).toMatch(
+        /matches none of the accepted payment options/,
+      )
     }
   })
 
@@ -78,7 +121,9 @@ describe('a malformed field inside PAYMENT-SIGNATURE → 402 saying which, never
   })
 
   test('a huge x402Version is not echoed in full', async () => {
-    const response = await localFetch(url, { headers: { 'payment-signature': mutated((p) => void (p.x402Version = '9'.repeat(8_000))) } })
+    const response = await localFetch(url, {
+      headers: { 'payment-signature': mutated((p) => void (p.x402Version = '9'.repeat(8_000))) },
+    })
     expect(response.status).toBe(402)
     const { error } = (await response.json()) as { error: string }
     expect(error).toMatch(/^PAYMENT-SIGNATURE carries x402 version "9+… \(8002 characters\): svc speaks x402 v2 only$/)

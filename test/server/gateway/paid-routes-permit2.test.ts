@@ -17,7 +17,17 @@ import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import type { TestServer } from '../../helpers/control.js'
 import { newAccount, waitFor } from '../../helpers/payments.js'
-import { addEndpoint, createApi, errorOf, newSeller, sandboxAccept, startGatewayStack, usdcBalance, type GatewayStack, type startUpstream } from './helpers.js'
+import {
+  addEndpoint,
+  createApi,
+  errorOf,
+  newSeller,
+  sandboxAccept,
+  startGatewayStack,
+  usdcBalance,
+  type GatewayStack,
+  type startUpstream,
+} from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
@@ -32,8 +42,12 @@ afterAll(async () => {
 })
 
 const db = () => t.server.database.db
-const settlementsOf = (apiId: string) => db().selectFrom('settlements').selectAll().where('api_id', '=', apiId).orderBy('created_at').execute()
-const permit2Accept = (amount: string) => ({ ...sandboxAccept(services, amount), extra: { assetTransferMethod: 'permit2' } })
+const settlementsOf = (apiId: string) =>
+  db().selectFrom('settlements').selectAll().where('api_id', '=', apiId).orderBy('created_at').execute()
+const permit2Accept = (amount: string) => ({
+  ...sandboxAccept(services, amount),
+  extra: { assetTransferMethod: 'permit2' },
+})
 const uptoAccept = (amount: string) => ({ ...sandboxAccept(services, amount), scheme: 'upto' })
 
 /** A buyer with 10 USDC (and ETH when `gas`) paying with the official client, both schemes registered; records what it sent. */
@@ -44,7 +58,15 @@ async function newBuyer(options: { gas?: boolean } = {}) {
   const client = new x402Client()
     .register(services.sandboxChain.network, new ExactEvmScheme(account, { rpcUrl: services.rpcUrl }))
     .register(services.sandboxChain.network, new UptoEvmScheme(account, { rpcUrl: services.rpcUrl }))
-  client.setSpendControls({ allowedAssets: [{ network: services.sandboxChain.network, asset: services.sandboxChain.usdc.address, maxAmountPerPayment: '10000000' }] })
+  client.setSpendControls({
+    allowedAssets: [
+      {
+        network: services.sandboxChain.network,
+        asset: services.sandboxChain.usdc.address,
+        maxAmountPerPayment: '10000000',
+      },
+    ],
+  })
   const sent: any[] = []
   const recording = (async (input: string | URL | Request, init?: RequestInit) => {
     const signature = new Request(input, init).headers.get('payment-signature')
@@ -56,7 +78,12 @@ async function newBuyer(options: { gas?: boolean } = {}) {
 
 async function approvePermit2(account: LocalAccount) {
   const wallet = createWalletClient({ account, chain: services.sandboxChain.chain, transport: http(services.rpcUrl) })
-  const hash = await wallet.writeContract({ address: services.sandboxChain.usdc.address, abi: sandboxUsdcAbi, functionName: 'approve', args: [PERMIT2_ADDRESS, maxUint256] })
+  const hash = await wallet.writeContract({
+    address: services.sandboxChain.usdc.address,
+    abi: sandboxUsdcAbi,
+    functionName: 'approve',
+    args: [PERMIT2_ADDRESS, maxUint256],
+  })
   await services.sandboxChain.client.waitForTransactionReceipt({ hash })
 }
 
@@ -73,25 +100,38 @@ describe('exact via Permit2', () => {
     const { seller, api } = await apiWith('/weather/{city}', [permit2Accept('25000')])
     const probe = await localFetch(`${api.gateway}/weather/Oslo`)
     const required = decodePaymentRequiredHeader(probe.headers.get('payment-required')!)
-    expect(required.accepts[0]).toMatchObject({ scheme: 'exact', amount: '25000', extra: { assetTransferMethod: 'permit2', name: 'USDC', version: '2' } })
+    expect(required.accepts[0]).toMatchObject({
+      scheme: 'exact',
+      amount: '25000',
+      extra: { assetTransferMethod: 'permit2', name: 'USDC', version: '2' },
+    })
     expect(Object.keys(required.extensions ?? {})).toContain('eip2612GasSponsoring')
 
     const buyer = await newBuyer()
     const response = await buyer.pay(`${api.gateway}/weather/Oslo`)
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ city: 'Oslo', temp: 21.5 })
-    expect(buyer.sent[0].extensions.eip2612GasSponsoring.info).toMatchObject({ from: buyer.account.address, spender: PERMIT2_ADDRESS })
+    expect(buyer.sent[0].extensions.eip2612GasSponsoring.info).toMatchObject({
+      from: buyer.account.address,
+      spender: PERMIT2_ADDRESS,
+    })
     const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
     expect(settled).toMatchObject({ success: true, payer: buyer.account.address })
     expect(await usdcBalance(services, seller.payTo)).toBe(25_000n)
-    expect(await settlementsOf(api.id)).toEqual([expect.objectContaining({ amount: '25000', payer: buyer.account.address, transaction: settled.transaction })])
+    expect(await settlementsOf(api.id)).toEqual([
+      expect.objectContaining({ amount: '25000', payer: buyer.account.address, transaction: settled.transaction }),
+    ])
   })
 
   test('a buyer that approved Permit2 pays without a permit; the same payment sent again is refused with its reason', async () => {
     const { seller, api } = await apiWith('/weather/{city}', [permit2Accept('10000')])
     const buyer = await newBuyer()
     // The control plane's faucet approves Permit2 for the buyer (sending the approval as the address; its gas added).
-    const faucet = await t.call('/dev/faucet', { jwt: seller.jwt, environment: 'development', body: { address: buyer.account.address, asset: 'usdc', amount: '1', approve_permit2: true } })
+    const faucet = await t.call('/dev/faucet', {
+      jwt: seller.jwt,
+      environment: 'development',
+      body: { address: buyer.account.address, asset: 'usdc', amount: '1', approve_permit2: true },
+    })
     expect(faucet.status).toBe(200)
     expect(faucet.body.transactions.permit2_approval).toMatch(/^0x[0-9a-f]{64}$/)
     const response = await buyer.pay(`${api.gateway}/weather/Rome`)
@@ -103,26 +143,33 @@ describe('exact via Permit2', () => {
     const header = Buffer.from(JSON.stringify(buyer.sent[0])).toString('base64')
     const replay = await localFetch(`${api.gateway}/weather/Rome`, { headers: { 'payment-signature': header } })
     expect(replay.status).toBe(402)
-    expect(await errorOf(replay)).toMatch(/^the payment is invalid: permit2_simulation_failed \(Permit2 nonce \d+ of 0x[0-9a-fA-F]{40} was already used: this payment was settled before\)$/)
+    expect(await errorOf(replay)).toMatch(
+      /^the payment is invalid: permit2_simulation_failed \(Permit2 nonce \d+ of 0x[0-9a-fA-F]{40} was already used: this payment was settled before\)$/,
+    )
     expect(await usdcBalance(services, seller.payTo)).toBe(10_000n)
     expect(await settlementsOf(api.id)).toHaveLength(1)
   })
 })
 
 describe('upto', () => {
-  test('the buyer signs the maximum; the upstream\'s Settlement-Overrides says what is charged, and is not passed on', async () => {
+  test("the buyer signs the maximum; the upstream's Settlement-Overrides says what is charged, and is not passed on", async () => {
     const { seller, api } = await apiWith('/metered/{amount}', [uptoAccept('100000')])
     const buyer = await newBuyer({ gas: true })
     await approvePermit2(buyer.account)
     const response = await buyer.pay(`${api.gateway}/metered/1234`)
     expect(response.status).toBe(200)
     expect(response.headers.get('settlement-overrides')).toBeNull()
-    expect(buyer.sent[0]).toMatchObject({ accepted: { scheme: 'upto', amount: '100000' }, payload: { permit2Authorization: { permitted: { amount: '100000' } } } })
+    expect(buyer.sent[0]).toMatchObject({
+      accepted: { scheme: 'upto', amount: '100000' },
+      payload: { permit2Authorization: { permitted: { amount: '100000' } } },
+    })
     const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
     expect(settled).toMatchObject({ success: true, amount: '1234' })
     expect(await usdcBalance(services, seller.payTo)).toBe(1234n)
     expect(await usdcBalance(services, buyer.account.address)).toBe(10_000_000n - 1234n)
-    expect(await settlementsOf(api.id)).toEqual([expect.objectContaining({ amount: '1234', transaction: settled.transaction })])
+    expect(await settlementsOf(api.id)).toEqual([
+      expect.objectContaining({ amount: '1234', transaction: settled.transaction }),
+    ])
   })
 
   test('nothing used charges 0 without a transaction, recorded as such every time; percent and dollars convert', async () => {
@@ -146,10 +193,14 @@ describe('upto', () => {
     const buyer = await newBuyer()
     const over = await buyer.pay(`${api.gateway}/metered/100001`)
     expect(over.status).toBe(502)
-    expect(await errorOf(over)).toBe("the upstream's Settlement-Overrides header asks for 100001, more than the 100000 the buyer signed for; the payment was not settled")
+    expect(await errorOf(over)).toBe(
+      "the upstream's Settlement-Overrides header asks for 100001, more than the 100000 the buyer signed for; the payment was not settled",
+    )
     const bad = await buyer.pay(`${api.gateway}/metered/lots`)
     expect(bad.status).toBe(502)
-    expect(await errorOf(bad)).toMatch(/^the upstream's Settlement-Overrides header has an amount "lots" that is none of /)
+    expect(await errorOf(bad)).toMatch(
+      /^the upstream's Settlement-Overrides header has an amount "lots" that is none of /,
+    )
     expect(await usdcBalance(services, seller.payTo)).toBe(0n)
     expect(await settlementsOf(api.id)).toEqual([])
   })
@@ -167,7 +218,10 @@ describe('accepts in the control plane', () => {
     const { seller, api } = await apiWith('/metered/{amount}', [uptoAccept('100000'), permit2Accept('5000')])
     const { body } = await t.call(`/apis/${api.id}/endpoints`, { jwt: seller.jwt, environment: 'development' })
     const accepts = (body.endpoints ?? body.data ?? body)[0].accepts
-    expect(accepts.map((a: any) => [a.scheme, a.extra?.assetTransferMethod])).toEqual([['upto', 'permit2'], ['exact', 'permit2']])
+    expect(accepts.map((a: any) => [a.scheme, a.extra?.assetTransferMethod])).toEqual([
+      ['upto', 'permit2'],
+      ['exact', 'permit2'],
+    ])
     const platform = await t.call('/config/platform', {})
     expect(platform.body.schemes).toEqual(['exact', 'upto'])
   })

@@ -9,7 +9,16 @@ import type { ChainServices } from '../../../chain/services.js'
 import { createUpstreamProxy } from '../../../server/gateway/upstream-proxy.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
-import { addEndpoint, createApi, errorOf, newSeller, sandboxAccept, signedPaymentFor, startGatewayStack, type GatewayStack } from './helpers.js'
+import {
+  addEndpoint,
+  createApi,
+  errorOf,
+  newSeller,
+  sandboxAccept,
+  signedPaymentFor,
+  startGatewayStack,
+  type GatewayStack,
+} from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
@@ -22,7 +31,9 @@ beforeAll(async () => {
   ;({ services, t, buyer } = stack = await startGatewayStack())
   const server = createServer((req, res) => {
     const location = new URL(req.url!, 'http://x').searchParams.get('location') ?? '/'
-    res.writeHead(302, { location, 'content-location': location, 'content-type': 'application/json' }).end('{"moved":true}')
+    res
+      .writeHead(302, { location, 'content-location': location, 'content-type': 'application/json' })
+      .end('{"moved":true}')
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   redirector = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
@@ -49,8 +60,19 @@ describe('a facilitator that does not answer', () => {
     try {
       const seller = await newSeller(production)
       const api = await createApi(production, seller, redirector.url, 'production')
-      const accept = { scheme: 'exact', network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', amount: '10000' }
-      await addEndpoint(production, seller, api.id, { method: 'GET', path_pattern: '/to', accepts: [accept] }, 'production')
+      const accept = {
+        scheme: 'exact',
+        network: 'eip155:8453',
+        asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+        amount: '10000',
+      }
+      await addEndpoint(
+        production,
+        seller,
+        api.id,
+        { method: 'GET', path_pattern: '/to', accepts: [accept] },
+        'production',
+      )
       const response = await localFetch(`${api.gateway}/to`)
       expect(response.status).toBe(503)
       const error = await errorOf(response)
@@ -71,7 +93,11 @@ describe('an upstream redirect', () => {
     const payment = await signedPaymentFor(services, buyer, url)
     const response = await localFetch(url, { redirect: 'manual', headers: { 'payment-signature': payment } })
     expect(await response.text()).toBe('{"moved":true}')
-    return { status: response.status, location: response.headers.get('location'), contentLocation: response.headers.get('content-location') }
+    return {
+      status: response.status,
+      location: response.headers.get('location'),
+      contentLocation: response.headers.get('content-location'),
+    }
   }
 
   test('onto the upstream’s own origin becomes the gateway path; it never names the upstream', async () => {
@@ -102,19 +128,34 @@ describe('DNS rebinding', () => {
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
     const { port } = listener.address() as AddressInfo
     const lines: string[] = []
-    const proxy = createUpstreamProxy({ log: (line) => lines.push(line), ownListeners: () => new Map([[port, "svc's facilitator"]]) })
+    const proxy = createUpstreamProxy({
+      log: (line) => lines.push(line),
+      ownListeners: () => new Map([[port, "svc's facilitator"]]),
+    })
     // The check's lookup (dns.promises) answers a public address; the connection's (dns.lookup) answers loopback.
     const { lookup } = dns
     const lookupPromise = dns.promises.lookup
     dns.promises.lookup = (async (hostname: string, options?: unknown) =>
-      hostname === 'rebound.test' ? [{ address: '192.0.2.7', family: 4 }] : lookupPromise(hostname, options as dns.LookupAllOptions)) as typeof dns.promises.lookup
+      hostname === 'rebound.test'
+        ? [{ address: '192.0.2.7', family: 4 }]
+        : lookupPromise(hostname, options as dns.LookupAllOptions)) as typeof dns.promises.lookup
     dns.lookup = ((hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
       if (hostname !== 'rebound.test') return (lookup as (...args: unknown[]) => void)(hostname, options, callback)
       const all = typeof options === 'object' && options !== null && (options as dns.LookupOptions).all
-      process.nextTick(() => (all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4)))
+      process.nextTick(() =>
+        all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4),
+      )
     }) as typeof dns.lookup
     syncBuiltinESMExports()
-    const request = { method: 'GET', url: '/x', headers: {}, protocol: 'http', remoteAddress: '127.0.0.1', body: Readable.from([]), signal: new AbortController().signal }
+    const request = {
+      method: 'GET',
+      url: '/x',
+      headers: {},
+      protocol: 'http',
+      remoteAddress: '127.0.0.1',
+      body: Readable.from([]),
+      signal: new AbortController().signal,
+    }
     try {
       const answer = await proxy.forward(request, { origin: `http://rebound.test:${port}`, path: '/x' })
       expect(answer).toEqual({ ok: false, status: 502, error: 'the upstream is not allowed' })

@@ -54,16 +54,49 @@ async function setUpSeller(running: RunningServer) {
     })
     return (await response.json()) as any
   }
-  const signup = await post('/auth/signup', { email: 'permit2-journal@example.test', password: 'correct horse battery' })
+  const signup = await post('/auth/signup', {
+    email: 'permit2-journal@example.test',
+    password: 'correct horse battery',
+  })
   const payTo = newAccount().address
-  const api = await post('/apis', { name: 'Permit2 journal', slug: 'permit2-journal', upstream_base_url: upstream.url, pay_to_mode: 'user_wallet', pay_to_address: payTo }, signup.token)
+  const api = await post(
+    '/apis',
+    {
+      name: 'Permit2 journal',
+      slug: 'permit2-journal',
+      upstream_base_url: upstream.url,
+      pay_to_mode: 'user_wallet',
+      pay_to_address: payTo,
+    },
+    signup.token,
+  )
   const schemas = { request_schema: { type: 'object' }, response_schema: { type: 'object' } }
   const exactAccept = { ...sandboxAccept(services, '25000'), extra: { assetTransferMethod: 'permit2' } }
-  await post(`/apis/${api.id}/endpoints`, { method: 'GET', path_pattern: '/weather/{city}', accepts: [exactAccept], ...schemas }, signup.token)
-  await post(`/apis/${api.id}/endpoints`, { method: 'GET', path_pattern: '/metered/{amount}', accepts: [{ ...sandboxAccept(services, '100000'), scheme: 'upto' }], ...schemas }, signup.token)
+  await post(
+    `/apis/${api.id}/endpoints`,
+    { method: 'GET', path_pattern: '/weather/{city}', accepts: [exactAccept], ...schemas },
+    signup.token,
+  )
+  await post(
+    `/apis/${api.id}/endpoints`,
+    {
+      method: 'GET',
+      path_pattern: '/metered/{amount}',
+      accepts: [{ ...sandboxAccept(services, '100000'), scheme: 'upto' }],
+      ...schemas,
+    },
+    signup.token,
+  )
   const gateway = `http://permit2-journal.${running.hosts.sandboxPlatformDomain}:${running.port}`
-  const required = async (path: string) => decodePaymentRequiredHeader((await localFetch(`${gateway}${path}`)).headers.get('payment-required')!)
-  return { userId: signup.user.id as string, apiId: api.id as string, payTo, exact: await required('/weather/oslo'), upto: await required('/metered/1') }
+  const required = async (path: string) =>
+    decodePaymentRequiredHeader((await localFetch(`${gateway}${path}`)).headers.get('payment-required')!)
+  return {
+    userId: signup.user.id as string,
+    apiId: api.id as string,
+    payTo,
+    exact: await required('/weather/oslo'),
+    upto: await required('/metered/1'),
+  }
 }
 
 test('Permit2 rows: a spent nonce is recorded with its transaction and the amount moved; an unspent one is removed; a nonce spent without a settlement is kept', async () => {
@@ -80,7 +113,15 @@ test('Permit2 rows: a spent nonce is recorded with its transaction and the amoun
   const client = new x402Client()
     .register(services.sandboxChain.network, new ExactEvmScheme(buyer, { rpcUrl: services.rpcUrl }))
     .register(services.sandboxChain.network, new UptoEvmScheme(buyer, { rpcUrl: services.rpcUrl }))
-  client.setSpendControls({ allowedAssets: [{ network: services.sandboxChain.network, asset: services.sandboxChain.usdc.address, maxAmountPerPayment: '10000000' }] })
+  client.setSpendControls({
+    allowedAssets: [
+      {
+        network: services.sandboxChain.network,
+        asset: services.sandboxChain.usdc.address,
+        maxAmountPerPayment: '10000000',
+      },
+    ],
+  })
   const sign = (required: PaymentRequired) => client.createPaymentPayload(required)
   const facilitator = new HTTPFacilitatorClient({ url: services.facilitatorUrl })
   const exactRequirements = seller.exact.accepts[0]!
@@ -95,13 +136,25 @@ test('Permit2 rows: a spent nonce is recorded with its transaction and the amoun
   const uptoTx = await facilitator.settle(uptoSettled, { ...uptoRequirements, amount: '1234' })
   expect(uptoTx.success).toBe(true)
   const uptoZero = await sign(seller.upto)
-  expect(await facilitator.settle(uptoZero, { ...uptoRequirements, amount: '0' })).toMatchObject({ success: true, transaction: '' })
+  expect(await facilitator.settle(uptoZero, { ...uptoRequirements, amount: '0' })).toMatchObject({
+    success: true,
+    transaction: '',
+  })
   const exactUnsent = await sign(seller.exact)
   const uptoUnsent = await sign(seller.upto)
   const invalidated = await sign(seller.exact)
   const nonce = BigInt((invalidated.payload as { permit2Authorization: { nonce: string } }).permit2Authorization.nonce)
-  const wallet = createWalletClient({ account: buyer, chain: services.sandboxChain.chain, transport: http(services.rpcUrl) })
-  const invalidation = await wallet.writeContract({ address: permit2Addresses.permit2, abi: permit2Abi, functionName: 'invalidateUnorderedNonces', args: [nonce >> 8n, 1n << (nonce & 0xffn)] })
+  const wallet = createWalletClient({
+    account: buyer,
+    chain: services.sandboxChain.chain,
+    transport: http(services.rpcUrl),
+  })
+  const invalidation = await wallet.writeContract({
+    address: permit2Addresses.permit2,
+    abi: permit2Abi,
+    functionName: 'invalidateUnorderedNonces',
+    args: [nonce >> 8n, 1n << (nonce & 0xffn)],
+  })
   await services.sandboxChain.client.waitForTransactionReceipt({ hash: invalidation })
 
   // The rows the journal writes for them, in this data dir.
@@ -110,9 +163,23 @@ test('Permit2 rows: a spent nonce is recorded with its transaction and the amoun
   const endpoints = await database.db.selectFrom('endpoints').selectAll().where('api_id', '=', seller.apiId).execute()
   const row = (id: string, payload: PaymentPayload, path: string, amount?: string) => {
     const upto = payload.accepted.scheme === 'upto'
-    const endpoint = endpoints.find((candidate) => candidate.path_pattern === (upto ? '/metered/{amount}' : '/weather/{city}'))!
+    const endpoint = endpoints.find(
+      (candidate) => candidate.path_pattern === (upto ? '/metered/{amount}' : '/weather/{city}'),
+    )!
     const requirements = upto ? uptoRequirements : exactRequirements
-    const entry = { api, endpoint, ephemeral: false, requirements, payload, amount, paymentId: paymentIdentity(payload, requirements), payer: buyer.address, method: 'GET', path, chainEpoch: services.sandboxChain.epoch }
+    const entry = {
+      api,
+      endpoint,
+      ephemeral: false,
+      requirements,
+      payload,
+      amount,
+      paymentId: paymentIdentity(payload, requirements),
+      payer: buyer.address,
+      method: 'GET',
+      path,
+      chainEpoch: services.sandboxChain.epoch,
+    }
     return { ...buildJournalRow(entry), id }
   }
   const rows = [
@@ -139,12 +206,21 @@ test('Permit2 rows: a spent nonce is recorded with its transaction and the amoun
   server = await startServer({ dataDir, chain: services, autoVerify: true, log: (line) => logs.push(line) })
   const after = server.database.db
   expect(await after.selectFrom('settlement_journal').select('id').execute()).toEqual([{ id: 'jrn_invalidated' }])
-  const settlements = await after.selectFrom('settlements').selectAll().where('api_id', '=', seller.apiId).orderBy('path').execute()
+  const settlements = await after
+    .selectFrom('settlements')
+    .selectAll()
+    .where('api_id', '=', seller.apiId)
+    .orderBy('path')
+    .execute()
   expect(settlements.map((s) => [s.path, s.transaction, s.amount, s.delivered])).toEqual([
     ['/metered/settled', uptoTx.transaction, '1234', 0],
     ['/weather/settled', exactTx.transaction, '25000', 0],
   ])
-  expect(settlements.every((s) => s.payer === buyer.address && s.pay_to === seller.payTo && s.chain_epoch === services.sandboxChain.epoch)).toBe(true)
+  expect(
+    settlements.every(
+      (s) => s.payer === buyer.address && s.pay_to === seller.payTo && s.chain_epoch === services.sandboxChain.epoch,
+    ),
+  ).toBe(true)
   expect(logs.join('\n')).toMatch(/2 payment\(s\) were charged without the buyer getting the answer/)
   expect(logs.join('\n')).not.toMatch(/cannot be checked/)
 })
@@ -156,12 +232,23 @@ describe('a row written before Permit2 nonces were journaled', () => {
     const template = await database.db.selectFrom('settlement_journal').selectAll().executeTakeFirstOrThrow()
     await database.db
       .insertInto('settlement_journal')
-      .values({ ...template, id: 'jrn_old', payment_id: 'old|permit2', transfer_method: null, nonce: null, path: '/weather/old' })
+      .values({
+        ...template,
+        id: 'jrn_old',
+        payment_id: 'old|permit2',
+        transfer_method: null,
+        nonce: null,
+        path: '/weather/old',
+      })
       .execute()
     await database.close()
     const logs: string[] = []
     server = await startServer({ dataDir, chain: services, autoVerify: true, log: (line) => logs.push(line) })
-    expect(await server.database.db.selectFrom('settlement_journal').select('id').execute()).toEqual([{ id: 'jrn_invalidated' }])
-    expect(logs.join('\n')).toMatch(/jrn_old \(GET \/weather\/old, payer 0x[0-9a-fA-F]{40}\) cannot be checked: it was paid through Permit2 before svc journaled Permit2 nonces/)
+    expect(await server.database.db.selectFrom('settlement_journal').select('id').execute()).toEqual([
+      { id: 'jrn_invalidated' },
+    ])
+    expect(logs.join('\n')).toMatch(
+      /jrn_old \(GET \/weather\/old, payer 0x[0-9a-fA-F]{40}\) cannot be checked: it was paid through Permit2 before svc journaled Permit2 nonces/,
+    )
   })
 })

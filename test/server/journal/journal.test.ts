@@ -19,7 +19,16 @@ import { startServer, type RunningServer } from '../../../server/start-server.js
 import { newAccount, sandboxRequirements, signPayment, waitFor } from '../../helpers/payments.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
-import { addEndpoint, createApi, newSeller, payingFetch, sandboxAccept, signedPaymentFor, startUpstream, usdcBalance } from '../gateway/helpers.js'
+import {
+  addEndpoint,
+  createApi,
+  newSeller,
+  payingFetch,
+  sandboxAccept,
+  signedPaymentFor,
+  startUpstream,
+  usdcBalance,
+} from '../gateway/helpers.js'
 
 let services: ChainServices
 let t: TestServer
@@ -42,13 +51,18 @@ afterAll(async () => {
 
 const db = () => t.server.database.db
 const journalRows = () => db().selectFrom('settlement_journal').selectAll().execute()
-const settlementsOf = (apiId: string) => db().selectFrom('settlements').selectAll().where('api_id', '=', apiId).execute()
+const settlementsOf = (apiId: string) =>
+  db().selectFrom('settlements').selectAll().where('api_id', '=', apiId).execute()
 
 describe('while svc runs', () => {
   test('a paid answer is recorded as delivered and leaves no journal row', async () => {
     const seller = await newSeller(t)
     const api = await createApi(t, seller, upstream.url)
-    await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern: '/weather/{city}', accepts: [sandboxAccept(services)] })
+    await addEndpoint(t, seller, api.id, {
+      method: 'GET',
+      path_pattern: '/weather/{city}',
+      accepts: [sandboxAccept(services)],
+    })
     const buyer = newAccount()
     await services.manager.fund(buyer.address, 'usdc', '1')
 
@@ -66,7 +80,11 @@ describe('while svc runs', () => {
     const api = await createApi(t, seller, upstream.url)
     // 64 MB: the gateway cannot hand it all to the connection before the buyer hangs up.
     const path = `/bytes/${64 * 1024 * 1024}`
-    await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern: '/bytes/{n}', accepts: [sandboxAccept(services)] })
+    await addEndpoint(t, seller, api.id, {
+      method: 'GET',
+      path_pattern: '/bytes/{n}',
+      accepts: [sandboxAccept(services)],
+    })
     const buyer = newAccount()
     await services.manager.fund(buyer.address, 'usdc', '1')
     const signature = await signedPaymentFor(services, buyer, `${api.gateway}${path}`)
@@ -88,7 +106,9 @@ describe('while svc runs', () => {
     expect(settlement).toMatchObject({ delivered: 0, payer: buyer.address })
     expect(await usdcBalance(services, seller.payTo)).toBe(10_000n)
     const listed = await t.call('/settlements', { jwt: seller.jwt, environment: 'development' })
-    expect(listed.body.settlements).toEqual([expect.objectContaining({ transaction: settlement!.transaction, delivered: false })])
+    expect(listed.body.settlements).toEqual([
+      expect.objectContaining({ transaction: settlement!.transaction, delivered: false }),
+    ])
   })
 })
 
@@ -101,11 +121,19 @@ describe('at start, the rows a process that died left behind', () => {
   })
 
   /** A journal row as the gateway writes it before a settlement is sent. */
-  function journalRow(id: string, payload: PaymentPayload, requirements: PaymentRequirements, owner: { userId: string; apiId: string; endpointId: string }, overrides: Partial<SettlementJournalRow> = {}): SettlementJournalRow {
-    const authorization = (payload.payload as { authorization: { from: string; nonce: string; validBefore: string } }).authorization
+  function journalRow(
+    id: string,
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    owner: { userId: string; apiId: string; endpointId: string },
+    overrides: Partial<SettlementJournalRow> = {},
+  ): SettlementJournalRow {
+    const authorization = (payload.payload as { authorization: { from: string; nonce: string; validBefore: string } })
+      .authorization
     return {
       id,
-      payment_id: `${requirements.network}|${requirements.asset}|${authorization.from}|${authorization.nonce}`.toLowerCase(),
+      payment_id:
+        `${requirements.network}|${requirements.asset}|${authorization.from}|${authorization.nonce}`.toLowerCase(),
       api_id: owner.apiId,
       endpoint_id: owner.endpointId,
       ephemeral: 0,
@@ -142,9 +170,40 @@ describe('at start, the rows a process that died left behind', () => {
     }
     const signup = await post('/auth/signup', { email: 'journal@example.test', password: 'correct horse battery' })
     const payTo = newAccount().address
-    const api = await post('/apis', { name: 'Journal', slug: 'journal', upstream_base_url: upstream.url, pay_to_mode: 'user_wallet', pay_to_address: payTo }, signup.token)
-    const endpoint = await post(`/apis/${api.id}/endpoints`, { method: 'GET', path_pattern: '/weather/{city}', accepts: [sandboxAccept(services)], request_schema: { type: 'object' }, response_schema: { type: 'object' } }, signup.token)
-    const ephemeral = await post(`/apis/${api.id}/endpoints`, { method: 'GET', path_pattern: '/once', ttl: 600, accepts: [sandboxAccept(services)], request_schema: { type: 'object' }, response_schema: { type: 'object' } }, signup.token)
+    const api = await post(
+      '/apis',
+      {
+        name: 'Journal',
+        slug: 'journal',
+        upstream_base_url: upstream.url,
+        pay_to_mode: 'user_wallet',
+        pay_to_address: payTo,
+      },
+      signup.token,
+    )
+    const endpoint = await post(
+      `/apis/${api.id}/endpoints`,
+      {
+        method: 'GET',
+        path_pattern: '/weather/{city}',
+        accepts: [sandboxAccept(services)],
+        request_schema: { type: 'object' },
+        response_schema: { type: 'object' },
+      },
+      signup.token,
+    )
+    const ephemeral = await post(
+      `/apis/${api.id}/endpoints`,
+      {
+        method: 'GET',
+        path_pattern: '/once',
+        ttl: 600,
+        accepts: [sandboxAccept(services)],
+        request_schema: { type: 'object' },
+        response_schema: { type: 'object' },
+      },
+      signup.token,
+    )
     expect(ephemeral.id).toBeTruthy()
     const owner = { userId: signup.user.id as string, apiId: api.id as string, endpointId: endpoint.id as string }
     await server.stop()
@@ -191,7 +250,13 @@ describe('at start, the rows a process that died left behind', () => {
       .insertInto('settlement_journal')
       .values([
         journalRow('jrn_settled', settledPayload, requirements, owner),
-        journalRow('jrn_ephemeral', ephemeralPayload, requirements, { ...owner, endpointId: ephemeral.id }, { ephemeral: 1, path: '/once' }),
+        journalRow(
+          'jrn_ephemeral',
+          ephemeralPayload,
+          requirements,
+          { ...owner, endpointId: ephemeral.id },
+          { ephemeral: 1, path: '/once' },
+        ),
         journalRow('jrn_unsent', unsent, requirements, owner),
         journalRow('jrn_recorded', recorded, requirements, owner, { settlement_id: 'stl_recorded' }),
         journalRow('jrn_other_chain', otherChain, requirements, owner, { chain_epoch: 'feedfacefeedface' }),
@@ -203,15 +268,26 @@ describe('at start, the rows a process that died left behind', () => {
     server = await startServer({ dataDir, chain: services, autoVerify: true, log: (line) => logs.push(line) })
     const after = server.database.db
     expect(await after.selectFrom('settlement_journal').selectAll().execute()).toEqual([])
-    const settlements = await after.selectFrom('settlements').selectAll().where('api_id', '=', owner.apiId).orderBy('path').execute()
+    const settlements = await after
+      .selectFrom('settlements')
+      .selectAll()
+      .where('api_id', '=', owner.apiId)
+      .orderBy('path')
+      .execute()
     expect(settlements.map((s) => [s.path, s.transaction, s.delivered, s.endpoint_id])).toEqual([
       ['/once', ephemeralSettled.transaction as Hex, 0, null],
       ['/weather/jrn_settled', settled.transaction as Hex, 0, owner.endpointId],
       ['/weather/recorded', `0x${'ab'.repeat(32)}`, 0, owner.endpointId],
     ])
-    expect(settlements.every((s) => s.payer === buyer.address && s.amount === '10000' && s.chain_epoch === services.sandboxChain.epoch)).toBe(true)
+    expect(
+      settlements.every(
+        (s) => s.payer === buyer.address && s.amount === '10000' && s.chain_epoch === services.sandboxChain.epoch,
+      ),
+    ).toBe(true)
     // The ephemeral endpoint was paid for: it is gone, as after a settlement that completed.
-    expect(await after.selectFrom('endpoints').select('id').where('id', '=', ephemeral.id).executeTakeFirst()).toBeUndefined()
+    expect(
+      await after.selectFrom('endpoints').select('id').where('id', '=', ephemeral.id).executeTakeFirst(),
+    ).toBeUndefined()
     expect(logs.join('\n')).toMatch(/3 payment\(s\) were charged without the buyer getting the answer/)
     expect(logs.join('\n')).toMatch(/jrn_other_chain .*the Sandbox chain it was paid on is gone/)
   })

@@ -22,7 +22,12 @@ afterAll(async () => {
 const dev = 'development'
 
 /** Polls until `check` holds, at most `timeoutMs`. */
-async function eventually<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+async function eventually<T>(
+  what: string,
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await read()
@@ -42,19 +47,42 @@ describe('chain epochs', () => {
   test('a chain that comes back empty: new epoch, wallets refunded, earlier settlements marked old', async () => {
     const { jwt, userId } = await t.signup()
     const { body: wallet } = await t.call('/sandbox-wallet', { jwt, environment: dev })
-    const balances = () => t.call('/dev/balances', { jwt, environment: dev, body: { address: wallet.address } }).then((r) => r.body)
+    const balances = () =>
+      t.call('/dev/balances', { jwt, environment: dev, body: { address: wallet.address } }).then((r) => r.body)
     await eventually('no funded wallet', balances, (b) => BigInt(b.usdc_base) > 0n)
 
     const before = chain.sandboxChain.epoch
     const { body: api } = await t.call('/apis', {
       jwt,
       environment: dev,
-      body: { name: 'Epochs', slug: `epochs-${Date.now()}`, upstream_base_url: 'http://127.0.0.1:9', pay_to_mode: 'user_wallet', pay_to_address: wallet.address },
+      body: {
+        name: 'Epochs',
+        slug: `epochs-${Date.now()}`,
+        upstream_base_url: 'http://127.0.0.1:9',
+        pay_to_mode: 'user_wallet',
+        pay_to_address: wallet.address,
+      },
     })
     // A settlement of the current chain, as the gateway records it.
     await t.server.database.db
       .insertInto('settlements')
-      .values({ id: newId('stl'), api_id: api.id, endpoint_id: null, user_id: userId, environment: dev, network: chain.sandboxChain.network, asset: chain.sandboxChain.usdc.address, amount: '10000', payer: wallet.address, pay_to: wallet.address, transaction: `0x${'ab'.repeat(32)}`, method: 'GET', path: '/x', created_at: nowIso(), chain_epoch: before })
+      .values({
+        id: newId('stl'),
+        api_id: api.id,
+        endpoint_id: null,
+        user_id: userId,
+        environment: dev,
+        network: chain.sandboxChain.network,
+        asset: chain.sandboxChain.usdc.address,
+        amount: '10000',
+        payer: wallet.address,
+        pay_to: wallet.address,
+        transaction: `0x${'ab'.repeat(32)}`,
+        method: 'GET',
+        path: '/x',
+        created_at: nowIso(),
+        chain_epoch: before,
+      })
       .execute()
     const listed = async () => (await t.call('/settlements', { jwt, environment: dev })).body.settlements
     expect(await listed()).toEqual([expect.objectContaining({ chain_epoch: before, old_chain: false })])
@@ -66,9 +94,17 @@ describe('chain epochs', () => {
     expect(chain.sandboxChain.epoch).toBe(info.epoch)
 
     // The wallet's balance went with the old chain; it is funded again on the new one.
-    await eventually('the wallet was not refunded on the new chain', balances, (b) => BigInt(b.usdc_base) > 0n && BigInt(b.eth_wei) > 0n)
+    await eventually(
+      'the wallet was not refunded on the new chain',
+      balances,
+      (b) => BigInt(b.usdc_base) > 0n && BigInt(b.eth_wei) > 0n,
+    )
     expect(await listed()).toEqual([expect.objectContaining({ chain_epoch: before, old_chain: true })])
-    const epochs = await t.server.database.db.selectFrom('sandbox_chain_epochs').select(['epoch', 'reason']).orderBy('seq').execute()
+    const epochs = await t.server.database.db
+      .selectFrom('sandbox_chain_epochs')
+      .select(['epoch', 'reason'])
+      .orderBy('seq')
+      .execute()
     expect(epochs.at(-1)).toEqual({ epoch: info.epoch, reason: 'chain state was reset' })
   })
 })

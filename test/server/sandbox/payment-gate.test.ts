@@ -23,7 +23,10 @@ describe('the gate of paid requests (server/sandbox/payment-gate.ts)', () => {
   test('payments still under way after waitMs refuse the pause (409) and the gate opens again', async () => {
     const state = createSandboxState()
     const leave = await state.enterPayment()
-    await expect(state.pausePayments({ waitMs: 20 })).rejects.toMatchObject({ status: 409, message: '1 payment is still in flight after 0.02 s: try again when it is done' })
+    await expect(state.pausePayments({ waitMs: 20 })).rejects.toMatchObject({
+      status: 409,
+      message: '1 payment is still in flight after 0.02 s: try again when it is done',
+    })
     const other = await state.enterPayment()
     expect(state.paymentsInFlight).toBe(2)
     leave()
@@ -33,9 +36,14 @@ describe('the gate of paid requests (server/sandbox/payment-gate.ts)', () => {
   test('whole-sandbox changes run one at a time; flush and reset reach every participant', async () => {
     const state = createSandboxState()
     const seen: string[] = []
-    const unregister = state.register({ flush: async () => void seen.push('flush'), reset: () => void seen.push('reset') })
+    const unregister = state.register({
+      flush: async () => void seen.push('flush'),
+      reset: () => void seen.push('reset'),
+    })
     let release!: () => void
-    const first = state.exclusive(() => new Promise<void>((resolve) => (release = resolve)).then(() => void seen.push('first')))
+    const first = state.exclusive(() =>
+      new Promise<void>((resolve) => (release = resolve)).then(() => void seen.push('first')),
+    )
     const second = state.exclusive(async () => void seen.push('second'))
     await new Promise((resolve) => setImmediate(resolve))
     expect(seen).toEqual([])

@@ -18,7 +18,8 @@ describe('a revert while a payment is under way', () => {
     let arrived!: () => void
     const arrival = new Promise<void>((resolve) => (arrived = resolve))
     const upstream = createServer((req: IncomingMessage, res: ServerResponse) => {
-      if (req.headers[gatewayHopHeader] === undefined) return void res.setHeader('content-type', 'application/json').end('{}')
+      if (req.headers[gatewayHopHeader] === undefined)
+        return void res.setHeader('content-type', 'application/json').end('{}')
       held = res
       arrived()
     })
@@ -27,12 +28,24 @@ describe('a revert while a payment is under way', () => {
     const sandbox = await startTestSandbox()
     try {
       const { client } = sandbox.seller
-      const api = await client.apis.create({ name: 'Slow', slug: 'slow', upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, pay_to_mode: 'user_wallet', pay_to_address: '0x000000000000000000000000000000000000bEEF' })
-      await client.endpoints.create(api.id, { method: 'GET', path_pattern: '/slow', accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '1000' }] })
+      const api = await client.apis.create({
+        name: 'Slow',
+        slug: 'slow',
+        upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+        pay_to_mode: 'user_wallet',
+        pay_to_address: '0x000000000000000000000000000000000000bEEF',
+      })
+      await client.endpoints.create(api.id, {
+        method: 'GET',
+        path_pattern: '/slow',
+        accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '1000' }],
+      })
       const id = await sandbox.snapshot()
 
       const order: string[] = []
-      const payment = sandbox.buyer.fetch(`${sandbox.gatewayUrl('slow')}/slow`).then((response) => (order.push('payment'), response))
+      const payment = sandbox.buyer
+        .fetch(`${sandbox.gatewayUrl('slow')}/slow`)
+        .then((response) => (order.push('payment'), response))
       await arrival
       const revert = sandbox.revert(id).then(() => order.push('revert'))
       // The revert is waiting for the payment: nothing has answered yet.
@@ -65,7 +78,10 @@ describe('snapshots and the clock offset across restarts', () => {
         process.kill(first.chain.sandboxChain.pid!, 'SIGKILL')
         await restarted
         await waitFor(async () => (await client.time.get()).offset_seconds === 0)
-        await expect(client.snapshots.revert(snapshot.id)).rejects.toMatchObject({ status: 409, message: `snapshot ${snapshot.id} was lost when the chain restarted` })
+        await expect(client.snapshots.revert(snapshot.id)).rejects.toMatchObject({
+          status: 409,
+          message: `snapshot ${snapshot.id} was lost when the chain restarted`,
+        })
         expect(await client.snapshots.list()).toEqual([])
         expect((await client.time.advance(7200)).offset_seconds).toBe(7200)
       } finally {
