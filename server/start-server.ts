@@ -6,6 +6,7 @@ import type { ChainServices, StartChainServicesOptions } from '../chain/services
 import { startAnvil, type AnvilProcess } from '../chain/anvil/anvil.js'
 import { anvilStateArgs } from '../chain/anvil/state-file.js'
 import type { Gateway } from './gateway/index.js'
+import { loadSqlite } from './db/sqlite-driver.js'
 import type { OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
 import type { ServerDeps } from './deps.js'
@@ -220,6 +221,8 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     clock = createClock(),
     ...chainOptions
   } = options
+  // Before anything starts: an install without the SQLite binding is told so at once, not after Anvil is up.
+  loadSqlite()
   const lock = await claimDataDir(askedDataDir, log ?? (() => {}))
   const { dataDir } = lock
   let anvil: Promise<AnvilProcess> | undefined

@@ -1,4 +1,4 @@
-import SQLite from 'better-sqlite3'
+import type SQLite from 'better-sqlite3'
 import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely'
 import * as initial from './migrations/2026_11_21_00_00_00_initial.js'
 import * as gateway from './migrations/2026_11_21_01_00_00_gateway.js'
@@ -7,6 +7,7 @@ import * as settlementJournal from './migrations/2026_11_22_01_00_00_settlement_
 import * as zeroCharges from './migrations/2026_11_22_03_00_00_zero_charges.js'
 import * as sandboxClock from './migrations/2026_11_22_03_30_00_sandbox_clock.js'
 import * as permit2Journal from './migrations/2026_11_23_00_00_00_permit2_journal.js'
+import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
 
 /** Migrations in order; add new ones here (timestamped file names, `up` and `down`). */
@@ -29,6 +30,7 @@ export type OpenedDatabase = { db: Kysely<Database>; sqlite: SQLite.Database; cl
  * schema. `:memory:` works too.
  */
 export async function openDatabase(file: string): Promise<OpenedDatabase> {
+  const SQLite = loadSqlite()
   const sqlite = new SQLite(file)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')

@@ -1,6 +1,7 @@
-import SQLite from 'better-sqlite3'
+import type SQLite from 'better-sqlite3'
 import { CompiledQuery, sql, type Kysely } from 'kysely'
 import { isBusy, isUniqueViolation } from '../db/sqlite-errors.js'
+import { loadSqlite } from '../db/sqlite-driver.js'
 import type { ApiDailyStatsTable, Database, SettlementJournalRow, SettlementRow } from '../db/tables.js'
 
 /** One row of `api_daily_stats` to add to (the counts are added, not set). */
@@ -49,6 +50,7 @@ export async function openGatewayStore(db: Kysely<Database>): Promise<GatewaySto
   if (!main?.file) return fallback
   let connection: SQLite.Database
   try {
+    const SQLite = loadSqlite()
     connection = new SQLite(main.file, { fileMustExist: true, timeout: 0 })
     connection.pragma('synchronous = NORMAL')
     connection.pragma('foreign_keys = ON')

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
@@ -14,30 +14,25 @@ import { fileURLToPath } from 'node:url'
 import { createPublicClient, erc20Abi, http, type Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
-import { cleanEnv, createPackedProject, type PackedProject } from './packed-project.js'
+import { cleanEnv, createPackedProject, installCommands, type PackedProject } from './packed-project.js'
 import { blockAfterHeading, readmeBlocks, readmeSection, type ReadmeBlock } from './readme-blocks.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const readme = readFileSync(join(root, 'README.md'), 'utf8')
 const sections = ['Using the official x402 packages', "svc in your project's tests"]
-const blocks = sections.flatMap((title) => readmeBlocks(readmeSection(readme, title)).blocks)
 
-/** The official packages at the versions svc is built and tested with, and what the README's examples import. */
-const packages = [
-  '@x402/fetch@2.27.0',
-  '@x402/evm@2.27.0',
-  '@x402/core@2.27.0',
-  '@x402/express@2.27.0',
-  '@x402/extensions@2.27.0',
-  'express@5.3.0',
-  'viem@2.57.1',
-  'dotenv@16.6.1',
-  'tsx@4.23.15',
-  'vitest@4.1.12',
-  'typescript@5.9.3',
-  '@types/node@20.19.43',
-  '@types/express@5.0.6',
+const blocks = sections.flatMap((title) => readmeBlocks(readmeSection(readme, title)).blocks)
+/**
+ * The project as the README makes it: its install line (the official packages and what the examples import), then
+ * what running svc in tests adds; then, for this test's type check of the examples only, TypeScript and types.
+ */
+const steps = [
+  installCommands(block('install.sh').code),
+  installCommands(block('install-tests.sh').code),
+  [['npm', 'i', '-D', 'typescript@5.9.3', '@types/node@20.19.43', '@types/express@5.0.6']],
 ]
+/** What the project could do after the README's first install line alone. */
+let buyerOnly: { sqlite: boolean; up: { code: number | null; stderr: string }; client: string }
 /** The README seller's payTo. */
 const sellerPayTo: Address = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 
@@ -86,17 +81,41 @@ async function startSeller(env: NodeJS.ProcessEnv, file = 'seller.ts'): Promise<
   return child
 }
 
+/** After the first install line: no native module, the client and svc/register load, `svc up` says what it lacks. */
+async function tryBuyerOnly(created: PackedProject, step: number): Promise<void> {
+  if (step !== 0) return
+  const sqlite = existsSync(join(created.dir, 'node_modules', 'better-sqlite3'))
+  const svcBin = join(created.dir, 'node_modules', '.bin', 'svc')
+  const up = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+    const child = spawn(svcBin, ['up', '--ephemeral', '--port', '0', '--no-tui'], {
+      cwd: created.dir,
+      env: cleanEnv(),
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk))
+    child.once('exit', (code) => resolve({ code, stderr }))
+  })
+  const { stdout: client } = await created.exec(process.execPath, [
+    '--import',
+    'svc/register',
+    '--input-type=module',
+    '-e',
+    `import { createSvcClient } from 'svc'; console.log(typeof createSvcClient({ baseUrl: 'http://sandbox.localhost:1' }).apis.list)`,
+  ])
+  buyerOnly = { sqlite, up, client: client.trim() }
+}
+
 beforeAll(async () => {
   upstream = createServer((req, res) =>
     res.setHeader('content-type', 'application/json').end(JSON.stringify({ path: req.url })),
   )
   upstream.listen(0, '127.0.0.1')
   await once(upstream, 'listening')
-  ;[project, sandbox] = await Promise.all([createPackedProject({ packages }), startSandbox()])
+  ;[project, sandbox] = await Promise.all([createPackedProject({ steps, between: tryBuyerOnly }), startSandbox()])
   console.log(
     `svc package: npm pack ${project.timings.pack.toFixed(1)} s, npm install ${project.timings.install.toFixed(1)} s`,
   )
-  for (const { file, code } of blocks) {
+  for (const { file, code } of blocks.filter((b) => !b.file.endsWith('.sh'))) {
     mkdirSync(dirname(join(project.dir, file)), { recursive: true })
     writeFileSync(join(project.dir, file), code)
   }
@@ -117,6 +136,8 @@ describe('the svc package, installed from its tarball', () => {
       'buyer-metered.ts',
       'buyer.ts',
       'facilitator.ts',
+      'install-tests.sh',
+      'install.sh',
       'seller-metered.ts',
       'seller.ts',
       'test/faults.test.ts',
@@ -125,6 +146,15 @@ describe('the svc package, installed from its tarball', () => {
       'test/weather.test.ts',
       'vitest.config.ts',
     ])
+  })
+
+  it("README: the first install line brings no native module; svc's client and svc/register work, svc up says what it lacks", () => {
+    expect(buyerOnly.sqlite).toBe(false)
+    expect(buyerOnly.client).toBe('function')
+    expect(buyerOnly.up.code).toBe(2)
+    expect(buyerOnly.up.stderr.trim()).toBe(
+      'svc: starting svc needs better-sqlite3, which is not installed: npm i -D better-sqlite3@12.11.1',
+    )
   })
 
   it('README: the buyer is the example of @x402/fetch README, unchanged', () => {

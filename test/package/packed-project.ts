@@ -7,7 +7,7 @@
  * project gets the repo's own build of the same version for the same Node instead.
  */
 import { execFile } from 'node:child_process'
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -42,11 +42,41 @@ export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, NO_COLOR: '1', ...extra }
 }
 
+/** The tarball's path as the README's install lines write it (the repo cloned as `svc` beside the project). */
+export const readmeTarball = '../svc/svc-0.1.0.tgz'
+
 /**
- * Packs svc and installs the tarball with `packages` (exact `name@version` specs) into a new temporary project.
- * @param options.packages installed next to svc in the same `npm install`
+ * The commands of a README install block, as they run in the project: `mkdir`/`cd` into it are the project's own
+ * directory; `npm init -y`, `npm pkg set …` and `npm i -D …` run as written (the tarball's path replaced). Anything
+ * else is refused, so the README cannot show a step this test does not take.
  */
-export async function createPackedProject(options: { packages: string[] }): Promise<PackedProject> {
+export function installCommands(block: string): string[][] {
+  const commands: string[][] = []
+  for (const line of block.replace(/\\\n/g, ' ').split('\n')) {
+    const text = line.replace(/#.*$/, '').trim()
+    if (!text) continue
+    for (const command of text.split('&&').map((part) => part.trim().split(/\s+/))) {
+      const [program, verb] = command
+      if (program === 'mkdir' || program === 'cd') continue
+      if (program !== 'npm' || !['init', 'pkg', 'i', 'install'].includes(verb!))
+        throw new Error(`README install block: a step the package test does not know: ${command.join(' ')}`)
+      commands.push(command)
+    }
+  }
+  return commands
+}
+
+/**
+ * Packs svc and makes a new temporary project by running `steps` (from {@link installCommands}) in it. Installs skip
+ * install scripts: the only one is better-sqlite3's native build, and the project gets the repo's own build of the same
+ * version for this Node instead when it installs better-sqlite3.
+ * @param options.steps the README's install blocks, in order
+ * @param options.between runs after each step (e.g. to try the project as it is after the first)
+ */
+export async function createPackedProject(options: {
+  steps: string[][][]
+  between?: (project: PackedProject, step: number) => Promise<void>
+}): Promise<PackedProject> {
   const base = mkdtempSync(join(tmpdir(), 'svc-pack-'))
   const stage = join(base, 'svc')
   const dir = join(base, 'project')
@@ -66,29 +96,27 @@ export async function createPackedProject(options: { packages: string[] }): Prom
     const tarball = join(base, `svc-${version}.tgz`)
     const pack = (performance.now() - started) / 1000
 
-    started = performance.now()
+    const project: PackedProject = {
+      dir,
+      timings: { pack, install: 0 },
+      exec,
+      remove: () => rmSync(base, { recursive: true, force: true }),
+    }
     mkdirSync(dir)
-    writeFileSync(
-      join(dir, 'package.json'),
-      `${JSON.stringify({ name: 'svc-user-project', private: true, type: 'module' }, null, 2)}\n`,
-    )
-    await exec(
-      'npm',
-      [
-        'install',
-        '--prefer-offline',
-        '--ignore-scripts',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel=error',
-        tarball,
-        ...options.packages,
-      ],
-      { timeout: 300_000 },
-    )
-    copyNativeSqlite(dir)
-    const install = (performance.now() - started) / 1000
-    return { dir, timings: { pack, install }, exec, remove: () => rmSync(base, { recursive: true, force: true }) }
+    for (const [index, step] of options.steps.entries()) {
+      started = performance.now()
+      for (const [, verb, ...args] of step) {
+        if (verb === 'i' || verb === 'install') {
+          const specs = args.map((arg) => (arg === readmeTarball ? tarball : arg))
+          const flags = ['--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error']
+          await exec('npm', ['install', ...flags, ...specs], { timeout: 300_000 })
+          if (specs.some((spec) => spec.startsWith('better-sqlite3'))) copyNativeSqlite(dir)
+        } else await exec('npm', [verb!, ...args])
+      }
+      project.timings.install += (performance.now() - started) / 1000
+      await options.between?.(project, index)
+    }
+    return project
   } catch (error) {
     rmSync(base, { recursive: true, force: true })
     throw error
