@@ -19,8 +19,12 @@ export type Row = {
   pass: boolean | null
 }
 
-/** `svc up --json` (ephemeral) to its ready line, plain and with the demo seed, interleaved. */
-export async function benchSvcUpReady(runs = 3) {
+/**
+ * From spawning `svc up --json` (ephemeral) to its ready line, plain and with the demo seed
+ * (`--seed fixtures/demo-seed.yaml`), interleaved: where a person or a CI job waits. Issue 11 set 1 s for the plain
+ * start; issue 20 sets 1 s for the seeded one (median of 5).
+ */
+export async function benchSvcUpReady(runs = 5) {
   const plain: number[] = []
   const seeded: number[] = []
   for (let i = 0; i < runs; i++) {
@@ -38,7 +42,7 @@ export async function benchSvcUpReady(runs = 3) {
     seeded_median_ms: round(percentile(seeded, 50)),
     seeded_samples_ms: seeded.map((ms) => round(ms)),
     target_ms: 1_000,
-    pass: percentile(plain, 50) <= 1_000,
+    pass: percentile(plain, 50) <= 1_000 && percentile(seeded, 50) <= 1_000,
   }
 }
 
