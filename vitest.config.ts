@@ -8,6 +8,9 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits for what a test cannot signal (a row written after the answer, a process gone): as long as a
+    // slow, shared machine may need, looking often.
+    expect: { poll: { timeout: 10_000, interval: 20 } },
     setupFiles: ['./test/setup.ts'],
     globalSetup: ['./test/global-setup.ts'],
   },

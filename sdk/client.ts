@@ -1,4 +1,6 @@
+import createClient from 'openapi-fetch'
 import { errorCode, SvcApiError } from '../core/errors.js'
+import type { paths } from '../core/openapi.generated.js'
 import { localFetch } from './local-fetch.js'
 import type * as T from './types.js'
 
@@ -19,161 +21,194 @@ export type SvcClientOptions = {
 export { errorCode, SvcApiError }
 
 type Query = Record<string, string | number | boolean | undefined>
+type KeyInput = paths['/auth/api-keys']['post']['requestBody']['content']['application/json']
+/** What openapi-fetch answers: the typed body of a success, or the parsed body of an error. */
+type Answered<Data> = Promise<{ data?: Data; error?: unknown; response: Response }>
 
-/** A typed client of the svc control plane; the CLI, the dashboard and the MCP server use it. */
+/**
+ * A typed client of the svc control plane; the CLI, the dashboard and the MCP server use it. The routes, their
+ * parameters, bodies and answers are typed by openapi-fetch from core/openapi.generated.ts (server/openapi.yaml);
+ * each method names the SDK type it answers (sdk/types.ts), which the compiler checks against the contract.
+ */
 export function createSvcClient(options: SvcClientOptions) {
   const { baseUrl, jwt, apiKey, environment, fetch = localFetch } = options
   const base = baseUrl.replace(/\/+$/, '')
+  const api = createClient<paths, 'application/json'>({
+    baseUrl: base,
+    headers: {
+      accept: 'application/json',
+      ...(jwt ? { authorization: `Bearer ${jwt}` } : {}),
+      ...(apiKey ? { 'x-api-key': apiKey } : {}),
+      ...(environment && !apiKey ? { 'x-svc-environment': environment } : {}),
+    },
+    // openapi-fetch hands over a Request; the caller's fetch is called as it always was, with a URL and a text body.
+    fetch: async (request) => {
+      const body = request.body ? await request.text() : undefined
+      try {
+        return await fetch(request.url, { method: request.method, headers: Object.fromEntries(request.headers), body })
+      } catch (error) {
+        const code = errorCode(error)
+        throw new SvcApiError(0, `cannot reach ${base}${code ? ` (${code})` : ''}: is svc up running?`, undefined)
+      }
+    },
+  })
 
-  async function request<R>(
+  /** The body of a success; the control plane's `{"error"}` as an {@link SvcApiError} otherwise. */
+  async function answer<Data>(call: Answered<Data>): Promise<Data> {
+    const { data, error, response } = await call
+    if (!response.ok) {
+      const message = (error as { error?: unknown } | undefined)?.error
+      throw new SvcApiError(response.status, typeof message === 'string' ? message : `HTTP ${response.status}`, error)
+    }
+    return data as Data
+  }
+
+  /** Any route by method and path, untyped: for a route this client has no method for. */
+  function request<R>(
     method: string,
     path: string,
     body?: unknown,
     query?: Query,
     accept = 'application/json',
   ): Promise<R> {
-    const search = new URLSearchParams()
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) search.set(k, String(v))
-    const url = `${base}${path}${search.size ? `?${search}` : ''}`
-    let response: Response
-    try {
-      response = await fetch(url, {
-        method,
-        headers: {
-          accept,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(jwt ? { authorization: `Bearer ${jwt}` } : {}),
-          ...(apiKey ? { 'x-api-key': apiKey } : {}),
-          ...(environment && !apiKey ? { 'x-svc-environment': environment } : {}),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      })
-    } catch (error) {
-      const code = errorCode(error)
-      throw new SvcApiError(0, `cannot reach ${base}${code ? ` (${code})` : ''}: is svc up running?`, undefined)
-    }
-    const text = await response.text()
-    const isJson = (response.headers.get('content-type') ?? '').includes('json')
-    const parsed: unknown = isJson && text ? JSON.parse(text) : text
-    if (!response.ok) {
-      const message = (parsed as { error?: unknown })?.error
-      throw new SvcApiError(response.status, typeof message === 'string' ? message : `HTTP ${response.status}`, parsed)
-    }
-    return parsed as R
+    const init = { body, params: { query }, headers: { accept }, parseAs: accept.includes('json') ? 'json' : 'text' }
+    return answer(api.request(method.toLowerCase() as 'get', path as '/auth/me', init as never) as Answered<R>)
   }
 
-  const id = encodeURIComponent
+  const path = <Params>(params: Params) => ({ params: { path: params } })
+  type Deleted = { id: string; deleted: true }
   return {
     baseUrl: base,
     request,
     auth: {
-      signup: (email: string, password: string) => request<T.Session>('POST', '/auth/signup', { email, password }),
-      login: (email: string, password: string) => request<T.Session>('POST', '/auth/login', { email, password }),
-      verifyEmail: (token: string) =>
-        request<{ verified: true; user: T.User }>('POST', '/auth/verify-email', { token }),
-      resendVerification: () => request<{ sent: true; to: string }>('POST', '/auth/resend-verification'),
-      me: () => request<T.Me>('GET', '/auth/me'),
-      outbox: (email?: string) => request<{ messages: T.OutboxMessage[] }>('GET', '/dev/outbox', undefined, { email }),
+      signup: (email: string, password: string): Promise<T.Session> =>
+        answer(api.POST('/auth/signup', { body: { email, password } })),
+      login: (email: string, password: string): Promise<T.Session> =>
+        answer(api.POST('/auth/login', { body: { email, password } })),
+      verifyEmail: (token: string): Promise<{ verified: true; user: T.User }> =>
+        answer(api.POST('/auth/verify-email', { body: { token } })),
+      resendVerification: (): Promise<{ sent: true; to: string }> => answer(api.POST('/auth/resend-verification')),
+      me: (): Promise<T.Me> => answer(api.GET('/auth/me')),
+      outbox: (email?: string): Promise<{ messages: T.OutboxMessage[] }> =>
+        answer(api.GET('/dev/outbox', { params: { query: { email } } })),
     },
     keys: {
-      create: (input: { name: string; scopes?: string[]; preset?: string }) =>
-        request<T.CreatedApiKey>('POST', '/auth/api-keys', input),
-      list: () => request<{ api_keys: T.ApiKey[] }>('GET', '/auth/api-keys').then((r) => r.api_keys),
-      revoke: (keyId: string) => request<T.ApiKey>('DELETE', `/auth/api-keys/${id(keyId)}`),
+      create: (input: { name: string; scopes?: string[]; preset?: string }): Promise<T.CreatedApiKey> =>
+        // `preset` stays a string here, as the CLI passes what it was given: the server names a wrong one (400).
+        answer(api.POST('/auth/api-keys', { body: input as KeyInput })),
+      list: (): Promise<T.ApiKey[]> => answer(api.GET('/auth/api-keys')).then((r) => r.api_keys),
+      revoke: (keyId: string): Promise<T.ApiKey> => answer(api.DELETE('/auth/api-keys/{keyId}', path({ keyId }))),
     },
     apis: {
-      create: (input: T.ApiInput) => request<T.Api>('POST', '/apis', input),
-      list: () => request<{ apis: T.Api[] }>('GET', '/apis').then((r) => r.apis),
-      get: (apiId: string) => request<T.Api>('GET', `/apis/${id(apiId)}`),
-      update: (apiId: string, input: T.ApiUpdate) => request<T.Api>('PUT', `/apis/${id(apiId)}`, input),
-      delete: (apiId: string) => request<{ id: string; deleted: true }>('DELETE', `/apis/${id(apiId)}`),
+      create: (input: T.ApiInput): Promise<T.Api> => answer(api.POST('/apis', { body: input })),
+      list: (): Promise<T.Api[]> => answer(api.GET('/apis')).then((r) => r.apis),
+      get: (apiId: string): Promise<T.Api> => answer(api.GET('/apis/{apiId}', path({ apiId }))),
+      update: (apiId: string, input: T.ApiUpdate): Promise<T.Api> =>
+        answer(api.PUT('/apis/{apiId}', { ...path({ apiId }), body: input })),
+      delete: (apiId: string): Promise<Deleted> => answer(api.DELETE('/apis/{apiId}', path({ apiId }))),
     },
     endpoints: {
-      create: (apiId: string, input: T.EndpointInput) =>
-        request<T.Endpoint>('POST', `/apis/${id(apiId)}/endpoints`, input),
-      list: (apiId: string) =>
-        request<{ endpoints: T.Endpoint[] }>('GET', `/apis/${id(apiId)}/endpoints`).then((r) => r.endpoints),
-      get: (apiId: string, endpointId: string) =>
-        request<T.Endpoint>('GET', `/apis/${id(apiId)}/endpoints/${id(endpointId)}`),
-      update: (apiId: string, endpointId: string, input: T.EndpointUpdate) =>
-        request<T.Endpoint>('PUT', `/apis/${id(apiId)}/endpoints/${id(endpointId)}`, input),
-      delete: (apiId: string, endpointId: string) =>
-        request<{ id: string; deleted: true }>('DELETE', `/apis/${id(apiId)}/endpoints/${id(endpointId)}`),
+      create: (apiId: string, input: T.EndpointInput): Promise<T.Endpoint> =>
+        answer(api.POST('/apis/{apiId}/endpoints', { ...path({ apiId }), body: input })),
+      list: (apiId: string): Promise<T.Endpoint[]> =>
+        answer(api.GET('/apis/{apiId}/endpoints', path({ apiId }))).then((r) => r.endpoints),
+      get: (apiId: string, endpointId: string): Promise<T.Endpoint> =>
+        answer(api.GET('/apis/{apiId}/endpoints/{endpointId}', path({ apiId, endpointId }))),
+      update: (apiId: string, endpointId: string, input: T.EndpointUpdate): Promise<T.Endpoint> =>
+        answer(api.PUT('/apis/{apiId}/endpoints/{endpointId}', { ...path({ apiId, endpointId }), body: input })),
+      delete: (apiId: string, endpointId: string): Promise<Deleted> =>
+        answer(api.DELETE('/apis/{apiId}/endpoints/{endpointId}', path({ apiId, endpointId }))),
     },
     openapi: {
-      parse: (spec: string) => request<T.ParsedSpec>('POST', '/openapi/parse', { spec }),
-      import: (apiId: string, operations: T.ImportOperation[], accepts: T.Accept[]) =>
-        request<T.ImportResult>('POST', `/apis/${id(apiId)}/openapi/import`, { operations, accepts }),
+      parse: (spec: string): Promise<T.ParsedSpec> => answer(api.POST('/openapi/parse', { body: { spec } })),
+      import: (apiId: string, operations: T.ImportOperation[], accepts: T.Accept[]): Promise<T.ImportResult> =>
+        answer(api.POST('/apis/{apiId}/openapi/import', { ...path({ apiId }), body: { operations, accepts } })),
     },
     config: {
-      platform: () => request<T.PlatformConfig>('GET', '/config/platform'),
-      localDev: () => request<T.LocalDevConfig>('GET', '/config/local-dev'),
+      platform: (): Promise<T.PlatformConfig> => answer(api.GET('/config/platform')),
+      localDev: (): Promise<T.LocalDevConfig> => answer(api.GET('/config/local-dev')),
     },
-    discovery: (apiId: string) => request<T.DiscoverySummary>('GET', `/apis/${id(apiId)}/discovery`),
+    discovery: (apiId: string): Promise<T.DiscoverySummary> =>
+      answer(api.GET('/apis/{apiId}/discovery', path({ apiId }))),
     domains: {
-      add: (apiId: string, hostname: string) => request<T.Domain>('POST', `/apis/${id(apiId)}/domains`, { hostname }),
-      list: (apiId: string) =>
-        request<{ domains: T.Domain[] }>('GET', `/apis/${id(apiId)}/domains`).then((r) => r.domains),
-      get: (apiId: string, domainId: string) => request<T.Domain>('GET', `/apis/${id(apiId)}/domains/${id(domainId)}`),
-      verify: (apiId: string, domainId: string) =>
-        request<T.DomainVerification>('POST', `/apis/${id(apiId)}/domains/${id(domainId)}/verify`),
-      delete: (apiId: string, domainId: string) =>
-        request<{ id: string; deleted: true }>('DELETE', `/apis/${id(apiId)}/domains/${id(domainId)}`),
+      add: (apiId: string, hostname: string): Promise<T.Domain> =>
+        answer(api.POST('/apis/{apiId}/domains', { ...path({ apiId }), body: { hostname } })),
+      list: (apiId: string): Promise<T.Domain[]> =>
+        answer(api.GET('/apis/{apiId}/domains', path({ apiId }))).then((r) => r.domains),
+      get: (apiId: string, domainId: string): Promise<T.Domain> =>
+        answer(api.GET('/apis/{apiId}/domains/{domainId}', path({ apiId, domainId }))),
+      verify: (apiId: string, domainId: string): Promise<T.DomainVerification> =>
+        answer(api.POST('/apis/{apiId}/domains/{domainId}/verify', path({ apiId, domainId }))),
+      delete: (apiId: string, domainId: string): Promise<Deleted> =>
+        answer(api.DELETE('/apis/{apiId}/domains/{domainId}', path({ apiId, domainId }))),
     },
     stats: {
-      overview: (query: T.StatsQuery = {}) => request<T.StatsOverview>('GET', '/stats/overview', undefined, query),
+      overview: (query: T.StatsQuery = {}): Promise<T.StatsOverview> =>
+        answer(api.GET('/stats/overview', { params: { query } })),
     },
     settlements: {
-      list: (query: T.SettlementQuery = {}) => request<T.SettlementPage>('GET', '/settlements', undefined, query),
+      list: (query: T.SettlementQuery = {}): Promise<T.SettlementPage> =>
+        answer(api.GET('/settlements', { params: { query } })),
       /** Every matching settlement as CSV (RFC 4180, CRLF, a header row). */
-      csv: (filter: T.SettlementFilter = {}) =>
-        request<string>('GET', '/settlements', undefined, { ...filter, format: 'csv' }, 'text/csv'),
+      csv: (filter: T.SettlementFilter = {}): Promise<string> =>
+        answer(
+          api.GET('/settlements', {
+            params: { query: { ...filter, format: 'csv' } },
+            headers: { accept: 'text/csv' },
+            parseAs: 'text',
+          }),
+        ),
     },
     /** Fault injection (local Sandbox callers only, no credential needed): `svc fault …`. */
     faults: {
-      list: () => request<T.FaultList>('GET', '/dev/faults'),
-      add: (input: T.FaultInput) => request<T.Fault>('POST', '/dev/faults', input),
+      list: (): Promise<T.FaultList> => answer(api.GET('/dev/faults')),
+      add: (input: T.FaultInput): Promise<T.Fault> => answer(api.POST('/dev/faults', { body: input })),
       /** Clears one fault, or every fault without an id; answers how many went. */
-      clear: (faultId?: string) =>
-        request<{ cleared: number }>(
-          'DELETE',
-          faultId === undefined ? '/dev/faults' : `/dev/faults/${id(faultId)}`,
+      clear: (faultId?: string): Promise<number> =>
+        answer(
+          faultId === undefined ? api.DELETE('/dev/faults') : api.DELETE('/dev/faults/{faultId}', path({ faultId })),
         ).then((r) => r.cleared),
     },
     chain: {
       /** Restarts the Sandbox chain on the same URL, keeping its state (local Sandbox callers only). */
-      restart: () => request<T.ChainRestart>('POST', '/dev/chain/restart'),
+      restart: (): Promise<T.ChainRestart> => answer(api.POST('/dev/chain/restart')),
     },
     sandbox: {
-      wallet: () => request<T.SandboxWallet>('GET', '/sandbox-wallet'),
-      resetWallet: () => request<T.SandboxWallet>('POST', '/sandbox-wallet/reset'),
-      balances: (address: string) => request<T.Balances>('POST', '/dev/balances', { address }),
+      wallet: (): Promise<T.SandboxWallet> => answer(api.GET('/sandbox-wallet')),
+      resetWallet: (): Promise<T.SandboxWallet> => answer(api.POST('/sandbox-wallet/reset')),
+      balances: (address: string): Promise<T.Balances> => answer(api.POST('/dev/balances', { body: { address } })),
       /** `options.approvePermit2`: also approve Permit2 for the address's USDC (Permit2 payments without a sponsored permit). */
       faucet: (
         address: string,
         asset: 'all' | 'eth' | 'usdc' = 'all',
         amount?: string,
         options: { approvePermit2?: boolean } = {},
-      ) =>
-        request<T.FaucetResult>('POST', '/dev/faucet', {
-          address,
-          asset,
-          ...(amount === undefined ? {} : { amount }),
-          ...(options.approvePermit2 ? { approve_permit2: true } : {}),
-        }),
+      ): Promise<T.FaucetResult> =>
+        answer(
+          api.POST('/dev/faucet', {
+            body: {
+              address,
+              asset,
+              ...(amount === undefined ? {} : { amount }),
+              ...(options.approvePermit2 ? { approve_permit2: true } : {}),
+            },
+          }),
+        ),
     },
     /** Whole-sandbox snapshots: local callers on {sandbox_base_url} only, no credential. */
     snapshots: {
-      take: () => request<T.Snapshot>('POST', '/dev/snapshots'),
-      list: () => request<{ snapshots: T.Snapshot[] }>('GET', '/dev/snapshots').then((r) => r.snapshots),
+      take: (): Promise<T.Snapshot> => answer(api.POST('/dev/snapshots')),
+      list: (): Promise<T.Snapshot[]> => answer(api.GET('/dev/snapshots')).then((r) => r.snapshots),
       /** Chain, control-plane state and svc's clock back as they were at the snapshot; it stays usable. */
-      revert: (snapshotId: string) => request<T.SnapshotRevert>('POST', `/dev/snapshots/${id(snapshotId)}/revert`),
+      revert: (snapshotId: string): Promise<T.SnapshotRevert> =>
+        answer(api.POST('/dev/snapshots/{snapshotId}/revert', path({ snapshotId }))),
     },
     /** The chain's time and svc's clock: local callers on {sandbox_base_url} only, no credential. */
     time: {
-      get: () => request<T.SandboxTime>('GET', '/dev/time'),
+      get: (): Promise<T.SandboxTime> => answer(api.GET('/dev/time')),
       /** Moves both forward by `seconds`. */
-      advance: (seconds: number) => request<T.SandboxTime>('POST', '/dev/time/advance', { seconds }),
+      advance: (seconds: number): Promise<T.SandboxTime> =>
+        answer(api.POST('/dev/time/advance', { body: { seconds } })),
     },
   }
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { Environment } from '../core/hosts.js'
 
 /** What happened to a paid request, as the live stream (`GET /events`, `svc listen`) tells it. */
@@ -67,7 +68,8 @@ export type PaymentEventsOptions = {
 export function createPaymentEvents(options: PaymentEventsOptions = {}): PaymentEvents {
   const { keep = 1000, graceMs = 60_000 } = options
   const listeners = new Map<string, Set<(event: PaymentEvent) => void>>()
-  const leftAt = new Map<string, number>()
+  // Sellers whose last listener left less than graceMs ago (lru-cache's ttl; the bound only matters for a flood of them).
+  const leftRecently = new LRUCache<string, true>({ max: 10_000, ttl: graceMs })
   const kept: { userId: string; event: PaymentEvent }[] = []
   // Ids sort in the order events happened: a per-process prefix and a counter.
   const prefix = `evt_${Date.now().toString(36)}`
@@ -75,9 +77,7 @@ export function createPaymentEvents(options: PaymentEventsOptions = {}): Payment
 
   return {
     wanted(userId) {
-      if (listeners.has(userId)) return true
-      const left = leftAt.get(userId)
-      return left !== undefined && Date.now() - left < graceMs
+      return listeners.has(userId) || leftRecently.has(userId)
     },
     publish(userId, fields) {
       const event = { id: `${prefix}_${(++counter).toString().padStart(9, '0')}`, ...fields } as PaymentEvent
@@ -93,7 +93,7 @@ export function createPaymentEvents(options: PaymentEventsOptions = {}): Payment
         set.delete(listener)
         if (set.size === 0 && listeners.get(userId) === set) {
           listeners.delete(userId)
-          leftAt.set(userId, Date.now())
+          leftRecently.set(userId, true)
         }
       }
     },

@@ -1,4 +1,8 @@
-/** A limit: at most `limit` events in any `windowMs` span. */
+import type { RateLimiterMemory as MemoryLimiter } from 'rate-limiter-flexible'
+// The memory store alone: the package's index loads every store it has (Redis, Mongo, Drizzle, …; about 100 ms).
+import RateLimiterMemory from 'rate-limiter-flexible/lib/RateLimiterMemory.js'
+
+/** A limit: at most `limit` events in a `windowMs` window. */
 export type RateLimit = { limit: number; windowMs: number }
 
 /**
@@ -24,68 +28,11 @@ export const defaultAuthThrottleLimits: AuthThrottleLimits = {
   attemptsPerAddress: { limit: 600, windowMs: 60_000 },
 }
 
-export type SlidingWindowOptions = RateLimit & {
-  /** Most keys remembered; past it, expired keys go first, then the least recently started. @defaultValue 10,000 */
-  maxKeys?: number
-  /** The clock, in ms. @defaultValue Date.now */
-  now?: () => number
-}
-
-/** Counts events per key over a sliding window: `retryAfterSeconds` says when a key at its limit may go on. */
-export class SlidingWindow {
-  private readonly events = new Map<string, number[]>()
-  private readonly limit: number
-  private readonly windowMs: number
-  private readonly maxKeys: number
-  private readonly now: () => number
-
-  constructor(options: SlidingWindowOptions) {
-    this.limit = options.limit
-    this.windowMs = options.windowMs
-    this.maxKeys = options.maxKeys ?? 10_000
-    this.now = options.now ?? Date.now
-  }
-
-  /** Seconds until `key` is under its limit again (at least 1); undefined when it is under it now. */
-  retryAfterSeconds(key: string): number | undefined {
-    const times = this.recent(key, this.now())
-    if (times.length < this.limit) return undefined
-    const freedAt = times[times.length - this.limit]! + this.windowMs
-    return Math.max(1, Math.ceil((freedAt - this.now()) / 1000))
-  }
-
-  /** Counts one event for `key`. */
-  record(key: string): void {
-    const now = this.now()
-    const times = this.recent(key, now)
-    times.push(now)
-    // Only the last `limit` events can decide an answer.
-    if (times.length > this.limit) times.splice(0, times.length - this.limit)
-    if (!this.events.has(key)) {
-      this.makeRoom(now)
-      this.events.set(key, times)
-    }
-  }
-
-  /** The key's events inside the window (expired ones are dropped). */
-  private recent(key: string, now: number): number[] {
-    const times = this.events.get(key)
-    if (!times) return []
-    const start = times.findIndex((time) => time > now - this.windowMs)
-    if (start === -1) {
-      this.events.delete(key)
-      return []
-    }
-    if (start > 0) times.splice(0, start)
-    return times
-  }
-
-  private makeRoom(now: number): void {
-    if (this.events.size < this.maxKeys) return
-    for (const [key, times] of this.events) if (times[times.length - 1]! <= now - this.windowMs) this.events.delete(key)
-    for (const key of this.events.keys()) {
-      if (this.events.size < this.maxKeys) break
-      this.events.delete(key)
-    }
-  }
+/**
+ * A rate-limiter-flexible limiter of `limit`: a key's window starts at its first event and lasts `windowMs`; the
+ * store is this process's memory (keys leave it when their window ends). Another store (SQLite, Redis) would share
+ * the counts between processes.
+ */
+export function createLimiter({ limit, windowMs }: RateLimit): MemoryLimiter {
+  return new RateLimiterMemory({ points: limit, duration: windowMs / 1000 })
 }

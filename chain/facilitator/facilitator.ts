@@ -5,6 +5,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import { UptoEvmScheme } from '@x402/evm/upto/facilitator'
 import { EIP2612_GAS_SPONSORING } from '@x402/extensions'
 import type { Express, Response } from 'express'
+import { LRUCache } from 'lru-cache'
 import { canonicalJson } from '../../core/canonical-json.js'
 import { machineClock, type Clock } from '../../core/clock.js'
 import { authorizationWindowReason } from './authorization-window.js'
@@ -77,7 +78,8 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     .register(chain.network, new ExactEvmScheme(signer, { simulateInSettle: true }))
     .register(chain.network, new UptoEvmScheme(signer))
     .registerExtension(EIP2612_GAS_SPONSORING)
-  const settlements = new Map<string, Promise<SettleResponse>>()
+  // Least recently asked first out once full (lru-cache); a pending settlement is kept like a settled one.
+  const settlements = new LRUCache<string, Promise<SettleResponse>>({ max: settledMemory })
 
   function reset() {
     signer.reset()
@@ -144,7 +146,6 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
       },
     )
     settlements.set(key, pending)
-    if (settlements.size > settledMemory) settlements.delete(settlements.keys().next().value!)
     return pending
   }
 

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import type { Command } from 'commander'
+import { type Command, InvalidArgumentError, Option } from 'commander'
+import isInCi from 'is-in-ci'
 import { UsageError } from '../../core/errors.js'
 import { defaultPort } from '../../core/hosts.js'
 import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
@@ -11,7 +12,8 @@ import { tuneHeapWhileStarting } from '../v8-heap.js'
 
 type UpOptions = {
   json?: boolean
-  port: string
+  /** A number from the command line; SVC_PORT's text otherwise (commander does not parse a default). */
+  port: number | string
   dataDir: string
   ephemeral?: boolean
   autoVerify?: boolean
@@ -19,9 +21,9 @@ type UpOptions = {
   freshChain?: boolean
   facilitatorUrl?: string
   dnsServers?: string
-  rpcPort: string
-  chainManagerPort: string
-  facilitatorPort: string
+  rpcPort: number
+  chainManagerPort: number
+  facilitatorPort: number
   seed?: string
   tui: boolean
   watchParent: boolean
@@ -33,10 +35,10 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
     .command('up')
     .description('start the sandbox: chain, chain manager, facilitator, control planes and gateway')
     .option('--json', 'print exactly one JSON line with the URLs when ready')
-    .option(
-      '--port <port>',
-      'port of the control planes and the gateway; 0 picks a free one',
-      env.SVC_PORT ?? String(defaultPort),
+    .addOption(
+      new Option('--port <port>', 'port of the control planes and the gateway; 0 picks a free one (SVC_PORT)')
+        .argParser(portNumber)
+        .default(env.SVC_PORT ?? defaultPort),
     )
     .option(
       '--data-dir <dir>',
@@ -65,17 +67,20 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       'apply a seed file once started (account, keys, APIs, endpoints); see fixtures/demo-seed.yaml',
     )
     .option('--no-tui', 'no dashboard: print the URLs and run until Ctrl-C (the default when stdout is not a terminal)')
-    .option('--rpc-port <port>', 'port of the chain RPC; 0 picks a free one', '0')
-    .option('--chain-manager-port <port>', 'port of the chain manager; 0 picks a free one', '0')
-    .option('--facilitator-port <port>', 'port of the facilitator; 0 picks a free one', '0')
+    .option('--rpc-port <port>', 'port of the chain RPC; 0 picks a free one', portNumber, 0)
+    .option('--chain-manager-port <port>', 'port of the chain manager; 0 picks a free one', portNumber, 0)
+    .option('--facilitator-port <port>', 'port of the facilitator; 0 picks a free one', portNumber, 0)
     .option(
       '--no-watch-parent',
       'keep running when the process that started svc exits (by default svc stops with it, e.g. with a killed `npm start`)',
     )
     .action(async (options: UpOptions) => {
-      // The dashboard owns the screen: on a terminal, unless --json / --no-tui, and not under CI (Ink draws nothing there).
+      // The dashboard owns the screen: on a terminal, unless --json / --no-tui, and not under CI, where Ink draws
+      // nothing until exit. CI is what Ink itself asks (is-in-ci, reading the process's environment): CI or
+      // CONTINUOUS_INTEGRATION set to anything but "0" or "false". So `CI=0` and CI_* variables alone mean a terminal
+      // user, who gets the dashboard (svc's own check used to count both as CI and print the URLs instead).
       const dashboard =
-        options.tui && !options.json && process.stdout.isTTY === true && process.stdin.isTTY === true && !isCI(env)
+        options.tui && !options.json && process.stdout.isTTY === true && process.stdin.isTTY === true && !isInCi
       // While the dashboard runs, log lines are kept and printed once it quits, instead of drawing over it.
       const held: string[] = []
       let holding = false
@@ -87,12 +92,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       const say = options.json ? () => {} : write
       // Output to a parent that is gone (a pipe nobody reads any more) must not keep svc from shutting down cleanly.
       for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
-      const ports = {
-        port: parsePort(options.port, '--port'),
-        rpcPort: parsePort(options.rpcPort, '--rpc-port'),
-        chainManagerPort: parsePort(options.chainManagerPort, '--chain-manager-port'),
-        facilitatorPort: parsePort(options.facilitatorPort, '--facilitator-port'),
-      }
+      const port = typeof options.port === 'number' ? options.port : portFromEnv(options.port)
       // A seed that cannot be read is a usage error before anything starts.
       const seedFile = options.seed === undefined ? undefined : readSeedFile(options.seed)
       const started = performance.now()
@@ -104,19 +104,19 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       const { startSvc } = await import('../../server/start-server.js')
       const sandbox: RunningSvc = await startSvc({
         dataDir: options.ephemeral ? undefined : options.dataDir,
-        port: ports.port,
+        port,
         autoVerify: options.autoVerify,
         binary,
         forkUrl: options.forkUrl,
         freshChain: options.freshChain,
-        rpcPort: ports.rpcPort,
+        rpcPort: options.rpcPort,
         productionFacilitatorUrl: options.facilitatorUrl,
         dnsServers: options.dnsServers
           ?.split(',')
           .map((s) => s.trim())
           .filter(Boolean),
-        chainManagerPort: ports.chainManagerPort,
-        facilitatorPort: ports.facilitatorPort,
+        chainManagerPort: options.chainManagerPort,
+        facilitatorPort: options.facilitatorPort,
         demoUpstream: seedFile?.needsDemoUpstream,
         log: write,
         onProgress: (line) => say(`svc: ${line}`),
@@ -238,19 +238,20 @@ function printUrls({ chain, server }: RunningSvc, seed: SeedResult | undefined, 
   process.stdout.write(`${lines.join('\n')}\n`)
 }
 
-/** CI systems set one of these; Ink renders nothing until exit there. */
-function isCI(env: NodeJS.ProcessEnv): boolean {
-  return (
-    ['CI', 'CONTINUOUS_INTEGRATION'].some((name) => env[name] && env[name] !== 'false') ||
-    Object.keys(env).some((name) => name.startsWith('CI_'))
-  )
+/** The port flags' parser: commander answers a bad value with one line naming the flag, and exit code 2 (cli.ts). */
+function portNumber(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65_535)
+    throw new InvalidArgumentError('It must be a port number (0-65535).')
+  return Number(value)
 }
 
-function parsePort(value: string, flag: string): number {
-  const port = Number(value)
-  if (!/^\d+$/.test(value) || port > 65_535)
-    throw new UsageError(`${flag} must be a port number (0-65535), got "${value}"`)
-  return port
+/** SVC_PORT, the default of --port, which commander does not pass through {@link portNumber}. */
+function portFromEnv(value: string): number {
+  try {
+    return portNumber(value)
+  } catch (error) {
+    throw new UsageError(`SVC_PORT "${value}" is invalid. ${(error as Error).message}`)
+  }
 }
 
 async function waitForShutdown(

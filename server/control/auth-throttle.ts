@@ -1,6 +1,7 @@
 import type { Request } from 'express'
+import type { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
 import { TooManyRequestsError } from '../../core/errors.js'
-import { defaultAuthThrottleLimits, SlidingWindow, type AuthThrottleLimits } from '../throttle.js'
+import { type AuthThrottleLimits, createLimiter, defaultAuthThrottleLimits } from '../throttle.js'
 
 export type AuthThrottle = ReturnType<typeof createAuthThrottle>
 
@@ -10,52 +11,61 @@ export function clientAddressOf(req: Request): string {
   return address.startsWith('::ffff:') ? address.slice(7) : address
 }
 
+/** The 429 of a key at its limit: `Retry-After` is when its window ends (at least 1 s). */
+const tooMany = (message: string, counted: RateLimiterRes) =>
+  new TooManyRequestsError(message, Math.max(1, Math.ceil(counted.msBeforeNext / 1000)))
+
 /**
- * Throttles sign-up, login and email verification (limits: {@link AuthThrottleLimits}). Each check throws a
- * 429 {@link TooManyRequestsError} whose `Retry-After` is when the oldest counted event leaves the window.
+ * Throttles sign-up, login and email verification (limits: {@link AuthThrottleLimits}) with rate-limiter-flexible.
+ * Each check throws a 429 {@link TooManyRequestsError} whose `Retry-After` is when the key's window ends.
  */
 export function createAuthThrottle(limits: Partial<AuthThrottleLimits> = {}) {
   const { loginFailuresPerEmail, signupsPerEmail, failuresPerAddress, attemptsPerAddress } = {
     ...defaultAuthThrottleLimits,
     ...limits,
   }
-  const windows = {
-    loginFailures: new SlidingWindow(loginFailuresPerEmail),
-    signups: new SlidingWindow(signupsPerEmail),
-    addressFailures: new SlidingWindow(failuresPerAddress),
-    addressAttempts: new SlidingWindow(attemptsPerAddress),
+  const limiters = {
+    loginFailures: createLimiter(loginFailuresPerEmail),
+    signups: createLimiter(signupsPerEmail),
+    addressFailures: createLimiter(failuresPerAddress),
+    addressAttempts: createLimiter(attemptsPerAddress),
   }
-  const refuse = (window: SlidingWindow, key: string, message: string) => {
-    const retryAfter = window.retryAfterSeconds(key)
-    if (retryAfter !== undefined) throw new TooManyRequestsError(message, retryAfter)
+  /** Refuses a key that used up its limit, without counting this request. */
+  const refuse = async (limiter: RateLimiterMemory, key: string, message: string) => {
+    const counted = await limiter.get(key)
+    // A window that just ended may still be in the store until its timer runs.
+    if (counted && counted.msBeforeNext > 0 && counted.consumedPoints >= limiter.points) throw tooMany(message, counted)
   }
+  /** Counts this request, and refuses it past the limit (it is counted then too, which changes no window's end). */
+  const consume = (limiter: RateLimiterMemory, key: string, message: string) =>
+    limiter.consume(key).then(
+      () => {},
+      (refused: RateLimiterRes | Error) => {
+        throw refused instanceof Error ? refused : tooMany(message, refused)
+      },
+    )
   const fromAddress = 'too many attempts from this address, try again later'
 
   return {
-    /** Before anything else: the address's attempts and failures. A refused request is not counted. */
-    admitAddress(req: Request): void {
+    /** Before anything else: the address's failures, then its attempts (a request refused for its failures is not counted). */
+    async admitAddress(req: Request): Promise<void> {
       const address = clientAddressOf(req)
-      refuse(windows.addressAttempts, address, fromAddress)
-      refuse(windows.addressFailures, address, fromAddress)
-      windows.addressAttempts.record(address)
+      await refuse(limiters.addressFailures, address, fromAddress)
+      await consume(limiters.addressAttempts, address, fromAddress)
     },
     /** A login for `email` may go on (checked before the password, so a locked account answers 429 either way). */
-    admitLogin(email: string): void {
-      refuse(windows.loginFailures, email, 'too many failed logins for this email, try again later')
-    },
+    admitLogin: (email: string): Promise<void> =>
+      refuse(limiters.loginFailures, email, 'too many failed logins for this email, try again later'),
     /** A sign-up for `email` may go on; counts it. */
-    admitSignup(email: string): void {
-      refuse(windows.signups, email, 'too many sign-ups for this email, try again later')
-      windows.signups.record(email)
-    },
+    admitSignup: (email: string): Promise<void> =>
+      consume(limiters.signups, email, 'too many sign-ups for this email, try again later'),
     /** A failed login: counts against the email and the address. */
-    recordLoginFailure(req: Request, email: string): void {
-      windows.loginFailures.record(email)
-      windows.addressFailures.record(clientAddressOf(req))
+    async recordLoginFailure(req: Request, email: string): Promise<void> {
+      await Promise.all([limiters.loginFailures.penalty(email), limiters.addressFailures.penalty(clientAddressOf(req))])
     },
     /** Another failure (a taken email at sign-up, a rejected verification token): counts against the address. */
-    recordFailure(req: Request): void {
-      windows.addressFailures.record(clientAddressOf(req))
+    async recordFailure(req: Request): Promise<void> {
+      await limiters.addressFailures.penalty(clientAddressOf(req))
     },
   }
 }

@@ -84,12 +84,12 @@ export function createAuthRoutes(deps: ServerDeps): Router {
   const throttle = createAuthThrottle(deps.authThrottle)
 
   router.post('/auth/signup', async (req, res) => {
-    throttle.admitAddress(req)
+    await throttle.admitAddress(req)
     const { email: rawEmail, password } = parseBody(credentialsSchema, req.body)
     const email = rawEmail.toLowerCase()
-    throttle.admitSignup(email)
+    await throttle.admitSignup(email)
     if (await emailTaken(deps.db, email)) {
-      throttle.recordFailure(req)
+      await throttle.recordFailure(req)
       throw new ConflictError('email already registered')
     }
     const { hash, salt } = await hashPassword(password)
@@ -108,24 +108,24 @@ export function createAuthRoutes(deps: ServerDeps): Router {
   })
 
   router.post('/auth/login', async (req, res) => {
-    throttle.admitAddress(req)
+    await throttle.admitAddress(req)
     const { email: rawEmail, password } = parseBody(loginSchema, req.body)
     const email = rawEmail.toLowerCase()
-    throttle.admitLogin(email)
+    await throttle.admitLogin(email)
     const user = await findUserByEmail(deps.db, email)
     if (!user || !(await passwordMatches(user, password))) {
-      throttle.recordLoginFailure(req, email)
+      await throttle.recordLoginFailure(req, email)
       throw new UnauthorizedError()
     }
     res.json({ token: await signSessionToken(deps, user), user: publicUser(user) })
   })
 
   router.post('/auth/verify-email', async (req, res) => {
-    throttle.admitAddress(req)
+    await throttle.admitAddress(req)
     const { token } = parseBody(verifySchema, req.body)
     const row = await findEmailVerification(deps.db, token)
     if (!row || row.expires_at < clockOf(deps).nowIso()) {
-      throttle.recordFailure(req)
+      await throttle.recordFailure(req)
       throw new BadRequestError('invalid or expired verification token')
     }
     const user = await findUserById(deps.db, row.user_id)

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Request, RequestHandler } from 'express'
 import { jwtVerify, SignJWT } from 'jose'
+import { LRUCache } from 'lru-cache'
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../../core/errors.js'
 import type { UserRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
@@ -46,7 +47,8 @@ const lastUsedEveryMs = 60_000
 export function createAuthenticator(deps: ServerDeps) {
   const lastUsedWritten = new Map<string, number>()
   // Tokens already verified, until they expire: HMAC verification of the same token always gives the same answer.
-  const verified = new Map<string, { userId: string; expiresAt: number }>()
+  // Expiry is judged here by svc's clock (time travel moves it), not by lru-cache's ttl, which follows the machine's.
+  const verified = new LRUCache<string, { userId: string; expiresAt: number }>({ max: 10_000 })
 
   async function verifyJwt(token: string): Promise<string> {
     const cached = verified.get(token)
@@ -60,7 +62,6 @@ export function createAuthenticator(deps: ServerDeps) {
         currentDate: new Date(clock.now()),
       })
       if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') throw new Error('no subject or expiry')
-      if (verified.size >= 10_000) verified.clear()
       verified.set(token, { userId: payload.sub, expiresAt: payload.exp * 1000 })
       return payload.sub
     } catch {

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache'
 import type { ServerDeps } from '../deps.js'
 import type { ApiRow } from '../db/tables.js'
 import type { HostRoute } from '../../core/hosts.js'
@@ -9,12 +10,12 @@ export type ApiCache = {
   resolve(route: HostRoute, version: number): Promise<ApiRow | undefined>
 }
 
-/** At most this many hosts are remembered; past it the cache starts over. */
+/** At most this many hosts are remembered; past it the one asked for longest ago is forgotten. */
 const maxHosts = 10_000
 
 /** {@link resolveGatewayApi} cached per host under the {@link GatewayStore} version. */
 export function createApiCache(deps: ServerDeps): ApiCache {
-  const hosts = new Map<string, { version: number; api: ApiRow | undefined }>()
+  const hosts = new LRUCache<string, { version: number; api: ApiRow | undefined }>({ max: maxHosts })
   return {
     async resolve(route, version) {
       const key =
@@ -27,7 +28,6 @@ export function createApiCache(deps: ServerDeps): ApiCache {
       const cached = hosts.get(key)
       if (cached && cached.version === version) return cached.api
       const api = await resolveGatewayApi(deps, route)
-      if (hosts.size >= maxHosts) hosts.clear()
       hosts.set(key, { version, api })
       return api
     },

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { LRUCache } from 'lru-cache'
 import { machineClock, type Clock } from '../../core/clock.js'
 import { compareSpecificity, compilePattern, type CompiledPattern } from '../../core/path-pattern.js'
 import { purgeExpired } from '../db/endpoints.js'
@@ -39,7 +40,8 @@ type Entry = {
  * Ephemeral endpoints expire by `clock` (svc's, which time travel moves).
  */
 export function createEndpointTable(db: Kysely<Database>, clock: Clock = machineClock): EndpointTable {
-  const entries = new Map<string, Entry>()
+  // The APIs served lately: a sandbox with more than this many APIs reads the others' endpoints again when asked.
+  const entries = new LRUCache<string, Entry>({ max: 10_000 })
 
   return {
     async routesOf(api, current) {
@@ -66,7 +68,6 @@ export function createEndpointTable(db: Kysely<Database>, clock: Clock = machine
           rows: byId,
           routes: [...byId.values()].sort((a, b) => compareSpecificity(a.compiled, b.compiled)),
         }
-        if (entries.size >= 10_000) entries.clear()
         entries.set(api.id, entry)
       }
       const routes = entry.routes

@@ -13,7 +13,10 @@ import { FacilitatorUnavailableError } from './resource-servers.js'
 export type Offer = {
   requirements: PaymentRequirements[]
   declaredExtensions: Record<string, unknown>
-  /** Unpaid 402s by resource URL (bounded). */
+  /**
+   * Unpaid 402s by resource URL, emptied when full. A Map, not an LRUCache: there is one per route and facilitator,
+   * and lru-cache allocates room for all its entries up front.
+   */
   unpaid: Map<string, PaymentRequiredOutcome>
 }
 

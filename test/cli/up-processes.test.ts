@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
 import { resolveAnvilBinary } from '../../chain/anvil/binary.js'
 import { isProcessRunning } from '../../core/os-process.js'
-import { deadPid, holdPort, readSandboxPids, waitFor } from '../helpers/processes.js'
+import { deadPid, holdPort, readSandboxPids } from '../helpers/processes.js'
 import { startSvcProcess } from '../helpers/svc-process.js'
 
 // Nothing outlives svc: real processes, real signals, bounded polling.
@@ -23,6 +23,11 @@ afterEach(() => {
 afterAll(() => rmSync(temp, { recursive: true, force: true }))
 
 const gone = (pid: number) => () => !isProcessRunning(pid)
+/** Which of a sandbox's two processes still run. */
+const running = (pids: { svc: number; anvil: number }) => () => ({
+  svc: isProcessRunning(pids.svc),
+  anvil: isProcessRunning(pids.anvil),
+})
 
 /** Reads the first stdout line of a process (the ready line of `svc up --json`, whoever prints it). */
 function readyLine(child: ChildProcess): Promise<Record<string, any>> {
@@ -56,7 +61,7 @@ describe('svc up leaves nothing behind', () => {
     expect(isProcessRunning(pids.anvil)).toBe(true)
 
     svc.child.kill('SIGKILL')
-    await waitFor(gone(pids.anvil), 2_000, 'Anvil stopped after kill -9 of svc')
+    await expect.poll(gone(pids.anvil), { timeout: 2_000, message: 'Anvil stopped after kill -9 of svc' }).toBe(true)
 
     const again = await startSvcProcess(['--rpc-port', String(rpcPort)])
     expect(again.ready.rpc_url).toBe(`http://127.0.0.1:${rpcPort}`)
@@ -81,7 +86,9 @@ describe('svc up leaves nothing behind', () => {
       await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk) => resolve(String(chunk).trim()))),
     )
     started.push(svcPid)
-    await waitFor(gone(svcPid), 15_000, 'svc stopped after its parent died during start-up')
+    await expect
+      .poll(gone(svcPid), { timeout: 15_000, message: 'svc stopped after its parent died during start-up' })
+      .toBe(true)
   })
 
   test('the npm-like parent of svc killed with SIGKILL: svc and Anvil are gone within 2 s', async () => {
@@ -101,7 +108,9 @@ describe('svc up leaves nothing behind', () => {
     started.push(pids.svc, pids.anvil)
 
     parent.kill('SIGKILL')
-    await waitFor(() => gone(pids.svc)() && gone(pids.anvil)(), 2_000, 'svc and Anvil stopped after the parent died')
+    await expect
+      .poll(running(pids), { timeout: 2_000, message: 'svc and Anvil stopped after the parent died' })
+      .toEqual({ svc: false, anvil: false })
     // It stopped cleanly: its ephemeral data dir is removed.
     expect(existsSync(ready.data_dir)).toBe(false)
   })
@@ -122,11 +131,9 @@ describe('svc up leaves nothing behind', () => {
       started.push(pids.svc, pids.anvil)
 
       npm.kill(signal)
-      await waitFor(
-        () => gone(pids.svc)() && gone(pids.anvil)(),
-        2_000,
-        `svc and Anvil stopped after npm got ${signal}`,
-      )
+      await expect
+        .poll(running(pids), { timeout: 2_000, message: `svc and Anvil stopped after npm got ${signal}` })
+        .toEqual({ svc: false, anvil: false })
     })
 })
 

@@ -46,10 +46,30 @@ describe('svc up', () => {
     await expect(fetch(ready.rpc_url, { method: 'POST', body: '{}' })).rejects.toThrow()
   })
 
-  test('a bad flag is a usage error: one line, exit code 2', () => {
-    const result = spawnSync(process.execPath, [svcBin, 'up', '--port', 'eighty'], { encoding: 'utf8' })
+  test.each([
+    [
+      ['--port', 'eighty'],
+      {},
+      `svc: option '--port <port>' argument 'eighty' is invalid. It must be a port number (0-65535).`,
+    ],
+    [
+      ['--rpc-port', '65536'],
+      {},
+      `svc: option '--rpc-port <port>' argument '65536' is invalid. It must be a port number (0-65535).`,
+    ],
+    [
+      ['--facilitator-port', '-1'],
+      {},
+      `svc: option '--facilitator-port <port>' argument '-1' is invalid. It must be a port number (0-65535).`,
+    ],
+    [[], { SVC_PORT: '80a' }, 'svc: SVC_PORT "80a" is invalid. It must be a port number (0-65535).'],
+  ])('a bad port (%j, %j) is a usage error before anything starts: one line, exit code 2', (args, env, line) => {
+    const result = spawnSync(process.execPath, [svcBin, 'up', '--ephemeral', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, ...env },
+    })
+    expect(result.stderr.trim()).toBe(line)
     expect(result.status).toBe(2)
-    expect(result.stderr.trim()).toBe('svc: --port must be a port number (0-65535), got "eighty"')
   })
 
   test('an unknown command is a usage error', () => {

@@ -102,12 +102,3 @@ export async function getJson(url: string): Promise<{ status: number; body: any 
   const response = await fetch(url)
   return { status: response.status, body: await response.json() }
 }
-
-/** Resolves when `check` returns true, polling every 20 ms for at most `timeoutMs`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}

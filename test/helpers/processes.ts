@@ -3,20 +3,6 @@ import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
-import { setTimeout as delay } from 'node:timers/promises'
-
-/**
- * Polls `predicate` every 20 ms until it holds; rejects after `timeoutMs`.
- * @returns the milliseconds it took
- */
-export async function waitFor(predicate: () => boolean, timeoutMs: number, what: string): Promise<number> {
-  const started = performance.now()
-  while (!predicate()) {
-    if (performance.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`)
-    await delay(20)
-  }
-  return performance.now() - started
-}
 
 /** The pids a running sandbox keeps in its data dir: svc's (its lock) and its Anvil's. */
 export function readSandboxPids(dataDir: string): { svc: number; anvil: number } {

@@ -58,6 +58,28 @@ describe('createSvcClient', () => {
     expect(error).toMatchObject({ status: 401, message: 'unauthorized' })
   })
 
+  test('request(): any route untyped, with the same headers, query and errors as the typed methods', async () => {
+    const anonymous = createSvcClient({ baseUrl: t.server.sandboxControlUrl })
+    const { token } = await anonymous.auth.signup(`sdk-request-${Date.now()}@example.test`, 'a long password')
+    const seller = createSvcClient({ baseUrl: t.server.sandboxControlUrl, jwt: token, environment: 'development' })
+    expect(await seller.request('GET', '/auth/me')).toEqual(await seller.auth.me())
+    expect(await seller.request('GET', '/settlements', undefined, { limit: 1, api_id: undefined })).toEqual({
+      settlements: [],
+      next_cursor: null,
+    })
+    const csv = await seller.request<string>('GET', '/settlements', undefined, { format: 'csv' }, 'text/csv')
+    expect(csv).toMatch(/^id,/)
+    // Not verified yet: creating an API is refused, with the server's message and body.
+    const refused = await seller.request('POST', '/apis', { name: 'x' }).catch((e) => e)
+    expect(refused).toBeInstanceOf(SvcApiError)
+    expect(refused).toMatchObject({
+      status: 403,
+      message: 'email verification required',
+      body: { error: 'email verification required' },
+    })
+    await expect(seller.request('GET', '/no/such/route')).rejects.toMatchObject({ status: 404 })
+  })
+
   test('an unreachable server is a clear error, not a stack trace', async () => {
     const closed = createServer().listen(0)
     await once(closed, 'listening')

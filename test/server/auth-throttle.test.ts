@@ -1,5 +1,7 @@
-import { afterEach, describe, expect, test } from 'vitest'
-import { SlidingWindow } from '../../server/throttle.js'
+import type { Request } from 'express'
+import { afterEach, describe, expect, test, vi } from 'vitest'
+import { TooManyRequestsError } from '../../core/errors.js'
+import { createAuthThrottle } from '../../server/control/auth-throttle.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 
 // Sign-up, login and email verification are throttled with the default limits (server/throttle.ts): 10 failed
@@ -8,6 +10,7 @@ import { startTestServer, type TestServer } from '../helpers/control.js'
 
 let t: TestServer | undefined
 afterEach(async () => {
+  vi.useRealTimers()
   await t?.stop()
   t = undefined
 })
@@ -24,7 +27,8 @@ function expectThrottled(
   expect(answer).toMatchObject({ status: 429, body: { error } })
   const retryAfter = Number(answer.headers.get('retry-after'))
   expect(Number.isInteger(retryAfter)).toBe(true)
-  expect(retryAfter).toBeGreaterThan(0)
+  // When the window that began with the first counted request ends: the tests send theirs within seconds.
+  expect(retryAfter).toBeGreaterThan(maxSeconds - 30)
   expect(retryAfter).toBeLessThanOrEqual(maxSeconds)
 }
 
@@ -92,6 +96,18 @@ describe('per client address', () => {
       60,
     )
   })
+
+  test('once Retry-After has passed, the address is admitted again', async () => {
+    t = await startTestServer({ authThrottle: { attemptsPerAddress: { limit: 2, windowMs: 3_000 } } })
+    const server = t
+    for (let i = 0; i < 2; i++) expect((await login(server, 'x@example.test', 'wrong password')).status).toBe(401)
+    const refused = await login(server, 'x@example.test', 'wrong password')
+    expectThrottled(refused, 'too many attempts from this address, try again later', 3)
+    await vi.waitFor(async () => expect((await login(server, 'x@example.test', 'wrong password')).status).toBe(401), {
+      timeout: 10_000,
+      interval: 200,
+    })
+  })
 })
 
 describe('sign-up', () => {
@@ -108,25 +124,68 @@ describe('sign-up', () => {
   })
 })
 
-describe('SlidingWindow', () => {
-  test('a key at its limit is refused until its oldest event leaves the window', () => {
-    let now = 1_000_000
-    const window = new SlidingWindow({ limit: 3, windowMs: 10_000, now: () => now })
-    for (const at of [0, 2_000, 4_000]) {
-      now = 1_000_000 + at
-      expect(window.retryAfterSeconds('a')).toBeUndefined()
-      window.record('a')
+describe('the throttle (rate-limiter-flexible, memory store), on a fake clock', () => {
+  const from = (remoteAddress: string) => ({ socket: { remoteAddress } }) as Request
+  const refusal = (promise: Promise<void>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => {
+        expect(error).toBeInstanceOf(TooManyRequestsError)
+        return error as TooManyRequestsError
+      },
+    )
+
+  test('an address at its limit is refused until its window ends; Retry-After counts down to that end', async () => {
+    vi.useFakeTimers({ now: 1_000_000 })
+    const throttle = createAuthThrottle({ attemptsPerAddress: { limit: 3, windowMs: 10_000 } })
+    for (const wait of [0, 2_000, 2_000]) {
+      vi.advanceTimersByTime(wait)
+      expect(await refusal(throttle.admitAddress(from('10.0.0.1')))).toBeUndefined()
     }
-    expect(window.retryAfterSeconds('a')).toBe(6)
-    expect(window.retryAfterSeconds('b')).toBeUndefined()
-    now = 1_000_000 + 10_000
-    expect(window.retryAfterSeconds('a')).toBeUndefined()
+    // IPv4-mapped IPv6 is the same address.
+    const refused = await refusal(throttle.admitAddress(from('::ffff:10.0.0.1')))
+    expect(refused).toMatchObject({ status: 429, retryAfterSeconds: 6 })
+    expect(refused?.message).toBe('too many attempts from this address, try again later')
+    expect(await refusal(throttle.admitAddress(from('10.0.0.2')))).toBeUndefined()
+    vi.advanceTimersByTime(5_500)
+    expect(await refusal(throttle.admitAddress(from('10.0.0.1')))).toMatchObject({ retryAfterSeconds: 1 })
+    vi.advanceTimersByTime(500)
+    expect(await refusal(throttle.admitAddress(from('10.0.0.1')))).toBeUndefined()
   })
 
-  test('it remembers at most maxKeys keys', () => {
-    const window = new SlidingWindow({ limit: 1, windowMs: 60_000, maxKeys: 100 })
-    for (let i = 0; i < 1_000; i++) window.record(`key-${i}`)
-    expect(window.retryAfterSeconds('key-999')).toBeGreaterThan(0)
-    expect(window.retryAfterSeconds('key-0')).toBeUndefined()
+  test('failed logins lock the email and count against the address; checking a locked email counts nothing', async () => {
+    vi.useFakeTimers({ now: 1_000_000 })
+    const throttle = createAuthThrottle({
+      loginFailuresPerEmail: { limit: 2, windowMs: 60_000 },
+      failuresPerAddress: { limit: 3, windowMs: 60_000 },
+    })
+    const req = from('10.0.0.1')
+    for (let i = 0; i < 2; i++) {
+      expect(await refusal(throttle.admitLogin('a@example.test'))).toBeUndefined()
+      await throttle.recordLoginFailure(req, 'a@example.test')
+    }
+    for (let i = 0; i < 5; i++)
+      expect(await refusal(throttle.admitLogin('a@example.test'))).toMatchObject({
+        retryAfterSeconds: 60,
+        message: 'too many failed logins for this email, try again later',
+      })
+    expect(await refusal(throttle.admitLogin('b@example.test'))).toBeUndefined()
+    expect(await refusal(throttle.admitAddress(req))).toBeUndefined()
+    await throttle.recordFailure(req)
+    expect(await refusal(throttle.admitAddress(req))).toMatchObject({ retryAfterSeconds: 60 })
+    vi.advanceTimersByTime(60_000)
+    expect(await refusal(throttle.admitLogin('a@example.test'))).toBeUndefined()
+    expect(await refusal(throttle.admitAddress(req))).toBeUndefined()
+  })
+
+  test('sign-ups per email: the one past the limit is refused', async () => {
+    vi.useFakeTimers({ now: 1_000_000 })
+    const throttle = createAuthThrottle({ signupsPerEmail: { limit: 2, windowMs: 900_000 } })
+    for (let i = 0; i < 2; i++) expect(await refusal(throttle.admitSignup('a@example.test'))).toBeUndefined()
+    expect(await refusal(throttle.admitSignup('a@example.test'))).toMatchObject({
+      retryAfterSeconds: 900,
+      message: 'too many sign-ups for this email, try again later',
+    })
+    expect(await refusal(throttle.admitSignup('b@example.test'))).toBeUndefined()
   })
 })

@@ -5,7 +5,6 @@ import type { Fault } from '../../sdk/types.js'
 import { App } from '../../tui/App.js'
 import { FaultsLine, faultSummary } from '../../tui/components/FaultsLine.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
-import { waitFor } from '../helpers/payments.js'
 import { linesOf, renderAt } from './dashboard-fixtures.js'
 
 let services: ChainServices
@@ -70,10 +69,10 @@ test('the dashboard shows the faults in force as they are added and cleared', as
   }
   const { lastFrame } = render(<App urls={urls} refreshMs={100} />)
   const frame = () => lastFrame() ?? ''
-  await waitFor(() => /block #\d/.test(frame()), 15_000)
+  await expect.poll(frame, { timeout: 15_000 }).toMatch(/block #\d/)
   expect(frame()).not.toContain('faults in force')
   await t.call('/dev/faults', { host: 'development', body: { kind: 'upstream', status: 503 } })
-  await waitFor(() => frame().includes('faults in force (1) upstream 503'), 15_000)
+  await expect.poll(frame, { timeout: 15_000 }).toContain('faults in force (1) upstream 503')
   await t.call('/dev/faults', { host: 'development', method: 'DELETE' })
-  await waitFor(() => !frame().includes('faults in force'), 15_000)
+  await expect.poll(frame, { timeout: 15_000 }).not.toContain('faults in force')
 })

@@ -10,7 +10,7 @@ import type { DashboardOptions } from '../../tui/model.js'
 import { createSettlementFeed } from '../../tui/settlement-feed.js'
 import { payingFetch, startUpstream } from '../server/gateway/helpers.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
-import { newAccount, waitFor } from '../helpers/payments.js'
+import { newAccount } from '../helpers/payments.js'
 
 let services: ChainServices
 let t: TestServer
@@ -80,7 +80,7 @@ test('the dashboard shows the chain, the wallet, the APIs and a settlement live,
   const { lastFrame, frames, stdin } = render(<App urls={urlsOf()} session={{ jwt }} refreshMs={200} />)
   const frame = () => lastFrame() ?? ''
   const waitForFrame = (check: (text: string) => boolean, timeoutMs = 15_000) =>
-    waitFor(() => check(frame()), timeoutMs)
+    expect.poll(frame, { timeout: timeoutMs }).toSatisfy(check)
 
   // The chain, the APIs with their prices and countdown, the wallet with its background funding.
   await waitForFrame(
@@ -103,7 +103,7 @@ test('the dashboard shows the chain, the wallet, the APIs and a settlement live,
   )
 
   // `f`: "funding…", then the result, and the balances follow.
-  await waitFor(() => stdin.listenerCount('readable') > 0)
+  await expect.poll(() => stdin.listenerCount('readable')).toBeGreaterThan(0)
   stdin.write('f')
   await waitForFrame((text) => text.includes('✔ sent 10 ETH and 1,000 USDC') && text.includes('2,000 USDC  ·  20 ETH'))
   expect(frames.some((f) => f.includes(`funding ${wallet.address.slice(0, 6)}…`))).toBe(true)
@@ -112,7 +112,7 @@ test('the dashboard shows the chain, the wallet, the APIs and a settlement live,
 
   // `q` ends the app: Ink lets go of stdin.
   stdin.write('q')
-  await waitFor(() => stdin.listenerCount('readable') === 0)
+  await expect.poll(() => stdin.listenerCount('readable')).toBe(0)
 })
 
 /** A seller with one Sandbox API (no endpoints) whose wallet has its first funds. */
@@ -122,7 +122,7 @@ async function sellerWithApi(name: string) {
   const wallet = (await t.call('/sandbox-wallet', asSeller)).body as { address: string }
   const funded = async () =>
     BigInt((await t.call('/dev/balances', { ...asSeller, body: { address: wallet.address } })).body.usdc_base) > 0n
-  await waitFor(funded, 20_000)
+  await expect.poll(funded, { timeout: 20_000 }).toBe(true)
   const slug = `${name.toLowerCase()}-${process.pid}`
   const api = await t.call('/apis', {
     ...asSeller,
@@ -179,7 +179,7 @@ test('"… n more settlements" counts every settlement of the running chain, not
   // The dashboard in 24 lines: fewer than the settlements; the last line counts the others.
   const { lastFrame } = render(<App urls={urlsOf()} session={{ jwt: seller.jwt }} refreshMs={200} />)
   const frame = () => lastFrame() ?? ''
-  await waitFor(() => /… \d+ more settlements/.test(frame()), 15_000)
+  await expect.poll(frame, { timeout: 15_000 }).toMatch(/… \d+ more settlements/)
   const shown = () => frame().match(/GET \/paid\/\d+/g)?.length ?? 0
   expect(frame()).toContain(`… ${14 - shown()} more settlements`)
   expect(frame()).toContain('Settlements  newest first (3 from an earlier chain not shown)')
@@ -187,7 +187,7 @@ test('"… n more settlements" counts every settlement of the running chain, not
 
   // One more: the count follows (the rest is counted again when the newest page changed).
   await recordSettlements(seller, 1)
-  await waitFor(() => frame().includes(`… ${15 - shown()} more settlements`), 15_000)
+  await expect.poll(() => frame().includes(`… ${15 - shown()} more settlements`), { timeout: 15_000 }).toBe(true)
   expect((await load()).current).toBe(15)
 })
 
@@ -196,14 +196,14 @@ test('after a login change the faucet line is the new session’s: the previous 
   let current = { jwt: alice.jwt }
   const { lastFrame, stdin } = render(<App urls={urlsOf()} getSession={() => current} refreshMs={200} />)
   const frame = () => lastFrame() ?? ''
-  await waitFor(() => frame().includes(alice.wallet.address), 15_000)
-  await waitFor(() => stdin.listenerCount('readable') > 0)
+  await expect.poll(frame, { timeout: 15_000 }).toContain(alice.wallet.address)
+  await expect.poll(() => stdin.listenerCount('readable')).toBeGreaterThan(0)
   stdin.write('f')
-  await waitFor(() => frame().includes('✔ sent 10 ETH and 1,000 USDC'), 15_000)
+  await expect.poll(frame, { timeout: 15_000 }).toContain('✔ sent 10 ETH and 1,000 USDC')
 
   // `svc login` as another seller (the CLI's saved session changes).
   current = { jwt: bob.jwt }
-  await waitFor(() => frame().includes(bob.wallet.address), 15_000)
+  await expect.poll(frame, { timeout: 15_000 }).toContain(bob.wallet.address)
   expect(frame()).not.toContain(alice.wallet.address)
   expect(frame()).not.toContain('✔ sent')
   expect(frame()).toContain('faucet  press f to send ETH and USDC to this wallet')
@@ -215,18 +215,19 @@ test('an idle dashboard draws no frame while its polls find nothing new', async 
   const getSession = () => (asked++, { jwt: seller.jwt })
   const { lastFrame, frames } = render(<App urls={urlsOf()} getSession={getSession} refreshMs={50} />)
   const frame = () => lastFrame() ?? ''
-  await waitFor(
-    () =>
-      /block #\d/.test(frame()) &&
-      frame().includes('no endpoints yet') &&
-      frame().includes('1,000 USDC') &&
-      frame().includes('none yet: paid'),
-    15_000,
-  )
+  await expect
+    .poll(frame, { timeout: 15_000 })
+    .toSatisfy(
+      (text: string) =>
+        /block #\d/.test(text) &&
+        text.includes('no endpoints yet') &&
+        text.includes('1,000 USDC') &&
+        text.includes('none yet: paid'),
+    )
   // A few periods for the last loads to land, then forty periods (the session is asked once per period): no frame.
   const from = asked
-  await waitFor(() => asked >= from + 5)
+  await expect.poll(() => asked).toBeGreaterThanOrEqual(from + 5)
   const drawn = frames.length
-  await waitFor(() => asked >= from + 45, 15_000)
+  await expect.poll(() => asked, { timeout: 15_000 }).toBeGreaterThanOrEqual(from + 45)
   expect(frames.length).toBe(drawn)
 })

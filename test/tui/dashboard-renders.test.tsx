@@ -8,7 +8,6 @@ import { cleanup, render } from 'ink-testing-library'
 import { afterEach, expect, test } from 'vitest'
 import { useClock } from '../../tui/hooks/use-clock.js'
 import { usePoll } from '../../tui/hooks/use-poll.js'
-import { waitFor } from '../helpers/payments.js'
 
 afterEach(() => cleanup())
 
@@ -22,13 +21,13 @@ test('a poll that finds the same data again renders nothing; an inactive clock n
     return <Text>{`${poll.data?.value ?? '-'} ${now > 0}`}</Text>
   }
   const { lastFrame, frames } = render(<Probe />)
-  await waitFor(() => lastFrame() === '1 true')
+  await expect.poll(lastFrame).toBe('1 true')
   const drawn = frames.length
   // Forty loads (and as many clock periods) later: not one frame more.
-  await waitFor(() => loads >= 40)
+  await expect.poll(() => loads).toBeGreaterThanOrEqual(40)
   expect(frames.length).toBe(drawn)
   value = 2
-  await waitFor(() => lastFrame() === '2 true')
+  await expect.poll(lastFrame).toBe('2 true')
   expect(frames.length).toBe(drawn + 1)
 })
 
@@ -47,12 +46,12 @@ test('without a change for liveMs a poll slows to idlePeriodMs; a change of `wak
   }
   const { rerender } = render(<Probe wake={1} />)
   // The live poll's 60 loads take 300 ms or more; the other one stopped asking after its 40 ms.
-  await waitFor(() => loads.live >= 60)
+  await expect.poll(() => loads.live).toBeGreaterThanOrEqual(60)
   const idleLoads = loads.idle
   expect(idleLoads).toBeGreaterThanOrEqual(1)
   expect(idleLoads).toBeLessThanOrEqual(12)
   rerender(<Probe wake={2} />)
-  await waitFor(() => loads.idle > idleLoads)
+  await expect.poll(() => loads.idle).toBeGreaterThan(idleLoads)
 })
 
 test('an active clock ticks; switched off, it stops', async () => {
@@ -64,11 +63,11 @@ test('an active clock ticks; switched off, it stops', async () => {
     return <Text>{String(now)}</Text>
   }
   const { frames, rerender } = render(<Probe active />)
-  await waitFor(() => frames.length >= 5)
+  await expect.poll(() => frames.length).toBeGreaterThanOrEqual(5)
   rerender(<Probe active={false} />)
   const from = polls
-  await waitFor(() => polls >= from + 5)
+  await expect.poll(() => polls).toBeGreaterThanOrEqual(from + 5)
   const stopped = frames.length
-  await waitFor(() => polls >= from + 25)
+  await expect.poll(() => polls).toBeGreaterThanOrEqual(from + 25)
   expect(frames.length).toBe(stopped)
 })

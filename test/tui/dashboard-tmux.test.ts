@@ -16,10 +16,11 @@ const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, ...args], {
 const screen = (session: string) => tmux('capture-pane', '-p', '-t', session).stdout ?? ''
 const running = (session: string) => tmux('has-session', '-t', session).status === 0
 
-/** Ink draws nothing until exit when it thinks it runs in CI (`CI`, `CONTINUOUS_INTEGRATION`, `CI_*`): a terminal user has none of these. */
-const ciVariables = Object.keys(process.env).filter(
-  (name) => name === 'CI' || name === 'CONTINUOUS_INTEGRATION' || name.startsWith('CI_'),
-)
+/**
+ * Ink draws nothing until exit when it thinks it runs in CI: is-in-ci, `CI` or `CONTINUOUS_INTEGRATION` set to
+ * anything but "0" or "false". A terminal user has neither; svc asks the same package.
+ */
+const ciVariables = Object.keys(process.env).filter((name) => name === 'CI' || name === 'CONTINUOUS_INTEGRATION')
 
 let dir: string
 
@@ -44,36 +45,41 @@ const quote = (value: string) => `'${value.replaceAll("'", `'\\''`)}'`
 
 describe.skipIf(!hasTmux)('svc up in a terminal', () => {
   test.each([
-    ['q', 'q'],
-    ['Ctrl-C', 'C-c'],
-  ])('shows the dashboard, and %s quits: the process exits with 0', async (_name, key) => {
-    const session = `svc-up-${process.pid}-${key}`
-    const exitFile = join(dir, `exit-code-${key}`)
-    // No saved session (a fresh config directory): the panels that need one say how to log in.
-    const command = [
-      'env',
-      ...ciVariables.flatMap((name) => ['-u', name]),
-      `SVC_CONFIG_DIR=${quote(join(dir, 'config'))}`,
-      quote(process.execPath),
-      quote(svcBin),
-      'up --ephemeral --port 0',
-      `; echo $? > ${quote(exitFile)}`,
-    ].join(' ')
-    const started = tmux('new-session', '-d', '-x', '100', '-y', '30', '-s', session, '-c', repo, command)
-    expect(started.stderr).toBe('')
+    ['q', 'q', []],
+    // Not CI for Ink (is-in-ci), so not for svc either: the dashboard shows (svc's own check once printed URLs here).
+    ['Ctrl-C', 'C-c', ['CI=0', 'CI_PIPELINE_ID=1']],
+  ])(
+    'shows the dashboard, and %s (tmux key %s) quits: the process exits with 0 (environment %j)',
+    async (_name, key, extraEnv) => {
+      const session = `svc-up-${process.pid}-${key}`
+      const exitFile = join(dir, `exit-code-${key}`)
+      // No saved session (a fresh config directory): the panels that need one say how to log in.
+      const command = [
+        'env',
+        ...ciVariables.flatMap((name) => ['-u', name]),
+        ...extraEnv,
+        `SVC_CONFIG_DIR=${quote(join(dir, 'config'))}`,
+        quote(process.execPath),
+        quote(svcBin),
+        'up --ephemeral --port 0',
+        `; echo $? > ${quote(exitFile)}`,
+      ].join(' ')
+      const started = tmux('new-session', '-d', '-x', '100', '-y', '30', '-s', session, '-c', repo, command)
+      expect(started.stderr).toBe('')
 
-    await eventually(session, 'no chain panel', () => /chain 845320402 .*block #\d/.test(screen(session)), 60_000)
-    const frame = screen(session)
-    expect(frame).toContain('svc')
-    expect(frame).toMatch(/^chain 845320402 \(eip155:845320402\) · block #\d+ · RPC http:\/\/127\.0\.0\.1:\d+/m)
-    expect(frame).toContain('svc signup --sandbox')
-    expect(frame).toMatch(/ q {2}quit/)
+      await eventually(session, 'no chain panel', () => /chain 845320402 .*block #\d/.test(screen(session)), 60_000)
+      const frame = screen(session)
+      expect(frame).toContain('svc')
+      expect(frame).toMatch(/^chain 845320402 \(eip155:845320402\) · block #\d+ · RPC http:\/\/127\.0\.0\.1:\d+/m)
+      expect(frame).toContain('svc signup --sandbox')
+      expect(frame).toMatch(/ q {2}quit/)
 
-    tmux('send-keys', '-t', session, key)
-    // `svc up` stops the sandbox after the dashboard: Anvil and the servers, then the process ends.
-    await eventually(session, 'svc up did not exit', () => !running(session), 30_000)
-    expect(readFileSync(exitFile, 'utf8').trim()).toBe('0')
-  })
+      tmux('send-keys', '-t', session, key)
+      // `svc up` stops the sandbox after the dashboard: Anvil and the servers, then the process ends.
+      await eventually(session, 'svc up did not exit', () => !running(session), 30_000)
+      expect(readFileSync(exitFile, 'utf8').trim()).toBe('0')
+    },
+  )
 
   test('with --seed in 80×24: the new API key whole and marked shown once, the gateway, chain manager and facilitator URLs, no line cut', async () => {
     const session = `svc-up-${process.pid}-seed`

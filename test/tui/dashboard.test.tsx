@@ -16,7 +16,6 @@ import { useKeys } from '../../tui/hooks/use-keys.js'
 import { useWindowSize } from '../../tui/hooks/use-window-size.js'
 import { allocateRows } from '../../tui/layout.js'
 import type { DashboardOptions } from '../../tui/model.js'
-import { waitFor } from '../helpers/payments.js'
 import {
   address,
   apiOf,
@@ -380,12 +379,12 @@ describe('hooks', () => {
     }
     const { stdin } = render(<Probe />)
     // Ink starts reading stdin in an effect: wait for its listener.
-    await waitFor(() => stdin.listenerCount('readable') > 0)
+    await expect.poll(() => stdin.listenerCount('readable')).toBeGreaterThan(0)
     stdin.write('f')
     stdin.write('r')
     stdin.write('q')
     stdin.write('\u0003')
-    await waitFor(() => actions.onQuit.mock.calls.length === 2)
+    await expect.poll(() => actions.onQuit.mock.calls.length).toBe(2)
     expect(actions.onFaucet).toHaveBeenCalledTimes(1)
     expect(actions.onRefresh).toHaveBeenCalledTimes(1)
   })
@@ -400,7 +399,7 @@ describe('hooks', () => {
     Object.defineProperty(stdout, 'columns', { value: 80, configurable: true })
     Object.defineProperty(stdout, 'rows', { value: 30, configurable: true })
     stdout.emit('resize')
-    await waitFor(() => lastFrame() === '80x30')
+    await expect.poll(lastFrame).toBe('80x30')
   })
 })
 
@@ -432,7 +431,7 @@ describe('App', () => {
       refreshMs: 50,
     }
     const { lastFrame } = render(<App {...options} />)
-    await waitFor(() => (lastFrame()?.match(/✖/g)?.length ?? 0) >= 5)
+    await expect.poll(() => lastFrame()?.match(/✖/g)?.length ?? 0).toBeGreaterThanOrEqual(5)
     const lines = linesOf(lastFrame())
     expect(lines[0]).toBe(`svc sandbox · http://sandbox.localhost:${port} · gateway port ${port}`)
     expect(lines.find((line) => line.startsWith('chain'))).toBe(

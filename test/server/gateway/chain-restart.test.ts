@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import type { TestServer } from '../../helpers/control.js'
-import { newAccount, postJson, sandboxRequirements, signPayment, waitFor } from '../../helpers/payments.js'
+import { newAccount, postJson, sandboxRequirements, signPayment } from '../../helpers/payments.js'
 import {
   addEndpoint,
   createApi,
@@ -66,7 +66,7 @@ describe('while the chain restarts', () => {
     const restart = once(services.sandboxChain, 'restart').then(() => (restarted = true))
     process.kill(services.sandboxChain.pid!, 'SIGKILL')
     // From Anvil's exit until the contracts are back (~0.1–0.4 s).
-    await waitFor(() => services.sandboxChain.restarting || restarted)
+    await expect.poll(() => services.sandboxChain.restarting || restarted).toBe(true)
 
     const during: Answer[] = []
     for (let i = 0; i < count && !restarted; i++) {

@@ -3,7 +3,7 @@ import { localFetch } from '../../../sdk/local-fetch.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { ChainServices } from '../../../chain/services.js'
 import type { TestServer } from '../../helpers/control.js'
-import { newAccount, waitFor } from '../../helpers/payments.js'
+import { newAccount } from '../../helpers/payments.js'
 import {
   addEndpoint,
   createApi,
@@ -110,18 +110,16 @@ describe('route matching', () => {
     })
     const url = `${api.gateway}/weather/Kyiv`
     expect(await priceOf(url)).toBe('10000')
-    await waitFor(() => Date.now() > Date.parse(endpoint.expires_at), 5_000)
+    await expect.poll(() => Date.now(), { timeout: 5_000 }).toBeGreaterThan(Date.parse(endpoint.expires_at))
     expect(await priceOf(url)).toBe(404)
     // …and it is deleted, not only hidden.
-    await waitFor(
-      async () =>
-        (await t.server.database.db
-          .selectFrom('endpoints')
-          .select('id')
-          .where('id', '=', endpoint.id)
-          .executeTakeFirst()) === undefined,
-      5_000,
-    )
+    await expect
+      .poll(
+        () =>
+          t.server.database.db.selectFrom('endpoints').select('id').where('id', '=', endpoint.id).executeTakeFirst(),
+        { timeout: 5_000 },
+      )
+      .toBeUndefined()
   })
 })
 

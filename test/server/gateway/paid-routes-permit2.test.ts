@@ -16,7 +16,7 @@ import { sandboxUsdcAbi } from '../../../chain/contracts/sandbox-usdc.generated.
 import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import type { TestServer } from '../../helpers/control.js'
-import { newAccount, waitFor } from '../../helpers/payments.js'
+import { newAccount } from '../../helpers/payments.js'
 import {
   addEndpoint,
   createApi,
@@ -226,5 +226,3 @@ describe('accepts in the control plane', () => {
     expect(platform.body.schemes).toEqual(['exact', 'upto'])
   })
 })
-
-void waitFor

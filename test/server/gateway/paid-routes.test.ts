@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
 import type { ChainServices } from '../../../chain/services.js'
 import type { TestServer } from '../../helpers/control.js'
-import { waitFor } from '../../helpers/payments.js'
 import {
   addEndpoint,
   createApi,
@@ -80,7 +79,7 @@ describe('a paid request to a development API', () => {
       }),
     ])
     // The buyer's probe (402) and the paid request.
-    await waitFor(async () => (await statsOf(api.id))?.paid_requests === 1)
+    await expect.poll(async () => (await statsOf(api.id))?.paid_requests).toBe(1)
     expect(await statsOf(api.id)).toMatchObject({
       user_id: seller.userId,
       environment: 'development',
@@ -233,7 +232,10 @@ describe('forwarding', () => {
         req.on('error', reject)
         // The second half is sent only once the upstream has the first: a gateway that buffered would never finish.
         req.write('first half;')
-        waitFor(() => upstream.live.body === 'first half;').then(() => req.end('second half'), reject)
+        expect
+          .poll(() => upstream.live.body)
+          .toBe('first half;')
+          .then(() => req.end('second half'), reject)
       },
     )
     const { status, headers, body } = await answer

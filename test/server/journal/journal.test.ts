@@ -16,7 +16,7 @@ import { openDatabase } from '../../../server/db/database.js'
 import type { SettlementJournalRow } from '../../../server/db/tables.js'
 import { paidRouteDefaults } from '../../../server/gateway/payment-flow.js'
 import { startServer, type RunningServer } from '../../../server/start-server.js'
-import { newAccount, sandboxRequirements, signPayment, waitFor } from '../../helpers/payments.js'
+import { newAccount, sandboxRequirements, signPayment } from '../../helpers/payments.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import {
@@ -69,7 +69,7 @@ describe('while svc runs', () => {
     const response = await payingFetch(services, buyer)(`${api.gateway}/weather/oslo`)
     expect(response.status).toBe(200)
     await response.text()
-    await waitFor(async () => (await journalRows()).length === 0)
+    await expect.poll(journalRows).toEqual([])
     expect(await settlementsOf(api.id)).toEqual([expect.objectContaining({ delivered: 1, payer: buyer.address })])
     const listed = await t.call('/settlements', { jwt: seller.jwt, environment: 'development' })
     expect(listed.body.settlements).toEqual([expect.objectContaining({ delivered: true })])
@@ -101,7 +101,7 @@ describe('while svc runs', () => {
     expect(head).toMatch(/^HTTP\/1\.1 200/)
     expect(head.toLowerCase()).toContain('payment-response:')
 
-    await waitFor(async () => (await journalRows()).length === 0)
+    await expect.poll(journalRows).toEqual([])
     const [settlement] = await settlementsOf(api.id)
     expect(settlement).toMatchObject({ delivered: 0, payer: buyer.address })
     expect(await usdcBalance(services, seller.payTo)).toBe(10_000n)

@@ -9,7 +9,6 @@ import { createSvcClient } from '../../../sdk/client.js'
 import { startSandbox as startTestSandbox } from '../../../sdk/testing.js'
 import { gatewayHopHeader } from '../../../server/own-listeners.js'
 import { startSvc } from '../../../server/start-server.js'
-import { waitFor } from '../../helpers/payments.js'
 
 describe('a revert while a payment is under way', () => {
   test('waits for it to finish, then undoes it', async () => {
@@ -77,7 +76,7 @@ describe('snapshots and the clock offset across restarts', () => {
         const restarted = once(first.chain.sandboxChain, 'restart')
         process.kill(first.chain.sandboxChain.pid!, 'SIGKILL')
         await restarted
-        await waitFor(async () => (await client.time.get()).offset_seconds === 0)
+        await expect.poll(async () => (await client.time.get()).offset_seconds).toBe(0)
         await expect(client.snapshots.revert(snapshot.id)).rejects.toMatchObject({
           status: 409,
           message: `snapshot ${snapshot.id} was lost when the chain restarted`,
