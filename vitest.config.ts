@@ -10,5 +10,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     setupFiles: ['./test/setup.ts'],
     globalSetup: ['./test/global-setup.ts'],
+    // Type tests (`expectTypeOf` in *.test-d.ts) are checked by tsc as part of the run: `vitest run` erases them in
+    // ordinary test files, so there they could never fail.
+    typecheck: { enabled: true, checker: 'tsc', include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
   },
 })
