@@ -6,7 +6,7 @@ import { exactEvmReasons, isExactEvmReason } from '../../core/fault-reasons.js'
 import { cutText, echoedValueLimit, param, parseBody } from '../../core/http.js'
 import { slugExists } from '../db/apis.js'
 import type { ServerDeps } from '../deps.js'
-import { assertLocalSandboxCaller } from './local-only.js'
+import { assertLocalSandboxCaller } from './local-sandbox.js'
 
 /** The longest delay a fault may add (10 minutes). */
 const maxDelayMs = 600_000
@@ -69,7 +69,7 @@ export function faultRecord(fault: Fault) {
 
 /**
  * Fault injection and the chain's restart (`svc fault …`, `svc chain restart`): local Sandbox callers only (see
- * local-only.ts); 503 without a chain.
+ * local-sandbox.ts); 503 without a chain.
  */
 export function createFaultRoutes(deps: ServerDeps): Router {
   const router = Router()
