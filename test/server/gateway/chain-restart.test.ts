@@ -1,4 +1,3 @@
-import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
@@ -63,7 +62,9 @@ describe('while the chain restarts', () => {
     })
 
     let restarted = false
-    const restart = once(services.sandboxChain, 'restart').then(() => (restarted = true))
+    const restart = new Promise((resolve) => services.sandboxChain.once('restart', resolve)).then(
+      () => (restarted = true),
+    )
     process.kill(services.sandboxChain.pid!, 'SIGKILL')
     // From Anvil's exit until the contracts are back (~0.1–0.4 s).
     await waitFor(() => services.sandboxChain.restarting || restarted)

@@ -2,7 +2,6 @@
  * Fault injection (`svc fault add`) as a paying client meets it: the official `@x402/fetch` client pays svc's gateway
  * (and an `@x402/express` seller on svc's facilitator URL), and the chain says who was charged.
  */
-import { once } from 'node:events'
 import express from 'express'
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
@@ -285,7 +284,7 @@ describe('svc chain restart', () => {
     const { pay, balances } = await newBuyer()
     const before = await balances()
     const pid = stack.services.sandboxChain.pid
-    const reloaded = once(stack.services.sandboxChain, 'reload')
+    const reloaded = new Promise((resolve) => stack.services.sandboxChain.once('reload', resolve))
     const restarted = await stack.t.call('/dev/chain/restart', { host: 'development', method: 'POST' })
     expect(restarted.status, JSON.stringify(restarted.body)).toBe(200)
     expect(restarted.body).toMatchObject({ restarted: true, rpc_url: stack.services.rpcUrl })
