@@ -5,6 +5,7 @@ import type { Hosts } from '../core/hosts.js'
 import type { Database } from './db/tables.js'
 import type { PaymentEvents } from './payment-events.js'
 import type { InstallSecrets } from './data-dir/secrets.js'
+import type { PaidRouteLimits } from './gateway/payment-flow.js'
 import type { SandboxState } from './sandbox/payment-gate.js'
 import type { SnapshotStore } from './sandbox/snapshots.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
@@ -38,4 +39,6 @@ export type ServerDeps = {
   snapshots?: SnapshotStore | undefined
   /** The live payment events: the gateway publishes, `GET /events` streams. @defaultValue a bus of the app's own */
   events?: PaymentEvents | undefined
+  /** The upstream deadline, the largest answer held and the counters' flush period of the paid routes. @defaultValue paidRouteDefaults (gateway/payment-flow.ts) */
+  paidRoutes?: PaidRouteLimits | undefined
 }

@@ -16,6 +16,7 @@ import { createClock, type Clock } from '../core/clock.js'
 import type { Listening } from '../core/http.js'
 import { databaseFileName, privateDirMode, tightenDataDir, tightenFiles } from './data-dir/permissions.js'
 import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type DataDirLock } from './data-dir/lock.js'
+import type { PaidRouteLimits } from './gateway/payment-flow.js'
 
 // The server's and the chain services' modules are imported when they are needed: `startSvc` boots Anvil in its
 // own process first, and loads them (the larger part of start-up) while Anvil starts.
@@ -34,6 +35,8 @@ export type StartServerOptions = {
   dnsServers?: string[] | undefined
   /** Limits of sign-up, login and email verification. @defaultValue {@link defaultAuthThrottleLimits} */
   authThrottle?: Partial<AuthThrottleLimits> | undefined
+  /** Limits of the paid routes (tests lower them). @defaultValue paidRouteDefaults (gateway/payment-flow.ts) */
+  paidRoutes?: PaidRouteLimits | undefined
   log?: ((message: string) => void) | undefined
   /** svc's clock (time travel moves it). @defaultValue the chain services' clock, or one of its own without a chain */
   clock?: Clock | undefined
@@ -103,6 +106,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     productionFacilitatorUrl: options.productionFacilitatorUrl,
     dnsServers: options.dnsServers,
     authThrottle: options.authThrottle,
+    paidRoutes: options.paidRoutes,
     log: options.log,
     clock: options.clock ?? options.chain?.clock ?? createClock(),
     sandboxState: createSandboxState(),
@@ -214,6 +218,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     productionFacilitatorUrl,
     dnsServers,
     authThrottle,
+    paidRoutes,
     demoUpstream,
     log,
     onProgress = () => {},
@@ -255,6 +260,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       productionFacilitatorUrl,
       dnsServers,
       authThrottle,
+      paidRoutes,
       log,
       clock,
     })

@@ -49,8 +49,15 @@ export type PaymentFlowOptions = UpstreamProxyOptions & {
   journal?: SettlementJournalOptions | undefined
 }
 
-/** Defaults of every payment flow; a test may lower them before it starts a server. */
-export const paidRouteDefaults = { timeoutMs: 30_000, maxResponseBytes: 10 * 1024 * 1024, statsFlushEveryMs: 250 }
+/** The limits of the paid routes a server may set (`ServerDeps.paidRoutes`; tests lower them). */
+export type PaidRouteLimits = Pick<PaymentFlowOptions, 'timeoutMs' | 'maxResponseBytes' | 'statsFlushEveryMs'>
+
+/** The limits of every payment flow that sets none of its own. */
+export const paidRouteDefaults: Readonly<Required<PaidRouteLimits>> = Object.freeze({
+  timeoutMs: 30_000,
+  maxResponseBytes: 10 * 1024 * 1024,
+  statsFlushEveryMs: 250,
+})
 
 /** One request on its way through the flow, once its route is known. */
 type Attempt = {

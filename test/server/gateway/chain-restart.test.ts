@@ -22,7 +22,7 @@ let upstream: Awaited<ReturnType<typeof startUpstream>>
 let stack: GatewayStack | undefined
 
 beforeAll(async () => {
-  ;({ services, t, upstream } = stack = await startGatewayStack({ healthIntervalMs: 100 }))
+  ;({ services, t, upstream } = stack = await startGatewayStack({ chain: { healthIntervalMs: 100 } }))
 })
 afterAll(async () => {
   await stack?.stop()

@@ -8,7 +8,6 @@ import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { paymentMiddleware } from '@x402/express'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { listen, type Listening } from '../../../core/http.js'
-import { paidRouteDefaults } from '../../../server/gateway/payment-flow.js'
 import { newAccount } from '../../helpers/payments.js'
 import {
   addEndpoint,
@@ -30,9 +29,7 @@ let payTo: `0x${string}`
 const deadlineMs = 1500
 
 beforeAll(async () => {
-  const saved = paidRouteDefaults.timeoutMs
-  paidRouteDefaults.timeoutMs = deadlineMs
-  stack = await startGatewayStack().finally(() => (paidRouteDefaults.timeoutMs = saved))
+  stack = await startGatewayStack({ paidRoutes: { timeoutMs: deadlineMs } })
   const seller = await newSeller(stack.t)
   const api = await createApi(stack.t, seller, stack.upstream.url)
   await addEndpoint(stack.t, seller, api.id, {
