@@ -5,10 +5,19 @@ import type { Hosts } from '../core/hosts.js'
 import type { Database } from './db/tables.js'
 import type { PaymentEvents } from './payment-events.js'
 import type { InstallSecrets } from './data-dir/secrets.js'
-import type { PaidRouteLimits } from './gateway/payment-flow.js'
 import type { SandboxState } from './sandbox/payment-gate.js'
 import type { SnapshotStore } from './sandbox/snapshots.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
+
+/** The limits of the paid routes a server may set (tests lower them); unset ones are paidRouteDefaults (gateway/payment-flow.ts). */
+export type PaidRouteLimits = {
+  /** Deadline for the whole upstream exchange (connect, headers, body). @defaultValue 30000 */
+  timeoutMs?: number | undefined
+  /** Largest upstream answer the gateway holds while it settles. @defaultValue 10 MiB */
+  maxResponseBytes?: number | undefined
+  /** How often buffered traffic counters are written. @defaultValue 250 */
+  statsFlushEveryMs?: number | undefined
+}
 
 /** What the control plane and the gateway need; built once by the composition root (server/start-server.ts). */
 export type ServerDeps = {

@@ -8,7 +8,7 @@ import { anvilStateArgs } from '../chain/anvil/state-file.js'
 import type { Gateway } from './gateway/index.js'
 import type { OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
-import type { ServerDeps } from './deps.js'
+import type { PaidRouteLimits, ServerDeps } from './deps.js'
 import type { PaymentEvents } from './payment-events.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
 import { toSvcError } from '../core/errors.js'
@@ -16,7 +16,6 @@ import { createClock, type Clock } from '../core/clock.js'
 import type { Listening } from '../core/http.js'
 import { databaseFileName, privateDirMode, tightenDataDir, tightenFiles } from './data-dir/permissions.js'
 import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type DataDirLock } from './data-dir/lock.js'
-import type { PaidRouteLimits } from './gateway/payment-flow.js'
 
 // The server's and the chain services' modules are imported when they are needed: `startSvc` boots Anvil in its
 // own process first, and loads them (the larger part of start-up) while Anvil starts.

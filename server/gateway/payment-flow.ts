@@ -3,7 +3,7 @@ import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { findMatch } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { PaidRouteLimits, ServerDeps } from '../deps.js'
 import { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
 import { createFlowEvents, type EventDetails } from './flow-events.js'
 import { createGatewayFaults } from './injected-faults.js'
@@ -48,9 +48,6 @@ export type PaymentFlowOptions = UpstreamProxyOptions & {
   /** The settlement journal's sweeper (tests lower it). */
   journal?: SettlementJournalOptions | undefined
 }
-
-/** The limits of the paid routes a server may set (`ServerDeps.paidRoutes`; tests lower them). */
-export type PaidRouteLimits = Pick<PaymentFlowOptions, 'timeoutMs' | 'maxResponseBytes' | 'statsFlushEveryMs'>
 
 /** The limits of every payment flow that sets none of its own. */
 export const paidRouteDefaults: Readonly<Required<PaidRouteLimits>> = Object.freeze({

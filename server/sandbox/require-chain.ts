@@ -1,6 +1,5 @@
 import type { ChainServices } from '../../chain/services.js'
 import { sandboxChainNotRunning, sandboxChainRestarting, ServiceUnavailableError } from '../../core/errors.js'
-import type { ServerDeps } from '../deps.js'
 
 export type RequireSandboxChainOptions = {
   /**
@@ -15,7 +14,7 @@ export type RequireSandboxChainOptions = {
  * a chain, and ({@link sandboxChainRestarting}) while the chain restarts, unless `whileRestarting`.
  */
 export function requireSandboxChain(
-  deps: Pick<ServerDeps, 'chain'>,
+  deps: { chain?: ChainServices | undefined },
   options: RequireSandboxChainOptions = {},
 ): ChainServices {
   const { chain } = deps

@@ -1,6 +1,6 @@
 import type { ChainServices } from '../../chain/services.js'
 import { startServer, type RunningServer } from '../../server/start-server.js'
-import type { PaidRouteLimits } from '../../server/gateway/payment-flow.js'
+import type { PaidRouteLimits } from '../../server/deps.js'
 import type { AuthThrottleLimits } from '../../server/throttle.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { assertMatchesContract } from './contract.js'

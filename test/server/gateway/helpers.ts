@@ -8,7 +8,7 @@ import type { Address, LocalAccount } from 'viem'
 import { startChainServices, type ChainServices, type StartChainServicesOptions } from '../../../chain/services.js'
 import { sandboxUsdcAbi } from '../../../chain/contracts/sandbox-usdc.generated.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
-import type { PaidRouteLimits } from '../../../server/gateway/payment-flow.js'
+import type { PaidRouteLimits } from '../../../server/deps.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
 import { newAccount } from '../../helpers/payments.js'
 
