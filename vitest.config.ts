@@ -13,5 +13,8 @@ export default defineConfig({
     expect: { poll: { timeout: 10_000, interval: 20 } },
     setupFiles: ['./test/setup.ts'],
     globalSetup: ['./test/global-setup.ts'],
+    // Type tests (`expectTypeOf` in *.test-d.ts) are checked by tsc as part of the run: `vitest run` erases them in
+    // ordinary test files, so there they could never fail.
+    typecheck: { enabled: true, checker: 'tsc', include: ['test/**/*.test-d.ts'], tsconfig: './tsconfig.json' },
   },
 })

@@ -35,9 +35,12 @@ export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> 
   anvil?: Promise<AnvilProcess> | undefined
 }
 
+/** What the `restart` event tells: the generation, why, and the new chain's epoch. */
+export type ChainRestartInfo = { generation: number; reason: string; epoch: string }
+
 type ChainEvents = {
   /** The chain came back empty (Anvil died and was started again, or its state was reset); contracts are reinstalled. */
-  restart: [info: { generation: number; reason: string; epoch: string }]
+  restart: [info: ChainRestartInfo]
   /** A restart attempt failed; the kit tries again at the next health check. */
   error: [error: Error]
   /**
@@ -47,7 +50,8 @@ type ChainEvents = {
   reload: [info: { pid: number | undefined; ms: number }]
 }
 
-export type SandboxChain = EventEmitter<ChainEvents> & {
+/** The Sandbox chain: its clients and accounts, its state, and its events (`on`, `once`, `off`). */
+export type SandboxChain = Pick<EventEmitter<ChainEvents>, 'on' | 'once' | 'off'> & {
   readonly rpcUrl: string
   readonly chainId: number
   readonly network: typeof sandboxNetwork
@@ -240,31 +244,43 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   }, healthIntervalMs)
   health.unref()
 
-  return Object.defineProperties(emitter, {
-    rpcUrl: { value: rpcUrl, enumerable: true },
-    chainId: { value: sandboxChainId, enumerable: true },
-    network: { value: sandboxNetwork, enumerable: true },
-    chain: { value: chain, enumerable: true },
-    mode: { value: anvilOptions.forkUrl ? 'fork' : 'offline', enumerable: true },
-    usdc: { get: () => usdc, enumerable: true },
-    restarting: { get: () => restarting, enumerable: true },
-    generation: { get: () => generation, enumerable: true },
-    epoch: { get: () => epoch, enumerable: true },
-    client: { value: client },
-    testClient: { value: testClient },
-    accounts: { value: accounts },
-    minter: { value: minter },
-    usdcFunder: { value: usdcFunder },
-    readyMs: { value: readyMs, enumerable: true },
-    pid: { get: () => anvil.pid },
-    mine: { value: (sent?: Promise<unknown>) => anvil.mine(sent) },
-    restartKeepingState: { value: restartKeepingState },
-    stop: {
-      async value() {
-        stopping = true
-        clearInterval(health)
-        await anvil.stop()
-      },
+  // A typed object literal (prool's Instance style): TypeScript checks the handle against SandboxChain.
+  return {
+    rpcUrl,
+    chainId: sandboxChainId,
+    network: sandboxNetwork,
+    chain,
+    mode: anvilOptions.forkUrl ? 'fork' : 'offline',
+    get usdc() {
+      return usdc
     },
-  }) as SandboxChain
+    get restarting() {
+      return restarting
+    },
+    get generation() {
+      return generation
+    },
+    get epoch() {
+      return epoch
+    },
+    client,
+    testClient,
+    accounts,
+    minter,
+    usdcFunder,
+    readyMs,
+    get pid() {
+      return anvil.pid
+    },
+    mine: (sent?: Promise<unknown>) => anvil.mine(sent),
+    restartKeepingState,
+    async stop() {
+      stopping = true
+      clearInterval(health)
+      await anvil.stop()
+    },
+    on: emitter.on.bind(emitter),
+    once: emitter.once.bind(emitter),
+    off: emitter.off.bind(emitter),
+  }
 }

@@ -102,6 +102,11 @@ export class ChainError extends SvcError {
   }
 }
 
+/** The 503 of a Sandbox feature (a route, the facilitator) when svc runs without its chain. */
+export const sandboxChainNotRunning = 'the Sandbox chain is not running (start svc with `svc up`)'
+/** The 503 of a Sandbox feature while its chain restarts (it is back in about half a second). */
+export const sandboxChainRestarting = 'the Sandbox chain is restarting: retry in a moment'
+
 /** A service svc needs is not running here (the sandbox chain, a facilitator). */
 export class ServiceUnavailableError extends SvcError {
   override name = 'ServiceUnavailableError'

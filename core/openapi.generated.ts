@@ -2033,8 +2033,8 @@ export interface paths {
         /**
          * The faults injected into the Sandbox; local Sandbox callers only
          * @description Fault injection changes the whole Sandbox: it answers direct callers on this machine only (never a request
-         *     through the gateway), on the Sandbox ({sandbox_base_url}, or `X-Svc-Environment: development`); no
-         *     credential is needed, like the outbox. `reasons` lists every reason code a verify or settle fault may answer.
+         *     through the gateway), on the Sandbox control plane ({sandbox_base_url}) only; no credential is needed, like
+         *     the outbox. `reasons` lists every reason code a verify or settle fault may answer.
          */
         get: {
             parameters: {

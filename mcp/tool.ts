@@ -37,11 +37,15 @@ function hint(tool: { name: string; needs: string }, error: SvcError): string | 
   return undefined
 }
 
-/** The text of a failed tool call: the message, the HTTP status of a control-plane answer, and a hint. */
+/**
+ * The text of a failed tool call: the message, the HTTP status of a control-plane answer, and a hint. A usage mistake
+ * (`UsageError`) or a refusal reads as it is; anything else is svc's own failure, and says so.
+ */
 function describeToolError(tool: { name: string; needs: string }, error: SvcError): string {
   const status = error instanceof SvcApiError && error.status ? ` (HTTP ${error.status})` : ''
   const extra = hint(tool, error)
-  return `${error.message}${status}${extra ? `: ${extra}` : ''}`
+  const internal = error.code === 'internal_error' ? `internal error in ${tool.name}: ` : ''
+  return `${internal}${error.message}${status}${extra ? `: ${extra}` : ''}`
 }
 
 /**

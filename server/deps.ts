@@ -9,6 +9,16 @@ import type { SandboxState } from './sandbox/payment-gate.js'
 import type { SnapshotStore } from './sandbox/snapshots.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
 
+/** The limits of the paid routes a server may set (tests lower them); unset ones are paidRouteDefaults (gateway/payment-flow.ts). */
+export type PaidRouteLimits = {
+  /** Deadline for the whole upstream exchange (connect, headers, body). @defaultValue 30000 */
+  timeoutMs?: number | undefined
+  /** Largest upstream answer the gateway holds while it settles. @defaultValue 10 MiB */
+  maxResponseBytes?: number | undefined
+  /** How often buffered traffic counters are written. @defaultValue 250 */
+  statsFlushEveryMs?: number | undefined
+}
+
 /** What the control plane and the gateway need; built once by the composition root (server/start-server.ts). */
 export type ServerDeps = {
   db: Kysely<Database>
@@ -38,4 +48,6 @@ export type ServerDeps = {
   snapshots?: SnapshotStore | undefined
   /** The live payment events: the gateway publishes, `GET /events` streams. @defaultValue a bus of the app's own */
   events?: PaymentEvents | undefined
+  /** The upstream deadline, the largest answer held and the counters' flush period of the paid routes. @defaultValue paidRouteDefaults (gateway/payment-flow.ts) */
+  paidRoutes?: PaidRouteLimits | undefined
 }

@@ -9,7 +9,7 @@ import type { Gateway } from './gateway/index.js'
 import { loadSqlite } from './db/sqlite-driver.js'
 import type { OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
-import type { ServerDeps } from './deps.js'
+import type { PaidRouteLimits, ServerDeps } from './deps.js'
 import type { PaymentEvents } from './payment-events.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
 import { toSvcError } from '../core/errors.js'
@@ -35,6 +35,8 @@ export type StartServerOptions = {
   dnsServers?: string[] | undefined
   /** Limits of sign-up, login and email verification. @defaultValue {@link defaultAuthThrottleLimits} */
   authThrottle?: Partial<AuthThrottleLimits> | undefined
+  /** Limits of the paid routes (tests lower them). @defaultValue paidRouteDefaults (gateway/payment-flow.ts) */
+  paidRoutes?: PaidRouteLimits | undefined
   log?: ((message: string) => void) | undefined
   /** svc's clock (time travel moves it). @defaultValue the chain services' clock, or one of its own without a chain */
   clock?: Clock | undefined
@@ -104,6 +106,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     productionFacilitatorUrl: options.productionFacilitatorUrl,
     dnsServers: options.dnsServers,
     authThrottle: options.authThrottle,
+    paidRoutes: options.paidRoutes,
     log: options.log,
     clock: options.clock ?? options.chain?.clock ?? createClock(),
     sandboxState: createSandboxState(),
@@ -215,6 +218,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     productionFacilitatorUrl,
     dnsServers,
     authThrottle,
+    paidRoutes,
     demoUpstream,
     log,
     onProgress = () => {},
@@ -258,6 +262,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       productionFacilitatorUrl,
       dnsServers,
       authThrottle,
+      paidRoutes,
       log,
       clock,
     })

@@ -8,7 +8,8 @@ import {
   type SupportedResponse,
   type VerifyResponse,
 } from '@x402/core/types'
-import { chainUnavailableMessage, type SandboxFacilitator } from './facilitator.js'
+import { sandboxChainRestarting } from '../../core/errors.js'
+import type { SandboxFacilitator } from './facilitator.js'
 import { checkExactEvmFields } from './request.js'
 
 /**
@@ -29,7 +30,7 @@ export function createInProcessFacilitatorClient(facilitator: SandboxFacilitator
         throw new VerifyError(503, {
           isValid: false,
           invalidReason: 'chain_unavailable',
-          invalidMessage: chainUnavailableMessage,
+          invalidMessage: sandboxChainRestarting,
         })
       return answer
     },
@@ -48,7 +49,7 @@ export function createInProcessFacilitatorClient(facilitator: SandboxFacilitator
         throw new SettleError(503, {
           success: false,
           errorReason: 'chain_unavailable',
-          errorMessage: chainUnavailableMessage,
+          errorMessage: sandboxChainRestarting,
           transaction: '',
           network: requirements.network,
         })

@@ -7,6 +7,7 @@ import { EIP2612_GAS_SPONSORING } from '@x402/extensions'
 import type { Express, Response } from 'express'
 import { LRUCache } from 'lru-cache'
 import { canonicalJson } from '../../core/canonical-json.js'
+import { sandboxChainRestarting } from '../../core/errors.js'
 import { machineClock, type Clock } from '../../core/clock.js'
 import { authorizationWindowReason } from './authorization-window.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
@@ -29,7 +30,6 @@ const settledMemory = 10_000
 
 /** The Retry-After (seconds) of a 503 while the chain restarts (a restart takes about half a second). */
 const chainRestartRetryAfterSeconds = 1
-const chainUnavailable = 'the Sandbox chain is restarting: retry in a moment'
 
 export type SandboxFacilitator = {
   /** The official x402 facilitator with the exact and upto EVM schemes on the sandbox network only. */
@@ -62,9 +62,6 @@ export type SandboxFacilitatorOptions = {
    */
   faults?: FaultBook | undefined
 }
-
-/** Why the facilitator cannot judge a payment while its chain is down (the message of its 503s). */
-export const chainUnavailableMessage = chainUnavailable
 
 /**
  * The development x402 facilitator: `x402Facilitator` + `@x402/evm`'s exact scheme (EIP-3009, and Permit2 through
@@ -199,7 +196,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     void res
       .status(503)
       .set('retry-after', String(chainRestartRetryAfterSeconds))
-      .json({ error: chainUnavailable, ...body })
+      .json({ error: sandboxChainRestarting, ...body })
 
   app.post('/verify', async (req, res) => {
     const parsed = parseFacilitatorRequest(req.body)
@@ -209,7 +206,11 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
         .json({ error: parsed.error, isValid: false, invalidReason: parsed.reason, invalidMessage: parsed.error })
     const answer = await judgeVerify(parsed.payload, parsed.requirements)
     if (answer === 'chain-down')
-      return unavailable(res, { isValid: false, invalidReason: 'chain_unavailable', invalidMessage: chainUnavailable })
+      return unavailable(res, {
+        isValid: false,
+        invalidReason: 'chain_unavailable',
+        invalidMessage: sandboxChainRestarting,
+      })
     res.json(answer)
   })
   app.post('/settle', async (req, res) => {
@@ -228,7 +229,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
       return unavailable(res, {
         success: false,
         errorReason: 'chain_unavailable',
-        errorMessage: chainUnavailable,
+        errorMessage: sandboxChainRestarting,
         transaction: '',
         network: parsed.requirements.network,
       })

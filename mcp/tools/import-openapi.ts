@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { acceptsFromPricing } from '../pricing.js'
 import { apiId, endpointOutput, pricingFields } from '../schemas.js'
 import { addTool, plural, type McpContext } from '../tool.js'
+import { UsageError } from '../../core/errors.js'
 
 const input = z.strictObject({
   api_id: apiId,
@@ -37,7 +38,7 @@ export function registerImportOpenApi(server: McpServer, ctx: McpContext) {
     async (args) => {
       const accepts = await acceptsFromPricing(ctx, args)
       const { operations } = await ctx.client.openapi.parse(args.spec)
-      if (operations.length === 0) throw new Error('the document has no operations to import')
+      if (operations.length === 0) throw new UsageError('the document has no operations to import')
       const { created, skipped } = await ctx.client.openapi.import(args.api_id, operations, accepts)
       const lines = [
         `Imported ${plural(operations.length, 'operation')}: created ${created.length}, skipped ${skipped.length} (already there).`,

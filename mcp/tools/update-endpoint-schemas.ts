@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import { z } from 'zod'
+import { UsageError } from '../../core/errors.js'
 import type { EndpointUpdate } from '../../sdk/types.js'
 import { apiId, endpointOutput, jsonSchema } from '../schemas.js'
 import { addTool, type McpContext } from '../tool.js'
@@ -33,9 +34,9 @@ export function registerUpdateEndpointSchemas(server: McpServer, ctx: McpContext
     },
     async ({ api_id, endpoint_id, request_schema, response_schema, clear_schemas }) => {
       const schemas = request_schema !== undefined || response_schema !== undefined
-      if (clear_schemas && schemas) throw new Error('give schemas or clear_schemas: true, not both')
+      if (clear_schemas && schemas) throw new UsageError('give schemas or clear_schemas: true, not both')
       if (!clear_schemas && !schemas)
-        throw new Error('nothing to change: give request_schema and/or response_schema, or clear_schemas: true')
+        throw new UsageError('nothing to change: give request_schema and/or response_schema, or clear_schemas: true')
       const update: EndpointUpdate = clear_schemas
         ? { clear_schemas: true }
         : {

@@ -6,7 +6,8 @@ import { exactEvmReasons, isExactEvmReason } from '../../core/fault-reasons.js'
 import { cutText, echoedValueLimit, param, parseBody } from '../../core/http.js'
 import { slugExists } from '../db/apis.js'
 import type { ServerDeps } from '../deps.js'
-import { assertLocalSandboxCaller } from './local-only.js'
+import { assertLocalSandboxCaller } from './local-sandbox.js'
+import { requireSandboxChain } from '../sandbox/require-chain.js'
 
 /** The longest delay a fault may add (10 minutes). */
 const maxDelayMs = 600_000
@@ -69,14 +70,14 @@ export function faultRecord(fault: Fault) {
 
 /**
  * Fault injection and the chain's restart (`svc fault …`, `svc chain restart`): local Sandbox callers only (see
- * local-only.ts); 503 without a chain.
+ * local-sandbox.ts); 503 without a chain.
  */
 export function createFaultRoutes(deps: ServerDeps): Router {
   const router = Router()
   const chainOf = (req: Request, what: string) => {
     assertLocalSandboxCaller(req, deps, what)
-    if (!deps.chain) throw new ServiceUnavailableError('the Sandbox chain is not running (start svc with `svc up`)')
-    return deps.chain
+    // The fault book is svc's, and concurrent restarts share one: they answer while the chain restarts.
+    return requireSandboxChain(deps, { whileRestarting: true })
   }
   const faults = 'faults are changed'
 

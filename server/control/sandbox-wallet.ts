@@ -2,13 +2,13 @@ import { Router, type RequestHandler } from 'express'
 import type { Address, Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { balancesSchema, faucetSchema } from '../../chain/manager.js'
-import type { ChainServices } from '../../chain/services.js'
 import type { SandboxWalletRow } from '../db/tables.js'
 import { findSandboxWallet, insertSandboxWalletIfAbsent, replaceSandboxWallet } from '../db/sandbox-wallets.js'
-import { ForbiddenError, ServiceUnavailableError } from '../../core/errors.js'
+import { ForbiddenError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { nowIso } from '../ids.js'
 import { decryptSecret, encryptSecret } from '../data-dir/secrets.js'
+import { requireSandboxChain } from '../sandbox/require-chain.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
 
@@ -26,14 +26,12 @@ export function createSandboxRoutes(deps: ServerDeps): Router {
   const read = guard({ jwtOnly: true, development: true })
   const write = guard({ jwtOnly: true, development: true, write: true })
 
+  // The wallets' keys are svc's: they answer while the chain restarts (funding then fails in the background, logged).
   const chainRunning: RequestHandler = (_req, _res, next) => {
-    if (!deps.chain) throw new ServiceUnavailableError('the sandbox chain is not running')
+    requireSandboxChain(deps, { whileRestarting: true })
     next()
   }
-  const chain = (): ChainServices => {
-    if (!deps.chain) throw new ServiceUnavailableError('the sandbox chain is not running')
-    return deps.chain
-  }
+  const chain = () => requireSandboxChain(deps, { whileRestarting: true })
 
   /** Funds a new wallet in the background: the answer does not wait, and a failure is logged, never thrown. */
   function startFunding(address: Address) {
@@ -93,12 +91,13 @@ export function createSandboxRoutes(deps: ServerDeps): Router {
 
   router.post('/dev/balances', read, chainRunning, async (req, res) => {
     const { address } = parseBody(balancesSchema, req.body)
-    res.json({ address, ...(await chain().manager.balances(address)) })
+    res.json({ address, ...(await requireSandboxChain(deps).manager.balances(address)) })
   })
 
   router.post('/dev/faucet', write, chainRunning, async (req, res) => {
     const { address, asset, amount, approve_permit2 } = parseBody(faucetSchema, req.body)
-    res.json(await chain().manager.fund(address, asset, amount, { approvePermit2: approve_permit2 }))
+    const { manager } = requireSandboxChain(deps)
+    res.json(await manager.fund(address, asset, amount, { approvePermit2: approve_permit2 }))
   })
 
   return router

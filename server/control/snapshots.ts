@@ -1,5 +1,5 @@
 import { Router } from 'express'
-import { ServiceUnavailableError } from '../../core/errors.js'
+import { sandboxChainNotRunning, ServiceUnavailableError } from '../../core/errors.js'
 import type { ServerDeps } from '../deps.js'
 import type { SnapshotStore } from '../sandbox/snapshots.js'
 import { localSandboxOnly } from './local-sandbox.js'
@@ -9,7 +9,8 @@ export function createSnapshotRoutes(deps: ServerDeps): Router {
   const router = Router()
   const local = localSandboxOnly(deps, 'snapshots')
   const store = (): SnapshotStore => {
-    if (!deps.snapshots) throw new ServiceUnavailableError('the sandbox chain is not running')
+    // The store is there whenever the chain is; take and revert refuse a restarting chain (requireSandboxChain).
+    if (!deps.snapshots) throw new ServiceUnavailableError(sandboxChainNotRunning)
     return deps.snapshots
   }
 

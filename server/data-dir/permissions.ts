@@ -3,16 +3,23 @@ import { join } from 'node:path'
 
 /** The data dir and the chain's dir in it: the owner only. */
 export const privateDirMode = 0o700
-/** The database, its -wal and -shm, the chain's state: the owner may read and write them, nobody else. */
+/** The database, its -wal and -shm, the install's keys, the chain's state: the owner may read and write them, nobody else. */
 export const privateFileMode = 0o600
 
 /** The SQLite file of a data dir, and the files SQLite keeps beside it in WAL mode. */
 export const databaseFileName = 'svc.sqlite'
-const databaseFiles = [databaseFileName, `${databaseFileName}-wal`, `${databaseFileName}-shm`]
+/** The install's keys (data-dir/secrets.ts): the JWTs' HS256 key and the key of the Sandbox wallets' private keys. */
+export const installKeyFileNames = { jwtSecret: 'jwt.secret', walletKey: 'wallet.key' } as const
+const privateFiles = [
+  databaseFileName,
+  `${databaseFileName}-wal`,
+  `${databaseFileName}-shm`,
+  ...Object.values(installKeyFileNames),
+]
 
 /**
  * Makes a data dir private before the database opens: the dir 0700 (created so when missing, tightened when an
- * older svc or a loose umask made it 0755), the database files 0600, and the chain's dir and state
+ * older svc or a loose umask made it 0755), the database files and the install's keys 0600, and the chain's dir and state
  * (`chain/state.json`) likewise. A missing database file is created empty with 0600 first, since SQLite gives its
  * -wal and -shm the mode of the database file. The chain state is written by Anvil, which svc does not control:
  * it is tightened here when it exists, and the 0700 dirs keep it out of reach in between.
@@ -29,9 +36,12 @@ export function tightenDataDir(dataDir: string): void {
   if (existsSync(chainState)) chmodSync(chainState, privateFileMode)
 }
 
-/** Sets the database files that exist (the -wal and -shm appear once SQLite opens the database) to 0600. */
+/**
+ * Sets the database files and the install's keys that exist to 0600 (the -wal and -shm appear once SQLite opens the
+ * database; keys an older svc wrote under a loose umask are tightened here too).
+ */
 export function tightenFiles(dataDir: string): void {
-  for (const file of databaseFiles) {
+  for (const file of privateFiles) {
     const path = join(dataDir, file)
     if (existsSync(path)) chmodSync(path, privateFileMode)
   }

@@ -1,6 +1,7 @@
 import { randomBytes, createCipheriv, createDecipheriv } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { installKeyFileNames, privateFileMode } from './permissions.js'
 
 /** Per-install secrets, generated on first start and kept in the data dir with 0600 permissions. */
 export type InstallSecrets = {
@@ -13,8 +14,8 @@ export type InstallSecrets = {
 export function loadInstallSecrets(dataDir: string): InstallSecrets {
   mkdirSync(dataDir, { recursive: true })
   return {
-    jwtSecret: new Uint8Array(loadOrCreate(join(dataDir, 'jwt.secret'))),
-    walletKey: loadOrCreate(join(dataDir, 'wallet.key')),
+    jwtSecret: new Uint8Array(loadOrCreate(join(dataDir, installKeyFileNames.jwtSecret))),
+    walletKey: loadOrCreate(join(dataDir, installKeyFileNames.walletKey)),
   }
 }
 
@@ -25,7 +26,7 @@ function loadOrCreate(file: string): Buffer {
     return key
   }
   const key = randomBytes(32)
-  writeFileSync(file, `${key.toString('base64url')}\n`, { mode: 0o600, flag: 'wx' })
+  writeFileSync(file, `${key.toString('base64url')}\n`, { mode: privateFileMode, flag: 'wx' })
   return key
 }
 

@@ -21,7 +21,7 @@ export function createGateway(deps: ServerDeps): Gateway {
   let opened: GatewayStore | undefined
   store.then((value) => (opened = value)).catch(() => {})
   const apis = createApiCache(deps)
-  const flow = createPaymentFlow(deps, { store })
+  const flow = createPaymentFlow(deps, { ...deps.paidRoutes, store })
   return {
     async handle(req, res, route) {
       // A request that pays passes the Sandbox's gate before it reads anything: a revert to a snapshot waits for the

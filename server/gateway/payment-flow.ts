@@ -3,7 +3,7 @@ import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { findMatch } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { PaidRouteLimits, ServerDeps } from '../deps.js'
 import { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
 import { createFlowEvents, type EventDetails } from './flow-events.js'
 import { createGatewayFaults } from './injected-faults.js'
@@ -49,8 +49,12 @@ export type PaymentFlowOptions = UpstreamProxyOptions & {
   journal?: SettlementJournalOptions | undefined
 }
 
-/** Defaults of every payment flow; a test may lower them before it starts a server. */
-export const paidRouteDefaults = { timeoutMs: 30_000, maxResponseBytes: 10 * 1024 * 1024, statsFlushEveryMs: 250 }
+/** The limits of every payment flow that sets none of its own. */
+export const paidRouteDefaults: Readonly<Required<PaidRouteLimits>> = Object.freeze({
+  timeoutMs: 30_000,
+  maxResponseBytes: 10 * 1024 * 1024,
+  statsFlushEveryMs: 250,
+})
 
 /** One request on its way through the flow, once its route is known. */
 type Attempt = {

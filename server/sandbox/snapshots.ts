@@ -4,12 +4,13 @@ import type { Kysely } from 'kysely'
 import type { Hex } from 'viem'
 import type { ChainServices } from '../../chain/services.js'
 import type { Clock } from '../../core/clock.js'
-import { ChainError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js'
+import { ChainError, ConflictError, NotFoundError } from '../../core/errors.js'
 import { restoreDatabaseSnapshot, writeDatabaseSnapshot } from '../db/database-snapshot.js'
 import type { Database } from '../db/tables.js'
 import { newId } from '../ids.js'
 import type { SandboxState } from './payment-gate.js'
 import { alignChainTime } from './chain-time.js'
+import { requireSandboxChain } from './require-chain.js'
 
 /** A snapshot as the control plane shows it. */
 export type SnapshotInfo = {
@@ -79,10 +80,7 @@ export function createSnapshotStore(options: CreateSnapshotStoreOptions): Snapsh
     for (const entry of [...entries.values()]) discard(entry, `snapshot ${entry.id} was lost when the chain restarted`)
   })
 
-  function usableChain() {
-    if (chain.sandboxChain.restarting)
-      throw new ServiceUnavailableError('the Sandbox chain is restarting: retry in a moment')
-  }
+  const usableChain = () => requireSandboxChain({ chain })
 
   /** Runs `change` with paid requests held back and buffered counters written. */
   async function quiet<T>(change: () => Promise<T>): Promise<T> {

@@ -1,7 +1,7 @@
 import { BadRequestError, ChainError, ServiceUnavailableError } from '../../core/errors.js'
 import { machineClock, type Clock } from '../../core/clock.js'
-import type { ChainServices } from '../../chain/services.js'
 import { alignChainTime } from './chain-time.js'
+import { requireSandboxChain } from './require-chain.js'
 import { setChainClockOffset } from '../db/sandbox-chain-epochs.js'
 import type { ServerDeps } from '../deps.js'
 
@@ -21,15 +21,8 @@ export const maxAdvanceSeconds = 10 * 365 * 24 * 3600
 
 export const clockOf = (deps: Pick<ServerDeps, 'clock'>): Clock => deps.clock ?? machineClock
 
-function sandboxChain(deps: ServerDeps): ChainServices {
-  if (!deps.chain) throw new ServiceUnavailableError('the sandbox chain is not running')
-  if (deps.chain.sandboxChain.restarting)
-    throw new ServiceUnavailableError('the Sandbox chain is restarting: retry in a moment')
-  return deps.chain
-}
-
 export async function getSandboxTime(deps: ServerDeps): Promise<SandboxTime> {
-  const { sandboxChain: chain } = sandboxChain(deps)
+  const { sandboxChain: chain } = requireSandboxChain(deps)
   const clock = clockOf(deps)
   const block = await chain.client.getBlock({ blockTag: 'latest' }).catch((error: unknown) => {
     throw new ChainError('the chain did not answer the block query', { cause: error, code: 'unreachable' })
@@ -49,7 +42,7 @@ export async function getSandboxTime(deps: ServerDeps): Promise<SandboxTime> {
 export async function advanceSandboxTime(deps: ServerDeps, seconds: number): Promise<SandboxTime> {
   if (!Number.isSafeInteger(seconds) || seconds < 1 || seconds > maxAdvanceSeconds)
     throw new BadRequestError(`seconds must be a whole number from 1 to ${maxAdvanceSeconds}`)
-  const chain = sandboxChain(deps)
+  const chain = requireSandboxChain(deps)
   if (!deps.clock) throw new ServiceUnavailableError('this server has no clock of its own to move')
   const clock = deps.clock
   const change = async () => {

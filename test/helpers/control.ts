@@ -1,5 +1,6 @@
 import type { ChainServices } from '../../chain/services.js'
 import { startServer, type RunningServer } from '../../server/start-server.js'
+import type { PaidRouteLimits } from '../../server/deps.js'
 import type { AuthThrottleLimits } from '../../server/throttle.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { assertMatchesContract } from './contract.js'
@@ -42,6 +43,8 @@ export async function startTestServer(
     dnsServers?: string[]
     productionFacilitatorUrl?: string
     authThrottle?: Partial<AuthThrottleLimits>
+    /** Lower limits of the paid routes (the upstream deadline, the largest answer held). */
+    paidRoutes?: PaidRouteLimits
   } = {},
 ): Promise<TestServer> {
   const server = await startServer({ ...options, log: () => {} })

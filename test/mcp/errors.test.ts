@@ -1,10 +1,15 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { z } from 'zod'
+import { UsageError } from '../../core/errors.js'
+import { addTool } from '../../mcp/tool.js'
 import { createSvcClient } from '../../sdk/client.js'
 import { createMcpServer } from '../../mcp/server.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
-import { connectMcp, expectRefused, payTo, type McpSession } from './connect.js'
+import { connectMcp, expectRefused, payTo, textOf, type McpSession } from './connect.js'
 
 const liveUsdc = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
 const manager = ['apis:read', 'apis:write', 'endpoints:read', 'endpoints:write', 'openapi:read']
@@ -153,12 +158,6 @@ describe('svc mcp: the control plane decides, a refusal is an isError result', (
       { api_id: apiId, spec: petstore, price: 1e-9 },
       'at most 6 decimals',
     )
-    await expectRefused(
-      full,
-      'svc_update_endpoint_schemas',
-      { api_id: apiId, endpoint_id: endpointId, clear_schemas: true, request_schema: {} },
-      'not both',
-    )
     await expectRefused(full, 'svc_get_stats', { days: 0 }, 'Input validation error')
     await expectRefused(
       full,
@@ -168,6 +167,55 @@ describe('svc mcp: the control plane decides, a refusal is an isError result', (
     )
     await expectRefused(full, 'svc_get_wallet', {}, 'Tool svc_get_wallet not found')
     expect((await full.client.listTools()).tools.length).toBeGreaterThanOrEqual(10)
+  })
+
+  test("a tool's usage mistakes are UsageErrors: the text is the mistake, never an internal error", async () => {
+    const schemas = { api_id: apiId, endpoint_id: endpointId }
+    expect(
+      await expectRefused(
+        full,
+        'svc_update_endpoint_schemas',
+        { ...schemas, clear_schemas: true, request_schema: {} },
+        'not both',
+      ),
+    ).toBe('give schemas or clear_schemas: true, not both')
+    expect(await expectRefused(full, 'svc_update_endpoint_schemas', schemas, 'nothing to change')).toBe(
+      'nothing to change: give request_schema and/or response_schema, or clear_schemas: true',
+    )
+    const empty = 'openapi: 3.0.3\ninfo: { title: E, version: "1" }\npaths: {}\n'
+    expect(
+      await expectRefused(full, 'svc_import_openapi', { api_id: apiId, spec: empty, price: '0.01' }, 'no operations'),
+    ).toBe('the document has no operations to import')
+  })
+
+  test('a tool that fails for a reason of its own (a plain Error) says it is an internal error; a UsageError does not', async () => {
+    const server = new McpServer({ name: 'probe', version: '1.0.0' })
+    const spec = (name: `svc_${string}`) => ({
+      name,
+      title: name,
+      description: 'a probe',
+      needs: 'nothing',
+      input: z.strictObject({}),
+      output: z.strictObject({}),
+    })
+    addTool(server, spec('svc_usage'), async () => {
+      throw new UsageError('give a or b')
+    })
+    addTool(server, spec('svc_bug'), async () => {
+      throw new TypeError("Cannot read properties of undefined (reading 'id')")
+    })
+    const [a, b] = InMemoryTransport.createLinkedPair()
+    const client = new Client({ name: 'svc-test', version: '1.0.0' })
+    await Promise.all([server.connect(b), client.connect(a)])
+    const text = async (name: string) => {
+      const result = (await client.callTool({ name, arguments: {} })) as CallToolResult
+      expect(result.isError, name).toBe(true)
+      return textOf(result)
+    }
+    expect(await text('svc_usage')).toBe('give a or b')
+    expect(await text('svc_bug')).toBe("internal error in svc_bug: Cannot read properties of undefined (reading 'id')")
+    await client.close()
+    await server.close()
   })
 
   test('a live key: network and asset are required; given, the endpoint is created', async () => {

@@ -156,13 +156,12 @@ describe('svc mcp: the Sandbox tools (snapshots, time travel, faults)', () => {
     expect(key).toMatch(/^svc_live_/)
     const live = await connectMcpAt(sandbox.controlUrl, key)
     sessions.push(live)
-    const sandboxOnly = `the Sandbox only (${sandbox.sandboxControlUrl})`
-    await expectRefused(live, 'svc_snapshot', {}, `snapshots: ${sandboxOnly} (HTTP 403)`)
-    await expectRefused(live, 'svc_list_snapshots', {}, `snapshots: ${sandboxOnly}`)
-    await expectRefused(live, 'svc_revert_snapshot', { snapshot_id: initial }, `snapshots: ${sandboxOnly}`)
-    await expectRefused(live, 'svc_get_time', {}, `time travel: ${sandboxOnly}`)
-    await expectRefused(live, 'svc_advance_time', { seconds: 60 }, `time travel: ${sandboxOnly}`)
     const call = `for the Sandbox only (call ${sandbox.sandboxControlUrl})`
+    await expectRefused(live, 'svc_snapshot', {}, `snapshots: ${call} (HTTP 403)`)
+    await expectRefused(live, 'svc_list_snapshots', {}, `snapshots: ${call}`)
+    await expectRefused(live, 'svc_revert_snapshot', { snapshot_id: initial }, `snapshots: ${call}`)
+    await expectRefused(live, 'svc_get_time', {}, `time travel: ${call}`)
+    await expectRefused(live, 'svc_advance_time', { seconds: 60 }, `time travel: ${call}`)
     await expectRefused(live, 'svc_list_faults', {}, `faults are read: ${call}`)
     await expectRefused(live, 'svc_add_fault', { kind: 'upstream', status: 503 }, `faults are changed: ${call}`)
     await expectRefused(live, 'svc_clear_faults', {}, `faults are changed: ${call}`)

@@ -117,11 +117,11 @@ describe('snapshots: startSandbox().snapshot() / revert(id)', () => {
     const production = createSvcClient({ baseUrl: sandbox.controlUrl })
     await expect(production.snapshots.take()).rejects.toMatchObject({
       status: 403,
-      message: `snapshots: the Sandbox only (${sandbox.sandboxControlUrl})`,
+      message: `snapshots: for the Sandbox only (call ${sandbox.sandboxControlUrl})`,
     })
     await expect(production.time.advance(10)).rejects.toMatchObject({
       status: 403,
-      message: `time travel: the Sandbox only (${sandbox.sandboxControlUrl})`,
+      message: `time travel: for the Sandbox only (call ${sandbox.sandboxControlUrl})`,
     })
     // A request the gateway forwarded comes from loopback too, but bears the gateway's header.
     const forwarded = await sandbox.fetch(`${sandbox.sandboxControlUrl}/dev/snapshots`, {
@@ -130,7 +130,7 @@ describe('snapshots: startSandbox().snapshot() / revert(id)', () => {
     })
     expect({ status: forwarded.status, body: await forwarded.json() }).toEqual({
       status: 403,
-      body: { error: 'snapshots: direct callers on this machine only' },
+      body: { error: 'snapshots: from this machine only' },
     })
   })
 })

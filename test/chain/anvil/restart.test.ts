@@ -1,7 +1,7 @@
-import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
 import { getJson, newAccount, postJson, sandboxRequirements, signPayment } from '../../helpers/payments.js'
+import type { ChainRestartInfo } from '../../../chain/sandbox-chain.js'
 
 let services: ChainServices
 beforeAll(async () => {
@@ -32,9 +32,9 @@ describe('chain restart', () => {
     const pid = services.sandboxChain.pid
     expect(pid).toBeTypeOf('number')
 
-    const restarted = once(services.sandboxChain, 'restart')
+    const restarted = new Promise<ChainRestartInfo>((resolve) => services.sandboxChain.once('restart', resolve))
     process.kill(pid!, 'SIGKILL')
-    const [info] = await restarted
+    const info = await restarted
     expect(info).toMatchObject({ generation: 1, reason: 'anvil exited' })
     expect(services.sandboxChain.pid).not.toBe(pid)
 
@@ -48,9 +48,9 @@ describe('chain restart', () => {
   })
 
   test('when the chain state is reset under the kit, it notices and reinstalls the contracts', async () => {
-    const restarted = once(services.sandboxChain, 'restart')
+    const restarted = new Promise<ChainRestartInfo>((resolve) => services.sandboxChain.once('restart', resolve))
     await services.sandboxChain.testClient.request({ method: 'anvil_reset' as never, params: [] as never })
-    const [info] = await restarted
+    const info = await restarted
     expect(info).toMatchObject({ generation: 2, reason: 'chain state was reset' })
     expect((await payOnce()).success).toBe(true)
   })

@@ -278,7 +278,7 @@ describe('access', () => {
 })
 
 describe('without a chain', () => {
-  test('every route answers 503 the sandbox chain is not running (after the guard)', async () => {
+  test('every route answers 503 the Sandbox chain is not running (after the guard)', async () => {
     const bare = await startTestServer()
     try {
       const { jwt } = await bare.signup()
@@ -291,7 +291,7 @@ describe('without a chain', () => {
         const method = path === '/sandbox-wallet' ? 'GET' : 'POST'
         expect(await bare.call(path, { method, body, jwt, environment: dev })).toMatchObject({
           status: 503,
-          body: { error: 'the sandbox chain is not running' },
+          body: { error: 'the Sandbox chain is not running (start svc with `svc up`)' },
         })
         expect((await bare.call(path, { method, body, jwt })).status).toBe(403)
       }

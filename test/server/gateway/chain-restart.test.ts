@@ -1,4 +1,3 @@
-import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
@@ -23,7 +22,7 @@ let upstream: Awaited<ReturnType<typeof startUpstream>>
 let stack: GatewayStack | undefined
 
 beforeAll(async () => {
-  ;({ services, t, upstream } = stack = await startGatewayStack({ healthIntervalMs: 100 }))
+  ;({ services, t, upstream } = stack = await startGatewayStack({ chain: { healthIntervalMs: 100 } }))
 })
 afterAll(async () => {
   await stack?.stop()
@@ -63,7 +62,9 @@ describe('while the chain restarts', () => {
     })
 
     let restarted = false
-    const restart = once(services.sandboxChain, 'restart').then(() => (restarted = true))
+    const restart = new Promise((resolve) => services.sandboxChain.once('restart', resolve)).then(
+      () => (restarted = true),
+    )
     process.kill(services.sandboxChain.pid!, 'SIGKILL')
     // From Anvil's exit until the contracts are back (~0.1–0.4 s).
     await expect.poll(() => services.sandboxChain.restarting || restarted).toBe(true)

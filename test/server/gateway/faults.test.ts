@@ -2,14 +2,12 @@
  * Fault injection (`svc fault add`) as a paying client meets it: the official `@x402/fetch` client pays svc's gateway
  * (and an `@x402/express` seller on svc's facilitator URL), and the chain says who was charged.
  */
-import { once } from 'node:events'
 import express from 'express'
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { paymentMiddleware } from '@x402/express'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { listen, type Listening } from '../../../core/http.js'
-import { paidRouteDefaults } from '../../../server/gateway/payment-flow.js'
 import { newAccount } from '../../helpers/payments.js'
 import {
   addEndpoint,
@@ -31,9 +29,7 @@ let payTo: `0x${string}`
 const deadlineMs = 1500
 
 beforeAll(async () => {
-  const saved = paidRouteDefaults.timeoutMs
-  paidRouteDefaults.timeoutMs = deadlineMs
-  stack = await startGatewayStack().finally(() => (paidRouteDefaults.timeoutMs = saved))
+  stack = await startGatewayStack({ paidRoutes: { timeoutMs: deadlineMs } })
   const seller = await newSeller(stack.t)
   const api = await createApi(stack.t, seller, stack.upstream.url)
   await addEndpoint(stack.t, seller, api.id, {
@@ -285,7 +281,7 @@ describe('svc chain restart', () => {
     const { pay, balances } = await newBuyer()
     const before = await balances()
     const pid = stack.services.sandboxChain.pid
-    const reloaded = once(stack.services.sandboxChain, 'reload')
+    const reloaded = new Promise((resolve) => stack.services.sandboxChain.once('reload', resolve))
     const restarted = await stack.t.call('/dev/chain/restart', { host: 'development', method: 'POST' })
     expect(restarted.status, JSON.stringify(restarted.body)).toBe(200)
     expect(restarted.body).toMatchObject({ restarted: true, rpc_url: stack.services.rpcUrl })

@@ -8,6 +8,7 @@ import type { Address, LocalAccount } from 'viem'
 import { startChainServices, type ChainServices, type StartChainServicesOptions } from '../../../chain/services.js'
 import { sandboxUsdcAbi } from '../../../chain/contracts/sandbox-usdc.generated.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
+import type { PaidRouteLimits } from '../../../server/deps.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
 import { newAccount } from '../../helpers/payments.js'
 
@@ -195,10 +196,17 @@ export type GatewayStack = {
   stop(): Promise<void>
 }
 
+export type GatewayStackOptions = {
+  /** Options of the chain services (e.g. a short `healthIntervalMs`). */
+  chain?: StartChainServicesOptions
+  /** Lower limits of the paid routes, e.g. an upstream deadline a test can wait for (30 s in svc). */
+  paidRoutes?: PaidRouteLimits
+}
+
 /** The chain services, a test server on them, a recording upstream and a funded buyer: what a gateway test file starts. */
-export async function startGatewayStack(chainOptions: StartChainServicesOptions = {}): Promise<GatewayStack> {
-  const services = await startChainServices(chainOptions)
-  const t = await startTestServer({ chain: services })
+export async function startGatewayStack(options: GatewayStackOptions = {}): Promise<GatewayStack> {
+  const services = await startChainServices(options.chain)
+  const t = await startTestServer({ chain: services, paidRoutes: options.paidRoutes })
   const upstream = await startUpstream()
   const buyer = newAccount()
   await services.manager.fund(buyer.address, 'usdc', '100')

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
 import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
+import { gatewayHopHeader } from '../../../server/own-listeners.js'
 import type { TestServer } from '../../helpers/control.js'
 import {
   addEndpoint,
@@ -32,7 +33,7 @@ afterAll(async () => {
 })
 
 /** An API whose upstream is `upstreamUrl`, written to the database directly (the control plane refuses svc's own listeners). */
-async function apiReaching(upstreamUrl: string, path: string) {
+async function apiReaching(upstreamUrl: string, path: string, method = 'GET') {
   const seller = await newSeller(t)
   const api = await createApi(t, seller, upstream.url)
   await t.server.database.db
@@ -40,7 +41,7 @@ async function apiReaching(upstreamUrl: string, path: string) {
     .set({ upstream_base_url: upstreamUrl })
     .where('id', '=', api.id)
     .execute()
-  await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern: path, accepts: [sandboxAccept(services)] })
+  await addEndpoint(t, seller, api.id, { method, path_pattern: path, accepts: [sandboxAccept(services)] })
   return api
 }
 
@@ -56,6 +57,75 @@ describe('local-only routes through the gateway', () => {
     const text = await response.text()
     expect(response.status).not.toBe(200)
     expect(text).not.toContain('messages')
+  })
+
+  test('a paying buyer does not change the Sandbox (faults, snapshots, time) through an API whose upstream is svc', async () => {
+    const snapshotsBefore = await t.call('/dev/snapshots', { host: 'development' })
+    const timeBefore = await t.call('/dev/time', { host: 'development' })
+    for (const path of ['/dev/faults', '/dev/snapshots', '/dev/time/advance', '/dev/chain/restart']) {
+      const api = await apiReaching(`http://sandbox.localhost:${t.server.port}`, path, 'POST')
+      const response = await payingFetch(services, buyer)(`${api.gateway}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-svc-environment': 'development' },
+        body: JSON.stringify({ kind: 'upstream', drop: true, seconds: 3600 }),
+      })
+      expect([path, response.status < 300]).toEqual([path, false])
+    }
+    expect(services.faults.list()).toEqual([])
+    expect(await t.call('/dev/snapshots', { host: 'development' })).toMatchObject({ body: snapshotsBefore.body })
+    expect((await t.call('/dev/time', { host: 'development' })).body.offset_seconds).toBe(
+      timeBefore.body.offset_seconds,
+    )
+  })
+
+  test('a request that bears the gateway header is never local, whatever environment it names', async () => {
+    const routes = [
+      ['GET', '/dev/faults'],
+      ['POST', '/dev/faults'],
+      ['DELETE', '/dev/faults'],
+      ['DELETE', '/dev/faults/flt_x'],
+      ['POST', '/dev/chain/restart'],
+      ['GET', '/dev/snapshots'],
+      ['POST', '/dev/snapshots'],
+      ['POST', '/dev/snapshots/snap_x/revert'],
+      ['GET', '/dev/time'],
+      ['POST', '/dev/time/advance'],
+    ] as const
+    for (const [method, path] of routes)
+      for (const environment of ['development', 'production'] as const) {
+        const answer = await t.call(path, {
+          host: 'development',
+          method,
+          environment,
+          headers: { [gatewayHopHeader]: '1' },
+          ...(method === 'POST' ? { body: { kind: 'upstream', drop: true, seconds: 60 } } : {}),
+        })
+        expect([method, path, answer.status, answer.body.error]).toEqual([
+          method,
+          path,
+          403,
+          expect.stringMatching(/: from this machine only$/),
+        ])
+      }
+  })
+
+  test('X-Svc-Environment does not make the production control plane the Sandbox for these routes', async () => {
+    for (const [method, path] of [
+      ['GET', '/dev/faults'],
+      ['GET', '/dev/snapshots'],
+      ['POST', '/dev/time/advance'],
+    ] as const) {
+      const answer = await t.call(path, {
+        method,
+        environment: 'development',
+        ...(method === 'POST' ? { body: { seconds: 60 } } : {}),
+      })
+      expect([path, answer.status, answer.body.error]).toEqual([
+        path,
+        403,
+        expect.stringMatching(/: for the Sandbox only \(call http:\/\/sandbox\.localhost:\d+\)$/),
+      ])
+    }
   })
 
   test('a buyer cannot forge or remove the gateway marker: the upstream always gets it, once', async () => {

@@ -3,7 +3,6 @@ import { localFetch } from '../../../sdk/local-fetch.js'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import type { LocalAccount } from 'viem'
 import type { ChainServices } from '../../../chain/services.js'
-import { paidRouteDefaults } from '../../../server/gateway/payment-flow.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
 import { newAccount } from '../../helpers/payments.js'
 import {
@@ -25,16 +24,13 @@ let t: TestServer
 let upstream: Awaited<ReturnType<typeof startUpstream>>
 let stack: GatewayStack | undefined
 let buyer: LocalAccount
-const defaults = { ...paidRouteDefaults }
 
 beforeAll(async () => {
   // The upstream deadline and the largest answer held, small enough for a test (30 s and 10 MiB in svc).
-  paidRouteDefaults.timeoutMs = 1_000
-  paidRouteDefaults.maxResponseBytes = 64 * 1024
-  ;({ services, t, upstream, buyer } = stack = await startGatewayStack())
+  const paidRoutes = { timeoutMs: 1_000, maxResponseBytes: 64 * 1024 }
+  ;({ services, t, upstream, buyer } = stack = await startGatewayStack({ paidRoutes }))
 })
 afterAll(async () => {
-  Object.assign(paidRouteDefaults, defaults)
   await stack?.stop()
 })
 

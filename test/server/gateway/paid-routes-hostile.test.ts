@@ -3,7 +3,6 @@ import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
 import type { ChainServices } from '../../../chain/services.js'
-import { paidRouteDefaults } from '../../../server/gateway/payment-flow.js'
 import { createUpstreamProxy } from '../../../server/gateway/upstream-proxy.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import type { TestServer } from '../../helpers/control.js'
@@ -26,15 +25,12 @@ let t: TestServer
 let upstream: Awaited<ReturnType<typeof startUpstream>>
 let stack: GatewayStack | undefined
 let buyer: LocalAccount
-const defaults = { ...paidRouteDefaults }
 
 beforeAll(async () => {
   // An upstream deadline small enough for a test (30 s in svc).
-  paidRouteDefaults.timeoutMs = 1_000
-  ;({ services, t, upstream, buyer } = stack = await startGatewayStack())
+  ;({ services, t, upstream, buyer } = stack = await startGatewayStack({ paidRoutes: { timeoutMs: 1_000 } }))
 })
 afterAll(async () => {
-  Object.assign(paidRouteDefaults, defaults)
   await stack?.stop()
 })
 

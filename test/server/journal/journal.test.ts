@@ -14,7 +14,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
 import { openDatabase } from '../../../server/db/database.js'
 import type { SettlementJournalRow } from '../../../server/db/tables.js'
-import { paidRouteDefaults } from '../../../server/gateway/payment-flow.js'
 import { startServer, type RunningServer } from '../../../server/start-server.js'
 import { newAccount, sandboxRequirements, signPayment } from '../../helpers/payments.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
@@ -33,17 +32,14 @@ import {
 let services: ChainServices
 let t: TestServer
 let upstream: Awaited<ReturnType<typeof startUpstream>>
-const defaults = { ...paidRouteDefaults }
 
 beforeAll(async () => {
   // Large enough to hold an answer that cannot all sit in the socket buffers (10 MiB in svc).
-  paidRouteDefaults.maxResponseBytes = 96 * 1024 * 1024
   services = await startChainServices()
-  t = await startTestServer({ chain: services })
+  t = await startTestServer({ chain: services, paidRoutes: { maxResponseBytes: 96 * 1024 * 1024 } })
   upstream = await startUpstream()
 })
 afterAll(async () => {
-  Object.assign(paidRouteDefaults, defaults)
   await t?.stop()
   await upstream?.stop()
   await services?.stop()

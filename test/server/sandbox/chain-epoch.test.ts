@@ -2,11 +2,11 @@
  * Chain epochs: a chain the data dir has not seen (here: the state reset under the kit) is recorded, the Sandbox
  * wallets are funded again on it, and settlements of the earlier chain are marked `old_chain`, not current.
  */
-import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
 import { newId, nowIso } from '../../../server/ids.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
+import type { ChainRestartInfo } from '../../../chain/sandbox-chain.js'
 
 let chain: ChainServices
 let t: TestServer
@@ -87,9 +87,9 @@ describe('chain epochs', () => {
     const listed = async () => (await t.call('/settlements', { jwt, environment: dev })).body.settlements
     expect(await listed()).toEqual([expect.objectContaining({ chain_epoch: before, old_chain: false })])
 
-    const restarted = once(chain.sandboxChain, 'restart')
+    const restarted = new Promise<ChainRestartInfo>((resolve) => chain.sandboxChain.once('restart', resolve))
     await chain.sandboxChain.testClient.request({ method: 'anvil_reset' as never, params: [] as never })
-    const [info] = await restarted
+    const info = await restarted
     expect(info.epoch).not.toBe(before)
     expect(chain.sandboxChain.epoch).toBe(info.epoch)
 

@@ -73,7 +73,7 @@ describe('snapshots and the clock offset across restarts', () => {
         const client = createSvcClient({ baseUrl: first.server.sandboxControlUrl })
         expect((await client.time.advance(3600)).offset_seconds).toBe(3600)
         const snapshot = await client.snapshots.take()
-        const restarted = once(first.chain.sandboxChain, 'restart')
+        const restarted = new Promise((resolve) => first.chain.sandboxChain.once('restart', resolve))
         process.kill(first.chain.sandboxChain.pid!, 'SIGKILL')
         await restarted
         await expect.poll(async () => (await client.time.get()).offset_seconds).toBe(0)
