@@ -1,4 +1,4 @@
-import { createSvcClient } from '../sdk/client.js'
+import { createSvcClient, type SvcClient } from '../sdk/client.js'
 import type { Environment } from '../core/hosts.js'
 import { requestEnvironment, type Settings } from './settings.js'
 
@@ -6,33 +6,50 @@ import { requestEnvironment, type Settings } from './settings.js'
 export const environmentName = (environment: Environment) =>
   environment === 'development' ? 'the Sandbox' : 'production'
 
-/**
- * What `svc apis list` says when it finds no APIs: the environment it looked in, and where the seller's APIs are
- * when they are in the other one (a login without `--sandbox` lands in production while `svc up --seed` made Sandbox
- * APIs). A JWT can ask the other environment; an API key cannot (it is bound to its own), so it gets the general hint.
- */
-export async function noApisMessage(settings: Settings): Promise<string> {
-  const here = requestEnvironment(settings)
-  const other: Environment = here === 'production' ? 'development' : 'production'
-  const none = `no APIs in ${environmentName(here)}`
-  if (settings.apiKey)
-    return here === 'production' ? `${none}; Sandbox APIs need a svc_sandbox_ key or \`svc login --sandbox\`` : none
-  const count = await countApis(settings, other)
-  if (count === undefined) return none
-  if (count === 0)
-    return here === 'production' ? `${none} nor in the Sandbox: \`svc apis create --sandbox …\` makes one` : none
-  const apis = `${count} API${count === 1 ? '' : 's'}`
-  return other === 'development'
-    ? `${none}; the Sandbox has ${apis}: \`svc apis list --sandbox\`, or \`svc login --sandbox\` to work there by default`
-    : `${none}; production has ${apis}: \`SVC_ENVIRONMENT=production svc apis list\``
+export type EmptyListOptions = {
+  /** What the list holds, one and many: `['API', 'APIs']`. */
+  what: readonly [one: string, many: string]
+  /** The command that lists them, for the hint (`svc apis list`). */
+  command: string
+  /** How many the seller has in the client's environment: a number, or a text such as `200+` for a first page. */
+  count(client: SvcClient): Promise<number | string>
+  /** What makes one in the Sandbox, said when neither environment has any. @defaultValue nothing */
+  create?: string | undefined
 }
 
-/** The seller's APIs in `environment` (a JWT may ask either environment on either host), or undefined if that fails. */
-async function countApis(settings: Settings, environment: Environment): Promise<number | undefined> {
+/**
+ * What a list command says when it finds nothing: the environment it looked in, and where the seller's things are when
+ * they are in the other one (a login without `--sandbox` lands in production while `svc up --seed` made Sandbox APIs).
+ * A JWT can ask the other environment; an API key cannot (it is bound to its own), so it gets the general hint.
+ */
+export async function emptyListMessage(
+  settings: Settings,
+  { what, command, count, create }: EmptyListOptions,
+): Promise<string> {
+  const here = requestEnvironment(settings)
+  const other: Environment = here === 'production' ? 'development' : 'production'
+  const none = `no ${what[1]} in ${environmentName(here)}`
+  const some = (n: number | string) => `${n} ${n === 1 ? what[0] : what[1]}`
+  if (settings.apiKey)
+    return here === 'production' ? `${none}; the Sandbox's need a svc_sandbox_ key or \`svc login --sandbox\`` : none
+  const found = await countIn(settings, other, count)
+  if (found === undefined) return none
+  if (found === 0)
+    return here === 'production' ? `${none} nor in the Sandbox${create ? `: \`${create}\` makes one` : ''}` : none
+  return other === 'development'
+    ? `${none}; the Sandbox has ${some(found)}: \`${command} --sandbox\`, or \`svc login --sandbox\` to work there by default`
+    : `${none}; production has ${some(found)}: \`SVC_ENVIRONMENT=production ${command}\``
+}
+
+/** What `count` finds in `environment` with the JWT (a JWT may ask either environment on either host); undefined if it fails. */
+async function countIn(
+  settings: Settings,
+  environment: Environment,
+  count: EmptyListOptions['count'],
+): Promise<number | string | undefined> {
   if (!settings.jwt) return undefined
   try {
-    const client = createSvcClient({ baseUrl: settings.baseUrl, jwt: settings.jwt, environment })
-    return (await client.apis.list()).length
+    return await count(createSvcClient({ baseUrl: settings.baseUrl, jwt: settings.jwt, environment }))
   } catch {
     return undefined
   }

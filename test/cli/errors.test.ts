@@ -42,7 +42,7 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
     // The key itself works for what it may do.
     expect(await cli.run(['apis', 'list'])).toMatchObject({
       code: 0,
-      stdout: 'no APIs in production; Sandbox APIs need a svc_sandbox_ key or `svc login --sandbox`\n',
+      stdout: "no APIs in production; the Sandbox's need a svc_sandbox_ key or `svc login --sandbox`\n",
     })
   })
 

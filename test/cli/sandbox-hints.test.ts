@@ -71,6 +71,15 @@ describe('the CLI names the environment and where the APIs are (the real binary)
       'no APIs in production nor in the Sandbox: `svc apis create --sandbox …` makes one\n',
     )
     expect((await cli.spawn(['apis', 'list', '--sandbox'])).stdout).toBe('no APIs in the Sandbox\n')
+    expect((await cli.spawn(['settlements'])).stdout).toBe('no settlements in production nor in the Sandbox\n')
+  })
+
+  test('a live API key cannot see the Sandbox: the hint says what can', async () => {
+    const key = await t.createKey(seller.jwt, 'production', ['apis:read'])
+    const cli = createCli({ SVC_BASE_URL: t.server.controlUrl, SVC_API_KEY: key })
+    expect((await cli.run(['apis', 'list'])).stdout).toBe(
+      "no APIs in production; the Sandbox's need a svc_sandbox_ key or `svc login --sandbox`\n",
+    )
   })
 })
 
