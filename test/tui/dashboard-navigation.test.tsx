@@ -170,10 +170,11 @@ describe('80×24 with four APIs of three endpoints', () => {
     await press('\u001b', (text) => /^Settlements/m.test(text) && !text.includes('Esc closes'))
   })
 
-  test('`r` says "refreshing…", then "refreshed HH:MM:SS"', async () => {
-    const { frames, press } = await dashboardAt(80, 24)
+  test('`r` says "refreshed HH:MM:SS"', async () => {
+    // Against a fast sandbox "refreshing…" may last less than a frame (dashboard-keys.test.tsx holds the answers to
+    // see it); what stays is when the refresh ended.
+    const { press } = await dashboardAt(80, 24)
     await press('r', (text) => / r {2}refreshed \d\d:\d\d:\d\d/.test(text))
-    expect(frames.some((f) => / r {2}refreshing…/.test(f))).toBe(true)
   })
 })
 
