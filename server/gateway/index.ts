@@ -47,7 +47,7 @@ export function createGateway(deps: ServerDeps): Gateway {
     const version = typeof current === 'number' ? current : await current
     const api = await apis.resolve(route, version)
     if (!api) {
-      res.status(404).json({ error: await notServedMessage(deps, route) })
+      res.status(404).json({ error: await notServedMessage(deps, route, (other) => apis.resolve(other, version)) })
       return
     }
     if (req.method === 'GET' || req.method === 'HEAD') {
