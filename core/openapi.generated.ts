@@ -342,6 +342,8 @@ export interface paths {
                                 subject: string;
                                 body: string;
                                 token: string | null;
+                                /** @description the address the mail verifies is verified now (by this mail or another); the mail has nothing left to do */
+                                used: boolean;
                                 /** Format: date-time */
                                 created_at: string;
                             }[];

@@ -5,33 +5,57 @@ import { ChainPanel } from './components/ChainPanel.js'
 import { FaultsLine } from './components/FaultsLine.js'
 import { Header } from './components/Header.js'
 import { HelpBar } from './components/HelpBar.js'
+import { HelpOverlay } from './components/HelpOverlay.js'
 import { NewKeysPanel } from './components/NewKeysPanel.js'
 import { OutboxPanel } from './components/OutboxPanel.js'
 import { ServicesLine } from './components/ServicesLine.js'
 import { SettlementsPanel } from './components/SettlementsPanel.js'
 import { WalletPanel } from './components/WalletPanel.js'
+import { useBanner } from './hooks/use-banner.js'
 import { useClock } from './hooks/use-clock.js'
 import { useDashboardData } from './hooks/use-dashboard-data.js'
 import { useKeys } from './hooks/use-keys.js'
 import { useLayout } from './hooks/use-layout.js'
+import { useNavigation } from './hooks/use-navigation.js'
+import { useRefreshStatus } from './hooks/use-refresh-status.js'
 import type { DashboardOptions, NewApiKey } from './model.js'
 
 const noKeys: NewApiKey[] = []
 
 /**
- * The `svc up` dashboard: live data from the hooks, laid out to the terminal's size; `q` or Ctrl-C exits. Panels are
- * memoized and the polls keep their state when nothing changed, so an idle dashboard renders nothing; the clock only
- * ticks while a ttl counts down.
+ * The `svc up` dashboard: live data from the hooks, laid out to the terminal's size. Tab / Shift-Tab move between the
+ * lists, the arrows scroll the focused one, `?` shows every key, `q` or Ctrl-C exits. Panels are memoized and the
+ * polls keep their state when nothing changed, so an idle dashboard renders nothing; the clock only ticks while a ttl
+ * counts down.
  */
 export function App(options: DashboardOptions) {
   const { urls, newKeys = noKeys } = options
   const { exit } = useApp()
   const data = useDashboardData(options)
-  const layout = useLayout(data, newKeys)
+  const banner = useBanner({ present: newKeys.length > 0, hideAfterMs: options.newKeysShownMs })
+  const refresh = useRefreshStatus(data.refresh)
+  const nav = useNavigation()
+  const layout = useLayout(data, {
+    newKeys: banner.shown ? newKeys : noKeys,
+    focus: nav.focus,
+    refresh: refresh.status,
+  })
+  const offsets = nav.offsets(layout.limits)
   // ttl countdowns run on svc's clock: the machine's plus the offset `svc time advance` adds.
   const now = useClock({ active: apisPanelCountsDown(data.apis) }) + (data.chain.data?.clockOffsetSeconds ?? 0) * 1000
   const quit = useCallback(() => exit(), [exit])
-  useKeys({ onQuit: quit, onFaucet: data.fund, onRefresh: data.refresh })
+  useKeys({
+    onQuit: quit,
+    onFaucet: data.fund,
+    onRefresh: refresh.run,
+    onMove: nav.move,
+    onScroll: nav.scroll,
+    onJump: nav.jump,
+    onHelp: nav.toggleHelp,
+    onEscape: nav.closeHelp,
+    onToggleKeys: newKeys.length ? banner.toggle : undefined,
+    helpOpen: nav.help,
+  })
   const { loggedIn } = data
   const width = layout.columns
   return (
@@ -44,23 +68,46 @@ export function App(options: DashboardOptions) {
         loggedIn={loggedIn}
         width={width}
       />
-      <NewKeysPanel keys={newKeys} width={width} />
-      <Box flexDirection="column">
-        <ChainPanel chainId={urls.chain_id} network={urls.network} rpcUrl={urls.rpc_url} chain={data.chain} />
-        <ServicesLine chainManagerUrl={urls.chain_manager_url} facilitatorUrl={urls.facilitator_url} />
-        <FaultsLine faults={data.faults.data} />
-      </Box>
-      <WalletPanel loggedIn={loggedIn} wallet={data.wallet} faucet={data.faucet} width={width} />
-      <ApisPanel loggedIn={loggedIn} apis={data.apis} usdc={urls.usdc} now={now} width={width} rows={layout.apis} />
-      <SettlementsPanel
-        loggedIn={loggedIn}
-        settlements={data.settlements}
-        usdc={urls.usdc}
-        width={width}
-        rows={layout.settlements}
-      />
-      <OutboxPanel outbox={data.outbox} width={width} rows={layout.outbox} />
-      <HelpBar faucet={loggedIn} width={width} />
+      {nav.help ? (
+        <HelpOverlay faucet={loggedIn} newKeys={newKeys.length > 0} />
+      ) : (
+        <>
+          <NewKeysPanel keys={banner.shown ? newKeys : noKeys} width={width} hideKey />
+          <Box flexDirection="column">
+            <ChainPanel chainId={urls.chain_id} network={urls.network} rpcUrl={urls.rpc_url} chain={data.chain} />
+            <ServicesLine chainManagerUrl={urls.chain_manager_url} facilitatorUrl={urls.facilitator_url} />
+            <FaultsLine faults={data.faults.data} />
+          </Box>
+          <WalletPanel loggedIn={loggedIn} wallet={data.wallet} faucet={data.faucet} width={width} />
+          <ApisPanel
+            loggedIn={loggedIn}
+            apis={data.apis}
+            usdc={urls.usdc}
+            now={now}
+            width={width}
+            rows={layout.apis}
+            offset={offsets.apis}
+            focused={nav.focus === 'apis'}
+          />
+          <SettlementsPanel
+            loggedIn={loggedIn}
+            settlements={data.settlements}
+            usdc={urls.usdc}
+            width={width}
+            rows={layout.settlements}
+            offset={offsets.settlements}
+            focused={nav.focus === 'settlements'}
+          />
+          <OutboxPanel
+            outbox={data.outbox}
+            width={width}
+            rows={layout.outbox}
+            offset={offsets.outbox}
+            focused={nav.focus === 'outbox'}
+          />
+        </>
+      )}
+      <HelpBar faucet={loggedIn} width={width} refresh={refresh.status} />
     </Box>
   )
 }

@@ -49,6 +49,8 @@ export type DashboardOptions = {
   getSession?: (() => { jwt: string } | undefined) | undefined
   /** API keys `svc up --seed` made: their secrets are shown once, here (and in the --no-tui / --json output). @defaultValue none */
   newKeys?: NewApiKey[] | undefined
+  /** How long the new keys' banner shows before it hides itself (`k` shows it again). @defaultValue 10 minutes */
+  newKeysShownMs?: number | undefined
   /**
    * Refresh period for live data: the chain's block; balances and settlements within a period of a new block; APIs,
    * endpoints and mails within one while they change, within three when they have not for a while. @defaultValue 1000

@@ -3,6 +3,7 @@ import type { Settlement, StatsRevenue } from '../../sdk/types.js'
 import { UsageError } from '../../core/errors.js'
 import { formatUsdc } from '../../core/sandbox-usdc.js'
 import { formatQuantity } from '../amounts.js'
+import { emptyListMessage } from '../elsewhere.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import { parseInteger } from '../inputs.js'
 
@@ -103,7 +104,17 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
         call.out.table(
           ['CREATED', 'API', 'REQUEST', 'AMOUNT', 'PAYER', 'TRANSACTION', 'ANSWER'],
           page.settlements.map((s) => settlementRow(s, usdc)),
-          'no settlements',
+          // Filtered by an API or endpoint (they belong to one environment) or by dates: nothing to say elsewhere.
+          page.settlements.length || o.cursor || o.api || o.endpoint || o.from || o.to
+            ? 'no settlements'
+            : await emptyListMessage(call.settings(), {
+                what: ['settlement', 'settlements'],
+                command: 'svc settlements',
+                count: async (client) => {
+                  const { settlements, next_cursor } = await client.settlements.list({ limit: 200 })
+                  return next_cursor ? `${settlements.length}+` : settlements.length
+                },
+              }),
         )
         if (page.next_cursor)
           call.out.line(call.out.dim(`more: run again with --cursor ${page.next_cursor} (and the same filters)`))

@@ -2,6 +2,7 @@ import type { Command } from 'commander'
 import type { Api, ApiInput } from '../../sdk/types.js'
 import { UsageError } from '../../core/errors.js'
 import { action, addCommand, type CliContext } from '../context.js'
+import { emptyListMessage } from '../elsewhere.js'
 import type { Output } from '../output.js'
 
 type ApiFlags = {
@@ -69,7 +70,14 @@ export function registerApis(program: Command, ctx: CliContext) {
       call.out.table(
         ['ID', 'SLUG', 'NAME', 'ENV', 'GATEWAY'],
         list.map((a) => [a.id, a.slug, a.name, a.environment, a.gateway_url]),
-        'no APIs',
+        list.length
+          ? ''
+          : await emptyListMessage(call.settings(), {
+              what: ['API', 'APIs'],
+              command: 'svc apis list',
+              count: async (client) => (await client.apis.list()).length,
+              create: 'svc apis create --sandbox …',
+            }),
       )
     }),
   )

@@ -3,6 +3,7 @@ import type { Session } from '../../sdk/types.js'
 import { SvcApiError, SvcError, UsageError } from '../../core/errors.js'
 import { configPath, removeSession, writeSession } from '../config.js'
 import { action, addCommand, type Call, type CliContext } from '../context.js'
+import { environmentName } from '../elsewhere.js'
 import { promptSecret, readStdinLine } from '../prompt.js'
 
 type Credentials = { email?: string; password?: string; passwordStdin?: boolean }
@@ -44,8 +45,13 @@ async function startSession(call: Call<Credentials>, kind: 'signup' | 'login') {
   })
   if (call.out.isJson) return call.out.json(session)
   call.out.line(
-    `${kind === 'signup' ? 'signed up' : 'logged in'} as ${session.user.email} at ${settings.baseUrl}; session saved to ${path}`,
+    `${kind === 'signup' ? 'signed up' : 'logged in'} as ${session.user.email} at ${settings.baseUrl} (${environmentName(settings.environment)}); session saved to ${path}`,
   )
+  // Production is the default (the spec's sandbox flag opts in), but what `svc up` serves and seeds is the Sandbox.
+  if (settings.environment === 'production')
+    call.out.line(
+      `commands now act on production; for the Sandbox (test payments on the local chain): \`svc login --sandbox\` or --sandbox per command`,
+    )
   if (!session.user.email_verified)
     call.out.line(`verify your email before any change: \`svc outbox\` shows the mail, then \`svc verify-email TOKEN\``)
 }

@@ -153,6 +153,7 @@ export function createAuthRoutes(deps: ServerDeps): Router {
         subject: row.subject,
         body: row.body,
         token: row.token,
+        used: row.recipient_verified,
         created_at: row.created_at,
       })),
     })

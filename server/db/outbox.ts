@@ -13,10 +13,20 @@ export type ListOutboxOptions = {
   limit?: number | undefined
 }
 
-/** The newest mails first. */
-export function listOutbox(db: Kysely<Database>, options: ListOutboxOptions = {}): Promise<OutboxRow[]> {
+/** A mail and whether its address is verified now (the mail then has nothing left to do). */
+export type OutboxMail = OutboxRow & { recipient_verified: boolean }
+
+/** The newest mails first, each with whether its recipient's address is verified. */
+export async function listOutbox(db: Kysely<Database>, options: ListOutboxOptions = {}): Promise<OutboxMail[]> {
   const { to, limit = 100 } = options
-  let query = db.selectFrom('outbox').selectAll().orderBy('id', 'desc').limit(limit)
-  if (to) query = query.where('to_email', '=', to)
-  return query.execute()
+  let query = db
+    .selectFrom('outbox')
+    .leftJoin('users', 'users.email', 'outbox.to_email')
+    .selectAll('outbox')
+    .select('users.email_verified_at')
+    .orderBy('outbox.id', 'desc')
+    .limit(limit)
+  if (to) query = query.where('outbox.to_email', '=', to)
+  const rows = await query.execute()
+  return rows.map(({ email_verified_at, ...row }) => ({ ...row, recipient_verified: email_verified_at != null }))
 }

@@ -6,6 +6,7 @@ import { createDiscoveryHandlers } from './discovery-documents.js'
 import { ExpressGatewayRequest, writeOutcome } from './express-adapter.js'
 import { openGatewayStore, type GatewayStore } from './gateway-store.js'
 import { createPaymentFlow } from './payment-flow.js'
+import { notServedMessage } from './resolve.js'
 
 export type Gateway = {
   handle(req: Request, res: Response, route: HostRoute): Promise<void>
@@ -46,13 +47,7 @@ export function createGateway(deps: ServerDeps): Gateway {
     const version = typeof current === 'number' ? current : await current
     const api = await apis.resolve(route, version)
     if (!api) {
-      const name =
-        route.kind === 'gateway'
-          ? route.slug
-          : route.kind === 'custom' || route.kind === 'unknown'
-            ? route.hostname
-            : ''
-      res.status(404).json({ error: `no API is served at ${name || 'this host'}` })
+      res.status(404).json({ error: await notServedMessage(deps, route, (other) => apis.resolve(other, version)) })
       return
     }
     if (req.method === 'GET' || req.method === 'HEAD') {

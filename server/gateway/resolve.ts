@@ -1,5 +1,5 @@
 import type { ApiRow } from '../db/tables.js'
-import type { HostRoute } from '../../core/hosts.js'
+import { gatewayHost, type HostRoute } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
 
 /** The API a gateway host serves: `{slug}.dev.localhost` / `{slug}.localhost`, or a verified custom hostname. */
@@ -20,4 +20,28 @@ export async function resolveGatewayApi(deps: ServerDeps, route: HostRoute): Pro
       .where('domains.status', '=', 'verified')
       .executeTakeFirst()
   return undefined
+}
+
+/**
+ * The gateway's 404 for a host that serves no API, naming where the API is when its slug exists in the other
+ * environment: `weather.localhost` (production) for a Sandbox API answers "… did you mean
+ * http://weather.dev.localhost:4020/? (weather is a Sandbox API)", and the other way round. `resolve` looks the other
+ * host up (the gateway passes its cache, so a flood of 404s reads the database once per change).
+ */
+export async function notServedMessage(
+  deps: ServerDeps,
+  route: HostRoute,
+  resolve: (route: HostRoute) => Promise<ApiRow | undefined> = (other) => resolveGatewayApi(deps, other),
+): Promise<string> {
+  if (route.kind !== 'gateway') {
+    const hostname = route.kind === 'custom' || route.kind === 'unknown' ? route.hostname : ''
+    return `no API is served at ${hostname || 'this host'}`
+  }
+  const here = gatewayHost(deps.hosts, route.environment, route.slug)
+  const other = route.environment === 'production' ? 'development' : 'production'
+  const elsewhere = await resolve({ ...route, environment: other })
+  if (!elsewhere) return `no API is served at ${here}`
+  const url = `http://${gatewayHost(deps.hosts, other, route.slug)}:${deps.hosts.port}/`
+  const what = other === 'development' ? 'a Sandbox API' : 'a production API'
+  return `no API is served at ${here}; did you mean ${url}? (${route.slug} is ${what})`
 }

@@ -40,7 +40,10 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
       stderr: 'svc: `svc keys list` needs a JWT: run `svc login` or set SVC_JWT (API keys are not accepted here)\n',
     })
     // The key itself works for what it may do.
-    expect(await cli.run(['apis', 'list'])).toMatchObject({ code: 0, stdout: 'no APIs\n' })
+    expect(await cli.run(['apis', 'list'])).toMatchObject({
+      code: 0,
+      stdout: "no APIs in production; the Sandbox's need a svc_sandbox_ key or `svc login --sandbox`\n",
+    })
   })
 
   test('a bad --price is a usage error before any request', async () => {

@@ -163,6 +163,7 @@ describe('hints fit 80 columns', () => {
         subject: 'Verify your email for svc',
         body: '…',
         token,
+        used: false,
         created_at: '2026-01-01T11:00:00.000Z',
       },
     ]
@@ -176,14 +177,19 @@ describe('hints fit 80 columns', () => {
 
   test('the help bar fits 80 columns; in a narrower terminal it wraps between keys instead of cutting one', () => {
     const wide = linesOf(renderAt(80, <HelpBar faucet width={80} />).lastFrame())
-    expect(wide).toEqual([' f  fund wallet ·  r  refresh ·  q  quit'])
+    expect(wide).toEqual([' f  fund wallet ·  r  refresh ·  tab  panels ·  ?  help ·  q  quit'])
     expect(helpBarLines({ faucet: true, width: 80 })).toBe(1)
+    // "refreshed HH:MM:SS" still fits.
+    const refreshed = { state: 'refreshed', at: now } as const
+    expect(helpBarLines({ faucet: true, width: 80, refresh: refreshed })).toBe(1)
     const narrow = linesOf(renderAt(29, <HelpBar faucet width={29} />).lastFrame())
-    expect(narrow).toEqual([' f  fund wallet ·  r  refresh', ' q  quit'])
-    expect(helpBarLines({ faucet: true, width: 29 })).toBe(2)
+    expect(narrow).toEqual([' f  fund wallet ·  r  refresh', ' tab  panels ·  ?  help', ' q  quit'])
+    expect(helpBarLines({ faucet: true, width: 29 })).toBe(3)
     expect(linesOf(renderAt(15, <HelpBar faucet width={15} />).lastFrame())).toEqual([
       ' f  fund wallet',
       ' r  refresh',
+      ' tab  panels',
+      ' ?  help',
       ' q  quit',
     ])
   })

@@ -296,6 +296,7 @@ describe('OutboxPanel', () => {
         subject: 'Verify your email for svc',
         body: '…',
         token: 'tok_abc',
+        used: false,
         created_at: '2026-01-01T11:00:00.000Z',
       },
     ]
@@ -322,6 +323,7 @@ describe('at 80 columns', () => {
         subject: 'Verify',
         body: '',
         token: 'x'.repeat(32),
+        used: false,
         created_at: '2026-01-01T11:00:00.000Z',
       },
     ]
@@ -365,8 +367,10 @@ describe('at 80 columns', () => {
 
 describe('HelpBar', () => {
   test('lists the keys; the faucet key only with a session', () => {
-    expect(render(<HelpBar faucet />).lastFrame()).toBe(' f  fund wallet ·  r  refresh ·  q  quit')
-    expect(render(<HelpBar faucet={false} />).lastFrame()).toBe(' r  refresh ·  q  quit')
+    expect(render(<HelpBar faucet />).lastFrame()).toBe(
+      ' f  fund wallet ·  r  refresh ·  tab  panels ·  ?  help ·  q  quit',
+    )
+    expect(render(<HelpBar faucet={false} />).lastFrame()).toBe(' r  refresh ·  tab  panels ·  ?  help ·  q  quit')
   })
 })
 
@@ -440,7 +444,7 @@ describe('App', () => {
     const unreachable = `  ✖ cannot reach http://sandbox.localhost:${port} (ECONNREFUSED): is svc up running?`
     // The wallet, the APIs, the settlements and the outbox.
     expect(lines.filter((line) => line === unreachable)).toHaveLength(4)
-    expect(lines.at(-1)).toBe(' f  fund wallet ·  r  refresh ·  q  quit')
+    expect(lines.at(-1)).toBe(' f  fund wallet ·  r  refresh ·  tab  panels ·  ?  help ·  q  quit')
     // The whole dashboard fits the 24 lines assumed for a stream without a size.
     expect(lines.length).toBeLessThan(24)
   })

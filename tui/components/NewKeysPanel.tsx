@@ -8,6 +8,8 @@ export type NewKeysPanelProps = {
   /** Keys `svc up --seed` made, with their secrets. */
   keys: NewApiKey[]
   width: number
+  /** Say that `k` hides the banner (the dashboard's key). @defaultValue false */
+  hideKey?: boolean | undefined
 }
 
 /** Lines the panel takes: a title and one line per key; none without keys. */
@@ -19,13 +21,20 @@ export function newKeysPanelLines(keys: NewApiKey[]): number {
  * The API keys the seed made, whole (their secrets exist nowhere else: svc keeps only a hash), each with its name;
  * the title says they are shown once. Nothing without keys.
  */
-export const NewKeysPanel = memo(function NewKeysPanel({ keys, width }: NewKeysPanelProps) {
+export const NewKeysPanel = memo(function NewKeysPanel({ keys, width, hideKey }: NewKeysPanelProps) {
   if (!keys.length) return null
   const title = `New API key${keys.length === 1 ? '' : 's'} (seed)`
   return (
     <Panel
       title={title}
-      summary={['shown once: copy it now, svc keeps only a hash', 'shown once: copy it now', 'shown once']}
+      summary={[
+        ...(hideKey
+          ? ['shown once: copy it now, svc keeps only a hash · k hides', 'shown once: copy it now · k hides']
+          : []),
+        'shown once: copy it now, svc keeps only a hash',
+        'shown once: copy it now',
+        'shown once',
+      ]}
       width={width}
     >
       {keys.map(({ name, environment, key }) => (

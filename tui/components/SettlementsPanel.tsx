@@ -2,9 +2,9 @@ import { Text } from 'ink'
 import { memo } from 'react'
 import { loginHints } from '../errors.js'
 import { fit, formatClock, formatPrice, shortHex } from '../format.js'
-import { visibleItems } from '../layout.js'
+import { scrollWindow } from '../layout.js'
 import type { Loadable, Settlement, SettlementFeed } from '../model.js'
-import { ErrorLine, Line, MoreLine, Panel } from './Panel.js'
+import { AboveLine, ErrorLine, Line, MoreLine, Panel } from './Panel.js'
 
 export type SettlementsPanelProps = {
   loggedIn: boolean
@@ -15,6 +15,10 @@ export type SettlementsPanelProps = {
   width: number
   /** Lines for the list below the title. @defaultValue all of them */
   rows?: number | undefined
+  /** The first settlement shown (scrolled with the arrows). @defaultValue 0 */
+  offset?: number | undefined
+  /** Has the focus (Tab). @defaultValue false */
+  focused?: boolean | undefined
 }
 
 /** Lines the list wants: one per settlement; one for an error or an empty list. */
@@ -25,6 +29,10 @@ export function settlementsPanelWants({
   const current = settlements.data?.current ?? 0
   return !loggedIn || settlements.error || current === 0 ? 1 : current
 }
+
+/** The settlements of the running chain the page holds: what the panel can scroll through. */
+export const loadedSettlements = (feed: SettlementFeed | undefined): number =>
+  feed ? feed.newest.filter((s) => !s.old_chain).length : 0
 
 /** Newest first, by creation time then id (as GET /settlements orders them). */
 function newestFirst(settlements: Settlement[]): Settlement[] {
@@ -46,12 +54,18 @@ export const SettlementsPanel = memo(function SettlementsPanel({
   usdc,
   width,
   rows,
+  offset,
+  focused,
 }: SettlementsPanelProps) {
   const title = 'Settlements'
-  if (!loggedIn) return <Panel title={title} summary={loginHints} width={width} />
+  if (!loggedIn) return <Panel title={title} summary={loginHints} width={width} focused={focused} />
   if (settlements.error)
-    return <Panel title={title}>{rows === 0 ? null : <ErrorLine message={settlements.error} />}</Panel>
-  if (!settlements.data) return <Panel title={title} summary="loading…" />
+    return (
+      <Panel title={title} focused={focused}>
+        {rows === 0 ? null : <ErrorLine message={settlements.error} />}
+      </Panel>
+    )
+  if (!settlements.data) return <Panel title={title} summary="loading…" focused={focused} />
   // Settlements of an earlier chain are not current: their transactions are gone with that chain.
   const { newest, current: count, old } = settlements.data
   const current = newest.filter((s) => !s.old_chain)
@@ -62,9 +76,10 @@ export const SettlementsPanel = memo(function SettlementsPanel({
         title={title}
         summary={[`none yet: paid requests to your Sandbox APIs show here${earlier}`, `none yet${earlier}`, 'none yet']}
         width={width}
+        focused={focused}
       />
     )
-  const { shown, hidden } = visibleItems(newestFirst(current), rows ?? Number.POSITIVE_INFINITY, count)
+  const { shown, above, hidden } = scrollWindow(newestFirst(current), rows ?? Number.POSITIVE_INFINITY, count, offset)
   // Charged without the answer (the buyer left after the settlement, or svc stopped mid-payment): marked on its line.
   const undelivered = shown.some((s) => !s.delivered)
   // Narrow terminals drop the transaction, then the payer, before the path gets too short.
@@ -76,7 +91,8 @@ export const SettlementsPanel = memo(function SettlementsPanel({
     width - 2 - col.time - col.amount - 6 - (showPayer ? col.payer + 2 : 0) - (showTx ? col.tx + 2 : 0) - markWidth,
   )
   return (
-    <Panel title={title} summary={[`newest first${earlier}`, 'newest first']} width={width}>
+    <Panel title={title} summary={[`newest first${earlier}`, 'newest first']} width={width} focused={focused}>
+      <AboveLine above={above} what="settlements" />
       {shown.map((s) => (
         <Line key={s.id}>
           <Text dimColor>{formatClock(s.created_at)}</Text>

@@ -30,8 +30,8 @@ export type DashboardData = {
   faucet: FaucetState
   /** Funds the Sandbox wallet from the faucet. */
   fund(): void
-  /** Polls everything now. */
-  refresh(): void
+  /** Polls everything now; resolves when every poll has loaded again. */
+  refresh(): Promise<void>
 }
 
 async function loadWallet(client: SvcClient): Promise<WalletData> {
@@ -118,16 +118,12 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
 
   const { faucet, fund } = useFaucet(seller, wallet.data?.wallet.address, wallet.refresh)
   // Each poll's refresh is stable, so this is too.
-  const refresh = useCallback(() => {
-    for (const refreshOne of [
-      chain.refresh,
-      wallet.refresh,
-      apis.refresh,
-      settlements.refresh,
-      outbox.refresh,
-      faults.refresh,
-    ])
-      refreshOne()
+  const refresh = useCallback(async () => {
+    await Promise.all(
+      [chain.refresh, wallet.refresh, apis.refresh, settlements.refresh, outbox.refresh, faults.refresh].map((one) =>
+        one(),
+      ),
+    )
   }, [chain.refresh, wallet.refresh, apis.refresh, settlements.refresh, outbox.refresh, faults.refresh])
 
   return { loggedIn: seller !== undefined, chain, wallet, apis, settlements, outbox, faults, faucet, fund, refresh }

@@ -3,10 +3,12 @@ import { faultsLineLines } from '../components/FaultsLine.js'
 import { helpBarLines } from '../components/HelpBar.js'
 import { newKeysPanelLines } from '../components/NewKeysPanel.js'
 import { outboxPanelWants } from '../components/OutboxPanel.js'
-import { settlementsPanelWants } from '../components/SettlementsPanel.js'
-import { allocateRows } from '../layout.js'
+import { loadedSettlements, settlementsPanelWants } from '../components/SettlementsPanel.js'
+import { allocateRows, maxOffset } from '../layout.js'
 import type { NewApiKey } from '../model.js'
 import type { DashboardData } from './use-dashboard-data.js'
+import type { PanelLimits, ScrollablePanel } from './use-navigation.js'
+import type { RefreshStatus } from './use-refresh-status.js'
 import { useWindowSize } from './use-window-size.js'
 
 export type DashboardLayout = {
@@ -15,20 +17,37 @@ export type DashboardLayout = {
   apis: number
   settlements: number
   outbox: number
+  /** How far each list can scroll, and its page (for Page Up / Down). */
+  limits: PanelLimits
   /** Lines are left over: a blank line between panels. */
   spacious: boolean
 }
 
+export type LayoutOptions = {
+  /** The seed's new keys, when their banner is shown. @defaultValue none */
+  newKeys?: NewApiKey[] | undefined
+  /** The focused list gets the lines the others leave first. @defaultValue the lists' order */
+  focus?: ScrollablePanel | undefined
+  /** What the `r` key's label says: the help bar may wrap differently. */
+  refresh?: RefreshStatus | undefined
+}
+
+/** Lines the settlements list keeps whatever the APIs want: a long list of APIs never hides the payments. */
+export const settlementsReserve = 4
+
+const order: ScrollablePanel[] = ['apis', 'settlements', 'outbox']
+
 /**
  * Fits the dashboard in the terminal: one line less than its height (a frame as tall as the screen makes Ink
- * redraw everything on each update), the lists sharing what the fixed lines leave, APIs first. The fixed lines: the
- * header, the seed's new keys (title and one line each), the chain and its services (two, three while faults are
- * injected), the wallet (three with a
- * session, else one), the three lists' titles, the help bar (one line, or more in a narrow terminal).
+ * redraw everything on each update), the lists sharing what the fixed lines leave: one line each, then up to
+ * {@link settlementsReserve} for the settlements, then the focused list, then APIs, settlements, outbox. The fixed
+ * lines: the header, the seed's new keys while shown (title and one line each), the chain and its services (two,
+ * three while faults are injected), the wallet (three with a session, else one), the three lists' titles, the help
+ * bar (one line, or more in a narrow terminal).
  */
 export function useLayout(
   data: Pick<DashboardData, 'loggedIn' | 'apis' | 'settlements' | 'outbox' | 'faults'>,
-  newKeys: NewApiKey[] = [],
+  { newKeys = [], focus, refresh }: LayoutOptions = {},
 ): DashboardLayout {
   const { columns, rows } = useWindowSize()
   const keyLines = newKeysPanelLines(newKeys)
@@ -39,12 +58,24 @@ export function useLayout(
     faultsLineLines(data.faults.data) +
     (data.loggedIn ? 3 : 1) +
     3 +
-    helpBarLines({ faucet: data.loggedIn, width: columns })
+    helpBarLines({ faucet: data.loggedIn, width: columns, refresh })
   const budget = rows - 1 - fixed
   const wants = [apisPanelWants(data), settlementsPanelWants(data), outboxPanelWants(data)]
-  const [apis = 0, settlements = 0, outbox = 0] = allocateRows(budget, wants)
+  const [apis = 0, settlements = 0, outbox = 0] = allocateRows(budget, wants, {
+    reserve: [0, settlementsReserve, 0],
+    priority: focus ? [order.indexOf(focus)] : [],
+  })
   const spare = budget - apis - settlements - outbox
   // A blank line between each two sections: header, new keys, chain, wallet, the three lists, help.
   const gaps = 6 + (keyLines ? 1 : 0)
-  return { columns, apis, settlements, outbox, spacious: spare >= gaps }
+  const limit = (loaded: number, lines: number, total = loaded) => ({
+    maxOffset: maxOffset(loaded, lines, total),
+    page: Math.max(1, lines - 2),
+  })
+  const limits: PanelLimits = {
+    apis: limit(wants[0]!, apis),
+    settlements: limit(loadedSettlements(data.settlements.data), settlements, wants[1]),
+    outbox: limit(wants[2]!, outbox),
+  }
+  return { columns, apis, settlements, outbox, limits, spacious: spare >= gaps }
 }

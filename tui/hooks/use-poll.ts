@@ -2,8 +2,11 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import type { Loadable } from '../model.js'
 
 export type Poll<T> = Loadable<T> & {
-  /** Loads again now (after the load under way, if any) instead of waiting for the period. */
-  refresh(): void
+  /**
+   * Loads again now (after the load under way, if any) instead of waiting for the period; resolves once that load is
+   * done (at once when there is nothing to poll, or once the poll stops).
+   */
+  refresh(): Promise<void>
 }
 
 export type PollOptions = {
@@ -40,7 +43,7 @@ function fingerprint(data: unknown): string {
 export function usePoll<T>(load: (() => Promise<T>) | undefined, options: PollOptions): Poll<T> {
   const { periodMs, idlePeriodMs = periodMs, liveMs = 5 * periodMs, wake, owner } = options
   const [state, setState] = useState<Loadable<T>>({})
-  const kick = useRef<() => void>(() => {})
+  const kick = useRef<() => Promise<void>>(async () => {})
   const loadRef = useRef(load)
   const describeRef = useRef(options.describe)
   loadRef.current = load
@@ -56,6 +59,8 @@ export function usePoll<T>(load: (() => Promise<T>) | undefined, options: PollOp
     let timer: NodeJS.Timeout | undefined
     let last: string | undefined
     let changedAt = Date.now()
+    /** Those waiting for the next load to finish (see `refresh`). */
+    let waiting: (() => void)[] = []
     const show = (next: Loadable<T>, seen: string) => {
       if (stopped || seen === last) return
       last = seen
@@ -70,6 +75,8 @@ export function usePoll<T>(load: (() => Promise<T>) | undefined, options: PollOp
         return
       }
       running = true
+      const served = waiting
+      waiting = []
       try {
         const data = await loadRef.current!()
         show({ data }, `data:${fingerprint(data)}`)
@@ -78,20 +85,24 @@ export function usePoll<T>(load: (() => Promise<T>) | undefined, options: PollOp
         show({ error: message }, `error:${message}`)
       } finally {
         running = false
+        for (const resolve of served) resolve()
         const period = Date.now() - changedAt < liveMs ? periodMs : idlePeriodMs
         if (!stopped) timer = setTimeout(tick, again ? 0 : period)
         again = false
       }
     }
-    kick.current = () => {
-      changedAt = Date.now()
-      void tick()
-    }
+    kick.current = () =>
+      new Promise<void>((resolve) => {
+        waiting.push(resolve)
+        changedAt = Date.now()
+        void tick()
+      })
     void tick()
     return () => {
       stopped = true
       clearTimeout(timer)
-      kick.current = () => {}
+      kick.current = async () => {}
+      for (const resolve of waiting) resolve()
       // Another owner's data must not show while the next owner's loads.
       setState((current) => (current.data === undefined && current.error === undefined ? current : {}))
     }
@@ -102,7 +113,7 @@ export function usePoll<T>(load: (() => Promise<T>) | undefined, options: PollOp
   useEffect(() => {
     if (Object.is(woken.current, wake)) return
     woken.current = wake
-    kick.current()
+    void kick.current()
   }, [wake])
 
   const refresh = useCallback(() => kick.current(), [])

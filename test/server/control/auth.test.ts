@@ -18,9 +18,13 @@ describe('signup and login', () => {
     const outbox = await t.call(`/dev/outbox?email=${encodeURIComponent(email)}`)
     expect(outbox.body.messages).toHaveLength(1)
     expect(outbox.body.messages[0].body).toContain(outbox.body.messages[0].token)
+    expect(outbox.body.messages[0].used).toBe(false)
 
     const verified = await t.call('/auth/verify-email', { body: { token: outbox.body.messages[0].token } })
     expect(verified.body).toMatchObject({ verified: true, user: { email_verified: true } })
+    // The address is verified: the mail has nothing left to do (the dashboard then only counts it).
+    const after = await t.call(`/dev/outbox?email=${encodeURIComponent(email)}`)
+    expect(after.body.messages[0].used).toBe(true)
     // Verifying again is harmless.
     expect((await t.call('/auth/verify-email', { body: { token: outbox.body.messages[0].token } })).status).toBe(200)
   })
