@@ -71,12 +71,14 @@ describe('svc up leaves nothing behind', () => {
   })
 
   test('a parent that dies while svc is still starting: svc stops once it is up, not orphaned for ever', async () => {
-    // The parent starts svc and exits 250 ms later, once svc's process runs but long before its ready line.
+    // The parent starts svc and exits as soon as svc prints its first progress line ("starting the chain…"): svc's
+    // code runs (it has read its parent), but its ready line is far off. (A fixed delay raced a loaded machine, where
+    // Node took longer than the delay to start: svc then began as an orphan, a daemon by its own rule.)
     const parent = spawn(
       process.execPath,
       [
         '-e',
-        `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(svcBin)}, 'up', '--json', '--ephemeral', '--port', '0'], { stdio: 'ignore' }); console.log(c.pid); setTimeout(() => process.exit(0), 250)`,
+        `const c = require('node:child_process').spawn(process.execPath, [${JSON.stringify(svcBin)}, 'up', '--no-tui', '--ephemeral', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] }); console.log(c.pid); c.stderr.once('data', () => process.exit(0))`,
       ],
       {
         stdio: ['ignore', 'pipe', 'inherit'],
