@@ -5,6 +5,7 @@ import type { Express } from 'express'
 import type { ChainServices, StartChainServicesOptions } from '../chain/services.js'
 import { startAnvil, type AnvilProcess } from '../chain/anvil/anvil.js'
 import { anvilStateArgs } from '../chain/anvil/state-file.js'
+import { relayMining } from '../chain/relay/mode.js'
 import type { Gateway } from './gateway/index.js'
 import type { OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
@@ -230,7 +231,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     onProgress('starting the chain (Anvil), the chain manager and the facilitator…')
     // Anvil boots in its own process while the chain services' and the server's modules load. With a data dir of
     // its own (not --ephemeral) the chain is kept beside the database; a fork starts from its URL each run.
-    const { binary, host, forkUrl, extraArgs, watchdog, rpcPort, freshChain } = chainOptions
+    const { binary, host, forkUrl, extraArgs, watchdog, rpcPort, freshChain, relay, mining } = chainOptions
     const statePath = askedDataDir === undefined || forkUrl ? undefined : chainStatePath(askedDataDir)
     const stateArgs = statePath === undefined ? {} : anvilStateArgs(statePath, { load: !freshChain })
     anvil = startAnvil({
@@ -241,6 +242,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       watchdog,
       port: rpcPort,
       pidFile: lock.anvilPidFile,
+      mining: mining ?? relayMining(relay),
     })
     anvil.catch(() => {})
     loadServerModules().catch(() => {})

@@ -206,9 +206,11 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     pid,
     mine: (sent) => miner?.then((m) => m?.mine(sent)) ?? Promise.resolve(),
     stop() {
-      // prool drops its exit listener when asked to stop: clean up once the process is gone.
-      stopped ??= instance
-        .stop()
+      // prool drops its exit listener when asked to stop: clean up once the process is gone. The miner goes first: its
+      // WebSocket would otherwise try to reconnect to the stopped Anvil (and log ECONNREFUSED).
+      stopped ??= Promise.resolve(miner?.then((m) => m?.stop()))
+        .catch(() => {})
+        .then(() => instance.stop())
         .catch(() => {})
         .finally(cleanUp)
       return stopped

@@ -3,6 +3,7 @@ import { encodeFunctionData, type Abi, type Address, type Hash, type Hex, type T
 import type { SandboxChain } from '../sandbox-chain.js'
 import { contractReadKey, createSimulationPrefetch, type SimulationPrefetch } from './simulation-prefetch.js'
 import { createTxSender, type TxSender } from './tx-sender.js'
+import type { RelaySigner } from './viem-signer.js'
 
 const emptyCodeTtlMs = 1_000
 /** Transfer simulations remembered at most. */
@@ -37,9 +38,7 @@ const contractCallGas = 500_000n
  * the pool guard re-sends them 200–400 ms later. Under 16 concurrent buyers that happened several times a second
  * with one relayer; with one transaction per sender at a time it cannot happen.
  */
-export function createRelayerSigner(
-  chain: SandboxChain,
-): FacilitatorEvmSigner & { reset(): void; prefetch: SimulationPrefetch } {
+export function createRelayerSigner(chain: SandboxChain): RelaySigner {
   const { client } = chain
   const senders = chain.accounts.relayers.map((account) =>
     createTxSender({ client, account, chainId: chain.chainId, unlocked: true, mine: (sent) => chain.mine(sent) }),

@@ -1,6 +1,7 @@
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import type { Command } from 'commander'
+import { relays, type Relay } from '../../chain/relay/mode.js'
 import { UsageError } from '../../core/errors.js'
 import { defaultPort } from '../../core/hosts.js'
 import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
@@ -25,6 +26,7 @@ type UpOptions = {
   seed?: string
   tui: boolean
   watchParent: boolean
+  relay: string
 }
 
 /** `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM, or until the process that started it is gone. */
@@ -69,6 +71,11 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
     .option('--chain-manager-port <port>', 'port of the chain manager; 0 picks a free one', '0')
     .option('--facilitator-port <port>', 'port of the facilitator; 0 picks a free one', '0')
     .option(
+      '--relay <path>',
+      "the settlement path: tuned (svc's relay) or viem (the plain viem wallet client, to compare) (SVC_RELAY)",
+      env.SVC_RELAY ?? 'tuned',
+    )
+    .option(
       '--no-watch-parent',
       'keep running when the process that started svc exits (by default svc stops with it, e.g. with a killed `npm start`)',
     )
@@ -93,6 +100,8 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         chainManagerPort: parsePort(options.chainManagerPort, '--chain-manager-port'),
         facilitatorPort: parsePort(options.facilitatorPort, '--facilitator-port'),
       }
+      if (!(relays as readonly string[]).includes(options.relay))
+        throw new UsageError(`--relay must be one of ${relays.join(', ')}, not "${options.relay}"`)
       // A seed that cannot be read is a usage error before anything starts.
       const seedFile = options.seed === undefined ? undefined : readSeedFile(options.seed)
       const started = performance.now()
@@ -117,6 +126,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
           .filter(Boolean),
         chainManagerPort: ports.chainManagerPort,
         facilitatorPort: ports.facilitatorPort,
+        relay: options.relay as Relay,
         demoUpstream: seedFile?.needsDemoUpstream,
         log: write,
         onProgress: (line) => say(`svc: ${line}`),
