@@ -36,7 +36,9 @@ export type StartAnvilOptions = {
   watchdog?: boolean | undefined
   /**
    * Watch Anvil's pool for transactions automine left unmined (foundry-rs/foundry#10122) and send them again
-   * (chain/relay/pool-guard.ts). @defaultValue true
+   * (chain/relay/pool-guard.ts). Batched mining does without: its senders keep one transaction in flight per relayer,
+   * and test/bench/relay-guards.ts saw nothing stuck then (2,000 relayer transactions; 3,000 pipelined raw sends of
+   * one account, the minter's path). @defaultValue true with automine, false with batched mining
    */
   poolGuard?: boolean | undefined
   /**
@@ -117,8 +119,8 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     extraArgs = {},
     pidFile,
     watchdog: watch = true,
-    poolGuard = true,
     mining = 'batched',
+    poolGuard = mining === 'auto',
     log,
   } = options
   const binary = options.binary ?? resolveAnvilBinary()

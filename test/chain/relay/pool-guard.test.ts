@@ -11,7 +11,8 @@ import { newAccount } from '../../helpers/payments.js'
 
 let chain: SandboxChain
 beforeAll(async () => {
-  chain = await startChain()
+  // The plain relay's chain: automine, where the guard runs (batched mining does without it, chain/anvil/anvil.ts).
+  chain = await startChain({ relay: 'viem' })
 })
 afterAll(() => chain?.stop())
 
