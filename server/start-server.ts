@@ -5,14 +5,14 @@ import type { Express } from 'express'
 import type { ChainServices, StartChainServicesOptions } from '../chain/services.js'
 import { startAnvil, type AnvilProcess } from '../chain/anvil/anvil.js'
 import { anvilStateArgs } from '../chain/anvil/state-file.js'
-import { relayMining } from '../chain/relay/mode.js'
+import { relayMining, relays } from '../chain/relay/mode.js'
 import type { Gateway } from './gateway/index.js'
 import type { OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
 import type { ServerDeps } from './deps.js'
 import type { PaymentEvents } from './payment-events.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
-import { toSvcError } from '../core/errors.js'
+import { toSvcError, UsageError } from '../core/errors.js'
 import { createClock, type Clock } from '../core/clock.js'
 import type { Listening } from '../core/http.js'
 import { databaseFileName, privateDirMode, tightenDataDir, tightenFiles } from './data-dir/permissions.js'
@@ -221,6 +221,8 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     clock = createClock(),
     ...chainOptions
   } = options
+  if (chainOptions.relay !== undefined && !relays.includes(chainOptions.relay))
+    throw new UsageError(`--relay must be one of ${relays.join(', ')}, not "${chainOptions.relay}"`)
   const lock = await claimDataDir(askedDataDir, log ?? (() => {}))
   const { dataDir } = lock
   let anvil: Promise<AnvilProcess> | undefined
