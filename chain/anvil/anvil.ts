@@ -36,9 +36,11 @@ export type StartAnvilOptions = {
   watchdog?: boolean | undefined
   /**
    * Watch Anvil's pool for transactions automine left unmined (foundry-rs/foundry#10122) and send them again
-   * (chain/relay/pool-guard.ts). Batched mining does without: its senders keep one transaction in flight per relayer,
-   * and test/bench/relay-guards.ts saw nothing stuck then (2,000 relayer transactions; 3,000 pipelined raw sends of
-   * one account, the minter's path). @defaultValue true with automine, false with batched mining
+   * (chain/relay/pool-guard.ts). Needed under `--no-mining` too: svc's relayers keep one transaction in flight each
+   * and are not caught, but any other sender that pipelines is: test/bench/relay-guards.ts left 51–74 of 2,000
+   * unmined with 16 in flight from one account and no guard, and `npm run bench -- --only issue_11` without the guard
+   * stalled for good in its chain-limit step (1,000 pre-signed transfers, 16 in flight from one account, on svc's
+   * grown chain). @defaultValue true
    */
   poolGuard?: boolean | undefined
   /**
@@ -119,8 +121,8 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     extraArgs = {},
     pidFile,
     watchdog: watch = true,
+    poolGuard = true,
     mining = 'batched',
-    poolGuard = mining === 'auto',
     log,
   } = options
   const binary = options.binary ?? resolveAnvilBinary()

@@ -32,11 +32,14 @@ export type BatchMiner = {
  * A lone transaction waits for the notification and the `evm_mine` round trip, 3 to 5 ms against 1.4 ms with
  * automine; senders that call {@link BatchMiner.mine} right after sending skip that wait (svc's relayer does).
  *
- * There is no sweep of the pool for transactions no notification announced: test/bench/relay-guards.ts found none
- * (2,000 to 3,000 transactions, the relayer's path and the minter's pipelined raw sends, no pool guard), and under
- * `--no-mining` there is no pool guard putting transactions back (chain/anvil/anvil.ts).
+ * The sweep below stays: test/bench/relay-guards.ts saw nothing left unmined without it (2,000 relayer transactions,
+ * 3,000 pipelined raw sends), but the pool guard, which is still needed here (chain/anvil/anvil.ts), puts
+ * transactions back into the pool, and the sweep is what mines those when no notification comes.
  */
 let miners = 0
+
+/** How often the pool is looked at for ready transactions no notification announced. */
+const sweepIntervalMs = 1_000
 
 /**
  * The longest a block waits for sends announced before it (ms). While Anvil mines a block it answers nothing else,
@@ -125,6 +128,16 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
   })
   // Transactions that were already waiting (none on a fresh chain).
   mine()
+  // A safety net for a notification that never came (a socket hiccup, a transaction put back by the pool guard
+  // under load): ready transactions still waiting a second later are mined.
+  const sweep = setInterval(() => {
+    if (mining || stopped) return
+    void request<{ pending: string }>('txpool_status').then(
+      (status) => Number(status.pending) > 0 && mine(),
+      () => {},
+    )
+  }, sweepIntervalMs)
+  sweep.unref()
   return {
     mine(sent) {
       const ticket = ++requested
@@ -148,6 +161,7 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
     },
     async stop() {
       stopped = true
+      clearInterval(sweep)
       settle('all')
       await subscription.unsubscribe().catch(() => {})
       ;(await transport.value!.getRpcClient()).close()

@@ -1,9 +1,12 @@
 /**
  * Which of the three foundry-rs/foundry#10122 guards the tuned relay still needs under `--no-mining` (the batch miner):
  * one transaction in flight per relayer (chain/relay/relayer.ts), the pool guard (chain/relay/pool-guard.ts) and the
- * miner's sweep of the pool (chain/relay/miner.ts, removed after this measured it). Each scenario sends the same
- * self-transfers to a fresh Anvil, with a guard taken away, and counts what the pool guard had to send again and what
- * was never mined (no receipt within 5 s).
+ * miner's sweep of the pool (chain/relay/miner.ts; its scenarios ran before the sweep became fixed, see the commit).
+ * Each scenario sends the same self-transfers to a fresh Anvil, with a guard taken away, and counts what the pool
+ * guard had to send again and what was never mined (no receipt within 5 s). The minter's path (raw sends, 16 in
+ * flight) left nothing unmined here, yet `npm run bench -- --only issue_11` with the pool guard off under
+ * `--no-mining` stalled in its chain-limit step (the same shape with `transferWithAuthorization` on svc's grown
+ * chain, where blocks take longer): a clean run here does not prove a guard can go.
  *
  * `npx tsx test/bench/relay-guards.ts [transactions]` (`RELAY_GUARDS=name,…` for some scenarios) prints one JSON line per scenario. Figures are in the commit that
  * added it and in the comments of the guards.

@@ -11,8 +11,7 @@ import { newAccount } from '../../helpers/payments.js'
 
 let chain: SandboxChain
 beforeAll(async () => {
-  // The plain relay's chain: automine, where the guard runs (batched mining does without it, chain/anvil/anvil.ts).
-  chain = await startChain({ relay: 'viem' })
+  chain = await startChain()
 })
 afterAll(() => chain?.stop())
 
