@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { signatureRecoveryPlugin } from './signature-recovery-plugin.js'
+import { viemRecoverPublicKeyPatch } from '../patches/viem-recover-public-key.js'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const sourceDirs = ['core', 'chain', 'server', 'sdk', 'mcp', 'tui', 'cli', 'fixtures']
@@ -74,7 +74,7 @@ async function bundleCommand(build, temp) {
       js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
     },
     // Plugins need esbuild's asynchronous build.
-    plugins: [signatureRecoveryPlugin],
+    plugins: [viemRecoverPublicKeyPatch],
     minifyWhitespace: true,
     minifySyntax: true,
     logLevel: 'warning',

@@ -26,8 +26,9 @@ export const devAccountKeys = {
 
 /**
  * The relayer pool beside account 1: accounts 10 to 24 of the mnemonic (keys kept for the reason above; a test checks
- * them). Settlements are spread over the pool, one transaction in flight per account, because Anvil's automine can
- * leave a transaction unmined when the one before it from the same sender is being mined (foundry-rs/foundry#10122).
+ * them). Settlements are spread over the pool, one transaction in flight per account, because Anvil can leave a
+ * transaction unmined when the one before it from the same sender is being mined (foundry-rs/foundry#10122), with its
+ * automine and with svc's batch miner alike (chain/relay/relayer.ts has the figures).
  */
 export const relayerPoolKeys = [
   '0xf214f2b2cd398c806f84e317254e0f0b801d0643303237d97a22a48e01628897',

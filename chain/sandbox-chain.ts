@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events'
 import {
   createPublicClient,
   createTestClient,
+  http,
   type Chain,
   type PrivateKeyAccount,
   type PublicClient,
@@ -9,6 +10,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createRpcTransport } from './relay/rpc-transport.js'
+import { relayMining, type Relay } from './relay/mode.js'
 import { startAnvil, type AnvilProcess, type StartAnvilOptions } from './anvil/anvil.js'
 import { devAccountKeys, relayerPoolKeys, sandboxMnemonic } from './constants.js'
 import { sandboxChainId, sandboxNetwork } from '../core/sandbox-usdc.js'
@@ -33,6 +35,8 @@ export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> 
    * rest of its modules; restarts use the options.
    */
   anvil?: Promise<AnvilProcess> | undefined
+  /** The settlement path (chain/relay/mode.ts); it also picks how Anvil mines unless `mining` says. @defaultValue 'tuned' */
+  relay?: Relay | undefined
 }
 
 /** What the `restart` event tells: the generation, why, and the new chain's epoch. */
@@ -58,6 +62,8 @@ export type SandboxChain = Pick<EventEmitter<ChainEvents>, 'on' | 'once' | 'off'
   readonly chain: Chain
   /** 'offline' (an empty chain with the kit's USDC) or 'fork' (a fork of --fork-url). */
   readonly mode: 'offline' | 'fork'
+  /** The settlement path the facilitator takes (chain/relay/mode.ts). */
+  readonly relay: Relay
   /** The token of the current chain generation. */
   readonly usdc: UsdcInfo
   /**
@@ -99,7 +105,8 @@ export type SandboxChain = Pick<EventEmitter<ChainEvents>, 'on' | 'once' | 'off'
  */
 export async function startChain(options: StartChainOptions = {}): Promise<SandboxChain> {
   const started = performance.now()
-  const { healthIntervalMs = 1_000, anvil: starting, statePath, freshChain = false, ...anvilOptions } = options
+  const { healthIntervalMs = 1_000, anvil: starting, statePath, freshChain = false, relay = 'tuned', ...rest } = options
+  const anvilOptions = { ...rest, mining: rest.mining ?? relayMining(relay) }
   const persist = statePath !== undefined && !anvilOptions.forkUrl
   const stateArgs = (load: boolean) => (persist ? anvilStateArgs(statePath, { load }) : {})
   let anvil: AnvilProcess = await (starting ??
@@ -111,7 +118,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     }))
   const rpcUrl = anvil.rpcUrl
   const chain = sandboxChain(rpcUrl)
-  const transport = createRpcTransport(rpcUrl)
+  const transport = relay === 'tuned' ? createRpcTransport(rpcUrl) : http(rpcUrl)
   const client = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient
   const testClient = createTestClient({ chain, transport, mode: 'anvil' })
   const accounts = {
@@ -251,6 +258,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     network: sandboxNetwork,
     chain,
     mode: anvilOptions.forkUrl ? 'fork' : 'offline',
+    relay,
     get usdc() {
       return usdc
     },

@@ -5,6 +5,7 @@ import type { Express } from 'express'
 import type { ChainServices, StartChainServicesOptions } from '../chain/services.js'
 import { startAnvil, type AnvilProcess } from '../chain/anvil/anvil.js'
 import { anvilStateArgs } from '../chain/anvil/state-file.js'
+import { relayMining, relays } from '../chain/relay/mode.js'
 import type { Gateway } from './gateway/index.js'
 import { loadSqlite } from './db/sqlite-driver.js'
 import type { OpenedDatabase } from './db/database.js'
@@ -12,7 +13,7 @@ import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
 import type { PaidRouteLimits, ServerDeps } from './deps.js'
 import type { PaymentEvents } from './payment-events.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
-import { toSvcError } from '../core/errors.js'
+import { toSvcError, UsageError } from '../core/errors.js'
 import { createClock, type Clock } from '../core/clock.js'
 import type { Listening } from '../core/http.js'
 import { databaseFileName, privateDirMode, tightenDataDir, tightenFiles } from './data-dir/permissions.js'
@@ -227,6 +228,8 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
   } = options
   // Before anything starts: an install without the SQLite binding is told so at once, not after Anvil is up.
   loadSqlite()
+  if (chainOptions.relay !== undefined && !relays.includes(chainOptions.relay))
+    throw new UsageError(`--relay must be one of ${relays.join(', ')}, not "${chainOptions.relay}"`)
   const lock = await claimDataDir(askedDataDir, log ?? (() => {}))
   const { dataDir } = lock
   let anvil: Promise<AnvilProcess> | undefined
@@ -237,7 +240,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     onProgress('starting the chain (Anvil), the chain manager and the facilitator…')
     // Anvil boots in its own process while the chain services' and the server's modules load. With a data dir of
     // its own (not --ephemeral) the chain is kept beside the database; a fork starts from its URL each run.
-    const { binary, host, forkUrl, extraArgs, watchdog, rpcPort, freshChain } = chainOptions
+    const { binary, host, forkUrl, extraArgs, watchdog, rpcPort, freshChain, relay, mining } = chainOptions
     const statePath = askedDataDir === undefined || forkUrl ? undefined : chainStatePath(askedDataDir)
     const stateArgs = statePath === undefined ? {} : anvilStateArgs(statePath, { load: !freshChain })
     anvil = startAnvil({
@@ -248,6 +251,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       watchdog,
       port: rpcPort,
       pidFile: lock.anvilPidFile,
+      mining: mining ?? relayMining(relay),
     })
     anvil.catch(() => {})
     loadServerModules().catch(() => {})

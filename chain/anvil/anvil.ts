@@ -36,7 +36,11 @@ export type StartAnvilOptions = {
   watchdog?: boolean | undefined
   /**
    * Watch Anvil's pool for transactions automine left unmined (foundry-rs/foundry#10122) and send them again
-   * (chain/relay/pool-guard.ts). @defaultValue true
+   * (chain/relay/pool-guard.ts). Needed under `--no-mining` too: svc's relayers keep one transaction in flight each
+   * and are not caught, but any other sender that pipelines is: test/bench/relay-guards.ts left 51–74 of 2,000
+   * unmined with 16 in flight from one account and no guard, and `npm run bench -- --only issue_11` without the guard
+   * stalled for good in its chain-limit step (1,000 pre-signed transfers, 16 in flight from one account, on svc's
+   * grown chain). @defaultValue true
    */
   poolGuard?: boolean | undefined
   /**
@@ -200,9 +204,11 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     pid,
     mine: (sent) => miner?.then((m) => m?.mine(sent)) ?? Promise.resolve(),
     stop() {
-      // prool drops its exit listener when asked to stop: clean up once the process is gone.
-      stopped ??= instance
-        .stop()
+      // prool drops its exit listener when asked to stop: clean up once the process is gone. The miner goes first: its
+      // WebSocket would otherwise try to reconnect to the stopped Anvil (and log ECONNREFUSED).
+      stopped ??= Promise.resolve(miner?.then((m) => m?.stop()))
+        .catch(() => {})
+        .then(() => instance.stop())
         .catch(() => {})
         .finally(cleanUp)
       return stopped

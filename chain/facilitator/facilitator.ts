@@ -19,6 +19,7 @@ import { injectedSettleAnswer, injectedVerifyAnswer } from '../faults/answers.js
 import type { FaultBook } from '../faults/book.js'
 import { explainPermit2Refusal } from '../permit2/diagnosis.js'
 import { createRelayerSigner } from '../relay/relayer.js'
+import { createViemRelayerSigner } from '../relay/viem-signer.js'
 
 /**
  * How many settled payloads the facilitator remembers for idempotent answers (a resource server that retries a
@@ -70,7 +71,7 @@ export type SandboxFacilitatorOptions = {
  */
 export function createFacilitator(chain: SandboxChain, options: SandboxFacilitatorOptions = {}): SandboxFacilitator {
   const { clock = machineClock, faults } = options
-  const signer = createRelayerSigner(chain)
+  const signer = chain.relay === 'viem' ? createViemRelayerSigner(chain) : createRelayerSigner(chain)
   const facilitator = new x402Facilitator()
     .register(chain.network, new ExactEvmScheme(signer, { simulateInSettle: true }))
     .register(chain.network, new UptoEvmScheme(signer))

@@ -1,10 +1,15 @@
 import type { FacilitatorEvmSigner } from '@x402/evm'
+import { LRUCache } from 'lru-cache'
 import { encodeFunctionData, type Abi, type Address, type Hash, type Hex, type TransactionReceipt } from 'viem'
 import type { SandboxChain } from '../sandbox-chain.js'
-import { contractReadKey, createSimulationPrefetch, type SimulationPrefetch } from './simulation-prefetch.js'
+import { contractReadKey, createSimulationPrefetch } from './simulation-prefetch.js'
 import { createTxSender, type TxSender } from './tx-sender.js'
+import type { RelaySigner } from './viem-signer.js'
 
+/** How long an address without code is taken as such (a contract may be deployed there meanwhile). */
 const emptyCodeTtlMs = 1_000
+/** Addresses whose code is remembered at most. */
+const codeMemory = 1_024
 /** Transfer simulations remembered at most. */
 const simulatedMemory = 4_096
 /**
@@ -16,15 +21,15 @@ const simulatedTtlMs = 10_000
 
 /**
  * The gas limit of a contract call the scheme sends without one (its `transferWithAuthorization`, about 60–90k gas):
- * given, Anvil does not estimate it first, which took 1.5 of the 3.7 ms the settlement's `eth_sendTransactionSync`
- * took. Only the gas used is paid; the limit leaves room for tokens and proxies costlier than svc's USDC (a fork's).
+ * given, Anvil does not run the transfer once more to estimate it before it signs the transaction. Only the gas used
+ * is paid; the limit leaves room for tokens and proxies costlier than svc's USDC (a fork's).
  */
 const contractCallGas = 500_000n
 
 /**
  * The facilitator's signer: the relayer account of the sandbox chain, shaped as `@x402/evm` wants it.
  *
- * Compared with `toFacilitatorEvmSigner(walletClient.extend(publicActions))` it does the same calls with fewer
+ * Compared with the plain path (`relay: 'viem'`, chain/relay/viem-signer.ts) it does the same calls with fewer
  * round trips: contract code is cached (code at an address with code never changes; an empty answer is kept for a
  * second), and a transaction goes out from a relayer (an Anvil dev account, so unlocked; chain/relay/tx-sender.ts) with
  * its gas limit given: Anvil signs it and fills in the fees, svc's miner mines it at once (with whatever else waits,
@@ -32,42 +37,34 @@ const contractCallGas = 500_000n
  * reason. Caches and nonces are dropped when the chain restarts.
  *
  * Transactions are spread over a pool of relayer accounts (chain/constants.ts), each with one transaction in flight
- * at most: with automine, a transaction that reaches Anvil while the one before it from the same sender is being
- * mined can be left in the pool unmined (foundry-rs/foundry#10122), and with it every later one of that sender until
- * the pool guard re-sends them 200–400 ms later. Under 16 concurrent buyers that happened several times a second
- * with one relayer; with one transaction per sender at a time it cannot happen.
+ * at most: a transaction that reaches Anvil while the one before it from the same sender is being mined can be left
+ * in the pool unmined (foundry-rs/foundry#10122), and with it every later one of that sender. This happens under
+ * `--no-mining` too (test/bench/relay-guards.ts, 2,000 transactions): 16 in flight from one relayer left 51–74
+ * unmined without the pool guard, and with the guard ran at 139–333 tx/s against 456–804 for one in flight for each
+ * of 16 relayers, which left none even with neither the pool guard nor the miner's sweep. The pool guard stays for
+ * other senders (chain/anvil/anvil.ts).
  */
-export function createRelayerSigner(
-  chain: SandboxChain,
-): FacilitatorEvmSigner & { reset(): void; prefetch: SimulationPrefetch } {
+export function createRelayerSigner(chain: SandboxChain): RelaySigner {
   const { client } = chain
   const senders = chain.accounts.relayers.map((account) =>
-    createTxSender({ client, account, chainId: chain.chainId, unlocked: true, mine: (sent) => chain.mine(sent) }),
+    createTxSender({ client, account, chainId: chain.chainId, mine: (sent) => chain.mine(sent) }),
   )
   const pool = createSenderPool(senders)
   const addresses = senders.map((sender) => sender.address)
   const relayers = new Set(addresses.map((address) => address.toLowerCase()))
-  const codeCache = new Map<string, { code: Hex | undefined; until: number } | Promise<Hex | undefined>>()
+  // Code at an address with code never changes; concurrent asks for one address share one call.
+  const codeCache = new LRUCache<Address, { code: Hex | undefined }>({
+    max: codeMemory,
+    fetchMethod: async (address, _stale, { options }) => {
+      const code = await client.getCode({ address })
+      if (!code || code === '0x') options.ttl = emptyCodeTtlMs
+      return { code }
+    },
+  })
+  const getCode = async (address: Address) => (await codeCache.fetch(address.toLowerCase() as Address))?.code
 
-  async function getCode(address: Address): Promise<Hex | undefined> {
-    const key = address.toLowerCase()
-    const cached = codeCache.get(key)
-    if (cached instanceof Promise) return cached
-    if (cached && cached.until > Date.now()) return cached.code
-    const pending = client.getCode({ address })
-    codeCache.set(key, pending)
-    try {
-      const code = await pending
-      const hasCode = !!code && code !== '0x'
-      codeCache.set(key, { code, until: hasCode ? Number.POSITIVE_INFINITY : Date.now() + emptyCodeTtlMs })
-      return code
-    } catch (error) {
-      codeCache.delete(key)
-      throw error
-    }
-  }
-
-  const simulated = new Map<string, number>()
+  /** Transfers whose simulation passed, for {@link simulatedTtlMs}. */
+  const simulated = new LRUCache<string, true>({ max: simulatedMemory, ttl: simulatedTtlMs })
   const prefetch = createSimulationPrefetch(client)
 
   /**
@@ -84,12 +81,11 @@ export function createRelayerSigner(
     } as Parameters<typeof client.readContract>[0]
     if (args.functionName !== 'transferWithAuthorization') return client.readContract(call)
     const key = contractReadKey(args.address, args.args)
-    const until = simulated.get(key)
+    const passed = simulated.get(key)
     simulated.delete(key)
-    if (until !== undefined && until > Date.now()) return undefined
+    if (passed) return undefined
     const result = await (prefetch.take(key) ?? client.readContract(call))
-    simulated.set(key, Date.now() + simulatedTtlMs)
-    if (simulated.size > simulatedMemory) simulated.delete(simulated.keys().next().value!)
+    simulated.set(key, true)
     return result
   }
 

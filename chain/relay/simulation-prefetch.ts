@@ -1,4 +1,5 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import { LRUCache } from 'lru-cache'
 import { getAddress, isHex, parseAbi, parseSignature, type PublicClient } from 'viem'
 import { canonicalJson } from '../../core/canonical-json.js'
 
@@ -33,7 +34,7 @@ export type SimulationPrefetch = {
  * refuses before simulating costs one `eth_call` for nothing.
  */
 export function createSimulationPrefetch(client: PublicClient): SimulationPrefetch {
-  const started = new Map<string, { result: Promise<unknown>; until: number }>()
+  const started = new LRUCache<string, Promise<unknown>>({ max: prefetchMemory, ttl: prefetchTtlMs })
   return {
     start(payload, requirements) {
       const { authorization, signature } = payload.payload as {
@@ -65,14 +66,12 @@ export function createSimulationPrefetch(client: PublicClient): SimulationPrefet
       if (started.has(key)) return
       const result = client.readContract(call)
       result.catch(() => {})
-      started.set(key, { result, until: Date.now() + prefetchTtlMs })
-      if (started.size > prefetchMemory) started.delete(started.keys().next().value!)
+      started.set(key, result)
     },
     take(key) {
-      const entry = started.get(key)
-      if (!entry) return undefined
+      const result = started.get(key)
       started.delete(key)
-      return entry.until > Date.now() ? entry.result : undefined
+      return result
     },
     clear: () => started.clear(),
   }

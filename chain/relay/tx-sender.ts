@@ -1,8 +1,6 @@
 import {
   BaseError,
-  formatTransactionReceipt,
   keccak256,
-  MethodNotFoundRpcError,
   numberToHex,
   NonceTooLowError,
   RpcRequestError,
@@ -12,10 +10,10 @@ import {
   type Hex,
   type LocalAccount,
   type PublicClient,
-  type RpcTransactionReceipt,
   type TransactionReceipt,
 } from 'viem'
 import { getNodeError } from 'viem/utils'
+import { LRUCache } from 'lru-cache'
 
 export type TxSenderOptions = {
   client: PublicClient
@@ -24,22 +22,16 @@ export type TxSenderOptions = {
   /** How long a receipt is awaited before giving up. @defaultValue 30_000 */
   receiptTimeoutMs?: number | undefined
   /**
-   * The node holds the account's key (an Anvil dev account): each transaction goes out as one
-   * `eth_sendTransactionSync` (the node estimates the gas when none is given, signs, mines and answers the receipt),
-   * with the nonce still handed out here, in order. A node without that method gets the signed-here path.
-   * @defaultValue false
-   */
-  unlocked?: boolean | undefined
-  /**
-   * The chain mines on demand (svc's batched mining, chain/relay/miner.ts): an unlocked transaction goes out as
-   * `eth_sendTransaction`, this mines it (together with whatever else waits), and its receipt is read, instead of one
-   * `eth_sendTransactionSync` that would wait for the miner's notification. The miner is told of the send as it
-   * starts (`sent`), so a block about to start can wait for it.
+   * The node holds the account's key (an Anvil dev account) and mines on demand (svc's batched mining,
+   * chain/relay/miner.ts): a transaction goes out as `eth_sendTransaction` (the node signs it and fills in the fees;
+   * the nonce is still handed out here, in order), this mines it together with whatever else waits, and its receipt
+   * is read. The miner is told of the send as it starts (`sent`), so a block about to start can wait for it.
+   * @defaultValue signed here and sent raw; the receipt is polled for
    */
   mine?: ((sent?: Promise<unknown>) => Promise<void>) | undefined
 }
 
-/** A transaction to send; without `gas`, the node (unlocked) or its estimate + 20% says how much. */
+/** A transaction to send; without `gas`, the node (`mine`) or its estimate + 20% says how much. */
 export type TxRequest = { to: Address; data?: Hex | undefined; value?: bigint | undefined; gas?: bigint | undefined }
 
 export type TxSender = {
@@ -47,7 +39,7 @@ export type TxSender = {
   /** Signs locally and broadcasts; nonces are assigned in order, one transaction at a time. */
   send(request: TxRequest): Promise<Hash>
   waitForReceipt(hash: Hash, timeoutMs?: number): Promise<TransactionReceipt>
-  /** The receipt of `hash` sent unlocked (mined by the time `send` answered), until `waitForReceipt` takes it (undefined on the signed-here path). */
+  /** The receipt of `hash` sent with `mine` (mined by the time `send` answered), until `waitForReceipt` takes it (undefined on the signed-here path). */
   minedReceipt(hash: Hash): TransactionReceipt | undefined
   /** Forgets the cached nonce and fees (after a chain restart). */
   reset(): void
@@ -86,7 +78,6 @@ function isNonceUsed(error: unknown): boolean {
  */
 export function createTxSender(options: TxSenderOptions): TxSender {
   const { client, account, chainId, receiptTimeoutMs = 30_000, mine } = options
-  let unlocked = options.unlocked ?? false
   /** The gas of a request without any, on the signed-here path: the node's estimate + 20% (a revert throws here). */
   const estimateGas = async (request: TxRequest) =>
     ((await client.estimateGas({
@@ -97,7 +88,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     })) *
       12n) /
     10n
-  const mined = new Map<Hash, TransactionReceipt>()
+  const mined = new LRUCache<Hash, TransactionReceipt>({ max: minedMemory })
   let nonce: Promise<number> | undefined
   let nextNonce = 0
   let fees: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; at: number }> | undefined
@@ -134,10 +125,14 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   }
 
   /**
-   * The node signs and mines the transaction (kept for {@link TxSender.minedReceipt}): at once, or mined here. The
-   * node fills in the fees itself (no block read for them here).
+   * The node signs the transaction and fills in the fees (no block read for them here); it is mined here and its
+   * receipt kept for {@link TxSender.minedReceipt}.
    */
-  async function sendUnlocked(request: TxRequest, txNonce: number): Promise<Hash> {
+  async function sendUnlocked(
+    request: TxRequest,
+    txNonce: number,
+    mineNow: (sent?: Promise<unknown>) => Promise<void>,
+  ): Promise<Hash> {
     const transaction = {
       from: account.address,
       to: request.to,
@@ -146,17 +141,8 @@ export function createTxSender(options: TxSenderOptions): TxSender {
       ...(request.value === undefined ? {} : { value: numberToHex(request.value) }),
       ...(request.gas === undefined ? {} : { gas: numberToHex(request.gas) }),
     }
-    const receipt = mine
-      ? await sendAndMine(transaction, mine)
-      : formatTransactionReceipt(
-          await client.request<{
-            Method: 'eth_sendTransactionSync'
-            Parameters: [object]
-            ReturnType: RpcTransactionReceipt
-          }>({ method: 'eth_sendTransactionSync', params: [transaction] }),
-        )
+    const receipt = await sendAndMine(transaction, mineNow)
     mined.set(receipt.transactionHash, receipt)
-    if (mined.size > minedMemory) mined.delete(mined.keys().next().value!)
     return receipt.transactionHash
   }
 
@@ -179,14 +165,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   }
 
   async function signAndSend(request: TxRequest, txNonce: number): Promise<Hash> {
-    if (unlocked) {
-      try {
-        return await sendUnlocked(request, txNonce)
-      } catch (error) {
-        if (!(error instanceof MethodNotFoundRpcError)) throw error
-        unlocked = false
-      }
-    }
+    if (mine) return sendUnlocked(request, txNonce, mine)
     const { maxFeePerGas, maxPriorityFeePerGas } = await getFees()
     const gas = request.gas ?? (await estimateGas(request))
     const serializedTransaction = await account.signTransaction!({

@@ -5,7 +5,7 @@ import isInCi from 'is-in-ci'
 import { UsageError } from '../../core/errors.js'
 import { defaultPort } from '../../core/hosts.js'
 import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
-import type { RunningSvc } from '../../server/start-server.js'
+import type { RunningSvc, StartSvcOptions } from '../../server/start-server.js'
 import { readSession } from '../config.js'
 import { watchParent } from '../watch-parent.js'
 import { tuneHeapWhileStarting } from '../v8-heap.js'
@@ -27,6 +27,7 @@ type UpOptions = {
   seed?: string
   tui: boolean
   watchParent: boolean
+  relay: string
 }
 
 /** `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM, or until the process that started it is gone. */
@@ -70,6 +71,11 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
     .option('--rpc-port <port>', 'port of the chain RPC; 0 picks a free one', portNumber, 0)
     .option('--chain-manager-port <port>', 'port of the chain manager; 0 picks a free one', portNumber, 0)
     .option('--facilitator-port <port>', 'port of the facilitator; 0 picks a free one', portNumber, 0)
+    .option(
+      '--relay <path>',
+      "the settlement path: tuned (svc's relay) or viem (the plain viem wallet client, to compare) (SVC_RELAY)",
+      env.SVC_RELAY ?? 'tuned',
+    )
     .option(
       '--no-watch-parent',
       'keep running when the process that started svc exits (by default svc stops with it, e.g. with a killed `npm start`)',
@@ -117,6 +123,8 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
           .filter(Boolean),
         chainManagerPort: options.chainManagerPort,
         facilitatorPort: options.facilitatorPort,
+        // startSvc refuses a value it does not know (a usage error).
+        relay: options.relay as StartSvcOptions['relay'],
         demoUpstream: seedFile?.needsDemoUpstream,
         log: write,
         onProgress: (line) => say(`svc: ${line}`),

@@ -1,5 +1,5 @@
 /**
- * The `svc` bundle's viem `recoverPublicKey` (bin/signature-recovery-plugin.js): viem bundled with the plugin, as
+ * The `svc` bundle's viem `recoverPublicKey` (patches/viem-recover-public-key.js): viem bundled with the plugin, as
  * bin/build.js does, recovers with libsecp256k1 and gets noble's answer, answers the same (hash, signature) again from
  * memory, recovers anything else afresh, and leaves what it does not take to noble, errors included.
  */
@@ -12,7 +12,7 @@ import { publicKeyToAddress, recoverPublicKey } from 'viem/utils'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, expect, test } from 'vitest'
 // @ts-expect-error: a JavaScript module of the build, without declarations
-import { signatureRecoveryPlugin } from '../../bin/signature-recovery-plugin.js'
+import { viemRecoverPublicKeyPatch } from '../../patches/viem-recover-public-key.js'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 // Inside the project's node_modules, so the bundle resolves `secp256k1` as dist/cli does.
@@ -34,7 +34,7 @@ test("the bundle's recoverPublicKey remembers a recovery and stays right", async
     format: 'esm',
     platform: 'node',
     nodePaths: [join(root, 'node_modules')],
-    plugins: [signatureRecoveryPlugin],
+    plugins: [viemRecoverPublicKeyPatch],
     write: true,
     logLevel: 'silent',
   })

@@ -72,6 +72,20 @@ describe('svc up', () => {
     expect(result.status).toBe(2)
   })
 
+  test('an unknown --relay (or SVC_RELAY) is a usage error', () => {
+    const flag = spawnSync(process.execPath, [svcBin, 'up', '--ephemeral', '--relay', 'fast'], {
+      encoding: 'utf8',
+    })
+    expect(flag.status).toBe(2)
+    expect(flag.stderr.trim()).toBe('svc: --relay must be one of tuned, viem, not "fast"')
+    const env = spawnSync(process.execPath, [svcBin, 'up', '--ephemeral'], {
+      encoding: 'utf8',
+      env: { ...process.env, SVC_RELAY: 'plain' },
+    })
+    expect(env.status).toBe(2)
+    expect(env.stderr.trim()).toBe('svc: --relay must be one of tuned, viem, not "plain"')
+  })
+
   test('an unknown command is a usage error', () => {
     const result = spawnSync(process.execPath, [svcBin, 'frobnicate'], { encoding: 'utf8' })
     expect(result.status).toBe(2)
