@@ -1553,6 +1553,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dev/time/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move svc's clock back to the machine's as far as the chain allows; local callers on {sandbox_base_url} only
+         * @description svc's offset becomes 0, or, when the chain's latest block is ahead of the machine's time, just enough to keep svc's clock at that block: chain time never goes back, so after a time advance on the same chain the offset stays until a revert to a snapshot taken before it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description both clocks */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxTime"];
+                    };
+                };
+                403: components["responses"]["Forbidden"];
+                502: components["responses"]["ChainFailed"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/apis/{apiId}/discovery": {
         parameters: {
             query?: never;

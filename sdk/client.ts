@@ -174,6 +174,8 @@ export function createSvcClient(options: SvcClientOptions) {
       get: () => request<T.SandboxTime>('GET', '/dev/time'),
       /** Moves both forward by `seconds`. */
       advance: (seconds: number) => request<T.SandboxTime>('POST', '/dev/time/advance', { seconds }),
+      /** svc's clock back to the machine's, as far as the chain allows (its time never goes back). */
+      reset: () => request<T.SandboxTime>('POST', '/dev/time/reset'),
     },
   }
 }

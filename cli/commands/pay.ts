@@ -5,6 +5,8 @@ import { formatUsdc, sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc
 import { describeAccept, parseDecimalAmount } from '../amounts.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import { parseHeaders, readTextFile } from '../inputs.js'
+import { signingBySvcClock } from '../../sdk/svc-clock-signing.js'
+import { askGatewaySvc } from '../svc-of-gateway.js'
 
 type PayFlags = { method?: string; data?: string; header?: string[]; maxAmount: string; rpcUrl?: string }
 
@@ -118,9 +120,12 @@ export function registerPay(program: Command, ctx: CliContext) {
         ])
         const account = privateKeyToAccount(privateKey as `0x${string}`)
         const rpc = rpcUrl ? { rpcUrl } : undefined
+        // svc's own buyer signs by svc's clock, which `svc time advance` moves ahead of the machine's.
+        const svc = await askGatewaySvc(url!, call.settings().baseUrl)
+        const ahead = () => svc.aheadSeconds
         const client = new x402Client()
-          .register(usdc.network, new ExactEvmScheme(account, rpc))
-          .register(usdc.network, new UptoEvmScheme(account, rpc))
+          .register(usdc.network, signingBySvcClock(new ExactEvmScheme(account, rpc), ahead))
+          .register(usdc.network, signingBySvcClock(new UptoEvmScheme(account, rpc), ahead))
         client.setSpendControls({
           allowedAssets: [{ network: usdc.network, asset: usdc.address, maxAmountPerPayment: maxAmount }],
         })

@@ -24,7 +24,7 @@ function showTime(call: Call<object>, time: SandboxTime) {
   ])
 }
 
-/** `svc time [advance SECONDS]`: the chain's time and svc's own clock, moved together. */
+/** `svc time [advance SECONDS | reset]`: the chain's time and svc's own clock, moved together. */
 export function registerTime(program: Command, ctx: CliContext) {
   const time = program
     .command('time')
@@ -45,4 +45,21 @@ export function registerTime(program: Command, ctx: CliContext) {
         showTime(call, await sandboxControl(call).time.advance(parseDuration(seconds!))),
       ),
     )
+
+  addCommand(
+    time,
+    'reset',
+    "move svc's clock back to the machine's, as far as the chain allows (chain time never goes back)",
+  ).action(
+    action(ctx, async (call) => {
+      const reset = await sandboxControl(call).time.reset()
+      showTime(call, reset)
+      if (!call.out.isJson && reset.offset_seconds > 0)
+        call.out.line(
+          call.out.dim(
+            `the chain's latest block is ${reset.offset_seconds} s ahead of the machine's time and chain time never goes back: svc's clock stays with it (svc's own buyers sign by it); \`svc revert\` to a snapshot taken before the advance goes back further`,
+          ),
+        )
+    }),
+  )
 }
