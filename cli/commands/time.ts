@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { UsageError } from '../../core/errors.js'
 import type { SandboxTime } from '../../sdk/types.js'
 import { action, addCommand, type Call, type CliContext } from '../context.js'
-import { sandboxControl } from './snapshots.js'
+import { sandboxControl, sandboxControlUrl } from './snapshots.js'
 
 const units: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 
@@ -16,8 +16,10 @@ export function parseDuration(text: string): number {
 }
 
 function showTime(call: Call<object>, time: SandboxTime) {
-  if (call.out.isJson) return call.out.json(time)
+  // The sandbox acted on is named: one started on another port is not mistaken for this one.
+  if (call.out.isJson) return call.out.json({ ...time, sandbox_url: sandboxControlUrl(call) })
   call.out.fields([
+    ['sandbox', sandboxControlUrl(call)],
     ['chain', `${new Date(time.chain_time * 1000).toISOString()}  ${call.out.dim(`(block ${time.chain_block})`)}`],
     ['svc', time.svc_time],
     ['offset', time.offset_seconds === 0 ? "0 s (the machine's time)" : `+${time.offset_seconds} s`],
