@@ -3,7 +3,7 @@ import '../core/polyfill.js'
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
-import { toSvcError } from '../core/errors.js'
+import { toSvcError, UsageError } from '../core/errors.js'
 import { registerAnalytics } from './commands/analytics.js'
 import { registerApis } from './commands/apis.js'
 import { registerAuth } from './commands/auth.js'
@@ -90,7 +90,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
     }
     // Everything else, our errors and the libraries' alike, is one SvcError: its first line and its exit code.
     const svcError = toSvcError(error)
-    presentError(svcError.message.split('\n')[0]!)
+    // A list that says more (every problem of a seed file): one indented line each after the message, or `details`.
+    const details = svcError instanceof UsageError ? svcError.details : []
+    if (json && details.length > 0) io.stderr.write(`${JSON.stringify({ error: svcError.message, details })}\n`)
+    else presentError(svcError.message.split('\n')[0]!)
+    if (!json) io.stderr.write(details.map((line) => `  ${line}\n`).join(''))
     return svcError.exitCode
   }
 }
