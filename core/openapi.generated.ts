@@ -2,6 +2,53 @@
 // run `npm run build:contract-types` after changing the yaml.
 
 export interface paths {
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a person finds at the control plane's root, with links to the contract and the configuration */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description svc and its links (a small HTML page for a browser that asks for text/html) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            name: string;
+                            description: string;
+                            links: {
+                                openapi_yaml: string;
+                                openapi_json: string;
+                                platform: string;
+                                local_dev: string;
+                            };
+                            docs: string;
+                        };
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.yaml": {
         parameters: {
             query?: never;

@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { localFetch } from '../../sdk/local-fetch.js'
+import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
+import { createCli } from './harness.js'
+
+// Issue 20, "Also": what a newcomer tries first.
+let sandbox: TestSandbox
+beforeAll(async () => {
+  sandbox = await startSandbox()
+})
+afterAll(() => sandbox?.stop())
+
+test('svc --version prints the version (the real binary)', async () => {
+  const result = await createCli().spawn(['--version'])
+  const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+  expect(result).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' })
+})
+
+test("the control plane's root answers a person with links, not a 404", async () => {
+  const json = await localFetch(`${sandbox.sandboxControlUrl}/`)
+  expect(json.status).toBe(200)
+  expect(await json.json()).toMatchObject({
+    name: 'svc',
+    links: { openapi_yaml: `${sandbox.sandboxControlUrl}/openapi.yaml`, local_dev: expect.any(String) },
+  })
+  const page = await localFetch(`${sandbox.controlUrl}/`, { headers: { accept: 'text/html' } })
+  expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+  expect(await page.text()).toContain(`<a href="${sandbox.controlUrl}/openapi.json">`)
+})
