@@ -28,3 +28,28 @@ test("the control plane's root answers a person with links, not a 404", async ()
   expect(page.headers.get('content-type')).toMatch(/^text\/html/)
   expect(await page.text()).toContain(`<a href="${sandbox.controlUrl}/openapi.json">`)
 })
+
+test('an API slug works wherever an id does; "api not found" names what was looked up', async () => {
+  const cli = createCli({ SVC_BASE_URL: sandbox.sandboxControlUrl, SVC_API_KEY: sandbox.seller.apiKey })
+  const api = await cli.json([
+    'apis',
+    'create',
+    '--name',
+    'Slugged',
+    '--slug',
+    'slugged',
+    '--upstream',
+    'http://127.0.0.1:9',
+    '--pay-to',
+    '0x000000000000000000000000000000000000bEEF',
+  ])
+  expect((await cli.json(['apis', 'get', 'slugged'])).id).toBe(api.id)
+  await cli.json(['endpoints', 'add', 'slugged', '--path', '/a', '--price', '0.01'])
+  expect((await cli.json(['endpoints', 'list', api.id])).endpoints ?? []).toBeDefined()
+  const missing = await cli.run(['apis', 'get', 'no-such-api'])
+  expect(missing).toEqual({
+    code: 1,
+    stdout: '',
+    stderr: 'svc: api not found: no API of this account in the Sandbox has the id or slug "no-such-api"\n',
+  })
+})
