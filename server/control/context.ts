@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Request, RequestHandler } from 'express'
-import { jwtVerify, SignJWT } from 'jose'
+import { errors, jwtVerify, SignJWT } from 'jose'
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../../core/errors.js'
 import type { UserRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
@@ -21,6 +21,10 @@ export type Principal = {
 }
 
 export const invalidToken = () => new UnauthorizedError('invalid token')
+
+/** A session JWT past its lifetime (by svc's clock). */
+export const sessionExpiredMessage =
+  'session expired: log in again (`svc login`, with --sandbox for the Sandbox; or POST /auth/login)'
 
 export async function signSessionToken(deps: ServerDeps, user: UserRow): Promise<string> {
   return new SignJWT({ email: user.email })
@@ -63,8 +67,10 @@ export function createAuthenticator(deps: ServerDeps) {
       if (verified.size >= 10_000) verified.clear()
       verified.set(token, { userId: payload.sub, expiresAt: payload.exp * 1000 })
       return payload.sub
-    } catch {
+    } catch (error) {
       verified.delete(token)
+      // An expired session says how to get a new one; anything else about the token stays "invalid token".
+      if (error instanceof errors.JWTExpired) throw new UnauthorizedError(sessionExpiredMessage)
       throw invalidToken()
     }
   }

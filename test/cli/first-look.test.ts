@@ -53,3 +53,14 @@ test('an API slug works wherever an id does; "api not found" names what was look
     stderr: 'svc: api not found: no API of this account in the Sandbox has the id or slug "no-such-api"\n',
   })
 })
+
+test('an expired session says how to log in again', async () => {
+  const cli = createCli({ SVC_BASE_URL: sandbox.sandboxControlUrl, SVC_JWT: sandbox.seller.jwt })
+  expect((await cli.run(['whoami'])).code).toBe(0)
+  await sandbox.advanceTime(8 * 24 * 3600)
+  expect(await cli.run(['whoami'])).toEqual({
+    code: 1,
+    stdout: '',
+    stderr: 'svc: session expired: log in again (`svc login`, with --sandbox for the Sandbox; or POST /auth/login)\n',
+  })
+})
