@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 import '../core/polyfill.js'
-import { realpathSync } from 'node:fs'
+import { readFileSync, realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
-import { toSvcError } from '../core/errors.js'
+import { toSvcError, UsageError } from '../core/errors.js'
 import { registerAnalytics } from './commands/analytics.js'
 import { registerApis } from './commands/apis.js'
 import { registerAuth } from './commands/auth.js'
@@ -54,6 +54,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
       outputError: (text) => presentError(text.split('\n')[0]!.replace(/^error: /, '')),
     })
     .configureHelp({ showGlobalOptions: true })
+    .version(packageVersion(), '--version', "svc's version")
     .option('--sandbox', 'use the Sandbox (development environment); also SVC_ENVIRONMENT=development or SVC_SANDBOX=1')
     .option(
       '--base-url <url>',
@@ -90,7 +91,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
     }
     // Everything else, our errors and the libraries' alike, is one SvcError: its first line and its exit code.
     const svcError = toSvcError(error)
-    presentError(svcError.message.split('\n')[0]!)
+    // A list that says more (every problem of a seed file): one indented line each after the message, or `details`.
+    const details = svcError instanceof UsageError ? svcError.details : []
+    if (json && details.length > 0) io.stderr.write(`${JSON.stringify({ error: svcError.message, details })}\n`)
+    else presentError(svcError.message.split('\n')[0]!)
+    if (!json) io.stderr.write(details.map((line) => `  ${line}\n`).join(''))
     return svcError.exitCode
   }
 }
@@ -120,3 +125,17 @@ export async function run(): Promise<never> {
 }
 
 if (isEntryPoint()) await run()
+
+/** svc's version, from its package.json (beside cli/ in the sources, two folders up in dist/). */
+function packageVersion(): string {
+  for (const path of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8')) as {
+        name?: string
+        version?: string
+      }
+      if (pkg.name === 'svc' && pkg.version) return pkg.version
+    } catch {}
+  }
+  return 'unknown'
+}

@@ -2,6 +2,7 @@ import { createSvcClient, type SvcClient } from '../sdk/client.js'
 import { defaultHosts, defaultPort, keyEnvironment, type Environment } from '../core/hosts.js'
 import { UsageError } from '../core/errors.js'
 import { readSession, type SavedSession } from './config.js'
+import { readRunning } from './running-svc.js'
 
 /** The options every command takes (declared on the program). */
 export type GlobalOptions = {
@@ -51,8 +52,14 @@ export function controlUrlFor(environment: Environment, saved?: string): string 
   return `${url.protocol}//${host}:${url.port || defaultPort}`
 }
 
+/** True for a URL of svc's own hosts (`api.localhost`, `sandbox.localhost`, `localhost`, `127.0.0.1`). */
+function isKitUrl(url: string): boolean {
+  return URL.canParse(url) && kitHostnames.has(new URL(url).hostname)
+}
+
 /** `development` for a `sandbox.` host ({sandbox_base_url}), `production` for an `api.` host. */
 function hostEnvironment(baseUrl: string): Environment | undefined {
+  if (!URL.canParse(baseUrl)) return undefined
   const first = new URL(baseUrl).hostname.split('.')[0]
   return first === 'sandbox' ? 'development' : first === 'api' ? 'production' : undefined
 }
@@ -75,13 +82,19 @@ export function resolveSettings(flags: GlobalOptions, env: NodeJS.ProcessEnv): S
   const jwt = flags.jwt || env.SVC_JWT || session?.jwt || undefined
   const asked = askedEnvironment(flags, env)
   const wanted = (apiKey && keyEnvironment(apiKey)) || asked
+  // No target given: the svc `svc up` is running (it records where), unless the session is for an svc elsewhere.
+  const running =
+    flags.baseUrl || env.SVC_BASE_URL || (session && !isKitUrl(session.base_url)) ? undefined : readRunning(env)
+  const saved = running?.control_url ?? session?.base_url
   const baseUrl = flags.baseUrl
     ? checkUrl(flags.baseUrl, '--base-url')
     : env.SVC_BASE_URL
       ? checkUrl(env.SVC_BASE_URL, 'SVC_BASE_URL')
       : wanted
-        ? controlUrlFor(wanted, session?.base_url)
-        : (session?.base_url ?? controlUrlFor('production'))
+        ? controlUrlFor(wanted, saved)
+        : running
+          ? controlUrlFor(session?.environment ?? hostEnvironment(session?.base_url ?? '') ?? 'production', saved)
+          : (session?.base_url ?? controlUrlFor('production'))
   const environment = asked ?? hostEnvironment(baseUrl) ?? session?.environment ?? 'production'
   return { baseUrl, environment, jwt, apiKey, session }
 }

@@ -118,8 +118,11 @@ export class ServiceUnavailableError extends SvcError {
 /** A mistake in how a command (or a tool) was called. */
 export class UsageError extends SvcError {
   override name = 'UsageError'
-  constructor(message: string) {
+  /** Lines that follow the one-line message where a list says more (every problem of a seed file). */
+  readonly details: readonly string[]
+  constructor(message: string, details: readonly string[] = []) {
     super(message, { status: 400, exitCode: 2, code: 'usage_error' })
+    this.details = details
   }
 }
 

@@ -2,6 +2,53 @@
 // run `npm run build:contract-types` after changing the yaml.
 
 export interface paths {
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a person finds at the control plane's root, with links to the contract and the configuration */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description svc and its links (a small HTML page for a browser that asks for text/html) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            name: string;
+                            description: string;
+                            links: {
+                                openapi_yaml: string;
+                                openapi_json: string;
+                                platform: string;
+                                local_dev: string;
+                            };
+                            docs: string;
+                        };
+                        "text/html": string;
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.yaml": {
         parameters: {
             query?: never;
@@ -1544,6 +1591,48 @@ export interface paths {
                     };
                 };
                 400: components["responses"]["BadRequest"];
+                403: components["responses"]["Forbidden"];
+                502: components["responses"]["ChainFailed"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/time/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move svc's clock back to the machine's as far as the chain allows; local callers on {sandbox_base_url} only
+         * @description svc's offset becomes 0, or, when the chain's latest block is ahead of the machine's time, just enough to keep svc's clock at that block: chain time never goes back, so after a time advance on the same chain the offset stays until a revert to a snapshot taken before it.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description both clocks */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SandboxTime"];
+                    };
+                };
                 403: components["responses"]["Forbidden"];
                 502: components["responses"]["ChainFailed"];
                 503: components["responses"]["Unavailable"];

@@ -209,6 +209,8 @@ export function createSvcClient(options: SvcClientOptions) {
       /** Moves both forward by `seconds`. */
       advance: (seconds: number): Promise<T.SandboxTime> =>
         answer(api.POST('/dev/time/advance', { body: { seconds } })),
+      /** svc's clock back to the machine's, as far as the chain allows (its time never goes back). */
+      reset: (): Promise<T.SandboxTime> => answer(api.POST('/dev/time/reset')),
     },
   }
 }

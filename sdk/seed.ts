@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { createSvcClient, SvcApiError, type SvcClient } from './client.js'
 import type { Accept } from './types.js'
 import { UsageError } from '../core/errors.js'
+import { seedProblems, type SeedKeys } from './seed-check.js'
 
 const environmentSchema = z.enum(['production', 'development']).default('development')
 
@@ -36,7 +37,7 @@ const seedSchema = z.strictObject({
               method: z.string(),
               path_pattern: z.string(),
               /** USDC, decimal (sandbox USDC in development). */
-              price: z.string().regex(/^\d+(\.\d{1,6})?$/),
+              price: z.string().regex(/^\d+(\.\d{1,6})?$/, 'a USDC amount as a string, at most 6 decimals: "0.01"'),
               description: z.string().optional(),
               ttl: z.number().int().positive().optional(),
               request_schema: z.record(z.string(), z.unknown()).optional(),
@@ -53,6 +54,39 @@ const seedSchema = z.strictObject({
 })
 
 export type Seed = z.infer<typeof seedSchema>
+
+const seedKeys: SeedKeys = {
+  top: ['account', 'keys', 'apis'],
+  account: ['email', 'password'],
+  key: ['name', 'preset', 'scopes', 'environment'],
+  api: [
+    'name',
+    'slug',
+    'environment',
+    'upstream_base_url',
+    'pay_to_address',
+    'discovery_guidance',
+    'discovery_contact_email',
+    'endpoints',
+  ],
+  endpoint: [
+    'method',
+    'path_pattern',
+    'price',
+    'description',
+    'ttl',
+    'request_schema',
+    'response_schema',
+    'network',
+    'asset',
+  ],
+}
+
+/** Every problem of a seed, one per line, or a usage error naming none. */
+function seedError(file: string, problems: string[]): UsageError {
+  const count = problems.length === 1 ? 'a problem' : `${problems.length} problems`
+  return new UsageError(`seed file ${file} has ${count}; nothing was started:`, problems)
+}
 
 export type SeedResult = {
   email: string
@@ -71,7 +105,10 @@ export type SeedFile = {
   needsDemoUpstream: boolean
 }
 
-/** Reads a seed file (YAML or JSON); an unreadable file is a usage error. */
+/**
+ * Reads a seed file (YAML or JSON) and checks all of it before anything starts: an unreadable file or any problem in
+ * it is a usage error listing every problem with its line (`{{demo_upstream}}` is checked as a URL).
+ */
 export function readSeedFile(file: string): SeedFile {
   let text: string
   try {
@@ -81,6 +118,8 @@ export function readSeedFile(file: string): SeedFile {
       `cannot read the seed file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     )
   }
+  const problems = seedProblems(file, text.replaceAll('{{demo_upstream}}', 'http://127.0.0.1:1'), seedSchema, seedKeys)
+  if (problems.length > 0) throw seedError(file, problems)
   return { file, text, needsDemoUpstream: text.includes('{{demo_upstream}}') }
 }
 

@@ -15,6 +15,7 @@ import { scopes } from '../core/scopes.js'
 import { startSvc } from '../server/start-server.js'
 import { createSvcClient, type SvcClient } from './client.js'
 import { localFetch } from './local-fetch.js'
+import { signingBySvcClock } from './svc-clock-signing.js'
 import type { SandboxTime } from './types.js'
 import { createEventQueue } from './event-queue.js'
 import type { ChainRestart, Fault, FaultInput, PaymentEvent } from './types.js'
@@ -59,7 +60,7 @@ export type TestSandbox = {
      * `fetch` that pays 402s with the buyer's USDC (the official x402 client with `@x402/evm`'s exact and upto
      * schemes): exact by EIP-3009 or Permit2, upto by Permit2. Its Permit2 allowance starts at 0: a Permit2 payment
      * signs an EIP-2612 permit where the seller sponsors it (svc's gateway does); elsewhere, approve Permit2 first
-     * (the faucet's `approve_permit2`).
+     * (the faucet's `approve_permit2`). It signs by svc's clock, so {@link TestSandbox.advanceTime} does not stop it.
      */
     fetch: typeof globalThis.fetch
   }
@@ -119,9 +120,11 @@ export async function startSandbox(options: TestSandboxOptions = {}): Promise<Te
     await chain.manager.fund(buyer.address, 'usdc', buyerUsdc)
     // The RPC lets the schemes read the Permit2 allowance and sign an EIP-2612 permit for a sponsored Permit2 payment.
     const rpc = { rpcUrl: chain.rpcUrl }
+    // The buyer signs by svc's clock, so it still pays after advanceTime().
+    const ahead = () => chain.clock.offsetMs / 1000
     const payer = new x402Client()
-      .register(chain.sandboxChain.network, new ExactEvmScheme(buyer, rpc))
-      .register(chain.sandboxChain.network, new UptoEvmScheme(buyer, rpc))
+      .register(chain.sandboxChain.network, signingBySvcClock(new ExactEvmScheme(buyer, rpc), ahead))
+      .register(chain.sandboxChain.network, signingBySvcClock(new UptoEvmScheme(buyer, rpc), ahead))
     payer.setSpendControls({
       allowedAssets: [
         { network: chain.sandboxChain.network, asset: chain.sandboxChain.usdc.address, maxAmountPerPayment },

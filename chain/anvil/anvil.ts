@@ -208,10 +208,35 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
       // WebSocket would otherwise try to reconnect to the stopped Anvil (and log ECONNREFUSED).
       stopped ??= Promise.resolve(miner?.then((m) => m?.stop()))
         .catch(() => {})
+        .then(() => endProcess(pid, exited, cleaned))
         .then(() => instance.stop())
         .catch(() => {})
         .finally(cleanUp)
       return stopped
     },
   }
+}
+
+/**
+ * Ends Anvil before prool's `stop()` does. prool's stop removes execa's own exit listener, so execa's 5 s force-kill
+ * timer is never cleared and keeps the caller's process alive 5 s after a sandbox stopped; a process already gone
+ * is not signalled by prool, and no timer starts. SIGKILL if Anvil ignores SIGTERM for 5 s.
+ */
+async function endProcess(pid: number | undefined, exited: Promise<unknown>, gone: boolean): Promise<void> {
+  if (pid === undefined || gone) return
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name)
+    } catch {}
+  }
+  signal('SIGTERM')
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([
+    exited,
+    new Promise<void>((resolve) => {
+      timer = setTimeout(() => resolve(signal('SIGKILL')), 5_000)
+    }),
+  ])
+  clearTimeout(timer)
+  await exited
 }

@@ -1,4 +1,5 @@
 import type { PaymentPayload } from '@x402/core/types'
+import type { Clock } from '../../core/clock.js'
 
 /** The exact EVM scheme's reasons for an authorization outside its window (as @x402/evm names them). */
 export const validBeforeExpiredReason = 'invalid_exact_evm_payload_authorization_valid_before'
@@ -22,6 +23,16 @@ export function authorizationWindowReason(payload: PaymentPayload['payload'], no
     return validBeforeExpiredReason
   if (validAfter !== undefined && validAfter > BigInt(nowSeconds)) return validAfterInFutureReason
   return undefined
+}
+
+/**
+ * Why an authorization refused by svc's clock would have passed by the machine's: the buyer signed by the machine's
+ * clock while `svc time advance` has moved svc's ahead. Undefined when the offset does not explain the refusal.
+ */
+export function offsetExplains(payload: PaymentPayload, clock: Clock): string | undefined {
+  const machineNow = Math.floor((clock.now() - clock.offsetMs) / 1000)
+  if (clock.offsetMs <= 0 || authorizationWindowReason(payload.payload, machineNow) !== undefined) return undefined
+  return `svc's clock is ${Math.round(clock.offsetMs / 1000)} s ahead of the machine's (svc time advance): the buyer signed by the machine's clock; sign by svc's (GET /dev/time on the Sandbox control plane; svc pay and startSandbox's buyer do), or svc revert to a snapshot taken before`
 }
 
 function toSeconds(value: unknown): bigint | undefined {

@@ -9,7 +9,7 @@ import { LRUCache } from 'lru-cache'
 import { canonicalJson } from '../../core/canonical-json.js'
 import { sandboxChainRestarting } from '../../core/errors.js'
 import { machineClock, type Clock } from '../../core/clock.js'
-import { authorizationWindowReason } from './authorization-window.js'
+import { authorizationWindowReason, offsetExplains } from './authorization-window.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { createErrorHandler, createJsonApp, cutText, errorMessageLimit, notFoundHandler } from '../../core/http.js'
 import type { SandboxChain } from '../sandbox-chain.js'
@@ -89,8 +89,11 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   chain.on('reload', () => signer.reset())
 
   /** An authorization outside its window by svc's clock, when time travel moved it (otherwise the scheme judges). */
-  const outsideWindow = (payload: PaymentPayload) =>
-    clock.offsetMs === 0 ? undefined : authorizationWindowReason(payload.payload, clock.nowSeconds())
+  const outsideWindow = (payload: PaymentPayload) => {
+    if (clock.offsetMs === 0) return undefined
+    const reason = authorizationWindowReason(payload.payload, clock.nowSeconds())
+    return reason && { reason, message: offsetExplains(payload, clock) }
+  }
 
   function unsupported(requirements: PaymentRequirements, x402Version: number): string | undefined {
     if (x402Version !== 2) return 'invalid_x402_version'
@@ -103,7 +106,13 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     const reason = unsupported(requirements, payload.x402Version)
     if (reason) return { isValid: false, invalidReason: reason, payer: authorizationFields(payload.payload).from }
     const late = outsideWindow(payload)
-    if (late) return { isValid: false, invalidReason: late, payer: authorizationFields(payload.payload).from }
+    if (late)
+      return {
+        isValid: false,
+        invalidReason: late.reason,
+        ...(late.message ? { invalidMessage: late.message } : {}),
+        payer: authorizationFields(payload.payload).from,
+      }
     // The transfer's simulation starts now, beside the scheme's signature recovery (chain/relay/simulation-prefetch.ts).
     signer.prefetch.start(payload, requirements)
     const response = await explainPermit2Refusal(chain.client, payload, await facilitator.verify(payload, requirements))
@@ -124,7 +133,8 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     if (late)
       return Promise.resolve({
         success: false,
-        errorReason: late,
+        errorReason: late.reason,
+        ...(late.message ? { errorMessage: late.message } : {}),
         transaction: '',
         network: requirements.network,
         payer: authorizationFields(payload.payload).from,

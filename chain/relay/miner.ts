@@ -52,7 +52,9 @@ const maxSendWaitMs = 20
 export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
   // A URL of its own: viem keeps one socket per URL, and an Anvil restarted on the same port needs a new one.
   const socketUrl = `${rpcUrl.replace(/^http/, 'ws')}/?miner=${++miners}`
-  const transport = webSocket(socketUrl, { keepAlive: false, retryCount: 0, timeout: 60_000 })({})
+  // No reconnect: Anvil stops before its miner does, and viem's default reconnect would keep the process alive 10 s
+  // more printing ECONNREFUSED; a restarted Anvil gets a new miner.
+  const transport = webSocket(socketUrl, { keepAlive: false, reconnect: false, retryCount: 0, timeout: 60_000 })({})
   let mining: Promise<void> | undefined
   let again = false
   let stopped = false

@@ -5,8 +5,17 @@ import { formatUsdc, sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc
 import { describeAccept, parseDecimalAmount } from '../amounts.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import { parseHeaders, readTextFile } from '../inputs.js'
+import { signingBySvcClock } from '../../sdk/svc-clock-signing.js'
+import { askGatewaySvc } from '../svc-of-gateway.js'
 
-type PayFlags = { method?: string; data?: string; header?: string[]; maxAmount: string; rpcUrl?: string }
+type PayFlags = {
+  method?: string
+  data?: string
+  header?: string[]
+  maxAmount: string
+  rpcUrl?: string
+  verbose?: boolean
+}
 
 /** `localFetch` for `wrapFetchWithPayment`; a network failure becomes a one-line error. */
 async function requestFetch(input: Request): Promise<Response> {
@@ -38,6 +47,22 @@ function refusalReason(offers: Offer[], maxAmount: string, maxText: string): str
 /** What a buyer refused for a missing Permit2 allowance can do. */
 const permit2Hint =
   ': the payment goes through Permit2 and the buyer has not approved it: run `svc faucet ADDRESS --approve-permit2`, or pass --rpc-url (SVC_RPC_URL) so the client signs an EIP-2612 permit the gateway sponsors'
+
+/** `: <the answer's error>` (a JSON body's `error`, or a 402's PAYMENT-REQUIRED `error`), cut to one line; or ''. */
+function answerReason(text: string, required: string | null, decode: (header: string) => { error?: string }): string {
+  let error: unknown
+  try {
+    error = (JSON.parse(text) as { error?: unknown }).error
+  } catch {}
+  if (typeof error !== 'string' && required) {
+    try {
+      error = decode(required).error
+    } catch {}
+  }
+  if (typeof error !== 'string' || error === '') return ''
+  const line = error.replace(/\s+/g, ' ').trim()
+  return `: ${line.length > 300 ? `${line.slice(0, 299)}…` : line}`
+}
 
 /** True when `body` is a JSON document (`--data '{"a":1}'`). */
 function isJsonText(body: string): boolean {
@@ -81,8 +106,9 @@ export function registerPay(program: Command, ctx: CliContext) {
     .option('--max-amount <usdc>', 'the most one payment may cost, in USDC (for upto: the maximum it signs)', '1')
     .option(
       '--rpc-url <url>',
-      'the Sandbox chain RPC (default: SVC_RPC_URL): lets a Permit2 payment sign an EIP-2612 permit where the gateway sponsors it, instead of needing an approval (svc faucet --approve-permit2)',
+      'the Sandbox chain RPC (default: SVC_RPC_URL, else what the svc serving the URL says): lets a Permit2 payment sign an EIP-2612 permit where the gateway sponsors it, instead of needing an approval (svc faucet --approve-permit2)',
     )
+    .option('--verbose', 'on a failure too, print the status and the whole answer (by default: one line saying why)')
     .action(
       action<PayFlags>(ctx, async (call, url) => {
         const privateKey = call.env.SVC_EVM_PRIVATE_KEY?.trim()
@@ -99,10 +125,14 @@ export function registerPay(program: Command, ctx: CliContext) {
         if (!URL.canParse(url!)) throw new UsageError(`not a URL: "${url}"`)
 
         // What the client may pay: the Sandbox USDC, up to --max-amount per payment. The URL and its 402 say the rest
-        // (network, asset, price, EIP-712 domain): no control plane is asked, so any sandbox on any port works.
-        const rpcUrl = call.options.rpcUrl ?? call.env.SVC_RPC_URL?.trim()
-        if (rpcUrl !== undefined && !URL.canParse(rpcUrl))
-          throw new UsageError(`--rpc-url (or SVC_RPC_URL) is not a URL: "${rpcUrl}"`)
+        // (network, asset, price, EIP-712 domain). The svc serving the URL (the Sandbox control plane on the URL's
+        // port) says its clock and its chain's RPC; a gateway that does not answer them is paid as its 402 asks.
+        const given = call.options.rpcUrl ?? (call.env.SVC_RPC_URL?.trim() || undefined)
+        if (given !== undefined && !URL.canParse(given))
+          throw new UsageError(`--rpc-url (or SVC_RPC_URL) is not a URL: "${given}"`)
+        const svc = await askGatewaySvc(url!, call.settings().baseUrl)
+        // The RPC lets a Permit2 payment (exact by Permit2, upto) sign an EIP-2612 permit the gateway sponsors.
+        const rpcUrl = given ?? svc.rpcUrl
         const [
           { x402Client, wrapFetchWithPayment, decodePaymentResponseHeader },
           { decodePaymentRequiredHeader },
@@ -118,9 +148,23 @@ export function registerPay(program: Command, ctx: CliContext) {
         ])
         const account = privateKeyToAccount(privateKey as `0x${string}`)
         const rpc = rpcUrl ? { rpcUrl } : undefined
+        // svc's own buyer signs by svc's clock, which `svc time advance` moves ahead of the machine's.
+        const ahead = () => svc.aheadSeconds
+        // The amount signed: what an exact payment charges (an upto's PAYMENT-RESPONSE names its own).
+        let signed: string | undefined
+        const signing = (scheme: Parameters<typeof signingBySvcClock>[0]) => {
+          const inner = signingBySvcClock(scheme, ahead)
+          return {
+            ...inner,
+            createPaymentPayload: (...args: Parameters<typeof inner.createPaymentPayload>) => {
+              signed = args[1].amount
+              return inner.createPaymentPayload(...args)
+            },
+          }
+        }
         const client = new x402Client()
-          .register(usdc.network, new ExactEvmScheme(account, rpc))
-          .register(usdc.network, new UptoEvmScheme(account, rpc))
+          .register(usdc.network, signing(new ExactEvmScheme(account, rpc)))
+          .register(usdc.network, signing(new UptoEvmScheme(account, rpc)))
         client.setSpendControls({
           allowedAssets: [{ network: usdc.network, asset: usdc.address, maxAmountPerPayment: maxAmount }],
         })
@@ -149,14 +193,16 @@ export function registerPay(program: Command, ctx: CliContext) {
         const settlement = header ? decodePaymentResponseHeader(header) : null
         const text = await response.text()
         const isJson = (response.headers.get('content-type') ?? '').includes('json')
+        const failed = response.status >= 400
         if (call.out.isJson) {
           let parsed: unknown = text
           if (isJson && text) parsed = JSON.parse(text)
           call.out.json({ status: response.status, payment_response: settlement, body: parsed })
-        } else {
+        } else if (!failed || call.options.verbose) {
           call.out.line(call.out.bold(`HTTP ${response.status} ${response.statusText}`.trim()))
-          // An upto payment names what it charged (0 settles without a transaction).
-          const charged = settlement?.amount === undefined ? '' : ` charged ${formatUsdc(settlement.amount)} USDC`
+          // An upto payment names what it charged (0 settles without a transaction); an exact one what was signed.
+          const amount = settlement?.amount ?? (settlement?.success ? signed : undefined)
+          const charged = amount === undefined ? '' : ` charged ${formatUsdc(amount)} USDC`
           if (settlement)
             call.out.line(
               `paid: ${settlement.success ? 'settled' : 'failed'}${charged} tx ${settlement.transaction || '-'} on ${settlement.network}${settlement.payer ? ` by ${settlement.payer}` : ''}`,
@@ -164,9 +210,11 @@ export function registerPay(program: Command, ctx: CliContext) {
           else call.out.line(call.out.dim('no PAYMENT-RESPONSE (nothing was paid)'))
           if (text) call.out.line(text.replace(/\n$/, ''))
         }
-        if (response.status >= 400) {
+        if (failed) {
           const refusal = response.status === 402 && /permit2_allowance_required/.test(text) ? permit2Hint : ''
-          throw new SvcError(`${method} ${url} answered ${response.status}${refusal}`)
+          const why =
+            refusal || answerReason(text, response.headers.get('payment-required'), decodePaymentRequiredHeader)
+          throw new SvcError(`${method} ${url} answered ${response.status}${why}`)
         }
       }),
     )

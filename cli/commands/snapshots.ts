@@ -8,7 +8,12 @@ import { controlUrlFor } from '../settings.js'
  * {sandbox_base_url} (the production base URL of the settings is turned into the Sandbox one).
  */
 export function sandboxControl(call: Call<object>): SvcClient {
-  return createSvcClient({ baseUrl: controlUrlFor('development', call.settings().baseUrl) })
+  return createSvcClient({ baseUrl: sandboxControlUrl(call) })
+}
+
+/** The Sandbox control plane these commands act on; named in what a command that changes the sandbox prints. */
+export function sandboxControlUrl(call: Call<object>): string {
+  return controlUrlFor('development', call.settings().baseUrl)
 }
 
 /** `svc snapshot`, `svc revert ID`, `svc snapshots`: whole-sandbox snapshots (chain and control-plane state together). */
@@ -30,9 +35,9 @@ export function registerSnapshots(program: Command, ctx: CliContext) {
     .action(
       action(ctx, async (call, id) => {
         const reverted = await sandboxControl(call).snapshots.revert(id!)
-        if (call.out.isJson) return call.out.json(reverted)
+        if (call.out.isJson) return call.out.json({ ...reverted, sandbox_url: sandboxControlUrl(call) })
         call.out.line(
-          `reverted to ${reverted.id} (block ${reverted.chain_block}, taken ${reverted.created_at}) in ${reverted.took_ms} ms`,
+          `reverted ${sandboxControlUrl(call)} to ${reverted.id} (block ${reverted.chain_block}, taken ${reverted.created_at}) in ${reverted.took_ms} ms`,
         )
         if (reverted.discarded.length > 0)
           call.out.line(call.out.dim(`discarded the snapshots taken after it: ${reverted.discarded.join(', ')}`))

@@ -2,7 +2,7 @@ import type { Command } from 'commander'
 import { UsageError } from '../../core/errors.js'
 import type { SandboxTime } from '../../sdk/types.js'
 import { action, addCommand, type Call, type CliContext } from '../context.js'
-import { sandboxControl } from './snapshots.js'
+import { sandboxControl, sandboxControlUrl } from './snapshots.js'
 
 const units: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
 
@@ -16,15 +16,17 @@ export function parseDuration(text: string): number {
 }
 
 function showTime(call: Call<object>, time: SandboxTime) {
-  if (call.out.isJson) return call.out.json(time)
+  // The sandbox acted on is named: one started on another port is not mistaken for this one.
+  if (call.out.isJson) return call.out.json({ ...time, sandbox_url: sandboxControlUrl(call) })
   call.out.fields([
+    ['sandbox', sandboxControlUrl(call)],
     ['chain', `${new Date(time.chain_time * 1000).toISOString()}  ${call.out.dim(`(block ${time.chain_block})`)}`],
     ['svc', time.svc_time],
     ['offset', time.offset_seconds === 0 ? "0 s (the machine's time)" : `+${time.offset_seconds} s`],
   ])
 }
 
-/** `svc time [advance SECONDS]`: the chain's time and svc's own clock, moved together. */
+/** `svc time [advance SECONDS | reset]`: the chain's time and svc's own clock, moved together. */
 export function registerTime(program: Command, ctx: CliContext) {
   const time = program
     .command('time')
@@ -45,4 +47,21 @@ export function registerTime(program: Command, ctx: CliContext) {
         showTime(call, await sandboxControl(call).time.advance(parseDuration(seconds!))),
       ),
     )
+
+  addCommand(
+    time,
+    'reset',
+    "move svc's clock back to the machine's, as far as the chain allows (chain time never goes back)",
+  ).action(
+    action(ctx, async (call) => {
+      const reset = await sandboxControl(call).time.reset()
+      showTime(call, reset)
+      if (!call.out.isJson && reset.offset_seconds > 0)
+        call.out.line(
+          call.out.dim(
+            `the chain's latest block is ${reset.offset_seconds} s ahead of the machine's time and chain time never goes back: svc's clock stays with it (svc's own buyers sign by it); \`svc revert\` to a snapshot taken before the advance goes back further`,
+          ),
+        )
+    }),
+  )
 }

@@ -2,6 +2,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { type Command, InvalidArgumentError, Option } from 'commander'
 import isInCi from 'is-in-ci'
+import { recordRunning } from '../running-svc.js'
 import { UsageError } from '../../core/errors.js'
 import { defaultPort } from '../../core/hosts.js'
 import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
@@ -149,6 +150,12 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       )
       chain.on('error', (error) => write(`svc: chain restart failed: ${error.message}`))
       startedServing()
+      // A CLI run later without --base-url / SVC_BASE_URL talks to this svc, whatever its port (cli/running-svc.ts).
+      recordRunning(env, {
+        port: sandbox.server.port,
+        control_url: sandbox.server.controlUrl,
+        sandbox_control_url: sandbox.server.sandboxControlUrl,
+      })
 
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ ...readyLine(sandbox), ...(seed ? { seed } : {}) })}\n`)

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Request, RequestHandler } from 'express'
-import { jwtVerify, SignJWT } from 'jose'
+import { errors, jwtVerify, SignJWT } from 'jose'
 import { LRUCache } from 'lru-cache'
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../../core/errors.js'
 import type { UserRow } from '../db/tables.js'
@@ -22,6 +22,10 @@ export type Principal = {
 }
 
 export const invalidToken = () => new UnauthorizedError('invalid token')
+
+/** A session JWT past its lifetime (by svc's clock). */
+export const sessionExpiredMessage =
+  'session expired: log in again (`svc login`, with --sandbox for the Sandbox; or POST /auth/login)'
 
 export async function signSessionToken(deps: ServerDeps, user: UserRow): Promise<string> {
   return new SignJWT({ email: user.email })
@@ -64,8 +68,10 @@ export function createAuthenticator(deps: ServerDeps) {
       if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') throw new Error('no subject or expiry')
       verified.set(token, { userId: payload.sub, expiresAt: payload.exp * 1000 })
       return payload.sub
-    } catch {
+    } catch (error) {
       verified.delete(token)
+      // An expired session says how to get a new one; anything else about the token stays "invalid token".
+      if (error instanceof errors.JWTExpired) throw new UnauthorizedError(sessionExpiredMessage)
       throw invalidToken()
     }
   }

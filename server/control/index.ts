@@ -14,6 +14,7 @@ import { createDomainRoutes } from './domains.js'
 import { createStatsRoutes } from './stats.js'
 import { createSettlementRoutes } from './settlements.js'
 import { createContractRoutes } from './openapi-document.js'
+import { createRootRoutes } from './root.js'
 import { createSnapshotRoutes } from './snapshots.js'
 import { createTimeRoutes } from './time.js'
 import { createEventRoutes } from './events.js'
@@ -38,6 +39,7 @@ export function createControlRouter(deps: ServerDeps): Router {
 
   router.use(jsonBody())
   router.use(createContractRoutes())
+  router.use(createRootRoutes(deps))
   router.use(createConfigRoutes(deps))
   router.use(createAuthRoutes(deps))
   // Whole-sandbox changes: local callers on the Sandbox control plane, no credential (like the outbox).

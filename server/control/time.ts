@@ -2,7 +2,7 @@ import { Router } from 'express'
 import { z } from 'zod'
 import { parseBody } from '../../core/http.js'
 import type { ServerDeps } from '../deps.js'
-import { advanceSandboxTime, getSandboxTime } from '../sandbox/time-travel.js'
+import { advanceSandboxTime, getSandboxTime, resetSandboxTime } from '../sandbox/time-travel.js'
 import { localSandboxOnly } from './local-sandbox.js'
 
 const advanceSchema = z.strictObject({ seconds: z.number() })
@@ -16,5 +16,6 @@ export function createTimeRoutes(deps: ServerDeps): Router {
     const { seconds } = parseBody(advanceSchema, req.body)
     res.json(await advanceSandboxTime(deps, seconds))
   })
+  router.post('/dev/time/reset', local, async (_req, res) => void res.json(await resetSandboxTime(deps)))
   return router
 }

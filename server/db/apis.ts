@@ -1,19 +1,28 @@
 import { sql, type Kysely } from 'kysely'
 import { ConflictError, NotFoundError } from '../../core/errors.js'
+import { cutText, echoedValueLimit } from '../../core/http.js'
 import type { Environment } from '../../core/hosts.js'
 import { isUniqueViolation } from './sqlite-errors.js'
 import type { ApiRow, Database, Owner, UpdateableApiRow } from './tables.js'
 
-/** The owner's API of the owner's environment; anything else (another seller's, the other environment's) is 404. */
-export async function findOwnedApi(db: Kysely<Database>, owner: Owner, apiId: string): Promise<ApiRow> {
+/**
+ * The owner's API of the owner's environment, by id or by slug (a slug is unique in its environment, and no slug looks
+ * like an id); anything else (another seller's, the other environment's) is 404, naming what was looked up and where.
+ */
+export async function findOwnedApi(db: Kysely<Database>, owner: Owner, apiIdOrSlug: string): Promise<ApiRow> {
   const api = await db
     .selectFrom('apis')
     .selectAll()
-    .where('id', '=', apiId)
+    .where((eb) => eb.or([eb('id', '=', apiIdOrSlug), eb('slug', '=', apiIdOrSlug)]))
     .where('user_id', '=', owner.user.id)
     .where('environment', '=', owner.environment)
     .executeTakeFirst()
-  if (!api) throw new NotFoundError('api not found')
+  if (!api) {
+    const where = owner.environment === 'development' ? 'the Sandbox' : 'production'
+    throw new NotFoundError(
+      `api not found: no API of this account in ${where} has the id or slug "${cutText(apiIdOrSlug, echoedValueLimit)}"`,
+    )
+  }
   return api
 }
 

@@ -59,3 +59,26 @@ export async function advanceSandboxTime(deps: ServerDeps, seconds: number): Pro
   }
   return deps.sandboxState ? deps.sandboxState.exclusive(change) : change()
 }
+
+/**
+ * Moves svc's clock back towards the machine's: its offset becomes 0, or, when the chain's latest block is ahead of
+ * the machine's time, just enough to keep svc's clock at that block. Chain time never goes back (a block after one
+ * with a later timestamp breaks what tools assume of a chain, and the chain judges authorizations by it), so after
+ * `svc time advance` on the same chain the offset stays until `svc revert` to a snapshot taken before the advance.
+ */
+export async function resetSandboxTime(deps: ServerDeps): Promise<SandboxTime> {
+  const chain = requireSandboxChain(deps)
+  if (!deps.clock) throw new ServiceUnavailableError('this server has no clock of its own to move')
+  const clock = deps.clock
+  const change = async () => {
+    const latest = await chain.sandboxChain.client.getBlock({ blockTag: 'latest' }).catch((error: unknown) => {
+      throw new ChainError('the chain did not answer the block query', { cause: error, code: 'unreachable' })
+    })
+    const machineNow = clock.now() - clock.offsetMs
+    const chainAheadMs = Number(latest.timestamp) * 1000 - machineNow
+    clock.setOffset(chainAheadMs > 0 ? Math.ceil(chainAheadMs / 1000) * 1000 : 0)
+    await setChainClockOffset(deps.db, chain.sandboxChain.epoch, clock.offsetMs)
+    return getSandboxTime(deps)
+  }
+  return deps.sandboxState ? deps.sandboxState.exclusive(change) : change()
+}

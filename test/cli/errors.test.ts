@@ -19,7 +19,11 @@ afterAll(async () => {
 describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line `svc: …` on stderr', () => {
   test('an API error is exit code 1 with the server message (the real binary)', async () => {
     const cli = createCli({ SVC_BASE_URL: t.server.controlUrl, SVC_JWT: jwt })
-    expect(await cli.spawn(['apis', 'get', 'nope'])).toEqual({ code: 1, stdout: '', stderr: 'svc: api not found\n' })
+    expect(await cli.spawn(['apis', 'get', 'nope'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: api not found: no API of this account in production has the id or slug "nope"\n',
+    })
   })
 
   test('missing arguments and unknown options are exit code 2 (the real binary)', async () => {
@@ -146,7 +150,7 @@ describe('--json errors: one JSON document {"error": …} on stderr, stdout unto
     expect(await cli.spawn(['apis', 'get', 'nope', '--json'])).toEqual({
       code: 1,
       stdout: '',
-      stderr: '{"error":"api not found"}\n',
+      stderr: '{"error":"api not found: no API of this account in production has the id or slug \\"nope\\""}\n',
     })
   })
 
@@ -182,8 +186,15 @@ describe('--json errors: one JSON document {"error": …} on stderr, stdout unto
 
   test('without --json, errors stay `svc: …` lines; a --json after `--` is an argument, not the flag', async () => {
     const cli = createCli({ SVC_BASE_URL: t.server.controlUrl, SVC_JWT: jwt })
-    expect(await cli.run(['apis', 'get', 'nope'])).toEqual({ code: 1, stdout: '', stderr: 'svc: api not found\n' })
-    expect(await cli.run(['apis', 'get', '--', '--json'])).toMatchObject({ code: 1, stderr: 'svc: api not found\n' })
+    expect(await cli.run(['apis', 'get', 'nope'])).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'svc: api not found: no API of this account in production has the id or slug "nope"\n',
+    })
+    expect(await cli.run(['apis', 'get', '--', '--json'])).toMatchObject({
+      code: 1,
+      stderr: 'svc: api not found: no API of this account in production has the id or slug "--json"\n',
+    })
   })
 })
 

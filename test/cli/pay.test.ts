@@ -96,7 +96,9 @@ describe('svc pay', () => {
     expect(result.code).toBe(0)
     const [status, paid, body] = result.stdout.split('\n')
     expect(status).toBe('HTTP 200 OK')
-    expect(paid).toMatch(new RegExp(`^paid: settled tx 0x[0-9a-f]{64} on eip155:845320402 by ${buyer.address}$`))
+    expect(paid).toMatch(
+      new RegExp(`^paid: settled charged 0\\.01 USDC tx 0x[0-9a-f]{64} on eip155:845320402 by ${buyer.address}$`),
+    )
     expect(JSON.parse(body!)).toEqual({
       method: 'GET',
       url: '/echo/hello?x=1',
@@ -104,7 +106,7 @@ describe('svc pay', () => {
       label: null,
       content_type: null,
     })
-    const tx = paid!.split(' ')[3] as `0x${string}`
+    const tx = paid!.split(' ')[6] as `0x${string}`
     expect((await chain.sandboxChain.client.getTransactionReceipt({ hash: tx })).status).toBe('success')
   })
 
@@ -204,18 +206,23 @@ describe('svc pay', () => {
     expect(result.stderr).toBe('svc: no payment made: the price 0.01 USDC is above --max-amount 0.001 USDC\n')
   })
 
-  test('a final status of 400 or more is exit code 1, after printing it', async () => {
+  test('a final status of 400 or more is exit code 1 and one line saying why; --verbose prints the answer too', async () => {
     const result = await cli.run(['pay', `${gateway}/nothing-here`], { SVC_EVM_PRIVATE_KEY: buyerKey })
     expect(result.code).toBe(1)
-    expect(result.stdout).toMatch(/^HTTP 404 Not Found\n/)
-    expect(result.stderr).toBe(`svc: GET ${gateway}/nothing-here answered 404\n`)
+    expect(result.stdout).toBe('')
+    expect(result.stderr).toMatch(new RegExp(`^svc: GET ${gateway}/nothing-here answered 404: .+\n$`))
+    expect(result.stderr.split('\n')).toHaveLength(2)
+    const verbose = await cli.run(['pay', `${gateway}/nothing-here`, '--verbose'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    expect(verbose.code).toBe(1)
+    expect(verbose.stdout).toMatch(/^HTTP 404 Not Found\n/)
+    expect(verbose.stderr).toBe(result.stderr)
   })
 
   test('with --json, a final status of 400 or more is the answer on stdout and {"error": …} on stderr, exit code 1', async () => {
     const result = await cli.run(['pay', `${gateway}/nothing-here`, '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
     expect(result.code).toBe(1)
     expect(JSON.parse(result.stdout)).toMatchObject({ status: 404, payment_response: null })
-    expect(result.stderr).toBe(`${JSON.stringify({ error: `GET ${gateway}/nothing-here answered 404` })}\n`)
+    expect(JSON.parse(result.stderr).error).toMatch(new RegExp(`^GET ${gateway}/nothing-here answered 404: `))
     const refused = await cli.run(['pay', `${gateway}/echo/dear`, '--max-amount', '0.001', '--json'], {
       SVC_EVM_PRIVATE_KEY: buyerKey,
     })
@@ -268,22 +275,22 @@ describe('svc pay through Permit2, and upto', () => {
     const account = privateKeyToAccount(key)
     await cli.json(['faucet', account.address, '--asset', 'usdc', '--amount', '1'])
 
-    // No approval, and no RPC to sign a permit with: refused, saying what to do.
-    const refused = await cli.run(['pay', `${gateway}/permit2/a`], { SVC_EVM_PRIVATE_KEY: key })
-    expect(refused.code).toBe(1)
-    expect(refused.stderr).toContain(
-      'answered 402: the payment goes through Permit2 and the buyer has not approved it: run `svc faucet ADDRESS --approve-permit2`',
-    )
-    // With the RPC, the client signs an EIP-2612 permit the gateway sponsors: no approval, no gas.
-    const sponsored = await cli.run(['pay', `${gateway}/permit2/b`, '--json'], {
-      SVC_EVM_PRIVATE_KEY: key,
-      SVC_RPC_URL: chain.rpcUrl,
-    })
+    // No approval and no --rpc-url: svc pay asks the svc serving the URL for its chain's RPC, and the client signs
+    // an EIP-2612 permit the gateway sponsors: no approval, no gas.
+    const sponsored = await cli.run(['pay', `${gateway}/permit2/b`, '--json'], { SVC_EVM_PRIVATE_KEY: key })
     expect(sponsored.code).toBe(0)
     expect(JSON.parse(sponsored.stdout)).toMatchObject({
       status: 200,
       payment_response: { success: true, payer: account.address },
     })
+
+    // upto by a buyer that never approved Permit2, without --rpc-url: a sponsored permit too; it says what it charged.
+    const fresh = generatePrivateKey()
+    await cli.json(['faucet', privateKeyToAccount(fresh).address, '--asset', 'usdc', '--amount', '1'])
+    const uptoFresh = await cli.run(['pay', `${gateway}/metered/fresh`], { SVC_EVM_PRIVATE_KEY: fresh })
+    expect(uptoFresh.stderr).toBe('')
+    expect(uptoFresh.code).toBe(0)
+    expect(uptoFresh.stdout).toMatch(/^paid: settled charged 0\.001234 USDC tx 0x[0-9a-f]{64} /m)
 
     // upto, after the faucet approved Permit2 for the buyer: charged what the upstream said it used.
     const approved = await cli.json([

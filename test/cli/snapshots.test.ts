@@ -28,7 +28,7 @@ describe('svc snapshot / revert / snapshots', () => {
     expect(reverted.took_ms).toBeGreaterThan(0)
     expect(await sandbox.seller.client.apis.list()).toEqual([])
     expect(await cli.ok(['revert', id])).toMatch(
-      new RegExp(`^reverted to ${id} \\(block \\d+, taken .+\\) in [\\d.]+ ms\\n$`),
+      new RegExp(`^reverted ${sandbox.sandboxControlUrl} to ${id} \\(block \\d+, taken .+\\) in [\\d.]+ ms\\n$`),
     )
     expect((await cli.json(['snapshots'])).snapshots.map((s: { id: string }) => s.id)).toEqual([id])
     expect(await cli.json(['snapshot'])).toMatchObject({
@@ -56,11 +56,14 @@ describe('svc time / time advance', () => {
       chain_block: expect.any(Number),
       svc_time: expect.any(String),
       offset_seconds: 0,
+      sandbox_url: sandbox.sandboxControlUrl,
     })
     const after = await cli.json(['time', 'advance', '2h'])
     expect(after.offset_seconds).toBe(7200)
     expect(after.chain_time).toBeGreaterThanOrEqual(before.chain_time + 7200)
-    expect(await cli.ok(['time'])).toMatch(/^chain +\S+Z +\(block \d+\)\nsvc +\S+Z\noffset +\+7200 s\n$/)
+    expect(await cli.ok(['time'])).toMatch(
+      /^sandbox +http:\/\/sandbox\.localhost:\d+\nchain +\S+Z +\(block \d+\)\nsvc +\S+Z\noffset +\+7200 s\n$/,
+    )
     expect((await cli.json(['time', 'advance', '90'])).offset_seconds).toBe(7290)
   })
 

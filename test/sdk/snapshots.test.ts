@@ -200,7 +200,10 @@ describe('time travel: startSandbox().advanceTime(seconds)', () => {
   test('a session JWT past its lifetime is refused; the revert makes it good again', async () => {
     expect((await session().auth.me()).user.email).toBe(sandbox.seller.email)
     await sandbox.advanceTime(8 * 24 * 3600)
-    await expect(session().auth.me()).rejects.toMatchObject({ status: 401, message: 'invalid token' })
+    await expect(session().auth.me()).rejects.toMatchObject({
+      status: 401,
+      message: 'session expired: log in again (`svc login`, with --sandbox for the Sandbox; or POST /auth/login)',
+    })
     await sandbox.revert(initial)
     expect((await session().auth.me()).user.email).toBe(sandbox.seller.email)
   })

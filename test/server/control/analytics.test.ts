@@ -179,7 +179,7 @@ describe('GET /stats/overview', () => {
     for (const apiId of [s.devApi, other.prodApi, 'api_nope'])
       expect(await t.call(`/stats/overview?api_id=${apiId}`, { jwt: s.jwt })).toMatchObject({
         status: 404,
-        body: { error: 'api not found' },
+        body: { error: expect.stringMatching(/^api not found: /) },
       })
   })
 
@@ -300,7 +300,7 @@ describe('GET /settlements', () => {
     for (const apiId of [s.devApi, other.prodApi])
       expect(await t.call(`/settlements?api_id=${apiId}`, { jwt: s.jwt })).toMatchObject({
         status: 404,
-        body: { error: 'api not found' },
+        body: { error: expect.stringMatching(/^api not found: /) },
       })
   })
 })

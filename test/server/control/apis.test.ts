@@ -71,10 +71,13 @@ describe('CRUD', () => {
       status: 200,
       body: { id, deleted: true },
     })
-    expect(await t.call(`/apis/${id}`, { jwt })).toMatchObject({ status: 404, body: { error: 'api not found' } })
+    expect(await t.call(`/apis/${id}`, { jwt })).toMatchObject({
+      status: 404,
+      body: { error: expect.stringMatching(/^api not found: /) },
+    })
     expect(await t.call(`/apis/${id}`, { jwt, method: 'DELETE' })).toMatchObject({
       status: 404,
-      body: { error: 'api not found' },
+      body: { error: expect.stringMatching(/^api not found: /) },
     })
     expect((await t.call('/apis', { jwt })).body.apis).toEqual([])
   })
@@ -213,7 +216,7 @@ describe('isolation', () => {
     const a = await t.signup()
     const b = await t.signup()
     const api = (await t.call('/apis', { jwt: a.jwt, body: apiBody() })).body
-    const notFound = { status: 404, body: { error: 'api not found' } }
+    const notFound = { status: 404, body: { error: expect.stringMatching(/^api not found: /) } }
     expect(await t.call(`/apis/${api.id}`, { jwt: b.jwt })).toMatchObject(notFound)
     expect(await t.call(`/apis/${api.id}`, { jwt: b.jwt, method: 'PUT', body: { name: 'mine' } })).toMatchObject(
       notFound,
@@ -230,21 +233,24 @@ describe('isolation', () => {
     const liveKey = await t.createKey(jwt, 'production', ['apis:read'])
     const sandboxKey = await t.createKey(jwt, 'development', ['apis:read'])
 
-    expect(await t.call(`/apis/${dev.id}`, { jwt })).toMatchObject({ status: 404, body: { error: 'api not found' } })
+    expect(await t.call(`/apis/${dev.id}`, { jwt })).toMatchObject({
+      status: 404,
+      body: { error: expect.stringMatching(/^api not found: /) },
+    })
     expect(await t.call(`/apis/${dev.id}`, { key: liveKey })).toMatchObject({
       status: 404,
-      body: { error: 'api not found' },
+      body: { error: expect.stringMatching(/^api not found: /) },
     })
     expect((await t.call(`/apis/${dev.id}`, { jwt, environment: 'development' })).status).toBe(200)
     expect((await t.call(`/apis/${dev.id}`, { host: 'development', key: sandboxKey })).status).toBe(200)
 
     expect(await t.call(`/apis/${prod.id}`, { host: 'development', key: sandboxKey })).toMatchObject({
       status: 404,
-      body: { error: 'api not found' },
+      body: { error: expect.stringMatching(/^api not found: /) },
     })
     expect(await t.call(`/apis/${prod.id}`, { jwt, environment: 'development' })).toMatchObject({
       status: 404,
-      body: { error: 'api not found' },
+      body: { error: expect.stringMatching(/^api not found: /) },
     })
     expect((await t.call(`/apis/${prod.id}`, { key: liveKey })).status).toBe(200)
 
