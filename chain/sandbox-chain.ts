@@ -16,11 +16,22 @@ import { sandboxChain } from './viem-chain.js'
 import { createUsdcFunder, installContracts, type UsdcFunder, type UsdcInfo } from './contracts/install.js'
 import { createTxSender, type TxSender } from './relay/tx-sender.js'
 import { getOrCreateEpoch } from './epoch.js'
-import { anvilStateArgs } from './anvil/state-file.js'
+import {
+  anvilStateArgs,
+  distrustExitDump,
+  newExitDumpPath,
+  prepareChainState,
+  saveChainState,
+  stateIntervalSeconds,
+  trustedExitDump,
+  trustExitDump,
+} from './anvil/state-file.js'
+import { pausePoint } from '../core/pause-point.js'
 
 export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> & {
   /**
-   * Keep the chain in this file across runs (chain/anvil/state-file.ts): loaded at start, written on exit and every 30 s.
+   * Keep the chain in this file across runs (chain/anvil/state-file.ts): loaded at start, written on exit and every 30 s
+   * (durably: a temporary file renamed over it, the previous copy kept).
    * Offline chains only; a fork starts from its fork URL each time. @defaultValue no file: every run starts empty
    */
   statePath?: string | undefined
@@ -29,8 +40,9 @@ export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> 
   /** How often the chain is checked for a restart or a reset. @defaultValue 1_000 */
   healthIntervalMs?: number | undefined
   /**
-   * An Anvil already starting (from `startAnvil` with the same options), so a caller can boot it while it loads the
-   * rest of its modules; restarts use the options.
+   * An Anvil already starting (from `startAnvil` with the same options and the state arguments of
+   * `prepareChainState`, its exit dump trusted once it listens), so a caller can boot it while it loads the rest of
+   * its modules; restarts use the options.
    */
   anvil?: Promise<AnvilProcess> | undefined
 }
@@ -78,6 +90,8 @@ export type SandboxChain = EventEmitter<ChainEvents> & {
   readonly usdcFunder: UsdcFunder
   /** Milliseconds from the call to a chain with contracts installed. */
   readonly readyMs: number
+  /** The data dir's saved chain (chain/anvil/state-file.ts); undefined without a state file (ephemeral, fork). */
+  readonly savedState: SavedState | undefined
   /** The Anvil process id of the current generation (tests kill it to check restarts). */
   readonly pid: number | undefined
   /**
@@ -89,6 +103,18 @@ export type SandboxChain = EventEmitter<ChainEvents> & {
   stop(): Promise<void>
 }
 
+export type SavedState = {
+  /** `chain/state.json` of the data dir. */
+  readonly path: string
+  /** Writes the chain now, durably: to `path` (the previous copy kept), or to `file`. */
+  save(file?: string): Promise<void>
+  /**
+   * Until the returned release: no periodic save, and no exit dump of Anvil's counts as the chain at the next start
+   * (the chain and the ledger are changing together; the caller keeps its own record of the way back).
+   */
+  hold(): () => void
+}
+
 /**
  * Starts the sandbox chain: Anvil (through prool) at chain id 845320402 with USDC and Multicall3 installed, and a
  * supervisor that notices when Anvil dies or its state is reset, starts it again and reinstalls the contracts.
@@ -97,14 +123,34 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   const started = performance.now()
   const { healthIntervalMs = 1_000, anvil: starting, statePath, freshChain = false, ...anvilOptions } = options
   const persist = statePath !== undefined && !anvilOptions.forkUrl
-  const stateArgs = (load: boolean) => (persist ? anvilStateArgs(statePath, { load }) : {})
-  let anvil: AnvilProcess = await (starting ??
-    startAnvil({
+  const log = anvilOptions.log ?? ((message: string) => console.error(message))
+  /** The exit dump of the Anvil that holds the chain now (chain/anvil/state-file.ts). */
+  let exitDump: string | undefined
+  /** The state arguments of a new Anvil; its exit dump is trusted once it holds the chain ({@link trustNow}). */
+  const stateArgs = (loadState: string | undefined): Record<string, unknown> => {
+    if (!persist) return {}
+    exitDump = newExitDumpPath(statePath)
+    return anvilStateArgs(loadState, exitDump)
+  }
+  let held = 0
+  const trustNow = () => {
+    if (persist && exitDump && held === 0) trustExitDump(statePath, exitDump)
+  }
+  let anvil: AnvilProcess
+  if (starting) {
+    anvil = await starting
+    if (persist) exitDump = trustedExitDump(statePath)
+  } else {
+    const prepared = persist ? prepareChainState(statePath, { fresh: freshChain }) : undefined
+    if (prepared?.note) log(`svc: ${prepared.note}`)
+    anvil = await startAnvil({
       ...anvilOptions,
-      extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(!freshChain) },
+      extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(prepared?.loadState) },
       chainId: sandboxChainId,
       mnemonic: sandboxMnemonic,
-    }))
+    })
+    trustNow()
+  }
   const rpcUrl = anvil.rpcUrl
   const chain = sandboxChain(rpcUrl)
   const transport = createRpcTransport(rpcUrl)
@@ -129,6 +175,40 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     throw error
   }
   const usdcFunder = createUsdcFunder({ client, testClient, minter }, () => usdc)
+
+  let saving: Promise<void> | undefined
+  /** Writes the chain to `file`, or to `state.json` (the previous copy kept); errors are thrown. */
+  const saveTo = (file?: string) =>
+    saveChainState(anvil.rpcUrl, file ?? (statePath as string), { keepPrevious: file === undefined })
+  const savePeriodically = () => {
+    if (saving || held > 0 || restarting || startingProcess || stopping) return
+    saving = saveTo()
+      .catch((error: unknown) =>
+        log(`svc: the chain could not be saved (the last good copy stays): ${fileError(error)}`),
+      )
+      .finally(() => (saving = undefined))
+  }
+  // A fresh chain replaces the saved one at once (its first save), not 30 s later.
+  if (persist && freshChain) await saveTo().catch(() => {})
+  const saver = persist ? setInterval(savePeriodically, stateIntervalSeconds * 1_000) : undefined
+  saver?.unref()
+  const savedState: SavedState | undefined = persist
+    ? {
+        path: statePath,
+        save: saveTo,
+        hold() {
+          held++
+          distrustExitDump(statePath)
+          let released = false
+          return () => {
+            if (released) return
+            released = true
+            held--
+            trustNow()
+          }
+        },
+      }
+    : undefined
   const readyMs = performance.now() - started
 
   const emitter = new EventEmitter<ChainEvents>()
@@ -175,7 +255,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
       startingProcess = true
       anvil = await startAnvil({
         ...anvilOptions,
-        extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(false) },
+        extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(undefined) },
         port: anvil.port,
         chainId: sandboxChainId,
         mnemonic: sandboxMnemonic,
@@ -183,6 +263,8 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
       watchExit(anvil)
       startingProcess = false
       await recover(reason)
+      // The new, empty chain is the chain now (the ledger moves to its epoch).
+      trustNow()
     } catch (error) {
       emitter.emit('error', error as Error)
     } finally {
@@ -203,16 +285,19 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
         const old = anvil
         retired.add(old)
         await old.stop()
-        // The state is loaded over RPC (not from the state file, which a data dir's Anvil rewrites on its own).
+        // The state is loaded over RPC. Until it is, the old Anvil's exit dump (written as it stopped) stays the
+        // chain of the next start: the new Anvil's own dump counts only once it holds the state.
         anvil = await startAnvil({
           ...anvilOptions,
-          extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(false) },
+          extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(undefined) },
           port: old.port,
           chainId: sandboxChainId,
           mnemonic: sandboxMnemonic,
         })
         watchExit(anvil)
+        await pausePoint('chain-restart')
         await testClient.loadState({ state })
+        trustNow()
         minter.reset()
         const ms = performance.now() - began
         restarting = false
@@ -257,14 +342,32 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     usdcFunder: { value: usdcFunder },
     readyMs: { value: readyMs, enumerable: true },
     pid: { get: () => anvil.pid },
+    savedState: { value: savedState },
     mine: { value: (sent?: Promise<unknown>) => anvil.mine(sent) },
     restartKeepingState: { value: restartKeepingState },
     stop: {
       async value() {
         stopping = true
         clearInterval(health)
+        clearInterval(saver)
+        await saving
+        // svc writes the chain itself on the way out (durably); Anvil's exit dump stays the fallback if it cannot.
+        if (savedState && held === 0 && !restarting)
+          await saveTo().then(
+            () => distrustExitDump(savedState.path),
+            (error: unknown) => log(`svc: the chain could not be saved on stop: ${fileError(error)}`),
+          )
         await anvil.stop()
       },
     },
   }) as SandboxChain
+}
+
+/** An error of writing the chain's file, with what it means for a full or read-only disk. */
+function fileError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code
+  const message = (error as Error).message
+  if (code === 'ENOSPC') return `the data dir's disk is full (${message})`
+  if (code === 'EROFS') return `the data dir is read-only (${message})`
+  return message
 }

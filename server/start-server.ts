@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Express } from 'express'
 import type { ChainServices, StartChainServicesOptions } from '../chain/services.js'
 import { startAnvil, type AnvilProcess } from '../chain/anvil/anvil.js'
-import { anvilStateArgs } from '../chain/anvil/state-file.js'
+import { anvilStateArgs, newExitDumpPath, prepareChainState, trustExitDump } from '../chain/anvil/state-file.js'
 import type { Gateway } from './gateway/index.js'
 import type { OpenedDatabase } from './db/database.js'
 import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
@@ -232,7 +232,11 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     // its own (not --ephemeral) the chain is kept beside the database; a fork starts from its URL each run.
     const { binary, host, forkUrl, extraArgs, watchdog, rpcPort, freshChain } = chainOptions
     const statePath = askedDataDir === undefined || forkUrl ? undefined : chainStatePath(askedDataDir)
-    const stateArgs = statePath === undefined ? {} : anvilStateArgs(statePath, { load: !freshChain })
+    // Which saved chain to load (chain/anvil/state-file.ts); the new Anvil's exit dump counts once it has loaded it.
+    const prepared = statePath === undefined ? undefined : prepareChainState(statePath, { fresh: freshChain })
+    if (prepared?.note) (log ?? console.error)(`svc: ${prepared.note}`)
+    const exitDump = statePath === undefined ? undefined : newExitDumpPath(statePath)
+    const stateArgs = exitDump === undefined ? {} : anvilStateArgs(prepared?.loadState, exitDump)
     anvil = startAnvil({
       binary,
       host,
@@ -241,6 +245,9 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       watchdog,
       port: rpcPort,
       pidFile: lock.anvilPidFile,
+    }).then((process) => {
+      if (statePath !== undefined && exitDump !== undefined) trustExitDump(statePath, exitDump)
+      return process
     })
     anvil.catch(() => {})
     loadServerModules().catch(() => {})
