@@ -69,6 +69,7 @@ function loadServerModules() {
     import('./sandbox/chain-time.js'),
     import('./db/sandbox-chain-epochs.js'),
     import('./payment-events.js'),
+    import('./journal/missing-settlements.js'),
   ])
 }
 
@@ -87,6 +88,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     { alignChainTime },
     { findLatestChainEpoch },
     { createPaymentEvents },
+    { markMissingSettlements },
   ] = await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
@@ -128,9 +130,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       clock,
       state: deps.sandboxState!,
       dir: join(dataDir, 'snapshots'),
+      dataDir,
     })
   // Payments a process that died left half done: settled on the chain → recorded (charged without an answer).
   await resolveSettlementJournal(deps)
+  // And the other way: settlements the ledger names that the chain does not have are marked, not left silent.
+  await markMissingSettlements(deps).catch((error) =>
+    options.log?.(`svc: the ledger could not be checked against the chain: ${toSvcError(error).message}`),
+  )
   const onRestart = ({ reason }: { reason: string }) =>
     void reconcile(reason).catch((error) =>
       options.log?.(`svc: recording the new chain failed: ${toSvcError(error).message}`),
@@ -232,6 +239,11 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     // its own (not --ephemeral) the chain is kept beside the database; a fork starts from its URL each run.
     const { binary, host, forkUrl, extraArgs, watchdog, rpcPort, freshChain } = chainOptions
     const statePath = askedDataDir === undefined || forkUrl ? undefined : chainStatePath(askedDataDir)
+    if (statePath !== undefined) {
+      const { finishInterruptedRevert } = await import('./sandbox/revert-journal.js')
+      const finished = finishInterruptedRevert(dataDir, statePath)
+      if (finished) (log ?? console.error)(`svc: ${finished}`)
+    }
     // Which saved chain to load (chain/anvil/state-file.ts); the new Anvil's exit dump counts once it has loaded it.
     const prepared = statePath === undefined ? undefined : prepareChainState(statePath, { fresh: freshChain })
     if (prepared?.note) (log ?? console.error)(`svc: ${prepared.note}`)
