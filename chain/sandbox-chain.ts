@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events'
+import { setTimeout as delay } from 'node:timers/promises'
 import {
   createPublicClient,
   createTestClient,
@@ -100,6 +101,8 @@ export type SandboxChain = EventEmitter<ChainEvents> & {
    * in any restart. Resolves with how long the chain was away; concurrent calls share one restart.
    */
   restartKeepingState(): Promise<{ ms: number }>
+  /** Resolves once the chain is not restarting (at once when it is not); false if it is still away after `timeoutMs`. */
+  whenReady(timeoutMs: number): Promise<boolean>
   stop(): Promise<void>
 }
 
@@ -278,8 +281,12 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     reloading ??= (async () => {
       if (recovering) await recovering
       const began = performance.now()
-      const state = await testClient.dumpState()
+      // Payments and faucet calls wait from here: what reaches the chain after the dump would be lost.
       restarting = true
+      const state = await testClient.dumpState().catch((error: unknown) => {
+        restarting = false
+        throw error
+      })
       startingProcess = true
       try {
         const old = anvil
@@ -298,6 +305,9 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
         await pausePoint('chain-restart')
         await testClient.loadState({ state })
         trustNow()
+        // Sent to the new Anvil before it held the chain: their nonces are the empty chain's. Their senders see them
+        // dropped (TxDroppedError) and send again; the minter's nonce is read again.
+        await testClient.request({ method: 'anvil_dropAllTransactions' as never, params: [] as never })
         minter.reset()
         const ms = performance.now() - began
         restarting = false
@@ -312,6 +322,17 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
       }
     })().finally(() => (reloading = undefined))
     return reloading
+  }
+
+  async function whenReady(timeoutMs: number): Promise<boolean> {
+    const deadline = performance.now() + timeoutMs
+    while (restarting || startingProcess) {
+      const left = deadline - performance.now()
+      if (left <= 0) return false
+      // Polled: any number of callers wait at once, with no listener each.
+      await delay(Math.min(left, 20))
+    }
+    return true
   }
 
   // A reset chain (anvil_reset, a new Anvil on the same port) has no token code: reinstall.
@@ -345,6 +366,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     savedState: { value: savedState },
     mine: { value: (sent?: Promise<unknown>) => anvil.mine(sent) },
     restartKeepingState: { value: restartKeepingState },
+    whenReady: { value: whenReady },
     stop: {
       async value() {
         stopping = true
