@@ -15,6 +15,7 @@ import { toSvcError } from '../core/errors.js'
 import { createClock, type Clock } from '../core/clock.js'
 import type { Listening } from '../core/http.js'
 import { databaseFileName, privateDirMode, tightenDataDir, tightenFiles } from './data-dir/permissions.js'
+import { dataDirStorageError } from './data-dir/storage-errors.js'
 import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type DataDirLock } from './data-dir/lock.js'
 
 // The server's and the chain services' modules are imported when they are needed: `startSvc` boots Anvil in its
@@ -227,7 +228,9 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     clock = createClock(),
     ...chainOptions
   } = options
-  const lock = await claimDataDir(askedDataDir, log ?? (() => {}))
+  const lock = await claimDataDir(askedDataDir, log ?? (() => {})).catch((error: unknown) => {
+    throw dataDirStorageError(askedDataDir ?? tmpdir(), error) ?? error
+  })
   const { dataDir } = lock
   let anvil: Promise<AnvilProcess> | undefined
   let chain: ChainServices | undefined
@@ -305,6 +308,6 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       () => {},
     )
     lock.release()
-    throw error
+    throw dataDirStorageError(dataDir, error) ?? error
   }
 }
