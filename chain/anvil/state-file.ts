@@ -8,6 +8,7 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  readSync,
   renameSync,
   rmSync,
   statSync,
@@ -78,7 +79,27 @@ function syncDir(dir: string) {
   }
 }
 
-/** Why `file` is not a chain state Anvil can load, or undefined when it is one. */
+/**
+ * Why `file` is not a whole JSON object, by its first and last bytes: what a write cut short (a full disk) leaves
+ * fails it. Cheap for a big chain (a full parse of 80 MB takes 2.5 s): for the files svc wrote itself, durably.
+ */
+export function truncatedState(file: string): string | undefined {
+  const fd = openSync(file, 'r')
+  try {
+    const { size } = statSync(file)
+    if (size === 0) return 'the file is empty'
+    const head = Buffer.alloc(1)
+    readSync(fd, head, 0, 1, 0)
+    const tail = Buffer.alloc(Math.min(64, size))
+    readSync(fd, tail, 0, tail.length, size - tail.length)
+    if (head.toString() !== '{' || !tail.toString().trimEnd().endsWith('}')) return 'the file ends before its JSON does'
+    return undefined
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Why `file` is not a chain state Anvil can load, or undefined when it is one (a full parse: for Anvil's dumps). */
 export function unreadableState(file: string): string | undefined {
   try {
     const state = JSON.parse(readFileSync(file, 'utf8')) as unknown
@@ -161,7 +182,7 @@ export function prepareChainState(path: string, options: { fresh?: boolean } = {
   if (options.fresh) return { loadState: undefined, note: undefined }
   for (const file of [path, previousStatePath(path)]) {
     if (!existsSync(file)) continue
-    const why = unreadableState(file)
+    const why = truncatedState(file)
     if (why !== undefined) {
       notes.push(`${basename(file)} does not parse (${why})`)
       continue
