@@ -20,7 +20,7 @@ export async function waitFor(predicate: () => boolean, timeoutMs: number, what:
 
 /** The pids a running sandbox keeps in its data dir: svc's (its lock) and its Anvil's. */
 export function readSandboxPids(dataDir: string): { svc: number; anvil: number } {
-  const read = (name: string) => Number(readFileSync(join(dataDir, name), 'utf8').trim())
+  const read = (name: string) => Number(readFileSync(join(dataDir, name), 'utf8').trim().split(/\s+/)[0])
   return { svc: read('svc.lock'), anvil: read('anvil.pid') }
 }
 
