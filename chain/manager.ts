@@ -1,7 +1,8 @@
 import type { Express } from 'express'
 import { formatEther, getAddress, isAddress, numberToHex, parseEther, parseUnits, type Address } from 'viem'
 import { z } from 'zod'
-import { BadRequestError, ChainError, toSvcError } from '../core/errors.js'
+import { BadRequestError, ChainError, ServiceUnavailableError, toSvcError } from '../core/errors.js'
+import { TxDroppedError } from './relay/tx-sender.js'
 import { createErrorHandler, createJsonApp, notFoundHandler, parseBody } from '../core/http.js'
 import { formatUsdc, parseUsdc } from '../core/sandbox-usdc.js'
 import type { SandboxChain } from './sandbox-chain.js'
@@ -27,6 +28,9 @@ export type FaucetResult = {
   transactions: { usdc?: `0x${string}`; permit2_approval?: `0x${string}` }
   balances: Balances
 }
+
+/** How long a faucet call waits for a restarting chain before it answers 503. */
+const chainAwayMs = 15_000
 
 /** Most a single faucet call may send: beyond this the amount is a mistake, not a test. */
 const maxEthWei = parseEther('1000000')
@@ -124,6 +128,25 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
     if (amount !== undefined && ethWei === 0n && usdcBase === 0n)
       throw new BadRequestError('amount must be greater than 0')
 
+    // A restarting chain is waited for: what reaches it now would be lost, or land later with stale nonces.
+    if (!(await chain.whenReady(chainAwayMs)))
+      throw new ServiceUnavailableError('the Sandbox chain is restarting: retry in a moment')
+    try {
+      return await fundOnce(address, ethWei, usdcBase, asset, options)
+    } catch (error) {
+      // The chain restarted under the call and never mined its mint: sent again on the chain that is back.
+      if (!((error as Error).cause instanceof TxDroppedError) || !(await chain.whenReady(chainAwayMs))) throw error
+      return fundOnce(address, ethWei, usdcBase, asset, options)
+    }
+  }
+
+  async function fundOnce(
+    address: Address,
+    ethWei: bigint,
+    usdcBase: bigint,
+    asset: FaucetAsset,
+    options: FundOptions,
+  ): Promise<FaucetResult> {
     const result: FaucetResult = {
       address,
       asset,

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events'
+import { setTimeout as delay } from 'node:timers/promises'
 import {
   createPublicClient,
   createTestClient,
@@ -18,11 +19,22 @@ import { sandboxChain } from './viem-chain.js'
 import { createUsdcFunder, installContracts, type UsdcFunder, type UsdcInfo } from './contracts/install.js'
 import { createTxSender, type TxSender } from './relay/tx-sender.js'
 import { getOrCreateEpoch } from './epoch.js'
-import { anvilStateArgs } from './anvil/state-file.js'
+import {
+  anvilStateArgs,
+  distrustExitDump,
+  newExitDumpPath,
+  prepareChainState,
+  saveChainState,
+  stateIntervalSeconds,
+  trustedExitDump,
+  trustExitDump,
+} from './anvil/state-file.js'
+import { pausePoint } from '../core/pause-point.js'
 
 export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> & {
   /**
-   * Keep the chain in this file across runs (chain/anvil/state-file.ts): loaded at start, written on exit and every 30 s.
+   * Keep the chain in this file across runs (chain/anvil/state-file.ts): loaded at start, written on exit and every 30 s
+   * (durably: a temporary file renamed over it, the previous copy kept).
    * Offline chains only; a fork starts from its fork URL each time. @defaultValue no file: every run starts empty
    */
   statePath?: string | undefined
@@ -31,8 +43,9 @@ export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> 
   /** How often the chain is checked for a restart or a reset. @defaultValue 1_000 */
   healthIntervalMs?: number | undefined
   /**
-   * An Anvil already starting (from `startAnvil` with the same options), so a caller can boot it while it loads the
-   * rest of its modules; restarts use the options.
+   * An Anvil already starting (from `startAnvil` with the same options and the state arguments of
+   * `prepareChainState`, its exit dump trusted once it listens), so a caller can boot it while it loads the rest of
+   * its modules; restarts use the options.
    */
   anvil?: Promise<AnvilProcess> | undefined
   /** The settlement path (chain/relay/mode.ts); it also picks how Anvil mines unless `mining` says. @defaultValue 'tuned' */
@@ -88,6 +101,8 @@ export type SandboxChain = Pick<EventEmitter<ChainEvents>, 'on' | 'once' | 'off'
   readonly usdcFunder: UsdcFunder
   /** Milliseconds from the call to a chain with contracts installed. */
   readonly readyMs: number
+  /** The data dir's saved chain (chain/anvil/state-file.ts); undefined without a state file (ephemeral, fork). */
+  readonly savedState: SavedState | undefined
   /** The Anvil process id of the current generation (tests kill it to check restarts). */
   readonly pid: number | undefined
   /**
@@ -96,7 +111,21 @@ export type SandboxChain = Pick<EventEmitter<ChainEvents>, 'on' | 'once' | 'off'
    * in any restart. Resolves with how long the chain was away; concurrent calls share one restart.
    */
   restartKeepingState(): Promise<{ ms: number }>
+  /** Resolves once the chain is not restarting (at once when it is not); false if it is still away after `timeoutMs`. */
+  whenReady(timeoutMs: number): Promise<boolean>
   stop(): Promise<void>
+}
+
+export type SavedState = {
+  /** `chain/state.json` of the data dir. */
+  readonly path: string
+  /** Writes the chain now, durably: to `path` (the previous copy kept), or to `file`. */
+  save(file?: string): Promise<void>
+  /**
+   * Until the returned release: no periodic save, and no exit dump of Anvil's counts as the chain at the next start
+   * (the chain and the ledger are changing together; the caller keeps its own record of the way back).
+   */
+  hold(): () => void
 }
 
 /**
@@ -108,14 +137,34 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   const { healthIntervalMs = 1_000, anvil: starting, statePath, freshChain = false, relay = 'tuned', ...rest } = options
   const anvilOptions = { ...rest, mining: rest.mining ?? relayMining(relay) }
   const persist = statePath !== undefined && !anvilOptions.forkUrl
-  const stateArgs = (load: boolean) => (persist ? anvilStateArgs(statePath, { load }) : {})
-  let anvil: AnvilProcess = await (starting ??
-    startAnvil({
+  const log = anvilOptions.log ?? ((message: string) => console.error(message))
+  /** The exit dump of the Anvil that holds the chain now (chain/anvil/state-file.ts). */
+  let exitDump: string | undefined
+  /** The state arguments of a new Anvil; its exit dump is trusted once it holds the chain ({@link trustNow}). */
+  const stateArgs = (loadState: string | undefined): Record<string, unknown> => {
+    if (!persist) return {}
+    exitDump = newExitDumpPath(statePath)
+    return anvilStateArgs(loadState, exitDump)
+  }
+  let held = 0
+  const trustNow = () => {
+    if (persist && exitDump && held === 0) trustExitDump(statePath, exitDump)
+  }
+  let anvil: AnvilProcess
+  if (starting) {
+    anvil = await starting
+    if (persist) exitDump = trustedExitDump(statePath)
+  } else {
+    const prepared = persist ? prepareChainState(statePath, { fresh: freshChain }) : undefined
+    if (prepared?.note) log(`svc: ${prepared.note}`)
+    anvil = await startAnvil({
       ...anvilOptions,
-      extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(!freshChain) },
+      extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(prepared?.loadState) },
       chainId: sandboxChainId,
       mnemonic: sandboxMnemonic,
-    }))
+    })
+    trustNow()
+  }
   const rpcUrl = anvil.rpcUrl
   const chain = sandboxChain(rpcUrl)
   const transport = relay === 'tuned' ? createRpcTransport(rpcUrl) : http(rpcUrl)
@@ -140,6 +189,40 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     throw error
   }
   const usdcFunder = createUsdcFunder({ client, testClient, minter }, () => usdc)
+
+  let saving: Promise<void> | undefined
+  /** Writes the chain to `file`, or to `state.json` (the previous copy kept); errors are thrown. */
+  const saveTo = (file?: string) =>
+    saveChainState(anvil.rpcUrl, file ?? (statePath as string), { keepPrevious: file === undefined })
+  const savePeriodically = () => {
+    if (saving || held > 0 || restarting || startingProcess || stopping) return
+    saving = saveTo()
+      .catch((error: unknown) =>
+        log(`svc: the chain could not be saved (the last good copy stays): ${fileError(error)}`),
+      )
+      .finally(() => (saving = undefined))
+  }
+  // A fresh chain replaces the saved one at once (its first save), not 30 s later.
+  if (persist && freshChain) await saveTo().catch(() => {})
+  const saver = persist ? setInterval(savePeriodically, stateIntervalSeconds * 1_000) : undefined
+  saver?.unref()
+  const savedState: SavedState | undefined = persist
+    ? {
+        path: statePath,
+        save: saveTo,
+        hold() {
+          held++
+          distrustExitDump(statePath)
+          let released = false
+          return () => {
+            if (released) return
+            released = true
+            held--
+            trustNow()
+          }
+        },
+      }
+    : undefined
   const readyMs = performance.now() - started
 
   const emitter = new EventEmitter<ChainEvents>()
@@ -186,7 +269,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
       startingProcess = true
       anvil = await startAnvil({
         ...anvilOptions,
-        extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(false) },
+        extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(undefined) },
         port: anvil.port,
         chainId: sandboxChainId,
         mnemonic: sandboxMnemonic,
@@ -194,6 +277,8 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
       watchExit(anvil)
       startingProcess = false
       await recover(reason)
+      // The new, empty chain is the chain now (the ledger moves to its epoch).
+      trustNow()
     } catch (error) {
       emitter.emit('error', error as Error)
     } finally {
@@ -207,23 +292,33 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     reloading ??= (async () => {
       if (recovering) await recovering
       const began = performance.now()
-      const state = await testClient.dumpState()
+      // Payments and faucet calls wait from here: what reaches the chain after the dump would be lost.
       restarting = true
+      const state = await testClient.dumpState().catch((error: unknown) => {
+        restarting = false
+        throw error
+      })
       startingProcess = true
       try {
         const old = anvil
         retired.add(old)
         await old.stop()
-        // The state is loaded over RPC (not from the state file, which a data dir's Anvil rewrites on its own).
+        // The state is loaded over RPC. Until it is, the old Anvil's exit dump (written as it stopped) stays the
+        // chain of the next start: the new Anvil's own dump counts only once it holds the state.
         anvil = await startAnvil({
           ...anvilOptions,
-          extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(false) },
+          extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(undefined) },
           port: old.port,
           chainId: sandboxChainId,
           mnemonic: sandboxMnemonic,
         })
         watchExit(anvil)
+        await pausePoint('chain-restart')
         await testClient.loadState({ state })
+        trustNow()
+        // Sent to the new Anvil before it held the chain: their nonces are the empty chain's. Their senders see them
+        // dropped (TxDroppedError) and send again; the minter's nonce is read again.
+        await testClient.request({ method: 'anvil_dropAllTransactions' as never, params: [] as never })
         minter.reset()
         const ms = performance.now() - began
         restarting = false
@@ -238,6 +333,17 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
       }
     })().finally(() => (reloading = undefined))
     return reloading
+  }
+
+  async function whenReady(timeoutMs: number): Promise<boolean> {
+    const deadline = performance.now() + timeoutMs
+    while (restarting || startingProcess) {
+      const left = deadline - performance.now()
+      if (left <= 0) return false
+      // Polled: any number of callers wait at once, with no listener each.
+      await delay(Math.min(left, 20))
+    }
+    return true
   }
 
   // A reset chain (anvil_reset, a new Anvil on the same port) has no token code: reinstall.
@@ -280,15 +386,34 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     get pid() {
       return anvil.pid
     },
+    savedState,
     mine: (sent?: Promise<unknown>) => anvil.mine(sent),
     restartKeepingState,
+    whenReady,
     async stop() {
       stopping = true
       clearInterval(health)
+      clearInterval(saver)
+      await saving
+      // svc writes the chain itself on the way out (durably); Anvil's exit dump stays the fallback if it cannot.
+      if (savedState && held === 0 && !restarting)
+        await saveTo().then(
+          () => distrustExitDump(savedState.path),
+          (error: unknown) => log(`svc: the chain could not be saved on stop: ${fileError(error)}`),
+        )
       await anvil.stop()
     },
     on: emitter.on.bind(emitter),
     once: emitter.once.bind(emitter),
     off: emitter.off.bind(emitter),
   }
+}
+
+/** An error of writing the chain's file, with what it means for a full or read-only disk. */
+function fileError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code
+  const message = (error as Error).message
+  if (code === 'ENOSPC') return `the data dir's disk is full (${message})`
+  if (code === 'EROFS') return `the data dir is read-only (${message})`
+  return message
 }

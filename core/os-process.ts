@@ -20,17 +20,18 @@ export function isProcessRunning(pid: number): boolean {
 }
 
 /** /proc/PID/stat: "PID (COMM) STATE PPID …"; COMM may hold spaces and parentheses, so the fields follow the last ')'. */
-function readProcStat(pid: number): { state: string; ppid: number } | undefined {
+function readProcStat(pid: number): { state: string; ppid: number; started: string } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const [state = '', ppid = ''] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return { state, ppid: Number(ppid) }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    // Field 22 of the whole line (the 20th after COMM and STATE's predecessors): start time, in clock ticks.
+    return { state: fields[0] ?? '', ppid: Number(fields[1] ?? ''), started: fields[19] ?? '' }
   } catch {
     return undefined
   }
 }
 
-function ps(pid: number, field: 'args' | 'ppid'): string | undefined {
+function ps(pid: number, field: 'args' | 'ppid' | 'lstart'): string | undefined {
   try {
     return (
       execFileSync('ps', ['-o', `${field}=`, '-p', String(pid)], {
@@ -72,4 +73,14 @@ export function readParentPid(pid: number): number | undefined {
   if (process.platform === 'win32') return undefined
   const ppid = process.platform === 'linux' ? readProcStat(pid)?.ppid : Number(ps(pid, 'ppid'))
   return ppid !== undefined && Number.isInteger(ppid) && ppid > 0 ? ppid : undefined
+}
+
+/**
+ * When a process started, as the OS tells it (Linux: clock ticks after boot; elsewhere `ps`'s lstart): with the pid, it
+ * names one process, even once the OS gives the pid to another. Undefined when it cannot be read.
+ */
+export function readStartTime(pid: number): string | undefined {
+  if (process.platform === 'win32') return undefined
+  if (process.platform === 'linux') return readProcStat(pid)?.started || undefined
+  return ps(pid, 'lstart')
 }

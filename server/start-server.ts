@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { Express } from 'express'
 import type { ChainServices, StartChainServicesOptions } from '../chain/services.js'
 import { startAnvil, type AnvilProcess } from '../chain/anvil/anvil.js'
-import { anvilStateArgs } from '../chain/anvil/state-file.js'
+import { anvilStateArgs, newExitDumpPath, prepareChainState, trustExitDump } from '../chain/anvil/state-file.js'
 import { relayMining, relays } from '../chain/relay/mode.js'
 import type { Gateway } from './gateway/index.js'
 import { loadSqlite } from './db/sqlite-driver.js'
@@ -17,6 +17,7 @@ import { toSvcError, UsageError } from '../core/errors.js'
 import { createClock, type Clock } from '../core/clock.js'
 import type { Listening } from '../core/http.js'
 import { databaseFileName, privateDirMode, tightenDataDir, tightenFiles } from './data-dir/permissions.js'
+import { dataDirStorageError } from './data-dir/storage-errors.js'
 import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type DataDirLock } from './data-dir/lock.js'
 
 // The server's and the chain services' modules are imported when they are needed: `startSvc` boots Anvil in its
@@ -73,6 +74,7 @@ function loadServerModules() {
     import('./sandbox/chain-time.js'),
     import('./db/sandbox-chain-epochs.js'),
     import('./payment-events.js'),
+    import('./journal/missing-settlements.js'),
   ])
 }
 
@@ -91,6 +93,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     { alignChainTime },
     { findLatestChainEpoch },
     { createPaymentEvents },
+    { markMissingSettlements },
   ] = await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
@@ -133,9 +136,14 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       clock,
       state: deps.sandboxState!,
       dir: join(dataDir, 'snapshots'),
+      dataDir,
     })
   // Payments a process that died left half done: settled on the chain → recorded (charged without an answer).
   await resolveSettlementJournal(deps)
+  // And the other way: settlements the ledger names that the chain does not have are marked, not left silent.
+  await markMissingSettlements(deps).catch((error) =>
+    options.log?.(`svc: the ledger could not be checked against the chain: ${toSvcError(error).message}`),
+  )
   const onRestart = ({ reason }: { reason: string }) =>
     void reconcile(reason).catch((error) =>
       options.log?.(`svc: recording the new chain failed: ${toSvcError(error).message}`),
@@ -230,7 +238,9 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
   loadSqlite()
   if (chainOptions.relay !== undefined && !relays.includes(chainOptions.relay))
     throw new UsageError(`--relay must be one of ${relays.join(', ')}, not "${chainOptions.relay}"`)
-  const lock = await claimDataDir(askedDataDir, log ?? (() => {}))
+  const lock = await claimDataDir(askedDataDir, log ?? (() => {})).catch((error: unknown) => {
+    throw dataDirStorageError(askedDataDir ?? tmpdir(), error) ?? error
+  })
   const { dataDir } = lock
   let anvil: Promise<AnvilProcess> | undefined
   let chain: ChainServices | undefined
@@ -242,7 +252,16 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     // its own (not --ephemeral) the chain is kept beside the database; a fork starts from its URL each run.
     const { binary, host, forkUrl, extraArgs, watchdog, rpcPort, freshChain, relay, mining } = chainOptions
     const statePath = askedDataDir === undefined || forkUrl ? undefined : chainStatePath(askedDataDir)
-    const stateArgs = statePath === undefined ? {} : anvilStateArgs(statePath, { load: !freshChain })
+    if (statePath !== undefined) {
+      const { finishInterruptedRevert } = await import('./sandbox/revert-journal.js')
+      const finished = finishInterruptedRevert(dataDir, statePath)
+      if (finished) (log ?? console.error)(`svc: ${finished}`)
+    }
+    // Which saved chain to load (chain/anvil/state-file.ts); the new Anvil's exit dump counts once it has loaded it.
+    const prepared = statePath === undefined ? undefined : prepareChainState(statePath, { fresh: freshChain })
+    if (prepared?.note) (log ?? console.error)(`svc: ${prepared.note}`)
+    const exitDump = statePath === undefined ? undefined : newExitDumpPath(statePath)
+    const stateArgs = exitDump === undefined ? {} : anvilStateArgs(prepared?.loadState, exitDump)
     anvil = startAnvil({
       binary,
       host,
@@ -252,6 +271,9 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       port: rpcPort,
       pidFile: lock.anvilPidFile,
       mining: mining ?? relayMining(relay),
+    }).then((process) => {
+      if (statePath !== undefined && exitDump !== undefined) trustExitDump(statePath, exitDump)
+      return process
     })
     anvil.catch(() => {})
     loadServerModules().catch(() => {})
@@ -298,6 +320,6 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       () => {},
     )
     lock.release()
-    throw error
+    throw dataDirStorageError(dataDir, error) ?? error
   }
 }

@@ -41,8 +41,16 @@ export type TxSender = {
   waitForReceipt(hash: Hash, timeoutMs?: number): Promise<TransactionReceipt>
   /** The receipt of `hash` sent with `mine` (mined by the time `send` answered), until `waitForReceipt` takes it (undefined on the signed-here path). */
   minedReceipt(hash: Hash): TransactionReceipt | undefined
-  /** Forgets the cached nonce and fees (after a chain restart). */
+  /**
+   * Forgets the cached nonce and fees (after a chain restart); receipts awaited meanwhile end in a
+   * {@link TxDroppedError} unless the new chain has them.
+   */
   reset(): void
+}
+
+/** The chain restarted ({@link TxSender.reset}) and does not have the transaction: it was never mined, and is gone. */
+export class TxDroppedError extends Error {
+  override name = 'TxDroppedError'
 }
 
 const feeTtlMs = 2_000
@@ -91,6 +99,8 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   const mined = new LRUCache<Hash, TransactionReceipt>({ max: minedMemory })
   let nonce: Promise<number> | undefined
   let nextNonce = 0
+  /** Counts resets: a receipt awaited across one is looked up once more on the new chain, then given up. */
+  let resets = 0
   let fees: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; at: number }> | undefined
 
   function getFees() {
@@ -206,12 +216,15 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   /** Polls for the receipt, 2 ms at first, up to 100 ms apart. */
   async function waitForReceipt(hash: Hash, timeoutMs: number): Promise<TransactionReceipt> {
     const deadline = Date.now() + timeoutMs
+    const began = resets
     for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
+      const asked = resets
       try {
         return await client.getTransactionReceipt({ hash })
       } catch (error) {
         if (!(error instanceof TransactionReceiptNotFoundError)) throw error
       }
+      if (asked !== began) throw new TxDroppedError(`the chain restarted before ${hash} was mined: it was dropped`)
       if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for the receipt of ${hash}`)
       await new Promise((resolve) => setTimeout(resolve, delay))
     }
@@ -241,6 +254,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     },
     minedReceipt: (hash) => mined.get(hash),
     reset() {
+      resets++
       nonce = undefined
       fees = undefined
       mined.clear()

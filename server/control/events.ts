@@ -1,5 +1,6 @@
 import { Router } from 'express'
 import { z } from 'zod'
+import { TooManyRequestsError } from '../../core/errors.js'
 import { findOwnedApi } from '../db/apis.js'
 import type { ServerDeps } from '../deps.js'
 import type { PaymentEvent, PaymentEvents } from '../payment-events.js'
@@ -11,10 +12,12 @@ export type EventStreamOptions = {
   maxBufferedBytes?: number | undefined
   /** How often a comment line keeps idle connections (and proxies) open. @defaultValue 15_000 */
   heartbeatMs?: number | undefined
+  /** Streams one credential (an API key, or a seller's sessions) may hold open at once; one more is a 429. @defaultValue 16 */
+  maxStreamsPerCredential?: number | undefined
 }
 
 /** Defaults of every stream; a test may lower them before it starts a server. */
-export const eventStreamDefaults = { maxBufferedBytes: 1024 * 1024, heartbeatMs: 15_000 }
+export const eventStreamDefaults = { maxBufferedBytes: 1024 * 1024, heartbeatMs: 15_000, maxStreamsPerCredential: 16 }
 
 const streamQuery = z.strictObject({ api_id: queryId().optional() })
 
@@ -23,20 +26,32 @@ const streamQuery = z.strictObject({ api_id: queryId().optional() })
  * seller's own APIs in the caller's environment, one API with `api_id`. API keys need settlements:read. Each event
  * is `id: evt_…`, `event: <type>`, `data: <JSON>`; a client that reconnects with `Last-Event-ID` first gets the
  * events it missed (of the last 1,000 svc kept). A slow client is never waited for: once more than
- * `maxBufferedBytes` of its events are unsent, it is disconnected.
+ * `maxBufferedBytes` of its events are unsent, it is disconnected. Each credential holds at most
+ * `maxStreamsPerCredential` streams (each costs memory and a heartbeat): one more is answered 429 (issue 21.7).
  */
 export function createEventRoutes(deps: ServerDeps, options: EventStreamOptions = {}): Router {
   const router = Router()
+  /** Open streams per credential: an API key by its id, a seller's sessions together. */
+  const open = new Map<string, number>()
 
   router.get('/events', guard({ scopes: ['settlements:read'] }), async (req, res) => {
-    const { maxBufferedBytes, heartbeatMs } = { ...eventStreamDefaults, ...options }
+    const { maxBufferedBytes, heartbeatMs, maxStreamsPerCredential } = { ...eventStreamDefaults, ...options }
     const query = parseQuery(streamQuery, req.query)
     const principal = principalOf(req)
+    const credential = principal.keyId === undefined ? `user:${principal.user.id}` : `key:${principal.keyId}`
+    const streams = open.get(credential) ?? 0
+    if (streams >= maxStreamsPerCredential)
+      throw new TooManyRequestsError(
+        `too many event streams for this credential: ${streams} are open, the most is ${maxStreamsPerCredential}; close one first`,
+        5,
+      )
     const apiId = query.api_id === undefined ? undefined : (await findOwnedApi(deps.db, principal, query.api_id)).id
     const bus = deps.events as PaymentEvents
     const shown = (event: PaymentEvent) =>
       event.environment === principal.environment && (apiId === undefined || event.api_id === apiId)
 
+    if (req.socket.destroyed) return
+    open.set(credential, streams + 1)
     res.status(200)
     res.setHeader('Content-Type', 'text/event-stream; charset=utf-8')
     res.setHeader('Cache-Control', 'no-store')
@@ -58,6 +73,9 @@ export function createEventRoutes(deps: ServerDeps, options: EventStreamOptions 
     }, heartbeatMs)
     heartbeat.unref()
     res.on('close', () => {
+      const left = (open.get(credential) ?? 1) - 1
+      if (left > 0) open.set(credential, left)
+      else open.delete(credential)
       clearInterval(heartbeat)
       unsubscribe()
     })

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { anvilPidFileName, stopStaleAnvil, type StaleAnvil } from '../../chain/anvil/pid-file.js'
-import { isProcessRunning } from '../../core/os-process.js'
+import { isProcessRunning, readCommandLine, readStartTime } from '../../core/os-process.js'
 import { SvcError } from '../../core/errors.js'
 
 const lockFileName = 'svc.lock'
@@ -10,14 +10,31 @@ const lockFileName = 'svc.lock'
 const ephemeralPrefix = 'svc-ephemeral-'
 const ephemeralMarker = '.svc-ephemeral'
 
-function readLockPid(file: string): number | undefined {
+/**
+ * A lock file: the holder's pid and whether it still holds it (it runs, and the OS did not give its pid to another
+ * process since: the start time written beside the pid tells). Undefined when there is no lock (or none readable).
+ */
+function readLock(file: string): { pid: number; held: boolean } | undefined {
   try {
-    const pid = Number(readFileSync(file, 'utf8').trim())
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined
+    const [first = '', started] = readFileSync(file, 'utf8').trim().split(/\s+/)
+    const pid = Number(first)
+    if (!Number.isInteger(pid) || pid <= 0) return undefined
+    return { pid, held: isLockHolder(pid, started) }
   } catch {
     return undefined
   }
 }
+
+/** Whether `pid` runs and is the process that wrote the lock: the same start time, or, for an older lock, a Node process. */
+function isLockHolder(pid: number, started: string | undefined): boolean {
+  if (!isProcessRunning(pid)) return false
+  const now = readStartTime(pid)
+  if (started !== undefined && now !== undefined) return now === started
+  const command = readCommandLine(pid)?.[0]
+  return command === undefined || /(?:^|[\\/])(?:node|svc)(?:\.exe)?$/i.test(command)
+}
+
+const lockContent = () => `${process.pid} ${readStartTime(process.pid) ?? ''}`.trim()
 
 export type DataDirLock = {
   /** The Anvil a crashed run on this data dir left behind, now stopped. */
@@ -37,11 +54,12 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
   const file = join(dataDir, lockFileName)
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: 0o600 })
+      writeFileSync(file, `${lockContent()}\n`, { flag: 'wx', mode: 0o600 })
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
-      const pid = readLockPid(file)
-      if (pid !== undefined && isProcessRunning(pid))
+      const lock = readLock(file)
+      const pid = lock?.pid
+      if (lock?.held)
         throw new SvcError(
           `another svc up (pid ${pid}) is using ${dataDir}: stop it first, or pass --data-dir DIR or --ephemeral`,
         )
@@ -100,9 +118,9 @@ export async function removeStaleEphemeralDataDirs(parent: string = tmpdir()): P
     } catch {
       continue
     }
-    const pid = readLockPid(join(dataDir, lockFileName))
+    const lock = readLock(join(dataDir, lockFileName))
     // No lock yet: its sandbox is still starting (or died before it locked; it then holds no Anvil either).
-    if (pid === undefined || isProcessRunning(pid)) continue
+    if (lock === undefined || lock.held) continue
     const anvil = await stopStaleAnvil(join(dataDir, anvilPidFileName))
     if (anvil) stopped.push(anvil)
     try {

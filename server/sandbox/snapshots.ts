@@ -1,16 +1,20 @@
 import { mkdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import type { Kysely } from 'kysely'
 import type { Hex } from 'viem'
 import type { ChainServices } from '../../chain/services.js'
 import type { Clock } from '../../core/clock.js'
-import { ChainError, ConflictError, NotFoundError } from '../../core/errors.js'
+import { ChainError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js'
 import { restoreDatabaseSnapshot, writeDatabaseSnapshot } from '../db/database-snapshot.js'
 import type { Database } from '../db/tables.js'
 import { newId } from '../ids.js'
 import type { SandboxState } from './payment-gate.js'
 import { alignChainTime } from './chain-time.js'
 import { requireSandboxChain } from './require-chain.js'
+import { pausePoint } from '../../core/pause-point.js'
+import { promoteState } from '../../chain/anvil/state-file.js'
+import type { SavedState } from '../../chain/sandbox-chain.js'
+import { removeRevertRecord, writeRevertRecord } from './revert-journal.js'
 
 /** A snapshot as the control plane shows it. */
 export type SnapshotInfo = {
@@ -46,6 +50,8 @@ export type CreateSnapshotStoreOptions = {
   state: SandboxState
   /** Where the database copies go; emptied now and on close. */
   dir: string
+  /** The data dir, where a revert keeps its way forward (server/sandbox/revert-journal.ts) when the chain is saved. */
+  dataDir?: string | undefined
   /** How long a revert or a snapshot waits for payments in flight. @defaultValue 10_000 */
   waitMs?: number | undefined
 }
@@ -63,7 +69,7 @@ type Entry = SnapshotInfo & { anvilId: Hex; file: string; offsetMs: number }
  * - Snapshots live as long as the chain process: a chain restart (and svc's stop) discards them.
  */
 export function createSnapshotStore(options: CreateSnapshotStoreOptions): SnapshotStore {
-  const { db, chain, clock, state, dir, waitMs = 10_000 } = options
+  const { db, chain, clock, state, dir, dataDir, waitMs = 10_000 } = options
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const entries = new Map<string, Entry>()
@@ -128,33 +134,22 @@ export function createSnapshotStore(options: CreateSnapshotStoreOptions): Snapsh
           const entry = entries.get(id)
           if (!entry) throw gone.has(id) ? new ConflictError(gone.get(id)!) : new NotFoundError('snapshot not found')
           usableChain()
-          // Anvil answers false (or an error) for a snapshot it does not have.
-          const reverted = await (
-            testClient.request as (args: { method: string; params: unknown[] }) => Promise<unknown>
-          )({ method: 'evm_revert', params: [entry.anvilId] }).then(
-            (answer) => answer === true,
-            () => false,
-          )
-          if (!reverted) {
-            discard(entry, `the chain no longer has snapshot ${id}`)
-            throw new ConflictError(`the chain no longer has snapshot ${id}`)
-          }
-          // Anvil forgot the snapshots taken after this one.
-          const discarded = [...entries.values()].filter((other) => BigInt(other.anvilId) > BigInt(entry.anvilId))
-          for (const other of discarded)
-            discard(other, `snapshot ${other.id} was discarded by the revert to the earlier snapshot ${id}`)
-          await restoreDatabaseSnapshot(db, entry.file)
-          clock.setOffset(entry.offsetMs)
-          chain.sandboxChain.minter.reset()
-          chain.facilitator.reset()
-          state.reset()
-          // The chain is back at the snapshot's block time: a block at svc's time puts them together again.
-          await alignChainTime(chain, clock)
-          entry.anvilId = await testClient.snapshot()
-          return {
-            ...info(entry),
-            took_ms: Math.round((performance.now() - started) * 10) / 10,
-            discarded: discarded.map((other) => other.id),
+          const saved = chain.sandboxChain.savedState
+          const crashSafe = saved && dataDir !== undefined
+          // The way back, should svc die before the revert is recorded (server/sandbox/revert-journal.ts): the chain as
+          // it is now, in state.json, then no exit dump of Anvil's (it would be the reverted chain) taken for it.
+          if (crashSafe)
+            await saved.save().catch((error: unknown) => {
+              throw new ServiceUnavailableError(
+                `the chain could not be saved before the revert: ${(error as Error).message}`,
+                { cause: error },
+              )
+            })
+          const release = crashSafe ? saved.hold() : () => {}
+          try {
+            return await revertTo(entry, started, crashSafe ? { saved, dataDir } : undefined)
+          } finally {
+            release()
           }
         }),
       ),
@@ -165,5 +160,53 @@ export function createSnapshotStore(options: CreateSnapshotStoreOptions): Snapsh
       entries.clear()
       rmSync(dir, { recursive: true, force: true })
     },
+  }
+
+  async function revertTo(
+    entry: Entry,
+    started: number,
+    journal: { saved: SavedState; dataDir: string } | undefined,
+  ): Promise<RevertInfo> {
+    const { id } = entry
+    // Anvil answers false (or an error) for a snapshot it does not have.
+    const reverted = await (testClient.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({
+      method: 'evm_revert',
+      params: [entry.anvilId],
+    }).then(
+      (answer) => answer === true,
+      () => false,
+    )
+    if (!reverted) {
+      discard(entry, `the chain no longer has snapshot ${id}`)
+      throw new ConflictError(`the chain no longer has snapshot ${id}`)
+    }
+    await pausePoint('revert')
+    const target = journal ? join(dirname(journal.saved.path), 'reverted.json') : undefined
+    if (journal && target) {
+      await journal.saved.save(target)
+      writeRevertRecord(journal.dataDir, { database: entry.file, chain: target })
+    }
+    await pausePoint('revert-recorded')
+    // Anvil forgot the snapshots taken after this one.
+    const discarded = [...entries.values()].filter((other) => BigInt(other.anvilId) > BigInt(entry.anvilId))
+    for (const other of discarded)
+      discard(other, `snapshot ${other.id} was discarded by the revert to the earlier snapshot ${id}`)
+    await restoreDatabaseSnapshot(db, entry.file)
+    if (journal && target) {
+      promoteState(journal.saved.path, target)
+      removeRevertRecord(journal.dataDir)
+    }
+    clock.setOffset(entry.offsetMs)
+    chain.sandboxChain.minter.reset()
+    chain.facilitator.reset()
+    state.reset()
+    // The chain is back at the snapshot's block time: a block at svc's time puts them together again.
+    await alignChainTime(chain, clock)
+    entry.anvilId = await testClient.snapshot()
+    return {
+      ...info(entry),
+      took_ms: Math.round((performance.now() - started) * 10) / 10,
+      discarded: discarded.map((other) => other.id),
+    }
   }
 }

@@ -14,7 +14,6 @@ import { encodeFunctionData, parseSignature, toHex, webSocket, type Hex, type Lo
 import { mnemonicToAccount } from 'viem/accounts'
 import { Pool } from 'undici'
 import { startChain } from '../../chain/sandbox-chain.js'
-import { anvilStateArgs } from '../../chain/anvil/state-file.js'
 import { sandboxMnemonic } from '../../chain/constants.js'
 import { sandboxUsdcAbi } from '../../chain/contracts/sandbox-usdc.generated.js'
 import { newAccount } from '../helpers/payments.js'
@@ -288,7 +287,9 @@ export async function benchChainGrowth(options: ChainGrowthOptions = {}) {
   const dir = stateFile ? mkdtempSync(join(tmpdir(), 'svc-chain-growth-')) : undefined
   const statePath = dir ? join(dir, 'state.json') : undefined
   const chain = await startChain({
-    extraArgs: { ...(statePath ? anvilStateArgs(statePath, { load: false }) : {}), ...anvilArgs },
+    statePath,
+    freshChain: true,
+    extraArgs: anvilArgs,
     watchdog: false,
     mining,
   })

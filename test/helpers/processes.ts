@@ -6,7 +6,7 @@ import { join } from 'node:path'
 
 /** The pids a running sandbox keeps in its data dir: svc's (its lock) and its Anvil's. */
 export function readSandboxPids(dataDir: string): { svc: number; anvil: number } {
-  const read = (name: string) => Number(readFileSync(join(dataDir, name), 'utf8').trim())
+  const read = (name: string) => Number(readFileSync(join(dataDir, name), 'utf8').trim().split(/\s+/)[0])
   return { svc: read('svc.lock'), anvil: read('anvil.pid') }
 }
 

@@ -8,6 +8,8 @@ export type SvcProcess = {
   ready: Record<string, any>
   child: ChildProcess
   readyMs: number
+  /** What svc wrote to stderr so far. */
+  stderr(): string
   stop(): Promise<number | null>
 }
 
@@ -50,6 +52,7 @@ export async function startSvcProcess(
     ready,
     child,
     readyMs,
+    stderr: () => stderr,
     stop() {
       // Already gone (it exited, or a test killed it).
       if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)

@@ -214,3 +214,27 @@ describe('a slow reader', () => {
     }
   })
 })
+
+describe('streams per credential (issue 21.7)', () => {
+  test('one more stream than the cap is a 429 that says so; other credentials are not affected; closing one frees a place', async () => {
+    const cap = eventStreamDefaults.maxStreamsPerCredential
+    const held = []
+    for (let i = 0; i < cap; i++) held.push(await open(asKey(key)))
+    const refused = await localFetch(`${stack.t.server.sandboxControlUrl}/events`, { headers: asKey(key) })
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get('retry-after')).toBe('5')
+    expect(await refused.json()).toEqual({
+      error: `too many event streams for this credential: ${cap} are open, the most is ${cap}; close one first`,
+    })
+    // The seller's session is another credential.
+    await open(asJwt(seller.jwt))
+    held[0]!.close()
+    await expect
+      .poll(async () => {
+        const again = await localFetch(`${stack.t.server.sandboxControlUrl}/events`, { headers: asKey(key) })
+        await again.body?.cancel()
+        return again.status
+      })
+      .toBe(200)
+  })
+})

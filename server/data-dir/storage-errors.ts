@@ -1,0 +1,29 @@
+import { SvcError } from '../../core/errors.js'
+
+/** What a failed write says of the data dir's storage: full, read-only, or neither (undefined). */
+export function storageProblem(error: unknown): 'full' | 'read-only' | undefined {
+  for (let cause = error; cause; cause = (cause as { cause?: unknown }).cause) {
+    const code = String((cause as { code?: unknown }).code ?? '')
+    if (code === 'ENOSPC' || code === 'EDQUOT' || code.startsWith('SQLITE_FULL')) return 'full'
+    if (code === 'EROFS' || code.startsWith('SQLITE_READONLY')) return 'read-only'
+    if (typeof cause !== 'object') break
+  }
+  return undefined
+}
+
+/**
+ * A start that failed on the data dir's storage, said as such (issue 21, minor): the raw error names a file and a
+ * code (`ENOSPC: no space left on device, open …/svc.lock`), not what to do.
+ */
+export function dataDirStorageError(dataDir: string, error: unknown): SvcError | undefined {
+  const problem = storageProblem(error)
+  if (problem === undefined) return undefined
+  const detail = (error as Error).message
+  return problem === 'full'
+    ? new SvcError(`the data dir ${dataDir} is on a full disk: free space there, or pass --data-dir DIR (${detail})`, {
+        cause: error,
+      })
+    : new SvcError(`the data dir ${dataDir} is read-only: make it writable, or pass --data-dir DIR (${detail})`, {
+        cause: error,
+      })
+}
