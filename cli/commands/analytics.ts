@@ -101,9 +101,19 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
             (c) => c.usdc.address.toLowerCase(),
             () => undefined,
           )
+        // Settlements carry the API's id; a person knows the API by its slug (a deleted API keeps its id).
+        const slugs = page.settlements.length
+          ? await call
+              .client()
+              .apis.list()
+              .then(
+                (apis) => new Map(apis.map((a) => [a.id, a.slug])),
+                () => new Map<string, string>(),
+              )
+          : new Map<string, string>()
         call.out.table(
-          ['CREATED', 'API', 'REQUEST', 'AMOUNT', 'PAYER', 'TRANSACTION', 'ANSWER'],
-          page.settlements.map((s) => settlementRow(s, usdc)),
+          settlementHeaders,
+          fitRows(page.settlements.map((s) => settlementRow(s, usdc, slugs))),
           // Filtered by an API or endpoint (they belong to one environment) or by dates: nothing to say elsewhere.
           page.settlements.length || o.cursor || o.api || o.endpoint || o.from || o.to
             ? 'no settlements'
@@ -122,19 +132,34 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
     )
 }
 
-function settlementRow(s: Settlement, usdc: string | undefined) {
+/** The widest line `svc settlements` prints: full hashes and addresses are in `--json` and `--csv`. */
+const tableWidth = 120
+const settlementHeaders = ['CREATED', 'API', 'REQUEST', 'AMOUNT', 'PAYER', 'TRANSACTION', 'ANSWER']
+const ellipsis = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
+
+/** Shortens the API (at most 20 columns) and then the request so that no line is wider than {@link tableWidth}. */
+function fitRows(rows: string[][]): string[][] {
+  const capped = rows.map((row) => row.map((cell, i) => (i === 1 ? ellipsis(cell, 20) : cell)))
+  const others = settlementHeaders
+    .map((header, i) => (i === 2 ? 0 : Math.max(header.length, ...capped.map((row) => row[i]!.length))))
+    .reduce((a, b) => a + b, 0)
+  const room = Math.max('REQUEST'.length, tableWidth - others - 2 * (settlementHeaders.length - 1))
+  return capped.map((row) => row.map((cell, i) => (i === 2 ? ellipsis(cell, room) : cell)))
+}
+
+function settlementRow(s: Settlement, usdc: string | undefined, slugs: Map<string, string>): string[] {
   const amount = usdc && s.asset.toLowerCase() === usdc ? `${formatUsdc(s.amount)} USDC` : `${s.amount} units`
   // A settlement of an earlier Sandbox chain: its transaction is gone with that chain.
   // An upto payment settled at 0 charged nothing and sent no transaction.
-  const sent = s.transaction || '- (nothing to transfer)'
-  const transaction = s.old_chain ? `${sent} (earlier chain)` : sent
+  const sent = s.transaction ? short(s.transaction) : '- (nothing sent)'
+  const transaction = s.old_chain ? `${sent} (old chain)` : sent
   // Charged without the answer: the buyer's connection went away after the settlement, or svc stopped mid-payment.
   return [
-    s.created_at,
-    s.api_id,
+    s.created_at.replace('T', ' ').replace(/\.\d+Z$|Z$/, 'Z'),
+    slugs.get(s.api_id) ?? s.api_id,
     `${s.method} ${s.path}`,
     amount,
-    s.payer,
+    short(s.payer),
     transaction,
     s.delivered ? 'delivered' : 'NOT DELIVERED',
   ]

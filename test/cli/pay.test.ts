@@ -138,7 +138,7 @@ describe('svc pay', () => {
     const table = await cli.ok(['settlements', '--api', apiId])
     expect(table).toMatch(/POST \/echo\/post +0\.02 USDC +0x/)
     expect(table).toMatch(/ANSWER\n/)
-    expect(table).toMatch(/ 0x[0-9a-f]{64} +delivered\n/)
+    expect(table).toMatch(/ 0x[0-9a-f]{6}…[0-9a-f]{4} +delivered\n/)
     const csv = (await cli.ok(['settlements', '--csv', '--api', apiId])).trim().split('\r\n')
     expect(csv).toHaveLength(3)
   })
