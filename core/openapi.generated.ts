@@ -2649,6 +2649,8 @@ export interface components {
             amount: components["schemas"]["AtomicAmount"];
             /** @description the token's decimals, when svc knows the token (USDC: 6) */
             decimals?: number;
+            /** @description the token's symbol, when svc knows the token (e.g. USDC) */
+            symbol?: string;
         };
         StatsOverview: {
             days: number;

@@ -9,12 +9,14 @@ import { parseInteger } from '../inputs.js'
 
 const short = (hex: string) => (hex.length > 14 ? `${hex.slice(0, 8)}…${hex.slice(-4)}` : hex)
 
-/** `0.05 (0x833589…2913)`, in whole units when the token's decimals are known. */
-function revenueText(entry: { asset: string; amount: string }, decimals: Map<string, number>): string {
-  const known = decimals.get(entry.asset)
-  return known === undefined
-    ? `${entry.amount} units of ${short(entry.asset)}`
-    : `${formatQuantity(entry.amount, known)} (${short(entry.asset)})`
+type Token = { decimals: number; symbol?: string }
+
+/** `0.05 USDC` for a token svc names; `0.05 (0x1234ab…2913)` when only its decimals are known; else atomic units. */
+function revenueText(entry: { asset: string; amount: string }, tokens: Map<string, Token>): string {
+  const known = tokens.get(entry.asset)
+  if (known === undefined) return `${entry.amount} units of ${short(entry.asset)}`
+  const quantity = formatQuantity(entry.amount, known.decimals)
+  return known.symbol ? `${quantity} ${known.symbol}` : `${quantity} (${short(entry.asset)})`
 }
 
 /** `svc stats` and `svc settlements`. */
@@ -27,13 +29,14 @@ export function registerAnalytics(program: Command, ctx: CliContext) {
         const days = parseInteger(call.options.days, '--days', 1, 365)
         const stats = await call.client().stats.overview({ days, api_id: call.options.api })
         if (call.out.isJson) return call.out.json(stats)
-        const decimals = new Map(
+        // The totals name the tokens they know; the days' lines are the same tokens.
+        const tokens = new Map<string, Token>(
           stats.revenue
             .filter((r): r is StatsRevenue & { decimals: number } => r.decimals !== undefined)
-            .map((r) => [r.asset, r.decimals]),
+            .map((r) => [r.asset, { decimals: r.decimals, symbol: r.symbol }]),
         )
         const revenue = (list: { asset: string; amount: string }[]) =>
-          list.map((r) => revenueText(r, decimals)).join(', ') || '0'
+          list.map((r) => revenueText(r, tokens)).join(', ') || '0'
         const { totals } = stats
         call.out.line(
           `${stats.from} to ${stats.to} (${stats.days} days), ${stats.api_id ? `API ${stats.api_id}` : 'all APIs'}`,

@@ -90,18 +90,18 @@ export function decodeCursor(value: string): SettlementCursor {
   return { createdAt: decoded[0] as string, id: decoded[1] as string }
 }
 
-/** Tokens whose decimals are known: USDC on the Sandbox chain, Base and Base Sepolia. */
-const knownDecimals = new Map<string, number>([
-  [`${sandboxNetwork}|${usdcAddress.toLowerCase()}`, usdcDecimals],
-  [`eip155:8453|${usdcAddress.toLowerCase()}`, usdcDecimals],
-  ['eip155:84532|0x036cbd53842c5426634e7929541ec2318f3dcf7e', usdcDecimals],
+/** Tokens svc knows by name: USDC on the Sandbox chain, Base and Base Sepolia. */
+const knownTokens = new Map<string, { decimals: number; symbol: string }>([
+  [`${sandboxNetwork}|${usdcAddress.toLowerCase()}`, { decimals: usdcDecimals, symbol: 'USDC' }],
+  [`eip155:8453|${usdcAddress.toLowerCase()}`, { decimals: usdcDecimals, symbol: 'USDC' }],
+  ['eip155:84532|0x036cbd53842c5426634e7929541ec2318f3dcf7e', { decimals: usdcDecimals, symbol: 'USDC' }],
 ])
 
 export const tokenDecimals = (network: string, asset: string): number | undefined =>
-  knownDecimals.get(`${network}|${asset.toLowerCase()}`)
+  knownTokens.get(`${network}|${asset.toLowerCase()}`)?.decimals
 
-/** A revenue line: amount in atomic units as a decimal string, decimals when the token is known. */
-export type RevenueLine = { network: string; asset: string; amount: string; decimals?: number }
+/** A revenue line: amount in atomic units as a decimal string, decimals and symbol when the token is known. */
+export type RevenueLine = { network: string; asset: string; amount: string; decimals?: number; symbol?: string }
 
 /** Adds amounts per (network, asset) and answers them sorted by network, then asset. */
 export class RevenueTally {
@@ -118,8 +118,8 @@ export class RevenueTally {
     return [...this.#lines.values()]
       .sort((a, b) => (a.network === b.network ? (a.asset < b.asset ? -1 : 1) : a.network < b.network ? -1 : 1))
       .map(({ network, asset, amount }) => {
-        const decimals = withDecimals ? tokenDecimals(network, asset) : undefined
-        return { network, asset, amount: amount.toString(), ...(decimals === undefined ? {} : { decimals }) }
+        const known = withDecimals ? knownTokens.get(`${network}|${asset.toLowerCase()}`) : undefined
+        return { network, asset, amount: amount.toString(), ...known }
       })
   }
 }

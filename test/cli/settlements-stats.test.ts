@@ -57,3 +57,11 @@ test('svc settlements: every line within 120 columns, the API by its slug, the r
   const { settlements } = await cli.json(['settlements'])
   expect(settlements[0].transaction).toMatch(/^0x[0-9a-f]{64}$/)
 })
+
+test('svc stats names the token: "0.03 USDC", not its address', async () => {
+  const result = await cli.spawn(['stats'])
+  expect(result).toMatchObject({ code: 0, stderr: '' })
+  expect(result.stdout).toMatch(/^revenue\s+0\.03 USDC$/m)
+  expect(result.stdout).toMatch(/\s0\.03 USDC$/m)
+  expect(result.stdout).not.toMatch(/0x[0-9a-fA-F]{4}/)
+})

@@ -123,7 +123,7 @@ describe('GET /stats/overview', () => {
     })
     expect(body.revenue).toEqual([
       { network: base, asset: otherToken, amount: '246913578024691357802469135780' },
-      { network: base, asset: usdc, amount: '1000000000', decimals: 6 },
+      { network: base, asset: usdc, amount: '1000000000', decimals: 6, symbol: 'USDC' },
     ])
     expect(body.daily.map((d: { day: string }) => d.day)).toEqual([-6, -5, -4, -3, -2, -1, 0].map(day))
     expect(body.daily[0]).toEqual({
@@ -161,7 +161,7 @@ describe('GET /stats/overview', () => {
     expect((await t.call('/stats/overview?days=365', { jwt: s.jwt })).body.daily).toHaveLength(365)
   })
 
-  test('sandbox USDC has decimals 6; an API of the other environment or another seller is 404', async () => {
+  test('sandbox USDC has decimals 6 and its symbol; an API of the other environment or another seller is 404', async () => {
     const s = await seller()
     const other = await seller()
     await settle({
@@ -174,7 +174,7 @@ describe('GET /stats/overview', () => {
     })
     const devStats = await t.call('/stats/overview', { ...dev, jwt: s.jwt })
     expect(devStats.body.revenue).toEqual([
-      { network: sandbox, asset: usdc.toLowerCase(), amount: '20000', decimals: 6 },
+      { network: sandbox, asset: usdc.toLowerCase(), amount: '20000', decimals: 6, symbol: 'USDC' },
     ])
     for (const apiId of [s.devApi, other.prodApi, 'api_nope'])
       expect(await t.call(`/stats/overview?api_id=${apiId}`, { jwt: s.jwt })).toMatchObject({
