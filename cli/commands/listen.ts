@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Command } from 'commander'
 import { SvcApiError, SvcError, UsageError } from '../../core/errors.js'
@@ -7,9 +6,10 @@ import type { PaymentEvent } from '../../sdk/types.js'
 import { action, type Call, type CliContext } from '../context.js'
 import { createEventForwarder } from '../event-forwarder.js'
 import { openEventStream } from '../event-stream.js'
+import { listenSecret } from '../listen-secret.js'
 import { requestEnvironment } from '../settings.js'
 
-type ListenFlags = { api?: string; forwardTo?: string; secret?: string }
+type ListenFlags = { api?: string; forwardTo?: string; secret?: string; newSecret?: boolean }
 
 /** Waits between reconnections: doubling from the first, at most the last. */
 const reconnectMs = { first: 500, most: 10_000 }
@@ -79,7 +79,11 @@ export function registerListen(program: Command, ctx: CliContext) {
       '--forward-to <url>',
       'POST each event as JSON to this URL, signed (svc-signature header), retried with backoff',
     )
-    .option('--secret <secret>', 'the signing secret of --forward-to (default: a new one, printed at start)')
+    .option(
+      '--secret <secret>',
+      'the signing secret of --forward-to for this run (default: the one svc keeps in its config dir, printed at start)',
+    )
+    .option('--new-secret', 'replace the kept signing secret with a new one (your receiver then needs the new one)')
     .addHelpText(
       'after',
       '\nWith --json, each event is one JSON line. --forward-to signs each POST with\n' +
@@ -88,8 +92,10 @@ export function registerListen(program: Command, ctx: CliContext) {
     )
     .action(
       action<ListenFlags>(ctx, async (call) => {
-        const { api, forwardTo, secret: givenSecret } = call.options
+        const { api, forwardTo, secret: givenSecret, newSecret } = call.options
         const url = forwardTo === undefined ? undefined : checkForwardUrl(forwardTo)
+        if (givenSecret !== undefined && newSecret) throw new UsageError('give --secret or --new-secret, not both')
+        if (newSecret && url === undefined) throw new UsageError('--new-secret applies to --forward-to')
         const headers = credentialHeaders(call)
         const settings = call.settings()
         const client = call.client()
@@ -106,7 +112,10 @@ export function registerListen(program: Command, ctx: CliContext) {
           throw new SvcError(`no API with the slug "${api}" in ${requestEnvironment(settings)}`)
 
         const note = (line: string) => ctx.io.stderr.write(`${line}\n`)
-        const secret = givenSecret ?? `whsec_${randomBytes(24).toString('hex')}`
+        // The same secret run after run, so that the receiver's copy stays right; --new-secret rotates it.
+        const kept =
+          url === undefined || givenSecret !== undefined ? undefined : listenSecret(ctx.env, newSecret === true)
+        const secret = givenSecret ?? kept?.secret ?? ''
         const forwarder =
           url === undefined
             ? undefined
@@ -123,6 +132,8 @@ export function registerListen(program: Command, ctx: CliContext) {
                 },
               })
         if (url) note(`forwarding to ${url}; the signing secret is ${secret}`)
+        if (kept)
+          note(`  ${kept.created ? 'new, saved' : 'kept'} in ${kept.path}; \`svc listen --new-secret\` replaces it`)
 
         const stop = new AbortController()
         const onSignal = () => stop.abort()
