@@ -51,7 +51,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
-      outputError: (text) => presentError(text.split('\n')[0]!.replace(/^error: /, '')),
+      // One line: commander's "(Did you mean --price?)" of a mistyped option or command stays, on the same line.
+      outputError: (text) =>
+        presentError(
+          text
+            .trimEnd()
+            .replace(/^error: /, '')
+            .replace(/\n\(Did you mean (.+)\?\)$/, ' (did you mean `$1`?)')
+            .split('\n')[0]!,
+        ),
     })
     .configureHelp({ showGlobalOptions: true })
     .version(packageVersion(), '--version', "svc's version")

@@ -35,6 +35,26 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
     expect(unknown).toMatchObject({ code: 2, stderr: "svc: unknown option '--frobnicate'\n" })
   })
 
+  test('a mistyped option or command names the one meant, on the same line (the real binary)', async () => {
+    const cli = createCli({ SVC_BASE_URL: t.server.controlUrl, SVC_JWT: jwt })
+    // Before: "svc: unknown option '--prise'", commander's suggestion cut off with its second line.
+    expect(await cli.spawn(['endpoints', 'add', 'api_x', '--path', '/a', '--prise', '0.01'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "svc: unknown option '--prise' (did you mean `--price`?)\n",
+    })
+    expect(await cli.spawn(['endpont', 'list'])).toMatchObject({
+      code: 2,
+      stderr: "svc: unknown command 'endpont' (did you mean `endpoints`?)\n",
+    })
+    expect(
+      await cli.spawn(['endpoints', 'add', 'api_x', '--path', '/a', '--prise', '0.01', '--json']),
+    ).toMatchObject({
+      code: 2,
+      stderr: `${JSON.stringify({ error: "unknown option '--prise' (did you mean `--price`?)" })}\n`,
+    })
+  })
+
   test('key commands with only an API key are a usage error, exit code 2, saying a JWT is needed (the real binary)', async () => {
     const key = await t.createKey(jwt, 'production', ['apis:read'])
     const cli = createCli({ SVC_API_KEY: key, SVC_BASE_URL: t.server.controlUrl })
