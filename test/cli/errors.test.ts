@@ -47,9 +47,7 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
       code: 2,
       stderr: "svc: unknown command 'endpont' (did you mean `endpoints`?)\n",
     })
-    expect(
-      await cli.spawn(['endpoints', 'add', 'api_x', '--path', '/a', '--prise', '0.01', '--json']),
-    ).toMatchObject({
+    expect(await cli.spawn(['endpoints', 'add', 'api_x', '--path', '/a', '--prise', '0.01', '--json'])).toMatchObject({
       code: 2,
       stderr: `${JSON.stringify({ error: "unknown option '--prise' (did you mean `--price`?)" })}\n`,
     })
