@@ -16,6 +16,8 @@
  */
 
 import { fillPathPattern, pathParameters } from '../core/path-pattern.js'
+import { Agent, fetch, type Response } from 'undici'
+import { createUpstreamConnector } from './upstream-connector.js'
 
 /** Marks an inferred request envelope (see the module comment). */
 export const inferredRequestComment =
@@ -89,6 +91,11 @@ export function probeUrl(upstreamBaseUrl: string, pathPattern: string): string {
 export type ProbeOptions = {
   /** Whether the probe may request `url` (the first one and each redirect's target). @defaultValue any */
   allowed?: ((url: string) => Promise<boolean>) | undefined
+  /**
+   * svc's own listeners by port: a connection that lands on one of them (a name that resolved elsewhere when `allowed`
+   * asked: DNS rebinding) is closed before the request is written, by the connector the gateway uses. @defaultValue none
+   */
+  ownListeners?: (() => ReadonlyMap<number, string>) | undefined
 }
 
 /** Redirects the probe follows at most. */
@@ -101,12 +108,16 @@ const probeMaxRedirects = 5
 export async function probeJson(url: string, options: ProbeOptions = {}): Promise<unknown> {
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), probeTimeoutMs)
+  const dispatcher = new Agent({
+    connect: createUpstreamConnector(options.ownListeners, { timeoutMs: probeTimeoutMs }),
+  })
   try {
     let response: Response | undefined
     for (let hop = 0; hop <= probeMaxRedirects; hop++) {
       if (!/^https?:$/.test(new URL(url).protocol) || (options.allowed && !(await options.allowed(url))))
         return undefined
       response = await fetch(url, {
+        dispatcher,
         signal: controller.signal,
         headers: { accept: 'application/json' },
         redirect: 'manual',
@@ -142,6 +153,7 @@ export async function probeJson(url: string, options: ProbeOptions = {}): Promis
     return undefined
   } finally {
     clearTimeout(timer)
+    void dispatcher.destroy().catch(() => {})
   }
 }
 

@@ -13,6 +13,7 @@ import { clockOf } from '../sandbox/time-travel.js'
 /** The schema probe never requests one of svc's own listeners, nor follows a redirect onto one. */
 const probeOptions = (deps: ServerDeps): ProbeOptions => ({
   allowed: async (url) => (await ownListenerTargetedBy(url, ownListenerPorts(deps))) === undefined,
+  ownListeners: () => ownListenerPorts(deps),
 })
 
 /**

@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
-import type { Socket } from 'node:net'
-import { Agent, buildConnector } from 'undici'
+import { Agent } from 'undici'
 import { cutText, echoedValueLimit } from '../../core/http.js'
-import { gatewayHopHeader, isLoopbackAddress, ownListenerTargetedBy } from '../own-listeners.js'
+import { gatewayHopHeader, ownListenerTargetedBy } from '../own-listeners.js'
+import { createUpstreamConnector, ownListenerOf } from '../upstream-connector.js'
 import type { GatewayRequest } from './gateway-request.js'
 import { hideUpstreamOrigin } from './upstream-location.js'
 
@@ -102,7 +102,7 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): Upstrea
     connections: 256,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    connect: refusingOwnListeners(buildConnector({ timeout: 10_000 }), ownListeners),
+    connect: createUpstreamConnector(ownListeners),
   })
   const seconds = `${Math.round(timeoutMs / 100) / 10} s`
 
@@ -200,45 +200,6 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): Upstrea
 
 /** The upstream and the request path (no query), cut, for the log. */
 const where = (target: UpstreamTarget) => cutText(`${target.origin}${target.path.split('?')[0]}`, 2 * echoedValueLimit)
-
-/** A connection the connector closed because it reached one of svc's own listeners. */
-class OwnListenerReached extends Error {
-  override name = 'OwnListenerReached'
-  constructor(readonly listener: string) {
-    super(`the upstream connection reached ${listener}`)
-  }
-}
-
-/** The listener an upstream failure reached, when the connector refused it (anywhere in the cause chain). */
-function ownListenerOf(error: unknown): string | undefined {
-  for (let current = error, depth = 0; current && depth < 5; current = (current as { cause?: unknown }).cause, depth++)
-    if (current instanceof OwnListenerReached) return current.listener
-  return undefined
-}
-
-/**
- * undici's connector, checking the address each new connection actually reached: a loopback address on one of svc's
- * own ports is closed before a byte of the request is written (the name may have resolved elsewhere when the request
- * was checked: DNS rebinding).
- */
-function refusingOwnListeners(
-  connect: buildConnector.connector,
-  ownListeners: (() => ReadonlyMap<number, string>) | undefined,
-): buildConnector.connector {
-  if (!ownListeners) return connect
-  return (options, callback) =>
-    connect(options, (error, socket) => {
-      if (error || !socket) return callback(error ?? new Error('no socket'), null)
-      const { remoteAddress, remotePort } = socket as Socket
-      const listener =
-        remoteAddress && remotePort !== undefined && isLoopbackAddress(remoteAddress)
-          ? ownListeners().get(remotePort)
-          : undefined
-      if (!listener) return callback(null, socket)
-      socket.destroy()
-      callback(new OwnListenerReached(listener), null)
-    })
-}
 
 /** The buyer's headers minus hop-by-hop ones, those named in Connection, and the payment; plus X-Forwarded-*. */
 function upstreamHeaders(req: GatewayRequest): Record<string, string | string[]> {

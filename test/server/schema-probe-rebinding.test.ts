@@ -1,0 +1,67 @@
+/**
+ * The schema probe (server/schema-inference.ts) connects through the gateway's connector (server/upstream-connector.ts):
+ * a name that resolves to a public address when it is checked and to one of svc's own listeners when the probe
+ * connects (DNS rebinding) gets nothing from that listener. Without the connector's check the same probe reads it,
+ * which shows the rebinding below is real.
+ */
+import dns from 'node:dns'
+import { createServer } from 'node:http'
+import { syncBuiltinESMExports } from 'node:module'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { ownListenerTargetedBy } from '../../server/own-listeners.js'
+import { probeJson } from '../../server/schema-inference.js'
+
+const own = { calls: 0 }
+const listener = createServer((_req, res) => {
+  own.calls++
+  res.setHeader('content-type', 'application/json').end('{"secret":true}')
+})
+let port: number
+const { lookup } = dns
+const lookupPromise = dns.promises.lookup
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+  port = (listener.address() as AddressInfo).port
+  // The check's lookup (dns.promises) answers a public address; the connection's (dns.lookup) answers loopback.
+  dns.promises.lookup = (async (hostname: string, options?: unknown) =>
+    hostname === 'rebound.test'
+      ? [{ address: '192.0.2.7', family: 4 }]
+      : lookupPromise(hostname, options as dns.LookupAllOptions)) as typeof dns.promises.lookup
+  dns.lookup = ((hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
+    if (hostname !== 'rebound.test') return (lookup as (...args: unknown[]) => void)(hostname, options, callback)
+    const all = typeof options === 'object' && options !== null && (options as dns.LookupOptions).all
+    process.nextTick(() =>
+      all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4),
+    )
+  }) as typeof dns.lookup
+  syncBuiltinESMExports()
+})
+
+afterAll(async () => {
+  dns.lookup = lookup
+  dns.promises.lookup = lookupPromise
+  syncBuiltinESMExports()
+  listener.closeAllConnections()
+  await new Promise((resolve) => listener.close(resolve))
+})
+
+const ownListeners = () => new Map([[port, "svc's facilitator"]])
+const allowed = async (url: string) => (await ownListenerTargetedBy(url, ownListeners())) === undefined
+
+test('the check passes the name (it resolves to a public address then)', async () => {
+  expect(await allowed(`http://rebound.test:${port}/x`)).toBe(true)
+})
+
+test('a probe whose name rebinds to one of svc’s own listeners gets nothing from it', async () => {
+  own.calls = 0
+  expect(await probeJson(`http://rebound.test:${port}/x`, { allowed, ownListeners })).toBeUndefined()
+  expect(own.calls).toBe(0)
+})
+
+test('the same probe without the connector’s check reads the listener (the rebinding is real)', async () => {
+  own.calls = 0
+  expect(await probeJson(`http://rebound.test:${port}/x`, { allowed })).toEqual({ secret: true })
+  expect(own.calls).toBe(1)
+})
