@@ -4,13 +4,12 @@
  * connects (DNS rebinding) gets nothing from that listener. Without the connector's check the same probe reads it,
  * which shows the rebinding below is real.
  */
-import dns from 'node:dns'
 import { createServer } from 'node:http'
-import { syncBuiltinESMExports } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { ownListenerTargetedBy } from '../../server/own-listeners.js'
 import { probeJson } from '../../server/schema-inference.js'
+import { rebindName } from '../helpers/rebinding-dns.js'
 
 const own = { calls: 0 }
 const listener = createServer((_req, res) => {
@@ -18,31 +17,16 @@ const listener = createServer((_req, res) => {
   res.setHeader('content-type', 'application/json').end('{"secret":true}')
 })
 let port: number
-const { lookup } = dns
-const lookupPromise = dns.promises.lookup
+let restoreDns = () => {}
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
   port = (listener.address() as AddressInfo).port
-  // The check's lookup (dns.promises) answers a public address; the connection's (dns.lookup) answers loopback.
-  dns.promises.lookup = (async (hostname: string, options?: unknown) =>
-    hostname === 'rebound.test'
-      ? [{ address: '192.0.2.7', family: 4 }]
-      : lookupPromise(hostname, options as dns.LookupAllOptions)) as typeof dns.promises.lookup
-  dns.lookup = ((hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
-    if (hostname !== 'rebound.test') return (lookup as (...args: unknown[]) => void)(hostname, options, callback)
-    const all = typeof options === 'object' && options !== null && (options as dns.LookupOptions).all
-    process.nextTick(() =>
-      all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4),
-    )
-  }) as typeof dns.lookup
-  syncBuiltinESMExports()
+  restoreDns = rebindName('rebound.test', { checked: '192.0.2.7', connected: '127.0.0.1' })
 })
 
 afterAll(async () => {
-  dns.lookup = lookup
-  dns.promises.lookup = lookupPromise
-  syncBuiltinESMExports()
+  restoreDns()
   listener.closeAllConnections()
   await new Promise((resolve) => listener.close(resolve))
 })

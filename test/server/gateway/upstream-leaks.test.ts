@@ -1,13 +1,12 @@
-import dns from 'node:dns'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { syncBuiltinESMExports } from 'node:module'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
 import type { ChainServices } from '../../../chain/services.js'
 import { createUpstreamProxy } from '../../../server/gateway/upstream-proxy.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
+import { rebindName } from '../../helpers/rebinding-dns.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
 import {
   addEndpoint,
@@ -132,21 +131,7 @@ describe('DNS rebinding', () => {
       log: (line) => lines.push(line),
       ownListeners: () => new Map([[port, "svc's facilitator"]]),
     })
-    // The check's lookup (dns.promises) answers a public address; the connection's (dns.lookup) answers loopback.
-    const { lookup } = dns
-    const lookupPromise = dns.promises.lookup
-    dns.promises.lookup = (async (hostname: string, options?: unknown) =>
-      hostname === 'rebound.test'
-        ? [{ address: '192.0.2.7', family: 4 }]
-        : lookupPromise(hostname, options as dns.LookupAllOptions)) as typeof dns.promises.lookup
-    dns.lookup = ((hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
-      if (hostname !== 'rebound.test') return (lookup as (...args: unknown[]) => void)(hostname, options, callback)
-      const all = typeof options === 'object' && options !== null && (options as dns.LookupOptions).all
-      process.nextTick(() =>
-        all ? callback(null, [{ address: '127.0.0.1', family: 4 }]) : callback(null, '127.0.0.1', 4),
-      )
-    }) as typeof dns.lookup
-    syncBuiltinESMExports()
+    const restoreDns = rebindName('rebound.test', { checked: '192.0.2.7', connected: '127.0.0.1' })
     const request = {
       method: 'GET',
       url: '/x',
@@ -160,9 +145,7 @@ describe('DNS rebinding', () => {
       const answer = await proxy.forward(request, { origin: `http://rebound.test:${port}`, path: '/x' })
       expect(answer).toEqual({ ok: false, status: 502, error: 'the upstream is not allowed' })
     } finally {
-      dns.lookup = lookup
-      dns.promises.lookup = lookupPromise
-      syncBuiltinESMExports()
+      restoreDns()
       await proxy.close()
       listener.closeAllConnections()
       await new Promise((resolve) => listener.close(resolve))
