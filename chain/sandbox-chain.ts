@@ -1,3 +1,4 @@
+import { storageProblem } from '../core/storage-errors.js'
 import { EventEmitter } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
 import {
@@ -411,9 +412,9 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
 
 /** An error of writing the chain's file, with what it means for a full or read-only disk. */
 function fileError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code
   const message = (error as Error).message
-  if (code === 'ENOSPC') return `the data dir's disk is full (${message})`
-  if (code === 'EROFS') return `the data dir is read-only (${message})`
+  const problem = storageProblem(error)
+  if (problem === 'full') return `the data dir's disk is full (${message})`
+  if (problem === 'read-only') return `the data dir is read-only (${message})`
   return message
 }

@@ -1,5 +1,6 @@
 import { readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { isProcessRunning } from '../core/os-process.js'
 import { configPath } from './config.js'
 
 /** What `svc up` records while it runs, so a CLI given no target talks to the svc the user started. */
@@ -28,13 +29,7 @@ export function recordRunning(env: NodeJS.ProcessEnv, running: Omit<RunningSvc, 
 /** The svc `svc up` recorded, when its process is still alive. */
 export function readRunning(env: NodeJS.ProcessEnv): RunningSvc | undefined {
   const record = readRecord(runningPath(env))
-  if (!record) return undefined
-  try {
-    process.kill(record.pid, 0)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return undefined
-  }
-  return record
+  return record && isProcessRunning(record.pid) ? record : undefined
 }
 
 function readRecord(path: string): RunningSvc | undefined {

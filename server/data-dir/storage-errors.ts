@@ -1,15 +1,5 @@
 import { SvcError } from '../../core/errors.js'
-
-/** What a failed write says of the data dir's storage: full, read-only, or neither (undefined). */
-export function storageProblem(error: unknown): 'full' | 'read-only' | undefined {
-  for (let cause = error; cause; cause = (cause as { cause?: unknown }).cause) {
-    const code = String((cause as { code?: unknown }).code ?? '')
-    if (code === 'ENOSPC' || code === 'EDQUOT' || code.startsWith('SQLITE_FULL')) return 'full'
-    if (code === 'EROFS' || code.startsWith('SQLITE_READONLY')) return 'read-only'
-    if (typeof cause !== 'object') break
-  }
-  return undefined
-}
+import { storageProblem } from '../../core/storage-errors.js'
 
 /**
  * A start that failed on the data dir's storage, said as such (issue 21, minor): the raw error names a file and a
