@@ -1,3 +1,4 @@
+import { isLocalhostName } from '../core/hosts.js'
 import { createSvcClient } from '../sdk/client.js'
 import { controlUrlFor } from './settings.js'
 
@@ -11,8 +12,7 @@ export type GatewaySvc = {
   rpcUrl: string | undefined
 }
 
-const isLocalHost = (hostname: string) =>
-  hostname === 'localhost' || hostname === '127.0.0.1' || hostname.endsWith('.localhost')
+const isLocalHost = (hostname: string) => hostname === '127.0.0.1' || isLocalhostName(hostname.toLowerCase())
 
 /**
  * The Sandbox control plane of the svc serving `url` (one port serves the gateway and the control planes: a

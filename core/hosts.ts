@@ -117,3 +117,6 @@ export function controlUrl(hosts: Hosts, environment: Environment): string {
 export function gatewayHost(hosts: Hosts, environment: Environment, slug: string): string {
   return `${slug}.${environment === 'development' ? hosts.sandboxPlatformDomain : hosts.platformDomain}`
 }
+
+/** Whether a host name is `localhost` or a name under it (RFC 6761: they all mean this machine). Lower case, no dot at the end. */
+export const isLocalhostName = (name: string): boolean => name === 'localhost' || name.endsWith('.localhost')

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup, type LookupOneOptions } from 'node:dns'
 import { Agent, fetch as undiciFetch } from 'undici'
+import { isLocalhostName } from '../core/hosts.js'
 
 type LookupCallback = (
   error: NodeJS.ErrnoException | null,
@@ -17,7 +18,7 @@ export function localhostLookup(
   callback: LookupCallback,
 ): void {
   const name = hostname.toLowerCase().replace(/\.$/, '')
-  if (name === 'localhost' || name.endsWith('.localhost')) {
+  if (isLocalhostName(name)) {
     if (options?.all) callback(null, [{ address: '127.0.0.1', family: 4 }])
     else callback(null, '127.0.0.1', 4)
     return

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
+import { isLocalhostName } from '../core/hosts.js'
 import type { ServerDeps } from './deps.js'
 
 /**
@@ -68,7 +69,7 @@ export async function ownListenerTargetedBy(
     .replace(/^\[(.*)\]$/, '$1')
     .replace(/\.$/, '')
     .toLowerCase()
-  if (hostname === 'localhost' || hostname.endsWith('.localhost')) return listener
+  if (isLocalhostName(hostname)) return listener
   if (isIP(hostname)) return isLoopbackAddress(hostname) ? listener : undefined
   let addresses: string[]
   try {
