@@ -12,7 +12,8 @@ import { viemRecoverPublicKeyPatch } from '../patches/viem-recover-public-key.js
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const sourceDirs = ['core', 'chain', 'server', 'sdk', 'mcp', 'tui', 'cli', 'fixtures']
-const assets = ['server/openapi.yaml']
+// The shipped seeds go along: `svc up --seed x402-e2e` finds them by name (sdk/seed.ts).
+const assets = ['server/openapi.yaml', 'fixtures/demo-seed.yaml', 'fixtures/x402-e2e.yaml']
 
 /** Every source file and asset, relative to the repo. */
 export function sources() {

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { parse } from 'yaml'
 import { parseUsdc } from '../core/sandbox-usdc.js'
 import { z } from 'zod'
@@ -45,6 +46,12 @@ const seedSchema = z.strictObject({
               /** Production only: the accept's network and asset. */
               network: z.string().optional(),
               asset: z.string().optional(),
+              /** `exact` (price is the price) or `upto` (price is the most a buyer signs for). @defaultValue exact */
+              scheme: z.enum(['exact', 'upto']).optional(),
+              /** `extra.assetTransferMethod`: eip3009 (exact's default) or permit2 (upto's only one). */
+              transfer_method: z.enum(['eip3009', 'permit2']).optional(),
+              /** `extra.paymentFlow` as @x402/core 2.27 names it: `authorization` (verify, upstream, settle) or `upfront`. */
+              payment_flow: z.enum(['authorization', 'upfront']).optional(),
             }),
           )
           .default([]),
@@ -79,6 +86,9 @@ const seedKeys: SeedKeys = {
     'response_schema',
     'network',
     'asset',
+    'scheme',
+    'transfer_method',
+    'payment_flow',
   ],
 }
 
@@ -106,10 +116,26 @@ export type SeedFile = {
 }
 
 /**
- * Reads a seed file (YAML or JSON) and checks all of it before anything starts: an unreadable file or any problem in
- * it is a usage error listing every problem with its line (`{{demo_upstream}}` is checked as a URL).
+ * The seeds svc ships (`fixtures/<name>.yaml` or `fixtures/<name>-seed.yaml`: `demo`, `x402-e2e`), found by name when
+ * no file of that name exists. `../fixtures/` from this module is the repo's fixtures/ in the sources and dist/fixtures/
+ * in a build (bin/build.js copies the seeds there), from dist/sdk/ and the bundled dist/cli/ alike.
  */
-export function readSeedFile(file: string): SeedFile {
+export function resolveSeedFile(nameOrFile: string): string {
+  if (existsSync(nameOrFile) || !/^[a-z0-9][a-z0-9-]*$/.test(nameOrFile)) return nameOrFile
+  for (const candidate of [`${nameOrFile}.yaml`, `${nameOrFile}-seed.yaml`]) {
+    const shipped = fileURLToPath(new URL(`../fixtures/${candidate}`, import.meta.url))
+    if (existsSync(shipped)) return shipped
+  }
+  return nameOrFile
+}
+
+/**
+ * Reads a seed file (YAML or JSON), or a shipped seed by name ({@link resolveSeedFile}), and checks all of it before
+ * anything starts: an unreadable file or any problem in it is a usage error listing every problem with its line
+ * (`{{demo_upstream}}` is checked as a URL).
+ */
+export function readSeedFile(nameOrFile: string): SeedFile {
+  const file = resolveSeedFile(nameOrFile)
   let text: string
   try {
     text = readFileSync(file, 'utf8')
@@ -190,13 +216,18 @@ export async function applySeed(
     const local = environment === 'development' ? (await client.config.localDev()).usdc : undefined
     const have = new Set((await client.endpoints.list(api.id)).map((e) => `${e.method} ${e.path_pattern}`))
     let made = 0
-    for (const { price, network, asset, ...endpoint } of endpoints) {
+    for (const { price, network, asset, scheme, transfer_method, payment_flow, ...endpoint } of endpoints) {
       if (have.has(`${endpoint.method.toUpperCase()} ${endpoint.path_pattern}`)) continue
+      const extra = {
+        ...(transfer_method ? { assetTransferMethod: transfer_method } : {}),
+        ...(payment_flow ? { paymentFlow: payment_flow } : {}),
+      }
       const accept: Accept = {
-        scheme: 'exact',
+        scheme: scheme ?? 'exact',
         network: network ?? local?.network ?? '',
         asset: asset ?? local?.address ?? '',
         amount: parseUsdc(price).toString(),
+        ...(Object.keys(extra).length > 0 ? { extra } : {}),
       }
       await client.endpoints.create(api.id, { ...endpoint, accepts: [accept] })
       made++

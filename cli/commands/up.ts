@@ -66,7 +66,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
     )
     .option(
       '--seed <file>',
-      'apply a seed file once started (account, keys, APIs, endpoints); see fixtures/demo-seed.yaml',
+      'apply a seed file once started (account, keys, APIs, endpoints), or a shipped seed by name (demo, x402-e2e); see fixtures/demo-seed.yaml',
     )
     .option('--no-tui', 'no dashboard: print the URLs and run until Ctrl-C (the default when stdout is not a terminal)')
     .option('--rpc-port <port>', 'port of the chain RPC; 0 picks a free one', portNumber, 0)
