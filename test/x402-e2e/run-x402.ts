@@ -70,12 +70,9 @@ export async function runClient(
   try {
     return { ...(JSON.parse(last) as ClientResult), exitCode }
   } catch {
-    const error = (
-      stderr
-        .trim()
-        .split('\n')
-        .find((line) => /Error/.test(line)) ?? stderr.trim()
-    ).slice(0, 500)
+    // The thrown error's own line (`Error: …`), not the source line Node quotes above it.
+    const thrown = stderr.split('\n').find((line) => /^\w*Error\b/.test(line))
+    const error = (thrown ?? stderr.trim()).slice(0, 500)
     return { success: false, error, exitCode }
   }
 }
