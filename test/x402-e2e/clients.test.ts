@@ -31,6 +31,21 @@ describe('svc up --seed x402-e2e', () => {
       expect.objectContaining({ slug: 'x402-e2e', created: true, endpoints_created: x402E2eRoutes.length }),
     ])
   })
+
+  test('each route takes the payment its catalog entry names (scheme, Permit2, the upfront flow)', async () => {
+    const [api] = (await control.apis.list()).filter((a) => a.slug === 'x402-e2e')
+    const accepts = new Map((await control.endpoints.list(api!.id)).map((e) => [e.path_pattern, e.accepts[0]]))
+    expect(accepts.get('/exact/evm/eip3009')).toMatchObject({
+      scheme: 'exact',
+      amount: '1000',
+      extra: { assetTransferMethod: 'eip3009' },
+    })
+    expect(accepts.get('/exact/evm/permit2/upfront')).toMatchObject({
+      scheme: 'exact',
+      extra: { assetTransferMethod: 'permit2', paymentFlow: 'upfront' },
+    })
+    expect(accepts.get('/upto/evm/permit2-eip2612GasSponsoring')).toMatchObject({ scheme: 'upto', amount: '2000' })
+  })
 })
 
 const matrix = (['fetch', 'axios'] as const).flatMap((client) => x402E2eRoutes.map((route) => ({ client, ...route })))
