@@ -24,8 +24,13 @@ export type Offer = {
 export type PaidResource = { url: string; path: string; description: string }
 
 const unpaidCacheSize = 256
-/** The `error` of a 402 that asks for a first payment. */
-const paymentRequiredMessage = 'payment required'
+/**
+ * The `error` of a 402 that asks for a first payment. A v1 client (x402-fetch 1.x) parses this body with its v1
+ * schema and throws a ZodError that names nothing actionable; this text is what its user finds when they look at
+ * the answer it choked on. One constant string: the unpaid 402 is cached and benchmarked.
+ */
+export const paymentRequiredMessage =
+  'payment required (x402 v2: pay with @x402/fetch or @x402/axios and @x402/evm 2.x; x402 v1 packages such as x402-fetch, x402-axios, x402-express 1.x cannot pay it)'
 
 /**
  * The route's offer under `server`, built once per route version and facilitator: each accept option becomes
