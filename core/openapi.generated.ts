@@ -2449,6 +2449,11 @@ export interface components {
             extra?: {
                 /** @enum {unknown} */
                 assetTransferMethod?: "eip3009" | "permit2";
+                /**
+                 * @description authorization (the default): settle after the upstream answered below 400; upfront: settle, then call the upstream (not with upto)
+                 * @enum {unknown}
+                 */
+                paymentFlow?: "authorization" | "upfront";
             } & {
                 [key: string]: unknown;
             };
@@ -2473,6 +2478,11 @@ export interface components {
             extra?: {
                 /** @enum {unknown} */
                 assetTransferMethod?: "eip3009" | "permit2";
+                /**
+                 * @description authorization (the default): settle after the upstream answered below 400; upfront: settle, then call the upstream (not with upto)
+                 * @enum {unknown}
+                 */
+                paymentFlow?: "authorization" | "upfront";
             } & {
                 [key: string]: unknown;
             };

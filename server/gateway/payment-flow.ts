@@ -1,6 +1,6 @@
 import type { x402ResourceServer } from '@x402/core/server'
 import { encodePaymentResponseHeader } from '@x402/core/http'
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import { findMatch } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import type { PaidRouteLimits, ServerDeps } from '../deps.js'
@@ -8,11 +8,11 @@ import { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
 import { createFlowEvents, type EventDetails } from './flow-events.js'
 import { createGatewayFaults } from './injected-faults.js'
 import type { PaymentEventType } from '../payment-events.js'
-import { settlePayment, verifyPayment } from './facilitator-calls.js'
+import { settlePayment, verifyPayment, type FacilitatorResult } from './facilitator-calls.js'
 import type { GatewayRequest } from './gateway-request.js'
 import { openGatewayStore, type GatewayStore } from './gateway-store.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from './payment-outcome.js'
-import { offerFor, paymentRequired, type Offer, type PaidResource } from './payment-required.js'
+import { offerFor, paymentRequired, type Offer, type PaidResource, type Refusal } from './payment-required.js'
 import { createPaymentLocks, paymentIdentity } from './payment-locks.js'
 import { decodePayment } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
@@ -23,7 +23,7 @@ import { createSettlementJournal, type SettlementJournalOptions } from '../journ
 import { createTrafficStats } from './traffic-stats.js'
 import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
 import { ownListenerPorts } from '../own-listeners.js'
-import { cutText, echoedValueLimit } from '../../core/http.js'
+import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 
 export type PaymentFlow = {
@@ -66,6 +66,19 @@ type Attempt = {
   resource: Resource
 }
 type Resource = PaidResource & { query: string }
+/** How a refused, failed or unavailable facilitator call is answered (`settling`: it was the settlement). */
+type Refuse = (
+  outcome: Exclude<FacilitatorResult<unknown>, { type: 'accepted' }>,
+  settling: boolean,
+) => PaymentOutcome | Promise<PaymentOutcome>
+/** A payment settled and recorded: its journal row stays open until the answer is written. */
+type Settled = {
+  type: 'settled'
+  response: SettleResponse
+  payer: string
+  journalId: string
+  settlementId: string
+}
 
 const buyerGone: PaymentOutcome = { type: 'buyer-gone' }
 const failed = (status: number, error: string): PaymentOutcome => ({ type: 'error', status, error })
@@ -193,27 +206,33 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     requirements: PaymentRequirements,
     paymentId: string,
   ): Promise<PaymentOutcome> {
-    const { request, api, route, server, resource } = attempt
+    const { request, api, server, resource } = attempt
     const payerOf = (response?: { payer?: string | undefined }) =>
       response?.payer ?? authorizationFields(payload.payload).from
     /** A failure of the payment (402, 502, 503), told to the stream with the facilitator's reason. */
-    const refused = (
-      outcome: { type: 'refused' | 'failed' | 'unavailable'; error: string; reason?: string | undefined },
-      settling: boolean,
-    ): PaymentOutcome | Promise<PaymentOutcome> => {
+    const refused: Refuse = (outcome, settling) => {
       const error =
         settling && outcome.type === 'unavailable' ? `${outcome.error}; the payment was not settled` : outcome.error
       if (outcome.type === 'refused')
-        return requirePayment(attempt, error, { reason: outcome.reason, payer: payerOf(), requirements })
+        return requirePayment(attempt, error, {
+          reason: outcome.reason,
+          payer: payerOf(),
+          requirements,
+          ...reasonFields(outcome, settling),
+        })
       const status = outcome.type === 'failed' ? 502 : 503
       tell('payment.failed', attempt, { status, error, payer: payerOf() }, requirements)
       return outcome.type === 'failed' ? failed(502, error) : unavailable(error)
     }
+    // The requirements were built through the scheme's flow table (buildPaymentRequirements): this cannot throw.
+    const upfront = server.getPaymentFlow(payload, requirements) === 'upfront'
     const verified = faults.verify(api) ?? (await verifyPayment(server, payload, requirements))
     if (verified.type !== 'accepted') return refused(verified, false)
-    tell('payment.verified', attempt, { status: 200, payer: payerOf(verified.response) }, requirements)
+    // x402's verifyPayment does not ask the facilitator in the upfront flow (its settle verifies): nothing to tell.
+    if (!upfront) tell('payment.verified', attempt, { status: 200, payer: payerOf(verified.response) }, requirements)
 
     if (request.signal.aborted) return buyerGone
+    if (upfront) return payUpfront(attempt, payload, requirements, paymentId, payerOf(verified.response) ?? '', refused)
     /** The upstream failed: nothing is settled, and the stream says the buyer was not charged. */
     const upstreamFailed = (status: number, error: string): PaymentOutcome => {
       tell('upstream.failed', attempt, { status, error, payer: payerOf(verified.response) }, requirements)
@@ -257,17 +276,68 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     // The buyer left before the answer was ready: nothing is delivered, so nothing is charged.
     if (request.signal.aborted) return buyerGone
 
+    const amount = charge.type === 'amount' ? charge.amount : undefined
+    const settled = await settle(
+      attempt,
+      payload,
+      requirements,
+      paymentId,
+      payerOf(verified.response) ?? '',
+      refused,
+      amount,
+    )
+    if (settled.type !== 'settled') return settled.outcome
+    const { journalId, settlementId: recorded } = settled
+    tell(
+      'payment.settled',
+      attempt,
+      {
+        status: answer.status,
+        payer: settled.payer,
+        transaction: settled.response.transaction,
+        settlement_id: recorded,
+      },
+      requirements,
+    )
+
+    const headers: Record<string, string | string[]> = {
+      ...answer.headers,
+      'payment-response': encodePaymentResponseHeader(settled.response),
+    }
+    if (request.method !== 'HEAD') headers['content-length'] = String(body.length)
+    return {
+      type: 'paid',
+      status: answer.status,
+      headers,
+      body,
+      written: (delivered) => journal.finish(journalId, recorded, delivered),
+    }
+  }
+
+  /**
+   * Settles a payment and records it: the journal row first (whatever happens next, a crash included, a payment that
+   * reaches the chain is recorded, at the latest when svc starts again), then the settlement, then its record. Not
+   * `settled`: how to answer (refused, replayed, unavailable); the journal row is then closed or left to the sweeper.
+   */
+  async function settle(
+    attempt: Attempt,
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    paymentId: string,
+    payer: string,
+    refused: Refuse,
+    amount?: string,
+  ): Promise<Settled | { type: 'not-settled'; outcome: PaymentOutcome }> {
+    const { request, api, route, server, resource } = attempt
+    const not = async (outcome: PaymentOutcome | Promise<PaymentOutcome>) =>
+      ({ type: 'not-settled', outcome: await outcome }) as const
     // A settle fault (svc fault add settle) waits and/or refuses here: no journal row, no transaction.
     const injected = await faults.settle(api, request.signal)
-    if (request.signal.aborted) return buyerGone
-    if (injected) return refused(injected, true)
+    if (request.signal.aborted) return not(buyerGone)
+    if (injected) return not(refused(injected, true))
 
-    // The journal row is written before the settlement is sent: whatever happens next (a crash included), a payment
-    // that reaches the chain is recorded, at the latest when svc starts again.
-    const payer = verified.response.payer ?? ''
     const chainEpoch = api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : ''
     const ephemeral = route.expiresAt !== null
-    const amount = charge.type === 'amount' ? charge.amount : undefined
     const journalId = await journal.begin({
       api,
       endpoint: route.endpoint,
@@ -310,39 +380,95 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     // Not settled, or its outcome is unknown (the facilitator broke off): the row is checked on the chain later.
     if (settled.type !== 'accepted') {
       journal.abandon(journalId)
-      return refused(settled, true)
+      return not(refused(settled, true))
     }
-
     // The facilitator answers a payload it already settled with the same transaction: that is a replay.
     if (settlementId === undefined) {
       journal.finish(journalId)
-      return requirePayment(attempt, 'this payment was already used for an earlier request', { payer, requirements })
+      return not(
+        requirePayment(attempt, 'this payment was already used for an earlier request', { payer, requirements }),
+      )
     }
     stats.count(api, 'paid_requests')
-    tell(
-      'payment.settled',
-      attempt,
-      {
-        status: answer.status,
-        payer: settled.response.payer ?? payer,
-        transaction: settled.response.transaction,
-        settlement_id: settlementId,
-      },
-      requirements,
-    )
-
-    const headers: Record<string, string | string[]> = {
-      ...answer.headers,
-      'payment-response': encodePaymentResponseHeader(settled.response),
+    return {
+      type: 'settled',
+      response: settled.response,
+      payer: settled.response.payer ?? payer,
+      journalId,
+      settlementId,
     }
+  }
+
+  /**
+   * The upfront flow (`extra.paymentFlow: "upfront"`, @x402/core's PAYMENT_FLOWS.upfront): settle, then forward. The
+   * facilitator's settle verifies the payment itself (x402's verifyPayment skips the upfront flow's verify). An
+   * upstream that fails after the settlement (down, 5xx, too slow, an answer too large) is answered with its status
+   * and the PAYMENT-RESPONSE, told to the stream as a charged upstream.failed, and recorded as charged and not
+   * delivered; a 4xx is passed to the buyer with the PAYMENT-RESPONSE and recorded likewise. A crash before the answer
+   * is written leaves the journal row, which the next start books as not delivered.
+   */
+  async function payUpfront(
+    attempt: Attempt,
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    paymentId: string,
+    payer: string,
+    refused: Refuse,
+  ): Promise<PaymentOutcome> {
+    const { request, api, resource } = attempt
+    const settled = await settle(attempt, payload, requirements, paymentId, payer, refused)
+    if (settled.type !== 'settled') return settled.outcome
+    const { journalId, settlementId } = settled
+    const details = {
+      payer: settled.payer,
+      transaction: settled.response.transaction,
+      settlement_id: settlementId,
+    }
+    tell('payment.settled', attempt, { status: 200, ...details }, requirements)
+    const paymentResponse = encodePaymentResponseHeader(settled.response)
+    /** Charged, and the upstream gave nothing to deliver. */
+    const undelivered = (status: number, why: string): PaymentOutcome => {
+      journal.finish(journalId, settlementId, false)
+      const error = `${why}; the payment was settled upfront (transaction ${settled.response.transaction}) and the answer was not delivered`
+      tell('upstream.failed', attempt, { status, error, charged: true, ...details }, requirements)
+      return { type: 'error', status, error, paymentResponse }
+    }
+    if (request.signal.aborted) {
+      journal.finish(journalId, settlementId, false)
+      return buyerGone
+    }
+    const answer = await faults.forward(
+      api,
+      proxy,
+      request,
+      upstreamTarget(api.upstream_base_url, resource.path, resource.query),
+    )
+    if (!answer.ok) return undelivered(answer.status, answer.error)
+    if (answer.status >= 500) {
+      answer.body.resume()
+      answer.done()
+      return undelivered(502, `the upstream answered ${answer.status}`)
+    }
+    // Exact only (the control plane refuses upto upfront): an upto header has nothing to change; strip it.
+    takeChargeOverride(answer.headers, requirements, attempt.server)
+    const body = await answer.read()
+    if (!Buffer.isBuffer(body)) return undelivered(body.status, body.error)
+    const failedUpstream = answer.status >= 400
+    if (failedUpstream)
+      tell(
+        'upstream.failed',
+        attempt,
+        { status: answer.status, error: `the upstream answered ${answer.status}`, charged: true, ...details },
+        requirements,
+      )
+    const headers: Record<string, string | string[]> = { ...answer.headers, 'payment-response': paymentResponse }
     if (request.method !== 'HEAD') headers['content-length'] = String(body.length)
-    const recorded = settlementId
     return {
       type: 'paid',
       status: answer.status,
       headers,
       body,
-      written: (delivered) => journal.finish(journalId, recorded, delivered),
+      written: (delivered) => journal.finish(journalId, settlementId, delivered && !failedUpstream),
     }
   }
 
@@ -353,7 +479,11 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   function requirePayment(
     attempt: Attempt,
     error?: string,
-    refusal: { reason?: string | undefined; payer?: string | undefined; requirements?: PaymentRequirements } = {},
+    refusal: Refusal & {
+      reason?: string | undefined
+      payer?: string | undefined
+      requirements?: PaymentRequirements
+    } = {},
   ): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
     if (error === undefined) tell('payment.required', attempt, { status: 402 })
     else
@@ -363,7 +493,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
         { status: 402, error, reason: refusal.reason, payer: refusal.payer },
         refusal.requirements,
       )
-    const outcome = paymentRequired(attempt.server, attempt.route, attempt.offer, attempt.resource, error)
+    const outcome = paymentRequired(attempt.server, attempt.route, attempt.offer, attempt.resource, error, refusal)
     if (outcome instanceof Promise) return outcome.then((built) => counted(attempt.api, built))
     return counted(attempt.api, outcome)
   }
@@ -384,5 +514,24 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       await proxy.close()
       if (!options.store) (await store).close()
     },
+  }
+}
+
+/**
+ * The scheme's reason fields of a refusal for the 402's body (`invalidReason`/`invalidMessage` of a verify,
+ * `errorReason`/`errorMessage` of a settle, as x402's VerifyResponse and SettleResponse name them) and a refused
+ * settlement's `PAYMENT-RESPONSE`.
+ */
+function reasonFields(
+  refusal: { reason?: string | undefined; message?: string | undefined; settled?: SettleResponse | undefined },
+  settling: boolean,
+): Refusal {
+  const fields: Record<string, string> = {}
+  const [reasonKey, messageKey] = settling ? ['errorReason', 'errorMessage'] : ['invalidReason', 'invalidMessage']
+  if (refusal.reason !== undefined) fields[reasonKey] = cutText(String(refusal.reason), echoedValueLimit)
+  if (refusal.message !== undefined) fields[messageKey] = cutText(String(refusal.message), errorMessageLimit)
+  return {
+    fields,
+    paymentResponse: refusal.settled ? encodePaymentResponseHeader(refusal.settled) : undefined,
   }
 }

@@ -20,6 +20,13 @@ export type Offer = {
   unpaid: Map<string, PaymentRequiredOutcome>
 }
 
+/**
+ * Why a payment was refused, beyond the 402's `error`: the scheme's reason fields for the JSON body (`invalidReason`
+ * and `invalidMessage` of a verify, `errorReason` and `errorMessage` of a settle) and, for a refused settlement, its
+ * encoded `SettleResponse` for the `PAYMENT-RESPONSE` header (where x402 puts a settle failure).
+ */
+export type Refusal = { fields?: Record<string, string>; paymentResponse?: string | undefined }
+
 /** The resource a 402 names: its URL, the normalized request path, and a description. */
 export type PaidResource = { url: string; path: string; description: string }
 
@@ -101,12 +108,13 @@ export function paymentRequired(
   offer: Offer,
   resource: PaidResource,
   error?: string,
+  refusal?: Refusal,
 ): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
   if (error === undefined) {
     const cached = offer.unpaid.get(resource.url)
     if (cached) return cached
   }
-  return buildPaymentRequired(server, route, offer, resource, error)
+  return buildPaymentRequired(server, route, offer, resource, error, refusal)
 }
 
 async function buildPaymentRequired(
@@ -115,6 +123,7 @@ async function buildPaymentRequired(
   offer: Offer,
   resource: PaidResource,
   error: string | undefined,
+  refusal: Refusal | undefined,
 ): Promise<PaymentRequiredOutcome> {
   const extensions = server.enrichExtensions(offer.declaredExtensions, {
     method: route.endpoint.method,
@@ -128,11 +137,13 @@ async function buildPaymentRequired(
     error ?? paymentRequiredMessage,
     extensions,
   )
+  // The reason fields ride beside the PaymentRequired (v2 clients read the header; people and scripts read the body).
   const outcome: PaymentRequiredOutcome = {
     type: 'payment-required',
     header: encodePaymentRequiredHeader(built),
-    body: JSON.stringify(built),
+    body: JSON.stringify(refusal?.fields ? { ...built, ...refusal.fields } : built),
   }
+  if (refusal?.paymentResponse !== undefined) outcome.paymentResponse = refusal.paymentResponse
   if (error === undefined) {
     if (offer.unpaid.size >= unpaidCacheSize) offer.unpaid.clear()
     offer.unpaid.set(resource.url, outcome)

@@ -40,7 +40,7 @@ describe('a v1 client (x402-fetch 1.2.0) at a v2 402', () => {
 
     // What the v1 client read before it threw: the answer it choked on, as a person debugging sees it (curl, devtools).
     const seen: Response[] = []
-    const recording = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const recording = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
       const response = await localFetch(input, init)
       seen.push(response.clone())
       return response
