@@ -22,7 +22,13 @@ import type { ApiRow, EndpointRow } from '../db/tables.js'
 import { openApiParameter, openApiPath, type OpenApiPath } from '../../core/path-pattern.js'
 import { inferredRequestComment, type JsonSchema } from '../schema-inference.js'
 
-export type Accept = { scheme?: string; network: string; asset: string; amount: string; extra?: Record<string, unknown> }
+export type Accept = {
+  scheme?: string
+  network: string
+  asset: string
+  amount: string
+  extra?: Record<string, unknown>
+}
 
 export type DocumentInput = {
   api: ApiRow

@@ -1,29 +1,30 @@
-import type { x402ResourceServer } from '@x402/core/server'
 import { encodePaymentResponseHeader } from '@x402/core/http'
-import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { findMatch } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import type { PaidRouteLimits, ServerDeps } from '../deps.js'
-import { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
+import { createEndpointTable } from './endpoint-table.js'
 import { createFlowEvents, type EventDetails } from './flow-events.js'
 import { createGatewayFaults } from './injected-faults.js'
 import type { PaymentEventType } from '../payment-events.js'
-import { settlePayment, verifyPayment, type FacilitatorResult } from './facilitator-calls.js'
+import { verifyPayment } from './facilitator-calls.js'
+import { buyerGone, type Attempt, type FlowContext, type Refuse } from './flow-attempt.js'
 import type { GatewayRequest } from './gateway-request.js'
 import { openGatewayStore, type GatewayStore } from './gateway-store.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from './payment-outcome.js'
-import { offerFor, paymentRequired, type Offer, type PaidResource, type Refusal } from './payment-required.js'
+import { offerFor, paymentRequired, reasonFields, type Refusal } from './payment-required.js'
 import { createPaymentLocks, paymentIdentity } from './payment-locks.js'
 import { decodePayment } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
-import { recordSettlement } from './settlement-record.js'
+import { settleAndRecord } from './settle-step.js'
 import { takeChargeOverride } from './settlement-overrides.js'
 import { createSettlementJournal, type SettlementJournalOptions } from '../journal/journal.js'
 import { createTrafficStats } from './traffic-stats.js'
 import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
 import { ownListenerPorts } from '../own-listeners.js'
-import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
+import { cutText, echoedValueLimit } from '../../core/http.js'
+import { payUpfront } from './upfront-flow.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 
 export type PaymentFlow = {
@@ -56,31 +57,6 @@ export const paidRouteDefaults: Readonly<Required<PaidRouteLimits>> = Object.fre
   statsFlushEveryMs: 250,
 })
 
-/** One request on its way through the flow, once its route is known. */
-type Attempt = {
-  request: GatewayRequest
-  api: ApiRow
-  route: GatewayRoute
-  server: x402ResourceServer
-  offer: Offer
-  resource: Resource
-}
-type Resource = PaidResource & { query: string }
-/** How a refused, failed or unavailable facilitator call is answered (`settling`: it was the settlement). */
-type Refuse = (
-  outcome: Exclude<FacilitatorResult<unknown>, { type: 'accepted' }>,
-  settling: boolean,
-) => PaymentOutcome | Promise<PaymentOutcome>
-/** A payment settled and recorded: its journal row stays open until the answer is written. */
-type Settled = {
-  type: 'settled'
-  response: SettleResponse
-  payer: string
-  journalId: string
-  settlementId: string
-}
-
-const buyerGone: PaymentOutcome = { type: 'buyer-gone' }
 const failed = (status: number, error: string): PaymentOutcome => ({ type: 'error', status, error })
 /** Seconds a buyer waits before paying again when the facilitator cannot judge payments (its chain restarts). */
 const facilitatorRetryAfterSeconds = 1
@@ -137,6 +113,9 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       details,
     )
   }
+
+  // What the settle step and the upfront flow use (requirePayment is hoisted).
+  const steps: FlowContext = { deps, store, journal, faults, stats, proxy, tell, requirePayment }
 
   async function run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome> {
     stats.count(api, 'requests')
@@ -232,7 +211,8 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     if (!upfront) tell('payment.verified', attempt, { status: 200, payer: payerOf(verified.response) }, requirements)
 
     if (request.signal.aborted) return buyerGone
-    if (upfront) return payUpfront(attempt, payload, requirements, paymentId, payerOf(verified.response) ?? '', refused)
+    if (upfront)
+      return payUpfront(steps, attempt, payload, requirements, paymentId, payerOf(verified.response) ?? '', refused)
     /** The upstream failed: nothing is settled, and the stream says the buyer was not charged. */
     const upstreamFailed = (status: number, error: string): PaymentOutcome => {
       tell('upstream.failed', attempt, { status, error, payer: payerOf(verified.response) }, requirements)
@@ -277,7 +257,8 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     if (request.signal.aborted) return buyerGone
 
     const amount = charge.type === 'amount' ? charge.amount : undefined
-    const settled = await settle(
+    const settled = await settleAndRecord(
+      steps,
       attempt,
       payload,
       requirements,
@@ -311,164 +292,6 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       headers,
       body,
       written: (delivered) => journal.finish(journalId, recorded, delivered),
-    }
-  }
-
-  /**
-   * Settles a payment and records it: the journal row first (whatever happens next, a crash included, a payment that
-   * reaches the chain is recorded, at the latest when svc starts again), then the settlement, then its record. Not
-   * `settled`: how to answer (refused, replayed, unavailable); the journal row is then closed or left to the sweeper.
-   */
-  async function settle(
-    attempt: Attempt,
-    payload: PaymentPayload,
-    requirements: PaymentRequirements,
-    paymentId: string,
-    payer: string,
-    refused: Refuse,
-    amount?: string,
-  ): Promise<Settled | { type: 'not-settled'; outcome: PaymentOutcome }> {
-    const { request, api, route, server, resource } = attempt
-    const not = async (outcome: PaymentOutcome | Promise<PaymentOutcome>) =>
-      ({ type: 'not-settled', outcome: await outcome }) as const
-    // A settle fault (svc fault add settle) waits and/or refuses here: no journal row, no transaction.
-    const injected = await faults.settle(api, request.signal)
-    if (request.signal.aborted) return not(buyerGone)
-    if (injected) return not(refused(injected, true))
-
-    const chainEpoch = api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : ''
-    const ephemeral = route.expiresAt !== null
-    const journalId = await journal.begin({
-      api,
-      endpoint: route.endpoint,
-      ephemeral,
-      requirements,
-      payload,
-      amount,
-      paymentId,
-      payer,
-      method: request.method,
-      path: resource.path,
-      chainEpoch,
-    })
-    let settlementId: string | undefined
-    let settled: Awaited<ReturnType<typeof settlePayment>>
-    try {
-      settled = await settlePayment(server, payload, requirements, amount)
-      if (settled.type === 'accepted') {
-        const { response } = settled
-        settlementId = await recordSettlement(
-          await store,
-          {
-            api,
-            endpoint: route.endpoint,
-            ephemeral,
-            requirements,
-            settled: response,
-            payer: response.payer ?? payer,
-            method: request.method,
-            path: resource.path,
-            chainEpoch,
-          },
-          journalId,
-        )
-      }
-    } catch (error) {
-      journal.abandon(journalId)
-      throw error
-    }
-    // Not settled, or its outcome is unknown (the facilitator broke off): the row is checked on the chain later.
-    if (settled.type !== 'accepted') {
-      journal.abandon(journalId)
-      return not(refused(settled, true))
-    }
-    // The facilitator answers a payload it already settled with the same transaction: that is a replay.
-    if (settlementId === undefined) {
-      journal.finish(journalId)
-      return not(
-        requirePayment(attempt, 'this payment was already used for an earlier request', { payer, requirements }),
-      )
-    }
-    stats.count(api, 'paid_requests')
-    return {
-      type: 'settled',
-      response: settled.response,
-      payer: settled.response.payer ?? payer,
-      journalId,
-      settlementId,
-    }
-  }
-
-  /**
-   * The upfront flow (`extra.paymentFlow: "upfront"`, @x402/core's PAYMENT_FLOWS.upfront): settle, then forward. The
-   * facilitator's settle verifies the payment itself (x402's verifyPayment skips the upfront flow's verify). An
-   * upstream that fails after the settlement (down, 5xx, too slow, an answer too large) is answered with its status
-   * and the PAYMENT-RESPONSE, told to the stream as a charged upstream.failed, and recorded as charged and not
-   * delivered; a 4xx is passed to the buyer with the PAYMENT-RESPONSE and recorded likewise. A crash before the answer
-   * is written leaves the journal row, which the next start books as not delivered.
-   */
-  async function payUpfront(
-    attempt: Attempt,
-    payload: PaymentPayload,
-    requirements: PaymentRequirements,
-    paymentId: string,
-    payer: string,
-    refused: Refuse,
-  ): Promise<PaymentOutcome> {
-    const { request, api, resource } = attempt
-    const settled = await settle(attempt, payload, requirements, paymentId, payer, refused)
-    if (settled.type !== 'settled') return settled.outcome
-    const { journalId, settlementId } = settled
-    const details = {
-      payer: settled.payer,
-      transaction: settled.response.transaction,
-      settlement_id: settlementId,
-    }
-    tell('payment.settled', attempt, { status: 200, ...details }, requirements)
-    const paymentResponse = encodePaymentResponseHeader(settled.response)
-    /** Charged, and the upstream gave nothing to deliver. */
-    const undelivered = (status: number, why: string): PaymentOutcome => {
-      journal.finish(journalId, settlementId, false)
-      const error = `${why}; the payment was settled upfront (transaction ${settled.response.transaction}) and the answer was not delivered`
-      tell('upstream.failed', attempt, { status, error, charged: true, ...details }, requirements)
-      return { type: 'error', status, error, paymentResponse }
-    }
-    if (request.signal.aborted) {
-      journal.finish(journalId, settlementId, false)
-      return buyerGone
-    }
-    const answer = await faults.forward(
-      api,
-      proxy,
-      request,
-      upstreamTarget(api.upstream_base_url, resource.path, resource.query),
-    )
-    if (!answer.ok) return undelivered(answer.status, answer.error)
-    if (answer.status >= 500) {
-      answer.body.resume()
-      answer.done()
-      return undelivered(502, `the upstream answered ${answer.status}`)
-    }
-    // Exact only (the control plane refuses upto upfront): an upto header has nothing to change; strip it.
-    takeChargeOverride(answer.headers, requirements, attempt.server)
-    const body = await answer.read()
-    if (!Buffer.isBuffer(body)) return undelivered(body.status, body.error)
-    const failedUpstream = answer.status >= 400
-    if (failedUpstream)
-      tell(
-        'upstream.failed',
-        attempt,
-        { status: answer.status, error: `the upstream answered ${answer.status}`, charged: true, ...details },
-        requirements,
-      )
-    const headers: Record<string, string | string[]> = { ...answer.headers, 'payment-response': paymentResponse }
-    if (request.method !== 'HEAD') headers['content-length'] = String(body.length)
-    return {
-      type: 'paid',
-      status: answer.status,
-      headers,
-      body,
-      written: (delivered) => journal.finish(journalId, settlementId, delivered && !failedUpstream),
     }
   }
 
@@ -514,24 +337,5 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       await proxy.close()
       if (!options.store) (await store).close()
     },
-  }
-}
-
-/**
- * The scheme's reason fields of a refusal for the 402's body (`invalidReason`/`invalidMessage` of a verify,
- * `errorReason`/`errorMessage` of a settle, as x402's VerifyResponse and SettleResponse name them) and a refused
- * settlement's `PAYMENT-RESPONSE`.
- */
-function reasonFields(
-  refusal: { reason?: string | undefined; message?: string | undefined; settled?: SettleResponse | undefined },
-  settling: boolean,
-): Refusal {
-  const fields: Record<string, string> = {}
-  const [reasonKey, messageKey] = settling ? ['errorReason', 'errorMessage'] : ['invalidReason', 'invalidMessage']
-  if (refusal.reason !== undefined) fields[reasonKey] = cutText(String(refusal.reason), echoedValueLimit)
-  if (refusal.message !== undefined) fields[messageKey] = cutText(String(refusal.message), errorMessageLimit)
-  return {
-    fields,
-    paymentResponse: refusal.settled ? encodePaymentResponseHeader(refusal.settled) : undefined,
   }
 }

@@ -1,6 +1,7 @@
 import type { x402ResourceServer } from '@x402/core/server'
-import type { PaymentRequirements } from '@x402/core/types'
-import { encodePaymentRequiredHeader } from '@x402/core/http'
+import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
+import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
+import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
 import { EIP2612_GAS_SPONSORING, declareEip2612GasSponsoringExtension } from '@x402/extensions'
 import { routePatternOf } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
@@ -149,4 +150,23 @@ async function buildPaymentRequired(
     offer.unpaid.set(resource.url, outcome)
   }
   return outcome
+}
+
+/**
+ * The scheme's reason fields of a refusal for the 402's body (`invalidReason`/`invalidMessage` of a verify,
+ * `errorReason`/`errorMessage` of a settle, as x402's VerifyResponse and SettleResponse name them) and a refused
+ * settlement's `PAYMENT-RESPONSE`.
+ */
+export function reasonFields(
+  refusal: { reason?: string | undefined; message?: string | undefined; settled?: SettleResponse | undefined },
+  settling: boolean,
+): Refusal {
+  const fields: Record<string, string> = {}
+  const [reasonKey, messageKey] = settling ? ['errorReason', 'errorMessage'] : ['invalidReason', 'invalidMessage']
+  if (refusal.reason !== undefined) fields[reasonKey] = cutText(String(refusal.reason), echoedValueLimit)
+  if (refusal.message !== undefined) fields[messageKey] = cutText(String(refusal.message), errorMessageLimit)
+  return {
+    fields,
+    paymentResponse: refusal.settled ? encodePaymentResponseHeader(refusal.settled) : undefined,
+  }
 }
