@@ -2068,7 +2068,8 @@ export interface paths {
          * @description The live stream of what the gateway does with the caller's APIs in the caller's environment (a JWT sees its
          *     own APIs; an API key needs settlements:read): `payment.required` (a 402 offered), `payment.verified`,
          *     `payment.settled`, `payment.failed` (with the x402 `reason` when the facilitator gave one) and
-         *     `upstream.failed` (the upstream failed: nothing was settled, `charged` is false). Each event is
+         *     `upstream.failed` (the upstream failed: nothing was settled, `charged` is false; on an endpoint paid upfront
+         *     the settlement came first: `charged` is true, with its `transaction` and `settlement_id`). Each event is
          *     `id: evt_…`, `event: <type>`, `data: <PaymentEvent JSON>`. A client that reconnects with `Last-Event-ID`
          *     first gets what it missed (svc keeps the last 1,000 events, and builds a seller's events until a minute after
          *     its last listener left). A client more than 1 MiB behind is disconnected, never waited for. A comment line
@@ -2449,6 +2450,11 @@ export interface components {
             extra?: {
                 /** @enum {unknown} */
                 assetTransferMethod?: "eip3009" | "permit2";
+                /**
+                 * @description authorization (the default): settle after the upstream answered below 400; upfront: settle, then call the upstream (not with upto)
+                 * @enum {unknown}
+                 */
+                paymentFlow?: "authorization" | "upfront";
             } & {
                 [key: string]: unknown;
             };
@@ -2473,6 +2479,11 @@ export interface components {
             extra?: {
                 /** @enum {unknown} */
                 assetTransferMethod?: "eip3009" | "permit2";
+                /**
+                 * @description authorization (the default): settle after the upstream answered below 400; upfront: settle, then call the upstream (not with upto)
+                 * @enum {unknown}
+                 */
+                paymentFlow?: "authorization" | "upfront";
             } & {
                 [key: string]: unknown;
             };
@@ -2867,7 +2878,7 @@ export interface components {
             network: string | null;
             pay_to: string | null;
             payer: string | null;
-            /** @description payment.settled: the settlement transaction */
+            /** @description payment.settled (and upstream.failed after an upfront settlement): the settlement transaction */
             transaction: string | null;
             /** @description payment.settled: the settlement record */
             settlement_id: string | null;
@@ -2877,7 +2888,7 @@ export interface components {
             error: string | null;
             /** @description the HTTP status the buyer got */
             status: number;
-            /** @description true only for payment.settled */
+            /** @description true for payment.settled, and for upstream.failed after an upfront settlement */
             charged: boolean;
         };
     };

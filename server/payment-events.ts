@@ -36,7 +36,7 @@ export type PaymentEvent = {
   error: string | null
   /** The HTTP status the buyer got. */
   status: number
-  /** Whether the buyer was charged (true only for payment.settled). */
+  /** Whether the buyer was charged (payment.settled, and upstream.failed after an upfront settlement). */
   charged: boolean
 }
 

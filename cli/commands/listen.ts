@@ -30,7 +30,9 @@ export function eventLine(event: PaymentEvent): string {
       : event.type === 'payment.failed'
         ? `${event.status} ${event.reason ?? event.error ?? ''}`
         : event.type === 'upstream.failed'
-          ? `${event.status}, not charged: ${event.error ?? ''}`
+          ? event.charged
+            ? `${event.status}, charged upfront (tx ${short(event.transaction ?? '')}), not delivered: ${event.error ?? ''}`
+            : `${event.status}, not charged: ${event.error ?? ''}`
           : event.type === 'payment.verified'
             ? `from ${short(event.payer ?? '')}`
             : ''

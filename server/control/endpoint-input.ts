@@ -29,6 +29,12 @@ const maxUint256 = 2n ** 256n
 export const acceptSchemes = ['exact', 'upto'] as const
 /** How an EVM payment moves the token (`extra.assetTransferMethod`): EIP-3009 (the default of `exact`) or Permit2. */
 export const assetTransferMethods = ['eip3009', 'permit2'] as const
+/**
+ * When an accept's payment is settled (`extra.paymentFlow`, @x402/core's PaymentFlowName): `authorization` (the
+ * default: verify, call the upstream, settle only on its success) or `upfront` (settle, then call the upstream).
+ * x402's `escrow` needs a scheme svc has not (@x402/evm's exact and upto tables list authorization and upfront only).
+ */
+export const paymentFlows = ['authorization', 'upfront'] as const
 
 const acceptExtraSchema = z
   .record(z.string(), z.unknown(), { error: 'expected an object' })
@@ -39,6 +45,16 @@ const acceptExtraSchema = z
         code: 'custom',
         path: ['assetTransferMethod'],
         message: `must be one of ${assetTransferMethods.join(', ')}`,
+      })
+    const flow = extra.paymentFlow
+    if (flow !== undefined && !(paymentFlows as readonly unknown[]).includes(flow))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['paymentFlow'],
+        message:
+          flow === 'escrow'
+            ? 'svc has no escrow scheme: use "authorization" (the default) or "upfront"'
+            : `must be one of ${paymentFlows.join(', ')}`,
       })
   })
 
@@ -68,6 +84,15 @@ export const acceptSchema = z
         code: 'custom',
         path: ['extra', 'assetTransferMethod'],
         message: 'the upto scheme pays through Permit2 only: use "permit2" or leave it out',
+      })
+    // upto's charge is known only once the upstream answered, so it cannot be settled before (@x402/evm's upto
+    // scheme lists the authorization flow only).
+    if (accept.scheme === 'upto' && accept.extra?.paymentFlow === 'upfront')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['extra', 'paymentFlow'],
+        message:
+          'the upto scheme settles what the upstream says it used, after it answered: it cannot be paid upfront (use "authorization" or leave it out)',
       })
   })
 export type AcceptInput = z.infer<typeof acceptSchema>

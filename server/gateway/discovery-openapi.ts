@@ -22,7 +22,13 @@ import type { ApiRow, EndpointRow } from '../db/tables.js'
 import { openApiParameter, openApiPath, type OpenApiPath } from '../../core/path-pattern.js'
 import { inferredRequestComment, type JsonSchema } from '../schema-inference.js'
 
-export type Accept = { scheme?: string; network: string; asset: string; amount: string }
+export type Accept = {
+  scheme?: string
+  network: string
+  asset: string
+  amount: string
+  extra?: Record<string, unknown>
+}
 
 export type DocumentInput = {
   api: ApiRow
@@ -88,6 +94,7 @@ function operation(endpoint: EndpointRow, route: OpenApiPath, isUsdc: DocumentIn
   const body = envelope ? (isRecord(envelopeParts.body) ? envelopeParts.body : null) : request
   const bodyRequired = envelope ? Array.isArray(envelope.required) && envelope.required.includes('body') : undefined
   const response = parseSchema(endpoint.response_schema)
+  const accepts = JSON.parse(endpoint.accepts) as Accept[]
 
   const parameters = route.parameters.map((parameter) => {
     const schema = pathSchemas[parameter.name]
@@ -97,7 +104,9 @@ function operation(endpoint: EndpointRow, route: OpenApiPath, isUsdc: DocumentIn
     summary: `${endpoint.method} ${endpoint.path_pattern}`,
     ...(endpoint.description ? { description: endpoint.description } : {}),
     security: [],
-    'x-payment-info': paymentInfo(JSON.parse(endpoint.accepts) as Accept[], isUsdc),
+    'x-payment-info': paymentInfo(accepts, isUsdc),
+    // An endpoint that charges before it calls its upstream says so (its 402's accepts say extra.paymentFlow).
+    ...(accepts.some((a) => a.extra?.paymentFlow === 'upfront') ? { 'x-payment-flow': 'upfront' } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(body
       ? {

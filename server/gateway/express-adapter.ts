@@ -51,20 +51,22 @@ const jsonHeaders = { 'content-type': 'application/json; charset=utf-8', 'cache-
 /** Writes a {@link PaymentOutcome} (no express needed: a node:http response will do). */
 export function writeOutcome(res: ServerResponse, outcome: PaymentOutcome): void {
   switch (outcome.type) {
-    case 'payment-required':
-      res
-        .writeHead(402, {
-          'content-type': jsonHeaders['content-type'],
-          'cache-control': 'no-store',
-          'payment-required': outcome.header,
-        })
-        .end(outcome.body)
+    case 'payment-required': {
+      const headers: Record<string, string> = {
+        'content-type': jsonHeaders['content-type'],
+        'cache-control': 'no-store',
+        'payment-required': outcome.header,
+      }
+      if (outcome.paymentResponse !== undefined) headers['payment-response'] = outcome.paymentResponse
+      res.writeHead(402, headers).end(outcome.body)
       return
+    }
     case 'error':
       if (res.headersSent) res.destroy()
       else {
-        const headers =
-          outcome.retryAfter === undefined ? jsonHeaders : { ...jsonHeaders, 'retry-after': String(outcome.retryAfter) }
+        const headers: Record<string, string> = { ...jsonHeaders }
+        if (outcome.retryAfter !== undefined) headers['retry-after'] = String(outcome.retryAfter)
+        if (outcome.paymentResponse !== undefined) headers['payment-response'] = outcome.paymentResponse
         res.writeHead(outcome.status, headers).end(JSON.stringify({ error: outcome.error }))
       }
       return

@@ -17,7 +17,15 @@ import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js
  */
 export type FacilitatorResult<Response> =
   | { type: 'accepted'; response: Response }
-  | { type: 'refused'; error: string; reason?: string | undefined }
+  | {
+      type: 'refused'
+      error: string
+      /** The scheme's reason code (`invalidReason` / `errorReason`) and its message, as the facilitator gave them. */
+      reason?: string | undefined
+      message?: string | undefined
+      /** A refused settlement's answer (`success: false`): the `PAYMENT-RESPONSE` of the 402, as x402 sends it. */
+      settled?: SettleResponse | undefined
+    }
   | { type: 'unavailable'; error: string }
   | { type: 'failed'; error: string }
 
@@ -57,6 +65,7 @@ export async function verifyPayment(
       type: 'refused',
       error: reasonText('the payment is invalid', verified.invalidReason, verified.invalidMessage),
       reason: verified.invalidReason,
+      message: verified.invalidMessage,
     }
   return { type: 'accepted', response: verified }
 }
@@ -96,6 +105,8 @@ export async function settlePayment(
       type: 'refused',
       error: reasonText('the payment could not be settled', settled.errorReason, settled.errorMessage),
       reason: settled.errorReason,
+      message: settled.errorMessage,
+      settled,
     }
   return { type: 'accepted', response: settled }
 }

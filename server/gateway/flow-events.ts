@@ -16,7 +16,11 @@ export type EventSubject = {
 /** The fields of one event beyond its subject. */
 export type EventDetails = Partial<
   Pick<PaymentEvent, 'payer' | 'transaction' | 'settlement_id' | 'reason' | 'error'>
-> & { status: number }
+> & {
+  status: number
+  /** The buyer was charged although the event is not payment.settled (upfront: the upstream failed after). */
+  charged?: boolean
+}
 
 export type FlowEvents = {
   /** Whether the API's seller listens (one map lookup): the flow builds nothing otherwise. */
@@ -51,7 +55,7 @@ export function createFlowEvents(deps: Pick<ServerDeps, 'events'>): FlowEvents {
         reason: details.reason ?? null,
         error: details.error ?? null,
         status: details.status,
-        charged: type === 'payment.settled',
+        charged: type === 'payment.settled' || details.charged === true,
       })
     },
   }

@@ -1,29 +1,30 @@
-import type { x402ResourceServer } from '@x402/core/server'
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { findMatch } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import type { PaidRouteLimits, ServerDeps } from '../deps.js'
-import { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
+import { createEndpointTable } from './endpoint-table.js'
 import { createFlowEvents, type EventDetails } from './flow-events.js'
 import { createGatewayFaults } from './injected-faults.js'
 import type { PaymentEventType } from '../payment-events.js'
-import { settlePayment, verifyPayment } from './facilitator-calls.js'
+import { verifyPayment } from './facilitator-calls.js'
+import { buyerGone, type Attempt, type FlowContext, type Refuse } from './flow-attempt.js'
 import type { GatewayRequest } from './gateway-request.js'
 import { openGatewayStore, type GatewayStore } from './gateway-store.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from './payment-outcome.js'
-import { offerFor, paymentRequired, type Offer, type PaidResource } from './payment-required.js'
+import { offerFor, paymentRequired, reasonFields, type Refusal } from './payment-required.js'
 import { createPaymentLocks, paymentIdentity } from './payment-locks.js'
 import { decodePayment } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
-import { recordSettlement } from './settlement-record.js'
+import { settleAndRecord } from './settle-step.js'
 import { takeChargeOverride } from './settlement-overrides.js'
 import { createSettlementJournal, type SettlementJournalOptions } from '../journal/journal.js'
 import { createTrafficStats } from './traffic-stats.js'
 import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
 import { ownListenerPorts } from '../own-listeners.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
+import { payUpfront } from './upfront-flow.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 
 export type PaymentFlow = {
@@ -56,18 +57,6 @@ export const paidRouteDefaults: Readonly<Required<PaidRouteLimits>> = Object.fre
   statsFlushEveryMs: 250,
 })
 
-/** One request on its way through the flow, once its route is known. */
-type Attempt = {
-  request: GatewayRequest
-  api: ApiRow
-  route: GatewayRoute
-  server: x402ResourceServer
-  offer: Offer
-  resource: Resource
-}
-type Resource = PaidResource & { query: string }
-
-const buyerGone: PaymentOutcome = { type: 'buyer-gone' }
 const failed = (status: number, error: string): PaymentOutcome => ({ type: 'error', status, error })
 /** Seconds a buyer waits before paying again when the facilitator cannot judge payments (its chain restarts). */
 const facilitatorRetryAfterSeconds = 1
@@ -124,6 +113,9 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       details,
     )
   }
+
+  // What the settle step and the upfront flow use (requirePayment is hoisted).
+  const steps: FlowContext = { deps, store, journal, faults, stats, proxy, tell, requirePayment }
 
   async function run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome> {
     stats.count(api, 'requests')
@@ -193,27 +185,34 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     requirements: PaymentRequirements,
     paymentId: string,
   ): Promise<PaymentOutcome> {
-    const { request, api, route, server, resource } = attempt
+    const { request, api, server, resource } = attempt
     const payerOf = (response?: { payer?: string | undefined }) =>
       response?.payer ?? authorizationFields(payload.payload).from
     /** A failure of the payment (402, 502, 503), told to the stream with the facilitator's reason. */
-    const refused = (
-      outcome: { type: 'refused' | 'failed' | 'unavailable'; error: string; reason?: string | undefined },
-      settling: boolean,
-    ): PaymentOutcome | Promise<PaymentOutcome> => {
+    const refused: Refuse = (outcome, settling) => {
       const error =
         settling && outcome.type === 'unavailable' ? `${outcome.error}; the payment was not settled` : outcome.error
       if (outcome.type === 'refused')
-        return requirePayment(attempt, error, { reason: outcome.reason, payer: payerOf(), requirements })
+        return requirePayment(attempt, error, {
+          reason: outcome.reason,
+          payer: payerOf(),
+          requirements,
+          ...reasonFields(outcome, settling),
+        })
       const status = outcome.type === 'failed' ? 502 : 503
       tell('payment.failed', attempt, { status, error, payer: payerOf() }, requirements)
       return outcome.type === 'failed' ? failed(502, error) : unavailable(error)
     }
+    // The requirements were built through the scheme's flow table (buildPaymentRequirements): this cannot throw.
+    const upfront = server.getPaymentFlow(payload, requirements) === 'upfront'
     const verified = faults.verify(api) ?? (await verifyPayment(server, payload, requirements))
     if (verified.type !== 'accepted') return refused(verified, false)
-    tell('payment.verified', attempt, { status: 200, payer: payerOf(verified.response) }, requirements)
+    // x402's verifyPayment does not ask the facilitator in the upfront flow (its settle verifies): nothing to tell.
+    if (!upfront) tell('payment.verified', attempt, { status: 200, payer: payerOf(verified.response) }, requirements)
 
     if (request.signal.aborted) return buyerGone
+    if (upfront)
+      return payUpfront(steps, attempt, payload, requirements, paymentId, payerOf(verified.response) ?? '', refused)
     /** The upstream failed: nothing is settled, and the stream says the buyer was not charged. */
     const upstreamFailed = (status: number, error: string): PaymentOutcome => {
       tell('upstream.failed', attempt, { status, error, payer: payerOf(verified.response) }, requirements)
@@ -257,76 +256,27 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     // The buyer left before the answer was ready: nothing is delivered, so nothing is charged.
     if (request.signal.aborted) return buyerGone
 
-    // A settle fault (svc fault add settle) waits and/or refuses here: no journal row, no transaction.
-    const injected = await faults.settle(api, request.signal)
-    if (request.signal.aborted) return buyerGone
-    if (injected) return refused(injected, true)
-
-    // The journal row is written before the settlement is sent: whatever happens next (a crash included), a payment
-    // that reaches the chain is recorded, at the latest when svc starts again.
-    const payer = verified.response.payer ?? ''
-    const chainEpoch = api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : ''
-    const ephemeral = route.expiresAt !== null
     const amount = charge.type === 'amount' ? charge.amount : undefined
-    const journalId = await journal.begin({
-      api,
-      endpoint: route.endpoint,
-      ephemeral,
-      requirements,
+    const settled = await settleAndRecord(
+      steps,
+      attempt,
       payload,
-      amount,
+      requirements,
       paymentId,
-      payer,
-      method: request.method,
-      path: resource.path,
-      chainEpoch,
-    })
-    let settlementId: string | undefined
-    let settled: Awaited<ReturnType<typeof settlePayment>>
-    try {
-      settled = await settlePayment(server, payload, requirements, amount)
-      if (settled.type === 'accepted') {
-        const { response } = settled
-        settlementId = await recordSettlement(
-          await store,
-          {
-            api,
-            endpoint: route.endpoint,
-            ephemeral,
-            requirements,
-            settled: response,
-            payer: response.payer ?? payer,
-            method: request.method,
-            path: resource.path,
-            chainEpoch,
-          },
-          journalId,
-        )
-      }
-    } catch (error) {
-      journal.abandon(journalId)
-      throw error
-    }
-    // Not settled, or its outcome is unknown (the facilitator broke off): the row is checked on the chain later.
-    if (settled.type !== 'accepted') {
-      journal.abandon(journalId)
-      return refused(settled, true)
-    }
-
-    // The facilitator answers a payload it already settled with the same transaction: that is a replay.
-    if (settlementId === undefined) {
-      journal.finish(journalId)
-      return requirePayment(attempt, 'this payment was already used for an earlier request', { payer, requirements })
-    }
-    stats.count(api, 'paid_requests')
+      payerOf(verified.response) ?? '',
+      refused,
+      amount,
+    )
+    if (settled.type !== 'settled') return settled.outcome
+    const { journalId, settlementId: recorded } = settled
     tell(
       'payment.settled',
       attempt,
       {
         status: answer.status,
-        payer: settled.response.payer ?? payer,
+        payer: settled.payer,
         transaction: settled.response.transaction,
-        settlement_id: settlementId,
+        settlement_id: recorded,
       },
       requirements,
     )
@@ -336,7 +286,6 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       'payment-response': encodePaymentResponseHeader(settled.response),
     }
     if (request.method !== 'HEAD') headers['content-length'] = String(body.length)
-    const recorded = settlementId
     return {
       type: 'paid',
       status: answer.status,
@@ -353,7 +302,11 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   function requirePayment(
     attempt: Attempt,
     error?: string,
-    refusal: { reason?: string | undefined; payer?: string | undefined; requirements?: PaymentRequirements } = {},
+    refusal: Refusal & {
+      reason?: string | undefined
+      payer?: string | undefined
+      requirements?: PaymentRequirements
+    } = {},
   ): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
     if (error === undefined) tell('payment.required', attempt, { status: 402 })
     else
@@ -363,7 +316,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
         { status: 402, error, reason: refusal.reason, payer: refusal.payer },
         refusal.requirements,
       )
-    const outcome = paymentRequired(attempt.server, attempt.route, attempt.offer, attempt.resource, error)
+    const outcome = paymentRequired(attempt.server, attempt.route, attempt.offer, attempt.resource, error, refusal)
     if (outcome instanceof Promise) return outcome.then((built) => counted(attempt.api, built))
     return counted(attempt.api, outcome)
   }

@@ -1,13 +1,22 @@
 import type { UpstreamResponse } from './upstream-proxy.js'
 
-/** A 402: `PAYMENT-REQUIRED` header and the same PaymentRequired as the JSON body. */
-export type PaymentRequiredOutcome = { type: 'payment-required'; header: string; body: string }
+/**
+ * A 402: `PAYMENT-REQUIRED` header and the same PaymentRequired as the JSON body (with the scheme's reason fields
+ * when a payment was refused), and `PAYMENT-RESPONSE` when a settlement was refused.
+ */
+export type PaymentRequiredOutcome = {
+  type: 'payment-required'
+  header: string
+  body: string
+  paymentResponse?: string
+}
 
 /**
  * How the payment flow answers a request (see payment-flow.ts); an adapter writes it (express-adapter.ts).
  * - `payment-required`: a 402, asking for a payment or saying why the one sent was refused;
  * - `error`: `{"error"}` with `status` (404 no route, 410 used up, 502/504 upstream or facilitator failed, 503 the
- *   facilitator cannot judge payments now, …) and, when retrying later helps, `retryAfter` seconds;
+ *   facilitator cannot judge payments now, …), when retrying later helps `retryAfter` seconds, and when an upfront
+ *   payment was settled before the upstream failed its `PAYMENT-RESPONSE`;
  * - `paid`: the upstream's answer, held while the payment settled, with its `PAYMENT-RESPONSE`; the adapter calls
  *   `written` once the answer is out (`delivered`: all of it was handed to the buyer's connection) or cannot be;
  * - `pass-through`: an upstream 4xx, to stream to the buyer as it is (nothing was settled);
@@ -15,7 +24,14 @@ export type PaymentRequiredOutcome = { type: 'payment-required'; header: string;
  */
 export type PaymentOutcome =
   | PaymentRequiredOutcome
-  | { type: 'error'; status: number; error: string; retryAfter?: number }
+  | {
+      type: 'error'
+      status: number
+      error: string
+      retryAfter?: number
+      /** A settled payment's `PAYMENT-RESPONSE` (upfront: the upstream failed after the buyer was charged). */
+      paymentResponse?: string
+    }
   | {
       type: 'paid'
       status: number

@@ -1,6 +1,7 @@
 import type { x402ResourceServer } from '@x402/core/server'
-import type { PaymentRequirements } from '@x402/core/types'
-import { encodePaymentRequiredHeader } from '@x402/core/http'
+import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
+import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
+import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
 import { EIP2612_GAS_SPONSORING, declareEip2612GasSponsoringExtension } from '@x402/extensions'
 import { routePatternOf } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
@@ -20,12 +21,24 @@ export type Offer = {
   unpaid: Map<string, PaymentRequiredOutcome>
 }
 
+/**
+ * Why a payment was refused, beyond the 402's `error`: the scheme's reason fields for the JSON body (`invalidReason`
+ * and `invalidMessage` of a verify, `errorReason` and `errorMessage` of a settle) and, for a refused settlement, its
+ * encoded `SettleResponse` for the `PAYMENT-RESPONSE` header (where x402 puts a settle failure).
+ */
+export type Refusal = { fields?: Record<string, string>; paymentResponse?: string | undefined }
+
 /** The resource a 402 names: its URL, the normalized request path, and a description. */
 export type PaidResource = { url: string; path: string; description: string }
 
 const unpaidCacheSize = 256
-/** The `error` of a 402 that asks for a first payment. */
-const paymentRequiredMessage = 'payment required'
+/**
+ * The `error` of a 402 that asks for a first payment. A v1 client (x402-fetch 1.x) parses this body with its v1
+ * schema and throws a ZodError that names nothing actionable; this text is what its user finds when they look at
+ * the answer it choked on. One constant string: the unpaid 402 is cached and benchmarked.
+ */
+export const paymentRequiredMessage =
+  'payment required (x402 v2: pay with @x402/fetch or @x402/axios and @x402/evm 2.x; x402 v1 packages such as x402-fetch, x402-axios, x402-express 1.x cannot pay it)'
 
 /**
  * The route's offer under `server`, built once per route version and facilitator: each accept option becomes
@@ -96,12 +109,13 @@ export function paymentRequired(
   offer: Offer,
   resource: PaidResource,
   error?: string,
+  refusal?: Refusal,
 ): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
   if (error === undefined) {
     const cached = offer.unpaid.get(resource.url)
     if (cached) return cached
   }
-  return buildPaymentRequired(server, route, offer, resource, error)
+  return buildPaymentRequired(server, route, offer, resource, error, refusal)
 }
 
 async function buildPaymentRequired(
@@ -110,6 +124,7 @@ async function buildPaymentRequired(
   offer: Offer,
   resource: PaidResource,
   error: string | undefined,
+  refusal: Refusal | undefined,
 ): Promise<PaymentRequiredOutcome> {
   const extensions = server.enrichExtensions(offer.declaredExtensions, {
     method: route.endpoint.method,
@@ -123,14 +138,35 @@ async function buildPaymentRequired(
     error ?? paymentRequiredMessage,
     extensions,
   )
+  // The reason fields ride beside the PaymentRequired (v2 clients read the header; people and scripts read the body).
   const outcome: PaymentRequiredOutcome = {
     type: 'payment-required',
     header: encodePaymentRequiredHeader(built),
-    body: JSON.stringify(built),
+    body: JSON.stringify(refusal?.fields ? { ...built, ...refusal.fields } : built),
   }
+  if (refusal?.paymentResponse !== undefined) outcome.paymentResponse = refusal.paymentResponse
   if (error === undefined) {
     if (offer.unpaid.size >= unpaidCacheSize) offer.unpaid.clear()
     offer.unpaid.set(resource.url, outcome)
   }
   return outcome
+}
+
+/**
+ * The scheme's reason fields of a refusal for the 402's body (`invalidReason`/`invalidMessage` of a verify,
+ * `errorReason`/`errorMessage` of a settle, as x402's VerifyResponse and SettleResponse name them) and a refused
+ * settlement's `PAYMENT-RESPONSE`.
+ */
+export function reasonFields(
+  refusal: { reason?: string | undefined; message?: string | undefined; settled?: SettleResponse | undefined },
+  settling: boolean,
+): Refusal {
+  const fields: Record<string, string> = {}
+  const [reasonKey, messageKey] = settling ? ['errorReason', 'errorMessage'] : ['invalidReason', 'invalidMessage']
+  if (refusal.reason !== undefined) fields[reasonKey] = cutText(String(refusal.reason), echoedValueLimit)
+  if (refusal.message !== undefined) fields[messageKey] = cutText(String(refusal.message), errorMessageLimit)
+  return {
+    fields,
+    paymentResponse: refusal.settled ? encodePaymentResponseHeader(refusal.settled) : undefined,
+  }
 }

@@ -50,4 +50,18 @@ test('one line an event: time, type, request, price, and what became of it', () 
   ).toBe(
     '21:40:01.123  upstream.failed   weather GET /weather/paris  0.01 USDC  502, not charged: the upstream answered 503; the payment was not settled',
   )
+  // Upfront: the settlement came before the upstream failed.
+  expect(
+    eventLine(
+      event({
+        type: 'upstream.failed',
+        status: 502,
+        charged: true,
+        transaction: `0x${'ab'.repeat(32)}`,
+        error: 'the upstream answered 503',
+      }),
+    ),
+  ).toBe(
+    '21:40:01.123  upstream.failed   weather GET /weather/paris  0.01 USDC  502, charged upfront (tx 0xababab…abab), not delivered: the upstream answered 503',
+  )
 })

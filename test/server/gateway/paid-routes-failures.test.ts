@@ -1,5 +1,6 @@
 import { createServer } from 'node:net'
 import { localFetch } from '../../../sdk/local-fetch.js'
+import { decodePaymentResponseHeader } from '@x402/core/http'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import type { LocalAccount } from 'viem'
 import type { ChainServices } from '../../../chain/services.js'
@@ -160,12 +161,16 @@ describe('a settlement that fails', () => {
     expect(paid!.status).toBe(200)
     expect(refused!.status).toBe(402)
     expect(refused!.headers.get('payment-required')).toBeTruthy()
-    expect(refused!.headers.get('payment-response')).toBeNull()
-    const body = (await refused!.json()) as { error: string; delayed?: boolean }
+    // Where x402 puts a refused settlement: PAYMENT-RESPONSE with success false and the scheme's reason.
+    const settleAnswer = decodePaymentResponseHeader(refused!.headers.get('payment-response')!)
+    expect(settleAnswer).toMatchObject({ success: false, transaction: '', network: 'eip155:845320402' })
+    const body = (await refused!.json()) as { error: string; errorReason: string; delayed?: boolean }
     // insufficient balance, or a reverted transfer when both settle at once
     expect(body.error).toMatch(
       /^the payment could not be settled: invalid_exact_evm_(insufficient_balance|transaction_failed)/,
     )
+    expect(body.errorReason).toMatch(/^invalid_exact_evm_(insufficient_balance|transaction_failed)$/)
+    expect(settleAnswer.errorReason).toBe(body.errorReason)
     expect(body.delayed).toBeUndefined()
     expect(await usdcBalance(services, poor.address)).toBe(0n)
     expect(await usdcBalance(services, seller.payTo)).toBe(10000n)

@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http'
 import { localFetch } from '../../../sdk/local-fetch.js'
+import { paymentRequiredMessage } from '../../../server/gateway/payment-required.js'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
@@ -115,7 +116,7 @@ describe('an unpaid request', () => {
     const required = decodePaymentRequiredHeader(response.headers.get('payment-required')!)
     expect(required).toMatchObject({
       x402Version: 2,
-      error: 'payment required',
+      error: paymentRequiredMessage,
       resource: { url, description: 'Weather now', mimeType: 'application/json' },
       accepts: [
         {
@@ -136,7 +137,7 @@ describe('an unpaid request', () => {
       type: 'object',
       properties: responseSchema.properties,
     })
-    expect(await response.json()).toEqual({ ...required, error: 'payment required' })
+    expect(await response.json()).toEqual({ ...required, error: paymentRequiredMessage })
     expect(upstream.calls.length).toBe(calls)
   })
 })

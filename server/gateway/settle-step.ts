@@ -1,0 +1,91 @@
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import { settlePayment } from './facilitator-calls.js'
+import { buyerGone, type Attempt, type FlowContext, type Refuse, type Settled } from './flow-attempt.js'
+import type { PaymentOutcome } from './payment-outcome.js'
+import { recordSettlement } from './settlement-record.js'
+
+/**
+ * Settles a payment and records it: the journal row first (whatever happens next, a crash included, a payment that
+ * reaches the chain is recorded, at the latest when svc starts again), then the settlement, then its record. Not
+ * `settled`: how to answer (refused, replayed, unavailable); the journal row is then closed or left to the sweeper.
+ */
+export async function settleAndRecord(
+  ctx: FlowContext,
+  attempt: Attempt,
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  paymentId: string,
+  payer: string,
+  refused: Refuse,
+  amount?: string,
+): Promise<Settled | { type: 'not-settled'; outcome: PaymentOutcome }> {
+  const { request, api, route, server, resource } = attempt
+  const not = async (outcome: PaymentOutcome | Promise<PaymentOutcome>) =>
+    ({ type: 'not-settled', outcome: await outcome }) as const
+  // A settle fault (svc fault add settle) waits and/or refuses here: no journal row, no transaction.
+  const injected = await ctx.faults.settle(api, request.signal)
+  if (request.signal.aborted) return not(buyerGone)
+  if (injected) return not(refused(injected, true))
+
+  const chainEpoch = api.environment === 'development' ? (ctx.deps.chain?.sandboxChain.epoch ?? '') : ''
+  const ephemeral = route.expiresAt !== null
+  const journalId = await ctx.journal.begin({
+    api,
+    endpoint: route.endpoint,
+    ephemeral,
+    requirements,
+    payload,
+    amount,
+    paymentId,
+    payer,
+    method: request.method,
+    path: resource.path,
+    chainEpoch,
+  })
+  let settlementId: string | undefined
+  let settled: Awaited<ReturnType<typeof settlePayment>>
+  try {
+    settled = await settlePayment(server, payload, requirements, amount)
+    if (settled.type === 'accepted') {
+      const { response } = settled
+      settlementId = await recordSettlement(
+        await ctx.store,
+        {
+          api,
+          endpoint: route.endpoint,
+          ephemeral,
+          requirements,
+          settled: response,
+          payer: response.payer ?? payer,
+          method: request.method,
+          path: resource.path,
+          chainEpoch,
+        },
+        journalId,
+      )
+    }
+  } catch (error) {
+    ctx.journal.abandon(journalId)
+    throw error
+  }
+  // Not settled, or its outcome is unknown (the facilitator broke off): the row is checked on the chain later.
+  if (settled.type !== 'accepted') {
+    ctx.journal.abandon(journalId)
+    return not(refused(settled, true))
+  }
+  // The facilitator answers a payload it already settled with the same transaction: that is a replay.
+  if (settlementId === undefined) {
+    ctx.journal.finish(journalId)
+    return not(
+      ctx.requirePayment(attempt, 'this payment was already used for an earlier request', { payer, requirements }),
+    )
+  }
+  ctx.stats.count(api, 'paid_requests')
+  return {
+    type: 'settled',
+    response: settled.response,
+    payer: settled.response.payer ?? payer,
+    journalId,
+    settlementId,
+  }
+}
