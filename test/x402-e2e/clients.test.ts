@@ -85,10 +85,9 @@ describe("x402's e2e clients pay svc's gateway", () => {
 })
 
 describe('what other branches enable', () => {
-  // Enable after merging wt-flows (issue 22 item 2): an `upfront` accept settles before the upstream is called, so
-  // an upstream that fails after the settlement leaves a charge recorded as undelivered. Today the gateway calls the
-  // upstream first and charges nothing for its 404.
-  test.skip('upfront (enable after merging wt-flows): an upstream failure after the settlement is charged and recorded undelivered', async () => {
+  // An `upfront` accept settles before the upstream is called, so an upstream that fails after the settlement (a path
+  // the upstream does not serve: 404) leaves a charge recorded as undelivered.
+  test('upfront: an upstream failure after the settlement is charged and recorded undelivered', async () => {
     const [api] = (await control.apis.list()).filter((a) => a.slug === 'x402-e2e')
     const path = '/exact/evm/eip3009/upfront-not-served'
     const { usdc } = await control.config.localDev()
