@@ -48,6 +48,9 @@ export async function openGatewayStore(db: Kysely<Database>): Promise<GatewaySto
     (row) => row.name === 'main',
   )
   if (!main?.file) return fallback
+  // svc's database is held by its one connection (server/db/database.ts: no memory-mapped WAL index).
+  const locking = await sql<{ locking_mode: string }>`pragma locking_mode`.execute(db)
+  if (locking.rows[0]?.locking_mode === 'exclusive') return fallback
   let connection: SQLite.Database
   try {
     const SQLite = loadSqlite()

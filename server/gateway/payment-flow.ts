@@ -17,7 +17,7 @@ import { createPaymentLocks, paymentIdentity } from './payment-locks.js'
 import { decodePayment } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
-import { recordSettlement } from './settlement-record.js'
+import { recordSettlement, settlementRow } from './settlement-record.js'
 import { takeChargeOverride } from './settlement-overrides.js'
 import { createSettlementJournal, type SettlementJournalOptions } from '../journal/journal.js'
 import { createTrafficStats } from './traffic-stats.js'
@@ -287,20 +287,21 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       settled = await settlePayment(server, payload, requirements, amount)
       if (settled.type === 'accepted') {
         const { response } = settled
-        settlementId = await recordSettlement(
-          await store,
-          {
-            api,
-            endpoint: route.endpoint,
-            ephemeral,
-            requirements,
-            settled: response,
-            payer: response.payer ?? payer,
-            method: request.method,
-            path: resource.path,
-            chainEpoch,
-          },
-          journalId,
+        const payment = {
+          api,
+          endpoint: route.endpoint,
+          ephemeral,
+          requirements,
+          settled: response,
+          payer: response.payer ?? payer,
+          method: request.method,
+          path: resource.path,
+          chainEpoch,
+        }
+        // The money moved: a record the data dir cannot take now is kept and written later, and the buyer is answered.
+        const row = settlementRow(payment)
+        settlementId = await journal.record(journalId, row.id, async () =>
+          recordSettlement(await store, payment, journalId, row),
         )
       }
     } catch (error) {
