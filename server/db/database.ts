@@ -23,6 +23,12 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
+/** The SQLite connection under each database svc opened (the gateway's store runs its statements on it). */
+const connections = new WeakMap<Kysely<Database>, SQLite.Database>()
+
+/** The SQLite connection `db` runs on, when {@link openDatabase} opened it. */
+export const connectionOf = (db: Kysely<Database>): SQLite.Database | undefined => connections.get(db)
+
 export type OpenedDatabase = { db: Kysely<Database>; sqlite: SQLite.Database; close(): Promise<void> }
 
 /**
@@ -48,6 +54,7 @@ export async function openDatabase(file: string): Promise<OpenedDatabase> {
     throw new Error(`migrating ${file} failed: ${(error as Error).message}`, { cause: error })
   }
   let closed: Promise<void> | undefined
+  connections.set(db, sqlite)
   return {
     db,
     sqlite,
