@@ -54,6 +54,9 @@ async function payThrough(dataDir: string, problem: 'full' | 'read-only', breakI
   const brokenAt = load.answers.length
   breakIt()
   await load.until(brokenAt, (answer) => answer.status !== 200, 12)
+  // svc lives on (before: SIGBUS on a memory-mapped page of an immutable file).
+  expect(svc.child.signalCode).toBeNull()
+  expect(svc.child.exitCode).toBeNull()
   const control = await createApi(svc, token, `broken-disk-${problem === 'full' ? 'full' : 'ro'}`)
   const controlError = ((await control.json()) as { error: string }).error
   const broken = load.answers.slice(brokenAt)
@@ -116,7 +119,7 @@ describe.skipIf(!isRoot)('the data dir stops taking writes under paid load', () 
       () => fillDisk(filler),
       () => rmSync(filler),
     )
-  })
+  }, 120_000)
 
   test('files made immutable (chattr +i): svc survives, 503s say read-only, ledger = chain', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-immutable-'))
@@ -127,8 +130,13 @@ describe.skipIf(!isRoot)('the data dir stops taking writes under paid load', () 
     await payThrough(
       dataDir,
       'read-only',
-      () => chattr('+i', dataDir),
+      () => {
+        // Written back first (as the kernel does within 30 s): SQLite's memory-mapped pages are then clean, and the
+        // next write to one faults on an immutable file (SIGBUS) where any is mapped.
+        execFileSync('sync')
+        chattr('+i', dataDir)
+      },
       () => chattr('-i', dataDir),
     )
-  })
+  }, 120_000)
 })

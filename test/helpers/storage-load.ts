@@ -34,7 +34,15 @@ export function startLoad(svc: SvcProcess, buyers: LocalAccount[], url: string) 
   const loops = buyers.map(async (buyer) => {
     const pay = payingFetch(svc, buyer)
     while (!stopped) {
-      const response = await pay(url)
+      let response: Response
+      try {
+        response = await pay(url)
+      } catch (error) {
+        // No answer at all: svc died (the test says how), or is going.
+        answers.push({ status: 0, error: String((error as Error).cause ?? error) })
+        if (svc.child.exitCode !== null || svc.child.signalCode !== null) return
+        continue
+      }
       const header = response.headers.get('payment-response')
       if (response.status === 200 && header) {
         await response.arrayBuffer()
