@@ -25,6 +25,7 @@ import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from '
 import { ownListenerPorts } from '../own-listeners.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
+import { pausePoint } from '../../core/pause-point.js'
 
 export type PaymentFlow = {
   /**
@@ -286,6 +287,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     try {
       settled = await settlePayment(server, payload, requirements, amount)
       if (settled.type === 'accepted') {
+        await pausePoint('settlement-record')
         const { response } = settled
         const payment = {
           api,
