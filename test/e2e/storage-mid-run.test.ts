@@ -99,8 +99,11 @@ const storageMessage = (dataDir: string, problem: 'full' | 'read-only') =>
 const storage503 = (dataDir: string, problem: 'full' | 'read-only'): Answer =>
   ({ status: 503, error: expect.stringMatching(storageMessage(dataDir, problem)), retryAfter: '5' }) as Answer
 
-const count = (values: number[]) =>
-  values.reduce<Record<number, number>>((counts, value) => ({ ...counts, [value]: (counts[value] ?? 0) + 1 }), {})
+function count(values: number[]) {
+  const counts: Record<number, number> = {}
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1
+  return counts
+}
 
 describe.skipIf(!isRoot)('the data dir stops taking writes under paid load', () => {
   test('a disk that fills: 503s naming the data dir, nothing charged without a record, ledger = chain', async () => {

@@ -43,10 +43,10 @@ const buyer = privateKeyToAccount(generatePrivateKey())
 /** One payment, settled while the data dir had room, its record attempted once the disk is full: the buyer's answer. */
 async function payIntoFullDisk(svc: SvcProcess, filler: string, pauses: number) {
   const paid = payingFetch(svc, buyer)(`${svc.ready.seed.apis[0].gateway_url}/weather/paris`)
-  await vi.waitFor(
-    () => expect(svc.stderr().split('paused at settlement-record').length - 1).toBe(pauses),
-    { timeout: 30_000, interval: 20 },
-  )
+  await vi.waitFor(() => expect(svc.stderr().split('paused at settlement-record').length - 1).toBe(pauses), {
+    timeout: 30_000,
+    interval: 20,
+  })
   fillDisk(filler)
   svc.child.kill('SIGUSR2')
   const response = await paid
