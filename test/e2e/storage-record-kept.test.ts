@@ -6,13 +6,14 @@
  * Root only (mount); skipped otherwise.
  */
 import { execFileSync } from 'node:child_process'
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { decodePaymentResponseHeader } from '@x402/fetch'
 import type { Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, describe, expect, test, vi } from 'vitest'
+import { isProcessRunning } from '../../core/os-process.js'
 import { startSeeded, usedOnChain } from '../helpers/crash-at.js'
 import { allSettlements, fund, payingFetch } from '../helpers/storage-load.js'
 import type { SvcProcess } from '../helpers/svc-process.js'
@@ -85,9 +86,14 @@ describe.skipIf(!isRoot)('a settlement whose record the full data dir cannot tak
     const second = await payIntoFullDisk(svc, filler, 2)
     expect(second.status).toBe(200)
     const lost = decodePaymentResponseHeader(second.header!).transaction
+    // Frozen first, so it cannot write the kept record once the disk has room; the room lets Anvil save the chain as
+    // the watchdog stops it (a dump on a full disk keeps the last good copy, which may predate this payment).
+    const anvilPid = Number(readFileSync(join(dataDir, 'anvil.pid'), 'utf8'))
+    svc.child.kill('SIGSTOP')
+    rmSync(filler)
     svc.child.kill('SIGKILL')
     await new Promise((resolve) => svc.child.once('exit', resolve))
-    rmSync(filler)
+    await vi.waitFor(() => expect(isProcessRunning(anvilPid)).toBe(false), { timeout: 10_000, interval: 20 })
     const again = await startSeeded(running, dataDir)
     const rows = await allSettlements(again)
     // Recorded as charged without the answer: the journal row cannot tell that the buyer got it.
