@@ -44,12 +44,19 @@ export const notFoundHandler: RequestHandler = (req, res) => {
  * The one error handler: typed errors keep their status and message; anything else is a logged 500. Every message
  * is cut to {@link errorMessageLimit} characters and every log line to {@link logLineLimit}.
  */
-export function createErrorHandler(options: { log?: (message: string) => void } = {}): ErrorRequestHandler {
-  const { log = (message) => console.error(message) } = options
+export function createErrorHandler(
+  options: {
+    log?: (message: string) => void
+    /** Turns an untyped error into a typed one where the caller knows better (the server: a full data dir is a 503). */
+    translate?: (error: unknown) => SvcError | undefined
+  } = {},
+): ErrorRequestHandler {
+  const { log = (message) => console.error(message), translate } = options
   const answer = (res: Parameters<ErrorRequestHandler>[2], status: number, message: string) =>
     void res.status(status).json({ error: cutText(message, errorMessageLimit) })
-  return (error, _req, res, _next) => {
+  return (thrown, _req, res, _next) => {
     if (res.headersSent) return void res.end()
+    const error = (!(thrown instanceof SvcError) && translate?.(thrown)) || thrown
     if (error instanceof SvcError) {
       if (error.retryAfterSeconds !== undefined) res.set('retry-after', String(Math.ceil(error.retryAfterSeconds)))
       return answer(res, error.status, error.message)

@@ -5,6 +5,7 @@ import { createGateway, type Gateway } from './gateway/index.js'
 import { createPaymentEvents } from './payment-events.js'
 import { createErrorHandler, createJsonApp, notFoundHandler } from '../core/http.js'
 import { routeHost } from '../core/hosts.js'
+import { storageUnavailable } from './data-dir/storage-errors.js'
 
 /**
  * One express app for every host, routed by the Host header: the two control planes, the gateway hosts
@@ -26,6 +27,6 @@ export function createApp(given: ServerDeps): Express & { gateway: Gateway } {
     gateway.handle(req, res, route).catch(next)
   })
   app.use(notFoundHandler)
-  app.use(createErrorHandler({ log: deps.log }))
+  app.use(createErrorHandler({ log: deps.log, translate: (error) => storageUnavailable(deps.dataDir, error) }))
   return Object.assign(app, { gateway })
 }

@@ -37,6 +37,8 @@ export type ServerDeps = {
   /** Limits of sign-up, login and email verification (in memory, per process). @defaultValue {@link defaultAuthThrottleLimits} */
   authThrottle?: Partial<AuthThrottleLimits> | undefined
   log?: ((message: string) => void) | undefined
+  /** The data dir: a write that fails because it is full or read-only answers a 503 naming it. */
+  dataDir?: string | undefined
   /**
    * svc's clock: ttl endpoints, session JWTs and verification tokens are judged by it; `svc time advance` moves it.
    * @defaultValue the machine's clock (which never moves)

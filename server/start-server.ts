@@ -112,6 +112,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     authThrottle: options.authThrottle,
     paidRoutes: options.paidRoutes,
     log: options.log,
+    dataDir,
     clock: options.clock ?? options.chain?.clock ?? createClock(),
     sandboxState: createSandboxState(),
     events: createPaymentEvents(),

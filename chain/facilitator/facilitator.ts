@@ -19,6 +19,7 @@ import { injectedSettleAnswer, injectedVerifyAnswer } from '../faults/answers.js
 import type { FaultBook } from '../faults/book.js'
 import { explainPermit2Refusal } from '../permit2/diagnosis.js'
 import { createRelayerSigner } from '../relay/relayer.js'
+import { isRelayerNonceMessage } from '../relay/tx-sender.js'
 import { createViemRelayerSigner } from '../relay/viem-signer.js'
 
 /**
@@ -190,11 +191,17 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     )
   }
   const judgeSettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
-    const real = () =>
-      judged(
+    const real = async () => {
+      const answer = await judged(
         () => settle(payload, requirements),
         (settled) => settled.success,
       )
+      // The relayer's own nonce was stale (after a chain restart): not the buyer's fault. Its nonces are read again and
+      // the buyer told to retry (503), nothing was sent (issue 21, minor).
+      if (answer === 'chain-down' || answer.success || !isRelayerNonceMessage(answer.errorMessage)) return answer
+      signer.reset()
+      return 'chain-down' as const
+    }
     const fault = faults?.take('settle')
     return fault ? injectedSettleAnswer(fault, payload, requirements, real) : real()
   }

@@ -73,6 +73,14 @@ function isAlreadyKnown(error: unknown): boolean {
   return /already known|known transaction|already imported/i.test(nodeMessage(error) ?? '')
 }
 
+/**
+ * What a relayer's send refused for its own nonce says (viem's NonceTooLowError, the node's "nonce too low"): never the
+ * buyer's doing. The x402 scheme hands the facilitator only the error's text.
+ */
+export function isRelayerNonceMessage(message: string | undefined): boolean {
+  return /nonce too low|lower than the current nonce of the account/i.test(message ?? '')
+}
+
 /** The nonce is taken already: viem's own reading of the node's error (NonceTooLowError). */
 function isNonceUsed(error: unknown): boolean {
   return error instanceof BaseError && getNodeError(error, {}) instanceof NonceTooLowError
@@ -240,7 +248,10 @@ export function createTxSender(options: TxSenderOptions): TxSender {
         // The node refused it. Later nonces may already be in its pool, waiting for this one: fill the gap with an
         // empty transaction so they are not stuck; if even that fails, the nonce is stale: ask the node again.
         fees = undefined
-        if (!(await fillGap(txNonce))) nonce = undefined
+        // The node is past this nonce (the chain restarted, or someone else sent from the account): the nonces
+        // counted here are stale, and nothing waits behind this one. Ask the node again.
+        if (isNonceUsed(error)) nonce = undefined
+        else if (!(await fillGap(txNonce))) nonce = undefined
         throw error
       }
     },

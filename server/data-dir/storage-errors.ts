@@ -1,3 +1,5 @@
+import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs'
+import { join } from 'node:path'
 import { SvcError } from '../../core/errors.js'
 import { storageProblem } from '../../core/storage-errors.js'
 
@@ -16,4 +18,64 @@ export function dataDirStorageError(dataDir: string, error: unknown): SvcError |
     : new SvcError(`the data dir ${dataDir} is read-only: make it writable, or pass --data-dir DIR (${detail})`, {
         cause: error,
       })
+}
+
+/** Seconds a client waits before trying a write again on a full or read-only data dir. */
+export const storageRetryAfterSeconds = 5
+
+/** A 503 of a request svc could not write for, naming the data dir and what is wrong with it (issue 21 item 4). */
+export class StorageUnavailableError extends SvcError {
+  override name = 'StorageUnavailableError'
+  readonly problem: 'full' | 'read-only'
+  constructor(dataDir: string, problem: 'full' | 'read-only', cause: unknown) {
+    super(
+      problem === 'full'
+        ? `svc could not write to its data dir ${dataDir}: the disk is full (free space there, then retry)`
+        : `svc could not write to its data dir ${dataDir}: it is read-only (make it writable, then retry)`,
+      { cause, status: 503, code: 'unavailable', retryAfterSeconds: storageRetryAfterSeconds },
+    )
+    this.problem = problem
+  }
+}
+
+/**
+ * What a failed write says of the data dir at run time: full, read-only, or undefined (not the storage's fault).
+ * SQLite names a full disk (SQLITE_FULL) but a file made immutable (`chattr +i`) only as SQLITE_IOERR_WRITE (the
+ * kernel's EPERM), so an I/O error is checked against the data dir itself: a small file written and removed there.
+ */
+export function dataDirProblem(dataDir: string | undefined, error: unknown): 'full' | 'read-only' | undefined {
+  const named = storageProblem(error)
+  if (named !== undefined || dataDir === undefined) return named
+  const code = String((error as { code?: unknown } | null)?.code ?? '')
+  if (!code.startsWith('SQLITE_IOERR') && code !== 'EPERM' && code !== 'EACCES') return undefined
+  return probeDataDir(dataDir)
+}
+
+/** Writes and removes a 4 KiB file in `dataDir`: full, read-only, or undefined when that works. */
+export function probeDataDir(dataDir: string): 'full' | 'read-only' | undefined {
+  const probe = join(dataDir, `.write-probe-${process.pid}`)
+  let fd: number | undefined
+  try {
+    fd = openSync(probe, 'w')
+    writeSync(fd, Buffer.alloc(4096))
+    return undefined
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EPERM' || code === 'EACCES') return 'read-only'
+    return storageProblem(error)
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+    try {
+      unlinkSync(probe)
+    } catch {
+      // Never created.
+    }
+  }
+}
+
+/** The error a request answers when svc could not write for it; undefined when the data dir is not at fault. */
+export function storageUnavailable(dataDir: string | undefined, error: unknown): StorageUnavailableError | undefined {
+  if (dataDir === undefined) return undefined
+  const problem = dataDirProblem(dataDir, error)
+  return problem === undefined ? undefined : new StorageUnavailableError(dataDir, problem, error)
 }

@@ -23,15 +23,26 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
 
+/** The SQLite connection under each database svc opened (the gateway's store runs its statements on it). */
+const connections = new WeakMap<Kysely<Database>, SQLite.Database>()
+
+/** The SQLite connection `db` runs on, when {@link openDatabase} opened it. */
+export const connectionOf = (db: Kysely<Database>): SQLite.Database | undefined => connections.get(db)
+
 export type OpenedDatabase = { db: Kysely<Database>; sqlite: SQLite.Database; close(): Promise<void> }
 
 /**
- * Opens (creating if needed) the SQLite file, in WAL mode with foreign keys on, and migrates it to the latest
+ * Opens (creating if needed) the SQLite file, in WAL mode on one exclusive connection with foreign keys on, and migrates it to the latest
  * schema. `:memory:` works too.
  */
 export async function openDatabase(file: string): Promise<OpenedDatabase> {
   const SQLite = loadSqlite()
   const sqlite = new SQLite(file)
+  // WAL's index (-shm) is a memory-mapped file shared between connections: once the data dir is made immutable
+  // (`chattr +i`), touching its pages kills svc with SIGBUS (issue 21 item 4). Locking the file to this one connection,
+  // set before WAL, keeps that index in the heap: no -shm, nothing mapped (mmap_size is 0 too), and a write that cannot
+  // be made fails as an error. svc is the file's only user (the data dir lock says so).
+  if (file !== ':memory:') sqlite.pragma('locking_mode = EXCLUSIVE')
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
@@ -43,6 +54,7 @@ export async function openDatabase(file: string): Promise<OpenedDatabase> {
     throw new Error(`migrating ${file} failed: ${(error as Error).message}`, { cause: error })
   }
   let closed: Promise<void> | undefined
+  connections.set(db, sqlite)
   return {
     db,
     sqlite,

@@ -1,7 +1,7 @@
 import type SQLite from 'better-sqlite3'
 import { CompiledQuery, sql, type Kysely } from 'kysely'
-import { isBusy, isUniqueViolation } from '../db/sqlite-errors.js'
-import { loadSqlite } from '../db/sqlite-driver.js'
+import { connectionOf } from '../db/database.js'
+import { isUniqueViolation } from '../db/sqlite-errors.js'
 import type { ApiDailyStatsTable, Database, SettlementJournalRow, SettlementRow } from '../db/tables.js'
 
 /** One row of `api_daily_stats` to add to (the counts are added, not set). */
@@ -31,33 +31,25 @@ export type GatewayStore = {
 }
 
 /**
- * The gateway's access to the database, built for its hot path. On a database file it keeps a second SQLite
- * connection of its own:
- * - `PRAGMA data_version` on it changes whenever another connection (svc's one Kysely connection: control plane,
- *   imports, purges) commits, and never for its own writes. Reading it costs microseconds and no query, so every
- *   request can check that its cached APIs and endpoints are current, and the gateway's own bookkeeping (settlements,
- *   traffic) does not empty those caches.
- * - The bookkeeping runs on it as prepared statements (compiled once by Kysely). It never waits for a lock (timeout
- *   0): while the main connection is inside a transaction, a write goes through Kysely instead.
- * An in-memory database (tests, `:memory:`) has no second connection: then `total_changes()` of the one connection is
- * the label and everything goes through Kysely.
+ * The gateway's access to the database, built for its hot path. On a database file it runs on svc's one SQLite
+ * connection itself (server/db/database.ts holds the file on one exclusive connection: issue 21 item 4):
+ * - Its version is `total_changes()` less the rows its own statements changed: it moves whenever anyone else (the
+ *   control plane, imports, purges through Kysely) writes, never for the gateway's own bookkeeping (settlements,
+ *   traffic), so those do not empty the caches. Reading it costs microseconds and no query, so every request can
+ *   check that its cached APIs and endpoints are current.
+ * - The bookkeeping runs as prepared statements (compiled once by Kysely), synchronously. While Kysely is inside a
+ *   transaction on the connection, a write goes through Kysely instead (it waits for that transaction's end).
+ * An in-memory database (tests, `:memory:`) or a connection svc did not open goes through Kysely, with
+ * `total_changes()` of the one connection as the label.
  */
 export async function openGatewayStore(db: Kysely<Database>): Promise<GatewayStore> {
   const fallback = kyselyStore(db)
   const main = (await sql<{ name: string; file: string }>`pragma database_list`.execute(db)).rows.find(
     (row) => row.name === 'main',
   )
-  if (!main?.file) return fallback
-  let connection: SQLite.Database
-  try {
-    const SQLite = loadSqlite()
-    connection = new SQLite(main.file, { fileMustExist: true, timeout: 0 })
-    connection.pragma('synchronous = NORMAL')
-    connection.pragma('foreign_keys = ON')
-  } catch {
-    return fallback
-  }
-  const dataVersion = connection.prepare('pragma data_version').pluck()
+  const connection = connectionOf(db)
+  if (!main?.file || !connection) return fallback
+  const totalChanges = connection.prepare('select total_changes()').pluck()
   const insertSettlement = prepared(
     connection,
     db.insertInto('settlements').values(sampleSettlement).compile(),
@@ -77,24 +69,28 @@ export async function openGatewayStore(db: Kysely<Database>): Promise<GatewaySto
   const markUndelivered = connection.prepare(
     db.updateTable('settlements').set({ delivered: 0 }).where('id', '=', '').compile().sql,
   )
+  /** Rows the gateway's own statements changed: taken off `total_changes()`. */
+  let own = 0
   const record = connection.transaction(
     (row: SettlementRow, endpointId: string | undefined, journalId: string | undefined) => {
-      insertSettlement(row)
-      if (endpointId !== undefined) deleteEndpoint.run(endpointId)
-      if (journalId !== undefined) nameSettlement.run(row.id, journalId)
+      own += insertSettlement(row)
+      if (endpointId !== undefined) own += deleteEndpoint.run(endpointId).changes
+      if (journalId !== undefined) own += nameSettlement.run(row.id, journalId).changes
     },
   )
   const closeUndelivered = connection.transaction((journalId: string, settlementId: string) => {
-    markUndelivered.run(0, settlementId)
-    deleteJournal.run(journalId)
+    own += markUndelivered.run(0, settlementId).changes
+    own += deleteJournal.run(journalId).changes
   })
+  /** True while Kysely holds a transaction open on the connection: a statement run now would land inside it. */
+  const busy = () => connection.inTransaction
 
-  let seen = dataVersion.get()
+  let seen = (totalChanges.get() as number) - own
   let epoch = 0
 
   return {
     version() {
-      const current = dataVersion.get()
+      const current = (totalChanges.get() as number) - own
       if (current !== seen) {
         seen = current
         epoch++
@@ -102,46 +98,34 @@ export async function openGatewayStore(db: Kysely<Database>): Promise<GatewaySto
       return epoch
     },
     async recordSettlement(row, usedUpEndpointId, journalId) {
+      if (busy()) return fallback.recordSettlement(row, usedUpEndpointId, journalId)
       try {
-        if (usedUpEndpointId === undefined && journalId === undefined) insertSettlement(row)
+        if (usedUpEndpointId === undefined && journalId === undefined) own += insertSettlement(row)
         else record.immediate(row, usedUpEndpointId, journalId)
-        // Its own write does not move data_version: the deleted endpoint must leave the caches all the same.
+        // Its own write does not move the version: the deleted endpoint must leave the caches all the same.
         if (usedUpEndpointId !== undefined) epoch++
         return true
       } catch (error) {
         if (isUniqueViolation(error)) return false
-        if (isBusy(error)) return fallback.recordSettlement(row, usedUpEndpointId, journalId)
         throw error
       }
     },
     async openJournal(row) {
-      try {
-        insertJournal(row)
-      } catch (error) {
-        if (!isBusy(error)) throw error
-        return fallback.openJournal(row)
-      }
+      if (busy()) return fallback.openJournal(row)
+      own += insertJournal(row)
     },
     async closeJournal(journalId, settlementId, delivered = true) {
-      try {
-        if (settlementId !== undefined && !delivered) closeUndelivered.immediate(journalId, settlementId)
-        else deleteJournal.run(journalId)
-      } catch (error) {
-        if (!isBusy(error)) throw error
-        return fallback.closeJournal(journalId, settlementId, delivered)
-      }
+      if (busy()) return fallback.closeJournal(journalId, settlementId, delivered)
+      if (settlementId !== undefined && !delivered) closeUndelivered.immediate(journalId, settlementId)
+      else own += deleteJournal.run(journalId).changes
     },
     async addTraffic(rows) {
       for (const [index, row] of rows.entries()) {
-        try {
-          addTraffic(row)
-        } catch (error) {
-          if (!isBusy(error)) throw error
-          return fallback.addTraffic(rows.slice(index))
-        }
+        if (busy()) return fallback.addTraffic(rows.slice(index))
+        own += addTraffic(row)
       }
     },
-    close: () => connection.close(),
+    close() {},
   }
 }
 
@@ -207,17 +191,18 @@ function trafficUpsert(db: Kysely<Database>, rows: TrafficRow[]) {
 
 /**
  * The statement Kysely compiles for a sample row, prepared on `connection`. It runs with rows of the same type, their
- * values bound in the sample's key order: the order Kysely wrote the columns (and their placeholders) in.
+ * values bound in the sample's key order (the order Kysely wrote the columns and their placeholders in), and answers
+ * the rows it changed.
  */
 function prepared<Row extends object>(
   connection: SQLite.Database,
   compiled: CompiledQuery,
   sample: Row,
-): (row: Row) => void {
+): (row: Row) => number {
   const statement = connection.prepare(compiled.sql)
   const keys = Object.keys(sample) as (keyof Row)[]
   if (keys.length !== compiled.parameters.length) throw new Error(`${compiled.sql}: expected ${keys.length} parameters`)
-  return (row) => void statement.run(...keys.map((key) => row[key]))
+  return (row) => statement.run(...keys.map((key) => row[key])).changes
 }
 
 const sampleSettlement: SettlementRow = {

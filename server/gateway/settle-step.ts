@@ -2,7 +2,8 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { settlePayment } from './facilitator-calls.js'
 import { buyerGone, type Attempt, type FlowContext, type Refuse, type Settled } from './flow-attempt.js'
 import type { PaymentOutcome } from './payment-outcome.js'
-import { recordSettlement } from './settlement-record.js'
+import { recordSettlement, settlementRow } from './settlement-record.js'
+import { pausePoint } from '../../core/pause-point.js'
 
 /**
  * Settles a payment and records it: the journal row first (whatever happens next, a crash included, a payment that
@@ -47,21 +48,23 @@ export async function settleAndRecord(
   try {
     settled = await settlePayment(server, payload, requirements, amount)
     if (settled.type === 'accepted') {
+      await pausePoint('settlement-record')
       const { response } = settled
-      settlementId = await recordSettlement(
-        await ctx.store,
-        {
-          api,
-          endpoint: route.endpoint,
-          ephemeral,
-          requirements,
-          settled: response,
-          payer: response.payer ?? payer,
-          method: request.method,
-          path: resource.path,
-          chainEpoch,
-        },
-        journalId,
+      const payment = {
+        api,
+        endpoint: route.endpoint,
+        ephemeral,
+        requirements,
+        settled: response,
+        payer: response.payer ?? payer,
+        method: request.method,
+        path: resource.path,
+        chainEpoch,
+      }
+      // The money moved: a record the data dir cannot take now is kept and written later, and the buyer is answered.
+      const row = settlementRow(payment)
+      settlementId = await ctx.journal.record(journalId, row.id, async () =>
+        recordSettlement(await ctx.store, payment, journalId, row),
       )
     }
   } catch (error) {

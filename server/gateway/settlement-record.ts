@@ -26,9 +26,16 @@ export async function recordSettlement(
   store: GatewayStore,
   payment: SettledPayment,
   journalId: string,
+  row: SettlementRow = settlementRow(payment),
 ): Promise<string | undefined> {
+  const { endpoint, ephemeral } = payment
+  return (await store.recordSettlement(row, ephemeral ? endpoint.id : undefined, journalId)) ? row.id : undefined
+}
+
+/** The `settlements` row of a settled payment (its id known before it is written). */
+export function settlementRow(payment: SettledPayment): SettlementRow {
   const { api, endpoint, ephemeral, requirements, settled } = payment
-  const row: SettlementRow = {
+  return {
     id: newId('stl'),
     api_id: api.id,
     endpoint_id: ephemeral ? null : endpoint.id,
@@ -46,5 +53,4 @@ export async function recordSettlement(
     chain_epoch: payment.chainEpoch,
     delivered: 1,
   }
-  return (await store.recordSettlement(row, ephemeral ? endpoint.id : undefined, journalId)) ? row.id : undefined
 }

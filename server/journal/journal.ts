@@ -4,6 +4,7 @@ import { toSvcError } from '../../core/errors.js'
 import type { ApiRow, EndpointRow, SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId, nowIso } from '../ids.js'
+import { createKeptWrites } from './kept-writes.js'
 import { resolveSettlementJournal } from './recovery.js'
 import type { GatewayStore } from '../gateway/gateway-store.js'
 
@@ -32,6 +33,12 @@ export type SettlementJournal = {
    * or not, or no settlement (a replay of a payment recorded earlier).
    */
   finish(id: string, settlementId?: string, delivered?: boolean): void
+  /**
+   * Writes a settlement's record (`write`, resolving with its id). When the data dir is full or read-only, the money
+   * has moved all the same: the record is kept in memory, written (with the row's `finish`) as soon as the disk
+   * allows, and the call resolves with `settlementId` (if svc stops first, the next start finds it from the journal row).
+   */
+  record(id: string, settlementId: string, write: () => Promise<string | undefined>): Promise<string | undefined>
   /** Leaves a row whose settlement failed or broke off: it is checked on the chain once it is `graceMs` old. */
   abandon(id: string): void
   /** Stops the sweeper and waits for the writes under way. */
@@ -43,6 +50,8 @@ export type SettlementJournalOptions = {
   sweepEveryMs?: number | undefined
   /** Age of an abandoned row before it is checked on the chain (longer than any settlement takes). @defaultValue 120_000 */
   graceMs?: number | undefined
+  /** How often writes kept for a full or read-only data dir are tried again. @defaultValue 1_000 */
+  retryEveryMs?: number | undefined
 }
 
 /**
@@ -56,7 +65,7 @@ export function createSettlementJournal(
   store: Promise<GatewayStore>,
   options: SettlementJournalOptions = {},
 ): SettlementJournal {
-  const { sweepEveryMs = 30_000, graceMs = 120_000 } = options
+  const { sweepEveryMs = 30_000, graceMs = 120_000, retryEveryMs = 1_000 } = options
   const log = deps.log ?? ((message: string) => console.error(message))
   const inFlight = new Set<string>()
   const writes = new Set<Promise<void>>()
@@ -68,6 +77,7 @@ export function createSettlementJournal(
     }).finally(() => (sweeping = undefined))
   }, sweepEveryMs)
   timer.unref()
+  const kept = createKeptWrites(deps, retryEveryMs, (id) => inFlight.delete(id))
 
   function track(id: string, write: Promise<void>) {
     const tracked = write
@@ -75,7 +85,7 @@ export function createSettlementJournal(
         log(`svc: closing the settlement journal entry ${id} failed: ${toSvcError(error).message}`),
       )
       .finally(() => {
-        inFlight.delete(id)
+        if (!kept.has(id)) inFlight.delete(id)
         writes.delete(tracked)
       })
     writes.add(tracked)
@@ -94,10 +104,24 @@ export function createSettlementJournal(
       return row.id
     },
     finish(id, settlementId, delivered = true) {
+      const write = () => store.then((opened) => opened.closeJournal(id, settlementId, delivered))
+      if (kept.has(id)) return kept.add(id, write)
       track(
         id,
-        store.then((opened) => opened.closeJournal(id, settlementId, delivered)),
+        write().catch((error: unknown) => {
+          if (!kept.storageFailed(error)) throw error
+          kept.add(id, write, error)
+        }),
       )
+    },
+    async record(id, settlementId, write) {
+      try {
+        return await write()
+      } catch (error) {
+        if (!kept.storageFailed(error)) throw error
+        kept.add(id, write, error)
+        return settlementId
+      }
     },
     abandon(id) {
       inFlight.delete(id)
@@ -105,6 +129,7 @@ export function createSettlementJournal(
     async close() {
       clearInterval(timer)
       await Promise.all([sweeping, ...writes])
+      await kept.close()
     },
   }
 }

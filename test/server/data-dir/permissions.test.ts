@@ -8,14 +8,14 @@ import { chainStatePath, startServer, startSvc } from '../../../server/start-ser
 // read it, whatever the umask, and a dir made by an older svc is tightened at start.
 
 const modeOf = (path: string) => statSync(path).mode & 0o777
-const databaseFiles = ['svc.sqlite', 'svc.sqlite-wal', 'svc.sqlite-shm']
+const databaseFiles = ['svc.sqlite', 'svc.sqlite-wal']
 const keyFiles = ['jwt.secret', 'wallet.key']
 
 let parent: string
 afterEach(() => rmSync(parent, { recursive: true, force: true }))
 
 describe.skipIf(process.platform === 'win32')('data dir permissions', () => {
-  test('a new data dir is 0700 and the database files (with -wal and -shm) 0600', async () => {
+  test('a new data dir is 0700 and the database files (with -wal) 0600; no -shm (the WAL index is in memory)', async () => {
     parent = mkdtempSync(join(tmpdir(), 'svc-perm-'))
     const dataDir = join(parent, 'data')
     mkdirSync(dataDir, { mode: 0o755 }) // as an older `svc up` made it, under the usual umask
@@ -27,6 +27,8 @@ describe.skipIf(process.platform === 'win32')('data dir permissions', () => {
         expect(modeOf(join(dataDir, file)), file).toBe(0o600)
       }
       for (const file of keyFiles) expect(modeOf(join(dataDir, file)), file).toBe(0o600)
+      // One exclusive connection keeps WAL's index in memory: no memory-mapped file to fault on (issue 21 item 4).
+      expect(existsSync(join(dataDir, 'svc.sqlite-shm'))).toBe(false)
     } finally {
       await server.stop()
     }

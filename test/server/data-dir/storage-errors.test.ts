@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
+import { storageUnavailable } from '../../../server/data-dir/storage-errors.js'
 import { startSvc } from '../../../server/start-server.js'
 
 const isRoot = process.getuid?.() === 0 && process.platform === 'linux'
@@ -48,5 +49,42 @@ describe.skipIf(!isRoot)('a data dir on storage that cannot be written', () => {
     await expect(startSvc({ dataDir })).rejects.toThrow(
       new RegExp(`^the data dir ${dataDir} is read-only: make it writable, or pass --data-dir DIR \\(EROFS`),
     )
+  })
+})
+
+/** An error as better-sqlite3 raises it: only its code tells what failed. */
+const sqliteError = (code: string) => Object.assign(new Error('disk I/O error'), { code })
+
+describe('a write that failed mid-run (issue 21 item 4)', () => {
+  test('SQLite saying the disk is full is a 503 naming the data dir, with Retry-After', () => {
+    const error = storageUnavailable('/data/svc', sqliteError('SQLITE_FULL'))
+    expect(error).toMatchObject({ status: 503, code: 'unavailable', retryAfterSeconds: 5, problem: 'full' })
+    expect(error?.message).toBe(
+      'svc could not write to its data dir /data/svc: the disk is full (free space there, then retry)',
+    )
+  })
+
+  test('an I/O error on a writable data dir is not the storage: it stays what it was (a 500)', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-storage-'))
+    try {
+      expect(storageUnavailable(dataDir, sqliteError('SQLITE_IOERR_WRITE'))).toBeUndefined()
+      expect(storageUnavailable(dataDir, new Error('no code'))).toBeUndefined()
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  test.skipIf(!isRoot)('an I/O error on a data dir made immutable (chattr +i) is a 503 saying read-only', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-storage-'))
+    execFileSync('chattr', ['+i', dataDir])
+    try {
+      const error = storageUnavailable(dataDir, sqliteError('SQLITE_IOERR_WRITE'))
+      expect(error?.message).toBe(
+        `svc could not write to its data dir ${dataDir}: it is read-only (make it writable, then retry)`,
+      )
+    } finally {
+      execFileSync('chattr', ['-i', dataDir])
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   })
 })

@@ -113,7 +113,7 @@ describe.each(['file', 'memory'] as const)('the gateway store on a %s database',
 
     expect(await store.recordSettlement(settlement(), undefined)).toBe(true)
     await store.addTraffic([traffic, traffic])
-    // On a file the gateway writes through a connection of its own, whose writes leave its caches be.
+    // On a file the gateway's own statements are taken off the version: its writes leave its caches be.
     if (kind === 'file') expect(await store.version()).toBe(version)
     version = await store.version()
     expect(await db.selectFrom('api_daily_stats').select(['requests', 'paid_requests']).executeTakeFirst()).toEqual({

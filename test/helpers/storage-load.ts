@@ -1,0 +1,116 @@
+/**
+ * Paid load on `svc up` while its data dir stops taking writes (issue 21 item 4): buyers pay the demo API with the
+ * official `@x402/fetch` client, and every answer is kept (status, error, transaction) for the test to judge.
+ */
+import { x402Client } from '@x402/core/client'
+import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch'
+import type { LocalAccount } from 'viem'
+import { expect, vi } from 'vitest'
+import { localFetch } from '../../sdk/local-fetch.js'
+import { post } from './crash-at.js'
+import type { SvcProcess } from './svc-process.js'
+
+export type Answer = { status: number; error?: string; transaction?: string; retryAfter?: string | null }
+
+/** A fetch that pays svc's sandbox USDC as `buyer`, through `@x402/fetch`. */
+export function payingFetch(svc: SvcProcess, buyer: LocalAccount) {
+  const { network, usdc } = svc.ready
+  const client = new x402Client().register(network, new ExactEvmScheme(buyer))
+  client.setSpendControls({ allowedAssets: [{ network, asset: usdc, maxAmountPerPayment: '1000000' }] })
+  return wrapFetchWithPayment(localFetch, client)
+}
+
+/** Funds every buyer from svc's faucet. */
+export async function fund(svc: SvcProcess, buyers: LocalAccount[]) {
+  for (const buyer of buyers)
+    expect((await post(`${svc.ready.chain_manager_url}/faucet`, { address: buyer.address })).status).toBe(200)
+}
+
+/** Buyers paying `url` one request after another each, until `stop()`; `answers` grows as they are answered. */
+export function startLoad(svc: SvcProcess, buyers: LocalAccount[], url: string) {
+  const answers: Answer[] = []
+  let stopped = false
+  const loops = buyers.map(async (buyer) => {
+    const pay = payingFetch(svc, buyer)
+    while (!stopped) {
+      let response: Response
+      try {
+        response = await pay(url)
+      } catch (error) {
+        // No answer at all: svc died (the test says how), or is going.
+        answers.push({ status: 0, error: String((error as Error).cause ?? error) })
+        if (svc.child.exitCode !== null || svc.child.signalCode !== null) return
+        continue
+      }
+      const header = response.headers.get('payment-response')
+      if (response.status === 200 && header) {
+        await response.arrayBuffer()
+        answers.push({ status: 200, transaction: decodePaymentResponseHeader(header).transaction })
+      } else {
+        const text = await response.text()
+        let error = text
+        try {
+          error = (JSON.parse(text) as { error?: string }).error ?? text
+        } catch {
+          // Not JSON: kept as it is, and the test says so.
+        }
+        answers.push({ status: response.status, error, retryAfter: response.headers.get('retry-after') })
+      }
+    }
+  })
+  return {
+    answers,
+    /** Waits until `count` answers after the first `from` satisfy `which`. */
+    async until(from: number, which: (answer: Answer) => boolean, count: number, timeout = 60_000) {
+      await vi.waitFor(() => expect(answers.slice(from).filter(which).length).toBeGreaterThanOrEqual(count), {
+        timeout,
+        interval: 20,
+      })
+    },
+    async stop() {
+      stopped = true
+      await Promise.all(loops)
+    },
+  }
+}
+
+/** The seed account's JWT on the Sandbox control plane. */
+export async function login(svc: SvcProcess) {
+  const { email, password } = svc.ready.seed
+  const response = await post(`${svc.ready.sandbox_control_url}/auth/login`, { email, password })
+  return ((await response.json()) as { token: string }).token
+}
+
+/** A control-plane write (a new API) as the seed's account. */
+export function createApi(svc: SvcProcess, token: string, slug: string, upstream = 'http://127.0.0.1:9') {
+  return localFetch(`${svc.ready.sandbox_control_url}/apis`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({
+      name: slug,
+      slug,
+      upstream_base_url: upstream,
+      pay_to_mode: 'user_wallet',
+      pay_to_address: '0x000000000000000000000000000000000000dEaD',
+    }),
+  })
+}
+
+/** Every settlement of the seed's account (all pages), through the Sandbox control plane. */
+export async function allSettlements(svc: SvcProcess) {
+  const token = await login(svc)
+  const rows: { transaction: string; payer: string; delivered: boolean }[] = []
+  let cursor: string | null = null
+  do {
+    const query: string = `limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`
+    const response = await localFetch(`${svc.ready.sandbox_control_url}/settlements?${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+    })
+    const page = (await response.json()) as { settlements: typeof rows; next_cursor: string | null }
+    if (!response.ok) throw new Error(`GET /settlements: ${response.status} ${JSON.stringify(page)}`)
+    rows.push(...page.settlements)
+    cursor = page.next_cursor
+  } while (cursor)
+  return rows
+}
