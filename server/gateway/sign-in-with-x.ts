@@ -147,7 +147,13 @@ export function createSignIns(deps: ServerDeps): SignIns {
           'invalid_siwx_unsupported_chain',
           `${cutText(payload.chainId, echoedValueLimit)} is not a chain of this endpoint (${networks.join(', ')})`,
         )
-      const signature = await verified(payload, api)
+      // The package builds the SIWE message before it verifies: fields that message refuses (an address that is
+      // not one, a nonce of symbols) throw there.
+      const signature = await verified(payload, api).catch((error: unknown) => ({
+        isValid: false as const,
+        invalidReason: 'invalid_siwx_malformed_signature',
+        invalidMessage: cutText((error as Error).message ?? String(error), echoedValueLimit),
+      }))
       if (!signature.isValid) return refused(signature.invalidReason, signature.invalidMessage)
       const seconds = endpoint.siwx_access_seconds ?? 0
       if (!(await hasPaid(api, endpoint, signature.payer, seconds)))

@@ -193,6 +193,16 @@ describe('sign-in-with-x on an endpoint with an access window', () => {
       ],
       ['an expired message', await signInHeader(payer, expired), /invalid_siwx_expired/],
       ['a wallet that never paid', await signInHeader(stranger), /has no payment for this endpoint/],
+      [
+        'an address that is none',
+        await signInHeader(payer).then((header) => {
+          const decoded = JSON.parse(Buffer.from(header, 'base64').toString()) as { address: string; nonce: string }
+          decoded.address = 'not-an-address'
+          decoded.nonce = '!!'
+          return Buffer.from(JSON.stringify(decoded)).toString('base64')
+        }),
+        /invalid_siwx_malformed_signature/,
+      ],
     ]
     for (const [what, header, reason] of cases) {
       const response = await sandbox.fetch(url, { headers: { 'sign-in-with-x': header } })
