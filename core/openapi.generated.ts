@@ -2521,6 +2521,8 @@ export interface components {
              * @description present when ttl was set
              */
             expires_at: string | null;
+            /** @description sign-in-with-x, null when off */
+            siwx: components["schemas"]["Siwx"] | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2540,6 +2542,16 @@ export interface components {
             description?: string | null;
             /** @description seconds; create only; sets expires_at */
             ttl?: number;
+            /** @description sign-in-with-x (null or absent: off) */
+            siwx?: components["schemas"]["Siwx"] | null;
+        };
+        /**
+         * @description x402's `sign-in-with-x` extension on the endpoint: its 402 declares a challenge (domain: the gateway host,
+         *     uri, nonce, issuedAt, expirationTime, supportedChains), and a wallet that paid for this endpoint in the last
+         *     `access_seconds` (by svc's clock) sends a signed SIGN-IN-WITH-X header and is served without paying.
+         */
+        Siwx: {
+            access_seconds: number;
         };
         EndpointUpdate: {
             method?: string;
@@ -2551,6 +2563,8 @@ export interface components {
             clear_schemas?: boolean;
             enabled?: boolean;
             description?: string | null;
+            /** @description sign-in-with-x (null turns it off) */
+            siwx?: components["schemas"]["Siwx"] | null;
         };
         ParsedOperation: {
             method: components["schemas"]["HttpMethod"];

@@ -139,6 +139,20 @@ const description = z
   .max(10_000, { error: 'at most 10000 characters' })
   .nullable()
 
+/** Sign-in-with-x on an endpoint: a payer signs in instead of paying again for `access_seconds` after a payment. */
+export const siwxSchema = z
+  .strictObject(
+    {
+      access_seconds: z
+        .number({ error: 'expected an integer number of seconds' })
+        .int({ error: 'expected an integer number of seconds' })
+        .min(1, { error: 'between 1 and 31536000 seconds' })
+        .max(31_536_000, { error: 'between 1 and 31536000 seconds' }),
+    },
+    { error: 'expected {"access_seconds": <seconds>} or null' },
+  )
+  .nullable()
+
 export const createEndpointSchema = z.strictObject({
   method: methodSchema,
   path_pattern: pathPatternSchema,
@@ -153,6 +167,7 @@ export const createEndpointSchema = z.strictObject({
     .min(1, { error: 'between 1 and 31536000 seconds' })
     .max(31_536_000, { error: 'between 1 and 31536000 seconds' })
     .optional(),
+  siwx: siwxSchema.optional(),
 })
 export type CreateEndpointInput = z.infer<typeof createEndpointSchema>
 
@@ -166,6 +181,7 @@ export const updateEndpointSchema = z
     clear_schemas: z.boolean({ error: 'expected true or false' }).optional(),
     enabled: z.boolean({ error: 'expected true or false' }).optional(),
     description: description.optional(),
+    siwx: siwxSchema.optional(),
   })
   .refine(
     (body) => !(body.clear_schemas && (body.request_schema !== undefined || body.response_schema !== undefined)),

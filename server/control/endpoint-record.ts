@@ -18,6 +18,7 @@ export function endpointRecord(row: EndpointRow) {
     description: row.description,
     ttl: row.ttl_seconds,
     expires_at: row.expires_at,
+    siwx: row.siwx_access_seconds === null ? null : { access_seconds: row.siwx_access_seconds },
     created_at: row.created_at,
     updated_at: row.updated_at,
   }

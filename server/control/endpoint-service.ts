@@ -48,6 +48,7 @@ export type NewEndpoint = {
   enabled?: boolean | undefined
   description?: string | null | undefined
   ttl?: number | undefined
+  siwx?: { access_seconds: number } | null | undefined
 }
 
 /**
@@ -82,6 +83,7 @@ export async function newEndpointRow(
     expires_at: input.ttl === undefined ? null : new Date(now.getTime() + input.ttl * 1000).toISOString(),
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
+    siwx_access_seconds: input.siwx?.access_seconds ?? null,
   }
 }
 
@@ -107,6 +109,7 @@ export async function endpointChanges(
   if (body.accepts !== undefined) changes.accepts = JSON.stringify(checkAccepts(deps, api, body.accepts))
   if (body.enabled !== undefined) changes.enabled = body.enabled ? 1 : 0
   if (body.description !== undefined) changes.description = body.description
+  if (body.siwx !== undefined) changes.siwx_access_seconds = body.siwx?.access_seconds ?? null
 
   const schemasGiven = body.request_schema !== undefined || body.response_schema !== undefined
   if (body.clear_schemas || (!schemasGiven && moved && endpoint.schema_source === 'inferred')) {

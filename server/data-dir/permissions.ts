@@ -8,8 +8,15 @@ export const privateFileMode = 0o600
 
 /** The SQLite file of a data dir, and the files SQLite keeps beside it in WAL mode. */
 export const databaseFileName = 'svc.sqlite'
-/** The install's keys (data-dir/secrets.ts): the JWTs' HS256 key and the key of the Sandbox wallets' private keys. */
-export const installKeyFileNames = { jwtSecret: 'jwt.secret', walletKey: 'wallet.key' } as const
+/**
+ * The install's keys (data-dir/secrets.ts): the JWTs' HS256 key, the key of the Sandbox wallets' private keys, and
+ * the seed of the gateway's offer-receipt signing key.
+ */
+export const installKeyFileNames = {
+  jwtSecret: 'jwt.secret',
+  walletKey: 'wallet.key',
+  offerReceiptKey: 'offer-receipt.key',
+} as const
 const privateFiles = [
   databaseFileName,
   `${databaseFileName}-wal`,

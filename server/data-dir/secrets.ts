@@ -9,6 +9,8 @@ export type InstallSecrets = {
   jwtSecret: Uint8Array
   /** AES-256-GCM key that encrypts Sandbox wallet private keys at rest. */
   walletKey: Buffer
+  /** Ed25519 seed of the gateway's offer-receipt signatures (x402's signed offers and receipts). */
+  offerReceiptKey: Buffer
 }
 
 export function loadInstallSecrets(dataDir: string): InstallSecrets {
@@ -16,6 +18,7 @@ export function loadInstallSecrets(dataDir: string): InstallSecrets {
   return {
     jwtSecret: new Uint8Array(loadOrCreate(join(dataDir, installKeyFileNames.jwtSecret))),
     walletKey: loadOrCreate(join(dataDir, installKeyFileNames.walletKey)),
+    offerReceiptKey: loadOrCreate(join(dataDir, installKeyFileNames.offerReceiptKey)),
   }
 }
 

@@ -88,6 +88,8 @@ export type EndpointsTable = {
   expires_at: string | null
   created_at: string
   updated_at: string
+  /** Sign-in-with-x: how long a payment lets its payer sign in instead of paying again, in seconds; null: off. */
+  siwx_access_seconds: number | null
 }
 
 export type SandboxWalletsTable = {
@@ -96,6 +98,12 @@ export type SandboxWalletsTable = {
   /** AES-256-GCM of the private key under the install's wallet key: iv.tag.ciphertext, base64url. */
   encrypted_private_key: string
   created_at: string
+}
+
+/** The nonce of each sign-in-with-x message served: a signed message is good once (kept until it expires). */
+export type SiwxNoncesTable = {
+  nonce: string
+  expires_at: string
 }
 
 /** One row per settled payment, written before the paid answer completes. */
@@ -212,6 +220,7 @@ export type Database = {
   api_daily_stats: ApiDailyStatsTable
   domains: DomainsTable
   sandbox_chain_epochs: SandboxChainEpochsTable
+  siwx_nonces: SiwxNoncesTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -18,6 +18,8 @@ import { decodePayment } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
 import { settleAndRecord } from './settle-step.js'
+import { createOfferReceipts } from './offer-receipt.js'
+import { createSignIns } from './sign-in-with-x.js'
 import { takeChargeOverride } from './settlement-overrides.js'
 import { createSettlementJournal, type SettlementJournalOptions } from '../journal/journal.js'
 import { createTrafficStats } from './traffic-stats.js'
@@ -80,7 +82,9 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const settings = { ...paidRouteDefaults, ...options }
   const store = options.store ?? openGatewayStore(deps.db)
   const table = createEndpointTable(deps.db, deps.clock)
-  const servers = createResourceServers(deps)
+  const offerReceipts = createOfferReceipts(deps.secrets.offerReceiptKey)
+  const servers = createResourceServers(deps, [offerReceipts.extension])
+  const signIns = createSignIns(deps)
   // svc's own ports, worked out once the listener has its port (they never change after; the chain restarts on its URLs).
   let ownPorts: ReadonlyMap<number, string> | undefined
   const ownListeners = () =>
@@ -115,7 +119,17 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   }
 
   // What the settle step and the upfront flow use (requirePayment is hoisted).
-  const steps: FlowContext = { deps, store, journal, faults, stats, proxy, tell, requirePayment }
+  const steps: FlowContext = {
+    deps,
+    store,
+    journal,
+    faults,
+    stats,
+    proxy,
+    withReceipt: offerReceipts.withReceipt,
+    tell,
+    requirePayment,
+  }
 
   async function run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome> {
     stats.count(api, 'requests')
@@ -142,6 +156,11 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     const attempt: Attempt = { request, api, route, server, offer, resource }
 
     const header = request.headers['payment-signature']
+    const signIn = request.headers['sign-in-with-x']
+    if (typeof header !== 'string' && typeof signIn === 'string' && route.endpoint.siwx_access_seconds !== null) {
+      const access = await signIns.check(signIn, api, route.endpoint, offer.networks, resource.url)
+      return access.ok ? serveSignedIn(attempt) : requirePayment(attempt, access.error)
+    }
     if (typeof header !== 'string') {
       if (request.headers['x-payment'] !== undefined)
         return requirePayment(attempt, 'svc speaks x402 v2 only: send the payment in PAYMENT-SIGNATURE, not X-PAYMENT')
@@ -176,6 +195,21 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       claim.release(consumed)
       if (consumed) locks.consumed(api.id, route.compiled)
     }
+  }
+
+  /** A wallet that paid within the endpoint's sign-in-with-x window: the upstream's answer, nothing settled. */
+  async function serveSignedIn({ api, request, resource }: Attempt): Promise<PaymentOutcome> {
+    const answer = await faults.forward(
+      api,
+      proxy,
+      request,
+      upstreamTarget(api.upstream_base_url, resource.path, resource.query),
+    )
+    if (!answer.ok) return failed(answer.status, answer.error)
+    if (answer.status < 500) return { type: 'pass-through', upstream: answer }
+    answer.body.resume()
+    answer.done()
+    return failed(502, `the upstream answered ${answer.status}`)
   }
 
   /** Verify → forward → settle → record: the answer to a payment that matched the route and holds its lock. */
@@ -283,7 +317,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
 
     const headers: Record<string, string | string[]> = {
       ...answer.headers,
-      'payment-response': encodePaymentResponseHeader(settled.response),
+      'payment-response': encodePaymentResponseHeader(await offerReceipts.withReceipt(settled.response, resource.url)),
     }
     if (request.method !== 'HEAD') headers['content-length'] = String(body.length)
     return {

@@ -19,7 +19,8 @@ export type PaymentRequiredOutcome = {
  *   payment was settled before the upstream failed its `PAYMENT-RESPONSE`;
  * - `paid`: the upstream's answer, held while the payment settled, with its `PAYMENT-RESPONSE`; the adapter calls
  *   `written` once the answer is out (`delivered`: all of it was handed to the buyer's connection) or cannot be;
- * - `pass-through`: an upstream 4xx, to stream to the buyer as it is (nothing was settled);
+ * - `pass-through`: an upstream 4xx, or the answer to a wallet signed in with sign-in-with-x, to stream to the buyer as
+ *   it is (nothing was settled);
  * - `buyer-gone`: the buyer left before the answer was ready; nothing was settled and nothing is written.
  */
 export type PaymentOutcome =

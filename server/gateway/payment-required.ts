@@ -6,6 +6,8 @@ import { EIP2612_GAS_SPONSORING, declareEip2612GasSponsoringExtension } from '@x
 import { routePatternOf } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import { discoveryExtension } from './bazaar-extension.js'
+import { offerReceiptDeclaration } from './offer-receipt.js'
+import { signInChallenge } from './sign-in-with-x.js'
 import type { GatewayRoute } from './endpoint-table.js'
 import type { PaymentRequiredOutcome } from './payment-outcome.js'
 import { FacilitatorUnavailableError } from './resource-servers.js'
@@ -15,10 +17,13 @@ export type Offer = {
   requirements: PaymentRequirements[]
   declaredExtensions: Record<string, unknown>
   /**
-   * Unpaid 402s by resource URL, emptied when full. A Map, not an LRUCache: there is one per route and facilitator,
-   * and lru-cache allocates room for all its entries up front.
+   * Unpaid 402s by resource URL, emptied when full, each good until `freshUntil` (machine ms: half the life of its
+   * signed offers). A Map, not an LRUCache: there is one per route and facilitator, and lru-cache allocates room for
+   * all its entries up front.
    */
-  unpaid: Map<string, PaymentRequiredOutcome>
+  unpaid: Map<string, { outcome: PaymentRequiredOutcome; freshUntil: number }>
+  /** The networks of its requirements (sign-in-with-x's supported chains). */
+  networks: string[]
 }
 
 /**
@@ -78,8 +83,13 @@ async function buildOffer(route: GatewayRoute, server: x402ResourceServer, api: 
     )
   return {
     requirements,
-    declaredExtensions: { ...discoveryExtension(route.endpoint), ...gasSponsoring(server, requirements) },
+    declaredExtensions: {
+      ...discoveryExtension(route.endpoint),
+      ...gasSponsoring(server, requirements),
+      ...offerReceiptDeclaration,
+    },
     unpaid: new Map(),
+    networks: [...new Set(requirements.map((option) => option.network))],
   }
 }
 
@@ -99,9 +109,11 @@ function gasSponsoring(server: x402ResourceServer, requirements: PaymentRequirem
 
 /**
  * The 402 of a request: x402 v2 PaymentRequired built by the resource server (`createPaymentRequiredResponse`, with
- * the Bazaar extension enriched for this method and path), encoded with `encodePaymentRequiredHeader`, `error` saying
- * why (a refused payment), or {@link paymentRequiredMessage} when none was sent. Those unpaid 402s are cached per
- * resource URL (they depend on nothing else) and come back without a promise.
+ * the Bazaar extension enriched for this method and path, and the offers signed by the offer-receipt extension),
+ * encoded with `encodePaymentRequiredHeader`, `error` saying why (a refused payment), or
+ * {@link paymentRequiredMessage} when none was sent. Those unpaid 402s are cached per resource URL (they depend on
+ * nothing else) while their offers are fresh and come back without a promise, except on endpoints with
+ * sign-in-with-x, whose every 402 carries a fresh challenge (a nonce is good once).
  */
 export function paymentRequired(
   server: x402ResourceServer,
@@ -113,7 +125,7 @@ export function paymentRequired(
 ): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
   if (error === undefined) {
     const cached = offer.unpaid.get(resource.url)
-    if (cached) return cached
+    if (cached && cached.freshUntil > Date.now()) return cached.outcome
   }
   return buildPaymentRequired(server, route, offer, resource, error, refusal)
 }
@@ -126,11 +138,14 @@ async function buildPaymentRequired(
   error: string | undefined,
   refusal: Refusal | undefined,
 ): Promise<PaymentRequiredOutcome> {
-  const extensions = server.enrichExtensions(offer.declaredExtensions, {
-    method: route.endpoint.method,
-    adapter: { getPath: () => resource.path },
-    routePattern: routePatternOf(route.endpoint.path_pattern),
-  })
+  const extensions = {
+    ...server.enrichExtensions(offer.declaredExtensions, {
+      method: route.endpoint.method,
+      adapter: { getPath: () => resource.path },
+      routePattern: routePatternOf(route.endpoint.path_pattern),
+    }),
+    ...signInChallenge(route.endpoint, offer.networks, resource.url),
+  }
   const described = { url: resource.url, description: resource.description, mimeType: 'application/json' }
   const built = await server.createPaymentRequiredResponse(
     offer.requirements,
@@ -145,9 +160,12 @@ async function buildPaymentRequired(
     body: JSON.stringify(refusal?.fields ? { ...built, ...refusal.fields } : built),
   }
   if (refusal?.paymentResponse !== undefined) outcome.paymentResponse = refusal.paymentResponse
-  if (error === undefined) {
+  // An endpoint with sign-in-with-x is never cached: each challenge carries its own nonce.
+  if (error === undefined && route.endpoint.siwx_access_seconds === null) {
     if (offer.unpaid.size >= unpaidCacheSize) offer.unpaid.clear()
-    offer.unpaid.set(resource.url, outcome)
+    // Offers are valid for their option's maxTimeoutSeconds: re-signed once half of the shortest has passed.
+    const validMs = Math.min(...offer.requirements.map((option) => option.maxTimeoutSeconds)) * 1000
+    offer.unpaid.set(resource.url, { outcome, freshUntil: Date.now() + validMs / 2 })
   }
   return outcome
 }

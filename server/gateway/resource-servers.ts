@@ -1,6 +1,7 @@
 import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorClient } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { UptoEvmScheme } from '@x402/evm/upto/server'
+import type { ResourceServerExtension } from '@x402/core/types'
 import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
 import { createInProcessFacilitatorClient } from '../../chain/facilitator/client.js'
 import type { ServerDeps } from '../deps.js'
@@ -20,13 +21,16 @@ export type ResourceServers = {
 
 /**
  * One `x402ResourceServer` per facilitator URL, initialized once (it reads the facilitator's `/supported`), with the
- * exact and upto EVM schemes on every `eip155:*` network and the Bazaar extension. Development APIs pay through the Sandbox
+ * exact and upto EVM schemes on every `eip155:*` network, the Bazaar extension and `extensions` (offer-receipt). Development APIs pay through the Sandbox
  * chain's facilitator, production APIs through SVC_FACILITATOR_URL. A failed start is forgotten, so the next request
  * tries again (the chain may have come up meanwhile). A facilitator that does not answer is a 503 for the buyer that
  * never names its address (the log does). The Sandbox facilitator runs in this process (when svc started the chain):
  * it is called directly, without HTTP (chain/facilitator/client.ts).
  */
-export function createResourceServers(deps: ServerDeps): ResourceServers {
+export function createResourceServers(
+  deps: ServerDeps,
+  extensions: readonly ResourceServerExtension[] = [],
+): ResourceServers {
   const servers = new Map<string, Promise<x402ResourceServer>>()
 
   function facilitatorUrl(api: ApiRow): string {
@@ -57,6 +61,7 @@ export function createResourceServers(deps: ServerDeps): ResourceServers {
       .register('eip155:*', new ExactEvmScheme())
       .register('eip155:*', new UptoEvmScheme())
       .registerExtension(bazaarResourceServerExtension)
+    for (const extension of extensions) server.registerExtension(extension)
     return server.initialize().then(
       () => server,
       (error: unknown) => {

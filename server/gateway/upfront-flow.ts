@@ -69,7 +69,11 @@ export async function payUpfront(
       { status: answer.status, error: `the upstream answered ${answer.status}`, charged: true, ...details },
       requirements,
     )
-  const headers: Record<string, string | string[]> = { ...answer.headers, 'payment-response': paymentResponse }
+  // Delivered (or the upstream's own 4xx passed through): the settlement with its signed receipt.
+  const receipted = failedUpstream
+    ? paymentResponse
+    : encodePaymentResponseHeader(await ctx.withReceipt(settled.response, resource.url))
+  const headers: Record<string, string | string[]> = { ...answer.headers, 'payment-response': receipted }
   if (request.method !== 'HEAD') headers['content-length'] = String(body.length)
   return {
     type: 'paid',

@@ -138,8 +138,10 @@ describe('the svc package, installed from its tarball', () => {
       'facilitator.ts',
       'install-tests.sh',
       'install.sh',
+      'offer-receipt.ts',
       'seller-metered.ts',
       'seller.ts',
+      'siwx-buyer.ts',
       'test/faults.test.ts',
       'test/snapshots.test.ts',
       'test/svc-sandbox.ts',
@@ -289,6 +291,42 @@ describe('the svc package, installed from its tarball', () => {
       args: ['0x90F79bf6EB2c4f870365E785982E1f101E93b906'],
     })
     expect(balance).toBe(10_000n + 1234n)
+  })
+
+  it("README: sign-in-with-x (the package's client extension) pays once, then signs in; offer-receipt verifies offer and receipt", async () => {
+    const { client } = sandbox.seller
+    const api = await client.apis.create({
+      name: 'Extensions',
+      slug: 'extensions',
+      upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      pay_to_mode: 'user_wallet',
+      pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    })
+    const accepts = [
+      { scheme: 'exact' as const, network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' },
+    ]
+    await client.endpoints.create(api.id, {
+      method: 'GET',
+      path_pattern: '/members',
+      accepts,
+      siwx: { access_seconds: 3600 },
+    })
+    await client.endpoints.create(api.id, { method: 'GET', path_pattern: '/quote', accepts })
+    const env = { EVM_PRIVATE_KEY: sandbox.buyer.privateKey }
+    const signedIn = await runWithRegister('siwx-buyer.ts', {
+      ...env,
+      API_URL: `${sandbox.gatewayUrl('extensions')}/members`,
+    })
+    expect(signedIn.stderr).toBe('')
+    expect(signedIn.stdout).toBe('first 200 paid\nsecond 200 signed in\n')
+    const signed = await runWithRegister('offer-receipt.ts', {
+      ...env,
+      API_URL: `${sandbox.gatewayUrl('extensions')}/quote`,
+    })
+    expect(signed.stderr).toBe('')
+    expect(signed.stdout).toBe('offer 10000 0x000000000000000000000000000000000000bEEF\nreceipt true true\n')
+    const settlements = (await client.settlements.list({ api_id: api.id })).settlements
+    expect(settlements).toHaveLength(2)
   })
 
   it("README: the facilitator block reads svc's facilitator", async () => {

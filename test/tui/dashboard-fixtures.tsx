@@ -39,6 +39,7 @@ export function endpoint(overrides: Partial<Endpoint>): Endpoint {
     description: null,
     ttl: null,
     expires_at: null,
+    siwx: null,
     created_at: '2026-01-01T11:00:00.000Z',
     updated_at: '2026-01-01T11:00:00.000Z',
     ...overrides,

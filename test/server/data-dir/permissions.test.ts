@@ -9,7 +9,7 @@ import { chainStatePath, startServer, startSvc } from '../../../server/start-ser
 
 const modeOf = (path: string) => statSync(path).mode & 0o777
 const databaseFiles = ['svc.sqlite', 'svc.sqlite-wal']
-const keyFiles = ['jwt.secret', 'wallet.key']
+const keyFiles = ['jwt.secret', 'wallet.key', 'offer-receipt.key']
 
 let parent: string
 afterEach(() => rmSync(parent, { recursive: true, force: true }))
