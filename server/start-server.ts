@@ -75,6 +75,7 @@ function loadServerModules() {
     import('./db/sandbox-chain-epochs.js'),
     import('./payment-events.js'),
     import('./journal/missing-settlements.js'),
+    import('./db/bazaar-resources.js'),
   ])
 }
 
@@ -94,6 +95,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     { findLatestChainEpoch },
     { createPaymentEvents },
     { markMissingSettlements },
+    { createSqliteCatalogStore },
   ] = await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
@@ -117,6 +119,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     events: createPaymentEvents(),
   }
   const clock = deps.clock!
+  // The facilitator's bazaar catalog moves into the database, so a restart lists what was listed before.
+  await options.chain?.facilitator.catalog.useStore(createSqliteCatalogStore(database.db))
   const app = createApp(deps)
   // A chain this data dir has not seen (a fresh one, or one that came back empty) refunds the Sandbox wallets.
   const refunds: Promise<unknown>[] = []
@@ -168,6 +172,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await stopPurge()
       deps.snapshots?.close()
       await app.gateway.close()
+      await options.chain?.facilitator.catalog.flushed()
       await database.close()
       if (ephemeral) rmSync(dataDir, { recursive: true, force: true })
     },

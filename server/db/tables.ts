@@ -199,6 +199,21 @@ export type DomainsTable = {
   created_at: string
 }
 
+/** The facilitator's bazaar catalog: one row per resource and method (or MCP tool), its latest listing. */
+export type BazaarResourcesTable = {
+  /** `{type} {method or tool} {resource URL}` */
+  key: string
+  type: string
+  /** Lowercase, for the `payTo` filter. */
+  pay_to: string
+  scheme: string
+  network: string
+  /** The listed item as JSON (`GET /discovery/resources`' shape). */
+  item: string
+  /** Milliseconds since the epoch: `lastUpdated`, and the order of eviction. */
+  updated_at: number
+}
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -212,6 +227,7 @@ export type Database = {
   api_daily_stats: ApiDailyStatsTable
   domains: DomainsTable
   sandbox_chain_epochs: SandboxChainEpochsTable
+  bazaar_resources: BazaarResourcesTable
 }
 
 export type UserRow = Selectable<UsersTable>
