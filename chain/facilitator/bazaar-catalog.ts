@@ -39,7 +39,7 @@ export type BazaarCatalog = {
   list(query: CatalogQuery): Promise<CatalogPage>
   search(text: string, filter: CatalogFilter, limit: number): Promise<CatalogPage>
   /** Moves the catalog to `store` (what the memory held goes with it). */
-  useStore(store: CatalogStore): Promise<void>
+  keepIn(store: CatalogStore): Promise<void>
   /** Resolves once every payment recorded so far is in the store. */
   flushed(): Promise<void>
 }
@@ -118,7 +118,7 @@ export function createBazaarCatalog(options: BazaarCatalogOptions = {}): BazaarC
       await writing
       return store.search(text, filter, limit)
     },
-    async useStore(next) {
+    async keepIn(next) {
       await writing
       const held = await store.list({ limit: capacity, offset: 0 })
       store = next
