@@ -108,28 +108,31 @@ export function createBazaarCatalog(options: BazaarCatalogOptions = {}): BazaarC
     }
   }
 
+  /** Every payment recorded so far, written: a listing asked after a payment was answered shows it. */
+  async function flushed() {
+    if (scheduled) flush()
+    await writing
+  }
+
   return {
     record,
     async list(query) {
-      await writing
+      await flushed()
       return store.list(query)
     },
     async search(text, filter, limit) {
-      await writing
+      await flushed()
       return store.search(text, filter, limit)
     },
     async keepIn(next) {
-      await writing
+      await flushed()
       const held = await store.list({ limit: capacity, offset: 0 })
       store = next
       if (held.items.length)
         writing = writing.then(() => next.put(held.items.map((item) => entryOfItem(item, requirementsOf(item)))))
       await writing
     },
-    async flushed() {
-      if (scheduled) flush()
-      await writing
-    },
+    flushed,
   }
 }
 

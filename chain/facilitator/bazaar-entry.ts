@@ -128,11 +128,10 @@ function validationProblem(extension: Record<string, unknown>, json: string): st
   const fingerprint = createHash('sha256').update(json).digest('base64')
   const known = validations.get(fingerprint)
   if (known !== undefined) return known || undefined
+  const checked = safely(() => validateDiscoveryExtension(extension as unknown as DiscoveryExtension))
   const problem =
     problems(validateDiscoveryExtensionSpec(extension).errors) ??
-    problems(
-      safely(() => validateDiscoveryExtension(extension as unknown as DiscoveryExtension))?.errors ?? ['unreadable'],
-    )
+    (checked?.valid ? undefined : (problems(checked?.errors) ?? 'its schema cannot be read'))
   validations.set(fingerprint, problem ?? '')
   return problem
 }
