@@ -4,6 +4,11 @@ import { LRUCache } from 'lru-cache'
 import { cutText, logLineLimit } from '../../core/http.js'
 import { catalogEntryOf, type CatalogEntry, type CatalogItem } from './bazaar-entry.js'
 
+type Recorded = { payload: PaymentPayload; requirements: PaymentRequirements; at: number }
+
+/** Payments recorded between two turns of the event loop that are judged; more are left out (a flood of payments). */
+const maxRecordedPerTurn = 1000
+
 /** How many resources the catalog keeps unless told otherwise; past it, the least recently updated goes. */
 export const defaultCatalogCapacity = 1000
 
@@ -54,54 +59,61 @@ export type BazaarCatalogOptions = {
 /**
  * svc's bazaar catalog: what the facilitator's payments declare (`extensions.bazaar`), one entry per resource and
  * method (or MCP tool), served by `GET /discovery/resources` (chain/facilitator/bazaar-routes.ts). Recording costs
- * the payment nothing: entries queue and are written together after it (the same resource paid a thousand times
- * between two writes is one write), and an extension's validation is remembered by its content (ajv compiles
- * its schema on each call otherwise).
+ * the payment next to nothing: payments queue, and are judged (chain/facilitator/bazaar-entry.ts) and written
+ * together on the next turn of the event loop, after the payment's answer (the same resource paid a thousand times
+ * between two writes is one write).
  */
 export function createBazaarCatalog(options: BazaarCatalogOptions = {}): BazaarCatalog {
   const { log, now = Date.now, capacity = defaultCatalogCapacity } = options
   let store = createMemoryCatalogStore(capacity)
-  const pending = new Map<string, CatalogEntry>()
+  /** Payments recorded and not yet judged (judging waits until the payment's answer is on its way). */
+  let recorded: Recorded[] = []
+  // The same payload verified then settled (svc's gateway passes one object to both) is judged once.
+  const seen = new WeakSet<PaymentPayload>()
   let writing: Promise<void> = Promise.resolve()
   let scheduled = false
   // A refusal is logged once per distinct extension, not once per payment.
   const verdicts = new LRUCache<string, string>({ max: 1000 })
 
+  function refuse(payload: PaymentPayload, reason: string) {
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify(payload.extensions ?? {}))
+      .digest('hex')
+    if (verdicts.get(fingerprint) === reason) return
+    verdicts.set(fingerprint, reason)
+    log?.(cutText(`facilitator: ${payload.resource?.url ?? 'a resource'} is not cataloged: ${reason}`, logLineLimit))
+  }
+
   function flush() {
     scheduled = false
-    const entries = [...pending.values()]
-    pending.clear()
+    const batch = recorded
+    recorded = []
+    const entries = new Map<string, CatalogEntry>()
+    for (const { payload, requirements, at } of batch) {
+      let verdict: ReturnType<typeof catalogEntryOf>
+      try {
+        verdict = catalogEntryOf(payload, requirements, at)
+      } catch (error) {
+        verdict = { rejected: String(error) }
+      }
+      if (verdict && 'rejected' in verdict) refuse(payload, verdict.rejected)
+      else if (verdict) entries.set(verdict.entry.key, verdict.entry)
+    }
+    if (!entries.size) return
     const target = store
     writing = writing
-      .then(() => target.put(entries))
+      .then(() => target.put([...entries.values()]))
       .catch((error: unknown) =>
         log?.(cutText(`facilitator: the bazaar catalog could not be written: ${String(error)}`, logLineLimit)),
       )
   }
 
   function record(payload: PaymentPayload, requirements: PaymentRequirements) {
-    let verdict: ReturnType<typeof catalogEntryOf>
-    try {
-      verdict = catalogEntryOf(payload, requirements, now())
-    } catch (error) {
-      verdict = { rejected: String(error) }
-    }
-    if (!verdict) return
-    if ('rejected' in verdict) {
-      const fingerprint = createHash('sha256')
-        .update(JSON.stringify(payload.extensions ?? {}))
-        .digest('hex')
-      if (verdicts.get(fingerprint) === verdict.rejected) return
-      verdicts.set(fingerprint, verdict.rejected)
-      log?.(
-        cutText(
-          `facilitator: ${payload.resource?.url ?? 'a resource'} is not cataloged: ${verdict.rejected}`,
-          logLineLimit,
-        ),
-      )
-      return
-    }
-    pending.set(verdict.entry.key, verdict.entry)
+    if (payload.extensions?.bazaar === undefined || seen.has(payload)) return
+    seen.add(payload)
+    // Bounded: past this many between two turns of the event loop, the rest wait for a later payment.
+    if (recorded.length >= maxRecordedPerTurn) return
+    recorded.push({ payload, requirements, at: now() })
     if (!scheduled) {
       scheduled = true
       setImmediate(flush)

@@ -1,16 +1,7 @@
-import { createHash } from 'node:crypto'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import {
-  BAZAAR,
-  extractDiscoveryInfo,
-  validateDiscoveryExtension,
-  validateDiscoveryExtensionSpec,
-  type DiscoveryExtension,
-  type DiscoveryInfo,
-  type DiscoveryResource,
-} from '@x402/extensions/bazaar'
-import { LRUCache } from 'lru-cache'
+import { BAZAAR, extractDiscoveryInfo, type DiscoveryInfo, type DiscoveryResource } from '@x402/extensions/bazaar'
 import { cutText } from '../../core/http.js'
+import { discoveryExtensionProblem } from './bazaar-validation.js'
 
 /** The size limits of a catalog entry: a payer writes what the catalog keeps, so every part of it is bounded. */
 export const catalogLimits = {
@@ -71,7 +62,7 @@ export function catalogEntryOf(
     return {
       rejected: `the bazaar extension is ${extensionJson.length} characters of JSON, more than ${catalogLimits.extensionChars}`,
     }
-  const invalid = validationProblem(extension as Record<string, unknown>, extensionJson)
+  const invalid = discoveryExtensionProblem(extension as Record<string, unknown>, extensionJson)
   if (invalid) return { rejected: `the bazaar extension is invalid: ${invalid}` }
   const discovered = safely(() => extractDiscoveryInfo(payload, requirements, false))
   if (!discovered) return { rejected: "the payment's resource.url is not a URL" }
@@ -119,34 +110,10 @@ export function catalogEntryOf(
   }
 }
 
-/**
- * Why the extension fails the spec's invariants or its own schema, or undefined when it passes. Remembered by
- * content: `validateDiscoveryExtension` compiles the schema with ajv on every call (milliseconds), and a resource
- * paid again declares the same extension.
- */
-function validationProblem(extension: Record<string, unknown>, json: string): string | undefined {
-  const fingerprint = createHash('sha256').update(json).digest('base64')
-  const known = validations.get(fingerprint)
-  if (known !== undefined) return known || undefined
-  const checked = safely(() => validateDiscoveryExtension(extension as unknown as DiscoveryExtension))
-  const problem =
-    problems(validateDiscoveryExtensionSpec(extension).errors) ??
-    (checked?.valid ? undefined : (problems(checked?.errors) ?? 'its schema cannot be read'))
-  validations.set(fingerprint, problem ?? '')
-  return problem
-}
-const validations = new LRUCache<string, string>({ max: 1000 })
-
 function safely<T>(read: () => T): T | undefined {
   try {
     return read()
   } catch {
     return undefined
   }
-}
-
-/** The first few validation errors as one bounded line, or undefined when there are none. */
-function problems(errors: string[] | undefined): string | undefined {
-  if (!errors?.length) return undefined
-  return cutText(errors.slice(0, 3).join('; '), 300)
 }
