@@ -76,6 +76,7 @@ function loadServerModules() {
     import('./payment-events.js'),
     import('./journal/missing-settlements.js'),
     import('./db/bazaar-resources.js'),
+    import('../chain/facilitator/bazaar-catalog.js'),
   ])
 }
 
@@ -96,6 +97,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     { createPaymentEvents },
     { markMissingSettlements },
     { createSqliteCatalogStore },
+    { createMemoryCatalogStore },
   ] = await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
@@ -172,7 +174,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await stopPurge()
       deps.snapshots?.close()
       await app.gateway.close()
-      await options.chain?.facilitator.catalog.flushed()
+      // The chain's facilitator may outlive this server (and answer listings): its catalog goes back to memory.
+      await options.chain?.facilitator.catalog.keepIn(createMemoryCatalogStore())
       await database.close()
       if (ephemeral) rmSync(dataDir, { recursive: true, force: true })
     },

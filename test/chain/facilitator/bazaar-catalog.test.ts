@@ -110,6 +110,23 @@ describe('catalogEntryOf: what one payment may put in the catalog', () => {
     })
   })
 
+  test('an MCP tool is one entry per server URL and tool name, typed mcp', () => {
+    const { bazaar } = declareDiscoveryExtension({
+      toolName: 'forecast',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+      example: { city: 'Lima' },
+    }) as any
+    const verdict = catalogEntryOf(payload('https://tools.example/mcp', { bazaar }), requirements(), 0) as {
+      entry: CatalogEntry
+    }
+    expect(verdict.entry).toMatchObject({ key: 'mcp forecast https://tools.example/mcp', type: 'mcp' })
+    expect(verdict.entry.item).toMatchObject({
+      type: 'mcp',
+      discoveryInfo: { input: { type: 'mcp', toolName: 'forecast' } },
+      metadata: { toolName: 'forecast' },
+    })
+  })
+
   test('a routeTemplate that escapes the path is ignored: the entry is the concrete URL', () => {
     const hostile = { ...getExtension(), routeTemplate: '/../admin' }
     const verdict = catalogEntryOf(payload('https://api.example/weather/Lima', { bazaar: hostile }), requirements(), 0)
