@@ -41,10 +41,10 @@ export type CatalogEntry = {
 export type CatalogVerdict = { entry: CatalogEntry } | { rejected: string } | undefined
 
 /**
- * The catalog entry of a verified or settled payment, by `@x402/extensions`' own facilitator helpers: the
- * extension's info validated against its schema (`validateDiscoveryExtension`) and the spec's invariants
- * (`validateDiscoveryExtensionSpec`), then `extractDiscoveryInfo` (the canonical URL, routeTemplate checked, the
- * service metadata sanitized). Only the `bazaar` extension is echoed: the payload's other extensions (a sign-in
+ * The catalog entry of a verified or settled payment, by `@x402/extensions`' own facilitator helpers: the spec's
+ * invariants (`validateDiscoveryExtensionSpec`) and the info validated against its schema (`validateDiscoveryExtension`'s
+ * rules, its schema compiled once: chain/facilitator/bazaar-validation.ts), then `extractDiscoveryInfo` (the
+ * canonical URL, routeTemplate checked, the service metadata sanitized). Only the `bazaar` extension is echoed: the payload's other extensions (a sign-in
  * signature, a payment id) are the buyer's, not the listing's.
  */
 export function catalogEntryOf(
@@ -62,7 +62,7 @@ export function catalogEntryOf(
     return {
       rejected: `the bazaar extension is ${extensionJson.length} characters of JSON, more than ${catalogLimits.extensionChars}`,
     }
-  const invalid = discoveryExtensionProblem(extension as Record<string, unknown>, extensionJson)
+  const invalid = discoveryExtensionProblem(extension as Record<string, unknown>)
   if (invalid) return { rejected: `the bazaar extension is invalid: ${invalid}` }
   const discovered = safely(() => extractDiscoveryInfo(payload, requirements, false))
   if (!discovered) return { rejected: "the payment's resource.url is not a URL" }

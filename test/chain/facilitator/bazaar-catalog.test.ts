@@ -7,7 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import { declareDiscoveryExtension } from '@x402/extensions/bazaar'
+import {
+  declareDiscoveryExtension,
+  validateDiscoveryExtension,
+  validateDiscoveryExtensionSpec,
+} from '@x402/extensions/bazaar'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
   createBazaarCatalog,
@@ -15,6 +19,7 @@ import {
   type CatalogStore,
 } from '../../../chain/facilitator/bazaar-catalog.js'
 import { catalogEntryOf, catalogLimits, type CatalogEntry } from '../../../chain/facilitator/bazaar-entry.js'
+import { discoveryExtensionProblem } from '../../../chain/facilitator/bazaar-validation.js'
 import { createSqliteCatalogStore } from '../../../server/db/bazaar-resources.js'
 import { openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
 
@@ -125,6 +130,39 @@ describe('catalogEntryOf: what one payment may put in the catalog', () => {
       discoveryInfo: { input: { type: 'mcp', toolName: 'forecast' } },
       metadata: { toolName: 'forecast' },
     })
+  })
+
+  test("the schema compiled once judges as @x402/extensions' validateDiscoveryExtension does", () => {
+    const withSchema = (patch: (bazaar: any) => void) => {
+      const bazaar = getExtension()
+      patch(bazaar)
+      return bazaar
+    }
+    const { bazaar: post } = declareDiscoveryExtension({
+      bodyType: 'json',
+      input: { text: 'hi' },
+      inputSchema: { properties: { text: { type: 'string' } }, required: ['text'] },
+    }) as any
+    post.info.input.method = 'POST'
+    const cases = [
+      getExtension(),
+      getExtension({ city: 7 }),
+      getExtension({ town: 'Lima' }),
+      post,
+      { ...post, info: { ...post.info, input: { ...post.info.input, body: {} } } },
+      withSchema((b) => (b.schema.$ref = 'https://evil.example/schema.json')),
+      withSchema((b) => (b.schema.properties.input.$id = 'file:///etc/passwd')),
+      withSchema((b) => (b.schema.properties.input.$ref = '#/$defs/nothing')),
+      withSchema((b) => (b.schema.type = 'not-a-type')),
+      withSchema((b) => (b.info.input.type = 'grpc')),
+    ]
+    for (const extension of cases) {
+      const spec = validateDiscoveryExtensionSpec(extension)
+      const theirs = validateDiscoveryExtension(extension)
+      const ours = discoveryExtensionProblem(extension)
+      expect({ extension, valid: ours === undefined }).toEqual({ extension, valid: spec.valid && theirs.valid })
+      if (spec.valid && !theirs.valid) expect(ours).toBe(theirs.errors!.slice(0, 3).join('; '))
+    }
   })
 
   test('a routeTemplate that escapes the path is ignored: the entry is the concrete URL', () => {
