@@ -75,6 +75,8 @@ function loadServerModules() {
     import('./db/sandbox-chain-epochs.js'),
     import('./payment-events.js'),
     import('./journal/missing-settlements.js'),
+    import('./db/bazaar-resources.js'),
+    import('../chain/facilitator/bazaar-catalog.js'),
   ])
 }
 
@@ -94,6 +96,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     { findLatestChainEpoch },
     { createPaymentEvents },
     { markMissingSettlements },
+    { createSqliteCatalogStore },
+    { createMemoryCatalogStore },
   ] = await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
@@ -118,6 +122,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     events: createPaymentEvents(),
   }
   const clock = deps.clock!
+  // The facilitator's bazaar catalog moves into the database, so a restart lists what was listed before.
+  await options.chain?.facilitator.catalog.keepIn(createSqliteCatalogStore(database.db))
   const app = createApp(deps)
   // A chain this data dir has not seen (a fresh one, or one that came back empty) refunds the Sandbox wallets.
   const refunds: Promise<unknown>[] = []
@@ -169,6 +175,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await stopPurge()
       deps.snapshots?.close()
       await app.gateway.close()
+      // The chain's facilitator may outlive this server (and answer listings): its catalog goes back to memory.
+      await options.chain?.facilitator.catalog.keepIn(createMemoryCatalogStore())
       await database.close()
       if (ephemeral) rmSync(dataDir, { recursive: true, force: true })
     },

@@ -1,6 +1,7 @@
 import { Box, useApp } from 'ink'
 import { useCallback } from 'react'
 import { ApisPanel, apisPanelCountsDown } from './components/ApisPanel.js'
+import { BazaarLine } from './components/BazaarLine.js'
 import { ChainPanel } from './components/ChainPanel.js'
 import { FaultsLine } from './components/FaultsLine.js'
 import { Header } from './components/Header.js'
@@ -77,6 +78,7 @@ export function App(options: DashboardOptions) {
             <ChainPanel chainId={urls.chain_id} network={urls.network} rpcUrl={urls.rpc_url} chain={data.chain} />
             <ServicesLine chainManagerUrl={urls.chain_manager_url} facilitatorUrl={urls.facilitator_url} />
             <FaultsLine faults={data.faults.data} />
+            <BazaarLine catalog={data.bazaar.data} />
           </Box>
           <WalletPanel loggedIn={loggedIn} wallet={data.wallet} faucet={data.faucet} width={width} />
           <ApisPanel

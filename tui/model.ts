@@ -1,3 +1,4 @@
+import type { DiscoveryResource } from '../sdk/bazaar-catalog.js'
 import type { Api, Balances, Endpoint, FaucetResult, OutboxMessage, SandboxWallet, Settlement } from '../sdk/types.js'
 
 /** What a poll has: the latest data, or the one-line error of the latest attempt. */
@@ -20,6 +21,9 @@ export type ApiWithEndpoints = { api: Pick<Api, 'id' | 'name' | 'slug' | 'gatewa
  * running chain (`current`) and on earlier ones (`old`), so "… n more" counts what the page left out too.
  */
 export type SettlementFeed = { newest: Settlement[]; current: number; old: number }
+
+/** The facilitator's bazaar catalog as the dashboard shows it: the newest few listings and how many there are. */
+export type BazaarCatalogView = { newest: DiscoveryResource[]; total: number }
 
 /** An API key made by `svc up --seed`, with its secret: the only time it is shown (svc keeps its hash). */
 export type NewApiKey = { name: string; environment: string; key: string }

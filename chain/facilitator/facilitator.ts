@@ -4,6 +4,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyRespons
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
 import { UptoEvmScheme } from '@x402/evm/upto/facilitator'
 import { EIP2612_GAS_SPONSORING } from '@x402/extensions'
+import { BAZAAR } from '@x402/extensions/bazaar'
 import type { Express, Response } from 'express'
 import { LRUCache } from 'lru-cache'
 import { canonicalJson } from '../../core/canonical-json.js'
@@ -15,6 +16,8 @@ import { createErrorHandler, createJsonApp, cutText, errorMessageLimit, notFound
 import type { SandboxChain } from '../sandbox-chain.js'
 import { evmSchemes } from './exact-evm-shape.js'
 import { parseFacilitatorRequest } from './request.js'
+import { createBazaarCatalog, type BazaarCatalog } from './bazaar-catalog.js'
+import { createBazaarRoutes } from './bazaar-routes.js'
 import { injectedSettleAnswer, injectedVerifyAnswer } from '../faults/answers.js'
 import type { FaultBook } from '../faults/book.js'
 import { explainPermit2Refusal } from '../permit2/diagnosis.js'
@@ -46,6 +49,8 @@ export type SandboxFacilitator = {
   judgeVerify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse | 'chain-down'>
   /** {@link settle}, or 'chain-down' when the chain could not judge the payment. */
   judgeSettle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse | 'chain-down'>
+  /** The bazaar catalog of the resources it verified and settled (`GET /discovery/resources`). */
+  catalog: BazaarCatalog
   app: Express
   /** Forgets the relayer's nonce and memory and the settled answers (after the chain was reverted to a snapshot). */
   reset(): void
@@ -63,6 +68,8 @@ export type SandboxFacilitatorOptions = {
    * anything is simulated, a settle fault waits and/or refuses without sending a transaction. @defaultValue none
    */
   faults?: FaultBook | undefined
+  /** The bazaar catalog; svc's server moves it to its database. @defaultValue one in memory */
+  catalog?: BazaarCatalog | undefined
 }
 
 /**
@@ -71,12 +78,20 @@ export type SandboxFacilitatorOptions = {
  * relaying from an Anvil dev account, served as `GET /supported`, `POST /verify`, `POST /settle`.
  */
 export function createFacilitator(chain: SandboxChain, options: SandboxFacilitatorOptions = {}): SandboxFacilitator {
-  const { clock = machineClock, faults } = options
+  const { clock = machineClock, faults, catalog = createBazaarCatalog({ log: options.log }) } = options
   const signer = chain.relay === 'viem' ? createViemRelayerSigner(chain) : createRelayerSigner(chain)
   const facilitator = new x402Facilitator()
     .register(chain.network, new ExactEvmScheme(signer, { simulateInSettle: true }))
     .register(chain.network, new UptoEvmScheme(signer))
     .registerExtension(EIP2612_GAS_SPONSORING)
+    .registerExtension(BAZAAR)
+    // The bazaar catalog takes what a payment that verified or settled declares (x402's own e2e facilitator does so).
+    .onAfterVerify(async ({ paymentPayload, requirements, result }) => {
+      if (result.isValid) catalog.record(paymentPayload, requirements)
+    })
+    .onAfterSettle(async ({ paymentPayload, requirements, result }) => {
+      if (result.success) catalog.record(paymentPayload, requirements)
+    })
   // Least recently asked first out once full (lru-cache); a pending settlement is kept like a settled one.
   const settlements = new LRUCache<string, Promise<SettleResponse>>({ max: settledMemory })
 
@@ -253,10 +268,11 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
       })
     res.json(answer)
   })
+  app.use(createBazaarRoutes(catalog))
   app.use(notFoundHandler)
   app.use(createErrorHandler(options))
 
-  return { facilitator, verify, settle, judgeVerify, judgeSettle, app, reset }
+  return { facilitator, verify, settle, judgeVerify, judgeSettle, catalog, app, reset }
 }
 
 /** viem's multi-line error text, cut to the line that says why (the revert reason) and to a bounded length. */

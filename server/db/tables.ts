@@ -207,6 +207,21 @@ export type DomainsTable = {
   created_at: string
 }
 
+/** The facilitator's bazaar catalog: one row per resource and method (or MCP tool), its latest listing. */
+export type BazaarResourcesTable = {
+  /** `{type} {method or tool} {resource URL}` */
+  key: string
+  type: string
+  /** Lowercase, for the `payTo` filter. */
+  pay_to: string
+  scheme: string
+  network: string
+  /** The listed item as JSON (`GET /discovery/resources`' shape). */
+  item: string
+  /** Milliseconds since the epoch: `lastUpdated`, and the order of eviction. */
+  updated_at: number
+}
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -221,6 +236,7 @@ export type Database = {
   domains: DomainsTable
   sandbox_chain_epochs: SandboxChainEpochsTable
   siwx_nonces: SiwxNoncesTable
+  bazaar_resources: BazaarResourcesTable
 }
 
 export type UserRow = Selectable<UsersTable>

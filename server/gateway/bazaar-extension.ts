@@ -6,8 +6,8 @@ const bodyMethods = new Set(['POST', 'PUT', 'PATCH'])
 
 /**
  * The Bazaar discovery extension (`declareDiscoveryExtension`) of an endpoint: its request schema (body, and path
- * parameters of svc-inferred schemas) and its response schema with an example derived from it, so a 402 probe shows
- * the output shape.
+ * parameters of svc-inferred schemas) with an example body derived from it, and its response schema with an example
+ * derived from it, so a 402 probe shows the output shape and a facilitator's bazaar can catalog it.
  */
 export function discoveryExtension(endpoint: EndpointRow): Record<string, unknown> {
   const request = endpoint.request_schema === null ? null : (JSON.parse(endpoint.request_schema) as JsonSchema)
@@ -19,7 +19,13 @@ export function discoveryExtension(endpoint: EndpointRow): Record<string, unknow
   const output = response ? { example: exampleOf(response), schema: response } : undefined
   const common = { ...(pathParamsSchema ? { pathParamsSchema } : {}), ...(output ? { output } : {}) }
   return bodyMethods.has(endpoint.method)
-    ? declareDiscoveryExtension({ bodyType: 'json', ...(bodySchema ? { inputSchema: bodySchema } : {}), ...common })
+    ? declareDiscoveryExtension({
+        bodyType: 'json',
+        // The example body must satisfy the schema: a facilitator validates info against it before cataloging
+        // (x402's bazaar spec), and `{}` fails a schema with required properties.
+        ...(bodySchema ? { inputSchema: bodySchema, input: exampleOf(bodySchema) as Record<string, unknown> } : {}),
+        ...common,
+      })
     : declareDiscoveryExtension(common)
 }
 

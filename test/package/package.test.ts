@@ -133,6 +133,7 @@ describe('the svc package, installed from its tarball', () => {
     const unmarked = sections.flatMap((title) => readmeBlocks(readmeSection(readme, title)).unmarked)
     expect(unmarked).toEqual([])
     expect(blocks.map((b) => b.file).sort()).toEqual([
+      'bazaar.ts',
       'buyer-metered.ts',
       'buyer.ts',
       'facilitator.ts',
@@ -333,7 +334,15 @@ describe('the svc package, installed from its tarball', () => {
     const { stdout } = await runWithRegister('facilitator.ts', { FACILITATOR_URL: sandbox.facilitatorUrl })
     expect(stdout).toContain(`network: 'eip155:845320402'`)
     expect(stdout).toContain(`scheme: 'upto'`)
-    expect(stdout).toContain(`[ 'eip2612GasSponsoring' ]`)
+    expect(stdout).toContain(`[ 'eip2612GasSponsoring', 'bazaar' ]`)
+  })
+
+  it("README: withBazaar lists the gateway's endpoint the buyer paid above, with its discovery info", async () => {
+    const { stdout, stderr } = await runWithRegister('bazaar.ts', { FACILITATOR_URL: sandbox.facilitatorUrl })
+    expect(stderr).toBe('')
+    expect(stdout).toContain(`1 [ '${sandbox.gatewayUrl('packed')}/hello 10000' ]`)
+    expect(stdout).toContain(`input: { type: 'http', queryParams: {}, method: 'GET' }`)
+    expect(stdout).toContain('schema: {')
   })
 
   it('README: the vitest globalSetup with startSandbox() from svc/testing, and the suite that reverts to a snapshot between tests, pass in the project', async () => {

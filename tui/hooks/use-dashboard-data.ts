@@ -1,10 +1,12 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react'
 import { createPublicClient, http } from 'viem'
+import { listBazaarCatalog } from '../../sdk/bazaar-catalog.js'
 import { createSvcClient, type SvcClient } from '../../sdk/client.js'
 import { describeError } from '../errors.js'
 import type { Fault } from '../../sdk/types.js'
 import type {
   ApiWithEndpoints,
+  BazaarCatalogView,
   ChainInfo,
   DashboardOptions,
   FaucetState,
@@ -27,12 +29,17 @@ export type DashboardData = {
   outbox: Loadable<OutboxMessage[]>
   /** The faults injected into the Sandbox (`svc fault add`); a failed load shows nothing (a sandbox without a chain). */
   faults: Loadable<Fault[]>
+  /** The facilitator's bazaar catalog (`svc discovery catalog`); a failed load shows nothing. */
+  bazaar: Loadable<BazaarCatalogView>
   faucet: FaucetState
   /** Funds the Sandbox wallet from the faucet. */
   fund(): void
   /** Polls everything now; resolves when every poll has loaded again. */
   refresh(): Promise<void>
 }
+
+/** How many of the catalog's newest listings the dashboard's line names. */
+const bazaarShown = 5
 
 async function loadWallet(client: SvcClient): Promise<WalletData> {
   // Only the address and the redacted key are kept: the private key is dropped here, before any state holds it.
@@ -77,7 +84,7 @@ function useJwt(
  */
 export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }: DashboardOptions): DashboardData {
   const jwt = useJwt({ session, getSession }, refreshMs)
-  const { sandbox_control_url: baseUrl, rpc_url: rpcUrl } = urls
+  const { sandbox_control_url: baseUrl, rpc_url: rpcUrl, facilitator_url: facilitatorUrl } = urls
   const seller = useMemo(
     () => (jwt ? createSvcClient({ baseUrl, jwt, environment: 'development' }) : undefined),
     [baseUrl, jwt],
@@ -110,6 +117,12 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
   const onChain = { ...live, owner: seller, wake: chain.data?.blockNumber, idlePeriodMs: 15 * refreshMs }
   const wallet = usePoll(seller && (() => loadWallet(seller)), onChain)
   const settlements = usePoll(settlementFeed, onChain)
+  // The catalog grows with payments, which make blocks: asked when the chain moves, like the settlements.
+  const loadBazaar = useCallback(async (): Promise<BazaarCatalogView> => {
+    const { items, pagination } = await listBazaarCatalog(facilitatorUrl, { limit: bazaarShown })
+    return { newest: items, total: pagination.total }
+  }, [facilitatorUrl])
+  const bazaar = usePoll(loadBazaar, { ...onChain, owner: undefined })
   // APIs, endpoints and mails change through the control plane: every period while they change, else every third.
   const controlPlane = { ...live, idlePeriodMs: 3 * refreshMs }
   const apis = usePoll(seller && (() => loadApis(seller)), { ...controlPlane, owner: seller })
@@ -120,11 +133,29 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
   // Each poll's refresh is stable, so this is too.
   const refresh = useCallback(async () => {
     await Promise.all(
-      [chain.refresh, wallet.refresh, apis.refresh, settlements.refresh, outbox.refresh, faults.refresh].map((one) =>
-        one(),
-      ),
+      [
+        chain.refresh,
+        wallet.refresh,
+        apis.refresh,
+        settlements.refresh,
+        outbox.refresh,
+        faults.refresh,
+        bazaar.refresh,
+      ].map((one) => one()),
     )
-  }, [chain.refresh, wallet.refresh, apis.refresh, settlements.refresh, outbox.refresh, faults.refresh])
+  }, [chain.refresh, wallet.refresh, apis.refresh, settlements.refresh, outbox.refresh, faults.refresh, bazaar.refresh])
 
-  return { loggedIn: seller !== undefined, chain, wallet, apis, settlements, outbox, faults, faucet, fund, refresh }
+  return {
+    loggedIn: seller !== undefined,
+    chain,
+    wallet,
+    apis,
+    settlements,
+    outbox,
+    faults,
+    bazaar,
+    faucet,
+    fund,
+    refresh,
+  }
 }

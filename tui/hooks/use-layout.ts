@@ -1,4 +1,5 @@
 import { apisPanelWants } from '../components/ApisPanel.js'
+import { bazaarLineLines } from '../components/BazaarLine.js'
 import { faultsLineLines } from '../components/FaultsLine.js'
 import { helpBarLines } from '../components/HelpBar.js'
 import { newKeysPanelLines } from '../components/NewKeysPanel.js'
@@ -42,11 +43,11 @@ const order: ScrollablePanel[] = ['apis', 'settlements', 'outbox']
  * redraw everything on each update), the lists sharing what the fixed lines leave: one line each, then up to
  * {@link settlementsReserve} for the settlements, then the focused list, then APIs, settlements, outbox. The fixed
  * lines: the header, the seed's new keys while shown (title and one line each), the chain and its services (two,
- * three while faults are injected), the wallet (three with a session, else one), the three lists' titles, the help
+ * one more while faults are injected, one more while the bazaar catalog lists something), the wallet (three with a session, else one), the three lists' titles, the help
  * bar (one line, or more in a narrow terminal).
  */
 export function useLayout(
-  data: Pick<DashboardData, 'loggedIn' | 'apis' | 'settlements' | 'outbox' | 'faults'>,
+  data: Pick<DashboardData, 'loggedIn' | 'apis' | 'settlements' | 'outbox' | 'faults' | 'bazaar'>,
   { newKeys = [], focus, refresh }: LayoutOptions = {},
 ): DashboardLayout {
   const { columns, rows } = useWindowSize()
@@ -56,6 +57,7 @@ export function useLayout(
     keyLines +
     2 +
     faultsLineLines(data.faults.data) +
+    bazaarLineLines(data.bazaar.data) +
     (data.loggedIn ? 3 : 1) +
     3 +
     helpBarLines({ faucet: data.loggedIn, width: columns, refresh })

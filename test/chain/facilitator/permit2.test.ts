@@ -121,7 +121,7 @@ describe('svc facilitator /supported', () => {
     expect(services.sandboxChain.accounts.relayers.map((account) => account.address)).toContain(
       body.kinds[1].extra.facilitatorAddress,
     )
-    expect(body.extensions).toEqual(['eip2612GasSponsoring'])
+    expect(body.extensions).toEqual(['eip2612GasSponsoring', 'bazaar'])
   })
 })
 

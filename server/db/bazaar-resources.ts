@@ -1,0 +1,90 @@
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
+import {
+  defaultCatalogCapacity,
+  type CatalogFilter,
+  type CatalogStore,
+} from '../../chain/facilitator/bazaar-catalog.js'
+import type { CatalogItem } from '../../chain/facilitator/bazaar-entry.js'
+import type { Database } from './tables.js'
+
+type Query = SelectQueryBuilder<Database, 'bazaar_resources', object>
+
+function filtered(query: Query, filter: CatalogFilter): Query {
+  let q = query
+  if (filter.type !== undefined) q = q.where('type', '=', filter.type)
+  if (filter.payTo !== undefined) q = q.where('pay_to', '=', filter.payTo.toLowerCase())
+  if (filter.scheme !== undefined) q = q.where('scheme', '=', filter.scheme)
+  if (filter.network !== undefined) q = q.where('network', '=', filter.network)
+  // Each entry keeps its `bazaar` extension only (chain/facilitator/bazaar-entry.ts).
+  if (filter.extensions !== undefined && filter.extensions !== 'bazaar') q = q.where(sql<boolean>`0`)
+  return q
+}
+
+async function page(query: Query, limit: number, offset: number) {
+  const [rows, count] = await Promise.all([
+    query.select('item').orderBy('updated_at', 'desc').orderBy('key').limit(limit).offset(offset).execute(),
+    query.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ])
+  return { items: rows.map((row) => JSON.parse(row.item) as CatalogItem), total: Number(count.n) }
+}
+
+/**
+ * The bazaar catalog in svc's SQLite file (table `bazaar_resources`), given to the facilitator once the database
+ * is open: a resource's row is replaced by its latest listing, and past `capacity` rows the least recently updated
+ * are deleted in the same transaction.
+ */
+export function createSqliteCatalogStore(db: Kysely<Database>, capacity = defaultCatalogCapacity): CatalogStore {
+  return {
+    async put(entries) {
+      if (!entries.length) return
+      await db.transaction().execute(async (trx) => {
+        for (const entry of entries)
+          await trx
+            .insertInto('bazaar_resources')
+            .values({
+              key: entry.key,
+              type: entry.type,
+              pay_to: entry.payTo.toLowerCase(),
+              scheme: entry.scheme,
+              network: entry.network,
+              item: JSON.stringify(entry.item),
+              updated_at: entry.updatedAt,
+            })
+            .onConflict((oc) =>
+              oc.column('key').doUpdateSet((eb) => ({
+                type: eb.ref('excluded.type'),
+                pay_to: eb.ref('excluded.pay_to'),
+                scheme: eb.ref('excluded.scheme'),
+                network: eb.ref('excluded.network'),
+                item: eb.ref('excluded.item'),
+                updated_at: eb.ref('excluded.updated_at'),
+              })),
+            )
+            .execute()
+        await trx
+          .deleteFrom('bazaar_resources')
+          .where(
+            'key',
+            'in',
+            trx
+              .selectFrom('bazaar_resources')
+              .select('key')
+              .orderBy('updated_at', 'desc')
+              .orderBy('key')
+              .limit(-1)
+              .offset(capacity),
+          )
+          .execute()
+      })
+    },
+    list({ limit, offset, ...filter }) {
+      return page(filtered(db.selectFrom('bazaar_resources'), filter), limit, offset)
+    },
+    search(text, filter, limit) {
+      const matching = filtered(db.selectFrom('bazaar_resources'), filter).where(
+        sql<boolean>`instr(lower(item), ${text.toLowerCase()}) > 0`,
+      )
+      return page(matching, limit, 0)
+    },
+  }
+}
