@@ -3,11 +3,11 @@ import { createChainManager, type ChainManager, type ChainManagerOptions } from 
 import { createFacilitator, type SandboxFacilitator } from './facilitator/facilitator.js'
 import { createFaultBook, type FaultBook } from './faults/book.js'
 import type { Express } from 'express'
-import { SvcError, UsageError as SvcUsage } from '../core/errors.js'
+import { SvcError } from '../core/errors.js'
 import { createClock, type Clock } from '../core/clock.js'
 import { listen, type Listening } from '../core/http.js'
-import { twinSpecList } from '../core/twins.js'
-import { assertTwinForkUrl, startTwin, twinOfNetwork, type RunningTwin } from './twin.js'
+import { resolveTwins } from '../core/twins.js'
+import { startTwin, twinOfNetwork, type RunningTwin } from './twin.js'
 
 export type StartChainServicesOptions = StartChainOptions &
   Pick<ChainManagerOptions, 'defaultEthWei' | 'defaultUsdcBase'> & {
@@ -70,11 +70,7 @@ export async function startChainServices(options: StartChainServicesOptions = {}
     ...chainOptions
   } = options
   // Bad twin input is refused before anything starts: an unknown name, a fork URL of another chain.
-  const specs = twinSpecList(twinNames)
-  if (twinForkUrl !== undefined) {
-    if (specs.length !== 1) throw new SvcUsage('--twin-fork-url needs exactly one --twin')
-    await assertTwinForkUrl(specs[0]!, twinForkUrl)
-  }
+  const specs = await resolveTwins(twinNames, twinForkUrl)
   // The twins start beside the Sandbox chain, not after it: a twin adds its own Anvil's start, not a second one.
   const startingTwins = specs.map((spec) =>
     startTwin(spec, {

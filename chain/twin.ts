@@ -1,4 +1,4 @@
-import { BadRequestError, UsageError } from '../core/errors.js'
+import { BadRequestError } from '../core/errors.js'
 import type { TwinSpec } from '../core/twins.js'
 import { createChainManager, type ChainManager, type ChainManagerOptions } from './manager.js'
 import { startChain, type SandboxChain, type StartChainOptions } from './sandbox-chain.js'
@@ -53,30 +53,6 @@ export async function startTwin(spec: TwinSpec, options: StartTwinOptions = {}):
     }),
     stop: () => chain.stop(),
   }
-}
-
-/**
- * Refuses a fork URL that is not of the twin's chain (asked with `eth_chainId`), before anything starts: a twin of
- * Base Sepolia forked from Base mainnet would sign for, and settle on, the wrong chain.
- */
-export async function assertTwinForkUrl(spec: TwinSpec, forkUrl: string): Promise<void> {
-  let chainId: number
-  try {
-    const response = await fetch(forkUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
-      signal: AbortSignal.timeout(10_000),
-    })
-    const body = (await response.json()) as { result?: string }
-    chainId = Number(BigInt(body.result ?? 'x'))
-  } catch (error) {
-    throw new UsageError(`the twin fork URL ${forkUrl} did not answer eth_chainId: ${(error as Error).message}`)
-  }
-  if (chainId !== spec.chainId)
-    throw new UsageError(
-      `the twin fork URL ${forkUrl} is of chain id ${chainId}, not ${spec.chainId} (${spec.name}): give an RPC URL of ${spec.name}`,
-    )
 }
 
 /** The twin a faucet call names (`network`: CAIP-2, v1 name or svc's name), or a 400 naming those running. */

@@ -54,3 +54,43 @@ export function twinSpecList(names: readonly string[] | undefined): TwinSpec[] {
   const specs = (names ?? []).map(twinSpec)
   return specs.filter((spec, index) => specs.findIndex((other) => other.name === spec.name) === index)
 }
+
+/**
+ * Refuses a fork URL that is not of the twin's chain (asked with `eth_chainId`), before anything starts: a twin of
+ * Base Sepolia forked from Base mainnet would sign for, and settle on, the wrong chain.
+ */
+async function assertTwinForkUrl(spec: TwinSpec, forkUrl: string): Promise<void> {
+  let chainId: number
+  try {
+    const response = await fetch(forkUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      signal: AbortSignal.timeout(10_000),
+    })
+    const body = (await response.json()) as { result?: string }
+    chainId = Number(BigInt(body.result ?? 'x'))
+  } catch (error) {
+    throw new UsageError(`the twin fork URL ${forkUrl} did not answer eth_chainId: ${(error as Error).message}`)
+  }
+  if (chainId !== spec.chainId)
+    throw new UsageError(
+      `the twin fork URL ${forkUrl} is of chain id ${chainId}, not ${spec.chainId} (${spec.name}): give an RPC URL of ${spec.name}`,
+    )
+}
+
+/**
+ * The twins asked for, checked as `svc up` needs them before anything starts: each name known, and a fork URL (for
+ * exactly one twin) of that twin's chain.
+ */
+export async function resolveTwins(
+  names: readonly string[] | undefined,
+  forkUrl: string | undefined,
+): Promise<TwinSpec[]> {
+  const specs = twinSpecList(names)
+  if (forkUrl !== undefined) {
+    if (specs.length !== 1) throw new UsageError('--twin-fork-url needs exactly one --twin')
+    await assertTwinForkUrl(specs[0]!, forkUrl)
+  }
+  return specs
+}

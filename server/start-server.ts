@@ -238,6 +238,9 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
   loadSqlite()
   if (chainOptions.relay !== undefined && !relays.includes(chainOptions.relay))
     throw new UsageError(`--relay must be one of ${relays.join(', ')}, not "${chainOptions.relay}"`)
+  // Bad twin input (an unknown name, a fork URL of another chain) is refused before anything starts.
+  const { resolveTwins } = await import('../core/twins.js')
+  await resolveTwins(chainOptions.twins, chainOptions.twinForkUrl)
   const lock = await claimDataDir(askedDataDir, log ?? (() => {})).catch((error: unknown) => {
     throw dataDirStorageError(askedDataDir ?? tmpdir(), error) ?? error
   })
