@@ -102,4 +102,44 @@ describe("startSandbox({ twins: ['base-sepolia'] })", () => {
     const body = (await funded.json()) as any
     expect(BigInt(body.balances.usdc_base)).toBe(1_001_000_000n)
   })
+
+  const twinCall = async (method: string, params: unknown[]) => {
+    const response = await fetch(sandbox.twins[0]!.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    })
+    return ((await response.json()) as { result: any }).result
+  }
+  const twinUsdcOf = async (address: string) => {
+    const answer = await fetch(`${sandbox.chainManagerUrl}/faucet`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address, network: 'eip155:84532', asset: 'eth', amount: '1' }),
+    })
+    return BigInt(((await answer.json()) as any).balances.usdc_base)
+  }
+
+  test('a revert to a snapshot puts the twin back too', async () => {
+    const { address } = privateKeyToAccount(generatePrivateKey())
+    const id = await sandbox.snapshot()
+    const blockAtSnapshot = await twinCall('eth_blockNumber', [])
+    await fetch(`${sandbox.chainManagerUrl}/faucet`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address, network: 'base-sepolia', asset: 'usdc', amount: '5' }),
+    })
+    expect(await twinUsdcOf(address)).toBe(5_000_000n)
+    await sandbox.revert(id)
+    expect(BigInt(await twinCall('eth_blockNumber', []))).toBeLessThanOrEqual(BigInt(blockAtSnapshot) + 1n)
+    expect(await twinUsdcOf(address)).toBe(0n)
+  })
+
+  test("time travel moves the twin's time with the Sandbox chain's", async () => {
+    const before = await sandbox.time()
+    const moved = await sandbox.advanceTime(3600)
+    expect(moved.chain_time).toBeGreaterThanOrEqual(before.chain_time + 3600)
+    const latest = await twinCall('eth_getBlockByNumber', ['latest', false])
+    expect(Number(BigInt(latest.timestamp))).toBeGreaterThanOrEqual(before.chain_time + 3600)
+  })
 })
