@@ -4,6 +4,7 @@ import { createFacilitator, type SandboxFacilitator } from './facilitator/facili
 import { createFaultBook, type FaultBook } from './faults/book.js'
 import type { Express } from 'express'
 import { SvcError } from '../core/errors.js'
+import type { AnvilProcess } from './anvil/anvil.js'
 import { createClock, type Clock } from '../core/clock.js'
 import { listen, type Listening } from '../core/http.js'
 import { resolveTwins } from '../core/twins.js'
@@ -24,6 +25,8 @@ export type StartChainServicesOptions = StartChainOptions &
     twins?: readonly string[] | undefined
     /** Fork the (one) twin from this RPC URL of the real testnet; its chain id must be the twin's. @defaultValue offline */
     twinForkUrl?: string | undefined
+    /** The twins' Anvils, already starting, by twin name (startSvc boots them with the Sandbox chain's). */
+    twinAnvils?: Record<string, Promise<AnvilProcess>> | undefined
   }
 
 export type ChainServices = {
@@ -67,6 +70,7 @@ export async function startChainServices(options: StartChainServicesOptions = {}
     clock = createClock(),
     twins: twinNames,
     twinForkUrl,
+    twinAnvils = {},
     ...chainOptions
   } = options
   // Bad twin input is refused before anything starts: an unknown name, a fork URL of another chain.
@@ -82,6 +86,7 @@ export async function startChainServices(options: StartChainServicesOptions = {}
       defaultEthWei,
       defaultUsdcBase,
       forkUrl: twinForkUrl,
+      anvil: twinAnvils[spec.name],
     }),
   )
   const twinsStarted = Promise.allSettled(startingTwins)

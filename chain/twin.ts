@@ -2,11 +2,14 @@ import { BadRequestError } from '../core/errors.js'
 import type { TwinSpec } from '../core/twins.js'
 import { createChainManager, type ChainManager, type ChainManagerOptions } from './manager.js'
 import { startChain, type SandboxChain, type StartChainOptions } from './sandbox-chain.js'
+import type { AnvilProcess } from './anvil/anvil.js'
 
 export type StartTwinOptions = Pick<StartChainOptions, 'binary' | 'host' | 'relay' | 'log' | 'watchdog'> &
   Pick<ChainManagerOptions, 'defaultEthWei' | 'defaultUsdcBase'> & {
     /** Fork the real testnet from this RPC URL (its chain id must be the twin's). @defaultValue offline */
     forkUrl?: string | undefined
+    /** Its Anvil, already starting (`startAnvil` with the twin's chain id), booted while svc loads its modules. */
+    anvil?: Promise<AnvilProcess> | undefined
   }
 
 /** A twin running: its chain (a SandboxChain with the testnet's chain id) and its faucet. */
