@@ -16,6 +16,11 @@ export type ChainManagerOptions = {
   /** USDC a faucet call sends by default, in base units. @defaultValue 1,000 USDC */
   defaultUsdcBase?: bigint | undefined
   log?: ((message: string) => void) | undefined
+  /**
+   * The faucet of another chain svc runs (a twin, chain/twin.ts) for a call that names its `network`; throws a
+   * BadRequestError for a network no chain of svc's is. @defaultValue none: only this chain's network is taken
+   */
+  managerOf?: ((network: string) => ChainManager) | undefined
 }
 
 export type Balances = { eth_wei: `0x${string}`; usdc_base: `0x${string}` }
@@ -51,6 +56,8 @@ export const faucetSchema = z.strictObject({
     .optional(),
   /** Also approve Permit2 for the address's USDC (buyers paying through Permit2 without a sponsored EIP-2612 permit). */
   approve_permit2: z.boolean({ error: 'approve_permit2 must be true or false' }).optional(),
+  /** The chain to fund: a twin's network ("eip155:84532", or its v1 name). @defaultValue the Sandbox chain */
+  network: z.string({ error: 'network must be a string such as "eip155:84532"' }).max(100).optional(),
 })
 
 export const balancesSchema = z.strictObject({ address: addressSchema })
@@ -60,6 +67,8 @@ export type ChainManager = {
   info(): Record<string, unknown>
   balances(address: Address): Promise<Balances>
   fund(address: Address, asset?: FaucetAsset, amount?: string, options?: FundOptions): Promise<FaucetResult>
+  /** The manager of the chain a faucet call's `network` names (this one when it names none or this chain's). */
+  faucetOf(network: string | undefined): ChainManager
 }
 
 export type FundOptions = {
@@ -175,6 +184,15 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
     return result
   }
 
+  const self: ChainManager = { app: undefined as never, info, balances, fund, faucetOf: (network) => faucetOf(network) }
+  /** This chain's manager, or the twin's that `network` names. */
+  function faucetOf(network: string | undefined): ChainManager {
+    if (network === undefined || network === chain.network) return self
+    if (!options.managerOf)
+      throw new BadRequestError(`network "${network}": this faucet funds ${chain.network} only (no twin runs)`)
+    return options.managerOf(network)
+  }
+
   const app = createJsonApp()
   app.get('/health', (_req, res) => void res.json({ ok: true, generation: chain.generation }))
   app.get(['/', '/chain'], (_req, res) => void res.json(info()))
@@ -187,11 +205,12 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
     res.json({ address, ...(await balances(address)) })
   })
   app.post('/faucet', async (req, res) => {
-    const { address, asset, amount, approve_permit2 } = parseBody(faucetSchema, req.body)
-    res.json(await fund(address, asset, amount, { approvePermit2: approve_permit2 }))
+    const { address, asset, amount, approve_permit2, network } = parseBody(faucetSchema, req.body)
+    const manager = faucetOf(network)
+    res.json(await manager.fund(address, asset, amount, { approvePermit2: approve_permit2 }))
   })
   app.use(notFoundHandler)
   app.use(createErrorHandler(options))
 
-  return { app, info, balances, fund }
+  return Object.assign(self, { app })
 }

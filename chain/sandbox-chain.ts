@@ -16,6 +16,7 @@ import { relayMining, type Relay } from './relay/mode.js'
 import { startAnvil, type AnvilProcess, type StartAnvilOptions } from './anvil/anvil.js'
 import { devAccountKeys, relayerPoolKeys, sandboxMnemonic } from './constants.js'
 import { sandboxChainId, sandboxNetwork } from '../core/sandbox-usdc.js'
+import type { TwinSpec } from '../core/twins.js'
 import { sandboxChain } from './viem-chain.js'
 import { createUsdcFunder, installContracts, type UsdcFunder, type UsdcInfo } from './contracts/install.js'
 import { createTxSender, type TxSender } from './relay/tx-sender.js'
@@ -51,6 +52,8 @@ export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> 
   anvil?: Promise<AnvilProcess> | undefined
   /** The settlement path (chain/relay/mode.ts); it also picks how Anvil mines unless `mining` says. @defaultValue 'tuned' */
   relay?: Relay | undefined
+  /** Start a twin of a testnet (core/twins.ts: its chain id, its USDC's address and name) instead of the Sandbox chain. */
+  twin?: TwinSpec | undefined
 }
 
 /** What the `restart` event tells: the generation, why, and the new chain's epoch. */
@@ -72,7 +75,9 @@ type ChainEvents = {
 export type SandboxChain = Pick<EventEmitter<ChainEvents>, 'on' | 'once' | 'off'> & {
   readonly rpcUrl: string
   readonly chainId: number
-  readonly network: typeof sandboxNetwork
+  readonly network: `eip155:${number}`
+  /** The twin this chain is (core/twins.ts); undefined for the Sandbox chain. */
+  readonly twin: TwinSpec | undefined
   readonly chain: Chain
   /** 'offline' (an empty chain with the kit's USDC) or 'fork' (a fork of --fork-url). */
   readonly mode: 'offline' | 'fork'
@@ -135,7 +140,19 @@ export type SavedState = {
  */
 export async function startChain(options: StartChainOptions = {}): Promise<SandboxChain> {
   const started = performance.now()
-  const { healthIntervalMs = 1_000, anvil: starting, statePath, freshChain = false, relay = 'tuned', ...rest } = options
+  const {
+    healthIntervalMs = 1_000,
+    anvil: starting,
+    statePath,
+    freshChain = false,
+    relay = 'tuned',
+    twin,
+    ...rest
+  } = options
+  const chainId = twin?.chainId ?? sandboxChainId
+  const usdcSpec = twin && { address: twin.usdc.address, name: twin.usdc.name }
+  const install = () =>
+    installContracts({ client, testClient, minter }, { offline: !anvilOptions.forkUrl, usdc: usdcSpec })
   const anvilOptions = { ...rest, mining: rest.mining ?? relayMining(relay) }
   const persist = statePath !== undefined && !anvilOptions.forkUrl
   const log = anvilOptions.log ?? ((message: string) => console.error(message))
@@ -161,13 +178,13 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     anvil = await startAnvil({
       ...anvilOptions,
       extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(prepared?.loadState) },
-      chainId: sandboxChainId,
+      chainId,
       mnemonic: sandboxMnemonic,
     })
     trustNow()
   }
   const rpcUrl = anvil.rpcUrl
-  const chain = sandboxChain(rpcUrl)
+  const chain = sandboxChain(rpcUrl, twin && { id: twin.chainId, name: `svc twin of ${twin.name}` })
   const transport = relay === 'tuned' ? createRpcTransport(rpcUrl) : http(rpcUrl)
   const client = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient
   const testClient = createTestClient({ chain, transport, mode: 'anvil' })
@@ -177,14 +194,11 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     relayers: [] as PrivateKeyAccount[],
   }
   accounts.relayers = [accounts.relayer, ...relayerPoolKeys.map((key) => privateKeyToAccount(key))]
-  const minter = createTxSender({ client, account: accounts.minter, chainId: sandboxChainId })
+  const minter = createTxSender({ client, account: accounts.minter, chainId })
   let usdc: UsdcInfo
   let epoch: string
   try {
-    ;[usdc, epoch] = await Promise.all([
-      installContracts({ client, testClient, minter }, { offline: !anvilOptions.forkUrl }),
-      getOrCreateEpoch({ client, testClient }),
-    ])
+    ;[usdc, epoch] = await Promise.all([install(), getOrCreateEpoch({ client, testClient })])
   } catch (error) {
     await anvil.stop()
     throw error
@@ -237,10 +251,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
       restarting = true
       try {
         minter.reset()
-        ;[usdc, epoch] = await Promise.all([
-          installContracts({ client, testClient, minter }, { offline: !anvilOptions.forkUrl }),
-          getOrCreateEpoch({ client, testClient }),
-        ])
+        ;[usdc, epoch] = await Promise.all([install(), getOrCreateEpoch({ client, testClient })])
         generation += 1
         restarting = false
         emitter.emit('restart', { generation, reason, epoch })
@@ -272,7 +283,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
         ...anvilOptions,
         extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(undefined) },
         port: anvil.port,
-        chainId: sandboxChainId,
+        chainId,
         mnemonic: sandboxMnemonic,
       })
       watchExit(anvil)
@@ -310,7 +321,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
           ...anvilOptions,
           extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(undefined) },
           port: old.port,
-          chainId: sandboxChainId,
+          chainId,
           mnemonic: sandboxMnemonic,
         })
         watchExit(anvil)
@@ -361,8 +372,9 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   // A typed object literal (prool's Instance style): TypeScript checks the handle against SandboxChain.
   return {
     rpcUrl,
-    chainId: sandboxChainId,
-    network: sandboxNetwork,
+    chainId,
+    network: twin?.network ?? sandboxNetwork,
+    twin,
     chain,
     mode: anvilOptions.forkUrl ? 'fork' : 'offline',
     relay,

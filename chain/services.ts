@@ -4,8 +4,11 @@ import { createFacilitator, type SandboxFacilitator } from './facilitator/facili
 import { createFaultBook, type FaultBook } from './faults/book.js'
 import type { Express } from 'express'
 import { SvcError } from '../core/errors.js'
+import type { AnvilProcess } from './anvil/anvil.js'
 import { createClock, type Clock } from '../core/clock.js'
 import { listen, type Listening } from '../core/http.js'
+import { resolveTwins } from '../core/twins.js'
+import { startTwin, twinOfNetwork, type RunningTwin } from './twin.js'
 
 export type StartChainServicesOptions = StartChainOptions &
   Pick<ChainManagerOptions, 'defaultEthWei' | 'defaultUsdcBase'> & {
@@ -18,6 +21,12 @@ export type StartChainServicesOptions = StartChainOptions &
     log?: ((message: string) => void) | undefined
     /** svc's clock, for the facilitator's check of authorization windows after time travel. @defaultValue a clock of its own */
     clock?: Clock | undefined
+    /** Twins of testnets to start beside the Sandbox chain (core/twins.ts: `base-sepolia`). @defaultValue none */
+    twins?: readonly string[] | undefined
+    /** Fork the (one) twin from this RPC URL of the real testnet; its chain id must be the twin's. @defaultValue offline */
+    twinForkUrl?: string | undefined
+    /** The twins' Anvils, already starting, by twin name (startSvc boots them with the Sandbox chain's). */
+    twinAnvils?: Record<string, Promise<AnvilProcess>> | undefined
   }
 
 export type ChainServices = {
@@ -26,6 +35,8 @@ export type ChainServices = {
   facilitator: SandboxFacilitator
   /** Faults injected into the Sandbox (`svc fault add`): the facilitator and the gateway read them. */
   faults: FaultBook
+  /** The twins running beside the Sandbox chain (chain/twin.ts), in the order asked. */
+  twins: RunningTwin[]
   rpcUrl: string
   chainManagerUrl: string
   facilitatorUrl: string
@@ -57,13 +68,47 @@ export async function startChainServices(options: StartChainServicesOptions = {}
     defaultUsdcBase,
     log,
     clock = createClock(),
+    twins: twinNames,
+    twinForkUrl,
+    twinAnvils = {},
     ...chainOptions
   } = options
-  const chain = await startChain({ ...chainOptions, log, port: rpcPort })
+  // Bad twin input is refused before anything starts: an unknown name, a fork URL of another chain.
+  const specs = await resolveTwins(twinNames, twinForkUrl)
+  // The twins start beside the Sandbox chain, not after it: a twin adds its own Anvil's start, not a second one.
+  const startingTwins = specs.map((spec) =>
+    startTwin(spec, {
+      binary: chainOptions.binary,
+      host: chainOptions.host,
+      relay: chainOptions.relay,
+      watchdog: chainOptions.watchdog,
+      log,
+      defaultEthWei,
+      defaultUsdcBase,
+      forkUrl: twinForkUrl,
+      anvil: twinAnvils[spec.name],
+    }),
+  )
+  const twinsStarted = Promise.allSettled(startingTwins)
+  const stopTwins = async () =>
+    Promise.all((await twinsStarted).map((result) => (result.status === 'fulfilled' ? result.value.stop() : undefined)))
+  let chain: SandboxChain
   try {
-    const manager = createChainManager(chain, { defaultEthWei, defaultUsdcBase, log })
+    chain = await startChain({ ...chainOptions, log, port: rpcPort })
+  } catch (error) {
+    await stopTwins()
+    throw error
+  }
+  try {
+    const twins = await Promise.all(startingTwins)
+    const manager = createChainManager(chain, {
+      defaultEthWei,
+      defaultUsdcBase,
+      log,
+      managerOf: (network) => twinOfNetwork(twins, network).manager,
+    })
     const faults = createFaultBook()
-    const facilitator = createFacilitator(chain, { log, clock, faults })
+    const facilitator = createFacilitator(chain, { log, clock, faults, twins: twins.map((twin) => twin.chain) })
     const listening = await Promise.allSettled([
       listenAs(manager.app, chainManagerPort, 'chain manager', '--chain-manager-port'),
       listenAs(facilitator.app, facilitatorPort, 'facilitator', '--facilitator-port'),
@@ -81,17 +126,18 @@ export async function startChainServices(options: StartChainServicesOptions = {}
       manager,
       facilitator,
       faults,
+      twins,
       rpcUrl: chain.rpcUrl,
       chainManagerUrl: managerServer.url,
       facilitatorUrl: facilitatorServer.url,
       clock,
       async stop() {
         await Promise.all([managerServer.close(), facilitatorServer.close()])
-        await chain.stop()
+        await Promise.all([chain.stop(), ...twins.map((twin) => twin.stop())])
       },
     }
   } catch (error) {
-    await chain.stop()
+    await Promise.all([chain.stop(), stopTwins()])
     throw error
   }
 }

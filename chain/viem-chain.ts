@@ -1,11 +1,14 @@
 import { defineChain } from 'viem'
 import { sandboxChainId } from '../core/sandbox-usdc.js'
 
-/** viem chain definition of the sandbox chain at a given RPC URL. */
-export function sandboxChain(rpcUrl: string) {
+/** viem chain definition of the sandbox chain (or a twin's, `as`) at a given RPC URL. */
+export function sandboxChain(
+  rpcUrl: string,
+  as: { id: number; name: string } = { id: sandboxChainId, name: 'svc sandbox' },
+) {
   return defineChain({
-    id: sandboxChainId,
-    name: 'svc sandbox',
+    id: as.id,
+    name: as.name,
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
   })

@@ -629,6 +629,8 @@ export interface paths {
                                 decimals: 18;
                             };
                             usdc: components["schemas"]["PaymentToken"];
+                            /** @description twins of testnets running beside the Sandbox chain (`svc up --twin base-sepolia`): code written for that testnet pays on them, its facilitator being svc's facilitator_url */
+                            twins?: components["schemas"]["TwinChain"][];
                         };
                     };
                 };
@@ -2770,7 +2772,23 @@ export interface components {
             eth_wei: components["schemas"]["SandboxHexQuantity"];
             usdc_base: components["schemas"]["SandboxHexQuantity"];
         };
+        TwinChain: {
+            /** @description svc's name of the twin (`base-sepolia`) */
+            name: string;
+            /** @description CAIP-2 network (x402 v2), e.g. eip155:84532 */
+            network: string;
+            /** @description the x402 v1 network name, e.g. base-sepolia */
+            v1_network: string;
+            chain_id: number;
+            rpc_url: string;
+            /** @enum {unknown} */
+            mode: "offline" | "fork";
+            /** @description the USDC address, the testnet's */
+            usdc: string;
+        };
         SandboxFaucetRequest: {
+            /** @description the chain to fund: a twin's network (`eip155:84532`, or its v1 name `base-sepolia`); default: the Sandbox chain */
+            network?: string;
             address: components["schemas"]["SandboxAddress"];
             /**
              * @default all

@@ -182,7 +182,8 @@ export function createSvcClient(options: SvcClientOptions) {
         address: string,
         asset: 'all' | 'eth' | 'usdc' = 'all',
         amount?: string,
-        options: { approvePermit2?: boolean } = {},
+        /** `network`: a twin's (`eip155:84532` or `base-sepolia`) to fund there; default the Sandbox chain. */
+        options: { approvePermit2?: boolean; network?: string } = {},
       ): Promise<T.FaucetResult> =>
         answer(
           api.POST('/dev/faucet', {
@@ -191,6 +192,7 @@ export function createSvcClient(options: SvcClientOptions) {
               asset,
               ...(amount === undefined ? {} : { amount }),
               ...(options.approvePermit2 ? { approve_permit2: true } : {}),
+              ...(options.network === undefined ? {} : { network: options.network }),
             },
           }),
         ),

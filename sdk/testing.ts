@@ -27,6 +27,25 @@ export type TestSandboxOptions = {
   maxAmountPerPayment?: string
   /** Fork this chain instead of starting offline. */
   forkUrl?: string
+  /**
+   * Twins of testnets to run beside the Sandbox chain (`['base-sepolia']`): code written for that testnet pays on
+   * them with `facilitatorUrl` as its facilitator. The buyer is funded on each one too. @defaultValue none
+   */
+  twins?: string[]
+  /** Fork the (one) twin from this RPC URL of the real testnet; its chain id must be the twin's. @defaultValue offline */
+  twinForkUrl?: string
+}
+
+/** A twin running beside the Sandbox chain (`startSandbox({ twins: ['base-sepolia'] })`). */
+export type TestTwin = {
+  name: string
+  /** CAIP-2 (x402 v2), e.g. `eip155:84532`. */
+  network: string
+  /** The x402 v1 name, e.g. `base-sepolia`. */
+  v1Network: string
+  chainId: number
+  rpcUrl: string
+  usdc: { address: string; name: string; version: string; decimals: number }
 }
 
 export type TestSandbox = {
@@ -43,6 +62,8 @@ export type TestSandbox = {
   chainId: number
   network: string
   usdc: { address: string; name: string; version: string; decimals: number }
+  /** The twins asked for, in order (fund more addresses there with the chain manager's `POST /faucet` and `network`). */
+  twins: TestTwin[]
   seller: {
     email: string
     password: string
@@ -103,8 +124,8 @@ export type TestSandbox = {
 }
 
 export async function startSandbox(options: TestSandboxOptions = {}): Promise<TestSandbox> {
-  const { buyerUsdc = '1000', maxAmountPerPayment = '10000000', forkUrl } = options
-  const sandbox = await startSvc({ port: 0, autoVerify: true, forkUrl, log: () => {} })
+  const { buyerUsdc = '1000', maxAmountPerPayment = '10000000', forkUrl, twins, twinForkUrl } = options
+  const sandbox = await startSvc({ port: 0, autoVerify: true, forkUrl, twins, twinForkUrl, log: () => {} })
   try {
     const { server, chain } = sandbox
     const email = `seller-${randomBytes(6).toString('hex')}@svc.test`
@@ -116,8 +137,10 @@ export async function startSandbox(options: TestSandboxOptions = {}): Promise<Te
 
     const privateKey = generatePrivateKey()
     const buyer = privateKeyToAccount(privateKey)
-    await chain.manager.fund(buyer.address, 'eth', '10')
-    await chain.manager.fund(buyer.address, 'usdc', buyerUsdc)
+    for (const manager of [chain.manager, ...chain.twins.map((twin) => twin.manager)]) {
+      await manager.fund(buyer.address, 'eth', '10')
+      await manager.fund(buyer.address, 'usdc', buyerUsdc)
+    }
     // The RPC lets the schemes read the Permit2 allowance and sign an EIP-2612 permit for a sponsored Permit2 payment.
     const rpc = { rpcUrl: chain.rpcUrl }
     // The buyer signs by svc's clock, so it still pays after advanceTime().
@@ -143,6 +166,19 @@ export async function startSandbox(options: TestSandboxOptions = {}): Promise<Te
       chainId: chain.sandboxChain.chainId,
       network: chain.sandboxChain.network,
       usdc: { ...chain.sandboxChain.usdc },
+      twins: chain.twins.map(({ spec, chain: twin }) => ({
+        name: spec.name,
+        network: spec.network,
+        v1Network: spec.v1Network,
+        chainId: spec.chainId,
+        rpcUrl: twin.rpcUrl,
+        usdc: {
+          address: twin.usdc.address,
+          name: twin.usdc.name,
+          version: twin.usdc.version,
+          decimals: twin.usdc.decimals,
+        },
+      })),
       seller: { email, password, jwt, apiKey, client: createSvcClient({ baseUrl: server.sandboxControlUrl, apiKey }) },
       buyer: { address: buyer.address, privateKey, fetch: wrapFetchWithPayment(localFetch, payer) },
       fetch: localFetch,

@@ -187,7 +187,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 export const chainStatePath = (dataDir: string) => join(dataDir, 'chain', 'state.json')
 
 export type StartSvcOptions = Omit<StartServerOptions, 'chain'> &
-  Omit<StartChainServicesOptions, 'log' | 'anvil' | 'pidFile'> & {
+  Omit<StartChainServicesOptions, 'log' | 'anvil' | 'pidFile' | 'twinAnvils'> & {
     /**
      * Serve the sample upstream of the demo seed (fixtures/demo-upstream.ts) on a listener of its own; its URL is
      * `demoUpstreamUrl`. Only a seed that names `{{demo_upstream}}` asks for it. @defaultValue false
@@ -247,11 +247,16 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
   loadSqlite()
   if (chainOptions.relay !== undefined && !relays.includes(chainOptions.relay))
     throw new UsageError(`--relay must be one of ${relays.join(', ')}, not "${chainOptions.relay}"`)
+  // Bad twin input (an unknown name, a fork URL of another chain) is refused before anything starts.
+  const { resolveTwins } = await import('../core/twins.js')
+  const twinSpecs = await resolveTwins(chainOptions.twins, chainOptions.twinForkUrl)
   const lock = await claimDataDir(askedDataDir, log ?? (() => {})).catch((error: unknown) => {
     throw dataDirStorageError(askedDataDir ?? tmpdir(), error) ?? error
   })
   const { dataDir } = lock
   let anvil: Promise<AnvilProcess> | undefined
+  /** The twins' Anvils, booted beside the Sandbox chain's (chain/twin.ts installs their contracts). */
+  const twinAnvils: Record<string, Promise<AnvilProcess>> = {}
   let chain: ChainServices | undefined
   let server: RunningServer | undefined
   let demo: Listening | undefined
@@ -285,9 +290,28 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       return process
     })
     anvil.catch(() => {})
+    for (const spec of twinSpecs) {
+      twinAnvils[spec.name] = startAnvil({
+        binary,
+        host,
+        forkUrl: chainOptions.twinForkUrl,
+        watchdog,
+        chainId: spec.chainId,
+        mining: mining ?? relayMining(relay),
+      })
+      twinAnvils[spec.name]!.catch(() => {})
+    }
     loadServerModules().catch(() => {})
     const { startChainServices } = await import('../chain/services.js')
-    chain = await startChainServices({ ...chainOptions, statePath, anvil, pidFile: lock.anvilPidFile, log, clock })
+    chain = await startChainServices({
+      ...chainOptions,
+      statePath,
+      anvil,
+      twinAnvils,
+      pidFile: lock.anvilPidFile,
+      log,
+      clock,
+    })
     onProgress('opening the database and starting the control plane…')
     server = await startServer({
       dataDir,
@@ -324,9 +348,13 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     await demo?.close()
     await server?.stop()
     await chain?.stop()
-    await anvil?.then(
-      (process) => process.stop(),
-      () => {},
+    await Promise.all(
+      [anvil, ...Object.values(twinAnvils)].map((starting) =>
+        starting?.then(
+          (process) => process.stop(),
+          () => {},
+        ),
+      ),
     )
     lock.release()
     throw dataDirStorageError(dataDir, error) ?? error

@@ -20,6 +20,7 @@ import { useLayout } from './hooks/use-layout.js'
 import { useNavigation } from './hooks/use-navigation.js'
 import { useRefreshStatus } from './hooks/use-refresh-status.js'
 import type { DashboardOptions, NewApiKey } from './model.js'
+import { TwinsLine } from './components/TwinsLine.js'
 
 const noKeys: NewApiKey[] = []
 
@@ -77,6 +78,7 @@ export function App(options: DashboardOptions) {
           <Box flexDirection="column">
             <ChainPanel chainId={urls.chain_id} network={urls.network} rpcUrl={urls.rpc_url} chain={data.chain} />
             <ServicesLine chainManagerUrl={urls.chain_manager_url} facilitatorUrl={urls.facilitator_url} />
+            <TwinsLine twins={urls.twins} />
             <FaultsLine faults={data.faults.data} />
             <BazaarLine catalog={data.bazaar.data} />
           </Box>

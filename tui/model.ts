@@ -46,6 +46,8 @@ export type DashboardOptions = {
     chain_id: number
     network: string
     usdc: string
+    /** Twins of testnets beside the Sandbox chain (`svc up --twin`). @defaultValue none */
+    twins?: { name: string; network: string; chain_id: number; rpc_url: string; usdc: string }[] | undefined
   }
   /** A session to show the seller's wallet, APIs and settlements (the CLI's saved login, Sandbox environment); undefined → those panels say how to sign up/log in (`svc signup --sandbox`). */
   session?: { jwt: string } | undefined

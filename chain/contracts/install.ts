@@ -2,7 +2,7 @@ import { encodeFunctionData, numberToHex, type Address, type Hex, type PublicCli
 import { multicall3DeployedBytecode } from './multicall3.generated.js'
 import { sandboxUsdcAbi, sandboxUsdcDeployedBytecode } from './sandbox-usdc.generated.js'
 import { multicall3Address } from '../constants.js'
-import { sandboxUsdcDomain, usdcAddress, usdcDecimals } from '../../core/sandbox-usdc.js'
+import { sandboxUsdcDomain, usdcAddress as sandboxUsdcAddress, usdcDecimals } from '../../core/sandbox-usdc.js'
 import type { TxSender } from '../relay/tx-sender.js'
 import { installPermit2Contracts } from '../permit2/contracts.js'
 
@@ -31,8 +31,14 @@ type Clients = { client: PublicClient; testClient: TestClient; minter: TxSender 
  */
 export async function installContracts(
   { client, testClient, minter }: Clients,
-  options: { offline: boolean },
+  options: {
+    offline: boolean
+    /** Where the token goes and its EIP-712 name (a twin's USDC). @defaultValue the Sandbox's (core/sandbox-usdc.ts) */
+    usdc?: { address: Address; name: string } | undefined
+  },
 ): Promise<UsdcInfo> {
+  const usdcAddress = options.usdc?.address ?? sandboxUsdcAddress
+  const usdcName = options.usdc?.name ?? sandboxUsdcDomain.name
   const [usdcCode, multicallCode] = await Promise.all([
     client.getCode({ address: usdcAddress }),
     client.getCode({ address: multicall3Address }),
@@ -67,13 +73,19 @@ export async function installContracts(
     data: encodeFunctionData({
       abi: sandboxUsdcAbi,
       functionName: 'initialize',
-      args: [minter.address, sandboxUsdcDomain.name],
+      args: [minter.address, usdcName],
     }),
     gas: 500_000n,
   })
   const receipt = await minter.waitForReceipt(hash)
   if (receipt.status !== 'success') throw new Error('initializing the sandbox USDC failed')
-  return { address: usdcAddress, ...sandboxUsdcDomain, decimals: usdcDecimals, managed: true }
+  return {
+    address: usdcAddress,
+    name: usdcName,
+    version: sandboxUsdcDomain.version,
+    decimals: usdcDecimals,
+    managed: true,
+  }
 }
 
 export type UsdcFunder = {

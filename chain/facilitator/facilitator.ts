@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
 import { x402Facilitator } from '@x402/core/facilitator'
-import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
+import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
+import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/facilitator'
 import { UptoEvmScheme } from '@x402/evm/upto/facilitator'
 import { EIP2612_GAS_SPONSORING } from '@x402/extensions'
 import { BAZAAR } from '@x402/extensions/bazaar'
@@ -23,7 +24,7 @@ import type { FaultBook } from '../faults/book.js'
 import { explainPermit2Refusal } from '../permit2/diagnosis.js'
 import { createRelayerSigner } from '../relay/relayer.js'
 import { isRelayerNonceMessage } from '../relay/tx-sender.js'
-import { createViemRelayerSigner } from '../relay/viem-signer.js'
+import { createViemRelayerSigner, type RelaySigner } from '../relay/viem-signer.js'
 
 /**
  * How many settled payloads the facilitator remembers for idempotent answers (a resource server that retries a
@@ -70,7 +71,15 @@ export type SandboxFacilitatorOptions = {
   faults?: FaultBook | undefined
   /** The bazaar catalog; svc's server moves it to its database. @defaultValue one in memory */
   catalog?: BazaarCatalog | undefined
+  /**
+   * Twins of testnets (chain/twin.ts) it settles on too: v2 exact and upto on each one's CAIP-2 network, and v1 exact
+   * on its v1 name through `@x402/evm`'s own v1 scheme. @defaultValue none
+   */
+  twins?: readonly SandboxChain[] | undefined
 }
+
+/** A chain the facilitator settles on, with its own relayer signer. */
+type Settling = { chain: SandboxChain; signer: RelaySigner }
 
 /**
  * The development x402 facilitator: `x402Facilitator` + `@x402/evm`'s exact scheme (EIP-3009, and Permit2 through
@@ -78,11 +87,13 @@ export type SandboxFacilitatorOptions = {
  * relaying from an Anvil dev account, served as `GET /supported`, `POST /verify`, `POST /settle`.
  */
 export function createFacilitator(chain: SandboxChain, options: SandboxFacilitatorOptions = {}): SandboxFacilitator {
-  const { clock = machineClock, faults, catalog = createBazaarCatalog({ log: options.log }) } = options
-  const signer = chain.relay === 'viem' ? createViemRelayerSigner(chain) : createRelayerSigner(chain)
+  const { clock = machineClock, faults, twins = [], catalog = createBazaarCatalog({ log: options.log }) } = options
+  const signerOf = (on: SandboxChain) => (on.relay === 'viem' ? createViemRelayerSigner(on) : createRelayerSigner(on))
+  const sandbox: Settling = { chain, signer: signerOf(chain) }
+  const settling = [sandbox, ...twins.map((twin) => ({ chain: twin, signer: signerOf(twin) }))]
+  /** The chain of a v2 network or a v1 name (undefined: a network it does not settle on). */
+  const byNetwork = new Map<string, Settling>()
   const facilitator = new x402Facilitator()
-    .register(chain.network, new ExactEvmScheme(signer, { simulateInSettle: true }))
-    .register(chain.network, new UptoEvmScheme(signer))
     .registerExtension(EIP2612_GAS_SPONSORING)
     .registerExtension(BAZAAR)
     // The bazaar catalog takes what a payment that verified or settled declares (x402's own e2e facilitator does so).
@@ -92,17 +103,37 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     .onAfterSettle(async ({ paymentPayload, requirements, result }) => {
       if (result.success) catalog.record(paymentPayload, requirements)
     })
+  for (const on of settling) {
+    byNetwork.set(`2:${on.chain.network}`, on)
+    facilitator
+      .register(on.chain.network, new ExactEvmScheme(on.signer, { simulateInSettle: true }))
+      .register(on.chain.network, new UptoEvmScheme(on.signer))
+    if (on.chain.twin) {
+      byNetwork.set(`1:${on.chain.twin.v1Network}`, on)
+      facilitator.registerV1(
+        on.chain.twin.v1Network as Network,
+        new ExactEvmSchemeV1(on.signer, { simulateInSettle: true }),
+      )
+    }
+  }
+  const settlingFor = (requirements: PaymentRequirements, x402Version: number) =>
+    byNetwork.get(`${x402Version}:${requirements.network}`)
   // Least recently asked first out once full (lru-cache); a pending settlement is kept like a settled one.
   const settlements = new LRUCache<string, Promise<SettleResponse>>({ max: settledMemory })
 
   function reset() {
-    signer.reset()
+    for (const on of settling) on.signer.reset()
     // Transactions of the previous chain (or of the reverted blocks) do not exist any more.
     settlements.clear()
   }
-  chain.on('restart', reset)
-  // The same chain on a new process: its transactions stand, only pending nonces are forgotten.
-  chain.on('reload', () => signer.reset())
+  for (const on of settling) {
+    on.chain.on('restart', () => {
+      on.signer.reset()
+      settlements.clear()
+    })
+    // The same chain on a new process: its transactions stand, only pending nonces are forgotten.
+    on.chain.on('reload', () => on.signer.reset())
+  }
 
   /** An authorization outside its window by svc's clock, when time travel moved it (otherwise the scheme judges). */
   const outsideWindow = (payload: PaymentPayload) => {
@@ -112,9 +143,11 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   }
 
   function unsupported(requirements: PaymentRequirements, x402Version: number): string | undefined {
-    if (x402Version !== 2) return 'invalid_x402_version'
-    if (requirements.network !== chain.network) return 'invalid_network'
-    if (!(evmSchemes as readonly string[]).includes(requirements.scheme)) return 'unsupported_scheme'
+    if (x402Version !== 2 && x402Version !== 1) return 'invalid_x402_version'
+    if (!settlingFor(requirements, x402Version)) return 'invalid_network'
+    // v1 has the exact scheme only.
+    const schemes: readonly string[] = x402Version === 1 ? ['exact'] : evmSchemes
+    if (!schemes.includes(requirements.scheme)) return 'unsupported_scheme'
     return undefined
   }
 
@@ -130,8 +163,13 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
         payer: authorizationFields(payload.payload).from,
       }
     // The transfer's simulation starts now, beside the scheme's signature recovery (chain/relay/simulation-prefetch.ts).
-    signer.prefetch.start(payload, requirements)
-    const response = await explainPermit2Refusal(chain.client, payload, await facilitator.verify(payload, requirements))
+    const on = settlingFor(requirements, payload.x402Version)!
+    if (payload.x402Version === 2) on.signer.prefetch.start(payload, requirements)
+    const response = await explainPermit2Refusal(
+      on.chain.client,
+      payload,
+      await facilitator.verify(payload, requirements),
+    )
     return response.invalidMessage ? { ...response, invalidMessage: condense(response.invalidMessage) } : response
   }
 
@@ -177,23 +215,27 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
    * Whether the chain cannot judge a payment now: it is restarting, or its RPC does not answer (Anvil died and its
    * exit was not seen yet). Asked before a payment is judged and again when it was refused or failed.
    */
-  const chainDown = async () =>
-    chain.restarting ||
-    (await chain.client.getChainId().then(
+  const chainDown = async (on: SandboxChain) =>
+    on.restarting ||
+    (await on.client.getChainId().then(
       () => false,
       () => true,
     ))
   /** The facilitator's answer, or a 503 with Retry-After when the chain could not judge the payment. */
   async function judged<Answer>(
+    requirements: PaymentRequirements,
+    x402Version: number,
     judge: () => Promise<Answer>,
     accepted: (answer: Answer) => boolean,
   ): Promise<Answer | 'chain-down'> {
-    if (chain.restarting) return 'chain-down'
+    // The chain the payment settles on (the Sandbox chain for one it refuses anyway).
+    const on = (settlingFor(requirements, x402Version) ?? sandbox).chain
+    if (on.restarting) return 'chain-down'
     try {
       const answer = await judge()
-      if (accepted(answer) || !(await chainDown())) return answer
+      if (accepted(answer) || !(await chainDown(on))) return answer
     } catch (error) {
-      if (!(await chainDown())) throw error
+      if (!(await chainDown(on))) throw error
     }
     return 'chain-down'
   }
@@ -201,6 +243,8 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     const fault = faults?.take('verify')
     if (fault) return injectedVerifyAnswer(fault, payload)
     return judged(
+      requirements,
+      payload.x402Version,
       () => verify(payload, requirements),
       (verified) => verified.isValid,
     )
@@ -208,13 +252,15 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   const judgeSettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
     const real = async () => {
       const answer = await judged(
+        requirements,
+        payload.x402Version,
         () => settle(payload, requirements),
         (settled) => settled.success,
       )
       // The relayer's own nonce was stale (after a chain restart): not the buyer's fault. Its nonces are read again and
       // the buyer told to retry (503), nothing was sent (issue 21, minor).
       if (answer === 'chain-down' || answer.success || !isRelayerNonceMessage(answer.errorMessage)) return answer
-      signer.reset()
+      settlingFor(requirements, payload.x402Version)?.signer.reset()
       return 'chain-down' as const
     }
     const fault = faults?.take('settle')

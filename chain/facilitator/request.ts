@@ -2,6 +2,7 @@ import { parsePaymentPayload, parsePaymentRequirements } from '@x402/core/schema
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import {
   describeIssue,
+  eip3009PayloadSchema,
   exactEvmRequirementsSchema,
   isExactEvm,
   schemePayloadSchema,
@@ -48,6 +49,15 @@ export function checkExactEvmFields(
   payload: PaymentPayload,
   requirements: PaymentRequirements,
 ): RefusedRequest | undefined {
+  // v1 (a twin's `exact` on a v1 network name): its payload is EIP-3009's, whatever the network (a v1 network svc does
+  // not settle on is refused by the facilitator as invalid_network).
+  if (payload.x402Version === 1) {
+    const problem =
+      requirements.scheme === 'exact'
+        ? shapeProblem(eip3009PayloadSchema, payload.payload, 'paymentPayload.payload')
+        : undefined
+    return problem ? { error: problem, reason: 'invalid_payload' } : undefined
+  }
   if (payload.x402Version !== 2) return undefined
   if (isExactEvm(requirements)) {
     const problem = shapeProblem(exactEvmRequirementsSchema, requirements, 'paymentRequirements')

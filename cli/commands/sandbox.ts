@@ -91,28 +91,36 @@ export function registerSandbox(program: Command, ctx: CliContext) {
     .option('--asset <asset>', `what to send: ${assets.join(', ')}`, 'all')
     .option('--amount <units>', 'whole units of the asset, e.g. 2.5 (needs --asset eth or usdc)')
     .option('--approve-permit2', 'also approve Permit2 to spend its USDC (Permit2 payments without a sponsored permit)')
+    .option(
+      '--network <network>',
+      'fund on a twin (svc up --twin): base-sepolia or eip155:84532 (default: the Sandbox chain)',
+    )
     .action(
-      action<{ asset: string; amount?: string; approvePermit2?: boolean }>(ctx, async (call, address) => {
-        const { asset, amount, approvePermit2 } = call.options
-        if (!assets.includes(asset as Asset))
-          throw new UsageError(`--asset must be one of ${assets.join(', ')}, got "${asset}"`)
-        if (amount !== undefined && asset === 'all') throw new UsageError('--amount needs --asset eth or --asset usdc')
-        if (amount !== undefined && !/^\d{1,30}(\.\d{1,18})?$/.test(amount))
-          throw new UsageError(`--amount must be a decimal number like 2.5, got "${amount}"`)
-        const client = call.client('sandbox')
-        const to = address ?? (await client.sandbox.wallet()).address
-        const result = await client.sandbox.faucet(to, asset as Asset, amount, { approvePermit2 })
-        if (call.out.isJson) return call.out.json(result)
-        const sent = [
-          result.funded.eth_wei ? `${formatQuantity(result.funded.eth_wei, 18)} ETH` : undefined,
-          result.funded.usdc_base ? `${formatUsdc(result.funded.usdc_base)} USDC` : undefined,
-        ].filter(Boolean)
-        call.out.line(
-          `sent ${sent.join(' and ') || 'nothing'} to ${result.address}${result.transactions.usdc ? ` (USDC tx ${result.transactions.usdc})` : ''}`,
-        )
-        if (result.transactions.permit2_approval)
-          call.out.line(`approved Permit2 for its USDC (tx ${result.transactions.permit2_approval})`)
-        call.out.fields(balanceFields(result.balances))
-      }),
+      action<{ asset: string; amount?: string; approvePermit2?: boolean; network?: string }>(
+        ctx,
+        async (call, address) => {
+          const { asset, amount, approvePermit2, network } = call.options
+          if (!assets.includes(asset as Asset))
+            throw new UsageError(`--asset must be one of ${assets.join(', ')}, got "${asset}"`)
+          if (amount !== undefined && asset === 'all')
+            throw new UsageError('--amount needs --asset eth or --asset usdc')
+          if (amount !== undefined && !/^\d{1,30}(\.\d{1,18})?$/.test(amount))
+            throw new UsageError(`--amount must be a decimal number like 2.5, got "${amount}"`)
+          const client = call.client('sandbox')
+          const to = address ?? (await client.sandbox.wallet()).address
+          const result = await client.sandbox.faucet(to, asset as Asset, amount, { approvePermit2, network })
+          if (call.out.isJson) return call.out.json(result)
+          const sent = [
+            result.funded.eth_wei ? `${formatQuantity(result.funded.eth_wei, 18)} ETH` : undefined,
+            result.funded.usdc_base ? `${formatUsdc(result.funded.usdc_base)} USDC` : undefined,
+          ].filter(Boolean)
+          call.out.line(
+            `sent ${sent.join(' and ') || 'nothing'} to ${result.address}${result.transactions.usdc ? ` (USDC tx ${result.transactions.usdc})` : ''}`,
+          )
+          if (result.transactions.permit2_approval)
+            call.out.line(`approved Permit2 for its USDC (tx ${result.transactions.permit2_approval})`)
+          call.out.fields(balanceFields(result.balances))
+        },
+      ),
     )
 }

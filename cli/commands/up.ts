@@ -29,6 +29,8 @@ type UpOptions = {
   tui: boolean
   watchParent: boolean
   relay: string
+  twin: string[]
+  twinForkUrl?: string
 }
 
 /** `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM, or until the process that started it is gone. */
@@ -58,6 +60,17 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       ['1', 'true'].includes(env.SVC_AUTO_VERIFY ?? ''),
     )
     .option('--fork-url <url>', 'fork this chain instead of starting offline (SVC_FORK_URL)', env.SVC_FORK_URL)
+    .option(
+      '--twin <name>',
+      'also run a twin of a testnet (base-sepolia): a local chain with its chain id and USDC, for code written for it; repeatable',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option(
+      '--twin-fork-url <url>',
+      "fork the twin from this RPC URL of the real testnet (its chain id must be the twin's) (SVC_TWIN_FORK_URL)",
+      env.SVC_TWIN_FORK_URL,
+    )
     .option('--facilitator-url <url>', 'facilitator of production APIs (SVC_FACILITATOR_URL)', env.SVC_FACILITATOR_URL)
     .option(
       '--dns-servers <list>',
@@ -115,6 +128,8 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         autoVerify: options.autoVerify,
         binary,
         forkUrl: options.forkUrl,
+        twins: options.twin,
+        twinForkUrl: options.twinForkUrl,
         freshChain: options.freshChain,
         rpcPort: options.rpcPort,
         productionFacilitatorUrl: options.facilitatorUrl,
@@ -213,6 +228,10 @@ export function readyLine({ chain, server }: RunningSvc) {
     chain_id: chain.sandboxChain.chainId,
     network: chain.sandboxChain.network,
     usdc: chain.sandboxChain.usdc.address,
+    twins: chain.twins.map((twin) => {
+      const { name, network, chain_id, rpc_url, usdc } = twin.describe()
+      return { name, network, chain_id, rpc_url, usdc }
+    }),
     data_dir: server.dataDir,
   }
 }
@@ -246,6 +265,10 @@ function printUrls({ chain, server }: RunningSvc, seed: SeedResult | undefined, 
     `  USDC                ${usdc.address}   EIP-712 "${usdc.name}" version "${usdc.version}"`,
     `  chain manager       ${chain.chainManagerUrl}   POST /faucet {"address": "0x…"}`,
     `  facilitator         ${chain.facilitatorUrl}   /supported /verify /settle /discovery/resources`,
+    ...chain.twins.map(
+      ({ spec, chain: twin }) =>
+        `  twin ${spec.name.padEnd(15)}${twin.rpcUrl}   chain id ${spec.chainId} (${spec.network}, v1 "${spec.v1Network}"), USDC ${twin.usdc.address}, ${twin.mode}`,
+    ),
     '',
     ...(seed ? seedLines(seed) : []),
     'Press Ctrl-C to stop.',

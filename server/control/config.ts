@@ -36,6 +36,7 @@ export function createConfigRoutes(deps: ServerDeps): Router {
       faucet_enabled: chain !== undefined,
       native_currency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
       usdc: sandboxUsdc(deps),
+      twins: chain?.twins.map((twin) => twin.describe()) ?? [],
     })
   })
 

@@ -56,7 +56,8 @@ export type CreateSnapshotStoreOptions = {
   waitMs?: number | undefined
 }
 
-type Entry = SnapshotInfo & { anvilId: Hex; file: string; offsetMs: number }
+/** `twinIds`: the `evm_snapshot` of each twin (chain/twin.ts), in the order of `chain.twins`. */
+type Entry = SnapshotInfo & { anvilId: Hex; twinIds: Hex[]; file: string; offsetMs: number }
 
 /**
  * Whole-sandbox snapshots: Anvil's `evm_snapshot` with a copy of the database (`VACUUM INTO`, server/db/
@@ -67,6 +68,7 @@ type Entry = SnapshotInfo & { anvilId: Hex; file: string; offsetMs: number }
  *   the in-memory state that the revert made untrue is reset: the relayer's and the minter's nonces, the
  *   facilitator's remembered settlements and simulations, the gateway's payment claims, the auth throttles.
  * - Snapshots live as long as the chain process: a chain restart (and svc's stop) discards them.
+ * - Twins (`svc up --twin`) are snapshotted and reverted with the Sandbox chain: every chain svc runs moves together.
  */
 export function createSnapshotStore(options: CreateSnapshotStoreOptions): SnapshotStore {
   const { db, chain, clock, state, dir, dataDir, waitMs = 10_000 } = options
@@ -82,9 +84,21 @@ export function createSnapshotStore(options: CreateSnapshotStoreOptions): Snapsh
     gone.set(entry.id, why)
     rmSync(entry.file, { force: true })
   }
-  chain.sandboxChain.on('restart', () => {
-    for (const entry of [...entries.values()]) discard(entry, `snapshot ${entry.id} was lost when the chain restarted`)
-  })
+  const twinChains = chain.twins.map((twin) => twin.chain)
+  for (const restarting of [chain.sandboxChain, ...twinChains])
+    restarting.on('restart', () => {
+      for (const entry of [...entries.values()])
+        discard(entry, `snapshot ${entry.id} was lost when the chain restarted`)
+    })
+  /** `evm_revert` on one chain: false when it does not have the snapshot. */
+  const evmRevert = (on: { testClient: typeof testClient }, anvilId: Hex) =>
+    (on.testClient.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({
+      method: 'evm_revert',
+      params: [anvilId],
+    }).then(
+      (answer) => answer === true,
+      () => false,
+    )
 
   const usableChain = () => requireSandboxChain({ chain })
 
@@ -108,17 +122,20 @@ export function createSnapshotStore(options: CreateSnapshotStoreOptions): Snapsh
           usableChain()
           const id = newId('snap')
           const file = join(dir, `${id}.sqlite`)
-          const [anvilId, block] = await Promise.all([testClient.snapshot(), client.getBlockNumber()]).catch(
-            (error: unknown) => {
-              throw new ChainError('the chain did not take a snapshot', { cause: error })
-            },
-          )
+          const [anvilId, block, twinIds] = await Promise.all([
+            testClient.snapshot(),
+            client.getBlockNumber(),
+            Promise.all(twinChains.map((twin) => twin.testClient.snapshot())),
+          ]).catch((error: unknown) => {
+            throw new ChainError('the chain did not take a snapshot', { cause: error })
+          })
           await writeDatabaseSnapshot(db, file)
           const entry: Entry = {
             id,
             created_at: clock.nowIso(),
             chain_block: Number(block),
             anvilId,
+            twinIds,
             file,
             offsetMs: clock.offsetMs,
           }
@@ -169,13 +186,9 @@ export function createSnapshotStore(options: CreateSnapshotStoreOptions): Snapsh
   ): Promise<RevertInfo> {
     const { id } = entry
     // Anvil answers false (or an error) for a snapshot it does not have.
-    const reverted = await (testClient.request as (args: { method: string; params: unknown[] }) => Promise<unknown>)({
-      method: 'evm_revert',
-      params: [entry.anvilId],
-    }).then(
-      (answer) => answer === true,
-      () => false,
-    )
+    const reverted = await evmRevert({ testClient }, entry.anvilId)
+    // The twins go back with it (a twin that lost the snapshot restarted, which discarded the snapshot already).
+    await Promise.all(twinChains.map((twin, index) => evmRevert(twin, entry.twinIds[index]!)))
     if (!reverted) {
       discard(entry, `the chain no longer has snapshot ${id}`)
       throw new ConflictError(`the chain no longer has snapshot ${id}`)
@@ -198,11 +211,15 @@ export function createSnapshotStore(options: CreateSnapshotStoreOptions): Snapsh
     }
     clock.setOffset(entry.offsetMs)
     chain.sandboxChain.minter.reset()
+    for (const twin of twinChains) twin.minter.reset()
     chain.facilitator.reset()
     state.reset()
     // The chain is back at the snapshot's block time: a block at svc's time puts them together again.
     await alignChainTime(chain, clock)
-    entry.anvilId = await testClient.snapshot()
+    ;[entry.anvilId, entry.twinIds] = await Promise.all([
+      testClient.snapshot(),
+      Promise.all(twinChains.map((twin) => twin.testClient.snapshot())),
+    ])
     return {
       ...info(entry),
       took_ms: Math.round((performance.now() - started) * 10) / 10,

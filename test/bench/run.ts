@@ -11,6 +11,7 @@ import { benchChainGrowth } from './chain-growth.bench.js'
 import { benchControlPlane } from './control.bench.js'
 import { benchIssue11, benchSvcUpReady } from './issue-11.bench.js'
 import { benchLongRun } from './long-run.bench.js'
+import { benchSvcUpWithTwin, benchTwinV1VsV2 } from './twin.bench.js'
 import { benchCpuProfile, benchProfile } from './profile.bench.js'
 
 const { values } = parseArgs({
@@ -30,6 +31,7 @@ const benches = {
     return { ...settle, pass: settle.ratio >= settle.target_ratio }
   },
   control_plane: () => benchControlPlane(),
+  twin: async () => ({ svc_up: await benchSvcUpWithTwin(), v1_vs_v2: await benchTwinV1VsV2() }),
   svc_up_ready: () => benchSvcUpReady(),
   long_run: () => benchLongRun({ payments: number(values.payments), progress }),
   profile: async () => ({ wall_time: await benchProfile(), cpu: await benchCpuProfile() }),
@@ -37,7 +39,7 @@ const benches = {
 }
 type Name = keyof typeof benches
 /** What `npm run bench` runs when no `--only` is given. */
-const defaults: Name[] = ['issue_11', 'chain_ready', 'settle_throughput', 'control_plane']
+const defaults: Name[] = ['issue_11', 'chain_ready', 'settle_throughput', 'control_plane', 'twin']
 
 const names = (values.only?.split(',').map((name) => name.trim()) ?? defaults) as Name[]
 const unknown = names.filter((name) => !(name in benches))

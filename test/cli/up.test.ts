@@ -23,6 +23,7 @@ describe('svc up', () => {
         'rpc_url',
         'sandbox_control_url',
         'sandbox_platform_domain',
+        'twins',
         'usdc',
       ].sort(),
     )
@@ -33,6 +34,8 @@ describe('svc up', () => {
       sandbox_platform_domain: 'dev.localhost',
     })
     expect(ready.sandbox_control_url).toBe(`http://sandbox.localhost:${ready.gateway_port}`)
+    // No twin unless asked for (svc up --twin).
+    expect(ready.twins).toEqual([])
 
     const platform = await (await localFetch(`${ready.sandbox_control_url}/config/platform`)).json()
     expect(platform).toMatchObject({ gateway_port: ready.gateway_port })
