@@ -6,6 +6,7 @@ import { EIP2612_GAS_SPONSORING, declareEip2612GasSponsoringExtension } from '@x
 import { routePatternOf } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import { discoveryExtension } from './bazaar-extension.js'
+import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
 import { offerReceiptDeclaration } from './offer-receipt.js'
 import { signInChallenge } from './sign-in-with-x.js'
 import type { GatewayRoute } from './endpoint-table.js'
@@ -107,6 +108,9 @@ function gasSponsoring(server: x402ResourceServer, requirements: PaymentRequirem
   return sponsored ? declareEip2612GasSponsoringExtension() : {}
 }
 
+/** The longest PAYMENT-REQUIRED header that keeps its signed offers (characters; base64). */
+const paymentRequiredHeaderLimit = 8 * 1024
+
 /**
  * The 402 of a request: x402 v2 PaymentRequired built by the resource server (`createPaymentRequiredResponse`, with
  * the Bazaar extension enriched for this method and path, and the offers signed by the offer-receipt extension),
@@ -153,10 +157,17 @@ async function buildPaymentRequired(
     error ?? paymentRequiredMessage,
     extensions,
   )
+  let header = encodePaymentRequiredHeader(built)
+  // Each signed offer repeats the resource URL (twice encoded): for a very long URL they would take the header past
+  // what HTTP clients accept (16 KiB for Node's), and the buyer would get no answer at all. Such a 402 goes unsigned.
+  if (header.length > paymentRequiredHeaderLimit && built.extensions?.[OFFER_RECEIPT] !== undefined) {
+    delete built.extensions[OFFER_RECEIPT]
+    header = encodePaymentRequiredHeader(built)
+  }
   // The reason fields ride beside the PaymentRequired (v2 clients read the header; people and scripts read the body).
   const outcome: PaymentRequiredOutcome = {
     type: 'payment-required',
-    header: encodePaymentRequiredHeader(built),
+    header,
     body: JSON.stringify(refusal?.fields ? { ...built, ...refusal.fields } : built),
   }
   if (refusal?.paymentResponse !== undefined) outcome.paymentResponse = refusal.paymentResponse

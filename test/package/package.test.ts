@@ -340,7 +340,9 @@ describe('the svc package, installed from its tarball', () => {
   it("README: withBazaar lists the gateway's endpoint the buyer paid above, with its discovery info", async () => {
     const { stdout, stderr } = await runWithRegister('bazaar.ts', { FACILITATOR_URL: sandbox.facilitatorUrl })
     expect(stderr).toBe('')
-    expect(stdout).toContain(`1 [ '${sandbox.gatewayUrl('packed')}/hello 10000' ]`)
+    // The blocks above paid /hello, /quote and /members: all three are listed, newest first.
+    expect(stdout).toMatch(/^3 \[/)
+    expect(stdout).toContain(`'${sandbox.gatewayUrl('packed')}/hello 10000'`)
     expect(stdout).toContain(`input: { type: 'http', queryParams: {}, method: 'GET' }`)
     expect(stdout).toContain('schema: {')
   })

@@ -128,6 +128,24 @@ describe('offer-receipt', () => {
   })
 })
 
+describe('a very long resource URL', () => {
+  // Each signed offer repeats the URL, twice encoded: unsigned, the 402 of a 6,000-character query stays readable
+  // (a header over 16 KiB is no answer at all to Node's HTTP client).
+  test('gets its 402 without offers, and a short one keeps them', async () => {
+    const long = await sandbox.fetch(`${url}?q=${'x'.repeat(6000)}`)
+    expect(long.status).toBe(402)
+    const header = long.headers.get('payment-required') ?? ''
+    expect(header.length).toBeLessThanOrEqual(12 * 1024)
+    const required = decodePaymentRequiredHeader(header)
+    expect(required.accepts).toHaveLength(2)
+    expect(required.extensions?.['offer-receipt']).toBeUndefined()
+    const short = await sandbox.fetch(`${url}?q=x`)
+    expect(
+      extractOffersFromPaymentRequired(decodePaymentRequiredHeader(short.headers.get('payment-required') ?? '')),
+    ).toHaveLength(2)
+  })
+})
+
 describe('createOfferReceipts', () => {
   test('one seed, one did:key; another seed, another', () => {
     const seed = randomBytes(32)

@@ -18,6 +18,7 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startSandbox, type TestSandbox } from '../../../sdk/testing.js'
+import { paymentRequiredMessage } from '../../../server/gateway/payment-required.js'
 
 // Issue 22 item 4: x402's sign-in-with-x through svc's gateway, with the package's own client helpers. A wallet that
 // paid for an endpoint signs in instead of paying again within the endpoint's access window; every bad sign-in is a
@@ -224,7 +225,7 @@ describe('sign-in-with-x on an endpoint with an access window', () => {
     // On an endpoint without sign-in-with-x the header is ignored: a plain 402.
     const plain = await sandbox.fetch(plainUrl, { headers: { 'sign-in-with-x': good } })
     expect(plain.status).toBe(402)
-    expect(await errorOf(plain)).toBe('payment required')
+    expect(await errorOf(plain)).toBe(paymentRequiredMessage)
 
     expect(await settlementCount()).toBe(settled)
     expect(upstreamCalls).toBe(calls + 1)
