@@ -18,6 +18,8 @@ import { parseFacilitatorRequest } from './request.js'
 import { injectedSettleAnswer, injectedVerifyAnswer } from '../faults/answers.js'
 import type { FaultBook } from '../faults/book.js'
 import { explainPermit2Refusal } from '../permit2/diagnosis.js'
+import { checkSponsoredApproval } from './erc20-approval-checks.js'
+import { createApprovalSponsoring } from './erc20-approval-sponsor.js'
 import { createRelayerSigner } from '../relay/relayer.js'
 import { createViemRelayerSigner } from '../relay/viem-signer.js'
 
@@ -66,7 +68,8 @@ export type SandboxFacilitatorOptions = {
 
 /**
  * The development x402 facilitator: `x402Facilitator` + `@x402/evm`'s exact scheme (EIP-3009, and Permit2 through
- * x402's exact proxy, with the `eip2612GasSponsoring` extension) and upto scheme (Permit2 through x402's upto proxy),
+ * x402's exact proxy, with the `eip2612GasSponsoring` and `erc20ApprovalGasSponsoring` extensions) and upto scheme
+ * (Permit2 through x402's upto proxy),
  * relaying from an Anvil dev account, served as `GET /supported`, `POST /verify`, `POST /settle`.
  */
 export function createFacilitator(chain: SandboxChain, options: SandboxFacilitatorOptions = {}): SandboxFacilitator {
@@ -76,6 +79,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     .register(chain.network, new ExactEvmScheme(signer, { simulateInSettle: true }))
     .register(chain.network, new UptoEvmScheme(signer))
     .registerExtension(EIP2612_GAS_SPONSORING)
+    .registerExtension(createApprovalSponsoring(chain, signer))
   // Least recently asked first out once full (lru-cache); a pending settlement is kept like a settled one.
   const settlements = new LRUCache<string, Promise<SettleResponse>>({ max: settledMemory })
 
@@ -116,6 +120,11 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     // The transfer's simulation starts now, beside the scheme's signature recovery (chain/relay/simulation-prefetch.ts).
     signer.prefetch.start(payload, requirements)
     const response = await explainPermit2Refusal(chain.client, payload, await facilitator.verify(payload, requirements))
+    if (response.isValid) {
+      const refused = await checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
+      if (refused)
+        return { isValid: false, invalidReason: refused.reason, invalidMessage: refused.message, payer: response.payer }
+    }
     return response.invalidMessage ? { ...response, invalidMessage: condense(response.invalidMessage) } : response
   }
 
@@ -142,17 +151,31 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     const key = settlementKey(payload, requirements)
     const existing = settlements.get(key)
     if (existing) return existing
-    const pending = facilitator.settle(payload, requirements).then(
-      (response) => {
-        if (response.success) return response
-        settlements.delete(key)
-        return response.errorMessage ? { ...response, errorMessage: condense(response.errorMessage) } : response
-      },
-      (error) => {
-        settlements.delete(key)
-        throw error
-      },
-    )
+    // A sponsored approval is checked before anything is sent (the buyer's gas, the approval itself).
+    const pending = checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
+      .then((refused) =>
+        refused
+          ? {
+              success: false,
+              errorReason: refused.reason,
+              errorMessage: refused.message,
+              transaction: '',
+              network: requirements.network,
+              payer: authorizationFields(payload.payload).from,
+            }
+          : facilitator.settle(payload, requirements),
+      )
+      .then(
+        (response) => {
+          if (response.success) return response
+          settlements.delete(key)
+          return response.errorMessage ? { ...response, errorMessage: condense(response.errorMessage) } : response
+        },
+        (error) => {
+          settlements.delete(key)
+          throw error
+        },
+      )
     settlements.set(key, pending)
     return pending
   }

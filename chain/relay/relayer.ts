@@ -142,6 +142,14 @@ export function createRelayerSigner(chain: SandboxChain): RelaySigner {
       (senders.find((sender) => sender.minedReceipt(args.hash)) ?? senders[0]!).waitForReceipt(args.hash, args.timeout),
     getCode: (args) => getCode(args.address),
     prefetch,
+    async fund(to, value) {
+      const sender = await pool.take()
+      try {
+        return await sender.send({ to, value, gas: 21_000n })
+      } finally {
+        pool.give(sender)
+      }
+    },
     reset() {
       prefetch.clear()
       for (const sender of senders) sender.reset()

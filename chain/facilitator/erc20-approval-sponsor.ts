@@ -1,0 +1,69 @@
+import {
+  createErc20ApprovalGasSponsoringExtension,
+  type Erc20ApprovalGasSponsoringFacilitatorExtension,
+  type TransactionRequest,
+} from '@x402/extensions'
+import { parseTransaction, recoverTransactionAddress, type Hash, type Hex, type TransactionSerialized } from 'viem'
+import type { SandboxChain } from '../sandbox-chain.js'
+import type { RelaySigner } from '../relay/viem-signer.js'
+
+/**
+ * The text `@x402/evm` looks for in a failed settlement's error to answer `erc20_approval_broadcast_failed`
+ * (its ErrErc20ApprovalTxFailed).
+ */
+const approvalFailed = 'erc20_approval_tx_failed'
+
+/**
+ * The `erc20ApprovalGasSponsoring` extension for svc's facilitator: `@x402/evm`'s exact and upto schemes validate
+ * the buyer's signed `approve(Permit2, …)` and hand it, with the settlement call, to this signer's
+ * `sendTransactions`, which runs them in order: the buyer's gas first when the buyer holds too little ETH for the
+ * approval (a transfer from a relayer, as x402's extension spec says), the approval as signed (broadcast raw, mined,
+ * required to succeed), then the settlement from a relayer.
+ *
+ * The spec asks for an atomic bundle, against someone front-running between the funding and the settlement; on the
+ * Sandbox the facilitator is the chain's only miner (svc's miner, or Anvil's automine), so the steps run one after
+ * the other, each mined before the next is sent.
+ */
+export function createApprovalSponsoring(
+  chain: SandboxChain,
+  signer: RelaySigner,
+): Erc20ApprovalGasSponsoringFacilitatorExtension {
+  async function broadcastApproval(serialized: Hex): Promise<Hash> {
+    try {
+      const tx = parseTransaction(serialized)
+      const from = await recoverTransactionAddress({ serializedTransaction: serialized as TransactionSerialized })
+      const cost = (tx.gas ?? 0n) * (tx.maxFeePerGas ?? tx.gasPrice ?? 0n) + (tx.value ?? 0n)
+      const balance = await chain.client.getBalance({ address: from })
+      if (balance < cost) await signer.fund(from, cost - balance)
+      const sending = chain.client.request({ method: 'eth_sendRawTransaction', params: [serialized] })
+      const mined = chain.mine(sending)
+      const hash = await sending
+      await mined
+      const receipt = await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 20 })
+      if (receipt.status !== 'success') throw new Error(`the approval ${hash} reverted`)
+      return hash
+    } catch (error) {
+      throw new Error(`${approvalFailed}: ${(error as Error).message}`)
+    }
+  }
+
+  return createErc20ApprovalGasSponsoringExtension({
+    getAddresses: () => signer.getAddresses(),
+    readContract: (args) => signer.readContract(args),
+    verifyTypedData: (args) => signer.verifyTypedData(args),
+    writeContract: (args) => signer.writeContract(args),
+    sendTransaction: (args) => signer.sendTransaction(args),
+    waitForTransactionReceipt: (args) => signer.waitForTransactionReceipt(args),
+    getCode: (args) => signer.getCode(args),
+    async sendTransactions(transactions: TransactionRequest[]) {
+      const hashes: Hash[] = []
+      for (const tx of transactions)
+        hashes.push(
+          typeof tx === 'string'
+            ? await broadcastApproval(tx)
+            : await signer.sendTransaction({ to: tx.to, data: tx.data }),
+        )
+      return hashes
+    },
+  })
+}

@@ -1,0 +1,259 @@
+/**
+ * `erc20ApprovalGasSponsoring` through the gateway and svc's facilitator, with the official client (`x402Client` +
+ * `@x402/evm`'s exact scheme with an RPC URL, through `wrapFetchWithPayment`): a fresh buyer with USDC but neither
+ * ETH nor a Permit2 approval signs an `approve(Permit2, …)` transaction; the facilitator funds its gas, sends the
+ * approval and settles the Permit2 transfer. Bad approvals are refused with the extension's reason, and nothing is
+ * sent or charged.
+ */
+import { x402Client } from '@x402/core/client'
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload } from '@x402/core/types'
+import { PERMIT2_ADDRESS } from '@x402/evm'
+import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { wrapFetchWithPayment } from '@x402/fetch'
+import { encodeFunctionData, erc20Abi, keccak256, maxUint256, type Address, type Hex, type LocalAccount } from 'viem'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import type { ChainServices } from '../../../chain/services.js'
+import { localFetch } from '../../../sdk/local-fetch.js'
+import type { TestServer } from '../../helpers/control.js'
+import { newAccount, postJson } from '../../helpers/payments.js'
+import {
+  addEndpoint,
+  createApi,
+  errorOf,
+  newSeller,
+  sandboxAccept,
+  startGatewayStack,
+  usdcBalance,
+  type GatewayStack,
+  type startUpstream,
+} from './helpers.js'
+
+let services: ChainServices
+let t: TestServer
+let upstream: Awaited<ReturnType<typeof startUpstream>>
+let stack: GatewayStack | undefined
+
+beforeAll(async () => {
+  ;({ services, t, upstream } = stack = await startGatewayStack())
+})
+afterAll(async () => {
+  await stack?.stop()
+})
+
+const chain = () => services.sandboxChain
+const settlementsOf = (apiId: string) =>
+  t.server.database.db.selectFrom('settlements').selectAll().where('api_id', '=', apiId).execute()
+const allowanceOf = (owner: Address) =>
+  chain().client.readContract({
+    address: chain().usdc.address,
+    abi: erc20Abi,
+    functionName: 'allowance',
+    args: [owner, PERMIT2_ADDRESS],
+  })
+/** The gas sponsoring extensions a 402 declares. */
+const sponsorings = (extensions: Record<string, unknown> | undefined) =>
+  Object.keys(extensions ?? {})
+    .filter((key) => key.endsWith('GasSponsoring'))
+    .sort()
+const sponsoredAccept = (amount: string) => ({
+  ...sandboxAccept(services, amount),
+  extra: { assetTransferMethod: 'permit2', gasSponsoring: 'erc20ApprovalGasSponsoring' },
+})
+
+/** A development API with one endpoint taking `accepts`. */
+async function apiWith(path_pattern: string, accepts: unknown[]) {
+  const seller = await newSeller(t)
+  const api = await createApi(t, seller, upstream.url)
+  await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern, accepts })
+  return { seller, api }
+}
+
+/** A buyer with 10 USDC, no ETH and no approval, and the official client (as @x402/evm's README shows, with an RPC URL). */
+async function newBuyer() {
+  const account = newAccount()
+  await services.manager.fund(account.address, 'usdc', '10')
+  const client = new x402Client().register(chain().network, new ExactEvmScheme(account, { rpcUrl: services.rpcUrl }))
+  client.setSpendControls({
+    allowedAssets: [{ network: chain().network, asset: chain().usdc.address, maxAmountPerPayment: '10000000' }],
+  })
+  const sent: PaymentPayload[] = []
+  const recording = (async (input: string | URL | Request, init?: RequestInit) => {
+    const signature = new Request(input, init).headers.get('payment-signature')
+    if (signature) sent.push(JSON.parse(Buffer.from(signature, 'base64').toString()))
+    return localFetch(input, init)
+  }) as typeof fetch
+  return { account, client, pay: wrapFetchWithPayment(recording, client), sent }
+}
+
+describe('a buyer without ETH or approval pays through Permit2 with a signed approval', () => {
+  test('the facilitator funds the gas, sends the approval and settles; the next payment needs no approval', async () => {
+    const { seller, api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
+    const probe = await localFetch(`${api.gateway}/weather/Oslo`)
+    const required = decodePaymentRequiredHeader(probe.headers.get('payment-required')!)
+    expect(sponsorings(required.extensions)).toEqual(['erc20ApprovalGasSponsoring'])
+
+    const buyer = await newBuyer()
+    expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(0n)
+    const response = await buyer.pay(`${api.gateway}/weather/Oslo`)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ city: 'Oslo', temp: 21.5 })
+
+    const info = (buyer.sent[0]!.extensions as any).erc20ApprovalGasSponsoring.info
+    expect(info).toMatchObject({ from: buyer.account.address, spender: PERMIT2_ADDRESS, amount: maxUint256.toString() })
+    // The buyer's own signed approval is on chain, from the buyer, and Permit2 may spend its USDC.
+    const approval = await chain().client.getTransactionReceipt({ hash: keccak256(info.signedTransaction) })
+    expect(approval).toMatchObject({ status: 'success', from: buyer.account.address.toLowerCase() })
+    expect(await allowanceOf(buyer.account.address)).toBe(maxUint256)
+    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(1)
+
+    const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
+    expect(settled).toMatchObject({ success: true, payer: buyer.account.address })
+    const transfer = await chain().client.getTransactionReceipt({ hash: settled.transaction as Hex })
+    expect(transfer.status).toBe('success')
+    expect(transfer.blockNumber).toBeGreaterThan(approval.blockNumber)
+    expect(await usdcBalance(services, seller.payTo)).toBe(25_000n)
+    expect(await usdcBalance(services, buyer.account.address)).toBe(10_000_000n - 25_000n)
+    expect(await settlementsOf(api.id)).toEqual([
+      expect.objectContaining({ amount: '25000', payer: buyer.account.address, transaction: settled.transaction }),
+    ])
+
+    // The same payment again is refused; the next one is a plain Permit2 payment (the allowance is there now).
+    const replay = await localFetch(`${api.gateway}/weather/Oslo`, {
+      headers: { 'payment-signature': encodePaymentSignatureHeader(buyer.sent[0]!) },
+    })
+    expect(replay.status).toBe(402)
+    const again = await buyer.pay(`${api.gateway}/weather/Rome`)
+    expect(again.status).toBe(200)
+    expect((buyer.sent.at(-1)!.extensions as any)?.erc20ApprovalGasSponsoring?.info?.signedTransaction).toBeUndefined()
+    expect(await usdcBalance(services, seller.payTo)).toBe(50_000n)
+    expect((await settlementsOf(api.id)).map((row) => row.amount)).toEqual(['25000', '25000'])
+    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(1)
+  })
+
+  test('a Permit2 accept that names no sponsoring declares both extensions (the client prefers the permit)', async () => {
+    const { api } = await apiWith('/weather/{city}', [
+      { ...sandboxAccept(services, '1000'), extra: { assetTransferMethod: 'permit2' } },
+    ])
+    const probe = await localFetch(`${api.gateway}/weather/Oslo`)
+    const required = decodePaymentRequiredHeader(probe.headers.get('payment-required')!)
+    expect(sponsorings(required.extensions)).toEqual(['eip2612GasSponsoring', 'erc20ApprovalGasSponsoring'])
+  })
+
+  test('extra.gasSponsoring is checked: one of the two extensions, on a Permit2 accept', async () => {
+    const seller = await newSeller(t)
+    const api = await createApi(t, seller, upstream.url)
+    const add = (extra: object) =>
+      t.call(`/apis/${api.id}/endpoints`, {
+        jwt: seller.jwt,
+        environment: 'development',
+        body: { method: 'GET', path_pattern: '/x', accepts: [{ ...sandboxAccept(services), extra }] },
+      })
+    const unknown = await add({ assetTransferMethod: 'permit2', gasSponsoring: 'paymaster' })
+    expect(unknown.status).toBe(400)
+    expect(unknown.body.error).toContain(
+      'gasSponsoring: must be one of eip2612GasSponsoring, erc20ApprovalGasSponsoring',
+    )
+    const eip3009 = await add({ gasSponsoring: 'erc20ApprovalGasSponsoring' })
+    expect(eip3009.status).toBe(400)
+    expect(eip3009.body.error).toContain('set extra.assetTransferMethod to "permit2"')
+  })
+})
+
+describe('a bad approval is refused with its reason; nothing is sent or charged', () => {
+  const approve = (spender: Address, amount = maxUint256) =>
+    encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, amount] })
+
+  /** The official client's payload for the endpoint, its signed approval replaced by one `signer` signs. */
+  async function paymentWith(
+    buyer: Awaited<ReturnType<typeof newBuyer>>,
+    url: string,
+    tx: { data: Hex; to?: Address; chainId?: number; nonce?: number; gas?: bigint },
+    signer: LocalAccount = buyer.account,
+    amount = maxUint256,
+  ) {
+    const probe = await localFetch(url)
+    const payload = await buyer.client.createPaymentPayload(
+      decodePaymentRequiredHeader(probe.headers.get('payment-required')!),
+    )
+    const signedTransaction = await signer.signTransaction({
+      type: 'eip1559',
+      to: tx.to ?? chain().usdc.address,
+      data: tx.data,
+      nonce: tx.nonce ?? 0,
+      gas: tx.gas ?? 70_000n,
+      maxFeePerGas: 2_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000n,
+      chainId: tx.chainId ?? chain().chainId,
+    })
+    const extensions = payload.extensions as any
+    extensions.erc20ApprovalGasSponsoring.info = {
+      ...extensions.erc20ApprovalGasSponsoring.info,
+      amount: amount.toString(),
+      signedTransaction,
+    }
+    return payload
+  }
+
+  test('not an approve, the wrong spender, the wrong chain, another signer, a stale nonce, too little, too much gas', async () => {
+    const { seller, api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
+    const url = `${api.gateway}/weather/Oslo`
+    const buyer = await newBuyer()
+    const other = newAccount()
+    const cases: [string, PaymentPayload][] = [
+      [
+        'erc20_approval_tx_wrong_selector',
+        await paymentWith(buyer, url, {
+          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [PERMIT2_ADDRESS, 1n] }),
+        }),
+      ],
+      ['erc20_approval_tx_wrong_spender', await paymentWith(buyer, url, { data: approve(other.address) })],
+      ['erc20_approval_tx_wrong_chain', await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS), chainId: 1 })],
+      ['erc20_approval_tx_signer_mismatch', await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS) }, other)],
+      ['erc20_approval_tx_wrong_nonce', await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS), nonce: 3 })],
+      [
+        'erc20_approval_amount_too_low',
+        await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS, 100n) }, buyer.account, 100n),
+      ],
+      [
+        'erc20_approval_tx_gas_too_high',
+        await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS), gas: 1_000_000n }),
+      ],
+    ]
+    for (const [reason, payload] of cases) {
+      const response = await localFetch(url, {
+        headers: { 'payment-signature': encodePaymentSignatureHeader(payload) },
+      })
+      expect(response.status, reason).toBe(402)
+      expect(await errorOf(response), reason).toContain(`the payment is invalid: ${reason}`)
+    }
+    // Nothing reached the chain: no ETH sent to the buyer, no transaction of the buyer's, no allowance, no transfer.
+    expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(0n)
+    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(0)
+    expect(await allowanceOf(buyer.account.address)).toBe(0n)
+    expect(await usdcBalance(services, seller.payTo)).toBe(0n)
+    expect(await settlementsOf(api.id)).toEqual([])
+  })
+
+  test("the facilitator's /settle refuses them too (without a /verify first), sending nothing", async () => {
+    const { api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
+    const url = `${api.gateway}/weather/Oslo`
+    const buyer = await newBuyer()
+    const payload = await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS), chainId: 1 })
+    const settle = await postJson(`${services.facilitatorUrl}/settle`, {
+      x402Version: 2,
+      paymentPayload: payload,
+      paymentRequirements: payload.accepted,
+    })
+    expect(settle.body).toMatchObject({ success: false, errorReason: 'erc20_approval_tx_wrong_chain' })
+    const spender = await paymentWith(buyer, url, { data: approve(newAccount().address) })
+    const refused = await postJson(`${services.facilitatorUrl}/settle`, {
+      x402Version: 2,
+      paymentPayload: spender,
+      paymentRequirements: spender.accepted,
+    })
+    expect(refused.body).toMatchObject({ success: false, errorReason: 'erc20_approval_tx_wrong_spender' })
+    expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(0n)
+    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(0)
+  })
+})
