@@ -86,49 +86,68 @@ async function newBuyer() {
   return { account, client, pay: wrapFetchWithPayment(recording, client), sent }
 }
 
-describe('a buyer without ETH or approval pays through Permit2 with a signed approval', () => {
-  test('the facilitator funds the gas, sends the approval and settles; the next payment needs no approval', async () => {
-    const { seller, api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
-    const probe = await localFetch(`${api.gateway}/weather/Oslo`)
-    const required = decodePaymentRequiredHeader(probe.headers.get('payment-required')!)
-    expect(sponsorings(required.extensions)).toEqual(['erc20ApprovalGasSponsoring'])
+/** A buyer without ETH or approval pays twice; the first payment's approval is sent by the facilitator. */
+async function sponsoredPayments() {
+  const { seller, api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
+  const probe = await localFetch(`${api.gateway}/weather/Oslo`)
+  const required = decodePaymentRequiredHeader(probe.headers.get('payment-required')!)
+  expect(sponsorings(required.extensions)).toEqual(['erc20ApprovalGasSponsoring'])
 
+  const buyer = await newBuyer()
+  expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(0n)
+  const response = await buyer.pay(`${api.gateway}/weather/Oslo`)
+  expect(response.status).toBe(200)
+  expect(await response.json()).toEqual({ city: 'Oslo', temp: 21.5 })
+
+  const info = (buyer.sent[0]!.extensions as any).erc20ApprovalGasSponsoring.info
+  expect(info).toMatchObject({ from: buyer.account.address, spender: PERMIT2_ADDRESS, amount: maxUint256.toString() })
+  // The buyer's own signed approval is on chain, from the buyer, and Permit2 may spend its USDC.
+  const approval = await chain().client.getTransactionReceipt({ hash: keccak256(info.signedTransaction) })
+  expect(approval).toMatchObject({ status: 'success', from: buyer.account.address.toLowerCase() })
+  expect(await allowanceOf(buyer.account.address)).toBe(maxUint256)
+  expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(1)
+  // The buyer had no ETH: what the approval did not use of the gas the facilitator sent is left.
+  expect(await chain().client.getBalance({ address: buyer.account.address })).toBeGreaterThan(0n)
+
+  const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
+  expect(settled).toMatchObject({ success: true, payer: buyer.account.address })
+  const transfer = await chain().client.getTransactionReceipt({ hash: settled.transaction as Hex })
+  expect(transfer.status).toBe('success')
+  expect(transfer.blockNumber).toBeGreaterThan(approval.blockNumber)
+  expect(await usdcBalance(services, seller.payTo)).toBe(25_000n)
+  expect(await usdcBalance(services, buyer.account.address)).toBe(10_000_000n - 25_000n)
+  expect(await settlementsOf(api.id)).toEqual([
+    expect.objectContaining({ amount: '25000', payer: buyer.account.address, transaction: settled.transaction }),
+  ])
+
+  // The same payment again is refused; the next one is a plain Permit2 payment (the allowance is there now).
+  const replay = await localFetch(`${api.gateway}/weather/Oslo`, {
+    headers: { 'payment-signature': encodePaymentSignatureHeader(buyer.sent[0]!) },
+  })
+  expect(replay.status).toBe(402)
+  const again = await buyer.pay(`${api.gateway}/weather/Rome`)
+  expect(again.status).toBe(200)
+  expect((buyer.sent.at(-1)!.extensions as any)?.erc20ApprovalGasSponsoring?.info?.signedTransaction).toBeUndefined()
+  expect(await usdcBalance(services, seller.payTo)).toBe(50_000n)
+  expect((await settlementsOf(api.id)).map((row) => row.amount)).toEqual(['25000', '25000'])
+  expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(1)
+}
+
+describe('a buyer without ETH or approval pays through Permit2 with a signed approval', () => {
+  test('the facilitator funds the gas, sends the approval and settles; the next payment needs no approval', () =>
+    sponsoredPayments())
+
+  test('a buyer that holds the gas pays for its approval itself: the facilitator sends it no ETH', async () => {
+    const { api } = await apiWith('/weather/{city}', [sponsoredAccept('1000')])
     const buyer = await newBuyer()
-    expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(0n)
+    await services.manager.fund(buyer.account.address, 'eth', '1')
     const response = await buyer.pay(`${api.gateway}/weather/Oslo`)
     expect(response.status).toBe(200)
-    expect(await response.json()).toEqual({ city: 'Oslo', temp: 21.5 })
-
     const info = (buyer.sent[0]!.extensions as any).erc20ApprovalGasSponsoring.info
-    expect(info).toMatchObject({ from: buyer.account.address, spender: PERMIT2_ADDRESS, amount: maxUint256.toString() })
-    // The buyer's own signed approval is on chain, from the buyer, and Permit2 may spend its USDC.
     const approval = await chain().client.getTransactionReceipt({ hash: keccak256(info.signedTransaction) })
-    expect(approval).toMatchObject({ status: 'success', from: buyer.account.address.toLowerCase() })
-    expect(await allowanceOf(buyer.account.address)).toBe(maxUint256)
-    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(1)
-
-    const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
-    expect(settled).toMatchObject({ success: true, payer: buyer.account.address })
-    const transfer = await chain().client.getTransactionReceipt({ hash: settled.transaction as Hex })
-    expect(transfer.status).toBe('success')
-    expect(transfer.blockNumber).toBeGreaterThan(approval.blockNumber)
-    expect(await usdcBalance(services, seller.payTo)).toBe(25_000n)
-    expect(await usdcBalance(services, buyer.account.address)).toBe(10_000_000n - 25_000n)
-    expect(await settlementsOf(api.id)).toEqual([
-      expect.objectContaining({ amount: '25000', payer: buyer.account.address, transaction: settled.transaction }),
-    ])
-
-    // The same payment again is refused; the next one is a plain Permit2 payment (the allowance is there now).
-    const replay = await localFetch(`${api.gateway}/weather/Oslo`, {
-      headers: { 'payment-signature': encodePaymentSignatureHeader(buyer.sent[0]!) },
-    })
-    expect(replay.status).toBe(402)
-    const again = await buyer.pay(`${api.gateway}/weather/Rome`)
-    expect(again.status).toBe(200)
-    expect((buyer.sent.at(-1)!.extensions as any)?.erc20ApprovalGasSponsoring?.info?.signedTransaction).toBeUndefined()
-    expect(await usdcBalance(services, seller.payTo)).toBe(50_000n)
-    expect((await settlementsOf(api.id)).map((row) => row.amount)).toEqual(['25000', '25000'])
-    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(1)
+    expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(
+      10n ** 18n - approval.gasUsed * approval.effectiveGasPrice,
+    )
   })
 
   test('a Permit2 accept that names no sponsoring declares both extensions (the client prefers the permit)', async () => {
@@ -158,6 +177,17 @@ describe('a buyer without ETH or approval pays through Permit2 with a signed app
     expect(eip3009.status).toBe(400)
     expect(eip3009.body.error).toContain('set extra.assetTransferMethod to "permit2"')
   })
+})
+
+describe('on the plain relay (`relay: viem`)', () => {
+  let viemStack: GatewayStack | undefined
+  const use = (parts: GatewayStack) => void ({ services, t, upstream } = parts)
+  beforeAll(async () => use((viemStack = await startGatewayStack({ chain: { relay: 'viem' } }))))
+  afterAll(async () => {
+    use(stack!)
+    await viemStack?.stop()
+  })
+  test('the same', () => sponsoredPayments())
 })
 
 describe('a bad approval is refused with its reason; nothing is sent or charged', () => {
