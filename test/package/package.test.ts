@@ -277,7 +277,7 @@ describe('the svc package, installed from its tarball', () => {
         SELLER_URL: `http://localhost:${port}`,
       })
       expect(stderr).toBe('')
-      expect(stdout).toBe('/permit2 200 true the price\n/metered 200 true 1234\n')
+      expect(stdout).toBe('/permit2 200 true the price\n/approval 200 true the price\n/metered 200 true 1234\n')
     } finally {
       seller.kill()
     }
@@ -288,14 +288,22 @@ describe('the svc package, installed from its tarball', () => {
       functionName: 'balanceOf',
       args: ['0x90F79bf6EB2c4f870365E785982E1f101E93b906'],
     })
-    expect(balance).toBe(10_000n + 1234n)
+    expect(balance).toBe(10_000n + 10_000n + 1234n)
+    // The approval the buyer signed for /approval is on chain: Permit2 may spend the buyer's USDC without limit.
+    const allowance = await chain.readContract({
+      address: sandbox.usdc.address as Address,
+      abi: erc20Abi,
+      functionName: 'allowance',
+      args: [sandbox.buyer.address, '0x000000000022D473030F116dDEE9F6B43aC78BA3'],
+    })
+    expect(allowance).toBe(2n ** 256n - 1n)
   })
 
   it("README: the facilitator block reads svc's facilitator", async () => {
     const { stdout } = await runWithRegister('facilitator.ts', { FACILITATOR_URL: sandbox.facilitatorUrl })
     expect(stdout).toContain(`network: 'eip155:845320402'`)
     expect(stdout).toContain(`scheme: 'upto'`)
-    expect(stdout).toContain(`[ 'eip2612GasSponsoring' ]`)
+    expect(stdout).toContain(`[ 'eip2612GasSponsoring', 'erc20ApprovalGasSponsoring' ]`)
   })
 
   it('README: the vitest globalSetup with startSandbox() from svc/testing, and the suite that reverts to a snapshot between tests, pass in the project', async () => {
