@@ -2445,10 +2445,12 @@ export interface components {
             amount: string;
             /** @default 300 */
             max_timeout_seconds: number;
-            /** @description for the Sandbox USDC: name, version (filled in when missing); assetTransferMethod eip3009 (the default of exact) or permit2 (upto always pays through Permit2) */
+            /** @description for the Sandbox USDC: name, version (filled in when missing); assetTransferMethod eip3009 (the default of exact) or permit2 (upto always pays through Permit2); gasSponsoring (svc's, Permit2 only): the one gas sponsoring extension the 402 declares, both when left out */
             extra?: {
                 /** @enum {unknown} */
                 assetTransferMethod?: "eip3009" | "permit2";
+                /** @enum {unknown} */
+                gasSponsoring?: "eip2612GasSponsoring" | "erc20ApprovalGasSponsoring";
             } & {
                 [key: string]: unknown;
             };
@@ -2469,10 +2471,12 @@ export interface components {
             amount: string;
             /** @default 300 */
             max_timeout_seconds?: number;
-            /** @description for the Sandbox USDC: name, version (filled in when missing); assetTransferMethod eip3009 (the default of exact) or permit2 (upto always pays through Permit2) */
+            /** @description for the Sandbox USDC: name, version (filled in when missing); assetTransferMethod eip3009 (the default of exact) or permit2 (upto always pays through Permit2); gasSponsoring (svc's, Permit2 only): the one gas sponsoring extension the 402 declares, both when left out */
             extra?: {
                 /** @enum {unknown} */
                 assetTransferMethod?: "eip3009" | "permit2";
+                /** @enum {unknown} */
+                gasSponsoring?: "eip2612GasSponsoring" | "erc20ApprovalGasSponsoring";
             } & {
                 [key: string]: unknown;
             };
