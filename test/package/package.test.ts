@@ -264,7 +264,7 @@ describe('the svc package, installed from its tarball', () => {
     expect(balance).toBe(20_000n)
   })
 
-  it('README: exact through Permit2 (a sponsored permit, no approval) and upto (settling what was used) with the official packages', async () => {
+  it('README: exact through Permit2 (a sponsored permit, a sponsored approval) and upto (settling what was used) with the official packages', async () => {
     const port = await freePort()
     const seller = await startSeller(
       { FACILITATOR_URL: sandbox.facilitatorUrl, PORT: String(port) },
