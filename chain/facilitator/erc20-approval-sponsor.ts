@@ -3,7 +3,16 @@ import {
   type Erc20ApprovalGasSponsoringFacilitatorExtension,
   type TransactionRequest,
 } from '@x402/extensions'
-import { parseTransaction, recoverTransactionAddress, type Hash, type Hex, type TransactionSerialized } from 'viem'
+import { x402UptoPermit2ProxyABI } from '@x402/evm'
+import {
+  decodeFunctionData,
+  parseTransaction,
+  recoverTransactionAddress,
+  type Address,
+  type Hash,
+  type Hex,
+  type TransactionSerialized,
+} from 'viem'
 import type { SandboxChain } from '../sandbox-chain.js'
 import type { RelaySigner } from '../relay/viem-signer.js'
 
@@ -47,6 +56,12 @@ export function createApprovalSponsoring(
     }
   }
 
+  /** The settlement, from the relayer an upto witness names (x402's upto proxy takes it from that one only). */
+  function sendSettlement(to: Address, data: Hex): Promise<Hash> {
+    const facilitator = uptoFacilitatorOf(data)
+    return facilitator ? signer.sendFrom(facilitator, to, data) : signer.sendTransaction({ to, data })
+  }
+
   return createErc20ApprovalGasSponsoringExtension({
     getAddresses: () => signer.getAddresses(),
     readContract: (args) => signer.readContract(args),
@@ -58,12 +73,22 @@ export function createApprovalSponsoring(
     async sendTransactions(transactions: TransactionRequest[]) {
       const hashes: Hash[] = []
       for (const tx of transactions)
-        hashes.push(
-          typeof tx === 'string'
-            ? await broadcastApproval(tx)
-            : await signer.sendTransaction({ to: tx.to, data: tx.data }),
-        )
+        hashes.push(typeof tx === 'string' ? await broadcastApproval(tx) : await sendSettlement(tx.to, tx.data))
       return hashes
     },
   })
+}
+
+/** The `facilitator` of an upto proxy `settle` call's witness; undefined for any other call (exact's settle). */
+function uptoFacilitatorOf(data: Hex): Address | undefined {
+  try {
+    const { args } = decodeFunctionData({ abi: x402UptoPermit2ProxyABI, data })
+    for (const arg of args ?? []) {
+      const named = (arg as { facilitator?: unknown } | null)?.facilitator
+      if (typeof named === 'string') return named as Address
+    }
+  } catch {
+    // Not an upto settle: any relayer sends it.
+  }
+  return undefined
 }

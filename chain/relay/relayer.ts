@@ -138,6 +138,7 @@ export function createRelayerSigner(chain: SandboxChain): RelaySigner {
       return send(args.address, data, args.gas ?? contractCallGas, requiredSender(args.args))
     },
     sendTransaction: (args) => send(args.to, args.data, undefined),
+    sendFrom: (from, to, data) => send(to, data, undefined, from),
     waitForTransactionReceipt: (args) =>
       (senders.find((sender) => sender.minedReceipt(args.hash)) ?? senders[0]!).waitForReceipt(args.hash, args.timeout),
     getCode: (args) => getCode(args.address),

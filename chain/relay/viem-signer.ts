@@ -1,5 +1,14 @@
 import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm'
-import { createWalletClient, http, nonceManager, publicActions, type Abi, type Address, type Hash } from 'viem'
+import {
+  createWalletClient,
+  http,
+  nonceManager,
+  publicActions,
+  type Abi,
+  type Address,
+  type Hash,
+  type Hex,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devAccountKeys } from '../constants.js'
 import type { SandboxChain } from '../sandbox-chain.js'
@@ -11,6 +20,8 @@ export type RelaySigner = FacilitatorEvmSigner & {
   prefetch: SimulationPrefetch
   /** Sends `value` wei of ETH from a relayer to `to` (a buyer's gas, erc20ApprovalGasSponsoring); resolves once mined. */
   fund(to: Address, value: bigint): Promise<Hash>
+  /** A call sent from relayer `from` (the facilitator an upto witness names; the plain relay has only one). */
+  sendFrom(from: Address, to: Address, data: Hex): Promise<Hash>
 }
 
 /** How often viem looks for a receipt (its `http` default is 4 s; Anvil's automine has the block at once). */
@@ -45,6 +56,7 @@ export function createViemRelayerSigner(chain: SandboxChain): RelaySigner {
   return {
     ...signer,
     prefetch: { start() {}, take: () => undefined, clear() {} },
+    sendFrom: (_from, to, data) => client.sendTransaction({ to, data }),
     async fund(to, value) {
       const hash = await client.sendTransaction({ to, value })
       await client.waitForTransactionReceipt({ hash })

@@ -10,6 +10,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import type { PaymentPayload } from '@x402/core/types'
 import { PERMIT2_ADDRESS } from '@x402/evm'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { UptoEvmScheme } from '@x402/evm/upto/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { encodeFunctionData, erc20Abi, keccak256, maxUint256, type Address, type Hex, type LocalAccount } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -73,7 +74,9 @@ async function apiWith(path_pattern: string, accepts: unknown[]) {
 async function newBuyer() {
   const account = newAccount()
   await services.manager.fund(account.address, 'usdc', '10')
-  const client = new x402Client().register(chain().network, new ExactEvmScheme(account, { rpcUrl: services.rpcUrl }))
+  const client = new x402Client()
+    .register(chain().network, new ExactEvmScheme(account, { rpcUrl: services.rpcUrl }))
+    .register(chain().network, new UptoEvmScheme(account, { rpcUrl: services.rpcUrl }))
   client.setSpendControls({
     allowedAssets: [{ network: chain().network, asset: chain().usdc.address, maxAmountPerPayment: '10000000' }],
   })
@@ -136,6 +139,23 @@ async function sponsoredPayments() {
 describe('a buyer without ETH or approval pays through Permit2 with a signed approval', () => {
   test('the facilitator funds the gas, sends the approval and settles; the next payment needs no approval', () =>
     sponsoredPayments())
+
+  test('upto too: the settlement of what was used comes from the relayer its witness names', async () => {
+    const { seller, api } = await apiWith('/metered/{amount}', [
+      { ...sandboxAccept(services, '100000'), scheme: 'upto', extra: { gasSponsoring: 'erc20ApprovalGasSponsoring' } },
+    ])
+    const buyer = await newBuyer()
+    const response = await buyer.pay(`${api.gateway}/metered/1234`)
+    expect(response.status).toBe(200)
+    expect((buyer.sent[0]!.extensions as any).erc20ApprovalGasSponsoring.info.signedTransaction).toMatch(/^0x/)
+    const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
+    expect(settled).toMatchObject({ success: true, amount: '1234' })
+    expect(await usdcBalance(services, seller.payTo)).toBe(1234n)
+    expect(await allowanceOf(buyer.account.address)).toBe(maxUint256)
+    expect(await settlementsOf(api.id)).toEqual([
+      expect.objectContaining({ amount: '1234', transaction: settled.transaction }),
+    ])
+  })
 
   test('a buyer that holds the gas pays for its approval itself: the facilitator sends it no ETH', async () => {
     const { api } = await apiWith('/weather/{city}', [sponsoredAccept('1000')])
