@@ -1,11 +1,14 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { extractErc20ApprovalGasSponsoringInfo } from '@x402/extensions'
 import {
+  TransactionNotFoundError,
   decodeFunctionData,
   erc20Abi,
+  keccak256,
   parseEther,
   parseTransaction,
   type Address,
+  type Hash,
   type Hex,
   type PublicClient,
 } from 'viem'
@@ -83,10 +86,22 @@ export async function checkSponsoredApproval(
       reason: 'erc20_approval_tx_fee_too_low',
       message: `the approval's max fee per gas ${maxFee} is below the chain's base fee ${block.baseFeePerGas}`,
     }
-  if (tx.nonce !== nonce)
+  // The very approval another payment of the payer's had sent (mined or waiting) is at an earlier nonce, and fine.
+  if (tx.nonce !== nonce && !(await isKnownTransaction(client, keccak256(info.signedTransaction))))
     return {
       reason: 'erc20_approval_tx_wrong_nonce',
       message: `the approval has nonce ${tx.nonce}; ${info.from as Hex}'s next nonce is ${nonce}`,
     }
   return undefined
+}
+
+/** Whether the chain has transaction `hash`, mined or waiting in its pool. */
+export async function isKnownTransaction(client: PublicClient, hash: Hash): Promise<boolean> {
+  try {
+    await client.getTransaction({ hash })
+    return true
+  } catch (error) {
+    if (error instanceof TransactionNotFoundError) return false
+    throw error
+  }
 }

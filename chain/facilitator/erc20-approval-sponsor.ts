@@ -6,6 +6,7 @@ import {
 import { x402UptoPermit2ProxyABI } from '@x402/evm'
 import {
   decodeFunctionData,
+  keccak256,
   parseTransaction,
   recoverTransactionAddress,
   type Address,
@@ -14,6 +15,7 @@ import {
   type TransactionSerialized,
 } from 'viem'
 import type { SandboxChain } from '../sandbox-chain.js'
+import { isKnownTransaction } from './erc20-approval-checks.js'
 import type { RelaySigner } from '../relay/viem-signer.js'
 
 /**
@@ -37,23 +39,45 @@ export function createApprovalSponsoring(
   chain: SandboxChain,
   signer: RelaySigner,
 ): Erc20ApprovalGasSponsoringFacilitatorExtension {
-  async function broadcastApproval(serialized: Hex): Promise<Hash> {
-    try {
+  /** The approval being sent for each payer: two payments signing the same approval send it once, one at a time. */
+  const sending = new Map<Address, Promise<Hash>>()
+
+  function broadcastApproval(serialized: Hex): Promise<Hash> {
+    const run = async () => {
       const tx = parseTransaction(serialized)
       const from = await recoverTransactionAddress({ serializedTransaction: serialized as TransactionSerialized })
+      const before = sending.get(from)
+      const mine = (async () => {
+        await before?.catch(() => undefined)
+        return sendApproval(from, tx, serialized)
+      })()
+      sending.set(from, mine)
+      try {
+        return await mine
+      } finally {
+        if (sending.get(from) === mine) sending.delete(from)
+      }
+    }
+    return run().catch((error) => {
+      throw new Error(`${approvalFailed}: ${(error as Error).message}`)
+    })
+  }
+
+  /** The buyer's gas if it lacks it, then the approval as signed, mined; one the chain already has is not sent again. */
+  async function sendApproval(from: Address, tx: ReturnType<typeof parseTransaction>, serialized: Hex): Promise<Hash> {
+    let hash = keccak256(serialized)
+    if (!(await isKnownTransaction(chain.client, hash))) {
       const cost = (tx.gas ?? 0n) * (tx.maxFeePerGas ?? tx.gasPrice ?? 0n) + (tx.value ?? 0n)
       const balance = await chain.client.getBalance({ address: from })
       if (balance < cost) await signer.fund(from, cost - balance)
-      const sending = chain.client.request({ method: 'eth_sendRawTransaction', params: [serialized] })
-      const mined = chain.mine(sending)
-      const hash = await sending
+      const sent = chain.client.request({ method: 'eth_sendRawTransaction', params: [serialized] })
+      const mined = chain.mine(sent)
+      hash = await sent
       await mined
-      const receipt = await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 20 })
-      if (receipt.status !== 'success') throw new Error(`the approval ${hash} reverted`)
-      return hash
-    } catch (error) {
-      throw new Error(`${approvalFailed}: ${(error as Error).message}`)
     }
+    const receipt = await chain.client.waitForTransactionReceipt({ hash, pollingInterval: 20 })
+    if (receipt.status !== 'success') throw new Error(`the approval ${hash} reverted`)
+    return hash
   }
 
   /** The settlement, from the relayer an upto witness names (x402's upto proxy takes it from that one only). */

@@ -140,6 +140,34 @@ describe('a buyer without ETH or approval pays through Permit2 with a signed app
   test('the facilitator funds the gas, sends the approval and settles; the next payment needs no approval', () =>
     sponsoredPayments())
 
+  test('two payments at once carrying the same approval: it is sent once, and each payment is charged once', async () => {
+    const { seller, api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
+    const buyer = await newBuyer()
+    const signed = async (city: string) => {
+      const probe = await localFetch(`${api.gateway}/weather/${city}`)
+      const required = decodePaymentRequiredHeader(probe.headers.get('payment-required')!)
+      return encodePaymentSignatureHeader(await buyer.client.createPaymentPayload(required))
+    }
+    const headers = [await signed('Oslo'), await signed('Rome')]
+    const approvals = headers.map(
+      (header) =>
+        JSON.parse(Buffer.from(header, 'base64').toString()).extensions.erc20ApprovalGasSponsoring.info
+          .signedTransaction,
+    )
+    expect(approvals[1]).toBe(approvals[0])
+    const responses = await Promise.all(
+      ['Oslo', 'Rome'].map((city, index) =>
+        localFetch(`${api.gateway}/weather/${city}`, { headers: { 'payment-signature': headers[index]! } }),
+      ),
+    )
+    expect(responses.map((response) => response.status)).toEqual([200, 200])
+    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(1)
+    expect(await usdcBalance(services, seller.payTo)).toBe(50_000n)
+    const rows = await settlementsOf(api.id)
+    expect(rows.map((row) => row.amount)).toEqual(['25000', '25000'])
+    expect(new Set(rows.map((row) => row.transaction)).size).toBe(2)
+  })
+
   test('upto too: the settlement of what was used comes from the relayer its witness names', async () => {
     const { seller, api } = await apiWith('/metered/{amount}', [
       { ...sandboxAccept(services, '100000'), scheme: 'upto', extra: { gasSponsoring: 'erc20ApprovalGasSponsoring' } },
