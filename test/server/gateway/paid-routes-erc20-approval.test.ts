@@ -1,27 +1,18 @@
 /**
  * `erc20ApprovalGasSponsoring` through the gateway and svc's facilitator, with the official client (`x402Client` +
- * `@x402/evm`'s exact scheme with an RPC URL, through `wrapFetchWithPayment`): a fresh buyer with USDC but neither
- * ETH nor a Permit2 approval signs an `approve(Permit2, …)` transaction; the facilitator funds its gas, sends the
- * approval and settles the Permit2 transfer. Bad approvals are refused with the extension's reason, and nothing is
- * sent or charged.
+ * `@x402/evm`'s exact and upto schemes with an RPC URL, through `wrapFetchWithPayment`): a fresh buyer with USDC but
+ * neither ETH nor a Permit2 approval signs an `approve(Permit2, …)` transaction; the facilitator funds its gas, sends
+ * the approval and settles the Permit2 transfer (bad approvals: paid-routes-erc20-approval-refusals.test.ts).
  */
-import { x402Client } from '@x402/core/client'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
-import type { PaymentPayload } from '@x402/core/types'
 import { PERMIT2_ADDRESS } from '@x402/evm'
-import { ExactEvmScheme } from '@x402/evm/exact/client'
-import { UptoEvmScheme } from '@x402/evm/upto/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
-import { encodeFunctionData, erc20Abi, keccak256, maxUint256, type Address, type Hex, type LocalAccount } from 'viem'
+import { keccak256, maxUint256, type Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import type { TestServer } from '../../helpers/control.js'
-import { newAccount, postJson } from '../../helpers/payments.js'
 import {
-  addEndpoint,
   createApi,
-  errorOf,
   newSeller,
   sandboxAccept,
   startGatewayStack,
@@ -29,6 +20,7 @@ import {
   type GatewayStack,
   type startUpstream,
 } from './helpers.js'
+import { approvalKit } from './erc20-approval-helpers.js'
 
 let services: ChainServices
 let t: TestServer
@@ -42,52 +34,16 @@ afterAll(async () => {
   await stack?.stop()
 })
 
-const chain = () => services.sandboxChain
-const settlementsOf = (apiId: string) =>
-  t.server.database.db.selectFrom('settlements').selectAll().where('api_id', '=', apiId).execute()
-const allowanceOf = (owner: Address) =>
-  chain().client.readContract({
-    address: chain().usdc.address,
-    abi: erc20Abi,
-    functionName: 'allowance',
-    args: [owner, PERMIT2_ADDRESS],
-  })
+const { chain, apiWith, newBuyer, settlementsOf, allowanceOf, sponsoredAccept } = approvalKit(() => ({
+  services,
+  t,
+  upstream,
+}))
 /** The gas sponsoring extensions a 402 declares. */
 const sponsorings = (extensions: Record<string, unknown> | undefined) =>
   Object.keys(extensions ?? {})
     .filter((key) => key.endsWith('GasSponsoring'))
     .sort()
-const sponsoredAccept = (amount: string) => ({
-  ...sandboxAccept(services, amount),
-  extra: { assetTransferMethod: 'permit2', gasSponsoring: 'erc20ApprovalGasSponsoring' },
-})
-
-/** A development API with one endpoint taking `accepts`. */
-async function apiWith(path_pattern: string, accepts: unknown[]) {
-  const seller = await newSeller(t)
-  const api = await createApi(t, seller, upstream.url)
-  await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern, accepts })
-  return { seller, api }
-}
-
-/** A buyer with 10 USDC, no ETH and no approval, and the official client (as @x402/evm's README shows, with an RPC URL). */
-async function newBuyer() {
-  const account = newAccount()
-  await services.manager.fund(account.address, 'usdc', '10')
-  const client = new x402Client()
-    .register(chain().network, new ExactEvmScheme(account, { rpcUrl: services.rpcUrl }))
-    .register(chain().network, new UptoEvmScheme(account, { rpcUrl: services.rpcUrl }))
-  client.setSpendControls({
-    allowedAssets: [{ network: chain().network, asset: chain().usdc.address, maxAmountPerPayment: '10000000' }],
-  })
-  const sent: PaymentPayload[] = []
-  const recording = (async (input: string | URL | Request, init?: RequestInit) => {
-    const signature = new Request(input, init).headers.get('payment-signature')
-    if (signature) sent.push(JSON.parse(Buffer.from(signature, 'base64').toString()))
-    return localFetch(input, init)
-  }) as typeof fetch
-  return { account, client, pay: wrapFetchWithPayment(recording, client), sent }
-}
 
 /** A buyer without ETH or approval pays twice; the first payment's approval is sent by the facilitator. */
 async function sponsoredPayments() {
@@ -236,102 +192,4 @@ describe('on the plain relay (`relay: viem`)', () => {
     await viemStack?.stop()
   })
   test('the same', () => sponsoredPayments())
-})
-
-describe('a bad approval is refused with its reason; nothing is sent or charged', () => {
-  const approve = (spender: Address, amount = maxUint256) =>
-    encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, amount] })
-
-  /** The official client's payload for the endpoint, its signed approval replaced by one `signer` signs. */
-  async function paymentWith(
-    buyer: Awaited<ReturnType<typeof newBuyer>>,
-    url: string,
-    tx: { data: Hex; to?: Address; chainId?: number; nonce?: number; gas?: bigint },
-    signer: LocalAccount = buyer.account,
-    amount = maxUint256,
-  ) {
-    const probe = await localFetch(url)
-    const payload = await buyer.client.createPaymentPayload(
-      decodePaymentRequiredHeader(probe.headers.get('payment-required')!),
-    )
-    const signedTransaction = await signer.signTransaction({
-      type: 'eip1559',
-      to: tx.to ?? chain().usdc.address,
-      data: tx.data,
-      nonce: tx.nonce ?? 0,
-      gas: tx.gas ?? 70_000n,
-      maxFeePerGas: 2_000_000_000n,
-      maxPriorityFeePerGas: 1_000_000n,
-      chainId: tx.chainId ?? chain().chainId,
-    })
-    const extensions = payload.extensions as any
-    extensions.erc20ApprovalGasSponsoring.info = {
-      ...extensions.erc20ApprovalGasSponsoring.info,
-      amount: amount.toString(),
-      signedTransaction,
-    }
-    return payload
-  }
-
-  test('not an approve, the wrong spender, the wrong chain, another signer, a stale nonce, too little, too much gas', async () => {
-    const { seller, api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
-    const url = `${api.gateway}/weather/Oslo`
-    const buyer = await newBuyer()
-    const other = newAccount()
-    const cases: [string, PaymentPayload][] = [
-      [
-        'erc20_approval_tx_wrong_selector',
-        await paymentWith(buyer, url, {
-          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [PERMIT2_ADDRESS, 1n] }),
-        }),
-      ],
-      ['erc20_approval_tx_wrong_spender', await paymentWith(buyer, url, { data: approve(other.address) })],
-      ['erc20_approval_tx_wrong_chain', await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS), chainId: 1 })],
-      ['erc20_approval_tx_signer_mismatch', await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS) }, other)],
-      ['erc20_approval_tx_wrong_nonce', await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS), nonce: 3 })],
-      [
-        'erc20_approval_amount_too_low',
-        await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS, 100n) }, buyer.account, 100n),
-      ],
-      [
-        'erc20_approval_tx_gas_too_high',
-        await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS), gas: 1_000_000n }),
-      ],
-    ]
-    for (const [reason, payload] of cases) {
-      const response = await localFetch(url, {
-        headers: { 'payment-signature': encodePaymentSignatureHeader(payload) },
-      })
-      expect(response.status, reason).toBe(402)
-      expect(await errorOf(response), reason).toContain(`the payment is invalid: ${reason}`)
-    }
-    // Nothing reached the chain: no ETH sent to the buyer, no transaction of the buyer's, no allowance, no transfer.
-    expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(0n)
-    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(0)
-    expect(await allowanceOf(buyer.account.address)).toBe(0n)
-    expect(await usdcBalance(services, seller.payTo)).toBe(0n)
-    expect(await settlementsOf(api.id)).toEqual([])
-  })
-
-  test("the facilitator's /settle refuses them too (without a /verify first), sending nothing", async () => {
-    const { api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
-    const url = `${api.gateway}/weather/Oslo`
-    const buyer = await newBuyer()
-    const payload = await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS), chainId: 1 })
-    const settle = await postJson(`${services.facilitatorUrl}/settle`, {
-      x402Version: 2,
-      paymentPayload: payload,
-      paymentRequirements: payload.accepted,
-    })
-    expect(settle.body).toMatchObject({ success: false, errorReason: 'erc20_approval_tx_wrong_chain' })
-    const spender = await paymentWith(buyer, url, { data: approve(newAccount().address) })
-    const refused = await postJson(`${services.facilitatorUrl}/settle`, {
-      x402Version: 2,
-      paymentPayload: spender,
-      paymentRequirements: spender.accepted,
-    })
-    expect(refused.body).toMatchObject({ success: false, errorReason: 'erc20_approval_tx_wrong_spender' })
-    expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(0n)
-    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(0)
-  })
 })
