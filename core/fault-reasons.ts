@@ -3,8 +3,8 @@
  *
  * `@x402/evm` defines them in `src/exact/facilitator/errors.ts` but does not export them from any entry point, so they
  * are listed here; test/core/fault-reasons.test.ts reads the installed package and fails when it has a code this
- * list lacks (or the other way round). The last five are the ones svc's facilitator answers before the scheme is
- * asked (chain/facilitator/facilitator.ts, chain/facilitator/request.ts).
+ * list lacks (or the other way round). The last ones are svc's facilitator's own: five it answers before the scheme is
+ * asked (chain/facilitator/facilitator.ts, chain/facilitator/request.ts), and its checks of a sponsored approval.
  */
 export const exactEvmReasons = [
   'asset_not_deployed_contract',
@@ -72,6 +72,16 @@ export const exactEvmReasons = [
   'invalid_network',
   'unsupported_scheme',
   'invalid_x402_version',
+  // svc's facilitator, after the scheme: the checks of a sponsored ERC-20 approval x402 leaves out
+  // (chain/facilitator/erc20-approval-checks.ts).
+  'erc20_approval_tx_wrong_chain',
+  'erc20_approval_tx_has_value',
+  'erc20_approval_tx_gas_too_high',
+  'erc20_approval_tx_fee_too_high',
+  'erc20_approval_tx_fee_too_low',
+  'erc20_approval_amount_too_low',
+  'erc20_approval_amount_mismatch',
+  'erc20_approval_tx_wrong_nonce',
 ] as const
 
 export type ExactEvmReason = (typeof exactEvmReasons)[number]

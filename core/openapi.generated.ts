@@ -2448,7 +2448,7 @@ export interface components {
             amount: string;
             /** @default 300 */
             max_timeout_seconds: number;
-            /** @description for the Sandbox USDC: name, version (filled in when missing); assetTransferMethod eip3009 (the default of exact) or permit2 (upto always pays through Permit2) */
+            /** @description for the Sandbox USDC: name, version (filled in when missing); assetTransferMethod eip3009 (the default of exact) or permit2 (upto always pays through Permit2); gasSponsoring (svc's, Permit2 only): the one gas sponsoring extension the 402 declares, both when left out */
             extra?: {
                 /** @enum {unknown} */
                 assetTransferMethod?: "eip3009" | "permit2";
@@ -2457,6 +2457,8 @@ export interface components {
                  * @enum {unknown}
                  */
                 paymentFlow?: "authorization" | "upfront";
+                /** @enum {unknown} */
+                gasSponsoring?: "eip2612GasSponsoring" | "erc20ApprovalGasSponsoring";
             } & {
                 [key: string]: unknown;
             };
@@ -2477,7 +2479,7 @@ export interface components {
             amount: string;
             /** @default 300 */
             max_timeout_seconds?: number;
-            /** @description for the Sandbox USDC: name, version (filled in when missing); assetTransferMethod eip3009 (the default of exact) or permit2 (upto always pays through Permit2) */
+            /** @description for the Sandbox USDC: name, version (filled in when missing); assetTransferMethod eip3009 (the default of exact) or permit2 (upto always pays through Permit2); gasSponsoring (svc's, Permit2 only): the one gas sponsoring extension the 402 declares, both when left out */
             extra?: {
                 /** @enum {unknown} */
                 assetTransferMethod?: "eip3009" | "permit2";
@@ -2486,6 +2488,8 @@ export interface components {
                  * @enum {unknown}
                  */
                 paymentFlow?: "authorization" | "upfront";
+                /** @enum {unknown} */
+                gasSponsoring?: "eip2612GasSponsoring" | "erc20ApprovalGasSponsoring";
             } & {
                 [key: string]: unknown;
             };

@@ -22,6 +22,8 @@ import { createBazaarRoutes } from './bazaar-routes.js'
 import { injectedSettleAnswer, injectedVerifyAnswer } from '../faults/answers.js'
 import type { FaultBook } from '../faults/book.js'
 import { explainPermit2Refusal } from '../permit2/diagnosis.js'
+import { checkSponsoredApproval } from './erc20-approval-checks.js'
+import { createApprovalSponsoring } from './erc20-approval-sponsor.js'
 import { createRelayerSigner } from '../relay/relayer.js'
 import { isRelayerNonceMessage } from '../relay/tx-sender.js'
 import { createViemRelayerSigner, type RelaySigner } from '../relay/viem-signer.js'
@@ -83,7 +85,8 @@ type Settling = { chain: SandboxChain; signer: RelaySigner }
 
 /**
  * The development x402 facilitator: `x402Facilitator` + `@x402/evm`'s exact scheme (EIP-3009, and Permit2 through
- * x402's exact proxy, with the `eip2612GasSponsoring` extension) and upto scheme (Permit2 through x402's upto proxy),
+ * x402's exact proxy, with the `eip2612GasSponsoring` and `erc20ApprovalGasSponsoring` extensions) and upto scheme
+ * (Permit2 through x402's upto proxy),
  * relaying from an Anvil dev account, served as `GET /supported`, `POST /verify`, `POST /settle`.
  */
 export function createFacilitator(chain: SandboxChain, options: SandboxFacilitatorOptions = {}): SandboxFacilitator {
@@ -103,6 +106,9 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     .onAfterSettle(async ({ paymentPayload, requirements, result }) => {
       if (result.success) catalog.record(paymentPayload, requirements)
     })
+    // The Sandbox chain's relayers send a sponsored approval (a twin's payment carrying one is refused at verify:
+    // the approval is checked against the Sandbox chain's id).
+    .registerExtension(createApprovalSponsoring(chain, sandbox.signer))
   for (const on of settling) {
     byNetwork.set(`2:${on.chain.network}`, on)
     facilitator
@@ -170,6 +176,11 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
       payload,
       await facilitator.verify(payload, requirements),
     )
+    if (response.isValid && payload.x402Version === 2) {
+      const refused = await checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
+      if (refused)
+        return { isValid: false, invalidReason: refused.reason, invalidMessage: refused.message, payer: response.payer }
+    }
     return response.invalidMessage ? { ...response, invalidMessage: condense(response.invalidMessage) } : response
   }
 
@@ -196,17 +207,31 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     const key = settlementKey(payload, requirements)
     const existing = settlements.get(key)
     if (existing) return existing
-    const pending = facilitator.settle(payload, requirements).then(
-      (response) => {
-        if (response.success) return response
-        settlements.delete(key)
-        return response.errorMessage ? { ...response, errorMessage: condense(response.errorMessage) } : response
-      },
-      (error) => {
-        settlements.delete(key)
-        throw error
-      },
-    )
+    // A sponsored approval is checked before anything is sent (the buyer's gas, the approval itself).
+    const pending = checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
+      .then((refused) =>
+        refused
+          ? {
+              success: false,
+              errorReason: refused.reason,
+              errorMessage: refused.message,
+              transaction: '',
+              network: requirements.network,
+              payer: authorizationFields(payload.payload).from,
+            }
+          : facilitator.settle(payload, requirements),
+      )
+      .then(
+        (response) => {
+          if (response.success) return response
+          settlements.delete(key)
+          return response.errorMessage ? { ...response, errorMessage: condense(response.errorMessage) } : response
+        },
+        (error) => {
+          settlements.delete(key)
+          throw error
+        },
+      )
     settlements.set(key, pending)
     return pending
   }

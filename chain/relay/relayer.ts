@@ -138,10 +138,19 @@ export function createRelayerSigner(chain: SandboxChain): RelaySigner {
       return send(args.address, data, args.gas ?? contractCallGas, requiredSender(args.args))
     },
     sendTransaction: (args) => send(args.to, args.data, undefined),
+    sendFrom: (from, to, data) => send(to, data, undefined, from),
     waitForTransactionReceipt: (args) =>
       (senders.find((sender) => sender.minedReceipt(args.hash)) ?? senders[0]!).waitForReceipt(args.hash, args.timeout),
     getCode: (args) => getCode(args.address),
     prefetch,
+    async fund(to, value) {
+      const sender = await pool.take()
+      try {
+        return await sender.send({ to, value, gas: 21_000n })
+      } finally {
+        pool.give(sender)
+      }
+    },
     reset() {
       prefetch.clear()
       for (const sender of senders) sender.reset()

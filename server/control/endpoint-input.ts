@@ -36,6 +36,12 @@ export const assetTransferMethods = ['eip3009', 'permit2'] as const
  */
 export const paymentFlows = ['authorization', 'upfront'] as const
 
+/**
+ * How a Permit2 buyer without an approval is sponsored (`extra.gasSponsoring`, svc's): by an EIP-2612 permit or by a
+ * signed `approve` the facilitator sends; left out, the 402 declares every one the facilitator supports.
+ */
+export const gasSponsorings = ['eip2612GasSponsoring', 'erc20ApprovalGasSponsoring'] as const
+
 const acceptExtraSchema = z
   .record(z.string(), z.unknown(), { error: 'expected an object' })
   .superRefine((extra, ctx) => {
@@ -79,6 +85,19 @@ export const acceptSchema = z
     extra: acceptExtraSchema.optional(),
   })
   .superRefine((accept, ctx) => {
+    const sponsoring = accept.extra?.gasSponsoring
+    if (sponsoring !== undefined && !(gasSponsorings as readonly unknown[]).includes(sponsoring))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['extra', 'gasSponsoring'],
+        message: `must be one of ${gasSponsorings.join(', ')}`,
+      })
+    else if (sponsoring !== undefined && accept.scheme === 'exact' && accept.extra?.assetTransferMethod !== 'permit2')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['extra', 'gasSponsoring'],
+        message: 'sponsors a Permit2 approval: set extra.assetTransferMethod to "permit2"',
+      })
     if (accept.scheme === 'upto' && accept.extra?.assetTransferMethod === 'eip3009')
       ctx.addIssue({
         code: 'custom',

@@ -2,10 +2,10 @@ import type { x402ResourceServer } from '@x402/core/server'
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
 import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
-import { EIP2612_GAS_SPONSORING, declareEip2612GasSponsoringExtension } from '@x402/extensions'
 import { routePatternOf } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import { discoveryExtension } from './bazaar-extension.js'
+import { gasSponsoring } from './gas-sponsoring.js'
 import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
 import { offerReceiptDeclaration } from './offer-receipt.js'
 import { signInChallenge } from './sign-in-with-x.js'
@@ -92,20 +92,6 @@ async function buildOffer(route: GatewayRoute, server: x402ResourceServer, api: 
     unpaid: new Map(),
     networks: [...new Set(requirements.map((option) => option.network))],
   }
-}
-
-/**
- * The `eip2612GasSponsoring` extension when an option pays through Permit2 and its facilitator sponsors the approval:
- * a buyer whose Permit2 allowance is short then signs an EIP-2612 permit with the payment, and needs no approval
- * transaction (nor gas) of its own.
- */
-function gasSponsoring(server: x402ResourceServer, requirements: PaymentRequirements[]): Record<string, unknown> {
-  const sponsored = requirements.some(
-    (option) =>
-      option.extra?.assetTransferMethod === 'permit2' &&
-      server.getFacilitatorExtensions(2, option.network, option.scheme).includes(EIP2612_GAS_SPONSORING.key),
-  )
-  return sponsored ? declareEip2612GasSponsoringExtension() : {}
 }
 
 /** The longest PAYMENT-REQUIRED header that keeps its signed offers (characters; base64). */

@@ -28,6 +28,14 @@ test('the fault reasons are the exact EVM facilitator reasons of the installed @
     'invalid_network',
     'unsupported_scheme',
     'invalid_x402_version',
+    'erc20_approval_tx_wrong_chain',
+    'erc20_approval_tx_has_value',
+    'erc20_approval_tx_gas_too_high',
+    'erc20_approval_tx_fee_too_high',
+    'erc20_approval_tx_fee_too_low',
+    'erc20_approval_amount_too_low',
+    'erc20_approval_amount_mismatch',
+    'erc20_approval_tx_wrong_nonce',
   ]
   expect([...exactEvmReasons].sort()).toEqual([...installed, ...svcOwn].sort())
 })

@@ -267,7 +267,7 @@ describe('the svc package, installed from its tarball', () => {
     expect(balance).toBe(20_000n)
   })
 
-  it('README: exact through Permit2 (a sponsored permit, no approval) and upto (settling what was used) with the official packages', async () => {
+  it('README: exact through Permit2 (a sponsored permit, a sponsored approval) and upto (settling what was used) with the official packages', async () => {
     const port = await freePort()
     const seller = await startSeller(
       { FACILITATOR_URL: sandbox.facilitatorUrl, PORT: String(port) },
@@ -280,7 +280,7 @@ describe('the svc package, installed from its tarball', () => {
         SELLER_URL: `http://localhost:${port}`,
       })
       expect(stderr).toBe('')
-      expect(stdout).toBe('/permit2 200 true the price\n/metered 200 true 1234\n')
+      expect(stdout).toBe('/permit2 200 true the price\n/approval 200 true the price\n/metered 200 true 1234\n')
     } finally {
       seller.kill()
     }
@@ -291,7 +291,15 @@ describe('the svc package, installed from its tarball', () => {
       functionName: 'balanceOf',
       args: ['0x90F79bf6EB2c4f870365E785982E1f101E93b906'],
     })
-    expect(balance).toBe(10_000n + 1234n)
+    expect(balance).toBe(10_000n + 10_000n + 1234n)
+    // The approval the buyer signed for /approval is on chain: Permit2 may spend the buyer's USDC without limit.
+    const allowance = await chain.readContract({
+      address: sandbox.usdc.address as Address,
+      abi: erc20Abi,
+      functionName: 'allowance',
+      args: [sandbox.buyer.address, '0x000000000022D473030F116dDEE9F6B43aC78BA3'],
+    })
+    expect(allowance).toBe(2n ** 256n - 1n)
   })
 
   it("README: sign-in-with-x (the package's client extension) pays once, then signs in; offer-receipt verifies offer and receipt", async () => {
@@ -334,7 +342,7 @@ describe('the svc package, installed from its tarball', () => {
     const { stdout } = await runWithRegister('facilitator.ts', { FACILITATOR_URL: sandbox.facilitatorUrl })
     expect(stdout).toContain(`network: 'eip155:845320402'`)
     expect(stdout).toContain(`scheme: 'upto'`)
-    expect(stdout).toContain(`[ 'eip2612GasSponsoring', 'bazaar' ]`)
+    expect(stdout).toContain(`[ 'eip2612GasSponsoring', 'bazaar', 'erc20ApprovalGasSponsoring' ]`)
   })
 
   it("README: withBazaar lists the gateway's endpoint the buyer paid above, with its discovery info", async () => {

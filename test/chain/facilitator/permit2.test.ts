@@ -106,7 +106,7 @@ const settlementOf = (response: Response) => decodePaymentResponseHeader(respons
 const refusalOf = (response: Response) => decodePaymentRequiredHeader(response.headers.get('payment-required')!)
 
 describe('svc facilitator /supported', () => {
-  test('offers exact and upto on the sandbox network, upto naming its facilitator, and the eip2612GasSponsoring extension', async () => {
+  test('offers exact and upto on the sandbox network, upto naming its facilitator, and both gas sponsoring extensions', async () => {
     const { body } = await getJson(`${services.facilitatorUrl}/supported`)
     expect(body.kinds).toEqual([
       { x402Version: 2, scheme: 'exact', network: 'eip155:845320402' },
@@ -121,7 +121,7 @@ describe('svc facilitator /supported', () => {
     expect(services.sandboxChain.accounts.relayers.map((account) => account.address)).toContain(
       body.kinds[1].extra.facilitatorAddress,
     )
-    expect(body.extensions).toEqual(['eip2612GasSponsoring', 'bazaar'])
+    expect(body.extensions).toEqual(['eip2612GasSponsoring', 'bazaar', 'erc20ApprovalGasSponsoring'])
   })
 })
 

@@ -1,0 +1,123 @@
+/**
+ * Bad `erc20ApprovalGasSponsoring` approvals, each made from the official client's payment with its signed approval
+ * replaced: refused with the extension's reason (x402's, or svc's own for what x402 leaves unchecked) at the gateway
+ * and at the facilitator's /settle, with nothing sent (no ETH to the buyer, no approval) and nothing charged.
+ */
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentPayload } from '@x402/core/types'
+import { PERMIT2_ADDRESS } from '@x402/evm'
+import { encodeFunctionData, erc20Abi, maxUint256, type Address, type Hex, type LocalAccount } from 'viem'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { localFetch } from '../../../sdk/local-fetch.js'
+import { newAccount, postJson } from '../../helpers/payments.js'
+import { approvalKit, type ApprovalBuyer } from './erc20-approval-helpers.js'
+import { errorOf, startGatewayStack, usdcBalance, type GatewayStack } from './helpers.js'
+
+let stack: GatewayStack | undefined
+beforeAll(async () => {
+  stack = await startGatewayStack()
+})
+afterAll(async () => {
+  await stack?.stop()
+})
+
+const { chain, apiWith, newBuyer, settlementsOf, allowanceOf, sponsoredAccept } = approvalKit(() => stack!)
+const services = () => stack!.services
+
+describe('a bad approval is refused with its reason; nothing is sent or charged', () => {
+  const approve = (spender: Address, amount = maxUint256) =>
+    encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, amount] })
+
+  /** The official client's payload for the endpoint, its signed approval replaced by one `signer` signs. */
+  async function paymentWith(
+    buyer: ApprovalBuyer,
+    url: string,
+    tx: { data: Hex; to?: Address; chainId?: number; nonce?: number; gas?: bigint },
+    signer: LocalAccount = buyer.account,
+    amount = maxUint256,
+  ) {
+    const probe = await localFetch(url)
+    const payload = await buyer.client.createPaymentPayload(
+      decodePaymentRequiredHeader(probe.headers.get('payment-required')!),
+    )
+    const signedTransaction = await signer.signTransaction({
+      type: 'eip1559',
+      to: tx.to ?? chain().usdc.address,
+      data: tx.data,
+      nonce: tx.nonce ?? 0,
+      gas: tx.gas ?? 70_000n,
+      maxFeePerGas: 2_000_000_000n,
+      maxPriorityFeePerGas: 1_000_000n,
+      chainId: tx.chainId ?? chain().chainId,
+    })
+    const extensions = payload.extensions as any
+    extensions.erc20ApprovalGasSponsoring.info = {
+      ...extensions.erc20ApprovalGasSponsoring.info,
+      amount: amount.toString(),
+      signedTransaction,
+    }
+    return payload
+  }
+
+  test('not an approve, the wrong spender, the wrong chain, another signer, a stale nonce, too little, too much gas', async () => {
+    const { seller, api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
+    const url = `${api.gateway}/weather/Oslo`
+    const buyer = await newBuyer()
+    const other = newAccount()
+    const cases: [string, PaymentPayload][] = [
+      [
+        'erc20_approval_tx_wrong_selector',
+        await paymentWith(buyer, url, {
+          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [PERMIT2_ADDRESS, 1n] }),
+        }),
+      ],
+      ['erc20_approval_tx_wrong_spender', await paymentWith(buyer, url, { data: approve(other.address) })],
+      ['erc20_approval_tx_wrong_chain', await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS), chainId: 1 })],
+      ['erc20_approval_tx_signer_mismatch', await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS) }, other)],
+      ['erc20_approval_tx_wrong_nonce', await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS), nonce: 3 })],
+      [
+        'erc20_approval_amount_too_low',
+        await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS, 100n) }, buyer.account, 100n),
+      ],
+      [
+        'erc20_approval_tx_gas_too_high',
+        await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS), gas: 1_000_000n }),
+      ],
+    ]
+    for (const [reason, payload] of cases) {
+      const response = await localFetch(url, {
+        headers: { 'payment-signature': encodePaymentSignatureHeader(payload) },
+      })
+      expect(response.status, reason).toBe(402)
+      expect(await errorOf(response), reason).toContain(`the payment is invalid: ${reason}`)
+    }
+    // Nothing reached the chain: no ETH sent to the buyer, no transaction of the buyer's, no allowance, no transfer.
+    expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(0n)
+    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(0)
+    expect(await allowanceOf(buyer.account.address)).toBe(0n)
+    expect(await usdcBalance(services(), seller.payTo)).toBe(0n)
+    expect(await settlementsOf(api.id)).toEqual([])
+  })
+
+  test("the facilitator's /settle refuses them too (without a /verify first), sending nothing", async () => {
+    const { api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
+    const url = `${api.gateway}/weather/Oslo`
+    const buyer = await newBuyer()
+    const payload = await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS), chainId: 1 })
+    const settle = await postJson(`${services().facilitatorUrl}/settle`, {
+      x402Version: 2,
+      paymentPayload: payload,
+      paymentRequirements: payload.accepted,
+    })
+    expect(settle.body).toMatchObject({ success: false, errorReason: 'erc20_approval_tx_wrong_chain' })
+    const spender = await paymentWith(buyer, url, { data: approve(newAccount().address) })
+    const refused = await postJson(`${services().facilitatorUrl}/settle`, {
+      x402Version: 2,
+      paymentPayload: spender,
+      paymentRequirements: spender.accepted,
+    })
+    expect(refused.body).toMatchObject({ success: false, errorReason: 'erc20_approval_tx_wrong_spender' })
+    expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(0n)
+    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(0)
+  })
+})
