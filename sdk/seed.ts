@@ -52,6 +52,8 @@ const seedSchema = z.strictObject({
               transfer_method: z.enum(['eip3009', 'permit2']).optional(),
               /** `extra.paymentFlow` as @x402/core 2.27 names it: `authorization` (verify, upstream, settle) or `upfront`. */
               payment_flow: z.enum(['authorization', 'upfront']).optional(),
+              /** `extra.gasSponsoring` (Permit2): how a buyer without an approval is sponsored. @defaultValue both */
+              gas_sponsoring: z.enum(['eip2612GasSponsoring', 'erc20ApprovalGasSponsoring']).optional(),
             }),
           )
           .default([]),
@@ -89,6 +91,7 @@ const seedKeys: SeedKeys = {
     'scheme',
     'transfer_method',
     'payment_flow',
+    'gas_sponsoring',
   ],
 }
 
@@ -216,11 +219,21 @@ export async function applySeed(
     const local = environment === 'development' ? (await client.config.localDev()).usdc : undefined
     const have = new Set((await client.endpoints.list(api.id)).map((e) => `${e.method} ${e.path_pattern}`))
     let made = 0
-    for (const { price, network, asset, scheme, transfer_method, payment_flow, ...endpoint } of endpoints) {
+    for (const {
+      price,
+      network,
+      asset,
+      scheme,
+      transfer_method,
+      payment_flow,
+      gas_sponsoring,
+      ...endpoint
+    } of endpoints) {
       if (have.has(`${endpoint.method.toUpperCase()} ${endpoint.path_pattern}`)) continue
       const extra = {
         ...(transfer_method ? { assetTransferMethod: transfer_method } : {}),
         ...(payment_flow ? { paymentFlow: payment_flow } : {}),
+        ...(gas_sponsoring ? { gasSponsoring: gas_sponsoring } : {}),
       }
       const accept: Accept = {
         scheme: scheme ?? 'exact',

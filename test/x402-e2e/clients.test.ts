@@ -84,7 +84,7 @@ describe("x402's e2e clients pay svc's gateway", () => {
   })
 })
 
-describe('what other branches enable', () => {
+describe('payment flows and sponsoring', () => {
   // An `upfront` accept settles before the upstream is called, so an upstream that fails after the settlement (a path
   // the upstream does not serve: 404) leaves a charge recorded as undelivered.
   test('upfront: an upstream failure after the settlement is charged and recorded undelivered', async () => {
@@ -120,13 +120,26 @@ describe('what other branches enable', () => {
     })
   })
 
-  // Enable after merging wt-sponsor (issue 22 item 3) once svc's 402 declares erc20ApprovalGasSponsoring for a
-  // Permit2 endpoint whose facilitator lists it. Today the gateway declares eip2612GasSponsoring only (and the
-  // route above is paid with an EIP-2612 permit, which svc's USDC supports).
-  test.skip('erc20ApprovalGasSponsoring (enable after merging wt-sponsor): the gateway declares it on the catalog route', async () => {
+  // The catalog's sponsoring routes declare the one extension they are named for, so x402's client (a fresh buyer:
+  // no approval) takes that path: a signed approve() svc's facilitator sends, or an EIP-2612 permit.
+  test("erc20ApprovalGasSponsoring: the gateway declares it alone on the catalog route, and a fresh buyer's approve() goes on chain", async () => {
     const response = await localFetch(`${gateway()}/exact/evm/permit2-erc20ApprovalGasSponsoring`)
     expect(response.status).toBe(402)
     const required = JSON.parse(Buffer.from(response.headers.get('payment-required')!, 'base64').toString())
     expect(Object.keys(required.extensions)).toContain('erc20ApprovalGasSponsoring')
+    expect(Object.keys(required.extensions)).not.toContain('eip2612GasSponsoring')
+
+    const fresh = await fundedBuyer(svc.ready.chain_manager_url)
+    const result = await runClient('fetch', {
+      RESOURCE_SERVER_URL: gateway(),
+      ENDPOINT_PATH: '/exact/evm/permit2-erc20ApprovalGasSponsoring',
+      privateKey: fresh.key,
+      rpcUrl: svc.ready.rpc_url,
+      network: svc.ready.network,
+    })
+    expect(result, result.error).toMatchObject({ success: true })
+    // The buyer's own signed approve() is its first transaction on chain (the facilitator sent it, and its gas).
+    const chain = createPublicClient({ transport: http(svc.ready.rpc_url) })
+    expect(await chain.getTransactionCount({ address: fresh.address as Hex })).toBe(1)
   })
 })

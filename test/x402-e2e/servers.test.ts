@@ -89,10 +89,9 @@ describe.each(['express', 'hono'] as const)("x402's %s e2e server on svc's facil
     await expectPaidOnChain(result.payment_response!.transaction as Hex, '1000')
   })
 
-  // Enable after merging wt-sponsor (issue 22 item 3): the buyer has neither a Permit2 approval nor a use for
-  // EIP-2612 (the route declares erc20ApprovalGasSponsoring only), signs an approve() and svc's facilitator sends it
-  // in the settlement. Today svc's facilitator answers permit2_allowance_required.
-  test.skip('erc20ApprovalGasSponsoring (enable after merging wt-sponsor): a buyer without an approval pays exact and upto', async () => {
+  // The buyer has neither a Permit2 approval nor a use for EIP-2612 (the route declares erc20ApprovalGasSponsoring
+  // only), signs an approve() and svc's facilitator sends it in the settlement.
+  test('erc20ApprovalGasSponsoring: a buyer without an approval pays exact and upto', async () => {
     const fresh = await fundedBuyer(svc.ready.chain_manager_url)
     for (const [path, amount] of [
       ['/exact/evm/permit2-erc20ApprovalGasSponsoring', '1000'],
