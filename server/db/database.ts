@@ -7,6 +7,7 @@ import * as settlementJournal from './migrations/2026_11_22_01_00_00_settlement_
 import * as zeroCharges from './migrations/2026_11_22_03_00_00_zero_charges.js'
 import * as sandboxClock from './migrations/2026_11_22_03_30_00_sandbox_clock.js'
 import * as permit2Journal from './migrations/2026_11_23_00_00_00_permit2_journal.js'
+import * as paymentAnswers from './migrations/2026_11_25_03_00_00_payment_answers.js'
 import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
 
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_22_03_00_00_zero_charges': zeroCharges,
   '2026_11_22_03_30_00_sandbox_clock': sandboxClock,
   '2026_11_23_00_00_00_permit2_journal': permit2Journal,
+  '2026_11_25_03_00_00_payment_answers': paymentAnswers,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -199,6 +199,27 @@ export type DomainsTable = {
   created_at: string
 }
 
+/** A paid answer kept for a buyer's payment-identifier (server/gateway/payment-identifier.ts). */
+export type PaymentAnswersTable = {
+  api_id: string
+  /** The payer's address, lower-case. */
+  payer: string
+  /** The buyer's payment-identifier `id`. */
+  payment_id: string
+  /** What was paid for (method, path and query, the accepted requirements): a retry must ask the same. */
+  request_key: string
+  /** The payment itself (paymentIdentity): the same payment resent needs no new verify. */
+  payment_key: string
+  settlement_id: string
+  status: number
+  /** The answer's headers, JSON. */
+  headers: string
+  /** The answer's body; null when it was larger than the gateway keeps. */
+  body: Buffer | null
+  body_bytes: number
+  created_at: string
+}
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -212,6 +233,7 @@ export type Database = {
   api_daily_stats: ApiDailyStatsTable
   domains: DomainsTable
   sandbox_chain_epochs: SandboxChainEpochsTable
+  payment_answers: PaymentAnswersTable
 }
 
 export type UserRow = Selectable<UsersTable>

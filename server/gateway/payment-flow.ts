@@ -14,6 +14,7 @@ import { openGatewayStore, type GatewayStore } from './gateway-store.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from './payment-outcome.js'
 import { offerFor, paymentRequired, type Offer, type PaidResource } from './payment-required.js'
 import { createPaymentLocks, paymentIdentity } from './payment-locks.js'
+import { createPaymentIdentifiers } from './payment-identifier.js'
 import { decodePayment } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
@@ -99,6 +100,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const proxy = createUpstreamProxy({ log: deps.log, ownListeners, ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
   const locks = createPaymentLocks()
+  const paymentIds = createPaymentIdentifiers(deps.db, deps.clock)
   const journal = createSettlementJournal(deps, store, options.journal)
   // A revert to a snapshot writes the buffered counters first, then finds the used-up one-time endpoints back.
   const unregister = deps.sandboxState?.register({ flush: () => stats.flush(), reset: () => locks.reset() })
@@ -173,16 +175,44 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     // others are not charged.
     const ephemeral = route.expiresAt !== null
     const paymentId = paymentIdentity(decoded.payload, requirements)
-    const claim = locks.claim(paymentId, ephemeral ? route.endpoint.id : undefined)
-    if (!claim.ok) return requirePayment(attempt, claim.message)
-    let consumed = false
+    // A payment-identifier already paid gets its kept answer again (payment-identifier.ts): nothing is settled twice.
+    const remembered = await paymentIds.check({
+      apiId: api.id,
+      payload: decoded.payload,
+      requirements,
+      paymentKey: paymentId,
+      method,
+      path,
+      query: resource.query,
+    })
+    if (remembered.type === 'refused') return remembered.outcome
+    if (remembered.type === 'replay') {
+      if (remembered.samePayment) return remembered.outcome
+      const verified = await verifyPayment(server, decoded.payload, requirements)
+      if (verified.type === 'accepted') return remembered.outcome
+      if (verified.type === 'refused') return requirePayment(attempt, verified.error, { reason: verified.reason })
+      return verified.type === 'failed' ? failed(502, verified.error) : unavailable(verified.error)
+    }
+    let outcome: PaymentOutcome | undefined
     try {
-      const outcome = await pay(attempt, decoded.payload, requirements, paymentId)
-      consumed = ephemeral && outcome.type === 'paid'
-      return outcome
+      const claim = locks.claim(paymentId, ephemeral ? route.endpoint.id : undefined)
+      if (!claim.ok) return requirePayment(attempt, claim.message)
+      let consumed = false
+      try {
+        outcome = await pay(attempt, decoded.payload, requirements, paymentId)
+        consumed = ephemeral && outcome.type === 'paid'
+        return outcome
+      } finally {
+        claim.release(consumed)
+        if (consumed) locks.consumed(api.id, route.compiled)
+      }
     } finally {
-      claim.release(consumed)
-      if (consumed) locks.consumed(api.id, route.compiled)
+      if (remembered.type === 'first')
+        await remembered
+          .done(outcome, outcome?.type === 'paid' ? outcome.settlementId : undefined)
+          .catch((error: unknown) =>
+            deps.log?.(`could not keep the answer of a payment-identifier: ${(error as Error).message}`),
+          )
     }
   }
 
@@ -342,6 +372,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       status: answer.status,
       headers,
       body,
+      settlementId: recorded,
       written: (delivered) => journal.finish(journalId, recorded, delivered),
     }
   }

@@ -2,6 +2,7 @@ import type { x402ResourceServer } from '@x402/core/server'
 import type { PaymentRequirements } from '@x402/core/types'
 import { encodePaymentRequiredHeader } from '@x402/core/http'
 import { EIP2612_GAS_SPONSORING, declareEip2612GasSponsoringExtension } from '@x402/extensions'
+import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier'
 import { routePatternOf } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import { discoveryExtension } from './bazaar-extension.js'
@@ -65,7 +66,12 @@ async function buildOffer(route: GatewayRoute, server: x402ResourceServer, api: 
     )
   return {
     requirements,
-    declaredExtensions: { ...discoveryExtension(route.endpoint), ...gasSponsoring(server, requirements) },
+    declaredExtensions: {
+      ...discoveryExtension(route.endpoint),
+      ...gasSponsoring(server, requirements),
+      // Optional: a buyer who sends an id gets a retry's answer again without paying twice (payment-identifier.ts).
+      [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
+    },
     unpaid: new Map(),
   }
 }
