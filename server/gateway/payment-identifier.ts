@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import { PAYMENT_IDENTIFIER, isValidPaymentId, validatePaymentIdentifier } from '@x402/extensions/payment-identifier'
+import { PAYMENT_IDENTIFIER, validatePaymentIdentifier } from '@x402/extensions/payment-identifier'
 import { machineClock, type Clock } from '../../core/clock.js'
 import { canonicalJson } from '../../core/canonical-json.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
@@ -65,10 +65,9 @@ export function createPaymentIdentifiers(db: Kysely<Database>, clock: Clock = ma
       const validation = validatePaymentIdentifier(extension)
       if (!validation.valid)
         return refused(400, `invalid ${PAYMENT_IDENTIFIER} extension: ${(validation.errors ?? []).join('; ')}`)
+      // validatePaymentIdentifier checks the id's format too (16-128 letters, digits, hyphens, underscores).
       const id = (extension as { info: { id?: string } }).info.id
       if (id === undefined) return { type: 'none' }
-      if (!isValidPaymentId(id))
-        return refused(400, `invalid ${PAYMENT_IDENTIFIER} id: 16-128 letters, digits, hyphens and underscores`)
 
       const payer = (authorizationFields(payload.payload).from ?? '').toLowerCase()
       const requestKey = canonicalJson({ method, path, query, requirements }, { hexCaseInsensitive: true })
