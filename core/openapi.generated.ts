@@ -2713,6 +2713,12 @@ export interface components {
             old_chain: boolean;
             /** @description false when the buyer was charged but did not get the answer (the connection went away after the settlement, or svc stopped mid-payment and found the settlement on the chain at its next start) */
             delivered: boolean;
+            /** @description the payment's builder-code extension (ERC-8021 attribution: a app code, w wallet code, s service codes); null without one */
+            builder_code: {
+                a?: string;
+                w?: string;
+                s?: string[];
+            } | null;
         };
         SettlementPage: {
             settlements: components["schemas"]["Settlement"][];
@@ -2879,6 +2885,12 @@ export interface components {
             status: number;
             /** @description true only for payment.settled */
             charged: boolean;
+            /** @description payment.settled: the payment's builder-code extension (ERC-8021 attribution); null without one */
+            builder_code: {
+                a?: string;
+                w?: string;
+                s?: string[];
+            } | null;
         };
     };
     responses: {

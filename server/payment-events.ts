@@ -38,6 +38,8 @@ export type PaymentEvent = {
   status: number
   /** Whether the buyer was charged (true only for payment.settled). */
   charged: boolean
+  /** payment.settled: the payment's builder-code attribution (ERC-8021 `a`, `w`, `s`), null without one. */
+  builder_code: { a?: string; w?: string; s?: string[] } | null
 }
 
 export type PaymentEvents = {

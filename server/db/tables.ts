@@ -124,6 +124,8 @@ export type SettlementsTable = {
    * connection went away after the settlement, or svc stopped before answering: recovered from the journal).
    */
   delivered: Generated<number>
+  /** The payment's `builder-code` extension (ERC-8021 attribution), JSON `{a, w, s}`; null without one. */
+  builder_code: string | null
 }
 
 /**

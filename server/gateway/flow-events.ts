@@ -15,7 +15,7 @@ export type EventSubject = {
 
 /** The fields of one event beyond its subject. */
 export type EventDetails = Partial<
-  Pick<PaymentEvent, 'payer' | 'transaction' | 'settlement_id' | 'reason' | 'error'>
+  Pick<PaymentEvent, 'payer' | 'transaction' | 'settlement_id' | 'reason' | 'error' | 'builder_code'>
 > & { status: number }
 
 export type FlowEvents = {
@@ -52,6 +52,7 @@ export function createFlowEvents(deps: Pick<ServerDeps, 'events'>): FlowEvents {
         error: details.error ?? null,
         status: details.status,
         charged: type === 'payment.settled',
+        builder_code: details.builder_code ?? null,
       })
     },
   }

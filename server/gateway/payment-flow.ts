@@ -15,6 +15,7 @@ import type { PaymentOutcome, PaymentRequiredOutcome } from './payment-outcome.j
 import { offerFor, paymentRequired, type Offer, type PaidResource } from './payment-required.js'
 import { createPaymentLocks, paymentIdentity } from './payment-locks.js'
 import { createPaymentIdentifiers } from './payment-identifier.js'
+import { builderCodeOf } from './builder-code.js'
 import { decodePayment } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
@@ -173,6 +174,8 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
 
     // One request per payment (however it is encoded), and one paying request per ephemeral endpoint at a time: the
     // others are not charged.
+    const builderCode = builderCodeOf(decoded.payload)
+    if (!builderCode.ok) return failed(400, builderCode.error)
     const ephemeral = route.expiresAt !== null
     const paymentId = paymentIdentity(decoded.payload, requirements)
     // A payment-identifier already paid gets its kept answer again (payment-identifier.ts): nothing is settled twice.
@@ -311,6 +314,8 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       path: resource.path,
       chainEpoch,
     })
+    // Checked in run(): recorded on the settlement as the payment carried it to the facilitator.
+    const attribution = builderCodeOf(payload)
     let settlementId: string | undefined
     let settled: Awaited<ReturnType<typeof settlePayment>>
     try {
@@ -329,6 +334,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
             method: request.method,
             path: resource.path,
             chainEpoch,
+            builderCode: attribution.ok ? attribution.code : undefined,
           },
           journalId,
         )
@@ -357,6 +363,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
         payer: settled.response.payer ?? payer,
         transaction: settled.response.transaction,
         settlement_id: settlementId,
+        builder_code: attribution.ok ? (attribution.code ?? null) : null,
       },
       requirements,
     )

@@ -77,5 +77,6 @@ export function settlement(id: string, createdAt: string, path: string): Settlem
     chain_epoch: '0123456789abcdef',
     old_chain: false,
     delivered: true,
+    builder_code: null,
   }
 }

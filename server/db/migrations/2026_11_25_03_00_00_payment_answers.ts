@@ -3,9 +3,11 @@ import type { Kysely } from 'kysely'
 /**
  * The answers kept for x402's `payment-identifier` extension (server/gateway/payment-identifier.ts): a paid answer is
  * stored under its API, payer and payment id, so a buyer retrying with that id gets it again without a second charge.
- * Bounded by the gateway (an answer's size, its age, the table's total).
+ * Bounded by the gateway (an answer's size, its age, the table's total). And `settlements.builder_code`: the
+ * `builder-code` extension's attribution a payment carried (JSON `{a, w, s}`), null without one.
  */
 export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema.alterTable('settlements').addColumn('builder_code', 'text').execute()
   await db.schema
     .createTable('payment_answers')
     .addColumn('api_id', 'text', (c) => c.notNull().references('apis.id').onDelete('cascade'))
@@ -26,4 +28,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('payment_answers').execute()
+  await db.schema.alterTable('settlements').dropColumn('builder_code').execute()
 }
