@@ -2503,6 +2503,8 @@ export interface components {
             schema_source: "inferred" | "openapi" | "manual";
             enabled: boolean;
             description: string | null;
+            /** @description buyers must send x402's payment-identifier extension with an id (its 402 declares it required); otherwise it is optional */
+            payment_identifier_required: boolean;
             /** @description lifetime in seconds given at creation */
             ttl: number | null;
             /**
@@ -2527,6 +2529,11 @@ export interface components {
             /** @default true */
             enabled?: boolean;
             description?: string | null;
+            /**
+             * @description buyers must send a payment-identifier id
+             * @default false
+             */
+            payment_identifier_required?: boolean;
             /** @description seconds; create only; sets expires_at */
             ttl?: number;
         };
@@ -2540,6 +2547,8 @@ export interface components {
             clear_schemas?: boolean;
             enabled?: boolean;
             description?: string | null;
+            /** @description buyers must send a payment-identifier id */
+            payment_identifier_required?: boolean;
         };
         ParsedOperation: {
             method: components["schemas"]["HttpMethod"];

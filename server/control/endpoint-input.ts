@@ -122,6 +122,7 @@ export const createEndpointSchema = z.strictObject({
   response_schema: jsonSchemaObject.nullable().optional(),
   enabled: z.boolean({ error: 'expected true or false' }).optional(),
   description: description.optional(),
+  payment_identifier_required: z.boolean({ error: 'expected true or false' }).optional(),
   ttl: z
     .number({ error: 'expected an integer number of seconds' })
     .int({ error: 'expected an integer number of seconds' })
@@ -141,6 +142,7 @@ export const updateEndpointSchema = z
     clear_schemas: z.boolean({ error: 'expected true or false' }).optional(),
     enabled: z.boolean({ error: 'expected true or false' }).optional(),
     description: description.optional(),
+    payment_identifier_required: z.boolean({ error: 'expected true or false' }).optional(),
   })
   .refine(
     (body) => !(body.clear_schemas && (body.request_schema !== undefined || body.response_schema !== undefined)),

@@ -48,6 +48,7 @@ export type NewEndpoint = {
   enabled?: boolean | undefined
   description?: string | null | undefined
   ttl?: number | undefined
+  payment_identifier_required?: boolean | undefined
 }
 
 /**
@@ -78,6 +79,7 @@ export async function newEndpointRow(
     schema_source: given ? withSchemas : 'inferred',
     enabled: input.enabled === false ? 0 : 1,
     description: input.description ?? null,
+    payment_identifier_required: input.payment_identifier_required ? 1 : 0,
     ttl_seconds: input.ttl ?? null,
     expires_at: input.ttl === undefined ? null : new Date(now.getTime() + input.ttl * 1000).toISOString(),
     created_at: now.toISOString(),
@@ -107,6 +109,8 @@ export async function endpointChanges(
   if (body.accepts !== undefined) changes.accepts = JSON.stringify(checkAccepts(deps, api, body.accepts))
   if (body.enabled !== undefined) changes.enabled = body.enabled ? 1 : 0
   if (body.description !== undefined) changes.description = body.description
+  if (body.payment_identifier_required !== undefined)
+    changes.payment_identifier_required = body.payment_identifier_required ? 1 : 0
 
   const schemasGiven = body.request_schema !== undefined || body.response_schema !== undefined
   if (body.clear_schemas || (!schemasGiven && moved && endpoint.schema_source === 'inferred')) {

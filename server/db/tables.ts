@@ -84,6 +84,8 @@ export type EndpointsTable = {
   schema_source: 'inferred' | 'openapi' | 'manual'
   enabled: number
   description: string | null
+  /** 1: a payment without a payment-identifier id is refused (x402's payment-identifier `required`). */
+  payment_identifier_required: Generated<number>
   ttl_seconds: number | null
   expires_at: string | null
   created_at: string

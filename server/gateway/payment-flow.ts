@@ -187,6 +187,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       method,
       path,
       query: resource.query,
+      required: route.endpoint.payment_identifier_required === 1,
     })
     if (remembered.type === 'refused') return remembered.outcome
     if (remembered.type === 'replay') {

@@ -1,6 +1,10 @@
 import type { Kysely } from 'kysely'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import { PAYMENT_IDENTIFIER, validatePaymentIdentifier } from '@x402/extensions/payment-identifier'
+import {
+  PAYMENT_IDENTIFIER,
+  validatePaymentIdentifier,
+  validatePaymentIdentifierRequirement,
+} from '@x402/extensions/payment-identifier'
 import { machineClock, type Clock } from '../../core/clock.js'
 import { canonicalJson } from '../../core/canonical-json.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
@@ -31,6 +35,8 @@ export type PaymentIdentifiers = {
     method: string
     path: string
     query: string
+    /** The endpoint requires an id (its 402 declares `required: true`). */
+    required: boolean
   }): Promise<PaymentIdCheck>
 }
 
@@ -59,8 +65,10 @@ export function createPaymentIdentifiers(db: Kysely<Database>, clock: Clock = ma
   const limits = paymentAnswerLimits
 
   return {
-    async check({ apiId, payload, requirements, paymentKey, method, path, query }) {
+    async check({ apiId, payload, requirements, paymentKey, method, path, query, required }) {
       const extension = payload.extensions?.[PAYMENT_IDENTIFIER]
+      const requirement = validatePaymentIdentifierRequirement(payload, required)
+      if (!requirement.valid) return refused(400, (requirement.errors ?? []).join('; '))
       if (extension === undefined) return { type: 'none' }
       const validation = validatePaymentIdentifier(extension)
       if (!validation.valid)

@@ -69,8 +69,9 @@ async function buildOffer(route: GatewayRoute, server: x402ResourceServer, api: 
     declaredExtensions: {
       ...discoveryExtension(route.endpoint),
       ...gasSponsoring(server, requirements),
-      // Optional: a buyer who sends an id gets a retry's answer again without paying twice (payment-identifier.ts).
-      [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
+      // A buyer who sends an id gets a retry's answer again without paying twice (payment-identifier.ts); required
+      // when the seller says so.
+      [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(route.endpoint.payment_identifier_required === 1),
     },
     unpaid: new Map(),
   }

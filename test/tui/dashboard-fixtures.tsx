@@ -37,6 +37,7 @@ export function endpoint(overrides: Partial<Endpoint>): Endpoint {
     schema_source: 'manual',
     enabled: true,
     description: null,
+    payment_identifier_required: false,
     ttl: null,
     expires_at: null,
     created_at: '2026-01-01T11:00:00.000Z',

@@ -178,6 +178,30 @@ describe('payment-identifier through the gateway', () => {
     expect(upstreamCalls('/weather/Quito')).toBe(0)
   })
 
+  test('an endpoint that requires it says so in its 402 and refuses a payment without an id (400, nothing charged)', async () => {
+    const record = await addEndpoint(t, seller, api.id, {
+      method: 'GET',
+      path_pattern: '/files/{name}',
+      accepts: [sandboxAccept(services, '10000')],
+      payment_identifier_required: true,
+    })
+    expect(record.payment_identifier_required).toBe(true)
+    const probe = await localFetch(`${api.gateway}/files/a`)
+    const required = decodePaymentRequiredHeader(probe.headers.get('payment-required')!)
+    expect(required.extensions?.[PAYMENT_IDENTIFIER]).toMatchObject({ info: { required: true } })
+
+    const before = await usdcBalance(services, buyer.address)
+    const without = await wrapFetchWithPayment(localFetch, buyerClient(services, buyer))(`${api.gateway}/files/a`)
+    expect(without.status).toBe(400)
+    expect(await errorOf(without)).toBe('Server requires a payment identifier but none was provided')
+    expect(await usdcBalance(services, buyer.address)).toBe(before)
+    expect(upstreamCalls('/files/a')).toBe(0)
+
+    const withId = await fetchWithPaymentId(buyer, generatePaymentId())(`${api.gateway}/files/a`)
+    expect(withId.status).toBe(200)
+    expect(upstreamCalls('/files/a')).toBe(1)
+  })
+
   test('the kept answer is in the database (it outlives a restart), scoped by API, payer and id', async () => {
     const paymentId = generatePaymentId()
     await fetchWithPaymentId(buyer, paymentId)(`${api.gateway}/weather/Cairo`)
