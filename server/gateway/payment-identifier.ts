@@ -48,9 +48,10 @@ export const paymentAnswerLimits = Object.freeze({
   maxBytes: 64 * 1024 * 1024,
 })
 
-const refused = (status: number, error: string): PaymentIdCheck => ({
+/** `retryAfter`: seconds after which retrying helps (an id in flight). */
+const refused = (status: number, error: string, retryAfter?: number): PaymentIdCheck => ({
   type: 'refused',
-  outcome: { type: 'error', status, error, ...(status === 409 ? { retryAfter: 1 } : {}) },
+  outcome: { type: 'error', status, error, ...(retryAfter === undefined ? {} : { retryAfter }) },
 })
 
 /**
@@ -86,7 +87,11 @@ export function createPaymentIdentifiers(db: Kysely<Database>, clock: Clock = ma
       const running = inFlight.get(flightKey)
       if (running !== undefined)
         return running === requestKey
-          ? refused(409, `a payment with this ${PAYMENT_IDENTIFIER} id is still in flight; retry when it is answered`)
+          ? refused(
+              409,
+              `a payment with this ${PAYMENT_IDENTIFIER} id is still in flight; retry when it is answered`,
+              1,
+            )
           : refused(409, reused)
       const since = new Date(clock.now() - limits.ttlMs).toISOString()
       const kept = await findPaymentAnswer(db, key, since)

@@ -144,6 +144,7 @@ describe('payment-identifier through the gateway', () => {
     const other = await fetchWithPayment(`${api.gateway}/weather/Berlin`)
     expect(other.status).toBe(409)
     expect(await errorOf(other)).toMatch(/payment-identifier id was used for a different request/)
+    expect(other.headers.get('retry-after')).toBeNull()
     expect(await usdcBalance(services, buyer.address)).toBe(before)
     expect((await settlements()).length).toBe(settledBefore)
     expect(upstreamCalls('/weather/Berlin')).toBe(0)
