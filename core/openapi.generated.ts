@@ -2520,6 +2520,8 @@ export interface components {
             schema_source: "inferred" | "openapi" | "manual";
             enabled: boolean;
             description: string | null;
+            /** @description buyers must send x402's payment-identifier extension with an id (its 402 declares it required); otherwise it is optional */
+            payment_identifier_required: boolean;
             /** @description lifetime in seconds given at creation */
             ttl: number | null;
             /**
@@ -2546,6 +2548,11 @@ export interface components {
             /** @default true */
             enabled?: boolean;
             description?: string | null;
+            /**
+             * @description buyers must send a payment-identifier id
+             * @default false
+             */
+            payment_identifier_required?: boolean;
             /** @description seconds; create only; sets expires_at */
             ttl?: number;
             /** @description sign-in-with-x (null or absent: off) */
@@ -2571,6 +2578,8 @@ export interface components {
             description?: string | null;
             /** @description sign-in-with-x (null turns it off) */
             siwx?: components["schemas"]["Siwx"] | null;
+            /** @description buyers must send a payment-identifier id */
+            payment_identifier_required?: boolean;
         };
         ParsedOperation: {
             method: components["schemas"]["HttpMethod"];
@@ -2744,6 +2753,12 @@ export interface components {
             old_chain: boolean;
             /** @description false when the buyer was charged but did not get the answer (the connection went away after the settlement, or svc stopped mid-payment and found the settlement on the chain at its next start) */
             delivered: boolean;
+            /** @description the payment's builder-code extension (ERC-8021 attribution: a app code, w wallet code, s service codes); null without one */
+            builder_code: {
+                a?: string;
+                w?: string;
+                s?: string[];
+            } | null;
         };
         SettlementPage: {
             settlements: components["schemas"]["Settlement"][];
@@ -2926,6 +2941,12 @@ export interface components {
             status: number;
             /** @description true for payment.settled, and for upstream.failed after an upfront settlement */
             charged: boolean;
+            /** @description payment.settled: the payment's builder-code extension (ERC-8021 attribution); null without one */
+            builder_code: {
+                a?: string;
+                w?: string;
+                s?: string[];
+            } | null;
         };
     };
     responses: {

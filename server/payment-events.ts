@@ -38,6 +38,8 @@ export type PaymentEvent = {
   status: number
   /** Whether the buyer was charged (payment.settled, and upstream.failed after an upfront settlement). */
   charged: boolean
+  /** payment.settled: the payment's builder-code attribution (ERC-8021 `a`, `w`, `s`), null without one. */
+  builder_code: { a?: string; w?: string; s?: string[] } | null
 }
 
 export type PaymentEvents = {

@@ -180,6 +180,7 @@ export const createEndpointSchema = z.strictObject({
   response_schema: jsonSchemaObject.nullable().optional(),
   enabled: z.boolean({ error: 'expected true or false' }).optional(),
   description: description.optional(),
+  payment_identifier_required: z.boolean({ error: 'expected true or false' }).optional(),
   ttl: z
     .number({ error: 'expected an integer number of seconds' })
     .int({ error: 'expected an integer number of seconds' })
@@ -201,6 +202,7 @@ export const updateEndpointSchema = z
     enabled: z.boolean({ error: 'expected true or false' }).optional(),
     description: description.optional(),
     siwx: siwxSchema.optional(),
+    payment_identifier_required: z.boolean({ error: 'expected true or false' }).optional(),
   })
   .refine(
     (body) => !(body.clear_schemas && (body.request_schema !== undefined || body.response_schema !== undefined)),

@@ -16,6 +16,7 @@ export function endpointRecord(row: EndpointRow) {
     schema_source: row.schema_source,
     enabled: row.enabled === 1,
     description: row.description,
+    payment_identifier_required: row.payment_identifier_required === 1,
     ttl: row.ttl_seconds,
     expires_at: row.expires_at,
     siwx: row.siwx_access_seconds === null ? null : { access_seconds: row.siwx_access_seconds },

@@ -49,6 +49,7 @@ export type NewEndpoint = {
   description?: string | null | undefined
   ttl?: number | undefined
   siwx?: { access_seconds: number } | null | undefined
+  payment_identifier_required?: boolean | undefined
 }
 
 /**
@@ -79,6 +80,7 @@ export async function newEndpointRow(
     schema_source: given ? withSchemas : 'inferred',
     enabled: input.enabled === false ? 0 : 1,
     description: input.description ?? null,
+    payment_identifier_required: input.payment_identifier_required ? 1 : 0,
     ttl_seconds: input.ttl ?? null,
     expires_at: input.ttl === undefined ? null : new Date(now.getTime() + input.ttl * 1000).toISOString(),
     created_at: now.toISOString(),
@@ -110,6 +112,8 @@ export async function endpointChanges(
   if (body.enabled !== undefined) changes.enabled = body.enabled ? 1 : 0
   if (body.description !== undefined) changes.description = body.description
   if (body.siwx !== undefined) changes.siwx_access_seconds = body.siwx?.access_seconds ?? null
+  if (body.payment_identifier_required !== undefined)
+    changes.payment_identifier_required = body.payment_identifier_required ? 1 : 0
 
   const schemasGiven = body.request_schema !== undefined || body.response_schema !== undefined
   if (body.clear_schemas || (!schemasGiven && moved && endpoint.schema_source === 'inferred')) {

@@ -107,6 +107,8 @@ export function settlementRecord(row: SettlementRow, epoch: string | undefined) 
     chain_epoch: row.chain_epoch === '' ? null : row.chain_epoch,
     old_chain: row.environment === 'development' && epoch !== undefined && row.chain_epoch !== epoch,
     delivered: row.delivered !== 0,
+    builder_code:
+      row.builder_code === null ? null : (JSON.parse(row.builder_code) as { a?: string; w?: string; s?: string[] }),
   }
 }
 

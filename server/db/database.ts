@@ -7,6 +7,7 @@ import * as settlementJournal from './migrations/2026_11_22_01_00_00_settlement_
 import * as zeroCharges from './migrations/2026_11_22_03_00_00_zero_charges.js'
 import * as sandboxClock from './migrations/2026_11_22_03_30_00_sandbox_clock.js'
 import * as permit2Journal from './migrations/2026_11_23_00_00_00_permit2_journal.js'
+import * as paymentAnswers from './migrations/2026_11_25_03_00_00_payment_answers.js'
 import * as signInWithX from './migrations/2026_11_25_04_00_00_sign_in_with_x.js'
 import * as bazaarCatalog from './migrations/2026_11_25_05_00_00_bazaar_catalog.js'
 import { loadSqlite } from './sqlite-driver.js'
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_22_03_00_00_zero_charges': zeroCharges,
   '2026_11_22_03_30_00_sandbox_clock': sandboxClock,
   '2026_11_23_00_00_00_permit2_journal': permit2Journal,
+  '2026_11_25_03_00_00_payment_answers': paymentAnswers,
   '2026_11_25_04_00_00_sign_in_with_x': signInWithX,
   '2026_11_25_05_00_00_bazaar_catalog': bazaarCatalog,
 }

@@ -84,6 +84,8 @@ export type EndpointsTable = {
   schema_source: 'inferred' | 'openapi' | 'manual'
   enabled: number
   description: string | null
+  /** 1: a payment without a payment-identifier id is refused (x402's payment-identifier `required`). */
+  payment_identifier_required: Generated<number>
   ttl_seconds: number | null
   expires_at: string | null
   created_at: string
@@ -132,6 +134,8 @@ export type SettlementsTable = {
    * connection went away after the settlement, or svc stopped before answering: recovered from the journal).
    */
   delivered: Generated<number>
+  /** The payment's `builder-code` extension (ERC-8021 attribution), JSON `{a, w, s}`; null without one. */
+  builder_code: string | null
 }
 
 /**
@@ -222,6 +226,27 @@ export type BazaarResourcesTable = {
   updated_at: number
 }
 
+/** A paid answer kept for a buyer's payment-identifier (server/gateway/payment-identifier.ts). */
+export type PaymentAnswersTable = {
+  api_id: string
+  /** The payer's address, lower-case. */
+  payer: string
+  /** The buyer's payment-identifier `id`. */
+  payment_id: string
+  /** What was paid for (method, path and query, the accepted requirements): a retry must ask the same. */
+  request_key: string
+  /** The payment itself (paymentIdentity): the same payment resent needs no new verify. */
+  payment_key: string
+  settlement_id: string
+  status: number
+  /** The answer's headers, JSON. */
+  headers: string
+  /** The answer's body; null when it was larger than the gateway keeps. */
+  body: Buffer | null
+  body_bytes: number
+  created_at: string
+}
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -237,6 +262,7 @@ export type Database = {
   sandbox_chain_epochs: SandboxChainEpochsTable
   siwx_nonces: SiwxNoncesTable
   bazaar_resources: BazaarResourcesTable
+  payment_answers: PaymentAnswersTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -15,7 +15,7 @@ export type EventSubject = {
 
 /** The fields of one event beyond its subject. */
 export type EventDetails = Partial<
-  Pick<PaymentEvent, 'payer' | 'transaction' | 'settlement_id' | 'reason' | 'error'>
+  Pick<PaymentEvent, 'payer' | 'transaction' | 'settlement_id' | 'reason' | 'error' | 'builder_code'>
 > & {
   status: number
   /** The buyer was charged although the event is not payment.settled (upfront: the upstream failed after). */
@@ -56,6 +56,7 @@ export function createFlowEvents(deps: Pick<ServerDeps, 'events'>): FlowEvents {
         error: details.error ?? null,
         status: details.status,
         charged: type === 'payment.settled' || details.charged === true,
+        builder_code: details.builder_code ?? null,
       })
     },
   }

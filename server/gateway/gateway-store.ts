@@ -222,6 +222,7 @@ const sampleSettlement: SettlementRow = {
   created_at: '',
   chain_epoch: '',
   delivered: 1,
+  builder_code: null,
 }
 
 const sampleJournal: SettlementJournalRow = {

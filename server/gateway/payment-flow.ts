@@ -14,6 +14,8 @@ import { openGatewayStore, type GatewayStore } from './gateway-store.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from './payment-outcome.js'
 import { offerFor, paymentRequired, reasonFields, type Refusal } from './payment-required.js'
 import { createPaymentLocks, paymentIdentity } from './payment-locks.js'
+import { createPaymentIdentifiers } from './payment-identifier.js'
+import { builderCodeOf } from './builder-code.js'
 import { decodePayment } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
@@ -92,6 +94,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const proxy = createUpstreamProxy({ log: deps.log, ownListeners, ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
   const locks = createPaymentLocks()
+  const paymentIds = createPaymentIdentifiers(deps.db, deps.clock)
   const journal = createSettlementJournal(deps, store, options.journal)
   // A revert to a snapshot writes the buffered counters first, then finds the used-up one-time endpoints back.
   const unregister = deps.sandboxState?.register({ flush: () => stats.flush(), reset: () => locks.reset() })
@@ -182,18 +185,49 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
 
     // One request per payment (however it is encoded), and one paying request per ephemeral endpoint at a time: the
     // others are not charged.
+    const builderCode = builderCodeOf(decoded.payload)
+    if (!builderCode.ok) return failed(400, builderCode.error)
     const ephemeral = route.expiresAt !== null
     const paymentId = paymentIdentity(decoded.payload, requirements)
-    const claim = locks.claim(paymentId, ephemeral ? route.endpoint.id : undefined)
-    if (!claim.ok) return requirePayment(attempt, claim.message)
-    let consumed = false
+    // A payment-identifier already paid gets its kept answer again (payment-identifier.ts): nothing is settled twice.
+    const remembered = await paymentIds.check({
+      apiId: api.id,
+      payload: decoded.payload,
+      requirements,
+      paymentKey: paymentId,
+      method,
+      path,
+      query: resource.query,
+      required: route.endpoint.payment_identifier_required === 1,
+    })
+    if (remembered.type === 'refused') return remembered.outcome
+    if (remembered.type === 'replay') {
+      if (remembered.samePayment) return remembered.outcome
+      const verified = await verifyPayment(server, decoded.payload, requirements)
+      if (verified.type === 'accepted') return remembered.outcome
+      if (verified.type === 'refused') return requirePayment(attempt, verified.error, { reason: verified.reason })
+      return verified.type === 'failed' ? failed(502, verified.error) : unavailable(verified.error)
+    }
+    let outcome: PaymentOutcome | undefined
     try {
-      const outcome = await pay(attempt, decoded.payload, requirements, paymentId)
-      consumed = ephemeral && outcome.type === 'paid'
-      return outcome
+      const claim = locks.claim(paymentId, ephemeral ? route.endpoint.id : undefined)
+      if (!claim.ok) return requirePayment(attempt, claim.message)
+      let consumed = false
+      try {
+        outcome = await pay(attempt, decoded.payload, requirements, paymentId)
+        consumed = ephemeral && outcome.type === 'paid'
+        return outcome
+      } finally {
+        claim.release(consumed)
+        if (consumed) locks.consumed(api.id, route.compiled)
+      }
     } finally {
-      claim.release(consumed)
-      if (consumed) locks.consumed(api.id, route.compiled)
+      if (remembered.type === 'first')
+        await remembered
+          .done(outcome, outcome?.type === 'paid' ? outcome.settlementId : undefined)
+          .catch((error: unknown) =>
+            deps.log?.(`could not keep the answer of a payment-identifier: ${(error as Error).message}`),
+          )
     }
   }
 
@@ -303,6 +337,8 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     )
     if (settled.type !== 'settled') return settled.outcome
     const { journalId, settlementId: recorded } = settled
+    // Checked in run(): recorded on the settlement as the payment carried it to the facilitator.
+    const attribution = builderCodeOf(payload)
     tell(
       'payment.settled',
       attempt,
@@ -311,6 +347,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
         payer: settled.payer,
         transaction: settled.response.transaction,
         settlement_id: recorded,
+        builder_code: attribution.ok ? (attribution.code ?? null) : null,
       },
       requirements,
     )
@@ -325,6 +362,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       status: answer.status,
       headers,
       body,
+      settlementId: recorded,
       written: (delivered) => journal.finish(journalId, recorded, delivered),
     }
   }

@@ -38,6 +38,8 @@ export type PaymentOutcome =
       status: number
       headers: Record<string, string | string[]>
       body: Buffer
+      /** The settlement recorded for it (none: a kept answer sent again). */
+      settlementId?: string
       written: (delivered: boolean) => void
     }
   | { type: 'pass-through'; upstream: UpstreamResponse }

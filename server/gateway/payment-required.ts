@@ -2,6 +2,7 @@ import type { x402ResourceServer } from '@x402/core/server'
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
 import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
+import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier'
 import { routePatternOf } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import { discoveryExtension } from './bazaar-extension.js'
@@ -88,6 +89,9 @@ async function buildOffer(route: GatewayRoute, server: x402ResourceServer, api: 
       ...discoveryExtension(route.endpoint),
       ...gasSponsoring(server, requirements),
       ...offerReceiptDeclaration,
+      // A buyer who sends an id gets a retry's answer again without paying twice (payment-identifier.ts); required
+      // when the seller says so.
+      [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(route.endpoint.payment_identifier_required === 1),
     },
     unpaid: new Map(),
     networks: [...new Set(requirements.map((option) => option.network))],

@@ -2,6 +2,7 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { settlePayment } from './facilitator-calls.js'
 import { buyerGone, type Attempt, type FlowContext, type Refuse, type Settled } from './flow-attempt.js'
 import type { PaymentOutcome } from './payment-outcome.js'
+import { builderCodeOf } from './builder-code.js'
 import { recordSettlement, settlementRow } from './settlement-record.js'
 import { pausePoint } from '../../core/pause-point.js'
 
@@ -43,6 +44,8 @@ export async function settleAndRecord(
     path: resource.path,
     chainEpoch,
   })
+  // Checked before (payment-flow.ts run()): recorded on the settlement as the payment carried it to the facilitator.
+  const attribution = builderCodeOf(payload)
   let settlementId: string | undefined
   let settled: Awaited<ReturnType<typeof settlePayment>>
   try {
@@ -60,6 +63,7 @@ export async function settleAndRecord(
         method: request.method,
         path: resource.path,
         chainEpoch,
+        builderCode: attribution.ok ? attribution.code : undefined,
       }
       // The money moved: a record the data dir cannot take now is kept and written later, and the buyer is answered.
       const row = settlementRow(payment)

@@ -1,6 +1,7 @@
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { ApiRow, EndpointRow, SettlementRow } from '../db/tables.js'
 import { newId, nowIso } from '../ids.js'
+import type { BuilderCode } from './builder-code.js'
 import type { GatewayStore } from './gateway-store.js'
 
 export type SettledPayment = {
@@ -15,6 +16,8 @@ export type SettledPayment = {
   path: string
   /** The Sandbox chain's epoch ('' for production). */
   chainEpoch: string
+  /** The payment's builder-code attribution (builder-code.ts), if it carried one. */
+  builderCode?: BuilderCode | undefined
 }
 
 /**
@@ -52,5 +55,6 @@ export function settlementRow(payment: SettledPayment): SettlementRow {
     created_at: nowIso(),
     chain_epoch: payment.chainEpoch,
     delivered: 1,
+    builder_code: payment.builderCode === undefined ? null : JSON.stringify(payment.builderCode),
   }
 }

@@ -1,4 +1,5 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
+import { builderCodeOf } from './builder-code.js'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { buyerGone, type Attempt, type FlowContext, type Refuse } from './flow-attempt.js'
 import type { PaymentOutcome } from './payment-outcome.js'
@@ -32,7 +33,9 @@ export async function payUpfront(
     transaction: settled.response.transaction,
     settlement_id: settlementId,
   }
-  ctx.tell('payment.settled', attempt, { status: 200, ...details }, requirements)
+  const attribution = builderCodeOf(payload)
+  const builder_code = attribution.ok ? (attribution.code ?? null) : null
+  ctx.tell('payment.settled', attempt, { status: 200, ...details, builder_code }, requirements)
   const paymentResponse = encodePaymentResponseHeader(settled.response)
   /** Charged, and the upstream gave nothing to deliver. */
   const undelivered = (status: number, why: string): PaymentOutcome => {
@@ -80,6 +83,7 @@ export async function payUpfront(
     status: answer.status,
     headers,
     body,
+    settlementId,
     written: (delivered) => ctx.journal.finish(journalId, settlementId, delivered && !failedUpstream),
   }
 }

@@ -122,6 +122,7 @@ async function resolveRow(
     created_at: row.created_at,
     chain_epoch: row.chain_epoch,
     delivered: 0,
+    builder_code: null,
   }
   return (await recordJournalSettlement(deps.db, row, settlement)) ? 'recovered' : 'alreadyRecorded'
 }

@@ -24,6 +24,7 @@ const event = (overrides: Partial<PaymentEvent>): PaymentEvent => ({
   error: null,
   status: 402,
   charged: false,
+  builder_code: null,
   ...overrides,
 })
 

@@ -135,6 +135,7 @@ describe('the svc package, installed from its tarball', () => {
     expect(blocks.map((b) => b.file).sort()).toEqual([
       'bazaar.ts',
       'buyer-metered.ts',
+      'buyer-payment-id.ts',
       'buyer.ts',
       'facilitator.ts',
       'install-tests.sh',
@@ -239,6 +240,29 @@ describe('the svc package, installed from its tarball', () => {
     expect(stdout).toMatch(/Payment details: \{[^}]*success: true/)
     expect(stdout).toContain(`Response data: { path: '/hello' }`)
     expect((await client.settlements.list({})).settlements).toHaveLength(1)
+  })
+
+  it('README: the payment-identifier buyer retries with its id and is charged once', async () => {
+    const { client } = sandbox.seller
+    const api = await client.apis.create({
+      name: 'Packed idempotent',
+      slug: 'packed-id',
+      upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      pay_to_mode: 'user_wallet',
+      pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    })
+    await client.endpoints.create(api.id, {
+      method: 'GET',
+      path_pattern: '/once',
+      accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }],
+    })
+    const { stdout, stderr } = await runWithRegister('buyer-payment-id.ts', {
+      EVM_PRIVATE_KEY: sandbox.buyer.privateKey,
+      API_URL: `${sandbox.gatewayUrl('packed-id')}/once`,
+    })
+    expect(stderr).toBe('')
+    expect(stdout).toBe('200 200 same settlement\n')
+    expect((await client.settlements.list({ api_id: api.id })).settlements).toHaveLength(1)
   })
 
   it("README: the seller (@x402/express on svc's facilitator) sells '$0.01' and { amount, asset } to the buyer", async () => {

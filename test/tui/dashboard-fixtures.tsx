@@ -37,6 +37,7 @@ export function endpoint(overrides: Partial<Endpoint>): Endpoint {
     schema_source: 'manual',
     enabled: true,
     description: null,
+    payment_identifier_required: false,
     ttl: null,
     expires_at: null,
     siwx: null,
@@ -78,5 +79,6 @@ export function settlement(id: string, createdAt: string, path: string): Settlem
     chain_epoch: '0123456789abcdef',
     old_chain: false,
     delivered: true,
+    builder_code: null,
   }
 }

@@ -199,6 +199,7 @@ describe('a slow reader', () => {
         error: null,
         status: 402,
         charged: false,
+        builder_code: null,
       } as const
       const published = 20_000
       for (let i = 0; i < published; i++) stack.t.server.events.publish(seller.userId, template)

@@ -91,6 +91,7 @@ const settlement = (): SettlementRow => ({
   created_at: new Date().toISOString(),
   chain_epoch: '',
   delivered: 1,
+  builder_code: null,
 })
 const traffic = {
   api_id: 'a1',

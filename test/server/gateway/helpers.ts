@@ -175,6 +175,7 @@ export async function addEndpoint(
     path_pattern: string
     accepts: unknown[]
     ttl?: number
+    payment_identifier_required?: boolean
     request_schema?: unknown
     response_schema?: unknown
     description?: string

@@ -1,0 +1,156 @@
+import type { Kysely } from 'kysely'
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import {
+  PAYMENT_IDENTIFIER,
+  validatePaymentIdentifier,
+  validatePaymentIdentifierRequirement,
+} from '@x402/extensions/payment-identifier'
+import { machineClock, type Clock } from '../../core/clock.js'
+import { canonicalJson } from '../../core/canonical-json.js'
+import { authorizationFields } from '../../core/eip3009-authorization.js'
+import { findPaymentAnswer, keepPaymentAnswer } from '../db/payment-answers.js'
+import type { Database } from '../db/tables.js'
+import type { PaymentOutcome } from './payment-outcome.js'
+
+/** What the gateway does with a payment's `payment-identifier` (x402's idempotency extension). */
+export type PaymentIdCheck =
+  /** No id: the payment is served as any other. */
+  | { type: 'none' }
+  /** A malformed id (400), an id still in flight (409) or reused for another request (409): nothing is charged. */
+  | { type: 'refused'; outcome: PaymentOutcome }
+  /**
+   * The id was paid already: its kept answer. `samePayment`: the very payment was resent (it cannot be verified
+   * again: its authorization is used); otherwise the new payment is verified first, so only its payer gets the answer.
+   */
+  | { type: 'replay'; outcome: PaymentOutcome; samePayment: boolean }
+  /** The first request with this id: `done` keeps its answer if it was paid, and frees the id. */
+  | { type: 'first'; done(outcome: PaymentOutcome | undefined, settlementId?: string): Promise<void> }
+
+export type PaymentIdentifiers = {
+  check(request: {
+    apiId: string
+    payload: PaymentPayload
+    requirements: PaymentRequirements
+    paymentKey: string
+    method: string
+    path: string
+    query: string
+    /** The endpoint requires an id (its 402 declares `required: true`). */
+    required: boolean
+  }): Promise<PaymentIdCheck>
+}
+
+/** What is kept: an answer up to 1 MiB, for 24 hours, at most 10,000 answers and 64 MiB of bodies in all. */
+export const paymentAnswerLimits = Object.freeze({
+  maxAnswerBytes: 1024 * 1024,
+  ttlMs: 24 * 60 * 60_000,
+  maxRows: 10_000,
+  maxBytes: 64 * 1024 * 1024,
+})
+
+/** `retryAfter`: seconds after which retrying helps (an id in flight). */
+const refused = (status: number, error: string, retryAfter?: number): PaymentIdCheck => ({
+  type: 'refused',
+  outcome: { type: 'error', status, error, ...(retryAfter === undefined ? {} : { retryAfter }) },
+})
+
+/**
+ * The payment-identifier extension at the gateway. A paid answer is kept (SQLite, so a restart keeps it) under its
+ * API, payer and id; the same id asking the same thing (method, path and query, accepted requirements) gets that
+ * answer again — no second settlement, no second upstream call. While the first request with an id is in flight, a
+ * second one gets a 409 to retry (svc serves from one process: the in-flight ids are in memory). An answer that was
+ * not charged (refused, upstream failure) is not kept: retrying it pays normally.
+ */
+export function createPaymentIdentifiers(db: Kysely<Database>, clock: Clock = machineClock): PaymentIdentifiers {
+  const inFlight = new Map<string, string>()
+  const limits = paymentAnswerLimits
+
+  return {
+    async check({ apiId, payload, requirements, paymentKey, method, path, query, required }) {
+      const extension = payload.extensions?.[PAYMENT_IDENTIFIER]
+      const requirement = validatePaymentIdentifierRequirement(payload, required)
+      if (!requirement.valid) return refused(400, (requirement.errors ?? []).join('; '))
+      if (extension === undefined) return { type: 'none' }
+      const validation = validatePaymentIdentifier(extension)
+      if (!validation.valid)
+        return refused(400, `invalid ${PAYMENT_IDENTIFIER} extension: ${(validation.errors ?? []).join('; ')}`)
+      // validatePaymentIdentifier checks the id's format too (16-128 letters, digits, hyphens, underscores).
+      const id = (extension as { info: { id?: string } }).info.id
+      if (id === undefined) return { type: 'none' }
+
+      const payer = (authorizationFields(payload.payload).from ?? '').toLowerCase()
+      const requestKey = canonicalJson({ method, path, query, requirements }, { hexCaseInsensitive: true })
+      const key = { apiId, payer, paymentId: id }
+      const flightKey = canonicalJson([apiId, payer, id])
+      const reused = `this ${PAYMENT_IDENTIFIER} id was used for a different request or payment option; use a new id`
+
+      const running = inFlight.get(flightKey)
+      if (running !== undefined)
+        return running === requestKey
+          ? refused(
+              409,
+              `a payment with this ${PAYMENT_IDENTIFIER} id is still in flight; retry when it is answered`,
+              1,
+            )
+          : refused(409, reused)
+      const since = new Date(clock.now() - limits.ttlMs).toISOString()
+      const kept = await findPaymentAnswer(db, key, since)
+      if (kept) {
+        if (kept.request_key !== requestKey) return refused(409, reused)
+        const samePayment = kept.payment_key === paymentKey
+        if (kept.body === null)
+          return {
+            type: 'replay',
+            samePayment,
+            outcome: {
+              type: 'error',
+              status: 409,
+              error: `this ${PAYMENT_IDENTIFIER} id was paid and answered already (settlement ${kept.settlement_id}); its answer of ${kept.body_bytes} bytes was too large to keep`,
+            },
+          }
+        return {
+          type: 'replay',
+          samePayment,
+          outcome: {
+            type: 'paid',
+            status: kept.status,
+            headers: JSON.parse(kept.headers) as Record<string, string | string[]>,
+            body: Buffer.from(kept.body),
+            written: () => {},
+          },
+        }
+      }
+
+      inFlight.set(flightKey, requestKey)
+      return {
+        type: 'first',
+        async done(outcome, settlementId) {
+          try {
+            if (outcome?.type !== 'paid' || settlementId === undefined) return
+            const fits = outcome.body.length <= limits.maxAnswerBytes
+            const now = clock.now()
+            await keepPaymentAnswer(
+              db,
+              {
+                api_id: apiId,
+                payer,
+                payment_id: id,
+                request_key: requestKey,
+                payment_key: paymentKey,
+                settlement_id: settlementId,
+                status: outcome.status,
+                headers: JSON.stringify(outcome.headers),
+                body: fits ? outcome.body : null,
+                body_bytes: outcome.body.length,
+                created_at: new Date(now).toISOString(),
+              },
+              { since: new Date(now - limits.ttlMs).toISOString(), maxRows: limits.maxRows, maxBytes: limits.maxBytes },
+            )
+          } finally {
+            inFlight.delete(flightKey)
+          }
+        },
+      }
+    },
+  }
+}
