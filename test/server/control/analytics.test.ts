@@ -244,6 +244,7 @@ describe('GET /settlements', () => {
       chain_epoch: null,
       old_chain: false,
       delivered: true,
+      builder_code: null,
     })
   })
 

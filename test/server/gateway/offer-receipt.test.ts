@@ -135,7 +135,7 @@ describe('a very long resource URL', () => {
     const long = await sandbox.fetch(`${url}?q=${'x'.repeat(6000)}`)
     expect(long.status).toBe(402)
     const header = long.headers.get('payment-required') ?? ''
-    expect(header.length).toBeLessThanOrEqual(12 * 1024)
+    expect(header.length).toBeLessThan(16 * 1024) // all of a response's headers must fit in Node's 16 KiB
     const required = decodePaymentRequiredHeader(header)
     expect(required.accepts).toHaveLength(2)
     expect(required.extensions?.['offer-receipt']).toBeUndefined()
