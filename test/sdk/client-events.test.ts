@@ -42,9 +42,10 @@ const url = (city: string) => `${sandbox.gatewayUrl(slug)}/weather/${city}`
 
 /** A buyer with no USDC, paying with the official client: its payment is refused for its balance. */
 function brokeBuyer(): typeof fetch {
-  const payer = new x402Client().register(sandbox.network, new ExactEvmScheme(newAccount()))
+  const network = sandbox.network as `${string}:${string}`
+  const payer = new x402Client().register(network, new ExactEvmScheme(newAccount()))
   payer.setSpendControls({
-    allowedAssets: [{ network: sandbox.network, asset: sandbox.usdc.address, maxAmountPerPayment: '10000000' }],
+    allowedAssets: [{ network, asset: sandbox.usdc.address, maxAmountPerPayment: '10000000' }],
   })
   return wrapFetchWithPayment(localFetch, payer)
 }
