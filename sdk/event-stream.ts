@@ -59,7 +59,7 @@ export async function openEventStream(options: OpenEventStreamOptions): Promise<
 export type StreamEventsOptions = Omit<OpenEventStreamOptions, 'signal'> & {
   /** Ends the iteration (and closes the connection). */
   signal?: AbortSignal | undefined
-  /** The first wait before a reconnection; it doubles while svc cannot be reached, up to `maxRetryMs`. @defaultValue 500 */
+  /** The first wait before a reconnection; it doubles while svc cannot be reached or is busy, up to `maxRetryMs`. @defaultValue 500 */
   retryMs?: number | undefined
   /** @defaultValue 10_000 */
   maxRetryMs?: number | undefined
@@ -91,8 +91,11 @@ export async function* streamEvents(options: StreamEventsOptions): AsyncGenerato
         events = await openEventStream({ ...open, lastEventId, signal: stop.signal })
       } catch (error) {
         if (stop.signal.aborted) return
-        // Refused: say so. Unreachable after a first connection: svc is restarting; wait and try again.
-        if (!(error instanceof SvcApiError) || error.status !== 0 || !connected) throw error
+        // Refused: say so. After a first connection, unreachable, busy (429) or failing (5xx) means svc is
+        // restarting or loaded: wait and try again.
+        const passing =
+          error instanceof SvcApiError && (error.status === 0 || error.status === 429 || error.status >= 500)
+        if (!passing || !connected) throw error
         await sleep(wait, undefined, { signal: stop.signal }).catch(() => {})
         wait = Math.min(wait * 2, maxRetryMs)
         continue
