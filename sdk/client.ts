@@ -1,6 +1,7 @@
 import createClient from 'openapi-fetch'
 import { errorCode, SvcApiError } from '../core/errors.js'
 import type { paths } from '../core/openapi.generated.js'
+import { streamEvents } from './event-stream.js'
 import { localFetch } from './local-fetch.js'
 import type * as T from './types.js'
 
@@ -33,14 +34,14 @@ type Answered<Data> = Promise<{ data?: Data; error?: unknown; response: Response
 export function createSvcClient(options: SvcClientOptions) {
   const { baseUrl, jwt, apiKey, environment, fetch = localFetch } = options
   const base = baseUrl.replace(/\/+$/, '')
+  const credential = {
+    ...(jwt ? { authorization: `Bearer ${jwt}` } : {}),
+    ...(apiKey ? { 'x-api-key': apiKey } : {}),
+    ...(environment && !apiKey ? { 'x-svc-environment': environment } : {}),
+  }
   const api = createClient<paths, 'application/json'>({
     baseUrl: base,
-    headers: {
-      accept: 'application/json',
-      ...(jwt ? { authorization: `Bearer ${jwt}` } : {}),
-      ...(apiKey ? { 'x-api-key': apiKey } : {}),
-      ...(environment && !apiKey ? { 'x-svc-environment': environment } : {}),
-    },
+    headers: { accept: 'application/json', ...credential },
     // openapi-fetch hands over a Request; the caller's fetch is called as it always was, with a URL and a text body.
     fetch: async (request) => {
       const body = request.body ? await request.text() : undefined
@@ -158,6 +159,15 @@ export function createSvcClient(options: SvcClientOptions) {
             parseAs: 'text',
           }),
         ),
+    },
+    events: {
+      /**
+       * The live payment events (`GET /events`, Server-Sent Events) as an async iterator: `for await (const event of
+       * client.events.stream({ signal }))`. It reconnects by itself with `Last-Event-ID` (missed events are replayed,
+       * none comes twice); `lastEventId` resumes after an event seen earlier. API keys need settlements:read.
+       */
+      stream: (options: T.EventStreamOptions = {}): AsyncGenerator<T.PaymentEvent, void, undefined> =>
+        streamEvents({ ...options, baseUrl: base, headers: credential, fetch }),
     },
     /** Fault injection (local Sandbox callers only, no credential needed): `svc fault …`. */
     faults: {

@@ -76,3 +76,16 @@ export type ChainRestart = Answer<paths['/dev/chain/restart']['post'], 200>
 /** One event of the live stream (`GET /events`, `svc listen`, the test handle's `events()`). */
 export type PaymentEvent = Schemas['PaymentEvent']
 export type PaymentEventType = PaymentEvent['type']
+/** Options of `client.events.stream()`. */
+export type EventStreamOptions = {
+  /** Only this API's events. */
+  apiId?: string | undefined
+  /** Resume after this event: svc first replays the later ones it still keeps (the last 1,000). */
+  lastEventId?: string | undefined
+  /** Ends the iteration and closes the connection. */
+  signal?: AbortSignal | undefined
+  /** The first wait before a reconnection (doubling while svc is unreachable, up to 10 s). @defaultValue 500 */
+  retryMs?: number | undefined
+  /** Called each time svc accepted a connection (the first, and each reconnection): from then on no event is missed. */
+  onOpen?: (() => void) | undefined
+}

@@ -9,6 +9,7 @@ import { HelpBar } from './components/HelpBar.js'
 import { HelpOverlay } from './components/HelpOverlay.js'
 import { NewKeysPanel } from './components/NewKeysPanel.js'
 import { OutboxPanel } from './components/OutboxPanel.js'
+import { RefusedPanel } from './components/RefusedPanel.js'
 import { ServicesLine } from './components/ServicesLine.js'
 import { SettlementsPanel } from './components/SettlementsPanel.js'
 import { WalletPanel } from './components/WalletPanel.js'
@@ -102,6 +103,7 @@ export function App(options: DashboardOptions) {
             offset={offsets.settlements}
             focused={nav.focus === 'settlements'}
           />
+          <RefusedPanel refusals={data.refusals} width={width} />
           <OutboxPanel
             outbox={data.outbox}
             width={width}

@@ -1,5 +1,14 @@
 import type { DiscoveryResource } from '../sdk/bazaar-catalog.js'
-import type { Api, Balances, Endpoint, FaucetResult, OutboxMessage, SandboxWallet, Settlement } from '../sdk/types.js'
+import type {
+  Api,
+  Balances,
+  Endpoint,
+  FaucetResult,
+  OutboxMessage,
+  PaymentEvent,
+  SandboxWallet,
+  Settlement,
+} from '../sdk/types.js'
 
 /** What a poll has: the latest data, or the one-line error of the latest attempt. */
 export type Loadable<T> = { data?: T | undefined; error?: string | undefined }
@@ -24,6 +33,12 @@ export type SettlementFeed = { newest: Settlement[]; current: number; old: numbe
 
 /** The facilitator's bazaar catalog as the dashboard shows it: the newest few listings and how many there are. */
 export type BazaarCatalogView = { newest: DiscoveryResource[]; total: number }
+
+/**
+ * Refused payments seen on the event stream since the dashboard started (or the session changed): the newest few
+ * (`payment.failed` events, newest first) and how many in all; `error` when the stream was refused.
+ */
+export type RefusalsView = { newest: PaymentEvent[]; total: number; error?: string | undefined }
 
 /** An API key made by `svc up --seed`, with its secret: the only time it is shown (svc keeps its hash). */
 export type NewApiKey = { name: string; environment: string; key: string }

@@ -12,12 +12,14 @@ import type {
   FaucetState,
   Loadable,
   OutboxMessage,
+  RefusalsView,
   SettlementFeed,
   WalletData,
 } from '../model.js'
 import { createSettlementFeed } from '../settlement-feed.js'
 import { useFaucet } from './use-faucet.js'
 import { usePoll } from './use-poll.js'
+import { useRefusals } from './use-refusals.js'
 
 export type DashboardData = {
   /** A session was given: the wallet, APIs and settlements panels have data to show. */
@@ -31,6 +33,8 @@ export type DashboardData = {
   faults: Loadable<Fault[]>
   /** The facilitator's bazaar catalog (`svc discovery catalog`); a failed load shows nothing. */
   bazaar: Loadable<BazaarCatalogView>
+  /** Payments refused while the dashboard runs, from the live event stream (not polled). */
+  refusals: RefusalsView
   faucet: FaucetState
   /** Funds the Sandbox wallet from the faucet. */
   fund(): void
@@ -129,6 +133,7 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
   const outbox = usePoll(async () => (await anyone.auth.outbox()).messages, controlPlane)
   const faults = usePoll(async () => (await anyone.faults.list()).faults, controlPlane)
 
+  const refusals = useRefusals(seller)
   const { faucet, fund } = useFaucet(seller, wallet.data?.wallet.address, wallet.refresh)
   // Each poll's refresh is stable, so this is too.
   const refresh = useCallback(async () => {
@@ -154,6 +159,7 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
     outbox,
     faults,
     bazaar,
+    refusals,
     faucet,
     fund,
     refresh,

@@ -4,6 +4,7 @@ import { faultsLineLines } from '../components/FaultsLine.js'
 import { helpBarLines } from '../components/HelpBar.js'
 import { newKeysPanelLines } from '../components/NewKeysPanel.js'
 import { outboxPanelWants } from '../components/OutboxPanel.js'
+import { refusedPanelLines } from '../components/RefusedPanel.js'
 import { loadedSettlements, settlementsPanelWants } from '../components/SettlementsPanel.js'
 import { allocateRows, maxOffset } from '../layout.js'
 import type { NewApiKey } from '../model.js'
@@ -43,15 +44,16 @@ const order: ScrollablePanel[] = ['apis', 'settlements', 'outbox']
  * redraw everything on each update), the lists sharing what the fixed lines leave: one line each, then up to
  * {@link settlementsReserve} for the settlements, then the focused list, then APIs, settlements, outbox. The fixed
  * lines: the header, the seed's new keys while shown (title and one line each), the chain and its services (two,
- * one more while faults are injected, one more while the bazaar catalog lists something), the wallet (three with a session, else one), the three lists' titles, the help
- * bar (one line, or more in a narrow terminal).
+ * one more while faults are injected, one more while the bazaar catalog lists something), the wallet (three with a session, else one), the three lists' titles, the
+ * refused payments once there are some (a title and the newest few), the help bar (one line, or more in a narrow terminal).
  */
 export function useLayout(
-  data: Pick<DashboardData, 'loggedIn' | 'apis' | 'settlements' | 'outbox' | 'faults' | 'bazaar'>,
+  data: Pick<DashboardData, 'loggedIn' | 'apis' | 'settlements' | 'outbox' | 'faults' | 'bazaar' | 'refusals'>,
   { newKeys = [], focus, refresh }: LayoutOptions = {},
 ): DashboardLayout {
   const { columns, rows } = useWindowSize()
   const keyLines = newKeysPanelLines(newKeys)
+  const refusedLines = refusedPanelLines(data.refusals)
   const fixed =
     1 +
     keyLines +
@@ -60,6 +62,7 @@ export function useLayout(
     bazaarLineLines(data.bazaar.data) +
     (data.loggedIn ? 3 : 1) +
     3 +
+    refusedLines +
     helpBarLines({ faucet: data.loggedIn, width: columns, refresh })
   const budget = rows - 1 - fixed
   const wants = [apisPanelWants(data), settlementsPanelWants(data), outboxPanelWants(data)]
@@ -68,8 +71,8 @@ export function useLayout(
     priority: focus ? [order.indexOf(focus)] : [],
   })
   const spare = budget - apis - settlements - outbox
-  // A blank line between each two sections: header, new keys, chain, wallet, the three lists, help.
-  const gaps = 6 + (keyLines ? 1 : 0)
+  // A blank line between each two sections: header, new keys, chain, wallet, the three lists, refused payments, help.
+  const gaps = 6 + (keyLines ? 1 : 0) + (refusedLines ? 1 : 0)
   const limit = (loaded: number, lines: number, total = loaded) => ({
     maxOffset: maxOffset(loaded, lines, total),
     page: Math.max(1, lines - 2),
