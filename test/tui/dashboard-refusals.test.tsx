@@ -52,6 +52,7 @@ const refusal = (n: number, overrides: Partial<PaymentEvent> = {}): PaymentEvent
   error: 'the payment is invalid: invalid_exact_evm_insufficient_balance',
   status: 402,
   charged: false,
+  builder_code: null,
   ...overrides,
 })
 
