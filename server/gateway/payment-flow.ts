@@ -16,7 +16,7 @@ import { offerFor, paymentRequired, reasonFields, type Refusal } from './payment
 import { createPaymentLocks, paymentIdentity } from './payment-locks.js'
 import { createPaymentIdentifiers } from './payment-identifier.js'
 import { builderCodeOf } from './builder-code.js'
-import { decodePayment } from './payment-signature.js'
+import { decodePayment, v1CodeHint } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
 import { settleAndRecord } from './settle-step.js'
@@ -166,7 +166,10 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     }
     if (typeof header !== 'string') {
       if (request.headers['x-payment'] !== undefined)
-        return requirePayment(attempt, 'svc speaks x402 v2 only: send the payment in PAYMENT-SIGNATURE, not X-PAYMENT')
+        return requirePayment(
+          attempt,
+          `svc speaks x402 v2 only: send the payment in PAYMENT-SIGNATURE, not X-PAYMENT; ${v1CodeHint}`,
+        )
       return requirePayment(attempt)
     }
     const decoded = decodePayment(header)

@@ -18,6 +18,10 @@ const refused = (error: string): DecodedPayment => ({ ok: false, error })
  * a 402 saying which field is wrong, and never reaches the facilitator. A Permit2 payload (`permit2Authorization`) is
  * left to the facilitator. x402's zod schema would check the outline again on the hot path (~0.1 ms).
  */
+/** Where x402 v1 code can pay offline, said wherever svc's gateway refuses v1 (issue 23: the twin speaks v1). */
+export const v1CodeHint =
+  "x402 v1 code pays a seller of its own on the Base Sepolia twin (svc up --twin base-sepolia) through svc's facilitator"
+
 export function decodePayment(header: string): DecodedPayment {
   let value: unknown
   try {
@@ -28,7 +32,7 @@ export function decodePayment(header: string): DecodedPayment {
   if (!isRecord(value)) return refused('malformed PAYMENT-SIGNATURE: expected a JSON object (an x402 PaymentPayload)')
   if (value.x402Version !== 2)
     return refused(
-      `PAYMENT-SIGNATURE carries x402 version ${cutText(String(JSON.stringify(value.x402Version)), echoedValueLimit)}: svc speaks x402 v2 only`,
+      `PAYMENT-SIGNATURE carries x402 version ${cutText(String(JSON.stringify(value.x402Version)), echoedValueLimit)}: svc speaks x402 v2 only${value.x402Version === 1 ? `; ${v1CodeHint}` : ''}`,
     )
   if (!isRecord(value.accepted))
     return refused('malformed PAYMENT-SIGNATURE: accepted: expected the payment requirements the payment accepts')

@@ -73,4 +73,24 @@ describe('a v1 client (x402-fetch 1.2.0) at a v2 402', () => {
     expect(paid.status).toBe(200)
     expect(await paid.json()).toEqual({ city: 'Rome', temp: 21.5 })
   })
+
+  test('a v1 payment (X-PAYMENT, or x402Version 1 in PAYMENT-SIGNATURE) gets a 402 naming the twin for v1 code', async () => {
+    const seller = await newSeller(t)
+    const api = await createApi(t, seller, stack!.upstream.url)
+    await addEndpoint(t, seller, api.id, {
+      method: 'GET',
+      path_pattern: '/weather/{city}',
+      accepts: [sandboxAccept(services, '10000')],
+    })
+    const url = `${api.gateway}/weather/Oslo`
+    const v1 = Buffer.from(JSON.stringify({ x402Version: 1, scheme: 'exact', network: 'base-sepolia', payload: {} }))
+    for (const name of ['x-payment', 'payment-signature']) {
+      const headers = { [name]: v1.toString('base64') }
+      const response = await localFetch(url, { headers })
+      expect(response.status).toBe(402)
+      const { error } = (await response.json()) as { error: string }
+      expect(error).toContain('x402 v2 only')
+      expect(error).toContain('svc up --twin base-sepolia')
+    }
+  })
 })
