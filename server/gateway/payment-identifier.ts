@@ -78,7 +78,14 @@ export function createPaymentIdentifiers(db: Kysely<Database>, clock: Clock = ma
       const requirement = validatePaymentIdentifierRequirement(payload, required)
       if (!requirement.valid) return refused(400, (requirement.errors ?? []).join('; '))
       if (extension === undefined) return { type: 'none' }
-      const validation = validatePaymentIdentifier(extension)
+      // Checked by the package's rules without the `schema` the buyer echoes: with one, validatePaymentIdentifier
+      // builds and compiles an Ajv validator per call (~14 ms: it halved paid throughput) from the buyer's own JSON.
+      // The declared schema says no more than those rules (a required boolean, the id's format).
+      const validation = validatePaymentIdentifier(
+        typeof extension === 'object' && extension !== null
+          ? { info: (extension as { info?: unknown }).info }
+          : extension,
+      )
       if (!validation.valid)
         return refused(400, `invalid ${PAYMENT_IDENTIFIER} extension: ${(validation.errors ?? []).join('; ')}`)
       // validatePaymentIdentifier checks the id's format too (16-128 letters, digits, hyphens, underscores).
