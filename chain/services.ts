@@ -7,7 +7,7 @@ import { SvcError } from '../core/errors.js'
 import type { AnvilProcess } from './anvil/anvil.js'
 import { createClock, type Clock } from '../core/clock.js'
 import { listen, type Listening } from '../core/http.js'
-import { resolveTwins } from '../core/twins.js'
+import { resolveTwins, type TwinSpec } from '../core/twins.js'
 import { startTwin, twinOfNetwork, type RunningTwin } from './twin.js'
 
 export type StartChainServicesOptions = StartChainOptions &
@@ -27,6 +27,10 @@ export type StartChainServicesOptions = StartChainOptions &
     twinForkUrl?: string | undefined
     /** The twins' Anvils, already starting, by twin name (startSvc boots them with the Sandbox chain's). */
     twinAnvils?: Record<string, Promise<AnvilProcess>> | undefined
+    /** `twins` as startSvc resolved them before booting their Anvils: not checked again (a fork URL is asked once). */
+    twinSpecs?: TwinSpec[] | undefined
+    /** Where a twin's Anvil keeps its pid (restarts included), so the next start stops one a crash left running. */
+    twinPidFile?: ((twin: string) => string) | undefined
   }
 
 export type ChainServices = {
@@ -71,10 +75,12 @@ export async function startChainServices(options: StartChainServicesOptions = {}
     twins: twinNames,
     twinForkUrl,
     twinAnvils = {},
+    twinSpecs,
+    twinPidFile,
     ...chainOptions
   } = options
   // Bad twin input is refused before anything starts: an unknown name, a fork URL of another chain.
-  const specs = await resolveTwins(twinNames, twinForkUrl)
+  const specs = twinSpecs ?? (await resolveTwins(twinNames, twinForkUrl))
   // The twins start beside the Sandbox chain, not after it: a twin adds its own Anvil's start, not a second one.
   const startingTwins = specs.map((spec) =>
     startTwin(spec, {
@@ -82,6 +88,7 @@ export async function startChainServices(options: StartChainServicesOptions = {}
       host: chainOptions.host,
       relay: chainOptions.relay,
       watchdog: chainOptions.watchdog,
+      pidFile: twinPidFile?.(spec.name),
       log,
       defaultEthWei,
       defaultUsdcBase,

@@ -4,7 +4,7 @@ import { createChainManager, type ChainManager, type ChainManagerOptions } from 
 import { startChain, type SandboxChain, type StartChainOptions } from './sandbox-chain.js'
 import type { AnvilProcess } from './anvil/anvil.js'
 
-export type StartTwinOptions = Pick<StartChainOptions, 'binary' | 'host' | 'relay' | 'log' | 'watchdog'> &
+export type StartTwinOptions = Pick<StartChainOptions, 'binary' | 'host' | 'relay' | 'log' | 'watchdog' | 'pidFile'> &
   Pick<ChainManagerOptions, 'defaultEthWei' | 'defaultUsdcBase'> & {
     /** Fork the real testnet from this RPC URL (its chain id must be the twin's). @defaultValue offline */
     forkUrl?: string | undefined

@@ -2275,9 +2275,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restart the Sandbox chain on the same URL, keeping its state; local Sandbox callers only
-         * @description Anvil's state is dumped, the process stopped, a new one started on the same port and the state loaded into
-         *     it: balances, contracts, nonces and settlements stand. Payments meanwhile are answered 503 with Retry-After.
+         * Restart the Sandbox chain and its twins on the same URLs, keeping their state; local Sandbox callers only
+         * @description Each Anvil's state is dumped, the process stopped, a new one started on the same port and the state loaded
+         *     into it: balances, contracts, nonces and settlements stand. The Sandbox chain and every twin (`svc up --twin`)
+         *     restart together. Payments meanwhile are answered 503 with Retry-After.
          */
         post: {
             parameters: {
@@ -2288,7 +2289,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description the chain is back */
+                /** @description the chains are back */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2298,9 +2299,18 @@ export interface paths {
                             /** @constant */
                             restarted: true;
                             rpc_url: string;
-                            /** @description how long the chain was away */
+                            /** @description how long the Sandbox chain was away */
                             ms: number;
                             block_number: number;
+                            /** @description each twin, restarted with the Sandbox chain (empty without twins) */
+                            twins: {
+                                /** @example base-sepolia */
+                                name: string;
+                                rpc_url: string;
+                                /** @description how long the twin was away */
+                                ms: number;
+                                block_number: number;
+                            }[];
                         };
                     };
                 };

@@ -187,7 +187,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
 export const chainStatePath = (dataDir: string) => join(dataDir, 'chain', 'state.json')
 
 export type StartSvcOptions = Omit<StartServerOptions, 'chain'> &
-  Omit<StartChainServicesOptions, 'log' | 'anvil' | 'pidFile' | 'twinAnvils'> & {
+  Omit<StartChainServicesOptions, 'log' | 'anvil' | 'pidFile' | 'twinAnvils' | 'twinSpecs' | 'twinPidFile'> & {
     /**
      * Serve the sample upstream of the demo seed (fixtures/demo-upstream.ts) on a listener of its own; its URL is
      * `demoUpstreamUrl`. Only a seed that names `{{demo_upstream}}` asks for it. @defaultValue false
@@ -217,7 +217,7 @@ async function claimDataDir(
     mkdirSync(dataDir, { recursive: true, mode: privateDirMode })
     lock = { ...(await lockDataDir(dataDir)), dataDir }
   }
-  for (const anvil of [...stale, ...(lock.staleAnvil ? [lock.staleAnvil] : [])])
+  for (const anvil of [...stale, ...(lock.staleAnvil ? [lock.staleAnvil] : []), ...lock.staleTwinAnvils])
     log(`svc: stopped the Anvil (pid ${anvil.pid}) that a crashed svc left running`)
   return lock
 }
@@ -296,6 +296,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
         host,
         forkUrl: chainOptions.twinForkUrl,
         watchdog,
+        pidFile: lock.twinAnvilPidFile(spec.name),
         chainId: spec.chainId,
         mining: mining ?? relayMining(relay),
       })
@@ -308,6 +309,8 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       statePath,
       anvil,
       twinAnvils,
+      twinSpecs,
+      twinPidFile: lock.twinAnvilPidFile,
       pidFile: lock.anvilPidFile,
       log,
       clock,

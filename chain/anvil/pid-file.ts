@@ -2,9 +2,19 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { setTimeout as delay } from 'node:timers/promises'
 import { sandboxChainId } from '../../core/sandbox-usdc.js'
 import { isProcessRunning, readCommandLine } from '../../core/os-process.js'
+import { twinNames, twinSpecs } from '../../core/twins.js'
 
 /** The file, in a sandbox's data dir, that holds the pid of its Anvil while it runs. */
 export const anvilPidFileName = 'anvil.pid'
+
+/** The file, in a sandbox's data dir, that holds the pid of a twin's Anvil (core/twins.ts) while it runs. */
+export const twinAnvilPidFileName = (twin: string) => `anvil-${twin}.pid`
+
+/** The pid files of every Anvil a sandbox may run: the Sandbox chain's, and each twin's svc knows. */
+export const anvilPidFileNames = [anvilPidFileName, ...twinNames.map(twinAnvilPidFileName)]
+
+/** The chain ids svc starts Anvils with: the Sandbox chain's and the twins'. */
+const svcChainIds = [sandboxChainId, ...Object.values(twinSpecs).map((twin) => twin.chainId)]
 
 /** Records the pid of a started Anvil. */
 export function writeAnvilPidFile(file: string, pid: number): void {
@@ -26,14 +36,16 @@ export function removeAnvilPidFile(file: string, pid: number): void {
 }
 
 /**
- * Whether `pid` is an Anvil of a sandbox: an `anvil` binary started with the sandbox chain id. (On Windows only the
- * image name can be read: `anvil.exe`.)
+ * Whether `pid` is an Anvil of a sandbox: an `anvil` binary started with the sandbox chain id or a twin's. (On Windows
+ * only the image name can be read: `anvil.exe`.)
  */
 export function isSandboxAnvil(pid: number): boolean {
   const args = readCommandLine(pid)
   const commandLine = args?.join(' ')
   if (!commandLine || !/(?:^|[\\/])anvil(?:\.exe)?(?:\s|$)/i.test(commandLine)) return false
-  return process.platform === 'win32' || new RegExp(`\\s--chain-id\\s+${sandboxChainId}(?:\\s|$)`).test(commandLine)
+  if (process.platform === 'win32') return true
+  const chainId = /\s--chain-id\s+(\d+)(?:\s|$)/.exec(commandLine)?.[1]
+  return chainId !== undefined && svcChainIds.includes(Number(chainId))
 }
 
 /** Polls until the process is gone; false if it is still there after `timeoutMs`. */

@@ -121,13 +121,17 @@ export function registerFaults(program: Command, ctx: CliContext) {
   )
 
   const chain = program.command('chain').description('the local Sandbox chain')
-  addCommand(chain, 'restart', 'restart the chain (Anvil) on the same URL, keeping its state').action(
+  addCommand(chain, 'restart', 'restart the chain (Anvil) and its twins on the same URLs, keeping their state').action(
     action(ctx, async (call) => {
       const restarted = await sandboxClient(call).chain.restart()
       if (call.out.isJson) return call.out.json(restarted)
       call.out.line(
         `the chain restarted on ${restarted.rpc_url} with its state (block ${restarted.block_number}, away ${restarted.ms} ms)`,
       )
+      for (const twin of restarted.twins)
+        call.out.line(
+          `the twin ${twin.name} restarted on ${twin.rpc_url} with its state (block ${twin.block_number}, away ${twin.ms} ms)`,
+        )
     }),
   )
 }

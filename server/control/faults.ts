@@ -116,17 +116,29 @@ export function createFaultRoutes(deps: ServerDeps): Router {
 
   router.post('/dev/chain/restart', async (req, res) => {
     const chain = chainOf(req, 'the chain is restarted')
-    const { ms } = await chain.sandboxChain.restartKeepingState().catch((error: unknown) => {
+    // Every chain svc runs comes back, as snapshots and time travel act on them all: the Sandbox chain and its twins.
+    const chains = [chain.sandboxChain, ...chain.twins.map((twin) => twin.chain)]
+    const restarts = await Promise.allSettled(chains.map((each) => each.restartKeepingState()))
+    const failed = restarts.find((result) => result.status === 'rejected')
+    if (failed) {
+      const error = failed.reason as Error | undefined
       throw new ServiceUnavailableError(
-        `the chain could not be restarted: ${cutText(String((error as Error)?.message ?? error).split('\n')[0]!, echoedValueLimit)}`,
+        `the chain could not be restarted: ${cutText(String(error?.message ?? error).split('\n')[0]!, echoedValueLimit)}`,
         { cause: error },
       )
-    })
+    }
+    const answers = await Promise.all(
+      chains.map(async (each, index) => ({
+        rpc_url: each.rpcUrl,
+        ms: Math.round((restarts[index] as PromiseFulfilledResult<{ ms: number }>).value.ms),
+        block_number: Number(await each.client.getBlockNumber()),
+      })),
+    )
+    const [sandbox, ...twins] = answers as [(typeof answers)[number], ...typeof answers]
     res.json({
       restarted: true,
-      rpc_url: chain.rpcUrl,
-      ms: Math.round(ms),
-      block_number: Number(await chain.sandboxChain.client.getBlockNumber()),
+      ...sandbox,
+      twins: twins.map((twin, index) => ({ name: chain.twins[index]!.spec.name, ...twin })),
     })
   })
 

@@ -1,7 +1,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { anvilPidFileName, stopStaleAnvil, type StaleAnvil } from '../../chain/anvil/pid-file.js'
+import {
+  anvilPidFileName,
+  anvilPidFileNames,
+  stopStaleAnvil,
+  twinAnvilPidFileName,
+  type StaleAnvil,
+} from '../../chain/anvil/pid-file.js'
 import { isProcessRunning, readCommandLine, readStartTime } from '../../core/os-process.js'
 import { SvcError } from '../../core/errors.js'
 
@@ -39,8 +45,12 @@ const lockContent = () => `${process.pid} ${readStartTime(process.pid) ?? ''}`.t
 export type DataDirLock = {
   /** The Anvil a crashed run on this data dir left behind, now stopped. */
   staleAnvil: StaleAnvil | undefined
+  /** The twins' Anvils a crashed run on this data dir left behind, now stopped. */
+  staleTwinAnvils: StaleAnvil[]
   /** Where this run keeps its Anvil's pid. */
   anvilPidFile: string
+  /** Where this run keeps the pid of a twin's Anvil (by the twin's name). */
+  twinAnvilPidFile(twin: string): string
   /** Releases the lock. */
   release(): void
 }
@@ -67,12 +77,17 @@ export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
       continue
     }
     const anvilPidFile = join(dataDir, anvilPidFileName)
-    // We hold the lock: an Anvil named in the data dir belongs to a run that is over.
-    const staleAnvil = await stopStaleAnvil(anvilPidFile)
+    // We hold the lock: an Anvil named in the data dir belongs to a run that is over (the twins' too, whether this
+    // run starts them or not).
+    const [staleAnvil, ...twins] = await Promise.all(
+      anvilPidFileNames.map((name) => stopStaleAnvil(join(dataDir, name))),
+    )
     let released = false
     return {
       staleAnvil,
+      staleTwinAnvils: twins.filter((stale) => stale !== undefined),
       anvilPidFile,
+      twinAnvilPidFile: (twin) => join(dataDir, twinAnvilPidFileName(twin)),
       release() {
         if (released) return
         released = true
@@ -121,8 +136,10 @@ export async function removeStaleEphemeralDataDirs(parent: string = tmpdir()): P
     const lock = readLock(join(dataDir, lockFileName))
     // No lock yet: its sandbox is still starting (or died before it locked; it then holds no Anvil either).
     if (lock === undefined || lock.held) continue
-    const anvil = await stopStaleAnvil(join(dataDir, anvilPidFileName))
-    if (anvil) stopped.push(anvil)
+    for (const name of anvilPidFileNames) {
+      const anvil = await stopStaleAnvil(join(dataDir, name))
+      if (anvil) stopped.push(anvil)
+    }
     try {
       rmSync(dataDir, { recursive: true, force: true })
     } catch {

@@ -2,10 +2,13 @@
  * `svc up --twin base-sepolia`: the ready line lists the twin, `/config/local-dev` too, `svc faucet --network` funds
  * there; bad twin input is one line and exit 2 with nothing started. And `startSandbox({ twins })` (sdk/testing.ts).
  */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
 import { localFetch } from '../../sdk/local-fetch.js'
+import { isProcessRunning } from '../../core/os-process.js'
 import { startSvcProcess, type SvcProcess } from '../helpers/svc-process.js'
 import { createCli } from './harness.js'
 
@@ -51,6 +54,36 @@ describe('svc up --twin base-sepolia', () => {
     const refused = await cli.run(['faucet', address, '--network', 'eip155:1'])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/network "eip155:1": the twins running are eip155:84532/)
+  })
+  test('svc chain restart brings the twin back too, on its URL with its state (a new Anvil, its pid in the data dir)', async () => {
+    const twin = svc.ready.twins[0]
+    const pidFile = join(svc.ready.data_dir, 'anvil-base-sepolia.pid')
+    const before = Number(readFileSync(pidFile, 'utf8'))
+    const { address } = privateKeyToAccount(generatePrivateKey())
+    const funded = await fetch(`${svc.ready.chain_manager_url}/faucet`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address, network: 'base-sepolia', asset: 'usdc', amount: '3' }),
+    })
+    expect(funded.status).toBe(200)
+    const cli = createCli({ SVC_BASE_URL: svc.ready.sandbox_control_url })
+    const restarted = await cli.json(['chain', 'restart'])
+    expect(restarted.twins).toEqual([
+      { name: 'base-sepolia', rpc_url: twin.rpc_url, ms: expect.any(Number), block_number: expect.any(Number) },
+    ])
+    const after = Number(readFileSync(pidFile, 'utf8'))
+    expect(after).not.toBe(before)
+    expect(isProcessRunning(before)).toBe(false)
+    const balance = await fetch(`${svc.ready.chain_manager_url}/faucet`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address, network: 'base-sepolia', asset: 'eth', amount: '1' }),
+    })
+    expect(BigInt(((await balance.json()) as any).balances.usdc_base)).toBe(3_000_000n)
+    const stdout = await cli.ok(['chain', 'restart'])
+    expect(stdout).toMatch(
+      /^the chain restarted on .*\nthe twin base-sepolia restarted on http:\/\/127\.0\.0\.1:\d+ with its state \(block \d+, away \d+ ms\)\n$/,
+    )
   })
 })
 
