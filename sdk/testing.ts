@@ -112,7 +112,7 @@ export type TestSandbox = {
     /** Clears one fault, or all of them; resolves with how many went. */
     clear(faultId?: string): Promise<number>
   }
-  /** Restarts the chain on the same URL, keeping its state (`svc chain restart`). */
+  /** Restarts the chain and its twins on the same URLs, keeping their state (`svc chain restart`). */
   restartChain(): Promise<ChainRestart>
   /**
    * The seller's payment events from now on (as `GET /events` streams them), in process: `for await (const event of
