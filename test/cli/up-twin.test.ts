@@ -2,7 +2,10 @@
  * `svc up --twin base-sepolia`: the ready line lists the twin, `/config/local-dev` too, `svc faucet --network` funds
  * there; bad twin input is one line and exit 2 with nothing started. And `startSandbox({ twins })` (sdk/testing.ts).
  */
+import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -174,5 +177,31 @@ describe("startSandbox({ twins: ['base-sepolia'] })", () => {
     expect(moved.chain_time).toBeGreaterThanOrEqual(before.chain_time + 3600)
     const latest = await twinCall('eth_getBlockByNumber', ['latest', false])
     expect(Number(BigInt(latest.timestamp))).toBeGreaterThanOrEqual(before.chain_time + 3600)
+  })
+})
+
+describe('a twin fork URL', () => {
+  test('is asked its chain id once at start (by svc; the forking Anvil asks for itself)', async () => {
+    const askedBySvc: string[] = []
+    // An RPC that says it is Base Sepolia and answers nothing else: the twin's Anvil cannot fork from it.
+    const rpc = createServer((req, res) => {
+      let body = ''
+      req.on('data', (chunk) => (body += chunk))
+      req.on('end', () => {
+        const { id, method } = JSON.parse(body) as { id: number; method: string }
+        if (method === 'eth_chainId' && req.headers['user-agent'] === 'node') askedBySvc.push(method)
+        const answer =
+          method === 'eth_chainId' ? { result: '0x14a34' } : { error: { code: -32601, message: 'not here' } }
+        res.setHeader('content-type', 'application/json').end(JSON.stringify({ jsonrpc: '2.0', id, ...answer }))
+      })
+    }).listen(0, '127.0.0.1')
+    await once(rpc, 'listening')
+    try {
+      const twinForkUrl = `http://127.0.0.1:${(rpc.address() as AddressInfo).port}`
+      await expect(startSandbox({ twins: ['base-sepolia'], twinForkUrl })).rejects.toThrow()
+      expect(askedBySvc).toEqual(['eth_chainId'])
+    } finally {
+      rpc.close()
+    }
   })
 })
