@@ -26,6 +26,8 @@ const baseSepoliaUsdc: Address = '0x036CbD53842c5426634e7929541eC2318f3dCF7e'
 /** The README sellers' payTo. */
 const payTo: Address = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
 const sellerUrl = 'http://localhost:3000/protected-route'
+/** A payment test starts a seller and one or two buyers, each a tsx process: seconds each on a loaded machine. */
+const paymentTimeout = 120_000
 
 /**
  * Where each example comes from (the package's README in the project, the heading its block follows) and what the
@@ -223,55 +225,67 @@ describe('README: Your Base Sepolia code, offline (svc from its tarball, the off
     })
   })
 
-  it('v2: the @x402/express seller ("$0.001" on eip155:84532) is paid by @x402/fetch on the twin', async () => {
-    const buyer = await fundedKey()
-    const before = await usdcOnTwin(payTo)
-    const seller = await startSeller('base-sepolia/seller-express.ts')
-    try {
-      const { stdout, stderr } = await runBuyer('buyer.ts', { EVM_PRIVATE_KEY: buyer.key, API_URL: sellerUrl })
-      expect(stderr).toBe('')
-      expect(stdout).toMatch(/Payment details: \{[^}]*success: true[^}]*network: 'eip155:84532'/)
-      expect(stdout).toContain(`Response data: { message: 'This content is behind a paywall' }`)
-    } finally {
-      await seller.stop()
-    }
-    expect(await usdcOnTwin(buyer.address)).toBe(1_000_000_000n - 1_000n)
-    expect(await usdcOnTwin(payTo)).toBe(before + 1_000n)
-  })
-
-  it('v2: the @x402/hono seller is paid by @x402/fetch on the twin', async () => {
-    const buyer = await fundedKey()
-    const before = await usdcOnTwin(payTo)
-    const seller = await startSeller('base-sepolia/seller-hono.ts')
-    try {
-      const { stdout, stderr } = await runBuyer('buyer.ts', { EVM_PRIVATE_KEY: buyer.key, API_URL: sellerUrl })
-      expect(stderr).toBe('')
-      expect(stdout).toMatch(/Payment details: \{[^}]*success: true[^}]*network: 'eip155:84532'/)
-    } finally {
-      await seller.stop()
-    }
-    expect(await usdcOnTwin(buyer.address)).toBe(1_000_000_000n - 100_000n)
-    expect(await usdcOnTwin(payTo)).toBe(before + 100_000n)
-  })
-
-  it('v1: the x402-express 1.2.0 seller (base-sepolia) is paid by x402-fetch 1.2.0 and by x402-axios 0.7.2', async () => {
-    const [byFetch, byAxios] = [await fundedKey(), await fundedKey()]
-    const before = await usdcOnTwin(payTo)
-    const seller = await startSeller('base-sepolia/seller-v1.ts')
-    try {
-      for (const [file, buyer] of [
-        ['base-sepolia/buyer-fetch-v1.ts', byFetch],
-        ['base-sepolia/buyer-axios-v1.ts', byAxios],
-      ] as const) {
-        const { stdout, stderr } = await runBuyer(file, { PRIVATE_KEY: buyer.key, API_URL: sellerUrl })
-        expect(stderr, file).toBe('')
-        expect(stdout, file).toBe(`{ message: 'This content is behind a paywall' }\n`)
+  it(
+    'v2: the @x402/express seller ("$0.001" on eip155:84532) is paid by @x402/fetch on the twin',
+    async () => {
+      const buyer = await fundedKey()
+      const before = await usdcOnTwin(payTo)
+      const seller = await startSeller('base-sepolia/seller-express.ts')
+      try {
+        const { stdout, stderr } = await runBuyer('buyer.ts', { EVM_PRIVATE_KEY: buyer.key, API_URL: sellerUrl })
+        expect(stderr).toBe('')
+        expect(stdout).toMatch(/Payment details: \{[^}]*success: true[^}]*network: 'eip155:84532'/)
+        expect(stdout).toContain(`Response data: { message: 'This content is behind a paywall' }`)
+      } finally {
+        await seller.stop()
       }
-    } finally {
-      await seller.stop()
-    }
-    expect(await usdcOnTwin(byFetch.address)).toBe(1_000_000_000n - 100_000n)
-    expect(await usdcOnTwin(byAxios.address)).toBe(1_000_000_000n - 100_000n)
-    expect(await usdcOnTwin(payTo)).toBe(before + 200_000n)
-  })
+      expect(await usdcOnTwin(buyer.address)).toBe(1_000_000_000n - 1_000n)
+      expect(await usdcOnTwin(payTo)).toBe(before + 1_000n)
+    },
+    paymentTimeout,
+  )
+
+  it(
+    'v2: the @x402/hono seller is paid by @x402/fetch on the twin',
+    async () => {
+      const buyer = await fundedKey()
+      const before = await usdcOnTwin(payTo)
+      const seller = await startSeller('base-sepolia/seller-hono.ts')
+      try {
+        const { stdout, stderr } = await runBuyer('buyer.ts', { EVM_PRIVATE_KEY: buyer.key, API_URL: sellerUrl })
+        expect(stderr).toBe('')
+        expect(stdout).toMatch(/Payment details: \{[^}]*success: true[^}]*network: 'eip155:84532'/)
+      } finally {
+        await seller.stop()
+      }
+      expect(await usdcOnTwin(buyer.address)).toBe(1_000_000_000n - 100_000n)
+      expect(await usdcOnTwin(payTo)).toBe(before + 100_000n)
+    },
+    paymentTimeout,
+  )
+
+  it(
+    'v1: the x402-express 1.2.0 seller (base-sepolia) is paid by x402-fetch 1.2.0 and by x402-axios 0.7.2',
+    async () => {
+      const [byFetch, byAxios] = [await fundedKey(), await fundedKey()]
+      const before = await usdcOnTwin(payTo)
+      const seller = await startSeller('base-sepolia/seller-v1.ts')
+      try {
+        for (const [file, buyer] of [
+          ['base-sepolia/buyer-fetch-v1.ts', byFetch],
+          ['base-sepolia/buyer-axios-v1.ts', byAxios],
+        ] as const) {
+          const { stdout, stderr } = await runBuyer(file, { PRIVATE_KEY: buyer.key, API_URL: sellerUrl })
+          expect(stderr, file).toBe('')
+          expect(stdout, file).toBe(`{ message: 'This content is behind a paywall' }\n`)
+        }
+      } finally {
+        await seller.stop()
+      }
+      expect(await usdcOnTwin(byFetch.address)).toBe(1_000_000_000n - 100_000n)
+      expect(await usdcOnTwin(byAxios.address)).toBe(1_000_000_000n - 100_000n)
+      expect(await usdcOnTwin(payTo)).toBe(before + 200_000n)
+    },
+    paymentTimeout,
+  )
 })
