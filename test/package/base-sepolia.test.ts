@@ -108,6 +108,9 @@ const statusOn3000 = () =>
     () => undefined,
   )
 
+/** Sellers running: afterAll stops any a timed-out test left (its `finally` never ran), so none outlives the run. */
+const running = new Set<ChildProcess>()
+
 /**
  * Runs a README seller (as written: it listens on 3000 and prints nothing) and resolves once it answers 402; `stop`
  * resolves once port 3000 is free again.
@@ -121,7 +124,9 @@ async function startSeller(file: string): Promise<{ stop(): Promise<void> }> {
   let output = ''
   child.stdout!.on('data', (chunk: Buffer) => void (output += chunk))
   child.stderr!.on('data', (chunk: Buffer) => void (output += chunk))
+  running.add(child)
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+  void exited.then(() => running.delete(child))
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill()
     await exited
@@ -160,6 +165,12 @@ beforeAll(async () => {
 }, 400_000)
 
 afterAll(async () => {
+  await Promise.all(
+    [...running].map((child) => {
+      child.kill()
+      return new Promise((resolve) => child.once('exit', resolve))
+    }),
+  )
   await svc?.stop()
   // The project's node_modules (about 570 packages, the v1 ones bring wagmi and Solana's kit) took over 2 minutes to
   // remove on a loaded machine: a detached `rm -rf` removes it after this run.
