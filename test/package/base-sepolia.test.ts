@@ -166,10 +166,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(
-    [...running].map((child) => {
-      child.kill()
-      return new Promise((resolve) => child.once('exit', resolve))
-    }),
+    [...running]
+      .filter((child) => child.exitCode === null && child.signalCode === null)
+      .map((child) => {
+        child.kill()
+        return new Promise((resolve) => child.once('exit', resolve))
+      }),
   )
   await svc?.stop()
   // The project's node_modules (about 570 packages, the v1 ones bring wagmi and Solana's kit) took over 2 minutes to
