@@ -45,6 +45,30 @@ export function defaultHosts(port: number): Hosts {
   }
 }
 
+/**
+ * The hosts of a server (`svc serve`): gateways at `{slug}.{platformDomain}` (production) and
+ * `{slug}.{sandboxPlatformDomain}` (Sandbox; the spec's `{slug}.dev.{platform_domain}` by default), control planes at
+ * `api.{platformDomain}` ({base_url}) and `sandbox.{platformDomain}` ({sandbox_base_url}). Plain `localhost` and
+ * loopback addresses still reach the production control plane (a health check on the machine itself).
+ */
+export function platformHosts(
+  port: number,
+  domains: { platformDomain: string; sandboxPlatformDomain?: string | undefined },
+): Hosts {
+  const platformDomain = domains.platformDomain.toLowerCase().replace(/\.$/, '')
+  return {
+    platformDomain,
+    sandboxPlatformDomain: domains.sandboxPlatformDomain?.toLowerCase().replace(/\.$/, '') ?? `dev.${platformDomain}`,
+    controlHost: `api.${platformDomain}`,
+    sandboxControlHost: `sandbox.${platformDomain}`,
+    port,
+  }
+}
+
+/** Whether `name` is a DNS name svc can serve under: dot-separated labels of a-z, 0-9 and inner hyphens. */
+export const isDomainName = (name: string): boolean =>
+  name.length <= 253 && name.replace(/\.$/, '').toLowerCase().split('.').every(isSlug)
+
 /** Slugs no API may take: they name the kit's own hosts or would confuse people. */
 export const reservedSlugs: ReadonlySet<string> = new Set([
   'api',
