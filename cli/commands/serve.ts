@@ -162,6 +162,9 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
         sandbox_platform_domain: server.hosts.sandboxPlatformDomain,
         sandbox_chain: chain ? 'local' : 'none',
         rpc_url: chain?.rpcUrl ?? null,
+        chain_manager_url: chain?.chainManagerUrl ?? null,
+        network: chain?.sandboxChain.network ?? null,
+        usdc: chain?.sandboxChain.usdc.address ?? null,
         data_dir: server.dataDir,
       }
       if (options.json) process.stdout.write(`${JSON.stringify(ready)}\n`)
