@@ -66,8 +66,8 @@ export function runServe(args: string[], env: NodeJS.ProcessEnv = process.env) {
  */
 export function fetchFrom(from: string): typeof globalThis.fetch {
   const dispatcher = new Agent({
+    localAddress: from,
     connect: {
-      localAddress: from,
       lookup: ((_name: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
         options?.all
           ? callback(null, [{ address: '127.0.0.1', family: 4 }])
