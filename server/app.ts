@@ -7,7 +7,8 @@ import { createErrorHandler, createJsonApp, notFoundHandler } from '../core/http
 import { isIP } from 'node:net'
 import { hostnameOf, routeHost } from '../core/hosts.js'
 import { storageUnavailable } from './data-dir/storage-errors.js'
-import { answerHealth, createServerLifecycle, isHealthRequest } from './serve/lifecycle.js'
+import { createServerLifecycle } from './serve/lifecycle.js'
+import { answerHealth, isHealthRequest } from './serve/health.js'
 
 /**
  * One express app for every host, routed by the Host header: the two control planes, the gateway hosts
