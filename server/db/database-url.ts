@@ -1,7 +1,8 @@
 import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { UsageError } from '../../core/errors.js'
+import { SvcError, UsageError } from '../../core/errors.js'
 import { type OpenedDatabase, openDatabase } from './database.js'
+import { isBusy } from './sqlite-errors.js'
 
 /**
  * Where svc's data lives, from `svc serve --database-url`: a SQLite file (a path, `file:path` or `file:///abs/path`)
@@ -54,7 +55,15 @@ export function assertDatabaseSupported(target: DatabaseTarget, flag = '--databa
 export async function openDatabaseUrl(target: DatabaseTarget): Promise<OpenedDatabase> {
   assertDatabaseSupported(target)
   if (target.dialect !== 'sqlite') throw new Error('unreachable')
-  return openDatabase(target.file)
+  try {
+    return await openDatabase(target.file)
+  } catch (error) {
+    // svc holds its SQLite file exclusively: another process has it (after the 5 s busy timeout).
+    const cause = (error as { cause?: unknown }).cause ?? error
+    if (isBusy(cause) || isBusy(error))
+      throw new SvcError(`${target.file} is in use by another svc: one process per SQLite file`, { cause: error })
+    throw error
+  }
 }
 
 /**

@@ -122,6 +122,25 @@ describe('svc serve: secrets from files or the environment', () => {
     expect(await other.stop()).toBe(0)
   })
 
+  test('two processes on one SQLite file at once: the second is refused, the first serves on', async () => {
+    const first = await serve('holder', [])
+    const database = join(dir, 'holder', 'svc.sqlite')
+    const second = runServe([
+      '--sandbox-chain',
+      'none',
+      '--data-dir',
+      join(dir, 'intruder'),
+      '--database-url',
+      database,
+    ])
+    expect(second.code).toBe(1)
+    expect(second.stderr.trim().split('\n').at(-1)).toBe(
+      `svc: ${database} is in use by another svc: one process per SQLite file`,
+    )
+    expect((await fetchLocal(`http://127.0.0.1:${first.ready.port}/readyz`)).status).toBe(200)
+    expect(await first.stop()).toBe(0)
+  })
+
   test('a second SIGTERM while a request is in flight exits at once', async () => {
     const svc = await serve('twice', [])
     // A request whose body never comes: in flight until the drain's bound (30 s) unless the second signal ends it.
