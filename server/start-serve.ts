@@ -31,6 +31,10 @@ export type StartServeOptions = Pick<
   platformDomain?: string | undefined
   /** Sandbox gateways at `{slug}.{sandboxPlatformDomain}`. @defaultValue `dev.{platformDomain}` */
   sandboxPlatformDomain?: string | undefined
+  /** The scheme of the URLs svc hands out (https behind a TLS proxy). @defaultValue http */
+  publicScheme?: string | undefined
+  /** Their port. @defaultValue 443 for https, else the port svc listens on */
+  publicPort?: number | undefined
   /** Proxies whose X-Forwarded-For / -Proto are believed (addresses, CIDR ranges). @defaultValue none */
   trustProxy?: readonly string[] | undefined
   /** Non-public ranges upstreams may reach (an internal API's network). @defaultValue none */
@@ -81,6 +85,9 @@ export async function startServe(options: StartServeOptions): Promise<RunningSer
   const sandboxChain = options.sandboxChain ?? 'local'
   if (!sandboxChainModes.includes(sandboxChain))
     throw new UsageError(`--sandbox-chain must be one of ${sandboxChainModes.join(', ')}, not "${sandboxChain}"`)
+  const publicScheme = options.publicScheme ?? (options.publicPort === undefined ? undefined : 'http')
+  if (publicScheme !== undefined && publicScheme !== 'http' && publicScheme !== 'https')
+    throw new UsageError(`--public-scheme must be http or https, not "${publicScheme}"`)
   const trustProxy = options.trustProxy?.length ? parseAddressList(options.trustProxy, '--trust-proxy') : undefined
   const allowUpstream = options.allowUpstream?.length
     ? parseAddressList(options.allowUpstream, '--allow-upstream')
@@ -104,6 +111,13 @@ export async function startServe(options: StartServeOptions): Promise<RunningSer
       options.platformDomain === undefined
         ? undefined
         : { platformDomain: options.platformDomain, sandboxPlatformDomain: options.sandboxPlatformDomain },
+    publicOrigin:
+      publicScheme === undefined
+        ? undefined
+        : {
+            scheme: publicScheme as 'http' | 'https',
+            port: options.publicPort ?? (publicScheme === 'https' ? 443 : undefined),
+          },
     database,
     secrets: secrets.install,
     trust,

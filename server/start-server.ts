@@ -50,6 +50,8 @@ export type StartServerOptions = {
   listenHost?: string | undefined
   /** Gateway domains of a server (svc serve --platform-domain): `{slug}.{domain}`. @defaultValue `*.localhost` */
   domains?: { platformDomain: string; sandboxPlatformDomain?: string | undefined } | undefined
+  /** The scheme and port of the URLs svc hands out, behind a proxy (svc serve --public-scheme). @defaultValue http on `port` */
+  publicOrigin?: Hosts['public']
   /** Where the data lives (svc serve --database-url). @defaultValue the data dir's SQLite file */
   database?: DatabaseTarget | undefined
   /** Install secrets given from outside (svc serve's files or environment); the rest come from the data dir. */
@@ -135,6 +137,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     : await openDatabase(join(dataDir, databaseFileName))
   tightenFiles(dataDir)
   const hosts = options.domains ? platformHosts(options.port ?? 0, options.domains) : defaultHosts(options.port ?? 0)
+  hosts.public = options.publicOrigin
   const lifecycle = createServerLifecycle()
   const deps: ServerDeps = {
     db: database.db,
@@ -287,6 +290,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     clock = createClock(),
     listenHost,
     domains,
+    publicOrigin,
     database,
     secrets,
     trust,
@@ -375,6 +379,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       clock,
       listenHost,
       domains,
+      publicOrigin,
       database,
       secrets,
       trust,

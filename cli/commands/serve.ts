@@ -15,6 +15,8 @@ type ServeOptions = {
   platformDomain?: string
   sandboxPlatformDomain?: string
   facilitatorUrl?: string
+  publicScheme?: string
+  publicPort?: number
   trustProxy: string[]
   allowUpstream: string[]
   jwtSecretFile?: string
@@ -76,6 +78,12 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
       'Sandbox gateways at {slug}.<domain> (default dev.<platform domain>) (SVC_SANDBOX_PLATFORM_DOMAIN)',
       env.SVC_SANDBOX_PLATFORM_DOMAIN,
     )
+    .option(
+      '--public-scheme <scheme>',
+      'the scheme of the URLs svc hands out: https behind a TLS proxy (SVC_PUBLIC_SCHEME)',
+      env.SVC_PUBLIC_SCHEME,
+    )
+    .option('--public-port <port>', 'their port (default 443 for https, else --port)', portNumber)
     .option('--facilitator-url <url>', 'facilitator of production APIs (SVC_FACILITATOR_URL)', env.SVC_FACILITATOR_URL)
     .option(
       '--trust-proxy <cidr>',
@@ -133,6 +141,8 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
         platformDomain: options.platformDomain,
         sandboxPlatformDomain: options.sandboxPlatformDomain,
         productionFacilitatorUrl: options.facilitatorUrl,
+        publicScheme: options.publicScheme,
+        publicPort: options.publicPort,
         trustProxy: options.trustProxy,
         allowUpstream: options.allowUpstream,
         secrets: {

@@ -55,7 +55,9 @@ test('README: the keys, svc serve and its readiness check run as written', async
     createInterface({ input: child.stdout }).once('line', (line) => resolve(JSON.parse(line)))
     void exited.then((code) => reject(new Error(`svc serve exited with ${code}: ${stderr}`)))
   })
-  expect(ready.control_url).toBe(`http://api.pay.example.com:${ready.port}`)
+  // The proxy terminates TLS on 443: the URLs svc hands out say so.
+  expect(ready.control_url).toBe('https://api.pay.example.com')
+  expect(ready.sandbox_control_url).toBe('https://sandbox.pay.example.com')
   expect(ready.sandbox_platform_domain).toBe('dev.pay.example.com')
 
   const answer = execFileSync(
