@@ -173,6 +173,7 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
         sandbox_chain: chain ? 'local' : 'none',
         rpc_url: chain?.rpcUrl ?? null,
         chain_manager_url: chain?.chainManagerUrl ?? null,
+        facilitator_url: chain?.facilitatorUrl ?? null,
         network: chain?.sandboxChain.network ?? null,
         usdc: chain?.sandboxChain.usdc.address ?? null,
         data_dir: server.dataDir,

@@ -233,6 +233,71 @@ describe('svc serve', () => {
     expect(await login(proxy, '198.51.100.8')).toBe(401)
   })
 
+  test('--sandbox-chain none: a production API at {slug}.shop.test paid through an external facilitator (--facilitator-url)', async () => {
+    // Another svc serve, production only: its facilitator is the first one's (any x402 facilitator would do).
+    const shop = await startServeProcess([
+      ...['--sandbox-chain', 'none', '--data-dir', join(dir, 'shop'), '--platform-domain', 'shop.test'],
+      ...['--facilitator-url', svc.ready.facilitator_url, '--allow-upstream', '127.0.0.3', '--auto-verify'],
+    ])
+    try {
+      expect(await (await direct(`http://127.0.0.1:${shop.ready.port}/readyz`)).json()).toEqual({
+        status: 'ready',
+        database: 'ok',
+        chain: 'none',
+      })
+      const control = shop.ready.control_url
+      const signup = await direct(
+        `${control}/auth/signup`,
+        json({ email: 'shop@shop.test', password: 'a-long-password' }),
+      )
+      const auth = {
+        'content-type': 'application/json',
+        authorization: `Bearer ${((await signup.json()) as { token: string }).token}`,
+      }
+      const api = await direct(`${control}/apis`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          name: 'Shop',
+          slug: 'shop',
+          upstream_base_url: upstreamUrl,
+          pay_to_mode: 'user_wallet',
+          pay_to_address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        }),
+      })
+      expect(api.status).toBe(201)
+      const { id, gateway_url } = (await api.json()) as { id: string; gateway_url: string }
+      expect(gateway_url).toBe(`http://shop.shop.test:${shop.ready.port}`)
+      const accept = {
+        scheme: 'exact',
+        network: svc.ready.network,
+        asset: svc.ready.usdc,
+        amount: '10000',
+        max_timeout_seconds: 300,
+        // A production accept names the token's EIP-712 domain itself (the Sandbox fills it in for its own USDC).
+        extra: { name: 'USDC', version: '2' },
+      }
+      const endpoint = await direct(`${control}/apis/${id}/endpoints`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          method: 'GET',
+          path_pattern: '/forecast',
+          accepts: [accept],
+          request_schema: null,
+          response_schema: { type: 'object' },
+        }),
+      })
+      expect(endpoint.status).toBe(201)
+      const paid = await paying(direct)(`${gateway_url}/forecast`)
+      expect(paid.status).toBe(200)
+      expect(await paid.json()).toEqual({ ok: '/forecast' })
+      expect(decodePaymentResponseHeader(paid.headers.get('payment-response')!).success).toBe(true)
+    } finally {
+      expect(await shop.stop()).toBe(0)
+    }
+  })
+
   test('SIGTERM drains: new connections are refused, the payment in flight completes and settles, exit 0', async () => {
     const pay = paying(proxy)
     const inFlight = pay(`${gateway('weather')}/slow`)
