@@ -32,10 +32,13 @@ export function createServerLifecycle(): ServerLifecycle {
     get inFlight() {
       return inFlight
     },
-    track(_req, res, next) {
+    track(req, res, next) {
+      if (draining) res.setHeader('connection', 'close')
+      // An event stream (GET /events) has no end to wait for: it is cut when the server stops, and its client resumes
+      // with Last-Event-ID elsewhere.
+      if (req.headers.accept?.includes('text/event-stream')) return next()
       inFlight++
       res.once('close', done)
-      if (draining) res.setHeader('connection', 'close')
       next()
     },
     startDraining() {
