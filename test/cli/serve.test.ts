@@ -299,6 +299,11 @@ describe('svc serve', () => {
   })
 
   test('SIGTERM drains: new connections are refused, the payment in flight completes and settles, exit 0', async () => {
+    // A live event stream is open too: it has no end, and the drain does not wait for it (the test's 30 s would).
+    const stream = await direct(`${svc.ready.sandbox_control_url}/events`, {
+      headers: { authorization: `Bearer ${jwt}`, 'x-svc-environment': 'development', accept: 'text/event-stream' },
+    })
+    expect(stream.status).toBe(200)
     const pay = paying(proxy)
     const inFlight = pay(`${gateway('weather')}/slow`)
     await slowArrival
@@ -322,5 +327,7 @@ describe('svc serve', () => {
     expect(decodePaymentResponseHeader(answer.headers.get('payment-response')!).success).toBe(true)
     expect(await svc.exited).toBe(0)
     expect(svc.stderr()).toContain('svc: SIGTERM: draining')
+    expect(svc.stderr()).not.toContain('drain timed out')
+    await stream.body?.cancel().catch(() => {})
   })
 })
