@@ -18,6 +18,7 @@ import { registerListen } from './commands/listen.js'
 import { registerMcp } from './commands/mcp.js'
 import { registerPay } from './commands/pay.js'
 import { registerSandbox } from './commands/sandbox.js'
+import { registerServe } from './commands/serve.js'
 import { registerSnapshots } from './commands/snapshots.js'
 import { registerTime } from './commands/time.js'
 import { registerUp } from './commands/up.js'
@@ -72,6 +73,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
     .option('--jwt <token>', 'a session JWT (SVC_JWT; default: the one saved by `svc login`)')
   const ctx: CliContext = { env, io }
   registerUp(program, env)
+  registerServe(program, env)
   registerAuth(program, ctx)
   registerKeys(program, ctx)
   registerApis(program, ctx)

@@ -33,6 +33,11 @@ export type Hosts = {
   /** Sandbox control plane: {sandbox_base_url}. */
   sandboxControlHost: string
   port: number
+  /**
+   * How clients reach svc when it is not straight on `port` (svc serve behind a TLS proxy: https on 443): the scheme
+   * and port of the URLs svc hands out. @defaultValue http on `port`
+   */
+  public?: { scheme: 'http' | 'https'; port?: number | undefined } | undefined
 }
 
 export function defaultHosts(port: number): Hosts {
@@ -44,6 +49,30 @@ export function defaultHosts(port: number): Hosts {
     port,
   }
 }
+
+/**
+ * The hosts of a server (`svc serve`): gateways at `{slug}.{platformDomain}` (production) and
+ * `{slug}.{sandboxPlatformDomain}` (Sandbox; the spec's `{slug}.dev.{platform_domain}` by default), control planes at
+ * `api.{platformDomain}` ({base_url}) and `sandbox.{platformDomain}` ({sandbox_base_url}). Plain `localhost` and
+ * loopback addresses still reach the production control plane (a health check on the machine itself).
+ */
+export function platformHosts(
+  port: number,
+  domains: { platformDomain: string; sandboxPlatformDomain?: string | undefined },
+): Hosts {
+  const platformDomain = domains.platformDomain.toLowerCase().replace(/\.$/, '')
+  return {
+    platformDomain,
+    sandboxPlatformDomain: domains.sandboxPlatformDomain?.toLowerCase().replace(/\.$/, '') ?? `dev.${platformDomain}`,
+    controlHost: `api.${platformDomain}`,
+    sandboxControlHost: `sandbox.${platformDomain}`,
+    port,
+  }
+}
+
+/** Whether `name` is a DNS name svc can serve under: dot-separated labels of a-z, 0-9 and inner hyphens. */
+export const isDomainName = (name: string): boolean =>
+  name.length <= 253 && name.replace(/\.$/, '').toLowerCase().split('.').every(isSlug)
 
 /** Slugs no API may take: they name the kit's own hosts or would confuse people. */
 export const reservedSlugs: ReadonlySet<string> = new Set([
@@ -110,8 +139,16 @@ export function isSlug(value: string): boolean {
   return /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/.test(value)
 }
 
+/** The origin clients reach `hostname` at: `http://{hostname}:{port}`, or `hosts.public`'s (a default port left out). */
+export function publicOrigin(hosts: Hosts, hostname: string): string {
+  const scheme = hosts.public?.scheme ?? 'http'
+  const port = hosts.public?.port ?? hosts.port
+  const standard = port === (scheme === 'https' ? 443 : 80)
+  return `${scheme}://${hostname}${standard ? '' : `:${port}`}`
+}
+
 export function controlUrl(hosts: Hosts, environment: Environment): string {
-  return `http://${environment === 'development' ? hosts.sandboxControlHost : hosts.controlHost}:${hosts.port}`
+  return publicOrigin(hosts, environment === 'development' ? hosts.sandboxControlHost : hosts.controlHost)
 }
 
 export function gatewayHost(hosts: Hosts, environment: Environment, slug: string): string {

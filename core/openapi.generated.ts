@@ -357,6 +357,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness (200 while the process serves); on the control hosts and a bare IP, never on gateway hosts */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description live */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "live";
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness for a load balancer; 503 while draining (SIGTERM), or when the database or the Sandbox chain does not answer */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description ready */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            status: "ready";
+                            /** @constant */
+                            database: "ok";
+                            /**
+                             * @description none when the server runs without a Sandbox chain (svc serve --sandbox-chain none)
+                             * @enum {unknown}
+                             */
+                            chain: "ok" | "none";
+                        };
+                    };
+                };
+                /** @description not ready, and why */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dev/outbox": {
         parameters: {
             query?: never;
@@ -364,7 +458,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The local outbox (mails the control plane "sent"); loopback callers only */
+        /** The local outbox (mails the control plane "sent"); loopback callers only (svc serve - the admin token) */
         get: {
             parameters: {
                 query?: {
@@ -397,6 +491,7 @@ export interface paths {
                         };
                     };
                 };
+                401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
             };
         };

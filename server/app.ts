@@ -4,8 +4,11 @@ import type { ServerDeps } from './deps.js'
 import { createGateway, type Gateway } from './gateway/index.js'
 import { createPaymentEvents } from './payment-events.js'
 import { createErrorHandler, createJsonApp, notFoundHandler } from '../core/http.js'
-import { routeHost } from '../core/hosts.js'
+import { isIP } from 'node:net'
+import { hostnameOf, routeHost } from '../core/hosts.js'
 import { storageUnavailable } from './data-dir/storage-errors.js'
+import { createServerLifecycle } from './serve/lifecycle.js'
+import { answerHealth, isHealthRequest } from './serve/health.js'
 
 /**
  * One express app for every host, routed by the Host header: the two control planes, the gateway hosts
@@ -13,13 +16,33 @@ import { storageUnavailable } from './data-dir/storage-errors.js'
  * Bodies are parsed by the control plane only: the gateway streams them to the upstream untouched.
  */
 export function createApp(given: ServerDeps): Express & { gateway: Gateway } {
-  const deps: ServerDeps = given.events ? given : { ...given, events: createPaymentEvents() }
+  // The given deps themselves when complete: the composition root adds the snapshot store to them after this.
+  const deps: ServerDeps =
+    given.events && given.lifecycle
+      ? given
+      : {
+          ...given,
+          events: given.events ?? createPaymentEvents(),
+          lifecycle: given.lifecycle ?? createServerLifecycle(),
+        }
+  const lifecycle = deps.lifecycle!
   const app = createJsonApp({ json: false })
+  // X-Forwarded-For / -Proto count only from the proxies svc serve names (req.ip, req.protocol); never by default.
+  const trustProxy = deps.trust?.trustProxy
+  if (trustProxy) app.set('trust proxy', (address: string) => trustProxy.has(address))
   const control = createControlRouter(deps)
   const gateway = createGateway(deps)
 
+  app.use(lifecycle.track)
   app.use((req, res, next) => {
     const route = routeHost(req.headers.host, deps.hosts)
+    // Health routes answer on the control hosts and on a bare IP (a load balancer's probe); never on a gateway host,
+    // where /healthz may be a seller's paid route.
+    if (
+      isHealthRequest(req) &&
+      (route.kind === 'control' || isIP(hostnameOf(req.headers.host).replace(/^\[|\]$/g, '')))
+    )
+      return void answerHealth(req, res, deps, lifecycle).catch(next)
     if (route.kind === 'control') {
       req.hostEnvironment = route.environment
       return control(req, res, next)

@@ -8,6 +8,8 @@ import type { InstallSecrets } from './data-dir/secrets.js'
 import type { SandboxState } from './sandbox/payment-gate.js'
 import type { SnapshotStore } from './sandbox/snapshots.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
+import type { ServerTrust } from './serve/server-trust.js'
+import type { ServerLifecycle } from './serve/lifecycle.js'
 
 /** The limits of the paid routes a server may set (tests lower them); unset ones are paidRouteDefaults (gateway/payment-flow.ts). */
 export type PaidRouteLimits = {
@@ -52,4 +54,11 @@ export type ServerDeps = {
   events?: PaymentEvents | undefined
   /** The upstream deadline, the largest answer held and the counters' flush period of the paid routes. @defaultValue paidRouteDefaults (gateway/payment-flow.ts) */
   paidRoutes?: PaidRouteLimits | undefined
+  /**
+   * svc as a server (`svc serve`): admin credential instead of "from this machine", the trusted proxy's client
+   * address, and the upstream guard's deny-list. @defaultValue none: `svc up`'s loopback trust
+   */
+  trust?: ServerTrust | undefined
+  /** Health, readiness and drain (server/serve/lifecycle.ts). @defaultValue one of the app's own */
+  lifecycle?: ServerLifecycle | undefined
 }

@@ -2,6 +2,7 @@ import { lookup } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
 import { isLocalhostName } from '../core/hosts.js'
 import type { ServerDeps } from './deps.js'
+import { upstreamRefusal } from './serve/server-trust.js'
 
 /**
  * The header the gateway puts on every upstream request (any value a buyer sent is dropped first). svc's control
@@ -38,9 +39,20 @@ export function isLoopbackAddress(address: string): boolean {
   return loopback.check(address, family === 4 ? 'ipv4' : 'ipv6')
 }
 
+/** A further rule of which upstream addresses are refused (svc serve's): what `address:port` reaches, or undefined. */
+export type AddressRefusal = (address: string, port: number) => string | undefined
+
+/** The server's rule (server/serve/server-trust.ts) when svc runs as one; none for `svc up`. */
+export const addressRefusalOf = (deps: Pick<ServerDeps, 'trust'>): AddressRefusal | undefined => {
+  const trust = deps.trust
+  return trust && ((address, port) => upstreamRefusal(trust, address, port))
+}
+
 export type OwnListenerCheckOptions = {
   /** Resolves a host name to all its addresses. @defaultValue `dns.lookup(name, { all: true })` */
   resolve?: ((hostname: string) => Promise<string[]>) | undefined
+  /** Refuses more addresses than svc's own loopback listeners (svc serve). @defaultValue none */
+  refuse?: AddressRefusal | undefined
 }
 
 const resolveAll = async (hostname: string) =>
@@ -63,21 +75,29 @@ export async function ownListenerTargetedBy(
   } catch {
     return undefined
   }
-  const listener = ports.get(portOf(parsed))
-  if (!listener) return undefined
+  const port = portOf(parsed)
+  const listener = ports.get(port)
+  const { refuse } = options
+  if (!listener && !refuse) return undefined
   const hostname = parsed.hostname
     .replace(/^\[(.*)\]$/, '$1')
     .replace(/\.$/, '')
     .toLowerCase()
-  if (isLocalhostName(hostname)) return listener
-  if (isIP(hostname)) return isLoopbackAddress(hostname) ? listener : undefined
   let addresses: string[]
-  try {
-    addresses = await (options.resolve ?? resolveAll)(hostname)
-  } catch {
-    return undefined
+  if (isLocalhostName(hostname)) addresses = ['127.0.0.1']
+  else if (isIP(hostname)) addresses = [hostname]
+  else
+    try {
+      addresses = await (options.resolve ?? resolveAll)(hostname)
+    } catch {
+      return undefined
+    }
+  for (const address of addresses) {
+    if (listener && isLoopbackAddress(address)) return listener
+    const refused = refuse?.(address, port)
+    if (refused) return refused
   }
-  return addresses.some(isLoopbackAddress) ? listener : undefined
+  return undefined
 }
 
 function portOf(url: URL): number {

@@ -18,6 +18,7 @@
 import { fillPathPattern, pathParameters } from '../core/path-pattern.js'
 import { Agent, fetch, type Response } from 'undici'
 import { createUpstreamConnector } from './upstream-connector.js'
+import type { AddressRefusal } from './own-listeners.js'
 
 /** Marks an inferred request envelope (see the module comment). */
 export const inferredRequestComment =
@@ -96,6 +97,8 @@ export type ProbeOptions = {
    * asked: DNS rebinding) is closed before the request is written, by the connector the gateway uses. @defaultValue none
    */
   ownListeners?: (() => ReadonlyMap<number, string>) | undefined
+  /** More addresses a connection may not land on (svc serve). @defaultValue none */
+  refuse?: AddressRefusal | undefined
 }
 
 /** Redirects the probe follows at most. */
@@ -109,7 +112,7 @@ export async function probeJson(url: string, options: ProbeOptions = {}): Promis
   const controller = new AbortController()
   const timer = setTimeout(() => controller.abort(), probeTimeoutMs)
   const dispatcher = new Agent({
-    connect: createUpstreamConnector(options.ownListeners, { timeoutMs: probeTimeoutMs }),
+    connect: createUpstreamConnector(options.ownListeners, { timeoutMs: probeTimeoutMs, refuse: options.refuse }),
   })
   try {
     let response: Response | undefined

@@ -9,7 +9,11 @@ import { relayMining, relays } from '../chain/relay/mode.js'
 import type { Gateway } from './gateway/index.js'
 import { loadSqlite } from './db/sqlite-driver.js'
 import type { OpenedDatabase } from './db/database.js'
-import { controlUrl, defaultHosts, type Hosts } from '../core/hosts.js'
+import { controlUrl, defaultHosts, platformHosts, type Hosts } from '../core/hosts.js'
+import type { DatabaseTarget } from './db/database-url.js'
+import type { InstallSecrets } from './data-dir/secrets.js'
+import type { ServerTrust } from './serve/server-trust.js'
+import type { ServerLifecycle } from './serve/lifecycle.js'
 import type { PaidRouteLimits, ServerDeps } from './deps.js'
 import type { PaymentEvents } from './payment-events.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
@@ -42,6 +46,18 @@ export type StartServerOptions = {
   log?: ((message: string) => void) | undefined
   /** svc's clock (time travel moves it). @defaultValue the chain services' clock, or one of its own without a chain */
   clock?: Clock | undefined
+  /** The address the listener binds (svc serve --host). @defaultValue 127.0.0.1 */
+  listenHost?: string | undefined
+  /** Gateway domains of a server (svc serve --platform-domain): `{slug}.{domain}`. @defaultValue `*.localhost` */
+  domains?: { platformDomain: string; sandboxPlatformDomain?: string | undefined } | undefined
+  /** The scheme and port of the URLs svc hands out, behind a proxy (svc serve --public-scheme). @defaultValue http on `port` */
+  publicOrigin?: Hosts['public']
+  /** Where the data lives (svc serve --database-url). @defaultValue the data dir's SQLite file */
+  database?: DatabaseTarget | undefined
+  /** Install secrets given from outside (svc serve's files or environment); the rest come from the data dir. */
+  secrets?: Partial<InstallSecrets> | undefined
+  /** Server mode (svc serve): admin credential, trusted proxies, the upstream deny-list. @defaultValue none */
+  trust?: ServerTrust | undefined
 }
 
 export type RunningServer = {
@@ -49,6 +65,8 @@ export type RunningServer = {
   hosts: Hosts
   database: OpenedDatabase
   dataDir: string
+  /** The address the listener binds. */
+  listenHost: string
   port: number
   /** {base_url} */
   controlUrl: string
@@ -56,6 +74,12 @@ export type RunningServer = {
   sandboxControlUrl: string
   /** The live payment events the gateway publishes (`GET /events` streams them). */
   events: PaymentEvents
+  lifecycle: ServerLifecycle
+  /**
+   * Stops accepting connections and fails readiness, then waits for the requests in flight (and the settlements in
+   * them) to finish: true when they did within `timeoutMs`. `stop` afterwards closes what is left.
+   */
+  drain(timeoutMs: number): Promise<boolean>
   stop(): Promise<void>
 }
 
@@ -77,6 +101,9 @@ function loadServerModules() {
     import('./journal/missing-settlements.js'),
     import('./db/bazaar-resources.js'),
     import('../chain/facilitator/bazaar-catalog.js'),
+    import('./db/database-url.js'),
+    import('./serve/lifecycle.js'),
+    import('./serve/own-peers.js'),
   ])
 }
 
@@ -98,16 +125,23 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     { markMissingSettlements },
     { createSqliteCatalogStore },
     { createMemoryCatalogStore },
+    { openDatabaseUrl },
+    { createServerLifecycle },
+    { ownPeers },
   ] = await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
   tightenDataDir(dataDir)
-  const database = await openDatabase(join(dataDir, databaseFileName))
+  const database = options.database
+    ? await openDatabaseUrl(options.database)
+    : await openDatabase(join(dataDir, databaseFileName))
   tightenFiles(dataDir)
-  const hosts = defaultHosts(options.port ?? 0)
+  const hosts = options.domains ? platformHosts(options.port ?? 0, options.domains) : defaultHosts(options.port ?? 0)
+  hosts.public = options.publicOrigin
+  const lifecycle = createServerLifecycle()
   const deps: ServerDeps = {
     db: database.db,
-    secrets: loadInstallSecrets(dataDir),
+    secrets: loadInstallSecrets(dataDir, options.secrets),
     hosts,
     chain: options.chain,
     autoVerify: options.autoVerify,
@@ -120,6 +154,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     clock: options.clock ?? options.chain?.clock ?? createClock(),
     sandboxState: createSandboxState(),
     events: createPaymentEvents(),
+    trust: options.trust,
+    lifecycle,
   }
   const clock = deps.clock!
   // The facilitator's bazaar catalog moves into the database, so a restart lists what was listed before.
@@ -156,18 +192,29 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       options.log?.(`svc: recording the new chain failed: ${toSvcError(error).message}`),
     )
   options.chain?.sandboxChain.on('restart', onRestart)
-  const listening = await listen(app, { port: options.port ?? 0 })
+  const listening = await listen(app, { port: options.port ?? 0, host: options.listenHost })
   hosts.port = listening.port
+  // A server's upstreams may not reach its own listener at any of its addresses (loopback ones are refused anyway).
+  options.trust?.peers.push(...ownPeers(options.listenHost ?? '127.0.0.1', listening.port))
   const stopPurge = startEndpointPurge(database.db, { log: options.log, clock })
   return {
     app,
     hosts,
     database,
     dataDir,
+    listenHost: options.listenHost ?? '127.0.0.1',
     port: listening.port,
     controlUrl: controlUrl(hosts, 'production'),
     sandboxControlUrl: controlUrl(hosts, 'development'),
     events: deps.events!,
+    lifecycle,
+    async drain(timeoutMs) {
+      lifecycle.startDraining()
+      // No new connections; idle keep-alive ones close now, busy ones after their answer (Connection: close).
+      listening.server.close()
+      listening.server.closeIdleConnections()
+      return lifecycle.idle(timeoutMs)
+    },
     async stop() {
       options.chain?.sandboxChain.off('restart', onRestart)
       await listening.close()
@@ -206,7 +253,7 @@ export type RunningSvc = {
 }
 
 /** Claims the data dir (an ephemeral one when none is given), after cleaning up what crashed runs left behind. */
-async function claimDataDir(
+export async function claimDataDir(
   dataDir: string | undefined,
   log: (line: string) => void,
 ): Promise<DataDirLock & { dataDir: string }> {
@@ -241,6 +288,12 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     log,
     onProgress = () => {},
     clock = createClock(),
+    listenHost,
+    domains,
+    publicOrigin,
+    database,
+    secrets,
+    trust,
     ...chainOptions
   } = options
   // Before anything starts: an install without the SQLite binding is told so at once, not after Anvil is up.
@@ -327,6 +380,12 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       paidRoutes,
       log,
       clock,
+      listenHost,
+      domains,
+      publicOrigin,
+      database,
+      secrets,
+      trust,
     })
     if (demoUpstream) {
       const { startDemoUpstream } = await import('../fixtures/demo-upstream.js')

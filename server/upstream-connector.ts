@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net'
 import { buildConnector } from 'undici'
-import { isLoopbackAddress } from './own-listeners.js'
+import { type AddressRefusal, isLoopbackAddress } from './own-listeners.js'
 
 /**
  * The one connector of the requests svc makes on a seller's behalf: the gateway's upstream calls
@@ -32,15 +32,17 @@ export function ownListenerOf(error: unknown): string | undefined {
 export function refusingOwnListeners(
   connect: buildConnector.connector,
   ownListeners: (() => ReadonlyMap<number, string>) | undefined,
+  refuse?: AddressRefusal | undefined,
 ): buildConnector.connector {
-  if (!ownListeners) return connect
+  if (!ownListeners && !refuse) return connect
   return (options, callback) =>
     connect(options, (error, socket) => {
       if (error || !socket) return callback(error ?? new Error('no socket'), null)
       const { remoteAddress, remotePort } = socket as Socket
       const listener =
-        remoteAddress && remotePort !== undefined && isLoopbackAddress(remoteAddress)
-          ? ownListeners().get(remotePort)
+        remoteAddress && remotePort !== undefined
+          ? ((isLoopbackAddress(remoteAddress) ? ownListeners?.().get(remotePort) : undefined) ??
+            refuse?.(remoteAddress, remotePort))
           : undefined
       if (!listener) return callback(null, socket)
       socket.destroy()
@@ -51,7 +53,7 @@ export function refusingOwnListeners(
 /** undici's connector with its connect timeout, refusing svc's own listeners when `ownListeners` is given. */
 export function createUpstreamConnector(
   ownListeners: (() => ReadonlyMap<number, string>) | undefined,
-  options: { timeoutMs?: number } = {},
+  options: { timeoutMs?: number; refuse?: AddressRefusal | undefined } = {},
 ): buildConnector.connector {
-  return refusingOwnListeners(buildConnector({ timeout: options.timeoutMs ?? 10_000 }), ownListeners)
+  return refusingOwnListeners(buildConnector({ timeout: options.timeoutMs ?? 10_000 }), ownListeners, options.refuse)
 }

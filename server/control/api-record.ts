@@ -1,5 +1,5 @@
 import { getAddress } from 'viem'
-import { gatewayHost } from '../../core/hosts.js'
+import { gatewayHost, publicOrigin } from '../../core/hosts.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 
@@ -18,7 +18,7 @@ export function apiRecord(deps: ServerDeps, row: ApiRow) {
     discovery_guidance: row.discovery_guidance,
     discovery_contact_email: row.discovery_contact_email,
     openapi_version: row.openapi_version,
-    gateway_url: `http://${gatewayHost(deps.hosts, row.environment, row.slug)}:${deps.hosts.port}`,
+    gateway_url: publicOrigin(deps.hosts, gatewayHost(deps.hosts, row.environment, row.slug)),
     created_at: row.created_at,
     updated_at: row.updated_at,
   }

@@ -8,11 +8,11 @@ import { createApiSchema, updateApiSchema } from './api-input.js'
 import { apiRecord } from './api-record.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
-import { ownListenerPorts, ownListenerTargetedBy } from '../own-listeners.js'
+import { addressRefusalOf, ownListenerPorts, ownListenerTargetedBy } from '../own-listeners.js'
 
 /** Refuses an upstream that is one of svc's own listeners (in any spelling of loopback, or a name resolving to it). */
 async function assertUpstreamAllowed(deps: ServerDeps, url: string): Promise<void> {
-  const listener = await ownListenerTargetedBy(url, ownListenerPorts(deps))
+  const listener = await ownListenerTargetedBy(url, ownListenerPorts(deps), { refuse: addressRefusalOf(deps) })
   if (listener)
     throw new BadRequestError(`upstream_base_url: targets ${listener}; an upstream must be a service of your own`)
 }

@@ -5,9 +5,12 @@ import { type AuthThrottleLimits, createLimiter, defaultAuthThrottleLimits } fro
 
 export type AuthThrottle = ReturnType<typeof createAuthThrottle>
 
-/** The client address of a request: the socket's peer (svc sits behind no proxy), IPv4-mapped IPv6 as IPv4. */
+/**
+ * The client address of a request, IPv4-mapped IPv6 as IPv4: express's `req.ip`, which is the socket's peer unless
+ * that peer is a proxy `svc serve --trust-proxy` names (then the address it reports in X-Forwarded-For).
+ */
 export function clientAddressOf(req: Request): string {
-  const address = req.socket.remoteAddress ?? 'unknown'
+  const address = req.ip ?? req.socket.remoteAddress ?? 'unknown'
   return address.startsWith('::ffff:') ? address.slice(7) : address
 }
 

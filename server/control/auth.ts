@@ -2,10 +2,9 @@ import { randomBytes, scrypt as scryptCb, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
 import { Router } from 'express'
 import { z } from 'zod'
-import { BadRequestError, ConflictError, ForbiddenError, UnauthorizedError } from '../../core/errors.js'
+import { BadRequestError, ConflictError, UnauthorizedError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
-import { gatewayHopHeader } from '../own-listeners.js'
 import type { UserRow } from '../db/tables.js'
 import { emailTaken, findUserByEmail, findUserById, insertUser, markEmailVerified } from '../db/users.js'
 import { findEmailVerification, insertEmailVerification } from '../db/email-verifications.js'
@@ -14,6 +13,7 @@ import { guard, principalOf, signSessionToken } from './context.js'
 import { createAuthThrottle } from './auth-throttle.js'
 import type { ServerDeps } from '../deps.js'
 import { clockOf } from '../sandbox/time-travel.js'
+import { assertLocalCaller } from './local-sandbox.js'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
 
@@ -138,12 +138,10 @@ export function createAuthRoutes(deps: ServerDeps): Router {
     res.json({ verified: true, user: publicUser(user) })
   })
 
-  // The local outbox, for the CLI and the dashboard: direct loopback callers only, since mails carry tokens (a
-  // request the gateway forwarded also comes from loopback: it bears the gateway's header).
+  // The local outbox, for the CLI and the dashboard: direct loopback callers only (an admin on a server), since mails
+  // carry tokens (a request the gateway forwarded also comes from loopback: it bears the gateway's header).
   router.get('/dev/outbox', async (req, res) => {
-    const remote = req.socket.remoteAddress ?? ''
-    if (!['127.0.0.1', '::1', '::ffff:127.0.0.1'].includes(remote) || req.headers[gatewayHopHeader] !== undefined)
-      throw new ForbiddenError('the outbox is readable from this machine only')
+    assertLocalCaller(req, deps, 'the outbox is readable from this machine only', 'the outbox')
     const to = typeof req.query.email === 'string' ? req.query.email.toLowerCase() : undefined
     const rows = await listOutbox(deps.db, { to, limit: 100 })
     res.json({

@@ -1,6 +1,6 @@
 import { Router } from 'express'
 import type { ApiRow } from '../db/tables.js'
-import { gatewayHost } from '../../core/hosts.js'
+import { gatewayHost, publicOrigin } from '../../core/hosts.js'
 import { param } from '../../core/http.js'
 import { findOwnedApi } from '../db/apis.js'
 import { listVerifiedHostnames } from '../db/domains.js'
@@ -13,7 +13,8 @@ import type { ServerDeps } from '../deps.js'
  * The hosts an API is served on: the platform host (`{slug}.dev.localhost` / `{slug}.localhost`) first, then its
  * verified custom domains in the order they were verified. The primary host is the first verified custom domain
  * (a seller who verified a domain wants it advertised), else the platform host. Every URL is
- * `http://{host}:{port}`: the one svc listener serves custom hostnames on the same port.
+ * `http://{host}:{port}` (the one svc listener serves custom hostnames on the same port), or the public scheme and port
+ * svc serve was given.
  */
 export async function discoverySummary(deps: ServerDeps, api: ApiRow) {
   const [custom, counts] = await Promise.all([
@@ -24,7 +25,7 @@ export async function discoverySummary(deps: ServerDeps, api: ApiRow) {
   const hosts = [platform, ...custom]
   const primary = custom[0] ?? platform
   const urls = (host: string) => {
-    const origin = `http://${host}:${deps.hosts.port}`
+    const origin = publicOrigin(deps.hosts, host)
     return { openapi_url: `${origin}/openapi.json`, well_known_url: `${origin}/.well-known/x402.json` }
   }
   return {

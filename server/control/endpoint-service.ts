@@ -6,15 +6,19 @@ import type { ServerDeps } from '../deps.js'
 import { newId } from '../ids.js'
 import { sandboxUsdc } from '../payment-token.js'
 import { inferSchemas, type JsonSchema, type ProbeOptions } from '../schema-inference.js'
-import { ownListenerPorts, ownListenerTargetedBy } from '../own-listeners.js'
+import { addressRefusalOf, ownListenerPorts, ownListenerTargetedBy } from '../own-listeners.js'
 import type { AcceptInput, UpdateEndpointInput } from './endpoint-input.js'
 import { clockOf } from '../sandbox/time-travel.js'
 
 /** The schema probe never requests one of svc's own listeners, nor follows a redirect onto one. */
-const probeOptions = (deps: ServerDeps): ProbeOptions => ({
-  allowed: async (url) => (await ownListenerTargetedBy(url, ownListenerPorts(deps))) === undefined,
-  ownListeners: () => ownListenerPorts(deps),
-})
+const probeOptions = (deps: ServerDeps): ProbeOptions => {
+  const refuse = addressRefusalOf(deps)
+  return {
+    allowed: async (url) => (await ownListenerTargetedBy(url, ownListenerPorts(deps), { refuse })) === undefined,
+    ownListeners: () => ownListenerPorts(deps),
+    refuse,
+  }
+}
 
 /**
  * The environment's rules on accept options: a development API takes only the Sandbox chain and its USDC

@@ -13,12 +13,16 @@ export type InstallSecrets = {
   offerReceiptKey: Buffer
 }
 
-export function loadInstallSecrets(dataDir: string): InstallSecrets {
+/**
+ * The install's secrets: each one `given` (svc serve reads them from files or the environment, so every process has
+ * the same) is used as is, the others are read from the data dir, or made there on first start.
+ */
+export function loadInstallSecrets(dataDir: string, given: Partial<InstallSecrets> = {}): InstallSecrets {
   mkdirSync(dataDir, { recursive: true })
   return {
-    jwtSecret: new Uint8Array(loadOrCreate(join(dataDir, installKeyFileNames.jwtSecret))),
-    walletKey: loadOrCreate(join(dataDir, installKeyFileNames.walletKey)),
-    offerReceiptKey: loadOrCreate(join(dataDir, installKeyFileNames.offerReceiptKey)),
+    jwtSecret: given.jwtSecret ?? new Uint8Array(loadOrCreate(join(dataDir, installKeyFileNames.jwtSecret))),
+    walletKey: given.walletKey ?? loadOrCreate(join(dataDir, installKeyFileNames.walletKey)),
+    offerReceiptKey: given.offerReceiptKey ?? loadOrCreate(join(dataDir, installKeyFileNames.offerReceiptKey)),
   }
 }
 

@@ -26,7 +26,7 @@ import { takeChargeOverride } from './settlement-overrides.js'
 import { createSettlementJournal, type SettlementJournalOptions } from '../journal/journal.js'
 import { createTrafficStats } from './traffic-stats.js'
 import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
-import { ownListenerPorts } from '../own-listeners.js'
+import { addressRefusalOf, ownListenerPorts } from '../own-listeners.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import { payUpfront } from './upfront-flow.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
@@ -91,7 +91,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   let ownPorts: ReadonlyMap<number, string> | undefined
   const ownListeners = () =>
     ownPorts ?? (deps.hosts.port ? (ownPorts = ownListenerPorts(deps)) : ownListenerPorts(deps))
-  const proxy = createUpstreamProxy({ log: deps.log, ownListeners, ...settings })
+  const proxy = createUpstreamProxy({ log: deps.log, ownListeners, refuse: addressRefusalOf(deps), ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
   const locks = createPaymentLocks()
   const paymentIds = createPaymentIdentifiers(deps.db, deps.clock)

@@ -1,5 +1,5 @@
 import type { ApiRow } from '../db/tables.js'
-import { gatewayHost, type HostRoute } from '../../core/hosts.js'
+import { gatewayHost, type HostRoute, publicOrigin } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
 
 /** The API a gateway host serves: `{slug}.dev.localhost` / `{slug}.localhost`, or a verified custom hostname. */
@@ -41,7 +41,7 @@ export async function notServedMessage(
   const other = route.environment === 'production' ? 'development' : 'production'
   const elsewhere = await resolve({ ...route, environment: other })
   if (!elsewhere) return `no API is served at ${here}`
-  const url = `http://${gatewayHost(deps.hosts, other, route.slug)}:${deps.hosts.port}/`
+  const url = `${publicOrigin(deps.hosts, gatewayHost(deps.hosts, other, route.slug))}/`
   const what = other === 'development' ? 'a Sandbox API' : 'a production API'
   return `no API is served at ${here}; did you mean ${url}? (${route.slug} is ${what})`
 }

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { Agent } from 'undici'
 import { cutText, echoedValueLimit } from '../../core/http.js'
-import { gatewayHopHeader, ownListenerTargetedBy } from '../own-listeners.js'
+import { type AddressRefusal, gatewayHopHeader, ownListenerTargetedBy } from '../own-listeners.js'
 import { createUpstreamConnector, ownListenerOf } from '../upstream-connector.js'
 import type { GatewayRequest } from './gateway-request.js'
 import { hideUpstreamOrigin } from './upstream-location.js'
@@ -20,6 +20,8 @@ export type UpstreamProxyOptions = {
    * resolved elsewhere a moment before) is closed before anything is sent. @defaultValue none
    */
   ownListeners?: (() => ReadonlyMap<number, string>) | undefined
+  /** More addresses refused the same way (svc serve: non-public ranges, its own peers). @defaultValue none */
+  refuse?: AddressRefusal | undefined
 }
 
 /** The longest error text of an upstream failure written to the log. */
@@ -95,14 +97,14 @@ export type UpstreamProxy = {
 }
 
 export function createUpstreamProxy(options: UpstreamProxyOptions = {}): UpstreamProxy {
-  const { timeoutMs = 30_000, maxResponseBytes = 10 * 1024 * 1024, log, ownListeners } = options
+  const { timeoutMs = 30_000, maxResponseBytes = 10 * 1024 * 1024, log, ownListeners, refuse } = options
   // Idle upstream connections are kept 4 s (less than Node's 5 s server default) unless the upstream says otherwise.
   const agent = new Agent({
     keepAliveTimeout: 4_000,
     connections: 256,
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
-    connect: createUpstreamConnector(ownListeners),
+    connect: createUpstreamConnector(ownListeners, { refuse }),
   })
   const seconds = `${Math.round(timeoutMs / 100) / 10} s`
 
@@ -129,7 +131,9 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): Upstrea
     async forward(req, target) {
       // Checked again at each request, not only when the API was saved: a name can resolve differently later (and
       // the connector checks the address it connected to: the name may resolve elsewhere between here and there).
-      const listener = ownListeners && (await ownListenerTargetedBy(target.origin, ownListeners()))
+      const listener =
+        (ownListeners || refuse) &&
+        (await ownListenerTargetedBy(target.origin, ownListeners?.() ?? new Map(), { refuse }))
       if (listener) return notAllowed(target, listener)
       const signal = req.signal
       const deadline = new AbortController()
@@ -220,7 +224,7 @@ function upstreamHeaders(req: GatewayRequest): Record<string, string | string[]>
   const remote = req.remoteAddress ?? ''
   headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${remote}` : remote
   if (req.headers.host) headers['x-forwarded-host'] = req.headers.host
-  headers['x-forwarded-proto'] = 'http'
+  headers['x-forwarded-proto'] = req.protocol
   // Marks the request as the gateway's, so svc's own local-only routes never answer it (see own-listeners.ts).
   headers[gatewayHopHeader] = '1'
   return headers

@@ -29,6 +29,7 @@ const allowed: Record<string, readonly string[]> = {
 const exceptions: Record<string, readonly string[]> = {
   'cli/commands/up.ts': ['server/start-server.ts', 'chain/anvil/anvil.ts'],
   'sdk/testing.ts': ['server/start-server.ts'],
+  'cli/commands/serve.ts': ['server/start-serve.ts', 'chain/anvil/anvil.ts'],
   'server/start-server.ts': ['fixtures/demo-upstream.ts'],
 }
 

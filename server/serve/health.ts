@@ -1,0 +1,57 @@
+import { once } from 'node:events'
+import type { Request, Response } from 'express'
+import { sql } from 'kysely'
+import { sandboxChainRestarting } from '../../core/errors.js'
+import type { ServerDeps } from '../deps.js'
+import type { ServerLifecycle } from './lifecycle.js'
+
+/** How long a readiness check waits for the database or the chain before it calls them down. */
+const checkTimeoutMs = 2_000
+
+/** `work`, or a rejection after {@link checkTimeoutMs}. */
+async function within<T>(work: Promise<T>): Promise<T> {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(), checkTimeoutMs)
+  try {
+    return await Promise.race([
+      work,
+      once(controller.signal, 'abort').then(() => {
+        throw new Error('timed out')
+      }),
+    ])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/** Why the server is not ready, or undefined when it is. */
+async function notReady(deps: ServerDeps, lifecycle: ServerLifecycle): Promise<string | undefined> {
+  if (lifecycle.draining) return 'draining: this process is shutting down'
+  try {
+    await within(sql`select 1`.execute(deps.db))
+  } catch {
+    return 'the database does not answer'
+  }
+  const chain = deps.chain
+  if (!chain) return undefined
+  if (chain.sandboxChain.restarting) return sandboxChainRestarting
+  try {
+    await within(chain.sandboxChain.client.getBlockNumber({ cacheTime: 0 }))
+  } catch {
+    return 'the Sandbox chain does not answer'
+  }
+  return undefined
+}
+
+/** Whether `req` asks for a health route: GET or HEAD of /healthz or /readyz. */
+export const isHealthRequest = (req: Request): boolean =>
+  (req.method === 'GET' || req.method === 'HEAD') && (req.path === '/healthz' || req.path === '/readyz')
+
+/** Answers /healthz (200 while the process serves) and /readyz (200 ready, 503 `{"error": why}` otherwise). */
+export async function answerHealth(req: Request, res: Response, deps: ServerDeps, lifecycle: ServerLifecycle) {
+  res.set('cache-control', 'no-store')
+  if (req.path === '/healthz') return void res.json({ status: 'live' })
+  const why = await notReady(deps, lifecycle)
+  if (why) return void res.status(503).json({ error: why })
+  res.json({ status: 'ready', database: 'ok', chain: deps.chain ? 'ok' : 'none' })
+}

@@ -1,0 +1,152 @@
+import { lookup } from 'node:dns/promises'
+import { isIP } from 'node:net'
+import type { ChainServices } from '../chain/services.js'
+import { parseAddressList } from '../core/address-list.js'
+import { UsageError } from '../core/errors.js'
+import { isDomainName } from '../core/hosts.js'
+import { assertDatabaseSupported, databasePeer, parseDatabaseUrl } from './db/database-url.js'
+import { loadSqlite } from './db/sqlite-driver.js'
+import { readServeSecrets, type ServeSecretSources } from './serve/serve-secrets.js'
+import type { OwnPeer } from './serve/own-peers.js'
+import type { ServerTrust } from './serve/server-trust.js'
+import { claimDataDir, type RunningServer, type StartSvcOptions, startServer, startSvc } from './start-server.js'
+
+/** Whether `svc serve` runs the Sandbox chain: `local` (Anvil on loopback, as `svc up`), or `none` (production only). */
+export const sandboxChainModes = ['local', 'none'] as const
+export type SandboxChainMode = (typeof sandboxChainModes)[number]
+
+export type StartServeOptions = Pick<
+  StartSvcOptions,
+  'autoVerify' | 'productionFacilitatorUrl' | 'dnsServers' | 'binary' | 'relay' | 'log' | 'onProgress'
+> & {
+  /** The data dir: the lock, the chain's state and snapshots, and the secrets not given from outside. */
+  dataDir: string
+  /** `--database-url`: a SQLite path or `file:` URL. @defaultValue the data dir's svc.sqlite */
+  databaseUrl?: string | undefined
+  /** The address the listener binds. @defaultValue 127.0.0.1 */
+  host?: string | undefined
+  /** @defaultValue 4020 is the CLI's; here 0 picks a free port */
+  port?: number | undefined
+  /** Production gateways at `{slug}.{platformDomain}`. @defaultValue `localhost` (svc up's hosts) */
+  platformDomain?: string | undefined
+  /** Sandbox gateways at `{slug}.{sandboxPlatformDomain}`. @defaultValue `dev.{platformDomain}` */
+  sandboxPlatformDomain?: string | undefined
+  /** The scheme of the URLs svc hands out (https behind a TLS proxy). @defaultValue http */
+  publicScheme?: string | undefined
+  /** Their port. @defaultValue 443 for https, else the port svc listens on */
+  publicPort?: number | undefined
+  /** Proxies whose X-Forwarded-For / -Proto are believed (addresses, CIDR ranges). @defaultValue none */
+  trustProxy?: readonly string[] | undefined
+  /** Non-public ranges upstreams may reach (an internal API's network). @defaultValue none */
+  allowUpstream?: readonly string[] | undefined
+  /** The JWT, wallet, offer-receipt keys and the admin token, each from a file or an environment variable. */
+  secrets?: ServeSecretSources | undefined
+  /** @defaultValue local */
+  sandboxChain?: SandboxChainMode | undefined
+}
+
+export type RunningServe = {
+  server: RunningServer
+  chain: ChainServices | undefined
+  stop(): Promise<void>
+}
+
+/** The addresses of the database's host (its port only), so no upstream reaches it. */
+async function databasePeers(peer: { host: string; port: number } | undefined): Promise<OwnPeer[]> {
+  if (!peer) return []
+  const addresses = isIP(peer.host)
+    ? [peer.host]
+    : await lookup(peer.host, { all: true }).then(
+        (found) => found.map((entry) => entry.address),
+        () => [],
+      )
+  return addresses.map((address) => ({ address, port: peer.port, name: "svc's database" }))
+}
+
+function checkDomain(flag: string, domain: string | undefined): void {
+  if (domain !== undefined && !isDomainName(domain))
+    throw new UsageError(`${flag}: "${domain}" is not a domain name (e.g. pay.example.com)`)
+}
+
+/**
+ * `svc serve`: svc as a server. Everything a flag can get wrong is refused (a {@link UsageError}) before anything
+ * starts; then the same server as `svc up` starts with the server's trust (server/serve/server-trust.ts), on the
+ * given address and domains, with or without the Sandbox chain.
+ */
+export async function startServe(options: StartServeOptions): Promise<RunningServe> {
+  const database = options.databaseUrl === undefined ? undefined : parseDatabaseUrl(options.databaseUrl)
+  if (database) assertDatabaseSupported(database)
+  checkDomain('--platform-domain', options.platformDomain)
+  checkDomain('--sandbox-platform-domain', options.sandboxPlatformDomain)
+  if (options.sandboxPlatformDomain !== undefined && options.platformDomain === undefined)
+    throw new UsageError('--sandbox-platform-domain needs --platform-domain')
+  const host = options.host ?? '127.0.0.1'
+  if (isIP(host.replace(/^\[|\]$/g, '')) === 0) throw new UsageError(`--host: "${host}" is not an IP address`)
+  const sandboxChain = options.sandboxChain ?? 'local'
+  if (!sandboxChainModes.includes(sandboxChain))
+    throw new UsageError(`--sandbox-chain must be one of ${sandboxChainModes.join(', ')}, not "${sandboxChain}"`)
+  const publicScheme = options.publicScheme ?? (options.publicPort === undefined ? undefined : 'http')
+  if (publicScheme !== undefined && publicScheme !== 'http' && publicScheme !== 'https')
+    throw new UsageError(`--public-scheme must be http or https, not "${publicScheme}"`)
+  const trustProxy = options.trustProxy?.length ? parseAddressList(options.trustProxy, '--trust-proxy') : undefined
+  const allowUpstream = options.allowUpstream?.length
+    ? parseAddressList(options.allowUpstream, '--allow-upstream')
+    : undefined
+  const secrets = readServeSecrets(options.secrets ?? {})
+  const trust: ServerTrust = {
+    adminToken: secrets.adminToken,
+    trustProxy,
+    allowUpstream,
+    peers: database ? await databasePeers(databasePeer(database)) : [],
+  }
+  const server = {
+    dataDir: options.dataDir,
+    port: options.port,
+    autoVerify: options.autoVerify,
+    productionFacilitatorUrl: options.productionFacilitatorUrl,
+    dnsServers: options.dnsServers,
+    log: options.log,
+    listenHost: host.replace(/^\[|\]$/g, ''),
+    domains:
+      options.platformDomain === undefined
+        ? undefined
+        : { platformDomain: options.platformDomain, sandboxPlatformDomain: options.sandboxPlatformDomain },
+    publicOrigin:
+      publicScheme === undefined
+        ? undefined
+        : {
+            scheme: publicScheme as 'http' | 'https',
+            port: options.publicPort ?? (publicScheme === 'https' ? 443 : undefined),
+          },
+    database,
+    secrets: secrets.install,
+    trust,
+  }
+  if (sandboxChain === 'local') {
+    const running = await startSvc({
+      ...server,
+      binary: options.binary,
+      relay: options.relay,
+      onProgress: options.onProgress,
+    })
+    return { server: running.server, chain: running.chain, stop: () => running.stop() }
+  }
+  // Production only: no Anvil, no chain services; Sandbox APIs answer 503 until a chain is run somewhere.
+  loadSqlite()
+  const lock = await claimDataDir(options.dataDir, options.log ?? (() => {}))
+  options.onProgress?.('opening the database and starting the control plane (no Sandbox chain)…')
+  try {
+    const running = await startServer(server)
+    return {
+      server: running,
+      chain: undefined,
+      async stop() {
+        await running.stop()
+        lock.release()
+      },
+    }
+  } catch (error) {
+    lock.release()
+    throw error
+  }
+}
