@@ -1,15 +1,16 @@
 /**
  * Malformed batch-settlement bodies at svc's facilitator (issue 24, bad input): refused with a 400 naming the first
  * problem before `@x402/evm` turns a field into a BigInt or an address (which would throw, a 500); well-formed ones the
- * scheme refuses keep its own reason.
+ * scheme refuses keep its own reason. And the scheme is there on a twin too.
  */
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
-import { postJson } from '../../helpers/payments.js'
+import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
+import { getJson, postJson } from '../../helpers/payments.js'
 
 let services: ChainServices
 beforeAll(async () => {
-  services = await startChainServices()
+  services = await startChainServices({ twins: ['base-sepolia'] })
 })
 afterAll(async () => {
   await services?.stop()
@@ -85,4 +86,16 @@ test('a well-formed voucher for a channel that does not match its config: the sc
     isValid: false,
     invalidReason: 'invalid_batch_settlement_evm_channel_id_mismatch',
   })
+})
+
+test('a twin has the contracts at the official addresses and the scheme, with the same receiver authorizer', async () => {
+  const twin = services.twins[0]!.chain
+  for (const address of Object.values(batchSettlementAddresses))
+    expect((await twin.client.getCode({ address }))?.length ?? 0).toBeGreaterThan(2)
+  const { body } = await getJson(`${services.facilitatorUrl}/supported`)
+  const kinds = (body as { kinds: { scheme: string; network: string; extra?: { receiverAuthorizer?: string } }[] })
+    .kinds
+  const batch = kinds.filter((kind) => kind.scheme === 'batch-settlement')
+  expect(batch.map((kind) => kind.network).sort()).toEqual([services.sandboxChain.network, twin.network].sort())
+  for (const kind of batch) expect(kind.extra?.receiverAuthorizer).toBe(services.facilitator.receiverAuthorizer)
 })
