@@ -9,6 +9,8 @@ import { createClock, type Clock } from '../core/clock.js'
 import { listen, type Listening } from '../core/http.js'
 import { resolveTwins, type TwinSpec } from '../core/twins.js'
 import { startTwin, twinOfNetwork, type RunningTwin } from './twin.js'
+import type { Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 
 export type StartChainServicesOptions = StartChainOptions &
   Pick<ChainManagerOptions, 'defaultEthWei' | 'defaultUsdcBase'> & {
@@ -31,6 +33,8 @@ export type StartChainServicesOptions = StartChainOptions &
     twinSpecs?: TwinSpec[] | undefined
     /** Where a twin's Anvil keeps its pid (restarts included), so the next start stops one a crash left running. */
     twinPidFile?: ((twin: string) => string) | undefined
+    /** The batch-settlement receiver authorizer's key (startSvc: the install's). @defaultValue a new one */
+    receiverAuthorizerKey?: Hex | undefined
   }
 
 export type ChainServices = {
@@ -77,6 +81,7 @@ export async function startChainServices(options: StartChainServicesOptions = {}
     twinAnvils = {},
     twinSpecs,
     twinPidFile,
+    receiverAuthorizerKey,
     ...chainOptions
   } = options
   // Bad twin input is refused before anything starts: an unknown name, a fork URL of another chain.
@@ -115,7 +120,13 @@ export async function startChainServices(options: StartChainServicesOptions = {}
       managerOf: (network) => twinOfNetwork(twins, network).manager,
     })
     const faults = createFaultBook()
-    const facilitator = createFacilitator(chain, { log, clock, faults, twins: twins.map((twin) => twin.chain) })
+    const facilitator = createFacilitator(chain, {
+      log,
+      clock,
+      faults,
+      twins: twins.map((twin) => twin.chain),
+      receiverAuthorizer: receiverAuthorizerKey && privateKeyToAccount(receiverAuthorizerKey),
+    })
     const listening = await Promise.allSettled([
       listenAs(manager.app, chainManagerPort, 'chain manager', '--chain-manager-port'),
       listenAs(facilitator.app, facilitatorPort, 'facilitator', '--facilitator-port'),

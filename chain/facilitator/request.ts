@@ -8,6 +8,7 @@ import {
   schemePayloadSchema,
   shapeProblem,
 } from './exact-evm-shape.js'
+import { batchSettlementPayloadSchema } from './batch-settlement-shape.js'
 
 /** Why a `/verify` or `/settle` body was refused: the x402 reason and a bounded message naming the first problem. */
 export type RefusedRequest = { error: string; reason: 'invalid_payload' | 'invalid_payment_requirements' }
@@ -26,7 +27,7 @@ export function parseFacilitatorRequest(body: unknown): FacilitatorRequest {
       error: 'expected a JSON body {x402Version, paymentPayload, paymentRequirements}',
       reason: 'invalid_payload',
     }
-  const { paymentPayload, paymentRequirements } = body as Record<string, unknown>
+  const { paymentPayload, paymentRequirements } = channelActionTimeouts(body as Record<string, unknown>)
   const payload = parsePaymentPayload(paymentPayload)
   if (!payload.success)
     return { error: describeIssue('paymentPayload', payload.error.issues[0]), reason: 'invalid_payload' }
@@ -38,6 +39,29 @@ export function parseFacilitatorRequest(body: unknown): FacilitatorRequest {
     }
   const parsed = { payload: payload.data as PaymentPayload, requirements: requirements.data as PaymentRequirements }
   return checkExactEvmFields(parsed.payload, parsed.requirements) ?? parsed
+}
+
+/**
+ * A batch-settlement seller's claim, settle or refund (`@x402/evm`'s channel manager) names `maxTimeoutSeconds: 0`
+ * (no buyer waits on it), which x402's schemas refuse: it is read as 1 second, the least they allow.
+ */
+function channelActionTimeouts(body: Record<string, unknown>): Record<string, unknown> {
+  const payload = body.paymentPayload as
+    | { accepted?: Record<string, unknown>; payload?: { type?: unknown } }
+    | undefined
+  const isAction =
+    payload?.accepted?.scheme === 'batch-settlement' &&
+    ['claim', 'settle', 'refund'].includes(String(payload.payload?.type))
+  if (!isAction) return body
+  const lift = (requirements: unknown) =>
+    (requirements as { maxTimeoutSeconds?: unknown } | null)?.maxTimeoutSeconds === 0
+      ? { ...(requirements as object), maxTimeoutSeconds: 1 }
+      : requirements
+  return {
+    ...body,
+    paymentPayload: { ...payload, accepted: lift(payload.accepted) },
+    paymentRequirements: lift(body.paymentRequirements),
+  }
 }
 
 /**
@@ -71,5 +95,18 @@ export function checkExactEvmFields(
       ? shapeProblem(schemePayloadSchema(requirements, payload.payload), payload.payload, 'paymentPayload.payload')
       : undefined)
   if (problem) return { error: problem, reason: 'invalid_payload' }
-  return undefined
+  return checkBatchSettlementFields(payload, requirements)
+}
+
+/** For a batch-settlement payment: the payload's fields, as {@link checkExactEvmFields} does for exact and upto. */
+function checkBatchSettlementFields(
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+): RefusedRequest | undefined {
+  if (requirements.scheme !== 'batch-settlement' || !requirements.network.startsWith('eip155:')) return undefined
+  const refused = shapeProblem(exactEvmRequirementsSchema, requirements, 'paymentRequirements')
+  if (refused) return { error: refused, reason: 'invalid_payment_requirements' }
+  const schema = batchSettlementPayloadSchema(payload.payload)
+  const problem = schema && shapeProblem(schema, payload.payload, 'paymentPayload.payload')
+  return problem ? { error: problem, reason: 'invalid_payload' } : undefined
 }
