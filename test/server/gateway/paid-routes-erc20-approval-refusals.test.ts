@@ -10,19 +10,19 @@ import { encodeFunctionData, erc20Abi, maxUint256, type Address, type Hex, type 
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import { newAccount, postJson } from '../../helpers/payments.js'
-import { approvalKit, type ApprovalBuyer } from './erc20-approval-helpers.js'
-import { errorOf, startGatewayStack, usdcBalance, type GatewayStack } from './helpers.js'
+import { errorOf, startGatewayStack, usdcBalance, type Permit2GatewayStack } from './helpers.js'
+import type { Permit2Buyer } from './permit2-kit.js'
 
-let stack: GatewayStack | undefined
+let stack: Permit2GatewayStack | undefined
 beforeAll(async () => {
-  stack = await startGatewayStack()
+  stack = await startGatewayStack({ permit2: true })
 })
 afterAll(async () => {
   await stack?.stop()
 })
 
-const { chain, apiWith, newBuyer, settlementsOf, allowanceOf, sponsoredAccept } = approvalKit(() => stack!)
 const services = () => stack!.services
+const permit2 = () => stack!.permit2
 
 describe('a bad approval is refused with its reason; nothing is sent or charged', () => {
   const approve = (spender: Address, amount = maxUint256) =>
@@ -30,7 +30,7 @@ describe('a bad approval is refused with its reason; nothing is sent or charged'
 
   /** The official client's payload for the endpoint, its signed approval replaced by one `signer` signs. */
   async function paymentWith(
-    buyer: ApprovalBuyer,
+    buyer: Permit2Buyer,
     url: string,
     tx: { data: Hex; to?: Address; chainId?: number; nonce?: number; gas?: bigint },
     signer: LocalAccount = buyer.account,
@@ -42,13 +42,13 @@ describe('a bad approval is refused with its reason; nothing is sent or charged'
     )
     const signedTransaction = await signer.signTransaction({
       type: 'eip1559',
-      to: tx.to ?? chain().usdc.address,
+      to: tx.to ?? permit2().chain.usdc.address,
       data: tx.data,
       nonce: tx.nonce ?? 0,
       gas: tx.gas ?? 70_000n,
       maxFeePerGas: 2_000_000_000n,
       maxPriorityFeePerGas: 1_000_000n,
-      chainId: tx.chainId ?? chain().chainId,
+      chainId: tx.chainId ?? permit2().chain.chainId,
     })
     const extensions = payload.extensions as any
     extensions.erc20ApprovalGasSponsoring.info = {
@@ -60,9 +60,9 @@ describe('a bad approval is refused with its reason; nothing is sent or charged'
   }
 
   test('not an approve, the wrong spender, the wrong chain, another signer, a stale nonce, too little, too much gas', async () => {
-    const { seller, api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
+    const { seller, api } = await permit2().apiWith('/weather/{city}', [permit2().sponsoredAccept('25000')])
     const url = `${api.gateway}/weather/Oslo`
-    const buyer = await newBuyer()
+    const buyer = await permit2().newBuyer()
     const other = newAccount()
     const cases: [string, PaymentPayload][] = [
       [
@@ -92,17 +92,17 @@ describe('a bad approval is refused with its reason; nothing is sent or charged'
       expect(await errorOf(response), reason).toContain(`the payment is invalid: ${reason}`)
     }
     // Nothing reached the chain: no ETH sent to the buyer, no transaction of the buyer's, no allowance, no transfer.
-    expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(0n)
-    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(0)
-    expect(await allowanceOf(buyer.account.address)).toBe(0n)
+    expect(await permit2().chain.client.getBalance({ address: buyer.account.address })).toBe(0n)
+    expect(await permit2().chain.client.getTransactionCount({ address: buyer.account.address })).toBe(0)
+    expect(await permit2().allowanceOf(buyer.account.address)).toBe(0n)
     expect(await usdcBalance(services(), seller.payTo)).toBe(0n)
-    expect(await settlementsOf(api.id)).toEqual([])
+    expect(await permit2().settlementsOf(api.id)).toEqual([])
   })
 
   test("the facilitator's /settle refuses them too (without a /verify first), sending nothing", async () => {
-    const { api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
+    const { api } = await permit2().apiWith('/weather/{city}', [permit2().sponsoredAccept('25000')])
     const url = `${api.gateway}/weather/Oslo`
-    const buyer = await newBuyer()
+    const buyer = await permit2().newBuyer()
     const payload = await paymentWith(buyer, url, { data: approve(PERMIT2_ADDRESS), chainId: 1 })
     const settle = await postJson(`${services().facilitatorUrl}/settle`, {
       x402Version: 2,
@@ -117,7 +117,7 @@ describe('a bad approval is refused with its reason; nothing is sent or charged'
       paymentRequirements: spender.accepted,
     })
     expect(refused.body).toMatchObject({ success: false, errorReason: 'erc20_approval_tx_wrong_spender' })
-    expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(0n)
-    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(0)
+    expect(await permit2().chain.client.getBalance({ address: buyer.account.address })).toBe(0n)
+    expect(await permit2().chain.client.getTransactionCount({ address: buyer.account.address })).toBe(0)
   })
 })
