@@ -52,7 +52,7 @@ export type SandboxFacilitator = {
   judgeVerify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse | 'chain-down'>
   /** {@link settle}, or 'chain-down' when the chain could not judge the payment. */
   judgeSettle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse | 'chain-down'>
-  /** The bazaar catalog of the resources it verified and settled (`GET /discovery/resources`). */
+  /** The bazaar catalog of the resources it settled (`GET /discovery/resources`). */
   catalog: BazaarCatalog
   app: Express
   /** Forgets the relayer's nonce and memory and the settled answers (after the chain was reverted to a snapshot). */
@@ -99,10 +99,9 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   const facilitator = new x402Facilitator()
     .registerExtension(EIP2612_GAS_SPONSORING)
     .registerExtension(BAZAAR)
-    // The bazaar catalog takes what a payment that verified or settled declares (x402's own e2e facilitator does so).
-    .onAfterVerify(async ({ paymentPayload, requirements, result }) => {
-      if (result.isValid) catalog.record(paymentPayload, requirements)
-    })
+    // The bazaar catalog takes what a settled payment declares. On settle only: a verify is followed by its settle
+    // (x402's own e2e facilitator records on both, which judged and wrote every paid resource twice), and a verified
+    // payment that is never settled (its upstream failed) did not buy the resource the listing would advertise.
     .onAfterSettle(async ({ paymentPayload, requirements, result }) => {
       if (result.success) catalog.record(paymentPayload, requirements)
     })
