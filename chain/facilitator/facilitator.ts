@@ -123,6 +123,18 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   }
   const settlingFor = (requirements: PaymentRequirements, x402Version: number) =>
     byNetwork.get(`${x402Version}:${requirements.network}`)
+  /**
+   * Payloads whose sponsored approval passed svc's checks at verify, with the amount it was judged for, so that their
+   * settle does not judge it again (its static checks cannot change; its chain checks, fee and nonce, are asked again
+   * right before the approval's gas is sent, erc20-approval-sponsor.ts). Keyed by the object: svc's gateway hands the
+   * facilitator the same payload to verify and to settle; a settle without that verify (`POST /settle`, another
+   * object) is checked in full. A smaller amount at settle (upto's actual charge) keeps the verdict; a larger does not.
+   */
+  const approvalsChecked = new WeakMap<PaymentPayload, bigint>()
+  const approvalCheckedFor = (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const amount = approvalsChecked.get(payload)
+    return amount !== undefined && BigInt(requirements.amount) <= amount
+  }
   // Least recently asked first out once full (lru-cache); a pending settlement is kept like a settled one.
   const settlements = new LRUCache<string, Promise<SettleResponse>>({ max: settledMemory })
 
@@ -179,6 +191,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
       const refused = await checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
       if (refused)
         return { isValid: false, invalidReason: refused.reason, invalidMessage: refused.message, payer: response.payer }
+      approvalsChecked.set(payload, BigInt(requirements.amount))
     }
     return response.invalidMessage ? { ...response, invalidMessage: condense(response.invalidMessage) } : response
   }
@@ -206,8 +219,13 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     const key = settlementKey(payload, requirements)
     const existing = settlements.get(key)
     if (existing) return existing
-    // A sponsored approval is checked before anything is sent (the buyer's gas, the approval itself).
-    const pending = checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
+    // A sponsored approval is checked before anything is sent (the buyer's gas, the approval itself), unless this
+    // payload's verify just did.
+    const pending = (
+      approvalCheckedFor(payload, requirements)
+        ? Promise.resolve(undefined)
+        : checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
+    )
       .then((refused) =>
         refused
           ? {
