@@ -39,7 +39,7 @@ export type CatalogStore = {
 }
 
 export type BazaarCatalog = {
-  /** Catalogs the resource a verified or settled payment names, off the payment's path (never throws). */
+  /** Catalogs the resource a settled payment names, off the payment's path (never throws). */
   record(payload: PaymentPayload, requirements: PaymentRequirements): void
   list(query: CatalogQuery): Promise<CatalogPage>
   search(text: string, filter: CatalogFilter, limit: number): Promise<CatalogPage>
@@ -68,8 +68,6 @@ export function createBazaarCatalog(options: BazaarCatalogOptions = {}): BazaarC
   let store = createMemoryCatalogStore(capacity)
   /** Payments recorded and not yet judged (judging waits until the payment's answer is on its way). */
   let recorded: Recorded[] = []
-  // The same payload verified then settled (svc's gateway passes one object to both) is judged once.
-  const seen = new WeakSet<PaymentPayload>()
   let writing: Promise<void> = Promise.resolve()
   let scheduled = false
   // A refusal is logged once per distinct extension, not once per payment.
@@ -109,8 +107,7 @@ export function createBazaarCatalog(options: BazaarCatalogOptions = {}): BazaarC
   }
 
   function record(payload: PaymentPayload, requirements: PaymentRequirements) {
-    if (payload.extensions?.bazaar === undefined || seen.has(payload)) return
-    seen.add(payload)
+    if (payload.extensions?.bazaar === undefined) return
     // Bounded: past this many between two turns of the event loop, the rest wait for a later payment.
     if (recorded.length >= maxRecordedPerTurn) return
     recorded.push({ payload, requirements, at: now() })

@@ -41,7 +41,7 @@ export type CatalogEntry = {
 export type CatalogVerdict = { entry: CatalogEntry } | { rejected: string } | undefined
 
 /**
- * The catalog entry of a verified or settled payment, by `@x402/extensions`' own facilitator helpers: the spec's
+ * The catalog entry of a settled payment, by `@x402/extensions`' own facilitator helpers: the spec's
  * invariants (`validateDiscoveryExtensionSpec`) and the info validated against its schema (`validateDiscoveryExtension`'s
  * rules, its schema compiled once: chain/facilitator/bazaar-validation.ts), then `extractDiscoveryInfo` (the
  * canonical URL, routeTemplate checked, the service metadata sanitized). Only the `bazaar` extension is echoed: the payload's other extensions (a sign-in

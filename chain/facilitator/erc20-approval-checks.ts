@@ -77,9 +77,25 @@ export async function checkSponsoredApproval(
       reason: 'erc20_approval_amount_mismatch',
       message: `the extension names amount ${info.amount}, the signed approval ${approved}`,
     }
+  return checkApprovalOnChain(client, info.signedTransaction, tx, info.from as Address)
+}
+
+/**
+ * What the chain says of an approval now: its fee is at least the base fee, and its nonce is the signer's next one
+ * (or the approval is already on the chain, sent by another payment). Asked when a payment is judged and again just
+ * before the approval's gas is sent (chain/facilitator/erc20-approval-sponsor.ts): the buyer may have used that nonce
+ * in between.
+ */
+export async function checkApprovalOnChain(
+  client: PublicClient,
+  serialized: Hex,
+  tx: ReturnType<typeof parseTransaction>,
+  from: Address,
+): Promise<ApprovalRefusal | undefined> {
+  const maxFee = tx.maxFeePerGas ?? tx.gasPrice ?? 0n
   const [block, nonce] = await Promise.all([
     client.getBlock({ blockTag: 'latest' }),
-    client.getTransactionCount({ address: info.from as Address, blockTag: 'pending' }),
+    client.getTransactionCount({ address: from, blockTag: 'pending' }),
   ])
   if (maxFee < (block.baseFeePerGas ?? 0n))
     return {
@@ -87,10 +103,10 @@ export async function checkSponsoredApproval(
       message: `the approval's max fee per gas ${maxFee} is below the chain's base fee ${block.baseFeePerGas}`,
     }
   // The very approval another payment of the payer's had sent (mined or waiting) is at an earlier nonce, and fine.
-  if (tx.nonce !== nonce && !(await isKnownTransaction(client, keccak256(info.signedTransaction))))
+  if (tx.nonce !== nonce && !(await isKnownTransaction(client, keccak256(serialized))))
     return {
       reason: 'erc20_approval_tx_wrong_nonce',
-      message: `the approval has nonce ${tx.nonce}; ${info.from as Hex}'s next nonce is ${nonce}`,
+      message: `the approval has nonce ${tx.nonce}; ${from}'s next nonce is ${nonce}`,
     }
   return undefined
 }

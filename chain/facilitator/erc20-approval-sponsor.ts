@@ -15,7 +15,7 @@ import {
   type TransactionSerialized,
 } from 'viem'
 import type { SandboxChain } from '../sandbox-chain.js'
-import { isKnownTransaction } from './erc20-approval-checks.js'
+import { checkApprovalOnChain, isKnownTransaction } from './erc20-approval-checks.js'
 import type { RelaySigner } from '../relay/viem-signer.js'
 
 /**
@@ -67,6 +67,10 @@ export function createApprovalSponsoring(
   async function sendApproval(from: Address, tx: ReturnType<typeof parseTransaction>, serialized: Hex): Promise<Hash> {
     let hash = keccak256(serialized)
     if (!(await isKnownTransaction(chain.client, hash))) {
+      // Judged again now, just before ETH moves: the buyer may have used the approval's nonce since it was checked
+      // (the settle after a verify reuses the verify's verdict, facilitator.ts).
+      const refused = await checkApprovalOnChain(chain.client, serialized, tx, from)
+      if (refused) throw new Error(`${refused.reason}: ${refused.message}`)
       const cost = (tx.gas ?? 0n) * (tx.maxFeePerGas ?? tx.gasPrice ?? 0n) + (tx.value ?? 0n)
       const balance = await chain.client.getBalance({ address: from })
       if (balance < cost) await signer.fund(from, cost - balance)

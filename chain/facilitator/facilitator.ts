@@ -56,7 +56,7 @@ export type SandboxFacilitator = {
   judgeVerify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse | 'chain-down'>
   /** {@link settle}, or 'chain-down' when the chain could not judge the payment. */
   judgeSettle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse | 'chain-down'>
-  /** The bazaar catalog of the resources it verified and settled (`GET /discovery/resources`). */
+  /** The bazaar catalog of the resources it settled (`GET /discovery/resources`). */
   catalog: BazaarCatalog
   app: Express
   /** Forgets the relayer's nonce and memory and the settled answers (after the chain was reverted to a snapshot). */
@@ -114,10 +114,9 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   const facilitator = new x402Facilitator()
     .registerExtension(EIP2612_GAS_SPONSORING)
     .registerExtension(BAZAAR)
-    // The bazaar catalog takes what a payment that verified or settled declares (x402's own e2e facilitator does so).
-    .onAfterVerify(async ({ paymentPayload, requirements, result }) => {
-      if (result.isValid) catalog.record(paymentPayload, requirements)
-    })
+    // The bazaar catalog takes what a settled payment declares. On settle only: a verify is followed by its settle
+    // (x402's own e2e facilitator records on both, which judged and wrote every paid resource twice), and a verified
+    // payment that is never settled (its upstream failed) did not buy the resource the listing would advertise.
     .onAfterSettle(async ({ paymentPayload, requirements, result }) => {
       if (result.success) catalog.record(paymentPayload, requirements)
     })
@@ -140,6 +139,18 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   }
   const settlingFor = (requirements: PaymentRequirements, x402Version: number) =>
     byNetwork.get(`${x402Version}:${requirements.network}`)
+  /**
+   * Payloads whose sponsored approval passed svc's checks at verify, with the amount it was judged for, so that their
+   * settle does not judge it again (its static checks cannot change; its chain checks, fee and nonce, are asked again
+   * right before the approval's gas is sent, erc20-approval-sponsor.ts). Keyed by the object: svc's gateway hands the
+   * facilitator the same payload to verify and to settle; a settle without that verify (`POST /settle`, another
+   * object) is checked in full. A smaller amount at settle (upto's actual charge) keeps the verdict; a larger does not.
+   */
+  const approvalsChecked = new WeakMap<PaymentPayload, bigint>()
+  const approvalCheckedFor = (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const amount = approvalsChecked.get(payload)
+    return amount !== undefined && BigInt(requirements.amount) <= amount
+  }
   // Least recently asked first out once full (lru-cache); a pending settlement is kept like a settled one.
   const settlements = new LRUCache<string, Promise<SettleResponse>>({ max: settledMemory })
 
@@ -197,6 +208,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
       const refused = await checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
       if (refused)
         return { isValid: false, invalidReason: refused.reason, invalidMessage: refused.message, payer: response.payer }
+      approvalsChecked.set(payload, BigInt(requirements.amount))
     }
     return response.invalidMessage ? { ...response, invalidMessage: condense(response.invalidMessage) } : response
   }
@@ -232,8 +244,13 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     const key = settlementKey(payload, requirements)
     const existing = settlements.get(key)
     if (existing) return existing
-    // A sponsored approval is checked before anything is sent (the buyer's gas, the approval itself).
-    const pending = checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
+    // A sponsored approval is checked before anything is sent (the buyer's gas, the approval itself), unless this
+    // payload's verify just did.
+    const pending = (
+      approvalCheckedFor(payload, requirements)
+        ? Promise.resolve(undefined)
+        : checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
+    )
       .then((refused) =>
         refused
           ? {

@@ -1,16 +1,35 @@
 import type { Command } from 'commander'
 import type { Endpoint, EndpointUpdate } from '../../sdk/types.js'
 import { UsageError } from '../../core/errors.js'
-import { acceptsFromFlags, type AcceptFlags } from '../accepts.js'
+import {
+  acceptsFromFlags,
+  extraFromFlags,
+  withExtra,
+  withExtraFlags,
+  type AcceptFlags,
+  type ExtraFlags,
+} from '../accepts.js'
 import { describeAccept, priceFrom, type PriceOptions } from '../amounts.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import { parseInteger, readSchema } from '../inputs.js'
 import type { Output } from '../output.js'
 
 type SchemaFlags = { requestSchema?: string; responseSchema?: string; description?: string }
-type AddFlags = PriceOptions & AcceptFlags & SchemaFlags & { method: string; path: string; ttl?: string }
+type AddFlags = PriceOptions &
+  AcceptFlags &
+  SchemaFlags & { method: string; path: string; ttl?: string; siwx?: string; requirePaymentId?: boolean }
 type UpdateFlags = PriceOptions &
-  SchemaFlags & { method?: string; path?: string; enable?: boolean; disable?: boolean; clearSchemas?: boolean }
+  ExtraFlags &
+  SchemaFlags & {
+    method?: string
+    path?: string
+    enable?: boolean
+    disable?: boolean
+    clearSchemas?: boolean
+    /** Seconds, or false for `--no-siwx`. */
+    siwx?: string | false
+    requirePaymentId?: boolean
+  }
 
 function withPriceFlags(command: Command): Command {
   return command
@@ -24,6 +43,10 @@ function withSchemaFlags(command: Command): Command {
     .option('--response-schema <file|json>', 'JSON Schema of the 200 response: inline JSON or a JSON/YAML file')
     .option('--description <text>', 'what the endpoint does')
 }
+
+const siwxHelp =
+  "sign-in-with-x: a wallet that paid for the endpoint is served without paying again for this many seconds (by svc's clock)"
+const siwxFrom = (seconds: string) => ({ access_seconds: parseInteger(seconds, '--siwx', 1, 31_536_000) })
 
 export function endpointRow(e: Endpoint) {
   const price = e.accepts.map(describeAccept).join(' | ')
@@ -39,6 +62,9 @@ function printEndpoint(out: Output, e: Endpoint) {
     ['network', e.accepts[0]?.network],
     ['asset', e.accepts[0]?.asset],
     ['status', e.enabled ? 'enabled' : 'disabled'],
+    ['flow', (e.accepts[0]?.extra?.paymentFlow as string | undefined) ?? 'authorization'],
+    ['sign-in', e.siwx ? `for ${e.siwx.access_seconds} s after paying` : 'off'],
+    ['payment id', e.payment_identifier_required ? 'required' : 'optional'],
     ['schemas', e.schema_source],
     ['description', e.description],
     ['expires', e.expires_at],
@@ -64,29 +90,33 @@ export function registerEndpoints(program: Command, ctx: CliContext) {
     )
     .option('--transfer-method <method>', 'eip3009 (default for exact) or permit2 (always for upto)')
     .option('--ttl <seconds>', 'an ephemeral endpoint: removed after its first payment or this many seconds')
-    .action(
-      action<AddFlags>(ctx, async (call, apiId) => {
-        const { method, path, ttl, description } = call.options
-        const amount = priceFrom(call.options, true)
-        const requestSchema = readSchema(call.options.requestSchema, '--request-schema')
-        const responseSchema = readSchema(call.options.responseSchema, '--response-schema')
-        const ttlSeconds = ttl === undefined ? undefined : parseInteger(ttl, '--ttl', 1, 31_536_000)
-        const accepts = await acceptsFromFlags(call, amount)
-        const endpoint = await call.client().endpoints.create(apiId!, {
-          method,
-          path_pattern: path,
-          accepts,
-          ...(requestSchema === undefined ? {} : { request_schema: requestSchema }),
-          ...(responseSchema === undefined ? {} : { response_schema: responseSchema }),
-          ...(description === undefined ? {} : { description }),
-          ...(ttlSeconds === undefined ? {} : { ttl: ttlSeconds }),
-        })
-        if (call.out.isJson) return call.out.json(endpoint)
-        call.out.line(
-          `added ${endpoint.method} ${endpoint.path_pattern} (${endpoint.id}) at ${describeAccept(endpoint.accepts[0]!)}`,
-        )
-      }),
-    )
+    .option('--siwx <seconds>', siwxHelp)
+    .option('--require-payment-id', "buyers must send x402's payment-identifier extension with an id")
+  withExtraFlags(add).action(
+    action<AddFlags>(ctx, async (call, apiId) => {
+      const { method, path, ttl, description, siwx, requirePaymentId } = call.options
+      const amount = priceFrom(call.options, true)
+      const requestSchema = readSchema(call.options.requestSchema, '--request-schema')
+      const responseSchema = readSchema(call.options.responseSchema, '--response-schema')
+      const ttlSeconds = ttl === undefined ? undefined : parseInteger(ttl, '--ttl', 1, 31_536_000)
+      const accepts = await acceptsFromFlags(call, amount)
+      const endpoint = await call.client().endpoints.create(apiId!, {
+        method,
+        path_pattern: path,
+        accepts,
+        ...(requestSchema === undefined ? {} : { request_schema: requestSchema }),
+        ...(responseSchema === undefined ? {} : { response_schema: responseSchema }),
+        ...(description === undefined ? {} : { description }),
+        ...(ttlSeconds === undefined ? {} : { ttl: ttlSeconds }),
+        ...(siwx === undefined ? {} : { siwx: siwxFrom(siwx) }),
+        ...(requirePaymentId ? { payment_identifier_required: true } : {}),
+      })
+      if (call.out.isJson) return call.out.json(endpoint)
+      call.out.line(
+        `added ${endpoint.method} ${endpoint.path_pattern} (${endpoint.id}) at ${describeAccept(endpoint.accepts[0]!)}`,
+      )
+    }),
+  )
 
   addCommand(endpoints, 'list', "an API's endpoints")
     .argument('<api-id>', 'the API id')
@@ -106,7 +136,11 @@ export function registerEndpoints(program: Command, ctx: CliContext) {
     .option('--enable', 'serve the route again')
     .option('--disable', 'stop serving the route (and list it nowhere)')
     .option('--clear-schemas', 'clear both schemas and infer them again')
-  withSchemaFlags(withPriceFlags(update)).action(
+    .option('--siwx <seconds>', siwxHelp)
+    .option('--no-siwx', 'turn sign-in-with-x off')
+    .option('--require-payment-id', "buyers must send x402's payment-identifier extension with an id")
+    .option('--no-require-payment-id', 'the payment-identifier extension is optional again')
+  withExtraFlags(withSchemaFlags(withPriceFlags(update))).action(
     action<UpdateFlags>(ctx, async (call, apiId, endpointId) => {
       const o = call.options
       if (o.enable && o.disable) throw new UsageError('give --enable or --disable, not both')
@@ -115,6 +149,7 @@ export function registerEndpoints(program: Command, ctx: CliContext) {
       if (o.clearSchemas && (requestSchema !== undefined || responseSchema !== undefined))
         throw new UsageError('--clear-schemas cannot be combined with --request-schema or --response-schema')
       const amount = priceFrom(o, false)
+      const extra = extraFromFlags(o)
       const input: EndpointUpdate = {
         ...(o.method === undefined ? {} : { method: o.method }),
         ...(o.path === undefined ? {} : { path_pattern: o.path }),
@@ -123,14 +158,17 @@ export function registerEndpoints(program: Command, ctx: CliContext) {
         ...(requestSchema === undefined ? {} : { request_schema: requestSchema }),
         ...(responseSchema === undefined ? {} : { response_schema: responseSchema }),
         ...(o.description === undefined ? {} : { description: o.description === '' ? null : o.description }),
+        ...(o.siwx === undefined ? {} : { siwx: o.siwx === false ? null : siwxFrom(o.siwx) }),
+        ...(o.requirePaymentId === undefined ? {} : { payment_identifier_required: o.requirePaymentId }),
       }
-      if (amount === undefined && Object.keys(input).length === 0)
+      if (amount === undefined && extra === undefined && Object.keys(input).length === 0)
         throw new UsageError('nothing to change: give at least one option (see --help)')
       const client = call.client()
-      if (amount !== undefined) {
-        // A new price applies to every accept option, keeping its network, asset and window.
+      if (amount !== undefined || extra !== undefined) {
+        // A new price, payment flow or gas sponsoring applies to every accept option, keeping the rest of each.
         const current = await client.endpoints.get(apiId!, endpointId!)
-        input.accepts = current.accepts.map((accept) => ({ ...accept, amount }))
+        const priced = current.accepts.map((accept) => (amount === undefined ? accept : { ...accept, amount }))
+        input.accepts = extra ? withExtra(priced, extra) : priced
       }
       const endpoint = await client.endpoints.update(apiId!, endpointId!, input)
       if (call.out.isJson) return call.out.json(endpoint)

@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely'
 import type { Database, PaymentAnswersTable } from './tables.js'
 
 export type PaymentAnswerKey = { apiId: string; payer: string; paymentId: string }
+/** What is kept: answers younger than `since` (ISO), at most `maxRows` of them and `maxBytes` of bodies in all. */
+export type PaymentAnswerBounds = { since: string; maxRows: number; maxBytes: number }
 
 /** The kept answer of a payment id, if it is younger than `since` (ISO). */
 export async function findPaymentAnswer(
@@ -26,7 +28,7 @@ export async function findPaymentAnswer(
 export async function keepPaymentAnswer(
   db: Kysely<Database>,
   row: PaymentAnswersTable,
-  bounds: { since: string; maxRows: number; maxBytes: number },
+  bounds: PaymentAnswerBounds,
 ): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await trx

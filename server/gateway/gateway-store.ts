@@ -1,8 +1,21 @@
 import type SQLite from 'better-sqlite3'
 import { CompiledQuery, sql, type Kysely } from 'kysely'
 import { connectionOf } from '../db/database.js'
+import {
+  findPaymentAnswer,
+  keepPaymentAnswer,
+  type PaymentAnswerBounds,
+  type PaymentAnswerKey,
+} from '../db/payment-answers.js'
 import { isUniqueViolation } from '../db/sqlite-errors.js'
-import type { ApiDailyStatsTable, Database, SettlementJournalRow, SettlementRow } from '../db/tables.js'
+import type {
+  ApiDailyStatsTable,
+  Database,
+  PaymentAnswersTable,
+  SettlementJournalRow,
+  SettlementRow,
+} from '../db/tables.js'
+import { preparePaymentAnswers } from './payment-answer-statements.js'
 
 /** One row of `api_daily_stats` to add to (the counts are added, not set). */
 export type TrafficRow = ApiDailyStatsTable
@@ -27,6 +40,10 @@ export type GatewayStore = {
   closeJournal(journalId: string, settlementId?: string, delivered?: boolean): Promise<void>
   /** Adds traffic counts to their API and day rows. */
   addTraffic(rows: TrafficRow[]): Promise<void>
+  /** The kept answer of a payment-identifier id younger than `since` (server/db/payment-answers.ts). */
+  findPaymentAnswer(key: PaymentAnswerKey, since: string): Promise<PaymentAnswersTable | undefined>
+  /** Keeps a payment-identifier answer and trims the kept answers to `bounds`. */
+  keepPaymentAnswer(row: PaymentAnswersTable, bounds: PaymentAnswerBounds): Promise<void>
   close(): void
 }
 
@@ -37,7 +54,8 @@ export type GatewayStore = {
  *   control plane, imports, purges through Kysely) writes, never for the gateway's own bookkeeping (settlements,
  *   traffic), so those do not empty the caches. Reading it costs microseconds and no query, so every request can
  *   check that its cached APIs and endpoints are current.
- * - The bookkeeping runs as prepared statements (compiled once by Kysely), synchronously. While Kysely is inside a
+ * - The bookkeeping (settlements, their journal, traffic, payment-identifier answers) runs as prepared statements
+ *   (compiled once by Kysely), synchronously. While Kysely is inside a
  *   transaction on the connection, a write goes through Kysely instead (it waits for that transaction's end).
  * An in-memory database (tests, `:memory:`) or a connection svc did not open goes through Kysely, with
  * `total_changes()` of the one connection as the label.
@@ -69,6 +87,7 @@ export async function openGatewayStore(db: Kysely<Database>): Promise<GatewaySto
   const markUndelivered = connection.prepare(
     db.updateTable('settlements').set({ delivered: 0 }).where('id', '=', '').compile().sql,
   )
+  const answers = preparePaymentAnswers(connection, db)
   /** Rows the gateway's own statements changed: taken off `total_changes()`. */
   let own = 0
   const record = connection.transaction(
@@ -125,6 +144,14 @@ export async function openGatewayStore(db: Kysely<Database>): Promise<GatewaySto
         own += addTraffic(row)
       }
     },
+    async findPaymentAnswer(key, since) {
+      if (busy()) return fallback.findPaymentAnswer(key, since)
+      return answers.find(key, since)
+    },
+    async keepPaymentAnswer(row, bounds) {
+      if (busy()) return fallback.keepPaymentAnswer(row, bounds)
+      own += answers.keep(row, bounds)
+    },
     close() {},
   }
 }
@@ -172,6 +199,8 @@ function kyselyStore(db: Kysely<Database>): GatewayStore {
     async addTraffic(rows) {
       for (const row of rows) await trafficUpsert(db, [row]).execute()
     },
+    findPaymentAnswer: (key, since) => findPaymentAnswer(db, key, since),
+    keepPaymentAnswer: (row, bounds) => keepPaymentAnswer(db, row, bounds),
     close() {},
   }
 }

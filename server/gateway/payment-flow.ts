@@ -94,7 +94,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const proxy = createUpstreamProxy({ log: deps.log, ownListeners, refuse: addressRefusalOf(deps), ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
   const locks = createPaymentLocks()
-  const paymentIds = createPaymentIdentifiers(deps.db, deps.clock)
+  const paymentIds = createPaymentIdentifiers(store, deps.clock)
   const journal = createSettlementJournal(deps, store, options.journal)
   // A revert to a snapshot writes the buffered counters first, then finds the used-up one-time endpoints back.
   const unregister = deps.sandboxState?.register({ flush: () => stats.flush(), reset: () => locks.reset() })

@@ -1,5 +1,4 @@
 import { cutText, errorMessageLimit } from '../../core/http.js'
-import type { Kysely } from 'kysely'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import {
   PAYMENT_IDENTIFIER,
@@ -9,8 +8,7 @@ import {
 import { machineClock, type Clock } from '../../core/clock.js'
 import { canonicalJson } from '../../core/canonical-json.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
-import { findPaymentAnswer, keepPaymentAnswer } from '../db/payment-answers.js'
-import type { Database } from '../db/tables.js'
+import type { GatewayStore } from './gateway-store.js'
 import type { PaymentOutcome } from './payment-outcome.js'
 
 /** What the gateway does with a payment's `payment-identifier` (x402's idempotency extension). */
@@ -66,9 +64,13 @@ const refused = (status: number, error: string, retryAfter?: number): PaymentIdC
  * API, payer and id; the same id asking the same thing (method, path and query, accepted requirements) gets that
  * answer again — no second settlement, no second upstream call. While the first request with an id is in flight, a
  * second one gets a 409 to retry (svc serves from one process: the in-flight ids are in memory). An answer that was
- * not charged (refused, upstream failure) is not kept: retrying it pays normally.
+ * not charged (refused, upstream failure) is not kept: retrying it pays normally. The answers are read and written
+ * through the gateway's store, as its own bookkeeping: keeping one does not empty the gateway's caches.
  */
-export function createPaymentIdentifiers(db: Kysely<Database>, clock: Clock = machineClock): PaymentIdentifiers {
+export function createPaymentIdentifiers(
+  store: GatewayStore | Promise<GatewayStore>,
+  clock: Clock = machineClock,
+): PaymentIdentifiers {
   const inFlight = new Map<string, string>()
   const limits = paymentAnswerLimits
 
@@ -108,7 +110,7 @@ export function createPaymentIdentifiers(db: Kysely<Database>, clock: Clock = ma
             )
           : refused(409, reused)
       const since = new Date(clock.now() - limits.ttlMs).toISOString()
-      const kept = await findPaymentAnswer(db, key, since)
+      const kept = await (await store).findPaymentAnswer(key, since)
       if (kept) {
         if (kept.request_key !== requestKey) return refused(409, reused)
         const samePayment = kept.payment_key === paymentKey
@@ -143,8 +145,7 @@ export function createPaymentIdentifiers(db: Kysely<Database>, clock: Clock = ma
             if (outcome?.type !== 'paid' || settlementId === undefined) return
             const fits = outcome.body.length <= limits.maxAnswerBytes
             const now = clock.now()
-            await keepPaymentAnswer(
-              db,
+            await (await store).keepPaymentAnswer(
               {
                 api_id: apiId,
                 payer,

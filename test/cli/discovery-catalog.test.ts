@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
 import { startUpstream } from '../server/gateway/helpers.js'
 import { createCli, type Cli } from './harness.js'
+import { createSellerApi, testPayTo } from '../helpers/seller-api.js'
 
 let sandbox: TestSandbox
 let upstream: Awaited<ReturnType<typeof startUpstream>>
@@ -15,21 +16,18 @@ let apiId: string
 
 beforeAll(async () => {
   ;[sandbox, upstream] = await Promise.all([startSandbox(), startUpstream()])
-  const { client } = sandbox.seller
-  const api = await client.apis.create({
-    name: 'Weather',
+  const { api } = await createSellerApi(sandbox, {
     slug: 'weather',
-    upstream_base_url: upstream.url,
-    pay_to_mode: 'user_wallet',
-    pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    name: 'Weather',
+    upstreamUrl: upstream.url,
+    endpoints: [
+      {
+        path_pattern: '/weather/{city}',
+        response_schema: { type: 'object', properties: { temp: { type: 'number' } } },
+      },
+    ],
   })
   apiId = api.id
-  await client.endpoints.create(api.id, {
-    method: 'GET',
-    path_pattern: '/weather/{city}',
-    accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }],
-    response_schema: { type: 'object', properties: { temp: { type: 'number' } } },
-  })
   cli = createCli()
   base = ['--base-url', sandbox.sandboxControlUrl]
 })
@@ -54,7 +52,7 @@ describe('svc discovery catalog', () => {
     expect(page.items[0]).toMatchObject({ resource, accepts: [{ amount: '10000' }] })
     const human = await cli.ok([...base, 'discovery', 'catalog'])
     expect(human.split('\n')[0]).toMatch(/^RESOURCE\s+CALL\s+PRICE\s+PAY TO\s+UPDATED$/)
-    expect(human).toContain(`${resource}  GET   0.01 USDC (exact)  0x000000000000000000000000000000000000bEEF`)
+    expect(human).toContain(`${resource}  GET   0.01 USDC (exact)  ${testPayTo}`)
     // Another facilitator's catalog: here the same one, by its URL.
     const other = await cli.json(['discovery', 'catalog', '--facilitator', `${sandbox.facilitatorUrl}/`])
     expect(other.items.map((item: { resource: string }) => item.resource)).toEqual([resource])

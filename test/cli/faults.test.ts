@@ -13,6 +13,7 @@ import { createSvcClient } from '../../sdk/client.js'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
 import { startUpstream } from '../server/gateway/helpers.js'
 import { createCli, svcBin, type Cli } from './harness.js'
+import { createSellerApi } from '../helpers/seller-api.js'
 
 let sandbox: TestSandbox
 let upstream: Awaited<ReturnType<typeof startUpstream>>
@@ -22,21 +23,13 @@ let url: string
 
 beforeAll(async () => {
   ;[sandbox, upstream] = await Promise.all([startSandbox(), startUpstream()])
-  const { client } = sandbox.seller
-  const api = await client.apis.create({
-    name: 'Weather',
+  const { gatewayUrl } = await createSellerApi(sandbox, {
     slug: 'weather',
-    upstream_base_url: upstream.url,
-    pay_to_mode: 'user_wallet',
-    pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    name: 'Weather',
+    upstreamUrl: upstream.url,
+    endpoints: [{ path_pattern: '/weather/{city}', response_schema: { type: 'object' } }],
   })
-  await client.endpoints.create(api.id, {
-    method: 'GET',
-    path_pattern: '/weather/{city}',
-    accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }],
-    response_schema: { type: 'object' },
-  })
-  url = `${sandbox.gatewayUrl('weather')}/weather/Lima`
+  url = `${gatewayUrl}/weather/Lima`
   cli = createCli()
   base = ['--base-url', sandbox.sandboxControlUrl]
 })

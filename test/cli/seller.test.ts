@@ -128,6 +128,105 @@ describe('a seller in the Sandbox, through the CLI', () => {
     expect(updated).toMatchObject({ enabled: false, accepts: [expect.objectContaining({ amount: '25000' })] })
   })
 
+  test('endpoints add/update set the payment flow, gas sponsoring, sign-in-with-x and a required payment id', async () => {
+    const env = { SVC_API_KEY: state.key }
+    const endpoint = await cli.json(
+      [
+        'endpoints',
+        'add',
+        state.apiId!,
+        '--path',
+        '/reports/{id}',
+        '--price',
+        '0.01',
+        '--payment-flow',
+        'upfront',
+        '--siwx',
+        '3600',
+        '--require-payment-id',
+      ],
+      env,
+    )
+    expect(endpoint).toMatchObject({
+      accepts: [expect.objectContaining({ extra: expect.objectContaining({ paymentFlow: 'upfront' }) })],
+      siwx: { access_seconds: 3600 },
+      payment_identifier_required: true,
+    })
+    const shown = await cli.ok(
+      [
+        'endpoints',
+        'update',
+        state.apiId!,
+        endpoint.id,
+        '--payment-flow',
+        'authorization',
+        '--no-siwx',
+        '--no-require-payment-id',
+      ],
+      env,
+    )
+    expect(shown).toMatch(/^flow\s+authorization$/m)
+    expect(shown).toMatch(/^sign-in\s+off$/m)
+    expect(shown).toMatch(/^payment id\s+optional$/m)
+
+    const permit2 = await cli.json(
+      ['endpoints', 'add', state.apiId!, '--path', '/sponsored', '--price', '0.01', '--transfer-method', 'permit2'],
+      env,
+    )
+    const sponsored = await cli.json(
+      [
+        'endpoints',
+        'update',
+        state.apiId!,
+        permit2.id,
+        '--gas-sponsoring',
+        'erc20ApprovalGasSponsoring',
+        '--siwx',
+        '60',
+      ],
+      env,
+    )
+    expect(sponsored).toMatchObject({
+      accepts: [
+        expect.objectContaining({
+          extra: expect.objectContaining({
+            assetTransferMethod: 'permit2',
+            gasSponsoring: 'erc20ApprovalGasSponsoring',
+          }),
+        }),
+      ],
+      siwx: { access_seconds: 60 },
+    })
+
+    // A name the control plane does not know is a usage error before any request; a combination it refuses is its 400.
+    const unknown = await cli.spawn(['endpoints', 'update', state.apiId!, permit2.id, '--payment-flow', 'escrow'], env)
+    expect(unknown).toMatchObject({ code: 2, stdout: '' })
+    expect(unknown.stderr).toBe('svc: --payment-flow must be one of authorization, upfront, got "escrow"\n')
+    const upto = await cli.spawn(
+      [
+        'endpoints',
+        'add',
+        state.apiId!,
+        '--path',
+        '/upto',
+        '--price',
+        '0.01',
+        '--scheme',
+        'upto',
+        '--payment-flow',
+        'upfront',
+      ],
+      env,
+    )
+    expect(upto.code).toBe(1)
+    expect(upto.stderr).toMatch(/^svc: .*upfront/)
+    expect(
+      (await cli.spawn(['endpoints', 'add', state.apiId!, '--path', '/x', '--price', '1', '--siwx', '0'], env)).code,
+    ).toBe(2)
+    // The API's endpoint counts below are of the other tests.
+    for (const id of [endpoint.id, permit2.id]) await cli.ok(['endpoints', 'remove', state.apiId!, id], env)
+  })
+
   test('import creates the operations of an OpenAPI file; importing again skips them all', async () => {
     const env = { SVC_API_KEY: state.key }
     const first = await cli.ok(['import', state.apiId!, fixture('petstore-3.0.yaml'), '--price', '0.02'], env)

@@ -1,9 +1,9 @@
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
 import { createCli, type Cli } from './harness.js'
+import { createSellerApi, serverUrl } from '../helpers/seller-api.js'
 
 // Issue 20, "Also": `svc settlements` fits 120 columns and names APIs by slug; `svc stats` names the token.
 let sandbox: TestSandbox
@@ -16,18 +16,11 @@ beforeAll(async () => {
   upstream.listen(0, '127.0.0.1')
   await once(upstream, 'listening')
   sandbox = await startSandbox()
-  const { client } = sandbox.seller
-  const api = await client.apis.create({
-    name: 'Weather',
+  await createSellerApi(sandbox, {
     slug,
-    upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-    pay_to_mode: 'user_wallet',
-    pay_to_address: '0x000000000000000000000000000000000000bEEF',
-  })
-  await client.endpoints.create(api.id, {
-    method: 'GET',
-    path_pattern: '/forecast/{city}',
-    accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }],
+    name: 'Weather',
+    upstreamUrl: serverUrl(upstream),
+    endpoints: [{ path_pattern: '/forecast/{city}' }],
   })
   const long = 'llanfairpwllgwyngyll'.repeat(4)
   for (const city of ['paris', 'lisbon', long])

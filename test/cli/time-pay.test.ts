@@ -1,6 +1,5 @@
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { x402Client } from '@x402/core/client'
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
@@ -9,6 +8,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
 import { createCli, type Cli } from './harness.js'
+import { createSellerApi, serverUrl } from '../helpers/seller-api.js'
 
 // Issue 20, item 2: after `svc time advance`, svc's own buyers sign by svc's clock and keep paying; a buyer that signs
 // by the machine's clock is told why it was refused; `svc time reset` says what it could move.
@@ -22,20 +22,13 @@ beforeAll(async () => {
   upstream.listen(0, '127.0.0.1')
   await once(upstream, 'listening')
   sandbox = await startSandbox()
-  const { client } = sandbox.seller
-  const api = await client.apis.create({
-    name: 'Clock',
+  const { gatewayUrl } = await createSellerApi(sandbox, {
     slug: 'clock',
-    upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-    pay_to_mode: 'user_wallet',
-    pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    name: 'Clock',
+    upstreamUrl: serverUrl(upstream),
+    endpoints: [{ path_pattern: '/tick' }],
   })
-  await client.endpoints.create(api.id, {
-    method: 'GET',
-    path_pattern: '/tick',
-    accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }],
-  })
-  url = `${sandbox.gatewayUrl('clock')}/tick`
+  url = `${gatewayUrl}/tick`
   cli = createCli({ SVC_BASE_URL: sandbox.sandboxControlUrl, SVC_EVM_PRIVATE_KEY: sandbox.buyer.privateKey })
 })
 

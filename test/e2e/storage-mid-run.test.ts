@@ -5,40 +5,25 @@
  * Root only (mount, chattr); skipped otherwise.
  */
 import { execFileSync } from 'node:child_process'
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import type { Address } from 'viem'
+import { rmSync } from 'node:fs'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, describe, expect, test } from 'vitest'
-import { startSeeded, usedOnChain } from '../helpers/crash-at.js'
-import { allSettlements, createApi, fund, login, startLoad, type Answer } from '../helpers/storage-load.js'
-import type { SvcProcess } from '../helpers/svc-process.js'
+import { describe, expect, test } from 'vitest'
+import { startSeeded } from '../helpers/crash-at.js'
+import {
+  type Answer,
+  isRoot,
+  chattr,
+  createApi,
+  fillDisk,
+  fund,
+  login,
+  restartAndReconcile,
+  startLoad,
+  createBrokenStorage,
+} from '../helpers/storage-load.js'
 
-const isRoot = process.getuid?.() === 0 && process.platform === 'linux'
-const running: SvcProcess[] = []
-const cleanups: (() => void)[] = []
-afterAll(async () => {
-  for (const svc of running) await svc.stop()
-  for (const cleanup of cleanups.reverse()) cleanup()
-})
-
+const { running, smallDisk, immutableDir } = createBrokenStorage()
 const buyers = Array.from({ length: 6 }, () => privateKeyToAccount(generatePrivateKey()))
-
-/** Writes zeros to `file` until the disk is full. */
-function fillDisk(file: string) {
-  const fd = openSync(file, 'w')
-  const chunk = Buffer.alloc(1 << 20)
-  try {
-    for (;;) writeSync(fd, chunk)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error
-  } finally {
-    closeSync(fd)
-  }
-}
-
-const chattr = (flag: '+i' | '-i', dir: string) => execFileSync('chattr', ['-R', flag, dir])
 
 /**
  * Pays until `before` answers, breaks the data dir, pays until `broken` requests were refused for it (and a
@@ -67,9 +52,7 @@ async function payThrough(dataDir: string, problem: 'full' | 'read-only', breakI
   const alive = svc.child.exitCode === null && svc.child.signalCode === null
   await svc.stop()
 
-  const again = await startSeeded(running, dataDir)
-  const rows = await allSettlements(again)
-  const onChain = (await Promise.all(buyers.map((buyer) => usedOnChain(again, buyer.address as Address)))).flat()
+  const { rows, onChain } = await restartAndReconcile(running, dataDir, buyers)
   const answered = load.answers.flatMap((answer) => (answer.transaction ? [answer.transaction] : []))
   const statuses = count(load.answers.map((answer) => answer.status))
   console.info(
@@ -107,15 +90,7 @@ function count(values: number[]) {
 
 describe.skipIf(!isRoot)('the data dir stops taking writes under paid load', () => {
   test('a disk that fills: 503s naming the data dir, nothing charged without a record, ledger = chain', async () => {
-    const mount = mkdtempSync(join(tmpdir(), 'svc-full-'))
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=48m', 'tmpfs', mount])
-    cleanups.push(() => {
-      execFileSync('umount', [mount])
-      rmSync(mount, { recursive: true, force: true })
-    })
-    const dataDir = join(mount, 'data')
-    mkdirSync(dataDir)
-    const filler = join(mount, 'filler')
+    const { dataDir, filler } = smallDisk('48m')
     await payThrough(
       dataDir,
       'full',
@@ -125,11 +100,7 @@ describe.skipIf(!isRoot)('the data dir stops taking writes under paid load', () 
   }, 120_000)
 
   test('files made immutable (chattr +i): svc survives, 503s say read-only, ledger = chain', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-immutable-'))
-    cleanups.push(() => {
-      chattr('-i', dataDir)
-      rmSync(dataDir, { recursive: true, force: true })
-    })
+    const dataDir = immutableDir()
     await payThrough(
       dataDir,
       'read-only',

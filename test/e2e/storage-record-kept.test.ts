@@ -5,40 +5,25 @@
  * and written as soon as the disk has room; if svc dies first, the next start records it from the journal.
  * Root only (mount); skipped otherwise.
  */
-import { execFileSync } from 'node:child_process'
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { decodePaymentResponseHeader } from '@x402/fetch'
-import type { Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, describe, expect, test, vi } from 'vitest'
+import { describe, expect, test, vi } from 'vitest'
 import { isProcessRunning } from '../../core/os-process.js'
-import { startSeeded, usedOnChain } from '../helpers/crash-at.js'
-import { allSettlements, fund, payingFetch } from '../helpers/storage-load.js'
+import { startSeeded } from '../helpers/crash-at.js'
+import {
+  allSettlements,
+  isRoot,
+  fillDisk,
+  fund,
+  payingFetch,
+  restartAndReconcile,
+  createBrokenStorage,
+} from '../helpers/storage-load.js'
 import type { SvcProcess } from '../helpers/svc-process.js'
 
-const isRoot = process.getuid?.() === 0 && process.platform === 'linux'
-const running: SvcProcess[] = []
-const cleanups: (() => void)[] = []
-afterAll(async () => {
-  for (const svc of running) await svc.stop()
-  for (const cleanup of cleanups.reverse()) cleanup()
-})
-
-/** Writes zeros to `file` until the disk is full. */
-function fillDisk(file: string) {
-  const fd = openSync(file, 'w')
-  const chunk = Buffer.alloc(1 << 20)
-  try {
-    for (;;) writeSync(fd, chunk)
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error
-  } finally {
-    closeSync(fd)
-  }
-}
-
+const { running, smallDisk } = createBrokenStorage()
 const buyer = privateKeyToAccount(generatePrivateKey())
 
 /** One payment, settled while the data dir had room, its record attempted once the disk is full: the buyer's answer. */
@@ -57,15 +42,7 @@ async function payIntoFullDisk(svc: SvcProcess, filler: string, pauses: number) 
 
 describe.skipIf(!isRoot)('a settlement whose record the full data dir cannot take', () => {
   test('the buyer gets the answer; the record is written when the disk has room, or at the next start', async () => {
-    const mount = mkdtempSync(join(tmpdir(), 'svc-kept-'))
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=48m', 'tmpfs', mount])
-    cleanups.push(() => {
-      execFileSync('umount', [mount])
-      rmSync(mount, { recursive: true, force: true })
-    })
-    const dataDir = join(mount, 'data')
-    mkdirSync(dataDir)
-    const filler = join(mount, 'filler')
+    const { dataDir, filler } = smallDisk('48m')
     const svc = await startSeeded(running, dataDir, 'settlement-record')
     await fund(svc, [buyer])
 
@@ -94,11 +71,9 @@ describe.skipIf(!isRoot)('a settlement whose record the full data dir cannot tak
     svc.child.kill('SIGKILL')
     await new Promise((resolve) => svc.child.once('exit', resolve))
     await vi.waitFor(() => expect(isProcessRunning(anvilPid)).toBe(false), { timeout: 10_000, interval: 20 })
-    const again = await startSeeded(running, dataDir)
-    const rows = await allSettlements(again)
+    const { rows, onChain } = await restartAndReconcile(running, dataDir, [buyer])
     // Recorded as charged without the answer: the journal row cannot tell that the buyer got it.
     expect(rows.filter((row) => row.transaction === lost)).toMatchObject([{ delivered: false }])
-    const onChain = await usedOnChain(again, buyer.address as Address)
     expect(new Set(rows.map((row) => row.transaction))).toEqual(new Set(onChain))
     expect(onChain).toHaveLength(2)
   }, 120_000)

@@ -1,15 +1,88 @@
 /**
  * Paid load on `svc up` while its data dir stops taking writes (issue 21 item 4): buyers pay the demo API with the
- * official `@x402/fetch` client, and every answer is kept (status, error, transaction) for the test to judge.
+ * official `@x402/fetch` client, and every answer is kept (status, error, transaction) for the test to judge. Also
+ * the broken storage itself (a small tmpfs that fills, immutable files) and the teardown that repairs it, and the
+ * restart that compares the ledger with the chain.
  */
+import { execFileSync } from 'node:child_process'
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { x402Client } from '@x402/core/client'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { decodePaymentResponseHeader, wrapFetchWithPayment } from '@x402/fetch'
-import type { LocalAccount } from 'viem'
-import { expect, vi } from 'vitest'
+import type { Address, LocalAccount } from 'viem'
+import { afterAll, expect, vi } from 'vitest'
 import { localFetch } from '../../sdk/local-fetch.js'
-import { post } from './crash-at.js'
+import { post, startSeeded, usedOnChain } from './crash-at.js'
 import type { SvcProcess } from './svc-process.js'
+
+/** Root on Linux, where tmpfs mounts and `chattr` work. The tests that break a disk are skipped otherwise. */
+export const isRoot = process.getuid?.() === 0 && process.platform === 'linux'
+
+/** Writes zeros to `file` until the disk is full. */
+export function fillDisk(file: string) {
+  const fd = openSync(file, 'w')
+  const chunk = Buffer.alloc(1 << 20)
+  try {
+    for (;;) writeSync(fd, chunk)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Sets or clears the immutable flag on `dir` and everything in it. */
+export const chattr = (flag: '+i' | '-i', dir: string) => execFileSync('chattr', ['-R', flag, dir])
+
+/**
+ * The storage a test file breaks, and its teardown (registered here with `afterAll`): the svc processes in `running`
+ * are stopped first, then every disk is repaired and removed, newest first.
+ */
+export function createBrokenStorage() {
+  const running: SvcProcess[] = []
+  const cleanups: (() => void)[] = []
+  afterAll(async () => {
+    for (const svc of running) await svc.stop()
+    for (const cleanup of cleanups.reverse()) cleanup()
+  })
+  return {
+    running,
+    /** A tmpfs of `size` (mount's `-o size=`): `dataDir` in it, and `filler`, the file `fillDisk` fills it with. */
+    smallDisk(size: string) {
+      const mount = mkdtempSync(join(tmpdir(), 'svc-disk-'))
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', mount])
+      cleanups.push(() => {
+        execFileSync('umount', [mount])
+        rmSync(mount, { recursive: true, force: true })
+      })
+      const dataDir = join(mount, 'data')
+      mkdirSync(dataDir)
+      return { mount, dataDir, filler: join(mount, 'filler') }
+    },
+    /** A data dir whose files the test may make immutable; made mutable again before it is removed. */
+    immutableDir() {
+      const dataDir = mkdtempSync(join(tmpdir(), 'svc-immutable-'))
+      cleanups.push(() => {
+        chattr('-i', dataDir)
+        rmSync(dataDir, { recursive: true, force: true })
+      })
+      return dataDir
+    },
+  }
+}
+
+/**
+ * svc started again on `dataDir` (the demo seed): its ledger (every settlement) and the EIP-3009 authorizations
+ * `buyers` used on its chain, for the test to compare.
+ */
+export async function restartAndReconcile(running: SvcProcess[], dataDir: string, buyers: { address: string }[]) {
+  const svc = await startSeeded(running, dataDir)
+  const rows = await allSettlements(svc)
+  const onChain = (await Promise.all(buyers.map((buyer) => usedOnChain(svc, buyer.address as Address)))).flat()
+  return { svc, rows, onChain }
+}
 
 export type Answer = { status: number; error?: string; transaction?: string; retryAfter?: string | null }
 

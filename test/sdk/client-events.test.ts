@@ -9,6 +9,7 @@ import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
 import type { PaymentEvent } from '../../sdk/types.js'
 import { newAccount } from '../helpers/payments.js'
 import { startUpstream } from '../server/gateway/helpers.js'
+import { createSellerApi } from '../helpers/seller-api.js'
 
 let sandbox: TestSandbox
 let upstream: Awaited<ReturnType<typeof startUpstream>>
@@ -17,19 +18,11 @@ const slug = 'events-sdk'
 
 beforeAll(async () => {
   ;[sandbox, upstream] = await Promise.all([startSandbox(), startUpstream()])
-  const { client } = sandbox.seller
-  const api = await client.apis.create({
-    name: 'Weather',
+  const { api } = await createSellerApi(sandbox, {
     slug,
-    upstream_base_url: upstream.url,
-    pay_to_mode: 'user_wallet',
-    pay_to_address: '0x000000000000000000000000000000000000bEEF',
-  })
-  await client.endpoints.create(api.id, {
-    method: 'GET',
-    path_pattern: '/weather/{city}',
-    accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }],
-    response_schema: { type: 'object' },
+    name: 'Weather',
+    upstreamUrl: upstream.url,
+    endpoints: [{ path_pattern: '/weather/{city}', response_schema: { type: 'object' } }],
   })
   apiId = api.id
 })

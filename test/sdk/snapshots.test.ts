@@ -1,12 +1,12 @@
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { x402Client, x402HTTPClient } from '@x402/core/client'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { createSvcClient } from '../../sdk/client.js'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
+import { createSellerApi, serverUrl } from '../helpers/seller-api.js'
 
 // One sandbox for the file; every test starts from the same snapshot (taken once, reverted to after each test).
 let sandbox: TestSandbox
@@ -22,16 +22,13 @@ beforeAll(async () => {
   upstream.listen(0, '127.0.0.1')
   await once(upstream, 'listening')
   sandbox = await startSandbox()
-  const { client } = sandbox.seller
-  const api = await client.apis.create({
-    name: 'Snap',
+  const { api } = await createSellerApi(sandbox, {
     slug,
-    upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-    pay_to_mode: 'user_wallet',
-    pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    name: 'Snap',
+    upstreamUrl: serverUrl(upstream),
+    endpoints: [{ path_pattern: '/paid', accepts: [accept(10_000)] }],
   })
   apiId = api.id
-  await client.endpoints.create(api.id, { method: 'GET', path_pattern: '/paid', accepts: [accept(10_000)] })
   initial = await sandbox.snapshot()
 })
 afterEach(() => sandbox.revert(initial))

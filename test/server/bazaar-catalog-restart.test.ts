@@ -1,5 +1,5 @@
 /**
- * The bazaar catalog outlives a restart: a seller's payment verified at svc's facilitator (over HTTP, as a foreign
+ * The bazaar catalog outlives a restart: a seller's payment settled at svc's facilitator (over HTTP, as a foreign
  * seller's resource server sends it) is listed, svc stops, starts again on the same data dir, and
  * `withBazaar(new HTTPFacilitatorClient({ url }))` lists it still.
  */
@@ -35,8 +35,8 @@ test('a restart on the same data dir keeps the catalog', async () => {
     resource: { url: 'https://quotes.example/today', description: 'A quote a day' },
     extensions: { bazaar },
   }
-  const verified = await new HTTPFacilitatorClient({ url: running.chain.facilitatorUrl }).verify(payload, requirements)
-  expect(verified.isValid).toBe(true)
+  const settled = await new HTTPFacilitatorClient({ url: running.chain.facilitatorUrl }).settle(payload, requirements)
+  expect(settled.success).toBe(true)
   const before = await listed(running.chain.facilitatorUrl)
   expect(before.map((item) => item.resource)).toEqual(['https://quotes.example/today'])
 

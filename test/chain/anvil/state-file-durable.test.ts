@@ -3,29 +3,26 @@
  * start on a state file that does not parse takes the previous good copy and says so. The full disk is a small tmpfs
  * (root only; skipped otherwise).
  */
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { previousStatePath, unreadableState } from '../../../chain/anvil/state-file.js'
 import { startChainServices } from '../../../chain/services.js'
 import { newAccount } from '../../helpers/payments.js'
+import { isRoot, fillDisk, createBrokenStorage } from '../../helpers/storage-load.js'
 
 const dirs: string[] = []
-const mounts: string[] = []
 afterAll(() => {
-  for (const mount of mounts) execFileSync('umount', [mount])
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
+const { smallDisk } = createBrokenStorage()
 
 const newDir = () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-chain-durable-'))
   dirs.push(dir)
   return dir
 }
-
-const isRoot = process.getuid?.() === 0 && process.platform === 'linux'
 
 describe('the chain state file', () => {
   test('a state.json that does not parse: the previous good copy is loaded, and the log says so', async () => {
@@ -55,10 +52,8 @@ describe('the chain state file', () => {
   })
 
   test.skipIf(!isRoot)('a full disk: saves fail, the last good copy stays, the next start loads it', async () => {
-    const mount = newDir()
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', mount])
-    mounts.push(mount)
-    const statePath = join(mount, 'chain', 'state.json')
+    const { dataDir, filler } = smallDisk('4m')
+    const statePath = join(dataDir, 'chain', 'state.json')
     const holder = newAccount().address
     const lines: string[] = []
     const log = (line: string) => void lines.push(line)
@@ -70,12 +65,7 @@ describe('the chain state file', () => {
     const again = await startChainServices({ statePath, log })
     await again.manager.fund(holder, 'usdc', '6')
     // The disk fills up: nothing is left for the chain's next write.
-    const filler = join(mount, 'filler')
-    try {
-      writeFileSync(filler, Buffer.alloc(8 * 2 ** 20))
-    } catch {
-      // ENOSPC: the filler took what there was.
-    }
+    fillDisk(filler)
     await again.stop()
     expect(lines.join('\n')).toMatch(/the chain could not be saved on stop: the data dir's disk is full/)
     expect(readFileSync(statePath, 'utf8')).toBe(good)

@@ -3,49 +3,28 @@
  * small tmpfs (root only; skipped otherwise).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { storageUnavailable } from '../../../server/data-dir/storage-errors.js'
 import { startSvc } from '../../../server/start-server.js'
+import { isRoot, chattr, fillDisk, createBrokenStorage } from '../../helpers/storage-load.js'
 
-const isRoot = process.getuid?.() === 0 && process.platform === 'linux'
-const mounts: string[] = []
-afterAll(() => {
-  for (const mount of mounts) {
-    execFileSync('umount', [mount])
-    rmSync(mount, { recursive: true, force: true })
-  }
-})
-
-function smallDisk(options: string) {
-  const mount = mkdtempSync(join(tmpdir(), 'svc-storage-'))
-  execFileSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', mount])
-  mounts.push(mount)
-  return mount
-}
+const { smallDisk, immutableDir } = createBrokenStorage()
 
 describe.skipIf(!isRoot)('a data dir on storage that cannot be written', () => {
   test('a full disk: the start fails saying the data dir is on a full disk', async () => {
-    const mount = smallDisk('size=1m')
-    const dataDir = join(mount, 'data')
-    mkdirSync(dataDir)
-    try {
-      writeFileSync(join(mount, 'filler'), Buffer.alloc(2 * 2 ** 20))
-    } catch {
-      // ENOSPC: the filler took what there was.
-    }
+    const { dataDir, filler } = smallDisk('1m')
+    fillDisk(filler)
     await expect(startSvc({ dataDir, rpcPort: 0 })).rejects.toThrow(
       new RegExp(`^the data dir ${dataDir} is on a full disk: free space there, or pass --data-dir DIR \\(ENOSPC`),
     )
   })
 
   test('a read-only data dir: the start fails saying so', async () => {
-    const mount = smallDisk('size=1m')
-    mkdirSync(join(mount, 'data'))
+    const { mount, dataDir } = smallDisk('1m')
     execFileSync('mount', ['-o', 'remount,ro', mount])
-    const dataDir = join(mount, 'data')
     await expect(startSvc({ dataDir })).rejects.toThrow(
       new RegExp(`^the data dir ${dataDir} is read-only: make it writable, or pass --data-dir DIR \\(EROFS`),
     )
@@ -75,16 +54,11 @@ describe('a write that failed mid-run (issue 21 item 4)', () => {
   })
 
   test.skipIf(!isRoot)('an I/O error on a data dir made immutable (chattr +i) is a 503 saying read-only', () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-storage-'))
-    execFileSync('chattr', ['+i', dataDir])
-    try {
-      const error = storageUnavailable(dataDir, sqliteError('SQLITE_IOERR_WRITE'))
-      expect(error?.message).toBe(
-        `svc could not write to its data dir ${dataDir}: it is read-only (make it writable, then retry)`,
-      )
-    } finally {
-      execFileSync('chattr', ['-i', dataDir])
-      rmSync(dataDir, { recursive: true, force: true })
-    }
+    const dataDir = immutableDir()
+    chattr('+i', dataDir)
+    const error = storageUnavailable(dataDir, sqliteError('SQLITE_IOERR_WRITE'))
+    expect(error?.message).toBe(
+      `svc could not write to its data dir ${dataDir}: it is read-only (make it writable, then retry)`,
+    )
   })
 })

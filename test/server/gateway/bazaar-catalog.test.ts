@@ -149,6 +149,22 @@ describe("svc's facilitator catalogs what its buyers pay for", () => {
     expect(found.resources.map((item) => item.resource)).toEqual([`${gateway}/weather/:city`])
   })
 
+  test('a payment verified but never settled (its upstream failed) lists nothing; a settled one lists once', async () => {
+    const { seller: other, api } = await stack.apiWith('/status/{code}', [sandboxAccept(stack.services)])
+    const failed = await pay(`${api.gateway}/status/500`)
+    await failed.arrayBuffer()
+    expect(failed.status).toBe(502)
+    expect((await bazaar().listResources({ payTo: other.payTo })).pagination.total).toBe(0)
+    await addEndpoint(stack.t, other, api.id, {
+      method: 'GET',
+      path_pattern: '/weather/{city}',
+      accepts: [sandboxAccept(stack.services)],
+    })
+    await paid(`${api.gateway}/weather/Lima`)
+    const listed = await bazaar().listResources({ payTo: other.payTo })
+    expect(listed.items.map((item) => item.resource)).toEqual([`${api.gateway}/weather/:city`])
+  })
+
   test.each([
     ['limit=abc', 'limit must be an integer of at least 1, got "abc"'],
     ['limit=0', 'limit must be an integer of at least 1, got "0"'],

@@ -103,6 +103,21 @@ const traffic = {
   paid_requests: 1,
 }
 
+/** A kept payment-identifier answer of `bytes` bytes. */
+const answer = (paymentId: string, createdAt: string, bytes: number) => ({
+  api_id: 'a1',
+  payer: '0xpayer',
+  payment_id: paymentId,
+  request_key: 'GET /a',
+  payment_key: `key-${paymentId}`,
+  settlement_id: 's1',
+  status: 200,
+  headers: '{}',
+  body: Buffer.alloc(bytes, 1),
+  body_bytes: bytes,
+  created_at: createdAt,
+})
+
 describe.each(['file', 'memory'] as const)('the gateway store on a %s database', (kind) => {
   test('its version moves with writes of others, and with a used-up endpoint; own bookkeeping moves it only in memory', async () => {
     const { db, store } = await open(kind)
@@ -126,6 +141,41 @@ describe.each(['file', 'memory'] as const)('the gateway store on a %s database',
     expect(await store.version()).not.toBe(version)
     expect(await db.selectFrom('endpoints').select('id').execute()).toEqual([{ id: 'e2' }])
     expect(await db.selectFrom('settlements').select('id').execute()).toHaveLength(2)
+  })
+
+  test('payment-identifier answers: kept, replaced, found while young; keeping one leaves the version be', async () => {
+    const { db, store } = await open(kind)
+    const version = await store.version()
+    const bounds = { since: '2026-11-01T00:00:00.000Z', maxRows: 10, maxBytes: 1000 }
+    await store.keepPaymentAnswer(answer('p1', '2026-11-02T00:00:00.000Z', 10), bounds)
+    await store.keepPaymentAnswer({ ...answer('p1', '2026-11-03T00:00:00.000Z', 20), status: 201 }, bounds)
+    // The gateway's own bookkeeping, like a settlement: its caches stay (before: every kept answer emptied them).
+    if (kind === 'file') expect(await store.version()).toBe(version)
+    const key = { apiId: 'a1', payer: '0xpayer', paymentId: 'p1' }
+    expect(await store.findPaymentAnswer(key, '2026-11-01T00:00:00.000Z')).toEqual({
+      ...answer('p1', '2026-11-03T00:00:00.000Z', 20),
+      status: 201,
+    })
+    expect(await store.findPaymentAnswer(key, '2026-11-04T00:00:00.000Z')).toBeUndefined()
+    expect(await store.findPaymentAnswer({ ...key, paymentId: 'p2' }, '2026-11-01T00:00:00.000Z')).toBeUndefined()
+    expect(await db.selectFrom('payment_answers').select('payment_id').execute()).toHaveLength(1)
+  })
+
+  test('payment-identifier answers are trimmed: older than `since`, then the oldest past the rows or the bytes', async () => {
+    const { db, store } = await open(kind)
+    const kept = async () =>
+      (await db.selectFrom('payment_answers').select('payment_id').orderBy('created_at').execute()).map(
+        (row) => row.payment_id,
+      )
+    const bounds = { since: '2026-11-02T00:00:00.000Z', maxRows: 3, maxBytes: 100 }
+    await store.keepPaymentAnswer(answer('old', '2026-11-01T00:00:00.000Z', 10), { ...bounds, since: '' })
+    for (const [index, id] of ['p1', 'p2', 'p3'].entries())
+      await store.keepPaymentAnswer(answer(id, `2026-11-0${index + 3}T00:00:00.000Z`, 10), bounds)
+    expect(await kept()).toEqual(['p1', 'p2', 'p3'])
+    await store.keepPaymentAnswer(answer('p4', '2026-11-07T00:00:00.000Z', 10), bounds)
+    expect(await kept()).toEqual(['p2', 'p3', 'p4'])
+    await store.keepPaymentAnswer(answer('big', '2026-11-08T00:00:00.000Z', 95), bounds)
+    expect(await kept()).toEqual(['big'])
   })
 
   test('a transaction already recorded is refused', async () => {

@@ -8,9 +8,11 @@ import type { Address, LocalAccount } from 'viem'
 import { startChainServices, type ChainServices, type StartChainServicesOptions } from '../../../chain/services.js'
 import { sandboxUsdcAbi } from '../../../chain/contracts/sandbox-usdc.generated.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
+import type { SettlementRow } from '../../../server/db/tables.js'
 import type { PaidRouteLimits } from '../../../server/deps.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
 import { newAccount } from '../../helpers/payments.js'
+import { createPermit2Kit, type Permit2Kit } from './permit2-kit.js'
 
 /** The official buyer's client: `x402Client` with the exact EVM scheme, allowed to pay the sandbox USDC. */
 export function buyerClient(
@@ -127,6 +129,7 @@ export async function startUpstream(): Promise<{
 }
 
 export type Seller = { jwt: string; userId: string; payTo: Address }
+export type Api = { id: string; slug: string; gateway: string }
 
 let slugs = 0
 
@@ -142,7 +145,7 @@ export async function createApi(
   seller: Seller,
   upstreamUrl: string,
   environment: 'production' | 'development' = 'development',
-): Promise<{ id: string; slug: string; gateway: string }> {
+): Promise<Api> {
   const slug = `gw-${process.pid}-${++slugs}`
   const body = {
     name: `Gateway test ${slugs}`,
@@ -194,7 +197,16 @@ export type GatewayStack = {
   upstream: Awaited<ReturnType<typeof startUpstream>>
   /** A buyer holding 100 USDC. */
   buyer: LocalAccount
+  /** A new seller's development API with one GET endpoint at `path_pattern` taking `accepts`. */
+  apiWith(path_pattern: string, accepts: unknown[]): Promise<{ seller: Seller; api: Api }>
+  /** An API's settlement rows, oldest first. */
+  settlementsOf(apiId: string): Promise<SettlementRow[]>
   stop(): Promise<void>
+}
+
+/** A stack started with `permit2: true`: its `permit2` kit (permit2-kit.ts) beside the stack's own helpers. */
+export type Permit2GatewayStack = GatewayStack & {
+  permit2: Permit2Kit & Pick<GatewayStack, 'apiWith' | 'settlementsOf'>
 }
 
 export type GatewayStackOptions = {
@@ -202,20 +214,40 @@ export type GatewayStackOptions = {
   chain?: StartChainServicesOptions
   /** Lower limits of the paid routes, e.g. an upstream deadline a test can wait for (30 s in svc). */
   paidRoutes?: PaidRouteLimits
+  /** Adds `permit2`: buyers paying through Permit2 with the official client, the Permit2 accepts, the allowance. */
+  permit2?: boolean
 }
 
 /** The chain services, a test server on them, a recording upstream and a funded buyer: what a gateway test file starts. */
+export async function startGatewayStack(options: GatewayStackOptions & { permit2: true }): Promise<Permit2GatewayStack>
+export async function startGatewayStack(options?: GatewayStackOptions): Promise<GatewayStack>
 export async function startGatewayStack(options: GatewayStackOptions = {}): Promise<GatewayStack> {
   const services = await startChainServices(options.chain)
   const t = await startTestServer({ chain: services, paidRoutes: options.paidRoutes })
   const upstream = await startUpstream()
   const buyer = newAccount()
   await services.manager.fund(buyer.address, 'usdc', '100')
+  const apiWith = async (path_pattern: string, accepts: unknown[]) => {
+    const seller = await newSeller(t)
+    const api = await createApi(t, seller, upstream.url)
+    await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern, accepts })
+    return { seller, api }
+  }
+  const settlementsOf = (apiId: string) =>
+    t.server.database.db
+      .selectFrom('settlements')
+      .selectAll()
+      .where('api_id', '=', apiId)
+      .orderBy('created_at')
+      .execute()
   return {
     services,
     t,
     upstream,
     buyer,
+    apiWith,
+    settlementsOf,
+    ...(options.permit2 ? { permit2: { ...createPermit2Kit(services), apiWith, settlementsOf } } : {}),
     async stop() {
       await t.stop()
       await upstream.stop()

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import type { PaymentRequired } from '@x402/core/types'
 import {
@@ -18,6 +17,7 @@ import {
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { createOfferReceipts } from '../../../server/gateway/offer-receipt.js'
 import { startSandbox, type TestSandbox } from '../../../sdk/testing.js'
+import { createSellerApi, sandboxExact, serverUrl } from '../../helpers/seller-api.js'
 
 // Issue 22 item 4: x402's offer-receipt through svc's gateway. Every 402 carries offers signed with the install's
 // key, every paid answer a signed receipt; both verify with the package's own functions and nothing else (the kid is
@@ -32,27 +32,21 @@ beforeAll(async () => {
   upstream.listen(0, '127.0.0.1')
   await once(upstream, 'listening')
   sandbox = await startSandbox()
-  const { client } = sandbox.seller
-  const api = await client.apis.create({
-    name: 'Signed',
+  const accept = sandboxExact(sandbox)
+  const { gatewayUrl } = await createSellerApi(sandbox, {
     slug: 'signed',
-    upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-    pay_to_mode: 'user_wallet',
-    pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    name: 'Signed',
+    upstreamUrl: serverUrl(upstream),
+    endpoints: [
+      {
+        path_pattern: '/quote',
+        accepts: [accept, { ...accept, amount: '20000', extra: { assetTransferMethod: 'permit2' } }],
+      },
+      { path_pattern: '/short', accepts: [{ ...accept, max_timeout_seconds: 2 }] },
+    ],
   })
-  const accept = { scheme: 'exact' as const, network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }
-  await client.endpoints.create(api.id, {
-    method: 'GET',
-    path_pattern: '/quote',
-    accepts: [accept, { ...accept, amount: '20000', extra: { assetTransferMethod: 'permit2' } }],
-  })
-  await client.endpoints.create(api.id, {
-    method: 'GET',
-    path_pattern: '/short',
-    accepts: [{ ...accept, max_timeout_seconds: 2 }],
-  })
-  url = `${sandbox.gatewayUrl('signed')}/quote`
-  shortUrl = `${sandbox.gatewayUrl('signed')}/short`
+  url = `${gatewayUrl}/quote`
+  shortUrl = `${gatewayUrl}/short`
 })
 
 afterAll(async () => {

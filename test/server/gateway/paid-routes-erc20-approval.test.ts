@@ -17,28 +17,23 @@ import {
   sandboxAccept,
   startGatewayStack,
   usdcBalance,
-  type GatewayStack,
+  type Permit2GatewayStack,
   type startUpstream,
 } from './helpers.js'
-import { approvalKit } from './erc20-approval-helpers.js'
 
 let services: ChainServices
 let t: TestServer
 let upstream: Awaited<ReturnType<typeof startUpstream>>
-let stack: GatewayStack | undefined
+let permit2: Permit2GatewayStack['permit2']
+let stack: Permit2GatewayStack | undefined
 
 beforeAll(async () => {
-  ;({ services, t, upstream } = stack = await startGatewayStack())
+  ;({ services, t, upstream, permit2 } = stack = await startGatewayStack({ permit2: true }))
 })
 afterAll(async () => {
   await stack?.stop()
 })
 
-const { chain, apiWith, newBuyer, settlementsOf, allowanceOf, sponsoredAccept } = approvalKit(() => ({
-  services,
-  t,
-  upstream,
-}))
 /** The gas sponsoring extensions a 402 declares. */
 const sponsorings = (extensions: Record<string, unknown> | undefined) =>
   Object.keys(extensions ?? {})
@@ -47,13 +42,13 @@ const sponsorings = (extensions: Record<string, unknown> | undefined) =>
 
 /** A buyer without ETH or approval pays twice; the first payment's approval is sent by the facilitator. */
 async function sponsoredPayments() {
-  const { seller, api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
+  const { seller, api } = await permit2.apiWith('/weather/{city}', [permit2.sponsoredAccept('25000')])
   const probe = await localFetch(`${api.gateway}/weather/Oslo`)
   const required = decodePaymentRequiredHeader(probe.headers.get('payment-required')!)
   expect(sponsorings(required.extensions)).toEqual(['erc20ApprovalGasSponsoring'])
 
-  const buyer = await newBuyer()
-  expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(0n)
+  const buyer = await permit2.newBuyer()
+  expect(await permit2.chain.client.getBalance({ address: buyer.account.address })).toBe(0n)
   const response = await buyer.pay(`${api.gateway}/weather/Oslo`)
   expect(response.status).toBe(200)
   expect(await response.json()).toEqual({ city: 'Oslo', temp: 21.5 })
@@ -61,21 +56,21 @@ async function sponsoredPayments() {
   const info = (buyer.sent[0]!.extensions as any).erc20ApprovalGasSponsoring.info
   expect(info).toMatchObject({ from: buyer.account.address, spender: PERMIT2_ADDRESS, amount: maxUint256.toString() })
   // The buyer's own signed approval is on chain, from the buyer, and Permit2 may spend its USDC.
-  const approval = await chain().client.getTransactionReceipt({ hash: keccak256(info.signedTransaction) })
+  const approval = await permit2.chain.client.getTransactionReceipt({ hash: keccak256(info.signedTransaction) })
   expect(approval).toMatchObject({ status: 'success', from: buyer.account.address.toLowerCase() })
-  expect(await allowanceOf(buyer.account.address)).toBe(maxUint256)
-  expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(1)
+  expect(await permit2.allowanceOf(buyer.account.address)).toBe(maxUint256)
+  expect(await permit2.chain.client.getTransactionCount({ address: buyer.account.address })).toBe(1)
   // The buyer had no ETH: what the approval did not use of the gas the facilitator sent is left.
-  expect(await chain().client.getBalance({ address: buyer.account.address })).toBeGreaterThan(0n)
+  expect(await permit2.chain.client.getBalance({ address: buyer.account.address })).toBeGreaterThan(0n)
 
   const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
   expect(settled).toMatchObject({ success: true, payer: buyer.account.address })
-  const transfer = await chain().client.getTransactionReceipt({ hash: settled.transaction as Hex })
+  const transfer = await permit2.chain.client.getTransactionReceipt({ hash: settled.transaction as Hex })
   expect(transfer.status).toBe('success')
   expect(transfer.blockNumber).toBeGreaterThan(approval.blockNumber)
   expect(await usdcBalance(services, seller.payTo)).toBe(25_000n)
   expect(await usdcBalance(services, buyer.account.address)).toBe(10_000_000n - 25_000n)
-  expect(await settlementsOf(api.id)).toEqual([
+  expect(await permit2.settlementsOf(api.id)).toEqual([
     expect.objectContaining({ amount: '25000', payer: buyer.account.address, transaction: settled.transaction }),
   ])
 
@@ -88,8 +83,8 @@ async function sponsoredPayments() {
   expect(again.status).toBe(200)
   expect((buyer.sent.at(-1)!.extensions as any)?.erc20ApprovalGasSponsoring?.info?.signedTransaction).toBeUndefined()
   expect(await usdcBalance(services, seller.payTo)).toBe(50_000n)
-  expect((await settlementsOf(api.id)).map((row) => row.amount)).toEqual(['25000', '25000'])
-  expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(1)
+  expect((await permit2.settlementsOf(api.id)).map((row) => row.amount)).toEqual(['25000', '25000'])
+  expect(await permit2.chain.client.getTransactionCount({ address: buyer.account.address })).toBe(1)
 }
 
 describe('a buyer without ETH or approval pays through Permit2 with a signed approval', () => {
@@ -97,8 +92,8 @@ describe('a buyer without ETH or approval pays through Permit2 with a signed app
     sponsoredPayments())
 
   test('two payments at once carrying the same approval: it is sent once, and each payment is charged once', async () => {
-    const { seller, api } = await apiWith('/weather/{city}', [sponsoredAccept('25000')])
-    const buyer = await newBuyer()
+    const { seller, api } = await permit2.apiWith('/weather/{city}', [permit2.sponsoredAccept('25000')])
+    const buyer = await permit2.newBuyer()
     const signed = async (city: string) => {
       const probe = await localFetch(`${api.gateway}/weather/${city}`)
       const required = decodePaymentRequiredHeader(probe.headers.get('payment-required')!)
@@ -117,47 +112,45 @@ describe('a buyer without ETH or approval pays through Permit2 with a signed app
       ),
     )
     expect(responses.map((response) => response.status)).toEqual([200, 200])
-    expect(await chain().client.getTransactionCount({ address: buyer.account.address })).toBe(1)
+    expect(await permit2.chain.client.getTransactionCount({ address: buyer.account.address })).toBe(1)
     expect(await usdcBalance(services, seller.payTo)).toBe(50_000n)
-    const rows = await settlementsOf(api.id)
+    const rows = await permit2.settlementsOf(api.id)
     expect(rows.map((row) => row.amount)).toEqual(['25000', '25000'])
     expect(new Set(rows.map((row) => row.transaction)).size).toBe(2)
   })
 
   test('upto too: the settlement of what was used comes from the relayer its witness names', async () => {
-    const { seller, api } = await apiWith('/metered/{amount}', [
-      { ...sandboxAccept(services, '100000'), scheme: 'upto', extra: { gasSponsoring: 'erc20ApprovalGasSponsoring' } },
+    const { seller, api } = await permit2.apiWith('/metered/{amount}', [
+      permit2.uptoAccept('100000', { gasSponsoring: 'erc20ApprovalGasSponsoring' }),
     ])
-    const buyer = await newBuyer()
+    const buyer = await permit2.newBuyer()
     const response = await buyer.pay(`${api.gateway}/metered/1234`)
     expect(response.status).toBe(200)
     expect((buyer.sent[0]!.extensions as any).erc20ApprovalGasSponsoring.info.signedTransaction).toMatch(/^0x/)
     const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
     expect(settled).toMatchObject({ success: true, amount: '1234' })
     expect(await usdcBalance(services, seller.payTo)).toBe(1234n)
-    expect(await allowanceOf(buyer.account.address)).toBe(maxUint256)
-    expect(await settlementsOf(api.id)).toEqual([
+    expect(await permit2.allowanceOf(buyer.account.address)).toBe(maxUint256)
+    expect(await permit2.settlementsOf(api.id)).toEqual([
       expect.objectContaining({ amount: '1234', transaction: settled.transaction }),
     ])
   })
 
   test('a buyer that holds the gas pays for its approval itself: the facilitator sends it no ETH', async () => {
-    const { api } = await apiWith('/weather/{city}', [sponsoredAccept('1000')])
-    const buyer = await newBuyer()
+    const { api } = await permit2.apiWith('/weather/{city}', [permit2.sponsoredAccept('1000')])
+    const buyer = await permit2.newBuyer()
     await services.manager.fund(buyer.account.address, 'eth', '1')
     const response = await buyer.pay(`${api.gateway}/weather/Oslo`)
     expect(response.status).toBe(200)
     const info = (buyer.sent[0]!.extensions as any).erc20ApprovalGasSponsoring.info
-    const approval = await chain().client.getTransactionReceipt({ hash: keccak256(info.signedTransaction) })
-    expect(await chain().client.getBalance({ address: buyer.account.address })).toBe(
+    const approval = await permit2.chain.client.getTransactionReceipt({ hash: keccak256(info.signedTransaction) })
+    expect(await permit2.chain.client.getBalance({ address: buyer.account.address })).toBe(
       10n ** 18n - approval.gasUsed * approval.effectiveGasPrice,
     )
   })
 
   test('a Permit2 accept that names no sponsoring declares both extensions (the client prefers the permit)', async () => {
-    const { api } = await apiWith('/weather/{city}', [
-      { ...sandboxAccept(services, '1000'), extra: { assetTransferMethod: 'permit2' } },
-    ])
+    const { api } = await permit2.apiWith('/weather/{city}', [permit2.permit2Accept('1000')])
     const probe = await localFetch(`${api.gateway}/weather/Oslo`)
     const required = decodePaymentRequiredHeader(probe.headers.get('payment-required')!)
     expect(sponsorings(required.extensions)).toEqual(['eip2612GasSponsoring', 'erc20ApprovalGasSponsoring'])
@@ -184,9 +177,9 @@ describe('a buyer without ETH or approval pays through Permit2 with a signed app
 })
 
 describe('on the plain relay (`relay: viem`)', () => {
-  let viemStack: GatewayStack | undefined
-  const use = (parts: GatewayStack) => void ({ services, t, upstream } = parts)
-  beforeAll(async () => use((viemStack = await startGatewayStack({ chain: { relay: 'viem' } }))))
+  let viemStack: Permit2GatewayStack | undefined
+  const use = (parts: Permit2GatewayStack) => void ({ services, t, upstream, permit2 } = parts)
+  beforeAll(async () => use((viemStack = await startGatewayStack({ chain: { relay: 'viem' }, permit2: true }))))
   afterAll(async () => {
     use(stack!)
     await viemStack?.stop()

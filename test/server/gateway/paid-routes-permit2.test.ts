@@ -4,100 +4,29 @@
  * declares eip2612GasSponsoring, which svc's facilitator sponsors), upto charging what the upstream's
  * Settlement-Overrides says (zero included), and what the ledger and the discovery documents say of each.
  */
-import { x402Client } from '@x402/core/client'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
 import { PERMIT2_ADDRESS } from '@x402/evm'
-import { ExactEvmScheme } from '@x402/evm/exact/client'
-import { UptoEvmScheme } from '@x402/evm/upto/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
-import { createWalletClient, http, maxUint256, type LocalAccount } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { sandboxUsdcAbi } from '../../../chain/contracts/sandbox-usdc.generated.js'
 import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import type { TestServer } from '../../helpers/control.js'
-import { newAccount } from '../../helpers/payments.js'
-import {
-  addEndpoint,
-  createApi,
-  errorOf,
-  newSeller,
-  sandboxAccept,
-  startGatewayStack,
-  usdcBalance,
-  type GatewayStack,
-  type startUpstream,
-} from './helpers.js'
+import { errorOf, startGatewayStack, usdcBalance, type Permit2GatewayStack } from './helpers.js'
 
 let services: ChainServices
 let t: TestServer
-let upstream: Awaited<ReturnType<typeof startUpstream>>
-let stack: GatewayStack | undefined
+let permit2: Permit2GatewayStack['permit2']
+let stack: Permit2GatewayStack | undefined
 
 beforeAll(async () => {
-  ;({ services, t, upstream } = stack = await startGatewayStack())
+  ;({ services, t, permit2 } = stack = await startGatewayStack({ permit2: true }))
 })
 afterAll(async () => {
   await stack?.stop()
 })
 
-const db = () => t.server.database.db
-const settlementsOf = (apiId: string) =>
-  db().selectFrom('settlements').selectAll().where('api_id', '=', apiId).orderBy('created_at').execute()
-const permit2Accept = (amount: string) => ({
-  ...sandboxAccept(services, amount),
-  extra: { assetTransferMethod: 'permit2' },
-})
-const uptoAccept = (amount: string) => ({ ...sandboxAccept(services, amount), scheme: 'upto' })
-
-/** A buyer with 10 USDC (and ETH when `gas`) paying with the official client, both schemes registered; records what it sent. */
-async function newBuyer(options: { gas?: boolean } = {}) {
-  const account = newAccount()
-  await services.manager.fund(account.address, 'usdc', '10')
-  if (options.gas) await services.manager.fund(account.address, 'eth', '1')
-  const client = new x402Client()
-    .register(services.sandboxChain.network, new ExactEvmScheme(account, { rpcUrl: services.rpcUrl }))
-    .register(services.sandboxChain.network, new UptoEvmScheme(account, { rpcUrl: services.rpcUrl }))
-  client.setSpendControls({
-    allowedAssets: [
-      {
-        network: services.sandboxChain.network,
-        asset: services.sandboxChain.usdc.address,
-        maxAmountPerPayment: '10000000',
-      },
-    ],
-  })
-  const sent: any[] = []
-  const recording = (async (input: string | URL | Request, init?: RequestInit) => {
-    const signature = new Request(input, init).headers.get('payment-signature')
-    if (signature) sent.push(JSON.parse(Buffer.from(signature, 'base64').toString()))
-    return localFetch(input, init)
-  }) as typeof fetch
-  return { account, pay: wrapFetchWithPayment(recording, client), sent }
-}
-
-async function approvePermit2(account: LocalAccount) {
-  const wallet = createWalletClient({ account, chain: services.sandboxChain.chain, transport: http(services.rpcUrl) })
-  const hash = await wallet.writeContract({
-    address: services.sandboxChain.usdc.address,
-    abi: sandboxUsdcAbi,
-    functionName: 'approve',
-    args: [PERMIT2_ADDRESS, maxUint256],
-  })
-  await services.sandboxChain.client.waitForTransactionReceipt({ hash })
-}
-
-/** A development API with one endpoint taking `accepts`. */
-async function apiWith(path_pattern: string, accepts: unknown[]) {
-  const seller = await newSeller(t)
-  const api = await createApi(t, seller, upstream.url)
-  await addEndpoint(t, seller, api.id, { method: 'GET', path_pattern, accepts })
-  return { seller, api }
-}
-
 describe('exact via Permit2', () => {
   test('the 402 asks for Permit2 and declares eip2612GasSponsoring; a buyer without approval or gas pays with a signed permit', async () => {
-    const { seller, api } = await apiWith('/weather/{city}', [permit2Accept('25000')])
+    const { seller, api } = await permit2.apiWith('/weather/{city}', [permit2.permit2Accept('25000')])
     const probe = await localFetch(`${api.gateway}/weather/Oslo`)
     const required = decodePaymentRequiredHeader(probe.headers.get('payment-required')!)
     expect(required.accepts[0]).toMatchObject({
@@ -107,25 +36,25 @@ describe('exact via Permit2', () => {
     })
     expect(Object.keys(required.extensions ?? {})).toContain('eip2612GasSponsoring')
 
-    const buyer = await newBuyer()
+    const buyer = await permit2.newBuyer()
     const response = await buyer.pay(`${api.gateway}/weather/Oslo`)
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ city: 'Oslo', temp: 21.5 })
-    expect(buyer.sent[0].extensions.eip2612GasSponsoring.info).toMatchObject({
+    expect((buyer.sent[0]!.extensions as any).eip2612GasSponsoring.info).toMatchObject({
       from: buyer.account.address,
       spender: PERMIT2_ADDRESS,
     })
     const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
     expect(settled).toMatchObject({ success: true, payer: buyer.account.address })
     expect(await usdcBalance(services, seller.payTo)).toBe(25_000n)
-    expect(await settlementsOf(api.id)).toEqual([
+    expect(await permit2.settlementsOf(api.id)).toEqual([
       expect.objectContaining({ amount: '25000', payer: buyer.account.address, transaction: settled.transaction }),
     ])
   })
 
   test('a buyer that approved Permit2 pays without a permit; the same payment sent again is refused with its reason', async () => {
-    const { seller, api } = await apiWith('/weather/{city}', [permit2Accept('10000')])
-    const buyer = await newBuyer()
+    const { seller, api } = await permit2.apiWith('/weather/{city}', [permit2.permit2Accept('10000')])
+    const buyer = await permit2.newBuyer()
     // The control plane's faucet approves Permit2 for the buyer (sending the approval as the address; its gas added).
     const faucet = await t.call('/dev/faucet', {
       jwt: seller.jwt,
@@ -137,7 +66,7 @@ describe('exact via Permit2', () => {
     const response = await buyer.pay(`${api.gateway}/weather/Rome`)
     expect(response.status).toBe(200)
     // The gateway's declaration is echoed; no permit is signed into it.
-    expect(buyer.sent[0].extensions?.eip2612GasSponsoring?.info?.signature).toBeUndefined()
+    expect((buyer.sent[0]!.extensions as any)?.eip2612GasSponsoring?.info?.signature).toBeUndefined()
     expect(await usdcBalance(services, seller.payTo)).toBe(10_000n)
 
     const header = Buffer.from(JSON.stringify(buyer.sent[0])).toString('base64')
@@ -147,15 +76,15 @@ describe('exact via Permit2', () => {
       /^the payment is invalid: permit2_simulation_failed \(Permit2 nonce \d+ of 0x[0-9a-fA-F]{40} was already used: this payment was settled before\)$/,
     )
     expect(await usdcBalance(services, seller.payTo)).toBe(10_000n)
-    expect(await settlementsOf(api.id)).toHaveLength(1)
+    expect(await permit2.settlementsOf(api.id)).toHaveLength(1)
   })
 })
 
 describe('upto', () => {
   test("the buyer signs the maximum; the upstream's Settlement-Overrides says what is charged, and is not passed on", async () => {
-    const { seller, api } = await apiWith('/metered/{amount}', [uptoAccept('100000')])
-    const buyer = await newBuyer({ gas: true })
-    await approvePermit2(buyer.account)
+    const { seller, api } = await permit2.apiWith('/metered/{amount}', [permit2.uptoAccept('100000')])
+    const buyer = await permit2.newBuyer({ gas: true })
+    await permit2.approvePermit2(buyer.account)
     const response = await buyer.pay(`${api.gateway}/metered/1234`)
     expect(response.status).toBe(200)
     expect(response.headers.get('settlement-overrides')).toBeNull()
@@ -167,19 +96,19 @@ describe('upto', () => {
     expect(settled).toMatchObject({ success: true, amount: '1234' })
     expect(await usdcBalance(services, seller.payTo)).toBe(1234n)
     expect(await usdcBalance(services, buyer.account.address)).toBe(10_000_000n - 1234n)
-    expect(await settlementsOf(api.id)).toEqual([
+    expect(await permit2.settlementsOf(api.id)).toEqual([
       expect.objectContaining({ amount: '1234', transaction: settled.transaction }),
     ])
   })
 
   test('nothing used charges 0 without a transaction, recorded as such every time; percent and dollars convert', async () => {
-    const { seller, api } = await apiWith('/metered/{amount}', [uptoAccept('100000')])
-    const buyer = await newBuyer()
+    const { seller, api } = await permit2.apiWith('/metered/{amount}', [permit2.uptoAccept('100000')])
+    const buyer = await permit2.newBuyer()
     for (const used of ['0', '0', '25%', '$0.05']) {
       const response = await buyer.pay(`${api.gateway}/metered/${encodeURIComponent(used)}`)
       expect(response.status).toBe(200)
     }
-    const rows = await settlementsOf(api.id)
+    const rows = await permit2.settlementsOf(api.id)
     expect(rows.map((row) => row.amount)).toEqual(['0', '0', '25000', '50000'])
     expect(rows.map((row) => row.transaction === '')).toEqual([true, true, false, false])
     expect(await usdcBalance(services, seller.payTo)).toBe(75_000n)
@@ -189,8 +118,8 @@ describe('upto', () => {
   })
 
   test('an upstream asking for more than the maximum, or saying it badly, is a 502 and nothing is charged', async () => {
-    const { seller, api } = await apiWith('/metered/{amount}', [uptoAccept('100000')])
-    const buyer = await newBuyer()
+    const { seller, api } = await permit2.apiWith('/metered/{amount}', [permit2.uptoAccept('100000')])
+    const buyer = await permit2.newBuyer()
     const over = await buyer.pay(`${api.gateway}/metered/100001`)
     expect(over.status).toBe(502)
     expect(await errorOf(over)).toBe(
@@ -202,11 +131,11 @@ describe('upto', () => {
       /^the upstream's Settlement-Overrides header has an amount "lots" that is none of /,
     )
     expect(await usdcBalance(services, seller.payTo)).toBe(0n)
-    expect(await settlementsOf(api.id)).toEqual([])
+    expect(await permit2.settlementsOf(api.id)).toEqual([])
   })
 
   test('discovery shows an upto price as a maximum: dynamic from 0', async () => {
-    const { api } = await apiWith('/metered/{amount}', [uptoAccept('100000')])
+    const { api } = await permit2.apiWith('/metered/{amount}', [permit2.uptoAccept('100000')])
     const document = (await (await localFetch(`${new URL(api.gateway).origin}/openapi.json`)).json()) as any
     const operation = document.paths['/metered/{amount}'].get
     expect(operation['x-payment-info'].price).toEqual({ mode: 'dynamic', currency: 'USD', min: '0.00', max: '0.10' })
@@ -215,7 +144,10 @@ describe('upto', () => {
 
 describe('accepts in the control plane', () => {
   test('upto and assetTransferMethod are stored as given; /config/platform names both schemes', async () => {
-    const { seller, api } = await apiWith('/metered/{amount}', [uptoAccept('100000'), permit2Accept('5000')])
+    const { seller, api } = await permit2.apiWith('/metered/{amount}', [
+      permit2.uptoAccept('100000'),
+      permit2.permit2Accept('5000'),
+    ])
     const { body } = await t.call(`/apis/${api.id}/endpoints`, { jwt: seller.jwt, environment: 'development' })
     const accepts = (body.endpoints ?? body.data ?? body)[0].accepts
     expect(accepts.map((a: any) => [a.scheme, a.extra?.assetTransferMethod])).toEqual([

@@ -1,6 +1,5 @@
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { x402Client, x402HTTPClient } from '@x402/core/client'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
 import type { PaymentRequired } from '@x402/core/types'
@@ -19,6 +18,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startSandbox, type TestSandbox } from '../../../sdk/testing.js'
 import { paymentRequiredMessage } from '../../../server/gateway/payment-required.js'
+import { createSellerApi, serverUrl } from '../../helpers/seller-api.js'
 
 // Issue 22 item 4: x402's sign-in-with-x through svc's gateway, with the package's own client helpers. A wallet that
 // paid for an endpoint signs in instead of paying again within the endpoint's access window; every bad sign-in is a
@@ -40,26 +40,16 @@ beforeAll(async () => {
   upstream.listen(0, '127.0.0.1')
   await once(upstream, 'listening')
   sandbox = await startSandbox()
-  const { client } = sandbox.seller
-  const api = await client.apis.create({
-    name: 'Members',
+  const { api, endpoints, gatewayUrl } = await createSellerApi(sandbox, {
     slug: 'members',
-    upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-    pay_to_mode: 'user_wallet',
-    pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    name: 'Members',
+    upstreamUrl: serverUrl(upstream),
+    endpoints: [{ path_pattern: '/report', siwx: { access_seconds: accessSeconds } }, { path_pattern: '/plain' }],
   })
   apiId = api.id
-  const accepts = [{ scheme: 'exact' as const, network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }]
-  const endpoint = await client.endpoints.create(api.id, {
-    method: 'GET',
-    path_pattern: '/report',
-    accepts,
-    siwx: { access_seconds: accessSeconds },
-  })
-  expect(endpoint.siwx).toEqual({ access_seconds: accessSeconds })
-  await client.endpoints.create(api.id, { method: 'GET', path_pattern: '/plain', accepts })
-  url = `${sandbox.gatewayUrl('members')}/report`
-  plainUrl = `${sandbox.gatewayUrl('members')}/plain`
+  expect(endpoints[0]!.siwx).toEqual({ access_seconds: accessSeconds })
+  url = `${gatewayUrl}/report`
+  plainUrl = `${gatewayUrl}/plain`
 })
 
 afterAll(async () => {
