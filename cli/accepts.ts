@@ -13,7 +13,7 @@ export type AcceptFlags = {
   transferMethod?: string
 }
 
-const schemes = ['exact', 'upto'] as const
+const schemes = ['exact', 'upto', 'batch-settlement'] as const
 const transferMethods = ['eip3009', 'permit2'] as const
 /** `value` when it is one of `allowed`, else a usage error naming `flag`. */
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string): T | undefined {

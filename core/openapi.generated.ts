@@ -2436,10 +2436,10 @@ export interface components {
         PathPattern: string;
         Accept: {
             /**
-             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header
+             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header; batch-settlement: amount is the price of a request, paid by an off-chain voucher on a channel the buyer deposited into once (x402 payment channels)
              * @enum {unknown}
              */
-            scheme: "exact" | "upto";
+            scheme: "exact" | "upto" | "batch-settlement";
             /** @description CAIP-2; eip155:845320402 on development APIs */
             network: string;
             /** @description token contract (checksummed); the Sandbox USDC on development APIs */
@@ -2459,6 +2459,14 @@ export interface components {
                 paymentFlow?: "authorization" | "upfront";
                 /** @enum {unknown} */
                 gasSponsoring?: "eip2612GasSponsoring" | "erc20ApprovalGasSponsoring";
+                /** @description batch-settlement: the smallest deposit that opens a channel (atomic units, at least amount); left out, 10 × amount */
+                minDeposit?: string;
+                /** @description batch-settlement: seconds a buyer waits between asking to withdraw and withdrawing (part of the channel); 900 when left out; the same on every batch-settlement accept of an endpoint */
+                withdrawDelay?: number;
+                /** @description batch-settlement (svc's): how often the seller's channel manager claims the vouchers received, in one transaction; 60 when left out */
+                claimIntervalSeconds?: number;
+                /** @description batch-settlement (svc's): how often it settles what it claimed to the pay-to address; 60 when left out */
+                settleIntervalSeconds?: number;
             } & {
                 [key: string]: unknown;
             };
@@ -2467,10 +2475,10 @@ export interface components {
         /** @description An accept option as a request gives it; `max_timeout_seconds` may be left out (300). */
         AcceptInput: {
             /**
-             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header
+             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header; batch-settlement: amount is the price of a request, paid by an off-chain voucher on a channel the buyer deposited into once (x402 payment channels)
              * @enum {unknown}
              */
-            scheme: "exact" | "upto";
+            scheme: "exact" | "upto" | "batch-settlement";
             /** @description CAIP-2; eip155:845320402 on development APIs */
             network: string;
             /** @description token contract; the Sandbox USDC on development APIs */
@@ -2490,6 +2498,14 @@ export interface components {
                 paymentFlow?: "authorization" | "upfront";
                 /** @enum {unknown} */
                 gasSponsoring?: "eip2612GasSponsoring" | "erc20ApprovalGasSponsoring";
+                /** @description batch-settlement: the smallest deposit that opens a channel (atomic units, at least amount); left out, 10 × amount */
+                minDeposit?: string;
+                /** @description batch-settlement: seconds a buyer waits between asking to withdraw and withdrawing (part of the channel); 900 when left out; the same on every batch-settlement accept of an endpoint */
+                withdrawDelay?: number;
+                /** @description batch-settlement (svc's): how often the seller's channel manager claims the vouchers received, in one transaction; 60 when left out */
+                claimIntervalSeconds?: number;
+                /** @description batch-settlement (svc's): how often it settles what it claimed to the pay-to address; 60 when left out */
+                settleIntervalSeconds?: number;
             } & {
                 [key: string]: unknown;
             };
