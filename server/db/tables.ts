@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
 import type { Environment } from '../../core/hosts.js'
+import type { BatchChannelsTable, BatchTransactionsTable, BatchVouchersTable } from './batch-tables.js'
 
 export type UsersTable = {
   id: string
@@ -263,6 +264,9 @@ export type Database = {
   siwx_nonces: SiwxNoncesTable
   bazaar_resources: BazaarResourcesTable
   payment_answers: PaymentAnswersTable
+  batch_channels: BatchChannelsTable
+  batch_vouchers: BatchVouchersTable
+  batch_transactions: BatchTransactionsTable
 }
 
 export type UserRow = Selectable<UsersTable>
