@@ -9,6 +9,8 @@ import { createClock, type Clock } from '../core/clock.js'
 import { listen, type Listening } from '../core/http.js'
 import { resolveTwins } from '../core/twins.js'
 import { startTwin, twinOfNetwork, type RunningTwin } from './twin.js'
+import type { Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 
 export type StartChainServicesOptions = StartChainOptions &
   Pick<ChainManagerOptions, 'defaultEthWei' | 'defaultUsdcBase'> & {
@@ -27,6 +29,8 @@ export type StartChainServicesOptions = StartChainOptions &
     twinForkUrl?: string | undefined
     /** The twins' Anvils, already starting, by twin name (startSvc boots them with the Sandbox chain's). */
     twinAnvils?: Record<string, Promise<AnvilProcess>> | undefined
+    /** The batch-settlement receiver authorizer's key (startSvc: the install's). @defaultValue a new one */
+    receiverAuthorizerKey?: Hex | undefined
   }
 
 export type ChainServices = {
@@ -71,6 +75,7 @@ export async function startChainServices(options: StartChainServicesOptions = {}
     twins: twinNames,
     twinForkUrl,
     twinAnvils = {},
+    receiverAuthorizerKey,
     ...chainOptions
   } = options
   // Bad twin input is refused before anything starts: an unknown name, a fork URL of another chain.
@@ -108,7 +113,13 @@ export async function startChainServices(options: StartChainServicesOptions = {}
       managerOf: (network) => twinOfNetwork(twins, network).manager,
     })
     const faults = createFaultBook()
-    const facilitator = createFacilitator(chain, { log, clock, faults, twins: twins.map((twin) => twin.chain) })
+    const facilitator = createFacilitator(chain, {
+      log,
+      clock,
+      faults,
+      twins: twins.map((twin) => twin.chain),
+      receiverAuthorizer: receiverAuthorizerKey && privateKeyToAccount(receiverAuthorizerKey),
+    })
     const listening = await Promise.allSettled([
       listenAs(manager.app, chainManagerPort, 'chain manager', '--chain-manager-port'),
       listenAs(facilitator.app, facilitatorPort, 'facilitator', '--facilitator-port'),

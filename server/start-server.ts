@@ -303,7 +303,9 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     }
     loadServerModules().catch(() => {})
     const { startChainServices } = await import('../chain/services.js')
+    const { loadReceiverAuthorizerKey } = await import('./data-dir/secrets.js')
     chain = await startChainServices({
+      receiverAuthorizerKey: loadReceiverAuthorizerKey(dataDir),
       ...chainOptions,
       statePath,
       anvil,

@@ -28,6 +28,24 @@ export const contracts = [
     exportName: 'x402UptoPermit2Proxy',
     fileName: 'x402-upto-permit2-proxy.generated.ts',
   },
+  {
+    file: 'X402BatchSettlement.sol',
+    name: 'X402BatchSettlement',
+    exportName: 'x402BatchSettlement',
+    fileName: 'x402-batch-settlement.generated.ts',
+  },
+  {
+    file: 'ERC3009DepositCollector.sol',
+    name: 'ERC3009DepositCollector',
+    exportName: 'erc3009DepositCollector',
+    fileName: 'erc3009-deposit-collector.generated.ts',
+  },
+  {
+    file: 'Permit2DepositCollector.sol',
+    name: 'Permit2DepositCollector',
+    exportName: 'permit2DepositCollector',
+    fileName: 'permit2-deposit-collector.generated.ts',
+  },
 ] as const
 
 type SolcOutput = {

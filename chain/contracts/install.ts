@@ -5,6 +5,7 @@ import { multicall3Address } from '../constants.js'
 import { sandboxUsdcDomain, usdcAddress as sandboxUsdcAddress, usdcDecimals } from '../../core/sandbox-usdc.js'
 import type { TxSender } from '../relay/tx-sender.js'
 import { installPermit2Contracts } from '../permit2/contracts.js'
+import { installBatchSettlementContracts } from '../batch-settlement/contracts.js'
 
 export type UsdcInfo = {
   address: Address
@@ -24,7 +25,8 @@ type Clients = { client: PublicClient; testClient: TestClient; minter: TxSender 
 
 /**
  * Makes sure the chain has a USDC-compatible token at the USDC address, a Multicall3 at its canonical address, and
- * Permit2 with x402's exact and upto Permit2 proxies at theirs (chain/permit2/contracts.ts). A token that already has
+ * Permit2 with x402's exact and upto Permit2 proxies at theirs (chain/permit2/contracts.ts), and x402's
+ * batch-settlement contract with its deposit collectors at theirs (chain/batch-settlement/contracts.ts). A token that already has
  * code (a fork, a saved chain) is used as it is: its EIP-712 name and version are read from the chain. On an offline
  * chain saved by an older svc, the token's code is brought up to this build's (its storage is kept: the layout only
  * grew, and the older record of used authorizations is still read).
@@ -43,6 +45,7 @@ export async function installContracts(
     client.getCode({ address: usdcAddress }),
     client.getCode({ address: multicall3Address }),
     installPermit2Contracts({ client, testClient }),
+    installBatchSettlementContracts({ client, testClient }),
   ])
   if (!multicallCode || multicallCode === '0x')
     await testClient.setCode({ address: multicall3Address, bytecode: multicall3DeployedBytecode })

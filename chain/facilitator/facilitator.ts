@@ -27,6 +27,10 @@ import { createApprovalSponsoring } from './erc20-approval-sponsor.js'
 import { createRelayerSigner } from '../relay/relayer.js'
 import { isRelayerNonceMessage } from '../relay/tx-sender.js'
 import { createViemRelayerSigner, type RelaySigner } from '../relay/viem-signer.js'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import type { Address, LocalAccount } from 'viem'
+import { batchActionOf, createBatchSettlementScheme, depositWindowReason, isChannelAction } from './batch-settlement.js'
+import { createChannelActionJournal, type ChannelActionJournal } from './channel-actions.js'
 
 /**
  * How many settled payloads the facilitator remembers for idempotent answers (a resource server that retries a
@@ -57,6 +61,10 @@ export type SandboxFacilitator = {
   app: Express
   /** Forgets the relayer's nonce and memory and the settled answers (after the chain was reverted to a snapshot). */
   reset(): void
+  /** The batch-settlement receiver authorizer's address (`/supported`'s `extra.receiverAuthorizer`). */
+  receiverAuthorizer: Address
+  /** The batch-settlement actions it sent (deposits, claims, settles, refunds), journaled for crash recovery. */
+  channelActions: ChannelActionJournal
 }
 
 export type SandboxFacilitatorOptions = {
@@ -78,6 +86,11 @@ export type SandboxFacilitatorOptions = {
    * on its v1 name through `@x402/evm`'s own v1 scheme. @defaultValue none
    */
   twins?: readonly SandboxChain[] | undefined
+  /**
+   * The batch-settlement scheme's receiver authorizer: it signs the claims and refunds of channels that name its
+   * address. svc gives the install's (server/data-dir/secrets.ts). @defaultValue a new key for this process
+   */
+  receiverAuthorizer?: LocalAccount | undefined
 }
 
 /** A chain the facilitator settles on, with its own relayer signer. */
@@ -91,6 +104,8 @@ type Settling = { chain: SandboxChain; signer: RelaySigner }
  */
 export function createFacilitator(chain: SandboxChain, options: SandboxFacilitatorOptions = {}): SandboxFacilitator {
   const { clock = machineClock, faults, twins = [], catalog = createBazaarCatalog({ log: options.log }) } = options
+  const receiverAuthorizer = options.receiverAuthorizer ?? privateKeyToAccount(generatePrivateKey())
+  const channelActions = createChannelActionJournal({ log: options.log })
   const signerOf = (on: SandboxChain) => (on.relay === 'viem' ? createViemRelayerSigner(on) : createRelayerSigner(on))
   const sandbox: Settling = { chain, signer: signerOf(chain) }
   const settling = [sandbox, ...twins.map((twin) => ({ chain: twin, signer: signerOf(twin) }))]
@@ -114,6 +129,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     facilitator
       .register(on.chain.network, new ExactEvmScheme(on.signer, { simulateInSettle: true }))
       .register(on.chain.network, new UptoEvmScheme(on.signer))
+      .register(on.chain.network, createBatchSettlementScheme(on.signer, on.chain.client, receiverAuthorizer))
     if (on.chain.twin) {
       byNetwork.set(`1:${on.chain.twin.v1Network}`, on)
       facilitator.registerV1(
@@ -144,7 +160,8 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   /** An authorization outside its window by svc's clock, when time travel moved it (otherwise the scheme judges). */
   const outsideWindow = (payload: PaymentPayload) => {
     if (clock.offsetMs === 0) return undefined
-    const reason = authorizationWindowReason(payload.payload, clock.nowSeconds())
+    const reason =
+      authorizationWindowReason(payload.payload, clock.nowSeconds()) ?? depositWindowReason(payload, clock.nowSeconds())
     return reason && { reason, message: offsetExplains(payload, clock) }
   }
 
@@ -152,7 +169,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     if (x402Version !== 2 && x402Version !== 1) return 'invalid_x402_version'
     if (!settlingFor(requirements, x402Version)) return 'invalid_network'
     // v1 has the exact scheme only.
-    const schemes: readonly string[] = x402Version === 1 ? ['exact'] : evmSchemes
+    const schemes: readonly string[] = x402Version === 1 ? ['exact'] : [...evmSchemes, 'batch-settlement']
     if (!schemes.includes(requirements.scheme)) return 'unsupported_scheme'
     return undefined
   }
@@ -170,7 +187,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
       }
     // The transfer's simulation starts now, beside the scheme's signature recovery (chain/relay/simulation-prefetch.ts).
     const on = settlingFor(requirements, payload.x402Version)!
-    if (payload.x402Version === 2) on.signer.prefetch.start(payload, requirements)
+    if (payload.x402Version === 2 && !batchActionOf(payload)) on.signer.prefetch.start(payload, requirements)
     const response = await explainPermit2Refusal(
       on.chain.client,
       payload,
@@ -204,6 +221,14 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
         network: requirements.network,
         payer: authorizationFields(payload.payload).from,
       })
+    const on = settlingFor(requirements, payload.x402Version)!
+    const send = () =>
+      channelActions.run(payload, requirements, on.chain, () => facilitator.settle(payload, requirements))
+    // A seller's claim, settle or refund is a new action each time: the memory of settled payloads does not answer it.
+    if (isChannelAction(payload))
+      return send().then((response) =>
+        response.errorMessage ? { ...response, errorMessage: condense(response.errorMessage) } : response,
+      )
     const key = settlementKey(payload, requirements)
     const existing = settlements.get(key)
     if (existing) return existing
@@ -219,7 +244,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
               network: requirements.network,
               payer: authorizationFields(payload.payload).from,
             }
-          : facilitator.settle(payload, requirements),
+          : send(),
       )
       .then(
         (response) => {
@@ -343,7 +368,18 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   app.use(notFoundHandler)
   app.use(createErrorHandler(options))
 
-  return { facilitator, verify, settle, judgeVerify, judgeSettle, catalog, app, reset }
+  return {
+    facilitator,
+    verify,
+    settle,
+    judgeVerify,
+    judgeSettle,
+    catalog,
+    app,
+    reset,
+    receiverAuthorizer: receiverAuthorizer.address,
+    channelActions,
+  }
 }
 
 /** viem's multi-line error text, cut to the line that says why (the revert reason) and to a bounded length. */

@@ -26,7 +26,7 @@ export function parseFacilitatorRequest(body: unknown): FacilitatorRequest {
       error: 'expected a JSON body {x402Version, paymentPayload, paymentRequirements}',
       reason: 'invalid_payload',
     }
-  const { paymentPayload, paymentRequirements } = body as Record<string, unknown>
+  const { paymentPayload, paymentRequirements } = channelActionTimeouts(body as Record<string, unknown>)
   const payload = parsePaymentPayload(paymentPayload)
   if (!payload.success)
     return { error: describeIssue('paymentPayload', payload.error.issues[0]), reason: 'invalid_payload' }
@@ -38,6 +38,29 @@ export function parseFacilitatorRequest(body: unknown): FacilitatorRequest {
     }
   const parsed = { payload: payload.data as PaymentPayload, requirements: requirements.data as PaymentRequirements }
   return checkExactEvmFields(parsed.payload, parsed.requirements) ?? parsed
+}
+
+/**
+ * A batch-settlement seller's claim, settle or refund (`@x402/evm`'s channel manager) names `maxTimeoutSeconds: 0`
+ * (no buyer waits on it), which x402's schemas refuse: it is read as 1 second, the least they allow.
+ */
+function channelActionTimeouts(body: Record<string, unknown>): Record<string, unknown> {
+  const payload = body.paymentPayload as
+    | { accepted?: Record<string, unknown>; payload?: { type?: unknown } }
+    | undefined
+  const isAction =
+    payload?.accepted?.scheme === 'batch-settlement' &&
+    ['claim', 'settle', 'refund'].includes(String(payload.payload?.type))
+  if (!isAction) return body
+  const lift = (requirements: unknown) =>
+    (requirements as { maxTimeoutSeconds?: unknown } | null)?.maxTimeoutSeconds === 0
+      ? { ...(requirements as object), maxTimeoutSeconds: 1 }
+      : requirements
+  return {
+    ...body,
+    paymentPayload: { ...payload, accepted: lift(payload.accepted) },
+    paymentRequirements: lift(body.paymentRequirements),
+  }
 }
 
 /**

@@ -10,12 +10,14 @@ export const privateFileMode = 0o600
 export const databaseFileName = 'svc.sqlite'
 /**
  * The install's keys (data-dir/secrets.ts): the JWTs' HS256 key, the key of the Sandbox wallets' private keys, and
- * the seed of the gateway's offer-receipt signing key.
+ * the seed of the gateway's offer-receipt signing key, and the batch-settlement receiver authorizer's private key
+ * (sealed with the wallet key).
  */
 export const installKeyFileNames = {
   jwtSecret: 'jwt.secret',
   walletKey: 'wallet.key',
   offerReceiptKey: 'offer-receipt.key',
+  receiverAuthorizerKey: 'receiver-authorizer.key',
 } as const
 const privateFiles = [
   databaseFileName,

@@ -1,6 +1,8 @@
 import { randomBytes, createCipheriv, createDecipheriv } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import type { Hex } from 'viem'
+import { generatePrivateKey } from 'viem/accounts'
 import { installKeyFileNames, privateFileMode } from './permissions.js'
 
 /** Per-install secrets, generated on first start and kept in the data dir with 0600 permissions. */
@@ -20,6 +22,26 @@ export function loadInstallSecrets(dataDir: string): InstallSecrets {
     walletKey: loadOrCreate(join(dataDir, installKeyFileNames.walletKey)),
     offerReceiptKey: loadOrCreate(join(dataDir, installKeyFileNames.offerReceiptKey)),
   }
+}
+
+/**
+ * The install's batch-settlement receiver authorizer (the facilitator signs channel claims and refunds with it): a
+ * secp256k1 private key made on first start, kept in the data dir sealed with the wallet key (as the Sandbox wallets'
+ * keys are), 0600. It is never logged; only its address is shown (`/supported`'s `extra.receiverAuthorizer`).
+ */
+export function loadReceiverAuthorizerKey(dataDir: string): Hex {
+  mkdirSync(dataDir, { recursive: true })
+  const walletKey = loadOrCreate(join(dataDir, installKeyFileNames.walletKey))
+  const file = join(dataDir, installKeyFileNames.receiverAuthorizerKey)
+  if (existsSync(file)) {
+    const key = decryptSecret(walletKey, readFileSync(file, 'utf8').trim())
+    if (!/^0x[0-9a-f]{64}$/.test(key))
+      throw new Error(`${file} does not hold a private key; delete it to make a new one`)
+    return key as Hex
+  }
+  const key = generatePrivateKey()
+  writeFileSync(file, `${encryptSecret(walletKey, key)}\n`, { mode: privateFileMode, flag: 'wx' })
+  return key
 }
 
 function loadOrCreate(file: string): Buffer {

@@ -1,0 +1,42 @@
+import { BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from '@x402/evm'
+import type { Address, Hex, PublicClient, TestClient } from 'viem'
+import { erc3009DepositCollectorDeployedBytecode } from '../contracts/erc3009-deposit-collector.generated.js'
+import { permit2DepositCollectorDeployedBytecode } from '../contracts/permit2-deposit-collector.generated.js'
+import { x402BatchSettlementDeployedBytecode } from '../contracts/x402-batch-settlement.generated.js'
+
+/**
+ * Where x402's batch-settlement scheme (payment channels) runs: `@x402/evm`'s constants (the official deployments).
+ * The Permit2 collector's address is not exported from the package's root, so it is written here.
+ */
+export const batchSettlementAddresses = {
+  settlement: BATCH_SETTLEMENT_ADDRESS as Address,
+  erc3009Collector: ERC3009_DEPOSIT_COLLECTOR_ADDRESS as Address,
+  permit2Collector: '0x4020425FAf3B746C082C2f942b4E5159887B0005' as Address,
+} as const
+
+const batchSettlementContracts: { address: Address; bytecode: Hex }[] = [
+  { address: batchSettlementAddresses.settlement, bytecode: x402BatchSettlementDeployedBytecode },
+  { address: batchSettlementAddresses.erc3009Collector, bytecode: erc3009DepositCollectorDeployedBytecode },
+  { address: batchSettlementAddresses.permit2Collector, bytecode: permit2DepositCollectorDeployedBytecode },
+]
+
+/**
+ * Places svc's x402BatchSettlement and its ERC-3009 and Permit2 deposit collectors (chain/contracts/) at their
+ * official addresses with `anvil_setCode`. They hold no immutables and need no constructor (the collectors name the
+ * settlement contract and Permit2 as constants), so the runtime code is all they need. An address that already has
+ * code (a forked chain with the real deployments) keeps its own.
+ */
+export async function installBatchSettlementContracts({
+  client,
+  testClient,
+}: {
+  client: PublicClient
+  testClient: TestClient
+}): Promise<void> {
+  await Promise.all(
+    batchSettlementContracts.map(async ({ address, bytecode }) => {
+      const code = await client.getCode({ address })
+      if (!code || code === '0x') await testClient.setCode({ address, bytecode })
+    }),
+  )
+}
