@@ -159,6 +159,41 @@ describe('batch-settlement through the gateway', () => {
       5n * price,
     ])
     for (const { transaction } of transactions) expect(transaction).toMatch(/^0x[0-9a-f]{64}$/)
+
+    // The seller reads the same through the control plane: the list, the CSV, and the channel with its requests.
+    const dev = { jwt: seller.jwt, environment: 'development' }
+    const listed = await stack.t.call(`/channels?api_id=${api.id}`, dev)
+    expect(listed.status).toBe(200)
+    expect(listed.body.channels).toEqual([
+      expect.objectContaining({
+        channel_id: channelId.toLowerCase(),
+        pay_to: seller.payTo.toLowerCase(),
+        payer: buyer.address.toLowerCase(),
+        deposited: '10000',
+        spent: '5000',
+        settled: '5000',
+        refunded: '5000',
+        vouchers: 5,
+        state: 'closed',
+        old_chain: false,
+      }),
+    ])
+    const csv = await stack.t.call(`/channels?api_id=${api.id}&format=csv`, dev)
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/)
+    expect(String(csv.body).split('\r\n')[0]).toMatch(/^channel_id,api_id,environment,/)
+    const shown = await stack.t.call(`/channels/${channelId}`, dev)
+    expect(shown.body.vouchers.map((v: { cumulative: string }) => v.cumulative)).toEqual([
+      '5000',
+      '4000',
+      '3000',
+      '2000',
+      '1000',
+    ])
+    expect(shown.body.transactions.map((entry: { kind: string }) => entry.kind)).toContain('refund')
+    const stranger = await newSeller(stack.t)
+    expect(
+      (await stack.t.call(`/channels/${channelId}`, { jwt: stranger.jwt, environment: 'development' })).status,
+    ).toBe(404)
   })
 
   test('an upstream that answers ≥ 400 leaves the voucher uncharged and the channel free', async () => {
