@@ -61,4 +61,15 @@ test('svc pay pays a batch-settlement route: a deposit first, then vouchers from
   }
   // The channel is kept beside svc's settings, by the package's file storage.
   expect(readdirSync(join(cli.configDir, 'channels', 'client'))).toHaveLength(1)
+
+  // The seller sees the channel; the buyer asks for the rest back; the seller sees it closed.
+  const [channel] = (await cli.json(['channels'])).channels
+  expect(channel).toMatchObject({ payer: buyer.address.toLowerCase(), spent: '3000', vouchers: 3, state: 'open' })
+  expect(await cli.ok(['channels'])).toMatch(/0x[0-9a-f]{8}… +0x[0-9a-f]{40} +0\.01 +0\.003 +0 +0 +0 +3 +open/)
+  const closed = await cli.run(['channels', 'close', `${gateway}/m`], env)
+  expect(closed.stderr).toBe('')
+  expect(closed.stdout).toMatch(/^refunded: tx 0x[0-9a-f]{64} on eip155:845320402\n$/)
+  const shown = await cli.json(['channels', 'show', channel.channel_id])
+  expect(shown.channel).toMatchObject({ state: 'closed', refunded: '7000' })
+  expect(shown.transactions.map((t: { kind: string }) => t.kind)).toEqual(['deposit', 'refund'])
 })
