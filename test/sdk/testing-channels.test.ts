@@ -6,7 +6,7 @@ import { expect, test } from 'vitest'
 import { startSandbox } from '../../sdk/testing.js'
 
 test("startSandbox()'s buyer pays a batch-settlement route: one deposit, then vouchers", async () => {
-  const upstream = createServer((req, res) => res.setHeader('content-type', 'application/json').end('{"ok":true}'))
+  const upstream = createServer((_req, res) => res.setHeader('content-type', 'application/json').end('{"ok":true}'))
   upstream.listen(0, '127.0.0.1')
   await once(upstream, 'listening')
   const sandbox = await startSandbox()
