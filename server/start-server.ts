@@ -77,6 +77,8 @@ function loadServerModules() {
     import('./journal/missing-settlements.js'),
     import('./db/bazaar-resources.js'),
     import('../chain/facilitator/bazaar-catalog.js'),
+    import('./db/channel-actions.js'),
+    import('./journal/channel-action-recovery.js'),
   ])
 }
 
@@ -98,6 +100,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     { markMissingSettlements },
     { createSqliteCatalogStore },
     { createMemoryCatalogStore },
+    { createSqliteChannelActionStore },
+    { resolveChannelActions },
   ] = await loadServerModules()
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
@@ -147,6 +151,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     })
   // Payments a process that died left half done: settled on the chain → recorded (charged without an answer).
   await resolveSettlementJournal(deps)
+  // Batch-settlement actions (deposits, claims, settles, refunds) the facilitator journals from now on go to the
+  // database; those a process that died left pending are resolved from the chain.
+  options.chain?.facilitator.channelActions.keepIn(createSqliteChannelActionStore(database.db))
+  await resolveChannelActions(deps)
   // And the other way: settlements the ledger names that the chain does not have are marked, not left silent.
   await markMissingSettlements(deps).catch((error) =>
     options.log?.(`svc: the ledger could not be checked against the chain: ${toSvcError(error).message}`),
@@ -177,6 +185,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await app.gateway.close()
       // The chain's facilitator may outlive this server (and answer listings): its catalog goes back to memory.
       await options.chain?.facilitator.catalog.keepIn(createMemoryCatalogStore())
+      options.chain?.facilitator.channelActions.keepIn()
       await database.close()
       if (ephemeral) rmSync(dataDir, { recursive: true, force: true })
     },

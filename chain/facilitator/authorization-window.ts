@@ -1,5 +1,6 @@
 import type { PaymentPayload } from '@x402/core/types'
 import type { Clock } from '../../core/clock.js'
+import { depositWindowReason } from './batch-settlement.js'
 
 /** The exact EVM scheme's reasons for an authorization outside its window (as @x402/evm names them). */
 export const validBeforeExpiredReason = 'invalid_exact_evm_payload_authorization_valid_before'
@@ -31,7 +32,8 @@ export function authorizationWindowReason(payload: PaymentPayload['payload'], no
  */
 export function offsetExplains(payload: PaymentPayload, clock: Clock): string | undefined {
   const machineNow = Math.floor((clock.now() - clock.offsetMs) / 1000)
-  if (clock.offsetMs <= 0 || authorizationWindowReason(payload.payload, machineNow) !== undefined) return undefined
+  const byMachine = authorizationWindowReason(payload.payload, machineNow) ?? depositWindowReason(payload, machineNow)
+  if (clock.offsetMs <= 0 || byMachine !== undefined) return undefined
   return `svc's clock is ${Math.round(clock.offsetMs / 1000)} s ahead of the machine's (svc time advance): the buyer signed by the machine's clock; sign by svc's (GET /dev/time on the Sandbox control plane; svc pay and startSandbox's buyer do), or svc revert to a snapshot taken before`
 }
 

@@ -4,6 +4,7 @@ import { computeChannelId } from '@x402/evm/batch-settlement/client'
 import { LRUCache } from 'lru-cache'
 import { encodeAbiParameters, keccak256, type Hex } from 'viem'
 import { cutText, errorMessageLimit } from '../../core/http.js'
+import { pausePoint } from '../../core/pause-point.js'
 import type { SandboxChain } from '../sandbox-chain.js'
 import { batchActionOf } from './batch-settlement.js'
 
@@ -66,8 +67,8 @@ export type ChannelActionJournal = {
     chain: SandboxChain,
     send: () => Promise<SettleResponse>,
   ): Promise<SettleResponse>
-  /** Moves the journal to `store` (svc's database); actions journaled from now on are written there. */
-  keepIn(store: ChannelActionStore): void
+  /** Moves the journal to `store` (svc's database), or back to memory; actions journaled from now on go there. */
+  keepIn(store?: ChannelActionStore): void
   /** The actions of this process, newest first (its memory keeps the latest 1,000). */
   recent(): ChannelAction[]
 }
@@ -132,6 +133,8 @@ export function createChannelActionJournal(options: { log?: ((line: string) => v
       }
       // A send that throws (the chain went away mid-way) leaves the row pending, for the chain to say at the next start.
       const answer = await send()
+      // Crash tests stop here: the action is on the chain, its outcome not yet in the journal.
+      await pausePoint(`channel-action-${action}`)
       finish(
         answer.success
           ? { state: 'settled', transaction: answer.transaction || null, amount: answer.amount ?? null }
@@ -144,7 +147,7 @@ export function createChannelActionJournal(options: { log?: ((line: string) => v
       return answer
     },
     keepIn(next) {
-      store = next
+      store = next ?? createMemoryStore(memory)
     },
     recent: () => [...memory.values()],
   }

@@ -14,13 +14,15 @@ const uint256Max = 2n ** 256n - 1n
 const text = (message: string, test: (value: string) => boolean) =>
   z.custom<string>((value) => typeof value === 'string' && test(value), { error: message })
 
-const uint256 = text(
+export const uint256 = text(
   'expected a uint256 as a decimal string',
   (value) => /^\d{1,78}$/.test(value) && BigInt(value) <= uint256Max,
 )
-const address = text('expected an address (0x + 40 hex digits)', (value) => isAddress(value, { strict: false }))
-const bytes32 = text('expected 32 bytes of hex (0x + 64 hex digits)', (value) => /^0x[0-9a-fA-F]{64}$/.test(value))
-const hexBytes = text('expected hex bytes (0x + an even number of hex digits)', (value) =>
+export const address = text('expected an address (0x + 40 hex digits)', (value) => isAddress(value, { strict: false }))
+export const bytes32 = text('expected 32 bytes of hex (0x + 64 hex digits)', (value) =>
+  /^0x[0-9a-fA-F]{64}$/.test(value),
+)
+export const hexBytes = text('expected hex bytes (0x + an even number of hex digits)', (value) =>
   /^0x(?:[0-9a-fA-F]{2})+$/.test(value),
 )
 const optionalText = z.string({ error: 'expected a string' }).optional()
@@ -52,7 +54,7 @@ export const eip3009PayloadSchema = z.object(
 )
 
 /** A Permit2 `permitWitnessTransferFrom` authorization of `@x402/evm`, with the scheme's witness. */
-const permit2Authorization = (witness: z.ZodType) =>
+export const permit2Authorization = (witness: z.ZodType) =>
   z.object(
     {
       from: address,

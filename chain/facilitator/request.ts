@@ -8,6 +8,7 @@ import {
   schemePayloadSchema,
   shapeProblem,
 } from './exact-evm-shape.js'
+import { batchSettlementPayloadSchema } from './batch-settlement-shape.js'
 
 /** Why a `/verify` or `/settle` body was refused: the x402 reason and a bounded message naming the first problem. */
 export type RefusedRequest = { error: string; reason: 'invalid_payload' | 'invalid_payment_requirements' }
@@ -94,5 +95,18 @@ export function checkExactEvmFields(
       ? shapeProblem(schemePayloadSchema(requirements, payload.payload), payload.payload, 'paymentPayload.payload')
       : undefined)
   if (problem) return { error: problem, reason: 'invalid_payload' }
-  return undefined
+  return checkBatchSettlementFields(payload, requirements)
+}
+
+/** For a batch-settlement payment: the payload's fields, as {@link checkExactEvmFields} does for exact and upto. */
+function checkBatchSettlementFields(
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+): RefusedRequest | undefined {
+  if (requirements.scheme !== 'batch-settlement' || !requirements.network.startsWith('eip155:')) return undefined
+  const refused = shapeProblem(exactEvmRequirementsSchema, requirements, 'paymentRequirements')
+  if (refused) return { error: refused, reason: 'invalid_payment_requirements' }
+  const schema = batchSettlementPayloadSchema(payload.payload)
+  const problem = schema && shapeProblem(schema, payload.payload, 'paymentPayload.payload')
+  return problem ? { error: problem, reason: 'invalid_payload' } : undefined
 }

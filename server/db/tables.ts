@@ -248,6 +248,30 @@ export type PaymentAnswersTable = {
   created_at: string
 }
 
+/** A batch-settlement action the facilitator sent (chain/facilitator/channel-actions.ts `ChannelAction`). */
+export type ChannelActionsTable = {
+  id: string
+  network: string
+  chain_epoch: string
+  /** `deposit`, `claim`, `settle` or `refund`. */
+  kind: string
+  receiver: string
+  token: string
+  payer: string | null
+  /** The channel of a deposit or a refund (a claim's first), lowercase; null for a settle. */
+  channel_id: string | null
+  /** `ChannelActionDetail` as JSON: what tells on the chain whether it landed. */
+  detail: string
+  from_block: string
+  /** `pending`, `settled` or `failed`. */
+  state: string
+  transaction: string | null
+  amount: string | null
+  error: string | null
+  created_at: string
+  resolved_at: string | null
+}
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -264,6 +288,7 @@ export type Database = {
   siwx_nonces: SiwxNoncesTable
   bazaar_resources: BazaarResourcesTable
   payment_answers: PaymentAnswersTable
+  channel_actions: ChannelActionsTable
   batch_channels: BatchChannelsTable
   batch_vouchers: BatchVouchersTable
   batch_transactions: BatchTransactionsTable
@@ -282,6 +307,7 @@ export type SandboxWalletRow = Selectable<SandboxWalletsTable>
 export type SettlementRow = Selectable<SettlementsTable>
 export type SettlementJournalRow = Selectable<SettlementJournalTable>
 export type DomainRow = Selectable<DomainsTable>
+export type ChannelActionRow = Selectable<ChannelActionsTable>
 
 /** The seller and environment a tenant-scoped query reads for (a control-plane principal fits). */
 export type Owner = { user: { id: string }; environment: Environment }

@@ -6,7 +6,7 @@
  * second deposit, and a withdrawal after `svc time advance`), with the chain's balances asserted at each step.
  */
 import { x402Client } from '@x402/core/client'
-import { decodePaymentResponseHeader } from '@x402/core/http'
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
 import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { toClientEvmSigner } from '@x402/evm'
 import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
@@ -21,6 +21,7 @@ import { batchSettlementAddresses } from '../../../chain/batch-settlement/contra
 import { sandboxUsdcAbi } from '../../../chain/contracts/sandbox-usdc.generated.js'
 import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
 import { listen, type Listening } from '../../../core/http.js'
+import { signingBySvcClock } from '../../../sdk/svc-clock-signing.js'
 import { startSandbox, type TestSandbox } from '../../../sdk/testing.js'
 import { getJson, postJson } from '../../helpers/payments.js'
 
@@ -165,6 +166,28 @@ describe('batch-settlement on svc’s facilitator', () => {
     const finalize = await call('finalizeWithdraw', [config])
     await client().waitForTransactionReceipt({ hash: await wallet.writeContract({ ...finalize.request, chain: null }) })
     expect(await usdcOf(payer.address)).toBe(before + available)
+  })
+
+  test('after svc time advance, a deposit signed by the machine’s clock is refused by svc’s, one signed by svc’s is not', async () => {
+    const { offset_seconds: ahead } = await sandbox.time()
+    expect(ahead).toBeGreaterThanOrEqual(900)
+    const newcomer = privateKeyToAccount(generatePrivateKey())
+    expect((await postJson(`${sandbox.chainManagerUrl}/faucet`, { address: newcomer.address })).status).toBe(200)
+    const scheme = new BatchClient(toClientEvmSigner(newcomer, client()), { depositPolicy: { depositMultiplier: 10 } })
+    const buyer = (signing: typeof scheme | ReturnType<typeof signingBySvcClock>) =>
+      wrapFetchWithPayment(
+        fetch,
+        new x402Client().register(sandbox.network as never, signing).setSpendControls({ allowedAssets: true }),
+      )
+    const url = `${seller.url}/data`
+    const refused = await buyer(scheme)(url)
+    expect(refused.status).toBe(402)
+    const required = decodePaymentRequiredHeader(refused.headers.get('payment-required')!)
+    expect(required.error).toMatch(/invalid_batch_settlement_evm_payload_authorization_valid_before/)
+    expect(await usdcOf(newcomer.address)).toBeGreaterThan(0n)
+    const before = await usdcOf(newcomer.address)
+    expect((await buyer(signingBySvcClock(scheme, () => ahead))(url)).status).toBe(200)
+    expect(await usdcOf(newcomer.address)).toBe(before - 10n * price)
   })
 })
 

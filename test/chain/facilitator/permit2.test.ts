@@ -106,7 +106,7 @@ const settlementOf = (response: Response) => decodePaymentResponseHeader(respons
 const refusalOf = (response: Response) => decodePaymentRequiredHeader(response.headers.get('payment-required')!)
 
 describe('svc facilitator /supported', () => {
-  test('offers exact and upto on the sandbox network, upto naming its facilitator, and both gas sponsoring extensions', async () => {
+  test('offers exact, upto and batch-settlement on the sandbox network, upto naming its facilitator, and both gas sponsoring extensions', async () => {
     const { body } = await getJson(`${services.facilitatorUrl}/supported`)
     expect(body.kinds).toEqual([
       { x402Version: 2, scheme: 'exact', network: 'eip155:845320402' },
@@ -115,6 +115,12 @@ describe('svc facilitator /supported', () => {
         scheme: 'upto',
         network: 'eip155:845320402',
         extra: { facilitatorAddress: expect.any(String) },
+      },
+      {
+        x402Version: 2,
+        scheme: 'batch-settlement',
+        network: 'eip155:845320402',
+        extra: { receiverAuthorizer: services.facilitator.receiverAuthorizer },
       },
     ])
     // One of the relayer pool: the one an upto payment's settlement is then sent from.

@@ -1,0 +1,67 @@
+import { findChannelActionOnChain } from '../../chain/batch-settlement/actions-on-chain.js'
+import type { ChannelAction } from '../../chain/facilitator/channel-actions.js'
+import type { SandboxChain } from '../../chain/sandbox-chain.js'
+import { toSvcError } from '../../core/errors.js'
+import { listPendingChannelActions, saveChannelAction } from '../db/channel-actions.js'
+import type { ServerDeps } from '../deps.js'
+
+/** What resolving the pending channel actions did. */
+export type ChannelActionResolution = {
+  /** Found on the chain: finished as settled, with their transaction when its log was found. */
+  landed: number
+  /** Never reached the chain: finished as failed. */
+  notSent: number
+  /** Sent on a chain that is gone (a new chain, a twin's, which starts empty each run): finished as failed. */
+  gone: number
+  /** Left for a later try (the chain is restarting or could not be read, or no chain services here). */
+  kept: number
+}
+
+/**
+ * Resolves the batch-settlement actions a process that died left pending (the facilitator journals each deposit,
+ * claim, settle and refund before sending it, chain/facilitator/channel-actions.ts): each is looked for on the chain
+ * it was sent on (chain/batch-settlement/actions-on-chain.ts) and finished as settled or failed. Errors are logged,
+ * never thrown: an action that cannot be read now is kept for the next start.
+ */
+export async function resolveChannelActions(deps: ServerDeps): Promise<ChannelActionResolution> {
+  const log = deps.log ?? ((message: string) => console.error(message))
+  const done: ChannelActionResolution = { landed: 0, notSent: 0, gone: 0, kept: 0 }
+  const chains: SandboxChain[] = deps.chain
+    ? [deps.chain.sandboxChain, ...deps.chain.twins.map((twin) => twin.chain)]
+    : []
+  for (const action of await listPendingChannelActions(deps.db)) {
+    const chain = chains.find((candidate) => candidate.network === action.network)
+    try {
+      done[await resolve(deps, action, chain)]++
+    } catch (error) {
+      done.kept++
+      log(`svc: the channel action ${action.id} could not be resolved yet: ${toSvcError(error).message}`)
+    }
+  }
+  if (done.landed + done.notSent + done.gone > 0)
+    log(
+      `svc: ${done.landed + done.notSent + done.gone} batch-settlement action(s) under way when svc stopped were resolved from the chain (${done.landed} landed)`,
+    )
+  return done
+}
+
+async function resolve(
+  deps: ServerDeps,
+  action: ChannelAction,
+  chain: SandboxChain | undefined,
+): Promise<keyof ChannelActionResolution> {
+  if (!deps.chain || chain?.restarting) return 'kept'
+  const finish = (done: Partial<ChannelAction>) =>
+    saveChannelAction(deps.db, { ...action, ...done, resolvedAt: new Date().toISOString() })
+  if (!chain || chain.epoch !== action.chainEpoch) {
+    await finish({ state: 'failed', error: 'the chain it was sent on is gone' })
+    return 'gone'
+  }
+  const found = await findChannelActionOnChain(chain.client, action)
+  if (!found.landed) {
+    await finish({ state: 'failed', error: 'svc stopped before it reached the chain' })
+    return 'notSent'
+  }
+  await finish({ state: 'settled', transaction: found.transaction ?? null, amount: found.amount })
+  return 'landed'
+}
