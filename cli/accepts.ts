@@ -17,7 +17,7 @@ export type AcceptFlags = {
 /** What `--payment-flow` and `--gas-sponsoring` set in every accept's `extra` (add and update). */
 export type ExtraFlags = { paymentFlow?: string; gasSponsoring?: string }
 
-const schemes = ['exact', 'upto'] as const
+const schemes = ['exact', 'upto', 'batch-settlement'] as const
 const transferMethods = ['eip3009', 'permit2'] as const
 const paymentFlows = ['authorization', 'upfront'] as const
 const gasSponsorings = ['eip2612GasSponsoring', 'erc20ApprovalGasSponsoring'] as const

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import { Command, CommanderError } from 'commander'
 import { toSvcError, UsageError } from '../core/errors.js'
 import { registerAnalytics } from './commands/analytics.js'
+import { registerChannels } from './commands/channels.js'
 import { registerApis } from './commands/apis.js'
 import { registerAuth } from './commands/auth.js'
 import { registerDiscovery } from './commands/discovery.js'
@@ -82,6 +83,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
   registerDomains(program, ctx)
   registerDiscovery(program, ctx)
   registerAnalytics(program, ctx)
+  registerChannels(program, ctx)
   registerSandbox(program, ctx)
   registerSnapshots(program, ctx)
   registerTime(program, ctx)

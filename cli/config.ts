@@ -23,6 +23,9 @@ export function configPath(env: NodeJS.ProcessEnv): string {
   return join(base, 'svc', 'config.json')
 }
 
+/** Where `svc pay` keeps the buyer's payment channels (x402 batch-settlement): `channels/` beside the session. */
+export const buyerChannelsDir = (env: NodeJS.ProcessEnv): string => join(dirname(configPath(env)), 'channels')
+
 /** The saved session, or undefined when there is none. A file that is not a session is a usage error. */
 export function readSession(env: NodeJS.ProcessEnv): SavedSession | undefined {
   const path = configPath(env)

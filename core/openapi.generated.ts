@@ -655,7 +655,7 @@ export interface paths {
                             /** Format: uri */
                             sandbox_base_url: string;
                             environments: components["schemas"]["Environment"][];
-                            schemes: ("exact" | "upto")[];
+                            schemes: ("exact" | "upto" | "batch-settlement")[];
                             payment_tokens: {
                                 environment: components["schemas"]["Environment"];
                                 address: string;
@@ -2153,6 +2153,141 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's payment channels (x402 batch-settlement), newest first (scope settlements:read)
+         * @description The channels buyers opened on the caller's APIs in the caller's environment: what was deposited, what the
+         *     vouchers charged (`spent`), what the receiver claimed on chain and settled to its pay-to address, what went
+         *     back by refunds. `state`: open, withdrawing (the buyer asked to withdraw), closed (refunded). With
+         *     `format=csv` (or `Accept: text/csv`) the answer is CSV (a header row of the record's field names).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description only this API (the caller's, of this environment; else 404 `api not found`) */
+                    api_id?: string;
+                    state?: "open" | "withdrawing" | "closed";
+                    limit?: number;
+                    format?: "json" | "csv";
+                };
+                header?: {
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the channels, or the CSV export */
+                200: {
+                    headers: {
+                        /** @description CSV only: `attachment; filename="channels.csv"` */
+                        "Content-Disposition"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            channels: components["schemas"]["Channel"][];
+                        };
+                        "text/csv": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/channels/{channelId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One payment channel, the requests it paid and its transactions (scope settlements:read) */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description how many of the newest paid requests to list */
+                    vouchers?: number;
+                };
+                header?: {
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    channelId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the channel */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            channel: components["schemas"]["Channel"];
+                            /** @description the requests paid from the channel, newest first (the first by the deposit that opened it) */
+                            vouchers: {
+                                id: string;
+                                api_id: string;
+                                endpoint_id: string | null;
+                                method: string;
+                                path: string;
+                                amount: components["schemas"]["AtomicAmount"];
+                                /** @description the channel's charged total after this request */
+                                cumulative: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                            /** @description its deposits and refunds, and its receiver's claims and settles since it opened (a claim or settle covers every channel of the receiver), oldest first */
+                            transactions: {
+                                id: string;
+                                /** @enum {unknown} */
+                                kind: "deposit" | "claim" | "settle" | "refund";
+                                amount: components["schemas"]["AtomicAmount"];
+                                /** @description the vouchers a claim carried (0 for the other kinds) */
+                                vouchers: number;
+                                transaction: string;
+                                /** Format: date-time */
+                                created_at: string;
+                            }[];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -2541,10 +2676,10 @@ export interface components {
         PathPattern: string;
         Accept: {
             /**
-             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header
+             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header; batch-settlement: amount is the price of a request, paid by an off-chain voucher on a channel the buyer deposited into once (x402 payment channels)
              * @enum {unknown}
              */
-            scheme: "exact" | "upto";
+            scheme: "exact" | "upto" | "batch-settlement";
             /** @description CAIP-2; eip155:845320402 on development APIs */
             network: string;
             /** @description token contract (checksummed); the Sandbox USDC on development APIs */
@@ -2564,6 +2699,14 @@ export interface components {
                 paymentFlow?: "authorization" | "upfront";
                 /** @enum {unknown} */
                 gasSponsoring?: "eip2612GasSponsoring" | "erc20ApprovalGasSponsoring";
+                /** @description batch-settlement: the smallest deposit that opens a channel (atomic units, at least amount); left out, 10 × amount */
+                minDeposit?: string;
+                /** @description batch-settlement: seconds a buyer waits between asking to withdraw and withdrawing (part of the channel); 900 when left out; the same on every batch-settlement accept of an endpoint */
+                withdrawDelay?: number;
+                /** @description batch-settlement (svc's): how often the seller's channel manager claims the vouchers received, in one transaction; 60 when left out */
+                claimIntervalSeconds?: number;
+                /** @description batch-settlement (svc's): how often it settles what it claimed to the pay-to address; 60 when left out */
+                settleIntervalSeconds?: number;
             } & {
                 [key: string]: unknown;
             };
@@ -2572,10 +2715,10 @@ export interface components {
         /** @description An accept option as a request gives it; `max_timeout_seconds` may be left out (300). */
         AcceptInput: {
             /**
-             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header
+             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header; batch-settlement: amount is the price of a request, paid by an off-chain voucher on a channel the buyer deposited into once (x402 payment channels)
              * @enum {unknown}
              */
-            scheme: "exact" | "upto";
+            scheme: "exact" | "upto" | "batch-settlement";
             /** @description CAIP-2; eip155:845320402 on development APIs */
             network: string;
             /** @description token contract; the Sandbox USDC on development APIs */
@@ -2595,6 +2738,14 @@ export interface components {
                 paymentFlow?: "authorization" | "upfront";
                 /** @enum {unknown} */
                 gasSponsoring?: "eip2612GasSponsoring" | "erc20ApprovalGasSponsoring";
+                /** @description batch-settlement: the smallest deposit that opens a channel (atomic units, at least amount); left out, 10 × amount */
+                minDeposit?: string;
+                /** @description batch-settlement: seconds a buyer waits between asking to withdraw and withdrawing (part of the channel); 900 when left out; the same on every batch-settlement accept of an endpoint */
+                withdrawDelay?: number;
+                /** @description batch-settlement (svc's): how often the seller's channel manager claims the vouchers received, in one transaction; 60 when left out */
+                claimIntervalSeconds?: number;
+                /** @description batch-settlement (svc's): how often it settles what it claimed to the pay-to address; 60 when left out */
+                settleIntervalSeconds?: number;
             } & {
                 [key: string]: unknown;
             };
@@ -2830,6 +2981,42 @@ export interface components {
                     amount: components["schemas"]["AtomicAmount"];
                 }[];
             }[];
+        };
+        Channel: {
+            /** @description the channel's id (bytes32 */
+            channel_id: string;
+            /** @description the API its first request paid */
+            api_id: string;
+            environment: components["schemas"]["Environment"];
+            network: string;
+            asset: string;
+            payer: string;
+            /** @description the receiver */
+            pay_to: string;
+            /** @description seconds between a buyer's withdraw request and its withdrawal */
+            withdraw_delay: number;
+            deposited: components["schemas"]["AtomicAmount"];
+            /** @description the channel's balance on chain as last seen (claimed funds stay in it; what a buyer can take back is balance − claimed) */
+            balance: string;
+            /** @description what the vouchers charged */
+            spent: string;
+            /** @description what the receiver claimed on chain */
+            claimed: string;
+            /** @description what of the claimed was settled to the pay-to address */
+            settled: string;
+            /** @description what went back to the buyer by cooperative refunds */
+            refunded: string;
+            /** @description requests paid from the channel */
+            vouchers: number;
+            /** @enum {unknown} */
+            state: "open" | "withdrawing" | "closed";
+            chain_epoch: string | null;
+            /** @description opened on an earlier Sandbox chain than the running one */
+            old_chain: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         Settlement: {
             id: string;

@@ -160,6 +160,23 @@ export function createSvcClient(options: SvcClientOptions) {
           }),
         ),
     },
+    channels: {
+      /** The payment channels (x402 batch-settlement) buyers opened on the caller's APIs, newest first. */
+      list: (query: T.ChannelQuery = {}): Promise<T.Channel[]> =>
+        answer(api.GET('/channels', { params: { query } })).then((page) => page.channels),
+      /** Every matching channel as CSV (a header row of the record's fields). */
+      csv: (query: T.ChannelQuery = {}): Promise<string> =>
+        answer(
+          api.GET('/channels', {
+            params: { query: { ...query, format: 'csv' } },
+            headers: { accept: 'text/csv' },
+            parseAs: 'text',
+          }),
+        ),
+      /** One channel, the requests it paid (newest first) and its transactions. */
+      get: (channelId: string): Promise<T.ChannelDetail> =>
+        answer(api.GET('/channels/{channelId}', path({ channelId }))),
+    },
     events: {
       /**
        * The live payment events (`GET /events`, Server-Sent Events) as an async iterator: `for await (const event of

@@ -47,7 +47,7 @@ const seedSchema = z.strictObject({
               network: z.string().optional(),
               asset: z.string().optional(),
               /** `exact` (price is the price) or `upto` (price is the most a buyer signs for). @defaultValue exact */
-              scheme: z.enum(['exact', 'upto']).optional(),
+              scheme: z.enum(['exact', 'upto', 'batch-settlement']).optional(),
               /** `extra.assetTransferMethod`: eip3009 (exact's default) or permit2 (upto's only one). */
               transfer_method: z.enum(['eip3009', 'permit2']).optional(),
               /** `extra.paymentFlow` as @x402/core 2.27 names it: `authorization` (verify, upstream, settle) or `upfront`. */

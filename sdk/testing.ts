@@ -6,6 +6,12 @@
 import '../core/polyfill.js'
 import { randomBytes } from 'node:crypto'
 import { x402Client } from '@x402/core/client'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { toClientEvmSigner } from '@x402/evm'
+import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
+import { FileClientChannelStorage } from '@x402/evm/batch-settlement/client/file-storage'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { UptoEvmScheme } from '@x402/evm/upto/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
@@ -78,8 +84,9 @@ export type TestSandbox = {
     address: Hex
     privateKey: Hex
     /**
-     * `fetch` that pays 402s with the buyer's USDC (the official x402 client with `@x402/evm`'s exact and upto
-     * schemes): exact by EIP-3009 or Permit2, upto by Permit2. Its Permit2 allowance starts at 0: a Permit2 payment
+     * `fetch` that pays 402s with the buyer's USDC (the official x402 client with `@x402/evm`'s exact, upto and
+     * batch-settlement schemes): exact by EIP-3009 or Permit2, upto by Permit2, batch-settlement by a deposit into a
+     * channel and then vouchers (its channels kept by the package's file storage in a temporary directory). Its Permit2 allowance starts at 0: a Permit2 payment
      * signs an EIP-2612 permit where the seller sponsors it (svc's gateway does); elsewhere, approve Permit2 first
      * (the faucet's `approve_permit2`). It signs by svc's clock, so {@link TestSandbox.advanceTime} does not stop it.
      */
@@ -145,9 +152,14 @@ export async function startSandbox(options: TestSandboxOptions = {}): Promise<Te
     const rpc = { rpcUrl: chain.rpcUrl }
     // The buyer signs by svc's clock, so it still pays after advanceTime().
     const ahead = () => chain.clock.offsetMs / 1000
+    const channels = mkdtempSync(join(tmpdir(), 'svc-buyer-channels-'))
+    const channelBuyer = new BatchSettlementEvmScheme(toClientEvmSigner(buyer, chain.sandboxChain.client as never), {
+      storage: new FileClientChannelStorage({ directory: channels }),
+    })
     const payer = new x402Client()
       .register(chain.sandboxChain.network, signingBySvcClock(new ExactEvmScheme(buyer, rpc), ahead))
       .register(chain.sandboxChain.network, signingBySvcClock(new UptoEvmScheme(buyer, rpc), ahead))
+      .register(chain.sandboxChain.network, signingBySvcClock(channelBuyer, ahead))
     payer.setSpendControls({
       allowedAssets: [
         { network: chain.sandboxChain.network, asset: chain.sandboxChain.usdc.address, maxAmountPerPayment },
@@ -201,7 +213,10 @@ export async function startSandbox(options: TestSandboxOptions = {}): Promise<Te
         if (signal?.aborted) unsubscribe()
         return queue.iterator
       },
-      stop: () => sandbox.stop(),
+      async stop() {
+        await sandbox.stop()
+        rmSync(channels, { recursive: true, force: true })
+      },
     }
   } catch (error) {
     await sandbox.stop()

@@ -61,6 +61,9 @@ export type Settlement = Schemas['Settlement']
 export type SettlementPage = Schemas['SettlementPage']
 /** Filters of GET /settlements; `from`/`to` are ISO timestamps with a zone or YYYY-MM-DD days. */
 export type SettlementFilter = Omit<Query<paths['/settlements']['get']>, 'limit' | 'cursor' | 'format'>
+export type Channel = Schemas['Channel']
+export type ChannelDetail = Answer<paths['/channels/{channelId}']['get'], 200>
+export type ChannelQuery = Omit<Query<paths['/channels']['get']>, 'format'>
 export type SettlementQuery = Omit<Query<paths['/settlements']['get']>, 'format'>
 
 /** A whole-sandbox snapshot (`svc snapshot`). */

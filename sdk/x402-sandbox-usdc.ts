@@ -5,7 +5,8 @@
  *   so a client built as in `@x402/fetch`'s README pays the sandbox without an `allowedAssets` entry;
  * - sellers: `price: '$0.01'` converts to it (`getDefaultAsset`), and an `{ amount, asset }` price without `extra`
  *   gets its EIP-712 domain (name, version), which buyers need to sign (EIP-3009, or an EIP-2612 permit that lets a
- *   Permit2 payment go through without an approval), for the exact and the upto server schemes.
+ *   Permit2 payment go through without an approval), for the exact, upto and batch-settlement server schemes (a
+ *   batch-settlement buyer signs its deposit by EIP-3009 with that domain).
  *
  * `@x402/evm` ships two builds and the user's process loads one or both: the ESM build shares one `DEFAULT_ASSETS`
  * table between its entry points (the table `@x402/evm` exports); the CommonJS build bundles a private copy into each
@@ -18,6 +19,7 @@ import type { PaymentRequirements } from '@x402/core/types'
 import { DEFAULT_ASSETS } from '@x402/evm'
 import { ExactEvmScheme as ExactEvmServerScheme } from '@x402/evm/exact/server'
 import { UptoEvmScheme as UptoEvmServerScheme } from '@x402/evm/upto/server'
+import { BatchSettlementEvmScheme as BatchSettlementServerScheme } from '@x402/evm/batch-settlement/server'
 import { sandboxNetwork, sandboxUsdcDomain, usdcAddress, usdcDecimals } from '../core/sandbox-usdc.js'
 
 /** The sandbox USDC as `@x402/evm` describes a default asset (EIP-3009, so no transfer-method override). */
@@ -69,6 +71,7 @@ export function registerSandboxUsdc(): void {
   addSandboxUsdc(DEFAULT_ASSETS as unknown as AssetTable)
   fillSandboxUsdcDomain(ExactEvmServerScheme)
   fillSandboxUsdcDomain(UptoEvmServerScheme)
+  fillSandboxUsdcDomain(BatchSettlementServerScheme)
   registerCommonJsBuild()
 }
 
@@ -81,13 +84,17 @@ function registerCommonJsBuild(): void {
   let cjsServers: string[]
   try {
     cjsRoot = dirname(require.resolve('@x402/evm')) + sep
-    cjsServers = [require.resolve('@x402/evm/exact/server'), require.resolve('@x402/evm/upto/server')]
+    cjsServers = [
+      require.resolve('@x402/evm/exact/server'),
+      require.resolve('@x402/evm/upto/server'),
+      require.resolve('@x402/evm/batch-settlement/server'),
+    ]
   } catch {
     return
   }
   /** The server scheme class a CommonJS server entry point exports. */
   const serverScheme = (exports: Record<string, unknown>) =>
-    (exports.ExactEvmScheme ?? exports.UptoEvmScheme) as ServerSchemeClass
+    (exports.ExactEvmScheme ?? exports.UptoEvmScheme ?? exports.BatchSettlementEvmScheme) as ServerSchemeClass
   // Appended to the file's source, where its private `var DEFAULT_ASSETS` is in scope (the file's own code is ES2020).
   const patchTable = [
     '',

@@ -2,6 +2,7 @@ import { Box, useApp } from 'ink'
 import { useCallback } from 'react'
 import { ApisPanel, apisPanelCountsDown } from './components/ApisPanel.js'
 import { BazaarLine } from './components/BazaarLine.js'
+import { ChannelsLine } from './components/ChannelsLine.js'
 import { ChainPanel } from './components/ChainPanel.js'
 import { FaultsLine } from './components/FaultsLine.js'
 import { Header } from './components/Header.js'
@@ -82,6 +83,7 @@ export function App(options: DashboardOptions) {
             <TwinsLine twins={urls.twins} />
             <FaultsLine faults={data.faults.data} />
             <BazaarLine catalog={data.bazaar.data} />
+            <ChannelsLine channels={data.channels.data} />
           </Box>
           <WalletPanel loggedIn={loggedIn} wallet={data.wallet} faucet={data.faucet} width={width} />
           <ApisPanel

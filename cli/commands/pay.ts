@@ -7,6 +7,7 @@ import { action, addCommand, type CliContext } from '../context.js'
 import { parseHeaders, readTextFile } from '../inputs.js'
 import { signingBySvcClock } from '../../sdk/svc-clock-signing.js'
 import { askGatewaySvc } from '../svc-of-gateway.js'
+import { buyerChannelsDir } from '../config.js'
 
 type PayFlags = {
   method?: string
@@ -139,12 +140,20 @@ export function registerPay(program: Command, ctx: CliContext) {
           { ExactEvmScheme },
           { UptoEvmScheme },
           { privateKeyToAccount },
+          { BatchSettlementEvmScheme },
+          { FileClientChannelStorage },
+          { toClientEvmSigner },
+          { createPublicClient, http },
         ] = await Promise.all([
           import('@x402/fetch'),
           import('@x402/core/http'),
           import('@x402/evm/exact/client'),
           import('@x402/evm/upto/client'),
           import('viem/accounts'),
+          import('@x402/evm/batch-settlement/client'),
+          import('@x402/evm/batch-settlement/client/file-storage'),
+          import('@x402/evm'),
+          import('viem'),
         ])
         const account = privateKeyToAccount(privateKey as `0x${string}`)
         const rpc = rpcUrl ? { rpcUrl } : undefined
@@ -162,9 +171,16 @@ export function registerPay(program: Command, ctx: CliContext) {
             },
           }
         }
+        // A batch-settlement route is paid from a channel: the first payment deposits, the next ones sign vouchers. The
+        // channels are kept beside svc's settings (the package's file storage), so the next `svc pay` spends on.
+        const channels = new BatchSettlementEvmScheme(
+          rpcUrl ? toClientEvmSigner(account, createPublicClient({ transport: http(rpcUrl) })) : account,
+          { storage: new FileClientChannelStorage({ directory: buyerChannelsDir(call.env) }) },
+        )
         const client = new x402Client()
           .register(usdc.network, signing(new ExactEvmScheme(account, rpc)))
           .register(usdc.network, signing(new UptoEvmScheme(account, rpc)))
+          .register(usdc.network, signing(channels))
         client.setSpendControls({
           allowedAssets: [{ network: usdc.network, asset: usdc.address, maxAmountPerPayment: maxAmount }],
         })
@@ -200,8 +216,14 @@ export function registerPay(program: Command, ctx: CliContext) {
           call.out.json({ status: response.status, payment_response: settlement, body: parsed })
         } else if (!failed || call.options.verbose) {
           call.out.line(call.out.bold(`HTTP ${response.status} ${response.statusText}`.trim()))
-          // An upto payment names what it charged (0 settles without a transaction); an exact one what was signed.
-          const amount = settlement?.amount ?? (settlement?.success ? signed : undefined)
+          // A batch-settlement payment names its charge in extra.chargedAmount (a deposit's amount is the deposit, a
+          // voucher has no transaction); an upto one in amount (0 settles without a transaction); an exact one what
+          // was signed.
+          const chargedAmount = (settlement?.extra as { chargedAmount?: unknown } | undefined)?.chargedAmount
+          const amount =
+            (typeof chargedAmount === 'string' ? chargedAmount : undefined) ||
+            settlement?.amount ||
+            (settlement?.success ? signed : undefined)
           const charged = amount === undefined ? '' : ` charged ${formatUsdc(amount)} USDC`
           if (settlement)
             call.out.line(

@@ -4,6 +4,7 @@ import { Ajv } from 'ajv'
 import { z } from 'zod'
 import { pathPatternProblem } from '../../core/path-pattern.js'
 import { evmAddress, required } from './validation.js'
+import { checkBatchAccept, checkBatchAccepts } from '../batch-accept.js'
 
 /** The methods an endpoint may have. */
 export const httpMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const
@@ -25,8 +26,11 @@ export const pathPatternSchema = z
 
 const maxUint256 = 2n ** 256n
 
-/** The payment schemes an accept may name: `exact` (a set price) and `upto` (a maximum; the upstream settles what was used). */
-export const acceptSchemes = ['exact', 'upto'] as const
+/**
+ * The payment schemes an accept may name: `exact` (a set price), `upto` (a maximum; the upstream settles what was
+ * used) and `batch-settlement` (a price paid by vouchers on a channel the buyer deposited into: ../batch-accept.ts).
+ */
+export const acceptSchemes = ['exact', 'upto', 'batch-settlement'] as const
 /** How an EVM payment moves the token (`extra.assetTransferMethod`): EIP-3009 (the default of `exact`) or Permit2. */
 export const assetTransferMethods = ['eip3009', 'permit2'] as const
 /**
@@ -85,6 +89,7 @@ export const acceptSchema = z
     extra: acceptExtraSchema.optional(),
   })
   .superRefine((accept, ctx) => {
+    if (accept.scheme === 'batch-settlement') return checkBatchAccept(accept, ctx)
     const sponsoring = accept.extra?.gasSponsoring
     if (sponsoring !== undefined && !(gasSponsorings as readonly unknown[]).includes(sponsoring))
       ctx.addIssue({
@@ -120,6 +125,7 @@ export const acceptsSchema = z
   .array(acceptSchema, { error: required('expected an array of accept options') })
   .min(1, { error: 'at least one accept option' })
   .max(10, { error: 'at most 10 accept options' })
+  .superRefine(checkBatchAccepts)
 
 const require = createRequire(import.meta.url)
 const ajv2020 = new Ajv2020({ strict: false, validateSchema: false })

@@ -13,6 +13,7 @@ import { createDiscoveryRoutes } from './discovery.js'
 import { createDomainRoutes } from './domains.js'
 import { createStatsRoutes } from './stats.js'
 import { createSettlementRoutes } from './settlements.js'
+import { createChannelRoutes } from './channels.js'
 import { createContractRoutes } from './openapi-document.js'
 import { createRootRoutes } from './root.js'
 import { createSnapshotRoutes } from './snapshots.js'
@@ -58,6 +59,7 @@ export function createControlRouter(deps: ServerDeps): Router {
   router.use(createDomainRoutes(deps))
   router.use(createStatsRoutes(deps))
   router.use(createSettlementRoutes(deps))
+  router.use(createChannelRoutes(deps))
   router.use(createEventRoutes(deps))
   return router
 }

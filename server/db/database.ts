@@ -11,6 +11,7 @@ import * as paymentAnswers from './migrations/2026_11_25_03_00_00_payment_answer
 import * as signInWithX from './migrations/2026_11_25_04_00_00_sign_in_with_x.js'
 import * as bazaarCatalog from './migrations/2026_11_25_05_00_00_bazaar_catalog.js'
 import * as channelActions from './migrations/2026_11_26_03_00_00_channel_actions.js'
+import * as batchChannels from './migrations/2026_11_26_04_00_00_batch_channels.js'
 import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
 
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_25_04_00_00_sign_in_with_x': signInWithX,
   '2026_11_25_05_00_00_bazaar_catalog': bazaarCatalog,
   '2026_11_26_03_00_00_channel_actions': channelActions,
+  '2026_11_26_04_00_00_batch_channels': batchChannels,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -1,5 +1,6 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
 import type { Environment } from '../../core/hosts.js'
+import type { BatchChannelsTable, BatchTransactionsTable, BatchVouchersTable } from './batch-tables.js'
 
 export type UsersTable = {
   id: string
@@ -64,7 +65,7 @@ export type ApisTable = {
 /** One accept option of an endpoint as stored (snake_case, as the control plane speaks). */
 export type Accept = {
   /** `exact`: `amount` is the price; `upto`: `amount` is the maximum, the upstream's Settlement-Overrides says what is charged. */
-  scheme: 'exact' | 'upto'
+  scheme: 'exact' | 'upto' | 'batch-settlement'
   network: string
   asset: string
   amount: string
@@ -288,6 +289,9 @@ export type Database = {
   bazaar_resources: BazaarResourcesTable
   payment_answers: PaymentAnswersTable
   channel_actions: ChannelActionsTable
+  batch_channels: BatchChannelsTable
+  batch_vouchers: BatchVouchersTable
+  batch_transactions: BatchTransactionsTable
 }
 
 export type UserRow = Selectable<UsersTable>

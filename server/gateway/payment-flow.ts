@@ -30,6 +30,10 @@ import { addressRefusalOf, ownListenerPorts } from '../own-listeners.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import { payUpfront } from './upfront-flow.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
+import { payBatch, type BatchContext } from './batch-flow.js'
+import { createBatchRecords } from './batch-records.js'
+import { createBatchServers } from './batch-servers.js'
+import type { OwnWrites } from './own-write.js'
 
 export type PaymentFlow = {
   /**
@@ -86,6 +90,12 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
   const table = createEndpointTable(deps.db, deps.clock)
   const offerReceipts = createOfferReceipts(deps.secrets.offerReceiptKey)
   const servers = createResourceServers(deps, [offerReceipts.extension])
+  // Payment channels (batch-settlement): a resource server per receiver, their records written as the store's own.
+  let opened: GatewayStore | undefined
+  void store.then((ready) => (opened = ready)).catch(() => {})
+  const own: OwnWrites = (write) => (opened ? opened.own(write) : write())
+  const records = createBatchRecords(deps.db, own, () => new Date())
+  const batch = createBatchServers(deps, servers, records, own)
   const signIns = createSignIns(deps)
   // svc's own ports, worked out once the listener has its port (they never change after; the chain restarts on its URLs).
   let ownPorts: ReadonlyMap<number, string> | undefined
@@ -133,6 +143,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     tell,
     requirePayment,
   }
+  const batchSteps: BatchContext = { ...steps, batch, records }
 
   async function run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome> {
     stats.count(api, 'requests')
@@ -147,7 +158,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       return failed(404, `no paid route for ${method} ${cutText(path, echoedValueLimit)}`)
     }
     // A missing facilitator (no chain, no SVC_FACILITATOR_URL) throws a 503 for the error handler.
-    const server = await servers.forApi(api)
+    const server = await (batch.serverFor(api, route) ?? servers.forApi(api))
     const offer = await offerFor(route, server, api)
     const resource = {
       url: `${request.protocol}://${request.headers.host}${url}`,
@@ -256,6 +267,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     requirements: PaymentRequirements,
     paymentId: string,
   ): Promise<PaymentOutcome> {
+    if (requirements.scheme === 'batch-settlement') return payBatch(batchSteps, attempt, payload, requirements)
     const { request, api, server, resource } = attempt
     const payerOf = (response?: { payer?: string | undefined }) =>
       response?.payer ?? authorizationFields(payload.payload).from
@@ -407,6 +419,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     flush: () => stats.flush(),
     async close() {
       unregister?.()
+      await batch.close()
       await stats.close()
       await journal.close()
       await proxy.close()

@@ -1,5 +1,5 @@
 import type { x402ResourceServer } from '@x402/core/server'
-import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
 import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
 import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier'
@@ -33,7 +33,12 @@ export type Offer = {
  * and `invalidMessage` of a verify, `errorReason` and `errorMessage` of a settle) and, for a refused settlement, its
  * encoded `SettleResponse` for the `PAYMENT-RESPONSE` header (where x402 puts a settle failure).
  */
-export type Refusal = { fields?: Record<string, string>; paymentResponse?: string | undefined }
+export type Refusal = {
+  fields?: Record<string, string>
+  paymentResponse?: string | undefined
+  /** The payment refused, for the schemes that add to its 402 (batch-settlement's corrective channel state). */
+  payload?: PaymentPayload | undefined
+}
 
 /** The resource a 402 names: its URL, the normalized request path, and a description. */
 export type PaidResource = { url: string; path: string; description: string }
@@ -146,6 +151,8 @@ async function buildPaymentRequired(
     described,
     error ?? paymentRequiredMessage,
     extensions,
+    undefined,
+    refusal?.payload,
   )
   let header = encodePaymentRequiredHeader(built)
   // Each signed offer repeats the resource URL (twice encoded): for a very long URL they would take the header past

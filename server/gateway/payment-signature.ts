@@ -38,8 +38,12 @@ export function decodePayment(header: string): DecodedPayment {
     return refused('malformed PAYMENT-SIGNATURE: accepted: expected the payment requirements the payment accepts')
   if (!isRecord(value.payload))
     return refused('malformed PAYMENT-SIGNATURE: payload: expected the scheme payload (signature and authorization)')
+  // A batch-settlement payload (a deposit, voucher or refund on a channel) is checked by the package's scheme.
+  const batch = value.accepted.scheme === 'batch-settlement'
   const problem =
-    'permit2Authorization' in value.payload ? undefined : shapeProblem(eip3009PayloadSchema, value.payload, 'payload')
+    batch || 'permit2Authorization' in value.payload
+      ? undefined
+      : shapeProblem(eip3009PayloadSchema, value.payload, 'payload')
   if (problem) return refused(`malformed PAYMENT-SIGNATURE: ${problem}`)
   return { ok: true, payload: value as PaymentPayload }
 }

@@ -1,7 +1,7 @@
 import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorClient } from '@x402/core/server'
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { UptoEvmScheme } from '@x402/evm/upto/server'
-import type { ResourceServerExtension } from '@x402/core/types'
+import type { ResourceServerExtension, SchemeNetworkServer } from '@x402/core/types'
 import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
 import { createInProcessFacilitatorClient } from '../../chain/facilitator/client.js'
 import type { ServerDeps } from '../deps.js'
@@ -14,9 +14,17 @@ export class FacilitatorUnavailableError extends ServiceUnavailableError {
   override name = 'FacilitatorUnavailableError'
 }
 
+/** A scheme a resource server holds beside exact and upto (batch-settlement's, one per receiver: batch-servers.ts). */
+export type ExtraScheme = { key: string; scheme: SchemeNetworkServer }
+
 export type ResourceServers = {
-  /** The initialized x402 resource server for the API's environment; throws {@link FacilitatorUnavailableError}. */
-  forApi(api: ApiRow): Promise<x402ResourceServer>
+  /**
+   * The initialized x402 resource server for the API's environment, with `extra`'s scheme too (one server per
+   * facilitator and `extra.key`); throws {@link FacilitatorUnavailableError}.
+   */
+  forApi(api: ApiRow, extra?: ExtraScheme): Promise<x402ResourceServer>
+  /** The client of the API's facilitator; throws {@link FacilitatorUnavailableError}. */
+  facilitatorFor(api: ApiRow): FacilitatorClient
 }
 
 /**
@@ -56,16 +64,17 @@ export function createResourceServers(
     return new HTTPFacilitatorClient({ url, timeoutMs: 30_000 })
   }
 
-  function start(url: string): Promise<x402ResourceServer> {
+  function start(url: string, key: string, extra: ExtraScheme | undefined): Promise<x402ResourceServer> {
     const server = new x402ResourceServer(clientFor(url))
       .register('eip155:*', new ExactEvmScheme())
       .register('eip155:*', new UptoEvmScheme())
       .registerExtension(bazaarResourceServerExtension)
+    if (extra) server.register('eip155:*', extra.scheme)
     for (const extension of extensions) server.registerExtension(extension)
     return server.initialize().then(
       () => server,
       (error: unknown) => {
-        servers.delete(url)
+        servers.delete(key)
         const cause = (error as Error).cause ?? error
         deps.log?.(
           cutText(
@@ -84,14 +93,16 @@ export function createResourceServers(
   }
 
   return {
-    forApi(api) {
+    forApi(api, extra) {
       const url = facilitatorUrl(api)
-      let server = servers.get(url)
+      const key = extra ? `${url} ${extra.key}` : url
+      let server = servers.get(key)
       if (!server) {
-        server = start(url)
-        servers.set(url, server)
+        server = start(url, key, extra)
+        servers.set(key, server)
       }
       return server
     },
+    facilitatorFor: (api) => clientFor(facilitatorUrl(api)),
   }
 }

@@ -6,6 +6,8 @@ import { ExactEvmScheme as ExactEvmClient } from '@x402/evm/exact/client'
 import { ExactEvmScheme as ExactEvmServer } from '@x402/evm/exact/server'
 import { UptoEvmScheme as UptoEvmClient } from '@x402/evm/upto/client'
 import { UptoEvmScheme as UptoEvmServer } from '@x402/evm/upto/server'
+import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
+import { BatchSettlementEvmScheme as BatchServer } from '@x402/evm/batch-settlement/server'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
@@ -104,6 +106,27 @@ describe('registerSandboxUsdc (svc/register): the sandbox USDC is a default asse
       accepts,
     })
     expect(signed.payload).toHaveProperty('permit2Authorization')
+  })
+
+  it('for the batch-settlement schemes too: "$0.01" prices, the domain of an { amount, asset } price, a buyer\'s spend controls', async () => {
+    const authorizer = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+    const kind = {
+      x402Version: 2,
+      scheme: 'batch-settlement',
+      network: sandboxNetwork,
+      extra: { receiverAuthorizer: authorizer },
+    }
+    const server = new BatchServer('0x000000000000000000000000000000000000bEEF')
+    expect((await server.parsePrice('$0.01', sandboxNetwork)).asset).toBe(usdcAddress)
+    const batch = { ...requirement, scheme: 'batch-settlement', extra: {} }
+    expect((await server.enhancePaymentRequirements(batch, kind, [])).extra).toMatchObject(domain)
+    const { BatchSettlementEvmScheme: CjsServer } = require('@x402/evm/batch-settlement/server')
+    expect(
+      (await new CjsServer('0x000000000000000000000000000000000000bEEF').enhancePaymentRequirements(batch, kind, []))
+        .extra,
+    ).toMatchObject(domain)
+    const buyer = new BatchClient(privateKeyToAccount(generatePrivateKey()))
+    expect(buyer.findDefaultAsset(usdcAddress, sandboxNetwork)).toEqual(sandboxUsdcAsset)
   })
 
   it("a buyer's default spend controls accept it", async () => {

@@ -3,7 +3,7 @@ import { createPublicClient, http } from 'viem'
 import { listBazaarCatalog } from '../../sdk/bazaar-catalog.js'
 import { createSvcClient, type SvcClient } from '../../sdk/client.js'
 import { describeError } from '../errors.js'
-import type { Fault } from '../../sdk/types.js'
+import type { Channel, Fault } from '../../sdk/types.js'
 import type {
   ApiWithEndpoints,
   BazaarCatalogView,
@@ -33,6 +33,8 @@ export type DashboardData = {
   faults: Loadable<Fault[]>
   /** The facilitator's bazaar catalog (`svc discovery catalog`); a failed load shows nothing. */
   bazaar: Loadable<BazaarCatalogView>
+  /** The seller's payment channels (batch-settlement); a failed load shows nothing. */
+  channels: Loadable<Channel[]>
   /** Payments refused while the dashboard runs, from the live event stream (not polled). */
   refusals: RefusalsView
   faucet: FaucetState
@@ -127,6 +129,8 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
     return { newest: items, total: pagination.total }
   }, [facilitatorUrl])
   const bazaar = usePoll(loadBazaar, { ...onChain, owner: undefined })
+  // Channels move with vouchers (no block) as well as with deposits, claims and settles: asked every period.
+  const channels = usePoll(seller && (() => seller.channels.list({ limit: 1000 })), { ...live, owner: seller })
   // APIs, endpoints and mails change through the control plane: every period while they change, else every third.
   const controlPlane = { ...live, idlePeriodMs: 3 * refreshMs }
   const apis = usePoll(seller && (() => loadApis(seller)), { ...controlPlane, owner: seller })
@@ -146,9 +150,19 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
         outbox.refresh,
         faults.refresh,
         bazaar.refresh,
+        channels.refresh,
       ].map((one) => one()),
     )
-  }, [chain.refresh, wallet.refresh, apis.refresh, settlements.refresh, outbox.refresh, faults.refresh, bazaar.refresh])
+  }, [
+    chain.refresh,
+    wallet.refresh,
+    apis.refresh,
+    settlements.refresh,
+    outbox.refresh,
+    faults.refresh,
+    bazaar.refresh,
+    channels.refresh,
+  ])
 
   return {
     loggedIn: seller !== undefined,
@@ -159,6 +173,7 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
     outbox,
     faults,
     bazaar,
+    channels,
     refusals,
     faucet,
     fund,

@@ -1,5 +1,6 @@
 import { apisPanelWants } from '../components/ApisPanel.js'
 import { bazaarLineLines } from '../components/BazaarLine.js'
+import { channelsLineLines } from '../components/ChannelsLine.js'
 import { faultsLineLines } from '../components/FaultsLine.js'
 import { helpBarLines } from '../components/HelpBar.js'
 import { newKeysPanelLines } from '../components/NewKeysPanel.js'
@@ -48,7 +49,10 @@ const order: ScrollablePanel[] = ['apis', 'settlements', 'outbox']
  * refused payments once there are some (a title and the newest few), the help bar (one line, or more in a narrow terminal).
  */
 export function useLayout(
-  data: Pick<DashboardData, 'loggedIn' | 'apis' | 'settlements' | 'outbox' | 'faults' | 'bazaar' | 'refusals'>,
+  data: Pick<
+    DashboardData,
+    'loggedIn' | 'apis' | 'settlements' | 'outbox' | 'faults' | 'bazaar' | 'channels' | 'refusals'
+  >,
   { newKeys = [], focus, refresh }: LayoutOptions = {},
 ): DashboardLayout {
   const { columns, rows } = useWindowSize()
@@ -60,6 +64,7 @@ export function useLayout(
     2 +
     faultsLineLines(data.faults.data) +
     bazaarLineLines(data.bazaar.data) +
+    channelsLineLines(data.channels.data) +
     (data.loggedIn ? 3 : 1) +
     3 +
     refusedLines +

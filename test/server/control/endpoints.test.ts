@@ -211,7 +211,10 @@ describe('validation', () => {
     [{ accepts: [] }, 'accepts: at least one accept option'],
     [{ accepts: Array(11).fill(liveAccept) }, 'accepts: at most 10 accept options'],
     [{ accepts: undefined }, 'accepts: required'],
-    [{ accepts: [{ ...liveAccept, scheme: 'deferred' }] }, 'accepts.0.scheme: must be one of exact, upto'],
+    [
+      { accepts: [{ ...liveAccept, scheme: 'deferred' }] },
+      'accepts.0.scheme: must be one of exact, upto, batch-settlement',
+    ],
     [
       { accepts: [{ ...liveAccept, extra: { assetTransferMethod: 'permit3' } }] },
       'accepts.0.extra.assetTransferMethod: must be one of eip3009, permit2',

@@ -1,0 +1,174 @@
+import { sql, type Kysely } from 'kysely'
+import type { Environment } from '../../core/hosts.js'
+import type { BatchChannelRow, BatchTransactionKind } from '../db/batch-tables.js'
+import type { Database } from '../db/tables.js'
+import { newId } from '../ids.js'
+import { writeOwn, type OwnWrites } from './own-write.js'
+
+/** A request paid from a channel. */
+export type VoucherPaid = {
+  chainEpoch: string
+  channelId: string
+  userId: string
+  apiId: string
+  endpointId: string
+  method: string
+  path: string
+  amount: string
+  cumulative: string
+}
+
+/** A channel transaction to record. */
+export type ChannelTransaction = {
+  chainEpoch: string
+  kind: BatchTransactionKind
+  environment: Environment
+  network: string
+  token: string
+  receiver: string
+  channelId?: string | undefined
+  amount: string
+  vouchers?: number | undefined
+  /** A refund: the channel's balance after it. */
+  balanceAfter?: string | undefined
+  transaction: string
+}
+
+export type BatchRecords = {
+  /** A request paid from a channel: its voucher row, the channel's count, and its seller (the first API it paid). */
+  voucherPaid(paid: VoucherPaid): Promise<void>
+  /** A channel transaction; a deposit or refund also adds to its channel's deposited or refunded. */
+  transaction(entry: ChannelTransaction): Promise<void>
+  /** A channel's record as it stands. */
+  channel(chainEpoch: string, channelId: string): Promise<BatchChannelRow | undefined>
+  /** A settle of `receiver`'s claimed `token`: every channel's claimed counts as settled; answers how much it moved. */
+  settled(chainEpoch: string, receiver: string, token: string): Promise<string>
+}
+
+/**
+ * svc's account of the channels (server/db/batch-tables.ts). A voucher is written on the hot path as the gateway's
+ * own write (it does not empty the gateway's caches); the rarer transactions go through Kysely.
+ */
+export function createBatchRecords(db: Kysely<Database>, own: OwnWrites, now: () => Date): BatchRecords {
+  const channel = (chainEpoch: string, channelId: string) =>
+    db
+      .updateTable('batch_channels')
+      .where('chain_epoch', '=', chainEpoch)
+      .where('channel_id', '=', channelId.toLowerCase())
+
+  return {
+    async voucherPaid(paid) {
+      const at = now().toISOString()
+      await writeOwn(
+        db,
+        own,
+        channel(paid.chainEpoch, paid.channelId)
+          .set({ user_id: paid.userId, api_id: paid.apiId })
+          .where('user_id', '=', '')
+          .compile(),
+      )
+      await writeOwn(
+        db,
+        own,
+        channel(paid.chainEpoch, paid.channelId).set({ vouchers: sql`vouchers + 1`, updated_at: at }).compile(),
+      )
+      await writeOwn(
+        db,
+        own,
+        db
+          .insertInto('batch_vouchers')
+          .values({
+            id: newId('vch'),
+            chain_epoch: paid.chainEpoch,
+            channel_id: paid.channelId.toLowerCase(),
+            user_id: paid.userId,
+            api_id: paid.apiId,
+            endpoint_id: paid.endpointId,
+            method: paid.method,
+            path: paid.path,
+            amount: paid.amount,
+            cumulative: paid.cumulative,
+            created_at: at,
+          })
+          .compile(),
+      )
+    },
+
+    async transaction(entry) {
+      const at = now().toISOString()
+      const channelId = entry.channelId?.toLowerCase() ?? null
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('batch_transactions')
+          .values({
+            id: newId('ctx'),
+            chain_epoch: entry.chainEpoch,
+            kind: entry.kind,
+            environment: entry.environment,
+            network: entry.network,
+            token: entry.token,
+            receiver: entry.receiver.toLowerCase(),
+            channel_id: channelId,
+            amount: entry.amount,
+            vouchers: entry.vouchers ?? 0,
+            transaction: entry.transaction,
+            created_at: at,
+          })
+          .execute()
+        if (channelId === null || (entry.kind !== 'deposit' && entry.kind !== 'refund')) return
+        const column = entry.kind === 'deposit' ? 'deposited' : 'refunded'
+        const row = await trx
+          .selectFrom('batch_channels')
+          .select(['deposited', 'refunded', 'spent'])
+          .where('chain_epoch', '=', entry.chainEpoch)
+          .where('channel_id', '=', channelId)
+          .executeTakeFirst()
+        if (!row) return
+        await trx
+          .updateTable('batch_channels')
+          .set({
+            [column]: (BigInt(row[column]) + BigInt(entry.amount)).toString(),
+            // A refund claims what was charged and leaves the balance it names (the scheme may have let go of the row).
+            ...(entry.kind === 'refund' ? { claimed: row.spent, balance: entry.balanceAfter ?? '0' } : {}),
+            updated_at: at,
+          })
+          .where('chain_epoch', '=', entry.chainEpoch)
+          .where('channel_id', '=', channelId)
+          .execute()
+      })
+    },
+
+    channel: (chainEpoch, channelId) =>
+      db
+        .selectFrom('batch_channels')
+        .selectAll()
+        .where('chain_epoch', '=', chainEpoch)
+        .where('channel_id', '=', channelId.toLowerCase())
+        .executeTakeFirst(),
+
+    async settled(chainEpoch, receiver, token) {
+      return db.transaction().execute(async (trx) => {
+        const rows = await trx
+          .selectFrom('batch_channels')
+          .select(['channel_id', 'claimed', 'settled'])
+          .where('chain_epoch', '=', chainEpoch)
+          .where('receiver', '=', receiver.toLowerCase())
+          .where(sql<string>`lower(token)`, '=', token.toLowerCase())
+          .execute()
+        let moved = 0n
+        for (const row of rows) {
+          const gain = BigInt(row.claimed) - BigInt(row.settled)
+          if (gain <= 0n) continue
+          moved += gain
+          await trx
+            .updateTable('batch_channels')
+            .set({ settled: row.claimed, updated_at: now().toISOString() })
+            .where('chain_epoch', '=', chainEpoch)
+            .where('channel_id', '=', row.channel_id)
+            .execute()
+        }
+        return moved.toString()
+      })
+    },
+  }
+}

@@ -1,0 +1,211 @@
+import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server'
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import {
+  BatchSettlementEvmScheme,
+  type BatchSettlementChannelManager,
+  type ChannelStorage,
+} from '@x402/evm/batch-settlement/server'
+import { defaultClaimIntervalSeconds, defaultSettleIntervalSeconds, withdrawDelayOf } from '../batch-accept.js'
+import type { ApiRow } from '../db/tables.js'
+import type { ServerDeps } from '../deps.js'
+import type { BatchRecords } from './batch-records.js'
+import { createChannelStorage } from './batch-channel-storage.js'
+import type { GatewayRoute } from './endpoint-table.js'
+import type { OwnWrites } from './own-write.js'
+import type { ResourceServers } from './resource-servers.js'
+import { cutText, logLineLimit } from '../../core/http.js'
+
+/** A receiver's channels under one facilitator: its server scheme, storage, resource server and channel managers. */
+type Receiver = {
+  key: string
+  chainEpoch: string
+  scheme: BatchSettlementEvmScheme
+  storage: ChannelStorage
+  server: Promise<x402ResourceServer>
+  facilitator: FacilitatorClient
+  /** One per token and network, each with its schedule. */
+  managers: Map<string, { manager: BatchSettlementChannelManager; claimEvery: number; settleEvery: number }>
+}
+
+export type BatchServers = {
+  /** The resource server of a route with a batch-settlement accept (the API's receiver's); undefined for other routes. */
+  serverFor(api: ApiRow, route: GatewayRoute): Promise<x402ResourceServer> | undefined
+  /** The chain epoch a batch payment of `api` is recorded under ('' in production). */
+  epochOf(api: ApiRow): string
+  /** Claims every voucher received and settles them now (each receiver and token with a channel manager). */
+  claimAndSettle(): Promise<void>
+  /** Stops the channel managers' timers, claiming and settling what they hold first. */
+  close(): Promise<void>
+}
+
+const isBatch = (accept: { scheme: string }) => accept.scheme === 'batch-settlement'
+
+/**
+ * The package's server `BatchSettlementEvmScheme` per receiver (pay-to address) and withdraw delay: x402's resource
+ * server keeps one scheme per network, and a scheme serves one receiver, so each receiver gets a resource server of
+ * its own (with exact and upto too). Each scheme keeps its channels in svc's database (batch-channel-storage.ts),
+ * under the chain epoch it runs on: a fresh Sandbox chain starts with none. Each token a receiver is paid in gets
+ * the package's channel manager, started on the schedule its accepts set (the shortest, when they differ), which
+ * claims the vouchers received and settles them to the receiver; its claims and settles are recorded by wrapping
+ * the facilitator client it calls.
+ */
+export function createBatchServers(
+  deps: ServerDeps,
+  servers: ResourceServers,
+  records: BatchRecords,
+  own: OwnWrites,
+): BatchServers {
+  const receivers = new Map<string, Receiver>()
+  const epochOf = (api: ApiRow) => (api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : '')
+
+  function receiverFor(api: ApiRow, withdrawDelay: number, network: string): Receiver {
+    const chainEpoch = epochOf(api)
+    const payTo = (api.pay_to_address ?? '').toLowerCase()
+    const key = `${api.environment} ${payTo} ${withdrawDelay} ${chainEpoch}`
+    let receiver = receivers.get(key)
+    if (receiver) return receiver
+    // A chain that started afresh: the receiver's managers of the old chain have nothing left to claim.
+    for (const [other, old] of receivers)
+      if (other.startsWith(`${api.environment} ${payTo} ${withdrawDelay} `)) {
+        receivers.delete(other)
+        for (const { manager } of old.managers.values()) void manager.stop()
+      }
+    const storage = createChannelStorage(
+      deps.db,
+      { chainEpoch, environment: api.environment, network, receiver: payTo, withdrawDelay },
+      own,
+    )
+    const scheme = new BatchSettlementEvmScheme(api.pay_to_address as `0x${string}`, {
+      storage,
+      withdrawDelay,
+      enforceMinDeposit: true,
+    })
+    const server = servers.forApi(api, { key: `batch ${payTo} ${withdrawDelay} ${chainEpoch}`, scheme })
+    server.catch(() => receivers.delete(key))
+    receiver = {
+      key,
+      chainEpoch,
+      scheme,
+      storage,
+      server,
+      facilitator: recorded(servers.facilitatorFor(api), api, chainEpoch, storage),
+      managers: new Map(),
+    }
+    receivers.set(key, receiver)
+    return receiver
+  }
+
+  /** The facilitator client the managers call, recording each claim and settle that succeeded. */
+  function recorded(
+    facilitator: FacilitatorClient,
+    api: ApiRow,
+    chainEpoch: string,
+    storage: ChannelStorage,
+  ): FacilitatorClient {
+    return {
+      verify: (payload, requirements) => facilitator.verify(payload, requirements),
+      getSupported: () => facilitator.getSupported(),
+      async settle(payload: PaymentPayload, requirements: PaymentRequirements) {
+        const body = payload.payload as {
+          type?: string
+          claims?: { voucher: { channel: unknown }; totalClaimed: string }[]
+        }
+        // What a claim adds: each voucher's total less what its channel had claimed (read before it is claimed).
+        let claimed = 0n
+        if (body.type === 'claim')
+          for (const claim of body.claims ?? []) {
+            const channels = await storage.list()
+            const before = channels.find(
+              (channel) => JSON.stringify(channel.channelConfig) === JSON.stringify(claim.voucher.channel),
+            )
+            claimed += BigInt(claim.totalClaimed) - BigInt(before?.totalClaimed ?? '0')
+          }
+        const response = await facilitator.settle(payload, requirements)
+        if (!response.success || (body.type !== 'claim' && body.type !== 'settle')) return response
+        const base = {
+          chainEpoch,
+          environment: api.environment,
+          network: requirements.network,
+          token: requirements.asset,
+          receiver: requirements.payTo,
+          transaction: response.transaction,
+        }
+        try {
+          if (body.type === 'claim')
+            await records.transaction({
+              ...base,
+              kind: 'claim',
+              amount: claimed.toString(),
+              vouchers: body.claims?.length ?? 0,
+            })
+          else {
+            const amount = await records.settled(chainEpoch, requirements.payTo, requirements.asset)
+            await records.transaction({ ...base, kind: 'settle', amount })
+          }
+        } catch (error) {
+          deps.log?.(
+            cutText(`gateway: could not record a channel ${body.type}: ${(error as Error).message}`, logLineLimit),
+          )
+        }
+        return response
+      },
+    }
+  }
+
+  /** Starts (or hastens) the manager of the route's batch accepts' tokens. */
+  function manage(receiver: Receiver, route: GatewayRoute): void {
+    for (const accept of route.accepts.filter(isBatch)) {
+      const claimEvery = Number(accept.extra?.claimIntervalSeconds ?? defaultClaimIntervalSeconds)
+      const settleEvery = Number(accept.extra?.settleIntervalSeconds ?? defaultSettleIntervalSeconds)
+      const key = `${accept.network} ${accept.asset.toLowerCase()}`
+      const held = receiver.managers.get(key)
+      if (held && held.claimEvery <= claimEvery && held.settleEvery <= settleEvery) continue
+      const manager =
+        held?.manager ??
+        receiver.scheme.createChannelManager(
+          receiver.facilitator,
+          accept.network as `${string}:${string}`,
+          accept.asset as `0x${string}`,
+        )
+      const schedule = {
+        manager,
+        claimEvery: Math.min(claimEvery, held?.claimEvery ?? claimEvery),
+        settleEvery: Math.min(settleEvery, held?.settleEvery ?? settleEvery),
+      }
+      if (held) void manager.stop()
+      manager.start({
+        claimIntervalSecs: schedule.claimEvery,
+        settleIntervalSecs: schedule.settleEvery,
+        onError: (error) =>
+          deps.log?.(cutText(`gateway: channel manager of ${receiver.key}: ${(error as Error).message}`, logLineLimit)),
+      })
+      receiver.managers.set(key, schedule)
+    }
+  }
+
+  return {
+    epochOf,
+    serverFor(api, route) {
+      const batch = route.accepts.find(isBatch)
+      if (!batch) return undefined
+      const receiver = receiverFor(api, withdrawDelayOf(batch.extra), batch.network)
+      manage(receiver, route)
+      return receiver.server
+    },
+    async claimAndSettle() {
+      for (const receiver of receivers.values())
+        for (const { manager } of receiver.managers.values()) await manager.claimAndSettle()
+    },
+    async close() {
+      const all = [...receivers.values()]
+      receivers.clear()
+      for (const receiver of all)
+        for (const { manager } of receiver.managers.values())
+          await manager.stop({ flush: true }).catch((error: unknown) => {
+            deps.log?.(
+              cutText(`gateway: could not claim and settle on stop: ${(error as Error).message}`, logLineLimit),
+            )
+          })
+    },
+  }
+}

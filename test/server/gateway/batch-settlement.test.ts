@@ -1,0 +1,216 @@
+/**
+ * x402 batch-settlement (payment channels) through svc's gateway, paid by @x402/evm's own batch-settlement client
+ * (with @x402/fetch): a deposit, many requests on vouchers, the channel manager's claim and settle on the seller's
+ * schedule, a refund that never reaches the upstream, with the chain's balances and svc's records agreeing at each
+ * step; an upstream that fails leaves the voucher uncharged.
+ */
+import { x402Client } from '@x402/core/client'
+import { decodePaymentResponseHeader } from '@x402/core/http'
+import { toClientEvmSigner } from '@x402/evm'
+import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
+import { wrapFetchWithPayment } from '@x402/fetch'
+import type { Hex } from 'viem'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
+import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
+import { localFetch } from '../../../sdk/local-fetch.js'
+import { newAccount } from '../../helpers/payments.js'
+import {
+  addEndpoint,
+  createApi,
+  newSeller,
+  startGatewayStack,
+  usdcBalance,
+  type GatewayStack,
+  type Seller,
+} from './helpers.js'
+
+const price = 1_000n
+let stack: GatewayStack
+let seller: Seller
+let api: Awaited<ReturnType<typeof createApi>>
+
+beforeAll(async () => {
+  stack = await startGatewayStack()
+  seller = await newSeller(stack.t)
+  api = await createApi(stack.t, seller, stack.upstream.url)
+  await addEndpoint(stack.t, seller, api.id, {
+    method: 'GET',
+    path_pattern: '/weather/{city}',
+    accepts: [
+      {
+        scheme: 'batch-settlement',
+        network: 'eip155:845320402',
+        asset: stack.services.sandboxChain.usdc.address,
+        amount: price.toString(),
+        extra: { minDeposit: (10n * price).toString(), claimIntervalSeconds: 1, settleIntervalSeconds: 1 },
+      },
+    ],
+  })
+  await addEndpoint(stack.t, seller, api.id, {
+    method: 'GET',
+    path_pattern: '/status/{code}',
+    accepts: [
+      {
+        scheme: 'batch-settlement',
+        network: 'eip155:845320402',
+        asset: stack.services.sandboxChain.usdc.address,
+        amount: price.toString(),
+        extra: { minDeposit: (10n * price).toString(), claimIntervalSeconds: 1, settleIntervalSeconds: 1 },
+      },
+    ],
+  })
+})
+afterAll(async () => {
+  await stack?.stop()
+})
+
+const channelOnChain = async (id: Hex) => {
+  const [balance, totalClaimed] = await stack.services.sandboxChain.client.readContract({
+    address: batchSettlementAddresses.settlement,
+    abi: x402BatchSettlementAbi,
+    functionName: 'channels',
+    args: [id],
+  })
+  return { balance, totalClaimed }
+}
+const record = (channelId: string) =>
+  stack.t.server.database.db
+    .selectFrom('batch_channels')
+    .selectAll()
+    .where('channel_id', '=', channelId.toLowerCase())
+    .executeTakeFirstOrThrow()
+
+function buyerFetch() {
+  const buyer = newAccount()
+  const scheme = new BatchClient(toClientEvmSigner(buyer, stack.services.sandboxChain.client as never))
+  const client = new x402Client().register('eip155:845320402', scheme).setSpendControls({ allowedAssets: true })
+  return { buyer, scheme, pay: wrapFetchWithPayment(localFetch, client) }
+}
+
+describe('batch-settlement through the gateway', () => {
+  test('deposit, vouchers, claim and settle on schedule, refund: chain and records agree', async () => {
+    const { buyer, scheme, pay } = buyerFetch()
+    await stack.services.manager.fund(buyer.address, 'usdc', '1')
+    const start = await usdcBalance(stack.services, buyer.address)
+    const responses = []
+    for (let i = 0; i < 5; i++) {
+      const response = await pay(`${api.gateway}/weather/paris`)
+      const text = await response.text()
+      expect(response.status, text).toBe(200)
+      responses.push(decodePaymentResponseHeader(response.headers.get('payment-response')!))
+    }
+    expect(responses[0]!.transaction).toMatch(/^0x/)
+    expect(responses[1]!.transaction).toBe('')
+    const channelId = (responses[0]!.extra as { channelState: { channelId: Hex } }).channelState.channelId
+    expect(await usdcBalance(stack.services, buyer.address)).toBe(start - 10n * price)
+
+    // The manager claims the five vouchers and settles them to the pay-to address within its schedule.
+    await vi.waitFor(
+      async () => {
+        expect(await usdcBalance(stack.services, seller.payTo)).toBe(5n * price)
+      },
+      { timeout: 15_000, interval: 200 },
+    )
+    expect(await channelOnChain(channelId)).toEqual({ balance: 10n * price, totalClaimed: 5n * price })
+    await vi.waitFor(async () => expect((await record(channelId)).settled).toBe('5000'), { timeout: 5000 })
+    expect(await record(channelId)).toMatchObject({
+      deposited: '10000',
+      balance: '10000',
+      spent: '5000',
+      claimed: '5000',
+      settled: '5000',
+      refunded: '0',
+      vouchers: 5,
+      state: 'open',
+      user_id: seller.userId,
+      api_id: api.id,
+    })
+
+    // The refund request goes to the gateway, never to the upstream.
+    const calls = stack.upstream.calls.length
+    const refund = await scheme.refund(`${api.gateway}/weather/paris`, { fetch: localFetch })
+    expect(refund.success).toBe(true)
+    expect(stack.upstream.calls.length).toBe(calls)
+    expect(await usdcBalance(stack.services, buyer.address)).toBe(start - 5n * price)
+    // The chain keeps the claimed part in the channel's balance: what is left to take is balance − totalClaimed, 0.
+    const onChain = await channelOnChain(channelId)
+    expect(onChain).toEqual({ balance: 5n * price, totalClaimed: 5n * price })
+    expect(await record(channelId)).toMatchObject({
+      refunded: '5000',
+      state: 'closed',
+      balance: onChain.balance.toString(),
+      claimed: onChain.totalClaimed.toString(),
+    })
+    const transactions = await stack.t.server.database.db
+      .selectFrom('batch_transactions')
+      .select(['kind', 'amount', 'vouchers', 'transaction'])
+      .where('receiver', '=', seller.payTo.toLowerCase())
+      .orderBy('created_at')
+      .execute()
+    // The schedule may claim (and settle) more than once while the five requests come in: the sums agree.
+    const sum = (kind: string) =>
+      transactions.filter((entry) => entry.kind === kind).reduce((total, entry) => total + BigInt(entry.amount), 0n)
+    expect([...new Set(transactions.map((entry) => entry.kind))]).toEqual(['deposit', 'claim', 'settle', 'refund'])
+    expect([sum('deposit'), sum('claim'), sum('settle'), sum('refund')]).toEqual([
+      10n * price,
+      5n * price,
+      5n * price,
+      5n * price,
+    ])
+    for (const { transaction } of transactions) expect(transaction).toMatch(/^0x[0-9a-f]{64}$/)
+
+    // The seller reads the same through the control plane: the list, the CSV, and the channel with its requests.
+    const dev = { jwt: seller.jwt, environment: 'development' }
+    const listed = await stack.t.call(`/channels?api_id=${api.id}`, dev)
+    expect(listed.status).toBe(200)
+    expect(listed.body.channels).toEqual([
+      expect.objectContaining({
+        channel_id: channelId.toLowerCase(),
+        pay_to: seller.payTo.toLowerCase(),
+        payer: buyer.address.toLowerCase(),
+        deposited: '10000',
+        spent: '5000',
+        settled: '5000',
+        refunded: '5000',
+        vouchers: 5,
+        state: 'closed',
+        old_chain: false,
+      }),
+    ])
+    const csv = await stack.t.call(`/channels?api_id=${api.id}&format=csv`, dev)
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/)
+    expect(String(csv.body).split('\r\n')[0]).toMatch(/^channel_id,api_id,environment,/)
+    const shown = await stack.t.call(`/channels/${channelId}`, dev)
+    expect(shown.body.vouchers.map((v: { cumulative: string }) => v.cumulative)).toEqual([
+      '5000',
+      '4000',
+      '3000',
+      '2000',
+      '1000',
+    ])
+    expect(shown.body.transactions.map((entry: { kind: string }) => entry.kind)).toContain('refund')
+    const stranger = await newSeller(stack.t)
+    expect(
+      (await stack.t.call(`/channels/${channelId}`, { jwt: stranger.jwt, environment: 'development' })).status,
+    ).toBe(404)
+  })
+
+  test('an upstream that answers ≥ 400 leaves the voucher uncharged and the channel free', async () => {
+    const { buyer, pay } = buyerFetch()
+    await stack.services.manager.fund(buyer.address, 'usdc', '1')
+    const first = await pay(`${api.gateway}/status/200`)
+    expect(first.status).toBe(200)
+    const channelId = (
+      decodePaymentResponseHeader(first.headers.get('payment-response')!).extra as {
+        channelState: { channelId: Hex }
+      }
+    ).channelState.channelId
+    const failed = await pay(`${api.gateway}/status/404`)
+    expect(failed.status).toBe(404)
+    expect(failed.headers.get('payment-response')).toBeNull()
+    const again = await pay(`${api.gateway}/status/200`)
+    expect(again.status).toBe(200)
+    expect(await record(channelId)).toMatchObject({ spent: '2000', vouchers: 2 })
+  })
+})
