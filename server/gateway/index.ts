@@ -2,6 +2,7 @@ import type { Request, Response } from 'express'
 import type { ServerDeps } from '../deps.js'
 import type { HostRoute } from '../../core/hosts.js'
 import { createApiCache } from './api-cache.js'
+import { createApiPage } from './api-page/api-page.js'
 import { createDiscoveryHandlers } from './discovery-documents.js'
 import { ExpressGatewayRequest, writeOutcome } from './express-adapter.js'
 import { openGatewayStore, type GatewayStore } from './gateway-store.js'
@@ -16,6 +17,7 @@ export type Gateway = {
 /** The gateway: the API of the Host, its public discovery documents, and its paid routes. */
 export function createGateway(deps: ServerDeps): Gateway {
   const discovery = createDiscoveryHandlers(deps)
+  const apiPage = createApiPage(deps)
   // The gateway's own access to the database: a version that keeps the API and endpoint caches current, and the
   // bookkeeping of payments (see GatewayStore).
   const store = openGatewayStore(deps.db)
@@ -40,7 +42,7 @@ export function createGateway(deps: ServerDeps): Gateway {
     },
   }
 
-  /** Serves a gateway request: the API of the Host, its discovery documents, or the paid flow. */
+  /** Serves a gateway request: the API of the Host, its discovery documents, its page, or the paid flow. */
   async function serve(req: Request, res: Response, route: HostRoute): Promise<void> {
     // Once the store is open, its version is read without waiting (a number on a database file).
     const current = (opened ?? (await store)).version()
@@ -54,6 +56,8 @@ export function createGateway(deps: ServerDeps): Gateway {
       if (req.path === '/openapi.json') return discovery.openapi(req, res, api)
       if (req.path === '/.well-known/x402.json' || req.path === '/.well-known/x402')
         return discovery.wellKnown(req, res, api)
+      // A person's browser at `/` gets the API's page (scripts keep their JSON answers).
+      if (req.path === '/' && (await apiPage.serve(req, res, api))) return
     }
     writeOutcome(res, await flow.run(new ExpressGatewayRequest(req, res), api, version))
   }
