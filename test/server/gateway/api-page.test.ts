@@ -16,7 +16,7 @@ afterAll(async () => {
 })
 
 /** What Chromium sends when a person opens a URL. */
-export const browserHeaders = {
+const browserHeaders = {
   accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
   'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
 }
