@@ -8,6 +8,8 @@ import { ExpressGatewayRequest, writeOutcome } from './express-adapter.js'
 import { openGatewayStore, type GatewayStore } from './gateway-store.js'
 import { createPaymentFlow } from './payment-flow.js'
 import { notServedMessage } from './resolve.js'
+import { createPaywallOwnRoutes } from './paywall/own-routes.js'
+import { createPaywallPage } from './paywall/paywall-page.js'
 
 export type Gateway = {
   handle(req: Request, res: Response, route: HostRoute): Promise<void>
@@ -25,6 +27,8 @@ export function createGateway(deps: ServerDeps): Gateway {
   store.then((value) => (opened = value)).catch(() => {})
   const apis = createApiCache(deps)
   const flow = createPaymentFlow(deps, { ...deps.paidRoutes, store })
+  const paywallRoutes = createPaywallOwnRoutes(deps)
+  const paywall = createPaywallPage(deps)
   return {
     async handle(req, res, route) {
       // A request that pays passes the Sandbox's gate before it reads anything: a revert to a snapshot waits for the
@@ -42,7 +46,10 @@ export function createGateway(deps: ServerDeps): Gateway {
     },
   }
 
-  /** Serves a gateway request: the API of the Host, its discovery documents, its page, or the paid flow. */
+  /**
+   * Serves a gateway request: the API of the Host, its discovery documents, its page, svc's paywall routes, or the
+   * paid flow (whose unpaid 402 is the paywall page for a browser).
+   */
   async function serve(req: Request, res: Response, route: HostRoute): Promise<void> {
     // Once the store is open, its version is read without waiting (a number on a database file).
     const current = (opened ?? (await store)).version()
@@ -59,6 +66,11 @@ export function createGateway(deps: ServerDeps): Gateway {
       // A person's browser at `/` gets the API's page (scripts keep their JSON answers).
       if (req.path === '/' && (await apiPage.serve(req, res, api))) return
     }
-    writeOutcome(res, await flow.run(new ExpressGatewayRequest(req, res), api, version))
+    // svc's own routes for the paywall page (its script; the Sandbox's RPC and faucet).
+    if (paywallRoutes.owns(req.path)) return paywallRoutes.serve(req, res, api)
+    const outcome = await flow.run(new ExpressGatewayRequest(req, res), api, version)
+    const page = paywall.html(req, api, outcome)
+    if (page !== undefined && outcome.type === 'payment-required') return paywall.write(res, outcome, page)
+    writeOutcome(res, outcome)
   }
 }

@@ -42,7 +42,7 @@ export type RecordedPage = {
   context: BrowserContext
   /** Every request the page made, in order (documents, scripts, fetches, images …). */
   requests: RecordedRequest[]
-  /** Console errors and uncaught exceptions on the page. */
+  /** Console errors (but Chromium's note of each 402) and uncaught exceptions on the page. */
   errors: string[]
   /** Requests whose host is not one of `hosts` (host names without the port). */
   requestsOffHosts(hosts: (host: string) => boolean): RecordedRequest[]
@@ -69,7 +69,8 @@ export async function openPage(browser: Browser, options: PageOptions = {}): Pro
     requests.push({ url: request.url(), method: request.method(), resourceType: request.resourceType() }),
   )
   page.on('console', (message) => {
-    if (message.type() === 'error') errors.push(message.text())
+    // Chromium logs every 402 as a failed load: on a paywall that is the protocol, not an error.
+    if (message.type() === 'error' && !message.text().includes('status of 402')) errors.push(message.text())
   })
   page.on('pageerror', (error) => errors.push(`${error.name}: ${error.message}`))
   return {

@@ -5,7 +5,7 @@ import type { ServerDeps } from '../../deps.js'
 import type { ApiRow } from '../../db/tables.js'
 import { discoverableEndpoints, usdcMatcher } from '../discovery-documents.js'
 import { buildApiPageModel } from './api-page-model.js'
-import { isBrowserRequest } from './browser-request.js'
+import { isBrowserRequest } from '../paywall/browser-request.js'
 import { apiPageSecurityPolicy, renderApiPage } from './render-api-page.js'
 
 export type ApiPage = {

@@ -4,7 +4,7 @@
 import { describe, expect, test } from 'vitest'
 import type { ApiRow, EndpointRow } from '../../../server/db/tables.js'
 import { buildApiPageModel } from '../../../server/gateway/api-page/api-page-model.js'
-import { isBrowserRequest } from '../../../server/gateway/api-page/browser-request.js'
+import { isBrowserRequest } from '../../../server/gateway/paywall/browser-request.js'
 import { escapeHtml } from '../../../server/gateway/api-page/render-api-page.js'
 
 describe('isBrowserRequest', () => {

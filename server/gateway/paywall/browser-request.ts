@@ -1,9 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http'
 
 /**
- * A person's browser, by the rule x402's own servers use (`x402HTTPResourceServer.isWebBrowser`): it accepts
- * `text/html` and says `Mozilla` in its user agent. Scripts (curl, fetch, the x402 clients) ask for JSON or anything
- * and keep getting svc's JSON answers.
+ * Whether a request comes from a person's browser, as x402's own servers decide (x402HTTPResourceServer.isWebBrowser
+ * in @x402/core): it accepts `text/html` and its user agent says `Mozilla`. Such an unpaid request gets the paywall
+ * page; every other client gets the JSON 402.
  */
 export function isBrowserRequest(headers: IncomingHttpHeaders): boolean {
   const accept = headers.accept ?? ''

@@ -1,0 +1,45 @@
+/**
+ * What went wrong, in words a person reads: never a stack trace. Wallet errors carry EIP-1193 codes (4001: the person
+ * declined); viem's carry a one-line `shortMessage`; the gateway's 402 carries the scheme's reason.
+ */
+const reasons: Record<string, string> = {
+  insufficient_funds: 'the wallet does not hold enough USDC for this payment',
+  invalid_exact_evm_payload_signature: 'the signature does not match the payment',
+  invalid_exact_evm_signature: 'the signature does not match the payment',
+  invalid_network: 'the payment was signed for another network',
+  invalid_scheme: 'the payment was signed for another scheme',
+  payment_expired: 'the signed payment expired before it reached the chain',
+  permit2_allowance_required: 'the wallet has not allowed Permit2 to move its USDC',
+}
+
+/** The words for a scheme's reason code (`insufficient_funds`), or the code made readable. */
+export function reasonInWords(reason: string): string {
+  return reasons[reason] ?? reason.replace(/_/g, ' ')
+}
+
+export class PageError extends Error {
+  override name = 'PageError'
+  constructor(
+    message: string,
+    readonly kind: 'refused' | 'insufficient' | 'wallet' | 'state' | 'network' = 'refused',
+  ) {
+    super(message)
+  }
+}
+
+/** One line about `error` for the page. */
+export function messageOf(error: unknown): string {
+  if (error instanceof PageError) return error.message
+  const e = error as { code?: unknown; shortMessage?: unknown; message?: unknown; cause?: unknown } | undefined
+  const code = e?.code ?? (e?.cause as { code?: unknown } | undefined)?.code
+  if (code === 4001) return 'You declined in your wallet: nothing was signed and nothing was charged.'
+  if (code === 4100) return 'Your wallet did not let this page use the account: unlock it and try again.'
+  if (code === -32002) return 'Your wallet has a request waiting: open it and answer it, then try again.'
+  if (typeof e?.message === 'string' && e.message.includes('rejected by spendControls'))
+    return 'The gateway asked for a payment other than the one this page shows: nothing was signed. Reload the page.'
+  if (typeof e?.message === 'string' && /Failed to fetch|NetworkError|Load failed/.test(e.message))
+    return 'The gateway could not be reached: check that svc is running and try again.'
+  const text = typeof e?.shortMessage === 'string' ? e.shortMessage : typeof e?.message === 'string' ? e.message : ''
+  const line = text.split('\n')[0]?.trim()
+  return line ? `The payment did not go through: ${line.slice(0, 300)}` : 'The payment did not go through.'
+}
