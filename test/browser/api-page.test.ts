@@ -21,6 +21,7 @@ type PageGlobals = { document: { activeElement: { id: string } | null } }
 let stack: GatewayStack
 let handle: BrowserHandle
 let origin: string
+let apiId: string
 
 beforeAll(async () => {
   ;[stack, handle] = await Promise.all([startGatewayStack(), openBrowser()])
@@ -28,6 +29,7 @@ beforeAll(async () => {
   const seller = await newSeller(t)
   const api = await createApi(t, seller, upstream.url)
   origin = api.gateway
+  apiId = api.id
   await addEndpoint(t, seller, api.id, {
     method: 'GET',
     path_pattern: '/weather/{city}',
@@ -96,9 +98,31 @@ test('the page lists the endpoints; try-it by keyboard opens the paid route; req
   const target = `${origin}/weather/S%C3%A3o%20Paulo`
   const answered = page.waitForResponse((response) => response.url() === target)
   await page.keyboard.press('Enter')
-  // The paid route, opened in the browser: its 402 (the paywall takes it from here).
+  // The paid route, opened in the browser: the paywall's 402 page; the demo wallet pays in two clicks.
   expect((await answered).status()).toBe(402)
   await page.waitForURL(target)
+  await expect.poll(() => page.getByTestId('demo-wallet-fund').isEnabled()).toBe(true)
+  await page.getByTestId('demo-wallet-fund').click()
+  await expect.poll(() => page.locator('#demo-balance').textContent()).toMatch(/^10 USDC/)
+  await page.getByTestId('pay-demo-wallet').click()
+  await expect.poll(() => page.getByTestId('transaction').textContent()).toMatch(/^0x[0-9a-f]{64}$/)
+  expect(JSON.parse((await page.getByTestId('result').textContent()) ?? '')).toEqual({ city: 'São Paulo', temp: 21.5 })
+  const settled = await stack.t.server.database.db
+    .selectFrom('settlements')
+    .select(['path', 'amount', 'transaction'])
+    .where('api_id', '=', apiId)
+    .execute()
+  expect(settled).toEqual([
+    {
+      path: '/weather/S%C3%A3o%20Paulo',
+      amount: '10000',
+      transaction: await page.getByTestId('transaction').textContent(),
+    },
+  ])
+  await screenshots(page, 'api-page-try-it-paid')
+
+  // The 402 of the navigation is the only console error (Chromium logs every 4xx document).
+  expect(recorded.errors.filter((error) => !error.includes('402 (Payment Required)'))).toEqual([])
   expect(recorded.requestsOffHosts(isSvcHost)).toEqual([])
   await recorded.close()
 })
