@@ -3,6 +3,7 @@ import type { ServerDeps } from '../deps.js'
 import type { HostRoute } from '../../core/hosts.js'
 import { createApiCache } from './api-cache.js'
 import { createApiPage } from './api-page/api-page.js'
+import { serveTryIt, tryItPath } from './api-page/try-it-route.js'
 import { createDiscoveryHandlers } from './discovery-documents.js'
 import { ExpressGatewayRequest, writeOutcome } from './express-adapter.js'
 import { openGatewayStore, type GatewayStore } from './gateway-store.js'
@@ -66,6 +67,9 @@ export function createGateway(deps: ServerDeps): Gateway {
       // A person's browser at `/` gets the API's page (scripts keep their JSON answers).
       if (req.path === '/' && (await apiPage.serve(req, res, api))) return
     }
+    // The API page's try-it of a route a link cannot open (POST …): the paywall page for that request.
+    if (req.path === tryItPath && req.method === 'GET')
+      return serveTryIt(req, res, api, { run: (asked) => flow.run(asked, api, version), paywall })
     // svc's own routes for the paywall page (its script; the Sandbox's RPC and faucet).
     if (paywallRoutes.owns(req.path)) return paywallRoutes.serve(req, res, api)
     const outcome = await flow.run(new ExpressGatewayRequest(req, res), api, version)

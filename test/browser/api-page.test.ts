@@ -127,6 +127,31 @@ test('the page lists the endpoints; try-it by keyboard opens the paid route; req
   await recorded.close()
 })
 
+test('try-it of a POST route: the paywall page of that request sends the JSON body once paid', async () => {
+  const recorded = await openPage(handle.browser)
+  const { page } = recorded
+  await page.goto(`${origin}/`)
+  const form = page.locator('[data-testid="endpoint"][data-path="/echo"]').getByTestId('try-it')
+  await form.getByTestId('try-it-query').fill('lang=fr')
+  await form.getByTestId('try-it-body').fill('{"text": "<b>bonjour</b>"}')
+  await form.getByTestId('try-it-submit').click()
+  await page.waitForURL((url) => url.pathname === '/__svc/try-it')
+  expect(await page.getByTestId('request-body').textContent()).toBe('{"text": "<b>bonjour</b>"}')
+  expect(await page.getByTestId('price').textContent()).toBe('0.02 USDC')
+  expect(await page.textContent('main')).toContain('POST /echo')
+  await expect.poll(() => page.getByTestId('demo-wallet-fund').isEnabled()).toBe(true)
+  await page.getByTestId('demo-wallet-fund').click()
+  await expect.poll(() => page.locator('#demo-balance').textContent()).toMatch(/^10 USDC/)
+  await page.getByTestId('pay-demo-wallet').click()
+  await expect.poll(() => page.getByTestId('transaction').textContent()).toMatch(/^0x[0-9a-f]{64}$/)
+  // The upstream echoes what it got: the POST, its query and its JSON body.
+  const echoed = JSON.parse((await page.getByTestId('result').textContent()) ?? '')
+  expect(echoed).toMatchObject({ method: 'POST', url: '/echo?lang=fr', body: '{"text": "<b>bonjour</b>"}' })
+  expect(echoed.headers['content-type']).toBe('application/json')
+  expect(recorded.requestsOffHosts(isSvcHost)).toEqual([])
+  await recorded.close()
+})
+
 test('a seller’s <script> in names, descriptions and schemas stays text', async () => {
   const { t, services, upstream } = stack
   const seller = await newSeller(t)

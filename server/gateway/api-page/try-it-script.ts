@@ -2,7 +2,8 @@
  * The API page's one script (inlined; its hash is in the page's Content-Security-Policy). Each try-it form builds
  * its request from its fields (path parameters percent-encoded, the query string as typed) and shows it; sending a
  * GET navigates to its URL, where the gateway answers the browser with its paywall (the 402 page that pays and
- * shows the answer). Plain ES2020 for any current browser, written as text: it never passes through a bundler.
+ * shows the answer); any other method navigates to the paywall page of that request (`/__svc/try-it`, see
+ * try-it-route.ts), which sends it with its JSON body once paid. Plain ES2020 for any current browser, written as text: it never passes through a bundler.
  */
 export const tryItScript = `(() => {
   'use strict'
@@ -63,7 +64,10 @@ export const tryItScript = `(() => {
         location.assign(request.url)
         return
       }
-      fail('A browser opens only GET routes here; call ' + request.method + ' routes with an x402 client.')
+      // Any other method: the paywall page of this request, which sends it with its body once paid.
+      const handOff = new URLSearchParams({ method: request.method, resource: request.url.slice(location.origin.length) })
+      if (request.body !== undefined && request.body.trim() !== '') handOff.set('body', request.body)
+      location.assign('/__svc/try-it?' + handOff)
     })
   }
 })()

@@ -53,6 +53,7 @@ export function paywallHtml(state: PaywallState): string {
 </header>
 <dl class="facts">
   <dt>Endpoint</dt><dd><code>${escapeHtml(state.route)}</code></dd>
+  ${state.body === undefined ? '' : `<dt>Body</dt><dd><code data-testid="request-body">${escapeHtml(state.body)}</code></dd>`}
   <dt>Price</dt><dd data-testid="price">${escapeHtml(price)}</dd>
   <dt>Network</dt><dd data-testid="network">${escapeHtml(network)}</dd>
   <dt>Scheme</dt><dd>${escapeHtml(schemeLabel(first))}</dd>

@@ -8,6 +8,9 @@ import { isBrowserRequest } from './browser-request.js'
 import { createPaywall, type SvcPaywallConfig, svcEvmPaywall } from './paywall-provider.js'
 import { paywallPaths } from './paywall-state.js'
 
+/** A request the page pays other than the one it answers (the API page's try-it of a POST: api-page/try-it-route.ts). */
+export type PaywallRequest = { method: string; resource: string; body?: string }
+
 /** The name the page and the wallet give svc's chain. */
 export const sandboxChainName = 'svc Sandbox'
 
@@ -23,6 +26,7 @@ export function createPaywallPage(deps: ServerDeps) {
     api: ApiRow,
     outcome: PaymentRequiredOutcome,
     paymentRequired: PaymentRequired,
+    request: PaywallRequest | undefined,
   ): Partial<SvcPaywallConfig> {
     const origin = `${req.protocol}://${req.headers.host}`
     const sandbox = api.environment === 'development' && deps.chain !== undefined
@@ -30,8 +34,9 @@ export function createPaywallPage(deps: ServerDeps) {
     return {
       appName: api.name,
       route: outcome.route ?? `${req.method} ${req.path}`,
-      method: req.method,
-      resource: req.originalUrl,
+      method: request?.method ?? req.method,
+      resource: request?.resource ?? req.originalUrl,
+      ...(request?.body !== undefined ? { body: request.body } : {}),
       description: paymentRequired.resource?.description ?? '',
       environment: api.environment as 'development' | 'production',
       chain:
@@ -50,11 +55,11 @@ export function createPaywallPage(deps: ServerDeps) {
 
   return {
     /** The page for this outcome, or undefined when the request is not a browser's unpaid GET. */
-    html(req: Request, api: ApiRow, outcome: PaymentOutcome): string | undefined {
+    html(req: Request, api: ApiRow, outcome: PaymentOutcome, request?: PaywallRequest): string | undefined {
       if (outcome.type !== 'payment-required' || req.method !== 'GET') return undefined
       if (req.headers['payment-signature'] !== undefined || !isBrowserRequest(req.headers)) return undefined
       const paymentRequired = JSON.parse(outcome.body) as PaymentRequired
-      const page = provider.generateHtml(paymentRequired, config(req, api, outcome, paymentRequired))
+      const page = provider.generateHtml(paymentRequired, config(req, api, outcome, paymentRequired, request))
       return page
     },
     write(res: ServerResponse, outcome: PaymentRequiredOutcome, html: string) {

@@ -27,6 +27,8 @@ export type PaywallState = {
   method: string
   /** The paid URL (path and query, same origin). */
   resource: string
+  /** The JSON body the page sends with the paid request (a try-it of a POST route); none for a GET. */
+  body?: string
   description: string
   /** `development` (Sandbox: demo wallet and faucet offered) or `production` (an injected wallet only). */
   environment: 'development' | 'production'

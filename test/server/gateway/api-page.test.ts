@@ -214,6 +214,29 @@ describe('everyone else keeps today’s answers', () => {
     expect(paid.body).not.toContain('api-name')
   })
 
+  test('the try-it hand-off (/__svc/try-it) refuses what is not a request on this host, in JSON', async () => {
+    const s = await api()
+    const refusals: [string, string][] = [
+      ['method=TRACE&resource=/x', 'method must be one of GET, POST, PUT, PATCH, DELETE'],
+      ['method=POST&resource=//evil.example/x', 'resource must be a path on this host, such as /echo?x=1'],
+      ['method=POST&resource=http://evil.example/x', 'resource must be a path on this host, such as /echo?x=1'],
+      ['method=POST&resource=/__svc/try-it', 'resource must be a path on this host, such as /echo?x=1'],
+      ['method=POST&resource=/x&body={oops', 'body must be JSON'],
+      [`method=POST&resource=/${'a'.repeat(2100)}`, 'resource is longer than 2048 characters'],
+    ]
+    for (const [query, error] of refusals) {
+      const response = await localFetch(`${s.origin}/__svc/try-it?${query}`, { headers: browserHeaders })
+      expect(response.status).toBe(400)
+      expect(await response.json()).toEqual({ error })
+    }
+    // A route that does not exist: the flow's own 404.
+    const missing = await localFetch(`${s.origin}/__svc/try-it?method=POST&resource=/nothing`, {
+      headers: browserHeaders,
+    })
+    expect(missing.status).toBe(404)
+    expect(await missing.json()).toEqual({ error: 'no paid route for POST /nothing' })
+  })
+
   test('a host that serves no API: the JSON 404, for browsers too', async () => {
     const response = await localFetch(t.gatewayUrl(`nothing-${process.pid}`), { headers: browserHeaders })
     expect(response.status).toBe(404)

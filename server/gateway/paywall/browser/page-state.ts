@@ -18,6 +18,7 @@ export function readPageState(document: Document): PaywallState {
   if (!first || typeof first.network !== 'string' || !/^\d+$/.test(String(first.amount)))
     throw damaged('no payment option')
   if (typeof state.resource !== 'string' || !state.resource.startsWith('/')) throw damaged('no resource')
+  if (state.body !== undefined && typeof state.body !== 'string') throw damaged('a body that is not text')
   if (state.chain && (!Number.isSafeInteger(state.chain.chainId) || typeof state.chain.rpcUrl !== 'string'))
     throw damaged('no chain')
   if (state.chain && new URL(state.chain.rpcUrl, location.href).origin !== location.origin)

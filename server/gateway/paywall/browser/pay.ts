@@ -27,7 +27,8 @@ export async function pay(state: PaywallState, signer: ClientEvmSigner, rpcUrl: 
   const started = performance.now()
   // The first request is a plain fetch (Accept */*): the gateway answers it with the JSON 402 the client reads.
   const payingFetch = wrapFetchWithPayment(fetch.bind(window), client)
-  const response = await payingFetch(state.resource, { method: state.method })
+  const body = state.body === undefined ? {} : { body: state.body, headers: { 'content-type': 'application/json' } }
+  const response = await payingFetch(state.resource, { method: state.method, ...body })
   const ms = performance.now() - started
   if (response.ok) {
     const header = response.headers.get('payment-response')
