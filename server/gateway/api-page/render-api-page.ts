@@ -48,6 +48,7 @@ export function renderApiPage(model: ApiPageModel): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <title>${e(model.name)} · svc</title>
 <style>${apiPageStyle}</style>
 </head>
