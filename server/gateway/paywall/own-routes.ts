@@ -129,12 +129,18 @@ export function createPaywallOwnRoutes(deps: ServerDeps) {
     owns: (path: string) => path.startsWith('/__svc/'),
     async serve(req: Request, res: Response, api: ApiRow): Promise<void> {
       switch (req.path) {
-        case paywallPaths.script:
-          res
-            .status(200)
-            .set({ 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=300' })
-            .send(paywallBundle())
+        case paywallPaths.script: {
+          const bundle = paywallBundle()
+          const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))
+          res.status(200).set({
+            'content-type': 'text/javascript; charset=utf-8',
+            'cache-control': 'public, max-age=300',
+            vary: 'accept-encoding',
+          })
+          if (gzip) res.set('content-encoding', 'gzip')
+          res.send(gzip ? bundle.gzip : bundle.raw)
           return
+        }
         case paywallPaths.rpc:
           return rpc(req, res, api)
         case paywallPaths.faucet:

@@ -27,12 +27,24 @@ export class PageError extends Error {
   }
 }
 
+/** The EIP-1193 code of an error or of one of its causes. */
+function codeOf(error: unknown): unknown {
+  for (let e = error as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; depth++) {
+    if (typeof e.code === 'number') return e.code
+    e = e.cause as typeof e
+  }
+  return undefined
+}
+
 /** One line about `error` for the page. */
 export function messageOf(error: unknown): string {
   if (error instanceof PageError) return error.message
   const e = error as { code?: unknown; shortMessage?: unknown; message?: unknown; cause?: unknown } | undefined
-  const code = e?.code ?? (e?.cause as { code?: unknown } | undefined)?.code
-  if (code === 4001) return 'You declined in your wallet: nothing was signed and nothing was charged.'
+  const code = codeOf(error)
+  // x402's client rewraps what the wallet threw ("Failed to create payment payload: User rejected the request."),
+  // losing its code: the words of EIP-1193's 4001 are recognised too.
+  const declined = typeof e?.message === 'string' && /user (rejected|denied)|rejected the request/i.test(e.message)
+  if (code === 4001 || declined) return 'You declined in your wallet: nothing was signed and nothing was charged.'
   if (code === 4100) return 'Your wallet did not let this page use the account: unlock it and try again.'
   if (code === -32002) return 'Your wallet has a request waiting: open it and answer it, then try again.'
   if (typeof e?.message === 'string' && e.message.includes('rejected by spendControls'))
