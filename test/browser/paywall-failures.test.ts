@@ -8,6 +8,7 @@ import type { Page } from 'playwright-core'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { isSvcHost, openPage, screenshots } from '../helpers/browser.js'
 import { addEndpoint, createApi, newSeller, sandboxAccept } from '../server/gateway/helpers.js'
+import { lowContrastScript } from './contrast.js'
 import { type PaywallStack, startPaywallStack } from './paywall-stack.js'
 
 let stack: PaywallStack
@@ -62,6 +63,7 @@ describe('the paywall when things go wrong', () => {
       .poll(() => errorText(page))
       .toContain('The demo wallet holds less than 0.01 USDC: get test USDC from the faucet first.')
     await screenshots(page, 'paywall-insufficient')
+    expect(await page.evaluate(lowContrastScript())).toEqual([])
     await page.getByTestId('error').getByRole('button', { name: 'Get test USDC from the faucet' }).click()
     await expect.poll(() => page.locator('#demo-balance').textContent()).toMatch(/^10 USDC/)
     await close()
