@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { artifactsDir, isSvcHost, openPage, screenshots } from '../helpers/browser.js'
 import { addEndpoint, createApi, newSeller, sandboxAccept } from '../server/gateway/helpers.js'
+import { lowContrastScript } from './contrast.js'
 import { type PaywallStack, startPaywallStack } from './paywall-stack.js'
 
 let stack: PaywallStack
@@ -73,6 +74,10 @@ describe('the demo wallet pays in Chromium', () => {
       return { requests: entries.length, bytes: entries.reduce((sum, e) => sum + e.transferSize, 0) }
     })()`)) as { requests: number; bytes: number }
     await screenshots(page, 'paywall-sandbox')
+    // Readable: every text on the page, buttons included, has WCAG AA contrast.
+    expect(await page.evaluate(lowContrastScript())).toEqual([])
+    // The check reads the page's text: at a bar no text meets, it finds plenty.
+    expect(((await page.evaluate(lowContrastScript(21))) as unknown[]).length).toBeGreaterThan(10)
 
     await pressWithKeyboard(page, 'demo-wallet-fund')
     await expect.poll(() => page.locator('#demo-balance').textContent()).toMatch(/^10 USDC/)
@@ -88,6 +93,7 @@ describe('the demo wallet pays in Chromium', () => {
     const transaction = await page.getByTestId('transaction').textContent()
     expect(rows.filter((row) => row.transaction === transaction)).toHaveLength(1)
     await screenshots(page, 'paywall-paid')
+    expect(await page.evaluate(lowContrastScript())).toEqual([])
 
     expect(recorded.requestsOffHosts(isSvcHost)).toEqual([])
     expect(recorded.errors).toEqual([])

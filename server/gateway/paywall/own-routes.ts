@@ -46,6 +46,15 @@ async function readBody(req: Request, limit: number): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
+/** Counts a request of the client's address against `limiter`; past it, a 429. */
+async function limit(limiter: ReturnType<typeof createLimiter>, req: Request, message: string) {
+  try {
+    await limiter.consume(req.socket.remoteAddress ?? 'unknown')
+  } catch {
+    throw new TooManyRequestsError(`${message}; try again in a minute`, 60)
+  }
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text)
@@ -61,6 +70,8 @@ function parseJson(text: string): unknown {
  */
 export function createPaywallOwnRoutes(deps: ServerDeps) {
   const faucetLimiter = createLimiter({ limit: 10, windowMs: 60_000 })
+  // A page makes a few calls per payment; a flood from one address is not a visitor.
+  const rpcLimiter = createLimiter({ limit: 1200, windowMs: 60_000 })
 
   /** The Sandbox chain of a Sandbox API; a 404 for a production API or a server without chain. */
   function sandboxChainOf(api: ApiRow, what: string) {
@@ -72,6 +83,7 @@ export function createPaywallOwnRoutes(deps: ServerDeps) {
   async function rpc(req: Request, res: Response, api: ApiRow) {
     const chain = sandboxChainOf(api, "svc's RPC")
     if (req.method !== 'POST') throw new BadRequestError('POST a JSON-RPC request')
+    await limit(rpcLimiter, req, "svc's paywall RPC answers 1200 calls a minute per address")
     const text = await readBody(req, rpcBodyLimit)
     const body = parseJson(text)
     const calls = Array.isArray(body) ? body : [body]
@@ -110,11 +122,7 @@ export function createPaywallOwnRoutes(deps: ServerDeps) {
     const address = body?.address
     if (typeof address !== 'string' || !isAddress(address, { strict: false }))
       throw new BadRequestError('address must be an 0x address of 40 hex digits')
-    try {
-      await faucetLimiter.consume(req.socket.remoteAddress ?? 'unknown')
-    } catch {
-      throw new TooManyRequestsError('the demo faucet gives 10 times a minute; try again in a minute', 60)
-    }
+    await limit(faucetLimiter, req, 'the demo faucet gives 10 times a minute per address')
     const funded = await chain.manager.fund(getAddress(address) as Address, 'usdc', demoFaucetUsdc)
     res.json({
       address: funded.address,
@@ -129,12 +137,18 @@ export function createPaywallOwnRoutes(deps: ServerDeps) {
     owns: (path: string) => path.startsWith('/__svc/'),
     async serve(req: Request, res: Response, api: ApiRow): Promise<void> {
       switch (req.path) {
-        case paywallPaths.script:
-          res
-            .status(200)
-            .set({ 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'public, max-age=300' })
-            .send(paywallBundle())
+        case paywallPaths.script: {
+          const bundle = paywallBundle()
+          const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''))
+          res.status(200).set({
+            'content-type': 'text/javascript; charset=utf-8',
+            'cache-control': 'public, max-age=300',
+            vary: 'accept-encoding',
+          })
+          if (gzip) res.set('content-encoding', 'gzip')
+          res.send(gzip ? bundle.gzip : bundle.raw)
           return
+        }
         case paywallPaths.rpc:
           return rpc(req, res, api)
         case paywallPaths.faucet:

@@ -44,7 +44,7 @@ async function refusal(response: Response): Promise<PageError> {
   const reason = [body.invalidReason, body.errorReason].find((value) => typeof value === 'string') as string | undefined
   const error = typeof body.error === 'string' ? body.error : `the gateway answered ${response.status}`
   if (response.status === 402) {
-    const insufficient = reason === 'insufficient_funds' || /insufficient/i.test(error)
+    const insufficient = /insufficient/i.test(`${reason ?? ''} ${error}`)
     const because = reason ? ` (${reasonInWords(reason)})` : ''
     return new PageError(
       `The payment was refused${because}: ${error.slice(0, 400)}. Nothing was charged.`,
