@@ -123,6 +123,7 @@ function renderTryIt(endpoint: PageEndpoint, id: string): string {
 ${fields.join('\n')}
 <p class="request">Request: <output data-testid="try-it-request">${e(endpoint.method)} ${e(endpoint.template)}</output></p>
 <button type="submit" data-testid="try-it-submit">Pay and send</button>
+<noscript><p class="hint">Try it needs JavaScript; scripts call this endpoint with an x402 client.</p></noscript>
 <p class="error" role="alert" data-testid="try-it-error" hidden></p>
 </form>`
 }
