@@ -21,6 +21,8 @@ export function sources() {
   const walk = (dir) => {
     for (const name of readdirSync(join(root, dir))) {
       const path = join(dir, name)
+      // The paywall page's browser script is bundled on its own (bundlePaywall), never run by Node.
+      if (path === join('server', 'gateway', 'paywall', 'browser')) continue
       if (statSync(join(root, path)).isDirectory()) walk(path)
       else if (/\.(ts|tsx)$/.test(name) && !/\.d\.ts$/.test(name)) files.push(path)
     }
@@ -49,6 +51,7 @@ export async function build() {
     copyFileSync(join(root, asset), join(temp, asset))
   }
   await bundleCommand(esbuild, temp)
+  await bundlePaywall(esbuild, temp)
   writeFileSync(join(temp, 'package.json'), '{ "type": "module" }\n')
   swapIn(temp, 'dist')
 }
@@ -78,6 +81,25 @@ async function bundleCommand(build, temp) {
     plugins: [viemRecoverPublicKeyPatch],
     minifyWhitespace: true,
     minifySyntax: true,
+    logLevel: 'warning',
+  })
+}
+
+/**
+ * The paywall page's script (server/gateway/paywall/browser/main.ts with viem and x402's client schemes) as one
+ * minified file for browsers, dist/paywall/paywall.js: the gateway serves it at /__svc/paywall.js, so the page loads
+ * nothing from anywhere else.
+ */
+async function bundlePaywall(build, temp) {
+  await build({
+    entryPoints: [join(root, 'server', 'gateway', 'paywall', 'browser', 'main.ts')],
+    outfile: join(temp, 'paywall', 'paywall.js'),
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    legalComments: 'none',
     logLevel: 'warning',
   })
 }

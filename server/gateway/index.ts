@@ -2,11 +2,15 @@ import type { Request, Response } from 'express'
 import type { ServerDeps } from '../deps.js'
 import type { HostRoute } from '../../core/hosts.js'
 import { createApiCache } from './api-cache.js'
+import { createApiPage } from './api-page/api-page.js'
+import { serveTryIt, tryItPath } from './api-page/try-it-route.js'
 import { createDiscoveryHandlers } from './discovery-documents.js'
 import { ExpressGatewayRequest, writeOutcome } from './express-adapter.js'
 import { openGatewayStore, type GatewayStore } from './gateway-store.js'
 import { createPaymentFlow } from './payment-flow.js'
 import { notServedMessage } from './resolve.js'
+import { createPaywallOwnRoutes } from './paywall/own-routes.js'
+import { createPaywallPage } from './paywall/paywall-page.js'
 
 export type Gateway = {
   handle(req: Request, res: Response, route: HostRoute): Promise<void>
@@ -16,6 +20,7 @@ export type Gateway = {
 /** The gateway: the API of the Host, its public discovery documents, and its paid routes. */
 export function createGateway(deps: ServerDeps): Gateway {
   const discovery = createDiscoveryHandlers(deps)
+  const apiPage = createApiPage(deps)
   // The gateway's own access to the database: a version that keeps the API and endpoint caches current, and the
   // bookkeeping of payments (see GatewayStore).
   const store = openGatewayStore(deps.db)
@@ -23,6 +28,8 @@ export function createGateway(deps: ServerDeps): Gateway {
   store.then((value) => (opened = value)).catch(() => {})
   const apis = createApiCache(deps)
   const flow = createPaymentFlow(deps, { ...deps.paidRoutes, store })
+  const paywallRoutes = createPaywallOwnRoutes(deps)
+  const paywall = createPaywallPage(deps)
   return {
     async handle(req, res, route) {
       // A request that pays passes the Sandbox's gate before it reads anything: a revert to a snapshot waits for the
@@ -40,7 +47,10 @@ export function createGateway(deps: ServerDeps): Gateway {
     },
   }
 
-  /** Serves a gateway request: the API of the Host, its discovery documents, or the paid flow. */
+  /**
+   * Serves a gateway request: the API of the Host, its discovery documents, its page, svc's paywall routes, or the
+   * paid flow (whose unpaid 402 is the paywall page for a browser).
+   */
   async function serve(req: Request, res: Response, route: HostRoute): Promise<void> {
     // Once the store is open, its version is read without waiting (a number on a database file).
     const current = (opened ?? (await store)).version()
@@ -54,7 +64,17 @@ export function createGateway(deps: ServerDeps): Gateway {
       if (req.path === '/openapi.json') return discovery.openapi(req, res, api)
       if (req.path === '/.well-known/x402.json' || req.path === '/.well-known/x402')
         return discovery.wellKnown(req, res, api)
+      // A person's browser at `/` gets the API's page (scripts keep their JSON answers).
+      if (req.path === '/' && (await apiPage.serve(req, res, api))) return
     }
-    writeOutcome(res, await flow.run(new ExpressGatewayRequest(req, res), api, version))
+    // The API page's try-it of a route a link cannot open (POST …): the paywall page for that request.
+    if (req.path === tryItPath && req.method === 'GET')
+      return serveTryIt(req, res, api, { run: (asked) => flow.run(asked, api, version), paywall })
+    // svc's own routes for the paywall page (its script; the Sandbox's RPC and faucet).
+    if (paywallRoutes.owns(req.path)) return paywallRoutes.serve(req, res, api)
+    const outcome = await flow.run(new ExpressGatewayRequest(req, res), api, version)
+    const page = paywall.html(req, api, outcome)
+    if (page !== undefined && outcome.type === 'payment-required') return paywall.write(res, outcome, page)
+    writeOutcome(res, outcome)
   }
 }

@@ -9,6 +9,8 @@ export type PaymentRequiredOutcome = {
   header: string
   body: string
   paymentResponse?: string
+  /** The endpoint asked for, `GET /weather/{city}` (the browser's paywall page shows it). */
+  route?: string
 }
 
 /**

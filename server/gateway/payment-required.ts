@@ -166,6 +166,7 @@ async function buildPaymentRequired(
     type: 'payment-required',
     header,
     body: JSON.stringify(refusal?.fields ? { ...built, ...refusal.fields } : built),
+    route: `${route.endpoint.method} ${route.endpoint.path_pattern}`,
   }
   if (refusal?.paymentResponse !== undefined) outcome.paymentResponse = refusal.paymentResponse
   // An endpoint with sign-in-with-x is never cached: each challenge carries its own nonce.
