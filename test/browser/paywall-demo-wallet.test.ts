@@ -71,8 +71,12 @@ describe('the demo wallet pays in Chromium', () => {
     // In the page: the document and what it loaded, with their sizes on the wire.
     const loaded = (await page.evaluate(`(() => {
       const entries = [...performance.getEntriesByType('navigation'), ...performance.getEntriesByType('resource')]
-      return { requests: entries.length, bytes: entries.reduce((sum, e) => sum + e.transferSize, 0) }
-    })()`)) as { requests: number; bytes: number }
+      return {
+        requests: entries.length,
+        bytes: entries.reduce((sum, e) => sum + e.transferSize, 0),
+        each: entries.map((e) => ({ path: new URL(e.name).pathname, bytes: e.transferSize })),
+      }
+    })()`)) as { requests: number; bytes: number; each: unknown[] }
     await screenshots(page, 'paywall-sandbox')
     // Readable: every text on the page, buttons included, has WCAG AA contrast.
     expect(await page.evaluate(lowContrastScript())).toEqual([])

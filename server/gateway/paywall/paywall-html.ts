@@ -41,6 +41,7 @@ export function paywallHtml(state: PaywallState): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>Payment required · ${escapeHtml(state.apiName)}</title>
 <style>${paywallStyle}</style>
 </head>

@@ -15,7 +15,13 @@ export type Paid = { response: Response; transaction: string | undefined; ms: nu
  * transfer and, when the wallet has not approved Permit2, the EIP-2612 permit the facilitator sponsors) and retries.
  * It pays at most what the page shows: a gateway asking more is refused before anything is signed.
  */
-export async function pay(state: PaywallState, signer: ClientEvmSigner, rpcUrl: string | undefined): Promise<Paid> {
+export async function pay(
+  state: PaywallState,
+  signer: ClientEvmSigner,
+  rpcUrl: string | undefined,
+  /** The request to pay for (a form's body, say). @defaultValue the page's own: `state.method` on `state.resource` */
+  request: { url: string; init: RequestInit } = ownRequest(state),
+): Promise<Paid> {
   const shown = state.paymentRequired.accepts[0]!
   const options = rpcUrl ? { rpcUrl } : undefined
   const client = new x402Client()
@@ -27,8 +33,7 @@ export async function pay(state: PaywallState, signer: ClientEvmSigner, rpcUrl: 
   const started = performance.now()
   // The first request is a plain fetch (Accept */*): the gateway answers it with the JSON 402 the client reads.
   const payingFetch = wrapFetchWithPayment(fetch.bind(window), client)
-  const body = state.body === undefined ? {} : { body: state.body, headers: { 'content-type': 'application/json' } }
-  const response = await payingFetch(state.resource, { method: state.method, ...body })
+  const response = await payingFetch(request.url, request.init)
   const ms = performance.now() - started
   if (response.ok) {
     const header = response.headers.get('payment-response')
@@ -52,4 +57,10 @@ async function refusal(response: Response): Promise<PageError> {
     )
   }
   return new PageError(`The gateway answered ${response.status}: ${error.slice(0, 400)}`, 'network')
+}
+
+/** The page's own request: its method on its resource, with the JSON body a try-it form gave (api-page). */
+function ownRequest(state: PaywallState): { url: string; init: RequestInit } {
+  const body = state.body === undefined ? {} : { body: state.body, headers: { 'content-type': 'application/json' } }
+  return { url: state.resource, init: { method: state.method, ...body } }
 }
