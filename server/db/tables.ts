@@ -175,6 +175,8 @@ export type SettlementJournalTable = {
   /** The settlement recorded for it; null until the facilitator settled. */
   settlement_id: string | null
   created_at: string
+  /** The process that wrote it (a random id per boot, server/journal/journal-owner.ts); null on rows written before. */
+  owner: string | null
 }
 
 /** The Sandbox chains this data dir has seen, the newest last (see chain/epoch.ts). */
@@ -247,6 +249,9 @@ export type PaymentAnswersTable = {
   created_at: string
 }
 
+/** PostgreSQL only (migration 2026_11_26_07): the label of the gateway's caches, moved by triggers on every write. */
+export type CacheVersionTable = { id: number; version: number }
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -263,6 +268,7 @@ export type Database = {
   siwx_nonces: SiwxNoncesTable
   bazaar_resources: BazaarResourcesTable
   payment_answers: PaymentAnswersTable
+  cache_version: CacheVersionTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -1,8 +1,10 @@
 import type SQLite from 'better-sqlite3'
 import { CompiledQuery, sql, type Kysely } from 'kysely'
 import { connectionOf } from '../db/database.js'
+import { dialectOf } from '../db/dialect.js'
 import { isUniqueViolation } from '../db/sqlite-errors.js'
 import type { ApiDailyStatsTable, Database, SettlementJournalRow, SettlementRow } from '../db/tables.js'
+import { postgresGatewayStore } from './postgres-gateway-store.js'
 
 /** One row of `api_daily_stats` to add to (the counts are added, not set). */
 export type TrafficRow = ApiDailyStatsTable
@@ -40,9 +42,10 @@ export type GatewayStore = {
  * - The bookkeeping runs as prepared statements (compiled once by Kysely), synchronously. While Kysely is inside a
  *   transaction on the connection, a write goes through Kysely instead (it waits for that transaction's end).
  * An in-memory database (tests, `:memory:`) or a connection svc did not open goes through Kysely, with
- * `total_changes()` of the one connection as the label.
+ * `total_changes()` of the one connection as the label. On PostgreSQL, see server/gateway/postgres-gateway-store.ts.
  */
 export async function openGatewayStore(db: Kysely<Database>): Promise<GatewayStore> {
+  if (dialectOf(db) === 'postgres') return postgresGatewayStore(db)
   const fallback = kyselyStore(db)
   const main = (await sql<{ name: string; file: string }>`pragma database_list`.execute(db)).rows.find(
     (row) => row.name === 'main',
@@ -176,15 +179,16 @@ function kyselyStore(db: Kysely<Database>): GatewayStore {
   }
 }
 
-function trafficUpsert(db: Kysely<Database>, rows: TrafficRow[]) {
+/** Adds rows' counts to theirs (the existing row's columns named with the table: PostgreSQL finds `requests` ambiguous). */
+export function trafficUpsert(db: Kysely<Database>, rows: TrafficRow[]) {
   return db
     .insertInto('api_daily_stats')
     .values(rows)
     .onConflict((conflict) =>
       conflict.columns(['api_id', 'day']).doUpdateSet({
-        requests: sql`requests + excluded.requests`,
-        payment_required: sql`payment_required + excluded.payment_required`,
-        paid_requests: sql`paid_requests + excluded.paid_requests`,
+        requests: sql`api_daily_stats.requests + excluded.requests`,
+        payment_required: sql`api_daily_stats.payment_required + excluded.payment_required`,
+        paid_requests: sql`api_daily_stats.paid_requests + excluded.paid_requests`,
       }),
     )
 }
@@ -246,6 +250,7 @@ const sampleJournal: SettlementJournalRow = {
   chain_epoch: '',
   settlement_id: null,
   created_at: '',
+  owner: null,
 }
 
 const sampleTraffic: TrafficRow = {
