@@ -1,4 +1,4 @@
-import { type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import { ConflictError, NotFoundError } from '../../core/errors.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import type { Environment } from '../../core/hosts.js'

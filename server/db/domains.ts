@@ -1,4 +1,4 @@
-import { type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import { ConflictError, NotFoundError } from '../../core/errors.js'
 import { isUniqueViolation } from './sqlite-errors.js'
 import type { Database, DomainRow } from './tables.js'

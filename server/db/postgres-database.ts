@@ -87,11 +87,15 @@ async function byteOrderText(db: Kysely<Database>): Promise<void> {
     where table_schema = current_schema() and data_type = 'text' and table_name not like 'kysely_%'
       and coalesce(collation_name, '') <> 'C'`.execute(db)
   if (rows.length === 0) return
+  // One statement per table: each rewrites the table and its indexes once.
+  const tables = new Map<string, string[]>()
+  for (const { table_name, column_name } of rows)
+    tables.set(table_name, [...(tables.get(table_name) ?? []), column_name])
   await db.transaction().execute(async (trx) => {
-    for (const { table_name, column_name } of rows)
-      await sql`alter table ${sql.table(table_name)} alter column ${sql.ref(column_name)} type text collate "C"`.execute(
-        trx,
-      )
+    for (const [table, columns] of tables) {
+      const changes = columns.map((column) => sql`alter column ${sql.ref(column)} type text collate "C"`)
+      await sql`alter table ${sql.table(table)} ${sql.join(changes)}`.execute(trx)
+    }
   })
 }
 

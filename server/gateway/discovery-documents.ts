@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express'
-import { type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import { findDefaultAsset } from '@x402/evm'
 import { sandboxNetwork } from '../../core/sandbox-usdc.js'
 import type { ApiRow, Database, EndpointRow } from '../db/tables.js'

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database, SettlementJournalRow } from '../db/tables.js'
-import { trafficUpsert, type GatewayStore } from './gateway-store.js'
+import { trafficUpsert, type GatewayStore, type TrafficRow } from './gateway-store.js'
 
 /**
  * The gateway's store on PostgreSQL, shared by any number of processes: each write is one statement (one round trip),
@@ -55,7 +55,19 @@ export function postgresGatewayStore(db: Kysely<Database>): GatewayStore {
         update settlements set delivered = 0 where id = ${settlementId}`.execute(db)
     },
     async addTraffic(rows) {
-      if (rows.length > 0) await trafficUpsert(db, rows).execute()
+      // One statement may not add to a row twice: rows of the same API and day are added up first.
+      const merged = new Map<string, TrafficRow>()
+      for (const row of rows) {
+        const key = `${row.api_id}\n${row.day}`
+        const sum = merged.get(key)
+        if (!sum) merged.set(key, { ...row })
+        else {
+          sum.requests += row.requests
+          sum.payment_required += row.payment_required
+          sum.paid_requests += row.paid_requests
+        }
+      }
+      if (merged.size > 0) await trafficUpsert(db, [...merged.values()]).execute()
     },
     close() {},
   }

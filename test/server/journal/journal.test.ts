@@ -269,7 +269,9 @@ describe('at start, the rows a process that died left behind', () => {
     const logs: string[] = []
     server = await startServer({ dataDir, chain: services, autoVerify: true, log: (line) => logs.push(line) })
     const after = server.database.db
-    expect(await after.selectFrom('settlement_journal').select('id').execute()).toEqual([{ id: 'jrn_unsent_in_window' }])
+    expect(await after.selectFrom('settlement_journal').select('id').execute()).toEqual([
+      { id: 'jrn_unsent_in_window' },
+    ])
     const settlements = await after
       .selectFrom('settlements')
       .selectAll()
