@@ -104,7 +104,7 @@ export function testDialects(): Dialect[] {
  * ~1 s); on SQLite a file in a temporary dir (so the gateway's store takes its fast path, as in svc). `url({ blank:
  * true })` is an empty database's.
  */
-export function useTestDatabases(dialect: Dialect): {
+export function testDatabases(dialect: Dialect): {
   open(): Promise<OpenedDatabase>
   url(options?: { blank?: boolean }): Promise<string>
 } {

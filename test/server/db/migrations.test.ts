@@ -9,7 +9,7 @@ import { Kysely, Migrator, NO_MIGRATIONS, SqliteDialect, sql } from 'kysely'
 import { describe, expect, test } from 'vitest'
 import { migrations, openDatabase } from '../../../server/db/database.js'
 import { dialectOf } from '../../../server/db/dialect.js'
-import { testDialects, useTestDatabases } from '../../helpers/postgres.js'
+import { testDialects, testDatabases } from '../../helpers/postgres.js'
 
 const provider = { getMigrations: async () => migrations }
 
@@ -34,7 +34,7 @@ test('on SQLite, the migrations up to 2026-11-25 write the schema they wrote bef
 })
 
 describe.each(testDialects())('every migration on %s', (dialect) => {
-  const databases = useTestDatabases(dialect)
+  const databases = testDatabases(dialect)
 
   test('runs up, down to nothing, and up again', async () => {
     const opened = await databases.open()

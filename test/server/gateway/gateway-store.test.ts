@@ -5,10 +5,10 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
 import type { SettlementJournalRow, SettlementRow } from '../../../server/db/tables.js'
 import { openGatewayStore, type GatewayStore } from '../../../server/gateway/gateway-store.js'
-import { testDialects, useTestDatabases } from '../../helpers/postgres.js'
+import { testDialects, testDatabases } from '../../helpers/postgres.js'
 
 /** A database file and a `:memory:` one on SQLite, and a PostgreSQL database where the machine has PostgreSQL. */
-const postgres = testDialects().includes('postgres') ? useTestDatabases('postgres') : undefined
+const postgres = testDialects().includes('postgres') ? testDatabases('postgres') : undefined
 const kinds = ['file', 'memory', ...(postgres ? ['postgres'] : [])] as ('file' | 'memory' | 'postgres')[]
 
 let opened: { database: OpenedDatabase; store: GatewayStore; dir?: string } | undefined
