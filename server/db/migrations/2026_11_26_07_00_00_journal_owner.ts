@@ -6,10 +6,11 @@ const cachedTables = ['apis', 'endpoints', 'domains'] as const
 
 /**
  * A settlement journal row names the process that wrote it (`owner`, a random id per boot; rows written before have
- * none): recovery resolves only rows of processes that are gone (server/journal/journal-owner.ts).
+ * none): recovery resolves only rows of processes that are gone (server/db/process-owner.ts).
  *
  * PostgreSQL only (SQLite has both already):
- * - `seq`, an identity column on the tables listed in insertion order (SQLite's `rowid`);
+ * - `seq`, an identity column on the tables listed in insertion order (SQLite's `rowid`; by default, not always, so
+ *   that a row read and written back whole keeps it);
  * - `cache_version`, one row whose number statement triggers move on every write to those tables: the gateway's label
  *   of "the APIs, endpoints and domains it cached are still current", which every process can read.
  */
@@ -19,7 +20,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   for (const table of cachedTables)
     await db.schema
       .alterTable(table)
-      .addColumn('seq', 'bigint', (c) => c.notNull().generatedAlwaysAsIdentity())
+      .addColumn('seq', 'bigint', (c) => c.notNull().generatedByDefaultAsIdentity())
       .execute()
   await db.schema
     .createTable('cache_version')
