@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.js'
 import type { Dialect } from '../../server/db/dialect.js'
 import { holdPort } from './processes.js'
@@ -135,4 +135,33 @@ export function testDatabases(dialect: Dialect): {
     return join(dir, 'svc.sqlite')
   }
   return { url, open: async () => openDatabase(await url()) }
+}
+
+let suiteTemplate: Promise<string> | undefined
+
+/**
+ * With SVC_TEST_DATABASE=postgres (test/global-setup.ts starts one server for the run), a fresh migrated database on
+ * it for a server a test starts (test/helpers/control.ts); otherwise undefined: the server's SQLite file.
+ */
+export async function suiteDatabaseUrl(): Promise<string | undefined> {
+  const base = process.env.SVC_TEST_DATABASE === 'postgres' ? inject('postgresUrl') : undefined
+  if (!base) return undefined
+  const { default: pg } = await import('pg')
+  const create = async (name: string, template?: string) => {
+    const client = new pg.Client({ connectionString: `${base}/postgres` })
+    await client.connect()
+    try {
+      await client.query(`create database "${name}"${template ? ` template "${template}"` : ''}`)
+    } finally {
+      await client.end()
+    }
+    return `${base}/${name}`
+  }
+  // A template per worker: copying one needs it to have no connections, and each worker migrates its own once.
+  suiteTemplate ??= (async () => {
+    const name = `t_migrated_${process.pid}`
+    await (await openDatabase(await create(name))).close()
+    return name
+  })()
+  return create(`t_${randomBytes(6).toString('hex')}`, await suiteTemplate)
 }
