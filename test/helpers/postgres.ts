@@ -25,12 +25,13 @@ export const postgresAvailable = () => existsSync(join(bin, 'initdb'))
 
 /**
  * Starts a throwaway PostgreSQL server for one test file: initdb into a fresh directory (~1.5 s) and pg_ctl start on a
- * free port of 127.0.0.1 (~0.3 s), with fsync off (nothing of it outlives the file). The server runs as the `postgres`
+ * free port of 127.0.0.1 (~0.3 s), with fsync off (nothing of it outlives the file) unless `durable` (a benchmark:
+ * PostgreSQL's defaults, every commit flushed). The server runs as the `postgres`
  * user, since PostgreSQL refuses to run as root; the cluster's superuser is `svc`, trusted on loopback. Its databases
  * sort text as English does (ICU's en-US, as a cluster initialised on a server often does), not by bytes as SQLite:
  * svc must not depend on the cluster's locale.
  */
-export async function startPostgres(): Promise<TestPostgres> {
+export async function startPostgres(options: { durable?: boolean } = {}): Promise<TestPostgres> {
   const root = mkdtempSync(join(tmpdir(), 'svc-pg-'))
   const dir = join(root, 'data')
   const asPostgres = process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--'] : []
@@ -58,7 +59,7 @@ export async function startPostgres(): Promise<TestPostgres> {
     '-l',
     join(root, 'log'),
     '-o',
-    `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`,
+    `-p ${port} -k ${root} -c listen_addresses=127.0.0.1${options.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off'}`,
     '-w',
     'start',
   ])
