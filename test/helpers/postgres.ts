@@ -64,19 +64,9 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
     'start',
   ])
   const url = `postgres://svc@127.0.0.1:${port}`
-  const { default: pg } = await import('pg')
   return {
     url,
-    async createDatabase({ name = `t_${randomBytes(6).toString('hex')}`, template } = {}) {
-      const client = new pg.Client({ connectionString: `${url}/postgres` })
-      await client.connect()
-      try {
-        await client.query(`create database "${name}"${template ? ` template "${template}"` : ''}`)
-      } finally {
-        await client.end()
-      }
-      return `${url}/${name}`
-    },
+    createDatabase: ({ name, template } = {}) => createDatabaseOn(url, name, template),
     async stop() {
       try {
         run(join(bin, 'pg_ctl'), ['-D', dir, '-m', 'immediate', 'stop'])
@@ -147,22 +137,28 @@ let suiteTemplate: Promise<string> | undefined
 export async function suiteDatabaseUrl(): Promise<string | undefined> {
   const base = process.env.SVC_TEST_DATABASE === 'postgres' ? inject('postgresUrl') : undefined
   if (!base) return undefined
-  const { default: pg } = await import('pg')
-  const create = async (name: string, template?: string) => {
-    const client = new pg.Client({ connectionString: `${base}/postgres` })
-    await client.connect()
-    try {
-      await client.query(`create database "${name}"${template ? ` template "${template}"` : ''}`)
-    } finally {
-      await client.end()
-    }
-    return `${base}/${name}`
-  }
   // A template per worker: copying one needs it to have no connections, and each worker migrates its own once.
   suiteTemplate ??= (async () => {
     const name = `t_migrated_${process.pid}`
-    await (await openDatabase(await create(name))).close()
+    await (await openDatabase(await createDatabaseOn(base, name))).close()
     return name
   })()
-  return create(`t_${randomBytes(6).toString('hex')}`, await suiteTemplate)
+  return createDatabaseOn(base, undefined, await suiteTemplate)
+}
+
+/** Creates a database (empty, or a copy of `template`) on the server at `base` and answers its URL. */
+async function createDatabaseOn(
+  base: string,
+  name = `t_${randomBytes(6).toString('hex')}`,
+  template?: string,
+): Promise<string> {
+  const { default: pg } = await import('pg')
+  const client = new pg.Client({ connectionString: `${base}/postgres` })
+  await client.connect()
+  try {
+    await client.query(`create database "${name}"${template ? ` template "${template}"` : ''}`)
+  } finally {
+    await client.end()
+  }
+  return `${base}/${name}`
 }
