@@ -63,11 +63,7 @@ export function createSqliteCatalogStore(db: Kysely<Database>, capacity = defaul
               })),
             )
             .execute()
-        const overflow = trx
-          .selectFrom('bazaar_resources')
-          .select('key')
-          .orderBy('updated_at', 'desc')
-          .orderBy('key')
+        const overflow = trx.selectFrom('bazaar_resources').select('key').orderBy('updated_at', 'desc').orderBy('key')
         // SQLite takes an offset only after a limit (-1: none); PostgreSQL refuses a negative one.
         await trx
           .deleteFrom('bazaar_resources')

@@ -1,6 +1,6 @@
 import type SQLite from 'better-sqlite3'
 import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely'
-import type { Dialect } from './dialect.js'
+import type { OpenedDatabase } from './opened-database.js'
 import * as initial from './migrations/2026_11_21_00_00_00_initial.js'
 import * as gateway from './migrations/2026_11_21_01_00_00_gateway.js'
 import * as chainEpochs from './migrations/2026_11_22_00_00_00_chain_epochs.js'
@@ -43,13 +43,7 @@ const connections = new WeakMap<Kysely<Database>, SQLite.Database>()
 /** The SQLite connection `db` runs on, when {@link openDatabase} opened it. */
 export const connectionOf = (db: Kysely<Database>): SQLite.Database | undefined => connections.get(db)
 
-export type OpenedDatabase = {
-  db: Kysely<Database>
-  dialect: Dialect
-  /** The one SQLite connection (SQLite only). */
-  sqlite?: SQLite.Database | undefined
-  close(): Promise<void>
-}
+export type { OpenedDatabase } from './opened-database.js'
 
 export type OpenDatabaseOptions = {
   /** PostgreSQL only: the pool's size. @defaultValue 10 */

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module'
 import type Pg from 'pg'
 import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider } from 'kysely'
 import { UsageError } from '../../core/errors.js'
-import type { OpenedDatabase } from './database.js'
+import type { OpenedDatabase } from './opened-database.js'
 import { postgresProcessOwner, registerProcessOwner } from './process-owner.js'
 import type { Database } from './tables.js'
 

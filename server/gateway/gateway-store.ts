@@ -3,34 +3,11 @@ import { CompiledQuery, sql, type Kysely } from 'kysely'
 import { connectionOf } from '../db/database.js'
 import { dialectOf } from '../db/dialect.js'
 import { isUniqueViolation } from '../db/sqlite-errors.js'
-import type { ApiDailyStatsTable, Database, SettlementJournalRow, SettlementRow } from '../db/tables.js'
+import type { Database, SettlementJournalRow, SettlementRow } from '../db/tables.js'
+import { trafficUpsert, type GatewayStore, type TrafficRow } from './gateway-store-type.js'
 import { postgresGatewayStore } from './postgres-gateway-store.js'
 
-/** One row of `api_daily_stats` to add to (the counts are added, not set). */
-export type TrafficRow = ApiDailyStatsTable
-
-export type GatewayStore = {
-  /**
-   * A label of the database's state as far as the gateway's caches (APIs, domains, endpoints) are concerned: it
-   * changes whenever anything but the gateway's own bookkeeping was written since. Read it before the data it labels.
-   */
-  version(): number | Promise<number>
-  /**
-   * Records a settlement, deleting the ephemeral endpoint it used up and naming it in its journal row (`journalId`),
-   * in one transaction; false when the transaction is recorded already.
-   */
-  recordSettlement(row: SettlementRow, usedUpEndpointId: string | undefined, journalId?: string): Promise<boolean>
-  /** Writes a settlement's journal row before the settlement is sent; it replaces a stale row of the same payment. */
-  openJournal(row: SettlementJournalRow): Promise<void>
-  /**
-   * Ends a journal row: the settlement is done (`delivered` true: its answer was written) or was not made (no
-   * `settlementId`). With a `settlementId` and `delivered` false, the settlement is marked as charged without an answer.
-   */
-  closeJournal(journalId: string, settlementId?: string, delivered?: boolean): Promise<void>
-  /** Adds traffic counts to their API and day rows. */
-  addTraffic(rows: TrafficRow[]): Promise<void>
-  close(): void
-}
+export type { GatewayStore, TrafficRow } from './gateway-store-type.js'
 
 /**
  * The gateway's access to the database, built for its hot path. On a database file it runs on svc's one SQLite
@@ -177,20 +154,6 @@ function kyselyStore(db: Kysely<Database>): GatewayStore {
     },
     close() {},
   }
-}
-
-/** Adds rows' counts to theirs (the existing row's columns named with the table: PostgreSQL finds `requests` ambiguous). */
-export function trafficUpsert(db: Kysely<Database>, rows: TrafficRow[]) {
-  return db
-    .insertInto('api_daily_stats')
-    .values(rows)
-    .onConflict((conflict) =>
-      conflict.columns(['api_id', 'day']).doUpdateSet({
-        requests: sql`api_daily_stats.requests + excluded.requests`,
-        payment_required: sql`api_daily_stats.payment_required + excluded.payment_required`,
-        paid_requests: sql`api_daily_stats.paid_requests + excluded.paid_requests`,
-      }),
-    )
 }
 
 /**

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import type { Database, SettlementJournalRow } from '../db/tables.js'
-import { trafficUpsert, type GatewayStore, type TrafficRow } from './gateway-store.js'
+import { trafficUpsert, type GatewayStore, type TrafficRow } from './gateway-store-type.js'
 
 /**
  * The gateway's store on PostgreSQL, shared by any number of processes: each write is one statement (one round trip),
