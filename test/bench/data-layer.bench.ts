@@ -21,6 +21,8 @@ export type DataLayerBenchOptions = {
   rounds?: number
   /** Payments per dialect and round. @defaultValue 300 */
   payments?: number
+  /** PostgreSQL with its default settings (every commit flushed); false: fsync off, as the tests run it. @defaultValue true */
+  durable?: boolean
 }
 
 type Side = { name: 'sqlite' | 'postgres'; database: OpenedDatabase; store: GatewayStore; micros: number[] }
@@ -28,7 +30,7 @@ type Side = { name: 'sqlite' | 'postgres'; database: OpenedDatabase; store: Gate
 export async function benchDataLayer(options: DataLayerBenchOptions = {}) {
   const { rounds = 6, payments = 300 } = options
   const dir = mkdtempSync(join(tmpdir(), 'svc-bench-db-'))
-  const postgres = await startPostgres({ durable: true })
+  const postgres = await startPostgres({ durable: options.durable ?? true })
   const sides: Side[] = []
   try {
     for (const [name, location] of [
