@@ -56,15 +56,25 @@ export async function postgresProcessOwner(
   const id = newId('proc')
   let client: Pg.Client | undefined
   let closed = false
+  /** Opens the liveness connection again, a second after it broke, until it holds the lock once more. */
+  const holdAgain = () =>
+    setTimeout(() => {
+      if (!closed) void hold().catch(holdAgain)
+    }, 1_000).unref()
   const hold = async () => {
     const next = await connect()
     next.on('error', (error) => {
       if (closed) return
       log(`svc: the database connection that says this process is alive broke (${error.message}); opening it again`)
       void next.end().catch(() => {})
-      setTimeout(() => void hold().catch(() => {}), 1_000).unref()
+      holdAgain()
     })
-    await next.query('select pg_advisory_lock(hashtextextended($1, 0))', [id])
+    try {
+      await next.query('select pg_advisory_lock(hashtextextended($1, 0))', [id])
+    } catch (error) {
+      await next.end().catch(() => {})
+      throw error
+    }
     client = next
   }
   await hold()

@@ -2,7 +2,8 @@
  * The data layer on both dialects (SQLite, and PostgreSQL where the machine has it): sellers and their API keys,
  * APIs in insertion order, exact uint256 revenue sums, and the settlement journal's rows owned by a process.
  */
-import { describe, expect, test } from 'vitest'
+import { sql } from 'kysely'
+import { describe, expect, test, vi } from 'vitest'
 import { ConflictError } from '../../../core/errors.js'
 import { findApiKeyCaller, insertApiKey, listApiKeys } from '../../../server/db/api-keys.js'
 import { insertApi, listApis } from '../../../server/db/apis.js'
@@ -164,6 +165,30 @@ describe.each(testDialects())('the data layer on %s', (dialect) => {
       await database.close()
     }
   })
+
+  test.runIf(dialect === 'postgres')(
+    'a process whose liveness connection breaks takes its lock again: it is not taken for gone for long',
+    async () => {
+      const url = await databases.url()
+      const [first, second] = [await openDatabase(url), await openDatabase(url)]
+      try {
+        const id = processOwnerOf(first.db).id
+        const watcher = processOwnerOf(second.db)
+        expect(await watcher.isGone(id)).toBe(false)
+        // The server ends the first process's liveness session (as a dropped connection would).
+        const { rows } = await sql<{ ended: boolean }>`
+          select pg_terminate_backend(pid) as ended from pg_locks
+          where locktype = 'advisory' and granted and objid = (hashtextextended(${id}, 0) & x'ffffffff'::bigint)::oid`.execute(
+          second.db,
+        )
+        expect(rows).toEqual([{ ended: true }])
+        await vi.waitFor(async () => expect(await watcher.isGone(id)).toBe(false), { timeout: 10_000, interval: 100 })
+      } finally {
+        await second.close()
+        await first.close()
+      }
+    },
+  )
 })
 
 function journalRow(id: string, settlementId: string, owner: string | null): SettlementJournalRow {
