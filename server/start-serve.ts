@@ -4,7 +4,7 @@ import type { ChainServices } from '../chain/services.js'
 import { parseAddressList } from '../core/address-list.js'
 import { UsageError } from '../core/errors.js'
 import { isDomainName } from '../core/hosts.js'
-import { assertDatabaseSupported, databasePeer, parseDatabaseUrl } from './db/database-url.js'
+import { databasePeer, parseDatabaseUrl } from './db/database-url.js'
 import { loadSqlite } from './db/sqlite-driver.js'
 import { readServeSecrets, type ServeSecretSources } from './serve/serve-secrets.js'
 import type { OwnPeer } from './serve/own-peers.js'
@@ -75,7 +75,6 @@ function checkDomain(flag: string, domain: string | undefined): void {
  */
 export async function startServe(options: StartServeOptions): Promise<RunningServe> {
   const database = options.databaseUrl === undefined ? undefined : parseDatabaseUrl(options.databaseUrl)
-  if (database) assertDatabaseSupported(database)
   checkDomain('--platform-domain', options.platformDomain)
   checkDomain('--sandbox-platform-domain', options.sandboxPlatformDomain)
   if (options.sandboxPlatformDomain !== undefined && options.platformDomain === undefined)

@@ -30,6 +30,12 @@ import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type
 export type StartServerOptions = {
   /** Where the SQLite file and the install secrets live; omitted = a temporary directory removed on stop. */
   dataDir?: string | undefined
+  /**
+   * A PostgreSQL database (`postgres://user:password@host:port/database`, which must exist) instead of the data dir's
+   * SQLite file (server/db/database.ts `openDatabase`). The Sandbox's snapshots need the SQLite file: without it
+   * their routes answer 503.
+   */
+  databaseUrl?: string | undefined
   /** Port of the one HTTP listener (control planes and gateway); 0 picks a free one. @defaultValue 0 */
   port?: number | undefined
   /** The sandbox chain services, for the Sandbox wallet and chain helper routes. */
@@ -138,7 +144,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   tightenDataDir(dataDir)
   const database = options.database
     ? await openDatabaseUrl(options.database)
-    : await openDatabase(join(dataDir, databaseFileName))
+    : await openDatabase(options.databaseUrl ?? join(dataDir, databaseFileName))
   tightenFiles(dataDir)
   const hosts = options.domains ? platformHosts(options.port ?? 0, options.domains) : defaultHosts(options.port ?? 0)
   hosts.public = options.publicOrigin
@@ -176,7 +182,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (clock.offsetMs !== 0) await alignChainTime(options.chain, clock)
   }
   await reconcile('the chain started empty')
-  if (options.chain)
+  if (options.chain && database.dialect === 'sqlite')
     deps.snapshots = createSnapshotStore({
       db: database.db,
       chain: options.chain,

@@ -1,9 +1,10 @@
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import { ConflictError, NotFoundError } from '../../core/errors.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import type { Environment } from '../../core/hosts.js'
 import { isUniqueViolation } from './sqlite-errors.js'
 import type { ApiRow, Database, Owner, UpdateableApiRow } from './tables.js'
+import { insertionOrder } from './dialect.js'
 
 /**
  * The owner's API of the owner's environment, by id or by slug (a slug is unique in its environment, and no slug looks
@@ -48,7 +49,7 @@ export function listApis(db: Kysely<Database>, owner: Owner): Promise<ApiRow[]> 
       .where('environment', '=', owner.environment)
       .orderBy('created_at', 'asc')
       // rowid: insertion order, for rows created in the same millisecond.
-      .orderBy(sql`rowid`)
+      .orderBy(insertionOrder(db))
       .execute()
   )
 }

@@ -5,6 +5,7 @@ import {
   type CatalogStore,
 } from '../../chain/facilitator/bazaar-catalog.js'
 import type { CatalogItem } from '../../chain/facilitator/bazaar-entry.js'
+import { dialectOf } from './dialect.js'
 import type { Database } from './tables.js'
 
 type Query = SelectQueryBuilder<Database, 'bazaar_resources', object>
@@ -16,7 +17,7 @@ function filtered(query: Query, filter: CatalogFilter): Query {
   if (filter.scheme !== undefined) q = q.where('scheme', '=', filter.scheme)
   if (filter.network !== undefined) q = q.where('network', '=', filter.network)
   // Each entry keeps its `bazaar` extension only (chain/facilitator/bazaar-entry.ts).
-  if (filter.extensions !== undefined && filter.extensions !== 'bazaar') q = q.where(sql<boolean>`0`)
+  if (filter.extensions !== undefined && filter.extensions !== 'bazaar') q = q.where(sql<boolean>`1 = 0`)
   return q
 }
 
@@ -29,11 +30,12 @@ async function page(query: Query, limit: number, offset: number) {
 }
 
 /**
- * The bazaar catalog in svc's SQLite file (table `bazaar_resources`), given to the facilitator once the database
+ * The bazaar catalog in svc's database (table `bazaar_resources`; SQLite or PostgreSQL), given to the facilitator once the database
  * is open: a resource's row is replaced by its latest listing, and past `capacity` rows the least recently updated
  * are deleted in the same transaction.
  */
 export function createSqliteCatalogStore(db: Kysely<Database>, capacity = defaultCatalogCapacity): CatalogStore {
+  const postgres = dialectOf(db) === 'postgres'
   return {
     async put(entries) {
       if (!entries.length) return
@@ -61,19 +63,11 @@ export function createSqliteCatalogStore(db: Kysely<Database>, capacity = defaul
               })),
             )
             .execute()
+        const overflow = trx.selectFrom('bazaar_resources').select('key').orderBy('updated_at', 'desc').orderBy('key')
+        // SQLite takes an offset only after a limit (-1: none); PostgreSQL refuses a negative one.
         await trx
           .deleteFrom('bazaar_resources')
-          .where(
-            'key',
-            'in',
-            trx
-              .selectFrom('bazaar_resources')
-              .select('key')
-              .orderBy('updated_at', 'desc')
-              .orderBy('key')
-              .limit(-1)
-              .offset(capacity),
-          )
+          .where('key', 'in', (postgres ? overflow : overflow.limit(-1)).offset(capacity))
           .execute()
       })
     },
@@ -81,8 +75,9 @@ export function createSqliteCatalogStore(db: Kysely<Database>, capacity = defaul
       return page(filtered(db.selectFrom('bazaar_resources'), filter), limit, offset)
     },
     search(text, filter, limit) {
+      const needle = text.toLowerCase()
       const matching = filtered(db.selectFrom('bazaar_resources'), filter).where(
-        sql<boolean>`instr(lower(item), ${text.toLowerCase()}) > 0`,
+        postgres ? sql<boolean>`strpos(lower(item), ${needle}) > 0` : sql<boolean>`instr(lower(item), ${needle}) > 0`,
       )
       return page(matching, limit, 0)
     },

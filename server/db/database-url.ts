@@ -6,7 +6,7 @@ import { isBusy } from './sqlite-errors.js'
 
 /**
  * Where svc's data lives, from `svc serve --database-url`: a SQLite file (a path, `file:path` or `file:///abs/path`)
- * today; `postgres://` / `postgresql://` is recognised and refused until the Postgres dialect lands. This module is the
+ * or PostgreSQL (`postgres://` / `postgresql://`, server/db/postgres-database.ts). This module is the
  * one seam between a URL and an opened database: the server opens what {@link openDatabaseUrl} gives it.
  */
 export type DatabaseTarget =
@@ -43,18 +43,9 @@ export function parseDatabaseUrl(url: string, flag = '--database-url'): Database
   return { dialect: 'sqlite', file: isAbsolute(text) ? text : resolve(text) }
 }
 
-/** Refuses a target this build cannot open yet, before anything starts. */
-export function assertDatabaseSupported(target: DatabaseTarget, flag = '--database-url'): void {
-  if (target.dialect === 'postgres')
-    throw new UsageError(
-      `${flag}: PostgreSQL is not supported by this build yet; give a SQLite file (file:/var/lib/svc/svc.sqlite)`,
-    )
-}
-
 /** Opens (creating and migrating) the database at `target`. */
 export async function openDatabaseUrl(target: DatabaseTarget): Promise<OpenedDatabase> {
-  assertDatabaseSupported(target)
-  if (target.dialect !== 'sqlite') throw new Error('unreachable')
+  if (target.dialect === 'postgres') return await openDatabase(target.url)
   try {
     return await openDatabase(target.file)
   } catch (error) {

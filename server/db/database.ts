@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3'
 import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely'
+import type { OpenedDatabase } from './opened-database.js'
 import * as initial from './migrations/2026_11_21_00_00_00_initial.js'
 import * as gateway from './migrations/2026_11_21_01_00_00_gateway.js'
 import * as chainEpochs from './migrations/2026_11_22_00_00_00_chain_epochs.js'
@@ -12,11 +13,17 @@ import * as signInWithX from './migrations/2026_11_25_04_00_00_sign_in_with_x.js
 import * as bazaarCatalog from './migrations/2026_11_25_05_00_00_bazaar_catalog.js'
 import * as channelActions from './migrations/2026_11_26_03_00_00_channel_actions.js'
 import * as batchChannels from './migrations/2026_11_26_04_00_00_batch_channels.js'
+import * as journalOwner from './migrations/2026_11_26_07_00_00_journal_owner.js'
+import { isPostgresUrl, openPostgres } from './postgres-database.js'
 import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
 
-/** Migrations in order; add new ones here (timestamped file names, `up` and `down`). */
-const migrations: Record<string, Migration> = {
+/**
+ * Migrations in order; add new ones here (timestamped file names, `up` and `down`). They run on SQLite and on
+ * PostgreSQL (test/server/db/migrations.test.ts runs them all on both): use Kysely's schema builder, and
+ * server/db/dialect.ts's `columnTypes` where the two differ.
+ */
+export const migrations: Record<string, Migration> = {
   '2026_11_21_00_00_00_initial': initial,
   '2026_11_21_01_00_00_gateway': gateway,
   '2026_11_22_00_00_00_chain_epochs': chainEpochs,
@@ -29,6 +36,7 @@ const migrations: Record<string, Migration> = {
   '2026_11_25_05_00_00_bazaar_catalog': bazaarCatalog,
   '2026_11_26_03_00_00_channel_actions': channelActions,
   '2026_11_26_04_00_00_batch_channels': batchChannels,
+  '2026_11_26_07_00_00_journal_owner': journalOwner,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
@@ -39,13 +47,21 @@ const connections = new WeakMap<Kysely<Database>, SQLite.Database>()
 /** The SQLite connection `db` runs on, when {@link openDatabase} opened it. */
 export const connectionOf = (db: Kysely<Database>): SQLite.Database | undefined => connections.get(db)
 
-export type OpenedDatabase = { db: Kysely<Database>; sqlite: SQLite.Database; close(): Promise<void> }
+export type { OpenedDatabase } from './opened-database.js'
+
+export type OpenDatabaseOptions = {
+  /** PostgreSQL only: the pool's size. @defaultValue 10 */
+  poolSize?: number | undefined
+}
 
 /**
- * Opens (creating if needed) the SQLite file, in WAL mode on one exclusive connection with foreign keys on, and migrates it to the latest
- * schema. `:memory:` works too.
+ * Opens svc's database and migrates it to the latest schema. `location` is a PostgreSQL URL (`postgres://` or
+ * `postgresql://`: a pool of connections to that database, which must exist) or else a SQLite file, created if needed
+ * (`:memory:` works too): in WAL mode on one exclusive connection with foreign keys on.
  */
-export async function openDatabase(file: string): Promise<OpenedDatabase> {
+export async function openDatabase(location: string, options: OpenDatabaseOptions = {}): Promise<OpenedDatabase> {
+  if (isPostgresUrl(location)) return openPostgres(location, provider, options.poolSize)
+  const file = location
   const SQLite = loadSqlite()
   const sqlite = new SQLite(file)
   // WAL's index (-shm) is a memory-mapped file shared between connections: once the data dir is made immutable
@@ -67,6 +83,7 @@ export async function openDatabase(file: string): Promise<OpenedDatabase> {
   connections.set(db, sqlite)
   return {
     db,
+    dialect: 'sqlite',
     sqlite,
     close() {
       closed ??= db.destroy()

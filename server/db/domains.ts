@@ -1,7 +1,8 @@
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import { ConflictError, NotFoundError } from '../../core/errors.js'
 import { isUniqueViolation } from './sqlite-errors.js'
 import type { Database, DomainRow } from './tables.js'
+import { insertionOrder } from './dialect.js'
 
 /** Whether any API has this (lower-case) hostname. */
 export async function hostnameTaken(db: Kysely<Database>, hostname: string): Promise<boolean> {
@@ -25,7 +26,7 @@ export function listDomains(db: Kysely<Database>, apiId: string): Promise<Domain
     .selectAll()
     .where('api_id', '=', apiId)
     .orderBy('created_at', 'asc')
-    .orderBy(sql`rowid`)
+    .orderBy(insertionOrder(db))
     .execute()
 }
 
@@ -37,7 +38,7 @@ export async function listVerifiedHostnames(db: Kysely<Database>, apiId: string)
     .where('api_id', '=', apiId)
     .where('status', '=', 'verified')
     .orderBy('verified_at', 'asc')
-    .orderBy(sql`rowid`)
+    .orderBy(insertionOrder(db))
     .execute()
   return rows.map((row) => row.hostname)
 }

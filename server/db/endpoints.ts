@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError } from '../../core/errors.js'
 import { nowIso } from '../ids.js'
 import { isUniqueViolation } from './sqlite-errors.js'
 import type { Database, EndpointRow } from './tables.js'
+import { insertionOrder } from './dialect.js'
 
 /**
  * Ephemeral endpoints whose ttl has passed are gone. Reads leave them out ({@link isLive}); writes to an API delete
@@ -41,7 +42,7 @@ export function listEndpoints(db: Kysely<Database>, apiId: string, now = nowIso(
       .where(isLive(now))
       .orderBy('created_at', 'asc')
       // rowid: insertion order, for rows created in the same millisecond (an import).
-      .orderBy(sql`rowid`)
+      .orderBy(insertionOrder(db))
       .execute()
   )
 }

@@ -75,7 +75,7 @@ export async function dailyRevenue(
       'network',
       'asset',
       sql<number>`count(*)`.as('settlements'),
-      ...amountChunkSums(),
+      ...amountChunkSums(db),
     ])
     .groupBy([sql`substr(created_at, 1, 10)`, 'network', 'asset'])
     .execute()

@@ -176,6 +176,8 @@ export type SettlementJournalTable = {
   /** The settlement recorded for it; null until the facilitator settled. */
   settlement_id: string | null
   created_at: string
+  /** The process that wrote it (a random id per boot, server/journal/journal-owner.ts); null on rows written before. */
+  owner: string | null
 }
 
 /** The Sandbox chains this data dir has seen, the newest last (see chain/epoch.ts). */
@@ -271,6 +273,8 @@ export type ChannelActionsTable = {
   created_at: string
   resolved_at: string | null
 }
+/** PostgreSQL only (migration 2026_11_26_07): the label of the gateway's caches, moved by triggers on every write. */
+export type CacheVersionTable = { id: number; version: number }
 
 export type Database = {
   users: UsersTable
@@ -292,6 +296,7 @@ export type Database = {
   batch_channels: BatchChannelsTable
   batch_vouchers: BatchVouchersTable
   batch_transactions: BatchTransactionsTable
+  cache_version: CacheVersionTable
 }
 
 export type UserRow = Selectable<UsersTable>

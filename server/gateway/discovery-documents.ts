@@ -1,5 +1,5 @@
 import type { Request, Response } from 'express'
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import { findDefaultAsset } from '@x402/evm'
 import { sandboxNetwork } from '../../core/sandbox-usdc.js'
 import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
@@ -7,6 +7,7 @@ import { gatewayHost } from '../../core/hosts.js'
 import { sandboxUsdc } from '../payment-token.js'
 import type { ServerDeps } from '../deps.js'
 import { buildOpenApiDocument, buildWellKnown, type DocumentInput } from './discovery-openapi.js'
+import { insertionOrder } from '../db/dialect.js'
 
 export type DiscoveryHandlers = {
   /** GET /openapi.json on a gateway host. */
@@ -28,7 +29,7 @@ export function discoverableEndpoints(db: Kysely<Database>, apiId: string): Prom
     .where('ttl_seconds', 'is', null)
     .where('expires_at', 'is', null)
     .orderBy('created_at', 'asc')
-    .orderBy(sql`rowid`)
+    .orderBy(insertionOrder(db))
     .execute()
 }
 

@@ -1,56 +1,15 @@
 import type SQLite from 'better-sqlite3'
 import { CompiledQuery, sql, type Kysely } from 'kysely'
 import { connectionOf } from '../db/database.js'
-import {
-  findPaymentAnswer,
-  keepPaymentAnswer,
-  type PaymentAnswerBounds,
-  type PaymentAnswerKey,
-} from '../db/payment-answers.js'
+import { dialectOf } from '../db/dialect.js'
 import { isUniqueViolation } from '../db/sqlite-errors.js'
-import type {
-  ApiDailyStatsTable,
-  Database,
-  PaymentAnswersTable,
-  SettlementJournalRow,
-  SettlementRow,
-} from '../db/tables.js'
+import { findPaymentAnswer, keepPaymentAnswer } from '../db/payment-answers.js'
+import type { Database, SettlementJournalRow, SettlementRow } from '../db/tables.js'
+import { trafficUpsert, type GatewayStore, type TrafficRow } from './gateway-store-type.js'
 import { preparePaymentAnswers } from './payment-answer-statements.js'
+import { postgresGatewayStore } from './postgres-gateway-store.js'
 
-/** One row of `api_daily_stats` to add to (the counts are added, not set). */
-export type TrafficRow = ApiDailyStatsTable
-
-export type GatewayStore = {
-  /**
-   * A label of the database's state as far as the gateway's caches (APIs, domains, endpoints) are concerned: it
-   * changes whenever anything but the gateway's own bookkeeping was written since. Read it before the data it labels.
-   */
-  version(): number | Promise<number>
-  /**
-   * Records a settlement, deleting the ephemeral endpoint it used up and naming it in its journal row (`journalId`),
-   * in one transaction; false when the transaction is recorded already.
-   */
-  recordSettlement(row: SettlementRow, usedUpEndpointId: string | undefined, journalId?: string): Promise<boolean>
-  /** Writes a settlement's journal row before the settlement is sent; it replaces a stale row of the same payment. */
-  openJournal(row: SettlementJournalRow): Promise<void>
-  /**
-   * Ends a journal row: the settlement is done (`delivered` true: its answer was written) or was not made (no
-   * `settlementId`). With a `settlementId` and `delivered` false, the settlement is marked as charged without an answer.
-   */
-  closeJournal(journalId: string, settlementId?: string, delivered?: boolean): Promise<void>
-  /** Adds traffic counts to their API and day rows. */
-  addTraffic(rows: TrafficRow[]): Promise<void>
-  /** The kept answer of a payment-identifier id younger than `since` (server/db/payment-answers.ts). */
-  findPaymentAnswer(key: PaymentAnswerKey, since: string): Promise<PaymentAnswersTable | undefined>
-  /** Keeps a payment-identifier answer and trims the kept answers to `bounds`. */
-  keepPaymentAnswer(row: PaymentAnswersTable, bounds: PaymentAnswerBounds): Promise<void>
-  /**
-   * Runs `write`, synchronous statements of the gateway's own bookkeeping on svc's connection (payment channels:
-   * batch-channel-storage.ts), so that the rows they change do not move the version.
-   */
-  own<T>(write: () => T): T
-  close(): void
-}
+export type { GatewayStore, TrafficRow } from './gateway-store-type.js'
 
 /**
  * The gateway's access to the database, built for its hot path. On a database file it runs on svc's one SQLite
@@ -63,9 +22,10 @@ export type GatewayStore = {
  *   (compiled once by Kysely), synchronously. While Kysely is inside a
  *   transaction on the connection, a write goes through Kysely instead (it waits for that transaction's end).
  * An in-memory database (tests, `:memory:`) or a connection svc did not open goes through Kysely, with
- * `total_changes()` of the one connection as the label.
+ * `total_changes()` of the one connection as the label. On PostgreSQL, see server/gateway/postgres-gateway-store.ts.
  */
 export async function openGatewayStore(db: Kysely<Database>): Promise<GatewayStore> {
+  if (dialectOf(db) === 'postgres') return postgresGatewayStore(db)
   const fallback = kyselyStore(db)
   const main = (await sql<{ name: string; file: string }>`pragma database_list`.execute(db)).rows.find(
     (row) => row.name === 'main',
@@ -219,19 +179,6 @@ function kyselyStore(db: Kysely<Database>): GatewayStore {
   }
 }
 
-function trafficUpsert(db: Kysely<Database>, rows: TrafficRow[]) {
-  return db
-    .insertInto('api_daily_stats')
-    .values(rows)
-    .onConflict((conflict) =>
-      conflict.columns(['api_id', 'day']).doUpdateSet({
-        requests: sql`requests + excluded.requests`,
-        payment_required: sql`payment_required + excluded.payment_required`,
-        paid_requests: sql`paid_requests + excluded.paid_requests`,
-      }),
-    )
-}
-
 /**
  * The statement Kysely compiles for a sample row, prepared on `connection`. It runs with rows of the same type, their
  * values bound in the sample's key order (the order Kysely wrote the columns and their placeholders in), and answers
@@ -289,6 +236,7 @@ const sampleJournal: SettlementJournalRow = {
   chain_epoch: '',
   settlement_id: null,
   created_at: '',
+  owner: null,
 }
 
 const sampleTraffic: TrafficRow = {

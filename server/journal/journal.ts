@@ -1,6 +1,7 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { toSvcError } from '../../core/errors.js'
+import { processOwnerOf } from '../db/process-owner.js'
 import type { ApiRow, EndpointRow, SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId, nowIso } from '../ids.js'
@@ -56,8 +57,8 @@ export type SettlementJournalOptions = {
 
 /**
  * The gateway's settlement journal: a row is written before a settlement is sent and removed when the paid answer was
- * written, so a settlement is never on the chain without a trace here. At start, rows a process that died left behind
- * are resolved (server/journal/recovery.ts); meanwhile, rows of settlements that failed or broke off are resolved
+ * written, so a settlement is never on the chain without a trace here. Rows carry this process's id (server/db/
+ * process-owner.ts): at start, rows a process that died left behind are resolved (server/journal/recovery.ts); meanwhile, rows of settlements that failed or broke off are resolved
  * by a sweeper once they are old enough. A buyer charged without getting the answer is recorded as such.
  */
 export function createSettlementJournal(
@@ -67,6 +68,7 @@ export function createSettlementJournal(
 ): SettlementJournal {
   const { sweepEveryMs = 30_000, graceMs = 120_000, retryEveryMs = 1_000 } = options
   const log = deps.log ?? ((message: string) => console.error(message))
+  const owner = processOwnerOf(deps.db).id
   const inFlight = new Set<string>()
   const writes = new Set<Promise<void>>()
   let sweeping: Promise<unknown> | undefined
@@ -93,7 +95,7 @@ export function createSettlementJournal(
 
   return {
     async begin(entry) {
-      const row = buildJournalRow(entry)
+      const row = buildJournalRow(entry, owner)
       inFlight.add(row.id)
       try {
         await (await store).openJournal(row)
@@ -134,8 +136,8 @@ export function createSettlementJournal(
   }
 }
 
-/** The journal row of a payment about to be settled (exported for the recovery tests). */
-export function buildJournalRow(entry: JournalEntry): SettlementJournalRow {
+/** The journal row of a payment about to be settled, written by `owner` (exported for the recovery tests). */
+export function buildJournalRow(entry: JournalEntry, owner: string | null = null): SettlementJournalRow {
   const { api, endpoint, requirements } = entry
   const { nonce, validBefore } = authorizationFields(entry.payload.payload)
   // Recovery asks EIP-3009's authorizationState or Permit2's nonceBitmap, whichever the nonce belongs to.
@@ -170,5 +172,6 @@ export function buildJournalRow(entry: JournalEntry): SettlementJournalRow {
     chain_epoch: entry.chainEpoch,
     settlement_id: null,
     created_at: nowIso(),
+    owner,
   }
 }

@@ -8,6 +8,7 @@ import {
   markJournalUndelivered,
   recordJournalSettlement,
 } from '../db/settlement-journal.js'
+import { processOwnerOf } from '../db/process-owner.js'
 import type { SettlementJournalRow, SettlementRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId } from '../ids.js'
@@ -36,10 +37,19 @@ export type ResolveJournalOptions = {
 }
 
 /**
- * Resolves settlement journal rows that no request is working on any more (all of them at start; failed settlements
- * later): a row with a recorded settlement was charged but its answer was never known to be written; a row without
+ * Margin past an authorization's validBefore (seconds) before its not being used on the chain is final: a block's
+ * time may trail svc's clock a little.
+ */
+const validBeforeMarginSeconds = 10
+
+/**
+ * Resolves settlement journal rows that no request is working on any more: rows of processes that are gone (at start:
+ * every earlier boot's; on a shared PostgreSQL database, processes whose liveness lock is free) and this process's
+ * own rows not in flight (failed settlements, later); rows of processes still running are theirs. A row with a recorded settlement was charged but its answer was never known to be written; a row without
  * one is checked on the Sandbox chain (was the EIP-3009 authorization or the Permit2 nonce used, by which transaction?) and recorded as
- * charged without an answer when it was used, removed when it was not. Errors are logged, never thrown: a row that
+ * charged without an answer when it was used, removed when it was not and can no longer be: a settlement may still be
+ * at a facilitator (or in the chain's pool), so an authorization unused before its validBefore is kept for a later
+ * sweep. Errors are logged, never thrown: a row that
  * cannot be read now is kept for the next try.
  */
 export async function resolveSettlementJournal(
@@ -56,9 +66,17 @@ export async function resolveSettlementJournal(
     alreadyRecorded: 0,
     kept: 0,
   }
+  const me = processOwnerOf(deps.db)
+  const gone = new Map<string | null, Promise<boolean>>()
+  const ownerGone = (owner: string | null) => {
+    let answer = gone.get(owner)
+    if (!answer) gone.set(owner, (answer = me.isGone(owner)))
+    return answer
+  }
   for (const row of await listJournalRows(deps.db, before)) {
     if (skip?.has(row.id)) continue
     try {
+      if (row.owner !== me.id && !(await ownerGone(row.owner))) continue
       done[await resolveRow(deps, row, log)]++
     } catch (error) {
       done.kept++
@@ -101,6 +119,9 @@ async function resolveRow(
   if (chain.restarting) return 'kept'
   const use = await findSettlementOf(chain.client, row, row.nonce as string)
   if (!use.used) {
+    const nowSeconds = BigInt((deps.clock?.nowSeconds() ?? Math.floor(Date.now() / 1000)) - validBeforeMarginSeconds)
+    if (row.valid_before !== null && /^[0-9]+$/.test(row.valid_before) && BigInt(row.valid_before) >= nowSeconds)
+      return 'kept'
     await deleteJournalRow(deps.db, row.id)
     return 'notSettled'
   }

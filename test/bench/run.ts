@@ -3,12 +3,14 @@
  * Targets come from the issues; `pass` says whether this run met them.
  * `npm run bench -- --only issue_11,control_plane` runs some of them (names as in the report); `long_run`,
  * `chain_growth` and `profile` (where a paid request's time goes) take minutes and run only when named (`--payments 21000`, `--transfers 20000` size them).
+ * `data_layer` (a payment's bookkeeping on SQLite and on PostgreSQL) needs the machine's PostgreSQL and runs only when named.
  */
 import '../../core/polyfill.js'
 import { parseArgs } from 'node:util'
 import { benchChainReady, benchSettleThroughput } from './chain.bench.js'
 import { benchChainGrowth } from './chain-growth.bench.js'
 import { benchControlPlane } from './control.bench.js'
+import { benchDataLayer } from './data-layer.bench.js'
 import { benchIssue11, benchSvcUpReady } from './issue-11.bench.js'
 import { benchLongRun } from './long-run.bench.js'
 import { benchSvcUpWithTwin, benchTwinV1VsV2 } from './twin.bench.js'
@@ -31,6 +33,7 @@ const benches = {
     return { ...settle, pass: settle.ratio >= settle.target_ratio }
   },
   control_plane: () => benchControlPlane(),
+  data_layer: () => benchDataLayer(),
   twin: async () => ({ svc_up: await benchSvcUpWithTwin(), v1_vs_v2: await benchTwinV1VsV2() }),
   svc_up_ready: () => benchSvcUpReady(),
   long_run: () => benchLongRun({ payments: number(values.payments), progress }),

@@ -46,7 +46,7 @@ async function serve(name: string, args: string[], env: NodeJS.ProcessEnv = proc
 
 describe('svc serve: flags refused before anything starts', () => {
   test.each([
-    [['--database-url', 'postgres://svc@db.internal/svc'], /PostgreSQL is not supported by this build yet/],
+    [['--database-url', 'postgres://svc@db.internal:99999/svc'], /--database-url: not a valid postgres:\/\/ URL/],
     [['--database-url', 'mysql://db/svc'], /"mysql:" databases are not supported/],
     [['--trust-proxy', '10.0.0.0/33'], /--trust-proxy: "10.0.0.0\/33" is not an IP address or CIDR range/],
     [['--allow-upstream', 'intranet'], /--allow-upstream: "intranet" is not an IP address/],

@@ -4,6 +4,7 @@ import type { PaidRouteLimits } from '../../server/deps.js'
 import type { AuthThrottleLimits } from '../../server/throttle.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { assertMatchesContract } from './contract.js'
+import { suiteDatabaseUrl } from './postgres.js'
 
 export type CallOptions = {
   /** Which control-plane host: production = {base_url}, development = {sandbox_base_url}. @defaultValue 'production' */
@@ -35,7 +36,10 @@ export type TestServer = {
 
 let counter = 0
 
-/** A real server on port 0 with a real SQLite file in a temporary directory; every response is checked against the contract. */
+/**
+ * A real server on port 0 with a real SQLite file in a temporary directory (with SVC_TEST_DATABASE=postgres: a fresh
+ * PostgreSQL database); every response is checked against the contract.
+ */
 export async function startTestServer(
   options: {
     chain?: ChainServices
@@ -47,7 +51,7 @@ export async function startTestServer(
     paidRoutes?: PaidRouteLimits
   } = {},
 ): Promise<TestServer> {
-  const server = await startServer({ ...options, log: () => {} })
+  const server = await startServer({ ...options, databaseUrl: await suiteDatabaseUrl(), log: () => {} })
 
   async function call(path: string, opts: CallOptions = {}): Promise<CallResult> {
     const {

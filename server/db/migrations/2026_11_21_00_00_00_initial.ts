@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { dialectOf } from '../dialect.js'
 
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -22,7 +23,10 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable('outbox')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
+    // SQLite's autoincrement; PostgreSQL's identity (Kysely's autoIncrement() would write MySQL's auto_increment there).
+    .addColumn('id', dialectOf(db) === 'postgres' ? 'bigint' : 'integer', (c) =>
+      dialectOf(db) === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement(),
+    )
     .addColumn('to_email', 'text', (c) => c.notNull())
     .addColumn('subject', 'text', (c) => c.notNull())
     .addColumn('body', 'text', (c) => c.notNull())

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { columnTypes } from '../dialect.js'
 
 /**
  * svc's clock offset (`svc time advance`) belongs to the chain it was moved with: each Sandbox chain epoch keeps its
@@ -7,7 +8,8 @@ import type { Kysely } from 'kysely'
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .alterTable('sandbox_chain_epochs')
-    .addColumn('clock_offset_ms', 'integer', (c) => c.notNull().defaultTo(0))
+    // Milliseconds: a 4-byte integer (PostgreSQL's) overflows after 24.8 days.
+    .addColumn('clock_offset_ms', columnTypes(db).bigint, (c) => c.notNull().defaultTo(0))
     .execute()
 }
 

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { columnTypes } from '../dialect.js'
 
 /**
  * The answers kept for x402's `payment-identifier` extension (server/gateway/payment-identifier.ts): a paid answer is
@@ -23,7 +24,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('settlement_id', 'text', (c) => c.notNull())
     .addColumn('status', 'integer', (c) => c.notNull())
     .addColumn('headers', 'text', (c) => c.notNull())
-    .addColumn('body', 'blob')
+    .addColumn('body', columnTypes(db).blob)
     .addColumn('body_bytes', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('payment_answers_pk', ['api_id', 'payer', 'payment_id'])

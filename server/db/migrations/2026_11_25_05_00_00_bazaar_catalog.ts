@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import { columnTypes } from '../dialect.js'
 
 /**
  * The facilitator's bazaar catalog (chain/facilitator/bazaar-catalog.ts): one row per resource and method (or MCP
@@ -13,7 +14,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('scheme', 'text', (c) => c.notNull())
     .addColumn('network', 'text', (c) => c.notNull())
     .addColumn('item', 'text', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .addColumn('updated_at', columnTypes(db).bigint, (c) => c.notNull())
     .execute()
   await db.schema
     .createIndex('bazaar_resources_updated_at')

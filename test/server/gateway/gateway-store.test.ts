@@ -3,8 +3,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
-import type { SettlementRow } from '../../../server/db/tables.js'
+import type { SettlementJournalRow, SettlementRow } from '../../../server/db/tables.js'
 import { openGatewayStore, type GatewayStore } from '../../../server/gateway/gateway-store.js'
+import { testDialects, testDatabases } from '../../helpers/postgres.js'
+
+/** A database file and a `:memory:` one on SQLite, and a PostgreSQL database where the machine has PostgreSQL. */
+const postgres = testDialects().includes('postgres') ? testDatabases('postgres') : undefined
+const kinds = ['file', 'memory', ...(postgres ? ['postgres'] : [])] as ('file' | 'memory' | 'postgres')[]
 
 let opened: { database: OpenedDatabase; store: GatewayStore; dir?: string } | undefined
 afterEach(async () => {
@@ -14,9 +19,10 @@ afterEach(async () => {
   opened = undefined
 })
 
-async function open(file: 'file' | 'memory') {
+async function open(file: 'file' | 'memory' | 'postgres') {
   const dir = file === 'file' ? mkdtempSync(join(tmpdir(), 'svc-store-')) : undefined
-  const database = await openDatabase(dir ? join(dir, 'svc.sqlite') : ':memory:')
+  const location = file === 'postgres' ? await postgres!.url() : dir ? join(dir, 'svc.sqlite') : ':memory:'
+  const database = await openDatabase(location)
   const store = await openGatewayStore(database.db)
   opened = { database, store, ...(dir ? { dir } : {}) }
   const now = new Date().toISOString()
@@ -118,7 +124,7 @@ const answer = (paymentId: string, createdAt: string, bytes: number) => ({
   created_at: createdAt,
 })
 
-describe.each(['file', 'memory'] as const)('the gateway store on a %s database', (kind) => {
+describe.each(kinds)('the gateway store on a %s database', (kind) => {
   test('its version moves with writes of others, and with a used-up endpoint; own bookkeeping moves it only in memory', async () => {
     const { db, store } = await open(kind)
     let version = await store.version()
@@ -129,8 +135,9 @@ describe.each(['file', 'memory'] as const)('the gateway store on a %s database',
 
     expect(await store.recordSettlement(settlement(), undefined)).toBe(true)
     await store.addTraffic([traffic, traffic])
-    // On a file the gateway's own statements are taken off the version: its writes leave its caches be.
-    if (kind === 'file') expect(await store.version()).toBe(version)
+    // On a file the gateway's own statements are taken off the version, and on PostgreSQL only writes of APIs,
+    // endpoints and domains move it: its writes leave its caches be.
+    if (kind !== 'memory') expect(await store.version()).toBe(version)
     version = await store.version()
     expect(await db.selectFrom('api_daily_stats').select(['requests', 'paid_requests']).executeTakeFirst()).toEqual({
       requests: 4,
@@ -196,4 +203,60 @@ describe.each(['file', 'memory'] as const)('the gateway store on a %s database',
     expect(await recording).toBe(true)
     expect(await db.selectFrom('settlements').select('id').execute()).toHaveLength(1)
   })
+
+  test('the journal: a row of the same payment replaces the earlier one; the record names it; an undelivered close marks the settlement', async () => {
+    const { db, store } = await open(kind)
+    const row = journalRow('j1', 'p1')
+    await store.openJournal(row)
+    await store.openJournal({ ...journalRow('j2', 'p1'), owner: 'proc_b' })
+    expect(await db.selectFrom('settlement_journal').select(['id', 'payment_id', 'owner']).execute()).toEqual([
+      { id: 'j2', payment_id: 'p1', owner: 'proc_b' },
+    ])
+    const recorded = settlement()
+    expect(await store.recordSettlement(recorded, undefined, 'j2')).toBe(true)
+    expect(await db.selectFrom('settlement_journal').select('settlement_id').executeTakeFirst()).toEqual({
+      settlement_id: recorded.id,
+    })
+    // A transaction recorded already: nothing written, the journal row is not named.
+    await store.openJournal(journalRow('j3', 'p3'))
+    expect(await store.recordSettlement({ ...recorded, id: 'again' }, 'e2', 'j3')).toBe(false)
+    expect(
+      await db.selectFrom('settlement_journal').select('settlement_id').where('id', '=', 'j3').executeTakeFirst(),
+    ).toEqual({
+      settlement_id: null,
+    })
+    expect(await db.selectFrom('endpoints').select('id').where('id', '=', 'e2').execute()).toHaveLength(1)
+    await store.closeJournal('j2', recorded.id, false)
+    await store.closeJournal('j3')
+    expect(await db.selectFrom('settlement_journal').selectAll().execute()).toEqual([])
+    expect(await db.selectFrom('settlements').select(['id', 'delivered']).execute()).toEqual([
+      { id: recorded.id, delivered: 0 },
+    ])
+  })
 })
+
+function journalRow(id: string, paymentId: string): SettlementJournalRow {
+  return {
+    id,
+    payment_id: paymentId,
+    api_id: 'a1',
+    endpoint_id: 'e1',
+    ephemeral: 0,
+    user_id: 'u1',
+    environment: 'development',
+    network: 'eip155:845320402',
+    asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    amount: '1000',
+    payer: '0x1',
+    pay_to: '0x2',
+    transfer_method: 'eip3009',
+    nonce: `0x${id}`,
+    valid_before: '9999999999',
+    method: 'GET',
+    path: '/a',
+    chain_epoch: '',
+    settlement_id: null,
+    created_at: new Date().toISOString(),
+    owner: 'proc_a',
+  }
+}

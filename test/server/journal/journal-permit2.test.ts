@@ -161,7 +161,7 @@ test('Permit2 rows: a spent nonce is recorded with its transaction and the amoun
   const database = await openDatabase(join(dataDir, 'svc.sqlite'))
   const api = await database.db.selectFrom('apis').selectAll().where('id', '=', seller.apiId).executeTakeFirstOrThrow()
   const endpoints = await database.db.selectFrom('endpoints').selectAll().where('api_id', '=', seller.apiId).execute()
-  const row = (id: string, payload: PaymentPayload, path: string, amount?: string) => {
+  const row = (id: string, payload: PaymentPayload, path: string, amount?: string, pastDeadline = false) => {
     const upto = payload.accepted.scheme === 'upto'
     const endpoint = endpoints.find(
       (candidate) => candidate.path_pattern === (upto ? '/metered/{amount}' : '/weather/{city}'),
@@ -180,15 +180,16 @@ test('Permit2 rows: a spent nonce is recorded with its transaction and the amoun
       path,
       chainEpoch: services.sandboxChain.epoch,
     }
-    return { ...buildJournalRow(entry), id }
+    // A deadline passed: an unused nonce is final (before it, a facilitator might still send it: the row is kept).
+    return { ...buildJournalRow(entry), id, ...(pastDeadline ? { valid_before: '1' } : {}) }
   }
   const rows = [
     row('jrn_exact_settled', exactSettled, '/weather/settled'),
     // The upto row holds the maximum, as a row written before the charge was journaled would: the chain says 1,234.
     row('jrn_upto_settled', uptoSettled, '/metered/settled'),
-    row('jrn_upto_zero', uptoZero, '/metered/zero', '0'),
-    row('jrn_exact_unsent', exactUnsent, '/weather/unsent'),
-    row('jrn_upto_unsent', uptoUnsent, '/metered/unsent', '500'),
+    row('jrn_upto_zero', uptoZero, '/metered/zero', '0', true),
+    row('jrn_exact_unsent', exactUnsent, '/weather/unsent', undefined, true),
+    row('jrn_upto_unsent', uptoUnsent, '/metered/unsent', '500', true),
     row('jrn_invalidated', invalidated, '/weather/invalidated'),
   ]
   expect(rows.map((r) => [r.transfer_method, r.nonce === null, r.amount])).toEqual([

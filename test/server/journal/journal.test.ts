@@ -148,11 +148,12 @@ describe('at start, the rows a process that died left behind', () => {
       chain_epoch: services.sandboxChain.epoch,
       settlement_id: null,
       created_at: new Date(Date.now() - 1_000).toISOString(),
+      owner: null,
       ...overrides,
     }
   }
 
-  test('settled on the chain → recorded as charged without an answer; never sent → removed; recorded → marked; another chain → removed', async () => {
+  test('settled on the chain → recorded as charged without an answer; never sent → removed once past validBefore, kept before; recorded → marked; another chain → removed', async () => {
     server = await startServer({ dataDir, chain: services, autoVerify: true, log: () => {} })
     // The seller, the API and its endpoints, made through the control plane of this data dir.
     const control = `${server.sandboxControlUrl}`
@@ -218,6 +219,7 @@ describe('at start, the rows a process that died left behind', () => {
     const ephemeralSettled = await facilitator.settle(ephemeralPayload, requirements)
     expect(ephemeralSettled.success).toBe(true)
     const unsent = await signPayment(services.sandboxChain, buyer, requirements)
+    const unsentInWindow = await signPayment(services.sandboxChain, buyer, requirements)
     const recorded = await signPayment(services.sandboxChain, buyer, requirements)
     const otherChain = await signPayment(services.sandboxChain, buyer, requirements)
 
@@ -255,7 +257,9 @@ describe('at start, the rows a process that died left behind', () => {
           { ...owner, endpointId: ephemeral.id },
           { ephemeral: 1, path: '/once' },
         ),
-        journalRow('jrn_unsent', unsent, requirements, owner),
+        // Past its validBefore: unused for good. Within it: a facilitator may still send it, so it is kept.
+        journalRow('jrn_unsent', unsent, requirements, owner, { valid_before: '1' }),
+        journalRow('jrn_unsent_in_window', unsentInWindow, requirements, owner),
         journalRow('jrn_recorded', recorded, requirements, owner, { settlement_id: 'stl_recorded' }),
         journalRow('jrn_other_chain', otherChain, requirements, owner, { chain_epoch: 'feedfacefeedface' }),
       ])
@@ -265,7 +269,9 @@ describe('at start, the rows a process that died left behind', () => {
     const logs: string[] = []
     server = await startServer({ dataDir, chain: services, autoVerify: true, log: (line) => logs.push(line) })
     const after = server.database.db
-    expect(await after.selectFrom('settlement_journal').selectAll().execute()).toEqual([])
+    expect(await after.selectFrom('settlement_journal').select('id').execute()).toEqual([
+      { id: 'jrn_unsent_in_window' },
+    ])
     const settlements = await after
       .selectFrom('settlements')
       .selectAll()

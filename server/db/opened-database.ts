@@ -1,0 +1,13 @@
+import type SQLite from 'better-sqlite3'
+import type { Kysely } from 'kysely'
+import type { Dialect } from './dialect.js'
+import type { Database } from './tables.js'
+
+/** A database svc opened (server/db/database.ts `openDatabase`), migrated. */
+export type OpenedDatabase = {
+  db: Kysely<Database>
+  dialect: Dialect
+  /** The one SQLite connection (SQLite only). */
+  sqlite?: SQLite.Database | undefined
+  close(): Promise<void>
+}

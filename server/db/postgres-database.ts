@@ -1,0 +1,111 @@
+import { createRequire } from 'node:module'
+import type Pg from 'pg'
+import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider } from 'kysely'
+import { UsageError } from '../../core/errors.js'
+import type { OpenedDatabase } from './opened-database.js'
+import { postgresProcessOwner, registerProcessOwner } from './process-owner.js'
+import type { Database } from './tables.js'
+
+/** The version of pg svc is built and tested with (package.json's devDependency and optional peer). */
+export const pgVersion = '8.23.1'
+
+/** True for a PostgreSQL connection URL; anything else names a SQLite file. */
+export const isPostgresUrl = (location: string) => /^postgres(ql)?:\/\//i.test(location)
+
+let loaded: typeof Pg | undefined
+
+/** pg, loaded when svc first opens a PostgreSQL database (an optional peer dependency, like better-sqlite3). */
+function loadPg(): typeof Pg {
+  if (loaded) return loaded
+  try {
+    loaded = createRequire(import.meta.url)('pg') as typeof Pg
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error
+    throw new UsageError(`a PostgreSQL database needs pg, which is not installed: npm i pg@${pgVersion}`)
+  }
+  return loaded
+}
+
+/** PostgreSQL's type oid of int8 (bigint, count(*), sum of integers). */
+const int8 = 20
+
+/**
+ * Opens a pool on the PostgreSQL database at `url` and migrates it (Kysely holds an advisory lock meanwhile, so
+ * processes starting together migrate once). Rows read the same as on SQLite: an int8 (a count, a bigint column) is
+ * a number, not pg's string (svc's counts and milliseconds stay far below 2^53); numeric (an amount sum) stays a
+ * string. Text columns compare bytes, as on SQLite, whatever the cluster's locale: see {@link byteOrderText}.
+ */
+export async function openPostgres(url: string, provider: MigrationProvider, poolSize = 10): Promise<OpenedDatabase> {
+  const pg = loadPg()
+  const types = {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+      oid === int8 && format !== 'binary'
+        ? (value: string) => Number(value)
+        : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+  }
+  const config = { connectionString: url, types, lock_timeout: 5_000 }
+  const pool = new pg.Pool({ ...config, max: poolSize })
+  // An idle connection the server dropped must not take the process with it; the next query reconnects.
+  pool.on('error', () => {})
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  try {
+    const { error } = await new Migrator({ db, provider }).migrateToLatest()
+    if (error) throw error
+    await byteOrderText(db)
+  } catch (error) {
+    await db.destroy()
+    throw new Error(`migrating ${redact(url)} failed: ${(error as Error).message}`, { cause: error })
+  }
+  const owner = await postgresProcessOwner(db, async () => {
+    const client = new pg.Client(config)
+    await client.connect()
+    return client
+  }).catch(async (error: unknown) => {
+    await db.destroy()
+    throw error
+  })
+  registerProcessOwner(db, owner)
+  let closed: Promise<void> | undefined
+  return {
+    db,
+    dialect: 'postgres',
+    close() {
+      closed ??= owner.close().then(() => db.destroy())
+      return closed
+    },
+  }
+}
+
+/**
+ * Gives every text column of svc's tables the "C" collation: SQLite compares text byte by byte, and a cluster
+ * initialised with a language's locale (en_US…) would order ids, slugs and timestamps differently (pages, cursors). It
+ * runs after the migrations, so a column a later migration adds gets it too; a column that has it is left alone.
+ */
+async function byteOrderText(db: Kysely<Database>): Promise<void> {
+  const { rows } = await sql<{ table_name: string; column_name: string }>`
+    select table_name, column_name from information_schema.columns
+    where table_schema = current_schema() and data_type = 'text' and table_name not like 'kysely_%'
+      and coalesce(collation_name, '') <> 'C'`.execute(db)
+  if (rows.length === 0) return
+  // One statement per table: each rewrites the table and its indexes once.
+  const tables = new Map<string, string[]>()
+  for (const { table_name, column_name } of rows)
+    tables.set(table_name, [...(tables.get(table_name) ?? []), column_name])
+  await db.transaction().execute(async (trx) => {
+    for (const [table, columns] of tables) {
+      const changes = columns.map((column) => sql`alter column ${sql.ref(column)} type text collate "C"`)
+      await sql`alter table ${sql.table(table)} ${sql.join(changes)}`.execute(trx)
+    }
+  })
+}
+
+/** The URL without its password, for messages. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return 'the PostgreSQL database'
+  }
+}

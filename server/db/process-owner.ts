@@ -1,0 +1,100 @@
+import type Pg from 'pg'
+import { sql, type Kysely } from 'kysely'
+import { newId } from '../ids.js'
+
+/**
+ * This process as the owner of the rows it is working on (settlement journal rows): an id drawn at boot, never
+ * reused, and how to tell whether the process behind another id is gone, so its rows may be resolved by this one.
+ */
+export type ProcessOwner = {
+  readonly id: string
+  /** True when the process that wrote rows as `owner` is gone (null: rows written before rows had owners). */
+  isGone(owner: string | null): Promise<boolean>
+  /** Lets go of this process's hold (PostgreSQL: its liveness connection). */
+  close(): Promise<void>
+}
+
+const owners = new WeakMap<Kysely<any>, ProcessOwner>()
+
+/** The owner of this process on `db`: the one {@link openDatabase} registered, else a sole owner made once. */
+export function processOwnerOf(db: Kysely<any>): ProcessOwner {
+  let owner = owners.get(db)
+  if (!owner) {
+    owner = soleProcessOwner()
+    owners.set(db, owner)
+  }
+  return owner
+}
+
+export function registerProcessOwner(db: Kysely<any>, owner: ProcessOwner): void {
+  owners.set(db, owner)
+}
+
+/**
+ * The owner of a database only this process uses (a SQLite file: the data dir's lock says so): every other id is an
+ * earlier boot's, gone.
+ */
+export function soleProcessOwner(): ProcessOwner {
+  const id = newId('proc')
+  return { id, isGone: async (owner) => owner !== id, close: async () => {} }
+}
+
+/** The advisory lock key of an owner id (a bigint PostgreSQL computes). */
+const lockKey = (owner: string) => sql`hashtextextended(${owner}, 0)`
+
+/**
+ * The owner of a PostgreSQL database many processes share: a session advisory lock on the owner's key, held by a
+ * connection of its own for the process's life. PostgreSQL releases it when the session ends (the process died, or
+ * its machine's connection was dropped), so another process that can take the lock knows the owner is gone for good
+ * (its id is never reused). A lost liveness connection is opened again and the lock taken again.
+ */
+export async function postgresProcessOwner(
+  db: Kysely<any>,
+  connect: () => Promise<Pg.Client>,
+  log: (message: string) => void = (message) => console.error(message),
+): Promise<ProcessOwner> {
+  const id = newId('proc')
+  let client: Pg.Client | undefined
+  let closed = false
+  /** Opens the liveness connection again, a second after it broke, until it holds the lock once more. */
+  const holdAgain = () =>
+    setTimeout(() => {
+      if (!closed) void hold().catch(holdAgain)
+    }, 1_000).unref()
+  const hold = async () => {
+    const next = await connect()
+    next.on('error', (error) => {
+      if (closed) return
+      log(`svc: the database connection that says this process is alive broke (${error.message}); opening it again`)
+      void next.end().catch(() => {})
+      holdAgain()
+    })
+    try {
+      await next.query('select pg_advisory_lock(hashtextextended($1, 0))', [id])
+    } catch (error) {
+      await next.end().catch(() => {})
+      throw error
+    }
+    client = next
+  }
+  await hold()
+  return {
+    id,
+    async isGone(owner) {
+      if (owner === null) return true
+      if (owner === id) return false
+      // A lock taken and given back at once: nobody holds it, so the owner's session is over.
+      return db.connection().execute(async (connection) => {
+        const { rows } = await sql<{ free: boolean }>`select pg_try_advisory_lock(${lockKey(owner)}) as free`.execute(
+          connection,
+        )
+        if (rows[0]?.free) await sql`select pg_advisory_unlock(${lockKey(owner)})`.execute(connection)
+        return rows[0]?.free === true
+      })
+    },
+    async close() {
+      closed = true
+      await client?.end().catch(() => {})
+    },
+  }
+}

@@ -1,0 +1,172 @@
+/**
+ * The data layer's share of a paid request, on SQLite (svc's file: one exclusive connection, the gateway's prepared
+ * statements) and on PostgreSQL (a pool, durable: PostgreSQL's default settings on this machine's Debian server),
+ * in rounds that alternate which goes first. One payment's bookkeeping is what the gateway writes for it
+ * (server/gateway/payment-flow.ts): the cache version read of the request, the journal row before the settlement,
+ * the settlement's record naming it, the row's close, and a share of the traffic counters (flushed every 250 ms: one
+ * flush per 25 payments here).
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { openDatabase, type OpenedDatabase } from '../../server/db/database.js'
+import { openGatewayStore, type GatewayStore } from '../../server/gateway/gateway-store.js'
+import { newId } from '../../server/ids.js'
+import { startPostgres } from '../helpers/postgres.js'
+import { percentile, round } from './pool.js'
+
+export type DataLayerBenchOptions = {
+  /** Rounds per dialect. @defaultValue 6 */
+  rounds?: number
+  /** Payments per dialect and round. @defaultValue 300 */
+  payments?: number
+  /** PostgreSQL with its default settings (every commit flushed); false: fsync off, as the tests run it. @defaultValue true */
+  durable?: boolean
+}
+
+type Side = { name: 'sqlite' | 'postgres'; database: OpenedDatabase; store: GatewayStore; micros: number[] }
+
+export async function benchDataLayer(options: DataLayerBenchOptions = {}) {
+  const { rounds = 6, payments = 300 } = options
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-db-'))
+  const postgres = await startPostgres({ durable: options.durable ?? true })
+  const sides: Side[] = []
+  try {
+    for (const [name, location] of [
+      ['sqlite', join(dir, 'svc.sqlite')],
+      ['postgres', await postgres.createDatabase()],
+    ] as const) {
+      const database = await openDatabase(location)
+      await seed(database)
+      sides.push({ name, database, store: await openGatewayStore(database.db), micros: [] })
+    }
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? sides : [...sides].reverse()
+      for (const side of order) for (let i = 0; i < payments; i++) side.micros.push(await onePayment(side.store, i))
+    }
+  } finally {
+    for (const side of sides) await side.database.close()
+    await postgres.stop()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const figures = Object.fromEntries(
+    sides.map((side) => [
+      side.name,
+      {
+        p50_us: round(percentile(side.micros, 50)),
+        p95_us: round(percentile(side.micros, 95)),
+        p99_us: round(percentile(side.micros, 99)),
+      },
+    ]),
+  ) as Record<Side['name'], { p50_us: number; p95_us: number; p99_us: number }>
+  return {
+    payments: rounds * payments,
+    rounds,
+    ...figures,
+    postgres_over_sqlite_p50: round(figures.postgres.p50_us / figures.sqlite.p50_us, 2),
+    postgres_extra_p50_ms: round((figures.postgres.p50_us - figures.sqlite.p50_us) / 1000, 2),
+  }
+}
+
+/** One payment's bookkeeping, timed in microseconds. */
+async function onePayment(store: GatewayStore, index: number): Promise<number> {
+  const journalId = newId('jrn')
+  const settlementId = newId('stl')
+  const now = new Date().toISOString()
+  const started = performance.now()
+  await store.version()
+  await store.openJournal({
+    id: journalId,
+    payment_id: `eip155:845320402|0xa|0xpayer|${journalId}`,
+    api_id: 'a1',
+    endpoint_id: 'e1',
+    ephemeral: 0,
+    user_id: 'u1',
+    environment: 'development',
+    network: 'eip155:845320402',
+    asset: '0xa',
+    amount: '10000',
+    payer: '0xpayer',
+    pay_to: '0xpayto',
+    transfer_method: 'eip3009',
+    nonce: `0x${journalId}`,
+    valid_before: '9999999999',
+    method: 'GET',
+    path: '/weather/Paris',
+    chain_epoch: 'e',
+    settlement_id: null,
+    created_at: now,
+    owner: 'proc_bench',
+  })
+  await store.recordSettlement(
+    {
+      id: settlementId,
+      api_id: 'a1',
+      endpoint_id: 'e1',
+      user_id: 'u1',
+      environment: 'development',
+      network: 'eip155:845320402',
+      asset: '0xa',
+      amount: '10000',
+      payer: '0xpayer',
+      pay_to: '0xpayto',
+      transaction: `0x${settlementId}`,
+      method: 'GET',
+      path: '/weather/Paris',
+      created_at: now,
+      chain_epoch: 'e',
+      delivered: 1,
+      builder_code: null,
+    },
+    undefined,
+    journalId,
+  )
+  await store.closeJournal(journalId, settlementId, true)
+  if (index % 25 === 0)
+    await store.addTraffic([
+      {
+        api_id: 'a1',
+        user_id: 'u1',
+        environment: 'development',
+        day: now.slice(0, 10),
+        requests: 50,
+        payment_required: 25,
+        paid_requests: 25,
+      },
+    ])
+  return (performance.now() - started) * 1000
+}
+
+async function seed({ db }: OpenedDatabase) {
+  const at = new Date().toISOString()
+  await db
+    .insertInto('users')
+    .values({
+      id: 'u1',
+      email: 'bench@example.test',
+      password_hash: 'h',
+      password_salt: 's',
+      email_verified_at: null,
+      created_at: at,
+    })
+    .execute()
+  await db
+    .insertInto('apis')
+    .values({
+      id: 'a1',
+      user_id: 'u1',
+      environment: 'development',
+      name: 'Bench',
+      slug: 'bench',
+      upstream_base_url: 'http://127.0.0.1:9',
+      pay_to_mode: 'user_wallet',
+      pay_to_address: null,
+      discovery_guidance: null,
+      discovery_contact_email: null,
+      openapi_version: '1.0.0',
+      created_at: at,
+      updated_at: at,
+    })
+    .execute()
+}
