@@ -17,7 +17,7 @@ import { createPublicClient, http, type Hex } from 'viem'
 import { createSvcClient } from '../../sdk/client.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { newAccount } from '../helpers/payments.js'
-import { percentile, round, runPool } from './pool.js'
+import { percentile, round } from './pool.js'
 import { startSvcStack } from './stacks.js'
 
 export type ChannelsBenchOptions = {
