@@ -3206,7 +3206,7 @@ export interface components {
             /** @description `evt_…`, increasing; the SSE id */
             id: string;
             /** @enum {unknown} */
-            type: "payment.required" | "payment.verified" | "payment.settled" | "payment.failed" | "upstream.failed";
+            type: "payment.required" | "payment.verified" | "payment.settled" | "payment.failed" | "upstream.failed" | "channel.claimed" | "channel.settled" | "channel.refunded";
             /** Format: date-time */
             created_at: string;
             environment: components["schemas"]["Environment"];
@@ -3239,6 +3239,8 @@ export interface components {
                 w?: string;
                 s?: string[];
             } | null;
+            /** @description a payment channel's id (x402 batch-settlement, lowercase): on a voucher's or deposit's payment.settled and on channel.claimed, channel.settled (a channel's claimed vouchers reached the chain, then the receiver) and channel.refunded (the refund request's); on those three amount is what moved, and channel.claimed and channel.settled have no request behind them (endpoint_id null, method and path empty, status 200) */
+            channel_id: string | null;
         };
     };
     responses: {

@@ -8,6 +8,10 @@ export type PaymentEventType =
   | 'payment.settled'
   | 'payment.failed'
   | 'upstream.failed'
+  /** A payment channel's (x402 batch-settlement) transactions: one event per channel, no request behind them. */
+  | 'channel.claimed'
+  | 'channel.settled'
+  | 'channel.refunded'
 
 /** One event, in the control plane's snake_case. Fields that do not apply to the type are null. */
 export type PaymentEvent = {
@@ -40,6 +44,8 @@ export type PaymentEvent = {
   charged: boolean
   /** payment.settled: the payment's builder-code attribution (ERC-8021 `a`, `w`, `s`), null without one. */
   builder_code: { a?: string; w?: string; s?: string[] } | null
+  /** A payment channel's id (lowercase): a batch-settlement payment.settled and the channel.* events. */
+  channel_id: string | null
 }
 
 export type PaymentEvents = {

@@ -35,7 +35,9 @@ export function eventLine(event: PaymentEvent): string {
             : `${event.status}, not charged: ${event.error ?? ''}`
           : event.type === 'payment.verified'
             ? `from ${short(event.payer ?? '')}`
-            : ''
+            : event.type.startsWith('channel.')
+              ? `channel ${short(event.channel_id ?? '')} tx ${short(event.transaction ?? '')}`
+              : ''
   return [
     event.created_at.slice(11, 23),
     event.type.padEnd(16),

@@ -93,10 +93,17 @@ export async function payBatch(
       balanceAfter,
       transaction: settled.response.transaction,
     })
+    // Not payment.settled: the buyer was refunded, not charged.
     ctx.tell(
-      'payment.settled',
+      'channel.refunded',
       attempt,
-      { status: 200, payer, transaction: settled.response.transaction },
+      {
+        status: 200,
+        payer,
+        transaction: settled.response.transaction,
+        channel_id: channelId.toLowerCase(),
+        amount: (BigInt(before?.balance ?? balanceAfter) - BigInt(balanceAfter)).toString(),
+      },
       requirements,
     )
     const answer = Buffer.from(JSON.stringify(skip.body ?? {}))
@@ -175,7 +182,12 @@ export async function payBatch(
   ctx.tell(
     'payment.settled',
     attempt,
-    { status: answer.status, payer: response.payer ?? payer, transaction: response.transaction || null },
+    {
+      status: answer.status,
+      payer: response.payer ?? payer,
+      transaction: response.transaction || null,
+      channel_id: channelId.toLowerCase(),
+    },
     requirements,
   )
   const headers: Record<string, string | string[]> = {

@@ -41,8 +41,15 @@ export type BatchRecords = {
   transaction(entry: ChannelTransaction): Promise<void>
   /** A channel's record as it stands. */
   channel(chainEpoch: string, channelId: string): Promise<BatchChannelRow | undefined>
-  /** A settle of `receiver`'s claimed `token`: every channel's claimed counts as settled; answers how much it moved. */
-  settled(chainEpoch: string, receiver: string, token: string): Promise<string>
+  /**
+   * A settle of `receiver`'s claimed `token`: every channel's claimed counts as settled; answers how much it moved,
+   * in all and per channel.
+   */
+  settled(
+    chainEpoch: string,
+    receiver: string,
+    token: string,
+  ): Promise<{ amount: string; channels: { channelId: string; amount: string }[] }>
 }
 
 /**
@@ -156,10 +163,12 @@ export function createBatchRecords(db: Kysely<Database>, own: OwnWrites, now: ()
           .where(sql<string>`lower(token)`, '=', token.toLowerCase())
           .execute()
         let moved = 0n
+        const channels: { channelId: string; amount: string }[] = []
         for (const row of rows) {
           const gain = BigInt(row.claimed) - BigInt(row.settled)
           if (gain <= 0n) continue
           moved += gain
+          channels.push({ channelId: row.channel_id, amount: gain.toString() })
           await trx
             .updateTable('batch_channels')
             .set({ settled: row.claimed, updated_at: now().toISOString() })
@@ -167,7 +176,7 @@ export function createBatchRecords(db: Kysely<Database>, own: OwnWrites, now: ()
             .where('channel_id', '=', row.channel_id)
             .execute()
         }
-        return moved.toString()
+        return { amount: moved.toString(), channels }
       })
     },
   }

@@ -10,6 +10,7 @@ import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import type { BatchRecords } from './batch-records.js'
 import { createChannelStorage } from './batch-channel-storage.js'
+import { createChannelEvents } from './batch-events.js'
 import type { GatewayRoute } from './endpoint-table.js'
 import type { OwnWrites } from './own-write.js'
 import type { ResourceServers } from './resource-servers.js'
@@ -56,6 +57,7 @@ export function createBatchServers(
   own: OwnWrites,
 ): BatchServers {
   const receivers = new Map<string, Receiver>()
+  const publish = createChannelEvents(deps.db, deps.events)
   const epochOf = (api: ApiRow) => (api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : '')
 
   function receiverFor(api: ApiRow, withdrawDelay: number, network: string): Receiver {
@@ -112,13 +114,16 @@ export function createBatchServers(
         }
         // What a claim adds: each voucher's total less what its channel had claimed (read before it is claimed).
         let claimed = 0n
+        const perChannel: { channelId: string; amount: string }[] = []
         if (body.type === 'claim')
           for (const claim of body.claims ?? []) {
             const channels = await storage.list()
             const before = channels.find(
               (channel) => JSON.stringify(channel.channelConfig) === JSON.stringify(claim.voucher.channel),
             )
-            claimed += BigInt(claim.totalClaimed) - BigInt(before?.totalClaimed ?? '0')
+            const gain = BigInt(claim.totalClaimed) - BigInt(before?.totalClaimed ?? '0')
+            claimed += gain
+            if (before) perChannel.push({ channelId: before.channelId, amount: gain.toString() })
           }
         const response = await facilitator.settle(payload, requirements)
         if (!response.success || (body.type !== 'claim' && body.type !== 'settle')) return response
@@ -131,17 +136,20 @@ export function createBatchServers(
           transaction: response.transaction,
         }
         try {
-          if (body.type === 'claim')
+          if (body.type === 'claim') {
             await records.transaction({
               ...base,
               kind: 'claim',
               amount: claimed.toString(),
               vouchers: body.claims?.length ?? 0,
             })
-          else {
-            const amount = await records.settled(chainEpoch, requirements.payTo, requirements.asset)
-            await records.transaction({ ...base, kind: 'settle', amount })
+          } else {
+            const settled = await records.settled(chainEpoch, requirements.payTo, requirements.asset)
+            await records.transaction({ ...base, kind: 'settle', amount: settled.amount })
+            perChannel.push(...settled.channels)
           }
+          const type = body.type === 'claim' ? 'channel.claimed' : 'channel.settled'
+          for (const { channelId, amount } of perChannel) await publish({ ...base, type, channelId, amount })
         } catch (error) {
           deps.log?.(
             cutText(`gateway: could not record a channel ${body.type}: ${(error as Error).message}`, logLineLimit),

@@ -15,9 +15,11 @@ export type EventSubject = {
 
 /** The fields of one event beyond its subject. */
 export type EventDetails = Partial<
-  Pick<PaymentEvent, 'payer' | 'transaction' | 'settlement_id' | 'reason' | 'error' | 'builder_code'>
+  Pick<PaymentEvent, 'payer' | 'transaction' | 'settlement_id' | 'reason' | 'error' | 'builder_code' | 'channel_id'>
 > & {
   status: number
+  /** What moved, when not the route's price (a channel's refund). */
+  amount?: string | undefined
   /** The buyer was charged although the event is not payment.settled (upfront: the upstream failed after). */
   charged?: boolean
 }
@@ -45,7 +47,7 @@ export function createFlowEvents(deps: Pick<ServerDeps, 'events'>): FlowEvents {
         endpoint_id: endpointId,
         method,
         path,
-        amount: requirements?.amount ?? null,
+        amount: details.amount ?? requirements?.amount ?? null,
         asset: requirements?.asset ?? null,
         network: requirements?.network ?? null,
         pay_to: requirements?.payTo ?? null,
@@ -57,6 +59,7 @@ export function createFlowEvents(deps: Pick<ServerDeps, 'events'>): FlowEvents {
         status: details.status,
         charged: type === 'payment.settled' || details.charged === true,
         builder_code: details.builder_code ?? null,
+        channel_id: details.channel_id ?? null,
       })
     },
   }

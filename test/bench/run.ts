@@ -1,13 +1,15 @@
 /**
  * `npm run bench`: measures svc's figures side by side in one run and prints one JSON document.
  * Targets come from the issues; `pass` says whether this run met them.
- * `npm run bench -- --only issue_11,control_plane` runs some of them (names as in the report); `long_run`,
+ * `npm run bench -- --only issue_11,control_plane` runs some of them (names as in the report); `channels` (issue 24's
+ * payment channels, channels.bench.ts) runs by default too; `long_run`,
  * `chain_growth` and `profile` (where a paid request's time goes) take minutes and run only when named (`--payments 21000`, `--transfers 20000` size them).
  * `data_layer` (a payment's bookkeeping on SQLite and on PostgreSQL) needs the machine's PostgreSQL and runs only when named.
  */
 import '../../core/polyfill.js'
 import { parseArgs } from 'node:util'
 import { benchChainReady, benchSettleThroughput } from './chain.bench.js'
+import { benchChannels } from './channels.bench.js'
 import { benchChainGrowth } from './chain-growth.bench.js'
 import { benchControlPlane } from './control.bench.js'
 import { benchDataLayer } from './data-layer.bench.js'
@@ -38,11 +40,12 @@ const benches = {
   svc_up_ready: () => benchSvcUpReady(),
   long_run: () => benchLongRun({ payments: number(values.payments), progress }),
   profile: async () => ({ wall_time: await benchProfile(), cpu: await benchCpuProfile() }),
+  channels: () => benchChannels({ progress }),
   chain_growth: () => benchChainGrowth({ transfers: number(values.transfers), progress }),
 }
 type Name = keyof typeof benches
 /** What `npm run bench` runs when no `--only` is given. */
-const defaults: Name[] = ['issue_11', 'chain_ready', 'settle_throughput', 'control_plane', 'twin']
+const defaults: Name[] = ['issue_11', 'chain_ready', 'settle_throughput', 'control_plane', 'twin', 'channels']
 
 const names = (values.only?.split(',').map((name) => name.trim()) ?? defaults) as Name[]
 const unknown = names.filter((name) => !(name in benches))

@@ -105,7 +105,7 @@ export async function spawnSvcUp(args: string[], nodeArgs: string[] = []) {
  */
 export async function startSvcStack(
   options: { dataDir?: string; nodeArgs?: string[] } = {},
-): Promise<Stack & { readyMs: number }> {
+): Promise<Stack & { readyMs: number; ready: Record<string, any> }> {
   const args = ['--seed', demoSeed, ...(options.dataDir ? ['--data-dir', options.dataDir] : ['--ephemeral'])]
   const svc = await spawnSvcUp(args, options.nodeArgs)
   const { ready } = svc
@@ -133,6 +133,7 @@ export async function startSvcStack(
     payTo: weatherPayTo,
     pids: [svc.child.pid!],
     readyMs: svc.readyMs,
+    ready,
     fund,
     // svc's guard runs silently inside svc.
     unstuck: async () => undefined,

@@ -25,6 +25,7 @@ const event = (overrides: Partial<PaymentEvent>): PaymentEvent => ({
   status: 402,
   charged: false,
   builder_code: null,
+  channel_id: null,
   ...overrides,
 })
 

@@ -53,6 +53,7 @@ const refusal = (n: number, overrides: Partial<PaymentEvent> = {}): PaymentEvent
   status: 402,
   charged: false,
   builder_code: null,
+  channel_id: null,
   ...overrides,
 })
 

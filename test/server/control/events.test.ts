@@ -200,6 +200,7 @@ describe('a slow reader', () => {
         status: 402,
         charged: false,
         builder_code: null,
+        channel_id: null,
       } as const
       const published = 20_000
       for (let i = 0; i < published; i++) stack.t.server.events.publish(seller.userId, template)
