@@ -1,7 +1,8 @@
-import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs'
+import { accessSync, closeSync, constants, openSync, readdirSync, unlinkSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { SvcError } from '../../core/errors.js'
 import { storageProblem } from '../../core/storage-errors.js'
+import { databaseFileName } from './permissions.js'
 
 /**
  * A start that failed on the data dir's storage, said as such (issue 21, minor): the raw error names a file and a
@@ -51,13 +52,19 @@ export function dataDirProblem(dataDir: string | undefined, error: unknown): 'fu
   return probeDataDir(dataDir)
 }
 
-/** Writes and removes a 4 KiB file in `dataDir`: full, read-only, or undefined when that works. */
+/**
+ * Writes and removes a 4 KiB file in `dataDir`, then asks whether the database's own files there may be written: full,
+ * read-only, or undefined when both work. The second check finds a dir that takes new files while the database's
+ * files are immutable (`chattr -R -i` clears the dir before its files: a write in between failed on the `-wal`).
+ */
 export function probeDataDir(dataDir: string): 'full' | 'read-only' | undefined {
   const probe = join(dataDir, `.write-probe-${process.pid}`)
   let fd: number | undefined
   try {
     fd = openSync(probe, 'w')
     writeSync(fd, Buffer.alloc(4096))
+    for (const name of readdirSync(dataDir))
+      if (name.startsWith(databaseFileName)) accessSync(join(dataDir, name), constants.W_OK)
     return undefined
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code

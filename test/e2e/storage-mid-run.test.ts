@@ -60,6 +60,8 @@ async function payThrough(dataDir: string, problem: 'full' | 'read-only', breakI
   )
 
   expect(alive).toBe(true)
+  // What svc logged, when it answered a 500 (the answer says only "internal error").
+  if (load.answers.some((answer) => answer.status >= 500 && answer.status !== 503)) console.error(svc.stderr())
   expect(load.answers.filter((answer) => answer.status >= 500 && answer.status !== 503)).toEqual([])
   const refused = broken.filter((answer) => answer.status !== 200)
   for (const answer of refused) expect(answer).toMatchObject(storage503(dataDir, problem))

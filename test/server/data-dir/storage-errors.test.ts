@@ -3,7 +3,7 @@
  * small tmpfs (root only; skipped otherwise).
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
@@ -50,6 +50,17 @@ describe('a write that failed mid-run (issue 21 item 4)', () => {
       expect(storageUnavailable(dataDir, new Error('no code'))).toBeUndefined()
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+
+  test.skipIf(!isRoot)('a writable data dir whose database file is immutable (mid `chattr -R -i`) is read-only', () => {
+    const dataDir = immutableDir()
+    writeFileSync(join(dataDir, 'svc.sqlite-wal'), '')
+    execFileSync('chattr', ['+i', join(dataDir, 'svc.sqlite-wal')])
+    try {
+      expect(storageUnavailable(dataDir, sqliteError('SQLITE_IOERR_WRITE'))?.problem).toBe('read-only')
+    } finally {
+      execFileSync('chattr', ['-i', join(dataDir, 'svc.sqlite-wal')])
     }
   })
 
