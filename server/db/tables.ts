@@ -276,6 +276,22 @@ export type ChannelActionsTable = {
 /** PostgreSQL only (migration 2026_11_26_07): the label of the gateway's caches, moved by triggers on every write. */
 export type CacheVersionTable = { id: number; version: number }
 
+/** PostgreSQL only (migration 2026_11_27_06): the Sandbox's injected faults, shared by every process (chain/faults). */
+export type SandboxFaultsTable = {
+  id: string
+  seq: Generated<number>
+  kind: string
+  reason: string | null
+  delay_ms: number | null
+  status: number | null
+  drop: boolean
+  api: string | null
+  times: number | null
+  remaining: number | null
+  hits: Generated<number>
+  created_at: string
+}
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -297,6 +313,7 @@ export type Database = {
   batch_vouchers: BatchVouchersTable
   batch_transactions: BatchTransactionsTable
   cache_version: CacheVersionTable
+  sandbox_faults: SandboxFaultsTable
 }
 
 export type UserRow = Selectable<UsersTable>

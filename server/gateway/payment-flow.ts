@@ -288,7 +288,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     }
     // The requirements were built through the scheme's flow table (buildPaymentRequirements): this cannot throw.
     const upfront = server.getPaymentFlow(payload, requirements) === 'upfront'
-    const verified = faults.verify(api) ?? (await verifyPayment(server, payload, requirements))
+    const verified = (await faults.verify(api)) ?? (await verifyPayment(server, payload, requirements))
     if (verified.type !== 'accepted') return refused(verified, false)
     // x402's verifyPayment does not ask the facilitator in the upfront flow (its settle verifies): nothing to tell.
     if (!upfront) tell('payment.verified', attempt, { status: 200, payer: payerOf(verified.response) }, requirements)
