@@ -2,6 +2,7 @@ import { createRequire } from 'node:module'
 import type Pg from 'pg'
 import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider } from 'kysely'
 import { UsageError } from '../../core/errors.js'
+import { createNotifications, registerNotifications } from './notifications.js'
 import type { OpenedDatabase } from './opened-database.js'
 import { postgresProcessOwner, registerProcessOwner } from './process-owner.js'
 import type { Database } from './tables.js'
@@ -65,12 +66,20 @@ export async function openPostgres(url: string, provider: MigrationProvider, poo
     throw error
   })
   registerProcessOwner(db, owner)
+  // LISTEN/NOTIFY (server/db/notifications.ts): a connection of its own, opened at the first subscription.
+  const notifications = createNotifications(async () => {
+    const client = new pg.Client({ ...config, keepAlive: true, application_name: 'svc notifications' })
+    await client.connect()
+    return client
+  })
+  registerNotifications(db, notifications)
   let closed: Promise<void> | undefined
   return {
     db,
     dialect: 'postgres',
+    notifications,
     close() {
-      closed ??= owner.close().then(() => db.destroy())
+      closed ??= Promise.all([notifications.close(), owner.close()]).then(() => db.destroy())
       return closed
     },
   }
