@@ -1,7 +1,9 @@
 import { createRequire } from 'node:module'
 import type Pg from 'pg'
-import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider } from 'kysely'
+import { Kysely, Migrator, sql, type MigrationProvider } from 'kysely'
 import { UsageError } from '../../core/errors.js'
+import { cachedTables } from './cache-version.js'
+import { registerLocalWrites, trackedPostgresDialect } from './local-writes.js'
 import { createNotifications, registerNotifications } from './notifications.js'
 import type { OpenedDatabase } from './opened-database.js'
 import { postgresProcessOwner, registerProcessOwner } from './process-owner.js'
@@ -48,7 +50,10 @@ export async function openPostgres(url: string, provider: MigrationProvider, poo
   const pool = new pg.Pool({ ...config, max: poolSize })
   // An idle connection the server dropped must not take the process with it; the next query reconnects.
   pool.on('error', () => {})
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  // Writes of this process to the tables the gateway caches are noted as they commit (server/db/local-writes.ts).
+  const { dialect, writes } = trackedPostgresDialect({ pool }, cachedTables)
+  const db = new Kysely<Database>({ dialect })
+  registerLocalWrites(db, writes)
   try {
     const { error } = await new Migrator({ db, provider }).migrateToLatest()
     if (error) throw error
