@@ -1,12 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Fault, FaultKind, FaultStore } from '../../chain/faults/book.js'
+import { notificationsOf } from './notifications.js'
 import type { Database, SandboxFaultsTable } from './tables.js'
-
-/**
- * Subscribes to a NOTIFY channel: `onNotify` runs on each notification and after a lost connection listens again.
- * Resolves once listening, with the function that unsubscribes.
- */
-export type Listen = (channel: string, onNotify: (payload: string) => void) => Promise<() => void>
 
 const faultOf = (row: Selectable<SandboxFaultsTable>): Fault => ({
   id: row.id,
@@ -22,6 +17,9 @@ const faultOf = (row: Selectable<SandboxFaultsTable>): Fault => ({
   createdAt: row.created_at,
 })
 
+/** The channel sandbox_faults' trigger notifies (migration 2026_11_27_06). */
+const faultsChannel = 'svc_faults'
+
 /** In force: until cleared, or strikes left (a used-up row lives for the moment between its last strike and its delete). */
 const inForce = sql<boolean>`(remaining is null or remaining > 0)`
 
@@ -30,9 +28,9 @@ const inForce = sql<boolean>`(remaining is null or remaining > 0)`
  * database. A strike is one statement: the oldest matching fault is locked (`FOR UPDATE`, waiting for a strike in
  * another process rather than skipping it: a skipped fault would let through a payment it should strike) and counted,
  * so a fault of `times: N` strikes exactly N payments in all. The table's trigger NOTIFYs `svc_faults` when a fault is
- * added or goes; `listen` hears it.
+ * added or goes; the store's watch hears it (server/db/notifications.ts), and after a lost connection listens again.
  */
-export function createPostgresFaultStore(db: Kysely<Database>, listen: Listen): FaultStore {
+export function createPostgresFaultStore(db: Kysely<Database>): FaultStore {
   return {
     async insert(fault) {
       await db
@@ -81,6 +79,12 @@ export function createPostgresFaultStore(db: Kysely<Database>, listen: Listen): 
       const row = await db.selectFrom('sandbox_faults').select('id').where(inForce).limit(1).executeTakeFirst()
       return row !== undefined
     },
-    watch: (listener) => listen('svc_faults', () => listener()),
+    async watch(listener) {
+      const notifications = notificationsOf(db)
+      if (!notifications) throw new Error('the fault store needs the notifications of a PostgreSQL database')
+      const subscription = notifications.subscribe(faultsChannel, { message: listener, reset: listener })
+      await subscription.ready
+      return () => void subscription.stop()
+    },
   }
 }
