@@ -53,10 +53,11 @@ export type FaultStore = {
   /** Whether any fault is in force. */
   any(): Promise<boolean>
   /**
-   * Calls `listener` after any process changed the faults (and when changes may have been missed).
+   * Calls `listener` after any process changed the faults, and once listening again after changes may have been
+   * missed; with `deaf` while it cannot hear them (a lost connection).
    * @returns once listening, the function that stops the calls
    */
-  watch(listener: () => void): Promise<() => void>
+  watch(listener: (deaf?: boolean) => void): Promise<() => void>
 }
 
 export type FaultBook = {
@@ -147,6 +148,8 @@ export function createFaultBook(): FaultBook {
   let stopWatching = () => {}
   /** With a store: whether a fault may be in force (true until the store says otherwise). */
   let inForce = false
+  /** With a store: its notifications are not heard (a lost connection), so the flag stays raised. */
+  let deaf = false
   let refreshing: Promise<void> | undefined
   let again = false
   /** Asks the store whether any fault is in force; a change heard meanwhile asks once more after (never a stale answer). */
@@ -159,15 +162,11 @@ export function createFaultBook(): FaultBook {
       do {
         again = false
         const any = await from.any().catch(() => true)
-        if (store === from) inForce = any
+        if (store === from && !deaf) inForce = any
       } while (again && store === from)
     }
     refreshing = ask().finally(() => (refreshing = undefined))
     return refreshing
-  }
-  const noted = <T>(from: FaultStore, answer: T, any: boolean | undefined) => {
-    if (any !== undefined && store === from) inForce = any
-    return answer
   }
 
   return {
@@ -186,7 +185,9 @@ export function createFaultBook(): FaultBook {
       if (!store) return memory.list()
       const from = store
       const faults = await from.list()
-      return noted(from, faults, faults.length > 0)
+      // A fault read raises the flag at once; only a refresh lowers it (a read may be older than a notification).
+      if (faults.length > 0 && store === from) inForce = true
+      return faults
     },
     async clear(id) {
       if (!store) return memory.delete(id)
@@ -215,10 +216,14 @@ export function createFaultBook(): FaultBook {
       stopWatching()
       stopWatching = () => {}
       store = next
+      deaf = false
       inForce = next !== undefined
       if (!next) return
-      stopWatching = await next.watch(() => {
-        void refresh(next)
+      stopWatching = await next.watch((lost) => {
+        // Deaf, the flag cannot fall safely: every payment asks the store until it hears again (and reads once more).
+        deaf = lost === true
+        if (deaf) inForce = true
+        else void refresh(next)
         changed()
       })
       // Read once listening: a change from now on is heard.

@@ -82,7 +82,11 @@ export function createPostgresFaultStore(db: Kysely<Database>): FaultStore {
     async watch(listener) {
       const notifications = notificationsOf(db)
       if (!notifications) throw new Error('the fault store needs the notifications of a PostgreSQL database')
-      const subscription = notifications.subscribe(faultsChannel, { message: listener, reset: listener })
+      const subscription = notifications.subscribe(faultsChannel, {
+        message: () => listener(),
+        lost: () => listener(true),
+        reset: () => listener(),
+      })
       await subscription.ready
       return () => void subscription.stop()
     },

@@ -4,6 +4,7 @@
  * from both count exactly 5 (FOR UPDATE, no SKIP LOCKED); a book learns of another's fault through NOTIFY (its "no
  * faults" flag), and of its end.
  */
+import { sql } from 'kysely'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { createFaultBook, type FaultBook } from '../../../chain/faults/book.js'
 import type { OpenedDatabase } from '../../../server/db/database.js'
@@ -18,7 +19,7 @@ afterEach(async () => {
   for (const database of opened.splice(0)) await database.close()
 })
 
-/** Two processes' fault books on one database. */
+/** Two processes' fault books on one database (their databases: `opened`). */
 async function twoBooks(): Promise<[FaultBook, FaultBook]> {
   const url = await databases!.url()
   const { openDatabase } = await import('../../../server/db/database.js')
@@ -60,6 +61,22 @@ describe.runIf(runs)('faults on PostgreSQL', () => {
     expect(await b.take('verify', 'other')).toBeUndefined()
     expect(await a.clear(added.id)).toBe(1)
     expect(await b.take('verify', 'weather')).toBeUndefined()
+  })
+
+  test("while a book's listening connection is lost, it asks the store on every payment: no fault is missed", async () => {
+    const [a, b] = await twoBooks()
+    const notifications = opened[1]!.notifications!
+    const pid = notifications.backendPid
+    await sql`select pg_terminate_backend(${pid})`.execute(opened[0]!.db)
+    await vi.waitFor(() => expect(notifications.listening).toBe(false))
+    const added = await a.add({ kind: 'settle', delayMs: 5, times: 2 })
+    // Nothing told b, and nothing is read through it but the strike itself.
+    expect((await b.take('settle'))?.id).toBe(added.id)
+    // Listening again, it reads once more and its flag falls with the fault.
+    await vi.waitFor(() => expect(notifications.listening).toBe(true))
+    expect((await a.take('settle'))?.remaining).toBe(0)
+    await vi.waitFor(async () => expect(await b.list()).toEqual([]))
+    expect(await b.take('settle')).toBeUndefined()
   })
 
   test('clear of all, and hits counted across processes', async () => {
