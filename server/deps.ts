@@ -36,7 +36,7 @@ export type ServerDeps = {
   autoVerify?: boolean | undefined
   /** Lifetime of a login session. @defaultValue 7 days */
   jwtTtlSeconds?: number | undefined
-  /** Limits of sign-up, login and email verification (in memory, per process). @defaultValue {@link defaultAuthThrottleLimits} */
+  /** Limits of sign-up, login and email verification (per process in memory; on PostgreSQL, shared by every process). @defaultValue {@link defaultAuthThrottleLimits} */
   authThrottle?: Partial<AuthThrottleLimits> | undefined
   log?: ((message: string) => void) | undefined
   /** The data dir: a write that fails because it is full or read-only answers a 503 naming it. */

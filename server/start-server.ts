@@ -182,6 +182,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     if (clock.offsetMs !== 0) await alignChainTime(options.chain, clock)
   }
   await reconcile('the chain started empty')
+  // On PostgreSQL every process shares the Sandbox's faults and svc's clock offset (LISTEN/NOTIFY tells each of a change).
+  const stopSharing = database.dialect === 'postgres' ? await shareSandbox(deps, options.chain) : async () => {}
   if (options.chain && database.dialect === 'sqlite')
     deps.snapshots = createSnapshotStore({
       db: database.db,
@@ -239,9 +241,32 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       // The chain's facilitator may outlive this server (and answer listings): its catalog goes back to memory.
       await options.chain?.facilitator.catalog.keepIn(createMemoryCatalogStore())
       options.chain?.facilitator.channelActions.keepIn()
+      await stopSharing()
       await database.close()
       if (ephemeral) rmSync(dataDir, { recursive: true, force: true })
     },
+  }
+}
+
+/** The faults in the database's `sandbox_faults`, the clock offset taken from every process's changes; and their end. */
+async function shareSandbox(deps: ServerDeps, chain: ChainServices | undefined): Promise<() => Promise<void>> {
+  const [{ createPostgresFaultStore }, { shareClock }] = await Promise.all([
+    import('./db/faults.js'),
+    import('./sandbox/shared-clock.js'),
+  ])
+  await chain?.faults.keepIn(createPostgresFaultStore(deps.db))
+  const state = deps.sandboxState
+  const stopClock = await shareClock({
+    db: deps.db,
+    clock: deps.clock!,
+    chain,
+    exclusive: state && ((change) => state.exclusive(change)),
+    log: deps.log,
+  })
+  return async () => {
+    // The chain's fault book may outlive this server: it goes back to memory.
+    await chain?.faults.keepIn()
+    await stopClock()
   }
 }
 

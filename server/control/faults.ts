@@ -81,8 +81,9 @@ export function createFaultRoutes(deps: ServerDeps): Router {
   }
   const faults = 'faults are changed'
 
-  router.get('/dev/faults', (req, res) => {
-    res.json({ faults: chainOf(req, 'faults are read').faults.list().map(faultRecord), reasons: exactEvmReasons })
+  router.get('/dev/faults', async (req, res) => {
+    const faults = await chainOf(req, 'faults are read').faults.list()
+    res.json({ faults: faults.map(faultRecord), reasons: exactEvmReasons })
   })
 
   router.post('/dev/faults', async (req, res) => {
@@ -91,7 +92,7 @@ export function createFaultRoutes(deps: ServerDeps): Router {
     checkEffect(input)
     if (input.api !== undefined && !(await slugExists(deps.db, 'development', input.api)))
       throw new NotFoundError(`no Sandbox API has the slug "${cutText(input.api, echoedValueLimit)}"`)
-    const fault = chain.faults.add({
+    const fault = await chain.faults.add({
       kind: input.kind,
       reason: input.reason,
       delayMs: input.delay_ms,
@@ -103,13 +104,13 @@ export function createFaultRoutes(deps: ServerDeps): Router {
     res.status(201).json(faultRecord(fault))
   })
 
-  router.delete('/dev/faults', (req, res) => {
-    res.json({ cleared: chainOf(req, faults).faults.clear() })
+  router.delete('/dev/faults', async (req, res) => {
+    res.json({ cleared: await chainOf(req, faults).faults.clear() })
   })
 
-  router.delete('/dev/faults/:faultId', (req, res) => {
+  router.delete('/dev/faults/:faultId', async (req, res) => {
     const id = param(req.params.faultId)
-    const cleared = chainOf(req, faults).faults.clear(id)
+    const cleared = await chainOf(req, faults).faults.clear(id)
     if (cleared === 0) throw new NotFoundError(`no fault ${cutText(id, echoedValueLimit)} is in force`)
     res.json({ cleared })
   })

@@ -276,6 +276,34 @@ export type ChannelActionsTable = {
 /** PostgreSQL only (migration 2026_11_26_07): the label of the gateway's caches, moved by triggers on every write. */
 export type CacheVersionTable = { id: number; version: number }
 
+/** PostgreSQL only: the live stream's replay ring shared by every process (server/cluster-payment-events.ts). */
+export type PaymentEventsTable = {
+  /** Cluster-wide, in commit order, without holes: from `payment_event_counter`. */
+  id: number
+  user_id: string
+  /** The event's JSON without its id. */
+  event: string
+}
+
+/** PostgreSQL only: the last payment event id handed out (one row, id 1). */
+export type PaymentEventCounterTable = { id: number; last: number }
+
+/** PostgreSQL only (migration 2026_11_27_06): the Sandbox's injected faults, shared by every process (chain/faults). */
+export type SandboxFaultsTable = {
+  id: string
+  seq: Generated<number>
+  kind: string
+  reason: string | null
+  delay_ms: number | null
+  status: number | null
+  drop: boolean
+  api: string | null
+  times: number | null
+  remaining: number | null
+  hits: Generated<number>
+  created_at: string
+}
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -297,6 +325,9 @@ export type Database = {
   batch_vouchers: BatchVouchersTable
   batch_transactions: BatchTransactionsTable
   cache_version: CacheVersionTable
+  payment_events: PaymentEventsTable
+  payment_event_counter: PaymentEventCounterTable
+  sandbox_faults: SandboxFaultsTable
 }
 
 export type UserRow = Selectable<UsersTable>

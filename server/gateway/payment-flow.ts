@@ -151,7 +151,13 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     const queryAt = url.indexOf('?')
     const path = normalizePath(queryAt === -1 ? url : url.slice(0, queryAt))
     if (path === undefined) return failed(400, 'malformed request path')
-    const route = findMatch(await table.routesOf(api, version), method, path)
+    let route = findMatch(await table.routesOf(api, version), method, path)
+    // Before a 404, a version that may lag behind another process's write is read anew (read-your-writes).
+    const ready = route ? undefined : (opened ?? (await store))
+    if (!route && ready?.fresh) {
+      const again = await ready.fresh()
+      if (again !== version) route = findMatch(await table.routesOf(api, again), method, path)
+    }
     if (!route) {
       if (locks.wasConsumed(api.id, method, path))
         return failed(410, 'this one-time endpoint was used up by an earlier payment')
@@ -288,7 +294,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     }
     // The requirements were built through the scheme's flow table (buildPaymentRequirements): this cannot throw.
     const upfront = server.getPaymentFlow(payload, requirements) === 'upfront'
-    const verified = faults.verify(api) ?? (await verifyPayment(server, payload, requirements))
+    const verified = (await faults.verify(api)) ?? (await verifyPayment(server, payload, requirements))
     if (verified.type !== 'accepted') return refused(verified, false)
     // x402's verifyPayment does not ask the facilitator in the upfront flow (its settle verifies): nothing to tell.
     if (!upfront) tell('payment.verified', attempt, { status: 200, payer: payerOf(verified.response) }, requirements)
