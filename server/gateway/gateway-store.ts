@@ -237,6 +237,7 @@ const sampleJournal: SettlementJournalRow = {
   settlement_id: null,
   created_at: '',
   owner: null,
+  from_block: null,
 }
 
 const sampleTraffic: TrafficRow = {

@@ -106,4 +106,5 @@ const journalSample: Record<keyof SettlementJournalRow, true> = {
   settlement_id: true,
   created_at: true,
   owner: true,
+  from_block: true,
 }

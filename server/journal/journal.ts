@@ -95,7 +95,12 @@ export function createSettlementJournal(
 
   return {
     async begin(entry) {
-      const row = buildJournalRow(entry, owner)
+      // A production payment names the block its settlement cannot be older than, where svc has the network's RPC.
+      const fromBlock =
+        entry.api.environment === 'production'
+          ? ((await deps.productionChains?.startBlock(entry.requirements.network)) ?? null)
+          : null
+      const row = buildJournalRow(entry, owner, fromBlock)
       inFlight.add(row.id)
       try {
         await (await store).openJournal(row)
@@ -136,8 +141,15 @@ export function createSettlementJournal(
   }
 }
 
-/** The journal row of a payment about to be settled, written by `owner` (exported for the recovery tests). */
-export function buildJournalRow(entry: JournalEntry, owner: string | null = null): SettlementJournalRow {
+/**
+ * The journal row of a payment about to be settled, written by `owner`, its settlement no older than block `fromBlock`
+ * (exported for the recovery tests).
+ */
+export function buildJournalRow(
+  entry: JournalEntry,
+  owner: string | null = null,
+  fromBlock: string | null = null,
+): SettlementJournalRow {
   const { api, endpoint, requirements } = entry
   const { nonce, validBefore } = authorizationFields(entry.payload.payload)
   // Recovery asks EIP-3009's authorizationState or Permit2's nonceBitmap, whichever the nonce belongs to.
@@ -173,5 +185,6 @@ export function buildJournalRow(entry: JournalEntry, owner: string | null = null
     settlement_id: null,
     created_at: nowIso(),
     owner,
+    from_block: fromBlock,
   }
 }
