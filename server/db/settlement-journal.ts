@@ -78,10 +78,7 @@ export async function claimJournalRow(db: Kysely<Database>, row: SettlementJourn
     .insertInto('settlement_journal')
     .values(row)
     .onConflict((conflict) =>
-      conflict
-        .column('payment_id')
-        .doUpdateSet(replaced)
-        .where(sql.ref('settlement_journal.state'), '=', 'abandoned'),
+      conflict.column('payment_id').doUpdateSet(replaced).where(sql.ref('settlement_journal.state'), '=', 'abandoned'),
     )
     .returning('id')
     .executeTakeFirst()
