@@ -282,7 +282,7 @@ export type CacheVersionTable = { id: number; version: number }
 
 /**
  * PostgreSQL only (migration 2026_11_27_03): the payment holding a one-time endpoint, then its tombstone
- * (server/gateway/payment-claims.ts).
+ * (server/gateway/postgres-payment-claims.ts).
  */
 export type EndpointClaimsTable = {
   endpoint_id: string
