@@ -10,7 +10,7 @@ import type { PaymentEventType } from '../payment-events.js'
 import { verifyPayment } from './facilitator-calls.js'
 import { buyerGone, type Attempt, type FlowContext, type Refuse } from './flow-attempt.js'
 import type { GatewayRequest } from './gateway-request.js'
-import { openGatewayStore, type GatewayStore } from './gateway-store.js'
+import type { GatewayStore } from './gateway-store.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from './payment-outcome.js'
 import { offerFor, paymentRequired, reasonFields, type Refusal } from './payment-required.js'
 import { createPaymentLocks, payClaimed, paymentIdentity, usedUpMessage } from './payment-locks.js'
@@ -54,8 +54,6 @@ export type PaymentFlow = {
 export type PaymentFlowOptions = UpstreamProxyOptions & {
   /** How often buffered traffic counters are written. @defaultValue 250 */
   statsFlushEveryMs?: number | undefined
-  /** The gateway's store, shared with its API cache; the flow does not close it. @defaultValue a store of its own */
-  store?: Promise<GatewayStore> | undefined
   /** The settlement journal's sweeper (tests lower it). */
   journal?: SettlementJournalOptions | undefined
 }
@@ -86,16 +84,18 @@ const unavailable = (error: string): PaymentOutcome => ({
  * 400. The upstream's answer is held (up to `maxResponseBytes`) until the settlement is done and recorded: the
  * buyer gets the body only if the payment settled, and a failed settlement delivers nothing.
  */
-export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions = {}): PaymentFlow {
+export function createPaymentFlow(
+  deps: ServerDeps,
+  /** The gateway's store, shared with its API cache; the flow does not close it. */
+  store: GatewayStore,
+  options: PaymentFlowOptions = {},
+): PaymentFlow {
   const settings = { ...paidRouteDefaults, ...options }
-  const store = options.store ?? openGatewayStore(deps.db)
   const table = createEndpointTable(deps.db, deps.clock)
   const offerReceipts = createOfferReceipts(deps.secrets.offerReceiptKey)
   const servers = createResourceServers(deps, [offerReceipts.extension])
   // Payment channels (batch-settlement): a resource server per receiver, their records written as the store's own.
-  let opened: GatewayStore | undefined
-  void store.then((ready) => (opened = ready)).catch(() => {})
-  const own: OwnWrites = (write) => (opened ? opened.own(write) : write())
+  const own: OwnWrites = (write) => store.own(write)
   const records = createBatchRecords(deps.db, own, () => new Date())
   const batch = createBatchServers(deps, servers, records, own)
   const signIns = createSignIns(deps)
@@ -430,7 +430,6 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       await stats.close()
       await journal.close()
       await proxy.close()
-      if (!options.store) (await store).close()
     },
   }
 }

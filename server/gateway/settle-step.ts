@@ -88,7 +88,7 @@ export async function settleAndRecord(
       // The money moved: a record the data dir cannot take now is kept and written later, and the buyer is answered.
       const row = settlementRow(payment)
       settlementId = await ctx.journal.record(journalId, row.id, async () =>
-        recordSettlement(await ctx.store, payment, journalId, row),
+        recordSettlement(ctx.store, payment, journalId, row),
       )
     }
   } catch (error) {
