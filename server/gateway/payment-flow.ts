@@ -11,7 +11,7 @@ import { verifyPayment } from './facilitator-calls.js'
 import { buyerGone, type Attempt, type FlowContext, type Refuse } from './flow-attempt.js'
 import type { GatewayRequest } from './gateway-request.js'
 import type { GatewayStore } from './gateway-store.js'
-import type { PaymentOutcome, PaymentRequiredOutcome } from './payment-outcome.js'
+import { failed, unavailable, type PaymentOutcome, type PaymentRequiredOutcome } from './payment-outcome.js'
 import { offerFor, paymentRequired, reasonFields, type Refusal } from './payment-required.js'
 import { createPaymentLocks, payClaimed, paymentIdentity, usedUpMessage } from './payment-locks.js'
 import { createPostgresPaymentClaims } from './postgres-payment-claims.js'
@@ -63,16 +63,6 @@ export const paidRouteDefaults: Readonly<Required<PaidRouteLimits>> = Object.fre
   timeoutMs: 30_000,
   maxResponseBytes: 10 * 1024 * 1024,
   statsFlushEveryMs: 250,
-})
-
-const failed = (status: number, error: string): PaymentOutcome => ({ type: 'error', status, error })
-/** Seconds a buyer waits before paying again when the facilitator cannot judge payments (its chain restarts). */
-const facilitatorRetryAfterSeconds = 1
-const unavailable = (error: string): PaymentOutcome => ({
-  type: 'error',
-  status: 503,
-  error,
-  retryAfter: facilitatorRetryAfterSeconds,
 })
 
 /**
