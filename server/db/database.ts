@@ -17,6 +17,7 @@ import * as journalOwner from './migrations/2026_11_26_07_00_00_journal_owner.js
 import * as notifications from './migrations/2026_11_27_05_00_00_notifications.js'
 import * as sharedState from './migrations/2026_11_27_06_00_00_shared_state.js'
 import * as journalStartBlock from './migrations/2026_11_27_04_00_00_journal_start_block.js'
+import * as paymentClaims from './migrations/2026_11_27_03_00_00_payment_claims.js'
 import { isPostgresUrl, openPostgres } from './postgres-database.js'
 import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
@@ -43,6 +44,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_05_00_00_notifications': notifications,
   '2026_11_27_06_00_00_shared_state': sharedState,
   '2026_11_27_04_00_00_journal_start_block': journalStartBlock,
+  '2026_11_27_03_00_00_payment_claims': paymentClaims,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -183,7 +183,11 @@ export type SettlementJournalTable = {
    * --rpc); null elsewhere (the Sandbox chain is read from its start).
    */
   from_block: string | null
+  /** `claimed` (held, nothing sent), `settling`, or `abandoned` (left to the sweeper): migration 2026_11_27_03. */
+  state: JournalState
 }
+
+export type JournalState = 'claimed' | 'settling' | 'abandoned'
 
 /** The Sandbox chains this data dir has seen, the newest last (see chain/epoch.ts). */
 export type SandboxChainEpochsTable = {
@@ -311,6 +315,22 @@ export type SandboxFaultsTable = {
   created_at: string
 }
 
+/**
+ * PostgreSQL only (migration 2026_11_27_03): the payment holding a one-time endpoint, then its tombstone
+ * (server/gateway/postgres-payment-claims.ts).
+ */
+export type EndpointClaimsTable = {
+  endpoint_id: string
+  api_id: string
+  method: string
+  path_pattern: string
+  /** The process owner (server/db/process-owner.ts) whose request holds it. */
+  claimed_by: string
+  claimed_until: Date
+  /** When its payment settled and the endpoint was deleted; null while a payment holds it. */
+  deleted_at: Date | null
+}
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -335,6 +355,7 @@ export type Database = {
   payment_events: PaymentEventsTable
   payment_event_counter: PaymentEventCounterTable
   sandbox_faults: SandboxFaultsTable
+  endpoint_claims: EndpointClaimsTable
 }
 
 export type UserRow = Selectable<UsersTable>

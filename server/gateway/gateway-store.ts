@@ -238,6 +238,7 @@ const sampleJournal: SettlementJournalRow = {
   created_at: '',
   owner: null,
   from_block: null,
+  state: 'settling',
 }
 
 const sampleTraffic: TrafficRow = {

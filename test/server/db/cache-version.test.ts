@@ -199,4 +199,5 @@ const journalRow = (id: string): SettlementJournalRow => ({
   created_at: new Date().toISOString(),
   owner: null,
   from_block: null,
+  state: 'settling',
 })
