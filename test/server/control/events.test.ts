@@ -63,7 +63,7 @@ async function open(headers: Record<string, string>, options: { apiId?: string; 
       while (read.length < count) {
         const { value, done } = await events.next()
         if (done) throw new Error(`the stream ended after ${read.length} of ${count} events`)
-        read.push(value)
+        read.push(value as PaymentEvent)
       }
       return read
     },
