@@ -209,8 +209,8 @@ export async function connectSandbox(
     },
     snapshot: async () => (await (admin ?? needsAdmin('a snapshot')).snapshots.take()).id,
     revert: async (id) => void (await (admin ?? needsAdmin('a revert')).snapshots.revert(id)),
-    advanceTime: (seconds) => (admin ?? needsAdmin('time travel')).time.advance(seconds),
-    restartChain: () => (admin ?? needsAdmin("the chain's restart")).chain.restart(),
+    advanceTime: async (seconds) => (admin ?? needsAdmin('time travel')).time.advance(seconds),
+    restartChain: async () => (admin ?? needsAdmin("the chain's restart")).chain.restart(),
     async stop() {
       for (const stream of streams) stream.abort()
       streams.clear()
