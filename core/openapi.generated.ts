@@ -2367,9 +2367,10 @@ export interface paths {
          * The faults injected into the Sandbox (a seller's credential - its own APIs' only)
          * @description On the Sandbox control plane ({sandbox_base_url}) only, never through the gateway. The Sandbox's owner (a
          *     direct caller on this machine without a credential on `svc up`, the admin token on `svc serve`) sees and
-         *     changes every fault. A seller's credential (API key or session) makes the caller a tenant of a shared
-         *     Sandbox: it sees, adds and clears the faults of its own APIs only (`api` is then required, one of its Sandbox
-         *     APIs by slug or id), and another seller's API or fault is a 404. `reasons` lists every reason code a verify or
+         *     changes every fault (on `svc up`, whatever credential it bears). On `svc serve`, a seller's credential (API
+         *     key or session) makes the caller a tenant of a shared Sandbox: it sees, adds and clears the faults of its own
+         *     APIs only (`api` is then required, one of its Sandbox APIs by slug or id), and another seller's API or fault
+         *     is a 404. `reasons` lists every reason code a verify or
          *     settle fault may answer.
          */
         get: {
@@ -2524,7 +2525,7 @@ export interface paths {
          * @description Each Anvil's state is dumped, the process stopped, a new one started on the same port and the state loaded
          *     into it: balances, contracts, nonces and settlements stand. The Sandbox chain and every twin (`svc up --twin`)
          *     restart together. Payments meanwhile are answered 503 with Retry-After. The Sandbox's owner only (a direct
-         *     caller on this machine on `svc up`, the admin token on `svc serve`); a seller's credential is a 403. Every
+         *     caller on this machine on `svc up`, the admin token on `svc serve`); on `svc serve` a seller's credential is a 403. Every
          *     seller's event stream gets `sandbox.chain_restarted` with who did it.
          */
         post: {

@@ -13,9 +13,10 @@ export type Authenticate = (
 ) => Promise<Principal | undefined>
 
 /**
- * Who calls a Sandbox route. The owner changes the whole Sandbox: on `svc serve` the admin token, on `svc up` a
- * loopback caller without a seller's credential. A tenant is a seller's credential (API key or session): on a shared
- * Sandbox it acts on its own APIs only (issue 27: isolation by account, not by process).
+ * Who calls a Sandbox route. On `svc up` the machine owns its Sandbox: a direct loopback caller, whatever credential
+ * it bears (the MCP server sends its API key), is the owner, as before. On `svc serve` (a shared Sandbox) the owner
+ * is the admin token; a seller's credential (API key or session) is a tenant, acting on its own APIs only (issue 27:
+ * isolation by account, not by process).
  */
 export type SandboxCaller = { owner: true; actor: 'admin' | 'local' } | { owner: false; principal: Principal }
 
@@ -40,7 +41,7 @@ export async function sandboxCallerOf(
   authenticate: Authenticate,
   what: string,
 ): Promise<SandboxCaller> {
-  if (!bearsSellerCredential(req, deps)) {
+  if (!deps.trust || !bearsSellerCredential(req, deps)) {
     assertLocalSandboxCaller(req, deps, what)
     return { owner: true, actor: deps.trust ? 'admin' : 'local' }
   }
@@ -65,9 +66,7 @@ export async function sandboxOwnerOf(
   const caller = await sandboxCallerOf(req, deps, authenticate, what)
   if (!caller.owner)
     throw new ForbiddenError(
-      deps.trust
-        ? `${what}: changes the whole Sandbox, so it needs the admin credential (svc serve's admin token), not a seller's`
-        : `${what}: changes the whole Sandbox: call it from this machine without a seller's credential`,
+      `${what}: changes the whole Sandbox, so it needs the admin credential (svc serve's admin token), not a seller's`,
     )
   return caller.actor
 }

@@ -241,45 +241,10 @@ describe('streams per credential (issue 21.7)', () => {
   })
 })
 
-describe('a shared Sandbox: isolation by account, and who changed everyone', () => {
-  test("a seller's credential faults its own APIs only (another's: 404) and sees only those", async () => {
-    const otherKey = await stack.t.createKey(other.jwt, 'development', ['settlements:read'])
-    const upstream503 = { kind: 'upstream', status: 503 }
-    const noApi = await stack.t.call('/dev/faults', { host: 'development', key, body: upstream503 })
-    expect(noApi.status).toBe(400)
-    const theirs = await stack.t.call('/dev/faults', {
-      host: 'development',
-      key,
-      body: { ...upstream503, api: otherApi.slug },
-    })
-    expect(theirs.status).toBe(404)
-    const mine = await stack.t.call('/dev/faults', { host: 'development', key, body: { ...upstream503, api: api.id } })
-    expect(mine.status).toBe(201)
-    expect(mine.body.api).toBe(api.slug)
-    const otherFault = await stack.t.call('/dev/faults', {
-      host: 'development',
-      key: otherKey,
-      body: { ...upstream503, api: otherApi.slug },
-    })
-    expect(otherFault.status).toBe(201)
-    const listed = await stack.t.call('/dev/faults', { host: 'development', key })
-    expect(listed.body.faults.map((fault: { id: string }) => fault.id)).toEqual([mine.body.id])
-    const clearTheirs = await stack.t.call(`/dev/faults/${otherFault.body.id}`, {
-      host: 'development',
-      key,
-      method: 'DELETE',
-    })
-    expect(clearTheirs.status).toBe(404)
-    // The owner (a local caller without a credential) sees both.
-    expect((await stack.t.call('/dev/faults', { host: 'development' })).body.faults).toHaveLength(2)
-  })
-
-  test("time travel by the owner reaches every seller's stream (whatever api_id) with the actor; a seller's key may not", async () => {
+describe('who changed everyone', () => {
+  test("time travel by svc up's owner reaches every seller's stream (whatever api_id) with actor local", async () => {
     const mine = await open(asKey(key), { apiId: api.id })
     const theirs = await open(asJwt(other.jwt))
-    const refused = await stack.t.call('/dev/time/advance', { host: 'development', key, body: { seconds: 60 } })
-    expect(refused.status).toBe(403)
-    expect(refused.body.error).toMatch(/changes the whole Sandbox/)
     expect((await stack.t.call('/dev/time/advance', { host: 'development', body: { seconds: 60 } })).status).toBe(200)
     for (const stream of [mine, theirs]) {
       const [event] = (await stream.next(1)) as unknown as Record<string, unknown>[]
@@ -290,7 +255,5 @@ describe('a shared Sandbox: isolation by account, and who changed everyone', () 
         environment: 'development',
       })
     }
-    // A seller may read the clocks (its buyer signs by them).
-    expect((await stack.t.call('/dev/time', { host: 'development', key })).status).toBe(200)
   })
 })
