@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { TooManyRequestsError } from '../../core/errors.js'
 import { findOwnedApi } from '../db/apis.js'
 import type { ServerDeps } from '../deps.js'
-import type { PaymentEvent, PaymentEvents } from '../payment-events.js'
+import type { PaymentEvents, StreamEvent } from '../payment-events.js'
 import { parseQuery, queryId } from './analytics-query.js'
 import { guard, principalOf } from './context.js'
 
@@ -47,8 +47,10 @@ export function createEventRoutes(deps: ServerDeps, options: EventStreamOptions 
       )
     const apiId = query.api_id === undefined ? undefined : (await findOwnedApi(deps.db, principal, query.api_id)).id
     const bus = deps.events as PaymentEvents
-    const shown = (event: PaymentEvent) =>
-      event.environment === principal.environment && (apiId === undefined || event.api_id === apiId)
+    // A whole-Sandbox event concerns every API of the environment, the one `api_id` names too.
+    const shown = (event: StreamEvent) =>
+      event.environment === principal.environment &&
+      (apiId === undefined || !('api_id' in event) || event.api_id === apiId)
 
     if (req.socket.destroyed) return
     open.set(credential, streams + 1)
@@ -60,13 +62,18 @@ export function createEventRoutes(deps: ServerDeps, options: EventStreamOptions 
     req.socket.setNoDelay(true)
     res.write('retry: 2000\n: connected\n\n')
 
-    const send = (event: PaymentEvent) => {
+    const send = (event: StreamEvent) => {
       if (!shown(event) || res.destroyed) return
       res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
       if (res.writableLength > maxBufferedBytes) res.destroy()
     }
     const lastId = req.get('last-event-id')
-    const unsubscribe = bus.subscribe(principal.user.id, send)
+    const unsubscribePayments = bus.subscribe(principal.user.id, send)
+    const unsubscribeSandbox = bus.subscribeSandbox(send)
+    const unsubscribe = () => {
+      unsubscribePayments()
+      unsubscribeSandbox()
+    }
     if (lastId) for (const missed of bus.since(principal.user.id, lastId)) send(missed)
     const heartbeat = setInterval(() => {
       if (!res.destroyed) res.write(': ping\n\n')
