@@ -2,7 +2,7 @@
  * The `svc` bundle's @x402/evm `computeChannelId` (patches/x402-evm-channel-id.js): the package bundled with the
  * plugin, as bin/build.js does, answers the package's own channel id for every config, remembers a config it hashed
  * (by its values, not by the object), hashes a changed field afresh, and throws what the package throws, remembering
- * nothing for it.
+ * nothing for it. And in that bundle the server scheme's voucher signatures recover through the patched viem.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -11,6 +11,8 @@ import { computeChannelId } from '@x402/evm/batch-settlement/client'
 import { build } from 'esbuild'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, expect, test } from 'vitest'
+// @ts-expect-error: a JavaScript module of the build, without declarations
+import { viemRecoverPublicKeyPatch } from '../../patches/viem-recover-public-key.js'
 // @ts-expect-error: a JavaScript module of the build, without declarations
 import { x402ChannelIdPatch } from '../../patches/x402-evm-channel-id.js'
 
@@ -115,4 +117,30 @@ test("the bundle's computeChannelId remembers a config's id and stays right", as
   if (typeof expected === 'string') expect(bundled.computeChannelId(odd, 'eip155:84532')).toBe(expected)
   else expect(() => bundled.computeChannelId(odd, 'eip155:84532')).toThrow(expected.message)
   expect(bundled.svcRememberedChannelIds()).toBe(size)
+})
+
+test("the server scheme's voucher signatures recover through the bundle's patched viem", async () => {
+  // The scheme checks a voucher with viem's verifyTypedData → recoverAddress → recoverPublicKey: in a bundle made as
+  // bin/build.js makes it, that is the one viem the recovery patch replaces (libsecp256k1), not a copy of its own.
+  const entry = join(dir, 'server.js')
+  writeFileSync(entry, `export { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/server'\n`)
+  const result = await build({
+    entryPoints: [entry],
+    outfile: join(dir, 'server.mjs'),
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    nodePaths: [join(root, 'node_modules')],
+    plugins: [viemRecoverPublicKeyPatch, x402ChannelIdPatch],
+    metafile: true,
+    write: true,
+    logLevel: 'silent',
+  })
+  expect(result.warnings).toEqual([])
+  const recoveries = Object.keys(result.metafile.inputs).filter((input) => input.endsWith('/recoverPublicKey.js'))
+  expect(recoveries).toEqual(['node_modules/viem/_esm/utils/signature/recoverPublicKey.js'])
+  const bundle = readFileSync(join(dir, 'server.mjs'), 'utf8')
+  expect(bundle).toContain('async function recoverPublicKeyWithNoble(')
+  expect(bundle).toMatch(/\(["']secp256k1\/bindings["']\)/)
+  expect(bundle).toContain('function computeChannelIdAfresh(')
 })
