@@ -1,7 +1,7 @@
 import type SQLite from 'better-sqlite3'
-import { sql, type CompiledQuery, type Kysely } from 'kysely'
+import { CompiledQuery, sql, type Kysely } from 'kysely'
 import type { Environment } from '../../core/hosts.js'
-import type { BatchChannelRow, BatchTransactionKind } from '../db/batch-tables.js'
+import type { BatchChannelRow, BatchTransactionKind, BatchVouchersTable } from '../db/batch-tables.js'
 import type { Database } from '../db/tables.js'
 import { newId } from '../ids.js'
 import { connectionOf } from '../db/database.js'
@@ -79,34 +79,52 @@ export function createBatchRecords(db: Kysely<Database>, own: OwnWrites, now: ()
       .where('chain_epoch', '=', chainEpoch)
       .where('channel_id', '=', channelId.toLowerCase())
 
+  // A voucher's two statements, compiled once: each voucher binds its values (in the order the templates name them)
+  // instead of building and compiling them again. The count also names the channel's seller when it has none yet
+  // (SET reads the row as it was, on either database).
+  const countVoucher = channel('', '')
+    .set({
+      vouchers: sql`vouchers + 1`,
+      updated_at: '',
+      user_id: sql`case when user_id = '' then ${''} else user_id end`,
+      api_id: sql`case when user_id = '' then ${''} else api_id end`,
+    })
+    .compile()
+  const voucherRow = (paid: VoucherPaid, id: string, at: string): BatchVouchersTable => ({
+    id,
+    chain_epoch: paid.chainEpoch,
+    channel_id: paid.channelId.toLowerCase(),
+    user_id: paid.userId,
+    api_id: paid.apiId,
+    endpoint_id: paid.endpointId,
+    method: paid.method,
+    path: paid.path,
+    amount: paid.amount,
+    cumulative: paid.cumulative,
+    created_at: at,
+  })
+  const sample: VoucherPaid = {
+    chainEpoch: '',
+    channelId: '',
+    userId: '',
+    apiId: '',
+    endpointId: '',
+    method: '',
+    path: '',
+    amount: '',
+    cumulative: '',
+  }
+  const insertVoucher = db
+    .insertInto('batch_vouchers')
+    .values(voucherRow(sample, '', ''))
+    .compile()
+
   return {
     async voucherPaid(paid) {
       const at = now().toISOString()
-      // The channel's count, and its seller when it has none yet (SET reads the row as it was, on either database).
-      const count = channel(paid.chainEpoch, paid.channelId)
-        .set({
-          vouchers: sql`vouchers + 1`,
-          updated_at: at,
-          user_id: sql`case when user_id = '' then ${paid.userId} else user_id end`,
-          api_id: sql`case when user_id = '' then ${paid.apiId} else api_id end`,
-        })
-        .compile()
-      const row = db
-        .insertInto('batch_vouchers')
-        .values({
-          id: newId('vch'),
-          chain_epoch: paid.chainEpoch,
-          channel_id: paid.channelId.toLowerCase(),
-          user_id: paid.userId,
-          api_id: paid.apiId,
-          endpoint_id: paid.endpointId,
-          method: paid.method,
-          path: paid.path,
-          amount: paid.amount,
-          cumulative: paid.cumulative,
-          created_at: at,
-        })
-        .compile()
+      const channelId = paid.channelId.toLowerCase()
+      const count = CompiledQuery.raw(countVoucher.sql, [at, paid.userId, paid.apiId, paid.chainEpoch, channelId])
+      const row = CompiledQuery.raw(insertVoucher.sql, Object.values(voucherRow(paid, newId('vch'), at)))
       // Both or neither: the voucher's row and the channel's count agree after a crash.
       const connection = connectionOf(db)
       if (connection && !connection.inTransaction) {
