@@ -3,7 +3,8 @@
  * - voucher-paid requests per second with `buyers` buyers on channels they opened before the timing (the deposit is
  *   each buyer's first request; after it no request makes a transaction), beside svc's own `exact` paid rate with as
  *   many buyers, in rounds that alternate which goes first; the ratio of the medians (target ≥ 10×), and the CPU
- *   each side spent per request: svc's Node process, svc with its Anvil, and the buyers' process;
+ *   each side spent per request: svc's Node process, svc with its Anvil, and the buyers' process (and the rate the
+ *   machine's cores would allow at that cost, were nothing else running);
  * - the sequential voucher-paid latency of one buyer on an open channel (p50 target ≤ 5 ms);
  * - one claim of 1,000 vouchers: a channel's 1,000 requests made between two ticks of its receiver's channel manager,
  *   then the claim transactions recorded for them (target: one) and the gas the claim used.
@@ -11,7 +12,7 @@
  * process of their own (channel-buyers.ts), apart from this one's bookkeeping; svc and the buyers share the machine.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
-import { loadavg } from 'node:os'
+import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import { createPublicClient, http, type Hex } from 'viem'
 import { createSvcClient } from '../../sdk/client.js'
@@ -182,11 +183,17 @@ export async function benchChannels(options: ChannelsBenchOptions = {}) {
     }
     const ratio = median(perRound.voucher) / median(perRound.exact)
     /** The median CPU per request of each process over the rounds, in ms. */
-    const cpuOf = (rows: (typeof cpu)['exact']) => ({
-      svc_ms: round(median(rows.map((row) => row.svc)), 2),
-      svc_with_anvil_ms: round(median(rows.map((row) => row.svcTree)), 2),
-      buyers_ms: round(median(rows.map((row) => row.buyers)), 2),
-    })
+    const cpuOf = (rows: (typeof cpu)['exact']) => {
+      const svcTree = median(rows.map((row) => row.svcTree))
+      const buyersMs = median(rows.map((row) => row.buyers))
+      return {
+        svc_ms: round(median(rows.map((row) => row.svc)), 2),
+        svc_with_anvil_ms: round(svcTree, 2),
+        buyers_ms: round(buyersMs, 2),
+        // The most this machine's cores allow at that CPU per request, were nothing else running.
+        cpu_bound_rps: round((cpus().length * 1_000) / (svcTree + buyersMs)),
+      }
+    }
 
     progress(`channels bench: ${sequentialPayments} sequential vouchers, one buyer`)
     const sequential = await ask<{ latencies: number[]; withTransaction: number }>({
