@@ -11,6 +11,7 @@ import type { ServerDeps } from '../deps.js'
 import type { BatchRecords } from './batch-records.js'
 import { createChannelStorage } from './batch-channel-storage.js'
 import { createChannelEvents } from './batch-events.js'
+import { createWithdrawalWatch } from './batch-withdrawals.js'
 import type { GatewayRoute } from './endpoint-table.js'
 import type { OwnWrites } from './own-write.js'
 import type { ResourceServers } from './resource-servers.js'
@@ -58,6 +59,8 @@ export function createBatchServers(
 ): BatchServers {
   const receivers = new Map<string, Receiver>()
   const publish = createChannelEvents(deps.db, deps.events)
+  // Buyers' withdrawals reach no route: they are read from the Sandbox chain once a receiver takes channels there.
+  const withdrawals = createWithdrawalWatch(deps, publish, own)
   const epochOf = (api: ApiRow) => (api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : '')
 
   function receiverFor(api: ApiRow, withdrawDelay: number, network: string): Receiver {
@@ -94,6 +97,7 @@ export function createBatchServers(
       managers: new Map(),
     }
     receivers.set(key, receiver)
+    if (api.environment === 'development') withdrawals.start()
     return receiver
   }
 
@@ -205,6 +209,7 @@ export function createBatchServers(
         for (const { manager } of receiver.managers.values()) await manager.claimAndSettle()
     },
     async close() {
+      await withdrawals.close()
       const all = [...receivers.values()]
       receivers.clear()
       for (const receiver of all)
