@@ -25,6 +25,11 @@ export async function startSeeded(running: SvcProcess[], dataDir: string, pauseA
 /** Waits until svc says it paused at `step`, kills it with SIGKILL, and waits until the watchdog stopped its Anvil. */
 export async function killAt(svc: SvcProcess, dataDir: string, step: string) {
   await vi.waitFor(() => expect(svc.stderr()).toContain(`paused at ${step}`), { timeout: 30_000, interval: 20 })
+  await killNow(svc, dataDir)
+}
+
+/** Kills svc with SIGKILL now and waits until the watchdog stopped its Anvil (which saves the chain on the way). */
+export async function killNow(svc: SvcProcess, dataDir: string) {
   const anvilPid = Number(readFileSync(join(dataDir, 'anvil.pid'), 'utf8'))
   svc.child.kill('SIGKILL')
   await new Promise((resolve) => svc.child.once('exit', resolve))
