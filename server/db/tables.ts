@@ -178,6 +178,11 @@ export type SettlementJournalTable = {
   created_at: string
   /** The process that wrote it (a random id per boot, server/journal/journal-owner.ts); null on rows written before. */
   owner: string | null
+  /**
+   * A payment channel's deposit or refund (x402 batch-settlement), JSON (server/journal/channel-journal.ts): what
+   * tells on the chain whether it landed; null for every other payment.
+   */
+  channel_action: string | null
 }
 
 /** The Sandbox chains this data dir has seen, the newest last (see chain/epoch.ts). */

@@ -101,4 +101,5 @@ const journalSample: Record<keyof SettlementJournalRow, true> = {
   settlement_id: true,
   created_at: true,
   owner: true,
+  channel_action: true,
 }

@@ -5,6 +5,7 @@ import { processOwnerOf } from '../db/process-owner.js'
 import type { ApiRow, EndpointRow, SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId, nowIso } from '../ids.js'
+import type { JournaledChannelAction } from './channel-journal.js'
 import { createKeptWrites } from './kept-writes.js'
 import { resolveSettlementJournal } from './recovery.js'
 import type { GatewayStore } from '../gateway/gateway-store.js'
@@ -24,6 +25,8 @@ export type JournalEntry = {
   method: string
   path: string
   chainEpoch: string
+  /** A payment channel's deposit or refund: what recovery looks for on the chain (channel-journal.ts). */
+  channelAction?: JournaledChannelAction | undefined
 }
 
 export type SettlementJournal = {
@@ -173,5 +176,6 @@ export function buildJournalRow(entry: JournalEntry, owner: string | null = null
     settlement_id: null,
     created_at: nowIso(),
     owner,
+    channel_action: entry.channelAction === undefined ? null : JSON.stringify(entry.channelAction),
   }
 }

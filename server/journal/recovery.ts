@@ -12,6 +12,7 @@ import { processOwnerOf } from '../db/process-owner.js'
 import type { SettlementJournalRow, SettlementRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId } from '../ids.js'
+import { resolveChannelJournalRow } from './channel-journal.js'
 
 /** What resolving the journal did, row by row. */
 export type JournalResolution = {
@@ -95,6 +96,8 @@ async function resolveRow(
   row: SettlementJournalRow,
   log: (message: string) => void,
 ): Promise<keyof JournalResolution> {
+  // A payment channel's deposit or refund: its transaction and the channel on chain say what to record.
+  if (row.channel_action !== null) return resolveChannelJournalRow(deps, row, log)
   if (row.settlement_id !== null) {
     await markJournalUndelivered(deps.db, { ...row, settlement_id: row.settlement_id })
     return 'undelivered'

@@ -48,6 +48,48 @@ export async function usdcBalance(svc: SvcProcess, address: Address) {
   return client.readContract({ address: svc.ready.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
 }
 
+/** Calls the Sandbox control plane as the seed's account; an answer of 400 or more throws. */
+export async function seedSeller(svc: SvcProcess) {
+  const { email, password } = svc.ready.seed
+  const login = await post(`${svc.ready.sandbox_control_url}/auth/login`, { email, password })
+  const { token } = (await login.json()) as { token: string }
+  return async (method: string, path: string, body?: unknown): Promise<any> => {
+    const response = await localFetch(`${svc.ready.sandbox_control_url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    const answer = await response.json()
+    if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`)
+    return answer
+  }
+}
+
+/**
+ * A new API of the seed's seller in front of the demo upstream (`GET /weather/{city}`), paid to a new `receiver`
+ * with the given accepts: its record and endpoint.
+ */
+export async function seedApiWith(svc: SvcProcess, slug: string, receiver: Address, accepts: unknown[]) {
+  const call = await seedSeller(svc)
+  const { apis } = await call('GET', '/apis')
+  const demo = apis.find((api: { slug: string }) => api.slug === 'weather')
+  const api = await call('POST', '/apis', {
+    name: slug,
+    slug,
+    upstream_base_url: demo.upstream_base_url,
+    pay_to_mode: 'user_wallet',
+    pay_to_address: receiver,
+  })
+  const endpoint = await call('POST', `/apis/${api.id}/endpoints`, {
+    method: 'GET',
+    path_pattern: '/weather/{city}',
+    accepts,
+    request_schema: { type: 'object' },
+    response_schema: { type: 'object' },
+  })
+  return { call, api, endpoint }
+}
+
 /** The demo seller's settlements, through the Sandbox control plane as the seed's account. */
 export async function ledger(svc: SvcProcess) {
   const { email, password } = svc.ready.seed

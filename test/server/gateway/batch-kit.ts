@@ -18,10 +18,14 @@ import { newAccount } from '../../helpers/payments.js'
  * A batch-settlement accept of `price` units of the Sandbox USDC: a deposit of at least ten prices, the channel
  * manager claiming and settling every second (unless `extra` says otherwise).
  */
-export const batchAccept = (services: ChainServices, price: bigint, extra: Record<string, unknown> = {}) => ({
+export const batchAccept = (services: ChainServices, price: bigint, extra: Record<string, unknown> = {}) =>
+  batchAcceptOf(services.sandboxChain.usdc.address, price, extra)
+
+/** {@link batchAccept} of the Sandbox USDC at `usdc` (a `svc up` process's `ready.usdc`). */
+export const batchAcceptOf = (usdc: string, price: bigint, extra: Record<string, unknown> = {}) => ({
   scheme: 'batch-settlement',
   network: 'eip155:845320402',
-  asset: services.sandboxChain.usdc.address,
+  asset: usdc,
   amount: price.toString(),
   extra: { minDeposit: (10n * price).toString(), claimIntervalSeconds: 1, settleIntervalSeconds: 1, ...extra },
 })

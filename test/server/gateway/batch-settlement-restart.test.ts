@@ -16,10 +16,10 @@ import { afterAll, expect, test, vi } from 'vitest'
 import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
 import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
-import { killNow, post, startSeeded, usdcBalance } from '../../helpers/crash-at.js'
+import { killNow, post, seedApiWith, seedSeller, startSeeded, usdcBalance } from '../../helpers/crash-at.js'
 import { newAccount } from '../../helpers/payments.js'
 import type { SvcProcess } from '../../helpers/svc-process.js'
-import { channelIdOf } from './batch-kit.js'
+import { batchAcceptOf, channelIdOf } from './batch-kit.js'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-channel-restart-'))
 const running: SvcProcess[] = []
@@ -28,52 +28,13 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-/** A control-plane call on the Sandbox control plane as the seed's seller. */
-async function sellerOf(svc: SvcProcess) {
-  const { email, password } = svc.ready.seed
-  const login = await post(`${svc.ready.sandbox_control_url}/auth/login`, { email, password })
-  const { token } = (await login.json()) as { token: string }
-  return async (method: string, path: string, body?: unknown) => {
-    const response = await localFetch(`${svc.ready.sandbox_control_url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    })
-    const answer = (await response.json()) as any
-    if (response.status >= 400) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(answer)}`)
-    return answer
-  }
-}
-
 test('vouchers unclaimed when svc was killed are claimed and settled after the next start, with no request', async () => {
   const price = 1_000n
   const svc = await startSeeded(running, dataDir)
-  const call = await sellerOf(svc)
   const receiver = newAccount().address
-  const { apis } = await call('GET', '/apis')
-  const demo = apis.find((api: { slug: string }) => api.slug === 'weather')
-  const api = await call('POST', '/apis', {
-    name: 'Channels',
-    slug: 'channels',
-    upstream_base_url: demo.upstream_base_url,
-    pay_to_mode: 'user_wallet',
-    pay_to_address: receiver,
-  })
-  const accept = (claimEvery: number) => ({
-    scheme: 'batch-settlement',
-    network: svc.ready.network,
-    asset: svc.ready.usdc,
-    amount: price.toString(),
-    extra: { minDeposit: (10n * price).toString(), claimIntervalSeconds: claimEvery, settleIntervalSeconds: 1 },
-  })
+  const accept = (claimEvery: number) => batchAcceptOf(svc.ready.usdc, price, { claimIntervalSeconds: claimEvery })
   // An hour between claims while the buyer pays: nothing is claimed before svc is killed.
-  const endpoint = await call('POST', `/apis/${api.id}/endpoints`, {
-    method: 'GET',
-    path_pattern: '/weather/{city}',
-    accepts: [accept(3600)],
-    request_schema: { type: 'object' },
-    response_schema: { type: 'object' },
-  })
+  const { call, api, endpoint } = await seedApiWith(svc, 'channels', receiver, [accept(3600)])
 
   const buyer = newAccount()
   const chain = createPublicClient({ transport: http(svc.ready.rpc_url) })
@@ -112,7 +73,7 @@ test('vouchers unclaimed when svc was killed are claimed and settled after the n
     interval: 250,
   })
   expect(await claimedOnChain(after)).toBe(3n * price)
-  const seller = await sellerOf(again)
+  const seller = await seedSeller(again)
   await vi.waitFor(
     async () =>
       expect((await seller('GET', `/channels/${channelId}`)).channel).toMatchObject({

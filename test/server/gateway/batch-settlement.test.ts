@@ -159,6 +159,10 @@ describe('batch-settlement through the gateway', () => {
       5n * price,
     ])
     for (const { transaction } of transactions) expect(transaction).toMatch(/^0x[0-9a-f]{64}$/)
+    // The deposit and the refund were journaled before they were sent, and their rows went once they were recorded.
+    await expect
+      .poll(() => stack.t.server.database.db.selectFrom('settlement_journal').selectAll().execute())
+      .toEqual([])
 
     // The seller reads the same through the control plane: the list, the CSV, and the channel with its requests.
     const dev = { jwt: seller.jwt, environment: 'development' }
