@@ -2044,8 +2044,9 @@ export interface paths {
         /**
          * Traffic and revenue of the caller's APIs over the last days (scope stats:read)
          * @description The caller's environment and APIs only. The range is `days` UTC days ending today (UTC), both ends included.
-         *     Traffic counters come from the gateway's per-day counters; settlements, revenue and payers from the
-         *     settlements of the range. Amounts are atomic units as decimal strings, summed exactly per network and asset.
+         *     Traffic counters come from the gateway's per-day counters (a request paid by a payment channel's voucher is a
+         *     paid request); settlements from the settlements of the range; revenue and payers from those and from what
+         *     payment channels' vouchers charged in the range (channel money is earned per request). Amounts are atomic units as decimal strings, summed exactly per network and asset.
          *     Unknown query parameters are a 400.
          */
         get: {

@@ -16,6 +16,7 @@ import * as batchChannels from './migrations/2026_11_26_04_00_00_batch_channels.
 import * as journalOwner from './migrations/2026_11_26_07_00_00_journal_owner.js'
 import * as channelWithdrawals from './migrations/2026_11_27_02_00_00_channel_withdrawals.js'
 import * as channelJournal from './migrations/2026_11_27_02_10_00_channel_journal.js'
+import * as voucherStats from './migrations/2026_11_27_02_20_00_voucher_stats.js'
 import { isPostgresUrl, openPostgres } from './postgres-database.js'
 import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
@@ -41,6 +42,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_07_00_00_journal_owner': journalOwner,
   '2026_11_27_02_00_00_channel_withdrawals': channelWithdrawals,
   '2026_11_27_02_10_00_channel_journal': channelJournal,
+  '2026_11_27_02_20_00_voucher_stats': voucherStats,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
