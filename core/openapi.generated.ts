@@ -2050,8 +2050,9 @@ export interface paths {
         /**
          * Traffic and revenue of the caller's APIs over the last days (scope stats:read)
          * @description The caller's environment and APIs only. The range is `days` UTC days ending today (UTC), both ends included.
-         *     Traffic counters come from the gateway's per-day counters; settlements, revenue and payers from the
-         *     settlements of the range. Amounts are atomic units as decimal strings, summed exactly per network and asset.
+         *     Traffic counters come from the gateway's per-day counters (a request paid by a payment channel's voucher is a
+         *     paid request); settlements from the settlements of the range; revenue and payers from those and from what
+         *     payment channels' vouchers charged in the range (channel money is earned per request). Amounts are atomic units as decimal strings, summed exactly per network and asset.
          *     Unknown query parameters are a 400.
          */
         get: {
@@ -2170,7 +2171,8 @@ export interface paths {
          * The caller's payment channels (x402 batch-settlement), newest first (scope settlements:read)
          * @description The channels buyers opened on the caller's APIs in the caller's environment: what was deposited, what the
          *     vouchers charged (`spent`), what the receiver claimed on chain and settled to its pay-to address, what went
-         *     back by refunds. `state`: open, withdrawing (the buyer asked to withdraw), closed (refunded). With
+         *     back by refunds or the buyer's withdrawal. `state`: open, withdrawing (the buyer asked to withdraw), closed (refunded
+         *     or withdrawn). With
          *     `format=csv` (or `Accept: text/csv`) the answer is CSV (a header row of the record's field names).
          */
         get: {
@@ -2265,11 +2267,11 @@ export interface paths {
                                 /** Format: date-time */
                                 created_at: string;
                             }[];
-                            /** @description its deposits and refunds, and its receiver's claims and settles since it opened (a claim or settle covers every channel of the receiver), oldest first */
+                            /** @description its deposits, refunds and the buyer's withdraw requests and withdrawals, and its receiver's claims and settles since it opened (a claim or settle covers every channel of the receiver), oldest first */
                             transactions: {
                                 id: string;
                                 /** @enum {unknown} */
-                                kind: "deposit" | "claim" | "settle" | "refund";
+                                kind: "deposit" | "claim" | "settle" | "refund" | "withdraw_request" | "withdraw";
                                 amount: components["schemas"]["AtomicAmount"];
                                 /** @description the vouchers a claim carried (0 for the other kinds) */
                                 vouchers: number;
@@ -3025,9 +3027,14 @@ export interface components {
             settled: string;
             /** @description what went back to the buyer by cooperative refunds */
             refunded: string;
+            /** @description what went back to the buyer by its own withdrawal (initiateWithdraw, then finalizeWithdraw once the withdraw delay passed; read from the Sandbox chain) */
+            withdrawn: string;
             /** @description requests paid from the channel */
             vouchers: number;
-            /** @enum {unknown} */
+            /**
+             * @description open; withdrawing (the buyer asked to withdraw on chain); closed (refunded, or withdrawn to the receiver's claimed part)
+             * @enum {unknown}
+             */
             state: "open" | "withdrawing" | "closed";
             chain_epoch: string | null;
             /** @description opened on an earlier Sandbox chain than the running one */
@@ -3245,7 +3252,7 @@ export interface components {
             /** @description `evt_…`, increasing; the SSE id */
             id: string;
             /** @enum {unknown} */
-            type: "payment.required" | "payment.verified" | "payment.settled" | "payment.failed" | "upstream.failed" | "channel.claimed" | "channel.settled" | "channel.refunded";
+            type: "payment.required" | "payment.verified" | "payment.settled" | "payment.failed" | "upstream.failed" | "channel.claimed" | "channel.settled" | "channel.refunded" | "channel.withdrawing" | "channel.withdrawn";
             /** Format: date-time */
             created_at: string;
             environment: components["schemas"]["Environment"];
@@ -3278,7 +3285,7 @@ export interface components {
                 w?: string;
                 s?: string[];
             } | null;
-            /** @description a payment channel's id (x402 batch-settlement, lowercase): on a voucher's or deposit's payment.settled and on channel.claimed, channel.settled (a channel's claimed vouchers reached the chain, then the receiver) and channel.refunded (the refund request's); on those three amount is what moved, and channel.claimed and channel.settled have no request behind them (endpoint_id null, method and path empty, status 200) */
+            /** @description a payment channel's id (x402 batch-settlement, lowercase): on a voucher's or deposit's payment.settled and on channel.claimed, channel.settled (a channel's claimed vouchers reached the chain, then the receiver), channel.refunded (the refund request's), channel.withdrawing and channel.withdrawn (the buyer's withdraw request and withdrawal on chain); on those amount is what moved (withdrawing: what the buyer asked for), and channel.claimed, channel.settled, channel.withdrawing and channel.withdrawn have no request behind them (endpoint_id null, method and path empty, status 200) */
             channel_id: string | null;
         };
     };

@@ -3,7 +3,8 @@
  * `kill -9` (`chain-restart`: a new Anvil is up, the chain not yet loaded into it; `revert`: the chain is reverted,
  * the ledger not yet; `revert-recorded`: the same, the revert's way forward recorded; `settlement-record`: a payment
  * is settled on the chain, its record not yet written; `channel-action-<deposit|claim|settle|refund>`: a
- * batch-settlement action is on the chain, its outcome not yet journaled), after saying so on stderr, so a test kills it exactly there,
+ * batch-settlement action is on the chain, its outcome not yet journaled; `channel-record`: a channel's deposit or
+ * refund through the gateway is on the chain, svc's record of it not yet written), after saying so on stderr, so a test kills it exactly there,
  * or breaks something there and lets it go on with SIGUSR2.
  */
 export function pausePoint(step: string): Promise<void> {

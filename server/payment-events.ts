@@ -12,6 +12,9 @@ export type PaymentEventType =
   | 'channel.claimed'
   | 'channel.settled'
   | 'channel.refunded'
+  /** The buyer's own exit (initiateWithdraw, then finalizeWithdraw after the withdraw delay), read from the chain. */
+  | 'channel.withdrawing'
+  | 'channel.withdrawn'
 
 /** One event, in the control plane's snake_case. Fields that do not apply to the type are null. */
 export type PaymentEvent = {

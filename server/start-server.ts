@@ -231,6 +231,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   // A server's upstreams may not reach its own listener at any of its addresses (loopback ones are refused anyway).
   options.trust?.peers.push(...ownPeers(options.listenHost ?? '127.0.0.1', listening.port))
   const stopPurge = startEndpointPurge(database.db, { log: options.log, clock })
+  // Payment channels' managers claim and settle on schedule from now, not from a receiver's next request.
+  void app.gateway.startChannelManagers()
   return {
     app,
     hosts,

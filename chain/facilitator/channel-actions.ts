@@ -94,7 +94,7 @@ export function createChannelActionJournal(options: { log?: ((line: string) => v
           chainEpoch: chain.epoch,
           kind: action,
           ...partiesOf(payload, requirements),
-          detail: detailOf(payload, requirements),
+          detail: channelActionDetailOf(payload, requirements),
           fromBlock: (await chain.client.getBlockNumber()).toString(),
           state: 'pending',
           transaction: null,
@@ -178,7 +178,8 @@ function partiesOf(payload: PaymentPayload, requirements: PaymentRequirements) {
   return { receiver: String(config.receiver), token: String(config.token), payer: String(config.payer) }
 }
 
-function detailOf(payload: PaymentPayload, requirements: PaymentRequirements): ChannelActionDetail {
+/** What tells, on the chain, whether the action of a batch-settlement payload (not a voucher) landed. */
+export function channelActionDetailOf(payload: PaymentPayload, requirements: PaymentRequirements): ChannelActionDetail {
   const body = payload.payload as Record<string, unknown>
   const claimsOf = (claims: unknown) =>
     ((claims as Claim[] | undefined) ?? []).map((claim) => ({

@@ -70,6 +70,7 @@ export function registerChannels(program: Command, ctx: CliContext) {
           ['claimed', `${usdc(c.claimed)} USDC`],
           ['settled', `${usdc(c.settled)} USDC`],
           ['refunded', `${usdc(c.refunded)} USDC`],
+          ['withdrawn', `${usdc(c.withdrawn)} USDC`],
           ['withdraw delay', `${c.withdraw_delay} s`],
         ])
         call.out.line()

@@ -108,7 +108,8 @@ export class RevenueTally {
   readonly #lines = new Map<string, { network: string; asset: string; amount: bigint }>()
 
   add(network: string, asset: string, amount: bigint) {
-    const key = `${network}|${asset}`
+    // One line per token, whichever case its address came in (settlements and channels may differ).
+    const key = `${network}|${asset.toLowerCase()}`
     const line = this.#lines.get(key)
     if (line) line.amount += amount
     else this.#lines.set(key, { network, asset, amount })

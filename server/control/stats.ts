@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { addDays, parseQuery, queryId, queryInt, RevenueTally, utcDay, type RevenueLine } from './analytics-query.js'
 import { findOwnedApi } from '../db/apis.js'
 import { dailyTraffic } from '../db/api-daily-stats.js'
+import { dailyVoucherRevenue } from '../db/batch-channels.js'
 import { countUniquePayers, dailyRevenue } from '../db/settlements.js'
 import { guard, principalOf, type Principal } from './context.js'
 import type { ServerDeps } from '../deps.js'
@@ -17,8 +18,9 @@ type Day = Counters & { day: string; settlements: number; revenue: RevenueLine[]
 
 /**
  * GET /stats/overview: the caller's gateway traffic and revenue of the last `days` UTC days (today included), in
- * the caller's environment, for all their APIs or one (`api_id`). Traffic comes from api_daily_stats, revenue and
- * payers from settlements; amounts are summed exactly (BigInt), per network and asset.
+ * the caller's environment, for all their APIs or one (`api_id`). Traffic comes from api_daily_stats (voucher-paid
+ * requests count as paid), revenue and payers from settlements and from the vouchers payment channels charged (channel
+ * money is earned per request, not per transaction); amounts are summed exactly (BigInt), per network and asset.
  */
 export function createStatsRoutes(deps: ServerDeps): Router {
   const router = Router()
@@ -43,9 +45,10 @@ async function overview(
 ) {
   const { from, to, apiId } = range
   const settled = { from: `${from}T00:00:00.000Z`, before: `${addDays(to, 1)}T00:00:00.000Z`, apiId }
-  const [trafficRows, revenueRows, uniquePayers] = await Promise.all([
+  const [trafficRows, revenueRows, voucherRows, uniquePayers] = await Promise.all([
     dailyTraffic(deps.db, principal, range),
     dailyRevenue(deps.db, principal, settled),
+    dailyVoucherRevenue(deps.db, principal, settled),
     countUniquePayers(deps.db, principal, settled),
   ])
 
@@ -79,6 +82,11 @@ async function overview(
     entry.tally.add(row.network, row.asset, row.amount)
     totals.settlements += row.settlements
     revenue.add(row.network, row.asset, row.amount)
+  }
+  // Channel money: what vouchers charged (no settlement per request).
+  for (const row of voucherRows) {
+    daily.get(row.day)?.tally.add(row.network, row.asset, row.amount)
+    if (daily.has(row.day)) revenue.add(row.network, row.asset, row.amount)
   }
 
   return {

@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import { amountChunkSums, joinAmountChunks } from './amount-sums.js'
 import type { BatchChannelRow, BatchTransactionRow, BatchVoucherRow, ChannelState } from './batch-tables.js'
 import type { Database, Owner } from './tables.js'
 
@@ -78,4 +79,50 @@ export function channelTransactions(db: Kysely<Database>, channel: BatchChannelR
     .orderBy('created_at')
     .orderBy('id')
     .execute()
+}
+
+/** A span of times (ISO: `from` included, `before` excluded) of all the owner's APIs or one. */
+type Range = { from: string; before: string; apiId?: string | undefined }
+
+/** The requests the owner's channels charged (their vouchers) in the range, joined to their channel. */
+export function vouchersIn(db: Kysely<Database>, owner: Owner, range: Range) {
+  let query = db
+    .selectFrom('batch_vouchers')
+    .innerJoin('batch_channels', (join) =>
+      join
+        .onRef('batch_channels.chain_epoch', '=', 'batch_vouchers.chain_epoch')
+        .onRef('batch_channels.channel_id', '=', 'batch_vouchers.channel_id'),
+    )
+    .where('batch_vouchers.user_id', '=', owner.user.id)
+    .where('batch_channels.environment', '=', owner.environment)
+    .where('batch_vouchers.created_at', '>=', range.from)
+    .where('batch_vouchers.created_at', '<', range.before)
+  if (range.apiId) query = query.where('batch_vouchers.api_id', '=', range.apiId)
+  return query
+}
+
+/** Channel money per UTC day, network and token: what the owner's vouchers charged (summed exactly), and how many. */
+export async function dailyVoucherRevenue(
+  db: Kysely<Database>,
+  owner: Owner,
+  range: Range,
+): Promise<{ day: string; network: string; asset: string; vouchers: number; amount: bigint }[]> {
+  const day = sql<string>`substr(batch_vouchers.created_at, 1, 10)`
+  const rows = await vouchersIn(db, owner, range)
+    .select([
+      day.as('day'),
+      'batch_channels.network',
+      'batch_channels.token',
+      sql<number>`count(*)`.as('vouchers'),
+      ...amountChunkSums(db),
+    ])
+    .groupBy([day, 'batch_channels.network', 'batch_channels.token'])
+    .execute()
+  return rows.map((row) => ({
+    day: row.day,
+    network: row.network,
+    asset: row.token,
+    vouchers: Number(row.vouchers),
+    amount: joinAmountChunks(row as Record<string, unknown>),
+  }))
 }

@@ -33,6 +33,8 @@ export type BatchChannelsTable = {
   settled: string
   /** What went back to the buyer by cooperative refunds. */
   refunded: string
+  /** What went back to the buyer by its own withdrawal (initiateWithdraw, then finalizeWithdraw after the delay). */
+  withdrawn: string
   /** Requests paid from it. */
   vouchers: number
   state: ChannelState
@@ -59,8 +61,11 @@ export type BatchVouchersTable = {
   created_at: string
 }
 
-/** What kind of channel transaction: a buyer's deposit, the receiver's claim or settle, a cooperative refund. */
-export type BatchTransactionKind = 'deposit' | 'claim' | 'settle' | 'refund'
+/**
+ * What kind of channel transaction: a buyer's deposit, the receiver's claim or settle, a cooperative refund, the
+ * buyer's withdraw request (initiateWithdraw) and withdrawal (finalizeWithdraw).
+ */
+export type BatchTransactionKind = 'deposit' | 'claim' | 'settle' | 'refund' | 'withdraw_request' | 'withdraw'
 
 /** A channel transaction on chain. */
 export type BatchTransactionsTable = {

@@ -18,6 +18,9 @@ import * as notifications from './migrations/2026_11_27_05_00_00_notifications.j
 import * as sharedState from './migrations/2026_11_27_06_00_00_shared_state.js'
 import * as journalStartBlock from './migrations/2026_11_27_04_00_00_journal_start_block.js'
 import * as paymentClaims from './migrations/2026_11_27_03_00_00_payment_claims.js'
+import * as channelWithdrawals from './migrations/2026_11_27_02_00_00_channel_withdrawals.js'
+import * as channelJournal from './migrations/2026_11_27_02_10_00_channel_journal.js'
+import * as voucherStats from './migrations/2026_11_27_02_20_00_voucher_stats.js'
 import { isPostgresUrl, openPostgres } from './postgres-database.js'
 import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
@@ -45,6 +48,9 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_06_00_00_shared_state': sharedState,
   '2026_11_27_04_00_00_journal_start_block': journalStartBlock,
   '2026_11_27_03_00_00_payment_claims': paymentClaims,
+  '2026_11_27_02_00_00_channel_withdrawals': channelWithdrawals,
+  '2026_11_27_02_10_00_channel_journal': channelJournal,
+  '2026_11_27_02_20_00_voucher_stats': voucherStats,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

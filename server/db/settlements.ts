@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import { amountChunkSums, joinAmountChunks } from './amount-sums.js'
+import { vouchersIn } from './batch-channels.js'
 import type { Database, Owner, SettlementRow } from './tables.js'
 
 /** Which of the owner's settlements a listing reads; bounds are ISO timestamps. */
@@ -88,10 +89,16 @@ export async function dailyRevenue(
   }))
 }
 
-/** How many distinct payers (addresses in any case) paid the owner in the range. */
+/**
+ * How many distinct payers (addresses in any case) paid the owner in the range: by settlements, or by vouchers of a
+ * payment channel.
+ */
 export async function countUniquePayers(db: Kysely<Database>, owner: Owner, range: SettledRange): Promise<number> {
-  const row = await settledIn(db, owner, range)
-    .select(sql<number>`count(distinct lower(payer))`.as('unique_payers'))
+  const settled = settledIn(db, owner, range).select(sql<string>`lower(payer)`.as('payer'))
+  const channels = vouchersIn(db, owner, range).select(sql<string>`lower(batch_channels.payer)`.as('payer'))
+  const row = await db
+    .selectFrom(settled.union(channels).as('payers'))
+    .select(sql<number>`count(*)`.as('unique_payers'))
     .executeTakeFirstOrThrow()
   return Number(row.unique_payers)
 }

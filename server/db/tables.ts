@@ -185,6 +185,11 @@ export type SettlementJournalTable = {
   from_block: string | null
   /** `claimed` (held, nothing sent), `settling`, or `abandoned` (left to the sweeper): migration 2026_11_27_03. */
   state: JournalState
+  /**
+   * A payment channel's deposit or refund (x402 batch-settlement), JSON (server/journal/channel-journal.ts): what
+   * tells on the chain whether it landed; null for every other payment.
+   */
+  channel_action: string | null
 }
 
 export type JournalState = 'claimed' | 'settling' | 'abandoned'

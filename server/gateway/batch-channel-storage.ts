@@ -76,6 +76,7 @@ export function createChannelStorage(
     deposited: '0',
     settled: '0',
     refunded: '0',
+    withdrawn: '0',
     vouchers: 0,
     created_at: now().toISOString(),
     ...columns(next),

@@ -3,9 +3,9 @@ import type { Database } from '../db/tables.js'
 import type { PaymentEvents } from '../payment-events.js'
 import { nowIso } from '../ids.js'
 
-/** A channel transaction of the channel manager, as the live stream tells it: one per channel. */
+/** A channel transaction of the channel manager or the buyer's withdrawal, as the live stream tells it: one per channel. */
 export type ChannelMoved = {
-  type: 'channel.claimed' | 'channel.settled'
+  type: 'channel.claimed' | 'channel.settled' | 'channel.withdrawing' | 'channel.withdrawn'
   chainEpoch: string
   channelId: string
   /** What moved for this channel (atomic units of `token`). */
@@ -17,8 +17,9 @@ export type ChannelMoved = {
 }
 
 /**
- * Publishes the channel manager's claims and settles to the live stream (`GET /events`) of the channel's seller (the
- * API its first voucher paid, as batch-records.ts keeps it): they run on a schedule, with no request behind them.
+ * Publishes the channel manager's claims and settles, and the buyer's withdrawals, to the live stream (`GET /events`)
+ * of the channel's seller (the API its first voucher paid, as batch-records.ts keeps it): they run on a schedule or on
+ * the chain, with no request behind them.
  * Nothing is read when nobody listens.
  */
 export function createChannelEvents(db: Kysely<Database>, bus: PaymentEvents | undefined) {

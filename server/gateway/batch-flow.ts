@@ -1,6 +1,8 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { SkipHandlerDirective } from '@x402/core/server'
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
+import { pausePoint } from '../../core/pause-point.js'
+import { channelJournalFields } from '../journal/channel-journal.js'
 import type { BatchRecords } from './batch-records.js'
 import type { BatchServers } from './batch-servers.js'
 import { settlePayment, verifyPayment, type FacilitatorResult } from './facilitator-calls.js'
@@ -61,6 +63,44 @@ export async function payBatch(
       ? failed(502, outcome.error)
       : { type: 'error', status, error: outcome.error, retryAfter: 1 }
   }
+  /**
+   * Journals a deposit or refund before the facilitator sends it (server/journal/journal.ts), as every settlement is:
+   * a svc that dies before recording its transaction finds it on the chain at the next start.
+   */
+  const beginJournal = async () => {
+    const fields = await channelJournalFields(
+      payload,
+      requirements,
+      api.environment === 'development' ? ctx.deps.chain?.sandboxChain : undefined,
+    )
+    return ctx.journal.begin({
+      api,
+      endpoint: route.endpoint,
+      ephemeral: route.expiresAt !== null,
+      requirements,
+      payload,
+      amount: fields.amount,
+      paymentId: fields.paymentId,
+      payer: fields.payer,
+      method: request.method,
+      path: resource.path,
+      chainEpoch,
+      channelAction: fields.channelAction,
+    })
+  }
+  /** Settles through the scheme; a journaled action whose settle failed or broke off is left for the chain to say. */
+  const settleJournaled = async (journalId: string | undefined) => {
+    try {
+      const settled = await settlePayment(server, payload, requirements)
+      if (settled.type !== 'accepted' && journalId) ctx.journal.abandon(journalId)
+      // Crash tests stop here: the deposit or refund is on the chain, svc's record of it not yet written.
+      if (settled.type === 'accepted' && journalId) await pausePoint('channel-record')
+      return settled
+    } catch (error) {
+      if (journalId) ctx.journal.abandon(journalId)
+      throw error
+    }
+  }
   /** Frees the channel's reservation: the request ends without charging its voucher. */
   const cancel = (responseStatus?: number) =>
     server
@@ -77,7 +117,8 @@ export async function payBatch(
   // A refund request: settled now (the facilitator claims what was charged and refunds the rest), nothing forwarded.
   if (skip) {
     const before = await ctx.records.channel(chainEpoch, channelId)
-    const settled = await settlePayment(server, payload, requirements)
+    const journalId = await beginJournal()
+    const settled = await settleJournaled(journalId)
     if (settled.type !== 'accepted') return refused(settled, true)
     const after = (settled.response.extra as { channelState?: { balance?: string } } | undefined)?.channelState
     const balanceAfter = after?.balance ?? '0'
@@ -93,6 +134,7 @@ export async function payBatch(
       balanceAfter,
       transaction: settled.response.transaction,
     })
+    ctx.journal.finish(journalId)
     // Not payment.settled: the buyer was refunded, not charged.
     ctx.tell(
       'channel.refunded',
@@ -151,7 +193,8 @@ export async function payBatch(
     return buyerGone
   }
 
-  const settled = await settlePayment(server, payload, requirements)
+  const journalId = body.type === 'deposit' ? await beginJournal() : undefined
+  const settled = await settleJournaled(journalId)
   if (settled.type !== 'accepted') return refused(settled, true)
   const response: SettleResponse = settled.response
   const state = (response.extra as { channelState?: { chargedCumulativeAmount?: string } } | undefined)?.channelState
@@ -178,6 +221,7 @@ export async function payBatch(
     amount: requirements.amount,
     cumulative: state?.chargedCumulativeAmount ?? '',
   })
+  if (journalId) ctx.journal.finish(journalId)
   ctx.stats.count(api, 'paid_requests')
   ctx.tell(
     'payment.settled',

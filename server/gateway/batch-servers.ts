@@ -11,6 +11,7 @@ import type { ServerDeps } from '../deps.js'
 import type { BatchRecords } from './batch-records.js'
 import { createChannelStorage } from './batch-channel-storage.js'
 import { createChannelEvents } from './batch-events.js'
+import { createWithdrawalWatch } from './batch-withdrawals.js'
 import type { GatewayRoute } from './endpoint-table.js'
 import type { OwnWrites } from './own-write.js'
 import type { ResourceServers } from './resource-servers.js'
@@ -33,6 +34,11 @@ export type BatchServers = {
   serverFor(api: ApiRow, route: GatewayRoute): Promise<x402ResourceServer> | undefined
   /** The chain epoch a batch payment of `api` is recorded under ('' in production). */
   epochOf(api: ApiRow): string
+  /**
+   * Starts the channel managers of every receiver an enabled endpoint takes batch-settlement for (at the server's
+   * start: vouchers a stopped svc left unclaimed are claimed and settled on schedule, without waiting for a request).
+   */
+  startAll(): Promise<void>
   /** Claims every voucher received and settles them now (each receiver and token with a channel manager). */
   claimAndSettle(): Promise<void>
   /** Stops the channel managers' timers, claiming and settling what they hold first. */
@@ -58,6 +64,8 @@ export function createBatchServers(
 ): BatchServers {
   const receivers = new Map<string, Receiver>()
   const publish = createChannelEvents(deps.db, deps.events)
+  // Buyers' withdrawals reach no route: they are read from the Sandbox chain once a receiver takes channels there.
+  const withdrawals = createWithdrawalWatch(deps, publish, own)
   const epochOf = (api: ApiRow) => (api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : '')
 
   function receiverFor(api: ApiRow, withdrawDelay: number, network: string): Receiver {
@@ -94,6 +102,7 @@ export function createBatchServers(
       managers: new Map(),
     }
     receivers.set(key, receiver)
+    if (api.environment === 'development') withdrawals.start()
     return receiver
   }
 
@@ -161,7 +170,7 @@ export function createBatchServers(
   }
 
   /** Starts (or hastens) the manager of the route's batch accepts' tokens. */
-  function manage(receiver: Receiver, route: GatewayRoute): void {
+  function manage(receiver: Receiver, route: Pick<GatewayRoute, 'accepts'>): void {
     for (const accept of route.accepts.filter(isBatch)) {
       const claimEvery = Number(accept.extra?.claimIntervalSeconds ?? defaultClaimIntervalSeconds)
       const settleEvery = Number(accept.extra?.settleIntervalSeconds ?? defaultSettleIntervalSeconds)
@@ -191,20 +200,60 @@ export function createBatchServers(
     }
   }
 
+  let closed = false
+  let starting: Promise<void> | undefined
+
+  function serverFor(api: ApiRow, route: Pick<GatewayRoute, 'accepts'>) {
+    const batch = route.accepts.find(isBatch)
+    if (!batch) return undefined
+    const receiver = receiverFor(api, withdrawDelayOf(batch.extra), batch.network)
+    manage(receiver, route)
+    return receiver.server
+  }
+
+  async function startAll(): Promise<void> {
+    const rows = await deps.db
+      .selectFrom('endpoints')
+      .innerJoin('apis', 'apis.id', 'endpoints.api_id')
+      .selectAll('apis')
+      .select('endpoints.accepts as endpoint_accepts')
+      .where('endpoints.enabled', '=', 1)
+      .where('endpoints.accepts', 'like', '%batch-settlement%')
+      .execute()
+    for (const { endpoint_accepts, ...api } of rows) {
+      if (closed) return
+      // A Sandbox API needs the chain services; a production one the external facilitator (else the request says so).
+      if (api.environment === 'development' && !deps.chain) continue
+      try {
+        void serverFor(api, { accepts: JSON.parse(endpoint_accepts) as GatewayRoute['accepts'] })?.catch(() => {})
+      } catch (error) {
+        deps.log?.(
+          cutText(
+            `gateway: the channel managers of ${api.slug} did not start: ${(error as Error).message}`,
+            logLineLimit,
+          ),
+        )
+      }
+    }
+  }
+
   return {
     epochOf,
-    serverFor(api, route) {
-      const batch = route.accepts.find(isBatch)
-      if (!batch) return undefined
-      const receiver = receiverFor(api, withdrawDelayOf(batch.extra), batch.network)
-      manage(receiver, route)
-      return receiver.server
+    serverFor,
+    startAll() {
+      starting ??= startAll().catch((error: unknown) =>
+        deps.log?.(cutText(`gateway: the channel managers did not start: ${(error as Error).message}`, logLineLimit)),
+      )
+      return starting
     },
     async claimAndSettle() {
       for (const receiver of receivers.values())
         for (const { manager } of receiver.managers.values()) await manager.claimAndSettle()
     },
     async close() {
+      closed = true
+      await starting
+      await withdrawals.close()
       const all = [...receivers.values()]
       receivers.clear()
       for (const receiver of all)

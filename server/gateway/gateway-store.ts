@@ -239,6 +239,7 @@ const sampleJournal: SettlementJournalRow = {
   owner: null,
   from_block: null,
   state: 'settling',
+  channel_action: null,
 }
 
 const sampleTraffic: TrafficRow = {

@@ -14,6 +14,8 @@ import { createPaywallPage } from './paywall/paywall-page.js'
 
 export type Gateway = {
   handle(req: Request, res: Response, route: HostRoute): Promise<void>
+  /** Starts the payment channels' managers of every batch-settlement receiver (the server's start). */
+  startChannelManagers(): Promise<void>
   close(): Promise<void>
 }
 
@@ -40,6 +42,7 @@ export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {
         leave?.()
       }
     },
+    startChannelManagers: () => flow.startChannelManagers(),
     async close() {
       await flow.close()
       store.close()

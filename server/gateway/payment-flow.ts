@@ -45,6 +45,8 @@ export type PaymentFlow = {
    * `FacilitatorUnavailableError` (503) when the API's facilitator cannot be used, anything unexpected (500).
    */
   run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome>
+  /** Starts the channel managers of the batch-settlement receivers (server/gateway/batch-servers.ts `startAll`). */
+  startChannelManagers(): Promise<void>
   /** Writes the buffered traffic counters now (tests; otherwise every 250 ms and on close). */
   flush(): Promise<void>
   /** Releases timers, pending writes and upstream connections (server stop). */
@@ -418,6 +420,7 @@ export function createPaymentFlow(
 
   return {
     run,
+    startChannelManagers: () => batch.startAll(),
     flush: () => stats.flush(),
     async close() {
       unregister?.()

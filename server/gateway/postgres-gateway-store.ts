@@ -111,4 +111,5 @@ const journalSample: Record<keyof SettlementJournalRow, true> = {
   owner: true,
   from_block: true,
   state: true,
+  channel_action: true,
 }

@@ -7,6 +7,7 @@ import { abandonJournalRow, claimJournalRow, releaseJournalClaim } from '../db/s
 import type { ApiRow, EndpointRow, JournalState, SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId, nowIso } from '../ids.js'
+import type { JournaledChannelAction } from './channel-journal.js'
 import { createKeptWrites } from './kept-writes.js'
 import { resolveSettlementJournal } from './recovery.js'
 import type { GatewayStore } from '../gateway/gateway-store.js'
@@ -26,6 +27,8 @@ export type JournalEntry = {
   method: string
   path: string
   chainEpoch: string
+  /** A payment channel's deposit or refund: what recovery looks for on the chain (channel-journal.ts). */
+  channelAction?: JournaledChannelAction | undefined
 }
 
 export type SettlementJournal = {
@@ -236,5 +239,6 @@ export function buildJournalRow(
     owner,
     from_block: fromBlock,
     state,
+    channel_action: entry.channelAction === undefined ? null : JSON.stringify(entry.channelAction),
   }
 }

@@ -13,6 +13,7 @@ import { processOwnerOf } from '../db/process-owner.js'
 import type { SettlementJournalRow, SettlementRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId } from '../ids.js'
+import { resolveChannelJournalRow } from './channel-journal.js'
 
 /** What resolving the journal did, row by row. */
 export type JournalResolution = {
@@ -106,6 +107,8 @@ async function resolveRow(
     await deleteJournalRow(deps.db, row.id)
     return 'notSettled'
   }
+  // A payment channel's deposit or refund: its transaction and the channel on chain say what to record.
+  if (row.channel_action !== null) return resolveChannelJournalRow(deps, row, log)
   if (row.settlement_id !== null) {
     await markJournalUndelivered(deps.db, { ...row, settlement_id: row.settlement_id })
     return 'undelivered'

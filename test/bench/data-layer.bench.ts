@@ -115,6 +115,7 @@ async function onePayment({ store, claim }: Side, index: number): Promise<number
     owner: 'proc_bench',
     from_block: null,
     state: 'settling',
+    channel_action: null,
   }
   await claim?.(row)
   await store.openJournal(row)

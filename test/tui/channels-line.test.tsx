@@ -18,6 +18,7 @@ const channel = (overrides: Partial<Channel>): Channel => ({
   claimed: '5000',
   settled: '5000',
   refunded: '0',
+  withdrawn: '0',
   vouchers: 5,
   state: 'open',
   chain_epoch: 'e1',

@@ -199,5 +199,6 @@ const journalRow = (id: string): SettlementJournalRow => ({
   created_at: new Date().toISOString(),
   owner: null,
   from_block: null,
+  channel_action: null,
   state: 'settling',
 })

@@ -216,5 +216,6 @@ function journalRow(id: string, settlementId: string, owner: string | null): Set
     owner,
     from_block: null,
     state: 'settling',
+    channel_action: null,
   }
 }

@@ -150,5 +150,6 @@ function journalRow(id: string, paymentId: string, owner: string, state: Journal
     owner,
     state,
     from_block: null,
+    channel_action: null,
   }
 }

@@ -4,40 +4,22 @@
  * channel.settled events of the channel's seller, with the transactions and amounts svc recorded; a refund is
  * channel.refunded (not charged). Paid by @x402/evm's own batch-settlement client.
  */
-import { x402Client } from '@x402/core/client'
 import { decodePaymentResponseHeader } from '@x402/core/http'
-import { toClientEvmSigner } from '@x402/evm'
-import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Hex } from 'viem'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import type { PaymentEvent } from '../../../server/payment-events.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
-import { newAccount } from '../../helpers/payments.js'
-import { addEndpoint, createApi, newSeller, startGatewayStack, type GatewayStack, type Seller } from './helpers.js'
+import { batchAccept, batchBuyer } from './batch-kit.js'
+import { startGatewayStack, type Api, type GatewayStack, type Seller } from './helpers.js'
 
 const price = 1_000n
 let stack: GatewayStack
 let seller: Seller
-let api: Awaited<ReturnType<typeof createApi>>
+let api: Api
 
 beforeAll(async () => {
   stack = await startGatewayStack()
-  seller = await newSeller(stack.t)
-  api = await createApi(stack.t, seller, stack.upstream.url)
-  await addEndpoint(stack.t, seller, api.id, {
-    method: 'GET',
-    path_pattern: '/weather/{city}',
-    accepts: [
-      {
-        scheme: 'batch-settlement',
-        network: 'eip155:845320402',
-        asset: stack.services.sandboxChain.usdc.address,
-        amount: price.toString(),
-        extra: { minDeposit: (10n * price).toString(), claimIntervalSeconds: 1, settleIntervalSeconds: 1 },
-      },
-    ],
-  })
+  ;({ seller, api } = await stack.apiWith('/weather/{city}', [batchAccept(stack.services, price)]))
 })
 afterAll(async () => {
   await stack?.stop()
@@ -47,10 +29,7 @@ test("a channel's vouchers, claim, settle and refund on the seller's event strea
   const events: PaymentEvent[] = []
   const stop = stack.t.server.events.subscribe(seller.userId, (event) => events.push(event))
   try {
-    const buyer = newAccount()
-    const scheme = new BatchClient(toClientEvmSigner(buyer, stack.services.sandboxChain.client as never))
-    const client = new x402Client().register('eip155:845320402', scheme).setSpendControls({ allowedAssets: true })
-    const pay = wrapFetchWithPayment(localFetch, client)
+    const { buyer, scheme, pay } = batchBuyer(stack.services)
     await stack.services.manager.fund(buyer.address, 'usdc', '1')
     let channelId = ''
     for (let i = 0; i < 3; i++) {

@@ -17,6 +17,7 @@ import type { LocalAccount } from 'viem'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import { newAccount } from '../../helpers/payments.js'
+import { batchAccept } from './batch-kit.js'
 import { addEndpoint, createApi, newSeller, startGatewayStack, type GatewayStack } from './helpers.js'
 
 const price = 1_000n
@@ -33,15 +34,7 @@ beforeAll(async () => {
     await addEndpoint(stack.t, seller, api.id, {
       method: 'GET',
       path_pattern,
-      accepts: [
-        {
-          scheme: 'batch-settlement',
-          network,
-          asset: stack.services.sandboxChain.usdc.address,
-          amount: price.toString(),
-          extra: { minDeposit: (10n * price).toString(), claimIntervalSeconds: 3600, settleIntervalSeconds: 3600 },
-        },
-      ],
+      accepts: [batchAccept(stack.services, price, { claimIntervalSeconds: 3600, settleIntervalSeconds: 3600 })],
     })
 })
 afterAll(async () => {

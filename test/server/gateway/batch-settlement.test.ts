@@ -4,17 +4,11 @@
  * schedule, a refund that never reaches the upstream, with the chain's balances and svc's records agreeing at each
  * step; an upstream that fails leaves the voucher uncharged.
  */
-import { x402Client } from '@x402/core/client'
 import { decodePaymentResponseHeader } from '@x402/core/http'
-import { toClientEvmSigner } from '@x402/evm'
-import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
-import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
-import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
-import { newAccount } from '../../helpers/payments.js'
+import { batchAccept, batchBuyer, channelIdOf, channelOnChain as onChain } from './batch-kit.js'
 import {
   addEndpoint,
   createApi,
@@ -34,59 +28,25 @@ beforeAll(async () => {
   stack = await startGatewayStack()
   seller = await newSeller(stack.t)
   api = await createApi(stack.t, seller, stack.upstream.url)
-  await addEndpoint(stack.t, seller, api.id, {
-    method: 'GET',
-    path_pattern: '/weather/{city}',
-    accepts: [
-      {
-        scheme: 'batch-settlement',
-        network: 'eip155:845320402',
-        asset: stack.services.sandboxChain.usdc.address,
-        amount: price.toString(),
-        extra: { minDeposit: (10n * price).toString(), claimIntervalSeconds: 1, settleIntervalSeconds: 1 },
-      },
-    ],
-  })
-  await addEndpoint(stack.t, seller, api.id, {
-    method: 'GET',
-    path_pattern: '/status/{code}',
-    accepts: [
-      {
-        scheme: 'batch-settlement',
-        network: 'eip155:845320402',
-        asset: stack.services.sandboxChain.usdc.address,
-        amount: price.toString(),
-        extra: { minDeposit: (10n * price).toString(), claimIntervalSeconds: 1, settleIntervalSeconds: 1 },
-      },
-    ],
-  })
+  for (const path_pattern of ['/weather/{city}', '/status/{code}'])
+    await addEndpoint(stack.t, seller, api.id, {
+      method: 'GET',
+      path_pattern,
+      accepts: [batchAccept(stack.services, price)],
+    })
 })
 afterAll(async () => {
   await stack?.stop()
 })
 
-const channelOnChain = async (id: Hex) => {
-  const [balance, totalClaimed] = await stack.services.sandboxChain.client.readContract({
-    address: batchSettlementAddresses.settlement,
-    abi: x402BatchSettlementAbi,
-    functionName: 'channels',
-    args: [id],
-  })
-  return { balance, totalClaimed }
-}
+const channelOnChain = (id: Hex) => onChain(stack.services, id)
 const record = (channelId: string) =>
   stack.t.server.database.db
     .selectFrom('batch_channels')
     .selectAll()
     .where('channel_id', '=', channelId.toLowerCase())
     .executeTakeFirstOrThrow()
-
-function buyerFetch() {
-  const buyer = newAccount()
-  const scheme = new BatchClient(toClientEvmSigner(buyer, stack.services.sandboxChain.client as never))
-  const client = new x402Client().register('eip155:845320402', scheme).setSpendControls({ allowedAssets: true })
-  return { buyer, scheme, pay: wrapFetchWithPayment(localFetch, client) }
-}
+const buyerFetch = () => batchBuyer(stack.services)
 
 describe('batch-settlement through the gateway', () => {
   test('deposit, vouchers, claim and settle on schedule, refund: chain and records agree', async () => {
@@ -159,6 +119,10 @@ describe('batch-settlement through the gateway', () => {
       5n * price,
     ])
     for (const { transaction } of transactions) expect(transaction).toMatch(/^0x[0-9a-f]{64}$/)
+    // The deposit and the refund were journaled before they were sent, and their rows went once they were recorded.
+    await expect
+      .poll(() => stack.t.server.database.db.selectFrom('settlement_journal').selectAll().execute())
+      .toEqual([])
 
     // The seller reads the same through the control plane: the list, the CSV, and the channel with its requests.
     const dev = { jwt: seller.jwt, environment: 'development' }
@@ -201,11 +165,7 @@ describe('batch-settlement through the gateway', () => {
     await stack.services.manager.fund(buyer.address, 'usdc', '1')
     const first = await pay(`${api.gateway}/status/200`)
     expect(first.status).toBe(200)
-    const channelId = (
-      decodePaymentResponseHeader(first.headers.get('payment-response')!).extra as {
-        channelState: { channelId: Hex }
-      }
-    ).channelState.channelId
+    const channelId = channelIdOf(first)
     const failed = await pay(`${api.gateway}/status/404`)
     expect(failed.status).toBe(404)
     expect(failed.headers.get('payment-response')).toBeNull()

@@ -260,5 +260,6 @@ function journalRow(id: string, paymentId: string): SettlementJournalRow {
     owner: 'proc_a',
     from_block: null,
     state: 'settling',
+    channel_action: null,
   }
 }

@@ -151,6 +151,7 @@ describe('at start, the rows a process that died left behind', () => {
       owner: null,
       from_block: null,
       state: 'settling',
+      channel_action: null,
       ...overrides,
     }
   }

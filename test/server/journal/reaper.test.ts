@@ -41,6 +41,7 @@ const journalRow = (id: string, owner: string): SettlementJournalRow => ({
   created_at: at,
   owner,
   from_block: null,
+  channel_action: null,
   state: 'settling',
 })
 

@@ -1,0 +1,69 @@
+/**
+ * What the batch-settlement gateway tests share: the seller's batch accept and a buyer paying with `@x402/evm`'s own
+ * batch-settlement client (through `@x402/fetch`), and reading a channel back from the chain.
+ */
+import { x402Client } from '@x402/core/client'
+import { decodePaymentResponseHeader } from '@x402/core/http'
+import { toClientEvmSigner } from '@x402/evm'
+import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
+import { wrapFetchWithPayment } from '@x402/fetch'
+import { parseEventLogs, type Hex } from 'viem'
+import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
+import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
+import type { ChainServices } from '../../../chain/services.js'
+import { localFetch } from '../../../sdk/local-fetch.js'
+import { newAccount } from '../../helpers/payments.js'
+
+/**
+ * A batch-settlement accept of `price` units of the Sandbox USDC: a deposit of at least ten prices, the channel
+ * manager claiming and settling every second (unless `extra` says otherwise).
+ */
+export const batchAccept = (services: ChainServices, price: bigint, extra: Record<string, unknown> = {}) =>
+  batchAcceptOf(services.sandboxChain.usdc.address, price, extra)
+
+/** {@link batchAccept} of the Sandbox USDC at `usdc` (a `svc up` process's `ready.usdc`). */
+export const batchAcceptOf = (usdc: string, price: bigint, extra: Record<string, unknown> = {}) => ({
+  scheme: 'batch-settlement',
+  network: 'eip155:845320402',
+  asset: usdc,
+  amount: price.toString(),
+  extra: { minDeposit: (10n * price).toString(), claimIntervalSeconds: 1, settleIntervalSeconds: 1, ...extra },
+})
+
+/** A new buyer, its @x402/evm batch-settlement client scheme, and fetch paying with it. */
+export function batchBuyer(services: ChainServices) {
+  const buyer = newAccount()
+  const scheme = new BatchClient(toClientEvmSigner(buyer, services.sandboxChain.client as never))
+  const client = new x402Client().register('eip155:845320402', scheme).setSpendControls({ allowedAssets: true })
+  return { buyer, scheme, pay: wrapFetchWithPayment(localFetch, client) }
+}
+
+/** The channel id a paid answer's PAYMENT-RESPONSE names. */
+export const channelIdOf = (response: Response): Hex =>
+  (
+    decodePaymentResponseHeader(response.headers.get('payment-response')!).extra as {
+      channelState: { channelId: Hex }
+    }
+  ).channelState.channelId
+
+/** The deposit transaction a paid answer's PAYMENT-RESPONSE names (undefined for a voucher's, which names none). */
+export const depositOf = (response: Response): Hex | undefined =>
+  (decodePaymentResponseHeader(response.headers.get('payment-response')!).transaction as Hex) || undefined
+
+/** A channel's balance and claimed total on chain. */
+export async function channelOnChain(services: ChainServices, id: Hex) {
+  const [balance, totalClaimed] = await services.sandboxChain.client.readContract({
+    address: batchSettlementAddresses.settlement,
+    abi: x402BatchSettlementAbi,
+    functionName: 'channels',
+    args: [id],
+  })
+  return { balance, totalClaimed }
+}
+
+/** The channel's config, as the contract logged it when the deposit `transaction` created the channel. */
+export async function channelConfigOf(services: ChainServices, transaction: Hex) {
+  const receipt = await services.sandboxChain.client.getTransactionReceipt({ hash: transaction })
+  const [created] = parseEventLogs({ abi: x402BatchSettlementAbi, eventName: 'ChannelCreated', logs: receipt.logs })
+  return created!.args.config
+}
