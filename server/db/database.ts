@@ -14,13 +14,13 @@ import * as bazaarCatalog from './migrations/2026_11_25_05_00_00_bazaar_catalog.
 import * as channelActions from './migrations/2026_11_26_03_00_00_channel_actions.js'
 import * as batchChannels from './migrations/2026_11_26_04_00_00_batch_channels.js'
 import * as journalOwner from './migrations/2026_11_26_07_00_00_journal_owner.js'
-import * as notifications from './migrations/2026_11_27_05_00_00_notifications.js'
-import * as sharedState from './migrations/2026_11_27_06_00_00_shared_state.js'
-import * as journalStartBlock from './migrations/2026_11_27_04_00_00_journal_start_block.js'
-import * as paymentClaims from './migrations/2026_11_27_03_00_00_payment_claims.js'
 import * as channelWithdrawals from './migrations/2026_11_27_02_00_00_channel_withdrawals.js'
 import * as channelJournal from './migrations/2026_11_27_02_10_00_channel_journal.js'
 import * as voucherStats from './migrations/2026_11_27_02_20_00_voucher_stats.js'
+import * as paymentClaims from './migrations/2026_11_27_03_00_00_payment_claims.js'
+import * as journalStartBlock from './migrations/2026_11_27_04_00_00_journal_start_block.js'
+import * as notifications from './migrations/2026_11_27_05_00_00_notifications.js'
+import * as sharedState from './migrations/2026_11_27_06_00_00_shared_state.js'
 import { isPostgresUrl, openPostgres } from './postgres-database.js'
 import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
@@ -44,13 +44,13 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_03_00_00_channel_actions': channelActions,
   '2026_11_26_04_00_00_batch_channels': batchChannels,
   '2026_11_26_07_00_00_journal_owner': journalOwner,
-  '2026_11_27_05_00_00_notifications': notifications,
-  '2026_11_27_06_00_00_shared_state': sharedState,
-  '2026_11_27_04_00_00_journal_start_block': journalStartBlock,
-  '2026_11_27_03_00_00_payment_claims': paymentClaims,
   '2026_11_27_02_00_00_channel_withdrawals': channelWithdrawals,
   '2026_11_27_02_10_00_channel_journal': channelJournal,
   '2026_11_27_02_20_00_voucher_stats': voucherStats,
+  '2026_11_27_03_00_00_payment_claims': paymentClaims,
+  '2026_11_27_04_00_00_journal_start_block': journalStartBlock,
+  '2026_11_27_05_00_00_notifications': notifications,
+  '2026_11_27_06_00_00_shared_state': sharedState,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }
