@@ -158,7 +158,8 @@ export function createClusterPaymentEvents(
   let publishing: Promise<void> | undefined
   const publishAll = async () => {
     while (queue.length > 0) {
-      const batch = queue.slice(0, batchSize)
+      // A statement does not see the rows it inserts: a batch past `keep` would leave some of its own untrimmed.
+      const batch = queue.slice(0, Math.min(batchSize, keep))
       queue = queue.slice(batch.length)
       await sql`
         with counter as (
