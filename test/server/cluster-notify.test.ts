@@ -212,21 +212,24 @@ describe.skipIf(!runs)('servers sharing one PostgreSQL database', () => {
       expect(paid.status).toBe(200)
       await paid.arrayBuffer()
     }
-    // Each payment: the 402 of the probe, then verified and settled.
+    // Each payment: the 402 of the probe, then verified and settled, in that order. Events are published after the
+    // answer, so one payment's last event may come after the next payment's first (made through another server).
     const first = await stream.next(cities.length * 3)
-    expect(first.map((event) => `${event.type} ${event.path}`)).toEqual(
-      cities.flatMap((city) =>
-        ['payment.required', 'payment.verified', 'payment.settled'].map((type) => `${type} /weather/${city}`),
-      ),
+    const seen = first.map((event) => `${event.type} ${event.path}`)
+    const expected = cities.map((city) =>
+      ['payment.required', 'payment.verified', 'payment.settled'].map((type) => `${type} /weather/${city}`),
     )
+    expect([...seen].sort()).toEqual(expected.flat().sort())
+    for (const [index, city] of cities.entries())
+      expect(seen.filter((line) => line.endsWith(`/weather/${city}`))).toEqual(expected[index])
     expectIncreasing(first)
     // An event past PostgreSQL's 8,000-byte notification limit (a long path) is read from the ring, in its place.
     const long = `/files/${'x'.repeat(8_100)}`
     expect(await statusWithLargeHeaders(c, api.slug, long)).toBe(402)
     expect(await status(`${gateway(b, api.slug)}/weather/Rome`)).toBe(402)
-    const [big, rome] = await stream.next(2)
-    expect([big!.path, rome!.path]).toEqual([long, '/weather/Rome'])
-    expectIncreasing([...first, big!, rome!])
+    const pair = await stream.next(2)
+    expect(pair.map((event) => event.path).sort()).toEqual(['/weather/Rome', long].sort())
+    expectIncreasing([...first, ...pair])
     stream.close()
 
     // Reconnected to B with the id of the 6th event: the 7th on come again, then what happened meanwhile, then live.
@@ -235,10 +238,13 @@ describe.skipIf(!runs)('servers sharing one PostgreSQL database', () => {
     const resumed = await open(b, resumeAfter.id)
     expect(await status(`${gateway(a, api.slug)}/weather/Cairo`)).toBe(402)
     const again = await resumed.next(first.length - 6 + 2 + 2)
-    expect(again.slice(0, -2).map((event) => event.id)).toEqual(
-      [...first.slice(6), big!, rome!].map((event) => event.id),
-    )
-    expect(again.slice(-2).map((event) => event.path)).toEqual(['/weather/Accra', '/weather/Cairo'])
+    expect(again.slice(0, -2).map((event) => event.id)).toEqual([...first.slice(6), ...pair].map((event) => event.id))
+    expect(
+      again
+        .slice(-2)
+        .map((event) => event.path)
+        .sort(),
+    ).toEqual(['/weather/Accra', '/weather/Cairo'])
     expectIncreasing([...first.slice(0, 6), ...again])
   })
 })
