@@ -9,6 +9,8 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, s
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { viemRecoverPublicKeyPatch } from '../patches/viem-recover-public-key.js'
+import { viemTypedDataHashPatch } from '../patches/viem-typed-data-hash.js'
+import { x402ChannelIdPatch } from '../patches/x402-evm-channel-id.js'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const sourceDirs = ['core', 'chain', 'server', 'sdk', 'mcp', 'tui', 'cli', 'fixtures']
@@ -78,7 +80,7 @@ async function bundleCommand(build, temp) {
       js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
     },
     // Plugins need esbuild's asynchronous build.
-    plugins: [viemRecoverPublicKeyPatch],
+    plugins: [viemRecoverPublicKeyPatch, viemTypedDataHashPatch, x402ChannelIdPatch],
     minifyWhitespace: true,
     minifySyntax: true,
     logLevel: 'warning',

@@ -1500,7 +1500,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The Sandbox's snapshots that can be reverted to, oldest first; local callers on {sandbox_base_url} only */
+        /** The Sandbox's snapshots that can be reverted to, oldest first; the Sandbox's owner on {sandbox_base_url} only */
         get: {
             parameters: {
                 query?: never;
@@ -1521,13 +1521,14 @@ export interface paths {
                         };
                     };
                 };
+                401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 503: components["responses"]["Unavailable"];
             };
         };
         put?: never;
         /**
-         * Snapshot the whole Sandbox (chain and control-plane state together); local callers on {sandbox_base_url} only
+         * Snapshot the whole Sandbox (chain and control-plane state together); the Sandbox's owner on {sandbox_base_url} only
          * @description Takes Anvil's snapshot and a copy of the database (accounts, keys, APIs, endpoints, wallets, settlements, counters, the settlement journal) and svc's clock offset, with paid requests held back meanwhile. Snapshots last as long as the chain process: a chain restart or svc's stop discards them.
          */
         post: {
@@ -1548,6 +1549,7 @@ export interface paths {
                         "application/json": components["schemas"]["Snapshot"];
                     };
                 };
+                401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 409: components["responses"]["Conflict"];
                 502: components["responses"]["ChainFailed"];
@@ -1570,7 +1572,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Put the chain, the control plane's state and svc's clock back as they were at a snapshot; local callers on {sandbox_base_url} only
+         * Put the chain, the control plane's state and svc's clock back as they were at a snapshot; the Sandbox's owner on {sandbox_base_url} only (a seller's credential is a 403), told to every seller's event stream
          * @description Waits for paid requests under way (at most 10 s, then 409) and holds new ones back until it is done. The snapshot stays usable (the revert takes Anvil's snapshot again); snapshots taken after it are discarded.
          */
         post: {
@@ -1598,6 +1600,7 @@ export interface paths {
                         };
                     };
                 };
+                401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 404: components["responses"]["NotFound"];
                 409: components["responses"]["Conflict"];
@@ -1618,7 +1621,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The chain's time and svc's own clock; local callers on {sandbox_base_url} only */
+        /** The chain's time and svc's own clock; on {sandbox_base_url}, the Sandbox's owner or any seller's credential */
         get: {
             parameters: {
                 query?: never;
@@ -1637,6 +1640,7 @@ export interface paths {
                         "application/json": components["schemas"]["SandboxTime"];
                     };
                 };
+                401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 502: components["responses"]["ChainFailed"];
                 503: components["responses"]["Unavailable"];
@@ -1660,7 +1664,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Move the chain's time and svc's clock forward together; local callers on {sandbox_base_url} only
+         * Move the chain's time and svc's clock forward together; the Sandbox's owner on {sandbox_base_url} only (a seller's credential is a 403), told to every seller's event stream
          * @description The chain mines an empty block `seconds` later; svc's clock (ttl endpoints, session JWTs, verification tokens, the Sandbox facilitator's validBefore/validAfter check) moves by the same. The offset is kept with the chain: a restart that reloads the chain keeps it, a chain that starts empty starts at the machine's time.
          */
         post: {
@@ -1688,6 +1692,7 @@ export interface paths {
                     };
                 };
                 400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 502: components["responses"]["ChainFailed"];
                 503: components["responses"]["Unavailable"];
@@ -1709,7 +1714,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Move svc's clock back to the machine's as far as the chain allows; local callers on {sandbox_base_url} only
+         * Move svc's clock back to the machine's as far as the chain allows; the Sandbox's owner on {sandbox_base_url} only (a seller's credential is a 403), told to every seller's event stream
          * @description svc's offset becomes 0, or, when the chain's latest block is ahead of the machine's time, just enough to keep svc's clock at that block: chain time never goes back, so after a time advance on the same chain the offset stays until a revert to a snapshot taken before it.
          */
         post: {
@@ -1730,6 +1735,7 @@ export interface paths {
                         "application/json": components["schemas"]["SandboxTime"];
                     };
                 };
+                401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 502: components["responses"]["ChainFailed"];
                 503: components["responses"]["Unavailable"];
@@ -2302,7 +2308,9 @@ export interface paths {
          *     `payment.settled`, `payment.failed` (with the x402 `reason` when the facilitator gave one) and
          *     `upstream.failed` (the upstream failed: nothing was settled, `charged` is false; on an endpoint paid upfront
          *     the settlement came first: `charged` is true, with its `transaction` and `settlement_id`). Each event is
-         *     `id: evt_…`, `event: <type>`, `data: <PaymentEvent JSON>`. A client that reconnects with `Last-Event-ID`
+         *     `id: evt_…`, `event: <type>`, `data: <PaymentEvent JSON>`. On the Sandbox, what changes every seller's APIs
+         *     comes to every seller's stream (whatever `api_id`), saying who did it: `sandbox.reverted`,
+         *     `sandbox.time_advanced`, `sandbox.time_reset`, `sandbox.chain_restarted` (`data: <SandboxEvent JSON>`). A client that reconnects with `Last-Event-ID`
          *     first gets what it missed (svc keeps the last 1,000 events, and builds a seller's events until a minute after
          *     its last listener left). A client more than 1 MiB behind is disconnected, never waited for. A comment line
          *     every 15 s keeps idle connections open.
@@ -2324,7 +2332,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description an endless `text/event-stream`; each `data:` line is a PaymentEvent */
+                /** @description an endless `text/event-stream`; each `data:` line is a PaymentEvent or a SandboxEvent */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2356,10 +2364,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The faults injected into the Sandbox; local Sandbox callers only
-         * @description Fault injection changes the whole Sandbox: it answers direct callers on this machine only (never a request
-         *     through the gateway), on the Sandbox control plane ({sandbox_base_url}) only; no credential is needed, like
-         *     the outbox. `reasons` lists every reason code a verify or settle fault may answer.
+         * The faults injected into the Sandbox (a seller's credential - its own APIs' only)
+         * @description On the Sandbox control plane ({sandbox_base_url}) only, never through the gateway. The Sandbox's owner (a
+         *     direct caller on this machine without a credential on `svc up`, the admin token on `svc serve`) sees and
+         *     changes every fault (on `svc up`, whatever credential it bears). On `svc serve`, a seller's credential (API
+         *     key or session) makes the caller a tenant of a shared Sandbox: it sees, adds and clears the faults of its own
+         *     APIs only (`api` is then required, one of its Sandbox APIs by slug or id), and another seller's API or fault
+         *     is a 404. `reasons` lists every reason code a verify or
+         *     settle fault may answer.
          */
         get: {
             parameters: {
@@ -2382,13 +2394,14 @@ export interface paths {
                         };
                     };
                 };
+                401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 503: components["responses"]["Unavailable"];
             };
         };
         put?: never;
         /**
-         * Inject a fault into the Sandbox; local Sandbox callers only
+         * Inject a fault into the Sandbox (a seller's credential - into one of its own APIs only)
          * @description `verify` with a `reason`: the facilitator refuses the next payments with that x402 reason before anything
          *     is simulated. `settle` with a `reason` and/or `delay_ms`: the settlement waits, then is refused without a
          *     transaction being sent (with a delay only, it then settles). `upstream` with one of `status` (the upstream
@@ -2420,13 +2433,14 @@ export interface paths {
                     };
                 };
                 400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 404: components["responses"]["NotFound"];
                 413: components["responses"]["TooLarge"];
                 503: components["responses"]["Unavailable"];
             };
         };
-        /** Clear every fault; local Sandbox callers only */
+        /** Clear every fault (a seller's credential - its own APIs' faults) */
         delete: {
             parameters: {
                 query?: never;
@@ -2445,6 +2459,7 @@ export interface paths {
                         "application/json": components["schemas"]["FaultsCleared"];
                     };
                 };
+                401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 503: components["responses"]["Unavailable"];
             };
@@ -2464,7 +2479,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Clear one fault; local Sandbox callers only */
+        /** Clear one fault (a seller's credential - one of its own APIs', else 404) */
         delete: {
             parameters: {
                 query?: never;
@@ -2485,6 +2500,7 @@ export interface paths {
                         "application/json": components["schemas"]["FaultsCleared"];
                     };
                 };
+                401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 404: components["responses"]["NotFound"];
                 503: components["responses"]["Unavailable"];
@@ -2505,10 +2521,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restart the Sandbox chain and its twins on the same URLs, keeping their state; local Sandbox callers only
+         * Restart the Sandbox chain and its twins on the same URLs, keeping their state; the Sandbox's owner only
          * @description Each Anvil's state is dumped, the process stopped, a new one started on the same port and the state loaded
          *     into it: balances, contracts, nonces and settlements stand. The Sandbox chain and every twin (`svc up --twin`)
-         *     restart together. Payments meanwhile are answered 503 with Retry-After.
+         *     restart together. Payments meanwhile are answered 503 with Retry-After. The Sandbox's owner only (a direct
+         *     caller on this machine on `svc up`, the admin token on `svc serve`); on `svc serve` a seller's credential is a 403. Every
+         *     seller's event stream gets `sandbox.chain_restarted` with who did it.
          */
         post: {
             parameters: {
@@ -2544,6 +2562,7 @@ export interface paths {
                         };
                     };
                 };
+                401: components["responses"]["Unauthorized"];
                 403: components["responses"]["Forbidden"];
                 503: components["responses"]["Unavailable"];
             };
@@ -3200,6 +3219,26 @@ export interface components {
         };
         FaultsCleared: {
             cleared: number;
+        };
+        /** @description one whole-Sandbox event of GET /events (its `data:` line): a change every seller's APIs meet, and who made it */
+        SandboxEvent: {
+            /** @description `evt_…`, in the same order as the payment events; the SSE id */
+            id: string;
+            /** @enum {unknown} */
+            type: "sandbox.reverted" | "sandbox.time_advanced" | "sandbox.time_reset" | "sandbox.chain_restarted";
+            /** Format: date-time */
+            created_at: string;
+            /** @constant */
+            environment: "development";
+            /**
+             * @description who did it: svc serve's admin token, or a caller on svc up's machine
+             * @enum {unknown}
+             */
+            actor: "admin" | "local";
+            /** @description sandbox.reverted: the snapshot reverted to */
+            snapshot_id: string | null;
+            /** @description sandbox.time_advanced: by how many seconds */
+            seconds: number | null;
         };
         /** @description one event of GET /events (its `data:` line) */
         PaymentEvent: {

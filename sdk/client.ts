@@ -184,6 +184,13 @@ export function createSvcClient(options: SvcClientOptions) {
        * none comes twice); `lastEventId` resumes after an event seen earlier. API keys need settlements:read.
        */
       stream: (options: T.EventStreamOptions = {}): AsyncGenerator<T.PaymentEvent, void, undefined> =>
+        paymentsOnly(streamEvents({ ...options, baseUrl: base, headers: credential, fetch })),
+      /**
+       * {@link stream} with the whole-Sandbox events too (`sandbox.reverted`, `sandbox.time_advanced`,
+       * `sandbox.time_reset`, `sandbox.chain_restarted`, each with its `actor`): what a tenant of a shared Sandbox
+       * watches to learn that someone else changed everyone's Sandbox.
+       */
+      streamAll: (options: T.EventStreamOptions = {}): AsyncGenerator<T.StreamEvent, void, undefined> =>
         streamEvents({ ...options, baseUrl: base, headers: credential, fetch }),
     },
     /** Fault injection (local Sandbox callers only, no credential needed): `svc fault …`. */
@@ -245,3 +252,17 @@ export function createSvcClient(options: SvcClientOptions) {
 }
 
 export type SvcClient = ReturnType<typeof createSvcClient>
+
+/** The payment events of a stream, without the whole-Sandbox ones. */
+async function* paymentsOnly(events: AsyncGenerator<T.StreamEvent, void, undefined>) {
+  try {
+    for await (const event of events) if (!isSandboxEvent(event)) yield event
+  } finally {
+    await events.return()
+  }
+}
+
+/** Whether a streamed event is a whole-Sandbox one (a revert, time travel, a chain restart). */
+export function isSandboxEvent(event: T.StreamEvent): event is T.SandboxEvent {
+  return event.type.startsWith('sandbox.')
+}

@@ -2,7 +2,7 @@ import { EventSourceParserStream } from 'eventsource-parser/stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { SvcApiError } from '../core/errors.js'
 import { localFetch } from './local-fetch.js'
-import type { PaymentEvent } from './types.js'
+import type { StreamEvent } from './types.js'
 
 export type OpenEventStreamOptions = {
   /** {base_url} or {sandbox_base_url}. */
@@ -23,7 +23,7 @@ export type OpenEventStreamOptions = {
  * accepted it (from then on no event is missed); the iterator ends when the stream does. A refusal throws the
  * control plane's error as an {@link SvcApiError}.
  */
-export async function openEventStream(options: OpenEventStreamOptions): Promise<AsyncIterable<PaymentEvent>> {
+export async function openEventStream(options: OpenEventStreamOptions): Promise<AsyncIterable<StreamEvent>> {
   const { baseUrl, headers, apiId, lastEventId, signal, fetch = localFetch } = options
   const url = `${baseUrl.replace(/\/+$/, '')}/events${apiId ? `?api_id=${encodeURIComponent(apiId)}` : ''}`
   let response: Response
@@ -49,7 +49,7 @@ export async function openEventStream(options: OpenEventStreamOptions): Promise<
   return (async function* () {
     try {
       for await (const message of messages)
-        if (message.event !== undefined) yield JSON.parse(message.data) as PaymentEvent
+        if (message.event !== undefined) yield JSON.parse(message.data) as StreamEvent
     } catch {
       // The connection went away (svc stopped, a slow reader was cut off, the signal): the stream ends here.
     }
@@ -74,7 +74,7 @@ export type StreamEventsOptions = Omit<OpenEventStreamOptions, 'signal'> & {
  * connection is made at the first `next()`; a refusal then (credential, scope, API), or svc unreachable before any
  * connection, throws an {@link SvcApiError}. The signal, `break` or `return()` end it.
  */
-export async function* streamEvents(options: StreamEventsOptions): AsyncGenerator<PaymentEvent, void, undefined> {
+export async function* streamEvents(options: StreamEventsOptions): AsyncGenerator<StreamEvent, void, undefined> {
   const { signal, retryMs = 500, maxRetryMs = 10_000, onOpen, ...open } = options
   // The generator's own controller: `break` closes the connection even without a signal.
   const stop = new AbortController()
@@ -86,7 +86,7 @@ export async function* streamEvents(options: StreamEventsOptions): AsyncGenerato
   let wait = retryMs
   try {
     while (!stop.signal.aborted) {
-      let events: AsyncIterable<PaymentEvent>
+      let events: AsyncIterable<StreamEvent>
       try {
         events = await openEventStream({ ...open, lastEventId, signal: stop.signal })
       } catch (error) {

@@ -26,6 +26,13 @@ import type { SandboxTime } from './types.js'
 import { createEventQueue } from './event-queue.js'
 import type { ChainRestart, Fault, FaultInput, PaymentEvent } from './types.js'
 
+export {
+  type ConnectSandboxOptions,
+  connectSandbox,
+  type SandboxCredentials,
+  type SharedSandbox,
+} from './connect-sandbox.js'
+
 export type TestSandboxOptions = {
   /** USDC the buyer starts with, in whole units. @defaultValue '1000' */
   buyerUsdc?: string

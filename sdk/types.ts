@@ -79,6 +79,10 @@ export type ChainRestart = Answer<paths['/dev/chain/restart']['post'], 200>
 /** One event of the live stream (`GET /events`, `svc listen`, the test handle's `events()`). */
 export type PaymentEvent = Schemas['PaymentEvent']
 export type PaymentEventType = PaymentEvent['type']
+/** A whole-Sandbox change on `GET /events` (a revert, time travel, a chain restart) and who made it. */
+export type SandboxEvent = Schemas['SandboxEvent']
+/** What `GET /events` streams: a payment event, or a whole-Sandbox one (`type` starts with `sandbox.`). */
+export type StreamEvent = PaymentEvent | SandboxEvent
 /** Options of `client.events.stream()`. */
 export type EventStreamOptions = {
   /** Only this API's events. */

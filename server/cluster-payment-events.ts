@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import { notifyPayloadLimit, type Notifications } from './db/notifications.js'
 import type { Database } from './db/tables.js'
-import type { PaymentEvent, PaymentEvents, PaymentEventsOptions } from './payment-events.js'
+import type { PaymentEvent, PaymentEvents, PaymentEventsOptions, SandboxEvent, StreamEvent } from './payment-events.js'
 
 /** The channels: events (`<id> <user> [<json>]`) and presence (`+users`, `-users`, `?`). */
 export const eventChannel = 'svc_events'
@@ -17,6 +17,9 @@ export type ClusterPaymentEventsOptions = PaymentEventsOptions & {
 /** An event id: `evt_` and the cluster-wide number, 16 digits, so ids sort as strings too. */
 export const clusterEventId = (id: number) => `evt_${String(id).padStart(16, '0')}`
 const idNumber = (id: string) => (/^evt_\d{16}$/.test(id) ? Number(id.slice(4)) : 0)
+
+/** The ring's user of a whole-Sandbox event (every seller's stream gets it). */
+const everyone = '*'
 
 /** Events published per statement at most. */
 const batchSize = 200
@@ -42,6 +45,7 @@ export function createClusterPaymentEvents(
   const { keep = 1000, graceMs = 60_000, announceEveryMs = 30_000, log = () => {} } = options
   const listeners = new Map<string, Set<(event: PaymentEvent) => void>>()
   const leftRecently = new LRUCache<string, true>({ max: 10_000, ttl: graceMs })
+  const sandboxListeners = new Set<(event: SandboxEvent) => void>()
   /** Sellers whose streams other processes (and this one) announced, until when (this machine's clock). */
   const announced = new Map<string, number>()
   const fail = (what: string) => (error: unknown) => log(`svc: ${what} failed: ${(error as Error).message}`)
@@ -95,8 +99,15 @@ export function createClusterPaymentEvents(
     return rows.length > 0 ? Number(rows[rows.length - 1]!.id) : undefined
   }
   const hand = (id: number, entry: Entry) => {
+    if (entry.json === undefined) return
+    if (entry.userId === everyone) {
+      if (sandboxListeners.size === 0) return
+      const event = { id: clusterEventId(id), ...JSON.parse(entry.json) } as SandboxEvent
+      for (const listener of sandboxListeners) listener(event)
+      return
+    }
     const set = listeners.get(entry.userId)
-    if (!set || entry.json === undefined) return
+    if (!set) return
     const event = { id: clusterEventId(id), ...JSON.parse(entry.json) } as PaymentEvent
     for (const listener of set) listener(event)
   }
@@ -183,15 +194,27 @@ export function createClusterPaymentEvents(
     }
   }
 
+  const enqueue = (userId: string, fields: object) => {
+    queue.push({ userId, json: JSON.stringify(fields) })
+    publishing ??= publishAll().finally(() => {
+      publishing = undefined
+    })
+  }
+
   return {
     wanted(userId) {
       return listeners.has(userId) || leftRecently.has(userId) || (announced.get(userId) ?? 0) > Date.now()
     },
     publish(userId, fields) {
-      queue.push({ userId, json: JSON.stringify(fields) })
-      publishing ??= publishAll().finally(() => {
-        publishing = undefined
-      })
+      enqueue(userId, fields)
+    },
+    broadcast(fields) {
+      // Rare and meant for everyone: published whether or not anyone listens.
+      enqueue(everyone, { created_at: new Date().toISOString(), environment: 'development', ...fields })
+    },
+    subscribeSandbox(listener) {
+      sandboxListeners.add(listener)
+      return () => void sandboxListeners.delete(listener)
     },
     subscribe(userId, listener) {
       let set = listeners.get(userId)
@@ -213,11 +236,11 @@ export function createClusterPaymentEvents(
       const rows = await db
         .selectFrom('payment_events')
         .select(['id', 'event'])
-        .where('user_id', '=', userId)
+        .where('user_id', 'in', [userId, everyone])
         .where('id', '>', idNumber(lastId))
         .orderBy('id')
         .execute()
-      return rows.map((row) => ({ id: clusterEventId(Number(row.id)), ...JSON.parse(row.event) }) as PaymentEvent)
+      return rows.map((row) => ({ id: clusterEventId(Number(row.id)), ...JSON.parse(row.event) }) as StreamEvent)
     },
     async close() {
       clearInterval(timer)

@@ -48,6 +48,32 @@ export type PaymentEvent = {
   channel_id: string | null
 }
 
+/** What changed the whole Sandbox (every seller's APIs), told to every seller's stream. */
+export type SandboxEventType =
+  | 'sandbox.reverted'
+  | 'sandbox.time_advanced'
+  | 'sandbox.time_reset'
+  | 'sandbox.chain_restarted'
+
+/**
+ * A whole-Sandbox change, and who made it: `admin` (svc serve's admin token) or `local` (a caller on svc up's
+ * machine). On a shared Sandbox every tenant's stream says so, since it acts on all of them.
+ */
+export type SandboxEvent = {
+  id: string
+  type: SandboxEventType
+  created_at: string
+  environment: 'development'
+  actor: 'admin' | 'local'
+  /** sandbox.reverted: the snapshot reverted to. */
+  snapshot_id: string | null
+  /** sandbox.time_advanced: by how many seconds. */
+  seconds: number | null
+}
+
+/** What `GET /events` streams: a seller's payment events and the Sandbox's own. */
+export type StreamEvent = PaymentEvent | SandboxEvent
+
 export type PaymentEvents = {
   /**
    * Whether events of the seller `userId` are wanted: someone listens, or listened less than a minute ago (so a
@@ -59,7 +85,11 @@ export type PaymentEvents = {
   /** Calls `listener` with every event of the seller from now on. @returns the function that stops it */
   subscribe(userId: string, listener: (event: PaymentEvent) => void): () => void
   /** The seller's kept events after `lastId` (oldest first); all kept ones when `lastId` is not kept any more. */
-  since(userId: string, lastId: string): PaymentEvent[] | Promise<PaymentEvent[]>
+  since(userId: string, lastId: string): StreamEvent[] | Promise<StreamEvent[]>
+  /** Hands a whole-Sandbox `event` to every listener of every seller, and keeps it for everyone's replays. */
+  broadcast(event: Omit<SandboxEvent, 'id' | 'created_at' | 'environment'>): void
+  /** Calls `listener` with every whole-Sandbox event from now on. @returns the function that stops it */
+  subscribeSandbox(listener: (event: SandboxEvent) => void): () => void
   /** Stops what the bus runs (PostgreSQL: its subscriptions and timer), once what it publishes was sent. */
   close?(): Promise<void>
 }
@@ -81,7 +111,9 @@ export function createPaymentEvents(options: PaymentEventsOptions = {}): Payment
   const listeners = new Map<string, Set<(event: PaymentEvent) => void>>()
   // Sellers whose last listener left less than graceMs ago (lru-cache's ttl; the bound only matters for a flood of them).
   const leftRecently = new LRUCache<string, true>({ max: 10_000, ttl: graceMs })
-  const kept: { userId: string; event: PaymentEvent }[] = []
+  const sandboxListeners = new Set<(event: SandboxEvent) => void>()
+  // A broadcast is kept under `*`: every seller's replay has it.
+  const kept: { userId: string; event: StreamEvent }[] = []
   // Ids sort in the order events happened: a per-process prefix and a counter.
   const prefix = `evt_${Date.now().toString(36)}`
   let counter = 0
@@ -112,8 +144,23 @@ export function createPaymentEvents(options: PaymentEventsOptions = {}): Payment
       const at = kept.findIndex((entry) => entry.event.id === lastId)
       return kept
         .slice(at + 1)
-        .filter((entry) => entry.userId === userId)
+        .filter((entry) => entry.userId === userId || entry.userId === '*')
         .map((entry) => entry.event)
+    },
+    broadcast(fields) {
+      const event: SandboxEvent = {
+        id: `${prefix}_${(++counter).toString().padStart(9, '0')}`,
+        created_at: new Date().toISOString(),
+        environment: 'development',
+        ...fields,
+      }
+      kept.push({ userId: '*', event })
+      if (kept.length > keep) kept.shift()
+      for (const listener of sandboxListeners) listener(event)
+    },
+    subscribeSandbox(listener) {
+      sandboxListeners.add(listener)
+      return () => void sandboxListeners.delete(listener)
     },
   }
 }

@@ -77,6 +77,12 @@ export type DashboardOptions = {
    * endpoints and mails within one while they change, within three when they have not for a while. @defaultValue 1000
    */
   refreshMs?: number
+  /**
+   * Watching a remote svc (`svc dashboard --url`, a team's `svc serve`) as the logged-in seller: the chain's block and
+   * svc's clock come through its control plane, faults are the seller's own APIs', and the outbox (the admin's) is
+   * not read. @defaultValue false (svc up's own dashboard)
+   */
+  remote?: boolean | undefined
 }
 
 export type { OutboxMessage, Settlement }

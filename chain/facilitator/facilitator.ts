@@ -307,7 +307,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     return 'chain-down'
   }
   const judgeVerify = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
-    const fault = faults?.take('verify')
+    const fault = await faults?.take('verify')
     if (fault) return injectedVerifyAnswer(fault, payload)
     return judged(
       requirements,
@@ -330,7 +330,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
       settlingFor(requirements, payload.x402Version)?.signer.reset()
       return 'chain-down' as const
     }
-    const fault = faults?.take('settle')
+    const fault = await faults?.take('settle')
     return fault ? injectedSettleAnswer(fault, payload, requirements, real) : real()
   }
 

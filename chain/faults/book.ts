@@ -38,51 +38,74 @@ export type Fault = {
   createdAt: string
 }
 
+/**
+ * Where the faults are kept when not in this process's memory: a database every svc process shares (PostgreSQL,
+ * server/db/faults.ts), so a fault added through one strikes payments through all, and `times: N` strikes N in all.
+ */
+export type FaultStore = {
+  insert(fault: Fault): Promise<void>
+  /** The faults in force, oldest first. */
+  list(): Promise<Fault[]>
+  /** Removes one fault, or all; answers how many went. */
+  delete(id?: string): Promise<number>
+  /** As {@link FaultBook.take}, atomically across processes. */
+  take(kind: FaultKind, apiSlug?: string): Promise<Fault | undefined>
+  /** Whether any fault is in force. */
+  any(): Promise<boolean>
+  /**
+   * Calls `listener` after any process changed the faults, and once listening again after changes may have been
+   * missed; with `deaf` while it cannot hear them (a lost connection).
+   * @returns once listening, the function that stops the calls
+   */
+  watch(listener: (deaf?: boolean) => void): Promise<() => void>
+}
+
 export type FaultBook = {
-  add(input: FaultInput): Fault
+  add(input: FaultInput): Promise<Fault>
   /** The faults in force, oldest first (copies). */
-  list(): Fault[]
+  list(): Promise<Fault[]>
   /** Removes one fault (true when it existed), or all of them; answers how many went. */
-  clear(id?: string): number
+  clear(id?: string): Promise<number>
   /**
    * The oldest fault of `kind` in force for a payment to the API `apiSlug` (its own faults and those of every API;
    * without a slug, only those of every API), counted as a strike: a fault whose strikes are used up is gone.
-   * Undefined when none is in force (the common case costs one size check).
+   * Undefined when none is in force (the common case costs one check of a flag, whatever keeps the faults).
    */
-  take(kind: FaultKind, apiSlug?: string): Fault | undefined
-  /** Called after every change (add, clear, a fault used up). @returns the function that stops the calls */
+  take(kind: FaultKind, apiSlug?: string): Promise<Fault | undefined>
+  /** Called after every change (add, clear, a fault used up; another process's too with a store). @returns the stop */
   onChange(listener: () => void): () => void
+  /**
+   * Keeps the faults in `store` from now on (svc on PostgreSQL), or in this process's memory again without one. The
+   * faults of the place left behind are not carried over.
+   */
+  keepIn(store?: FaultStore): Promise<void>
 }
 
-/** The faults injected into a Sandbox, in memory: they last until cleared, used up, or svc stops. */
-export function createFaultBook(): FaultBook {
-  const faults: Fault[] = []
-  const listeners = new Set<() => void>()
-  const changed = () => {
-    for (const listener of listeners) listener()
-  }
+const newFault = (input: FaultInput): Fault => ({
+  id: `flt_${randomBytes(6).toString('hex')}`,
+  kind: input.kind,
+  reason: input.reason ?? null,
+  delayMs: input.delayMs ?? null,
+  status: input.status ?? null,
+  drop: input.drop ?? false,
+  api: input.api ?? null,
+  times: input.times ?? null,
+  remaining: input.times ?? null,
+  hits: 0,
+  createdAt: new Date().toISOString(),
+})
 
+/** The faults of one process, in memory: they last until cleared, used up, or svc stops. */
+function memoryFaults(changed: () => void): FaultStore & { size(): number } {
+  const faults: Fault[] = []
   return {
-    add(input) {
-      const fault: Fault = {
-        id: `flt_${randomBytes(6).toString('hex')}`,
-        kind: input.kind,
-        reason: input.reason ?? null,
-        delayMs: input.delayMs ?? null,
-        status: input.status ?? null,
-        drop: input.drop ?? false,
-        api: input.api ?? null,
-        times: input.times ?? null,
-        remaining: input.times ?? null,
-        hits: 0,
-        createdAt: new Date().toISOString(),
-      }
-      faults.push(fault)
+    size: () => faults.length,
+    async insert(fault) {
+      faults.push({ ...fault })
       changed()
-      return { ...fault }
     },
-    list: () => faults.map((fault) => ({ ...fault })),
-    clear(id) {
+    list: async () => faults.map((fault) => ({ ...fault })),
+    async delete(id) {
       const before = faults.length
       if (id === undefined) faults.length = 0
       else {
@@ -93,8 +116,7 @@ export function createFaultBook(): FaultBook {
       if (cleared > 0) changed()
       return cleared
     },
-    take(kind, apiSlug) {
-      if (faults.length === 0) return undefined
+    async take(kind, apiSlug) {
       const index = faults.findIndex((fault) => fault.kind === kind && (fault.api === null || fault.api === apiSlug))
       if (index === -1) return undefined
       const fault = faults[index]!
@@ -106,9 +128,106 @@ export function createFaultBook(): FaultBook {
       changed()
       return { ...fault }
     },
+    any: async () => faults.length > 0,
+    watch: async () => () => {},
+  }
+}
+
+/**
+ * The faults injected into a Sandbox: in memory (svc up), or in a {@link FaultStore} the server gives it (svc serve on
+ * PostgreSQL). A flag says whether any fault is in force, so a payment without faults costs one check either way; with
+ * a store, the flag is refreshed whenever a process changes the faults (the store's watch) or this one reads them.
+ */
+export function createFaultBook(): FaultBook {
+  const listeners = new Set<() => void>()
+  const changed = () => {
+    for (const listener of listeners) listener()
+  }
+  const memory = memoryFaults(changed)
+  let store: FaultStore | undefined
+  let stopWatching = () => {}
+  /** With a store: whether a fault may be in force (true until the store says otherwise). */
+  let inForce = false
+  /** With a store: its notifications are not heard (a lost connection), so the flag stays raised. */
+  let deaf = false
+  let refreshing: Promise<void> | undefined
+  let again = false
+  /** Asks the store whether any fault is in force; a change heard meanwhile asks once more after (never a stale answer). */
+  const refresh = (from: FaultStore): Promise<void> => {
+    if (refreshing) {
+      again = true
+      return refreshing
+    }
+    const ask = async () => {
+      do {
+        again = false
+        const any = await from.any().catch(() => true)
+        if (store === from && !deaf) inForce = any
+      } while (again && store === from)
+    }
+    refreshing = ask().finally(() => (refreshing = undefined))
+    return refreshing
+  }
+
+  return {
+    async add(input) {
+      const fault = newFault(input)
+      if (!store) {
+        await memory.insert(fault)
+        return { ...fault }
+      }
+      inForce = true
+      await store.insert(fault)
+      changed()
+      return { ...fault }
+    },
+    async list() {
+      if (!store) return memory.list()
+      const from = store
+      const faults = await from.list()
+      // A fault read raises the flag at once; only a refresh lowers it (a read may be older than a notification).
+      if (faults.length > 0 && store === from) inForce = true
+      return faults
+    },
+    async clear(id) {
+      if (!store) return memory.delete(id)
+      const from = store
+      const cleared = await from.delete(id)
+      if (cleared > 0) changed()
+      await refresh(from)
+      return cleared
+    },
+    async take(kind, apiSlug) {
+      if (!store) return memory.size() === 0 ? undefined : memory.take(kind, apiSlug)
+      if (!inForce) return undefined
+      const from = store
+      const fault = await from.take(kind, apiSlug)
+      if (!fault) return undefined
+      changed()
+      // A strike that used the fault up: the flag may fall (the store tells every process too).
+      if (fault.remaining === 0) void refresh(from)
+      return fault
+    },
     onChange(listener) {
       listeners.add(listener)
       return () => listeners.delete(listener)
+    },
+    async keepIn(next) {
+      stopWatching()
+      stopWatching = () => {}
+      store = next
+      deaf = false
+      inForce = next !== undefined
+      if (!next) return
+      stopWatching = await next.watch((lost) => {
+        // Deaf, the flag cannot fall safely: every payment asks the store until it hears again (and reads once more).
+        deaf = lost === true
+        if (deaf) inForce = true
+        else void refresh(next)
+        changed()
+      })
+      // Read once listening: a change from now on is heard.
+      await refresh(next)
     },
   }
 }

@@ -5,6 +5,8 @@ import { configPath, removeSession, writeSession } from '../config.js'
 import { action, addCommand, type Call, type CliContext } from '../context.js'
 import { environmentName } from '../elsewhere.js'
 import { promptSecret, readStdinLine } from '../prompt.js'
+import { createSvcClient } from '../../sdk/client.js'
+import { adminFetch, adminTokenOf, asAdmin, withAdminToken, type AdminTokenFlags } from '../admin-token.js'
 
 type Credentials = { email?: string; password?: string; passwordStdin?: boolean }
 
@@ -89,13 +91,15 @@ export function registerAuth(program: Command, ctx: CliContext) {
       }),
     )
 
-  addCommand(program, 'outbox', "the local outbox: mails svc 'sent' (verification tokens)")
+  withAdminToken(addCommand(program, 'outbox', "the local outbox: mails svc 'sent' (verification tokens)"))
     .option('--email <email>', 'only mails to this address (default: the logged-in account)')
     .option('--all', 'mails to every address')
     .action(
-      action<{ email?: string; all?: boolean }>(ctx, async (call) => {
+      action<AdminTokenFlags & { email?: string; all?: boolean }>(ctx, async (call) => {
         const email = call.options.all ? undefined : (call.options.email ?? call.settings().session?.email)
-        const { messages } = await call.client('public').auth.outbox(email)
+        // On a server (`svc serve`) the outbox is its admin's: the admin token is presented when given.
+        const outbox = createSvcClient({ baseUrl: call.settings().baseUrl, fetch: adminFetch(adminTokenOf(call)) })
+        const { messages } = await asAdmin(call, () => outbox.auth.outbox(email))
         if (call.out.isJson) return call.out.json({ messages })
         call.out.table(
           ['ID', 'TO', 'SUBJECT', 'TOKEN', 'CREATED'],

@@ -6,17 +6,29 @@ import { exactEvmReasons, isExactEvmReason } from '../../core/fault-reasons.js'
 import { action, addCommand, type Call, type CliContext } from '../context.js'
 import { parseInteger } from '../inputs.js'
 import { controlUrlFor } from '../settings.js'
+import { adminFetch, adminTokenOf, asAdmin, withAdminToken, type AdminTokenFlags } from '../admin-token.js'
 
-type AddFlags = { reason?: string; times?: string; api?: string; delayMs?: string; status?: string; drop?: boolean }
+type AddFlags = AdminTokenFlags & {
+  reason?: string
+  times?: string
+  api?: string
+  delayMs?: string
+  status?: string
+  drop?: boolean
+}
 
 const kinds = ['verify', 'settle', 'upstream'] as const
 
 /**
  * The Sandbox control plane of the svc the command talks to (faults and the chain's restart are local Sandbox
- * routes: no credential, `X-Svc-Environment: development`).
+ * routes: no credential on this machine, the admin token on a server; `X-Svc-Environment: development`).
  */
-function sandboxClient(call: Call<object>): SvcClient {
-  return createSvcClient({ baseUrl: controlUrlFor('development', call.settings().baseUrl), environment: 'development' })
+function sandboxClient(call: Call<AdminTokenFlags>): SvcClient {
+  return createSvcClient({
+    baseUrl: controlUrlFor('development', call.settings().baseUrl),
+    environment: 'development',
+    fetch: adminFetch(adminTokenOf(call)),
+  })
 }
 
 /** The fault `svc fault add KIND` asks for; what does not fit the kind is a usage error (exit code 2). */
@@ -69,10 +81,12 @@ export function registerFaults(program: Command, ctx: CliContext) {
       'inject faults into the local Sandbox: the facilitator refuses or delays payments, the upstream fails (no credential needed)',
     )
 
-  addCommand(
-    fault,
-    'add',
-    'inject a fault: verify|settle --reason CODE, settle --delay-ms N, upstream --status CODE|--delay-ms N|--drop',
+  withAdminToken(
+    addCommand(
+      fault,
+      'add',
+      'inject a fault: verify|settle --reason CODE, settle --delay-ms N, upstream --status CODE|--delay-ms N|--drop',
+    ),
   )
     .argument('<kind>', `where it strikes: ${kinds.join(', ')}`)
     .option('--reason <code>', 'verify, settle: the x402 reason the facilitator answers (`svc fault reasons`)')
@@ -83,7 +97,8 @@ export function registerFaults(program: Command, ctx: CliContext) {
     .option('--api <slug>', "only this Sandbox API (default: every API, and every seller of svc's facilitator URL)")
     .action(
       action<AddFlags>(ctx, async (call, kind) => {
-        const added = await sandboxClient(call).faults.add(faultInput(kind!, call.options))
+        const input = faultInput(kind!, call.options)
+        const added = await asAdmin(call, () => sandboxClient(call).faults.add(input))
         if (call.out.isJson) return call.out.json(added)
         call.out.line(
           `${call.out.bold(added.id)}: ${faultEffect(added)}, ${added.api ? `API ${added.api}` : 'every API'}, ${strikesLeft(added)}`,
@@ -91,9 +106,9 @@ export function registerFaults(program: Command, ctx: CliContext) {
       }),
     )
 
-  addCommand(fault, 'list', 'the faults in force').action(
-    action(ctx, async (call) => {
-      const { faults } = await sandboxClient(call).faults.list()
+  withAdminToken(addCommand(fault, 'list', 'the faults in force')).action(
+    action<AdminTokenFlags>(ctx, async (call) => {
+      const { faults } = await asAdmin(call, () => sandboxClient(call).faults.list())
       if (call.out.isJson) return call.out.json({ faults })
       call.out.table(
         ['ID', 'EFFECT', 'API', 'LEFT', 'HITS'],
@@ -103,11 +118,11 @@ export function registerFaults(program: Command, ctx: CliContext) {
     }),
   )
 
-  addCommand(fault, 'clear', 'clear one fault, or all of them')
+  withAdminToken(addCommand(fault, 'clear', 'clear one fault, or all of them'))
     .argument('[id]', 'the fault (default: every fault)')
     .action(
-      action(ctx, async (call, id) => {
-        const cleared = await sandboxClient(call).faults.clear(id)
+      action<AdminTokenFlags>(ctx, async (call, id) => {
+        const cleared = await asAdmin(call, () => sandboxClient(call).faults.clear(id))
         if (call.out.isJson) return call.out.json({ cleared })
         call.out.line(`cleared ${cleared} fault${cleared === 1 ? '' : 's'}`)
       }),
@@ -121,9 +136,11 @@ export function registerFaults(program: Command, ctx: CliContext) {
   )
 
   const chain = program.command('chain').description('the local Sandbox chain')
-  addCommand(chain, 'restart', 'restart the chain (Anvil) and its twins on the same URLs, keeping their state').action(
-    action(ctx, async (call) => {
-      const restarted = await sandboxClient(call).chain.restart()
+  withAdminToken(
+    addCommand(chain, 'restart', 'restart the chain (Anvil) and its twins on the same URLs, keeping their state'),
+  ).action(
+    action<AdminTokenFlags>(ctx, async (call) => {
+      const restarted = await asAdmin(call, () => sandboxClient(call).chain.restart())
       if (call.out.isJson) return call.out.json(restarted)
       call.out.line(
         `the chain restarted on ${restarted.rpc_url} with its state (block ${restarted.block_number}, away ${restarted.ms} ms)`,

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Command } from 'commander'
 import { SvcApiError, SvcError, UsageError } from '../../core/errors.js'
 import { formatUsdc, usdcAddress } from '../../core/sandbox-usdc.js'
-import type { PaymentEvent } from '../../sdk/types.js'
+import { isSandboxEvent } from '../../sdk/client.js'
+import type { PaymentEvent, SandboxEvent, StreamEvent } from '../../sdk/types.js'
 import { action, type Call, type CliContext } from '../context.js'
 import { createEventForwarder } from '../event-forwarder.js'
 import { openEventStream } from '../event-stream.js'
@@ -16,8 +17,24 @@ const reconnectMs = { first: 500, most: 10_000 }
 
 const short = (hex: string) => (hex.length > 14 ? `${hex.slice(0, 8)}…${hex.slice(-4)}` : hex)
 
+/** A whole-Sandbox event as a line: time, type, who did it, and what. */
+function sandboxEventLine(event: SandboxEvent): string {
+  const what =
+    event.snapshot_id !== null
+      ? `to snapshot ${event.snapshot_id}`
+      : event.seconds !== null
+        ? `by ${event.seconds} s`
+        : ''
+  return [event.created_at.slice(11, 23), event.type.padEnd(16), `by ${event.actor}`, what].filter(Boolean).join('  ')
+}
+
 /** One event as a line: time, type, API and request, amount, and what became of it. */
-export function eventLine(event: PaymentEvent): string {
+export function eventLine(event: StreamEvent): string {
+  if (isSandboxEvent(event)) return sandboxEventLine(event)
+  return paymentEventLine(event)
+}
+
+function paymentEventLine(event: PaymentEvent): string {
   const amount =
     event.amount === null
       ? ''
@@ -147,7 +164,7 @@ export function registerListen(program: Command, ctx: CliContext) {
         let connected = false
         try {
           while (!stop.signal.aborted) {
-            let events: AsyncIterable<PaymentEvent>
+            let events: AsyncIterable<StreamEvent>
             try {
               events = await openEventStream({
                 baseUrl: settings.baseUrl,
@@ -171,9 +188,11 @@ export function registerListen(program: Command, ctx: CliContext) {
             wait = reconnectMs.first
             for await (const event of events) {
               lastEventId = event.id
-              if (api !== undefined && event.api_slug !== api) continue
+              const sandbox = isSandboxEvent(event)
+              if (!sandbox && api !== undefined && event.api_slug !== api) continue
               call.io.stdout.write(`${call.out.isJson ? JSON.stringify(event) : eventLine(event)}\n`)
-              forwarder?.forward(event)
+              // The forwarder signs payment events for a seller's webhook; a Sandbox change is shown, not forwarded.
+              if (!sandbox) forwarder?.forward(event)
             }
             if (stop.signal.aborted) break
             note('svc: the event stream ended; reconnecting')

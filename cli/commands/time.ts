@@ -2,6 +2,7 @@ import type { Command } from 'commander'
 import { UsageError } from '../../core/errors.js'
 import type { SandboxTime } from '../../sdk/types.js'
 import { action, addCommand, type Call, type CliContext } from '../context.js'
+import { asAdmin, withAdminToken, type AdminTokenFlags } from '../admin-token.js'
 import { sandboxControl, sandboxControlUrl } from './snapshots.js'
 
 const units: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 }
@@ -32,29 +33,36 @@ export function registerTime(program: Command, ctx: CliContext) {
     .command('time')
     .description("the Sandbox chain's time and svc's own clock; `advance` moves both (time travel)")
 
-  addCommand(time, 'show', 'both clocks (the default)', { isDefault: true }).action(
-    action(ctx, async (call) => showTime(call, await sandboxControl(call).time.get())),
+  withAdminToken(addCommand(time, 'show', 'both clocks (the default)', { isDefault: true })).action(
+    action<AdminTokenFlags>(ctx, async (call) =>
+      showTime(call, await asAdmin(call, () => sandboxControl(call).time.get())),
+    ),
   )
 
-  addCommand(
-    time,
-    'advance',
-    'move the chain and svc forward together: ttl endpoints expire, old authorizations and JWTs are refused',
+  withAdminToken(
+    addCommand(
+      time,
+      'advance',
+      'move the chain and svc forward together: ttl endpoints expire, old authorizations and JWTs are refused',
+    ),
   )
     .argument('<seconds>', 'how far: seconds, or with a unit (15m, 2h, 8d)')
     .action(
-      action(ctx, async (call, seconds) =>
-        showTime(call, await sandboxControl(call).time.advance(parseDuration(seconds!))),
-      ),
+      action<AdminTokenFlags>(ctx, async (call, seconds) => {
+        const advance = parseDuration(seconds!)
+        showTime(call, await asAdmin(call, () => sandboxControl(call).time.advance(advance)))
+      }),
     )
 
-  addCommand(
-    time,
-    'reset',
-    "move svc's clock back to the machine's, as far as the chain allows (chain time never goes back)",
+  withAdminToken(
+    addCommand(
+      time,
+      'reset',
+      "move svc's clock back to the machine's, as far as the chain allows (chain time never goes back)",
+    ),
   ).action(
-    action(ctx, async (call) => {
-      const reset = await sandboxControl(call).time.reset()
+    action<AdminTokenFlags>(ctx, async (call) => {
+      const reset = await asAdmin(call, () => sandboxControl(call).time.reset())
       showTime(call, reset)
       if (!call.out.isJson && reset.offset_seconds > 0)
         call.out.line(

@@ -1,7 +1,13 @@
 import type { Request } from 'express'
-import type { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible'
+import type { RateLimiterRes } from 'rate-limiter-flexible'
 import { TooManyRequestsError } from '../../core/errors.js'
-import { type AuthThrottleLimits, createLimiter, defaultAuthThrottleLimits } from '../throttle.js'
+import {
+  type AuthThrottleLimits,
+  createLimiter,
+  defaultAuthThrottleLimits,
+  type Limiter,
+  type LimiterStore,
+} from '../throttle.js'
 
 export type AuthThrottle = ReturnType<typeof createAuthThrottle>
 
@@ -20,27 +26,28 @@ const tooMany = (message: string, counted: RateLimiterRes) =>
 
 /**
  * Throttles sign-up, login and email verification (limits: {@link AuthThrottleLimits}) with rate-limiter-flexible.
- * Each check throws a 429 {@link TooManyRequestsError} whose `Retry-After` is when the key's window ends.
+ * Each check throws a 429 {@link TooManyRequestsError} whose `Retry-After` is when the key's window ends. The counts are
+ * this process's, or with `store` every process's on that PostgreSQL database.
  */
-export function createAuthThrottle(limits: Partial<AuthThrottleLimits> = {}) {
+export function createAuthThrottle(limits: Partial<AuthThrottleLimits> = {}, store?: LimiterStore) {
   const { loginFailuresPerEmail, signupsPerEmail, failuresPerAddress, attemptsPerAddress } = {
     ...defaultAuthThrottleLimits,
     ...limits,
   }
   const limiters = {
-    loginFailures: createLimiter(loginFailuresPerEmail),
-    signups: createLimiter(signupsPerEmail),
-    addressFailures: createLimiter(failuresPerAddress),
-    addressAttempts: createLimiter(attemptsPerAddress),
+    loginFailures: createLimiter(loginFailuresPerEmail, store, 'login_failures'),
+    signups: createLimiter(signupsPerEmail, store, 'signups'),
+    addressFailures: createLimiter(failuresPerAddress, store, 'address_failures'),
+    addressAttempts: createLimiter(attemptsPerAddress, store, 'address_attempts'),
   }
   /** Refuses a key that used up its limit, without counting this request. */
-  const refuse = async (limiter: RateLimiterMemory, key: string, message: string) => {
+  const refuse = async (limiter: Limiter, key: string, message: string) => {
     const counted = await limiter.get(key)
     // A window that just ended may still be in the store until its timer runs.
     if (counted && counted.msBeforeNext > 0 && counted.consumedPoints >= limiter.points) throw tooMany(message, counted)
   }
   /** Counts this request, and refuses it past the limit (it is counted then too, which changes no window's end). */
-  const consume = (limiter: RateLimiterMemory, key: string, message: string) =>
+  const consume = (limiter: Limiter, key: string, message: string) =>
     limiter.consume(key).then(
       () => {},
       (refused: RateLimiterRes | Error) => {

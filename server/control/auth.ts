@@ -14,6 +14,7 @@ import { createAuthThrottle } from './auth-throttle.js'
 import type { ServerDeps } from '../deps.js'
 import { clockOf } from '../sandbox/time-travel.js'
 import { assertLocalCaller } from './local-sandbox.js'
+import { dialectOf } from '../db/dialect.js'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
 
@@ -81,7 +82,11 @@ export async function sendVerificationMail(deps: ServerDeps, user: UserRow): Pro
 /** Sign-up, login and email verification: public routes. */
 export function createAuthRoutes(deps: ServerDeps): Router {
   const router = Router()
-  const throttle = createAuthThrottle(deps.authThrottle)
+  // On PostgreSQL the counts are every process's: 11 failed logins spread over a load balancer's processes are 11.
+  const throttle = createAuthThrottle(
+    deps.authThrottle,
+    dialectOf(deps.db) === 'postgres' ? { postgres: deps.db } : undefined,
+  )
 
   router.post('/auth/signup', async (req, res) => {
     await throttle.admitAddress(req)

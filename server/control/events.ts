@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { TooManyRequestsError } from '../../core/errors.js'
 import { findOwnedApi } from '../db/apis.js'
 import type { ServerDeps } from '../deps.js'
-import type { PaymentEvent, PaymentEvents } from '../payment-events.js'
+import type { PaymentEvents, StreamEvent } from '../payment-events.js'
 import { parseQuery, queryId } from './analytics-query.js'
 import { guard, principalOf } from './context.js'
 
@@ -47,8 +47,10 @@ export function createEventRoutes(deps: ServerDeps, options: EventStreamOptions 
       )
     const apiId = query.api_id === undefined ? undefined : (await findOwnedApi(deps.db, principal, query.api_id)).id
     const bus = deps.events as PaymentEvents
-    const shown = (event: PaymentEvent) =>
-      event.environment === principal.environment && (apiId === undefined || event.api_id === apiId)
+    // A whole-Sandbox event concerns every API of the environment, the one `api_id` names too.
+    const shown = (event: StreamEvent) =>
+      event.environment === principal.environment &&
+      (apiId === undefined || !('api_id' in event) || event.api_id === apiId)
 
     if (req.socket.destroyed) return
     open.set(credential, streams + 1)
@@ -62,7 +64,7 @@ export function createEventRoutes(deps: ServerDeps, options: EventStreamOptions 
 
     // Ids increase (and sort as strings): an event at or before the last one sent is not sent again.
     let lastSent = ''
-    const send = (event: PaymentEvent) => {
+    const send = (event: StreamEvent) => {
       if (!shown(event) || res.destroyed || event.id <= lastSent) return
       lastSent = event.id
       res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
@@ -70,8 +72,14 @@ export function createEventRoutes(deps: ServerDeps, options: EventStreamOptions 
     }
     const lastId = req.get('last-event-id')
     // While the missed events are read (from the database, on PostgreSQL), live ones wait behind them.
-    let held: PaymentEvent[] | undefined = lastId ? [] : undefined
-    const unsubscribe = bus.subscribe(principal.user.id, (event) => (held ? held.push(event) : send(event)))
+    let held: StreamEvent[] | undefined = lastId ? [] : undefined
+    const live = (event: StreamEvent) => (held ? held.push(event) : send(event))
+    const unsubscribePayments = bus.subscribe(principal.user.id, live)
+    const unsubscribeSandbox = bus.subscribeSandbox(live)
+    const unsubscribe = () => {
+      unsubscribePayments()
+      unsubscribeSandbox()
+    }
     const heartbeat = setInterval(() => {
       if (!res.destroyed) res.write(': ping\n\n')
     }, heartbeatMs)

@@ -1,12 +1,12 @@
-import { Router, type Request } from 'express'
+import { Router } from 'express'
 import { z } from 'zod'
 import type { Fault } from '../../chain/faults/book.js'
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js'
 import { exactEvmReasons, isExactEvmReason } from '../../core/fault-reasons.js'
 import { cutText, echoedValueLimit, param, parseBody } from '../../core/http.js'
-import { slugExists } from '../db/apis.js'
+import { findOwnedApi, listApis, slugExists } from '../db/apis.js'
 import type { ServerDeps } from '../deps.js'
-import { assertLocalSandboxCaller } from './local-sandbox.js'
+import { type Authenticate, type SandboxCaller, sandboxCallerOf, sandboxOwnerOf } from './sandbox-caller.js'
 import { requireSandboxChain } from '../sandbox/require-chain.js'
 
 /** The longest delay a fault may add (10 minutes). */
@@ -69,55 +69,77 @@ export function faultRecord(fault: Fault) {
 }
 
 /**
- * Fault injection and the chain's restart (`svc fault …`, `svc chain restart`): local Sandbox callers only (see
- * local-sandbox.ts); 503 without a chain.
+ * Fault injection and the chain's restart (`svc fault …`, `svc chain restart`); 503 without a chain. The Sandbox's
+ * owner (sandbox-caller.ts) acts on every fault; a tenant (a seller's credential) on its own APIs' faults only: it
+ * names one of its APIs, sees and clears only those, and another's API or fault is a 404, as if it did not exist.
+ * The chain's restart is the owner's alone, and every seller's event stream is told who did it.
  */
-export function createFaultRoutes(deps: ServerDeps): Router {
+export function createFaultRoutes(deps: ServerDeps, authenticate: Authenticate): Router {
   const router = Router()
-  const chainOf = (req: Request, what: string) => {
-    assertLocalSandboxCaller(req, deps, what)
-    // The fault book is svc's, and concurrent restarts share one: they answer while the chain restarts.
-    return requireSandboxChain(deps, { whileRestarting: true })
+  // The fault book is svc's, and concurrent restarts share one: they answer while the chain restarts.
+  const chain = () => requireSandboxChain(deps, { whileRestarting: true })
+  /** The faults the caller may see: all of them for the owner, its own APIs' for a tenant. */
+  const visible = async (caller: SandboxCaller): Promise<Fault[]> => {
+    const faults = await chain().faults.list()
+    if (caller.owner) return faults
+    const own = new Set((await listApis(deps.db, caller.principal)).map((api) => api.slug))
+    return faults.filter((fault) => fault.api !== null && own.has(fault.api))
   }
   const faults = 'faults are changed'
 
-  router.get('/dev/faults', (req, res) => {
-    res.json({ faults: chainOf(req, 'faults are read').faults.list().map(faultRecord), reasons: exactEvmReasons })
+  router.get('/dev/faults', async (req, res) => {
+    const caller = await sandboxCallerOf(req, deps, authenticate, 'faults are read')
+    res.json({ faults: (await visible(caller)).map(faultRecord), reasons: exactEvmReasons })
   })
 
   router.post('/dev/faults', async (req, res) => {
-    const chain = chainOf(req, faults)
+    const caller = await sandboxCallerOf(req, deps, authenticate, faults)
+    const book = chain().faults
     const input = parseBody(faultSchema, req.body)
     checkEffect(input)
-    if (input.api !== undefined && !(await slugExists(deps.db, 'development', input.api)))
-      throw new NotFoundError(`no Sandbox API has the slug "${cutText(input.api, echoedValueLimit)}"`)
-    const fault = chain.faults.add({
+    let api = input.api
+    if (!caller.owner) {
+      if (api === undefined)
+        throw new BadRequestError(
+          "api: a seller's fault names one of its Sandbox APIs (a fault on every API is the admin's)",
+        )
+      api = (await findOwnedApi(deps.db, caller.principal, api)).slug
+    } else if (api !== undefined && !(await slugExists(deps.db, 'development', api)))
+      throw new NotFoundError(`no Sandbox API has the slug "${cutText(api, echoedValueLimit)}"`)
+    const fault = await book.add({
       kind: input.kind,
       reason: input.reason,
       delayMs: input.delay_ms,
       status: input.status,
       drop: input.drop,
-      api: input.api,
+      api,
       times: input.times,
     })
     res.status(201).json(faultRecord(fault))
   })
 
-  router.delete('/dev/faults', (req, res) => {
-    res.json({ cleared: chainOf(req, faults).faults.clear() })
+  router.delete('/dev/faults', async (req, res) => {
+    const caller = await sandboxCallerOf(req, deps, authenticate, faults)
+    if (caller.owner) return void res.json({ cleared: await chain().faults.clear() })
+    let cleared = 0
+    for (const fault of await visible(caller)) cleared += await chain().faults.clear(fault.id)
+    res.json({ cleared })
   })
 
-  router.delete('/dev/faults/:faultId', (req, res) => {
+  router.delete('/dev/faults/:faultId', async (req, res) => {
+    const caller = await sandboxCallerOf(req, deps, authenticate, faults)
     const id = param(req.params.faultId)
-    const cleared = chainOf(req, faults).faults.clear(id)
+    const mine = (await visible(caller)).some((fault) => fault.id === id)
+    const cleared = mine ? await chain().faults.clear(id) : 0
     if (cleared === 0) throw new NotFoundError(`no fault ${cutText(id, echoedValueLimit)} is in force`)
     res.json({ cleared })
   })
 
   router.post('/dev/chain/restart', async (req, res) => {
-    const chain = chainOf(req, 'the chain is restarted')
+    const actor = await sandboxOwnerOf(req, deps, authenticate, 'the chain is restarted')
+    const running = chain()
     // Every chain svc runs comes back, as snapshots and time travel act on them all: the Sandbox chain and its twins.
-    const chains = [chain.sandboxChain, ...chain.twins.map((twin) => twin.chain)]
+    const chains = [running.sandboxChain, ...running.twins.map((twin) => twin.chain)]
     const restarts = await Promise.allSettled(chains.map((each) => each.restartKeepingState()))
     const failed = restarts.find((result) => result.status === 'rejected')
     if (failed) {
@@ -135,10 +157,11 @@ export function createFaultRoutes(deps: ServerDeps): Router {
       })),
     )
     const [sandbox, ...twins] = answers as [(typeof answers)[number], ...typeof answers]
+    deps.events?.broadcast({ type: 'sandbox.chain_restarted', actor, snapshot_id: null, seconds: null })
     res.json({
       restarted: true,
       ...sandbox,
-      twins: twins.map((twin, index) => ({ name: chain.twins[index]!.spec.name, ...twin })),
+      twins: twins.map((twin, index) => ({ name: running.twins[index]!.spec.name, ...twin })),
     })
   })
 

@@ -43,11 +43,11 @@ export function createControlRouter(deps: ServerDeps): Router {
   router.use(createRootRoutes(deps))
   router.use(createConfigRoutes(deps))
   router.use(createAuthRoutes(deps))
-  // Whole-sandbox changes: local callers on the Sandbox control plane, no credential (like the outbox).
-  router.use(createSnapshotRoutes(deps))
-  router.use(createTimeRoutes(deps))
-  // Local Sandbox callers only, without credentials (like the outbox).
-  router.use(createFaultRoutes(deps))
+  // The Sandbox's routes: its owner (a local caller, or the admin token on svc serve) changes the whole Sandbox; a
+  // seller's credential reads the clocks and acts on its own APIs' faults (sandbox-caller.ts).
+  router.use(createSnapshotRoutes(deps, authenticate))
+  router.use(createTimeRoutes(deps, authenticate))
+  router.use(createFaultRoutes(deps, authenticate))
   router.use(authenticated)
   router.use(createSessionRoutes(deps))
   router.use(createApiKeyRoutes(deps))

@@ -15,6 +15,9 @@ import * as channelActions from './migrations/2026_11_26_03_00_00_channel_action
 import * as batchChannels from './migrations/2026_11_26_04_00_00_batch_channels.js'
 import * as journalOwner from './migrations/2026_11_26_07_00_00_journal_owner.js'
 import * as notifications from './migrations/2026_11_27_05_00_00_notifications.js'
+import * as sharedState from './migrations/2026_11_27_06_00_00_shared_state.js'
+import * as journalStartBlock from './migrations/2026_11_27_04_00_00_journal_start_block.js'
+import * as paymentClaims from './migrations/2026_11_27_03_00_00_payment_claims.js'
 import { isPostgresUrl, openPostgres } from './postgres-database.js'
 import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
@@ -39,6 +42,9 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_04_00_00_batch_channels': batchChannels,
   '2026_11_26_07_00_00_journal_owner': journalOwner,
   '2026_11_27_05_00_00_notifications': notifications,
+  '2026_11_27_06_00_00_shared_state': sharedState,
+  '2026_11_27_04_00_00_journal_start_block': journalStartBlock,
+  '2026_11_27_03_00_00_payment_claims': paymentClaims,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -176,9 +176,18 @@ export type SettlementJournalTable = {
   /** The settlement recorded for it; null until the facilitator settled. */
   settlement_id: string | null
   created_at: string
-  /** The process that wrote it (a random id per boot, server/journal/journal-owner.ts); null on rows written before. */
+  /** The process that wrote it (a random id per boot, server/db/process-owner.ts); null on rows written before. */
   owner: string | null
+  /**
+   * A block the settlement cannot be older than (decimal): a production row's, read from the network's RPC (svc serve
+   * --rpc); null elsewhere (the Sandbox chain is read from its start).
+   */
+  from_block: string | null
+  /** `claimed` (held, nothing sent), `settling`, or `abandoned` (left to the sweeper): migration 2026_11_27_03. */
+  state: JournalState
 }
+
+export type JournalState = 'claimed' | 'settling' | 'abandoned'
 
 /** The Sandbox chains this data dir has seen, the newest last (see chain/epoch.ts). */
 export type SandboxChainEpochsTable = {
@@ -272,6 +281,8 @@ export type ChannelActionsTable = {
   error: string | null
   created_at: string
   resolved_at: string | null
+  /** The process that journaled it (server/db/process-owner.ts); null on rows written before. */
+  owner: string | null
 }
 /** PostgreSQL only (migration 2026_11_26_07): the label of the gateway's caches, moved by triggers on every write. */
 export type CacheVersionTable = { id: number; version: number }
@@ -287,6 +298,38 @@ export type PaymentEventsTable = {
 
 /** PostgreSQL only: the last payment event id handed out (one row, id 1). */
 export type PaymentEventCounterTable = { id: number; last: number }
+
+/** PostgreSQL only (migration 2026_11_27_06): the Sandbox's injected faults, shared by every process (chain/faults). */
+export type SandboxFaultsTable = {
+  id: string
+  seq: Generated<number>
+  kind: string
+  reason: string | null
+  delay_ms: number | null
+  status: number | null
+  drop: boolean
+  api: string | null
+  times: number | null
+  remaining: number | null
+  hits: Generated<number>
+  created_at: string
+}
+
+/**
+ * PostgreSQL only (migration 2026_11_27_03): the payment holding a one-time endpoint, then its tombstone
+ * (server/gateway/postgres-payment-claims.ts).
+ */
+export type EndpointClaimsTable = {
+  endpoint_id: string
+  api_id: string
+  method: string
+  path_pattern: string
+  /** The process owner (server/db/process-owner.ts) whose request holds it. */
+  claimed_by: string
+  claimed_until: Date
+  /** When its payment settled and the endpoint was deleted; null while a payment holds it. */
+  deleted_at: Date | null
+}
 
 export type Database = {
   users: UsersTable
@@ -311,6 +354,8 @@ export type Database = {
   cache_version: CacheVersionTable
   payment_events: PaymentEventsTable
   payment_event_counter: PaymentEventCounterTable
+  sandbox_faults: SandboxFaultsTable
+  endpoint_claims: EndpointClaimsTable
 }
 
 export type UserRow = Selectable<UsersTable>

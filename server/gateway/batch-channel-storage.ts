@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely'
+import { CompiledQuery, type Kysely } from 'kysely'
 import type { Channel, ChannelStorage, ChannelUpdateResult } from '@x402/evm/batch-settlement/server'
 import type { Environment } from '../../core/hosts.js'
 import { connectionOf } from '../db/database.js'
@@ -87,36 +87,43 @@ export function createChannelStorage(
   const parse = (row: Stored | undefined): Channel | undefined =>
     row?.data ? (JSON.parse(row.data) as Channel) : undefined
 
+  /**
+   * The update of a channel's row, compiled once: each write binds its values (the columns' in `columns`' order, then
+   * the epoch and id), instead of building and compiling the same statement for every voucher.
+   */
+  const updateTemplate = db
+    .updateTable('batch_channels')
+    .set(columns({ balance: '0', chargedCumulativeAmount: '0', totalClaimed: '0', withdrawRequestedAt: 0 } as Channel))
+    .where('chain_epoch', '=', scope.chainEpoch)
+    .where('channel_id', '=', '')
+    .compile()
+  const updateRow = (channelId: string, next: Channel): CompiledQuery =>
+    CompiledQuery.raw(updateTemplate.sql, [...Object.values(columns(next)), scope.chainEpoch, channelId])
+
   /** What to write for `next` given what was stored; undefined: nothing. */
   function change(
     channelId: string,
     stored: Stored | undefined,
     current: Channel | undefined,
     next: Channel | undefined,
-  ) {
-    if (next === current) return { result: { channel: current, status: 'unchanged' } as ChannelUpdateResult }
+  ): { result: ChannelUpdateResult; write?: CompiledQuery } {
+    if (next === current) return { result: { channel: current, status: 'unchanged' } }
     if (!next) {
-      if (!current) return { result: { channel: undefined, status: 'unchanged' } as ChannelUpdateResult }
+      if (!current) return { result: { channel: undefined, status: 'unchanged' } }
       return {
-        result: { channel: undefined, status: 'deleted' } as ChannelUpdateResult,
+        result: { channel: undefined, status: 'deleted' },
         write: db
           .updateTable('batch_channels')
           .set(columns(undefined))
           .where('chain_epoch', '=', scope.chainEpoch)
-          .where('channel_id', '=', channelId),
+          .where('channel_id', '=', channelId)
+          .compile(),
       }
     }
     const result: ChannelUpdateResult = { channel: next, status: 'updated' }
     if (stored === undefined)
-      return { result, write: db.insertInto('batch_channels').values(insertRow(channelId, next)) }
-    return {
-      result,
-      write: db
-        .updateTable('batch_channels')
-        .set(columns(next))
-        .where('chain_epoch', '=', scope.chainEpoch)
-        .where('channel_id', '=', channelId),
-    }
+      return { result, write: db.insertInto('batch_channels').values(insertRow(channelId, next)).compile() }
+    return { result, write: updateRow(channelId, next) }
   }
 
   const atomic = connection?.transaction(
@@ -124,9 +131,7 @@ export function createChannelStorage(
       const stored = selectOne!.get(scope.chainEpoch, channelId) as Stored | undefined
       const current = parse(stored)
       const { result, write } = change(channelId, stored, current, update(current))
-      if (write) {
-        runOn(connection!, write.compile())
-      }
+      if (write) runOn(connection!, write)
       return result
     },
   )
@@ -157,7 +162,7 @@ export function createChannelStorage(
           .executeTakeFirst()
         const current = parse(stored)
         const { result, write } = change(id, stored, current, update(current))
-        if (write) await trx.executeQuery(write.compile())
+        if (write) await trx.executeQuery(write)
         return result
       })
     },

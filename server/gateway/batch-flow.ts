@@ -67,7 +67,7 @@ export async function payBatch(
       .createPaymentCancellationDispatcher(payload, requirements)
       .cancel({ reason: 'handler_failed', ...(responseStatus === undefined ? {} : { responseStatus }) })
 
-  const verified = ctx.faults.verify(api) ?? (await verifyPayment(server, payload, requirements))
+  const verified = (await ctx.faults.verify(api)) ?? (await verifyPayment(server, payload, requirements))
   if (verified.type !== 'accepted') return refused(verified, false)
   payer = verified.response.payer?.toLowerCase() ?? payer
   ctx.tell('payment.verified', attempt, { status: 200, payer }, requirements)

@@ -1,9 +1,11 @@
-import { sql, type Kysely } from 'kysely'
+import type SQLite from 'better-sqlite3'
+import { CompiledQuery, sql, type Kysely } from 'kysely'
 import type { Environment } from '../../core/hosts.js'
-import type { BatchChannelRow, BatchTransactionKind } from '../db/batch-tables.js'
+import type { BatchChannelRow, BatchTransactionKind, BatchVouchersTable } from '../db/batch-tables.js'
 import type { Database } from '../db/tables.js'
 import { newId } from '../ids.js'
-import { writeOwn, type OwnWrites } from './own-write.js'
+import { connectionOf } from '../db/database.js'
+import { runOn, type OwnWrites } from './own-write.js'
 
 /** A request paid from a channel. */
 export type VoucherPaid = {
@@ -52,9 +54,23 @@ export type BatchRecords = {
   ): Promise<{ amount: string; channels: { channelId: string; amount: string }[] }>
 }
 
+const transactions = new WeakMap<SQLite.Database, SQLite.Transaction<(...writes: CompiledQuery[]) => void>>()
+/** `writes` in one transaction on svc's SQLite connection (the transaction function made once per connection). */
+function inOneTransaction(connection: SQLite.Database, ...writes: CompiledQuery[]): void {
+  let run = transactions.get(connection)
+  if (!run) {
+    run = connection.transaction((...all: CompiledQuery[]) => {
+      for (const write of all) runOn(connection, write)
+    })
+    transactions.set(connection, run)
+  }
+  run.immediate(...writes)
+}
+
 /**
  * svc's account of the channels (server/db/batch-tables.ts). A voucher is written on the hot path as the gateway's
- * own write (it does not empty the gateway's caches); the rarer transactions go through Kysely.
+ * own write (it does not empty the gateway's caches), its row and its channel's count in one transaction; the rarer
+ * transactions go through Kysely.
  */
 export function createBatchRecords(db: Kysely<Database>, own: OwnWrites, now: () => Date): BatchRecords {
   const channel = (chainEpoch: string, channelId: string) =>
@@ -63,42 +79,62 @@ export function createBatchRecords(db: Kysely<Database>, own: OwnWrites, now: ()
       .where('chain_epoch', '=', chainEpoch)
       .where('channel_id', '=', channelId.toLowerCase())
 
+  // A voucher's two statements, compiled once: each voucher binds its values (in the order the templates name them)
+  // instead of building and compiling them again. The count also names the channel's seller when it has none yet
+  // (SET reads the row as it was, on either database).
+  const countVoucher = channel('', '')
+    .set({
+      vouchers: sql`vouchers + 1`,
+      updated_at: '',
+      user_id: sql`case when user_id = '' then ${''} else user_id end`,
+      api_id: sql`case when user_id = '' then ${''} else api_id end`,
+    })
+    .compile()
+  const voucherRow = (paid: VoucherPaid, id: string, at: string): BatchVouchersTable => ({
+    id,
+    chain_epoch: paid.chainEpoch,
+    channel_id: paid.channelId.toLowerCase(),
+    user_id: paid.userId,
+    api_id: paid.apiId,
+    endpoint_id: paid.endpointId,
+    method: paid.method,
+    path: paid.path,
+    amount: paid.amount,
+    cumulative: paid.cumulative,
+    created_at: at,
+  })
+  const sample: VoucherPaid = {
+    chainEpoch: '',
+    channelId: '',
+    userId: '',
+    apiId: '',
+    endpointId: '',
+    method: '',
+    path: '',
+    amount: '',
+    cumulative: '',
+  }
+  const insertVoucher = db
+    .insertInto('batch_vouchers')
+    .values(voucherRow(sample, '', ''))
+    .compile()
+
   return {
     async voucherPaid(paid) {
       const at = now().toISOString()
-      await writeOwn(
-        db,
-        own,
-        channel(paid.chainEpoch, paid.channelId)
-          .set({ user_id: paid.userId, api_id: paid.apiId })
-          .where('user_id', '=', '')
-          .compile(),
-      )
-      await writeOwn(
-        db,
-        own,
-        channel(paid.chainEpoch, paid.channelId).set({ vouchers: sql`vouchers + 1`, updated_at: at }).compile(),
-      )
-      await writeOwn(
-        db,
-        own,
-        db
-          .insertInto('batch_vouchers')
-          .values({
-            id: newId('vch'),
-            chain_epoch: paid.chainEpoch,
-            channel_id: paid.channelId.toLowerCase(),
-            user_id: paid.userId,
-            api_id: paid.apiId,
-            endpoint_id: paid.endpointId,
-            method: paid.method,
-            path: paid.path,
-            amount: paid.amount,
-            cumulative: paid.cumulative,
-            created_at: at,
-          })
-          .compile(),
-      )
+      const channelId = paid.channelId.toLowerCase()
+      const count = CompiledQuery.raw(countVoucher.sql, [at, paid.userId, paid.apiId, paid.chainEpoch, channelId])
+      const row = CompiledQuery.raw(insertVoucher.sql, Object.values(voucherRow(paid, newId('vch'), at)))
+      // Both or neither: the voucher's row and the channel's count agree after a crash.
+      const connection = connectionOf(db)
+      if (connection && !connection.inTransaction) {
+        own(() => inOneTransaction(connection, count, row))
+        return
+      }
+      await db.transaction().execute(async (trx) => {
+        await trx.executeQuery(count)
+        await trx.executeQuery(row)
+      })
     },
 
     async transaction(entry) {

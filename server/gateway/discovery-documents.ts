@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 import { findDefaultAsset } from '@x402/evm'
 import { sandboxNetwork } from '../../core/sandbox-usdc.js'
 import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
-import { gatewayHost } from '../../core/hosts.js'
+import { gatewayHost, type Hosts, publicOrigin } from '../../core/hosts.js'
 import { sandboxUsdc } from '../payment-token.js'
 import type { ServerDeps } from '../deps.js'
 import { buildOpenApiDocument, buildWellKnown, type DocumentInput } from './discovery-openapi.js'
@@ -60,6 +60,20 @@ export function usdcMatcher(deps: ServerDeps): DocumentInput['isUsdc'] {
 }
 
 /**
+ * The origin a client reached the gateway at: the Host header's name (it routed the request here, so it is this API's;
+ * only its shape is checked), with the public scheme and port `svc serve` was given (--public-scheme, --public-port;
+ * behind a TLS proxy the Host has no port and the scheme is https), else the request's own (X-Forwarded-Proto from a
+ * trusted proxy, express's `req.protocol`).
+ */
+function originOf(req: Request, hosts: Hosts, api: ApiRow): string {
+  const header = req.headers.host?.trim().toLowerCase() ?? ''
+  const match = /^([a-z0-9.-]+)(?::([0-9]{1,5}))?$/.exec(header)
+  if (!match) return publicOrigin(hosts, gatewayHost(hosts, api.environment, api.slug))
+  if (hosts.public) return publicOrigin(hosts, match[1]!)
+  return `${req.protocol === 'https' ? 'https' : 'http'}://${header}`
+}
+
+/**
  * The public discovery documents of a gateway host, rebuilt from the database on every request (never cached:
  * `Cache-Control: no-store`). Links use the Host header the request came with, so a custom domain advertises itself.
  */
@@ -68,12 +82,7 @@ export function createDiscoveryHandlers(deps: ServerDeps): DiscoveryHandlers {
 
   async function input(req: Request, api: ApiRow): Promise<DocumentInput> {
     const [endpoints, email] = await Promise.all([discoverableEndpoints(deps.db, api.id), contactEmail(deps.db, api)])
-    // The Host header routed the request here (so its name is this API's); only its shape is checked.
-    const header = req.headers.host?.trim().toLowerCase() ?? ''
-    const host = /^[a-z0-9.-]+(?::[0-9]{1,5})?$/.test(header)
-      ? header
-      : `${gatewayHost(deps.hosts, api.environment, api.slug)}:${deps.hosts.port}`
-    return { api, endpoints, host, contactEmail: email, isUsdc }
+    return { api, endpoints, origin: originOf(req, deps.hosts, api), contactEmail: email, isUsdc }
   }
 
   function send(res: Response, document: unknown) {

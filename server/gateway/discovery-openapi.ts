@@ -34,8 +34,8 @@ export type DocumentInput = {
   api: ApiRow
   /** Discoverable endpoints only (enabled, no ttl), in the order they should appear. */
   endpoints: EndpointRow[]
-  /** The Host header the document was asked on (`shop.example.com:4020`). */
-  host: string
+  /** The origin the document was asked at (`https://shop.example.com`, `http://shop.localhost:4020`). */
+  origin: string
   contactEmail: string | null
   isUsdc(network: string, asset: string): boolean
 }
@@ -161,14 +161,14 @@ export function buildOpenApiDocument(input: DocumentInput) {
       ...(api.discovery_guidance !== null ? { 'x-guidance': api.discovery_guidance } : {}),
       ...(input.contactEmail ? { contact: { email: input.contactEmail } } : {}),
     },
-    servers: [{ url: `http://${input.host}` }],
+    servers: [{ url: input.origin }],
     paths,
   }
 }
 
 /** GET /.well-known/x402(.json): the origin manifest of x402scan's DISCOVERY.md. */
 export function buildWellKnown(input: DocumentInput) {
-  const resources = [...new Set(operations(input).map(({ path }) => `http://${input.host}${path}`))]
+  const resources = [...new Set(operations(input).map(({ path }) => `${input.origin}${path}`))]
   return {
     version: 1,
     resources,

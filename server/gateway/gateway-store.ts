@@ -237,6 +237,8 @@ const sampleJournal: SettlementJournalRow = {
   settlement_id: null,
   created_at: '',
   owner: null,
+  from_block: null,
+  state: 'settling',
 }
 
 const sampleTraffic: TrafficRow = {

@@ -12,7 +12,7 @@ type Refusal = Extract<FacilitatorResult<never>, { type: 'refused' }>
 
 export type GatewayFaults = {
   /** A verify fault in force for the API: the refusal the buyer gets instead of a verification (nothing is asked). */
-  verify(api: ApiRow): Refusal | undefined
+  verify(api: ApiRow): Promise<Refusal | undefined>
   /**
    * A settle fault in force for the API: waits its delay (the buyer's abort ends the wait), then the refusal the
    * buyer gets instead of a settlement (no transaction is sent), or undefined to settle for real.
@@ -33,13 +33,13 @@ export type GatewayFaults = {
  * so one payment meets a fault once). Production APIs never meet a fault.
  */
 export function createGatewayFaults(deps: Pick<ServerDeps, 'chain'>, options: { timeoutMs: number }): GatewayFaults {
-  const take = (kind: Fault['kind'], api: ApiRow) =>
+  const take = async (kind: Fault['kind'], api: ApiRow) =>
     api.environment === 'development' ? deps.chain?.faults.take(kind, api.slug) : undefined
   const seconds = `${Math.round(options.timeoutMs / 100) / 10} s`
 
   return {
-    verify(api) {
-      const fault = take('verify', api)
+    async verify(api) {
+      const fault = await take('verify', api)
       if (!fault) return undefined
       return {
         type: 'refused',
@@ -48,7 +48,7 @@ export function createGatewayFaults(deps: Pick<ServerDeps, 'chain'>, options: { 
       }
     },
     async settle(api, signal) {
-      const fault = take('settle', api)
+      const fault = await take('settle', api)
       if (!fault) return undefined
       if (fault.delayMs) await sleep(fault.delayMs, undefined, { signal }).catch(() => {})
       if (fault.reason === null) return undefined
@@ -59,7 +59,7 @@ export function createGatewayFaults(deps: Pick<ServerDeps, 'chain'>, options: { 
       }
     },
     async forward(api, proxy, request, target) {
-      const fault = take('upstream', api)
+      const fault = await take('upstream', api)
       if (!fault) return proxy.forward(request, target)
       const note = `(${faultMessage(fault)})`
       if (fault.drop) return { ok: false, status: 502, error: `the upstream could not be reached (ECONNRESET) ${note}` }

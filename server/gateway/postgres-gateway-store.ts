@@ -11,7 +11,8 @@ import { trafficUpsert, type GatewayStore, type TrafficRow } from './gateway-sto
  *   whichever process, and notify (server/db/cache-version.ts): kept in memory, no query per request. A 404 reads it
  *   once more (`fresh`), so an API another process just created is served.
  * - A settlement's record is one statement: the insert (nothing when its transaction is recorded already), then the
- *   used-up endpoint's delete and the journal row's naming, both only when the insert happened.
+ *   used-up endpoint's delete (its claim becoming its tombstone: server/db/endpoint-claims.ts) and the journal row's
+ *   naming, all only when the insert happened.
  */
 export function postgresGatewayStore(db: Kysely<Database>): GatewayStore {
   const journalColumns = Object.keys(journalSample) as (keyof SettlementJournalRow)[]
@@ -30,6 +31,8 @@ export function postgresGatewayStore(db: Kysely<Database>): GatewayStore {
       const { rows } = await sql<{ id: string }>`
         with recorded as (${insert}),
         used_up as (delete from endpoints where id = ${usedUpEndpointId ?? null} and exists (select 1 from recorded)),
+        tombstone as (update endpoint_claims set deleted_at = now()
+          where endpoint_id = ${usedUpEndpointId ?? null} and exists (select 1 from recorded)),
         named as (update settlement_journal set settlement_id = ${row.id}
           where id = ${journalId ?? null} and exists (select 1 from recorded))
         select id from recorded`.execute(db)
@@ -106,4 +109,6 @@ const journalSample: Record<keyof SettlementJournalRow, true> = {
   settlement_id: true,
   created_at: true,
   owner: true,
+  from_block: true,
+  state: true,
 }

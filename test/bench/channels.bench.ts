@@ -2,22 +2,23 @@
  * Issue 24's figures (payment channels, x402 `batch-settlement`), on one `svc up --seed fixtures/demo-seed.yaml`:
  * - voucher-paid requests per second with `buyers` buyers on channels they opened before the timing (the deposit is
  *   each buyer's first request; after it no request makes a transaction), beside svc's own `exact` paid rate with as
- *   many buyers, in rounds that alternate which goes first; the ratio of the medians (target ≥ 10×);
+ *   many buyers, in rounds that alternate which goes first; the ratio of the medians (target ≥ 10×), and the CPU
+ *   each side spent per request: svc's Node process, svc with its Anvil, and the buyers' process (and the rate the
+ *   machine's cores would allow at that cost, were nothing else running);
  * - the sequential voucher-paid latency of one buyer on an open channel (p50 target ≤ 5 ms);
  * - one claim of 1,000 vouchers: a channel's 1,000 requests made between two ticks of its receiver's channel manager,
  *   then the claim transactions recorded for them (target: one) and the gas the claim used.
- * Buyers pay with the official clients: `@x402/evm`'s batch-settlement and exact schemes through `@x402/fetch`.
+ * Buyers pay with the official clients (`@x402/evm`'s batch-settlement and exact schemes through `@x402/fetch`) in a
+ * process of their own (channel-buyers.ts), apart from this one's bookkeeping; svc and the buyers share the machine.
  */
-import { x402Client } from '@x402/core/client'
-import { decodePaymentResponseHeader } from '@x402/core/http'
-import { toClientEvmSigner } from '@x402/evm'
-import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { cpus, loadavg } from 'node:os'
+import { fileURLToPath } from 'node:url'
 import { createPublicClient, http, type Hex } from 'viem'
 import { createSvcClient } from '../../sdk/client.js'
-import { localFetch } from '../../sdk/local-fetch.js'
-import { newAccount } from '../helpers/payments.js'
+import type { BuyersAsk, BuyersSetup } from './channel-buyers.js'
 import { percentile, round } from './pool.js'
+import { processCpuMs, stopChild, treeCpuMs } from './processes.js'
 import { startSvcStack } from './stacks.js'
 
 export type ChannelsBenchOptions = {
@@ -33,6 +34,8 @@ export type ChannelsBenchOptions = {
   sequentialPayments?: number
   /** Vouchers in the one claim. @defaultValue 1_000 */
   claimVouchers?: number
+  /** Node options of svc's process (`--cpu-prof`, …). */
+  svcNodeArgs?: string[]
   progress?: (line: string) => void
 }
 
@@ -43,14 +46,37 @@ const median = (values: number[]) => percentile(values, 50)
 /** Pay-to addresses of their own: each receiver has its own channel manager, on the schedule its accepts set. */
 const ratePayTo = '0x00000000000000000000000000000000000c4a01'
 const claimPayTo = '0x00000000000000000000000000000000000c4a02'
-const claimEverySeconds = 20
+// Long enough for 1,000 sequential vouchers on a busy machine (23 s at a load average of 18).
+const claimEverySeconds = 45
 
-async function paid(pay: typeof fetch, url: string): Promise<string> {
-  const response = await pay(url, { signal: AbortSignal.timeout(30_000) })
-  const text = await response.text()
-  const header = response.headers.get('payment-response')
-  if (response.status !== 200 || header === null) throw new Error(`${url} answered ${response.status}: ${text}`)
-  return decodePaymentResponseHeader(header).transaction
+type Ask = <T>(request: BuyersAsk) => Promise<T>
+
+/** The buyers' process (channel-buyers.ts, through tsx) and a way to ask it. */
+async function startBuyers(): Promise<{ child: ChildProcess; ask: Ask }> {
+  const script = fileURLToPath(new URL('./channel-buyers.ts', import.meta.url))
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const waiting = new Map<number, { resolve: (value: any) => void; reject: (error: Error) => void }>()
+  let next = 0
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve())
+    child.once('exit', (code) => reject(new Error(`channel buyers exited with ${code} before they were ready`)))
+  })
+  child.on('message', (message: { id: number; result?: unknown; error?: string }) => {
+    const entry = waiting.get(message.id)
+    waiting.delete(message.id)
+    if (message.error !== undefined) entry?.reject(new Error(`channel buyers: ${message.error}`))
+    else entry?.resolve(message.result)
+  })
+  child.on('exit', (code) => {
+    for (const entry of waiting.values()) entry.reject(new Error(`channel buyers exited with ${code}`))
+  })
+  const ask: Ask = (request) =>
+    new Promise((resolve, reject) => {
+      const id = next++
+      waiting.set(id, { resolve, reject })
+      child.send({ ...request, id })
+    })
+  return { child, ask }
 }
 
 export async function benchChannels(options: ChannelsBenchOptions = {}) {
@@ -63,8 +89,12 @@ export async function benchChannels(options: ChannelsBenchOptions = {}) {
     claimVouchers = 1_000,
     progress = () => {},
   } = options
+  /** The machine's 1-minute load average (other work on the 2 cores counts against both sides). */
+  const load = () => Number(loadavg()[0]!.toFixed(2))
+  const loadBefore = load()
   progress('channels bench: starting svc (svc up --seed fixtures/demo-seed.yaml)')
-  const svc = await startSvcStack()
+  const svc = await startSvcStack({ nodeArgs: options.svcNodeArgs ?? [] })
+  let buyersProcess: ChildProcess | undefined
   try {
     const chain = createPublicClient({ transport: http(svc.rpcUrl) })
     const seller = createSvcClient({
@@ -100,39 +130,46 @@ export async function benchChannels(options: ChannelsBenchOptions = {}) {
     // The rate's receiver claims once an hour: the timing measures vouchers, not the manager's transactions.
     const rateApi = await channelApi('channels', ratePayTo, 3_600)
     const claimApi = await channelApi('claims', claimPayTo, claimEverySeconds)
-    const channelBuyer = async () => {
-      const account = newAccount()
-      await svc.fund(account.address)
-      const scheme = new BatchClient(toClientEvmSigner(account, chain as never))
-      const client = new x402Client().register(svc.network, scheme).setSpendControls({ allowedAssets: true })
-      return wrapFetchWithPayment(localFetch, client)
-    }
 
     progress(`channels bench: ${buyers} exact buyers, ${buyers} channel buyers (each deposits once, untimed)`)
-    const exactBuyers = await Promise.all(Array.from({ length: buyers }, () => svc.newBuyer()))
-    const voucherBuyers = await Promise.all(Array.from({ length: buyers }, () => channelBuyer()))
-    const deposits = await Promise.all(voucherBuyers.map((pay) => paid(pay, rateApi.url)))
-    if (!deposits.every((transaction) => /^0x[0-9a-f]{64}$/i.test(transaction)))
-      throw new Error(`a first request did not deposit: ${deposits.join(', ')}`)
-    /** `count` payments, each of the `buyers` buyers paying in turn: the buyer i pays the items i, i + buyers, …. */
+    const started = await startBuyers()
+    buyersProcess = started.child
+    const { ask } = started
+    const setup: BuyersSetup = {
+      rpcUrl: svc.rpcUrl,
+      chainManagerUrl: svc.ready.chain_manager_url,
+      network: svc.network,
+      usdc: svc.usdc.address,
+      buyers,
+      depositUrl: rateApi.url,
+    }
+    await ask({ op: 'setup', ...setup })
+    const svcPid = svc.pids[0]!
+    const buyersPid = buyersProcess.pid!
+    /** `count` payments from the kind's buyers, with the CPU (ms per request) svc and the buyers spent on them. */
     const rate = async (kind: 'exact' | 'voucher', count: number) => {
-      const payers = kind === 'exact' ? exactBuyers : voucherBuyers
       const url = kind === 'exact' ? svc.url : rateApi.url
-      const transactions: string[] = []
-      const started = performance.now()
-      await Promise.all(
-        payers.map(async (pay, b) => {
-          for (let i = b; i < count; i += buyers) transactions.push(await paid(pay, url))
-        }),
-      )
-      const seconds = (performance.now() - started) / 1_000
-      const withTransaction = transactions.filter((transaction) => transaction !== '').length
-      return { rps: count / seconds, withTransaction }
+      const before = { svc: processCpuMs(svcPid), tree: treeCpuMs(svcPid), buyers: processCpuMs(buyersPid) }
+      const result = await ask<{ seconds: number; withTransaction: number }>({ op: 'rate', kind, url, count })
+      const per = (now: number, then: number) => (now - then) / count
+      return {
+        rps: count / result.seconds,
+        withTransaction: result.withTransaction,
+        cpu: {
+          svc: per(processCpuMs(svcPid), before.svc),
+          svcTree: per(treeCpuMs(svcPid), before.tree),
+          buyers: per(processCpuMs(buyersPid), before.buyers),
+        },
+      }
     }
     // Warm-up on both sides (the JIT, the connections), untimed.
     await rate('exact', 2 * buyers)
     await rate('voucher', 20 * buyers)
     const perRound = { exact: [] as number[], voucher: [] as number[] }
+    const cpu = {
+      exact: [] as Awaited<ReturnType<typeof rate>>['cpu'][],
+      voucher: [] as Awaited<ReturnType<typeof rate>>['cpu'][],
+    }
     let voucherTransactions = 0
     for (let r = 0; r < rounds; r++) {
       const order = r % 2 === 0 ? (['exact', 'voucher'] as const) : (['voucher', 'exact'] as const)
@@ -140,19 +177,32 @@ export async function benchChannels(options: ChannelsBenchOptions = {}) {
         progress(`channels bench: round ${r + 1}/${rounds}, ${kind}`)
         const result = await rate(kind, kind === 'exact' ? exactPayments : voucherPayments)
         perRound[kind].push(result.rps)
+        cpu[kind].push(result.cpu)
         if (kind === 'voucher') voucherTransactions += result.withTransaction
       }
     }
     const ratio = median(perRound.voucher) / median(perRound.exact)
+    /** The median CPU per request of each process over the rounds, in ms. */
+    const cpuOf = (rows: (typeof cpu)['exact']) => {
+      const svcTree = median(rows.map((row) => row.svcTree))
+      const buyersMs = median(rows.map((row) => row.buyers))
+      return {
+        svc_ms: round(median(rows.map((row) => row.svc)), 2),
+        svc_with_anvil_ms: round(svcTree, 2),
+        buyers_ms: round(buyersMs, 2),
+        // The most this machine's cores allow at that CPU per request, were nothing else running.
+        cpu_bound_rps: round((cpus().length * 1_000) / (svcTree + buyersMs)),
+      }
+    }
 
     progress(`channels bench: ${sequentialPayments} sequential vouchers, one buyer`)
-    const latencies: number[] = []
-    const one = voucherBuyers[0]!
-    for (let i = 0; i < sequentialPayments; i++) {
-      const t0 = performance.now()
-      await paid(one, rateApi.url)
-      latencies.push(performance.now() - t0)
-    }
+    const sequential = await ask<{ latencies: number[]; withTransaction: number }>({
+      op: 'sequential',
+      group: 'voucher',
+      url: rateApi.url,
+      count: sequentialPayments,
+    })
+    const latencies = sequential.latencies
     const p50 = percentile(latencies, 50)
 
     progress(`channels bench: ${claimVouchers} vouchers between two claims (every ${claimEverySeconds} s)`)
@@ -169,13 +219,17 @@ export async function benchChannels(options: ChannelsBenchOptions = {}) {
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
     }
-    const claimer = await channelBuyer()
-    await paid(claimer, claimApi.url)
+    await ask({ op: 'sequential', group: 'claimer', url: claimApi.url, count: 1 })
     // After the manager's first claim (of the deposit's voucher), the next tick is `claimEverySeconds` away.
     await waitFor('first claim', async () => (await claims()).length === 1)
     const before = await chain.getBlockNumber()
     const burst = performance.now()
-    for (let i = 0; i < claimVouchers; i++) await paid(claimer, claimApi.url)
+    const claimed1000 = await ask<{ withTransaction: number }>({
+      op: 'sequential',
+      group: 'claimer',
+      url: claimApi.url,
+      count: claimVouchers,
+    })
     const burstSeconds = (performance.now() - burst) / 1_000
     await waitFor('claim of the vouchers', async () => (await claims()).length > 1)
     const claimed = (await claims()).slice(1)
@@ -184,8 +238,10 @@ export async function benchChannels(options: ChannelsBenchOptions = {}) {
     )
     const claimedAmount = claimed.reduce((sum, entry) => sum + BigInt(entry.amount), 0n)
     const after = await chain.getBlockNumber()
+    voucherTransactions += sequential.withTransaction + claimed1000.withTransaction
 
     return {
+      load_average: { before: loadBefore, after: load() },
       rate: {
         buyers,
         rounds,
@@ -198,6 +254,7 @@ export async function benchChannels(options: ChannelsBenchOptions = {}) {
         voucher_requests_with_a_transaction: voucherTransactions,
         ratio: round(ratio),
         target_ratio: 10,
+        cpu_per_request: { exact: cpuOf(cpu.exact), voucher: cpuOf(cpu.voucher) },
       },
       latency: {
         payments: sequentialPayments,
@@ -223,6 +280,7 @@ export async function benchChannels(options: ChannelsBenchOptions = {}) {
         voucherTransactions === 0,
     }
   } finally {
+    if (buyersProcess) await stopChild(buyersProcess)
     await svc.stop()
   }
 }

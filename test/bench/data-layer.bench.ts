@@ -3,7 +3,9 @@
  * statements) and on PostgreSQL (a pool, durable: PostgreSQL's default settings on this machine's Debian server),
  * in rounds that alternate which goes first. One payment's bookkeeping is what the gateway writes for it
  * (server/gateway/payment-flow.ts): the cache version read of the request (on PostgreSQL kept in memory from
- * notifications since issue 26's LISTEN/NOTIFY; before, a query), the journal row before the settlement,
+ * notifications since issue 26's LISTEN/NOTIFY; before, a query), on PostgreSQL the payment's claim (its journal row,
+ * written before verify: server/gateway/postgres-payment-claims.ts; SQLite's is in memory), the journal row before
+ * the settlement,
  * the settlement's record naming it, the row's close, and a share of the traffic counters (flushed every 250 ms: one
  * flush per 25 payments here).
  */
@@ -14,6 +16,8 @@ import { performance } from 'node:perf_hooks'
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.js'
 import { openGatewayStore, type GatewayStore } from '../../server/gateway/gateway-store.js'
 import { newId } from '../../server/ids.js'
+import { claimJournalRow } from '../../server/db/settlement-journal.js'
+import type { SettlementJournalRow } from '../../server/db/tables.js'
 import { startPostgres } from '../helpers/postgres.js'
 import { percentile, round } from './pool.js'
 
@@ -30,6 +34,8 @@ type Side = {
   name: 'sqlite' | 'postgres'
   database: OpenedDatabase
   store: GatewayStore
+  /** The payment's claim as the database holds it (PostgreSQL: its journal row); none on SQLite (memory). */
+  claim?: ((row: SettlementJournalRow) => Promise<unknown>) | undefined
   micros: number[]
   /** An unpaid request's share: the cache version's read alone. */
   versionMicros: number[]
@@ -47,17 +53,21 @@ export async function benchDataLayer(options: DataLayerBenchOptions = {}) {
     ] as const) {
       const database = await openDatabase(location)
       await seed(database)
+      const claim =
+        name === 'postgres'
+          ? (row: SettlementJournalRow) => claimJournalRow(database.db, { ...row, state: 'claimed' })
+          : undefined
       const store = await openGatewayStore(database.db)
       // On PostgreSQL the version is kept in memory once the store listens (server/db/cache-version.ts).
       for (let waited = 0; typeof store.version() !== 'number' && waited < 100; waited++)
         await new Promise((resolve) => setTimeout(resolve, 50))
-      sides.push({ name, database, store, micros: [], versionMicros: [] })
+      sides.push({ name, database, store, claim, micros: [], versionMicros: [] })
     }
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? sides : [...sides].reverse()
       for (const side of order)
         for (let i = 0; i < payments; i++) {
-          side.micros.push(await onePayment(side.store, i))
+          side.micros.push(await onePayment(side, i))
           const started = performance.now()
           await side.store.version()
           side.versionMicros.push((performance.now() - started) * 1000)
@@ -99,13 +109,13 @@ export async function benchDataLayer(options: DataLayerBenchOptions = {}) {
 }
 
 /** One payment's bookkeeping, timed in microseconds. */
-async function onePayment(store: GatewayStore, index: number): Promise<number> {
+async function onePayment({ store, claim }: Side, index: number): Promise<number> {
   const journalId = newId('jrn')
   const settlementId = newId('stl')
   const now = new Date().toISOString()
   const started = performance.now()
   await store.version()
-  await store.openJournal({
+  const row: SettlementJournalRow = {
     id: journalId,
     payment_id: `eip155:845320402|0xa|0xpayer|${journalId}`,
     api_id: 'a1',
@@ -127,7 +137,11 @@ async function onePayment(store: GatewayStore, index: number): Promise<number> {
     settlement_id: null,
     created_at: now,
     owner: 'proc_bench',
-  })
+    from_block: null,
+    state: 'settling',
+  }
+  await claim?.(row)
+  await store.openJournal(row)
   await store.recordSettlement(
     {
       id: settlementId,

@@ -36,17 +36,24 @@ export function stopChild(child: ChildProcess): Promise<void> {
   })
 }
 
+/** CPU time (user + system, ms) one process has used so far, from /proc (Linux); NaN when gone or elsewhere. */
+export function processCpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return Number.NaN
+  }
+}
+
 /** CPU time (user + system, ms) a process and its descendants have used so far, from /proc (Linux); NaN elsewhere. */
 export function treeCpuMs(root: number | undefined): number {
   if (root === undefined) return Number.NaN
   let total = 0
   for (const { pid } of listProcessTree(root)) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-      total += ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
-    } catch {
-      // Gone meanwhile.
-    }
+    const ms = processCpuMs(pid)
+    // Gone meanwhile.
+    if (!Number.isNaN(ms)) total += ms
   }
   return total
 }

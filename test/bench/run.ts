@@ -2,7 +2,7 @@
  * `npm run bench`: measures svc's figures side by side in one run and prints one JSON document.
  * Targets come from the issues; `pass` says whether this run met them.
  * `npm run bench -- --only issue_11,control_plane` runs some of them (names as in the report); `channels` (issue 24's
- * payment channels, channels.bench.ts) runs by default too; `long_run`,
+ * payment channels, channels.bench.ts) runs by default too; `channels_profile` (where svc's CPU per voucher goes), `long_run`,
  * `chain_growth` and `profile` (where a paid request's time goes) take minutes and run only when named (`--payments 21000`, `--transfers 20000` size them).
  * `data_layer` (a payment's bookkeeping on SQLite and on PostgreSQL) needs the machine's PostgreSQL and runs only when named.
  */
@@ -10,6 +10,7 @@ import '../../core/polyfill.js'
 import { parseArgs } from 'node:util'
 import { benchChainReady, benchSettleThroughput } from './chain.bench.js'
 import { benchChannels } from './channels.bench.js'
+import { benchChannelsProfile } from './channels-profile.bench.js'
 import { benchChainGrowth } from './chain-growth.bench.js'
 import { benchControlPlane } from './control.bench.js'
 import { benchDataLayer } from './data-layer.bench.js'
@@ -41,6 +42,7 @@ const benches = {
   long_run: () => benchLongRun({ payments: number(values.payments), progress }),
   profile: async () => ({ wall_time: await benchProfile(), cpu: await benchCpuProfile() }),
   channels: () => benchChannels({ progress }),
+  channels_profile: () => benchChannelsProfile({ progress }),
   chain_growth: () => benchChainGrowth({ transfers: number(values.transfers), progress }),
 }
 type Name = keyof typeof benches

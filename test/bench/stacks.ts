@@ -62,7 +62,8 @@ const post = async (url: string, body: unknown) => {
   return response.json() as Promise<any>
 }
 
-function buyerOf(network: `${string}:${string}`, asset: Address, fund: (address: Address) => Promise<void>) {
+/** A factory of exact buyers: each a new account, funded by `fund`, paying through `@x402/fetch`. */
+export function buyerOf(network: `${string}:${string}`, asset: Address, fund: (address: Address) => Promise<void>) {
   return async () => {
     const account = newAccount()
     await fund(account.address)

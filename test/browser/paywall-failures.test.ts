@@ -73,7 +73,12 @@ describe('the paywall when things go wrong', () => {
     const { page, close } = await openPaywall()
     await page.getByTestId('demo-wallet-fund').click()
     await expect.poll(() => page.locator('#demo-balance').textContent()).toMatch(/^10 USDC/)
-    stack.services.faults.add({ kind: 'verify', reason: 'invalid_exact_evm_nonce_already_used', api: slug, times: 1 })
+    await stack.services.faults.add({
+      kind: 'verify',
+      reason: 'invalid_exact_evm_nonce_already_used',
+      api: slug,
+      times: 1,
+    })
     const before = await settlementCount()
     await page.getByTestId('pay-demo-wallet').click()
     await expect.poll(() => errorText(page)).toContain('The payment was refused (this signed payment was already used)')

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
+import { afterAll } from 'vitest'
 import { main } from '../../cli/cli.js'
 
 export const svcBin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
@@ -34,8 +35,16 @@ function cleanEnv(): NodeJS.ProcessEnv {
   )
 }
 
+/** Config dirs of this test file's Clis, removed after its tests (thousands were left in the temp dir). */
+const configDirs: string[] = []
+// Imported while vitest collects a test file, so this hook is that file's own.
+afterAll(() => {
+  for (const dir of configDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
 export function createCli(env: NodeJS.ProcessEnv = {}): Cli {
   const configDir = mkdtempSync(join(tmpdir(), 'svc-cli-'))
+  configDirs.push(configDir)
   const base = { ...cleanEnv(), SVC_CONFIG_DIR: configDir, ...env }
 
   async function run(

@@ -67,3 +67,23 @@ test('one line an event: time, type, request, price, and what became of it', () 
     '21:40:01.123  upstream.failed   weather GET /weather/paris  0.01 USDC  502, charged upfront (tx 0xababab…abab), not delivered: the upstream answered 503',
   )
 })
+
+test('a whole-Sandbox event is one line: time, type, who did it, what', () => {
+  const sandbox = {
+    id: 'evt_2',
+    created_at: '2026-11-22T21:40:01.123Z',
+    environment: 'development',
+    actor: 'admin',
+    snapshot_id: null,
+    seconds: null,
+  } as const
+  expect(eventLine({ ...sandbox, type: 'sandbox.reverted', snapshot_id: 'snap_1' })).toBe(
+    '21:40:01.123  sandbox.reverted  by admin  to snapshot snap_1',
+  )
+  expect(eventLine({ ...sandbox, type: 'sandbox.time_advanced', seconds: 3600 })).toBe(
+    '21:40:01.123  sandbox.time_advanced  by admin  by 3600 s',
+  )
+  expect(eventLine({ ...sandbox, type: 'sandbox.chain_restarted', actor: 'local' })).toBe(
+    '21:40:01.123  sandbox.chain_restarted  by local',
+  )
+})

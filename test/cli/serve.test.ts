@@ -160,6 +160,15 @@ describe('svc serve', () => {
     expect(decodePaymentRequiredHeader(proxied.headers.get('payment-required')!).resource.url).toBe(
       url.replace('http:', 'https:'),
     )
+    // So does the discovery document's server URL: the proxy's X-Forwarded-Proto, anyone else's ignored.
+    const servers = async (via: typeof fetch) =>
+      (
+        (await (
+          await via(`${gateway('weather')}/openapi.json`, { headers: { 'x-forwarded-proto': 'https' } })
+        ).json()) as any
+      ).servers
+    expect(await servers(proxy)).toEqual([{ url: gateway('weather').replace('http:', 'https:') }])
+    expect(await servers(direct)).toEqual([{ url: gateway('weather') }])
 
     const paid = await paying(proxy)(url, {
       headers: { 'x-forwarded-proto': 'https', 'x-forwarded-for': '198.51.100.9' },

@@ -145,6 +145,7 @@ describe('the svc package, installed from its tarball', () => {
       'seller.ts',
       'siwx-buyer.ts',
       'test/faults.test.ts',
+      'test/shared-sandbox.test.ts',
       'test/snapshots.test.ts',
       'test/svc-sandbox.ts',
       'test/weather.test.ts',
@@ -202,6 +203,7 @@ describe('the svc package, installed from its tarball', () => {
           'test/weather.test.ts',
           'test/snapshots.test.ts',
           'test/faults.test.ts',
+          'test/shared-sandbox.test.ts',
         ],
       }),
     )
@@ -384,7 +386,7 @@ describe('the svc package, installed from its tarball', () => {
       env: { CI: 'true' },
       timeout: 120_000,
     })
-    expect(stdout).toMatch(/Tests\s+6 passed/)
+    expect(stdout).toMatch(/Tests\s+8 passed/)
     // Two sandboxes start in the project (the globalSetup's, and the faults example's own): the run may take as long as exec allows.
   }, 120_000)
 })

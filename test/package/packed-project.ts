@@ -7,7 +7,20 @@
  * project gets the repo's own build of the same version for the same Node instead.
  */
 import { execFile } from 'node:child_process'
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -78,22 +91,12 @@ export async function createPackedProject(options: {
   between?: (project: PackedProject, step: number) => Promise<void>
 }): Promise<PackedProject> {
   const base = mkdtempSync(join(tmpdir(), 'svc-pack-'))
-  const stage = join(base, 'svc')
   const dir = join(base, 'project')
   const exec: PackedProject['exec'] = (file, args, { env, timeout = 120_000 } = {}) =>
     run(file, args, { cwd: dir, env: cleanEnv(env), timeout, maxBuffer: 64 * 1024 * 1024 })
   try {
     let started = performance.now()
-    mkdirSync(stage)
-    for (const path of sources) cpSync(join(root, path), join(stage, path), { recursive: true })
-    symlinkSync(join(root, 'node_modules'), join(stage, 'node_modules'), 'dir')
-    await run('npm', ['pack', '--loglevel=error', '--pack-destination', base], {
-      cwd: stage,
-      env: cleanEnv(),
-      maxBuffer: 64 * 1024 * 1024,
-    })
-    const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
-    const tarball = join(base, `svc-${version}.tgz`)
+    const tarball = await packedTarball()
     const pack = (performance.now() - started) / 1000
 
     const project: PackedProject = {
@@ -121,6 +124,72 @@ export async function createPackedProject(options: {
     rmSync(base, { recursive: true, force: true })
     throw error
   }
+}
+
+/**
+ * svc's tarball for these sources: packed once per content (the test files that install it share one `npm pack`,
+ * about a minute of CPU each on a 2-core machine), kept under the temp dir by a hash of what goes into it. A file
+ * packing it holds a lock dir; another waits for the tarball rather than packing the same sources again.
+ */
+async function packedTarball(): Promise<string> {
+  const cache = join(tmpdir(), 'svc-pack-cache')
+  mkdirSync(cache, { recursive: true })
+  const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }
+  const tarball = join(cache, `svc-${version}-${sourcesHash()}.tgz`)
+  const lock = `${tarball}.lock`
+  for (const waitUntil = Date.now() + 600_000; !existsSync(tarball); ) {
+    try {
+      mkdirSync(lock)
+    } catch {
+      // Another file is packing (or one died packing: its lock is stale after 10 minutes).
+      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()
+      if (Date.now() - since > 600_000) rmSync(lock, { recursive: true, force: true })
+      if (Date.now() > waitUntil) throw new Error(`npm pack: still locked by ${lock}`)
+      await new Promise((resolve) => setTimeout(resolve, 250))
+      continue
+    }
+    try {
+      if (!existsSync(tarball)) await pack(lock, tarball, version)
+    } finally {
+      rmSync(lock, { recursive: true, force: true })
+    }
+  }
+  return tarball
+}
+
+/** `npm pack` in a copy of the sources (the repo's dist/ stays as other files run it), renamed into place whole. */
+async function pack(work: string, tarball: string, version: string): Promise<void> {
+  const stage = join(work, 'svc')
+  mkdirSync(stage)
+  for (const path of sources) cpSync(join(root, path), join(stage, path), { recursive: true })
+  symlinkSync(join(root, 'node_modules'), join(stage, 'node_modules'), 'dir')
+  await run('npm', ['pack', '--loglevel=error', '--pack-destination', work], {
+    cwd: stage,
+    env: cleanEnv(),
+    maxBuffer: 64 * 1024 * 1024,
+  })
+  renameSync(join(work, `svc-${version}.tgz`), tarball)
+  // Tarballs of sources as they were an hour ago are not asked for again.
+  const cache = dirname(tarball)
+  for (const entry of readdirSync(cache)) {
+    const path = join(cache, entry)
+    if (entry.endsWith('.tgz') && path !== tarball && Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path)
+  }
+}
+
+/** A hash of every file `npm pack` builds from, and of the dependency versions it installs with. */
+function sourcesHash(): string {
+  const hash = createHash('sha256')
+  const walk = (path: string) => {
+    if (statSync(path).isDirectory())
+      for (const entry of readdirSync(path).sort()) {
+        if (entry !== 'node_modules') walk(join(path, entry))
+      }
+    else hash.update(path).update(readFileSync(path))
+  }
+  for (const path of sources) walk(join(root, path))
+  hash.update(readFileSync(join(root, 'package-lock.json')))
+  return hash.digest('hex').slice(0, 16)
 }
 
 /** Puts the repo's compiled better-sqlite3 addon into the project's copy (the same version, checked). */

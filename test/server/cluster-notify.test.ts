@@ -299,7 +299,7 @@ async function open(server: RunningServer, lastEventId?: string) {
       while (read.length < count) {
         const { value, done } = await events.next()
         if (done) throw new Error(`the stream ended after ${read.length} of ${count} events`)
-        read.push(value)
+        read.push(value as PaymentEvent)
       }
       return read
     },

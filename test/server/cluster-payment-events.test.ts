@@ -8,7 +8,7 @@ import { sql } from 'kysely'
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { createClusterPaymentEvents } from '../../server/cluster-payment-events.js'
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.js'
-import type { PaymentEvent, PaymentEvents } from '../../server/payment-events.js'
+import type { PaymentEvent, PaymentEvents, StreamEvent } from '../../server/payment-events.js'
 import { testDatabases, testDialects } from '../helpers/postgres.js'
 
 const runs = testDialects().includes('postgres')
@@ -123,6 +123,24 @@ describe.skipIf(!runs)('payment events across processes', () => {
     expect(got.map((event) => event.path)).toEqual(Array.from({ length: 9 }, (_, i) => `/${i}`))
   })
 
+  test("a whole-Sandbox event reaches every process's sandbox listeners and every seller's replay", async () => {
+    const [listener, publisher] = await processes(2)
+    const got: StreamEvent[] = []
+    listener!.bus.subscribeSandbox((event) => got.push(event))
+    listener!.bus.subscribe('usr_a', (event) => got.push(event))
+    await announced([publisher!.bus], 'usr_a')
+    publisher!.bus.publish('usr_a', event('/before'))
+    publisher!.bus.broadcast({ type: 'sandbox.time_advanced', actor: 'admin', snapshot_id: null, seconds: 60 })
+    await vi.waitFor(
+      () => expect(got.map((event) => event.type)).toEqual(['payment.required', 'sandbox.time_advanced']),
+      {
+        timeout: 5_000,
+      },
+    )
+    expect(got[1]).toMatchObject({ environment: 'development', actor: 'admin', seconds: 60 })
+    expect(await listener!.bus.since('usr_b', got[0]!.id)).toEqual([got[1]])
+  })
+
   test('the ring keeps the last `keep` events (trimmed as ids pass each hundred); since() of an unkept id gives all', async () => {
     const [{ database, bus }] = (await processes(1, { keep: 20 })) as [Awaited<ReturnType<typeof processes>>[0]]
     bus.subscribe('usr_a', () => {})
@@ -130,7 +148,7 @@ describe.skipIf(!runs)('payment events across processes', () => {
     const last = async () =>
       Number((await database.db.selectFrom('payment_event_counter').select('last').executeTakeFirst())?.last)
     await vi.waitFor(async () => expect(await last()).toBe(250), { timeout: 10_000 })
-    const kept = await bus.since('usr_a', 'evt_0000000000000000')
+    const kept = (await bus.since('usr_a', 'evt_0000000000000000')) as PaymentEvent[]
     expect(kept.length).toBeGreaterThanOrEqual(20)
     expect(kept.length).toBeLessThanOrEqual(20 + 100)
     const first = 250 - kept.length

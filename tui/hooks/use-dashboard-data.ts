@@ -88,7 +88,13 @@ function useJwt(
  * errors become one line each.
  * The seller's data belongs to the session: a login change clears it (and the faucet's line) and loads it again.
  */
-export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }: DashboardOptions): DashboardData {
+export function useDashboardData({
+  urls,
+  session,
+  getSession,
+  refreshMs = 1000,
+  remote = false,
+}: DashboardOptions): DashboardData {
   const jwt = useJwt({ session, getSession }, refreshMs)
   const { sandbox_control_url: baseUrl, rpc_url: rpcUrl, facilitator_url: facilitatorUrl } = urls
   const seller = useMemo(
@@ -96,6 +102,9 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
     [baseUrl, jwt],
   )
   const anyone = useMemo(() => createSvcClient({ baseUrl }), [baseUrl])
+  // A remote svc (`svc dashboard --url`) is watched as the seller: its clocks and its own APIs' faults through the
+  // seller's session; the whole Sandbox's (every fault, the outbox) is the admin's there, and not read.
+  const sandboxReader = remote ? seller : anyone
   const rpc = useMemo(
     () => createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: 5_000 }) }),
     [rpcUrl],
@@ -104,6 +113,11 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
 
   const describe = useCallback((error: unknown) => describeError(error, { rpcUrl }), [rpcUrl])
   const loadChain = useCallback(async (): Promise<ChainInfo> => {
+    // A remote svc's chain RPC is its own (often loopback there): the block comes with svc's clocks instead.
+    if (remote) {
+      const time = await (seller ?? anyone).time.get()
+      return { blockNumber: BigInt(time.chain_block), clockOffsetSeconds: time.offset_seconds }
+    }
     // svc's clock offset (time travel) comes with the block: an svc without the route leaves it unknown.
     const [blockNumber, clockOffsetSeconds] = await Promise.all([
       rpc.getBlockNumber({ cacheTime: 0 }),
@@ -113,7 +127,7 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
       ),
     ])
     return { blockNumber, clockOffsetSeconds }
-  }, [rpc, anyone])
+  }, [rpc, anyone, remote, seller])
 
   const live = { periodMs: refreshMs, describe }
   // The chain's block number is the one thing asked every period: balances and settlements only change with a
@@ -134,8 +148,11 @@ export function useDashboardData({ urls, session, getSession, refreshMs = 1000 }
   // APIs, endpoints and mails change through the control plane: every period while they change, else every third.
   const controlPlane = { ...live, idlePeriodMs: 3 * refreshMs }
   const apis = usePoll(seller && (() => loadApis(seller)), { ...controlPlane, owner: seller })
-  const outbox = usePoll(async () => (await anyone.auth.outbox()).messages, controlPlane)
-  const faults = usePoll(async () => (await anyone.faults.list()).faults, controlPlane)
+  const outbox = usePoll(remote ? undefined : async () => (await anyone.auth.outbox()).messages, controlPlane)
+  const faults = usePoll(sandboxReader && (async () => (await sandboxReader.faults.list()).faults), {
+    ...controlPlane,
+    owner: sandboxReader,
+  })
 
   const refusals = useRefusals(seller)
   const { faucet, fund } = useFaucet(seller, wallet.data?.wallet.address, wallet.refresh)

@@ -63,7 +63,7 @@ async function open(headers: Record<string, string>, options: { apiId?: string; 
       while (read.length < count) {
         const { value, done } = await events.next()
         if (done) throw new Error(`the stream ended after ${read.length} of ${count} events`)
-        read.push(value)
+        read.push(value as PaymentEvent)
       }
       return read
     },
@@ -238,5 +238,22 @@ describe('streams per credential (issue 21.7)', () => {
         return again.status
       })
       .toBe(200)
+  })
+})
+
+describe('who changed everyone', () => {
+  test("time travel by svc up's owner reaches every seller's stream (whatever api_id) with actor local", async () => {
+    const mine = await open(asKey(key), { apiId: api.id })
+    const theirs = await open(asJwt(other.jwt))
+    expect((await stack.t.call('/dev/time/advance', { host: 'development', body: { seconds: 60 } })).status).toBe(200)
+    for (const stream of [mine, theirs]) {
+      const [event] = (await stream.next(1)) as unknown as Record<string, unknown>[]
+      expect(event).toMatchObject({
+        type: 'sandbox.time_advanced',
+        actor: 'local',
+        seconds: 60,
+        environment: 'development',
+      })
+    }
   })
 })

@@ -220,4 +220,6 @@ const journalRow = (id: string): SettlementJournalRow => ({
   settlement_id: null,
   created_at: new Date().toISOString(),
   owner: null,
+  from_block: null,
+  state: 'settling',
 })

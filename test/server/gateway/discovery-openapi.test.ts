@@ -54,7 +54,7 @@ describe('document builders', () => {
       }) as EndpointRow
     const input = {
       api,
-      host: 'h.example:1',
+      origin: 'http://h.example:1',
       contactEmail: null,
       isUsdc: () => false,
       endpoints: [row('GET', '/a/{x}'), row('GET', '/a/{y}'), row('POST', '/a/{x}'), row('HEAD', '/a/*')],

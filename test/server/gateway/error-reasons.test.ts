@@ -43,7 +43,7 @@ beforeAll(async () => {
   const headers = { authorization: `Bearer ${seller.jwt}`, 'x-svc-environment': 'development' }
   events = (await openEventStream({ baseUrl: stack.t.server.sandboxControlUrl, headers, signal: abort.signal }))[
     Symbol.asyncIterator
-  ]()
+  ]() as AsyncIterator<PaymentEvent>
 })
 afterAll(async () => {
   abort?.abort()

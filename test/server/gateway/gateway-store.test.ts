@@ -258,5 +258,7 @@ function journalRow(id: string, paymentId: string): SettlementJournalRow {
     settlement_id: null,
     created_at: new Date().toISOString(),
     owner: 'proc_a',
+    from_block: null,
+    state: 'settling',
   }
 }

@@ -71,7 +71,7 @@ describe('local-only routes through the gateway', () => {
       })
       expect([path, response.status < 300]).toEqual([path, false])
     }
-    expect(services.faults.list()).toEqual([])
+    expect(await services.faults.list()).toEqual([])
     expect(await t.call('/dev/snapshots', { host: 'development' })).toMatchObject({ body: snapshotsBefore.body })
     expect((await t.call('/dev/time', { host: 'development' })).body.offset_seconds).toBe(
       timeBefore.body.offset_seconds,

@@ -81,7 +81,7 @@ async function openEvents() {
       for (;;) {
         const { value, done } = await events.next()
         if (done) throw new Error(`the stream ended before ${type}`)
-        if (value.type === type) return value
+        if (value.type === type) return value as PaymentEvent
       }
     },
     close: () => abort.abort(),
