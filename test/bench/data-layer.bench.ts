@@ -2,9 +2,10 @@
  * The data layer's share of a paid request, on SQLite (svc's file: one exclusive connection, the gateway's prepared
  * statements) and on PostgreSQL (a pool, durable: PostgreSQL's default settings on this machine's Debian server),
  * in rounds that alternate which goes first. One payment's bookkeeping is what the gateway writes for it
- * (server/gateway/payment-flow.ts): the cache version read of the request, on PostgreSQL the payment's claim (its
- * journal row, written before verify: server/gateway/postgres-payment-claims.ts; SQLite's is in memory), the journal
- * row before the settlement,
+ * (server/gateway/payment-flow.ts): the cache version read of the request (on PostgreSQL kept in memory from
+ * notifications since issue 26's LISTEN/NOTIFY; before, a query), on PostgreSQL the payment's claim (its journal row,
+ * written before verify: server/gateway/postgres-payment-claims.ts; SQLite's is in memory), the journal row before
+ * the settlement,
  * the settlement's record naming it, the row's close, and a share of the traffic counters (flushed every 250 ms: one
  * flush per 25 payments here).
  */
@@ -36,6 +37,8 @@ type Side = {
   /** The payment's claim as the database holds it (PostgreSQL: its journal row); none on SQLite (memory). */
   claim?: ((row: SettlementJournalRow) => Promise<unknown>) | undefined
   micros: number[]
+  /** An unpaid request's share: the cache version's read alone. */
+  versionMicros: number[]
 }
 
 export async function benchDataLayer(options: DataLayerBenchOptions = {}) {
@@ -54,11 +57,21 @@ export async function benchDataLayer(options: DataLayerBenchOptions = {}) {
         name === 'postgres'
           ? (row: SettlementJournalRow) => claimJournalRow(database.db, { ...row, state: 'claimed' })
           : undefined
-      sides.push({ name, database, store: await openGatewayStore(database.db), claim, micros: [] })
+      const store = await openGatewayStore(database.db)
+      // On PostgreSQL the version is kept in memory once the store listens (server/db/cache-version.ts).
+      for (let waited = 0; typeof store.version() !== 'number' && waited < 100; waited++)
+        await new Promise((resolve) => setTimeout(resolve, 50))
+      sides.push({ name, database, store, claim, micros: [], versionMicros: [] })
     }
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? sides : [...sides].reverse()
-      for (const side of order) for (let i = 0; i < payments; i++) side.micros.push(await onePayment(side, i))
+      for (const side of order)
+        for (let i = 0; i < payments; i++) {
+          side.micros.push(await onePayment(side, i))
+          const started = performance.now()
+          await side.store.version()
+          side.versionMicros.push((performance.now() - started) * 1000)
+        }
     }
   } finally {
     for (const side of sides) await side.database.close()
@@ -72,9 +85,20 @@ export async function benchDataLayer(options: DataLayerBenchOptions = {}) {
         p50_us: round(percentile(side.micros, 50)),
         p95_us: round(percentile(side.micros, 95)),
         p99_us: round(percentile(side.micros, 99)),
+        unpaid_version_read_p50_us: round(percentile(side.versionMicros, 50)),
+        unpaid_version_read_p99_us: round(percentile(side.versionMicros, 99)),
       },
     ]),
-  ) as Record<Side['name'], { p50_us: number; p95_us: number; p99_us: number }>
+  ) as Record<
+    Side['name'],
+    {
+      p50_us: number
+      p95_us: number
+      p99_us: number
+      unpaid_version_read_p50_us: number
+      unpaid_version_read_p99_us: number
+    }
+  >
   return {
     payments: rounds * payments,
     rounds,

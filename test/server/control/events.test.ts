@@ -247,7 +247,10 @@ describe('who changed everyone', () => {
     const theirs = await open(asJwt(other.jwt))
     expect((await stack.t.call('/dev/time/advance', { host: 'development', body: { seconds: 60 } })).status).toBe(200)
     for (const stream of [mine, theirs]) {
-      const [event] = (await stream.next(1)) as unknown as Record<string, unknown>[]
+      // On PostgreSQL the events an earlier test published by the thousand may still be on their way: skip them.
+      let [event] = (await stream.next(1)) as unknown as Record<string, unknown>[]
+      while (String(event?.type).startsWith('payment.'))
+        [event] = (await stream.next(1)) as unknown as Record<string, unknown>[]
       expect(event).toMatchObject({
         type: 'sandbox.time_advanced',
         actor: 'local',
