@@ -73,7 +73,7 @@ export type ProductionApi = {
  * USDC (its EIP-712 domain named, as a production accept must), paid to a fresh address.
  */
 export async function createProductionApi(
-  svc: ServeProcess,
+  svc: ReadyProcess,
   options: {
     network: string
     usdc: string
@@ -129,8 +129,14 @@ export async function createProductionApi(
   return { token, url: `http://shop.${svc.ready.platform_domain}/forecast`, payTo, amount }
 }
 
+/** A `svc serve` or a `svc up` child, by its ready line. */
+export type ReadyProcess = { ready: Record<string, any> }
+
+/** The port a process listens on (`svc serve`'s `port`, `svc up`'s `gateway_port`). */
+export const portOf = (svc: ReadyProcess): number => svc.ready.port ?? svc.ready.gateway_port
+
 /** The control plane of `svc` on its own port (behind the proxy its URLs say https, without a port). */
-export const controlOf = (svc: ServeProcess) => `http://api.${svc.ready.platform_domain}:${svc.ready.port}`
+export const controlOf = (svc: ReadyProcess) => `http://api.${svc.ready.platform_domain}:${portOf(svc)}`
 
 /** `count` buyers, each an official `@x402/fetch` over `via`, spending at most 1 USDC a payment on `network`. */
 export function newBuyers(count: number, network: string, usdc: string, via: typeof fetch) {
@@ -147,7 +153,7 @@ export function newBuyers(count: number, network: string, usdc: string, via: typ
 export type LedgerRow = { transaction: string; payer: string; delivered: boolean; amount: string }
 
 /** The seller's production settlements, every page, read through `svc`. */
-export async function readLedger(svc: ServeProcess, token: string): Promise<LedgerRow[]> {
+export async function readLedger(svc: ReadyProcess, token: string): Promise<LedgerRow[]> {
   const rows: LedgerRow[] = []
   let cursor: string | null = null
   do {
