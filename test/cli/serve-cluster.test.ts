@@ -65,6 +65,7 @@ let run: {
 
 beforeAll(async () => {
   if (!runs) return
+  const t0 = performance.now()
   ;[chain, upstream] = await Promise.all([startExternalChain(), startUpstream()])
   cluster = await startCluster({
     facilitatorUrl: chain.facilitatorUrl,
@@ -101,6 +102,7 @@ beforeAll(async () => {
   })()
 
   const logs = startLogCollector(chain.rpcUrl, chain.usdc, api.payTo, api.amount, await getBlockNumber(chain.rpcUrl))
+  const tReady = performance.now()
   const load = startLoad(buyers, api.url)
   await load.until(beforeKill)
   const heldBefore = await heldAdvisoryKeys(admin)
@@ -108,6 +110,7 @@ beforeAll(async () => {
   const recovery = watchRecovery(admin, heldBefore, 15_000)
   await load.until(load.answered.size + afterKill)
   await load.stop()
+  const tLoad = performance.now()
   // Every row resolved: the last authorizations the dead process held are known unused once their window passed.
   const deadline = Date.now() + (maxTimeoutSeconds + 8) * 1000
   let journalLeft = await journalRows(admin)
@@ -115,6 +118,7 @@ beforeAll(async () => {
     await new Promise((resolve) => setTimeout(resolve, 200))
     journalLeft = await journalRows(admin)
   }
+  const tJournal = performance.now()
   run = {
     answered: load.answered,
     failures: load.failures(),
@@ -130,7 +134,7 @@ beforeAll(async () => {
   await listened
   const unanswered = run.ledger.filter((row) => !run.answered.has(row.transaction)).length
   console.info(
-    `serve-cluster: ${run.chain.transfers.length} transfers on chain, ${run.ledger.length} in the ledger, ${run.answered.size} answered, ${unanswered} charged without an answer, ${run.failures} failed requests, journal rows left ${journalLeft}, dead process's rows (at most ${run.recovery.most}) recovered in ${run.recovery.ms ?? '> 15000'} ms, ${events.length} events on the listener`,
+    `serve-cluster: ${run.chain.transfers.length} transfers on chain, ${run.ledger.length} in the ledger, ${run.answered.size} answered, ${unanswered} charged without an answer, ${run.failures} failed requests, journal rows left ${journalLeft}, dead process's rows (at most ${run.recovery.most}) recovered in ${run.recovery.ms ?? '> 15000'} ms, ${events.length} events on the listener; ready in ${ms(tReady - t0)} s, load ${ms(tLoad - tReady)} s, journal ${ms(tJournal - tLoad)} s`,
   )
 }, 180_000)
 
@@ -141,6 +145,8 @@ afterAll(async () => {
   await chain?.svc.stop()
   upstream?.server.close()
 })
+
+const ms = (value: number) => (value / 1000).toFixed(1)
 
 function runReady(port: number): string {
   return cluster.run('cluster-ready.sh', (code) => code.replace(':4021', `:${port}`))
