@@ -1,6 +1,8 @@
 import type { Kysely } from 'kysely'
 import { machineClock, type Clock } from '../core/clock.js'
 import { purgeAllExpired } from './db/endpoints.js'
+import { purgeEndpointClaims } from './db/endpoint-claims.js'
+import { dialectOf } from './db/dialect.js'
 import type { Database } from './db/tables.js'
 
 export type StartEndpointPurgeOptions = {
@@ -13,14 +15,15 @@ export type StartEndpointPurgeOptions = {
 
 /**
  * Deletes expired ephemeral endpoints now and then, so control-plane reads stay reads (they leave expired rows out
- * instead). The timer is unref'd: it never keeps the process alive. Returns the stop function, which waits for a
+ * instead), and on PostgreSQL the one-time endpoints' old tombstones and claims that ran out. The timer is unref'd: it never keeps the process alive. Returns the stop function, which waits for a
  * purge under way (call it before closing the database).
  */
 export function startEndpointPurge(db: Kysely<Database>, options: StartEndpointPurgeOptions = {}): () => Promise<void> {
   const { everyMs = 60_000, log = (message: string) => console.error(message), clock = machineClock } = options
   let running: Promise<void> | undefined
+  const claims = dialectOf(db) === 'postgres'
   const timer = setInterval(() => {
-    running ??= purgeAllExpired(db, clock.nowIso())
+    running ??= Promise.all([purgeAllExpired(db, clock.nowIso()), claims ? purgeEndpointClaims(db) : undefined])
       .then(
         () => {},
         (error: unknown) => log(`purging expired endpoints failed: ${(error as Error)?.message ?? String(error)}`),

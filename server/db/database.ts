@@ -14,6 +14,7 @@ import * as bazaarCatalog from './migrations/2026_11_25_05_00_00_bazaar_catalog.
 import * as channelActions from './migrations/2026_11_26_03_00_00_channel_actions.js'
 import * as batchChannels from './migrations/2026_11_26_04_00_00_batch_channels.js'
 import * as journalOwner from './migrations/2026_11_26_07_00_00_journal_owner.js'
+import * as paymentClaims from './migrations/2026_11_27_03_00_00_payment_claims.js'
 import { isPostgresUrl, openPostgres } from './postgres-database.js'
 import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
@@ -37,6 +38,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_03_00_00_channel_actions': channelActions,
   '2026_11_26_04_00_00_batch_channels': batchChannels,
   '2026_11_26_07_00_00_journal_owner': journalOwner,
+  '2026_11_27_03_00_00_payment_claims': paymentClaims,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -1,4 +1,5 @@
-import type { Kysely } from 'kysely'
+import { sql, type Kysely } from 'kysely'
+import { dialectOf } from './dialect.js'
 import { isUniqueViolation } from './sqlite-errors.js'
 import type { Database, SettlementJournalRow, SettlementRow } from './tables.js'
 
@@ -46,7 +47,16 @@ export async function recordJournalSettlement(
       const deleted = await trx.deleteFrom('settlement_journal').where('id', '=', row.id).executeTakeFirst()
       if (deleted.numDeletedRows === 0n) throw new RowGone()
       await trx.insertInto('settlements').values(settlement).execute()
-      if (row.ephemeral) await trx.deleteFrom('endpoints').where('id', '=', row.endpoint_id).execute()
+      if (row.ephemeral) {
+        await trx.deleteFrom('endpoints').where('id', '=', row.endpoint_id).execute()
+        // PostgreSQL: its claim becomes its tombstone, so every process answers 410 for it (server/db/endpoint-claims.ts).
+        if (dialectOf(trx) === 'postgres')
+          await trx
+            .updateTable('endpoint_claims')
+            .set({ deleted_at: sql`now()` })
+            .where('endpoint_id', '=', row.endpoint_id)
+            .execute()
+      }
     })
     return true
   } catch (error) {
@@ -55,4 +65,32 @@ export async function recordJournalSettlement(
     await deleteJournalRow(db, row.id)
     return false
   }
+}
+
+/**
+ * PostgreSQL: writes `row` (state `claimed`) as the claim of its payment, unless a row of the same payment is held
+ * (claimed or settling, by this process or another, a dead one's included: that is the reaper's); a row abandoned
+ * after a failed settlement is taken over (its sweeper then finds its id gone). True when `row` holds the payment.
+ */
+export async function claimJournalRow(db: Kysely<Database>, row: SettlementJournalRow): Promise<boolean> {
+  const replaced = Object.fromEntries(Object.keys(row).map((column) => [column, sql.ref(`excluded.${column}`)]))
+  const claimed = await db
+    .insertInto('settlement_journal')
+    .values(row)
+    .onConflict((conflict) =>
+      conflict.column('payment_id').doUpdateSet(replaced).where(sql.ref('settlement_journal.state'), '=', 'abandoned'),
+    )
+    .returning('id')
+    .executeTakeFirst()
+  return claimed !== undefined
+}
+
+/** Removes a claimed row no settlement was begun for (the payment was refused, or failed before its settlement). */
+export async function releaseJournalClaim(db: Kysely<Database>, id: string): Promise<void> {
+  await db.deleteFrom('settlement_journal').where('id', '=', id).where('state', '=', 'claimed').execute()
+}
+
+/** Marks a row whose settlement failed or broke off: the sweeper resolves it, a retry of its payment may take it over. */
+export async function abandonJournalRow(db: Kysely<Database>, id: string): Promise<void> {
+  await db.updateTable('settlement_journal').set({ state: 'abandoned' }).where('id', '=', id).execute()
 }

@@ -178,7 +178,11 @@ export type SettlementJournalTable = {
   created_at: string
   /** The process that wrote it (a random id per boot, server/journal/journal-owner.ts); null on rows written before. */
   owner: string | null
+  /** `claimed` (held, nothing sent), `settling`, or `abandoned` (left to the sweeper): migration 2026_11_27_03. */
+  state: JournalState
 }
+
+export type JournalState = 'claimed' | 'settling' | 'abandoned'
 
 /** The Sandbox chains this data dir has seen, the newest last (see chain/epoch.ts). */
 export type SandboxChainEpochsTable = {
@@ -276,6 +280,22 @@ export type ChannelActionsTable = {
 /** PostgreSQL only (migration 2026_11_26_07): the label of the gateway's caches, moved by triggers on every write. */
 export type CacheVersionTable = { id: number; version: number }
 
+/**
+ * PostgreSQL only (migration 2026_11_27_03): the payment holding a one-time endpoint, then its tombstone
+ * (server/gateway/postgres-payment-claims.ts).
+ */
+export type EndpointClaimsTable = {
+  endpoint_id: string
+  api_id: string
+  method: string
+  path_pattern: string
+  /** The process owner (server/db/process-owner.ts) whose request holds it. */
+  claimed_by: string
+  claimed_until: Date
+  /** When its payment settled and the endpoint was deleted; null while a payment holds it. */
+  deleted_at: Date | null
+}
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -297,6 +317,7 @@ export type Database = {
   batch_vouchers: BatchVouchersTable
   batch_transactions: BatchTransactionsTable
   cache_version: CacheVersionTable
+  endpoint_claims: EndpointClaimsTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -237,6 +237,7 @@ const sampleJournal: SettlementJournalRow = {
   settlement_id: null,
   created_at: '',
   owner: null,
+  state: 'settling',
 }
 
 const sampleTraffic: TrafficRow = {

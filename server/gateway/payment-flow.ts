@@ -13,13 +13,15 @@ import type { GatewayRequest } from './gateway-request.js'
 import { openGatewayStore, type GatewayStore } from './gateway-store.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from './payment-outcome.js'
 import { offerFor, paymentRequired, reasonFields, type Refusal } from './payment-required.js'
-import { createPaymentLocks, paymentIdentity } from './payment-locks.js'
+import { createPaymentLocks, paymentIdentity, usedUpMessage } from './payment-locks.js'
+import { createPostgresPaymentClaims } from './postgres-payment-claims.js'
+import { dialectOf } from '../db/dialect.js'
 import { createPaymentIdentifiers } from './payment-identifier.js'
 import { builderCodeOf } from './builder-code.js'
 import { decodePayment, v1CodeHint } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
-import { settleAndRecord } from './settle-step.js'
+import { chainEpochOf, settleAndRecord } from './settle-step.js'
 import { createOfferReceipts } from './offer-receipt.js'
 import { createSignIns } from './sign-in-with-x.js'
 import { takeChargeOverride } from './settlement-overrides.js'
@@ -103,9 +105,10 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     ownPorts ?? (deps.hosts.port ? (ownPorts = ownListenerPorts(deps)) : ownListenerPorts(deps))
   const proxy = createUpstreamProxy({ log: deps.log, ownListeners, refuse: addressRefusalOf(deps), ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
-  const locks = createPaymentLocks()
   const paymentIds = createPaymentIdentifiers(store, deps.clock)
   const journal = createSettlementJournal(deps, store, options.journal)
+  // One process on a SQLite file: claims in memory; any number on PostgreSQL: claims as rows.
+  const locks = dialectOf(deps.db) === 'postgres' ? createPostgresPaymentClaims(deps, journal) : createPaymentLocks()
   // A revert to a snapshot writes the buffered counters first, then finds the used-up one-time endpoints back.
   const unregister = deps.sandboxState?.register({ flush: () => stats.flush(), reset: () => locks.reset() })
   const events = createFlowEvents(deps)
@@ -153,8 +156,8 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     if (path === undefined) return failed(400, 'malformed request path')
     const route = findMatch(await table.routesOf(api, version), method, path)
     if (!route) {
-      if (locks.wasConsumed(api.id, method, path))
-        return failed(410, 'this one-time endpoint was used up by an earlier payment')
+      const consumed = locks.wasConsumed(api.id, method, path)
+      if (typeof consumed === 'boolean' ? consumed : await consumed) return failed(410, usedUpMessage)
       return failed(404, `no paid route for ${method} ${cutText(path, echoedValueLimit)}`)
     }
     // A missing facilitator (no chain, no SVC_FACILITATOR_URL) throws a 503 for the error handler.
@@ -224,15 +227,35 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     }
     let outcome: PaymentOutcome | undefined
     try {
-      const claim = locks.claim(paymentId, ephemeral ? route.endpoint.id : undefined)
-      if (!claim.ok) return requirePayment(attempt, claim.message)
+      const payload = decoded.payload
+      const claiming = locks.claim({
+        paymentId,
+        ephemeral: ephemeral ? route.endpoint : undefined,
+        entry: () => ({
+          api,
+          endpoint: route.endpoint,
+          ephemeral,
+          requirements,
+          payload,
+          paymentId,
+          payer: authorizationFields(payload.payload).from ?? '',
+          method,
+          path,
+          chainEpoch: chainEpochOf(deps, api),
+        }),
+      })
+      const claim = claiming instanceof Promise ? await claiming : claiming
+      if (!claim.ok)
+        return claim.reason === 'endpoint-used-up' ? failed(410, claim.message) : requirePayment(attempt, claim.message)
       let consumed = false
       try {
-        outcome = await pay(attempt, decoded.payload, requirements, paymentId)
+        outcome = await pay(attempt, payload, requirements, paymentId)
         consumed = ephemeral && outcome.type === 'paid'
         return outcome
       } finally {
-        claim.release(consumed)
+        // Released before the answer: a corrected retry of a refused payment finds it free (PostgreSQL: a row deleted).
+        const released = claim.release(consumed)
+        if (released) await released
         if (consumed) locks.consumed(api.id, route.compiled)
       }
     } finally {

@@ -2,25 +2,44 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { canonicalJson } from '../../core/canonical-json.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import type { CompiledPattern } from '../../core/path-pattern.js'
+import type { EndpointRow } from '../db/tables.js'
+import type { JournalEntry } from '../journal/journal.js'
 
 /** Frees a claim; `consumed` says an ephemeral endpoint was used up (it stays claimed until it is gone). */
-export type Release = (consumed: boolean) => void
+export type Release = (consumed: boolean) => void | Promise<void>
 
-/** Why a claim was refused: the payment is in flight elsewhere, or another payment holds the ephemeral endpoint. */
-export type ClaimRefusal = 'payment-in-use' | 'endpoint-in-use'
+/**
+ * Why a claim was refused: the payment is in flight elsewhere, another payment holds the ephemeral endpoint, or
+ * (PostgreSQL, a process whose cached endpoints are a moment old) that payment used the endpoint up: a 410.
+ */
+export type ClaimRefusal = 'payment-in-use' | 'endpoint-in-use' | 'endpoint-used-up'
 
-/** A granted claim and its release, or the refusal, with the message of the 402 that answers it. */
+/** A granted claim and its release, or the refusal, with the message that answers it (a 402; used up: a 410). */
 export type Claim = { ok: true; release: Release } | { ok: false; reason: ClaimRefusal; message: string }
 
+/** What a request claims: its payment, the ephemeral endpoint it pays for, and the payment's journal entry. */
+export type ClaimRequest = {
+  /** The payment's {@link paymentIdentity}. */
+  paymentId: string
+  /** The endpoint, when it is ephemeral (one payment settles it). */
+  ephemeral: EndpointRow | undefined
+  /** The journal entry of the payment (PostgreSQL writes its row as the claim: server/gateway/postgres-payment-claims.ts). */
+  entry(): JournalEntry
+}
+
+/**
+ * The gateway's claims: in this process's memory on SQLite (one process), rows on PostgreSQL
+ * (server/gateway/postgres-payment-claims.ts: any number of processes).
+ */
 export type PaymentLocks = {
   /**
-   * Claims a payment (by its {@link paymentIdentity}) and, for an ephemeral endpoint, the endpoint. A payment in
-   * flight elsewhere or an ephemeral endpoint another payment holds is refused, and that request is not charged.
+   * Claims a payment and, for an ephemeral endpoint, the endpoint. A payment in flight elsewhere or an ephemeral
+   * endpoint another payment holds is refused, and that request is not charged.
    */
-  claim(paymentId: string, ephemeralEndpointId: string | undefined): Claim
+  claim(request: ClaimRequest): Claim | Promise<Claim>
   /** Remembers a used-up ephemeral endpoint, so its late buyers hear 410 instead of 404. */
   consumed(apiId: string, pattern: CompiledPattern): void
-  wasConsumed(apiId: string, method: string, path: string): boolean
+  wasConsumed(apiId: string, method: string, path: string): boolean | Promise<boolean>
   /** Forgets the claimed and used-up ephemeral endpoints (the Sandbox was reverted to a snapshot: they exist again). */
   reset(): void
 }
@@ -29,19 +48,21 @@ export type PaymentLocks = {
 const consumedMemoryMs = 10 * 60_000
 const consumedMemorySize = 1000
 
-const paymentInUse: Claim = {
+export const paymentInUse: Claim = {
   ok: false,
   reason: 'payment-in-use',
   message: 'this payment is already being used by another request',
 }
-const endpointInUse: Claim = {
+export const endpointInUse: Claim = {
   ok: false,
   reason: 'endpoint-in-use',
   message: 'this one-time endpoint is being paid for by another request; it is gone if that payment settles',
 }
 
+export const usedUpMessage = 'this one-time endpoint was used up by an earlier payment'
+
 /**
- * In-process locks of the gateway (svc serves from one process). Payments of ordinary endpoints run in parallel; an
+ * In-process locks of the gateway (svc up serves from one process). Payments of ordinary endpoints run in parallel; an
  * ephemeral endpoint serves exactly one settled payment, so its payments are serialized: the first claims it and
  * keeps it if it settles (the endpoint is then deleted); the others are refused before anything is verified.
  */
@@ -51,7 +72,8 @@ export function createPaymentLocks(): PaymentLocks {
   const usedUp: { apiId: string; pattern: CompiledPattern; at: number }[] = []
 
   return {
-    claim(paymentId, endpointId) {
+    claim({ paymentId, ephemeral }) {
+      const endpointId = ephemeral?.id
       if (payments.has(paymentId)) return paymentInUse
       if (endpointId !== undefined && endpoints.has(endpointId)) return endpointInUse
       payments.add(paymentId)

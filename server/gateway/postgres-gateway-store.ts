@@ -9,7 +9,8 @@ import { trafficUpsert, type GatewayStore, type TrafficRow } from './gateway-sto
  * - Its version is `cache_version`'s number, which statement triggers move on any write to apis, endpoints or domains
  *   (migration 2026_11_26_07), by whichever process: one indexed read per request.
  * - A settlement's record is one statement: the insert (nothing when its transaction is recorded already), then the
- *   used-up endpoint's delete and the journal row's naming, both only when the insert happened.
+ *   used-up endpoint's delete (its claim becoming its tombstone: server/db/endpoint-claims.ts) and the journal row's
+ *   naming, all only when the insert happened.
  */
 export function postgresGatewayStore(db: Kysely<Database>): GatewayStore {
   const journalColumns = Object.keys(journalSample) as (keyof SettlementJournalRow)[]
@@ -29,6 +30,8 @@ export function postgresGatewayStore(db: Kysely<Database>): GatewayStore {
       const { rows } = await sql<{ id: string }>`
         with recorded as (${insert}),
         used_up as (delete from endpoints where id = ${usedUpEndpointId ?? null} and exists (select 1 from recorded)),
+        tombstone as (update endpoint_claims set deleted_at = now()
+          where endpoint_id = ${usedUpEndpointId ?? null} and exists (select 1 from recorded)),
         named as (update settlement_journal set settlement_id = ${row.id}
           where id = ${journalId ?? null} and exists (select 1 from recorded))
         select id from recorded`.execute(db)
@@ -101,4 +104,5 @@ const journalSample: Record<keyof SettlementJournalRow, true> = {
   settlement_id: true,
   created_at: true,
   owner: true,
+  state: true,
 }

@@ -5,6 +5,12 @@ import type { PaymentOutcome } from './payment-outcome.js'
 import { builderCodeOf } from './builder-code.js'
 import { recordSettlement, settlementRow } from './settlement-record.js'
 import { pausePoint } from '../../core/pause-point.js'
+import type { ApiRow } from '../db/tables.js'
+import type { ServerDeps } from '../deps.js'
+
+/** The Sandbox chain's epoch a payment of `api` is settled on ('' for production). */
+export const chainEpochOf = (deps: ServerDeps, api: ApiRow): string =>
+  api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : ''
 
 /**
  * Settles a payment and records it: the journal row first (whatever happens next, a crash included, a payment that
@@ -29,7 +35,7 @@ export async function settleAndRecord(
   if (request.signal.aborted) return not(buyerGone)
   if (injected) return not(refused(injected, true))
 
-  const chainEpoch = api.environment === 'development' ? (ctx.deps.chain?.sandboxChain.epoch ?? '') : ''
+  const chainEpoch = chainEpochOf(ctx.deps, api)
   const ephemeral = route.expiresAt !== null
   const journalId = await ctx.journal.begin({
     api,
@@ -72,12 +78,12 @@ export async function settleAndRecord(
       )
     }
   } catch (error) {
-    ctx.journal.abandon(journalId)
+    await ctx.journal.abandon(journalId)
     throw error
   }
   // Not settled, or its outcome is unknown (the facilitator broke off): the row is checked on the chain later.
   if (settled.type !== 'accepted') {
-    ctx.journal.abandon(journalId)
+    await ctx.journal.abandon(journalId)
     return not(refused(settled, true))
   }
   // The facilitator answers a payload it already settled with the same transaction: that is a replay.

@@ -2,7 +2,9 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { toSvcError } from '../../core/errors.js'
 import { processOwnerOf } from '../db/process-owner.js'
-import type { ApiRow, EndpointRow, SettlementJournalRow } from '../db/tables.js'
+import { dialectOf } from '../db/dialect.js'
+import { abandonJournalRow, claimJournalRow, releaseJournalClaim } from '../db/settlement-journal.js'
+import type { ApiRow, EndpointRow, JournalState, SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId, nowIso } from '../ids.js'
 import { createKeptWrites } from './kept-writes.js'
@@ -27,7 +29,15 @@ export type JournalEntry = {
 }
 
 export type SettlementJournal = {
-  /** Writes the row of a payment before its settlement is sent; resolves with the row's id. */
+  /**
+   * PostgreSQL: claims a payment for this process by writing its row now (state `claimed`), so that no other request,
+   * in any process, works on it at the same time; false when a row of the payment is held (server/db/settlement-
+   * journal.ts `claimJournalRow`). {@link begin} then turns that row into the settlement's, or {@link release} removes it.
+   */
+  claim(entry: JournalEntry): Promise<boolean>
+  /** Lets go of the claim of `paymentId` when no settlement was begun for it (nothing when one was). */
+  release(paymentId: string): Promise<void>
+  /** Writes the row of a payment before its settlement is sent (its claimed row, if any); resolves with the row's id. */
   begin(entry: JournalEntry): Promise<string>
   /**
    * Ends a row whose outcome is known: its settlement recorded as `settlementId` and its answer written (`delivered`)
@@ -40,8 +50,11 @@ export type SettlementJournal = {
    * allows, and the call resolves with `settlementId` (if svc stops first, the next start finds it from the journal row).
    */
   record(id: string, settlementId: string, write: () => Promise<string | undefined>): Promise<string | undefined>
-  /** Leaves a row whose settlement failed or broke off: it is checked on the chain once it is `graceMs` old. */
-  abandon(id: string): void
+  /**
+   * Leaves a row whose settlement failed or broke off: it is checked on the chain once it is `graceMs` old (PostgreSQL:
+   * marked `abandoned`, so that a retry of the payment, through any process, may take it over as SQLite's does).
+   */
+  abandon(id: string): Promise<void>
   /** Stops the sweeper and waits for the writes under way. */
   close(): Promise<void>
 }
@@ -69,7 +82,10 @@ export function createSettlementJournal(
   const { sweepEveryMs = 30_000, graceMs = 120_000, retryEveryMs = 1_000 } = options
   const log = deps.log ?? ((message: string) => console.error(message))
   const owner = processOwnerOf(deps.db).id
+  const shared = dialectOf(deps.db) === 'postgres'
   const inFlight = new Set<string>()
+  /** Claimed rows no settlement was begun for yet, by payment id. */
+  const claims = new Map<string, string>()
   const writes = new Set<Promise<void>>()
   let sweeping: Promise<unknown> | undefined
   const timer = setInterval(() => {
@@ -94,8 +110,33 @@ export function createSettlementJournal(
   }
 
   return {
+    async claim(entry) {
+      const row = buildJournalRow(entry, owner, 'claimed')
+      inFlight.add(row.id)
+      let won = false
+      try {
+        won = await claimJournalRow(deps.db, row)
+      } finally {
+        if (won) claims.set(entry.paymentId, row.id)
+        else inFlight.delete(row.id)
+      }
+      return won
+    },
+    async release(paymentId) {
+      const id = claims.get(paymentId)
+      if (id === undefined) return
+      claims.delete(paymentId)
+      try {
+        await releaseJournalClaim(deps.db, id)
+      } finally {
+        inFlight.delete(id)
+      }
+    },
     async begin(entry) {
-      const row = buildJournalRow(entry, owner)
+      // A claimed row becomes the settlement's (same id; PostgreSQL's openJournal replaces a row of the same payment).
+      const claimed = claims.get(entry.paymentId)
+      claims.delete(entry.paymentId)
+      const row = buildJournalRow(entry, owner, 'settling', claimed)
       inFlight.add(row.id)
       try {
         await (await store).openJournal(row)
@@ -125,8 +166,14 @@ export function createSettlementJournal(
         return settlementId
       }
     },
-    abandon(id) {
-      inFlight.delete(id)
+    async abandon(id) {
+      try {
+        if (shared) await abandonJournalRow(deps.db, id)
+      } catch (error) {
+        log(`svc: marking the settlement journal entry ${id} abandoned failed: ${toSvcError(error).message}`)
+      } finally {
+        inFlight.delete(id)
+      }
     },
     async close() {
       clearInterval(timer)
@@ -137,7 +184,12 @@ export function createSettlementJournal(
 }
 
 /** The journal row of a payment about to be settled, written by `owner` (exported for the recovery tests). */
-export function buildJournalRow(entry: JournalEntry, owner: string | null = null): SettlementJournalRow {
+export function buildJournalRow(
+  entry: JournalEntry,
+  owner: string | null = null,
+  state: JournalState = 'settling',
+  id = newId('jrn'),
+): SettlementJournalRow {
   const { api, endpoint, requirements } = entry
   const { nonce, validBefore } = authorizationFields(entry.payload.payload)
   // Recovery asks EIP-3009's authorizationState or Permit2's nonceBitmap, whichever the nonce belongs to.
@@ -152,7 +204,7 @@ export function buildJournalRow(entry: JournalEntry, owner: string | null = null
       ? 'eip3009'
       : null
   return {
-    id: newId('jrn'),
+    id,
     payment_id: entry.paymentId,
     api_id: api.id,
     endpoint_id: endpoint.id,
@@ -173,5 +225,6 @@ export function buildJournalRow(entry: JournalEntry, owner: string | null = null
     settlement_id: null,
     created_at: nowIso(),
     owner,
+    state,
   }
 }

@@ -95,6 +95,11 @@ async function resolveRow(
   row: SettlementJournalRow,
   log: (message: string) => void,
 ): Promise<keyof JournalResolution> {
+  // A claim whose process died before sending its settlement: nothing reached the facilitator (PostgreSQL's claims).
+  if (row.state === 'claimed') {
+    await deleteJournalRow(deps.db, row.id)
+    return 'notSettled'
+  }
   if (row.settlement_id !== null) {
     await markJournalUndelivered(deps.db, { ...row, settlement_id: row.settlement_id })
     return 'undelivered'

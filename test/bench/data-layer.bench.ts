@@ -98,6 +98,7 @@ async function onePayment(store: GatewayStore, index: number): Promise<number> {
     settlement_id: null,
     created_at: now,
     owner: 'proc_bench',
+    state: 'settling',
   })
   await store.recordSettlement(
     {

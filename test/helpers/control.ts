@@ -49,9 +49,12 @@ export async function startTestServer(
     authThrottle?: Partial<AuthThrottleLimits>
     /** Lower limits of the paid routes (the upstream deadline, the largest answer held). */
     paidRoutes?: PaidRouteLimits
+    /** A database of the test's own (several servers on one PostgreSQL database). @defaultValue the suite's */
+    databaseUrl?: string
   } = {},
 ): Promise<TestServer> {
-  const server = await startServer({ ...options, databaseUrl: await suiteDatabaseUrl(), log: () => {} })
+  const databaseUrl = options.databaseUrl ?? (await suiteDatabaseUrl())
+  const server = await startServer({ ...options, databaseUrl, log: () => {} })
 
   async function call(path: string, opts: CallOptions = {}): Promise<CallResult> {
     const {

@@ -258,5 +258,6 @@ function journalRow(id: string, paymentId: string): SettlementJournalRow {
     settlement_id: null,
     created_at: new Date().toISOString(),
     owner: 'proc_a',
+    state: 'settling',
   }
 }

@@ -149,6 +149,7 @@ describe('at start, the rows a process that died left behind', () => {
       settlement_id: null,
       created_at: new Date(Date.now() - 1_000).toISOString(),
       owner: null,
+      state: 'settling',
       ...overrides,
     }
   }

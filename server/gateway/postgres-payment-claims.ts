@@ -1,0 +1,76 @@
+import { toSvcError } from '../../core/errors.js'
+import { compilePattern } from '../../core/path-pattern.js'
+import { claimEndpoint, releaseEndpoint, usedUpEndpoints } from '../db/endpoint-claims.js'
+import { processOwnerOf } from '../db/process-owner.js'
+import type { ServerDeps } from '../deps.js'
+import type { SettlementJournal } from '../journal/journal.js'
+import { endpointInUse, paymentInUse, usedUpMessage, type Claim, type PaymentLocks } from './payment-locks.js'
+
+export type PostgresPaymentClaimsOptions = {
+  /**
+   * How long a one-time endpoint's claim holds: longer than any payment takes (upstream deadline, verify, settle), so
+   * it never runs out under a live request; the claim of a process that died is free again after it. @defaultValue 300_000
+   */
+  endpointHoldMs?: number | undefined
+}
+
+const usedUp: Claim = { ok: false, reason: 'endpoint-used-up', message: usedUpMessage }
+
+/**
+ * The gateway's claims on PostgreSQL, shared by every process on the database (issue 26 item 3):
+ * - a payment's claim is its settlement journal row, written now with this process as its owner (one statement:
+ *   `INSERT … ON CONFLICT (payment_id) DO …  RETURNING`, server/db/settlement-journal.ts `claimJournalRow`): one
+ *   request per payment across all processes, so one upstream call and one settlement per authorization. A refused
+ *   or failed payment deletes its row before it is answered; a settled one's row is the journal's from then on; a
+ *   process that dies leaves its rows, with its owner id, to whoever reaps them.
+ * - a one-time endpoint's claim is a row of `endpoint_claims` (server/db/endpoint-claims.ts), which becomes the
+ *   endpoint's tombstone in the statement that records its settlement and deletes it: every process answers 410.
+ */
+export function createPostgresPaymentClaims(
+  deps: ServerDeps,
+  journal: SettlementJournal,
+  options: PostgresPaymentClaimsOptions = {},
+): PaymentLocks {
+  const { endpointHoldMs = 300_000 } = options
+  const owner = processOwnerOf(deps.db).id
+  const log = deps.log ?? ((message: string) => console.error(message))
+  return {
+    async claim({ paymentId, ephemeral, entry }) {
+      if (!(await journal.claim(entry()))) return paymentInUse
+      if (ephemeral) {
+        const endpoint = await claimEndpoint(deps.db, ephemeral, owner, endpointHoldMs).catch(async (error) => {
+          await journal.release(paymentId)
+          throw error
+        })
+        if (endpoint !== 'claimed') {
+          await journal.release(paymentId)
+          return endpoint === 'used-up' ? usedUp : endpointInUse
+        }
+      }
+      return {
+        ok: true,
+        async release(consumed) {
+          // A used-up endpoint's claim is its tombstone now (written with its settlement's record).
+          await Promise.all([
+            journal.release(paymentId),
+            ephemeral && !consumed ? releaseEndpoint(deps.db, ephemeral.id, owner) : undefined,
+          ]).catch((error: unknown) =>
+            // The answer stands; the claim stays until this process is gone (the reaper) or its time runs out.
+            log(`svc: releasing the claim of a payment failed: ${toSvcError(error).message}`),
+          )
+        },
+      }
+    },
+    // The tombstone is written with the settlement's record (postgres-gateway-store.ts): nothing to remember here.
+    consumed() {},
+    async wasConsumed(apiId, method, path) {
+      const tombstones = await usedUpEndpoints(deps.db, apiId)
+      return tombstones.some((row) => {
+        const pattern = compilePattern(row.method, row.path_pattern)
+        return pattern.method === method && pattern.regex.test(path)
+      })
+    },
+    // PostgreSQL has no snapshots to revert to.
+    reset() {},
+  }
+}

@@ -1,0 +1,181 @@
+/**
+ * Claims across processes (issue 26 item 3): two gateway servers on one PostgreSQL database and one Sandbox chain,
+ * each with its own process owner (its own pool and liveness connection), as two `svc serve` processes are. A payment
+ * is one request whichever process it reaches: one upstream call, one settlement; a one-time endpoint serves one
+ * payment and is 410 through both after; a refused payment leaves no claim behind.
+ */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { startChainServices, type ChainServices } from '../../../chain/services.js'
+import { localFetch } from '../../../sdk/local-fetch.js'
+import { startTestServer, type TestServer } from '../../helpers/control.js'
+import { newAccount } from '../../helpers/payments.js'
+import { postgresAvailable, startPostgres, type TestPostgres } from '../../helpers/postgres.js'
+import { addEndpoint, createApi, errorOf, newSeller, sandboxAccept, signedPaymentFor, usdcBalance } from './helpers.js'
+
+// Where PostgreSQL is missing outside CI the file is skipped, as test/helpers/postgres.ts's testDialects does.
+const runs = postgresAvailable() || Boolean(process.env.CI)
+
+let postgres: TestPostgres
+let services: ChainServices
+let a: TestServer
+let b: TestServer
+let upstream: GatedUpstream
+
+beforeAll(async () => {
+  if (!runs) return
+  ;[postgres, services, upstream] = await Promise.all([startPostgres(), startChainServices(), startGatedUpstream()])
+  const databaseUrl = await postgres.createDatabase()
+  // The first migrates; the second opens the migrated database.
+  a = await startTestServer({ chain: services, databaseUrl })
+  b = await startTestServer({ chain: services, databaseUrl })
+}, 120_000)
+afterAll(async () => {
+  await b?.stop()
+  await a?.stop()
+  await upstream?.stop()
+  await services?.stop()
+  await postgres?.stop()
+})
+
+/** The gateway URL of an API on server `t` (both serve every API: one database). */
+const on = (t: TestServer, slug: string) => t.gatewayUrl(slug, 'development')
+
+async function sellerApi(endpoint: { path_pattern: string; ttl?: number; amount?: string }) {
+  const seller = await newSeller(a)
+  const api = await createApi(a, seller, upstream.url)
+  await addEndpoint(a, seller, api.id, {
+    method: 'GET',
+    path_pattern: endpoint.path_pattern,
+    accepts: [sandboxAccept(services, endpoint.amount)],
+    ...(endpoint.ttl === undefined ? {} : { ttl: endpoint.ttl }),
+  })
+  const settlements = () =>
+    a.server.database.db.selectFrom('settlements').selectAll().where('api_id', '=', api.id).execute()
+  return { seller, api, settlements }
+}
+
+const journalRows = () => a.server.database.db.selectFrom('settlement_journal').selectAll().execute()
+
+describe.skipIf(!runs)('claims on PostgreSQL, two gateway servers on one database', () => {
+  test('one signed payment sent to both at once: one upstream call, one settlement, the other refused as in use', async () => {
+    const { api, settlements } = await sellerApi({ path_pattern: '/gate/{id}' })
+    const buyer = newAccount()
+    await services.manager.fund(buyer.address, 'usdc', '1')
+    const signature = await signedPaymentFor(services, buyer, `${on(a, api.slug)}/gate/once`)
+    const calls = upstream.calls
+    const before = await usdcBalance(services, buyer.address)
+
+    // The winner waits at the upstream's gate until the loser was answered: their claims overlap, whichever wins.
+    upstream.hold()
+    const answers = [a, b].map((t) =>
+      localFetch(`${on(t, api.slug)}/gate/once`, { headers: { 'payment-signature': signature } }),
+    )
+    const refused = await Promise.race(answers)
+    expect(refused.status).toBe(402)
+    expect(await errorOf(refused)).toBe('this payment is already being used by another request')
+    await vi.waitFor(() => expect(upstream.calls).toBe(calls + 1))
+    upstream.open()
+    const served = (await Promise.all(answers)).find((answer) => answer !== refused)!
+    expect(served.status).toBe(200)
+    await served.arrayBuffer()
+
+    expect(upstream.calls).toBe(calls + 1)
+    expect(await settlements()).toHaveLength(1)
+    expect(await usdcBalance(services, buyer.address)).toBe(before - 10000n)
+    // The claim was the journal row; it is gone once the answer is written.
+    await vi.waitFor(async () => expect(await journalRows()).toEqual([]))
+  })
+
+  test('a one-time endpoint: two buyers through both at once, one served and charged; then 410 through both', async () => {
+    const { seller, api, settlements } = await sellerApi({ path_pattern: '/gate/{id}', ttl: 300, amount: '50000' })
+    const buyers = [newAccount(), newAccount()]
+    for (const buyer of buyers) await services.manager.fund(buyer.address, 'usdc', '1')
+    const signatures = await Promise.all(
+      buyers.map((buyer) => signedPaymentFor(services, buyer, `${on(a, api.slug)}/gate/one-time`)),
+    )
+
+    upstream.hold()
+    const answers = [a, b].map((t, i) =>
+      localFetch(`${on(t, api.slug)}/gate/one-time`, { headers: { 'payment-signature': signatures[i]! } }),
+    )
+    const refused = await Promise.race(answers)
+    expect(refused.status).toBe(402)
+    expect(await errorOf(refused)).toBe(
+      'this one-time endpoint is being paid for by another request; it is gone if that payment settles',
+    )
+    upstream.open()
+    const served = (await Promise.all(answers)).find((answer) => answer !== refused)!
+    expect(served.status).toBe(200)
+    await served.arrayBuffer()
+
+    expect(await settlements()).toHaveLength(1)
+    expect(await usdcBalance(services, seller.payTo)).toBe(50000n)
+    for (const t of [a, b]) {
+      const after = await localFetch(`${on(t, api.slug)}/gate/one-time`)
+      expect(after.status).toBe(410)
+      expect(await after.json()).toEqual({ error: 'this one-time endpoint was used up by an earlier payment' })
+    }
+    // A payment signed before it was used up is refused 410 too, and charges nothing.
+    const late = await localFetch(`${on(b, api.slug)}/gate/one-time`, {
+      headers: { 'payment-signature': signatures[0]! },
+    })
+    expect(late.status).toBe(410)
+    expect(await settlements()).toHaveLength(1)
+  })
+
+  test('a payment refused by the facilitator leaves no claim: corrected (the buyer funded), it is served through the other', async () => {
+    const { settlements, api } = await sellerApi({ path_pattern: '/gate/{id}' })
+    const buyer = newAccount()
+    const signature = await signedPaymentFor(services, buyer, `${on(a, api.slug)}/gate/retry`)
+    const calls = upstream.calls
+
+    const refused = await localFetch(`${on(a, api.slug)}/gate/retry`, { headers: { 'payment-signature': signature } })
+    expect(refused.status).toBe(402)
+    expect(await errorOf(refused)).toMatch(/insufficient_balance/)
+    expect(await journalRows()).toEqual([])
+
+    await services.manager.fund(buyer.address, 'usdc', '1')
+    const served = await localFetch(`${on(b, api.slug)}/gate/retry`, { headers: { 'payment-signature': signature } })
+    expect(served.status).toBe(200)
+    await served.arrayBuffer()
+    expect(upstream.calls).toBe(calls + 1)
+    expect(await settlements()).toHaveLength(1)
+  })
+})
+
+type GatedUpstream = { url: string; calls: number; hold(): void; open(): void; stop(): Promise<void> }
+
+/** An upstream that answers at once, or once `open()` is called after `hold()`. */
+async function startGatedUpstream(): Promise<GatedUpstream> {
+  let waiting: (() => void)[] | undefined
+  const state = { calls: 0 }
+  const server = createServer((req, res) => {
+    state.calls++
+    const answer = () =>
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url }))
+    if (waiting) waiting.push(answer)
+    else answer()
+  })
+  server.listen(0, '127.0.0.1')
+  await new Promise((resolve) => server.once('listening', resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    get calls() {
+      return state.calls
+    },
+    hold() {
+      waiting ??= []
+    },
+    open() {
+      const gate = waiting ?? []
+      waiting = undefined
+      for (const answer of gate) answer()
+    },
+    async stop() {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
+    },
+  }
+}
