@@ -1,7 +1,10 @@
 import { createRequire } from 'node:module'
 import type Pg from 'pg'
-import { Kysely, Migrator, PostgresDialect, sql, type MigrationProvider } from 'kysely'
+import { Kysely, Migrator, sql, type MigrationProvider } from 'kysely'
 import { UsageError } from '../../core/errors.js'
+import { cachedTables } from './cache-version.js'
+import { registerLocalWrites, trackedPostgresDialect } from './local-writes.js'
+import { createNotifications, registerNotifications } from './notifications.js'
 import type { OpenedDatabase } from './opened-database.js'
 import { postgresProcessOwner, registerProcessOwner } from './process-owner.js'
 import type { Database } from './tables.js'
@@ -47,7 +50,10 @@ export async function openPostgres(url: string, provider: MigrationProvider, poo
   const pool = new pg.Pool({ ...config, max: poolSize })
   // An idle connection the server dropped must not take the process with it; the next query reconnects.
   pool.on('error', () => {})
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  // Writes of this process to the tables the gateway caches are noted as they commit (server/db/local-writes.ts).
+  const { dialect, writes } = trackedPostgresDialect({ pool }, cachedTables)
+  const db = new Kysely<Database>({ dialect })
+  registerLocalWrites(db, writes)
   try {
     const { error } = await new Migrator({ db, provider }).migrateToLatest()
     if (error) throw error
@@ -65,12 +71,20 @@ export async function openPostgres(url: string, provider: MigrationProvider, poo
     throw error
   })
   registerProcessOwner(db, owner)
+  // LISTEN/NOTIFY (server/db/notifications.ts): a connection of its own, opened at the first subscription.
+  const notifications = createNotifications(async () => {
+    const client = new pg.Client({ ...config, keepAlive: true, application_name: 'svc notifications' })
+    await client.connect()
+    return client
+  })
+  registerNotifications(db, notifications)
   let closed: Promise<void> | undefined
   return {
     db,
     dialect: 'postgres',
+    notifications,
     close() {
-      closed ??= owner.close().then(() => db.destroy())
+      closed ??= Promise.all([notifications.close(), owner.close()]).then(() => db.destroy())
       return closed
     },
   }

@@ -296,6 +296,18 @@ export type EndpointClaimsTable = {
   deleted_at: Date | null
 }
 
+/** PostgreSQL only: the live stream's replay ring shared by every process (server/cluster-payment-events.ts). */
+export type PaymentEventsTable = {
+  /** Cluster-wide, in commit order, without holes: from `payment_event_counter`. */
+  id: number
+  user_id: string
+  /** The event's JSON without its id. */
+  event: string
+}
+
+/** PostgreSQL only: the last payment event id handed out (one row, id 1). */
+export type PaymentEventCounterTable = { id: number; last: number }
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -318,6 +330,8 @@ export type Database = {
   batch_transactions: BatchTransactionsTable
   cache_version: CacheVersionTable
   endpoint_claims: EndpointClaimsTable
+  payment_events: PaymentEventsTable
+  payment_event_counter: PaymentEventCounterTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -18,6 +18,11 @@ export type GatewayStore = {
    */
   version(): number | Promise<number>
   /**
+   * The version read from the database now, where {@link version} may lag behind another process's write
+   * (PostgreSQL): the gateway asks before it answers 404, so what another process just created is served.
+   */
+  fresh?(): Promise<number>
+  /**
    * Records a settlement, deleting the ephemeral endpoint it used up and naming it in its journal row (`journalId`),
    * in one transaction; false when the transaction is recorded already.
    */

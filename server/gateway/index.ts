@@ -52,10 +52,16 @@ export function createGateway(deps: ServerDeps): Gateway {
    * paid flow (whose unpaid 402 is the paywall page for a browser).
    */
   async function serve(req: Request, res: Response, route: HostRoute): Promise<void> {
-    // Once the store is open, its version is read without waiting (a number on a database file).
-    const current = (opened ?? (await store)).version()
-    const version = typeof current === 'number' ? current : await current
-    const api = await apis.resolve(route, version)
+    // Once the store is open, its version is read without waiting (a number on a database file, or from memory).
+    const ready = opened ?? (await store)
+    const current = ready.version()
+    let version = typeof current === 'number' ? current : await current
+    let api = await apis.resolve(route, version)
+    // Before a 404, a version that may lag behind another process's write is read anew (read-your-writes).
+    if (!api && ready.fresh) {
+      const fresh = await ready.fresh()
+      if (fresh !== version) api = await apis.resolve(route, (version = fresh))
+    }
     if (!api) {
       res.status(404).json({ error: await notServedMessage(deps, route, (other) => apis.resolve(other, version)) })
       return

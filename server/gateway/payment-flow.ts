@@ -154,7 +154,13 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     const queryAt = url.indexOf('?')
     const path = normalizePath(queryAt === -1 ? url : url.slice(0, queryAt))
     if (path === undefined) return failed(400, 'malformed request path')
-    const route = findMatch(await table.routesOf(api, version), method, path)
+    let route = findMatch(await table.routesOf(api, version), method, path)
+    // Before a 404, a version that may lag behind another process's write is read anew (read-your-writes).
+    const ready = route ? undefined : (opened ?? (await store))
+    if (!route && ready?.fresh) {
+      const again = await ready.fresh()
+      if (again !== version) route = findMatch(await table.routesOf(api, again), method, path)
+    }
     if (!route) {
       const consumed = locks.wasConsumed(api.id, method, path)
       if (typeof consumed === 'boolean' ? consumed : await consumed) return failed(410, usedUpMessage)

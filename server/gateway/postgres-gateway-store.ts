@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely'
+import { watchCacheVersion } from '../db/cache-version.js'
 import { findPaymentAnswer, keepPaymentAnswer } from '../db/payment-answers.js'
 import type { Database, SettlementJournalRow } from '../db/tables.js'
 import { trafficUpsert, type GatewayStore, type TrafficRow } from './gateway-store-type.js'
@@ -6,19 +7,19 @@ import { trafficUpsert, type GatewayStore, type TrafficRow } from './gateway-sto
 /**
  * The gateway's store on PostgreSQL, shared by any number of processes: each write is one statement (one round trip),
  * autocommitted.
- * - Its version is `cache_version`'s number, which statement triggers move on any write to apis, endpoints or domains
- *   (migration 2026_11_26_07), by whichever process: one indexed read per request.
+ * - Its version is `cache_version`'s number, which triggers move on any change to apis, endpoints or domains, by
+ *   whichever process, and notify (server/db/cache-version.ts): kept in memory, no query per request. A 404 reads it
+ *   once more (`fresh`), so an API another process just created is served.
  * - A settlement's record is one statement: the insert (nothing when its transaction is recorded already), then the
  *   used-up endpoint's delete (its claim becoming its tombstone: server/db/endpoint-claims.ts) and the journal row's
  *   naming, all only when the insert happened.
  */
 export function postgresGatewayStore(db: Kysely<Database>): GatewayStore {
   const journalColumns = Object.keys(journalSample) as (keyof SettlementJournalRow)[]
+  const cache = watchCacheVersion(db)
   return {
-    async version() {
-      const row = await db.selectFrom('cache_version').select('version').where('id', '=', 1).executeTakeFirst()
-      return Number(row?.version ?? 0)
-    },
+    version: () => cache.current(),
+    fresh: () => cache.fresh(),
     async recordSettlement(row, usedUpEndpointId, journalId) {
       const insert = db
         .insertInto('settlements')
@@ -35,6 +36,8 @@ export function postgresGatewayStore(db: Kysely<Database>): GatewayStore {
         named as (update settlement_journal set settlement_id = ${row.id}
           where id = ${journalId ?? null} and exists (select 1 from recorded))
         select id from recorded`.execute(db)
+      // The used-up endpoint leaves this process's caches at once (the others' at its notification).
+      if (rows.length > 0 && usedUpEndpointId !== undefined) cache.bump()
       return rows.length > 0
     },
     async openJournal(row) {
@@ -77,7 +80,9 @@ export function postgresGatewayStore(db: Kysely<Database>): GatewayStore {
     keepPaymentAnswer: (row, bounds) => keepPaymentAnswer(db, row, bounds),
     // The version moves only on writes to apis, endpoints and domains (triggers): the gateway's own rows leave it.
     own: (write) => write(),
-    close() {},
+    close() {
+      void cache.close()
+    },
   }
 }
 
