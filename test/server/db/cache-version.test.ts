@@ -198,4 +198,5 @@ const journalRow = (id: string): SettlementJournalRow => ({
   settlement_id: null,
   created_at: new Date().toISOString(),
   owner: null,
+  state: 'settling',
 })
