@@ -20,6 +20,7 @@ import {
   type ReadyProcess,
 } from '../helpers/cluster-load.js'
 import { startSvcProcess } from '../helpers/svc-process.js'
+import { treeCpuMs } from './processes.js'
 import { benchClusterKills } from './cluster-kills.js'
 import { percentile, round, runPool } from './pool.js'
 
@@ -71,11 +72,15 @@ export async function benchCluster(options: ClusterBenchOptions = {}) {
       return response.statusCode === 402
     }
     const unpaid = { one: [] as number[], three: [] as number[], errors: 0 }
+    const cpuUs = { one: [] as number[], three: [] as number[] }
+    const cpuOfCluster = () => cluster.processes.reduce((sum, svc) => sum + treeCpuMs(svc.child.pid), 0)
     const sides = { one: pools.slice(0, 1), three: pools }
     for (const over of [sides.one, sides.three]) await runPool(Array.from({ length: 2_000 }), 32, () => probe(over))
     for (let r = 0; r < rounds; r++)
       for (const name of r % 2 === 0 ? (['one', 'three'] as const) : (['three', 'one'] as const)) {
+        const cpu0 = cpuOfCluster()
         const run = await runPool(Array.from({ length: unpaidRequests }), 32, () => probe(sides[name]))
+        cpuUs[name].push(((cpuOfCluster() - cpu0) * 1000) / unpaidRequests)
         unpaid[name].push((unpaidRequests / run.wallMs) * 1000)
         unpaid.errors += run.results.filter((ok) => !ok).length
       }
@@ -127,6 +132,8 @@ export async function benchCluster(options: ClusterBenchOptions = {}) {
         three_processes_rps: round(median(unpaid.three)),
         rounds_rps: { one: unpaid.one.map((v) => round(v)), three: unpaid.three.map((v) => round(v)) },
         errors: unpaid.errors,
+        /** svc's CPU per 402 (all processes): what spreading the same load over three costs. */
+        cpu_us_per_request: { one: round(median(cpuUs.one)), three: round(median(cpuUs.three)) },
         ratio: round(ratio402, 2),
         target_ratio: 1.5,
         pass: ratio402 >= 1.5,
