@@ -2,7 +2,9 @@
  * The data layer's share of a paid request, on SQLite (svc's file: one exclusive connection, the gateway's prepared
  * statements) and on PostgreSQL (a pool, durable: PostgreSQL's default settings on this machine's Debian server),
  * in rounds that alternate which goes first. One payment's bookkeeping is what the gateway writes for it
- * (server/gateway/payment-flow.ts): the cache version read of the request, the journal row before the settlement,
+ * (server/gateway/payment-flow.ts): the cache version read of the request, on PostgreSQL the payment's claim (its
+ * journal row, written before verify: server/gateway/postgres-payment-claims.ts; SQLite's is in memory), the journal
+ * row before the settlement,
  * the settlement's record naming it, the row's close, and a share of the traffic counters (flushed every 250 ms: one
  * flush per 25 payments here).
  */
@@ -13,6 +15,8 @@ import { performance } from 'node:perf_hooks'
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.js'
 import { openGatewayStore, type GatewayStore } from '../../server/gateway/gateway-store.js'
 import { newId } from '../../server/ids.js'
+import { claimJournalRow } from '../../server/db/settlement-journal.js'
+import type { SettlementJournalRow } from '../../server/db/tables.js'
 import { startPostgres } from '../helpers/postgres.js'
 import { percentile, round } from './pool.js'
 
@@ -25,7 +29,14 @@ export type DataLayerBenchOptions = {
   durable?: boolean
 }
 
-type Side = { name: 'sqlite' | 'postgres'; database: OpenedDatabase; store: GatewayStore; micros: number[] }
+type Side = {
+  name: 'sqlite' | 'postgres'
+  database: OpenedDatabase
+  store: GatewayStore
+  /** The payment's claim as the database holds it (PostgreSQL: its journal row); none on SQLite (memory). */
+  claim?: ((row: SettlementJournalRow) => Promise<unknown>) | undefined
+  micros: number[]
+}
 
 export async function benchDataLayer(options: DataLayerBenchOptions = {}) {
   const { rounds = 6, payments = 300 } = options
@@ -39,11 +50,15 @@ export async function benchDataLayer(options: DataLayerBenchOptions = {}) {
     ] as const) {
       const database = await openDatabase(location)
       await seed(database)
-      sides.push({ name, database, store: await openGatewayStore(database.db), micros: [] })
+      const claim =
+        name === 'postgres'
+          ? (row: SettlementJournalRow) => claimJournalRow(database.db, { ...row, state: 'claimed' })
+          : undefined
+      sides.push({ name, database, store: await openGatewayStore(database.db), claim, micros: [] })
     }
     for (let round = 0; round < rounds; round++) {
       const order = round % 2 === 0 ? sides : [...sides].reverse()
-      for (const side of order) for (let i = 0; i < payments; i++) side.micros.push(await onePayment(side.store, i))
+      for (const side of order) for (let i = 0; i < payments; i++) side.micros.push(await onePayment(side, i))
     }
   } finally {
     for (const side of sides) await side.database.close()
@@ -70,13 +85,13 @@ export async function benchDataLayer(options: DataLayerBenchOptions = {}) {
 }
 
 /** One payment's bookkeeping, timed in microseconds. */
-async function onePayment(store: GatewayStore, index: number): Promise<number> {
+async function onePayment({ store, claim }: Side, index: number): Promise<number> {
   const journalId = newId('jrn')
   const settlementId = newId('stl')
   const now = new Date().toISOString()
   const started = performance.now()
   await store.version()
-  await store.openJournal({
+  const row: SettlementJournalRow = {
     id: journalId,
     payment_id: `eip155:845320402|0xa|0xpayer|${journalId}`,
     api_id: 'a1',
@@ -99,7 +114,9 @@ async function onePayment(store: GatewayStore, index: number): Promise<number> {
     created_at: now,
     owner: 'proc_bench',
     state: 'settling',
-  })
+  }
+  await claim?.(row)
+  await store.openJournal(row)
   await store.recordSettlement(
     {
       id: settlementId,
