@@ -10,6 +10,7 @@ import type { SnapshotStore } from './sandbox/snapshots.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
 import type { ServerTrust } from './serve/server-trust.js'
 import type { ServerLifecycle } from './serve/lifecycle.js'
+import type { ProductionChains } from './journal/production-chains.js'
 
 /** The limits of the paid routes a server may set (tests lower them); unset ones are paidRouteDefaults (gateway/payment-flow.ts). */
 export type PaidRouteLimits = {
@@ -30,6 +31,8 @@ export type ServerDeps = {
   chain?: ChainServices | undefined
   /** Facilitator of production APIs (SVC_FACILITATOR_URL); without it their paid routes answer 503. */
   productionFacilitatorUrl?: string | undefined
+  /** The RPCs of production networks (--rpc): recovery checks their unfinished payments there. @defaultValue none */
+  productionChains?: ProductionChains | undefined
   /** DNS servers (host or host:port) that custom-domain verification asks (SVC_DNS_SERVERS); default: the system's. */
   dnsServers?: string[] | undefined
   /** Mark new accounts verified (CI). */

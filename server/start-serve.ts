@@ -6,6 +6,7 @@ import { UsageError } from '../core/errors.js'
 import { isDomainName } from '../core/hosts.js'
 import { databasePeer, parseDatabaseUrl } from './db/database-url.js'
 import { loadSqlite } from './db/sqlite-driver.js'
+import { parseRpcUrls } from './journal/production-chains.js'
 import { readServeSecrets, type ServeSecretSources } from './serve/serve-secrets.js'
 import type { OwnPeer } from './serve/own-peers.js'
 import type { ServerTrust } from './serve/server-trust.js'
@@ -17,7 +18,16 @@ export type SandboxChainMode = (typeof sandboxChainModes)[number]
 
 export type StartServeOptions = Pick<
   StartSvcOptions,
-  'autoVerify' | 'productionFacilitatorUrl' | 'dnsServers' | 'binary' | 'relay' | 'log' | 'onProgress'
+  | 'autoVerify'
+  | 'productionFacilitatorUrl'
+  | 'rpc'
+  | 'rpcLogBlocks'
+  | 'reapEveryMs'
+  | 'dnsServers'
+  | 'binary'
+  | 'relay'
+  | 'log'
+  | 'onProgress'
 > & {
   /** The data dir: the lock, the chain's state and snapshots, and the secrets not given from outside. */
   dataDir: string
@@ -91,6 +101,9 @@ export async function startServe(options: StartServeOptions): Promise<RunningSer
   const allowUpstream = options.allowUpstream?.length
     ? parseAddressList(options.allowUpstream, '--allow-upstream')
     : undefined
+  parseRpcUrls(options.rpc)
+  if (options.rpcLogBlocks !== undefined && !(Number.isInteger(options.rpcLogBlocks) && options.rpcLogBlocks > 0))
+    throw new UsageError(`--rpc-log-blocks must be a whole number of blocks above 0, not "${options.rpcLogBlocks}"`)
   const secrets = readServeSecrets(options.secrets ?? {})
   const trust: ServerTrust = {
     adminToken: secrets.adminToken,
@@ -103,6 +116,9 @@ export async function startServe(options: StartServeOptions): Promise<RunningSer
     port: options.port,
     autoVerify: options.autoVerify,
     productionFacilitatorUrl: options.productionFacilitatorUrl,
+    rpc: options.rpc,
+    rpcLogBlocks: options.rpcLogBlocks,
+    reapEveryMs: options.reapEveryMs,
     dnsServers: options.dnsServers,
     log: options.log,
     listenHost: host.replace(/^\[|\]$/g, ''),

@@ -43,6 +43,15 @@ export type StartServerOptions = {
   autoVerify?: boolean | undefined
   /** Facilitator of production APIs (SVC_FACILITATOR_URL). */
   productionFacilitatorUrl?: string | undefined
+  /**
+   * RPCs of production networks, `<network>=<url>` (svc serve --rpc, SVC_RPC): unfinished production payments are
+   * checked on their chain (server/journal/production-chains.ts). @defaultValue none: they cannot be checked
+   */
+  rpc?: readonly string[] | undefined
+  /** The most blocks one `eth_getLogs` of that check spans. @defaultValue 2_000 */
+  rpcLogBlocks?: number | undefined
+  /** PostgreSQL: how often rows of processes that are gone are looked for (server/journal/reaper.ts). @defaultValue 2_000 */
+  reapEveryMs?: number | undefined
   /** DNS servers for custom-domain verification (SVC_DNS_SERVERS). */
   dnsServers?: string[] | undefined
   /** Limits of sign-up, login and email verification. @defaultValue {@link defaultAuthThrottleLimits} */
@@ -112,6 +121,8 @@ function loadServerModules() {
     import('./serve/own-peers.js'),
     import('./db/channel-actions.js'),
     import('./journal/channel-action-recovery.js'),
+    import('./journal/production-chains.js'),
+    import('./journal/reaper.js'),
   ])
 }
 
@@ -138,7 +149,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     { ownPeers },
     { createSqliteChannelActionStore },
     { resolveChannelActions },
+    { createProductionChains, parseRpcUrls },
+    { startJournalReaper },
   ] = await loadServerModules()
+  const rpcUrls = parseRpcUrls(options.rpc)
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
   tightenDataDir(dataDir)
@@ -156,6 +170,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     chain: options.chain,
     autoVerify: options.autoVerify,
     productionFacilitatorUrl: options.productionFacilitatorUrl,
+    productionChains:
+      rpcUrls.size > 0 ? createProductionChains(rpcUrls, { maxLogBlocks: options.rpcLogBlocks }) : undefined,
     dnsServers: options.dnsServers,
     authThrottle: options.authThrottle,
     paidRoutes: options.paidRoutes,
@@ -201,6 +217,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   await markMissingSettlements(deps).catch((error) =>
     options.log?.(`svc: the ledger could not be checked against the chain: ${toSvcError(error).message}`),
   )
+  // On a database other processes share, the rows of one that dies are resolved by a survivor within seconds.
+  const reaper = startJournalReaper(deps, { everyMs: options.reapEveryMs })
   const onRestart = ({ reason }: { reason: string }) =>
     void reconcile(reason).catch((error) =>
       options.log?.(`svc: recording the new chain failed: ${toSvcError(error).message}`),
@@ -231,6 +249,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     },
     async stop() {
       options.chain?.sandboxChain.off('restart', onRestart)
+      await reaper?.close()
       await listening.close()
       await Promise.all(refunds)
       await stopPurge()
@@ -296,6 +315,9 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     port,
     autoVerify,
     productionFacilitatorUrl,
+    rpc,
+    rpcLogBlocks,
+    reapEveryMs,
     dnsServers,
     authThrottle,
     paidRoutes,
@@ -318,6 +340,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
   // Bad twin input (an unknown name, a fork URL of another chain) is refused before anything starts.
   const { resolveTwins } = await import('../core/twins.js')
   const twinSpecs = await resolveTwins(chainOptions.twins, chainOptions.twinForkUrl)
+  ;(await import('./journal/production-chains.js')).parseRpcUrls(rpc)
   const lock = await claimDataDir(askedDataDir, log ?? (() => {})).catch((error: unknown) => {
     throw dataDirStorageError(askedDataDir ?? tmpdir(), error) ?? error
   })
@@ -392,6 +415,9 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       chain,
       autoVerify,
       productionFacilitatorUrl,
+      rpc,
+      rpcLogBlocks,
+      reapEveryMs,
       dnsServers,
       authThrottle,
       paidRoutes,

@@ -1,4 +1,5 @@
 import { parseAbi, type Address, type Hex, type PublicClient } from 'viem'
+import { searchLogRanges, type LogRange } from '../log-ranges.js'
 
 /** The parts of EIP-3009 (FiatToken v2) that say whether an authorization was used, and by which transaction. */
 const eip3009Abi = parseAbi([
@@ -14,11 +15,13 @@ export type AuthorizationUse =
 /**
  * Asks the token whether `authorizer`'s authorization `nonce` was used (`authorizationState`) and, if so, finds the
  * transaction from its `AuthorizationUsed` log. Works for the sandbox USDC and for a forked FiatToken alike. A used
- * authorization whose log cannot be found (a node that pruned it) has no transaction.
+ * authorization whose log cannot be found (a node that pruned it, or used before `range.fromBlock`) has no transaction.
+ * `range` bounds the log search on a real network (server/journal/production-chains.ts).
  */
 export async function findAuthorizationUse(
   client: PublicClient,
   authorization: { asset: Address; authorizer: Address; nonce: Hex },
+  range: LogRange = {},
 ): Promise<AuthorizationUse> {
   const { asset, authorizer, nonce } = authorization
   const used = await client.readContract({
@@ -28,14 +31,17 @@ export async function findAuthorizationUse(
     args: [authorizer, nonce],
   })
   if (!used) return { used: false }
-  const logs = await client.getLogs({
-    address: asset,
-    event: eip3009Abi[1],
-    args: { authorizer, nonce },
-    fromBlock: await firstLocalBlock(client),
-    toBlock: 'latest',
+  const fromBlock = range.fromBlock ?? (await firstLocalBlock(client))
+  const log = await searchLogRanges(client, { ...range, fromBlock }, async (from, to) => {
+    const logs = await client.getLogs({
+      address: asset,
+      event: eip3009Abi[1],
+      args: { authorizer, nonce },
+      fromBlock: from,
+      toBlock: to,
+    })
+    return logs[0]
   })
-  const log = logs[0]
   return { used: true, transaction: log?.transactionHash ?? undefined, blockNumber: log?.blockNumber ?? undefined }
 }
 

@@ -1,5 +1,6 @@
 import { decodeFunctionData, parseAbi, type Address, type Hex, type PublicClient } from 'viem'
 import { firstLocalBlock } from '../facilitator/authorizations.js'
+import { searchLogRanges, type LogRange } from '../log-ranges.js'
 import { permit2Abi } from '../contracts/permit2.generated.js'
 import { x402ExactPermit2ProxyAbi } from '../contracts/x402-exact-permit2-proxy.generated.js'
 import { x402UptoPermit2ProxyAbi } from '../contracts/x402-upto-permit2-proxy.generated.js'
@@ -37,27 +38,35 @@ export type Permit2Payment = {
  * `Transfer` says the amount actually moved (upto's charge). A spent nonce whose transaction cannot be found (a pruned
  * log, a nonce spent some other way) has none.
  */
-export async function findPermit2NonceUse(client: PublicClient, payment: Permit2Payment): Promise<Permit2NonceUse> {
+export async function findPermit2NonceUse(
+  client: PublicClient,
+  payment: Permit2Payment,
+  range: LogRange = {},
+): Promise<Permit2NonceUse> {
   const { asset, owner, payTo, maxAmount } = payment
   const nonce = BigInt(payment.nonce)
   if (!(await isPermit2NonceSpent(client, owner, nonce))) return { used: false }
-  const logs = await client.getLogs({
-    address: asset,
-    event: transferEvent,
-    args: { from: owner, to: payTo },
-    fromBlock: await firstLocalBlock(client),
-    toBlock: 'latest',
-  })
   const seen = new Set<Hex>()
-  for (const log of logs.reverse()) {
-    const value = log.args.value
-    if (value === undefined || value > maxAmount || !log.transactionHash || seen.has(log.transactionHash)) continue
-    seen.add(log.transactionHash)
-    const transaction = await client.getTransaction({ hash: log.transactionHash })
-    if (spendsNonce(transaction.to, transaction.input, owner, nonce))
-      return { used: true, transaction: log.transactionHash, amount: value }
-  }
-  return { used: true, transaction: undefined, amount: undefined }
+  const fromBlock = range.fromBlock ?? (await firstLocalBlock(client))
+  const found = await searchLogRanges(client, { ...range, fromBlock }, async (from, to) => {
+    const logs = await client.getLogs({
+      address: asset,
+      event: transferEvent,
+      args: { from: owner, to: payTo },
+      fromBlock: from,
+      toBlock: to,
+    })
+    for (const log of logs.reverse()) {
+      const value = log.args.value
+      if (value === undefined || value > maxAmount || !log.transactionHash || seen.has(log.transactionHash)) continue
+      seen.add(log.transactionHash)
+      const transaction = await client.getTransaction({ hash: log.transactionHash })
+      if (spendsNonce(transaction.to, transaction.input, owner, nonce))
+        return { used: true, transaction: log.transactionHash, amount: value } as const
+    }
+    return undefined
+  })
+  return found ?? { used: true, transaction: undefined, amount: undefined }
 }
 
 /** Whether Permit2 has `owner`'s unordered nonce spent: bit `nonce & 255` of `nonceBitmap(owner, nonce >> 8)`. */

@@ -15,6 +15,8 @@ type ServeOptions = {
   platformDomain?: string
   sandboxPlatformDomain?: string
   facilitatorUrl?: string
+  rpc: string[]
+  rpcLogBlocks: number
   publicScheme?: string
   publicPort?: number
   trustProxy: string[]
@@ -37,6 +39,10 @@ const portNumber = (value: string): number => {
 }
 const seconds = (value: string): number => {
   if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('It must be a number of seconds.')
+  return Number(value)
+}
+const blockCount = (value: string): number => {
+  if (!/^[1-9][0-9]*$/.test(value)) throw new InvalidArgumentError('It must be a whole number of blocks above 0.')
   return Number(value)
 }
 const list = (env: string | undefined) => (env ?? '').split(',').filter((entry) => entry.trim() !== '')
@@ -85,6 +91,20 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
     )
     .option('--public-port <port>', 'their port (default 443 for https, else --port)', portNumber)
     .option('--facilitator-url <url>', 'facilitator of production APIs (SVC_FACILITATOR_URL)', env.SVC_FACILITATOR_URL)
+    .option(
+      '--rpc <network=url>',
+      "a production network's RPC (eip155:8453=https://…): unfinished payments are checked on its chain; repeatable (SVC_RPC, comma-separated)",
+      collect,
+      list(env.SVC_RPC),
+    )
+    .addOption(
+      new Option(
+        '--rpc-log-blocks <blocks>',
+        'the most blocks one eth_getLogs of that check spans (SVC_RPC_LOG_BLOCKS)',
+      )
+        .argParser(blockCount)
+        .default(env.SVC_RPC_LOG_BLOCKS === undefined ? 2_000 : Number(env.SVC_RPC_LOG_BLOCKS)),
+    )
     .option(
       '--trust-proxy <cidr>',
       'believe X-Forwarded-For/-Proto from these peers; repeatable (SVC_TRUST_PROXY, comma-separated)',
@@ -141,6 +161,8 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
         platformDomain: options.platformDomain,
         sandboxPlatformDomain: options.sandboxPlatformDomain,
         productionFacilitatorUrl: options.facilitatorUrl,
+        rpc: options.rpc,
+        rpcLogBlocks: options.rpcLogBlocks,
         publicScheme: options.publicScheme,
         publicPort: options.publicPort,
         trustProxy: options.trustProxy,

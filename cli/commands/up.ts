@@ -21,6 +21,7 @@ type UpOptions = {
   forkUrl?: string
   freshChain?: boolean
   facilitatorUrl?: string
+  rpc: string[]
   dnsServers?: string
   rpcPort: number
   chainManagerPort: number
@@ -72,6 +73,12 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       env.SVC_TWIN_FORK_URL,
     )
     .option('--facilitator-url <url>', 'facilitator of production APIs (SVC_FACILITATOR_URL)', env.SVC_FACILITATOR_URL)
+    .option(
+      '--rpc <network=url>',
+      "a production network's RPC, to check payments svc left unfinished on its chain; repeatable (SVC_RPC, comma-separated)",
+      (value: string, previous: string[]) => [...previous, value],
+      (env.SVC_RPC ?? '').split(',').filter((entry) => entry.trim() !== ''),
+    )
     .option(
       '--dns-servers <list>',
       'DNS servers for custom-domain checks, comma-separated host[:port] (SVC_DNS_SERVERS)',
@@ -133,6 +140,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         freshChain: options.freshChain,
         rpcPort: options.rpcPort,
         productionFacilitatorUrl: options.facilitatorUrl,
+        rpc: options.rpc,
         dnsServers: options.dnsServers
           ?.split(',')
           .map((s) => s.trim())

@@ -1,9 +1,13 @@
 import type { Kysely } from 'kysely'
 import type { ChannelAction, ChannelActionDetail, ChannelActionStore } from '../../chain/facilitator/channel-actions.js'
+import { processOwnerOf } from './process-owner.js'
 import type { ChannelActionRow, Database } from './tables.js'
 
-/** The table's row of an action. */
-function rowOf(action: ChannelAction): ChannelActionRow {
+/** A pending action and the process that journaled it (null: written before actions had owners). */
+export type PendingChannelAction = ChannelAction & { owner: string | null }
+
+/** The table's row of an action journaled by `owner`. */
+function rowOf(action: ChannelAction, owner: string | null): ChannelActionRow {
   const detail = action.detail
   const channelId =
     detail.kind === 'deposit' || detail.kind === 'refund'
@@ -28,6 +32,7 @@ function rowOf(action: ChannelAction): ChannelActionRow {
     error: action.error,
     created_at: action.createdAt,
     resolved_at: action.resolvedAt,
+    owner,
   }
 }
 
@@ -52,9 +57,13 @@ export function actionOf(row: ChannelActionRow): ChannelAction {
   }
 }
 
-/** Writes an action: a new row, or its outcome over its pending one. */
-export async function saveChannelAction(db: Kysely<Database>, action: ChannelAction): Promise<void> {
-  const row = rowOf(action)
+/** Writes an action: a new row (journaled by `owner`), or its outcome over its pending one (its owner kept). */
+export async function saveChannelAction(
+  db: Kysely<Database>,
+  action: ChannelAction,
+  owner: string | null = null,
+): Promise<void> {
+  const row = rowOf(action, owner)
   await db
     .insertInto('channel_actions')
     .values(row)
@@ -70,15 +79,15 @@ export async function saveChannelAction(db: Kysely<Database>, action: ChannelAct
     .execute()
 }
 
-/** Actions still pending (sent, or about to be, by a process that is gone), oldest first. */
-export async function listPendingChannelActions(db: Kysely<Database>): Promise<ChannelAction[]> {
-  const rows = await db
-    .selectFrom('channel_actions')
-    .selectAll()
-    .where('state', '=', 'pending')
-    .orderBy('created_at')
-    .execute()
-  return rows.map(actionOf)
+/** Actions still pending (sent, or about to be, by this process or one that is gone), oldest first; `owner`'s only. */
+export async function listPendingChannelActions(
+  db: Kysely<Database>,
+  filter: { owner?: string | undefined } = {},
+): Promise<PendingChannelAction[]> {
+  let query = db.selectFrom('channel_actions').selectAll().where('state', '=', 'pending')
+  if (filter.owner !== undefined) query = query.where('owner', '=', filter.owner)
+  const rows = await query.orderBy('created_at').execute()
+  return rows.map((row) => ({ ...actionOf(row), owner: row.owner }))
 }
 
 /** A receiver's actions (all kinds, or one), newest first. */
@@ -97,7 +106,11 @@ export async function listChannelActions(
   return rows.map(actionOf)
 }
 
-/** The facilitator's channel-action journal in svc's database (given to it once the database is open). */
-export const createSqliteChannelActionStore = (db: Kysely<Database>): ChannelActionStore => ({
-  save: (action) => saveChannelAction(db, action),
-})
+/**
+ * The facilitator's channel-action journal in svc's database (given to it once the database is open): rows owned by
+ * this process (server/db/process-owner.ts), so only those of a process that is gone are resolved by another.
+ */
+export const createSqliteChannelActionStore = (db: Kysely<Database>): ChannelActionStore => {
+  const owner = processOwnerOf(db).id
+  return { save: (action) => saveChannelAction(db, action, owner) }
+}

@@ -15,6 +15,7 @@ import * as channelActions from './migrations/2026_11_26_03_00_00_channel_action
 import * as batchChannels from './migrations/2026_11_26_04_00_00_batch_channels.js'
 import * as journalOwner from './migrations/2026_11_26_07_00_00_journal_owner.js'
 import * as paymentClaims from './migrations/2026_11_27_03_00_00_payment_claims.js'
+import * as journalStartBlock from './migrations/2026_11_27_04_00_00_journal_start_block.js'
 import * as notifications from './migrations/2026_11_27_05_00_00_notifications.js'
 import { isPostgresUrl, openPostgres } from './postgres-database.js'
 import { loadSqlite } from './sqlite-driver.js'
@@ -40,6 +41,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_26_04_00_00_batch_channels': batchChannels,
   '2026_11_26_07_00_00_journal_owner': journalOwner,
   '2026_11_27_03_00_00_payment_claims': paymentClaims,
+  '2026_11_27_04_00_00_journal_start_block': journalStartBlock,
   '2026_11_27_05_00_00_notifications': notifications,
 }
 

@@ -10,6 +10,11 @@ export type ProcessOwner = {
   readonly id: string
   /** True when the process that wrote rows as `owner` is gone (null: rows written before rows had owners). */
   isGone(owner: string | null): Promise<boolean>
+  /**
+   * Runs `work` while holding `owner`'s liveness lock, when it can be taken: the owner is gone, and no other process
+   * is working on its rows meanwhile. Undefined (nothing run) when the owner lives, or another process has its lock.
+   */
+  whileGone<T>(owner: string, work: () => Promise<T>): Promise<T | undefined>
   /** Lets go of this process's hold (PostgreSQL: its liveness connection). */
   close(): Promise<void>
 }
@@ -36,7 +41,12 @@ export function registerProcessOwner(db: Kysely<any>, owner: ProcessOwner): void
  */
 export function soleProcessOwner(): ProcessOwner {
   const id = newId('proc')
-  return { id, isGone: async (owner) => owner !== id, close: async () => {} }
+  return {
+    id,
+    isGone: async (owner) => owner !== id,
+    whileGone: async (owner, work) => (owner === id ? undefined : work()),
+    close: async () => {},
+  }
 }
 
 /** The advisory lock key of an owner id (a bigint PostgreSQL computes). */
@@ -90,6 +100,21 @@ export async function postgresProcessOwner(
         )
         if (rows[0]?.free) await sql`select pg_advisory_unlock(${lockKey(owner)})`.execute(connection)
         return rows[0]?.free === true
+      })
+    },
+    async whileGone(owner, work) {
+      if (owner === id) return undefined
+      // A session lock on a connection of the pool, held while `work` runs (on other connections) and given back.
+      return db.connection().execute(async (connection) => {
+        const { rows } = await sql<{ free: boolean }>`select pg_try_advisory_lock(${lockKey(owner)}) as free`.execute(
+          connection,
+        )
+        if (!rows[0]?.free) return undefined
+        try {
+          return await work()
+        } finally {
+          await sql`select pg_advisory_unlock(${lockKey(owner)})`.execute(connection)
+        }
       })
     },
     async close() {

@@ -3,14 +3,15 @@ import { dialectOf } from './dialect.js'
 import { isUniqueViolation } from './sqlite-errors.js'
 import type { Database, SettlementJournalRow, SettlementRow } from './tables.js'
 
-/** Journal rows written before `before` (ISO), oldest first. */
-export function listJournalRows(db: Kysely<Database>, before: string): Promise<SettlementJournalRow[]> {
-  return db
-    .selectFrom('settlement_journal')
-    .selectAll()
-    .where('created_at', '<', before)
-    .orderBy('created_at')
-    .execute()
+/** Journal rows written before `before` (ISO), oldest first; `owner`'s only when given. */
+export function listJournalRows(
+  db: Kysely<Database>,
+  before: string,
+  owner?: string | undefined,
+): Promise<SettlementJournalRow[]> {
+  let query = db.selectFrom('settlement_journal').selectAll().where('created_at', '<', before)
+  if (owner !== undefined) query = query.where('owner', '=', owner)
+  return query.orderBy('created_at').execute()
 }
 
 /** Removes a journal row: its payment was not settled (or its settlement is fully accounted for). */

@@ -176,10 +176,15 @@ export type SettlementJournalTable = {
   /** The settlement recorded for it; null until the facilitator settled. */
   settlement_id: string | null
   created_at: string
-  /** The process that wrote it (a random id per boot, server/journal/journal-owner.ts); null on rows written before. */
+  /** The process that wrote it (a random id per boot, server/db/process-owner.ts); null on rows written before. */
   owner: string | null
   /** `claimed` (held, nothing sent), `settling`, or `abandoned` (left to the sweeper): migration 2026_11_27_03. */
   state: JournalState
+  /**
+   * A block the settlement cannot be older than (decimal): a production row's, read from the network's RPC (svc serve
+   * --rpc); null elsewhere (the Sandbox chain is read from its start).
+   */
+  from_block: string | null
 }
 
 export type JournalState = 'claimed' | 'settling' | 'abandoned'
@@ -276,6 +281,8 @@ export type ChannelActionsTable = {
   error: string | null
   created_at: string
   resolved_at: string | null
+  /** The process that journaled it (server/db/process-owner.ts); null on rows written before. */
+  owner: string | null
 }
 /** PostgreSQL only (migration 2026_11_26_07): the label of the gateway's caches, moved by triggers on every write. */
 export type CacheVersionTable = { id: number; version: number }

@@ -238,6 +238,7 @@ const sampleJournal: SettlementJournalRow = {
   created_at: '',
   owner: null,
   state: 'settling',
+  from_block: null,
 }
 
 const sampleTraffic: TrafficRow = {

@@ -110,4 +110,5 @@ const journalSample: Record<keyof SettlementJournalRow, true> = {
   created_at: true,
   owner: true,
   state: true,
+  from_block: true,
 }

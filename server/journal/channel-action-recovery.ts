@@ -3,6 +3,7 @@ import type { ChannelAction } from '../../chain/facilitator/channel-actions.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { toSvcError } from '../../core/errors.js'
 import { listPendingChannelActions, saveChannelAction } from '../db/channel-actions.js'
+import { processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
 
 /** What resolving the pending channel actions did. */
@@ -20,18 +21,30 @@ export type ChannelActionResolution = {
 /**
  * Resolves the batch-settlement actions a process that died left pending (the facilitator journals each deposit,
  * claim, settle and refund before sending it, chain/facilitator/channel-actions.ts): each is looked for on the chain
- * it was sent on (chain/batch-settlement/actions-on-chain.ts) and finished as settled or failed. Errors are logged,
- * never thrown: an action that cannot be read now is kept for the next start.
+ * it was sent on (chain/batch-settlement/actions-on-chain.ts) and finished as settled or failed. Actions of processes
+ * still running (a shared PostgreSQL database) are theirs; `owner`: only that gone process's (the reaper holds its
+ * lock). Errors are logged, never thrown: an action that cannot be read now is kept for the next start.
  */
-export async function resolveChannelActions(deps: ServerDeps): Promise<ChannelActionResolution> {
+export async function resolveChannelActions(
+  deps: ServerDeps,
+  options: { owner?: string | undefined } = {},
+): Promise<ChannelActionResolution> {
   const log = deps.log ?? ((message: string) => console.error(message))
   const done: ChannelActionResolution = { landed: 0, notSent: 0, gone: 0, kept: 0 }
   const chains: SandboxChain[] = deps.chain
     ? [deps.chain.sandboxChain, ...deps.chain.twins.map((twin) => twin.chain)]
     : []
-  for (const action of await listPendingChannelActions(deps.db)) {
+  const me = processOwnerOf(deps.db)
+  const gone = new Map<string | null, Promise<boolean>>()
+  for (const action of await listPendingChannelActions(deps.db, { owner: options.owner })) {
     const chain = chains.find((candidate) => candidate.network === action.network)
     try {
+      // This process's own actions are in flight here.
+      if (options.owner === undefined) {
+        if (action.owner === me.id) continue
+        if (!gone.has(action.owner)) gone.set(action.owner, me.isGone(action.owner))
+        if (!(await gone.get(action.owner))) continue
+      }
       done[await resolve(deps, action, chain)]++
     } catch (error) {
       done.kept++

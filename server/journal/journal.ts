@@ -133,10 +133,15 @@ export function createSettlementJournal(
       }
     },
     async begin(entry) {
+      // A production payment names the block its settlement cannot be older than, where svc has the network's RPC.
+      const fromBlock =
+        entry.api.environment === 'production'
+          ? ((await deps.productionChains?.startBlock(entry.requirements.network)) ?? null)
+          : null
       // A claimed row becomes the settlement's (same id; PostgreSQL's openJournal replaces a row of the same payment).
       const claimed = claims.get(entry.paymentId)
       claims.delete(entry.paymentId)
-      const row = buildJournalRow(entry, owner, 'settling', claimed)
+      const row = buildJournalRow(entry, owner, 'settling', claimed, fromBlock)
       inFlight.add(row.id)
       try {
         await (await store).openJournal(row)
@@ -183,12 +188,16 @@ export function createSettlementJournal(
   }
 }
 
-/** The journal row of a payment about to be settled, written by `owner` (exported for the recovery tests). */
+/**
+ * The journal row of a payment about to be settled, written by `owner`, its settlement no older than block `fromBlock`
+ * (exported for the recovery tests).
+ */
 export function buildJournalRow(
   entry: JournalEntry,
   owner: string | null = null,
   state: JournalState = 'settling',
   id = newId('jrn'),
+  fromBlock: string | null = null,
 ): SettlementJournalRow {
   const { api, endpoint, requirements } = entry
   const { nonce, validBefore } = authorizationFields(entry.payload.payload)
@@ -226,5 +235,6 @@ export function buildJournalRow(
     created_at: nowIso(),
     owner,
     state,
+    from_block: fromBlock,
   }
 }

@@ -1,4 +1,5 @@
 import type { Address, Hex, PublicClient } from 'viem'
+import type { LogRange } from '../../chain/log-ranges.js'
 import { findAuthorizationUse } from '../../chain/facilitator/authorizations.js'
 import { findPermit2NonceUse } from '../../chain/permit2/nonces.js'
 import { toSvcError } from '../../core/errors.js'
@@ -34,6 +35,11 @@ export type ResolveJournalOptions = {
   before?: string | undefined
   /** Rows of payments still in flight in this process. */
   skip?: ReadonlySet<string> | undefined
+  /**
+   * Only the rows of this owner, a process known to be gone (the reaper holds its liveness lock: server/journal/
+   * reaper.ts). @defaultValue every owner that is gone, and this process's own rows
+   */
+  owner?: string | undefined
 }
 
 /**
@@ -56,7 +62,7 @@ export async function resolveSettlementJournal(
   deps: ServerDeps,
   options: ResolveJournalOptions = {},
 ): Promise<JournalResolution> {
-  const { before = new Date().toISOString(), skip } = options
+  const { before = new Date().toISOString(), skip, owner } = options
   const log = deps.log ?? ((message: string) => console.error(message))
   const done: JournalResolution = {
     recovered: 0,
@@ -73,10 +79,10 @@ export async function resolveSettlementJournal(
     if (!answer) gone.set(owner, (answer = me.isGone(owner)))
     return answer
   }
-  for (const row of await listJournalRows(deps.db, before)) {
+  for (const row of await listJournalRows(deps.db, before, owner)) {
     if (skip?.has(row.id)) continue
     try {
-      if (row.owner !== me.id && !(await ownerGone(row.owner))) continue
+      if (owner === undefined && row.owner !== me.id && !(await ownerGone(row.owner))) continue
       done[await resolveRow(deps, row, log)]++
     } catch (error) {
       done.kept++
@@ -104,27 +110,20 @@ async function resolveRow(
     await markJournalUndelivered(deps.db, { ...row, settlement_id: row.settlement_id })
     return 'undelivered'
   }
-  const chain = deps.chain?.sandboxChain
-  // A server without the chain services cannot check Sandbox payments: they wait for a start with them.
-  if (!chain && row.environment === 'development') return 'kept'
-  const checkable = chain && row.environment === 'development' && row.network === chain.network && row.nonce !== null
-  if (!checkable || row.chain_epoch !== chain.epoch) {
+  const source = await chainOf(deps, row)
+  if (source === 'kept') return 'kept'
+  if ('why' in source) {
     await deleteJournalRow(deps.db, row.id)
-    // A row without a nonce: a Permit2 payment journaled before svc wrote down its nonce (or a payload naming none).
-    const unreadable =
-      row.nonce === null
-        ? 'it was paid through Permit2 before svc journaled Permit2 nonces'
-        : 'its network cannot be read from here'
-    const why = !checkable ? unreadable : 'the Sandbox chain it was paid on is gone'
     log(
-      `svc: the unfinished payment ${row.id} (${row.method} ${row.path}, payer ${row.payer}) cannot be checked: ${why}`,
+      `svc: the unfinished payment ${row.id} (${row.method} ${row.path}, payer ${row.payer}) cannot be checked: ${source.why}`,
     )
     return 'unverifiable'
   }
-  if (chain.restarting) return 'kept'
-  const use = await findSettlementOf(chain.client, row, row.nonce as string)
+  const use = await findSettlementOf(source.client, row, row.nonce as string, source.range)
   if (!use.used) {
-    const nowSeconds = BigInt((deps.clock?.nowSeconds() ?? Math.floor(Date.now() / 1000)) - validBeforeMarginSeconds)
+    // A real network's time is the wall clock's; the Sandbox chain's follows svc's clock (time travel).
+    const clock = row.environment === 'production' ? undefined : deps.clock
+    const nowSeconds = BigInt((clock?.nowSeconds() ?? Math.floor(Date.now() / 1000)) - validBeforeMarginSeconds)
     if (row.valid_before !== null && /^[0-9]+$/.test(row.valid_before) && BigInt(row.valid_before) >= nowSeconds)
       return 'kept'
     await deleteJournalRow(deps.db, row.id)
@@ -153,6 +152,35 @@ async function resolveRow(
   return (await recordJournalSettlement(deps.db, row, settlement)) ? 'recovered' : 'alreadyRecorded'
 }
 
+/** Where a row's payment is checked: a chain and the range of its logs, or why it cannot be, or not now. */
+type RowChain = { client: PublicClient; range: LogRange } | { why: string } | 'kept'
+
+/**
+ * The chain a row was paid on: the Sandbox chain (a development row of its network and epoch), or a production
+ * network svc has the RPC of (`--rpc`), its logs read in bounded ranges from the row's journaled block.
+ */
+async function chainOf(deps: ServerDeps, row: SettlementJournalRow): Promise<RowChain> {
+  // A row without a nonce: a Permit2 payment journaled before svc wrote down its nonce (or a payload naming none).
+  const noNonce = { why: 'it was paid through Permit2 before svc journaled Permit2 nonces' }
+  if (row.environment === 'production') {
+    const client = await deps.productionChains?.clientOf(row.network)
+    if (!client)
+      return {
+        why: `no RPC is given for ${row.network}: start svc with --rpc ${row.network}=<url> to check such payments on their chain`,
+      }
+    if (row.nonce === null) return noNonce
+    return { client, range: await deps.productionChains!.logRange(client, row.from_block, row.created_at) }
+  }
+  const chain = deps.chain?.sandboxChain
+  // A server without the chain services cannot check Sandbox payments: they wait for a start with them.
+  if (!chain) return 'kept'
+  if (row.nonce === null) return noNonce
+  if (row.network !== chain.network) return { why: 'its network cannot be read from here' }
+  if (row.chain_epoch !== chain.epoch) return { why: 'the Sandbox chain it was paid on is gone' }
+  if (chain.restarting) return 'kept'
+  return { client: chain.client, range: {} }
+}
+
 /** Whether a row's payment reached the chain and, when it did, its transaction and the amount it moved (when found). */
 type SettlementOnChain =
   | { used: false }
@@ -168,25 +196,34 @@ async function findSettlementOf(
   client: PublicClient,
   row: SettlementJournalRow,
   nonce: string,
+  range: LogRange,
 ): Promise<SettlementOnChain> {
   if (row.transfer_method === 'permit2') {
-    const use = await findPermit2NonceUse(client, {
-      asset: row.asset as Address,
-      owner: row.payer as Address,
-      payTo: row.pay_to as Address,
-      nonce,
-      maxAmount: BigInt(row.amount),
-    })
+    const use = await findPermit2NonceUse(
+      client,
+      {
+        asset: row.asset as Address,
+        owner: row.payer as Address,
+        payTo: row.pay_to as Address,
+        nonce,
+        maxAmount: BigInt(row.amount),
+      },
+      range,
+    )
     if (!use.used) return use
     return use.transaction === undefined || use.amount === undefined
       ? { used: true, transaction: undefined }
       : { used: true, transaction: use.transaction, amount: use.amount.toString() }
   }
-  const use = await findAuthorizationUse(client, {
-    asset: row.asset as Address,
-    authorizer: row.payer as Address,
-    nonce: nonce as Hex,
-  })
+  const use = await findAuthorizationUse(
+    client,
+    {
+      asset: row.asset as Address,
+      authorizer: row.payer as Address,
+      nonce: nonce as Hex,
+    },
+    range,
+  )
   if (!use.used) return use
   return use.transaction === undefined
     ? { used: true, transaction: undefined }

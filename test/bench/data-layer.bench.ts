@@ -114,6 +114,7 @@ async function onePayment({ store, claim }: Side, index: number): Promise<number
     created_at: now,
     owner: 'proc_bench',
     state: 'settling',
+    from_block: null,
   }
   await claim?.(row)
   await store.openJournal(row)

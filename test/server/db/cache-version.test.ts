@@ -199,4 +199,5 @@ const journalRow = (id: string): SettlementJournalRow => ({
   created_at: new Date().toISOString(),
   owner: null,
   state: 'settling',
+  from_block: null,
 })

@@ -215,5 +215,6 @@ function journalRow(id: string, settlementId: string, owner: string | null): Set
     created_at: '2026-11-25T00:00:00.000Z',
     owner,
     state: 'settling',
+    from_block: null,
   }
 }

@@ -149,5 +149,6 @@ function journalRow(id: string, paymentId: string, owner: string, state: Journal
     created_at: new Date().toISOString(),
     owner,
     state,
+    from_block: null,
   }
 }

@@ -259,5 +259,6 @@ function journalRow(id: string, paymentId: string): SettlementJournalRow {
     created_at: new Date().toISOString(),
     owner: 'proc_a',
     state: 'settling',
+    from_block: null,
   }
 }

@@ -150,6 +150,7 @@ describe('at start, the rows a process that died left behind', () => {
       created_at: new Date(Date.now() - 1_000).toISOString(),
       owner: null,
       state: 'settling',
+      from_block: null,
       ...overrides,
     }
   }

@@ -1,0 +1,245 @@
+/**
+ * Issue 26 items 3 and 4: a production payment `svc serve` was killed in the middle of (settled at the facilitator,
+ * not yet recorded: SVC_PAUSE_AT=settlement-record, then SIGKILL) is found on its real chain through `--rpc
+ * <network>=<url>`, read in bounded eth_getLogs ranges (an RPC proxy that refuses wider ones, as public providers
+ * do). On PostgreSQL a second process, alive all along, recovers it within 5 s (the reaper: the dead process's
+ * liveness lock is free); on SQLite the next start does. Without `--rpc` the row is dropped as before, with a line
+ * naming the flag. The "real network" is svc's Sandbox chain in this test process, its facilitator the external one.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { x402Client } from '@x402/core/client'
+import { ExactEvmScheme } from '@x402/evm/exact/client'
+import { wrapFetchWithPayment } from '@x402/fetch'
+import pg from 'pg'
+import { parseAbiItem, type Address } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { startChainServices, type ChainServices } from '../../chain/services.js'
+import { openDatabase } from '../../server/db/database.js'
+import { startBoundedRpc, type BoundedRpc } from '../helpers/bounded-rpc.js'
+import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js'
+import { fetchFrom, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-serve-recovery-'))
+const jwtFile = join(dir, 'jwt.key')
+const walletFile = join(dir, 'wallet.key')
+writeFileSync(jwtFile, `${randomBytes(32).toString('hex')}\n`)
+writeFileSync(walletFile, `${randomBytes(32).toString('hex')}\n`)
+const direct = fetchFrom('127.0.0.1')
+const running: ServeProcess[] = []
+/** The most blocks the proxied RPC serves per eth_getLogs (svc is told the same: --rpc-log-blocks). */
+const maxBlocks = 4
+
+let services: ChainServices
+let rpc: BoundedRpc
+let upstreamUrl: string
+const upstream: Server = createServer((req, res) =>
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: req.url })),
+)
+
+beforeAll(async () => {
+  services = await startChainServices()
+  rpc = await startBoundedRpc(services.rpcUrl, maxBlocks)
+  // A chain with some history, so the block journaled with a payment is not its first.
+  await services.sandboxChain.testClient.mine({ blocks: 40 })
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.3', resolve))
+  upstreamUrl = `http://127.0.0.3:${(upstream.address() as { port: number }).port}`
+}, 60_000)
+afterAll(async () => {
+  for (const svc of running) await svc.stop()
+  await rpc?.stop()
+  upstream.close()
+  await services?.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const network = () => services.sandboxChain.network
+const usdc = () => services.sandboxChain.usdc.address
+
+/** `svc serve`, production only, on `database` (a data dir's SQLite file when undefined); paused mid-settle if asked. */
+async function serve(name: string, options: { database?: string; rpc?: boolean; pause?: boolean }) {
+  const env = options.pause ? { ...process.env, SVC_PAUSE_AT: 'settlement-record' } : process.env
+  const svc = await startServeProcess(
+    [
+      ...['--sandbox-chain', 'none', '--data-dir', join(dir, name), '--platform-domain', 'pay.test'],
+      ...['--jwt-secret-file', jwtFile, '--wallet-key-file', walletFile, '--auto-verify'],
+      ...['--facilitator-url', services.facilitatorUrl, '--allow-upstream', '127.0.0.3'],
+      ...(options.database ? ['--database-url', options.database] : []),
+      ...(options.rpc ? ['--rpc', `${network()}=${rpc.url}`, '--rpc-log-blocks', String(maxBlocks)] : []),
+    ],
+    env,
+  )
+  running.push(svc)
+  return svc
+}
+
+const post = (url: string, body: unknown, token?: string) =>
+  direct(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  })
+
+/** A seller and a production API at `{slug}.pay.test` whose endpoint is paid in the "real network"'s USDC. */
+async function productionApi(svc: ServeProcess, slug: string) {
+  const signup = await post(`${svc.ready.control_url}/auth/signup`, {
+    email: `${slug}@pay.test`,
+    password: 'a-long-password',
+  })
+  const { token } = (await signup.json()) as { token: string }
+  const created = await post(
+    `${svc.ready.control_url}/apis`,
+    {
+      name: slug,
+      slug,
+      upstream_base_url: upstreamUrl,
+      pay_to_mode: 'user_wallet',
+      pay_to_address: privateKeyToAccount(generatePrivateKey()).address,
+    },
+    token,
+  )
+  expect(created.status).toBe(201)
+  const { id } = (await created.json()) as { id: string }
+  const accept = {
+    scheme: 'exact',
+    network: network(),
+    asset: usdc(),
+    amount: '10000',
+    extra: { name: 'USDC', version: '2' },
+  }
+  const endpoint = await post(
+    `${svc.ready.control_url}/apis/${id}/endpoints`,
+    { method: 'GET', path_pattern: '/forecast', accepts: [accept], request_schema: null, response_schema: null },
+    token,
+  )
+  expect(endpoint.status).toBe(201)
+  return { id, url: (port: number) => `http://${slug}.pay.test:${port}/forecast` }
+}
+
+/** A funded buyer's payment of `url`, left to hang (the process is killed under it). */
+async function payAndHang(url: string) {
+  const buyer = privateKeyToAccount(generatePrivateKey())
+  await services.manager.fund(buyer.address, 'usdc', '1')
+  const client = new x402Client().register(network() as `${string}:${string}`, new ExactEvmScheme(buyer))
+  client.setSpendControls({ allowedAssets: [{ network: network(), asset: usdc(), maxAmountPerPayment: '1000000' }] })
+  // It never gets an answer: svc is killed with it in flight.
+  void wrapFetchWithPayment(direct, client)(url).catch(() => {})
+  return buyer.address
+}
+
+/** The transactions that used `payer`'s EIP-3009 authorizations on the chain. */
+async function usedOnChain(payer: Address) {
+  const logs = await services.sandboxChain.client.getLogs({
+    address: usdc(),
+    event: parseAbiItem('event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)'),
+    args: { authorizer: payer },
+    fromBlock: 0n,
+  })
+  return logs.map((log) => log.transactionHash)
+}
+
+/** Waits until `svc` paused after the facilitator settled, then kills it with SIGKILL. */
+async function killMidSettle(svc: ServeProcess) {
+  await vi.waitFor(() => expect(svc.stderr()).toContain('paused at settlement-record'), {
+    timeout: 30_000,
+    interval: 20,
+  })
+  svc.child.kill('SIGKILL')
+  await svc.exited
+}
+
+/** Blocks mined after the payment is journaled, so recovery's search spans several bounded ranges. */
+async function mineBlocks(count: number) {
+  await services.sandboxChain.testClient.mine({ blocks: count })
+}
+
+const runsPostgres = postgresAvailable() || Boolean(process.env.CI)
+
+describe.skipIf(!runsPostgres)('on PostgreSQL: a survivor recovers a killed process', () => {
+  let postgres: TestPostgres
+  afterAll(async () => postgres?.stop())
+
+  test('B, alive all along, records the payment A settled and died with, within 5 s, once', async () => {
+    postgres = await startPostgres()
+    const database = await postgres.createDatabase()
+    const [a, b] = await Promise.all([
+      serve('a', { database, rpc: true, pause: true }),
+      serve('b', { database, rpc: true }),
+    ])
+    const api = await productionApi(b, 'forecast')
+    const payer = await payAndHang(api.url(a.ready.port))
+    await vi.waitFor(() => expect(a.stderr()).toContain('paused at settlement-record'), { timeout: 30_000 })
+    const client = new pg.Client({ connectionString: database })
+    await client.connect()
+    try {
+      const [row] = (await client.query('select owner, from_block from settlement_journal')).rows
+      expect(row.owner).toMatch(/^proc_/)
+      expect(Number(row.from_block)).toBeGreaterThan(0)
+      await mineBlocks(3 * maxBlocks)
+      await killMidSettle(a)
+      // B's reaper takes A's free liveness lock and checks the row on the chain (no restart of anything).
+      await vi.waitFor(async () => expect((await client.query('select id from settlement_journal')).rows).toEqual([]), {
+        timeout: 5_000,
+        interval: 50,
+      })
+      const used = await usedOnChain(payer)
+      expect(used).toHaveLength(1)
+      const [transaction] = used
+      const ledger = (await client.query('select transaction, delivered, environment from settlements')).rows
+      expect(ledger).toEqual([{ transaction, delivered: 0, environment: 'production' }])
+      expect(b.stderr()).toContain(`the process ${row.owner} is gone: 1 unfinished payment(s)`)
+    } finally {
+      await client.end()
+    }
+    // Its logs were read in steps the RPC takes.
+    expect(rpc.ranges.length).toBeGreaterThan(1)
+    expect(rpc.ranges.every(([from, to]) => to - from + 1n <= BigInt(maxBlocks))).toBe(true)
+  }, 120_000)
+})
+
+describe('on SQLite: the next start recovers it', () => {
+  test('with --rpc the transfer is found and recorded; without, the row is dropped and the log names --rpc', async () => {
+    const settlementsOf = async (apiId: string) => {
+      const opened = await openDatabase(join(dir, 'solo', 'svc.sqlite'))
+      try {
+        return await opened.db
+          .selectFrom('settlements')
+          .select(['transaction', 'delivered'])
+          .where('api_id', '=', apiId)
+          .execute()
+      } finally {
+        await opened.close()
+      }
+    }
+    const first = await serve('solo', { rpc: true, pause: true })
+    const api = await productionApi(first, 'solo')
+    const payer = await payAndHang(api.url(first.ready.port))
+    await killMidSettle(first)
+    await mineBlocks(3 * maxBlocks)
+    rpc.ranges.length = 0
+    const second = await serve('solo', { rpc: true, pause: true })
+    const used = await usedOnChain(payer)
+    expect(used).toHaveLength(1)
+    const [transaction] = used
+    expect(second.stderr()).toContain('1 payment(s) were charged without the buyer getting the answer')
+    expect(rpc.ranges.length).toBeGreaterThan(1)
+    expect(rpc.ranges.every(([from, to]) => to - from + 1n <= BigInt(maxBlocks))).toBe(true)
+
+    // Again, and this time the next start has no RPC for the network: the old answer, and the flag named.
+    const other = await payAndHang(api.url(second.ready.port))
+    await killMidSettle(second)
+    const third = await serve('solo', {})
+    const [lost] = await usedOnChain(other)
+    expect(lost).toBeDefined()
+    expect(third.stderr()).toMatch(
+      new RegExp(`cannot be checked: no RPC is given for ${network()}: start svc with --rpc ${network()}=<url>`),
+    )
+    const code = await third.stop()
+    expect(code, third.stderr()).toBe(0)
+    expect(await settlementsOf(api.id)).toEqual([{ transaction, delivered: 0 }])
+  }, 120_000)
+})
