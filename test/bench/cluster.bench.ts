@@ -46,6 +46,8 @@ export async function benchCluster(options: ClusterBenchOptions = {}) {
   const [chain, upstream] = await Promise.all([startExternalChain(), startUpstream()])
   const cluster = await startCluster({
     facilitatorUrl: chain.facilitatorUrl,
+    network: chain.network,
+    rpcUrl: chain.rpcUrl,
     extraArgs: ['--allow-upstream', '127.0.0.3', '--auto-verify'],
     durable: true,
   })

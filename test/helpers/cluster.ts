@@ -74,6 +74,9 @@ export type Cluster = {
 export type ClusterOptions = {
   /** The facilitator of production payments. */
   facilitatorUrl: string
+  /** The network the APIs are paid on and its chain's RPC (the README's `--rpc`). */
+  network: string
+  rpcUrl: string
   /** Flags after the README's (the test's upstream range, auto-verified sign-ups). */
   extraArgs?: string[] | undefined
   /** PostgreSQL with its defaults (every commit flushed), for a benchmark. */
@@ -97,6 +100,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       .replaceAll('postgres://postgres@db.example.com/', `postgres://svc@${server}/`)
       .replaceAll('@db.example.com:5432/', `@${server}/`)
       .replaceAll('https://facilitator.example.com', options.facilitatorUrl)
+      .replaceAll('eip155:84532=https://sepolia.base.org', `${options.network}=${options.rpcUrl}`)
   mkdirSync(join(dir, 'backups'))
   const run = (file: string, edit = (code: string) => code) =>
     execFileSync('bash', ['-euo', 'pipefail', '-c', edit(local(readmeBlock(file)))], { encoding: 'utf8' })
