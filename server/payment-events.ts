@@ -59,7 +59,9 @@ export type PaymentEvents = {
   /** Calls `listener` with every event of the seller from now on. @returns the function that stops it */
   subscribe(userId: string, listener: (event: PaymentEvent) => void): () => void
   /** The seller's kept events after `lastId` (oldest first); all kept ones when `lastId` is not kept any more. */
-  since(userId: string, lastId: string): PaymentEvent[]
+  since(userId: string, lastId: string): PaymentEvent[] | Promise<PaymentEvent[]>
+  /** Stops what the bus runs (PostgreSQL: its subscriptions and timer), once what it publishes was sent. */
+  close?(): Promise<void>
 }
 
 export type PaymentEventsOptions = {
@@ -71,7 +73,8 @@ export type PaymentEventsOptions = {
 
 /**
  * The in-process bus of payment events: the gateway publishes, the control plane's stream subscribes. Nothing is
- * written anywhere; events are built only while a seller listens (see {@link PaymentEvents.wanted}).
+ * written anywhere; events are built only while a seller listens (see {@link PaymentEvents.wanted}). Processes that
+ * share a PostgreSQL database use server/cluster-payment-events.ts instead.
  */
 export function createPaymentEvents(options: PaymentEventsOptions = {}): PaymentEvents {
   const { keep = 1000, graceMs = 60_000 } = options

@@ -179,7 +179,12 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     dataDir,
     clock: options.clock ?? options.chain?.clock ?? createClock(),
     sandboxState: createSandboxState(),
-    events: createPaymentEvents(),
+    // Processes sharing a PostgreSQL database share one event stream (LISTEN/NOTIFY and a replay ring in the database).
+    events: database.notifications
+      ? (await import('./cluster-payment-events.js')).createClusterPaymentEvents(database.db, database.notifications, {
+          log: options.log,
+        })
+      : createPaymentEvents(),
     trust: options.trust,
     lifecycle,
   }
@@ -255,6 +260,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await stopPurge()
       deps.snapshots?.close()
       await app.gateway.close()
+      await deps.events?.close?.()
       // The chain's facilitator may outlive this server (and answer listings): its catalog goes back to memory.
       await options.chain?.facilitator.catalog.keepIn(createMemoryCatalogStore())
       options.chain?.facilitator.channelActions.keepIn()

@@ -60,14 +60,18 @@ export function createEventRoutes(deps: ServerDeps, options: EventStreamOptions 
     req.socket.setNoDelay(true)
     res.write('retry: 2000\n: connected\n\n')
 
+    // Ids increase (and sort as strings): an event at or before the last one sent is not sent again.
+    let lastSent = ''
     const send = (event: PaymentEvent) => {
-      if (!shown(event) || res.destroyed) return
+      if (!shown(event) || res.destroyed || event.id <= lastSent) return
+      lastSent = event.id
       res.write(`id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`)
       if (res.writableLength > maxBufferedBytes) res.destroy()
     }
     const lastId = req.get('last-event-id')
-    const unsubscribe = bus.subscribe(principal.user.id, send)
-    if (lastId) for (const missed of bus.since(principal.user.id, lastId)) send(missed)
+    // While the missed events are read (from the database, on PostgreSQL), live ones wait behind them.
+    let held: PaymentEvent[] | undefined = lastId ? [] : undefined
+    const unsubscribe = bus.subscribe(principal.user.id, (event) => (held ? held.push(event) : send(event)))
     const heartbeat = setInterval(() => {
       if (!res.destroyed) res.write(': ping\n\n')
     }, heartbeatMs)
@@ -79,6 +83,16 @@ export function createEventRoutes(deps: ServerDeps, options: EventStreamOptions 
       clearInterval(heartbeat)
       unsubscribe()
     })
+    if (!lastId) return
+    try {
+      for (const missed of await bus.since(principal.user.id, lastId)) send(missed)
+      for (const event of held ?? []) send(event)
+      held = undefined
+    } catch (error) {
+      // The client reconnects with the same Last-Event-ID and is offered the missed events again.
+      deps.log?.(`svc: replaying missed events failed: ${(error as Error).message}`)
+      res.destroy()
+    }
   })
 
   return router

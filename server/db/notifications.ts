@@ -89,8 +89,16 @@ export function createNotifications(
     for (const set of channels.values()) for (const handlers of set) guarded(() => visit(handlers))
   }
 
+  /** The connection's LISTEN and UNLISTEN statements, one at a time (pg deprecates queries queued on a client). */
+  let statements: Promise<unknown> = Promise.resolve()
+  const inTurn = <T>(run: () => Promise<T>): Promise<T> => {
+    const turn = statements.then(run, run)
+    statements = turn.catch(() => {})
+    return turn
+  }
   /** Listens on every channel subscribed to (those added meanwhile too). */
-  const listenAll = async (current: Pg.Client) => {
+  const listenAll = (current: Pg.Client) => inTurn(() => listenMissing(current))
+  const listenMissing = async (current: Pg.Client) => {
     for (;;) {
       const missing = [...channels.keys()].filter((name) => !listened.has(name))
       if (missing.length === 0) return
@@ -192,7 +200,8 @@ export function createNotifications(
           if (set.size > 0 || channels.get(channel) !== set) return
           channels.delete(channel)
           if (!listened.delete(channel)) return
-          await client?.query(`unlisten ${quote(channel)}`).catch(() => {})
+          const current = client
+          if (current) await inTurn(() => current.query(`unlisten ${quote(channel)}`)).catch(() => {})
         },
       }
     },

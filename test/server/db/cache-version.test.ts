@@ -7,7 +7,8 @@
  */
 import { sql } from 'kysely'
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import type { OpenedDatabase } from '../../../server/db/database.js'
+import { openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
+import { registerNotifications, type Notifications } from '../../../server/db/notifications.js'
 import { purgeExpired } from '../../../server/db/endpoints.js'
 import type { SettlementJournalRow, SettlementRow } from '../../../server/db/tables.js'
 import { openGatewayStore, type GatewayStore } from '../../../server/gateway/gateway-store.js'
@@ -27,7 +28,6 @@ afterEach(async () => {
 /** Two processes' worth of svc on one database: each its pool, listening connection and gateway store. */
 async function twoProcesses() {
   const url = await databases!.url()
-  const { openDatabase } = await import('../../../server/db/database.js')
   const [a, b] = [await openDatabase(url), await openDatabase(url)]
   const stores = [await openGatewayStore(a.db), await openGatewayStore(b.db)] as const
   opened.push({ database: a, store: stores[0] }, { database: b, store: stores[1] })
@@ -62,6 +62,28 @@ describe.skipIf(!runs)('the cache version on PostgreSQL', () => {
     await b.db.updateTable('endpoints').set({ enabled: 1 }).where('id', '=', 'e1').execute()
     await vi.waitFor(() => expect(storeA.version()).not.toBe(fresh), { timeout: 5_000 })
     expect(storeA.version()).toBeTypeOf('number')
+  })
+
+  test('notifications that lag: a request keeps the version in memory, the read before a 404 finds the write', async () => {
+    const url = await databases!.url()
+    const [a, b] = [await openDatabase(url), await openDatabase(url)]
+    // A's listening connection, as if every notification were still on its way: it listens, and nothing arrives.
+    const lagging: Notifications = {
+      listening: true,
+      backendPid: undefined,
+      subscribe: () => ({ ready: Promise.resolve(true), stop: async () => {} }),
+      close: async () => {},
+    }
+    registerNotifications(a.db, lagging)
+    const storeA = await openGatewayStore(a.db)
+    opened.push({ database: a, store: storeA }, { database: b, store: await openGatewayStore(b.db) })
+    await seed(a)
+    const before = await inMemory(storeA)
+    await b.db.updateTable('endpoints').set({ enabled: 0 }).where('id', '=', 'e1').execute()
+    expect(storeA.version()).toBe(before)
+    const fresh = await storeA.fresh!()
+    expect(fresh).not.toBe(before)
+    expect(storeA.version()).toBe(fresh)
   })
 
   test("this process's own write is read at once; a write inside a transaction once it commits", async () => {
