@@ -2,6 +2,7 @@ import type { Express } from 'express'
 import { createControlRouter } from './control/index.js'
 import type { ServerDeps } from './deps.js'
 import { createGateway, type Gateway } from './gateway/index.js'
+import { openGatewayStore } from './gateway/gateway-store.js'
 import { createPaymentEvents } from './payment-events.js'
 import { createErrorHandler, createJsonApp, notFoundHandler } from '../core/http.js'
 import { isIP } from 'node:net'
@@ -15,7 +16,7 @@ import { answerHealth, isHealthRequest } from './serve/health.js'
  * (`{slug}.dev.localhost`, `{slug}.localhost`, verified custom hostnames); anything else is a JSON 404.
  * Bodies are parsed by the control plane only: the gateway streams them to the upstream untouched.
  */
-export function createApp(given: ServerDeps): Express & { gateway: Gateway } {
+export async function createApp(given: ServerDeps): Promise<Express & { gateway: Gateway }> {
   // The given deps themselves when complete: the composition root adds the snapshot store to them after this.
   const deps: ServerDeps =
     given.events && given.lifecycle
@@ -31,7 +32,7 @@ export function createApp(given: ServerDeps): Express & { gateway: Gateway } {
   const trustProxy = deps.trust?.trustProxy
   if (trustProxy) app.set('trust proxy', (address: string) => trustProxy.has(address))
   const control = createControlRouter(deps)
-  const gateway = createGateway(deps)
+  const gateway = createGateway(deps, await openGatewayStore(deps.db))
 
   app.use(lifecycle.track)
   app.use((req, res, next) => {

@@ -191,7 +191,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const clock = deps.clock!
   // The facilitator's bazaar catalog moves into the database, so a restart lists what was listed before.
   await options.chain?.facilitator.catalog.keepIn(createSqliteCatalogStore(database.db))
-  const app = createApp(deps)
+  const app = await createApp(deps)
   // A chain this data dir has not seen (a fresh one, or one that came back empty) refunds the Sandbox wallets.
   const refunds: Promise<unknown>[] = []
   const reconcile = async (reason: string) => {

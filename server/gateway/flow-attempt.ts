@@ -44,7 +44,7 @@ export const buyerGone: PaymentOutcome = { type: 'buyer-gone' }
 /** What the steps of a payment flow (settle-step.ts, upfront-flow.ts) use of the flow that runs them. */
 export type FlowContext = {
   deps: ServerDeps
-  store: Promise<GatewayStore>
+  store: GatewayStore
   journal: SettlementJournal
   faults: GatewayFaults
   stats: TrafficStats

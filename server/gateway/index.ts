@@ -6,7 +6,7 @@ import { createApiPage } from './api-page/api-page.js'
 import { serveTryIt, tryItPath } from './api-page/try-it-route.js'
 import { createDiscoveryHandlers } from './discovery-documents.js'
 import { ExpressGatewayRequest, writeOutcome } from './express-adapter.js'
-import { openGatewayStore, type GatewayStore } from './gateway-store.js'
+import type { GatewayStore } from './gateway-store.js'
 import { createPaymentFlow } from './payment-flow.js'
 import { notServedMessage } from './resolve.js'
 import { createPaywallOwnRoutes } from './paywall/own-routes.js'
@@ -17,17 +17,16 @@ export type Gateway = {
   close(): Promise<void>
 }
 
-/** The gateway: the API of the Host, its public discovery documents, and its paid routes. */
-export function createGateway(deps: ServerDeps): Gateway {
+/**
+ * The gateway: the API of the Host, its public discovery documents, and its paid routes. `store` is its own access to
+ * the database (server/gateway/gateway-store.ts: the version that keeps the API and endpoint caches current, and the
+ * bookkeeping of payments); the gateway closes it.
+ */
+export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {
   const discovery = createDiscoveryHandlers(deps)
   const apiPage = createApiPage(deps)
-  // The gateway's own access to the database: a version that keeps the API and endpoint caches current, and the
-  // bookkeeping of payments (see GatewayStore).
-  const store = openGatewayStore(deps.db)
-  let opened: GatewayStore | undefined
-  store.then((value) => (opened = value)).catch(() => {})
   const apis = createApiCache(deps)
-  const flow = createPaymentFlow(deps, { ...deps.paidRoutes, store })
+  const flow = createPaymentFlow(deps, store, deps.paidRoutes)
   const paywallRoutes = createPaywallOwnRoutes(deps)
   const paywall = createPaywallPage(deps)
   return {
@@ -43,7 +42,7 @@ export function createGateway(deps: ServerDeps): Gateway {
     },
     async close() {
       await flow.close()
-      ;(await store).close()
+      store.close()
     },
   }
 
@@ -52,14 +51,13 @@ export function createGateway(deps: ServerDeps): Gateway {
    * paid flow (whose unpaid 402 is the paywall page for a browser).
    */
   async function serve(req: Request, res: Response, route: HostRoute): Promise<void> {
-    // Once the store is open, its version is read without waiting (a number on a database file, or from memory).
-    const ready = opened ?? (await store)
-    const current = ready.version()
+    // On a database file its version is read without waiting (a number; on PostgreSQL from memory).
+    const current = store.version()
     let version = typeof current === 'number' ? current : await current
     let api = await apis.resolve(route, version)
     // Before a 404, a version that may lag behind another process's write is read anew (read-your-writes).
-    if (!api && ready.fresh) {
-      const fresh = await ready.fresh()
+    if (!api && store.fresh) {
+      const fresh = await store.fresh()
       if (fresh !== version) api = await apis.resolve(route, (version = fresh))
     }
     if (!api) {

@@ -10,10 +10,10 @@ import type { PaymentEventType } from '../payment-events.js'
 import { verifyPayment } from './facilitator-calls.js'
 import { buyerGone, type Attempt, type FlowContext, type Refuse } from './flow-attempt.js'
 import type { GatewayRequest } from './gateway-request.js'
-import { openGatewayStore, type GatewayStore } from './gateway-store.js'
-import type { PaymentOutcome, PaymentRequiredOutcome } from './payment-outcome.js'
+import type { GatewayStore } from './gateway-store.js'
+import { failed, unavailable, type PaymentOutcome, type PaymentRequiredOutcome } from './payment-outcome.js'
 import { offerFor, paymentRequired, reasonFields, type Refusal } from './payment-required.js'
-import { createPaymentLocks, paymentIdentity, usedUpMessage } from './payment-locks.js'
+import { createPaymentLocks, payClaimed, paymentIdentity, usedUpMessage } from './payment-locks.js'
 import { createPostgresPaymentClaims } from './postgres-payment-claims.js'
 import { dialectOf } from '../db/dialect.js'
 import { createPaymentIdentifiers } from './payment-identifier.js'
@@ -21,7 +21,7 @@ import { builderCodeOf } from './builder-code.js'
 import { decodePayment, v1CodeHint } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
-import { chainEpochOf, settleAndRecord } from './settle-step.js'
+import { journalEntryOf, settleAndRecord } from './settle-step.js'
 import { createOfferReceipts } from './offer-receipt.js'
 import { createSignIns } from './sign-in-with-x.js'
 import { takeChargeOverride } from './settlement-overrides.js'
@@ -54,8 +54,6 @@ export type PaymentFlow = {
 export type PaymentFlowOptions = UpstreamProxyOptions & {
   /** How often buffered traffic counters are written. @defaultValue 250 */
   statsFlushEveryMs?: number | undefined
-  /** The gateway's store, shared with its API cache; the flow does not close it. @defaultValue a store of its own */
-  store?: Promise<GatewayStore> | undefined
   /** The settlement journal's sweeper (tests lower it). */
   journal?: SettlementJournalOptions | undefined
 }
@@ -67,16 +65,6 @@ export const paidRouteDefaults: Readonly<Required<PaidRouteLimits>> = Object.fre
   statsFlushEveryMs: 250,
 })
 
-const failed = (status: number, error: string): PaymentOutcome => ({ type: 'error', status, error })
-/** Seconds a buyer waits before paying again when the facilitator cannot judge payments (its chain restarts). */
-const facilitatorRetryAfterSeconds = 1
-const unavailable = (error: string): PaymentOutcome => ({
-  type: 'error',
-  status: 503,
-  error,
-  retryAfter: facilitatorRetryAfterSeconds,
-})
-
 /**
  * The paid routes of the gateway, free of any web framework (an adapter turns requests into {@link GatewayRequest}s
  * and writes the {@link PaymentOutcome}s). Only priced routes are served: a request no enabled, unexpired endpoint
@@ -86,16 +74,18 @@ const unavailable = (error: string): PaymentOutcome => ({
  * 400. The upstream's answer is held (up to `maxResponseBytes`) until the settlement is done and recorded: the
  * buyer gets the body only if the payment settled, and a failed settlement delivers nothing.
  */
-export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions = {}): PaymentFlow {
+export function createPaymentFlow(
+  deps: ServerDeps,
+  /** The gateway's store, shared with its API cache; the flow does not close it. */
+  store: GatewayStore,
+  options: PaymentFlowOptions = {},
+): PaymentFlow {
   const settings = { ...paidRouteDefaults, ...options }
-  const store = options.store ?? openGatewayStore(deps.db)
   const table = createEndpointTable(deps.db, deps.clock)
   const offerReceipts = createOfferReceipts(deps.secrets.offerReceiptKey)
   const servers = createResourceServers(deps, [offerReceipts.extension])
   // Payment channels (batch-settlement): a resource server per receiver, their records written as the store's own.
-  let opened: GatewayStore | undefined
-  void store.then((ready) => (opened = ready)).catch(() => {})
-  const own: OwnWrites = (write) => (opened ? opened.own(write) : write())
+  const own: OwnWrites = (write) => store.own(write)
   const records = createBatchRecords(deps.db, own, () => new Date())
   const batch = createBatchServers(deps, servers, records, own)
   const signIns = createSignIns(deps)
@@ -105,7 +95,7 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     ownPorts ?? (deps.hosts.port ? (ownPorts = ownListenerPorts(deps)) : ownListenerPorts(deps))
   const proxy = createUpstreamProxy({ log: deps.log, ownListeners, refuse: addressRefusalOf(deps), ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
-  const paymentIds = createPaymentIdentifiers(store, deps.clock)
+  const paymentIds = createPaymentIdentifiers(store, deps.clock, deps.log ?? (() => {}))
   const journal = createSettlementJournal(deps, store, options.journal)
   // One process on a SQLite file: claims in memory; any number on PostgreSQL: claims as rows.
   const locks = dialectOf(deps.db) === 'postgres' ? createPostgresPaymentClaims(deps, journal) : createPaymentLocks()
@@ -156,9 +146,8 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
     if (path === undefined) return failed(400, 'malformed request path')
     let route = findMatch(await table.routesOf(api, version), method, path)
     // Before a 404, a version that may lag behind another process's write is read anew (read-your-writes).
-    const ready = route ? undefined : (opened ?? (await store))
-    if (!route && ready?.fresh) {
-      const again = await ready.fresh()
+    if (!route && store.fresh) {
+      const again = await store.fresh()
       if (again !== version) route = findMatch(await table.routesOf(api, again), method, path)
     }
     if (!route) {
@@ -206,72 +195,56 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
         'the payment matches none of the accepted payment options of this route: fetch a fresh 402 and pay one of its accepts',
       )
 
-    // One request per payment (however it is encoded), and one paying request per ephemeral endpoint at a time: the
-    // others are not charged.
     const builderCode = builderCodeOf(decoded.payload)
     if (!builderCode.ok) return failed(400, builderCode.error)
-    const ephemeral = route.expiresAt !== null
     const paymentId = paymentIdentity(decoded.payload, requirements)
+    const payload = decoded.payload
     // A payment-identifier already paid gets its kept answer again (payment-identifier.ts): nothing is settled twice.
-    const remembered = await paymentIds.check({
-      apiId: api.id,
-      payload: decoded.payload,
-      requirements,
-      paymentKey: paymentId,
-      method,
-      path,
-      query: resource.query,
-      required: route.endpoint.payment_identifier_required === 1,
-    })
-    if (remembered.type === 'refused') return remembered.outcome
-    if (remembered.type === 'replay') {
-      if (remembered.samePayment) return remembered.outcome
-      const verified = await verifyPayment(server, decoded.payload, requirements)
-      if (verified.type === 'accepted') return remembered.outcome
-      if (verified.type === 'refused') return requirePayment(attempt, verified.error, { reason: verified.reason })
-      return verified.type === 'failed' ? failed(502, verified.error) : unavailable(verified.error)
-    }
-    let outcome: PaymentOutcome | undefined
-    try {
-      const payload = decoded.payload
-      const claiming = locks.claim({
-        paymentId,
-        ephemeral: ephemeral ? route.endpoint : undefined,
-        entry: () => ({
-          api,
-          endpoint: route.endpoint,
-          ephemeral,
-          requirements,
-          payload,
-          paymentId,
-          payer: authorizationFields(payload.payload).from ?? '',
-          method,
-          path,
-          chainEpoch: chainEpochOf(deps, api),
-        }),
-      })
-      const claim = claiming instanceof Promise ? await claiming : claiming
-      if (!claim.ok)
-        return claim.reason === 'endpoint-used-up' ? failed(410, claim.message) : requirePayment(attempt, claim.message)
-      let consumed = false
-      try {
-        outcome = await pay(attempt, payload, requirements, paymentId)
-        consumed = ephemeral && outcome.type === 'paid'
-        return outcome
-      } finally {
-        // Released before the answer: a corrected retry of a refused payment finds it free (PostgreSQL: a row deleted).
-        const released = claim.release(consumed)
-        if (released) await released
-        if (consumed) locks.consumed(api.id, route.compiled)
-      }
-    } finally {
-      if (remembered.type === 'first')
-        await remembered
-          .done(outcome, outcome?.type === 'paid' ? outcome.settlementId : undefined)
-          .catch((error: unknown) =>
-            deps.log?.(`could not keep the answer of a payment-identifier: ${(error as Error).message}`),
-          )
-    }
+    return paymentIds.around(
+      {
+        apiId: api.id,
+        payload,
+        requirements,
+        paymentKey: paymentId,
+        method,
+        path,
+        query: resource.query,
+        required: route.endpoint.payment_identifier_required === 1,
+      },
+      {
+        async verify() {
+          const verified = await verifyPayment(server, payload, requirements)
+          if (verified.type === 'accepted') return undefined
+          if (verified.type === 'refused') return requirePayment(attempt, verified.error, { reason: verified.reason })
+          return verified.type === 'failed' ? failed(502, verified.error) : unavailable(verified.error)
+        },
+        // One request per payment (however it is encoded), one paying request per ephemeral endpoint at a time: the
+        // others are not charged.
+        pay: () =>
+          payClaimed(
+            locks,
+            {
+              paymentId,
+              ephemeral: route.expiresAt === null ? undefined : route.endpoint,
+              pattern: route.compiled,
+              entry: () =>
+                journalEntryOf(
+                  deps,
+                  attempt,
+                  payload,
+                  requirements,
+                  paymentId,
+                  authorizationFields(payload.payload).from ?? '',
+                ),
+            },
+            () => pay(attempt, payload, requirements, paymentId),
+            (refusal) =>
+              refusal.reason === 'endpoint-used-up'
+                ? failed(410, refusal.message)
+                : requirePayment(attempt, refusal.message),
+          ),
+      },
+    )
   }
 
   /** A wallet that paid within the endpoint's sign-in-with-x window: the upstream's answer, nothing settled. */
@@ -452,7 +425,6 @@ export function createPaymentFlow(deps: ServerDeps, options: PaymentFlowOptions 
       await stats.close()
       await journal.close()
       await proxy.close()
-      if (!options.store) (await store).close()
     },
   }
 }

@@ -25,18 +25,32 @@ export type PaymentIdCheck =
   /** The first request with this id: `done` keeps its answer if it was paid, and frees the id. */
   | { type: 'first'; done(outcome: PaymentOutcome | undefined, settlementId?: string): Promise<void> }
 
+/** A paid request as its payment-identifier is judged: what it asks for and the payment it carries. */
+export type PaymentIdRequest = {
+  apiId: string
+  payload: PaymentPayload
+  requirements: PaymentRequirements
+  /** The payment itself (payment-locks.ts `paymentIdentity`). */
+  paymentKey: string
+  method: string
+  path: string
+  query: string
+  /** The endpoint requires an id (its 402 declares `required: true`). */
+  required: boolean
+}
+
 export type PaymentIdentifiers = {
-  check(request: {
-    apiId: string
-    payload: PaymentPayload
-    requirements: PaymentRequirements
-    paymentKey: string
-    method: string
-    path: string
-    query: string
-    /** The endpoint requires an id (its 402 declares `required: true`). */
-    required: boolean
-  }): Promise<PaymentIdCheck>
+  check(request: PaymentIdRequest): Promise<PaymentIdCheck>
+  /**
+   * Pays `request` unless its payment-identifier answers instead: a refused id (400, 409), or an id paid already,
+   * whose kept answer is replayed (nothing settled twice) to the very payment resent, or to another payment of the
+   * id once `verify` accepts it (undefined; else the answer to its refusal). Otherwise `pay` answers, and a paid
+   * answer is kept for the id.
+   */
+  around(
+    request: PaymentIdRequest,
+    steps: { verify(): Promise<PaymentOutcome | undefined>; pay(): Promise<PaymentOutcome> },
+  ): Promise<PaymentOutcome>
 }
 
 /** What is kept: an answer up to 1 MiB, for 24 hours, at most 10,000 answers and 64 MiB of bodies in all. */
@@ -70,101 +84,129 @@ const refused = (status: number, error: string, retryAfter?: number): PaymentIdC
 export function createPaymentIdentifiers(
   store: GatewayStore | Promise<GatewayStore>,
   clock: Clock = machineClock,
+  log: (message: string) => void = (message) => console.error(message),
 ): PaymentIdentifiers {
   const inFlight = new Map<string, string>()
   const limits = paymentAnswerLimits
 
-  return {
-    async check({ apiId, payload, requirements, paymentKey, method, path, query, required }) {
-      const extension = payload.extensions?.[PAYMENT_IDENTIFIER]
-      const requirement = validatePaymentIdentifierRequirement(payload, required)
-      if (!requirement.valid) return refused(400, (requirement.errors ?? []).join('; '))
-      if (extension === undefined) return { type: 'none' }
-      // Checked by the package's rules without the `schema` the buyer echoes: with one, validatePaymentIdentifier
-      // builds and compiles an Ajv validator per call (~14 ms: it halved paid throughput) from the buyer's own JSON.
-      // The declared schema says no more than those rules (a required boolean, the id's format).
-      const validation = validatePaymentIdentifier(
-        typeof extension === 'object' && extension !== null
-          ? { info: (extension as { info?: unknown }).info }
-          : extension,
-      )
-      if (!validation.valid)
-        return refused(400, `invalid ${PAYMENT_IDENTIFIER} extension: ${(validation.errors ?? []).join('; ')}`)
-      // validatePaymentIdentifier checks the id's format too (16-128 letters, digits, hyphens, underscores).
-      const id = (extension as { info: { id?: string } }).info.id
-      if (id === undefined) return { type: 'none' }
+  async function check({
+    apiId,
+    payload,
+    requirements,
+    paymentKey,
+    method,
+    path,
+    query,
+    required,
+  }: PaymentIdRequest): Promise<PaymentIdCheck> {
+    const extension = payload.extensions?.[PAYMENT_IDENTIFIER]
+    const requirement = validatePaymentIdentifierRequirement(payload, required)
+    if (!requirement.valid) return refused(400, (requirement.errors ?? []).join('; '))
+    if (extension === undefined) return { type: 'none' }
+    // Checked by the package's rules without the `schema` the buyer echoes: with one, validatePaymentIdentifier
+    // builds and compiles an Ajv validator per call (~14 ms: it halved paid throughput) from the buyer's own JSON.
+    // The declared schema says no more than those rules (a required boolean, the id's format).
+    const validation = validatePaymentIdentifier(
+      typeof extension === 'object' && extension !== null
+        ? { info: (extension as { info?: unknown }).info }
+        : extension,
+    )
+    if (!validation.valid)
+      return refused(400, `invalid ${PAYMENT_IDENTIFIER} extension: ${(validation.errors ?? []).join('; ')}`)
+    // validatePaymentIdentifier checks the id's format too (16-128 letters, digits, hyphens, underscores).
+    const id = (extension as { info: { id?: string } }).info.id
+    if (id === undefined) return { type: 'none' }
 
-      const payer = (authorizationFields(payload.payload).from ?? '').toLowerCase()
-      const requestKey = canonicalJson({ method, path, query, requirements }, { hexCaseInsensitive: true })
-      const key = { apiId, payer, paymentId: id }
-      const flightKey = canonicalJson([apiId, payer, id])
-      const reused = `this ${PAYMENT_IDENTIFIER} id was used for a different request or payment option; use a new id`
+    const payer = (authorizationFields(payload.payload).from ?? '').toLowerCase()
+    const requestKey = canonicalJson({ method, path, query, requirements }, { hexCaseInsensitive: true })
+    const key = { apiId, payer, paymentId: id }
+    const flightKey = canonicalJson([apiId, payer, id])
+    const reused = `this ${PAYMENT_IDENTIFIER} id was used for a different request or payment option; use a new id`
 
-      const running = inFlight.get(flightKey)
-      if (running !== undefined)
-        return running === requestKey
-          ? refused(
-              409,
-              `a payment with this ${PAYMENT_IDENTIFIER} id is still in flight; retry when it is answered`,
-              1,
-            )
-          : refused(409, reused)
-      const since = new Date(clock.now() - limits.ttlMs).toISOString()
-      const kept = await (await store).findPaymentAnswer(key, since)
-      if (kept) {
-        if (kept.request_key !== requestKey) return refused(409, reused)
-        const samePayment = kept.payment_key === paymentKey
-        if (kept.body === null)
-          return {
-            type: 'replay',
-            samePayment,
-            outcome: {
-              type: 'error',
-              status: 409,
-              error: `this ${PAYMENT_IDENTIFIER} id was paid and answered already (settlement ${kept.settlement_id}); its answer of ${kept.body_bytes} bytes was too large to keep`,
-            },
-          }
+    const running = inFlight.get(flightKey)
+    if (running !== undefined)
+      return running === requestKey
+        ? refused(409, `a payment with this ${PAYMENT_IDENTIFIER} id is still in flight; retry when it is answered`, 1)
+        : refused(409, reused)
+    const since = new Date(clock.now() - limits.ttlMs).toISOString()
+    const kept = await (await store).findPaymentAnswer(key, since)
+    if (kept) {
+      if (kept.request_key !== requestKey) return refused(409, reused)
+      const samePayment = kept.payment_key === paymentKey
+      if (kept.body === null)
         return {
           type: 'replay',
           samePayment,
           outcome: {
-            type: 'paid',
-            status: kept.status,
-            headers: JSON.parse(kept.headers) as Record<string, string | string[]>,
-            body: Buffer.from(kept.body),
-            written: () => {},
+            type: 'error',
+            status: 409,
+            error: `this ${PAYMENT_IDENTIFIER} id was paid and answered already (settlement ${kept.settlement_id}); its answer of ${kept.body_bytes} bytes was too large to keep`,
           },
         }
-      }
-
-      inFlight.set(flightKey, requestKey)
       return {
-        type: 'first',
-        async done(outcome, settlementId) {
-          try {
-            if (outcome?.type !== 'paid' || settlementId === undefined) return
-            const fits = outcome.body.length <= limits.maxAnswerBytes
-            const now = clock.now()
-            await (await store).keepPaymentAnswer(
-              {
-                api_id: apiId,
-                payer,
-                payment_id: id,
-                request_key: requestKey,
-                payment_key: paymentKey,
-                settlement_id: settlementId,
-                status: outcome.status,
-                headers: JSON.stringify(outcome.headers),
-                body: fits ? outcome.body : null,
-                body_bytes: outcome.body.length,
-                created_at: new Date(now).toISOString(),
-              },
-              { since: new Date(now - limits.ttlMs).toISOString(), maxRows: limits.maxRows, maxBytes: limits.maxBytes },
-            )
-          } finally {
-            inFlight.delete(flightKey)
-          }
+        type: 'replay',
+        samePayment,
+        outcome: {
+          type: 'paid',
+          status: kept.status,
+          headers: JSON.parse(kept.headers) as Record<string, string | string[]>,
+          body: Buffer.from(kept.body),
+          written: () => {},
         },
+      }
+    }
+
+    inFlight.set(flightKey, requestKey)
+    return {
+      type: 'first',
+      async done(outcome, settlementId) {
+        try {
+          if (outcome?.type !== 'paid' || settlementId === undefined) return
+          const fits = outcome.body.length <= limits.maxAnswerBytes
+          const now = clock.now()
+          await (await store).keepPaymentAnswer(
+            {
+              api_id: apiId,
+              payer,
+              payment_id: id,
+              request_key: requestKey,
+              payment_key: paymentKey,
+              settlement_id: settlementId,
+              status: outcome.status,
+              headers: JSON.stringify(outcome.headers),
+              body: fits ? outcome.body : null,
+              body_bytes: outcome.body.length,
+              created_at: new Date(now).toISOString(),
+            },
+            { since: new Date(now - limits.ttlMs).toISOString(), maxRows: limits.maxRows, maxBytes: limits.maxBytes },
+          )
+        } finally {
+          inFlight.delete(flightKey)
+        }
+      },
+    }
+  }
+
+  return {
+    check,
+    async around(request, { verify, pay }) {
+      const remembered = await check(request)
+      if (remembered.type === 'refused') return remembered.outcome
+      if (remembered.type === 'replay') {
+        if (remembered.samePayment) return remembered.outcome
+        return (await verify()) ?? remembered.outcome
+      }
+      let outcome: PaymentOutcome | undefined
+      try {
+        outcome = await pay()
+        return outcome
+      } finally {
+        if (remembered.type === 'first')
+          await remembered
+            .done(outcome, outcome?.type === 'paid' ? outcome.settlementId : undefined)
+            .catch((error: unknown) =>
+              log(`could not keep the answer of a payment-identifier: ${(error as Error).message}`),
+            )
       }
     },
   }

@@ -4,6 +4,7 @@ import { authorizationFields } from '../../core/eip3009-authorization.js'
 import type { CompiledPattern } from '../../core/path-pattern.js'
 import type { EndpointRow } from '../db/tables.js'
 import type { JournalEntry } from '../journal/journal.js'
+import type { PaymentOutcome } from './payment-outcome.js'
 
 /** Frees a claim; `consumed` says an ephemeral endpoint was used up (it stays claimed until it is gone). */
 export type Release = (consumed: boolean) => void | Promise<void>
@@ -104,6 +105,36 @@ export function createPaymentLocks(): PaymentLocks {
       endpoints.clear()
       usedUp.length = 0
     },
+  }
+}
+
+/** A refused claim: why, and the message that answers it. */
+export type ClaimRefused = Extract<Claim, { ok: false }>
+
+/**
+ * Pays (`pay`) holding the claim of `request`, or answers its refusal (`refuse`: nothing is charged). The claim is
+ * released before the answer, so a corrected retry of a refused payment finds it free (PostgreSQL: its row deleted);
+ * an ephemeral endpoint paid for stays claimed and is remembered as used up (its `pattern`).
+ */
+export async function payClaimed(
+  locks: PaymentLocks,
+  request: ClaimRequest & { pattern: CompiledPattern },
+  pay: () => Promise<PaymentOutcome>,
+  refuse: (refusal: ClaimRefused) => PaymentOutcome | Promise<PaymentOutcome>,
+): Promise<PaymentOutcome> {
+  const claiming = locks.claim(request)
+  // SQLite's claims are synchronous: no await on its fast path.
+  const claim = claiming instanceof Promise ? await claiming : claiming
+  if (!claim.ok) return refuse(claim)
+  let consumed = false
+  try {
+    const outcome = await pay()
+    consumed = request.ephemeral !== undefined && outcome.type === 'paid'
+    return outcome
+  } finally {
+    const released = claim.release(consumed)
+    if (released) await released
+    if (consumed) locks.consumed(request.ephemeral!.api_id, request.pattern)
   }
 }
 

@@ -46,3 +46,17 @@ export type PaymentOutcome =
     }
   | { type: 'pass-through'; upstream: UpstreamResponse }
   | { type: 'buyer-gone' }
+
+/** An `error` answer. */
+export const failed = (status: number, error: string): PaymentOutcome => ({ type: 'error', status, error })
+
+/** Seconds a buyer waits before paying again when the facilitator cannot judge payments (its chain restarts). */
+const facilitatorRetryAfterSeconds = 1
+
+/** A 503: the facilitator cannot judge payments now; retry in a second. */
+export const unavailable = (error: string): PaymentOutcome => ({
+  type: 'error',
+  status: 503,
+  error,
+  retryAfter: facilitatorRetryAfterSeconds,
+})

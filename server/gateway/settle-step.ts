@@ -7,10 +7,36 @@ import { recordSettlement, settlementRow } from './settlement-record.js'
 import { pausePoint } from '../../core/pause-point.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
+import type { JournalEntry } from '../journal/journal.js'
 
 /** The Sandbox chain's epoch a payment of `api` is settled on ('' for production). */
-export const chainEpochOf = (deps: ServerDeps, api: ApiRow): string =>
+const chainEpochOf = (deps: ServerDeps, api: ApiRow): string =>
   api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : ''
+
+/** The journal entry of a payment of `attempt` (its claim's, then its settlement's: `amount` the upto charge). */
+export function journalEntryOf(
+  deps: ServerDeps,
+  { api, route, request, resource }: Attempt,
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  paymentId: string,
+  payer: string,
+  amount?: string,
+): JournalEntry {
+  return {
+    api,
+    endpoint: route.endpoint,
+    ephemeral: route.expiresAt !== null,
+    requirements,
+    payload,
+    amount,
+    paymentId,
+    payer,
+    method: request.method,
+    path: resource.path,
+    chainEpoch: chainEpochOf(deps, api),
+  }
+}
 
 /**
  * Settles a payment and records it: the journal row first (whatever happens next, a crash included, a payment that
@@ -35,21 +61,9 @@ export async function settleAndRecord(
   if (request.signal.aborted) return not(buyerGone)
   if (injected) return not(refused(injected, true))
 
-  const chainEpoch = chainEpochOf(ctx.deps, api)
-  const ephemeral = route.expiresAt !== null
-  const journalId = await ctx.journal.begin({
-    api,
-    endpoint: route.endpoint,
-    ephemeral,
-    requirements,
-    payload,
-    amount,
-    paymentId,
-    payer,
-    method: request.method,
-    path: resource.path,
-    chainEpoch,
-  })
+  const entry = journalEntryOf(ctx.deps, attempt, payload, requirements, paymentId, payer, amount)
+  const { chainEpoch, ephemeral } = entry
+  const journalId = await ctx.journal.begin(entry)
   // Checked before (payment-flow.ts run()): recorded on the settlement as the payment carried it to the facilitator.
   const attribution = builderCodeOf(payload)
   let settlementId: string | undefined
@@ -74,7 +88,7 @@ export async function settleAndRecord(
       // The money moved: a record the data dir cannot take now is kept and written later, and the buyer is answered.
       const row = settlementRow(payment)
       settlementId = await ctx.journal.record(journalId, row.id, async () =>
-        recordSettlement(await ctx.store, payment, journalId, row),
+        recordSettlement(ctx.store, payment, journalId, row),
       )
     }
   } catch (error) {

@@ -17,7 +17,7 @@ export type TrafficStats = {
  * so a request costs no write of its own. One upsert per API and day per flush adds the counts to the row.
  */
 export function createTrafficStats(
-  store: Promise<GatewayStore>,
+  store: GatewayStore | Promise<GatewayStore>,
   options: { flushEveryMs?: number; log?: ((message: string) => void) | undefined } = {},
 ): TrafficStats {
   const { flushEveryMs = 250, log = () => {} } = options

@@ -76,7 +76,7 @@ export type SettlementJournalOptions = {
  */
 export function createSettlementJournal(
   deps: ServerDeps,
-  store: Promise<GatewayStore>,
+  store: GatewayStore | Promise<GatewayStore>,
   options: SettlementJournalOptions = {},
 ): SettlementJournal {
   const { sweepEveryMs = 30_000, graceMs = 120_000, retryEveryMs = 1_000 } = options
@@ -152,7 +152,7 @@ export function createSettlementJournal(
       return row.id
     },
     finish(id, settlementId, delivered = true) {
-      const write = () => store.then((opened) => opened.closeJournal(id, settlementId, delivered))
+      const write = async () => (await store).closeJournal(id, settlementId, delivered)
       if (kept.has(id)) return kept.add(id, write)
       track(
         id,
