@@ -33,7 +33,8 @@ export type Permit2Payment = {
 /**
  * Asks Permit2 whether `owner`'s nonce is spent (`nonceBitmap(owner, nonce >> 8)`, bit `nonce & 255`) and, if so,
  * finds the settlement that spent it. Permit2 and x402's proxies log nothing that names the nonce, so the token's
- * `Transfer` logs from the payer to `payTo` (no more than `maxAmount`) are the candidates, newest first, and the one
+ * `Transfer` logs from the payer to `payTo` (no more than `maxAmount`) are the candidates (read in `range`'s steps, oldest
+ * step first, newest first within one), and the one
  * whose transaction called an x402 Permit2 proxy's `settle` or `settleWithPermit` with this owner and nonce is it; its
  * `Transfer` says the amount actually moved (upto's charge). A spent nonce whose transaction cannot be found (a pruned
  * log, a nonce spent some other way) has none.

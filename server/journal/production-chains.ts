@@ -66,7 +66,10 @@ export function createProductionChains(
 ): ProductionChains {
   const maxLogBlocks = options.maxLogBlocks ?? defaultMaxLogBlocks
   const clients = new Map<string, Promise<PublicClient>>()
-  const heads = new Map<string, { block: bigint | undefined; at: number; reading?: Promise<void> | undefined }>()
+  const heads = new Map<
+    string,
+    { block: bigint | undefined; at: number; waited?: boolean; reading?: Promise<void> | undefined }
+  >()
 
   function checkedClient(network: string, url: string): Promise<PublicClient> {
     const client = createPublicClient({ transport: http(url, { retryCount: 1, timeout: 10_000 }) }) as PublicClient
@@ -111,12 +114,14 @@ export function createProductionChains(
     async startBlock(network) {
       if (!urls.has(network)) return null
       const head = heads.get(network)
-      if (head?.block === undefined) {
-        // The first payment on the network waits (briefly) for its head; the next ones reuse it.
+      if (head?.waited !== true) {
+        // The first payment on the network waits (briefly) for its head; the next ones reuse it, and never wait on an
+        // RPC that does not answer (their rows are then searched from the block at their time).
         let timer: NodeJS.Timeout | undefined
         const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, firstHeadWaitMs)))
         await Promise.race([readHead(network), waited])
         clearTimeout(timer)
+        heads.get(network)!.waited = true
       } else if (Date.now() - head.at > headMaxAgeMs) void readHead(network)
       const block = heads.get(network)?.block
       if (block === undefined) return null

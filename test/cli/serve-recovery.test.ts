@@ -20,6 +20,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { openDatabase } from '../../server/db/database.js'
+import { createProductionChains } from '../../server/journal/production-chains.js'
 import { startBoundedRpc, type BoundedRpc } from '../helpers/bounded-rpc.js'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { fetchFrom, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
@@ -242,4 +243,14 @@ describe('on SQLite: the next start recovers it', () => {
     expect(code, third.stderr()).toBe(0)
     expect(await settlementsOf(api.id)).toEqual([{ transaction, delivered: 0 }])
   }, 120_000)
+})
+
+test("an RPC of another chain than its network's is refused: svc would read the wrong chain's history", async () => {
+  const chains = createProductionChains(new Map([['eip155:8453', rpc.url]]))
+  await expect(chains.clientOf('eip155:8453')).rejects.toThrow(
+    `the RPC given for eip155:8453 (--rpc) serves chain ${services.sandboxChain.chainId}, not 8453`,
+  )
+  // No block is journaled from it either; a network without an RPC has none.
+  expect(await chains.startBlock('eip155:8453')).toBeNull()
+  expect(await chains.clientOf('eip155:1')).toBeUndefined()
 })

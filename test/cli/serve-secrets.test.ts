@@ -54,6 +54,9 @@ describe('svc serve: flags refused before anything starts', () => {
     [['--platform-domain', 'not a domain'], /--platform-domain: "not a domain" is not a domain name/],
     [['--sandbox-chain', 'remote'], /--sandbox-chain must be one of local, none/],
     [['--host', 'example.com'], /--host: "example.com" is not an IP address/],
+    [['--rpc', 'https://mainnet.base.org'], /--rpc: "https:\/\/mainnet.base.org" is not <network>=<url>/],
+    [['--rpc', 'eip155:8453=ws://node:8546'], /--rpc: the RPC of eip155:8453 must be an http\(s\) URL/],
+    [['--rpc-log-blocks', '0'], /--rpc-log-blocks.*whole number of blocks above 0/],
   ])('%j → exit 2, one line', (args, message) => {
     const dataDir = join(dir, `refused-${randomBytes(4).toString('hex')}`)
     const { code, stderr, stdout } = runServe(['--sandbox-chain', 'none', '--data-dir', dataDir, ...args])

@@ -1,0 +1,127 @@
+/**
+ * The reaper (server/journal/reaper.ts) on a PostgreSQL database two processes share: the rows of a process that is
+ * alive are never touched; once its liveness session is gone, the survivor takes its lock and resolves its journal
+ * rows and pending channel actions. SQLite has no reaper. (The kill of a real `svc serve` with a payment in flight is
+ * test/cli/serve-recovery.test.ts.)
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startChainServices, type ChainServices } from '../../../chain/services.js'
+import { saveChannelAction } from '../../../server/db/channel-actions.js'
+import { openDatabase } from '../../../server/db/database.js'
+import { processOwnerOf } from '../../../server/db/process-owner.js'
+import type { SettlementJournalRow } from '../../../server/db/tables.js'
+import { insertUser } from '../../../server/db/users.js'
+import type { ServerDeps } from '../../../server/deps.js'
+import { startJournalReaper } from '../../../server/journal/reaper.js'
+import { testDatabases, testDialects } from '../../helpers/postgres.js'
+
+const at = '2026-11-26T00:00:00.000Z'
+
+/** A production row on a network svc has no RPC for: a gone owner's is resolved as one that cannot be checked. */
+const journalRow = (id: string, owner: string): SettlementJournalRow => ({
+  id,
+  payment_id: `payment-${id}`,
+  api_id: 'a1',
+  endpoint_id: 'e1',
+  ephemeral: 0,
+  user_id: 'u1',
+  environment: 'production',
+  network: 'eip155:8453',
+  asset: '0xa',
+  amount: '1',
+  payer: '0x1',
+  pay_to: '0x2',
+  transfer_method: 'eip3009',
+  nonce: `0x${id}`,
+  valid_before: '9999999999',
+  method: 'GET',
+  path: '/',
+  chain_epoch: '',
+  settlement_id: null,
+  created_at: at,
+  owner,
+  from_block: null,
+  state: 'settling',
+})
+
+describe.runIf(testDialects().includes('postgres'))('on PostgreSQL', () => {
+  const databases = testDatabases('postgres')
+  let services: ChainServices
+  beforeAll(async () => {
+    services = await startChainServices()
+  }, 60_000)
+  afterAll(async () => services?.stop())
+
+  test("a live owner's rows are left alone; a gone owner's journal rows and channel actions are resolved by the survivor", async () => {
+    const url = await databases.url()
+    const [survivor, doomed] = [await openDatabase(url), await openDatabase(url)]
+    const logs: string[] = []
+    const deps = { db: survivor.db, chain: services, log: (line: string) => logs.push(line) } as unknown as ServerDeps
+    // A long period: the test looks itself.
+    const reaper = startJournalReaper(deps, { everyMs: 3_600_000 })!
+    try {
+      const gone = processOwnerOf(doomed.db).id
+      await insertUser(survivor.db, {
+        id: 'u1',
+        email: 'u1@example.test',
+        password_hash: 'h',
+        password_salt: 's',
+        email_verified_at: null,
+        created_at: at,
+      })
+      await survivor.db.insertInto('settlement_journal').values(journalRow('j1', gone)).execute()
+      const action = {
+        id: 'cha_1',
+        network: services.sandboxChain.network,
+        chainEpoch: 'an-earlier-chain',
+        kind: 'settle' as const,
+        receiver: '0x2',
+        token: '0xa',
+        payer: null,
+        detail: { kind: 'settle' as const },
+        fromBlock: '0',
+        state: 'pending' as const,
+        transaction: null,
+        amount: null,
+        error: null,
+        createdAt: at,
+        resolvedAt: null,
+      }
+      await saveChannelAction(survivor.db, action, gone)
+      const journal = () => survivor.db.selectFrom('settlement_journal').select('id').execute()
+      const actionState = async () =>
+        (await survivor.db.selectFrom('channel_actions').select('state').executeTakeFirstOrThrow()).state
+
+      // Its owner lives: nothing is touched.
+      expect(await reaper.reapOnce()).toEqual([])
+      expect(await journal()).toEqual([{ id: 'j1' }])
+      expect(await actionState()).toBe('pending')
+
+      // Its session ends (a kill ends it the same way): the survivor resolves its rows.
+      await doomed.close()
+      expect(await reaper.reapOnce()).toEqual([gone])
+      expect(await journal()).toEqual([])
+      expect(await actionState()).toBe('failed')
+      expect(logs.join('\n')).toContain(`the process ${gone} is gone: 1 unfinished payment(s) and 1 channel action(s)`)
+      expect(logs.join('\n')).toContain('no RPC is given for eip155:8453: start svc with --rpc eip155:8453=<url>')
+      // Nothing is left to look at.
+      expect(await reaper.reapOnce()).toEqual([])
+    } finally {
+      await reaper.close()
+      await doomed.close()
+      await survivor.close()
+    }
+  })
+})
+
+describe('on SQLite', () => {
+  const databases = testDatabases('sqlite')
+  test('there is no reaper: one process per data dir, its start resolves what an earlier one left', async () => {
+    const database = await databases.open()
+    try {
+      expect(startJournalReaper({ db: database.db } as unknown as ServerDeps)).toBeUndefined()
+    } finally {
+      await database.close()
+    }
+  })
+})
