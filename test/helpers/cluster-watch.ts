@@ -78,6 +78,13 @@ export async function connectAdmin(url: string): Promise<Pg.Client> {
   return client
 }
 
+/** A session holds the advisory lock of journal row `j`'s owner (pg_locks shows a bigint key as two halves). */
+const liveOwner = `
+  select 1 from pg_locks l
+  where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+    and l.classid::bigint = (hashtextextended(j.owner, 0) >> 32) & 4294967295
+    and l.objid::bigint = hashtextextended(j.owner, 0) & 4294967295`
+
 /**
  * Settlement journal rows whose owner is gone: no session holds the advisory lock of its id (server/db/process-owner.ts
  * takes `pg_advisory_lock(hashtextextended(id, 0))`; pg_locks shows a bigint key as its high and low 32 bits). Read
@@ -86,11 +93,7 @@ export async function connectAdmin(url: string): Promise<Pg.Client> {
 export async function rowsOfGoneOwners(client: Pg.Client): Promise<number> {
   const { rows } = await client.query<{ count: number }>(`
     select count(*)::int as count from settlement_journal j
-    where j.owner is null or not exists (
-      select 1 from pg_locks l
-      where l.locktype = 'advisory' and l.granted and l.objsubid = 1
-        and l.classid::bigint = (hashtextextended(j.owner, 0) >> 32) & 4294967295
-        and l.objid::bigint = hashtextextended(j.owner, 0) & 4294967295)`)
+    where j.owner is null or not exists (${liveOwner})`)
   return rows[0]!.count
 }
 
@@ -108,25 +111,49 @@ export async function heldAdvisoryKeys(client: Pg.Client): Promise<Set<string>> 
   return new Set(rows.map((row) => row.key))
 }
 
+/** A journal row of a gone owner, as the snapshot saw it. */
+export type GoneRow = { payer: string; nonce: string | null; valid_before: string | null; used: boolean }
+
 /**
  * After a process was killed: waits until PostgreSQL has ended its session (one of the advisory locks held before the
  * kill, `heldBefore`, is free: its liveness lock) and no journal row of a gone owner is left. Answers how long that
- * took from the call (ms; `undefined` when `timeoutMs` passed first) and the most rows of gone owners seen.
+ * took from the call (ms; `undefined` when `timeoutMs` passed first), the most rows of gone owners seen, and the rows
+ * of gone owners left `snapshotAtMs` after the call, each with whether its authorization was used on chain then
+ * (`isUsed`).
  */
-export async function watchRecovery(client: Pg.Client, heldBefore: Set<string>, timeoutMs: number) {
+export async function watchRecovery(
+  client: Pg.Client,
+  heldBefore: Set<string>,
+  options: { timeoutMs: number; snapshotAtMs: number; isUsed: (payer: string, nonce: string) => Promise<boolean> },
+) {
   const started = performance.now()
   let most = 0
   let noticed = false
-  while (performance.now() - started < timeoutMs) {
+  let snapshot: GoneRow[] | undefined
+  while (performance.now() - started < options.timeoutMs) {
     if (!noticed) {
       const held = await heldAdvisoryKeys(client)
       noticed = [...heldBefore].some((key) => !held.has(key))
     }
     const left = await rowsOfGoneOwners(client)
     most = Math.max(most, left)
-    if (noticed && left === 0) return { ms: Math.round(performance.now() - started), most }
+    if (noticed && left === 0) return { ms: Math.round(performance.now() - started), most, snapshot: snapshot ?? [] }
+    if (snapshot === undefined && performance.now() - started >= options.snapshotAtMs) {
+      const rows = await goneOwnerRows(client)
+      snapshot = await Promise.all(
+        rows.map(async (row) => ({ ...row, used: row.nonce ? await options.isUsed(row.payer, row.nonce) : false })),
+      )
+    }
     // A poll, not a wait for a moment: the next read is the signal.
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
-  return { ms: undefined, most }
+  return { ms: undefined, most, snapshot: snapshot ?? [] }
+}
+
+/** The rows of {@link rowsOfGoneOwners}. */
+async function goneOwnerRows(client: Pg.Client) {
+  const { rows } = await client.query<Omit<GoneRow, 'used'>>(`
+    select payer, nonce, valid_before from settlement_journal j
+    where j.owner is null or not exists (${liveOwner})`)
+  return rows
 }
