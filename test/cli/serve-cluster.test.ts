@@ -219,8 +219,12 @@ describe.skipIf(!runs)('three svc serve processes on one PostgreSQL database, on
     expect(run.journalLeft).toBe(0)
   })
 
-  test('every charge a buyer got no answer for is delivered: false; every answered one delivered: true', () => {
-    for (const row of run.ledger) expect(row.delivered).toBe(run.answered.has(row.transaction))
+  test('every charge a buyer got no answer for is delivered: false; every answer of a survivor delivered: true', () => {
+    for (const row of run.ledger) {
+      if (!run.answered.has(row.transaction)) expect(row.delivered).toBe(false)
+      // The killed process may have died between writing an answer and closing its row: recovery then says false.
+      else if (run.servedBy.get(row.transaction) !== run.killedPort) expect(row.delivered).toBe(true)
+    }
   })
 
   test("the dead process's journal rows are recovered by a survivor within 5 s of the kill, but for authorizations unused on chain whose window is open (then once it closes)", () => {
