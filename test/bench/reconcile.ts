@@ -113,3 +113,42 @@ export async function readPool(rpcUrl: string) {
 export async function getBlockNumber(rpcUrl: string): Promise<bigint> {
   return createPublicClient({ transport: http(rpcUrl) }).getBlockNumber({ cacheTime: 0 })
 }
+
+export type LedgerReconciliation = {
+  transfers: number
+  ledger_rows: number
+  answered: number
+  /** Charged without an answer: in the ledger as `delivered: false`. */
+  charged_unanswered: number
+  /** On chain but not in the ledger, or answered but not on chain. */
+  lost: number
+  /** A transaction twice in the ledger, or in the ledger but not on chain. */
+  double: number
+  /** Rows whose `delivered` says the opposite of what the buyer got. */
+  delivered_wrong: number
+}
+
+/** The ledger (the seller's settlements) against the chain's payments and the answers buyers got. */
+export function reconcileLedger(
+  chain: ChainPayments,
+  ledger: { transaction: string; delivered: boolean }[],
+  answered: Set<string>,
+): LedgerReconciliation {
+  const onChain = new Set(chain.transfers.filter((hash) => chain.authorized.has(hash)))
+  const rows = new Map<string, number>()
+  for (const row of ledger) rows.set(row.transaction, (rows.get(row.transaction) ?? 0) + 1)
+  let lost = 0
+  let double = 0
+  for (const hash of onChain) if (!rows.has(hash)) lost++
+  for (const hash of answered) if (!onChain.has(hash as Hex)) lost++
+  for (const [hash, count] of rows) double += count - 1 + (onChain.has(hash as Hex) ? 0 : 1)
+  return {
+    transfers: onChain.size,
+    ledger_rows: ledger.length,
+    answered: answered.size,
+    charged_unanswered: ledger.filter((row) => !row.delivered).length,
+    lost,
+    double,
+    delivered_wrong: ledger.filter((row) => row.delivered !== answered.has(row.transaction)).length,
+  }
+}

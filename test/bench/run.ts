@@ -5,12 +5,15 @@
  * payment channels, channels.bench.ts) runs by default too; `channels_profile` (where svc's CPU per voucher goes), `long_run`,
  * `chain_growth` and `profile` (where a paid request's time goes) take minutes and run only when named (`--payments 21000`, `--transfers 20000` size them).
  * `data_layer` (a payment's bookkeeping on SQLite and on PostgreSQL) needs the machine's PostgreSQL and runs only when named.
+ * `cluster` (three `svc serve` on one PostgreSQL: 402 rate, paid p50 against SQLite, payments with kills; `--payments`
+ * sizes the kill run, 10,000 unless told) needs it too, takes minutes, and runs only when named.
  */
 import '../../core/polyfill.js'
 import { parseArgs } from 'node:util'
 import { benchChainReady, benchSettleThroughput } from './chain.bench.js'
 import { benchChannels } from './channels.bench.js'
 import { benchChannelsProfile } from './channels-profile.bench.js'
+import { benchCluster } from './cluster.bench.js'
 import { benchChainGrowth } from './chain-growth.bench.js'
 import { benchControlPlane } from './control.bench.js'
 import { benchDataLayer } from './data-layer.bench.js'
@@ -37,6 +40,7 @@ const benches = {
   },
   control_plane: () => benchControlPlane(),
   data_layer: () => benchDataLayer(),
+  cluster: () => benchCluster({ payments: number(values.payments), progress }),
   twin: async () => ({ svc_up: await benchSvcUpWithTwin(), v1_vs_v2: await benchTwinV1VsV2() }),
   svc_up_ready: () => benchSvcUpReady(),
   long_run: () => benchLongRun({ payments: number(values.payments), progress }),

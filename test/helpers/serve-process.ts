@@ -18,11 +18,28 @@ export type ServeProcess = {
 }
 
 /** Runs `svc serve --json --port 0 …` as a real child process and resolves with its ready line. */
-export async function startServeProcess(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [svcBin, 'serve', '--json', '--port', '0', ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+export function startServeProcess(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<ServeProcess> {
+  return serveChild(
+    spawn(process.execPath, [svcBin, 'serve', '--json', '--port', '0', ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  )
+}
+
+/**
+ * Runs a shell command that starts `svc serve` (a README's block) with bash, its `svc serve` made this checkout's
+ * `exec node bin/svc.js serve --json` (so the child is svc itself: a signal reaches it), and resolves with its ready line.
+ */
+export function startServeScript(script: string, env: NodeJS.ProcessEnv = process.env): Promise<ServeProcess> {
+  const command = script.replace(
+    /^svc serve/m,
+    `exec ${JSON.stringify(process.execPath)} ${JSON.stringify(svcBin)} serve --json`,
+  )
+  return serveChild(spawn('bash', ['-euo', 'pipefail', '-c', command], { env, stdio: ['ignore', 'pipe', 'pipe'] }))
+}
+
+async function serveChild(child: ChildProcess): Promise<ServeProcess> {
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr += chunk))
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
