@@ -151,6 +151,9 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
       } catch (error) {
         throw new UsageError(`SVC_PORT "${options.port}" is invalid. ${(error as Error).message}`)
       }
+      // Listening for the signal from the start: one that comes while svc starts, or the moment it is ready, drains
+      // it (a SIGTERM just after the ready line killed svc before its handler was there, on a loaded machine).
+      const signalled = firstSignal(say)
       const { startServe } = await import('../../server/start-serve.js')
       const { resolveAnvilBinary } = await import('../../chain/anvil/anvil.js')
       const serving = await startServe({
@@ -205,12 +208,29 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
         say(
           `svc: serving on ${ready.listen}: gateways {slug}.${ready.platform_domain} and {slug}.${ready.sandbox_platform_domain}, control api.… and sandbox.…, /healthz /readyz`,
         )
-      await drainOnSignal(serving, options.drainTimeout * 1000, say)
+      await drainOnSignal(serving, signalled, options.drainTimeout * 1000, say)
     })
 }
 
 /**
- * Waits for SIGTERM or SIGINT, then drains (readiness fails, no new connections, in-flight requests finish within
+ * The first SIGTERM or SIGINT from now on; another one then exits at once with code 1. One listener stays for good:
+ * a listener removed while the signal is being handled let another library's exit handler (signal-exit, through
+ * execa) find itself alone and re-raise the signal, killing svc mid-drain.
+ */
+function firstSignal(say: (line: string) => void): Promise<string> {
+  return new Promise<string>((resolve) => {
+    let first: string | undefined
+    const on = (name: string) => {
+      if (first === undefined) return resolve((first = name))
+      say(`svc: ${name} again: exiting without waiting`)
+      process.exit(1)
+    }
+    for (const name of ['SIGTERM', 'SIGINT'] as const) process.on(name, on)
+  })
+}
+
+/**
+ * Waits for SIGTERM or SIGINT (`signalled`), then drains (readiness fails, no new connections, in-flight requests finish within
  * `timeoutMs`) and stops. A second signal while draining exits at once with code 1.
  */
 async function drainOnSignal(
@@ -218,17 +238,11 @@ async function drainOnSignal(
     server: { drain(timeoutMs: number): Promise<boolean>; lifecycle: { inFlight: number } }
     stop(): Promise<void>
   },
+  signalled: Promise<string>,
   timeoutMs: number,
   say: (line: string) => void,
 ): Promise<void> {
-  const signal = await new Promise<string>((resolve) => {
-    for (const name of ['SIGTERM', 'SIGINT'] as const) process.once(name, () => resolve(name))
-  })
-  for (const name of ['SIGTERM', 'SIGINT'] as const)
-    process.once(name, () => {
-      say(`svc: ${name} again: exiting without waiting`)
-      process.exit(1)
-    })
+  const signal = await signalled
   say(`svc: ${signal}: draining (up to ${timeoutMs / 1000} s)…`)
   const drained = await serving.server.drain(timeoutMs)
   if (!drained) say(`svc: drain timed out: closing ${serving.server.lifecycle.inFlight} request(s) still in flight`)
