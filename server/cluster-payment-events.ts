@@ -208,6 +208,9 @@ export function createClusterPaymentEvents(
     publish(userId, fields) {
       enqueue(userId, fields)
     },
+    published() {
+      return publishing ?? Promise.resolve()
+    },
     broadcast(fields) {
       // Rare and meant for everyone: published whether or not anyone listens.
       enqueue(everyone, { created_at: new Date().toISOString(), environment: 'development', ...fields })

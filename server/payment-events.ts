@@ -93,6 +93,12 @@ export type PaymentEvents = {
   broadcast(event: Omit<SandboxEvent, 'id' | 'created_at' | 'environment'>): void
   /** Calls `listener` with every whole-Sandbox event from now on. @returns the function that stops it */
   subscribeSandbox(listener: (event: SandboxEvent) => void): () => void
+  /**
+   * Resolves once every event handed over so far is stored for every process (PostgreSQL: in the shared ring); the
+   * gateway waits for it before a paid answer, so a process killed after answering has not lost that payment's event.
+   * Absent where publishing is synchronous (in process).
+   */
+  published?(): Promise<void>
   /** Stops what the bus runs (PostgreSQL: its subscriptions and timer), once what it publishes was sent. */
   close?(): Promise<void>
 }

@@ -29,6 +29,8 @@ export type FlowEvents = {
   wanted(api: ApiRow): boolean
   /** Publishes an event about `subject`, when its seller listens (otherwise nothing is built). */
   emit(type: PaymentEventType, subject: EventSubject, details: EventDetails): void
+  /** Resolves once what was emitted is stored for every process (see PaymentEvents.published); at once in process. */
+  published(): Promise<void> | undefined
 }
 
 /** The payment flow's side of the live stream (server/payment-events.ts): one cheap check per event when nobody listens. */
@@ -36,6 +38,7 @@ export function createFlowEvents(deps: Pick<ServerDeps, 'events'>): FlowEvents {
   const bus = deps.events
   return {
     wanted: (api) => bus?.wanted(api.user_id) ?? false,
+    published: () => bus?.published?.(),
     emit(type, { api, endpointId, method, path, requirements }, details) {
       if (!bus?.wanted(api.user_id)) return
       bus.publish(api.user_id, {

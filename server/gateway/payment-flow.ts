@@ -370,6 +370,8 @@ export function createPaymentFlow(
       },
       requirements,
     )
+    // Stored before the buyer has the answer: a process killed after answering has not lost the payment's event.
+    await events.published()
 
     const headers: Record<string, string | string[]> = {
       ...answer.headers,
