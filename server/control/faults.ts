@@ -4,6 +4,7 @@ import type { Fault } from '../../chain/faults/book.js'
 import { BadRequestError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js'
 import { exactEvmReasons, isExactEvmReason } from '../../core/fault-reasons.js'
 import { cutText, echoedValueLimit, param, parseBody } from '../../core/http.js'
+import { faultRecord } from '../db/faults.js'
 import { findOwnedApi, listApis, slugExists } from '../db/apis.js'
 import type { ServerDeps } from '../deps.js'
 import { type Authenticate, type SandboxCaller, sandboxCallerOf, sandboxOwnerOf } from './sandbox-caller.js'
@@ -48,23 +49,6 @@ function checkEffect(input: z.infer<typeof faultSchema>): void {
     if (reason !== undefined) throw new BadRequestError('reason: an upstream fault takes status, delay_ms or drop')
     const effects = [status !== undefined, delay !== undefined, drop === true].filter(Boolean).length
     if (effects !== 1) throw new BadRequestError('an upstream fault takes exactly one of status, delay_ms and drop')
-  }
-}
-
-/** A fault as the control plane answers it. */
-export function faultRecord(fault: Fault) {
-  return {
-    id: fault.id,
-    kind: fault.kind,
-    reason: fault.reason,
-    delay_ms: fault.delayMs,
-    status: fault.status,
-    drop: fault.drop,
-    api: fault.api,
-    times: fault.times,
-    remaining: fault.remaining,
-    hits: fault.hits,
-    created_at: fault.createdAt,
   }
 }
 

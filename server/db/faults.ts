@@ -17,6 +17,23 @@ const faultOf = (row: Selectable<SandboxFaultsTable>): Fault => ({
   createdAt: row.created_at,
 })
 
+/** A fault as a row of sandbox_faults, and as the control plane answers it (its JSON names are the columns'). */
+export function faultRecord(fault: Fault) {
+  return {
+    id: fault.id,
+    kind: fault.kind,
+    reason: fault.reason,
+    delay_ms: fault.delayMs,
+    status: fault.status,
+    drop: fault.drop,
+    api: fault.api,
+    times: fault.times,
+    remaining: fault.remaining,
+    hits: fault.hits,
+    created_at: fault.createdAt,
+  }
+}
+
 /** The channel sandbox_faults' trigger notifies (migration 2026_11_27_06). */
 const faultsChannel = 'svc_faults'
 
@@ -33,22 +50,7 @@ const inForce = sql<boolean>`(remaining is null or remaining > 0)`
 export function createPostgresFaultStore(db: Kysely<Database>): FaultStore {
   return {
     async insert(fault) {
-      await db
-        .insertInto('sandbox_faults')
-        .values({
-          id: fault.id,
-          kind: fault.kind,
-          reason: fault.reason,
-          delay_ms: fault.delayMs,
-          status: fault.status,
-          drop: fault.drop,
-          api: fault.api,
-          times: fault.times,
-          remaining: fault.remaining,
-          hits: fault.hits,
-          created_at: fault.createdAt,
-        })
-        .execute()
+      await db.insertInto('sandbox_faults').values(faultRecord(fault)).execute()
     },
     async list() {
       const rows = await db.selectFrom('sandbox_faults').selectAll().where(inForce).orderBy('seq').execute()
