@@ -14,6 +14,7 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, http, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { batchOnOwnerOnly } from '../../server/gateway/batch-servers.js'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { fetchFrom, runServe, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
 
@@ -35,6 +36,7 @@ let owner: ServeProcess
 let other: ServeProcess
 const started: ServeProcess[] = []
 let jwt: string
+let apiId: string
 
 const serve = async (name: string) => {
   const svc = await startServeProcess([
@@ -57,7 +59,8 @@ const readyz = async (svc: ServeProcess) => {
   const answer = await fetchLocal(`http://127.0.0.1:${svc.ready.port}/readyz`)
   return { status: answer.status, body: (await answer.json()) as Record<string, unknown> }
 }
-const faucet = (svc: ServeProcess) => fetchLocal(`${sandboxControl(svc)}/dev/faucet`, asSeller({ address: buyer.address }))
+const faucet = (svc: ServeProcess) =>
+  fetchLocal(`${sandboxControl(svc)}/dev/faucet`, asSeller({ address: buyer.address }))
 const pay = (svc: ServeProcess, path = '/forecast') => {
   const client = new x402Client().register(owner.ready.network, new ExactEvmScheme(buyer))
   client.setSpendControls({
@@ -97,10 +100,10 @@ beforeAll(async () => {
       pay_to_address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
     }),
   )
-  const { id } = (await api.json()) as { id: string }
+  apiId = ((await api.json()) as { id: string }).id
   const accept = { scheme: 'exact', network: owner.ready.network, asset: owner.ready.usdc, amount: '10000' }
   const endpoint = await fetchLocal(
-    `${sandboxControl(other)}/apis/${id}/endpoints`,
+    `${sandboxControl(other)}/apis/${apiId}/endpoints`,
     asSeller({
       method: 'GET',
       path_pattern: '/forecast',
@@ -167,6 +170,32 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     expect(await settlements(other)).toEqual(settled)
   })
 
+  test('a batch-settlement Sandbox route: 402 on the owner, a clear 503 on the other process', async () => {
+    const endpoint = await fetchLocal(
+      `${sandboxControl(other)}/apis/${apiId}/endpoints`,
+      asSeller({
+        method: 'GET',
+        path_pattern: '/channel',
+        accepts: [
+          {
+            scheme: 'batch-settlement',
+            network: owner.ready.network,
+            asset: owner.ready.usdc,
+            amount: '1000',
+            max_timeout_seconds: 300,
+          },
+        ],
+        request_schema: null,
+        response_schema: { type: 'object' },
+      }),
+    )
+    expect(endpoint.status).toBe(201)
+    expect((await fetchLocal(gateway(owner, '/channel'))).status).toBe(402)
+    const refused = await fetchLocal(gateway(other, '/channel'))
+    expect(refused.status).toBe(503)
+    expect(await refused.json()).toEqual({ error: batchOnOwnerOnly })
+  })
+
   test('the owner killed: 503 with Retry-After meanwhile, then the other owns a new chain and takes payments', async () => {
     const before = await settlements(other)
     const killedAt = Date.now()
@@ -183,7 +212,10 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     expect(refused.status).toBe(503)
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
     // The other process takes the chain over; the buyer (not a Sandbox wallet) is funded on the new chain.
-    await vi.waitFor(async () => expect((await readyz(other)).body.chain).toBe('ok'), { timeout: 20_000, interval: 100 })
+    await vi.waitFor(async () => expect((await readyz(other)).body.chain).toBe('ok'), {
+      timeout: 20_000,
+      interval: 100,
+    })
     expect((await faucet(other)).status).toBe(200)
     const paid = await pay(other)
     expect(paid.status).toBe(200)
