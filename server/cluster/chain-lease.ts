@@ -68,6 +68,8 @@ export function startChainLease(options: ChainLeaseOptions): ChainLease {
       held = false
       await options.lost().catch((error) => log(`svc: stopping the Sandbox chain failed: ${toSvcError(error).message}`))
       await sql`select pg_advisory_unlock(${chainOwnerLock})`.execute(connection).catch(() => {})
+      // The standbys try at once rather than at their next look.
+      await sql`select pg_notify(${chainOwnerChannel}, 'free')`.execute(connection).catch(() => {})
     }
   }
 

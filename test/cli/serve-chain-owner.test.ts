@@ -4,7 +4,7 @@
  * chain over (a new epoch), answering 503 with Retry-After meanwhile. Real processes, real Anvil, real PostgreSQL.
  */
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -14,6 +14,8 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, http, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
+import { sandboxChainId } from '../../core/sandbox-usdc.js'
+import { clusterHeader, clusterSecret } from '../../server/cluster/cluster-secret.js'
 import { batchOnOwnerOnly } from '../../server/gateway/batch-servers.js'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { fetchFrom, runServe, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
@@ -134,6 +136,26 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     expect(other.ready.rpc_url).toBeNull()
     expect(await readyz(owner)).toEqual({ status: 200, body: { status: 'ready', database: 'ok', chain: 'ok' } })
     expect(await readyz(other)).toEqual({ status: 200, body: { status: 'ready', database: 'ok', chain: 'remote' } })
+  })
+
+  test("the owner's chain RPC and facilitator answer on its listener with the cluster secret only", async () => {
+    const rpc = (headers: Record<string, string>) =>
+      fetchLocal(`http://127.0.0.1:${owner.ready.port}/_svc/cluster/rpc`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      })
+    const secret = clusterSecret(Buffer.from(readFileSync(files.jwt, 'utf8').trim(), 'hex'))
+    const answer = await rpc({ [clusterHeader]: secret })
+    expect(answer.status).toBe(200)
+    expect(((await answer.json()) as { result: string }).result).toBe(`0x${sandboxChainId.toString(16)}`)
+    for (const headers of [{}, { [clusterHeader]: 'a'.repeat(64) }]) expect((await rpc(headers)).status).toBe(404)
+    const supported = await fetchLocal(`http://127.0.0.1:${owner.ready.port}/_svc/cluster/facilitator/supported`, {
+      headers: { [clusterHeader]: secret },
+    })
+    expect(supported.status).toBe(200)
+    // The other process has no chain of its own to show: its ready line names the owner's network and token.
+    expect([other.ready.network, other.ready.usdc]).toEqual([owner.ready.network, owner.ready.usdc])
   })
 
   test("the faucet through the other process funds on the owner's chain", async () => {
