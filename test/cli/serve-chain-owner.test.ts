@@ -149,7 +149,8 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     const answer = await rpc({ [clusterHeader]: secret })
     expect(answer.status).toBe(200)
     expect(((await answer.json()) as { result: string }).result).toBe(`0x${sandboxChainId.toString(16)}`)
-    for (const headers of [{}, { [clusterHeader]: 'a'.repeat(64) }]) expect((await rpc(headers)).status).toBe(404)
+    for (const headers of [{}, { [clusterHeader]: 'a'.repeat(64) }] as Record<string, string>[])
+      expect((await rpc(headers)).status).toBe(404)
     const supported = await fetchLocal(`http://127.0.0.1:${owner.ready.port}/_svc/cluster/facilitator/supported`, {
       headers: { [clusterHeader]: secret },
     })
