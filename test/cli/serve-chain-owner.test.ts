@@ -252,10 +252,15 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     expect(after[0]!.old_chain).toBe(false)
   })
 
-  test('a third process stays a standby of the new owner and pays through it', async () => {
+  test('a third process stays a standby of the new owner and pays through it; the owner stopped, it takes over', async () => {
     const third = await serve('c')
     expect(third.ready.chain_owner).toBe(false)
     expect((await readyz(third)).body.chain).toBe('remote')
+    expect((await pay(third)).status).toBe(200)
+    // SIGTERM: the owner drains, gives the chain up and exits 0; the standby takes it over.
+    expect(await other.stop()).toBe(0)
+    await vi.waitFor(async () => expect((await readyz(third)).body.chain).toBe('ok'), { timeout: 20_000, interval: 100 })
+    expect((await faucet(third)).status).toBe(200)
     expect((await pay(third)).status).toBe(200)
   })
 })
