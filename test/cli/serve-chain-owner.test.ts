@@ -259,7 +259,10 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     expect((await pay(third)).status).toBe(200)
     // SIGTERM: the owner drains, gives the chain up and exits 0; the standby takes it over.
     expect(await other.stop()).toBe(0)
-    await vi.waitFor(async () => expect((await readyz(third)).body.chain).toBe('ok'), { timeout: 20_000, interval: 100 })
+    await vi.waitFor(async () => expect((await readyz(third)).body.chain).toBe('ok'), {
+      timeout: 20_000,
+      interval: 100,
+    })
     expect((await faucet(third)).status).toBe(200)
     expect((await pay(third)).status).toBe(200)
   })
