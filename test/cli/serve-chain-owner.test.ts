@@ -21,9 +21,11 @@ import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/
 import { fetchFrom, runServe, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-serve-chain-owner-'))
-const files = { jwt: join(dir, 'jwt.key'), wallet: join(dir, 'wallet.key') }
+const files = { jwt: join(dir, 'jwt.key'), wallet: join(dir, 'wallet.key'), admin: join(dir, 'admin.token') }
+const adminToken = randomBytes(32).toString('hex')
 writeFileSync(files.jwt, `${randomBytes(32).toString('hex')}\n`)
 writeFileSync(files.wallet, `${randomBytes(32).toString('hex')}\n`)
+writeFileSync(files.admin, `${adminToken}\n`)
 const fetchLocal = fetchFrom('127.0.0.1')
 const buyer = privateKeyToAccount(generatePrivateKey())
 const upstream: Server = createServer((req, res) =>
@@ -44,7 +46,7 @@ const serve = async (name: string) => {
   const svc = await startServeProcess([
     ...['--data-dir', join(dir, name), '--database-url', databaseUrl, '--platform-domain', 'pay.test'],
     ...['--jwt-secret-file', files.jwt, '--wallet-key-file', files.wallet, '--sandbox-chain', 'shared'],
-    ...['--allow-upstream', '127.0.0.3/32', '--auto-verify'],
+    ...['--allow-upstream', '127.0.0.3/32', '--auto-verify', '--admin-token-file', files.admin],
   ])
   started.push(svc)
   return svc
@@ -191,6 +193,21 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     })
     expect(receipt.status).toBe('success')
     expect(await settlements(other)).toEqual(settled)
+  })
+
+  test("a chain restart through the other process runs on the owner's chain, with the caller's credential", async () => {
+    const restart = (headers: Record<string, string>) =>
+      fetchLocal(`${sandboxControl(other)}/dev/chain/restart`, { method: 'POST', headers })
+    // The owner's answer, passed back unchanged: without the admin token a 401.
+    const refused = await restart({})
+    expect(refused.status).toBe(401)
+    expect(await refused.json()).toEqual({ error: 'unauthorized' })
+    const restarted = await restart({ authorization: `Bearer ${adminToken}` })
+    expect(restarted.status).toBe(200)
+    expect(JSON.stringify(await restarted.json())).toContain(owner.ready.rpc_url)
+    // The same chain, reloaded: payments go on through the other process.
+    expect((await pay(other)).status).toBe(200)
+    expect(await settlements(owner)).toHaveLength(2)
   })
 
   test('a batch-settlement Sandbox route: 402 on the owner, a clear 503 on the other process', async () => {
