@@ -336,6 +336,18 @@ export type EndpointClaimsTable = {
   deleted_at: Date | null
 }
 
+/** PostgreSQL only (migration 2026_11_28_05): a payment-identifier id in flight (server/db/payment-id-claims.ts). */
+export type PaymentIdClaimsTable = {
+  api_id: string
+  payer: string
+  payment_id: string
+  /** What the id's first request asks for (payment-identifier.ts): the same again is "in flight", another is reuse. */
+  request_key: string
+  /** The process owner (server/db/process-owner.ts) whose request holds it. */
+  claimed_by: string
+  claimed_until: Date
+}
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -361,6 +373,7 @@ export type Database = {
   payment_event_counter: PaymentEventCounterTable
   sandbox_faults: SandboxFaultsTable
   endpoint_claims: EndpointClaimsTable
+  payment_id_claims: PaymentIdClaimsTable
 }
 
 export type UserRow = Selectable<UsersTable>
