@@ -183,7 +183,11 @@ export type SettlementJournalTable = {
    * --rpc); null elsewhere (the Sandbox chain is read from its start).
    */
   from_block: string | null
-  /** `claimed` (held, nothing sent), `settling`, or `abandoned` (left to the sweeper): migration 2026_11_27_03. */
+  /**
+   * `claimed` (held, nothing sent), `settling`, `abandoned` (left to the sweeper): migration 2026_11_27_03; or
+   * `refused`: the facilitator answered that the settlement failed for good (journal.ts `finalRefusal`), so an
+   * authorization the chain shows unused is freed at once, without waiting for its validBefore.
+   */
   state: JournalState
   /**
    * A payment channel's deposit or refund (x402 batch-settlement), JSON (server/journal/channel-journal.ts): what
@@ -192,7 +196,7 @@ export type SettlementJournalTable = {
   channel_action: string | null
 }
 
-export type JournalState = 'claimed' | 'settling' | 'abandoned'
+export type JournalState = 'claimed' | 'settling' | 'abandoned' | 'refused'
 
 /** The Sandbox chains this data dir has seen, the newest last (see chain/epoch.ts). */
 export type SandboxChainEpochsTable = {

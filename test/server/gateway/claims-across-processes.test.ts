@@ -28,6 +28,7 @@ import {
 import type { LocalAccount } from 'viem'
 import { postgresPaymentIdClaims } from '../../../server/db/payment-id-claims.js'
 import { processOwnerOf } from '../../../server/db/process-owner.js'
+import { resolveSettlementJournal } from '../../../server/journal/recovery.js'
 
 // Where PostgreSQL is missing outside CI the file is skipped, as test/helpers/postgres.ts's testDialects does.
 const runs = postgresAvailable() || Boolean(process.env.CI)
@@ -157,6 +158,42 @@ describe.skipIf(!runs)('claims on PostgreSQL, two gateway servers on one databas
     await served.arrayBuffer()
     expect(upstream.calls).toBe(calls + 1)
     expect(await settlements()).toHaveLength(1)
+  })
+})
+
+describe.skipIf(!runs)('a settlement the facilitator refuses for good, on PostgreSQL', () => {
+  test('its row is marked refused, and freed at once though its validBefore is minutes away', async () => {
+    const { api, settlements } = await sellerApi({ path_pattern: '/gate/{id}' })
+    const buyer = newAccount()
+    // Enough for one payment: both verify, both reach the upstream, the second's settle finds the balance gone.
+    await services.manager.fund(buyer.address, 'usdc', '0.01')
+    const signatures = [
+      await signedPaymentFor(services, buyer, `${on(a, api.slug)}/gate/one`),
+      await signedPaymentFor(services, buyer, `${on(a, api.slug)}/gate/two`),
+    ]
+    const calls = upstream.calls
+    upstream.hold()
+    const answers = [a, b].map((t, i) =>
+      localFetch(`${on(t, api.slug)}/gate/${i === 0 ? 'one' : 'two'}`, {
+        headers: { 'payment-signature': signatures[i]! },
+      }),
+    )
+    await vi.waitFor(() => expect(upstream.calls).toBe(calls + 2))
+    upstream.open()
+    const results = await Promise.all(answers)
+    expect(results.map((answer) => answer.status).sort()).toEqual([200, 402])
+    const refusedBy = results.findIndex((answer) => answer.status === 402)
+    expect(await errorOf(results[refusedBy]!)).toMatch(/^the payment could not be settled: invalid_exact_evm_/)
+    expect(await settlements()).toHaveLength(1)
+
+    const refuser = [a, b][refusedBy]!.server.database.db
+    const rows = await journalRows()
+    expect(rows.map((row) => [row.state, row.owner])).toEqual([['refused', processOwnerOf(refuser).id]])
+    expect(Number(rows[0]!.valid_before)).toBeGreaterThan(Date.now() / 1000 + 60)
+    // The sweeper of its process (or the reaper, were it gone) finds it unused on the chain: freed now.
+    const resolved = await resolveSettlementJournal({ db: refuser, chain: services, log: () => {} } as never)
+    expect(resolved).toMatchObject({ notSettled: 1, kept: 0 })
+    expect(await journalRows()).toEqual([])
   })
 })
 
