@@ -1,11 +1,14 @@
 /**
  * Where a process's CPU goes per unpaid 402: one `svc serve` on PostgreSQL (the cluster bench's setup) against one
- * `svc up` on SQLite, the same production API, the same load (undici, keep-alive); each with `--cpu-prof` when
- * PROFILE_DIR is set. Prints svc's CPU per 402 and the load generator's. Run: node --import tsx test/bench/unpaid-profile.ts
+ * `svc up` on SQLite, the same production API, the same load: undici's pool (keep-alive) and the raw generator
+ * (test/bench/raw-load.ts) at pipelining depths DEPTHS (default 1,4,16; given, undici is left out). Prints svc's CPU
+ * per 402, the load generator's, and PostgreSQL's transactions over the run; with PROFILE_DIR, each process's CPU
+ * profile summed up by module. Run: `node --import tsx test/bench/unpaid-profile.ts` (REQUESTS=20000 a run).
  */
 import { readdirSync } from 'node:fs'
 import postgresClient from 'pg'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { Pool } from 'undici'
 import { startCluster, startExternalChain } from '../helpers/cluster.js'
 import { createProductionApi, portOf, startUpstream } from '../helpers/cluster-load.js'
@@ -19,7 +22,11 @@ const requests = Number(process.env.REQUESTS ?? 20_000)
 const profileDir = process.env.PROFILE_DIR
 const profiled = (side: string) =>
   profileDir
-    ? { ...process.env, NODE_OPTIONS: `--import ${process.env.PROFILER}`, PROFILE_TO: join(profileDir, side) }
+    ? {
+        ...process.env,
+        NODE_OPTIONS: `--import ${fileURLToPath(new URL('./cpu-profile-preload.mjs', import.meta.url))}`,
+        PROFILE_TO: join(profileDir, side),
+      }
     : process.env
 
 const [chain, upstream] = await Promise.all([startExternalChain(), startUpstream()])
