@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import { machineClock, type Clock } from '../core/clock.js'
 import { purgeAllExpired } from './db/endpoints.js'
 import { purgeEndpointClaims } from './db/endpoint-claims.js'
+import { purgePaymentIdClaims } from './db/payment-id-claims.js'
 import { dialectOf } from './db/dialect.js'
 import type { Database } from './db/tables.js'
 
@@ -15,7 +16,7 @@ export type StartEndpointPurgeOptions = {
 
 /**
  * Deletes expired ephemeral endpoints now and then, so control-plane reads stay reads (they leave expired rows out
- * instead), and on PostgreSQL the one-time endpoints' old tombstones and claims that ran out. The timer is unref'd: it never keeps the process alive. Returns the stop function, which waits for a
+ * instead), and on PostgreSQL the one-time endpoints' old tombstones and the claims (endpoints, payment-identifier ids) that ran out. The timer is unref'd: it never keeps the process alive. Returns the stop function, which waits for a
  * purge under way (call it before closing the database).
  */
 export function startEndpointPurge(db: Kysely<Database>, options: StartEndpointPurgeOptions = {}): () => Promise<void> {
@@ -23,7 +24,11 @@ export function startEndpointPurge(db: Kysely<Database>, options: StartEndpointP
   let running: Promise<void> | undefined
   const claims = dialectOf(db) === 'postgres'
   const timer = setInterval(() => {
-    running ??= Promise.all([purgeAllExpired(db, clock.nowIso()), claims ? purgeEndpointClaims(db) : undefined])
+    running ??= Promise.all([
+      purgeAllExpired(db, clock.nowIso()),
+      claims ? purgeEndpointClaims(db) : undefined,
+      claims ? purgePaymentIdClaims(db) : undefined,
+    ])
       .then(
         () => {},
         (error: unknown) => log(`purging expired endpoints failed: ${(error as Error)?.message ?? String(error)}`),

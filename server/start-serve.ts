@@ -1,4 +1,3 @@
-import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import type { ChainServices } from '../chain/services.js'
 import { parseAddressList } from '../core/address-list.js'
@@ -8,7 +7,7 @@ import { databasePeer, parseDatabaseUrl } from './db/database-url.js'
 import { loadSqlite } from './db/sqlite-driver.js'
 import { parseRpcUrls } from './journal/production-chains.js'
 import { readServeSecrets, type ServeSecretSources } from './serve/serve-secrets.js'
-import type { OwnPeer } from './serve/own-peers.js'
+import { peersAt, peersOfUrls } from './serve/own-peers.js'
 import type { ServerTrust } from './serve/server-trust.js'
 import { claimDataDir, type RunningServer, type StartSvcOptions, startServer, startSvc } from './start-server.js'
 import type { SharedChain } from './cluster/shared-chain.js'
@@ -76,16 +75,18 @@ export type RunningServe = {
   stop(): Promise<void>
 }
 
-/** The addresses of the database's host (its port only), so no upstream reaches it. */
-async function databasePeers(peer: { host: string; port: number } | undefined): Promise<OwnPeer[]> {
-  if (!peer) return []
-  const addresses = isIP(peer.host)
-    ? [peer.host]
-    : await lookup(peer.host, { all: true }).then(
-        (found) => found.map((entry) => entry.address),
-        () => [],
-      )
-  return addresses.map((address) => ({ address, port: peer.port, name: "svc's database" }))
+/** The database, the RPCs and the facilitator: svc's peers, which no upstream may target. */
+async function ownPeersOf(
+  database: { host: string; port: number } | undefined,
+  rpcUrls: ReadonlyMap<string, string>,
+  facilitatorUrl: string | undefined,
+) {
+  const urls = [...rpcUrls].map(([network, url]) => ({ url, name: `svc's RPC of ${network}` }))
+  if (facilitatorUrl !== undefined) urls.push({ url: facilitatorUrl, name: "svc's facilitator" })
+  return [
+    ...(database ? await peersAt(database.host, database.port, "svc's database") : []),
+    ...(await peersOfUrls(urls)),
+  ]
 }
 
 function checkDomain(flag: string, domain: string | undefined): void {
@@ -119,7 +120,7 @@ export async function startServe(options: StartServeOptions): Promise<RunningSer
   const allowUpstream = options.allowUpstream?.length
     ? parseAddressList(options.allowUpstream, '--allow-upstream')
     : undefined
-  parseRpcUrls(options.rpc)
+  const rpcUrls = parseRpcUrls(options.rpc)
   if (options.rpcLogBlocks !== undefined && !(Number.isInteger(options.rpcLogBlocks) && options.rpcLogBlocks > 0))
     throw new UsageError(`--rpc-log-blocks must be a whole number of blocks above 0, not "${options.rpcLogBlocks}"`)
   const secrets = readServeSecrets(options.secrets ?? {})
@@ -127,7 +128,7 @@ export async function startServe(options: StartServeOptions): Promise<RunningSer
     adminToken: secrets.adminToken,
     trustProxy,
     allowUpstream,
-    peers: database ? await databasePeers(databasePeer(database)) : [],
+    peers: await ownPeersOf(database && databasePeer(database), rpcUrls, options.productionFacilitatorUrl),
   }
   const server = {
     dataDir: options.dataDir,

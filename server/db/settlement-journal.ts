@@ -79,7 +79,10 @@ export async function claimJournalRow(db: Kysely<Database>, row: SettlementJourn
     .insertInto('settlement_journal')
     .values(row)
     .onConflict((conflict) =>
-      conflict.column('payment_id').doUpdateSet(replaced).where(sql.ref('settlement_journal.state'), '=', 'abandoned'),
+      conflict
+        .column('payment_id')
+        .doUpdateSet(replaced)
+        .where(sql.ref('settlement_journal.state'), 'in', ['abandoned', 'refused']),
     )
     .returning('id')
     .executeTakeFirst()
@@ -91,7 +94,14 @@ export async function releaseJournalClaim(db: Kysely<Database>, id: string): Pro
   await db.deleteFrom('settlement_journal').where('id', '=', id).where('state', '=', 'claimed').execute()
 }
 
-/** Marks a row whose settlement failed or broke off: the sweeper resolves it, a retry of its payment may take it over. */
-export async function abandonJournalRow(db: Kysely<Database>, id: string): Promise<void> {
-  await db.updateTable('settlement_journal').set({ state: 'abandoned' }).where('id', '=', id).execute()
+/**
+ * Marks a row whose settlement failed or broke off (`abandoned`), or that the facilitator refused for good (`refused`):
+ * the sweeper resolves it, a retry of its payment may take it over.
+ */
+export async function abandonJournalRow(
+  db: Kysely<Database>,
+  id: string,
+  state: 'abandoned' | 'refused' = 'abandoned',
+): Promise<void> {
+  await db.updateTable('settlement_journal').set({ state }).where('id', '=', id).execute()
 }

@@ -183,7 +183,11 @@ export type SettlementJournalTable = {
    * --rpc); null elsewhere (the Sandbox chain is read from its start).
    */
   from_block: string | null
-  /** `claimed` (held, nothing sent), `settling`, or `abandoned` (left to the sweeper): migration 2026_11_27_03. */
+  /**
+   * `claimed` (held, nothing sent), `settling`, `abandoned` (left to the sweeper): migration 2026_11_27_03; or
+   * `refused`: the facilitator answered that the settlement failed for good (journal.ts `finalRefusal`), so an
+   * authorization the chain shows unused is freed at once, without waiting for its validBefore.
+   */
   state: JournalState
   /**
    * A payment channel's deposit or refund (x402 batch-settlement), JSON (server/journal/channel-journal.ts): what
@@ -192,7 +196,7 @@ export type SettlementJournalTable = {
   channel_action: string | null
 }
 
-export type JournalState = 'claimed' | 'settling' | 'abandoned'
+export type JournalState = 'claimed' | 'settling' | 'abandoned' | 'refused'
 
 /** The Sandbox chains this data dir has seen, the newest last (see chain/epoch.ts). */
 export type SandboxChainEpochsTable = {
@@ -348,6 +352,18 @@ export type EndpointClaimsTable = {
   deleted_at: Date | null
 }
 
+/** PostgreSQL only (migration 2026_11_28_05): a payment-identifier id in flight (server/db/payment-id-claims.ts). */
+export type PaymentIdClaimsTable = {
+  api_id: string
+  payer: string
+  payment_id: string
+  /** What the id's first request asks for (payment-identifier.ts): the same again is "in flight", another is reuse. */
+  request_key: string
+  /** The process owner (server/db/process-owner.ts) whose request holds it. */
+  claimed_by: string
+  claimed_until: Date
+}
+
 export type Database = {
   users: UsersTable
   email_verifications: EmailVerificationsTable
@@ -374,6 +390,7 @@ export type Database = {
   sandbox_faults: SandboxFaultsTable
   sandbox_chain_owner: SandboxChainOwnerTable
   endpoint_claims: EndpointClaimsTable
+  payment_id_claims: PaymentIdClaimsTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -2,6 +2,7 @@ import { CompiledQuery, type Kysely } from 'kysely'
 import type { Channel, ChannelStorage, ChannelUpdateResult } from '@x402/evm/batch-settlement/server'
 import type { Environment } from '../../core/hosts.js'
 import { connectionOf } from '../db/database.js'
+import { dialectOf } from '../db/dialect.js'
 import type { BatchChannelsTable } from '../db/batch-tables.js'
 import type { Database } from '../db/tables.js'
 import { runOn, type OwnWrites } from './own-write.js'
@@ -22,7 +23,8 @@ type Stored = { data: string | null }
  * The package's `ChannelStorage` on svc's database (table `batch_channels`), for one {@link ChannelScope}.
  * `updateChannel` is atomic: on svc's SQLite connection it reads, calls `update` and writes in one synchronous
  * transaction (nothing else runs on the connection meanwhile); inside a Kysely transaction, or on another database,
- * it goes through a Kysely transaction. A channel the scheme deletes (a refund emptied it) keeps its row as svc's
+ * it goes through a Kysely transaction (on PostgreSQL the row read `FOR UPDATE`: processes sharing the database take
+ * turns on a channel). A channel the scheme deletes (a refund emptied it) keeps its row as svc's
  * record: `data` null and state `closed`. The record's columns (balance, spent, claimed, state) follow `data`.
  */
 export function createChannelStorage(
@@ -32,6 +34,7 @@ export function createChannelStorage(
   now: () => Date = () => new Date(),
 ): ChannelStorage {
   const connection = connectionOf(db)
+  const postgres = dialectOf(db) === 'postgres'
   const byId = (id: string) =>
     db
       .selectFrom('batch_channels')
@@ -155,12 +158,14 @@ export function createChannelStorage(
       const id = channelId.toLowerCase()
       if (atomic && !connection!.inTransaction) return own(() => atomic.immediate(id, update))
       return db.transaction().execute(async (trx) => {
-        const stored = await trx
+        const read = trx
           .selectFrom('batch_channels')
           .select('data')
           .where('chain_epoch', '=', scope.chainEpoch)
           .where('channel_id', '=', id)
-          .executeTakeFirst()
+        // PostgreSQL: the row is locked until the write, or two processes' vouchers on one channel would both read
+        // the same state and one update would be lost (read committed lets both reads through).
+        const stored = await (postgres ? read.forUpdate() : read).executeTakeFirst()
         const current = parse(stored)
         const { result, write } = change(id, stored, current, update(current))
         if (write) await trx.executeQuery(write)

@@ -56,6 +56,8 @@ export function writeOutcome(res: ServerResponse, outcome: PaymentOutcome): void
         'content-type': jsonHeaders['content-type'],
         'cache-control': 'no-store',
         'payment-required': outcome.header,
+        // Said, so node sends one plain body instead of chunks (writeHead's headers leave it none to add).
+        'content-length': String(Buffer.byteLength(outcome.body)),
       }
       if (outcome.paymentResponse !== undefined) headers['payment-response'] = outcome.paymentResponse
       res.writeHead(402, headers).end(outcome.body)
@@ -67,7 +69,9 @@ export function writeOutcome(res: ServerResponse, outcome: PaymentOutcome): void
         const headers: Record<string, string> = { ...jsonHeaders }
         if (outcome.retryAfter !== undefined) headers['retry-after'] = String(outcome.retryAfter)
         if (outcome.paymentResponse !== undefined) headers['payment-response'] = outcome.paymentResponse
-        res.writeHead(outcome.status, headers).end(JSON.stringify({ error: outcome.error }))
+        const body = JSON.stringify({ error: outcome.error })
+        headers['content-length'] = String(Buffer.byteLength(body))
+        res.writeHead(outcome.status, headers).end(body)
       }
       return
     case 'paid': {

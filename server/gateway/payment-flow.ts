@@ -14,7 +14,7 @@ import type { GatewayStore } from './gateway-store.js'
 import { failed, unavailable, type PaymentOutcome, type PaymentRequiredOutcome } from './payment-outcome.js'
 import { offerFor, paymentRequired, reasonFields, type Refusal } from './payment-required.js'
 import { createPaymentLocks, payClaimed, paymentIdentity, usedUpMessage } from './payment-locks.js'
-import { createPostgresPaymentClaims } from './postgres-payment-claims.js'
+import { createPostgresPaymentClaims, paymentIdClaimsOf } from './postgres-payment-claims.js'
 import { dialectOf } from '../db/dialect.js'
 import { createPaymentIdentifiers } from './payment-identifier.js'
 import { builderCodeOf } from './builder-code.js'
@@ -97,7 +97,7 @@ export function createPaymentFlow(
     ownPorts ?? (deps.hosts.port ? (ownPorts = ownListenerPorts(deps)) : ownListenerPorts(deps))
   const proxy = createUpstreamProxy({ log: deps.log, ownListeners, refuse: addressRefusalOf(deps), ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
-  const paymentIds = createPaymentIdentifiers(store, deps.clock, deps.log ?? (() => {}))
+  const paymentIds = createPaymentIdentifiers(store, deps.clock, deps.log ?? (() => {}), paymentIdClaimsOf(deps))
   const journal = createSettlementJournal(deps, store, options.journal)
   // One process on a SQLite file: claims in memory; any number on PostgreSQL: claims as rows.
   const locks = dialectOf(deps.db) === 'postgres' ? createPostgresPaymentClaims(deps, journal) : createPaymentLocks()

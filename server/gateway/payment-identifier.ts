@@ -8,6 +8,7 @@ import {
 import { machineClock, type Clock } from '../../core/clock.js'
 import { canonicalJson } from '../../core/canonical-json.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
+import type { PaymentIdClaims } from '../db/payment-id-claims.js'
 import type { GatewayStore } from './gateway-store.js'
 import type { PaymentOutcome } from './payment-outcome.js'
 
@@ -77,7 +78,8 @@ const refused = (status: number, error: string, retryAfter?: number): PaymentIdC
  * The payment-identifier extension at the gateway. A paid answer is kept (SQLite, so a restart keeps it) under its
  * API, payer and id; the same id asking the same thing (method, path and query, accepted requirements) gets that
  * answer again — no second settlement, no second upstream call. While the first request with an id is in flight, a
- * second one gets a 409 to retry (svc serves from one process: the in-flight ids are in memory). An answer that was
+ * second one gets a 409 to retry: the in-flight ids are in memory, and with `claims` (PostgreSQL, any number of
+ * processes: server/db/payment-id-claims.ts) also rows every process sees, claimed before the kept answer is read. An answer that was
  * not charged (refused, upstream failure) is not kept: retrying it pays normally. The answers are read and written
  * through the gateway's store, as its own bookkeeping: keeping one does not empty the gateway's caches.
  */
@@ -85,6 +87,7 @@ export function createPaymentIdentifiers(
   store: GatewayStore | Promise<GatewayStore>,
   clock: Clock = machineClock,
   log: (message: string) => void = (message) => console.error(message),
+  claims?: PaymentIdClaims,
 ): PaymentIdentifiers {
   const inFlight = new Map<string, string>()
   const limits = paymentAnswerLimits
@@ -123,14 +126,42 @@ export function createPaymentIdentifiers(
     const flightKey = canonicalJson([apiId, payer, id])
     const reused = `this ${PAYMENT_IDENTIFIER} id was used for a different request or payment option; use a new id`
 
-    const running = inFlight.get(flightKey)
-    if (running !== undefined)
-      return running === requestKey
+    const inFlightAlready = (running: string) =>
+      running === requestKey
         ? refused(409, `a payment with this ${PAYMENT_IDENTIFIER} id is still in flight; retry when it is answered`, 1)
         : refused(409, reused)
-    const since = new Date(clock.now() - limits.ttlMs).toISOString()
-    const kept = await (await store).findPaymentAnswer(key, since)
+    const running = inFlight.get(flightKey)
+    if (running !== undefined) return inFlightAlready(running)
+    // Taken before anything is awaited, so a second request of this process finds it; then across processes.
+    inFlight.set(flightKey, requestKey)
+    let held = false
+    const free = async () => {
+      try {
+        if (held) await claims?.release(key)
+      } finally {
+        inFlight.delete(flightKey)
+      }
+    }
+    let kept: Awaited<ReturnType<GatewayStore['findPaymentAnswer']>>
+    try {
+      if (claims) {
+        const claim = await claims.claim(key, requestKey)
+        if (!claim.claimed) {
+          inFlight.delete(flightKey)
+          return inFlightAlready(claim.requestKey)
+        }
+        held = true
+      }
+      const since = new Date(clock.now() - limits.ttlMs).toISOString()
+      kept = await (await store).findPaymentAnswer(key, since)
+    } catch (error) {
+      await free().catch(() => {})
+      throw error
+    }
     if (kept) {
+      await free().catch((error: unknown) =>
+        log(`could not let go of a payment-identifier id: ${(error as Error).message}`),
+      )
       if (kept.request_key !== requestKey) return refused(409, reused)
       const samePayment = kept.payment_key === paymentKey
       if (kept.body === null)
@@ -156,7 +187,6 @@ export function createPaymentIdentifiers(
       }
     }
 
-    inFlight.set(flightKey, requestKey)
     return {
       type: 'first',
       async done(outcome, settlementId) {
@@ -181,7 +211,8 @@ export function createPaymentIdentifiers(
             { since: new Date(now - limits.ttlMs).toISOString(), maxRows: limits.maxRows, maxBytes: limits.maxBytes },
           )
         } finally {
-          inFlight.delete(flightKey)
+          // The answer is kept before the id is let go: whoever claims it next finds the answer.
+          await free()
         }
       },
     }

@@ -1,6 +1,8 @@
 import { toSvcError } from '../../core/errors.js'
 import { compilePattern } from '../../core/path-pattern.js'
 import { claimEndpoint, releaseEndpoint, usedUpEndpoints } from '../db/endpoint-claims.js'
+import { dialectOf } from '../db/dialect.js'
+import { type PaymentIdClaims, postgresPaymentIdClaims } from '../db/payment-id-claims.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
 import type { SettlementJournal } from '../journal/journal.js'
@@ -73,4 +75,9 @@ export function createPostgresPaymentClaims(
     // PostgreSQL has no snapshots to revert to.
     reset() {},
   }
+}
+
+/** The payment-identifier ids in flight across processes: rows on PostgreSQL; undefined on SQLite (one process). */
+export function paymentIdClaimsOf(deps: ServerDeps): PaymentIdClaims | undefined {
+  return dialectOf(deps.db) === 'postgres' ? postgresPaymentIdClaims(deps.db, processOwnerOf(deps.db)) : undefined
 }

@@ -98,7 +98,7 @@ export async function settleAndRecord(
   }
   // Not settled, or its outcome is unknown (the facilitator broke off): the row is checked on the chain later.
   if (settled.type !== 'accepted') {
-    await ctx.journal.abandon(journalId)
+    await ctx.journal.abandon(journalId, settled.type === 'refused' ? settled.reason : undefined)
     return not(refused(settled, true))
   }
   // The facilitator answers a payload it already settled with the same transaction: that is a replay.

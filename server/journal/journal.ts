@@ -56,8 +56,10 @@ export type SettlementJournal = {
   /**
    * Leaves a row whose settlement failed or broke off: it is checked on the chain once it is `graceMs` old (PostgreSQL:
    * marked `abandoned`, so that a retry of the payment, through any process, may take it over as SQLite's does).
+   * `refusedFor`: the facilitator's reason when it answered that the settlement failed; a {@link finalRefusal} marks
+   * the row `refused` (on both dialects), and its unused authorization is then freed without waiting for validBefore.
    */
-  abandon(id: string): Promise<void>
+  abandon(id: string, refusedFor?: string): Promise<void>
   /** Stops the sweeper and waits for the writes under way. */
   close(): Promise<void>
 }
@@ -174,9 +176,10 @@ export function createSettlementJournal(
         return settlementId
       }
     },
-    async abandon(id) {
+    async abandon(id, refusedFor) {
       try {
-        if (shared) await abandonJournalRow(deps.db, id)
+        if (finalRefusal(refusedFor)) await abandonJournalRow(deps.db, id, 'refused')
+        else if (shared) await abandonJournalRow(deps.db, id)
       } catch (error) {
         log(`svc: marking the settlement journal entry ${id} abandoned failed: ${toSvcError(error).message}`)
       } finally {
@@ -189,6 +192,16 @@ export function createSettlementJournal(
       await kept.close()
     },
   }
+}
+
+/**
+ * Whether a facilitator's reason for a failed settlement means nothing it sent can still land: x402's `invalid_*`
+ * reasons (the payload refused when settle checked it again, before anything was sent; or its transaction reverted,
+ * which uses no authorization). Any other answer (a reason that is an error's text, such as a receipt that did not
+ * come in time; no answer at all) may hide a transaction still on its way, which only validBefore rules out.
+ */
+export function finalRefusal(reason: string | undefined): boolean {
+  return reason?.startsWith('invalid_') === true
 }
 
 /**

@@ -127,7 +127,13 @@ async function resolveRow(
     // A real network's time is the wall clock's; the Sandbox chain's follows svc's clock (time travel).
     const clock = row.environment === 'production' ? undefined : deps.clock
     const nowSeconds = BigInt((clock?.nowSeconds() ?? Math.floor(Date.now() / 1000)) - validBeforeMarginSeconds)
-    if (row.valid_before !== null && /^[0-9]+$/.test(row.valid_before) && BigInt(row.valid_before) >= nowSeconds)
+    // The facilitator said it failed for good (journal.ts finalRefusal): unused now is unused for good.
+    if (
+      row.state !== 'refused' &&
+      row.valid_before !== null &&
+      /^[0-9]+$/.test(row.valid_before) &&
+      BigInt(row.valid_before) >= nowSeconds
+    )
       return 'kept'
     await deleteJournalRow(deps.db, row.id)
     return 'notSettled'

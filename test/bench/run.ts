@@ -6,7 +6,8 @@
  * `chain_growth` and `profile` (where a paid request's time goes) take minutes and run only when named (`--payments 21000`, `--transfers 20000` size them).
  * `data_layer` (a payment's bookkeeping on SQLite and on PostgreSQL) needs the machine's PostgreSQL and runs only when named.
  * `cluster` (three `svc serve` on one PostgreSQL: 402 rate, paid p50 against SQLite, payments with kills; `--payments`
- * sizes the kill run, 10,000 unless told) needs it too, takes minutes, and runs only when named.
+ * sizes the kill run, 10,000 unless told) needs it too, takes minutes, and runs only when named; `cluster_402` is its
+ * unpaid 402 rounds alone.
  */
 import '../../core/polyfill.js'
 import { parseArgs } from 'node:util'
@@ -41,6 +42,7 @@ const benches = {
   control_plane: () => benchControlPlane(),
   data_layer: () => benchDataLayer(),
   cluster: () => benchCluster({ payments: number(values.payments), progress }),
+  cluster_402: () => benchCluster({ only402: true, progress }),
   twin: async () => ({ svc_up: await benchSvcUpWithTwin(), v1_vs_v2: await benchTwinV1VsV2() }),
   svc_up_ready: () => benchSvcUpReady(),
   long_run: () => benchLongRun({ payments: number(values.payments), progress }),

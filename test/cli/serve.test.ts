@@ -244,9 +244,12 @@ describe('svc serve', () => {
 
   test('--sandbox-chain none: a production API at {slug}.shop.test paid through an external facilitator (--facilitator-url)', async () => {
     // Another svc serve, production only: its facilitator is the first one's (any x402 facilitator would do).
+    // Its RPC of the network sits on an allowed address (127.0.0.3): still svc's own peer, no upstream may target it.
+    const rpcUrl = `http://127.0.0.3:${svc.ready.port}/rpc`
     const shop = await startServeProcess([
       ...['--sandbox-chain', 'none', '--data-dir', join(dir, 'shop'), '--platform-domain', 'shop.test'],
       ...['--facilitator-url', svc.ready.facilitator_url, '--allow-upstream', '127.0.0.3', '--auto-verify'],
+      ...['--rpc', `${svc.ready.network}=${rpcUrl}`],
     ])
     try {
       expect(await (await direct(`http://127.0.0.1:${shop.ready.port}/readyz`)).json()).toEqual({
@@ -277,6 +280,21 @@ describe('svc serve', () => {
       expect(api.status).toBe(201)
       const { id, gateway_url } = (await api.json()) as { id: string; gateway_url: string }
       expect(gateway_url).toBe(`http://shop.shop.test:${shop.ready.port}`)
+      const onRpc = await direct(`${control}/apis`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          name: 'On the RPC',
+          slug: 'on-rpc',
+          upstream_base_url: new URL(rpcUrl).origin,
+          pay_to_mode: 'user_wallet',
+          pay_to_address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        }),
+      })
+      expect(onRpc.status).toBe(400)
+      expect(await onRpc.json()).toEqual({
+        error: `upstream_base_url: targets svc's RPC of ${svc.ready.network}; an upstream must be a service of your own`,
+      })
       const accept = {
         scheme: 'exact',
         network: svc.ready.network,

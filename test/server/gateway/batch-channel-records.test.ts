@@ -6,7 +6,7 @@
  */
 import type { Channel } from '@x402/evm/batch-settlement/server'
 import { afterEach, describe, expect, test } from 'vitest'
-import type { OpenedDatabase } from '../../../server/db/database.js'
+import { openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
 import { createBatchRecords } from '../../../server/gateway/batch-records.js'
 import { createChannelStorage } from '../../../server/gateway/batch-channel-storage.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
@@ -38,6 +38,27 @@ const channel = (charged: string, withdrawRequestedAt = 0): Channel => ({
   withdrawRequestedAt,
   refundNonce: 0,
   lastRequestTimestamp: 1,
+})
+
+describe.runIf(testDialects().includes('postgres'))('postgres, two processes', () => {
+  const databases = testDatabases('postgres')
+  test("vouchers on one channel through two processes' storages at once: no update lost", async () => {
+    const url = await databases.url()
+    const [one, two] = [await openDatabase(url), await openDatabase(url)]
+    try {
+      const storages = [createChannelStorage(one.db, scope), createChannelStorage(two.db, scope)]
+      await storages[0]!.updateChannel(channelId, () => channel('0'))
+      const charge = (current: Channel | undefined) => ({
+        ...current!,
+        chargedCumulativeAmount: String(BigInt(current!.chargedCumulativeAmount) + 1n),
+      })
+      await Promise.all(Array.from({ length: 40 }, (_, i) => storages[i % 2]!.updateChannel(channelId, charge)))
+      expect((await storages[1]!.get(channelId))?.chargedCumulativeAmount).toBe('40')
+    } finally {
+      await one.close()
+      await two.close()
+    }
+  })
 })
 
 describe.each(testDialects())('%s', (dialect) => {

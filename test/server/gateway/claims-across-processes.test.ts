@@ -2,9 +2,12 @@
  * Claims across processes (issue 26 item 3): two gateway servers on one PostgreSQL database and one Sandbox chain,
  * each with its own process owner (its own pool and liveness connection), as two `svc serve` processes are. A payment
  * is one request whichever process it reaches: one upstream call, one settlement; a one-time endpoint serves one
- * payment and is 410 through both after; a refused payment leaves no claim behind.
+ * payment and is 410 through both after; a refused payment leaves no claim behind; a payment-identifier id runs on
+ * one process at a time (the other answers 409 in flight), and one a dead process held is taken over.
  */
 import { createServer } from 'node:http'
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
@@ -12,7 +15,20 @@ import { localFetch } from '../../../sdk/local-fetch.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
 import { newAccount } from '../../helpers/payments.js'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../../helpers/postgres.js'
-import { addEndpoint, createApi, errorOf, newSeller, sandboxAccept, signedPaymentFor, usdcBalance } from './helpers.js'
+import {
+  addEndpoint,
+  buyerClient,
+  createApi,
+  errorOf,
+  newSeller,
+  sandboxAccept,
+  signedPaymentFor,
+  usdcBalance,
+} from './helpers.js'
+import type { LocalAccount } from 'viem'
+import { postgresPaymentIdClaims } from '../../../server/db/payment-id-claims.js'
+import { processOwnerOf } from '../../../server/db/process-owner.js'
+import { resolveSettlementJournal } from '../../../server/journal/recovery.js'
 
 // Where PostgreSQL is missing outside CI the file is skipped, as test/helpers/postgres.ts's testDialects does.
 const runs = postgresAvailable() || Boolean(process.env.CI)
@@ -142,6 +158,120 @@ describe.skipIf(!runs)('claims on PostgreSQL, two gateway servers on one databas
     await served.arrayBuffer()
     expect(upstream.calls).toBe(calls + 1)
     expect(await settlements()).toHaveLength(1)
+  })
+})
+
+describe.skipIf(!runs)('a settlement the facilitator refuses for good, on PostgreSQL', () => {
+  test('its row is marked refused, and freed at once though its validBefore is minutes away', async () => {
+    const { api, settlements } = await sellerApi({ path_pattern: '/gate/{id}' })
+    const buyer = newAccount()
+    // Enough for one payment: both verify, both reach the upstream, the second's settle finds the balance gone.
+    await services.manager.fund(buyer.address, 'usdc', '0.01')
+    const signatures = [
+      await signedPaymentFor(services, buyer, `${on(a, api.slug)}/gate/one`),
+      await signedPaymentFor(services, buyer, `${on(a, api.slug)}/gate/two`),
+    ]
+    const calls = upstream.calls
+    upstream.hold()
+    const answers = [a, b].map((t, i) =>
+      localFetch(`${on(t, api.slug)}/gate/${i === 0 ? 'one' : 'two'}`, {
+        headers: { 'payment-signature': signatures[i]! },
+      }),
+    )
+    await vi.waitFor(() => expect(upstream.calls).toBe(calls + 2))
+    upstream.open()
+    const results = await Promise.all(answers)
+    expect(results.map((answer) => answer.status).sort()).toEqual([200, 402])
+    const refusedBy = results.findIndex((answer) => answer.status === 402)
+    expect(await errorOf(results[refusedBy]!)).toMatch(/^the payment could not be settled: invalid_exact_evm_/)
+    expect(await settlements()).toHaveLength(1)
+
+    const refuser = [a, b][refusedBy]!.server.database.db
+    const rows = await journalRows()
+    expect(rows.map((row) => [row.state, row.owner])).toEqual([['refused', processOwnerOf(refuser).id]])
+    expect(Number(rows[0]!.valid_before)).toBeGreaterThan(Date.now() / 1000 + 60)
+    // The sweeper of its process (or the reaper, were it gone) finds it unused on the chain: freed now.
+    const resolved = await resolveSettlementJournal({ db: refuser, chain: services, log: () => {} } as never)
+    expect(resolved).toMatchObject({ notSettled: 1, kept: 0 })
+    expect(await journalRows()).toEqual([])
+  })
+})
+
+/** A payment of its own (a new authorization) for `url` carrying the payment-identifier `paymentId`. */
+async function paymentWithId(buyer: LocalAccount, url: string, paymentId: string): Promise<string> {
+  const probe = await localFetch(url)
+  await probe.arrayBuffer()
+  const required = decodePaymentRequiredHeader(probe.headers.get('payment-required')!)
+  required.extensions ??= {}
+  appendPaymentIdentifierToExtensions(required.extensions, paymentId)
+  return encodePaymentSignatureHeader(await buyerClient(services, buyer).createPaymentPayload(required))
+}
+
+const idClaims = () => a.server.database.db.selectFrom('payment_id_claims').selectAll().execute()
+
+describe.skipIf(!runs)('payment-identifier ids in flight on PostgreSQL, two gateway servers on one database', () => {
+  test('two payments with one id sent to both at once: one runs, the other is told the id is in flight; its retry gets the kept answer', async () => {
+    const { api, settlements } = await sellerApi({ path_pattern: '/gate/{id}' })
+    const buyer = newAccount()
+    await services.manager.fund(buyer.address, 'usdc', '1')
+    const paymentId = generatePaymentId()
+    const url = (t: TestServer) => `${on(t, api.slug)}/gate/idem`
+    // Two authorizations (a buyer retrying after a timeout signs anew): only the id says they are one request.
+    const signatures = [await paymentWithId(buyer, url(a), paymentId), await paymentWithId(buyer, url(a), paymentId)]
+    const calls = upstream.calls
+    const before = await usdcBalance(services, buyer.address)
+
+    upstream.hold()
+    const answers = [a, b].map((t, i) => localFetch(url(t), { headers: { 'payment-signature': signatures[i]! } }))
+    const refused = await Promise.race(answers)
+    expect(refused.status).toBe(409)
+    expect(refused.headers.get('retry-after')).toBe('1')
+    expect(await errorOf(refused)).toBe(
+      'a payment with this payment-identifier id is still in flight; retry when it is answered',
+    )
+    await vi.waitFor(() => expect(upstream.calls).toBe(calls + 1))
+    expect(await idClaims()).toHaveLength(1)
+    upstream.open()
+    const results = await Promise.all(answers)
+    const served = results.find((answer) => answer !== refused)!
+    expect(served.status).toBe(200)
+    const body = await served.text()
+    await vi.waitFor(async () => expect(await idClaims()).toEqual([]))
+
+    // The refused one retried through the same process: the answer the other kept, no second charge.
+    const loser = results.indexOf(refused)
+    const retried = await localFetch(url([a, b][loser]!), { headers: { 'payment-signature': signatures[loser]! } })
+    expect(retried.status).toBe(200)
+    expect(await retried.text()).toBe(body)
+    expect(upstream.calls).toBe(calls + 1)
+    expect(await settlements()).toHaveLength(1)
+    expect(await usdcBalance(services, buyer.address)).toBe(before - 10000n)
+  })
+
+  test('an id claimed by a process that is gone is taken over at once; a live holder keeps it', async () => {
+    const key = { apiId: 'api_x', payer: '0xabc', paymentId: generatePaymentId() }
+    await a.server.database.db
+      .insertInto('payment_id_claims')
+      .values({
+        api_id: key.apiId,
+        payer: key.payer,
+        payment_id: key.paymentId,
+        request_key: 'asked',
+        claimed_by: 'proc_gone_long_ago',
+        claimed_until: new Date(Date.now() + 300_000),
+      })
+      .execute()
+    const onA = postgresPaymentIdClaims(a.server.database.db, processOwnerOf(a.server.database.db))
+    const onB = postgresPaymentIdClaims(b.server.database.db, processOwnerOf(b.server.database.db))
+    expect(await onA.claim(key, 'asked')).toEqual({ claimed: true })
+    // A is alive: B is refused, and told what A's request asks for.
+    expect(await onB.claim(key, 'other')).toEqual({ claimed: false, requestKey: 'asked' })
+    await onB.release(key)
+    expect(await idClaims()).toHaveLength(1)
+    await onA.release(key)
+    expect(await onB.claim(key, 'other')).toEqual({ claimed: true })
+    await onB.release(key)
+    expect(await idClaims()).toEqual([])
   })
 })
 

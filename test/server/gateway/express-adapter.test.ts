@@ -32,18 +32,21 @@ const answer = (outcome: PaymentOutcome) => {
 }
 
 describe('writeOutcome', () => {
-  test('payment-required: a 402 with PAYMENT-REQUIRED and the JSON body, never cached', async () => {
-    const response = await answer({ type: 'payment-required', header: 'eyJ9', body: '{"x402Version":2}' })
+  test('payment-required: a 402 with PAYMENT-REQUIRED and the JSON body of a said length (not chunked), never cached', async () => {
+    const response = await answer({ type: 'payment-required', header: 'eyJ9', body: '{"x402Version":2,"é":1}' })
     expect(response.status).toBe(402)
+    expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength('{"x402Version":2,"é":1}')))
+    expect(response.headers.get('transfer-encoding')).toBeNull()
     expect(response.headers.get('payment-required')).toBe('eyJ9')
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8')
     expect(response.headers.get('cache-control')).toBe('no-store')
-    expect(await response.text()).toBe('{"x402Version":2}')
+    expect(await response.text()).toBe('{"x402Version":2,"é":1}')
   })
 
   test('error: {"error"} with its status', async () => {
     const response = await answer({ type: 'error', status: 410, error: 'gone' })
     expect(response.status).toBe(410)
+    expect(response.headers.get('content-length')).toBe(String('{"error":"gone"}'.length))
     expect(response.headers.get('cache-control')).toBe('no-store')
     expect(await response.json()).toEqual({ error: 'gone' })
   })

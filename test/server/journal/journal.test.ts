@@ -156,7 +156,7 @@ describe('at start, the rows a process that died left behind', () => {
     }
   }
 
-  test('settled on the chain → recorded as charged without an answer; never sent → removed once past validBefore, kept before; recorded → marked; another chain → removed', async () => {
+  test('settled on the chain → recorded as charged without an answer; never sent → removed once past validBefore, kept before (unless the facilitator refused it for good); recorded → marked; another chain → removed', async () => {
     server = await startServer({ dataDir, chain: services, autoVerify: true, log: () => {} })
     // The seller, the API and its endpoints, made through the control plane of this data dir.
     const control = `${server.sandboxControlUrl}`
@@ -223,6 +223,7 @@ describe('at start, the rows a process that died left behind', () => {
     expect(ephemeralSettled.success).toBe(true)
     const unsent = await signPayment(services.sandboxChain, buyer, requirements)
     const unsentInWindow = await signPayment(services.sandboxChain, buyer, requirements)
+    const refusedInWindow = await signPayment(services.sandboxChain, buyer, requirements)
     const recorded = await signPayment(services.sandboxChain, buyer, requirements)
     const otherChain = await signPayment(services.sandboxChain, buyer, requirements)
 
@@ -263,6 +264,8 @@ describe('at start, the rows a process that died left behind', () => {
         // Past its validBefore: unused for good. Within it: a facilitator may still send it, so it is kept.
         journalRow('jrn_unsent', unsent, requirements, owner, { valid_before: '1' }),
         journalRow('jrn_unsent_in_window', unsentInWindow, requirements, owner),
+        // Within it, but the facilitator said the settlement failed for good: unused is final at once.
+        journalRow('jrn_refused_in_window', refusedInWindow, requirements, owner, { state: 'refused' }),
         journalRow('jrn_recorded', recorded, requirements, owner, { settlement_id: 'stl_recorded' }),
         journalRow('jrn_other_chain', otherChain, requirements, owner, { chain_epoch: 'feedfacefeedface' }),
       ])

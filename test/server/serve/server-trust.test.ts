@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http'
 import { Agent, request } from 'undici'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { parseAddressList } from '../../../core/address-list.js'
+import { peersOfUrls } from '../../../server/serve/own-peers.js'
 import { type ServerTrust, upstreamRefusal } from '../../../server/serve/server-trust.js'
 import { createUpstreamConnector, ownListenerOf } from '../../../server/upstream-connector.js'
 
@@ -64,6 +65,22 @@ describe('upstream refusal on a server', () => {
     expect(upstreamRefusal(allowing, '10.0.0.5', 5432)).toBe("svc's database")
     expect(upstreamRefusal(allowing, '203.0.113.10', 4020)).toBe("svc's control plane and gateway")
     expect(upstreamRefusal(allowing, '192.168.0.1', 80)).toMatch(/^a non-public address/)
+  })
+
+  test("svc's RPCs and facilitator are peers on their URL's port (the scheme's default when none is given)", async () => {
+    expect(
+      await peersOfUrls([
+        { url: 'https://10.0.0.7/rpc', name: "svc's RPC of eip155:8453" },
+        { url: 'http://[fd00::5]:8080/', name: "svc's facilitator" },
+        { url: 'http://localhost:8545', name: 'by name' },
+      ]),
+    ).toEqual(
+      expect.arrayContaining([
+        { address: '10.0.0.7', port: 443, name: "svc's RPC of eip155:8453" },
+        { address: 'fd00::5', port: 8080, name: "svc's facilitator" },
+        { address: '127.0.0.1', port: 8545, name: 'by name' },
+      ]),
+    )
   })
 
   describe('the connector, on the address a connection reached', () => {
