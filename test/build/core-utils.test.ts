@@ -1,5 +1,5 @@
 /**
- * The `svc` bundle's @x402/core base64 (patches/x402-core-base64.js): the package bundled with the plugin, as
+ * The `svc` bundle's @x402/core base64 (patches/x402-core-utils.js): the package bundled with the plugin, as
  * bin/build.js does, encodes every string as the package does, decodes canonical base64 through Buffer to the
  * package's own string (malformed UTF-8 and a byte order mark included), and leaves any other input to the package's
  * code: the same answer, or the same error. The headers' own codecs (`PAYMENT-SIGNATURE`, `PAYMENT-RESPONSE`) agree.
@@ -12,10 +12,13 @@ import * as utils from '@x402/core/utils'
 import { build } from 'esbuild'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 // @ts-expect-error: a JavaScript module of the build, without declarations
-import { x402CoreBase64Patch } from '../../patches/x402-core-base64.js'
+import { x402CoreUtilsPatch } from '../../patches/x402-core-utils.js'
 
 type Bundled = typeof utils &
-  Pick<typeof http, 'decodePaymentSignatureHeader' | 'encodePaymentResponseHeader'> & { svcBufferBase64: boolean }
+  Pick<typeof http, 'decodePaymentSignatureHeader' | 'encodePaymentResponseHeader'> & {
+    svcBufferBase64: boolean
+    svcNetworkPatternCount(): number
+  }
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true })
@@ -33,9 +36,9 @@ beforeAll(async () => {
   writeFileSync(
     entry,
     [
-      `export { safeBase64Encode, safeBase64Decode } from '@x402/core/utils'`,
+      `export { safeBase64Encode, safeBase64Decode, networkMatchesPattern } from '@x402/core/utils'`,
       `export { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http'`,
-      `export { svcBufferBase64 } from ${JSON.stringify(join(esm, chunk))}`,
+      `export { svcBufferBase64, svcNetworkPatternCount } from ${JSON.stringify(join(esm, chunk))}`,
     ].join('\n'),
   )
   const result = await build({
@@ -45,7 +48,7 @@ beforeAll(async () => {
     format: 'esm',
     platform: 'node',
     nodePaths: [join(root, 'node_modules')],
-    plugins: [x402CoreBase64Patch],
+    plugins: [x402CoreUtilsPatch],
     write: true,
     logLevel: 'silent',
   })
@@ -121,4 +124,29 @@ test("the headers' codecs agree with the package's", () => {
     extensionResponses: {},
   }
   expect(bundled.encodePaymentResponseHeader(settled as never)).toBe(http.encodePaymentResponseHeader(settled as never))
+})
+
+test('a network pattern matches as the package’s, compiled once per pattern', () => {
+  const patterns = ['eip155:*', 'eip155:84532', 'solana:*', '*', 'eip155:8453*', 'a.b:*', 'eip155:(1|2)', 'x[y]:*']
+  const networks = [
+    'eip155:84532',
+    'eip155:8453',
+    'eip155:1',
+    'solana:mainnet',
+    'a.b:c',
+    'aXb:c',
+    'eip155:(1|2)',
+    'x[y]:z',
+  ]
+  for (let round = 0; round < 2; round++)
+    for (const pattern of patterns)
+      for (const network of networks)
+        expect(bundled.networkMatchesPattern(pattern as never, network as never)).toBe(
+          utils.networkMatchesPattern(pattern as never, network as never),
+        )
+  expect(bundled.svcNetworkPatternCount()).toBe(patterns.length)
+  // Not a string: the package's own answer or error.
+  expect(outcome(() => bundled.networkMatchesPattern(undefined as never, 'eip155:1' as never))).toEqual(
+    outcome(() => utils.networkMatchesPattern(undefined as never, 'eip155:1' as never)),
+  )
 })
