@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { viemRecoverPublicKeyPatch } from '../patches/viem-recover-public-key.js'
 import { viemTypedDataHashPatch } from '../patches/viem-typed-data-hash.js'
+import { x402CoreUtilsPatch } from '../patches/x402-core-utils.js'
 import { x402ChannelIdPatch } from '../patches/x402-evm-channel-id.js'
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -80,7 +81,7 @@ async function bundleCommand(build, temp) {
       js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
     },
     // Plugins need esbuild's asynchronous build.
-    plugins: [viemRecoverPublicKeyPatch, viemTypedDataHashPatch, x402ChannelIdPatch],
+    plugins: [viemRecoverPublicKeyPatch, viemTypedDataHashPatch, x402ChannelIdPatch, x402CoreUtilsPatch],
     minifyWhitespace: true,
     minifySyntax: true,
     logLevel: 'warning',

@@ -39,8 +39,16 @@ export class ExpressGatewayRequest implements GatewayRequest {
     if (!this.#buyerGone) {
       const buyerGone = new AbortController()
       this.#buyerGone = buyerGone
-      if (this.#res.closed) buyerGone.abort()
-      else this.#res.once('close', () => buyerGone.abort())
+      const res = this.#res
+      if (res.closed) {
+        if (!res.writableFinished) buyerGone.abort()
+      }
+      // After a whole answer nothing is left to stop, and an abort costs a DOMException (its stack): a few % of a
+      // voucher-paid request's CPU.
+      else
+        res.once('close', () => {
+          if (!res.writableFinished) buyerGone.abort()
+        })
     }
     return this.#buyerGone.signal
   }

@@ -3,7 +3,7 @@ import { createServer, type ServerResponse } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { writeOutcome } from '../../../server/gateway/express-adapter.js'
+import { ExpressGatewayRequest, writeOutcome } from '../../../server/gateway/express-adapter.js'
 import type { PaymentOutcome } from '../../../server/gateway/payment-outcome.js'
 
 let next: (res: ServerResponse) => void = () => {}
@@ -123,5 +123,34 @@ describe('writeOutcome', () => {
     expect(response.headers.get('x-upstream')).toBe('yes')
     expect(await response.json()).toEqual({ error: 'nope' })
     expect(done).toBe(true)
+  })
+})
+
+describe('ExpressGatewayRequest.signal', () => {
+  const gatewayRequest = (req: unknown, res: ServerResponse) => new ExpressGatewayRequest(req as never, res as never)
+
+  test('aborted when the buyer hangs up before the answer', async () => {
+    const aborted = resolvers<boolean>()
+    const controller = new AbortController()
+    next = (res) => {
+      const signal = gatewayRequest(res.req, res).signal
+      signal.addEventListener('abort', () => aborted.resolve(signal.aborted))
+      controller.abort()
+    }
+    await fetch(url, { signal: controller.signal }).catch(() => undefined)
+    expect(await aborted.promise).toBe(true)
+  })
+
+  test('left alone once the whole answer was written', async () => {
+    const closed = resolvers<boolean[]>()
+    next = (res) => {
+      const signal = gatewayRequest(res.req, res).signal
+      // One asked for before the answer, one after the connection's close.
+      res.once('close', () => closed.resolve([signal.aborted, gatewayRequest(res.req, res).signal.aborted]))
+      res.end('done')
+    }
+    const response = await fetch(url)
+    expect(await response.text()).toBe('done')
+    expect(await closed.promise).toEqual([false, false])
   })
 })
