@@ -17,6 +17,7 @@ import { createSvcClient, type SvcClient } from './client.js'
 import { createEventQueue } from './event-queue.js'
 import { localFetch } from './local-fetch.js'
 import { signingBySvcClock } from './svc-clock-signing.js'
+import { retryTakeover } from './takeover-retry.js'
 import type { ChainRestart, Fault, FaultInput, SandboxTime, StreamEvent } from './types.js'
 
 /**
@@ -39,6 +40,11 @@ export type ConnectSandboxOptions = {
   maxAmountPerPayment?: string | undefined
   /** @defaultValue a fetch that resolves `*.localhost` */
   fetch?: typeof globalThis.fetch | undefined
+  /**
+   * How long `buyer.fetch` waits out the Sandbox chain changing hands (503 + Retry-After; `svc serve --sandbox-chain
+   * shared`) before answering the 503. @defaultValue 60_000
+   */
+  takeoverWaitMs?: number | undefined
 }
 
 /** A tenant's handle on a shared Sandbox: {@link TestSandbox}'s shape where it makes sense. */
@@ -62,7 +68,10 @@ export type SharedSandbox = {
   buyer: {
     address: Hex
     privateKey: Hex
-    /** `fetch` that pays 402s (x402's exact and upto schemes), signing by svc's clock. */
+    /**
+     * `fetch` that pays 402s (x402's exact and upto schemes), signing by svc's clock. It waits out a takeover of the
+     * shared chain (503 + Retry-After) and funds the buyer again when the new chain refuses it for its balance.
+     */
     fetch: typeof globalThis.fetch
   }
   /** `fetch` that resolves `*.localhost`. */
@@ -117,7 +126,7 @@ export async function connectSandbox(
   credentials: SandboxCredentials = {},
   options: ConnectSandboxOptions = {},
 ): Promise<SharedSandbox> {
-  const { buyerUsdc = '100', maxAmountPerPayment = '10000000', fetch = localFetch } = options
+  const { buyerUsdc = '100', maxAmountPerPayment = '10000000', fetch = localFetch, takeoverWaitMs } = options
   const anonymous = createSvcClient({ baseUrl: url, fetch })
   const platform = await anonymous.request<{
     base_url: string
@@ -146,8 +155,11 @@ export async function connectSandbox(
 
   const privateKey = generatePrivateKey()
   const buyer = privateKeyToAccount(privateKey)
-  await session.sandbox.faucet(buyer.address, 'eth')
-  await session.sandbox.faucet(buyer.address, 'usdc', buyerUsdc)
+  const fund = async () => {
+    await session.sandbox.faucet(buyer.address, 'eth')
+    await session.sandbox.faucet(buyer.address, 'usdc', buyerUsdc)
+  }
+  await fund()
   const rpc = localDev.rpc_url === null ? undefined : { rpcUrl: localDev.rpc_url }
   // svc's clock may be ahead (someone's time travel): the buyer asks it at each payment.
   const ahead = async () => (await client.time.get()).offset_seconds
@@ -176,7 +188,11 @@ export async function connectSandbox(
     network: localDev.network,
     usdc: { ...localDev.usdc },
     seller: { email, apiKey, client },
-    buyer: { address: buyer.address, privateKey, fetch: wrapFetchWithPayment(fetch, payer) },
+    buyer: {
+      address: buyer.address,
+      privateKey,
+      fetch: retryTakeover(wrapFetchWithPayment(fetch, payer), { refund: fund, unavailableMs: takeoverWaitMs }),
+    },
     fetch,
     time: () => client.time.get(),
     faults: {
