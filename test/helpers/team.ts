@@ -32,7 +32,13 @@ export type Team = {
   stop(): Promise<void>
 }
 
-export async function startTeam(): Promise<Team> {
+export type TeamOptions = {
+  /** A change to team.sh after the test's values (a benchmark's flags). */
+  edit?: ((code: string) => string) | undefined
+}
+
+export async function startTeam(options: TeamOptions = {}): Promise<Team> {
+  const { edit = (code: string) => code } = options
   const dir = mkdtempSync(join(tmpdir(), 'svc-team-'))
   const postgres = await startPostgres()
   const server = postgres.url.replace(/^postgres:\/\/svc@/, '')
@@ -59,7 +65,7 @@ export async function startTeam(): Promise<Team> {
     // Its own port, known before it starts: the advertise URL names it.
     const held = await holdPort()
     await new Promise((done) => held.server.close(done))
-    const script = local(readmeBlock('team.sh')).replaceAll('4031', String(held.port))
+    const script = edit(local(readmeBlock('team.sh')).replaceAll('4031', String(held.port)))
     const svc = await startServeScript(script)
     processes.push(svc)
     return svc
