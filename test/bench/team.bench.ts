@@ -59,7 +59,7 @@ async function chainBack(processes: ServeProcess[], dead: ServeProcess, apiKey: 
 export async function benchTeam(options: TeamBenchOptions = {}) {
   const { kills = 3, paidPayments = 40, progress = () => {} } = options
   progress('team bench: PostgreSQL, three svc serve --sandbox-chain shared and a load balancer')
-  const upstream = createServer((req, res) => res.setHeader('content-type', 'application/json').end('{"ok":true}'))
+  const upstream = createServer((_req, res) => res.setHeader('content-type', 'application/json').end('{"ok":true}'))
   upstream.listen(0, '127.0.0.3')
   await once(upstream, 'listening')
   const team = await startTeam()
