@@ -106,11 +106,13 @@ export class ChainError extends SvcError {
 export const sandboxChainNotRunning = 'the Sandbox chain is not running (start svc with `svc up`)'
 /** The 503 of a Sandbox feature while its chain restarts (it is back in about half a second). */
 export const sandboxChainRestarting = 'the Sandbox chain is restarting: retry in a moment'
+/** The 503 of a Sandbox feature while no svc process owns the team Sandbox's chain (svc serve --sandbox-chain shared). */
+export const sandboxChainMoving = 'the Sandbox chain is moving to another svc process: retry in a few seconds'
 
 /** A service svc needs is not running here (the sandbox chain, a facilitator). */
 export class ServiceUnavailableError extends SvcError {
   override name = 'ServiceUnavailableError'
-  constructor(message: string, options: { cause?: unknown } = {}) {
+  constructor(message: string, options: { cause?: unknown; retryAfterSeconds?: number | undefined } = {}) {
     super(message, { ...options, status: 503, code: 'unavailable' })
   }
 }

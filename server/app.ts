@@ -10,6 +10,7 @@ import { hostnameOf, routeHost } from '../core/hosts.js'
 import { storageUnavailable } from './data-dir/storage-errors.js'
 import { createServerLifecycle } from './serve/lifecycle.js'
 import { answerHealth, isHealthRequest } from './serve/health.js'
+import { createClusterRoutes } from './cluster/cluster-routes.js'
 
 /**
  * One express app for every host, routed by the Host header: the two control planes, the gateway hosts
@@ -35,6 +36,8 @@ export async function createApp(given: ServerDeps): Promise<Express & { gateway:
   const gateway = createGateway(deps, await openGatewayStore(deps.db))
 
   app.use(lifecycle.track)
+  // svc serve --sandbox-chain shared: the owner's internal routes, the others' forwarding of chain routes to it.
+  if (deps.chainOwner) app.use(createClusterRoutes(deps))
   app.use((req, res, next) => {
     const route = routeHost(req.headers.host, deps.hosts)
     // Health routes answer on the control hosts and on a bare IP (a load balancer's probe); never on a gateway host,

@@ -11,6 +11,7 @@ import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.j
 import type { ServerTrust } from './serve/server-trust.js'
 import type { ServerLifecycle } from './serve/lifecycle.js'
 import type { ProductionChains } from './journal/production-chains.js'
+import type { ChainOwnerView } from './cluster/chain-owner-view.js'
 
 /** The limits of the paid routes a server may set (tests lower them); unset ones are paidRouteDefaults (gateway/payment-flow.ts). */
 export type PaidRouteLimits = {
@@ -29,6 +30,11 @@ export type ServerDeps = {
   hosts: Hosts
   /** The sandbox chain services; without them the Sandbox wallet and chain helper routes answer 503. */
   chain?: ChainServices | undefined
+  /**
+   * svc serve --sandbox-chain shared: who owns the team Sandbox's chain (server/cluster/). Without `chain`, this
+   * process verifies and settles Sandbox payments through the owner and forwards the chain routes to it.
+   */
+  chainOwner?: ChainOwnerView | undefined
   /** Facilitator of production APIs (SVC_FACILITATOR_URL); without it their paid routes answer 503. */
   productionFacilitatorUrl?: string | undefined
   /** The RPCs of production networks (--rpc): recovery checks their unfinished payments there. @defaultValue none */

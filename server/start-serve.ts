@@ -11,9 +11,14 @@ import { readServeSecrets, type ServeSecretSources } from './serve/serve-secrets
 import type { OwnPeer } from './serve/own-peers.js'
 import type { ServerTrust } from './serve/server-trust.js'
 import { claimDataDir, type RunningServer, type StartSvcOptions, startServer, startSvc } from './start-server.js'
+import type { SharedChain } from './cluster/shared-chain.js'
 
-/** Whether `svc serve` runs the Sandbox chain: `local` (Anvil on loopback, as `svc up`), or `none` (production only). */
-export const sandboxChainModes = ['local', 'none'] as const
+/**
+ * Whether `svc serve` runs the Sandbox chain: `local` (Anvil on loopback, as `svc up`), `none` (production only), or
+ * `shared` (a team Sandbox on PostgreSQL: one process of all those sharing the database owns the chain, the others
+ * pay and forward through it: server/cluster/).
+ */
+export const sandboxChainModes = ['local', 'none', 'shared'] as const
 export type SandboxChainMode = (typeof sandboxChainModes)[number]
 
 export type StartServeOptions = Pick<
@@ -53,11 +58,21 @@ export type StartServeOptions = Pick<
   secrets?: ServeSecretSources | undefined
   /** @defaultValue local */
   sandboxChain?: SandboxChainMode | undefined
+  /**
+   * `shared`: how the other processes reach this one (a URL of its listener). @defaultValue `http://<host>:<port>`,
+   * 127.0.0.1 for a listener on every address
+   */
+  advertiseUrl?: string | undefined
+  /** `shared`: how often a standby tries to take the chain over. @defaultValue 1_000 */
+  leaseEveryMs?: number | undefined
 }
 
 export type RunningServe = {
   server: RunningServer
+  /** The chain's services when this process runs them (`shared`: while it owns the chain, at the time of the call). */
   chain: ChainServices | undefined
+  /** `shared`: the lease and whether this process owns the chain. */
+  sharedChain?: SharedChain | undefined
   stop(): Promise<void>
 }
 
@@ -94,6 +109,9 @@ export async function startServe(options: StartServeOptions): Promise<RunningSer
   const sandboxChain = options.sandboxChain ?? 'local'
   if (!sandboxChainModes.includes(sandboxChain))
     throw new UsageError(`--sandbox-chain must be one of ${sandboxChainModes.join(', ')}, not "${sandboxChain}"`)
+  if (sandboxChain === 'shared' && database?.dialect !== 'postgres')
+    throw new UsageError('--sandbox-chain shared needs a PostgreSQL --database-url')
+  if (options.advertiseUrl !== undefined) checkAdvertiseUrl(options.advertiseUrl)
   const publicScheme = options.publicScheme ?? (options.publicPort === undefined ? undefined : 'http')
   if (publicScheme !== undefined && publicScheme !== 'http' && publicScheme !== 'https')
     throw new UsageError(`--public-scheme must be http or https, not "${publicScheme}"`)
@@ -146,22 +164,73 @@ export async function startServe(options: StartServeOptions): Promise<RunningSer
     })
     return { server: running.server, chain: running.chain, stop: () => running.stop() }
   }
-  // Production only: no Anvil, no chain services; Sandbox APIs answer 503 until a chain is run somewhere.
+  // Production only: no Anvil, no chain services; Sandbox APIs answer 503 until a chain is run somewhere. Shared: the
+  // chain is started here only while this process owns it (server/cluster/shared-chain.ts).
   loadSqlite()
   const lock = await claimDataDir(options.dataDir, options.log ?? (() => {}))
-  options.onProgress?.('opening the database and starting the control plane (no Sandbox chain)…')
+  options.onProgress?.(
+    sandboxChain === 'shared'
+      ? 'opening the database and starting the control plane (the Sandbox chain is shared: taking it if nobody owns it)…'
+      : 'opening the database and starting the control plane (no Sandbox chain)…',
+  )
+  let running: RunningServer | undefined
   try {
-    const running = await startServer(server)
+    running = await startServer({ ...server, sharedChain: sandboxChain === 'shared' ? {} : undefined })
+    const shared =
+      sandboxChain === 'shared'
+        ? await startShared(running, { ...options, host, dataDir: lock.dataDir, pidFile: lock.anvilPidFile })
+        : undefined
+    const started = running
     return {
-      server: running,
-      chain: undefined,
+      server: started,
+      chain: shared?.chain,
+      sharedChain: shared,
       async stop() {
-        await running.stop()
+        await shared?.stop()
+        await started.stop()
         lock.release()
       },
     }
   } catch (error) {
+    await running?.stop()
     lock.release()
     throw error
   }
+}
+
+/** `--advertise-url`: an http(s) URL of an origin (no path), or a {@link UsageError}. */
+function checkAdvertiseUrl(url: string): void {
+  let parsed: URL | undefined
+  try {
+    parsed = new URL(url)
+  } catch {}
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.pathname.replace(/\/$/, '') !== '')
+    throw new UsageError(`--advertise-url: "${url}" is not an http(s) URL of this process (e.g. http://10.0.0.5:4020)`)
+}
+
+/** The lease of a `shared` process, decided once (won: its chain is up). */
+async function startShared(
+  server: RunningServer,
+  options: StartServeOptions & { host: string; pidFile: string },
+): Promise<SharedChain> {
+  const [{ startSharedChain }, { loadReceiverAuthorizerKey }] = await Promise.all([
+    import('./cluster/shared-chain.js'),
+    import('./data-dir/secrets.js'),
+  ])
+  const bare = options.host.replace(/^\[|\]$/g, '')
+  const reachable = bare === '0.0.0.0' ? '127.0.0.1' : bare === '::' ? '::1' : bare
+  const advertiseUrl = (
+    options.advertiseUrl ?? `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${server.port}`
+  ).replace(/\/$/, '')
+  const shared = startSharedChain(server, {
+    binary: options.binary,
+    relay: options.relay,
+    receiverAuthorizerKey: loadReceiverAuthorizerKey(options.dataDir),
+    pidFile: options.pidFile,
+    advertiseUrl,
+    everyMs: options.leaseEveryMs,
+    log: options.log,
+  })
+  await shared.first
+  return shared
 }

@@ -17,7 +17,7 @@ import type { ServerLifecycle } from './serve/lifecycle.js'
 import type { PaidRouteLimits, ServerDeps } from './deps.js'
 import type { PaymentEvents } from './payment-events.js'
 import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
-import { toSvcError, UsageError } from '../core/errors.js'
+import { UsageError } from '../core/errors.js'
 import { createClock, type Clock } from '../core/clock.js'
 import type { Listening } from '../core/http.js'
 import { databaseFileName, privateDirMode, tightenDataDir, tightenFiles } from './data-dir/permissions.js'
@@ -73,6 +73,12 @@ export type StartServerOptions = {
   secrets?: Partial<InstallSecrets> | undefined
   /** Server mode (svc serve): admin credential, trusted proxies, the upstream deny-list. @defaultValue none */
   trust?: ServerTrust | undefined
+  /**
+   * svc serve --sandbox-chain shared (PostgreSQL): the chain is a team Sandbox's, owned by one process
+   * (server/cluster/shared-chain.ts attaches it here when this one owns it). `everyMs`: how often the owner row is
+   * read again. @defaultValue none: the chain is `chain`
+   */
+  sharedChain?: { everyMs?: number | undefined } | undefined
 }
 
 export type RunningServer = {
@@ -90,6 +96,15 @@ export type RunningServer = {
   /** The live payment events the gateway publishes (`GET /events` streams them). */
   events: PaymentEvents
   lifecycle: ServerLifecycle
+  /** svc's clock (time travel moves it). */
+  clock: Clock
+  /**
+   * Attaches the Sandbox chain's services at runtime (the team Sandbox's process that took the chain over):
+   * server/sandbox/chain-attachment.ts's start-up work runs for it.
+   */
+  attachChain(chain: ChainServices): Promise<void>
+  /** Detaches them (the process gave the chain up): Sandbox payments go through the owner again. */
+  detachChain(): Promise<void>
   /**
    * Stops accepting connections and fails readiness, then waits for the requests in flight (and the settlements in
    * them) to finish: true when they did within `timeoutMs`. `stop` afterwards closes what is left.
@@ -105,24 +120,16 @@ function loadServerModules() {
     import('./app.js'),
     import('./data-dir/secrets.js'),
     import('../core/http.js'),
-    import('./sandbox/chain-epoch.js'),
     import('./endpoint-purge.js'),
-    import('./journal/recovery.js'),
     import('./sandbox/payment-gate.js'),
-    import('./sandbox/snapshots.js'),
-    import('./sandbox/chain-time.js'),
-    import('./db/sandbox-chain-epochs.js'),
     import('./payment-events.js'),
-    import('./journal/missing-settlements.js'),
-    import('./db/bazaar-resources.js'),
-    import('../chain/facilitator/bazaar-catalog.js'),
     import('./db/database-url.js'),
     import('./serve/lifecycle.js'),
     import('./serve/own-peers.js'),
-    import('./db/channel-actions.js'),
-    import('./journal/channel-action-recovery.js'),
     import('./journal/production-chains.js'),
     import('./journal/reaper.js'),
+    import('./sandbox/chain-attachment.js'),
+    import('./sandbox/shared-clock.js'),
   ])
 }
 
@@ -133,24 +140,16 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     { createApp },
     { loadInstallSecrets },
     { listen },
-    { reconcileChainEpoch },
     { startEndpointPurge },
-    { resolveSettlementJournal },
     { createSandboxState },
-    { createSnapshotStore },
-    { alignChainTime },
-    { findLatestChainEpoch },
     { createPaymentEvents },
-    { markMissingSettlements },
-    { createSqliteCatalogStore },
-    { createMemoryCatalogStore },
     { openDatabaseUrl },
     { createServerLifecycle },
     { ownPeers },
-    { createSqliteChannelActionStore },
-    { resolveChannelActions },
     { createProductionChains, parseRpcUrls },
     { startJournalReaper },
+    { attachChain },
+    { shareClock },
   ] = await loadServerModules()
   const rpcUrls = parseRpcUrls(options.rpc)
   const ephemeral = options.dataDir === undefined
@@ -189,48 +188,38 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     lifecycle,
   }
   const clock = deps.clock!
-  // The facilitator's bazaar catalog moves into the database, so a restart lists what was listed before.
-  await options.chain?.facilitator.catalog.keepIn(createSqliteCatalogStore(database.db))
-  const app = await createApp(deps)
-  // A chain this data dir has not seen (a fresh one, or one that came back empty) refunds the Sandbox wallets.
-  const refunds: Promise<unknown>[] = []
-  const reconcile = async (reason: string) => {
-    const change = await reconcileChainEpoch(deps, reason)
-    if (change) refunds.push(change.refunded)
-    // svc's clock offset belongs to the chain's epoch: kept on a chain reloaded from its state, 0 on a new one.
-    if (!options.chain) return
-    clock.setOffset((await findLatestChainEpoch(database.db))?.clock_offset_ms ?? 0)
-    if (clock.offsetMs !== 0) await alignChainTime(options.chain, clock)
-  }
-  await reconcile('the chain started empty')
-  // On PostgreSQL every process shares the Sandbox's faults and svc's clock offset (LISTEN/NOTIFY tells each of a change).
-  const stopSharing = database.dialect === 'postgres' ? await shareSandbox(deps, options.chain) : async () => {}
-  if (options.chain && database.dialect === 'sqlite')
-    deps.snapshots = createSnapshotStore({
+  // svc serve --sandbox-chain shared: who owns the team Sandbox's chain (server/cluster/chain-owner-view.ts).
+  if (options.sharedChain) {
+    if (database.dialect !== 'postgres')
+      throw new UsageError('--sandbox-chain shared needs a PostgreSQL --database-url')
+    const [{ createChainOwnerView }, { clusterSecret }] = await Promise.all([
+      import('./cluster/chain-owner-view.js'),
+      import('./cluster/cluster-secret.js'),
+    ])
+    deps.chainOwner = await createChainOwnerView({
       db: database.db,
-      chain: options.chain,
-      clock,
-      state: deps.sandboxState!,
-      dir: join(dataDir, 'snapshots'),
-      dataDir,
+      notifications: database.notifications,
+      secret: clusterSecret(deps.secrets.jwtSecret),
+      everyMs: options.sharedChain.everyMs,
+      log: options.log,
     })
-  // Payments a process that died left half done: settled on the chain → recorded (charged without an answer).
-  await resolveSettlementJournal(deps)
-  // Batch-settlement actions (deposits, claims, settles, refunds) the facilitator journals from now on go to the
-  // database; those a process that died left pending are resolved from the chain.
-  options.chain?.facilitator.channelActions.keepIn(createSqliteChannelActionStore(database.db))
-  await resolveChannelActions(deps)
-  // And the other way: settlements the ledger names that the chain does not have are marked, not left silent.
-  await markMissingSettlements(deps).catch((error) =>
-    options.log?.(`svc: the ledger could not be checked against the chain: ${toSvcError(error).message}`),
-  )
+  }
+  const app = await createApp(deps)
+  // On PostgreSQL every process takes svc's clock offset from every process's changes (LISTEN/NOTIFY).
+  const stopClock =
+    database.dialect === 'postgres'
+      ? await shareClock({
+          db: deps.db,
+          clock,
+          chain: () => deps.chain,
+          exclusive: (change) => deps.sandboxState!.exclusive(change),
+          log: deps.log,
+        })
+      : async () => {}
+  // The chain's stores, its epoch, recovery from it, its restarts (svc serve --sandbox-chain shared: again later).
+  let attached = await attachChain(deps, options.chain, { database, dataDir })
   // On a database other processes share, the rows of one that dies are resolved by a survivor within seconds.
   const reaper = startJournalReaper(deps, { everyMs: options.reapEveryMs })
-  const onRestart = ({ reason }: { reason: string }) =>
-    void reconcile(reason).catch((error) =>
-      options.log?.(`svc: recording the new chain failed: ${toSvcError(error).message}`),
-    )
-  options.chain?.sandboxChain.on('restart', onRestart)
   const listening = await listen(app, { port: options.port ?? 0, host: options.listenHost })
   hosts.port = listening.port
   // A server's upstreams may not reach its own listener at any of its addresses (loopback ones are refused anyway).
@@ -249,6 +238,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     sandboxControlUrl: controlUrl(hosts, 'development'),
     events: deps.events!,
     lifecycle,
+    clock,
     async drain(timeoutMs) {
       lifecycle.startDraining()
       // No new connections; idle keep-alive ones close now, busy ones after their answer (Connection: close).
@@ -256,44 +246,27 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       listening.server.closeIdleConnections()
       return lifecycle.idle(timeoutMs)
     },
+    async attachChain(chain) {
+      await attached.detach()
+      attached = await attachChain(deps, chain, { database, dataDir })
+      void app.gateway.startChannelManagers()
+    },
+    async detachChain() {
+      await attached.detach()
+      attached = await attachChain(deps, undefined, { database, dataDir })
+    },
     async stop() {
-      options.chain?.sandboxChain.off('restart', onRestart)
       await reaper?.close()
       await listening.close()
-      await Promise.all(refunds)
       await stopPurge()
-      deps.snapshots?.close()
       await app.gateway.close()
       await deps.events?.close?.()
-      // The chain's facilitator may outlive this server (and answer listings): its catalog goes back to memory.
-      await options.chain?.facilitator.catalog.keepIn(createMemoryCatalogStore())
-      options.chain?.facilitator.channelActions.keepIn()
-      await stopSharing()
+      await attached.detach()
+      await stopClock()
+      await deps.chainOwner?.close()
       await database.close()
       if (ephemeral) rmSync(dataDir, { recursive: true, force: true })
     },
-  }
-}
-
-/** The faults in the database's `sandbox_faults`, the clock offset taken from every process's changes; and their end. */
-async function shareSandbox(deps: ServerDeps, chain: ChainServices | undefined): Promise<() => Promise<void>> {
-  const [{ createPostgresFaultStore }, { shareClock }] = await Promise.all([
-    import('./db/faults.js'),
-    import('./sandbox/shared-clock.js'),
-  ])
-  await chain?.faults.keepIn(createPostgresFaultStore(deps.db))
-  const state = deps.sandboxState
-  const stopClock = await shareClock({
-    db: deps.db,
-    clock: deps.clock!,
-    chain,
-    exclusive: state && ((change) => state.exclusive(change)),
-    log: deps.log,
-  })
-  return async () => {
-    // The chain's fault book may outlive this server: it goes back to memory.
-    await chain?.faults.keepIn()
-    await stopClock()
   }
 }
 

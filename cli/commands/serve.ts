@@ -26,6 +26,7 @@ type ServeOptions = {
   offerReceiptKeyFile?: string
   adminTokenFile?: string
   sandboxChain: string
+  advertiseUrl?: string
   drainTimeout: number
   autoVerify?: boolean
   dnsServers?: string
@@ -126,8 +127,13 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
     )
     .option(
       '--sandbox-chain <mode>',
-      'local: run the Sandbox chain here; none: production only (SVC_SANDBOX_CHAIN)',
+      'local: run the Sandbox chain here; none: production only; shared: one process on the PostgreSQL database owns it (SVC_SANDBOX_CHAIN)',
       env.SVC_SANDBOX_CHAIN ?? 'local',
+    )
+    .option(
+      '--advertise-url <url>',
+      'shared: how the other processes reach this one (SVC_ADVERTISE_URL; default http://<host>:<port>)',
+      env.SVC_ADVERTISE_URL,
     )
     .option('--drain-timeout <seconds>', 'on SIGTERM, how long in-flight requests may take', seconds, 30)
     .option(
@@ -177,6 +183,7 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
           adminToken: secret('--admin-token-file', options.adminTokenFile, 'SVC_ADMIN_TOKEN'),
         },
         sandboxChain: options.sandboxChain as StartServeOptions['sandboxChain'],
+        advertiseUrl: options.advertiseUrl,
         autoVerify: options.autoVerify,
         dnsServers: options.dnsServers
           ?.split(',')
@@ -187,7 +194,7 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
         log: say,
         onProgress: (line) => !options.json && say(`svc: ${line}`),
       })
-      const { server, chain } = serving
+      const { server, chain, sharedChain } = serving
       const ready = {
         listen: `${server.listenHost.includes(':') ? `[${server.listenHost}]` : server.listenHost}:${server.port}`,
         port: server.port,
@@ -195,7 +202,9 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
         sandbox_control_url: server.sandboxControlUrl,
         platform_domain: server.hosts.platformDomain,
         sandbox_platform_domain: server.hosts.sandboxPlatformDomain,
-        sandbox_chain: chain ? 'local' : 'none',
+        sandbox_chain: sharedChain ? 'shared' : chain ? 'local' : 'none',
+        // Whether this process runs the Sandbox chain (shared: owns it now; the others pay through it).
+        chain_owner: chain !== undefined,
         rpc_url: chain?.rpcUrl ?? null,
         chain_manager_url: chain?.chainManagerUrl ?? null,
         facilitator_url: chain?.facilitatorUrl ?? null,

@@ -1,6 +1,7 @@
 import { Router, type Response } from 'express'
 import { z } from 'zod'
 import { BadRequestError } from '../../core/errors.js'
+import { sandboxEpochOf } from '../sandbox/require-chain.js'
 import type { SettlementRow } from '../db/tables.js'
 import { csvLine, settlementColumns } from './analytics-csv.js'
 import {
@@ -83,7 +84,7 @@ export function createSettlementRoutes(deps: ServerDeps): Router {
 
 /** The settlement as the control plane answers it (the stored row without the owner). */
 /** The epoch of the running Sandbox chain; undefined without one. */
-const currentEpoch = (deps: ServerDeps): string | undefined => deps.chain?.sandboxChain.epoch
+const currentEpoch = (deps: ServerDeps): string | undefined => sandboxEpochOf(deps) || undefined
 
 /**
  * A settlement as the control plane answers it. `old_chain`: settled on an earlier Sandbox chain than the running one

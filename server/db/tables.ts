@@ -305,6 +305,18 @@ export type PaymentEventsTable = {
 export type PaymentEventCounterTable = { id: number; last: number }
 
 /** PostgreSQL only (migration 2026_11_27_06): the Sandbox's injected faults, shared by every process (chain/faults). */
+/** The team Sandbox's chain owner (PostgreSQL; migration 2026_11_28_01): one row, id 1. */
+export type SandboxChainOwnerTable = {
+  id: number
+  /** The owning process's id (server/db/process-owner.ts). */
+  owner: string
+  /** Where the other processes reach it (svc serve --advertise-url). */
+  url: string
+  /** The chain's epoch; null while the owner starts it. */
+  epoch: string | null
+  started_at: string
+}
+
 export type SandboxFaultsTable = {
   id: string
   seq: Generated<number>
@@ -360,6 +372,7 @@ export type Database = {
   payment_events: PaymentEventsTable
   payment_event_counter: PaymentEventCounterTable
   sandbox_faults: SandboxFaultsTable
+  sandbox_chain_owner: SandboxChainOwnerTable
   endpoint_claims: EndpointClaimsTable
 }
 

@@ -6,13 +6,16 @@ import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
 import { createInProcessFacilitatorClient } from '../../chain/facilitator/client.js'
 import type { ServerDeps } from '../deps.js'
 import type { ApiRow } from '../db/tables.js'
-import { errorCode, ServiceUnavailableError } from '../../core/errors.js'
+import { errorCode, sandboxChainMoving, ServiceUnavailableError } from '../../core/errors.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 
 /** The facilitator of an API cannot be used: no chain, no SVC_FACILITATOR_URL, or it does not answer. */
 export class FacilitatorUnavailableError extends ServiceUnavailableError {
   override name = 'FacilitatorUnavailableError'
 }
+
+/** Where a team Sandbox's owner serves its facilitator on its main listener (server/cluster/cluster-routes.ts). */
+const ownerFacilitatorPath = '/_svc/cluster/facilitator'
 
 /** A scheme a resource server holds beside exact and upto (batch-settlement's, one per receiver: batch-servers.ts). */
 export type ExtraScheme = { key: string; scheme: SchemeNetworkServer }
@@ -43,7 +46,7 @@ export function createResourceServers(
 
   function facilitatorUrl(api: ApiRow): string {
     if (api.environment === 'development') {
-      const url = deps.chain?.facilitatorUrl
+      const url = deps.chain?.facilitatorUrl ?? ownerFacilitatorUrl()
       if (!url)
         throw new FacilitatorUnavailableError(
           'the Sandbox chain is not running, so development APIs cannot take payments: start svc with its chain (`svc up`)',
@@ -58,9 +61,22 @@ export function createResourceServers(
     return url
   }
 
+  /**
+   * A team Sandbox's process that does not own the chain (svc serve --sandbox-chain shared) pays through the owner's
+   * facilitator (server/cluster/owner-facilitator-client.ts); a 503 with Retry-After while no process owns it.
+   */
+  function ownerFacilitatorUrl(): string | undefined {
+    const owner = deps.chainOwner?.current()
+    if (!owner) return undefined
+    if (owner.kind !== 'remote') throw new FacilitatorUnavailableError(sandboxChainMoving, { retryAfterSeconds: 2 })
+    return `${owner.url}${ownerFacilitatorPath}`
+  }
+
   function clientFor(url: string): FacilitatorClient {
     const sandbox = deps.chain?.facilitator
     if (sandbox && url === deps.chain?.facilitatorUrl) return createInProcessFacilitatorClient(sandbox)
+    if (deps.chainOwner && url.endsWith(ownerFacilitatorPath))
+      return deps.chainOwner.facilitatorOf(url.slice(0, -ownerFacilitatorPath.length))
     return new HTTPFacilitatorClient({ url, timeoutMs: 30_000 })
   }
 
@@ -86,7 +102,7 @@ export function createResourceServers(
         const named = code && /^[A-Z][A-Z0-9_]*$/.test(code) ? ` (${code})` : ''
         throw new FacilitatorUnavailableError(
           `the facilitator of this API does not answer${named}: retry in a moment`,
-          { cause: error },
+          { cause: error, retryAfterSeconds: deps.chainOwner ? 2 : undefined },
         )
       },
     )

@@ -8,10 +8,11 @@ import { pausePoint } from '../../core/pause-point.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import type { JournalEntry } from '../journal/journal.js'
+import { sandboxEpochOf } from '../sandbox/require-chain.js'
 
 /** The Sandbox chain's epoch a payment of `api` is settled on ('' for production). */
 const chainEpochOf = (deps: ServerDeps, api: ApiRow): string =>
-  api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : ''
+  api.environment === 'development' ? sandboxEpochOf(deps) : ''
 
 /** The journal entry of a payment of `attempt` (its claim's, then its settlement's: `amount` the upto charge). */
 export function journalEntryOf(

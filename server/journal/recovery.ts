@@ -174,7 +174,8 @@ async function chainOf(deps: ServerDeps, row: SettlementJournalRow): Promise<Row
     if (row.nonce === null) return noNonce
     return { client, range: await deps.productionChains!.logRange(client, row.from_block, row.created_at) }
   }
-  const chain = deps.chain?.sandboxChain
+  // A team Sandbox's process that does not own the chain reads the owner's (server/cluster/chain-owner-view.ts).
+  const chain = deps.chain?.sandboxChain ?? deps.chainOwner?.reader()
   // A server without the chain services cannot check Sandbox payments: they wait for a start with them.
   if (!chain) return 'kept'
   if (row.nonce === null) return noNonce

@@ -23,7 +23,8 @@ const clockChannel = 'svc_clock'
 export async function shareClock(options: {
   db: Kysely<Database>
   clock: Clock
-  chain?: ChainServices | undefined
+  /** The chain to mine up to a new time: this process's, when it runs one (a getter: it may come and go). */
+  chain?: ChainServices | (() => ChainServices | undefined) | undefined
   /**
    * Runs a whole-sandbox change after those asked before (the SandboxState's), so a read is not overtaken by this
    * process's own `svc time advance` between moving its clock and writing it. @defaultValue at once
@@ -31,7 +32,8 @@ export async function shareClock(options: {
   exclusive?: (<T>(change: () => Promise<T>) => Promise<T>) | undefined
   log?: ((message: string) => void) | undefined
 }): Promise<() => Promise<void>> {
-  const { db, clock, chain, exclusive = (change) => change(), log = () => {} } = options
+  const { db, clock, exclusive = (change) => change(), log = () => {} } = options
+  const chainOf = typeof options.chain === 'function' ? options.chain : () => options.chain as ChainServices | undefined
   const notifications = notificationsOf(db)
   if (!notifications) return async () => {}
   /** Takes the offset of `epoch` (the newest one's without). */
@@ -46,6 +48,7 @@ export async function shareClock(options: {
         : await findLatestChainEpoch(db)
       if (!row || row.clock_offset_ms === clock.offsetMs) return
       clock.setOffset(row.clock_offset_ms)
+      const chain = chainOf()
       if (chain) await alignChainTime(chain, clock)
     }).catch((error) => log(`svc: taking svc's clock offset from the database failed: ${toSvcError(error).message}`))
   const subscription = notifications.subscribe(clockChannel, {
@@ -53,6 +56,6 @@ export async function shareClock(options: {
     reset: () => void take(),
   })
   await subscription.ready
-  if (!chain) await take()
+  if (!chainOf()) await take()
   return () => subscription.stop()
 }

@@ -1,7 +1,7 @@
 import { once } from 'node:events'
 import type { Request, Response } from 'express'
 import { sql } from 'kysely'
-import { sandboxChainRestarting } from '../../core/errors.js'
+import { sandboxChainMoving, sandboxChainRestarting } from '../../core/errors.js'
 import type { ServerDeps } from '../deps.js'
 import type { ServerLifecycle } from './lifecycle.js'
 
@@ -33,6 +33,7 @@ async function notReady(deps: ServerDeps, lifecycle: ServerLifecycle): Promise<s
     return 'the database does not answer'
   }
   const chain = deps.chain
+  if (!chain && deps.chainOwner?.current().kind === 'none') return sandboxChainMoving
   if (!chain) return undefined
   if (chain.sandboxChain.restarting) return sandboxChainRestarting
   try {
@@ -53,5 +54,6 @@ export async function answerHealth(req: Request, res: Response, deps: ServerDeps
   if (req.path === '/healthz') return void res.json({ status: 'live' })
   const why = await notReady(deps, lifecycle)
   if (why) return void res.status(503).json({ error: why })
-  res.json({ status: 'ready', database: 'ok', chain: deps.chain ? 'ok' : 'none' })
+  // A team Sandbox's other processes: 'remote', the chain is the owner's (svc serve --sandbox-chain shared).
+  res.json({ status: 'ready', database: 'ok', chain: deps.chain ? 'ok' : deps.chainOwner ? 'remote' : 'none' })
 }

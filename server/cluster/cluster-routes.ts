@@ -1,0 +1,86 @@
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import type { NextFunction, Request, Response } from 'express'
+import { sandboxChainMoving } from '../../core/errors.js'
+import { routeHost } from '../../core/hosts.js'
+import type { ServerDeps } from '../deps.js'
+import { clusterSecret, fromCluster } from './cluster-secret.js'
+
+/** Seconds a caller waits while the chain moves to another process (a takeover takes one to two). */
+export const movingRetryAfterSeconds = 2
+
+/**
+ * The control routes that act on the Sandbox chain (whatever needs `deps.chain`): the Sandbox wallet and its funding,
+ * balances, the faucet, faults, chain restart, snapshots, time travel, and the chain's local-dev config.
+ */
+const chainRoute =
+  /^\/(?:dev\/(?:faucet|balances|faults|chain\/restart|snapshots|time)(?:\/|$)|sandbox-wallet(?:\/|$)|config\/local-dev$)/
+
+/** Marks a request one process forwarded to the chain owner, so a stale view never forwards it on again. */
+const forwardedHeader = 'x-svc-forwarded-to-owner'
+
+/** Hop-by-hop headers a proxy does not pass on (RFC 9110 §7.6.1). */
+const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'upgrade'])
+
+function moving(res: ServerResponse) {
+  if (res.headersSent) return void res.destroy()
+  res.writeHead(503, {
+    'content-type': 'application/json; charset=utf-8',
+    'retry-after': String(movingRetryAfterSeconds),
+    'cache-control': 'no-store',
+  })
+  res.end(JSON.stringify({ error: sandboxChainMoving }))
+}
+
+/** Sends `req` to `target` as it is (method, headers, body), plus `extra` headers, and its answer back unchanged. */
+function pipeTo(target: URL, req: IncomingMessage, res: ServerResponse, extra: Record<string, string>) {
+  const headers: Record<string, string | string[]> = {}
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined && !hopByHop.has(name)) headers[name] = value
+  Object.assign(headers, extra)
+  const send = target.protocol === 'https:' ? httpsRequest : httpRequest
+  const outgoing = send(target, { method: req.method, headers }, (answer) => {
+    const back: Record<string, string | string[]> = {}
+    for (const [name, value] of Object.entries(answer.headers))
+      if (value !== undefined && !hopByHop.has(name)) back[name] = value
+    res.writeHead(answer.statusCode ?? 502, back)
+    answer.pipe(res)
+    answer.on('error', () => res.destroy())
+  })
+  // The owner cannot be reached (killed; its successor not yet up): 503 "moving", never a wrong verdict.
+  outgoing.on('error', () => moving(res))
+  req.pipe(outgoing)
+}
+
+/**
+ * `svc serve --sandbox-chain shared`, before the host routing (server/app.ts):
+ * - on the chain owner, the routes the other processes reach it by, with the cluster secret only (anyone else falls
+ *   through to the hosts, as if they did not exist): `/_svc/cluster/facilitator/*` (the Sandbox facilitator's
+ *   routes, served in process) and `/_svc/cluster/rpc` (its Anvil's JSON-RPC, which stays on loopback);
+ * - on the others, the control routes that need the chain, forwarded to the owner with the caller's credentials and
+ *   answered with the owner's answer unchanged; 503 with Retry-After while no process owns the chain.
+ * Why through the main listener: it is the one address every process already advertises and a load balancer may
+ * route by; the facilitator and Anvil keep listening on loopback, reached through it, guarded by the secret.
+ */
+export function createClusterRoutes(deps: ServerDeps) {
+  const secret = clusterSecret(deps.secrets.jwtSecret)
+  return (req: Request, res: Response, next: NextFunction) => {
+    const view = deps.chainOwner
+    if (!view) return next()
+    if (req.path.startsWith('/_svc/cluster/') && fromCluster(req, secret)) {
+      const chain = deps.chain
+      if (!chain) return moving(res)
+      if (req.path.startsWith('/_svc/cluster/facilitator/')) {
+        req.url = req.url.slice('/_svc/cluster/facilitator'.length)
+        return chain.facilitator.app(req, res, next)
+      }
+      if (req.path === '/_svc/cluster/rpc') return pipeTo(new URL(chain.rpcUrl), req, res, {})
+      return next()
+    }
+    if (deps.chain || !chainRoute.test(req.path) || routeHost(req.headers.host, deps.hosts).kind !== 'control')
+      return next()
+    const state = view.current()
+    if (state.kind !== 'remote' || req.headers[forwardedHeader] !== undefined) return moving(res)
+    pipeTo(new URL(req.originalUrl, state.url), req, res, { [forwardedHeader]: '1' })
+  }
+}
