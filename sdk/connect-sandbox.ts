@@ -11,7 +11,7 @@ import { UptoEvmScheme } from '@x402/evm/upto/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { ForbiddenError, UsageError } from '../core/errors.js'
+import { ForbiddenError, SvcApiError, UsageError } from '../core/errors.js'
 import { scopes } from '../core/scopes.js'
 import { createSvcClient, type SvcClient } from './client.js'
 import { createEventQueue } from './event-queue.js'
@@ -161,8 +161,17 @@ export async function connectSandbox(
   }
   await fund()
   const rpc = localDev.rpc_url === null ? undefined : { rpcUrl: localDev.rpc_url }
-  // svc's clock may be ahead (someone's time travel): the buyer asks it at each payment.
-  const ahead = async () => (await client.time.get()).offset_seconds
+  // svc's clock may be ahead (someone's time travel): the buyer asks it at each payment. While the shared chain
+  // changes hands svc cannot tell (503): the offset last read stands, and the payment itself is then waited out.
+  let offset: number | undefined
+  const ahead = async () => {
+    try {
+      offset = (await client.time.get()).offset_seconds
+    } catch (error) {
+      if (offset === undefined || !(error instanceof SvcApiError && error.status === 503)) throw error
+    }
+    return offset
+  }
   const payer = new x402Client()
     .register(localDev.network as `${string}:${string}`, signingBySvcClock(new ExactEvmScheme(buyer, rpc), ahead))
     .register(localDev.network as `${string}:${string}`, signingBySvcClock(new UptoEvmScheme(buyer, rpc), ahead))

@@ -26,7 +26,7 @@ import {
   type LedgerRow,
   matchLedger,
   readChainTransfers,
-  readDeadChain,
+  keepChainAfterKill,
 } from '../helpers/team-ledger.js'
 
 // Where PostgreSQL is missing outside CI the file is skipped, as the cluster's is.
@@ -53,11 +53,13 @@ const upstream: Server = createServer((req, res) =>
 let team: Team
 let tenants: Tenant[] = []
 let owner: ServeProcess
+let deadChain: { stop(): void } | undefined
 let run: {
   killedAt: number
   /** The first 200 of a chain route (GET /dev/time) through a survivor after the kill. */
   chainBackAt: number | undefined
-  firstPaidAfterKill: number | undefined
+  /** The first settlement of a paid request on the new owner's chain (its ledger row's created_at). */
+  firstPaidOnNewChain: number | undefined
   chains: ChainTransfers[]
 }
 
@@ -113,6 +115,7 @@ beforeAll(async () => {
   // All three at once: one takes the chain-owner lease, the others serve through it.
   await Promise.all([team.start(), team.start(), team.start()])
   owner = team.processes.find((svc) => svc.ready.chain_owner === true)!
+  deadChain = keepChainAfterKill(owner.ready.data_dir)
   const partial = await Promise.all([0, 1, 2].map(newTenant))
   const file = writeCiJob(dir)
   const upstreamUrl = `http://127.0.0.3:${(upstream.address() as { port: number }).port}`
@@ -148,7 +151,7 @@ beforeAll(async () => {
   const backAt = await Promise.all(survivors.map((svc) => chainAnswers(svc, tenants[0]!.handle.seller.apiKey, 60_000)))
   const ends = await Promise.all(tenants.map((tenant) => tenant.job.done))
   for (const [index, end] of ends.entries())
-    if (end.code !== 0) throw new Error(`CI job ${index} exited ${end.code}: ${end.stderr.trim().slice(-2000)}`)
+    if (end.code !== 0) throw new Error(`CI job ${index} exited ${end.code}: ${end.stderr.trim().slice(0, 1200)}`)
 
   const payTos = tenants.map((tenant) => tenant.payTo)
   const usdc = getAddress(tenants[0]!.handle.usdc.address)
@@ -156,24 +159,28 @@ beforeAll(async () => {
     rpc_url: string
   }>('GET', '/config/local-dev')
   const chains = [
-    await readDeadChain(owner.ready.data_dir, usdc, payTos),
+    await readChainTransfers(owner.ready.rpc_url, usdc, payTos),
     await readChainTransfers(current.rpc_url, usdc, payTos),
   ]
   for (const tenant of tenants) tenant.ledger = await readLedger(tenant.handle)
-  const paidAfter = tenants.flatMap((tenant) => tenant.job.paidAt).filter((at) => at > killedAt)
+  const onNewChain = tenants
+    .flatMap((tenant) => tenant.ledger)
+    .filter((row) => row.chain_epoch === chains[1]!.epoch)
+    .map((row) => Date.parse(row.created_at))
   run = {
     killedAt,
     chainBackAt: backAt.every((at) => at !== undefined) ? Math.max(...(backAt as number[])) : undefined,
-    firstPaidAfterKill: paidAfter.length ? Math.min(...paidAfter) : undefined,
+    firstPaidOnNewChain: onNewChain.length ? Math.min(...onNewChain) : undefined,
     chains,
   }
   console.info(
-    `serve-team: takeover: chain routes back ${run.chainBackAt === undefined ? '-' : run.chainBackAt - killedAt} ms after the kill, first paid 200 after ${run.firstPaidAfterKill === undefined ? '-' : run.firstPaidAfterKill - killedAt} ms; ledgers ${tenants.map((tenant) => tenant.ledger.length).join('/')}, epochs ${chains.map((chain) => chain.epoch).join(' → ')}`,
+    `serve-team: takeover: chain routes back ${run.chainBackAt === undefined ? '-' : run.chainBackAt - killedAt} ms after the kill, first paid request settled on the new chain ${run.firstPaidOnNewChain === undefined ? '-' : run.firstPaidOnNewChain - killedAt} ms; ledgers ${tenants.map((tenant) => tenant.ledger.length).join('/')}, epochs ${chains.map((chain) => chain.epoch).join(' → ')}`,
   )
 }, 240_000)
 
 afterAll(async () => {
   listening.abort()
+  deadChain?.stop()
   await Promise.all(tenants.map((tenant) => tenant.handle.stop()))
   for (const tenant of tenants) tenant.job.child.kill('SIGKILL')
   await team?.stop()
@@ -192,7 +199,7 @@ describe.skipIf(!runs)('a team Sandbox: three shared processes, three CI jobs, t
       expect(tenant.job.summary?.settlements).toBeGreaterThanOrEqual(payments)
     }
     expect(run.chainBackAt).toBeDefined()
-    expect(run.firstPaidAfterKill).toBeDefined()
+    expect(run.firstPaidOnNewChain).toBeGreaterThan(run.killedAt)
   })
 
   test("each tenant's ledger matches each chain it was paid on, exactly once, per epoch", () => {

@@ -1,13 +1,10 @@
 /**
  * A tenant's ledger against the chains it was paid on, per epoch. A team's Sandbox chain lives in its owner: when the
- * owner is killed its watchdog stops Anvil, which dumps the chain to the owner's data dir on exit
- * (chain/anvil/state-file.ts), and the new owner starts a new chain (a new epoch). The dead chain is read back from
- * that dump in an Anvil of the test's own; the running one from its RPC.
+ * owner is killed, its Anvil goes too and the new owner starts a new chain (a new epoch). The test keeps the dead
+ * owner's Anvil ({@link keepChainAfterKill}) to read that chain after the kill; the running one from its RPC.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { readdirSync, readFileSync } from 'node:fs'
 import { createPublicClient, http, numberToHex, parseAbiItem, type Address } from 'viem'
-import { startAnvil } from '../../chain/anvil/anvil.js'
 import { epochMarkerAddress } from '../../chain/epoch.js'
 import { readSandboxPids } from './processes.js'
 
@@ -31,40 +28,48 @@ export async function readChainTransfers(rpcUrl: string, usdc: Address, payTos: 
   return { epoch: (slot ?? '0x').slice(-16), transfers }
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
+/** The pid of the watchdog guarding `anvil` (chain/anvil/watchdog.ts: `sh -c … svc-anvil-watchdog <pid>`). */
+function watchdogOf(anvil: number): number | undefined {
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean)
+      if (args.includes('svc-anvil-watchdog') && args.at(-1) === String(anvil)) return Number(entry)
+    } catch {
+      // Gone meanwhile.
+    }
   }
+  return undefined
 }
 
 /**
- * The chain a killed owner held, from the dump its Anvil wrote on exit into `dataDir`: waits until that Anvil is gone
- * (its watchdog stops it at once, or within 1.5 s), loads the newest dump into an Anvil of the test's, and reads it.
+ * Keeps the Anvil of the owner whose data dir is `dataDir` running after the owner is killed: its watchdog, which
+ * would stop it, is stopped first. The shared chain is not saved (a takeover starts a new one), so this is how the
+ * test reads the dead owner's chain as it was at the kill: its own miner died with it, so nothing changes it after.
+ * Nothing of svc's reaches it after the kill (the other processes reached it through the owner). `stop` ends it.
  */
-export async function readDeadChain(dataDir: string, usdc: Address, payTos: Address[]): Promise<ChainTransfers> {
+export function keepChainAfterKill(dataDir: string): { stop(): void } {
   const { anvil } = readSandboxPids(dataDir)
-  const deadline = Date.now() + 15_000
-  while (alive(anvil)) {
-    if (Date.now() > deadline) throw new Error(`the dead owner's Anvil (pid ${anvil}) is still running`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  const chainDir = join(dataDir, 'chain')
-  const dumps = existsSync(chainDir) ? readdirSync(chainDir).filter((name) => /^exit-[0-9a-f]+\.json$/.test(name)) : []
-  const newest = dumps.map((name) => join(chainDir, name)).sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0]
-  if (!newest) throw new Error(`the dead owner's Anvil left no exit dump in ${chainDir}`)
-  JSON.parse(readFileSync(newest, 'utf8')) // a whole dump, not one cut short
-  const chain = await startAnvil({ extraArgs: { loadState: newest }, mining: 'auto', poolGuard: false })
-  try {
-    return await readChainTransfers(chain.rpcUrl, usdc, payTos)
-  } finally {
-    await chain.stop()
+  const watchdog = watchdogOf(anvil)
+  if (watchdog === undefined) throw new Error(`no watchdog guards the owner's Anvil (pid ${anvil})`)
+  process.kill(watchdog, 'SIGKILL')
+  return {
+    stop() {
+      try {
+        process.kill(anvil, 'SIGKILL')
+      } catch {
+        // Already gone.
+      }
+    },
   }
 }
 
-export type LedgerRow = { transaction: string; pay_to: string; chain_epoch: string | null; delivered: boolean }
+export type LedgerRow = {
+  transaction: string
+  pay_to: string
+  chain_epoch: string | null
+  delivered: boolean
+  created_at: string
+}
 
 /** One tenant's ledger against one chain: what is on each side only, and transactions recorded more than once. */
 export type EpochMatch = {
