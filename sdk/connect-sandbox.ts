@@ -162,13 +162,14 @@ export async function connectSandbox(
   await fund()
   const rpc = localDev.rpc_url === null ? undefined : { rpcUrl: localDev.rpc_url }
   // svc's clock may be ahead (someone's time travel): the buyer asks it at each payment. While the shared chain
-  // changes hands svc cannot tell (503): the offset last read stands, and the payment itself is then waited out.
+  // changes hands svc cannot tell (503, or the process asked died under the question): the offset last read stands,
+  // and the payment itself is then waited out.
   let offset: number | undefined
   const ahead = async () => {
     try {
       offset = (await client.time.get()).offset_seconds
     } catch (error) {
-      if (offset === undefined || !(error instanceof SvcApiError && error.status === 503)) throw error
+      if (offset === undefined || !(error instanceof SvcApiError && [0, 503].includes(error.status))) throw error
     }
     return offset
   }

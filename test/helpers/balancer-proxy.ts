@@ -2,8 +2,8 @@
  * A load balancer a test's clients reach over TCP, as a team's would (the README's Caddy site): one port on
  * 127.0.0.1 in front of a cluster's processes, each request to the next live one (round robin), the Host header the
  * client's, `X-Forwarded-For` and `-Proto` set, a refused connection sent to the next process (Caddy's `lb_retries`),
- * and the answer streamed back (an event stream stays open). A GET whose process died before answering is sent to
- * the next one too, as Caddy retries idempotent requests; any other request is answered 502.
+ * and the answer streamed back (an event stream stays open). A request whose process died under it is not sent again
+ * (a paid request may have settled there): the client's connection is dropped, as a TCP balancer's client sees it.
  */
 import { once } from 'node:events'
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http'
@@ -37,7 +37,7 @@ export async function startBalancerProxy(processes: BalancedProcess[]): Promise<
   const server: Server = createServer(async (req, res) => {
     // The body is read first so a refused connection can be retried on the next process (requests here are small).
     const body = await readBody(req)
-    for (let tries = 0; ; tries++) {
+    for (;;) {
       const live = processes.filter((svc) => !down.has(svc))
       const svc = live[turn++ % Math.max(live.length, 1)]
       if (!svc) {
@@ -66,10 +66,11 @@ export async function startBalancerProxy(processes: BalancedProcess[]): Promise<
         upstream.end(body)
       })
       if (answered instanceof Error) {
-        if (refused(answered)) down.add(svc)
-        if (refused(answered) || (req.method === 'GET' && tries < processes.length)) continue
-        if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' })
-        res.end(JSON.stringify({ error: `the process on ${svc.ready.port} failed: ${answered.message}` }))
+        if (refused(answered)) {
+          down.add(svc)
+          continue
+        }
+        req.socket.destroy()
         return
       }
       answeredBy.push(svc.ready.port)
