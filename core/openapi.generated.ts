@@ -425,10 +425,10 @@ export interface paths {
                             /** @constant */
                             database: "ok";
                             /**
-                             * @description none when the server runs without a Sandbox chain (svc serve --sandbox-chain none)
+                             * @description none when the server runs without a Sandbox chain (svc serve --sandbox-chain none); remote on a process of a team Sandbox (--sandbox-chain shared) whose chain another process owns
                              * @enum {unknown}
                              */
-                            chain: "ok" | "none";
+                            chain: "ok" | "none" | "remote";
                         };
                     };
                 };

@@ -12,6 +12,7 @@ import type { ServerTrust } from './serve/server-trust.js'
 import type { ServerLifecycle } from './serve/lifecycle.js'
 import type { ProductionChains } from './journal/production-chains.js'
 import type { ChainOwnerView } from './cluster/chain-owner-view.js'
+import type { FaultBook } from '../chain/faults/book.js'
 
 /** The limits of the paid routes a server may set (tests lower them); unset ones are paidRouteDefaults (gateway/payment-flow.ts). */
 export type PaidRouteLimits = {
@@ -35,6 +36,8 @@ export type ServerDeps = {
    * process verifies and settles Sandbox payments through the owner and forwards the chain routes to it.
    */
   chainOwner?: ChainOwnerView | undefined
+  /** With `chainOwner`: the Sandbox's faults in the database, struck by this process's gateway without the chain. */
+  sandboxFaults?: FaultBook | undefined
   /** Facilitator of production APIs (SVC_FACILITATOR_URL); without it their paid routes answer 503. */
   productionFacilitatorUrl?: string | undefined
   /** The RPCs of production networks (--rpc): recovery checks their unfinished payments there. @defaultValue none */

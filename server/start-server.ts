@@ -192,10 +192,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   if (options.sharedChain) {
     if (database.dialect !== 'postgres')
       throw new UsageError('--sandbox-chain shared needs a PostgreSQL --database-url')
-    const [{ createChainOwnerView }, { clusterSecret }] = await Promise.all([
-      import('./cluster/chain-owner-view.js'),
-      import('./cluster/cluster-secret.js'),
-    ])
+    const [{ createChainOwnerView }, { clusterSecret }, { createFaultBook }, { createPostgresFaultStore }] =
+      await Promise.all([
+        import('./cluster/chain-owner-view.js'),
+        import('./cluster/cluster-secret.js'),
+        import('../chain/faults/book.js'),
+        import('./db/faults.js'),
+      ])
+    deps.sandboxFaults = createFaultBook()
+    await deps.sandboxFaults.keepIn(createPostgresFaultStore(database.db))
     deps.chainOwner = await createChainOwnerView({
       db: database.db,
       notifications: database.notifications,
@@ -264,6 +269,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       await attached.detach()
       await stopClock()
       await deps.chainOwner?.close()
+      await deps.sandboxFaults?.keepIn()
       await database.close()
       if (ephemeral) rmSync(dataDir, { recursive: true, force: true })
     },

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { type Command, InvalidArgumentError, Option } from 'commander'
 import { UsageError } from '../../core/errors.js'
 import { defaultPort } from '../../core/hosts.js'
+import { sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
 import type { StartServeOptions } from '../../server/start-serve.js'
 
 type ServeOptions = {
@@ -208,8 +209,9 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
         rpc_url: chain?.rpcUrl ?? null,
         chain_manager_url: chain?.chainManagerUrl ?? null,
         facilitator_url: chain?.facilitatorUrl ?? null,
-        network: chain?.sandboxChain.network ?? null,
-        usdc: chain?.sandboxChain.usdc.address ?? null,
+        // A team Sandbox's other processes take payments on the owner's chain: its network and token are svc's own.
+        network: chain?.sandboxChain.network ?? (sharedChain ? sandboxNetwork : null),
+        usdc: chain?.sandboxChain.usdc.address ?? (sharedChain ? usdcAddress : null),
         data_dir: server.dataDir,
       }
       if (options.json) process.stdout.write(`${JSON.stringify(ready)}\n`)

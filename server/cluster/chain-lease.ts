@@ -1,11 +1,11 @@
-import { sql, type Kysely } from 'kysely'
+import type Pg from 'pg'
 import { toSvcError } from '../../core/errors.js'
-import { chainOwnerChannel, chainOwnerLock } from '../db/chain-owner.js'
+import { chainOwnerChannel, chainOwnerLockName } from '../db/chain-owner.js'
 import type { Notifications } from '../db/notifications.js'
-import type { Database } from '../db/tables.js'
 
 export type ChainLeaseOptions = {
-  db: Kysely<Database>
+  /** Opens the lease's own connection (server/db/opened-database.ts `connect`). */
+  connect: () => Promise<Pg.Client>
   notifications?: Notifications | undefined
   /**
    * Runs once the lease is won (start the chain, publish). A rejection gives the lease back (after `lost`), to be
@@ -14,7 +14,7 @@ export type ChainLeaseOptions = {
   won(): Promise<void>
   /** Runs when the lease is given back or lost (stop the chain). */
   lost(): Promise<void>
-  /** How often a standby tries the lock, and the owner checks its lock's connection. @defaultValue 1_000 */
+  /** How often a standby tries the lock, and the owner checks its connection. @defaultValue 1_000 */
   everyMs?: number | undefined
   log?: ((message: string) => void) | undefined
 }
@@ -28,17 +28,23 @@ export type ChainLease = {
   close(): Promise<void>
 }
 
+const tryLock = 'select pg_try_advisory_lock(hashtextextended($1, 0)) as won'
+const unlock = 'select pg_advisory_unlock(hashtextextended($1, 0))'
+
 /**
  * The team Sandbox's chain-owner lease among `svc serve --sandbox-chain shared` processes: PostgreSQL's session
- * advisory lock {@link chainOwnerLock}, taken with `pg_try_advisory_lock` on a connection of the pool that the owner
- * keeps for as long as it owns the chain. PostgreSQL releases it when that session ends (the owner was killed, or its
- * connection dropped), so a standby's next try (every `everyMs`, and at once on `svc_chain_owner`) wins. The owner
- * runs `select 1` on the connection as often: a connection found broken means the lock may be someone else's, so the
- * chain is stopped (`lost`) rather than run twice.
+ * advisory lock on {@link chainOwnerLockName}, tried with `pg_try_advisory_lock` on a connection of the lease's own
+ * (beside the pool and the liveness connection) every `everyMs`, and at once on `svc_chain_owner`. The owner keeps
+ * it on that connection for as long as it owns the chain; PostgreSQL releases it when the session ends (the owner
+ * was killed, or its connection dropped), so a standby's next try wins. The owner runs `select 1` on the connection
+ * as often: a connection found broken means the lock may be someone else's now, so its chain is stopped (`lost`)
+ * rather than run twice.
  */
 export function startChainLease(options: ChainLeaseOptions): ChainLease {
-  const { db, everyMs = 1_000 } = options
+  const { everyMs = 1_000 } = options
   const log = options.log ?? ((message: string) => console.error(message))
+  let client: Pg.Client | undefined
+  let broken = false
   let held = false
   let closed = false
   let trying: Promise<void> | undefined
@@ -47,50 +53,74 @@ export function startChainLease(options: ChainLeaseOptions): ChainLease {
   let wake: (() => void) | undefined
   const pause = () =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(() => resolve(), everyMs)
+      const timer = setTimeout(resolve, everyMs)
       wake = () => {
         clearTimeout(timer)
         resolve()
       }
     })
 
+  /** The lease's connection, opened again after it broke. */
+  async function connection(): Promise<Pg.Client> {
+    if (client && !broken) return client
+    const next = await options.connect()
+    next.on('error', (error) => {
+      if (next !== client || broken) return
+      broken = true
+      if (!closed) log(`svc: the connection of the Sandbox chain lease broke (${error.message})`)
+      wake?.()
+    })
+    client = next
+    broken = false
+    return next
+  }
+  const drop = async () => {
+    const old = client
+    client = undefined
+    await old?.end().catch(() => {})
+  }
+
   /** Holds the lock on `connection` while owning: `won` (then `decided`), a check of the connection every `everyMs`. */
-  async function own(connection: Kysely<Database>, decided: () => void): Promise<void> {
+  async function own(locked: Pg.Client, decided: () => void): Promise<void> {
     try {
       await options.won().finally(decided)
       while (!closed) {
         await pause()
-        if (!closed) await sql`select 1`.execute(connection)
+        if (broken) throw new Error('its connection broke')
+        if (!closed) await locked.query('select 1')
       }
     } catch (error) {
       if (!closed) log(`svc: the Sandbox chain lease is given back: ${toSvcError(error).message}`)
     } finally {
-      held = false
       await options.lost().catch((error) => log(`svc: stopping the Sandbox chain failed: ${toSvcError(error).message}`))
-      await sql`select pg_advisory_unlock(${chainOwnerLock})`.execute(connection).catch(() => {})
+      if (broken) await drop()
+      else {
+        await locked.query(unlock, [chainOwnerLockName]).catch(() => {})
+        // The standbys try at once rather than at their next look.
+        await locked.query('select pg_notify($1, $2)', [chainOwnerChannel, 'free']).catch(() => {})
+      }
+      held = false
     }
   }
 
   /** One try: resolves once it is known whether the lock was won and `won` ran (the hold goes on in `holding`). */
   const attempt = () =>
     new Promise<void>((decided) => {
-      holding = db
-        .connection()
-        .execute(async (connection) => {
-          const { rows } = await sql<{ won: boolean }>`select pg_try_advisory_lock(${chainOwnerLock}) as won`.execute(
-            connection,
-          )
-          if (!rows[0]?.won || closed) {
-            if (rows[0]?.won) await sql`select pg_advisory_unlock(${chainOwnerLock})`.execute(connection)
-            return decided()
-          }
-          held = true
-          await own(connection, decided)
-        })
-        .catch((error) => {
-          if (!closed) log(`svc: trying the Sandbox chain lease failed: ${toSvcError(error).message}`)
-          decided()
-        })
+      holding = (async () => {
+        const lease = await connection()
+        const { rows } = await lease.query<{ won: boolean }>(tryLock, [chainOwnerLockName])
+        if (!rows[0]?.won) return decided()
+        if (closed) {
+          await lease.query(unlock, [chainOwnerLockName])
+          return decided()
+        }
+        held = true
+        await own(lease, decided)
+      })().catch(async (error) => {
+        if (!closed) log(`svc: trying the Sandbox chain lease failed: ${toSvcError(error).message}`)
+        await drop()
+        decided()
+      })
     })
 
   const tryNow = () => {
@@ -100,8 +130,8 @@ export function startChainLease(options: ChainLeaseOptions): ChainLease {
     })
     return trying
   }
-  const subscription = options.notifications?.subscribe(chainOwnerChannel, () => tryNow())
-  const timer = setInterval(tryNow, everyMs)
+  const subscription = options.notifications?.subscribe(chainOwnerChannel, () => void tryNow())
+  const timer = setInterval(() => void tryNow(), everyMs)
   timer.unref()
   const first = tryNow() ?? Promise.resolve()
   return {
@@ -116,6 +146,7 @@ export function startChainLease(options: ChainLeaseOptions): ChainLease {
       await subscription?.stop()
       await trying
       await holding
+      await drop()
     },
   }
 }

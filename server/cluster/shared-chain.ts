@@ -44,8 +44,10 @@ export function startSharedChain(server: RunningServer, options: SharedChainOpti
     void publishChainEpoch(db, me, epoch).catch((error) =>
       log(`svc: publishing the Sandbox chain's new epoch failed: ${toSvcError(error).message}`),
     )
+  const connect = server.database.connect
+  if (!connect) throw new Error('the Sandbox chain lease needs PostgreSQL')
   const lease = startChainLease({
-    db,
+    connect: () => connect('svc chain lease'),
     notifications: notificationsOf(db),
     everyMs: options.everyMs,
     log,

@@ -1,12 +1,13 @@
-import { sql, type Kysely } from 'kysely'
+import type { Kysely } from 'kysely'
 import type { Database, SandboxChainOwnerTable } from './tables.js'
 import { nowIso } from '../ids.js'
 
 /**
  * The session advisory lock of the team Sandbox's chain owner (svc serve --sandbox-chain shared), beside the liveness
- * locks of server/db/process-owner.ts: theirs hash a process id (`proc_…`), this one a fixed name no id can take.
+ * locks of server/db/process-owner.ts: theirs hash a process id (`proc_…`) with `hashtextextended(…, 0)`, this one
+ * hashes a fixed name no id can take.
  */
-export const chainOwnerLock = sql`hashtextextended('svc sandbox chain owner', 0)`
+export const chainOwnerLockName = 'svc sandbox chain owner'
 
 /** The channel the `sandbox_chain_owner` trigger notifies on every change (migration 2026_11_28_01). */
 export const chainOwnerChannel = 'svc_chain_owner'

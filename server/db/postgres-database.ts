@@ -83,6 +83,11 @@ export async function openPostgres(url: string, provider: MigrationProvider, poo
     db,
     dialect: 'postgres',
     notifications,
+    async connect(applicationName) {
+      const client = new pg.Client({ ...config, keepAlive: true, application_name: applicationName })
+      await client.connect()
+      return client
+    },
     close() {
       closed ??= Promise.all([notifications.close(), owner.close()]).then(() => db.destroy())
       return closed

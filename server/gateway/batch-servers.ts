@@ -14,7 +14,7 @@ import { createChannelEvents } from './batch-events.js'
 import { createWithdrawalWatch } from './batch-withdrawals.js'
 import type { GatewayRoute } from './endpoint-table.js'
 import type { OwnWrites } from './own-write.js'
-import type { ResourceServers } from './resource-servers.js'
+import { FacilitatorUnavailableError, type ResourceServers } from './resource-servers.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 
 /** A receiver's channels under one facilitator: its server scheme, storage, resource server and channel managers. */
@@ -46,6 +46,10 @@ export type BatchServers = {
 }
 
 const isBatch = (accept: { scheme: string }) => accept.scheme === 'batch-settlement'
+
+/** The 503 of a batch-settlement Sandbox payment on a team Sandbox's process that does not own the chain. */
+export const batchOnOwnerOnly =
+  'batch-settlement (payment channel) Sandbox payments are taken only by the svc process that owns the Sandbox chain (svc serve --sandbox-chain shared): send them to that process'
 
 /**
  * The package's server `BatchSettlementEvmScheme` per receiver (pay-to address) and withdraw delay: x402's resource
@@ -206,6 +210,9 @@ export function createBatchServers(
   function serverFor(api: ApiRow, route: Pick<GatewayRoute, 'accepts'>) {
     const batch = route.accepts.find(isBatch)
     if (!batch) return undefined
+    // A team Sandbox's channels live with its chain owner's managers (claims and settles need its chain and relayer).
+    if (api.environment === 'development' && !deps.chain && deps.chainOwner)
+      throw new FacilitatorUnavailableError(batchOnOwnerOnly)
     const receiver = receiverFor(api, withdrawDelayOf(batch.extra), batch.network)
     manage(receiver, route)
     return receiver.server

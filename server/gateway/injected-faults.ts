@@ -32,9 +32,13 @@ export type GatewayFaults = {
  * every API (the facilitator applies the latter too, for sellers that call it over HTTP; the gateway takes them first,
  * so one payment meets a fault once). Production APIs never meet a fault.
  */
-export function createGatewayFaults(deps: Pick<ServerDeps, 'chain'>, options: { timeoutMs: number }): GatewayFaults {
+export function createGatewayFaults(
+  deps: Pick<ServerDeps, 'chain' | 'sandboxFaults'>,
+  options: { timeoutMs: number },
+): GatewayFaults {
+  // A team Sandbox's process without the chain takes them from the book all its processes share (PostgreSQL).
   const take = async (kind: Fault['kind'], api: ApiRow) =>
-    api.environment === 'development' ? deps.chain?.faults.take(kind, api.slug) : undefined
+    api.environment === 'development' ? (deps.chain?.faults ?? deps.sandboxFaults)?.take(kind, api.slug) : undefined
   const seconds = `${Math.round(options.timeoutMs / 100) / 10} s`
 
   return {
