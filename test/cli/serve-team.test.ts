@@ -2,8 +2,8 @@
  * Issue 27's Done-when: a team's shared Sandbox as the README's "Team Sandbox" starts it (PostgreSQL, three `svc serve
  * --sandbox-chain shared`: one owns the chain, two are gateways) behind a load balancer, three tenants' CI jobs (the
  * README's ci-job.ts, with connectSandbox()) at once, and the owner killed with SIGKILL in the middle. Every job
- * finishes after the takeover; each tenant's ledger matches each chain it was paid on (the dead one read back from its
- * Anvil's exit dump); no tenant reaches another's APIs, settlements, events, stats or faults, through any process.
+ * finishes after the takeover; each tenant's ledger matches each chain it was paid on (the dead owner's Anvil kept past
+ * the kill to read it); no tenant reaches another's APIs, settlements, events, stats or faults, through any process.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
