@@ -209,6 +209,8 @@ describe.skipIf(!runs)('a team Sandbox: three shared processes, three CI jobs, t
       const matches = matchLedger(tenant.ledger, tenant.payTo, run.chains)
       expect(matches.map((match) => match.epoch).sort()).toEqual([dead.epoch, current.epoch].sort())
       for (const match of matches) expect(match).toMatchObject({ missing: [], extra: [], duplicates: [] })
+      // The dead chain's settlements stay in the ledger, marked as settled on an earlier chain.
+      for (const row of tenant.ledger) expect(row.old_chain).toBe(row.chain_epoch === dead.epoch)
     }
     const onDead = tenants.reduce(
       (sum, tenant) => sum + (dead.transfers.get(tenant.payTo.toLowerCase())?.length ?? 0),

@@ -67,6 +67,7 @@ export type LedgerRow = {
   transaction: string
   pay_to: string
   chain_epoch: string | null
+  old_chain: boolean
   delivered: boolean
   created_at: string
 }
