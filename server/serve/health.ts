@@ -33,7 +33,8 @@ async function notReady(deps: ServerDeps, lifecycle: ServerLifecycle): Promise<s
     return 'the database does not answer'
   }
   const chain = deps.chain
-  if (!chain && deps.chainOwner?.current().kind === 'none') return sandboxChainMoving
+  // A team Sandbox's process: not ready while no process has the chain up (this one may be starting it).
+  if (!chain && deps.chainOwner && deps.chainOwner.current().kind !== 'remote') return sandboxChainMoving
   if (!chain) return undefined
   if (chain.sandboxChain.restarting) return sandboxChainRestarting
   try {

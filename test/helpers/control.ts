@@ -51,6 +51,9 @@ export async function startTestServer(
     paidRoutes?: PaidRouteLimits
     /** A database of the test's own (several servers on one PostgreSQL database). @defaultValue the suite's */
     databaseUrl?: string
+    /** A team Sandbox's process (svc serve --sandbox-chain shared) and how often it reaps (server/start-server.ts). */
+    sharedChain?: { everyMs?: number }
+    reapEveryMs?: number
   } = {},
 ): Promise<TestServer> {
   const databaseUrl = options.databaseUrl ?? (await suiteDatabaseUrl())
