@@ -235,7 +235,7 @@ describe.skipIf(!runs)('a team Sandbox: three shared processes, three CI jobs, t
       for (const event of settled) expect(own.has((event as { transaction: string }).transaction)).toBe(true)
       const told = settled.map((event) => (event as { transaction: string }).transaction)
       expect(new Set(told).size).toBe(told.length)
-      const stats = await tenant.handle.seller.client.stats.overview({ days: 1 })
+      const stats = await tenant.handle.seller.client.stats.overview({ days: 2 })
       expect(stats.totals.settlements).toBe(tenant.ledger.length)
     }
   })
