@@ -58,6 +58,8 @@ let run: {
   killedAt: number
   /** The first 200 of a chain route (GET /dev/time) through a survivor after the kill. */
   chainBackAt: number | undefined
+  /** What the survivors answered on the chain route before it was back. */
+  meanwhile: { status: number; retryAfter: string | null }[]
   /** The first settlement of a paid request on the new owner's chain (its ledger row's created_at). */
   firstPaidOnNewChain: number | undefined
   chains: ChainTransfers[]
@@ -83,18 +85,23 @@ async function newTenant(index: number): Promise<Omit<Tenant, 'job' | 'ledger'>>
   return { email, password, payTo: privateKeyToAccount(generatePrivateKey()).address, handle, events }
 }
 
-/** Polls GET /dev/time on `svc` (a chain route) until it answers 200; the moment it did. */
-async function chainAnswers(svc: ServeProcess, apiKey: string, timeoutMs: number): Promise<number | undefined> {
+/**
+ * Polls GET /dev/time on `svc` (a chain route) until it answers 200: the moment it did, and the answers before it that
+ * were not 200 (status and Retry-After).
+ */
+async function chainAnswers(svc: ServeProcess, apiKey: string, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs
+  const before: { status: number; retryAfter: string | null }[] = []
   while (Date.now() < deadline) {
     const response = await localFetch(`http://sandbox.localhost:${svc.ready.port}/dev/time`, {
       headers: { 'x-api-key': apiKey },
     }).catch(() => undefined)
     await response?.arrayBuffer()
-    if (response?.status === 200) return Date.now()
+    if (response?.status === 200) return { at: Date.now(), before }
+    before.push({ status: response?.status ?? 0, retryAfter: response?.headers.get('retry-after') ?? null })
     await new Promise((resolve) => setTimeout(resolve, 25))
   }
-  return undefined
+  return { at: undefined, before }
 }
 
 async function readLedger(handle: SharedSandbox): Promise<LedgerRow[]> {
@@ -169,7 +176,8 @@ beforeAll(async () => {
     .map((row) => Date.parse(row.created_at))
   run = {
     killedAt,
-    chainBackAt: backAt.every((at) => at !== undefined) ? Math.max(...(backAt as number[])) : undefined,
+    chainBackAt: backAt.every(({ at }) => at !== undefined) ? Math.max(...backAt.map(({ at }) => at!)) : undefined,
+    meanwhile: backAt.flatMap(({ before }) => before),
     firstPaidOnNewChain: onNewChain.length ? Math.min(...onNewChain) : undefined,
     chains,
   }
@@ -193,12 +201,15 @@ describe.skipIf(!runs)('a team Sandbox: three shared processes, three CI jobs, t
     expect(team.processes.map((svc) => svc.ready.chain_owner).sort()).toEqual([false, false, true])
   })
 
-  test('every CI job finished all its paid requests, some after the takeover', () => {
+  test('every CI job finished all its paid requests, some after the takeover; meanwhile the chain route was a 503 with Retry-After', () => {
     for (const tenant of tenants) {
       expect(tenant.job.paidAt).toHaveLength(payments)
       expect(tenant.job.summary?.settlements).toBeGreaterThanOrEqual(payments)
     }
     expect(run.chainBackAt).toBeDefined()
+    // Meanwhile the survivors said to come back later: 503 with Retry-After, nothing else.
+    expect(run.meanwhile.length).toBeGreaterThan(0)
+    for (const answer of run.meanwhile) expect(answer).toMatchObject({ status: 503, retryAfter: expect.any(String) })
     expect(run.firstPaidOnNewChain).toBeGreaterThan(run.killedAt)
   })
 
@@ -208,7 +219,8 @@ describe.skipIf(!runs)('a team Sandbox: three shared processes, three CI jobs, t
     for (const tenant of tenants) {
       const matches = matchLedger(tenant.ledger, tenant.payTo, run.chains)
       expect(matches.map((match) => match.epoch).sort()).toEqual([dead.epoch, current.epoch].sort())
-      for (const match of matches) expect(match).toMatchObject({ missing: [], extra: [], duplicates: [] })
+      // Whole, so a failure shows the transactions on one side only.
+      expect(matches).toEqual(matches.map((match) => ({ ...match, missing: [], extra: [], duplicates: [] })))
       // The dead chain's settlements stay in the ledger, marked as settled on an earlier chain.
       for (const row of tenant.ledger) expect(row.old_chain).toBe(row.chain_epoch === dead.epoch)
     }
