@@ -213,14 +213,28 @@ describe.skipIf(!runs)('a team Sandbox: three shared processes, three CI jobs, t
     expect(run.firstPaidOnNewChain).toBeGreaterThan(run.killedAt)
   })
 
-  test("each tenant's ledger matches each chain it was paid on, exactly once, per epoch", () => {
+  test("each tenant's ledger matches each chain it was paid on, exactly once, per epoch (the dead one but for a payment in flight at the kill)", () => {
     const [dead, current] = run.chains as [ChainTransfers, ChainTransfers]
     expect(dead.epoch).not.toBe(current.epoch)
     for (const tenant of tenants) {
       const matches = matchLedger(tenant.ledger, tenant.payTo, run.chains)
       expect(matches.map((match) => match.epoch).sort()).toEqual([dead.epoch, current.epoch].sort())
+      // The new chain: exactly the ledger. The dead one: nothing in the ledger that it does not hold, and of its
+      // transfers at most the one the job had in flight at the kill missing (a job pays one request at a time): mined
+      // by the owner in its last moment, answered to no one, and the chain that knew it is gone, so no survivor can
+      // find it (seen once in ~15 runs; printed when it happens).
+      const ofDead = matches.find((match) => match.epoch === dead.epoch)!
+      if (ofDead.missing.length > 0) console.info(`serve-team: lost with the dead chain: ${ofDead.missing.join(', ')}`)
+      expect(ofDead.missing.length).toBeLessThanOrEqual(1)
       // Whole, so a failure shows the transactions on one side only.
-      expect(matches).toEqual(matches.map((match) => ({ ...match, missing: [], extra: [], duplicates: [] })))
+      expect(matches).toEqual(
+        matches.map((match) => ({
+          ...match,
+          missing: match === ofDead ? match.missing : [],
+          extra: [],
+          duplicates: [],
+        })),
+      )
       // The dead chain's settlements stay in the ledger, marked as settled on an earlier chain.
       for (const row of tenant.ledger) expect(row.old_chain).toBe(row.chain_epoch === dead.epoch)
     }
