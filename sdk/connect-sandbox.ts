@@ -11,12 +11,13 @@ import { UptoEvmScheme } from '@x402/evm/upto/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { ForbiddenError, UsageError } from '../core/errors.js'
+import { ForbiddenError, SvcApiError, UsageError } from '../core/errors.js'
 import { scopes } from '../core/scopes.js'
 import { createSvcClient, type SvcClient } from './client.js'
 import { createEventQueue } from './event-queue.js'
 import { localFetch } from './local-fetch.js'
 import { signingBySvcClock } from './svc-clock-signing.js'
+import { retryTakeover } from './takeover-retry.js'
 import type { ChainRestart, Fault, FaultInput, SandboxTime, StreamEvent } from './types.js'
 
 /**
@@ -39,6 +40,11 @@ export type ConnectSandboxOptions = {
   maxAmountPerPayment?: string | undefined
   /** @defaultValue a fetch that resolves `*.localhost` */
   fetch?: typeof globalThis.fetch | undefined
+  /**
+   * How long `buyer.fetch` waits out the Sandbox chain changing hands (503 + Retry-After; `svc serve --sandbox-chain
+   * shared`) before answering the 503. @defaultValue 60_000
+   */
+  takeoverWaitMs?: number | undefined
 }
 
 /** A tenant's handle on a shared Sandbox: {@link TestSandbox}'s shape where it makes sense. */
@@ -62,7 +68,10 @@ export type SharedSandbox = {
   buyer: {
     address: Hex
     privateKey: Hex
-    /** `fetch` that pays 402s (x402's exact and upto schemes), signing by svc's clock. */
+    /**
+     * `fetch` that pays 402s (x402's exact and upto schemes), signing by svc's clock. It waits out a takeover of the
+     * shared chain (503 + Retry-After) and funds the buyer again when the new chain refuses it for its balance.
+     */
     fetch: typeof globalThis.fetch
   }
   /** `fetch` that resolves `*.localhost`. */
@@ -117,7 +126,7 @@ export async function connectSandbox(
   credentials: SandboxCredentials = {},
   options: ConnectSandboxOptions = {},
 ): Promise<SharedSandbox> {
-  const { buyerUsdc = '100', maxAmountPerPayment = '10000000', fetch = localFetch } = options
+  const { buyerUsdc = '100', maxAmountPerPayment = '10000000', fetch = localFetch, takeoverWaitMs } = options
   const anonymous = createSvcClient({ baseUrl: url, fetch })
   const platform = await anonymous.request<{
     base_url: string
@@ -146,11 +155,24 @@ export async function connectSandbox(
 
   const privateKey = generatePrivateKey()
   const buyer = privateKeyToAccount(privateKey)
-  await session.sandbox.faucet(buyer.address, 'eth')
-  await session.sandbox.faucet(buyer.address, 'usdc', buyerUsdc)
+  const fund = async () => {
+    await session.sandbox.faucet(buyer.address, 'eth')
+    await session.sandbox.faucet(buyer.address, 'usdc', buyerUsdc)
+  }
+  await fund()
   const rpc = localDev.rpc_url === null ? undefined : { rpcUrl: localDev.rpc_url }
-  // svc's clock may be ahead (someone's time travel): the buyer asks it at each payment.
-  const ahead = async () => (await client.time.get()).offset_seconds
+  // svc's clock may be ahead (someone's time travel): the buyer asks it at each payment. While the shared chain
+  // changes hands svc cannot tell (503, or the process asked died under the question): the offset last read stands,
+  // and the payment itself is then waited out.
+  let offset: number | undefined
+  const ahead = async () => {
+    try {
+      offset = (await client.time.get()).offset_seconds
+    } catch (error) {
+      if (offset === undefined || !(error instanceof SvcApiError && [0, 503].includes(error.status))) throw error
+    }
+    return offset
+  }
   const payer = new x402Client()
     .register(localDev.network as `${string}:${string}`, signingBySvcClock(new ExactEvmScheme(buyer, rpc), ahead))
     .register(localDev.network as `${string}:${string}`, signingBySvcClock(new UptoEvmScheme(buyer, rpc), ahead))
@@ -176,7 +198,11 @@ export async function connectSandbox(
     network: localDev.network,
     usdc: { ...localDev.usdc },
     seller: { email, apiKey, client },
-    buyer: { address: buyer.address, privateKey, fetch: wrapFetchWithPayment(fetch, payer) },
+    buyer: {
+      address: buyer.address,
+      privateKey,
+      fetch: retryTakeover(wrapFetchWithPayment(fetch, payer), { refund: fund, unavailableMs: takeoverWaitMs }),
+    },
     fetch,
     time: () => client.time.get(),
     faults: {

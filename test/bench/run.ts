@@ -8,6 +8,8 @@
  * `cluster` (three `svc serve` on one PostgreSQL: 402 rate, paid p50 against SQLite, payments with kills; `--payments`
  * sizes the kill run, 10,000 unless told) needs it too, takes minutes, and runs only when named; `cluster_402` is its
  * unpaid 402 rounds alone.
+ * `team` (a team Sandbox: three `svc serve --sandbox-chain shared`; takeover times over a few kills of the chain owner,
+ * paid p50 through a non-owner against the owner) needs it too and runs only when named.
  */
 import '../../core/polyfill.js'
 import { parseArgs } from 'node:util'
@@ -20,6 +22,7 @@ import { benchControlPlane } from './control.bench.js'
 import { benchDataLayer } from './data-layer.bench.js'
 import { benchIssue11, benchSvcUpReady } from './issue-11.bench.js'
 import { benchLongRun } from './long-run.bench.js'
+import { benchTeam } from './team.bench.js'
 import { benchSvcUpWithTwin, benchTwinV1VsV2 } from './twin.bench.js'
 import { benchCpuProfile, benchProfile } from './profile.bench.js'
 
@@ -43,6 +46,7 @@ const benches = {
   data_layer: () => benchDataLayer(),
   cluster: () => benchCluster({ payments: number(values.payments), progress }),
   cluster_402: () => benchCluster({ only402: true, progress }),
+  team: () => benchTeam({ progress }),
   twin: async () => ({ svc_up: await benchSvcUpWithTwin(), v1_vs_v2: await benchTwinV1VsV2() }),
   svc_up_ready: () => benchSvcUpReady(),
   long_run: () => benchLongRun({ payments: number(values.payments), progress }),

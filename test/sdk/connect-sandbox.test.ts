@@ -104,6 +104,33 @@ describe('a shared Sandbox: three tenants on one svc serve with connectSandbox()
     await Promise.all(tenants.map(suite))
   })
 
+  test('a buyer the chain refuses for its balance (as on a new chain after a takeover) is funded again once, and its request paid', async () => {
+    // 0.015 USDC: the second payment of 0.01 is short.
+    const sandbox = await connectSandbox(svc.ready.control_url, {}, { buyerUsdc: '0.015' })
+    try {
+      const { client } = sandbox.seller
+      const slug = `poor-${randomBytes(3).toString('hex')}`
+      const api = await client.apis.create({
+        name: 'Poor',
+        slug,
+        upstream_base_url: upstreamUrl,
+        pay_to_mode: 'user_wallet',
+        pay_to_address: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+      })
+      await client.endpoints.create(api.id, {
+        method: 'GET',
+        path_pattern: '/quote',
+        accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }],
+      })
+      const url = `${sandbox.gatewayUrl(slug)}/quote`
+      expect((await sandbox.buyer.fetch(url)).status).toBe(200)
+      expect((await sandbox.buyer.fetch(url)).status).toBe(200)
+      expect((await client.settlements.list({ api_id: api.id })).settlements).toHaveLength(2)
+    } finally {
+      await sandbox.stop()
+    }
+  })
+
   test("no tenant reaches another's API, faults or settlements: 404; its fault list and clear are its own", async () => {
     const [a, b] = tenants as [Tenant, Tenant]
     const status = (call: Promise<unknown>) =>
