@@ -21,6 +21,7 @@ import * as paymentClaims from './migrations/2026_11_27_03_00_00_payment_claims.
 import * as journalStartBlock from './migrations/2026_11_27_04_00_00_journal_start_block.js'
 import * as notifications from './migrations/2026_11_27_05_00_00_notifications.js'
 import * as sharedState from './migrations/2026_11_27_06_00_00_shared_state.js'
+import * as channelLogCursors from './migrations/2026_11_28_03_00_00_channel_log_cursors.js'
 import { isPostgresUrl, openPostgres } from './postgres-database.js'
 import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
@@ -51,6 +52,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_04_00_00_journal_start_block': journalStartBlock,
   '2026_11_27_05_00_00_notifications': notifications,
   '2026_11_27_06_00_00_shared_state': sharedState,
+  '2026_11_28_03_00_00_channel_log_cursors': channelLogCursors,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

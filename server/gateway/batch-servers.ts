@@ -64,7 +64,7 @@ export function createBatchServers(
 ): BatchServers {
   const receivers = new Map<string, Receiver>()
   const publish = createChannelEvents(deps.db, deps.events)
-  // Buyers' withdrawals reach no route: they are read from the Sandbox chain once a receiver takes channels there.
+  // Buyers' withdrawals reach no route: they are read from the chains once a receiver takes channels (or svc keeps some).
   const withdrawals = createWithdrawalWatch(deps, publish, own)
   const epochOf = (api: ApiRow) => (api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : '')
 
@@ -102,7 +102,7 @@ export function createBatchServers(
       managers: new Map(),
     }
     receivers.set(key, receiver)
-    if (api.environment === 'development') withdrawals.start()
+    withdrawals.start()
     return receiver
   }
 
@@ -212,6 +212,8 @@ export function createBatchServers(
   }
 
   async function startAll(): Promise<void> {
+    // Withdrawals made while svc was stopped are read now, from where it had got to.
+    if (await deps.db.selectFrom('batch_channels').select('channel_id').limit(1).executeTakeFirst()) withdrawals.start()
     const rows = await deps.db
       .selectFrom('endpoints')
       .innerJoin('apis', 'apis.id', 'endpoints.api_id')

@@ -51,6 +51,9 @@ export async function startTestServer(
     paidRoutes?: PaidRouteLimits
     /** A database of the test's own (several servers on one PostgreSQL database). @defaultValue the suite's */
     databaseUrl?: string
+    /** RPCs of production networks, `<network>=<url>` (svc serve --rpc), and the widest log range read on them. */
+    rpc?: string[]
+    rpcLogBlocks?: number
   } = {},
 ): Promise<TestServer> {
   const databaseUrl = options.databaseUrl ?? (await suiteDatabaseUrl())
