@@ -10,15 +10,21 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createTestClient, createWalletClient, http, type Hex, type LocalAccount } from 'viem'
+import { createTestClient, http, type Hex } from 'viem'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
-import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
 import { newAccount } from '../../helpers/payments.js'
 import { addEndpoint, createApi, startUpstream, usdcBalance } from './helpers.js'
-import { batchAccept, batchBuyer, channelConfigOf, channelIdOf, channelOnChain, depositOf } from './batch-kit.js'
+import {
+  batchAccept,
+  batchBuyer,
+  channelConfigOf,
+  channelIdOf,
+  channelOnChain,
+  depositOf,
+  withdrawCall,
+} from './batch-kit.js'
 
 const price = 1_000n
 const dir = mkdtempSync(join(tmpdir(), 'svc-withdraw-catch-up-'))
@@ -42,25 +48,6 @@ async function startSvc(options: Parameters<typeof startTestServer>[0] = {}) {
   const t = await startTestServer({ chain: services, databaseUrl, ...options })
   servers.push(t)
   return t
-}
-
-/** The buyer's own call of the contract (no svc in between), mined: its transaction. */
-async function withdrawCall(
-  buyer: LocalAccount,
-  functionName: 'initiateWithdraw' | 'finalizeWithdraw',
-  args: readonly unknown[],
-) {
-  const wallet = createWalletClient({ account: buyer, transport: http(services.sandboxChain.rpcUrl) })
-  const { request } = await services.sandboxChain.client.simulateContract({
-    account: buyer,
-    address: batchSettlementAddresses.settlement,
-    abi: x402BatchSettlementAbi,
-    functionName,
-    args: args as never,
-  })
-  const hash = await wallet.writeContract({ ...request, chain: null })
-  await services.sandboxChain.client.waitForTransactionReceipt({ hash })
-  return hash
 }
 
 test('a production channel (--rpc) is watched too: a withdraw request made while svc was stopped, read in bounded ranges', async () => {
@@ -105,7 +92,7 @@ test('a production channel (--rpc) is watched too: a withdraw request made while
   await expect.poll(async () => (await shown()).channel.settled, { timeout: 15_000 }).toBe('2000')
   await t.stop()
 
-  const requested = await withdrawCall(buyer, 'initiateWithdraw', [
+  const requested = await withdrawCall(services, buyer, 'initiateWithdraw', [
     await channelConfigOf(services, deposit!),
     8n * price,
   ])
@@ -159,11 +146,11 @@ test('a withdrawal initiated and finalized while svc was stopped is recorded onc
   await t.stop()
 
   const config = await channelConfigOf(services, deposit!)
-  const requested = await withdrawCall(buyer, 'initiateWithdraw', [config, 7n * price])
+  const requested = await withdrawCall(services, buyer, 'initiateWithdraw', [config, 7n * price])
   const anvil = createTestClient({ mode: 'anvil', transport: http(services.sandboxChain.rpcUrl) })
   await anvil.increaseTime({ seconds: 901 })
   await anvil.mine({ blocks: 1 })
-  const withdrawn = await withdrawCall(buyer, 'finalizeWithdraw', [config])
+  const withdrawn = await withdrawCall(services, buyer, 'finalizeWithdraw', [config])
   expect(await usdcBalance(services, buyer.address)).toBe(start - 3n * price)
   const onChain = await channelOnChain(services, channelId!)
   expect(onChain).toEqual({ balance: 3n * price, totalClaimed: 3n * price })
