@@ -1,4 +1,5 @@
 import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server'
+import { sql } from 'kysely'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import {
   BatchSettlementEvmScheme,
@@ -16,11 +17,14 @@ import type { GatewayRoute } from './endpoint-table.js'
 import type { OwnWrites } from './own-write.js'
 import type { ResourceServers } from './resource-servers.js'
 import { cutText, logLineLimit } from '../../core/http.js'
+import { pausePoint } from '../../core/pause-point.js'
 
 /** A receiver's channels under one facilitator: its server scheme, storage, resource server and channel managers. */
 type Receiver = {
   key: string
   chainEpoch: string
+  /** The pay-to address, lowercase. */
+  payTo: string
   scheme: BatchSettlementEvmScheme
   storage: ChannelStorage
   server: Promise<x402ResourceServer>
@@ -95,6 +99,7 @@ export function createBatchServers(
     receiver = {
       key,
       chainEpoch,
+      payTo,
       scheme,
       storage,
       server,
@@ -134,6 +139,8 @@ export function createBatchServers(
             claimed += gain
             if (before) perChannel.push({ channelId: before.channelId, amount: gain.toString() })
           }
+        // Crash tests stop here: the settle is about to be sent, what it settles recorded as claimed.
+        if (body.type === 'settle') await pausePoint('channel-settle')
         const response = await facilitator.settle(payload, requirements)
         if (!response.success || (body.type !== 'claim' && body.type !== 'settle')) return response
         const base = {
@@ -197,6 +204,31 @@ export function createBatchServers(
           deps.log?.(cutText(`gateway: channel manager of ${receiver.key}: ${(error as Error).message}`, logLineLimit)),
       })
       receiver.managers.set(key, schedule)
+      if (!held) void settleLeftovers(receiver, manager, accept.asset)
+    }
+  }
+
+  /**
+   * A new manager knows of no claim to settle (it keeps that in memory): what svc recorded as claimed and not settled
+   * (a svc that died between a claim and its settle) is settled now, or it would wait for the next claim.
+   */
+  async function settleLeftovers(receiver: Receiver, manager: BatchSettlementChannelManager, token: string) {
+    try {
+      const rows = await deps.db
+        .selectFrom('batch_channels')
+        .select(['claimed', 'settled'])
+        .where('chain_epoch', '=', receiver.chainEpoch)
+        .where('receiver', '=', receiver.payTo)
+        .where(sql<string>`lower(token)`, '=', token.toLowerCase())
+        .execute()
+      if (rows.some((row) => BigInt(row.claimed) > BigInt(row.settled))) await manager.settle()
+    } catch (error) {
+      deps.log?.(
+        cutText(
+          `gateway: could not settle what ${receiver.key} had claimed: ${(error as Error).message}`,
+          logLineLimit,
+        ),
+      )
     }
   }
 
