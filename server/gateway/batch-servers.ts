@@ -43,6 +43,11 @@ export type BatchServers = {
    * start: vouchers a stopped svc left unclaimed are claimed and settled on schedule, without waiting for a request).
    */
   startAll(): Promise<void>
+  /**
+   * A refund through the gateway claimed what its channel had charged: settles it to the receiver now (the manager
+   * settles only after claims of its own, so it would wait for the next one).
+   */
+  refunded(api: ApiRow, route: Pick<GatewayRoute, 'accepts'>, token: string): void
   /** Claims every voucher received and settles them now (each receiver and token with a channel manager). */
   claimAndSettle(): Promise<void>
   /** Stops the channel managers' timers, claiming and settling what they hold first. */
@@ -274,6 +279,15 @@ export function createBatchServers(
   return {
     epochOf,
     serverFor,
+    refunded(api, route, token) {
+      const batch = route.accepts.find(isBatch)
+      if (!batch) return
+      const receiver = receivers.get(
+        `${api.environment} ${(api.pay_to_address ?? '').toLowerCase()} ${withdrawDelayOf(batch.extra)} ${epochOf(api)}`,
+      )
+      const held = receiver?.managers.get(`${batch.network} ${token.toLowerCase()}`)
+      if (receiver && held) void settleLeftovers(receiver, held.manager, token)
+    },
     startAll() {
       starting ??= startAll().catch((error: unknown) =>
         deps.log?.(cutText(`gateway: the channel managers did not start: ${(error as Error).message}`, logLineLimit)),

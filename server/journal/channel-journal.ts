@@ -155,12 +155,11 @@ export async function resolveChannelJournalRow(
     functionName: 'channels',
     args: [action.channelId as Hex],
   })
-  if (kind === 'refund')
-    await settleRefundInStorage(deps, row, action, {
-      balance,
-      totalClaimed,
-      refundNonce: await refundNonceOf(chain, action.channelId as Hex),
-    })
+  await alignStorageWithChain(deps, row, action, {
+    balance,
+    totalClaimed,
+    refundNonce: await refundNonceOf(chain, action.channelId as Hex),
+  })
   const at = new Date(row.created_at)
   // The package's storage writes the channel as the deposit settles: svc may have died before it did.
   await deps.db
@@ -222,12 +221,13 @@ export async function resolveChannelJournalRow(
 }
 
 /**
- * A landed refund the package's record does not know yet (svc died before the scheme's after-settle hook): the
- * record as that hook leaves it, from the chain: let go of (closed) when nothing but the charged part is left, else
- * the chain's balance, claimed total and refund nonce, its reservation freed. A record the hook already wrote is
- * left as it is.
+ * A landed deposit or refund the package's record does not know yet (svc died before the scheme's after-settle hook):
+ * the record as that hook leaves it, from the chain. A refund's channel is let go of (closed) when nothing but the
+ * charged part is left, else it takes the chain's balance, claimed total and refund nonce; a deposit's takes the
+ * chain's balance and claimed total (its request, never answered, is not charged). The reservation of the request
+ * that died with svc is freed. A record the hook already wrote is left as it is.
  */
-async function settleRefundInStorage(
+async function alignStorageWithChain(
   deps: ServerDeps,
   row: SettlementJournalRow,
   action: JournaledChannelAction,
@@ -241,8 +241,13 @@ async function settleRefundInStorage(
     withdrawDelay: action.withdrawDelay,
   })
   await storage.updateChannel(action.channelId, (current: Channel | undefined) => {
-    if (!current || BigInt(current.refundNonce) >= chain.refundNonce) return current
-    if (chain.balance <= BigInt(current.chargedCumulativeAmount)) return undefined
+    if (!current) return current
+    const known =
+      action.kind === 'refund'
+        ? BigInt(current.refundNonce) >= chain.refundNonce
+        : BigInt(current.balance) === chain.balance
+    if (known) return current
+    if (action.kind === 'refund' && chain.balance <= BigInt(current.chargedCumulativeAmount)) return undefined
     return {
       ...current,
       balance: chain.balance.toString(),
@@ -253,7 +258,6 @@ async function settleRefundInStorage(
     }
   })
 }
-
 /** A deposit's request the package's record charged (its spent) without svc's voucher row: the row, as charged. */
 async function recordChargedDeposit(deps: ServerDeps, row: SettlementJournalRow, action: JournaledChannelAction) {
   const channel = await deps.db

@@ -5,7 +5,8 @@
  * before the gateway's record (channel-record, its second stop: the deposit's, the first, is let go with SIGUSR2).
  * The next start on the same data dir finds the refund on the chain and records it: the channel (GET /channels/{id}) refunded what the chain's Refunded
  * event says, closed, its balance and claimed the chain's; the refund once, with its transaction; the facilitator's
- * own journal of the action settled with it; nothing moved twice (the buyer has back exactly what it did not spend).
+ * own journal of the action settled with it; what the refund claimed settled to the receiver; nothing moved twice
+ * (the buyer has back exactly what it did not spend, the receiver has what it spent).
  * Paid through svc's gateway by @x402/evm's client.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -100,6 +101,11 @@ test.each([
     expect(await usdcBalance(again, buyer.address)).toBe(start - 3n * price)
 
     const seller = await seedSeller(again)
+    // What the refund claimed is settled to the receiver at the start (the manager that was to settle it died).
+    await expect
+      .poll(async () => (await seller('GET', `/channels/${channelId}`)).channel.settled, { timeout: 15_000 })
+      .toBe('3000')
+    expect(await usdcBalance(again, receiver)).toBe(3n * price)
     const shown = await seller('GET', `/channels/${channelId}`)
     expect(shown.channel).toMatchObject({
       api_id: api.id,
@@ -112,7 +118,7 @@ test.each([
       state: 'closed',
     })
     const kinds = shown.transactions.map((entry: { kind: string }) => entry.kind).sort()
-    expect(kinds).toEqual(['deposit', 'refund'])
+    expect(kinds).toEqual(['deposit', 'refund', 'settle'])
     expect(shown.transactions).toContainEqual(
       expect.objectContaining({ kind: 'refund', amount: '7000', transaction: refunds[0]!.transactionHash }),
     )
