@@ -2,6 +2,7 @@ import { CompiledQuery, type Kysely } from 'kysely'
 import type { Channel, ChannelStorage, ChannelUpdateResult } from '@x402/evm/batch-settlement/server'
 import type { Environment } from '../../core/hosts.js'
 import { connectionOf } from '../db/database.js'
+import { dialectOf } from '../db/dialect.js'
 import type { BatchChannelsTable } from '../db/batch-tables.js'
 import type { Database } from '../db/tables.js'
 import { runOn, type OwnWrites } from './own-write.js'
@@ -32,6 +33,7 @@ export function createChannelStorage(
   now: () => Date = () => new Date(),
 ): ChannelStorage {
   const connection = connectionOf(db)
+  const locking = dialectOf(db) === 'postgres'
   const byId = (id: string) =>
     db
       .selectFrom('batch_channels')
@@ -155,12 +157,14 @@ export function createChannelStorage(
       const id = channelId.toLowerCase()
       if (atomic && !connection!.inTransaction) return own(() => atomic.immediate(id, update))
       return db.transaction().execute(async (trx) => {
-        const stored = await trx
+        const read = trx
           .selectFrom('batch_channels')
           .select('data')
           .where('chain_epoch', '=', scope.chainEpoch)
           .where('channel_id', '=', id)
-          .executeTakeFirst()
+        // On PostgreSQL the row is locked until the write: two updates at once (a voucher's and a claim's) would
+        // otherwise both read the same record, and the later write would undo the other's (a claim counted twice).
+        const stored = await (locking ? read.forUpdate() : read).executeTakeFirst()
         const current = parse(stored)
         const { result, write } = change(id, stored, current, update(current))
         if (write) await trx.executeQuery(write)
