@@ -83,7 +83,7 @@ export function App(options: DashboardOptions) {
             <TwinsLine twins={urls.twins} />
             <FaultsLine faults={data.faults.data} />
             <BazaarLine catalog={data.bazaar.data} />
-            <ChannelsLine channels={data.channels.data} />
+            <ChannelsLine channels={data.channels.data} width={width} />
           </Box>
           <WalletPanel loggedIn={loggedIn} wallet={data.wallet} faucet={data.faucet} width={width} />
           <ApisPanel

@@ -86,6 +86,16 @@ export type BatchTransactionsTable = {
   created_at: string
 }
 
+/** Where the reading of a chain's channel logs (withdrawals) goes on from. */
+export type ChannelLogCursorsTable = {
+  network: string
+  /** The Sandbox chain's epoch; '' for a production network. */
+  chain_epoch: string
+  /** The first block not read yet (decimal). */
+  next_block: string
+  updated_at: string
+}
+
 export type BatchChannelRow = Selectable<BatchChannelsTable>
 export type BatchVoucherRow = Selectable<BatchVouchersTable>
 export type BatchTransactionRow = Selectable<BatchTransactionsTable>

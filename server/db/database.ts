@@ -22,6 +22,7 @@ import * as journalStartBlock from './migrations/2026_11_27_04_00_00_journal_sta
 import * as notifications from './migrations/2026_11_27_05_00_00_notifications.js'
 import * as sharedState from './migrations/2026_11_27_06_00_00_shared_state.js'
 import * as sandboxChainOwner from './migrations/2026_11_28_01_00_00_sandbox_chain_owner.js'
+import * as channelLogCursors from './migrations/2026_11_28_03_00_00_channel_log_cursors.js'
 import * as paymentIdClaims from './migrations/2026_11_28_05_00_00_payment_id_claims.js'
 import { isPostgresUrl, openPostgres } from './postgres-database.js'
 import { loadSqlite } from './sqlite-driver.js'
@@ -54,6 +55,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_27_05_00_00_notifications': notifications,
   '2026_11_27_06_00_00_shared_state': sharedState,
   '2026_11_28_01_00_00_sandbox_chain_owner': sandboxChainOwner,
+  '2026_11_28_03_00_00_channel_log_cursors': channelLogCursors,
   '2026_11_28_05_00_00_payment_id_claims': paymentIdClaims,
 }
 

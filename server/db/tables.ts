@@ -1,6 +1,11 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
 import type { Environment } from '../../core/hosts.js'
-import type { BatchChannelsTable, BatchTransactionsTable, BatchVouchersTable } from './batch-tables.js'
+import type {
+  BatchChannelsTable,
+  BatchTransactionsTable,
+  BatchVouchersTable,
+  ChannelLogCursorsTable,
+} from './batch-tables.js'
 
 export type UsersTable = {
   id: string
@@ -384,6 +389,7 @@ export type Database = {
   batch_channels: BatchChannelsTable
   batch_vouchers: BatchVouchersTable
   batch_transactions: BatchTransactionsTable
+  channel_log_cursors: ChannelLogCursorsTable
   cache_version: CacheVersionTable
   payment_events: PaymentEventsTable
   payment_event_counter: PaymentEventCounterTable

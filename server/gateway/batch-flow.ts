@@ -135,6 +135,7 @@ export async function payBatch(
       transaction: settled.response.transaction,
     })
     ctx.journal.finish(journalId)
+    ctx.batch.refunded(api, route, requirements.asset)
     // Not payment.settled: the buyer was refunded, not charged.
     ctx.tell(
       'channel.refunded',

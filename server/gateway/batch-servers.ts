@@ -1,4 +1,5 @@
 import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server'
+import { sql } from 'kysely'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import {
   BatchSettlementEvmScheme,
@@ -16,11 +17,14 @@ import type { GatewayRoute } from './endpoint-table.js'
 import type { OwnWrites } from './own-write.js'
 import { FacilitatorUnavailableError, type ResourceServers } from './resource-servers.js'
 import { cutText, logLineLimit } from '../../core/http.js'
+import { pausePoint } from '../../core/pause-point.js'
 
 /** A receiver's channels under one facilitator: its server scheme, storage, resource server and channel managers. */
 type Receiver = {
   key: string
   chainEpoch: string
+  /** The pay-to address, lowercase. */
+  payTo: string
   scheme: BatchSettlementEvmScheme
   storage: ChannelStorage
   server: Promise<x402ResourceServer>
@@ -39,6 +43,11 @@ export type BatchServers = {
    * start: vouchers a stopped svc left unclaimed are claimed and settled on schedule, without waiting for a request).
    */
   startAll(): Promise<void>
+  /**
+   * A refund through the gateway claimed what its channel had charged: settles it to the receiver now (the manager
+   * settles only after claims of its own, so it would wait for the next one).
+   */
+  refunded(api: ApiRow, route: Pick<GatewayRoute, 'accepts'>, token: string): void
   /** Claims every voucher received and settles them now (each receiver and token with a channel manager). */
   claimAndSettle(): Promise<void>
   /** Stops the channel managers' timers, claiming and settling what they hold first. */
@@ -68,7 +77,7 @@ export function createBatchServers(
 ): BatchServers {
   const receivers = new Map<string, Receiver>()
   const publish = createChannelEvents(deps.db, deps.events)
-  // Buyers' withdrawals reach no route: they are read from the Sandbox chain once a receiver takes channels there.
+  // Buyers' withdrawals reach no route: they are read from the chains once a receiver takes channels (or svc keeps some).
   const withdrawals = createWithdrawalWatch(deps, publish, own)
   const epochOf = (api: ApiRow) => (api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : '')
 
@@ -99,6 +108,7 @@ export function createBatchServers(
     receiver = {
       key,
       chainEpoch,
+      payTo,
       scheme,
       storage,
       server,
@@ -106,7 +116,7 @@ export function createBatchServers(
       managers: new Map(),
     }
     receivers.set(key, receiver)
-    if (api.environment === 'development') withdrawals.start()
+    withdrawals.start()
     return receiver
   }
 
@@ -138,6 +148,8 @@ export function createBatchServers(
             claimed += gain
             if (before) perChannel.push({ channelId: before.channelId, amount: gain.toString() })
           }
+        // Crash tests stop here: the settle is about to be sent, what it settles recorded as claimed.
+        if (body.type === 'settle') await pausePoint('channel-settle')
         const response = await facilitator.settle(payload, requirements)
         if (!response.success || (body.type !== 'claim' && body.type !== 'settle')) return response
         const base = {
@@ -201,6 +213,31 @@ export function createBatchServers(
           deps.log?.(cutText(`gateway: channel manager of ${receiver.key}: ${(error as Error).message}`, logLineLimit)),
       })
       receiver.managers.set(key, schedule)
+      if (!held) void settleLeftovers(receiver, manager, accept.asset)
+    }
+  }
+
+  /**
+   * A new manager knows of no claim to settle (it keeps that in memory): what svc recorded as claimed and not settled
+   * (a svc that died between a claim and its settle) is settled now, or it would wait for the next claim.
+   */
+  async function settleLeftovers(receiver: Receiver, manager: BatchSettlementChannelManager, token: string) {
+    try {
+      const rows = await deps.db
+        .selectFrom('batch_channels')
+        .select(['claimed', 'settled'])
+        .where('chain_epoch', '=', receiver.chainEpoch)
+        .where('receiver', '=', receiver.payTo)
+        .where(sql<string>`lower(token)`, '=', token.toLowerCase())
+        .execute()
+      if (rows.some((row) => BigInt(row.claimed) > BigInt(row.settled))) await manager.settle()
+    } catch (error) {
+      deps.log?.(
+        cutText(
+          `gateway: could not settle what ${receiver.key} had claimed: ${(error as Error).message}`,
+          logLineLimit,
+        ),
+      )
     }
   }
 
@@ -219,6 +256,8 @@ export function createBatchServers(
   }
 
   async function startAll(): Promise<void> {
+    // Withdrawals made while svc was stopped are read now, from where it had got to.
+    if (await deps.db.selectFrom('batch_channels').select('channel_id').limit(1).executeTakeFirst()) withdrawals.start()
     const rows = await deps.db
       .selectFrom('endpoints')
       .innerJoin('apis', 'apis.id', 'endpoints.api_id')
@@ -247,6 +286,15 @@ export function createBatchServers(
   return {
     epochOf,
     serverFor,
+    refunded(api, route, token) {
+      const batch = route.accepts.find(isBatch)
+      if (!batch) return
+      const receiver = receivers.get(
+        `${api.environment} ${(api.pay_to_address ?? '').toLowerCase()} ${withdrawDelayOf(batch.extra)} ${epochOf(api)}`,
+      )
+      const held = receiver?.managers.get(`${batch.network} ${token.toLowerCase()}`)
+      if (receiver && held) void settleLeftovers(receiver, held.manager, token)
+    },
     startAll() {
       starting ??= startAll().catch((error: unknown) =>
         deps.log?.(cutText(`gateway: the channel managers did not start: ${(error as Error).message}`, logLineLimit)),

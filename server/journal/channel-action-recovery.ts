@@ -5,6 +5,7 @@ import { toSvcError } from '../../core/errors.js'
 import { listPendingChannelActions, saveChannelAction } from '../db/channel-actions.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
+import { createBatchRecords } from '../gateway/batch-records.js'
 
 /** What resolving the pending channel actions did. */
 export type ChannelActionResolution = {
@@ -76,5 +77,46 @@ async function resolve(
     return 'notSent'
   }
   await finish({ state: 'settled', transaction: found.transaction ?? null, amount: found.amount })
+  if (action.kind === 'settle' && found.transaction) await recordLandedSettle(deps, action, found.transaction)
   return 'landed'
+}
+
+/**
+ * A settle of svc's gateway's channel manager that landed while svc died before recording it: its receiver's claimed
+ * amounts count as settled and the transaction is the channel's settle, as the gateway would have recorded them (else
+ * the manager, which keeps in memory that a settle is due, would never settle them again: nothing is left on chain).
+ * A receiver svc keeps no channels for (a seller of its own using svc's facilitator) has nothing to record.
+ */
+async function recordLandedSettle(deps: ServerDeps, action: ChannelAction, transaction: string): Promise<void> {
+  const epoch = action.chainEpoch
+  const known = await deps.db
+    .selectFrom('batch_channels')
+    .select(['environment', 'token'])
+    .where('chain_epoch', '=', epoch)
+    .where('receiver', '=', action.receiver.toLowerCase())
+    .executeTakeFirst()
+  const recorded = await deps.db
+    .selectFrom('batch_transactions')
+    .select('id')
+    .where('chain_epoch', '=', epoch)
+    .where('kind', '=', 'settle')
+    .where('transaction', '=', transaction)
+    .executeTakeFirst()
+  if (!known || recorded) return
+  const records = createBatchRecords(
+    deps.db,
+    (write) => write(),
+    () => new Date(),
+  )
+  const settled = await records.settled(epoch, action.receiver, action.token)
+  await records.transaction({
+    chainEpoch: epoch,
+    kind: 'settle',
+    environment: known.environment,
+    network: action.network,
+    token: known.token,
+    receiver: action.receiver,
+    amount: settled.amount,
+    transaction,
+  })
 }

@@ -1,4 +1,5 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import type { Channel } from '@x402/evm/batch-settlement/server'
 import type { Hex } from 'viem'
 import { findChannelActionOnChain } from '../../chain/batch-settlement/actions-on-chain.js'
 import { batchSettlementAddresses } from '../../chain/batch-settlement/contracts.js'
@@ -13,6 +14,7 @@ import { deleteJournalRow } from '../db/settlement-journal.js'
 import type { SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { createBatchRecords } from '../gateway/batch-records.js'
+import { createChannelStorage } from '../gateway/batch-channel-storage.js'
 
 /** A channel's deposit or refund as its journal row keeps it (`settlement_journal.channel_action`, JSON). */
 export type JournaledChannelAction = {
@@ -153,6 +155,11 @@ export async function resolveChannelJournalRow(
     functionName: 'channels',
     args: [action.channelId as Hex],
   })
+  await alignStorageWithChain(deps, row, action, {
+    balance,
+    totalClaimed,
+    refundNonce: await refundNonceOf(chain, action.channelId as Hex),
+  })
   const at = new Date(row.created_at)
   // The package's storage writes the channel as the deposit settles: svc may have died before it did.
   await deps.db
@@ -213,6 +220,44 @@ export async function resolveChannelJournalRow(
   return 'recovered'
 }
 
+/**
+ * A landed deposit or refund the package's record does not know yet (svc died before the scheme's after-settle hook):
+ * the record as that hook leaves it, from the chain. A refund's channel is let go of (closed) when nothing but the
+ * charged part is left, else it takes the chain's balance, claimed total and refund nonce; a deposit's takes the
+ * chain's balance and claimed total (its request, never answered, is not charged). The reservation of the request
+ * that died with svc is freed. A record the hook already wrote is left as it is.
+ */
+async function alignStorageWithChain(
+  deps: ServerDeps,
+  row: SettlementJournalRow,
+  action: JournaledChannelAction,
+  chain: { balance: bigint; totalClaimed: bigint; refundNonce: bigint },
+) {
+  const storage = createChannelStorage(deps.db, {
+    chainEpoch: row.chain_epoch,
+    environment: row.environment,
+    network: row.network,
+    receiver: action.receiver,
+    withdrawDelay: action.withdrawDelay,
+  })
+  await storage.updateChannel(action.channelId, (current: Channel | undefined) => {
+    if (!current) return current
+    const known =
+      action.kind === 'refund'
+        ? BigInt(current.refundNonce) >= chain.refundNonce
+        : BigInt(current.balance) === chain.balance
+    if (known) return current
+    if (action.kind === 'refund' && chain.balance <= BigInt(current.chargedCumulativeAmount)) return undefined
+    return {
+      ...current,
+      balance: chain.balance.toString(),
+      totalClaimed: chain.totalClaimed.toString(),
+      refundNonce: Number(chain.refundNonce),
+      onchainSyncedAt: Date.now(),
+      pendingRequest: undefined,
+    }
+  })
+}
 /** A deposit's request the package's record charged (its spent) without svc's voucher row: the row, as charged. */
 async function recordChargedDeposit(deps: ServerDeps, row: SettlementJournalRow, action: JournaledChannelAction) {
   const channel = await deps.db

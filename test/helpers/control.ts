@@ -54,6 +54,9 @@ export async function startTestServer(
     /** A team Sandbox's process (svc serve --sandbox-chain shared) and how often it reaps (server/start-server.ts). */
     sharedChain?: { everyMs?: number }
     reapEveryMs?: number
+    /** RPCs of production networks, `<network>=<url>` (svc serve --rpc), and the widest log range read on them. */
+    rpc?: string[]
+    rpcLogBlocks?: number
   } = {},
 ): Promise<TestServer> {
   const databaseUrl = options.databaseUrl ?? (await suiteDatabaseUrl())

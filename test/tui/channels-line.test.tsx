@@ -1,6 +1,6 @@
 import { render } from 'ink-testing-library'
 import { expect, test } from 'vitest'
-import { ChannelsLine, channelsLineLines } from '../../tui/components/ChannelsLine.js'
+import { ChannelsLine, channelsLineLines, latestChannel } from '../../tui/components/ChannelsLine.js'
 import type { Channel } from '../../sdk/types.js'
 
 const channel = (overrides: Partial<Channel>): Channel => ({
@@ -28,13 +28,41 @@ const channel = (overrides: Partial<Channel>): Channel => ({
   ...overrides,
 })
 
-test("the channels line: a channel's life in one line, drawn only while there is a channel", () => {
+test('the channels lines: the states and totals, then the channel that moved last, drawn only while there is one', () => {
   expect(channelsLineLines([])).toBe(0)
   expect(render(<ChannelsLine channels={[]} />).lastFrame()).toBe('')
-  const channels = [channel({}), channel({ state: 'closed', spent: '3000', vouchers: 3, refunded: '7000' })]
-  expect(channelsLineLines(channels)).toBe(1)
-  // Cut to the terminal's width (ink-testing-library's is 100 columns).
+  const channels = [
+    channel({}),
+    channel({
+      channel_id: `0x${'4'.repeat(64)}`,
+      state: 'closed',
+      spent: '3000',
+      claimed: '3000',
+      settled: '0',
+      vouchers: 3,
+      refunded: '7000',
+      balance: '3000',
+      updated_at: '2026-11-26T00:01:00.000Z',
+    }),
+  ]
+  expect(channelsLineLines(channels)).toBe(3)
+  expect(latestChannel(channels)?.state).toBe('closed')
+  // Each line cut to the terminal's width (ink-testing-library's is 100 columns).
   expect(render(<ChannelsLine channels={channels} />).lastFrame()).toBe(
-    '  channels (1 open of 2) 8 requests · deposited 0.02 · spent 0.008 · claimed 0.01 · settled 0.01 · …',
+    [
+      '  channels (1 open, 1 closed) 8 requests · deposited 0.02 · spent 0.008 · settled 0.005 USDC',
+      '    latest 0x4444…4444 closed · 3 requests · payer 0x2222…2222',
+      '    deposited 0.01  spent 0.003  claimed 0.003  settled 0  refunded 0.007  withdrawn 0',
+    ].join('\n'),
+  )
+  // A classic 80-column terminal: what is 0 of refunded and withdrawn gives way.
+  expect(
+    render(<ChannelsLine channels={channels} width={80} />)
+      .lastFrame()
+      ?.split('\n')[2],
+  ).toBe('    deposited 0.01  spent 0.003  claimed 0.003  settled 0  refunded 0.007')
+  const withdrawing = channel({ state: 'withdrawing', updated_at: '2026-11-26T00:02:00.000Z' })
+  expect(render(<ChannelsLine channels={[...channels, withdrawing]} />).lastFrame()).toContain(
+    '  channels (1 open, 1 withdrawing, 1 closed) 13 requests',
   )
 })

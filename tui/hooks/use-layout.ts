@@ -45,7 +45,7 @@ const order: ScrollablePanel[] = ['apis', 'settlements', 'outbox']
  * redraw everything on each update), the lists sharing what the fixed lines leave: one line each, then up to
  * {@link settlementsReserve} for the settlements, then the focused list, then APIs, settlements, outbox. The fixed
  * lines: the header, the seed's new keys while shown (title and one line each), the chain and its services (two,
- * one more while faults are injected, one more while the bazaar catalog lists something), the wallet (three with a session, else one), the three lists' titles, the
+ * one more while faults are injected, one more while the bazaar catalog lists something, three while there are payment channels), the wallet (three with a session, else one), the three lists' titles, the
  * refused payments once there are some (a title and the newest few), the help bar (one line, or more in a narrow terminal).
  */
 export function useLayout(

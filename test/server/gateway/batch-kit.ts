@@ -7,7 +7,7 @@ import { decodePaymentResponseHeader } from '@x402/core/http'
 import { toClientEvmSigner } from '@x402/evm'
 import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import { parseEventLogs, type Hex } from 'viem'
+import { createWalletClient, http, parseEventLogs, type Hex, type LocalAccount } from 'viem'
 import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
 import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
 import type { ChainServices } from '../../../chain/services.js'
@@ -66,4 +66,24 @@ export async function channelConfigOf(services: ChainServices, transaction: Hex)
   const receipt = await services.sandboxChain.client.getTransactionReceipt({ hash: transaction })
   const [created] = parseEventLogs({ abi: x402BatchSettlementAbi, eventName: 'ChannelCreated', logs: receipt.logs })
   return created!.args.config
+}
+
+/** The buyer's own call of the contract (no svc in between: a unilateral withdrawal), mined: its transaction. */
+export async function withdrawCall(
+  services: ChainServices,
+  buyer: LocalAccount,
+  functionName: 'initiateWithdraw' | 'finalizeWithdraw',
+  args: readonly unknown[],
+): Promise<Hex> {
+  const wallet = createWalletClient({ account: buyer, transport: http(services.sandboxChain.rpcUrl) })
+  const { request } = await services.sandboxChain.client.simulateContract({
+    account: buyer,
+    address: batchSettlementAddresses.settlement,
+    abi: x402BatchSettlementAbi,
+    functionName,
+    args: args as never,
+  })
+  const hash = await wallet.writeContract({ ...request, chain: null })
+  await services.sandboxChain.client.waitForTransactionReceipt({ hash })
+  return hash
 }

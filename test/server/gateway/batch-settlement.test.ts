@@ -173,4 +173,32 @@ describe('batch-settlement through the gateway', () => {
     expect(again.status).toBe(200)
     expect(await record(channelId)).toMatchObject({ spent: '2000', vouchers: 2 })
   })
+
+  test('what a refund claimed is settled to the receiver after it, without waiting for another claim', async () => {
+    // The manager claims hourly: the refund's own claim is all there is to settle.
+    const other = await newSeller(stack.t)
+    const refunds = await createApi(stack.t, other, stack.upstream.url)
+    await addEndpoint(stack.t, other, refunds.id, {
+      method: 'GET',
+      path_pattern: '/weather/{city}',
+      accepts: [batchAccept(stack.services, price, { claimIntervalSeconds: 3600 })],
+    })
+    const { buyer, scheme, pay } = buyerFetch()
+    await stack.services.manager.fund(buyer.address, 'usdc', '1')
+    for (let i = 0; i < 3; i++) expect((await pay(`${refunds.gateway}/weather/rome`)).status).toBe(200)
+    expect((await scheme.refund(`${refunds.gateway}/weather/rome`, { fetch: localFetch })).success).toBe(true)
+    await expect.poll(() => usdcBalance(stack.services, other.payTo), { timeout: 10_000 }).toBe(3n * price)
+    await expect
+      .poll(
+        async () =>
+          (
+            await stack.t.server.database.db
+              .selectFrom('batch_channels')
+              .select('settled')
+              .where('receiver', '=', other.payTo.toLowerCase())
+              .executeTakeFirstOrThrow()
+          ).settled,
+      )
+      .toBe('3000')
+  })
 })

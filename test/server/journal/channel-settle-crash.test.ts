@@ -1,0 +1,104 @@
+/**
+ * A crash between a channel's claim and its settle loses nothing (issue 24, "Bad input"): `svc up` is killed
+ * (`kill -9`) while its channel manager settles what it claimed, either before the settle is sent
+ * (SVC_PAUSE_AT=channel-settle: the claim recorded, the settle not) or after it was mined, before anything recorded it
+ * (channel-action-settle). The next start settles what was claimed and not settled (the manager keeps in memory
+ * that a settle is due, so without this it would wait for the next claim), or records the settle the chain has. The
+ * receiver gets what the vouchers charged once, and svc's settles are the chain's. Paid through svc's gateway by
+ * @x402/evm's client.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { x402Client } from '@x402/core/client'
+import { toClientEvmSigner } from '@x402/evm'
+import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
+import { wrapFetchWithPayment } from '@x402/fetch'
+import { createPublicClient, http, type Hex } from 'viem'
+import { afterAll, expect, test } from 'vitest'
+import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
+import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
+import { openDatabase } from '../../../server/db/database.js'
+import { localFetch } from '../../../sdk/local-fetch.js'
+import { killAt, post, seedApiWith, seedSeller, startSeeded, usdcBalance } from '../../helpers/crash-at.js'
+import { newAccount } from '../../helpers/payments.js'
+import type { SvcProcess } from '../../helpers/svc-process.js'
+import { batchAcceptOf, channelIdOf } from '../gateway/batch-kit.js'
+
+const dirs: string[] = []
+const running: SvcProcess[] = []
+afterAll(async () => {
+  await Promise.all(running.map((svc) => svc.stop()))
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+test.each(['channel-settle', 'channel-action-settle'])(
+  'a settle cut short at %s: the next start settles what was claimed once, as the chain has it',
+  async (step) => {
+    const price = 1_000n
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-channel-settle-'))
+    dirs.push(dataDir)
+    const svc = await startSeeded(running, dataDir, step)
+    const receiver = newAccount().address
+    const { api } = await seedApiWith(svc, 'settles', receiver, [
+      batchAcceptOf(svc.ready.usdc, price, { claimIntervalSeconds: 1, settleIntervalSeconds: 1 }),
+    ])
+    const buyer = newAccount()
+    const chain = createPublicClient({ transport: http(svc.ready.rpc_url) })
+    await post(`${svc.ready.chain_manager_url}/faucet`, { address: buyer.address })
+    const start = await usdcBalance(svc, buyer.address)
+    const pay = wrapFetchWithPayment(
+      localFetch,
+      new x402Client()
+        .register(svc.ready.network, new BatchClient(toClientEvmSigner(buyer, chain)))
+        .setSpendControls({ allowedAssets: true }),
+    )
+    let channelId: Hex | undefined
+    for (let i = 0; i < 3; i++) {
+      const response = await pay(`${api.gateway_url}/weather/oslo`)
+      expect(response.status, await response.text()).toBe(200)
+      channelId ??= channelIdOf(response)
+    }
+    // The manager claims within a second, then settles: svc stops there and is killed.
+    await killAt(svc, dataDir, step)
+
+    const again = await startSeeded(running, dataDir)
+    const seller = await seedSeller(again)
+    const id = channelId!.toLowerCase()
+    await expect
+      .poll(async () => (await seller('GET', `/channels/${id}`)).channel.settled, { timeout: 15_000 })
+      .toBe('3000')
+    const shown = await seller('GET', `/channels/${id}`)
+    expect(shown.channel).toMatchObject({ deposited: '10000', spent: '3000', claimed: '3000', settled: '3000' })
+    // Once: the receiver has what the vouchers charged, the buyer paid the deposit only.
+    expect(await usdcBalance(again, receiver)).toBe(3n * price)
+    expect(await usdcBalance(again, buyer.address)).toBe(start - 10n * price)
+    const onChain = createPublicClient({ transport: http(again.ready.rpc_url) })
+    const settles = await onChain.getContractEvents({
+      address: batchSettlementAddresses.settlement,
+      abi: x402BatchSettlementAbi,
+      eventName: 'Settled',
+      args: { receiver },
+      fromBlock: 0n,
+    })
+    const recorded = shown.transactions.filter((entry: { kind: string }) => entry.kind === 'settle')
+    expect(recorded.map((entry: { transaction: string }) => entry.transaction).sort()).toEqual(
+      settles.map((log) => log.transactionHash).sort(),
+    )
+    expect(recorded.map((entry: { amount: string }) => entry.amount).sort()).toEqual(
+      settles.map((log) => log.args.amount!.toString()).sort(),
+    )
+    await again.stop()
+    const database = await openDatabase(join(dataDir, 'svc.sqlite'))
+    try {
+      const pending = await database.db
+        .selectFrom('channel_actions')
+        .where('state', '=', 'pending')
+        .selectAll()
+        .execute()
+      expect(pending).toEqual([])
+    } finally {
+      await database.close()
+    }
+  },
+)
