@@ -9,6 +9,7 @@ import { createEventForwarder } from '../event-forwarder.js'
 import { openEventStream } from '../event-stream.js'
 import { listenSecret } from '../listen-secret.js'
 import { requestEnvironment } from '../settings.js'
+import { firstSignal } from '../signals.js'
 
 type ListenFlags = { api?: string; forwardTo?: string; secret?: string; newSecret?: boolean }
 
@@ -157,8 +158,8 @@ export function registerListen(program: Command, ctx: CliContext) {
           note(`  ${kept.created ? 'new, saved' : 'kept'} in ${kept.path}; \`svc listen --new-secret\` replaces it`)
 
         const stop = new AbortController()
-        const onSignal = () => stop.abort()
-        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, onSignal)
+        const done = new AbortController()
+        void firstSignal(note, { until: done.signal }).then(() => stop.abort())
         let lastEventId: string | undefined
         let wait = reconnectMs.first
         let connected = false
@@ -199,7 +200,7 @@ export function registerListen(program: Command, ctx: CliContext) {
             await sleep(reconnectMs.first, undefined, { signal: stop.signal }).catch(() => {})
           }
         } finally {
-          for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, onSignal)
+          done.abort()
           forwarder?.stop()
         }
       }),

@@ -104,6 +104,22 @@ describe('svc listen', () => {
     })
     expect((await cli.run([...base, 'listen', '--forward-to', 'ftp://x'], { SVC_API_KEY: key })).code).toBe(2)
   })
+
+  test('SIGTERM the moment it listens: exit 0, the way Ctrl-C ends it', async () => {
+    const child = spawn(process.execPath, [svcBin, ...base, 'listen'], {
+      env: { ...cli.env, SVC_API_KEY: sandbox.seller.apiKey },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    const exited = once(child, 'exit')
+    let stderr = ''
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      stderr += `${line}\n`
+      if (line.startsWith('listening for payment events')) child.kill('SIGTERM')
+    })
+    const [code, signal] = await exited
+    expect({ code, signal }).toEqual({ code: 0, signal: null })
+    expect(stderr).toMatch(/^listening for payment events of every API/)
+  })
 })
 
 describe('svc listen --forward-to', () => {
