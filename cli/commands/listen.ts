@@ -93,7 +93,7 @@ export function registerListen(program: Command, ctx: CliContext) {
   program
     .command('listen')
     .description(
-      'print payment events as they happen (402 offered, verified, settled, failed, upstream failed); Ctrl-C stops',
+      "print payment events as they happen (402 offered, verified, settled, failed, upstream failed) and the Sandbox's changes (sandbox.*); Ctrl-C stops",
     )
     .option('--json', 'one JSON object a line, one per event')
     .option('--api <slug>', 'only this API')
@@ -192,8 +192,9 @@ export function registerListen(program: Command, ctx: CliContext) {
               const sandbox = isSandboxEvent(event)
               if (!sandbox && api !== undefined && event.api_slug !== api) continue
               call.io.stdout.write(`${call.out.isJson ? JSON.stringify(event) : eventLine(event)}\n`)
-              // The forwarder signs payment events for a seller's webhook; a Sandbox change is shown, not forwarded.
-              if (!sandbox) forwarder?.forward(event)
+              // Whatever the stream shows this credential is forwarded: its payment events, and the whole-Sandbox
+              // changes (revert, time travel, chain restart) of its environment, with who made them.
+              forwarder?.forward(event)
             }
             if (stop.signal.aborted) break
             note('svc: the event stream ended; reconnecting')

@@ -123,7 +123,7 @@ describe('svc listen', () => {
 })
 
 describe('svc listen --forward-to', () => {
-  test('a settlement arrives at the local URL, signed with the secret svc listen printed; a failed delivery is retried', async () => {
+  test('a settlement arrives at the local URL, signed with the secret svc listen printed; a failed delivery is retried; a sandbox.* change is forwarded too', async () => {
     const deliveries: { headers: IncomingMessage['headers']; body: string }[] = []
     let refusedOnce = false
     const receiver = createServer((req, res) => {
@@ -196,6 +196,20 @@ describe('svc listen --forward-to', () => {
       // --json: one JSON object a line, the same events.
       await expect.poll(() => printed.length).toBe(3)
       expect(printed.map((line) => JSON.parse(line).type)).toEqual(types)
+
+      // A whole-Sandbox change the stream shows this credential is forwarded too, signed, with who made it.
+      await sandbox.advanceTime(60)
+      await expect.poll(() => deliveries.length, { timeout: 15_000 }).toBe(4)
+      const changed = deliveries[3]!
+      expect(changed.headers['svc-event-type']).toBe('sandbox.time_advanced')
+      expect(verifyEventSignature(secret, changed.headers['svc-signature'] as string, changed.body)).toBe(true)
+      expect(JSON.parse(changed.body)).toMatchObject({
+        type: 'sandbox.time_advanced',
+        actor: 'local',
+        seconds: 60,
+        id: changed.headers['svc-event-id'],
+      })
+      await expect.poll(() => printed.length).toBe(4)
     } finally {
       const exited = once(child, 'exit')
       child.kill('SIGINT')
