@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { eventSignature, eventSignatureHeader } from '../core/event-signature.js'
-import type { PaymentEvent } from '../sdk/types.js'
+import type { StreamEvent } from '../sdk/types.js'
 
 export type EventForwarderOptions = {
   /** Where each event is POSTed. */
@@ -18,7 +18,7 @@ export type EventForwarderOptions = {
   /** Told how each delivery ended: the status of the last attempt (0: no answer), or `dropped`. */
   onResult?:
     | ((
-        event: PaymentEvent,
+        event: StreamEvent,
         result: { status: number; attempts: number; ok: boolean; error?: string | undefined; dropped?: boolean },
       ) => void)
     | undefined
@@ -28,7 +28,7 @@ export type EventForwarderOptions = {
 
 export type EventForwarder = {
   /** Queues an event for delivery (in order, one at a time). */
-  forward(event: PaymentEvent): void
+  forward(event: StreamEvent): void
   /** Resolves when every queued event was delivered or given up on. */
   idle(): Promise<void>
   /** Stops retrying and delivering (what is queued is dropped). */
@@ -51,11 +51,11 @@ export function createEventForwarder(options: EventForwarderOptions): EventForwa
     onResult,
     fetch = globalThis.fetch,
   } = options
-  const queue: PaymentEvent[] = []
+  const queue: StreamEvent[] = []
   const stopped = new AbortController()
   let running: Promise<void> | undefined
 
-  async function deliver(event: PaymentEvent) {
+  async function deliver(event: StreamEvent) {
     const body = JSON.stringify(event)
     let last = { status: 0, error: undefined as string | undefined }
     for (let attempt = 1; attempt <= attempts && !stopped.signal.aborted; attempt++) {

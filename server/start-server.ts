@@ -156,8 +156,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
   tightenDataDir(dataDir)
   const database = options.database
-    ? await openDatabaseUrl(options.database)
-    : await openDatabase(options.databaseUrl ?? join(dataDir, databaseFileName))
+    ? await openDatabaseUrl(options.database, { log: options.log })
+    : await openDatabase(options.databaseUrl ?? join(dataDir, databaseFileName), { log: options.log })
   tightenFiles(dataDir)
   const hosts = options.domains ? platformHosts(options.port ?? 0, options.domains) : defaultHosts(options.port ?? 0)
   hosts.public = options.publicOrigin

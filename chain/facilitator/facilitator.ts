@@ -1,35 +1,27 @@
 import { createHash } from 'node:crypto'
-import { x402Facilitator } from '@x402/core/facilitator'
-import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
-import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
-import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/facilitator'
-import { UptoEvmScheme } from '@x402/evm/upto/facilitator'
-import { EIP2612_GAS_SPONSORING } from '@x402/extensions'
-import { BAZAAR } from '@x402/extensions/bazaar'
-import type { Express, Response } from 'express'
+import type { x402Facilitator } from '@x402/core/facilitator'
+import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
+import type { Express } from 'express'
 import { LRUCache } from 'lru-cache'
 import { canonicalJson } from '../../core/canonical-json.js'
-import { sandboxChainRestarting } from '../../core/errors.js'
 import { machineClock, type Clock } from '../../core/clock.js'
 import { authorizationWindowReason, offsetExplains } from './authorization-window.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
-import { createErrorHandler, createJsonApp, cutText, errorMessageLimit, notFoundHandler } from '../../core/http.js'
+import { cutText, errorMessageLimit } from '../../core/http.js'
 import type { SandboxChain } from '../sandbox-chain.js'
 import { evmSchemes } from './exact-evm-shape.js'
-import { parseFacilitatorRequest } from './request.js'
 import { createBazaarCatalog, type BazaarCatalog } from './bazaar-catalog.js'
-import { createBazaarRoutes } from './bazaar-routes.js'
+import { judgedOn } from './chain-down.js'
+import { createFacilitatorApp } from './routes.js'
+import { createSchemeFacilitator } from './x402-facilitator.js'
 import { injectedSettleAnswer, injectedVerifyAnswer } from '../faults/answers.js'
 import type { FaultBook } from '../faults/book.js'
 import { explainPermit2Refusal } from '../permit2/diagnosis.js'
 import { checkSponsoredApproval } from './erc20-approval-checks.js'
-import { createApprovalSponsoring } from './erc20-approval-sponsor.js'
-import { createRelayerSigner } from '../relay/relayer.js'
 import { isRelayerNonceMessage } from '../relay/tx-sender.js'
-import { createViemRelayerSigner, type RelaySigner } from '../relay/viem-signer.js'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Address, LocalAccount } from 'viem'
-import { batchActionOf, createBatchSettlementScheme, depositWindowReason, isChannelAction } from './batch-settlement.js'
+import { batchActionOf, depositWindowReason, isChannelAction } from './batch-settlement.js'
 import { createChannelActionJournal, type ChannelActionJournal } from './channel-actions.js'
 
 /**
@@ -39,9 +31,6 @@ import { createChannelActionJournal, type ChannelActionJournal } from './channel
  * authorization is used).
  */
 const settledMemory = 10_000
-
-/** The Retry-After (seconds) of a 503 while the chain restarts (a restart takes about half a second). */
-const chainRestartRetryAfterSeconds = 1
 
 export type SandboxFacilitator = {
   /** The official x402 facilitator with the exact and upto EVM schemes on the sandbox network only. */
@@ -93,9 +82,6 @@ export type SandboxFacilitatorOptions = {
   receiverAuthorizer?: LocalAccount | undefined
 }
 
-/** A chain the facilitator settles on, with its own relayer signer. */
-type Settling = { chain: SandboxChain; signer: RelaySigner }
-
 /**
  * The development x402 facilitator: `x402Facilitator` + `@x402/evm`'s exact scheme (EIP-3009, and Permit2 through
  * x402's exact proxy, with the `eip2612GasSponsoring` and `erc20ApprovalGasSponsoring` extensions) and upto scheme
@@ -106,39 +92,12 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   const { clock = machineClock, faults, twins = [], catalog = createBazaarCatalog({ log: options.log }) } = options
   const receiverAuthorizer = options.receiverAuthorizer ?? privateKeyToAccount(generatePrivateKey())
   const channelActions = createChannelActionJournal({ log: options.log })
-  const signerOf = (on: SandboxChain) => (on.relay === 'viem' ? createViemRelayerSigner(on) : createRelayerSigner(on))
-  const sandbox: Settling = { chain, signer: signerOf(chain) }
-  const settling = [sandbox, ...twins.map((twin) => ({ chain: twin, signer: signerOf(twin) }))]
-  /** The chain of a v2 network or a v1 name (undefined: a network it does not settle on). */
-  const byNetwork = new Map<string, Settling>()
-  const facilitator = new x402Facilitator()
-    .registerExtension(EIP2612_GAS_SPONSORING)
-    .registerExtension(BAZAAR)
-    // The bazaar catalog takes what a settled payment declares. On settle only: a verify is followed by its settle
-    // (x402's own e2e facilitator records on both, which judged and wrote every paid resource twice), and a verified
-    // payment that is never settled (its upstream failed) did not buy the resource the listing would advertise.
-    .onAfterSettle(async ({ paymentPayload, requirements, result }) => {
-      if (result.success) catalog.record(paymentPayload, requirements)
-    })
-    // The Sandbox chain's relayers send a sponsored approval (a twin's payment carrying one is refused at verify:
-    // the approval is checked against the Sandbox chain's id).
-    .registerExtension(createApprovalSponsoring(chain, sandbox.signer))
-  for (const on of settling) {
-    byNetwork.set(`2:${on.chain.network}`, on)
-    facilitator
-      .register(on.chain.network, new ExactEvmScheme(on.signer, { simulateInSettle: true }))
-      .register(on.chain.network, new UptoEvmScheme(on.signer))
-      .register(on.chain.network, createBatchSettlementScheme(on.signer, on.chain.client, receiverAuthorizer))
-    if (on.chain.twin) {
-      byNetwork.set(`1:${on.chain.twin.v1Network}`, on)
-      facilitator.registerV1(
-        on.chain.twin.v1Network as Network,
-        new ExactEvmSchemeV1(on.signer, { simulateInSettle: true }),
-      )
-    }
-  }
-  const settlingFor = (requirements: PaymentRequirements, x402Version: number) =>
-    byNetwork.get(`${x402Version}:${requirements.network}`)
+  const { facilitator, sandbox, settling, settlingFor } = createSchemeFacilitator(
+    chain,
+    twins,
+    catalog,
+    receiverAuthorizer,
+  )
   /**
    * Payloads whose sponsored approval passed svc's checks at verify, with the amount it was judged for, so that their
    * settle does not judge it again (its static checks cannot change; its chain checks, fee and nonce, are asked again
@@ -278,34 +237,15 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     return pending
   }
 
-  /**
-   * Whether the chain cannot judge a payment now: it is restarting, or its RPC does not answer (Anvil died and its
-   * exit was not seen yet). Asked before a payment is judged and again when it was refused or failed.
-   */
-  const chainDown = async (on: SandboxChain) =>
-    on.restarting ||
-    (await on.client.getChainId().then(
-      () => false,
-      () => true,
-    ))
-  /** The facilitator's answer, or a 503 with Retry-After when the chain could not judge the payment. */
-  async function judged<Answer>(
+  /** The facilitator's answer, or 'chain-down' when the chain the payment settles on could not judge it. */
+  const judged = <Answer>(
     requirements: PaymentRequirements,
     x402Version: number,
     judge: () => Promise<Answer>,
     accepted: (answer: Answer) => boolean,
-  ): Promise<Answer | 'chain-down'> {
+  ) =>
     // The chain the payment settles on (the Sandbox chain for one it refuses anyway).
-    const on = (settlingFor(requirements, x402Version) ?? sandbox).chain
-    if (on.restarting) return 'chain-down'
-    try {
-      const answer = await judge()
-      if (accepted(answer) || !(await chainDown(on))) return answer
-    } catch (error) {
-      if (!(await chainDown(on))) throw error
-    }
-    return 'chain-down'
-  }
+    judgedOn((settlingFor(requirements, x402Version) ?? sandbox).chain, judge, accepted)
   const judgeVerify = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
     const fault = await faults?.take('verify')
     if (fault) return injectedVerifyAnswer(fault, payload)
@@ -334,56 +274,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     return fault ? injectedSettleAnswer(fault, payload, requirements, real) : real()
   }
 
-  const app = createJsonApp()
-  app.get('/health', (_req, res) => void res.json({ ok: true, network: chain.network, generation: chain.generation }))
-  app.get('/supported', (_req, res) => void res.json(facilitator.getSupported()))
-  /** A 503 with Retry-After; `body` keeps the verdict's shape, so x402's client raises a Verify/SettleError (status 503). */
-  const unavailable = (res: Response, body: object) =>
-    void res
-      .status(503)
-      .set('retry-after', String(chainRestartRetryAfterSeconds))
-      .json({ error: sandboxChainRestarting, ...body })
-
-  app.post('/verify', async (req, res) => {
-    const parsed = parseFacilitatorRequest(req.body)
-    if ('error' in parsed)
-      return void res
-        .status(400)
-        .json({ error: parsed.error, isValid: false, invalidReason: parsed.reason, invalidMessage: parsed.error })
-    const answer = await judgeVerify(parsed.payload, parsed.requirements)
-    if (answer === 'chain-down')
-      return unavailable(res, {
-        isValid: false,
-        invalidReason: 'chain_unavailable',
-        invalidMessage: sandboxChainRestarting,
-      })
-    res.json(answer)
-  })
-  app.post('/settle', async (req, res) => {
-    const parsed = parseFacilitatorRequest(req.body)
-    if ('error' in parsed)
-      return void res.status(400).json({
-        error: parsed.error,
-        success: false,
-        errorReason: parsed.reason,
-        errorMessage: parsed.error,
-        transaction: '',
-        network: '',
-      })
-    const answer = await judgeSettle(parsed.payload, parsed.requirements)
-    if (answer === 'chain-down')
-      return unavailable(res, {
-        success: false,
-        errorReason: 'chain_unavailable',
-        errorMessage: sandboxChainRestarting,
-        transaction: '',
-        network: parsed.requirements.network,
-      })
-    res.json(answer)
-  })
-  app.use(createBazaarRoutes(catalog))
-  app.use(notFoundHandler)
-  app.use(createErrorHandler(options))
+  const app = createFacilitatorApp({ facilitator, chain, judgeVerify, judgeSettle, catalog, log: options.log })
 
   return {
     facilitator,

@@ -9,6 +9,7 @@ import { createEventForwarder } from '../event-forwarder.js'
 import { openEventStream } from '../event-stream.js'
 import { listenSecret } from '../listen-secret.js'
 import { requestEnvironment } from '../settings.js'
+import { firstSignal } from '../signals.js'
 
 type ListenFlags = { api?: string; forwardTo?: string; secret?: string; newSecret?: boolean }
 
@@ -92,7 +93,7 @@ export function registerListen(program: Command, ctx: CliContext) {
   program
     .command('listen')
     .description(
-      'print payment events as they happen (402 offered, verified, settled, failed, upstream failed); Ctrl-C stops',
+      "print payment events as they happen (402 offered, verified, settled, failed, upstream failed) and the Sandbox's changes (sandbox.*); Ctrl-C stops",
     )
     .option('--json', 'one JSON object a line, one per event')
     .option('--api <slug>', 'only this API')
@@ -157,8 +158,8 @@ export function registerListen(program: Command, ctx: CliContext) {
           note(`  ${kept.created ? 'new, saved' : 'kept'} in ${kept.path}; \`svc listen --new-secret\` replaces it`)
 
         const stop = new AbortController()
-        const onSignal = () => stop.abort()
-        for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, onSignal)
+        const done = new AbortController()
+        void firstSignal(note, { until: done.signal }).then(() => stop.abort())
         let lastEventId: string | undefined
         let wait = reconnectMs.first
         let connected = false
@@ -191,15 +192,16 @@ export function registerListen(program: Command, ctx: CliContext) {
               const sandbox = isSandboxEvent(event)
               if (!sandbox && api !== undefined && event.api_slug !== api) continue
               call.io.stdout.write(`${call.out.isJson ? JSON.stringify(event) : eventLine(event)}\n`)
-              // The forwarder signs payment events for a seller's webhook; a Sandbox change is shown, not forwarded.
-              if (!sandbox) forwarder?.forward(event)
+              // Whatever the stream shows this credential is forwarded: its payment events, and the whole-Sandbox
+              // changes (revert, time travel, chain restart) of its environment, with who made them.
+              forwarder?.forward(event)
             }
             if (stop.signal.aborted) break
             note('svc: the event stream ended; reconnecting')
             await sleep(reconnectMs.first, undefined, { signal: stop.signal }).catch(() => {})
           }
         } finally {
-          for (const signal of ['SIGINT', 'SIGTERM'] as const) process.off(signal, onSignal)
+          done.abort()
           forwarder?.stop()
         }
       }),

@@ -5,6 +5,7 @@ import { UsageError } from '../../core/errors.js'
 import { defaultPort } from '../../core/hosts.js'
 import { sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
 import type { StartServeOptions } from '../../server/start-serve.js'
+import { firstSignal } from '../signals.js'
 
 type ServeOptions = {
   json?: boolean
@@ -221,23 +222,6 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
         )
       await drainOnSignal(serving, signalled, options.drainTimeout * 1000, say)
     })
-}
-
-/**
- * The first SIGTERM or SIGINT from now on; another one then exits at once with code 1. One listener stays for good:
- * a listener removed while the signal is being handled let another library's exit handler (signal-exit, through
- * execa) find itself alone and re-raise the signal, killing svc mid-drain.
- */
-function firstSignal(say: (line: string) => void): Promise<string> {
-  return new Promise<string>((resolve) => {
-    let first: string | undefined
-    const on = (name: string) => {
-      if (first === undefined) return resolve((first = name))
-      say(`svc: ${name} again: exiting without waiting`)
-      process.exit(1)
-    }
-    for (const name of ['SIGTERM', 'SIGINT'] as const) process.on(name, on)
-  })
 }
 
 /**

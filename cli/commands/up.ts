@@ -8,6 +8,7 @@ import { defaultPort } from '../../core/hosts.js'
 import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
 import type { RunningSvc, StartSvcOptions } from '../../server/start-server.js'
 import { readSession } from '../config.js'
+import { firstSignal } from '../signals.js'
 import { watchParent } from '../watch-parent.js'
 import { tuneHeapWhileStarting } from '../v8-heap.js'
 
@@ -122,6 +123,9 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       const port = typeof options.port === 'number' ? options.port : portFromEnv(options.port)
       // A seed that cannot be read is a usage error before anything starts.
       const seedFile = options.seed === undefined ? undefined : readSeedFile(options.seed)
+      // Listening from the start: a signal while svc starts, or the moment it is ready, stops it cleanly. SIGHUP: the
+      // terminal svc runs in was closed.
+      const signalled = firstSignal(write, { signals: ['SIGINT', 'SIGTERM', 'SIGHUP'] })
       const started = performance.now()
       const startedServing = tuneHeapWhileStarting()
       const { resolveAnvilBinary } = await import('../../chain/anvil/anvil.js')
@@ -182,7 +186,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
 
       if (options.json) {
         process.stdout.write(`${JSON.stringify({ ...readyLine(sandbox), ...(seed ? { seed } : {}) })}\n`)
-        return waitForShutdown(sandbox, say, parentGone)
+        return waitForShutdown(sandbox, say, signalled, parentGone)
       }
       if (dashboard) {
         const { runDashboard } = await import('../../tui/run.js')
@@ -200,7 +204,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         }
         let running = true
         const stopOnSignal = () => void (running && sandbox.stop().then(() => process.exit(0)))
-        for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.once(signal, stopOnSignal)
+        void signalled.then(stopOnSignal)
         void parentGone?.then(stopOnSignal)
         // The seed's new keys are shown once: in the dashboard, as --no-tui and --json print them.
         const newKeys = seed?.keys.flatMap(({ name, environment, key }) => (key ? [{ name, environment, key }] : []))
@@ -211,7 +215,6 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
           newKeys,
         })
         running = false
-        for (const signal of ['SIGTERM', 'SIGHUP'] as const) process.off(signal, stopOnSignal)
         holding = false
         for (const line of held) process.stderr.write(`${line}\n`)
         await sandbox.stop()
@@ -219,7 +222,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         return
       }
       printUrls(sandbox, seed, performance.now() - started)
-      await waitForShutdown(sandbox, say, parentGone)
+      await waitForShutdown(sandbox, say, signalled, parentGone)
     })
 }
 
@@ -303,17 +306,12 @@ function portFromEnv(value: string): number {
 async function waitForShutdown(
   sandbox: RunningSvc,
   say: (line: string) => void,
+  signalled: Promise<NodeJS.Signals>,
   parentGone: Promise<void> | undefined,
 ) {
-  await new Promise<void>((resolve) => {
-    const stop = (reason: string) => {
-      say(`svc: ${reason}: stopping…`)
-      resolve()
-    }
-    // SIGHUP: the terminal svc runs in was closed.
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => stop(signal))
-    void parentGone?.then(() => stop('the process that started svc exited'))
-  })
+  const gone = parentGone?.then(() => 'the process that started svc exited')
+  const reason = await Promise.race(gone ? [signalled, gone] : [signalled])
+  say(`svc: ${reason}: stopping…`)
   await sandbox.stop()
   say('svc: stopped')
 }

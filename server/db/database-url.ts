@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SvcError, UsageError } from '../../core/errors.js'
-import { type OpenedDatabase, openDatabase } from './database.js'
+import { type OpenDatabaseOptions, type OpenedDatabase, openDatabase } from './database.js'
 import { isBusy } from './sqlite-errors.js'
 
 /**
@@ -44,8 +44,11 @@ export function parseDatabaseUrl(url: string, flag = '--database-url'): Database
 }
 
 /** Opens (creating and migrating) the database at `target`. */
-export async function openDatabaseUrl(target: DatabaseTarget): Promise<OpenedDatabase> {
-  if (target.dialect === 'postgres') return await openDatabase(target.url)
+export async function openDatabaseUrl(
+  target: DatabaseTarget,
+  options: OpenDatabaseOptions = {},
+): Promise<OpenedDatabase> {
+  if (target.dialect === 'postgres') return await openDatabase(target.url, options)
   try {
     return await openDatabase(target.file)
   } catch (error) {

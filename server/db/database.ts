@@ -72,6 +72,11 @@ export type { OpenedDatabase } from './opened-database.js'
 export type OpenDatabaseOptions = {
   /** PostgreSQL only: the pool's size. @defaultValue 10 */
   poolSize?: number | undefined
+  /**
+   * PostgreSQL only: where a broken connection of the process's own (LISTEN, liveness) is reported, the server's log.
+   * @defaultValue console.error
+   */
+  log?: ((message: string) => void) | undefined
 }
 
 /**
@@ -80,7 +85,7 @@ export type OpenDatabaseOptions = {
  * (`:memory:` works too): in WAL mode on one exclusive connection with foreign keys on.
  */
 export async function openDatabase(location: string, options: OpenDatabaseOptions = {}): Promise<OpenedDatabase> {
-  if (isPostgresUrl(location)) return openPostgres(location, provider, options.poolSize)
+  if (isPostgresUrl(location)) return openPostgres(location, provider, options)
   const file = location
   const SQLite = loadSqlite()
   const sqlite = new SQLite(file)

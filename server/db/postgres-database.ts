@@ -38,7 +38,12 @@ const int8 = 20
  * a number, not pg's string (svc's counts and milliseconds stay far below 2^53); numeric (an amount sum) stays a
  * string. Text columns compare bytes, as on SQLite, whatever the cluster's locale: see {@link byteOrderText}.
  */
-export async function openPostgres(url: string, provider: MigrationProvider, poolSize = 10): Promise<OpenedDatabase> {
+export async function openPostgres(
+  url: string,
+  provider: MigrationProvider,
+  options: { poolSize?: number | undefined; log?: ((message: string) => void) | undefined } = {},
+): Promise<OpenedDatabase> {
+  const { poolSize = 10, log } = options
   const pg = loadPg()
   const types = {
     getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -62,21 +67,28 @@ export async function openPostgres(url: string, provider: MigrationProvider, poo
     await db.destroy()
     throw new Error(`migrating ${redact(url)} failed: ${(error as Error).message}`, { cause: error })
   }
-  const owner = await postgresProcessOwner(db, async () => {
-    const client = new pg.Client(config)
-    await client.connect()
-    return client
-  }).catch(async (error: unknown) => {
+  const owner = await postgresProcessOwner(
+    db,
+    async () => {
+      const client = new pg.Client(config)
+      await client.connect()
+      return client
+    },
+    log,
+  ).catch(async (error: unknown) => {
     await db.destroy()
     throw error
   })
   registerProcessOwner(db, owner)
   // LISTEN/NOTIFY (server/db/notifications.ts): a connection of its own, opened at the first subscription.
-  const notifications = createNotifications(async () => {
-    const client = new pg.Client({ ...config, keepAlive: true, application_name: 'svc notifications' })
-    await client.connect()
-    return client
-  })
+  const notifications = createNotifications(
+    async () => {
+      const client = new pg.Client({ ...config, keepAlive: true, application_name: 'svc notifications' })
+      await client.connect()
+      return client
+    },
+    { log },
+  )
   registerNotifications(db, notifications)
   let closed: Promise<void> | undefined
   return {

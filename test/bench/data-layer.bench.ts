@@ -18,6 +18,7 @@ import { openGatewayStore, type GatewayStore } from '../../server/gateway/gatewa
 import { newId } from '../../server/ids.js'
 import { claimJournalRow } from '../../server/db/settlement-journal.js'
 import type { SettlementJournalRow } from '../../server/db/tables.js'
+import { testJournalRow } from '../helpers/journal-rows.js'
 import { startPostgres } from '../helpers/postgres.js'
 import { percentile, round } from './pool.js'
 
@@ -113,34 +114,19 @@ async function onePayment({ store, claim }: Side, index: number): Promise<number
   const journalId = newId('jrn')
   const settlementId = newId('stl')
   const now = new Date().toISOString()
-  const started = performance.now()
-  await store.version()
-  const row: SettlementJournalRow = {
-    id: journalId,
+  // Built before the clock starts: the gateway's own row of the payment (buildJournalRow), not the database's time.
+  const row = testJournalRow(journalId, {
     payment_id: `eip155:845320402|0xa|0xpayer|${journalId}`,
-    api_id: 'a1',
-    endpoint_id: 'e1',
-    ephemeral: 0,
-    user_id: 'u1',
-    environment: 'development',
-    network: 'eip155:845320402',
-    asset: '0xa',
     amount: '10000',
     payer: '0xpayer',
     pay_to: '0xpayto',
-    transfer_method: 'eip3009',
-    nonce: `0x${journalId}`,
-    valid_before: '9999999999',
-    method: 'GET',
     path: '/weather/Paris',
     chain_epoch: 'e',
-    settlement_id: null,
     created_at: now,
     owner: 'proc_bench',
-    from_block: null,
-    state: 'settling',
-    channel_action: null,
-  }
+  })
+  const started = performance.now()
+  await store.version()
   await claim?.(row)
   await store.openJournal(row)
   await store.recordSettlement(

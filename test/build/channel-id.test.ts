@@ -4,24 +4,18 @@
  * (by its values, not by the object), hashes a changed field afresh, and throws what the package throws, remembering
  * nothing for it. And in that bundle the server scheme's voucher signatures recover through the patched viem.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { computeChannelId } from '@x402/evm/batch-settlement/client'
-import { build } from 'esbuild'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
-import { afterAll, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 // @ts-expect-error: a JavaScript module of the build, without declarations
 import { viemRecoverPublicKeyPatch } from '../../patches/viem-recover-public-key.js'
 // @ts-expect-error: a JavaScript module of the build, without declarations
 import { x402ChannelIdPatch } from '../../patches/x402-evm-channel-id.js'
+import { dependencyFile, importPatchedBundle } from '../helpers/patched-bundle.js'
 
 type ChannelConfig = Parameters<typeof computeChannelId>[0]
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true })
-const dir = mkdtempSync(join(root, 'node_modules', '.cache', 'svc-channel-id-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const address = () => privateKeyToAddress(generatePrivateKey())
 const config = (): ChannelConfig => ({
@@ -35,31 +29,18 @@ const config = (): ChannelConfig => ({
 })
 
 test("the bundle's computeChannelId remembers a config's id and stays right", async () => {
-  const esm = join(root, 'node_modules', '@x402', 'evm', 'dist', 'esm')
+  const esm = dependencyFile('@x402/evm/dist/esm')
   const chunk = readdirSync(esm).find(
     (name) => name.endsWith('.mjs') && readFileSync(join(esm, name), 'utf8').includes('function computeChannelId('),
   )!
-  const entry = join(dir, 'entry.js')
-  writeFileSync(
-    entry,
-    `export { computeChannelId } from '@x402/evm/batch-settlement/client'\nexport { svcRememberedChannelIds } from ${JSON.stringify(join(esm, chunk))}\n`,
-  )
-  const result = await build({
-    entryPoints: [entry],
-    outfile: join(dir, 'out.mjs'),
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    nodePaths: [join(root, 'node_modules')],
-    plugins: [x402ChannelIdPatch],
-    write: true,
-    logLevel: 'silent',
-  })
-  expect(result.warnings).toEqual([])
-  const bundled = (await import(pathToFileURL(join(dir, 'out.mjs')).href)) as {
+  const { module: bundled, warnings } = await importPatchedBundle<{
     computeChannelId: typeof computeChannelId
     svcRememberedChannelIds(): number
-  }
+  }>(
+    `export { computeChannelId } from '@x402/evm/batch-settlement/client'\nexport { svcRememberedChannelIds } from ${JSON.stringify(join(esm, chunk))}\n`,
+    [x402ChannelIdPatch],
+  )
+  expect(warnings).toEqual([])
   expect(bundled.svcRememberedChannelIds()).toBe(0)
 
   // The package's own id, for many configs, on a network name and on a chain id.
@@ -122,24 +103,17 @@ test("the bundle's computeChannelId remembers a config's id and stays right", as
 test("the server scheme's voucher signatures recover through the bundle's patched viem", async () => {
   // The scheme checks a voucher with viem's verifyTypedData → recoverAddress → recoverPublicKey: in a bundle made as
   // bin/build.js makes it, that is the one viem the recovery patch replaces (libsecp256k1), not a copy of its own.
-  const entry = join(dir, 'server.js')
-  writeFileSync(entry, `export { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/server'\n`)
-  const result = await build({
-    entryPoints: [entry],
-    outfile: join(dir, 'server.mjs'),
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    nodePaths: [join(root, 'node_modules')],
-    plugins: [viemRecoverPublicKeyPatch, x402ChannelIdPatch],
-    metafile: true,
-    write: true,
-    logLevel: 'silent',
-  })
-  expect(result.warnings).toEqual([])
-  const recoveries = Object.keys(result.metafile.inputs).filter((input) => input.endsWith('/recoverPublicKey.js'))
+  const {
+    text: bundle,
+    warnings,
+    inputs,
+  } = await importPatchedBundle(`export { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/server'\n`, [
+    viemRecoverPublicKeyPatch,
+    x402ChannelIdPatch,
+  ])
+  expect(warnings).toEqual([])
+  const recoveries = inputs.filter((input) => input.endsWith('/recoverPublicKey.js'))
   expect(recoveries).toEqual(['node_modules/viem/_esm/utils/signature/recoverPublicKey.js'])
-  const bundle = readFileSync(join(dir, 'server.mjs'), 'utf8')
   expect(bundle).toContain('async function recoverPublicKeyWithNoble(')
   expect(bundle).toMatch(/\(["']secp256k1\/bindings["']\)/)
   expect(bundle).toContain('function computeChannelIdAfresh(')

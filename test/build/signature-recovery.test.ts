@@ -3,47 +3,25 @@
  * bin/build.js does, recovers with libsecp256k1 and gets noble's answer, answers the same (hash, signature) again from
  * memory, recovers anything else afresh, and leaves what it does not take to noble, errors included.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-import { build } from 'esbuild'
 import { keccak256, toHex, type Hex } from 'viem'
 import { publicKeyToAddress, recoverPublicKey } from 'viem/utils'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 // @ts-expect-error: a JavaScript module of the build, without declarations
 import { viemRecoverPublicKeyPatch } from '../../patches/viem-recover-public-key.js'
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-// Inside the project's node_modules, so the bundle resolves `secp256k1` as dist/cli does.
-mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true })
-const dir = mkdtempSync(join(root, 'node_modules', '.cache', 'svc-recovery-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+import { dependencyFile, importPatchedBundle } from '../helpers/patched-bundle.js'
 
 test("the bundle's recoverPublicKey remembers a recovery and stays right", async () => {
-  const entry = join(dir, 'entry.js')
-  const viemModule = join(root, 'node_modules', 'viem', '_esm', 'utils', 'signature', 'recoverPublicKey.js')
-  writeFileSync(
-    entry,
-    `export { recoverPublicKey, recoverAddress } from 'viem'\nexport { svcNativeRecovery } from ${JSON.stringify(viemModule)}\n`,
-  )
-  const result = await build({
-    entryPoints: [entry],
-    outfile: join(dir, 'out.mjs'),
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    nodePaths: [join(root, 'node_modules')],
-    plugins: [viemRecoverPublicKeyPatch],
-    write: true,
-    logLevel: 'silent',
-  })
-  expect(result.warnings).toEqual([])
-  const bundled = (await import(pathToFileURL(join(dir, 'out.mjs')).href)) as {
+  const viemModule = dependencyFile('viem/_esm/utils/signature/recoverPublicKey.js')
+  const { module: bundled, warnings } = await importPatchedBundle<{
     recoverPublicKey(parameters: { hash: Hex; signature: Hex }): Promise<Hex>
     recoverAddress(parameters: { hash: Hex; signature: Hex }): Promise<Hex>
     svcNativeRecovery: boolean
-  }
+  }>(
+    `export { recoverPublicKey, recoverAddress } from 'viem'\nexport { svcNativeRecovery } from ${JSON.stringify(viemModule)}\n`,
+    [viemRecoverPublicKeyPatch],
+  )
+  expect(warnings).toEqual([])
   // This machine's platform has the prebuilt binding (linux-x64), so the native path is the one under test.
   expect(bundled.svcNativeRecovery).toBe(true)
 

@@ -4,69 +4,33 @@
  * with nested types, a channel's voucher and config) and for odd domains (a salt, custom domain types, none), remembers
  * plain domains by their values and type hashes by their type string, and throws what viem throws, remembering nothing.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-import { build } from 'esbuild'
+import { authorizationTypes, permit2WitnessTypes, voucherTypes } from '@x402/evm'
 import { hashDomain, hashTypedData, type HashTypedDataParameters } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
-import { afterAll, expect, test } from 'vitest'
+import { expect, test } from 'vitest'
 // @ts-expect-error: a JavaScript module of the build, without declarations
 import { viemTypedDataHashPatch } from '../../patches/viem-typed-data-hash.js'
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-mkdirSync(join(root, 'node_modules', '.cache'), { recursive: true })
-const dir = mkdtempSync(join(root, 'node_modules', '.cache', 'svc-typed-data-'))
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+import { dependencyFile, importPatchedBundle } from '../helpers/patched-bundle.js'
 
 const address = () => privateKeyToAddress(generatePrivateKey())
 const bytes32 = () => generatePrivateKey()
 const token = { name: 'USDC', version: '2', chainId: 84532, verifyingContract: address() }
+// The typed data is x402's own (@x402/evm's types, as its clients sign and svc's facilitator verifies).
 const transfer = (domain: object): HashTypedDataParameters => ({
   domain,
-  types: {
-    TransferWithAuthorization: [
-      { name: 'from', type: 'address' },
-      { name: 'to', type: 'address' },
-      { name: 'value', type: 'uint256' },
-      { name: 'validAfter', type: 'uint256' },
-      { name: 'validBefore', type: 'uint256' },
-      { name: 'nonce', type: 'bytes32' },
-    ],
-  },
+  types: authorizationTypes,
   primaryType: 'TransferWithAuthorization',
   message: { from: address(), to: address(), value: 10_000n, validAfter: 0n, validBefore: 2n ** 40n, nonce: bytes32() },
 })
 const voucher = (chainId: number | bigint): HashTypedDataParameters => ({
   domain: { name: 'x402 Batch Settlement', version: '1', chainId, verifyingContract: address() },
-  types: {
-    Voucher: [
-      { name: 'channelId', type: 'bytes32' },
-      { name: 'maxClaimableAmount', type: 'uint128' },
-    ],
-  },
+  types: voucherTypes,
   primaryType: 'Voucher',
   message: { channelId: bytes32(), maxClaimableAmount: 100n },
 })
 const witness = (): HashTypedDataParameters => ({
   domain: { name: 'Permit2', chainId: 84532, verifyingContract: address() },
-  types: {
-    PermitWitnessTransferFrom: [
-      { name: 'permitted', type: 'TokenPermissions' },
-      { name: 'spender', type: 'address' },
-      { name: 'nonce', type: 'uint256' },
-      { name: 'deadline', type: 'uint256' },
-      { name: 'witness', type: 'Witness' },
-    ],
-    TokenPermissions: [
-      { name: 'token', type: 'address' },
-      { name: 'amount', type: 'uint256' },
-    ],
-    Witness: [
-      { name: 'to', type: 'address' },
-      { name: 'validAfter', type: 'uint256' },
-    ],
-  },
+  types: permit2WitnessTypes,
   primaryType: 'PermitWitnessTransferFrom',
   message: {
     permitted: { token: address(), amount: 5n },
@@ -78,29 +42,16 @@ const witness = (): HashTypedDataParameters => ({
 })
 
 test("the bundle's EIP-712 hashing remembers domains and types and stays right", async () => {
-  const entry = join(dir, 'entry.js')
-  const viemModule = join(root, 'node_modules', 'viem', '_esm', 'utils', 'signature', 'hashTypedData.js')
-  writeFileSync(
-    entry,
-    `export { hashTypedData, hashDomain } from 'viem'\nexport { svcRememberedTypedData } from ${JSON.stringify(viemModule)}\n`,
-  )
-  const result = await build({
-    entryPoints: [entry],
-    outfile: join(dir, 'out.mjs'),
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    nodePaths: [join(root, 'node_modules')],
-    plugins: [viemTypedDataHashPatch],
-    write: true,
-    logLevel: 'silent',
-  })
-  expect(result.warnings).toEqual([])
-  const bundled = (await import(pathToFileURL(join(dir, 'out.mjs')).href)) as {
+  const viemModule = dependencyFile('viem/_esm/utils/signature/hashTypedData.js')
+  const { module: bundled, warnings } = await importPatchedBundle<{
     hashTypedData: typeof hashTypedData
     hashDomain: typeof hashDomain
     svcRememberedTypedData(): { domains: number; types: number }
-  }
+  }>(
+    `export { hashTypedData, hashDomain } from 'viem'\nexport { svcRememberedTypedData } from ${JSON.stringify(viemModule)}\n`,
+    [viemTypedDataHashPatch],
+  )
+  expect(warnings).toEqual([])
   const same = (parameters: HashTypedDataParameters) =>
     expect(bundled.hashTypedData(parameters)).toBe(hashTypedData(parameters))
 

@@ -104,10 +104,26 @@ describe('svc listen', () => {
     })
     expect((await cli.run([...base, 'listen', '--forward-to', 'ftp://x'], { SVC_API_KEY: key })).code).toBe(2)
   })
+
+  test('SIGTERM the moment it listens: exit 0, the way Ctrl-C ends it', async () => {
+    const child = spawn(process.execPath, [svcBin, ...base, 'listen'], {
+      env: { ...cli.env, SVC_API_KEY: sandbox.seller.apiKey },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    const exited = once(child, 'exit')
+    let stderr = ''
+    createInterface({ input: child.stderr! }).on('line', (line) => {
+      stderr += `${line}\n`
+      if (line.startsWith('listening for payment events')) child.kill('SIGTERM')
+    })
+    const [code, signal] = await exited
+    expect({ code, signal }).toEqual({ code: 0, signal: null })
+    expect(stderr).toMatch(/^listening for payment events of every API/)
+  })
 })
 
 describe('svc listen --forward-to', () => {
-  test('a settlement arrives at the local URL, signed with the secret svc listen printed; a failed delivery is retried', async () => {
+  test('a settlement arrives at the local URL, signed with the secret svc listen printed; a failed delivery is retried; a sandbox.* change is forwarded too', async () => {
     const deliveries: { headers: IncomingMessage['headers']; body: string }[] = []
     let refusedOnce = false
     const receiver = createServer((req, res) => {
@@ -180,6 +196,20 @@ describe('svc listen --forward-to', () => {
       // --json: one JSON object a line, the same events.
       await expect.poll(() => printed.length).toBe(3)
       expect(printed.map((line) => JSON.parse(line).type)).toEqual(types)
+
+      // A whole-Sandbox change the stream shows this credential is forwarded too, signed, with who made it.
+      await sandbox.advanceTime(60)
+      await expect.poll(() => deliveries.length, { timeout: 15_000 }).toBe(4)
+      const changed = deliveries[3]!
+      expect(changed.headers['svc-event-type']).toBe('sandbox.time_advanced')
+      expect(verifyEventSignature(secret, changed.headers['svc-signature'] as string, changed.body)).toBe(true)
+      expect(JSON.parse(changed.body)).toMatchObject({
+        type: 'sandbox.time_advanced',
+        actor: 'local',
+        seconds: 60,
+        id: changed.headers['svc-event-id'],
+      })
+      await expect.poll(() => printed.length).toBe(4)
     } finally {
       const exited = once(child, 'exit')
       child.kill('SIGINT')

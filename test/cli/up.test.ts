@@ -2,6 +2,8 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
 import { localFetch } from '../../sdk/local-fetch.js'
+import { isProcessRunning } from '../../core/os-process.js'
+import { readSandboxPids } from '../helpers/processes.js'
 import { startSvcProcess } from '../helpers/svc-process.js'
 
 const svcBin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
@@ -47,6 +49,15 @@ describe('svc up', () => {
     expect(await svc.stop()).toBe(0)
     // The chain is gone with it.
     await expect(fetch(ready.rpc_url, { method: 'POST', body: '{}' })).rejects.toThrow()
+  })
+
+  test('SIGTERM the moment the ready line is out: a clean stop, exit 0, its Anvil gone', async () => {
+    const svc = await startSvcProcess()
+    const { anvil } = readSandboxPids(svc.ready.data_dir)
+    // No await between the ready line and the signal (cli/signals.ts: the listener is there from before the start).
+    expect(await svc.stop()).toBe(0)
+    expect(svc.child.signalCode).toBe(null)
+    await expect.poll(() => isProcessRunning(anvil)).toBe(false)
   })
 
   test.each([

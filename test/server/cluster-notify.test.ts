@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
-import { openEventStream } from '../../sdk/event-stream.js'
+import { openTestEventStream } from '../helpers/event-stream.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import type { PaymentEvent } from '../../sdk/types.js'
 import { startServer, type RunningServer } from '../../server/start-server.js'
@@ -31,7 +31,7 @@ let c: RunningServer
 let jwt: string
 let userId: string
 const buyer = newAccount()
-const streams: AbortController[] = []
+const streams: (() => void)[] = []
 
 beforeAll(async () => {
   if (!runs) return
@@ -55,7 +55,7 @@ beforeAll(async () => {
   userId = signup.body.user.id
 }, 120_000)
 afterAll(async () => {
-  for (const stream of streams) stream.abort()
+  for (const close of streams) close()
   for (const server of [a, b, c]) await server?.stop()
   await upstream?.stop()
   await services?.stop()
@@ -282,27 +282,12 @@ async function priceAt(url: string): Promise<string> {
 }
 
 /** The seller's stream on `server`'s Sandbox control plane. */
-async function open(server: RunningServer, lastEventId?: string) {
-  const abort = new AbortController()
-  streams.push(abort)
-  const events = (
-    await openEventStream({
+const open = (server: RunningServer, lastEventId?: string) =>
+  openTestEventStream(
+    {
       baseUrl: server.sandboxControlUrl,
       headers: { authorization: `Bearer ${jwt}`, 'x-svc-environment': 'development' },
-      signal: abort.signal,
       lastEventId,
-    })
-  )[Symbol.asyncIterator]()
-  return {
-    async next(count: number): Promise<PaymentEvent[]> {
-      const read: PaymentEvent[] = []
-      while (read.length < count) {
-        const { value, done } = await events.next()
-        if (done) throw new Error(`the stream ended after ${read.length} of ${count} events`)
-        read.push(value as PaymentEvent)
-      }
-      return read
     },
-    close: () => abort.abort(),
-  }
-}
+    streams,
+  )

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { cleanup, render } from 'ink-testing-library'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { checkDashboardLogin } from '../../cli/commands/dashboard.js'
 import { createSvcClient } from '../../sdk/client.js'
 import { connectSandbox, type SharedSandbox } from '../../sdk/connect-sandbox.js'
 import { App } from '../../tui/App.js'
@@ -112,4 +113,34 @@ test('svc dashboard --url refuses without a session, and without a terminal', as
   expect(piped.stderr).toContain('needs a terminal')
   const bad = await cli.run(['dashboard', '--url', 'not a url'], { SVC_JWT: 'a.b.c' }, { tty: true })
   expect(bad.code).toBe(2)
+})
+
+test("svc dashboard --url refuses a saved login of another svc (exit 2) and a session the svc does not accept (exit 1); takes this svc's", async () => {
+  const cli = createCli()
+  const url = svc.ready.control_url
+  const elsewhere = 'http://sandbox.localhost:1'
+  writeFileSync(
+    join(cli.configDir, 'config.json'),
+    JSON.stringify({ jwt: 'a.b.c', email: 'me@svc.test', base_url: elsewhere, environment: 'development' }),
+  )
+  const saved = await cli.run(['dashboard', '--url', url], {}, { tty: true })
+  expect(saved).toMatchObject({ code: 2, stdout: '' })
+  expect(saved.stderr).toBe(
+    `svc: the saved login is for ${elsewhere}, not ${url}: log in to it (\`svc login --sandbox --base-url ${url}\`), or set SVC_JWT\n`,
+  )
+  // A session given explicitly is the svc's to judge.
+  const foreign = await cli.run(['dashboard', '--url', url], { SVC_JWT: 'x.y.z' }, { tty: true })
+  expect(foreign).toMatchObject({ code: 1, stdout: '' })
+  expect(foreign.stderr).toMatch(/^svc: \S+ does not accept this login \(expired, or another svc's\): log in to it/)
+  expect(foreign.stderr.split('\n')).toHaveLength(2)
+
+  // A login made on this svc (on either control plane) passes.
+  const email = `login-${randomBytes(4).toString('hex')}@svc.test`
+  const { token } = await createSvcClient({ baseUrl: svc.ready.sandbox_control_url }).auth.signup(
+    email,
+    'a long password!',
+  )
+  const urls = await remoteDashboardUrls(url)
+  for (const base_url of [svc.ready.sandbox_control_url, svc.ready.control_url])
+    await expect(checkDashboardLogin(token, { jwt: token, email, base_url }, url, urls)).resolves.toBeUndefined()
 })

@@ -5,7 +5,7 @@
  * judged by the chain's time).
  */
 import { randomBytes } from 'node:crypto'
-import { BATCH_SETTLEMENT_ADDRESS, claimBatchTypes, PERMIT2_ADDRESS } from '@x402/evm'
+import { BATCH_SETTLEMENT_ADDRESS, claimBatchTypes, PERMIT2_ADDRESS, permit2WitnessTypes, refundTypes } from '@x402/evm'
 import { computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client'
 import {
   type BaseError,
@@ -54,6 +54,15 @@ const domain = () =>
     verifyingContract: BATCH_SETTLEMENT_ADDRESS,
   }) as const
 const random32 = () => toHex(randomBytes(32))
+/** x402's Permit2 transfer with the deposit collector's witness in place of the exact scheme's (`to`, `validAfter`). */
+const depositPermitTypes = {
+  PermitWitnessTransferFrom: [
+    ...permit2WitnessTypes.PermitWitnessTransferFrom.filter((field) => field.name !== 'witness'),
+    { name: 'witness', type: 'DepositWitness' },
+  ],
+  TokenPermissions: permit2WitnessTypes.TokenPermissions,
+  DepositWitness: [{ name: 'channelId', type: 'bytes32' }],
+} as const
 
 async function newAccount(usdcAmount = 0n): Promise<PrivateKeyAccount> {
   const account = privateKeyToAccount(generatePrivateKey())
@@ -186,13 +195,7 @@ const signClaims = (rows: ClaimRow[], signer = authorizer) =>
 const signRefund = (channel: Channel, nonce: bigint, amount: bigint, signer = authorizer) =>
   signer.signTypedData({
     domain: domain(),
-    types: {
-      Refund: [
-        { name: 'channelId', type: 'bytes32' },
-        { name: 'nonce', type: 'uint256' },
-        { name: 'amount', type: 'uint128' },
-      ],
-    },
+    types: refundTypes,
     primaryType: 'Refund',
     message: { channelId: channel.id, nonce, amount },
   })
@@ -240,20 +243,7 @@ describe('x402BatchSettlement', () => {
       const deadline = BigInt(Math.floor(Date.now() / 1000) + 600)
       const signature = await channel.payer.signTypedData({
         domain: { name: 'Permit2', chainId: chain.chainId, verifyingContract: PERMIT2_ADDRESS },
-        types: {
-          PermitWitnessTransferFrom: [
-            { name: 'permitted', type: 'TokenPermissions' },
-            { name: 'spender', type: 'address' },
-            { name: 'nonce', type: 'uint256' },
-            { name: 'deadline', type: 'uint256' },
-            { name: 'witness', type: 'DepositWitness' },
-          ],
-          TokenPermissions: [
-            { name: 'token', type: 'address' },
-            { name: 'amount', type: 'uint256' },
-          ],
-          DepositWitness: [{ name: 'channelId', type: 'bytes32' }],
-        },
+        types: depositPermitTypes,
         primaryType: 'PermitWitnessTransferFrom',
         message: {
           permitted: { token: usdc, amount: 10_000n },

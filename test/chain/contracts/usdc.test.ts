@@ -3,6 +3,7 @@
  * overloads), EIP-2612 permit and FiatToken's revert strings, with signatures made by viem local accounts.
  */
 import { randomBytes } from 'node:crypto'
+import { authorizationTypes } from '@x402/evm'
 import {
   BaseError,
   ContractFunctionRevertedError,
@@ -30,15 +31,9 @@ import { sandboxChainId } from '../../../core/sandbox-usdc.js'
 import { sandboxUsdcAbi } from '../../../chain/contracts/sandbox-usdc.generated.js'
 import { legacyAuthorizationsSlot } from '../../../chain/contracts/install.js'
 
-const authorizationFields = [
-  { name: 'from', type: 'address' },
-  { name: 'to', type: 'address' },
-  { name: 'value', type: 'uint256' },
-  { name: 'validAfter', type: 'uint256' },
-  { name: 'validBefore', type: 'uint256' },
-  { name: 'nonce', type: 'bytes32' },
-] as const
-const transferTypes = { TransferWithAuthorization: authorizationFields } as const
+// x402's own EIP-3009 types (as its clients sign); receive and cancel share the fields.
+const authorizationFields = authorizationTypes.TransferWithAuthorization
+const transferTypes = authorizationTypes
 const receiveTypes = { ReceiveWithAuthorization: authorizationFields } as const
 const cancelTypes = {
   CancelAuthorization: [

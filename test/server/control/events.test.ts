@@ -5,9 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { SvcApiError } from '../../../core/errors.js'
 import { eventStreamDefaults } from '../../../server/control/events.js'
-import type { PaymentEvent } from '../../../sdk/types.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
-import { openEventStream } from '../../../cli/event-stream.js'
 import {
   addEndpoint,
   createApi,
@@ -18,6 +16,7 @@ import {
   type GatewayStack,
   type Seller,
 } from '../gateway/helpers.js'
+import { openTestEventStream } from '../../helpers/event-stream.js'
 
 let stack: GatewayStack
 let seller: Seller
@@ -25,7 +24,7 @@ let other: Seller
 let api: Awaited<ReturnType<typeof createApi>>
 let otherApi: Awaited<ReturnType<typeof createApi>>
 let key: string
-const streams: AbortController[] = []
+const streams: (() => void)[] = []
 
 beforeAll(async () => {
   stack = await startGatewayStack()
@@ -45,31 +44,14 @@ beforeAll(async () => {
   key = await t.createKey(seller.jwt, 'development', ['settlements:read'])
 })
 afterEach(async () => {
-  for (const stream of streams.splice(0)) stream.abort()
+  for (const close of streams.splice(0)) close()
   await stack.t.call('/dev/faults', { host: 'development', method: 'DELETE' })
 })
 afterAll(() => stack?.stop())
 
 /** Opens the stream on the Sandbox control plane with `headers`; `next(n)` reads the next n events. */
-async function open(headers: Record<string, string>, options: { apiId?: string; lastEventId?: string } = {}) {
-  const abort = new AbortController()
-  streams.push(abort)
-  const events = (
-    await openEventStream({ baseUrl: stack.t.server.sandboxControlUrl, headers, signal: abort.signal, ...options })
-  )[Symbol.asyncIterator]()
-  return {
-    async next(count: number): Promise<PaymentEvent[]> {
-      const read: PaymentEvent[] = []
-      while (read.length < count) {
-        const { value, done } = await events.next()
-        if (done) throw new Error(`the stream ended after ${read.length} of ${count} events`)
-        read.push(value as PaymentEvent)
-      }
-      return read
-    },
-    close: () => abort.abort(),
-  }
-}
+const open = (headers: Record<string, string>, options: { apiId?: string; lastEventId?: string } = {}) =>
+  openTestEventStream({ baseUrl: stack.t.server.sandboxControlUrl, headers, ...options }, streams)
 
 const asKey = (secret: string) => ({ 'x-api-key': secret })
 const asJwt = (jwt: string) => ({ authorization: `Bearer ${jwt}`, 'x-svc-environment': 'development' })

@@ -10,8 +10,9 @@ import { afterEach, describe, expect, test, vi } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
 import { registerNotifications, type Notifications } from '../../../server/db/notifications.js'
 import { purgeExpired } from '../../../server/db/endpoints.js'
-import type { SettlementJournalRow, SettlementRow } from '../../../server/db/tables.js'
+import type { SettlementRow } from '../../../server/db/tables.js'
 import { openGatewayStore, type GatewayStore } from '../../../server/gateway/gateway-store.js'
+import { testJournalRow } from '../../helpers/journal-rows.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
 
 const runs = testDialects().includes('postgres')
@@ -108,7 +109,7 @@ describe.skipIf(!runs)('the cache version on PostgreSQL', () => {
     await purgeExpired(a.db, 'a1', new Date().toISOString())
     await a.db.updateTable('endpoints').set({ enabled: 0 }).where('id', '=', 'nothing').execute()
     const journalId = 'j1'
-    await storeA.openJournal(journalRow(journalId))
+    await storeA.openJournal(testJournalRow(journalId, payment))
     expect(await storeA.recordSettlement(settlementRow(), undefined, journalId)).toBe(true)
     await storeA.closeJournal(journalId, 's1')
     expect(await databaseVersion(a)).toBe(before)
@@ -207,20 +208,4 @@ const settlementRow = (): SettlementRow => ({
   created_at: new Date().toISOString(),
   delivered: 1,
   builder_code: null,
-})
-
-const journalRow = (id: string): SettlementJournalRow => ({
-  ...payment,
-  id,
-  payment_id: `payment-${id}`,
-  ephemeral: 0,
-  transfer_method: 'eip3009',
-  nonce: '0x1',
-  valid_before: '9999999999',
-  settlement_id: null,
-  created_at: new Date().toISOString(),
-  owner: null,
-  from_block: null,
-  channel_action: null,
-  state: 'settling',
 })

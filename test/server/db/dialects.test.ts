@@ -15,6 +15,7 @@ import { insertUser } from '../../../server/db/users.js'
 import type { ServerDeps } from '../../../server/deps.js'
 import { resolveSettlementJournal } from '../../../server/journal/recovery.js'
 import type { Kysely } from 'kysely'
+import { testJournalRow } from '../../helpers/journal-rows.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
 
 const at = '2026-11-26T00:00:00.000Z'
@@ -191,31 +192,7 @@ describe.each(testDialects())('the data layer on %s', (dialect) => {
   )
 })
 
+/** A row that names its settlement, written earlier (recovery takes only rows older than its start). */
 function journalRow(id: string, settlementId: string, owner: string | null): SettlementJournalRow {
-  return {
-    id,
-    payment_id: `payment-${id}`,
-    api_id: 'a1',
-    endpoint_id: 'e1',
-    ephemeral: 0,
-    user_id: 'u1',
-    environment: 'development',
-    network: 'eip155:845320402',
-    asset: '0xa',
-    amount: '1',
-    payer: '0x1',
-    pay_to: '0x2',
-    transfer_method: 'eip3009',
-    nonce: `0x${id}`,
-    valid_before: '9999999999',
-    method: 'GET',
-    path: '/',
-    chain_epoch: '',
-    settlement_id: settlementId,
-    created_at: '2026-11-25T00:00:00.000Z',
-    owner,
-    from_block: null,
-    state: 'settling',
-    channel_action: null,
-  }
+  return testJournalRow(id, { settlement_id: settlementId, owner, created_at: '2026-11-25T00:00:00.000Z' })
 }

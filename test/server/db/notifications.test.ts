@@ -1,11 +1,12 @@
 /**
  * LISTEN/NOTIFY for one process (server/db/notifications.ts), on a real PostgreSQL: a subscriber gets what another
  * connection notifies once its subscription is ready; a listening connection that is killed (pg_terminate_backend) is
- * opened again, the subscribers are told (lost, then reset once they listen again), and notifications flow again.
+ * opened again, the server's log says so, the subscribers are told (lost, then reset once they listen again), and
+ * notifications flow again.
  */
 import { sql } from 'kysely'
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import type { OpenedDatabase } from '../../../server/db/database.js'
+import { openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
 import { notify, notifyPayloadLimit } from '../../../server/db/notifications.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
 
@@ -47,8 +48,11 @@ describe.skipIf(!runs)('notifications on PostgreSQL', () => {
     expect(got).toEqual(['one', 'two'])
   })
 
-  test('a killed listening connection is opened again: lost, then reset once listening again', async () => {
-    const database = await open()
+  test('a killed listening connection is opened again: lost (said in the log openDatabase was given), then reset once listening again', async () => {
+    const logged: string[] = []
+    const database = await openDatabase(await databases!.url(), { log: (line) => logged.push(line) })
+    opened.push(database)
+    const console = vi.spyOn(globalThis.console, 'error')
     const seen: string[] = []
     const subscription = database.notifications!.subscribe('svc_test', {
       message: (payload) => seen.push(`message ${payload}`),
@@ -60,6 +64,11 @@ describe.skipIf(!runs)('notifications on PostgreSQL', () => {
     expect(pid).toBeTypeOf('number')
     await sql`select pg_terminate_backend(${pid})`.execute(database.db)
     await vi.waitFor(() => expect(seen).toEqual(['lost', 'reset listening=true']), { timeout: 10_000 })
+    expect(logged).toEqual([
+      expect.stringMatching(/^svc: the database connection that listens for notifications broke \(.+\)$/),
+    ])
+    expect(console).not.toHaveBeenCalled()
+    console.mockRestore()
     expect(database.notifications!.backendPid).not.toBe(pid)
     await notify(database.db, 'svc_test', 'after')
     await vi.waitFor(() => expect(seen).toEqual(['lost', 'reset listening=true', 'message after']), {

@@ -14,9 +14,10 @@ import {
 import { processOwnerOf } from '../../../server/db/process-owner.js'
 import { insertUser } from '../../../server/db/users.js'
 import { abandonJournalRow, claimJournalRow, releaseJournalClaim } from '../../../server/db/settlement-journal.js'
-import type { Database, EndpointRow, JournalState, SettlementJournalRow } from '../../../server/db/tables.js'
+import type { Database, EndpointRow, SettlementJournalRow } from '../../../server/db/tables.js'
 import type { ServerDeps } from '../../../server/deps.js'
 import { resolveSettlementJournal } from '../../../server/journal/recovery.js'
+import { testJournalRow } from '../../helpers/journal-rows.js'
 import { postgresAvailable, testDatabases } from '../../helpers/postgres.js'
 
 const runs = postgresAvailable() || Boolean(process.env.CI)
@@ -32,7 +33,7 @@ describe.skipIf(!runs)('claims on PostgreSQL', () => {
       await addSeller(db)
       const claims = await Promise.all(
         processes.map((process, i) =>
-          claimJournalRow(process.db, journalRow(`j${i}`, 'p1', processOwnerOf(process.db).id, 'claimed')),
+          claimJournalRow(process.db, claimedRow(`j${i}`, 'p1', processOwnerOf(process.db).id)),
         ),
       )
       expect(claims.filter(Boolean)).toHaveLength(1)
@@ -42,13 +43,13 @@ describe.skipIf(!runs)('claims on PostgreSQL', () => {
 
       // The journal turns the claimed row into the settlement's: still held.
       await db.updateTable('settlement_journal').set({ state: 'settling' }).execute()
-      expect(await claimJournalRow(db, journalRow('j9', 'p1', 'proc_x', 'claimed'))).toBe(false)
+      expect(await claimJournalRow(db, claimedRow('j9', 'p1', 'proc_x'))).toBe(false)
       // Released: only a row still claimed is removed.
       await releaseJournalClaim(db, `j${winner}`)
       expect(await db.selectFrom('settlement_journal').select('id').execute()).toHaveLength(1)
       // Abandoned (its settlement failed): a retry takes it over, with its own id and owner.
       await abandonJournalRow(db, `j${winner}`)
-      expect(await claimJournalRow(db, journalRow('j9', 'p1', 'proc_x', 'claimed'))).toBe(true)
+      expect(await claimJournalRow(db, claimedRow('j9', 'p1', 'proc_x'))).toBe(true)
       expect(await db.selectFrom('settlement_journal').select(['id', 'owner', 'state']).execute()).toEqual([
         { id: 'j9', owner: 'proc_x', state: 'claimed' },
       ])
@@ -66,7 +67,7 @@ describe.skipIf(!runs)('claims on PostgreSQL', () => {
       await addSeller(db)
       await db
         .insertInto('settlement_journal')
-        .values(journalRow('j_dead', 'p2', 'proc_died', 'claimed'))
+        .values(claimedRow('j_dead', 'p2', 'proc_died'))
         .execute()
       const deps = { db, log: () => {} } as unknown as ServerDeps
       expect(await resolveSettlementJournal(deps)).toMatchObject({ notSettled: 1, kept: 0 })
@@ -125,31 +126,7 @@ const addSeller = (db: Kysely<Database>) =>
     created_at: new Date().toISOString(),
   })
 
-function journalRow(id: string, paymentId: string, owner: string, state: JournalState): SettlementJournalRow {
-  return {
-    id,
-    payment_id: paymentId,
-    api_id: 'a1',
-    endpoint_id: 'e1',
-    ephemeral: 0,
-    user_id: 'u1',
-    environment: 'development',
-    network: 'eip155:845320402',
-    asset: '0xa',
-    amount: '1',
-    payer: '0xpayer',
-    pay_to: '0xpayto',
-    transfer_method: 'eip3009',
-    nonce: '0x01',
-    valid_before: '1',
-    method: 'GET',
-    path: '/weather/Lima',
-    chain_epoch: 'e',
-    settlement_id: null,
-    created_at: new Date().toISOString(),
-    owner,
-    state,
-    from_block: null,
-    channel_action: null,
-  }
+/** A payment claimed by `owner` (the journal's row of state `claimed`). */
+function claimedRow(id: string, paymentId: string, owner: string): SettlementJournalRow {
+  return testJournalRow(id, { payment_id: paymentId, owner, state: 'claimed' })
 }

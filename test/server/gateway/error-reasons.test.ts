@@ -9,9 +9,8 @@ import { decodePaymentSignatureHeader, encodePaymentSignatureHeader } from '@x40
 import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Hex } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { openEventStream } from '../../../cli/event-stream.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
-import type { PaymentEvent } from '../../../sdk/types.js'
+import { openTestEventStream, type TestEventStream } from '../../helpers/event-stream.js'
 import { newAccount, signPaymentWithTimes } from '../../helpers/payments.js'
 import {
   addEndpoint,
@@ -27,8 +26,7 @@ import {
 let stack: GatewayStack
 let seller: Seller
 let api: Awaited<ReturnType<typeof createApi>>
-let abort: AbortController
-let events: AsyncIterator<PaymentEvent>
+let events: TestEventStream
 
 beforeAll(async () => {
   stack = await startGatewayStack()
@@ -39,24 +37,17 @@ beforeAll(async () => {
     path_pattern: '/weather/{city}',
     accepts: [sandboxAccept(stack.services, '10000')],
   })
-  abort = new AbortController()
-  const headers = { authorization: `Bearer ${seller.jwt}`, 'x-svc-environment': 'development' }
-  events = (await openEventStream({ baseUrl: stack.t.server.sandboxControlUrl, headers, signal: abort.signal }))[
-    Symbol.asyncIterator
-  ]() as AsyncIterator<PaymentEvent>
+  events = await openTestEventStream({
+    baseUrl: stack.t.server.sandboxControlUrl,
+    headers: { authorization: `Bearer ${seller.jwt}`, 'x-svc-environment': 'development' },
+  })
 })
 afterAll(async () => {
-  abort?.abort()
+  events?.close()
   await stack?.stop()
 })
 
-async function nextFailure(): Promise<PaymentEvent> {
-  for (;;) {
-    const { value, done } = await events.next()
-    if (done) throw new Error('the stream ended')
-    if (value.type === 'payment.failed') return value
-  }
-}
+const nextFailure = () => events.until('payment.failed')
 
 type Spoil = (signature: string) => Promise<string> | string
 

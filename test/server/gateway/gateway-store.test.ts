@@ -5,6 +5,7 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
 import type { SettlementJournalRow, SettlementRow } from '../../../server/db/tables.js'
 import { openGatewayStore, type GatewayStore } from '../../../server/gateway/gateway-store.js'
+import { testJournalRow } from '../../helpers/journal-rows.js'
 import { testDialects, testDatabases } from '../../helpers/postgres.js'
 
 /** A database file and a `:memory:` one on SQLite, and a PostgreSQL database where the machine has PostgreSQL. */
@@ -235,31 +236,7 @@ describe.each(kinds)('the gateway store on a %s database', (kind) => {
   })
 })
 
+/** Payment `paymentId`'s journal row, written by process `proc_a`. */
 function journalRow(id: string, paymentId: string): SettlementJournalRow {
-  return {
-    id,
-    payment_id: paymentId,
-    api_id: 'a1',
-    endpoint_id: 'e1',
-    ephemeral: 0,
-    user_id: 'u1',
-    environment: 'development',
-    network: 'eip155:845320402',
-    asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-    amount: '1000',
-    payer: '0x1',
-    pay_to: '0x2',
-    transfer_method: 'eip3009',
-    nonce: `0x${id}`,
-    valid_before: '9999999999',
-    method: 'GET',
-    path: '/a',
-    chain_epoch: '',
-    settlement_id: null,
-    created_at: new Date().toISOString(),
-    owner: 'proc_a',
-    from_block: null,
-    state: 'settling',
-    channel_action: null,
-  }
+  return testJournalRow(id, { payment_id: paymentId, owner: 'proc_a' })
 }

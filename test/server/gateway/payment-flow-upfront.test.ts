@@ -8,9 +8,7 @@ import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
-import { openEventStream } from '../../../cli/event-stream.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
-import type { PaymentEvent } from '../../../sdk/types.js'
 import {
   addEndpoint,
   createApi,
@@ -22,6 +20,7 @@ import {
   type GatewayStack,
   type Seller,
 } from './helpers.js'
+import { openTestEventStream } from '../../helpers/event-stream.js'
 
 let stack: GatewayStack
 let seller: Seller
@@ -70,23 +69,11 @@ const db = () => stack.t.server.database.db
 const settlementsOf = (apiId: string) =>
   db().selectFrom('settlements').selectAll().where('api_id', '=', apiId).orderBy('created_at').execute()
 
-async function openEvents() {
-  const abort = new AbortController()
-  const headers = { authorization: `Bearer ${seller.jwt}`, 'x-svc-environment': 'development' }
-  const events = (await openEventStream({ baseUrl: stack.t.server.sandboxControlUrl, headers, signal: abort.signal }))[
-    Symbol.asyncIterator
-  ]()
-  return {
-    async until(type: string): Promise<PaymentEvent> {
-      for (;;) {
-        const { value, done } = await events.next()
-        if (done) throw new Error(`the stream ended before ${type}`)
-        if (value.type === type) return value as PaymentEvent
-      }
-    },
-    close: () => abort.abort(),
-  }
-}
+const openEvents = () =>
+  openTestEventStream({
+    baseUrl: stack.t.server.sandboxControlUrl,
+    headers: { authorization: `Bearer ${seller.jwt}`, 'x-svc-environment': 'development' },
+  })
 
 describe('the control plane', () => {
   test('takes paymentFlow authorization and upfront; escrow, unknown flows and upto upfront are 400s that say why', async () => {

@@ -15,6 +15,7 @@ import { startChainServices, type ChainServices } from '../../../chain/services.
 import { openDatabase } from '../../../server/db/database.js'
 import type { SettlementJournalRow } from '../../../server/db/tables.js'
 import { startServer, type RunningServer } from '../../../server/start-server.js'
+import { testJournalRow } from '../../helpers/journal-rows.js'
 import { newAccount, sandboxRequirements, signPayment } from '../../helpers/payments.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
@@ -124,36 +125,16 @@ describe('at start, the rows a process that died left behind', () => {
     owner: { userId: string; apiId: string; endpointId: string },
     overrides: Partial<SettlementJournalRow> = {},
   ): SettlementJournalRow {
-    const authorization = (payload.payload as { authorization: { from: string; nonce: string; validBefore: string } })
-      .authorization
-    return {
-      id,
-      payment_id:
-        `${requirements.network}|${requirements.asset}|${authorization.from}|${authorization.nonce}`.toLowerCase(),
+    return testJournalRow(id, {
+      signed: { payload, requirements },
       api_id: owner.apiId,
       endpoint_id: owner.endpointId,
-      ephemeral: 0,
       user_id: owner.userId,
-      environment: 'development',
-      network: requirements.network,
-      asset: requirements.asset,
-      amount: requirements.amount,
-      payer: authorization.from,
-      pay_to: requirements.payTo,
-      transfer_method: 'eip3009',
-      nonce: authorization.nonce,
-      valid_before: authorization.validBefore,
-      method: 'GET',
       path: `/weather/${id}`,
       chain_epoch: services.sandboxChain.epoch,
-      settlement_id: null,
       created_at: new Date(Date.now() - 1_000).toISOString(),
-      owner: null,
-      from_block: null,
-      state: 'settling',
-      channel_action: null,
       ...overrides,
-    }
+    })
   }
 
   test('settled on the chain → recorded as charged without an answer; never sent → removed once past validBefore, kept before (unless the facilitator refused it for good); recorded → marked; another chain → removed', async () => {

@@ -13,37 +13,14 @@ import type { SettlementJournalRow } from '../../../server/db/tables.js'
 import { insertUser } from '../../../server/db/users.js'
 import type { ServerDeps } from '../../../server/deps.js'
 import { startJournalReaper } from '../../../server/journal/reaper.js'
+import { testJournalRow } from '../../helpers/journal-rows.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
 
 const at = '2026-11-26T00:00:00.000Z'
 
 /** A production row on a network svc has no RPC for: a gone owner's is resolved as one that cannot be checked. */
-const journalRow = (id: string, owner: string): SettlementJournalRow => ({
-  id,
-  payment_id: `payment-${id}`,
-  api_id: 'a1',
-  endpoint_id: 'e1',
-  ephemeral: 0,
-  user_id: 'u1',
-  environment: 'production',
-  network: 'eip155:8453',
-  asset: '0xa',
-  amount: '1',
-  payer: '0x1',
-  pay_to: '0x2',
-  transfer_method: 'eip3009',
-  nonce: `0x${id}`,
-  valid_before: '9999999999',
-  method: 'GET',
-  path: '/',
-  chain_epoch: '',
-  settlement_id: null,
-  created_at: at,
-  owner,
-  from_block: null,
-  channel_action: null,
-  state: 'settling',
-})
+const journalRow = (id: string, owner: string): SettlementJournalRow =>
+  testJournalRow(id, { environment: 'production', network: 'eip155:8453', created_at: at, owner })
 
 describe.runIf(testDialects().includes('postgres'))('on PostgreSQL', () => {
   const databases = testDatabases('postgres')

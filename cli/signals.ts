@@ -1,0 +1,33 @@
+export type FirstSignalOptions = {
+  /** @defaultValue ['SIGTERM', 'SIGINT'] */
+  signals?: readonly NodeJS.Signals[] | undefined
+  /**
+   * Aborted: the listeners go, a moment later (never within the signal's own handling). For a command that ends and
+   * leaves the process running, as the CLI's tests run it; a command that ends with the process needs none.
+   */
+  until?: AbortSignal | undefined
+}
+
+/**
+ * The first of `signals` from now on; another one then exits at once with code 1 (`say` tells why). Its listeners are
+ * `process.on`, kept for good or until `until`, never `process.once`: a listener removed while the signal is being
+ * handled lets another library's exit handler (signal-exit, loaded by execa when a child such as Anvil is spawned)
+ * find itself alone and re-raise the signal, killing svc before it stopped (a CI flake of `svc serve`).
+ */
+export function firstSignal(say: (line: string) => void, options: FirstSignalOptions = {}): Promise<NodeJS.Signals> {
+  const { signals = ['SIGTERM', 'SIGINT'], until } = options
+  return new Promise((resolve) => {
+    let first: NodeJS.Signals | undefined
+    const on = (name: NodeJS.Signals) => {
+      if (first === undefined) return resolve((first = name))
+      say(`svc: ${name} again: exiting without waiting`)
+      process.exit(1)
+    }
+    for (const name of signals) process.on(name, on)
+    // Later (setImmediate): `until` may be aborted by the very signal being handled; signal-exit must still see `on`.
+    const release = () => {
+      for (const name of signals) process.off(name, on)
+    }
+    until?.addEventListener('abort', () => setImmediate(release), { once: true })
+  })
+}
