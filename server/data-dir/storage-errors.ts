@@ -24,32 +24,46 @@ export function dataDirStorageError(dataDir: string, error: unknown): SvcError |
 /** Seconds a client waits before trying a write again on a full or read-only data dir. */
 export const storageRetryAfterSeconds = 5
 
+/**
+ * What is wrong with the data dir: a full disk, read-only storage, or a write SQLite failed with an I/O error while the
+ * data dir takes writes again by the time it is checked (storage repaired under a running svc, or a passing fault).
+ */
+export type DataDirProblem = 'full' | 'read-only' | 'write-failed'
+
+const problemText: Record<DataDirProblem, string> = {
+  full: 'the disk is full (free space there, then retry)',
+  'read-only': 'it is read-only (make it writable, then retry)',
+  'write-failed': 'a write failed with an I/O error, and the data dir takes writes again (retry)',
+}
+
 /** A 503 of a request svc could not write for, naming the data dir and what is wrong with it (issue 21 item 4). */
 export class StorageUnavailableError extends SvcError {
   override name = 'StorageUnavailableError'
-  readonly problem: 'full' | 'read-only'
-  constructor(dataDir: string, problem: 'full' | 'read-only', cause: unknown) {
-    super(
-      problem === 'full'
-        ? `svc could not write to its data dir ${dataDir}: the disk is full (free space there, then retry)`
-        : `svc could not write to its data dir ${dataDir}: it is read-only (make it writable, then retry)`,
-      { cause, status: 503, code: 'unavailable', retryAfterSeconds: storageRetryAfterSeconds },
-    )
+  readonly problem: DataDirProblem
+  constructor(dataDir: string, problem: DataDirProblem, cause: unknown) {
+    super(`svc could not write to its data dir ${dataDir}: ${problemText[problem]}`, {
+      cause,
+      status: 503,
+      code: 'unavailable',
+      retryAfterSeconds: storageRetryAfterSeconds,
+    })
     this.problem = problem
   }
 }
 
 /**
- * What a failed write says of the data dir at run time: full, read-only, or undefined (not the storage's fault).
- * SQLite names a full disk (SQLITE_FULL) but a file made immutable (`chattr +i`) only as SQLITE_IOERR_WRITE (the
- * kernel's EPERM), so an I/O error is checked against the data dir itself: a small file written and removed there.
+ * What a failed write says of the data dir at run time: full, read-only, write-failed, or undefined (not the storage's
+ * fault). SQLite names a full disk (SQLITE_FULL) but a file made immutable (`chattr +i`) only as SQLITE_IOERR_WRITE
+ * (the kernel's EPERM), so an I/O error is checked against the data dir itself: a small file written and removed
+ * there. SQLite's I/O error on a data dir found writable is still the storage's (`write-failed`): the write did not
+ * happen, and the storage changed between the two (a `chattr -i` mid-request failed one write in CI, answered 500).
  */
-export function dataDirProblem(dataDir: string | undefined, error: unknown): 'full' | 'read-only' | undefined {
+export function dataDirProblem(dataDir: string | undefined, error: unknown): DataDirProblem | undefined {
   const named = storageProblem(error)
   if (named !== undefined || dataDir === undefined) return named
   const code = String((error as { code?: unknown } | null)?.code ?? '')
   if (!code.startsWith('SQLITE_IOERR') && code !== 'EPERM' && code !== 'EACCES') return undefined
-  return probeDataDir(dataDir)
+  return probeDataDir(dataDir) ?? (code.startsWith('SQLITE_IOERR') ? 'write-failed' : undefined)
 }
 
 /**

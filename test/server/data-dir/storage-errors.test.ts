@@ -43,10 +43,15 @@ describe('a write that failed mid-run (issue 21 item 4)', () => {
     )
   })
 
-  test('an I/O error on a writable data dir is not the storage: it stays what it was (a 500)', () => {
+  test("SQLite's I/O error on a data dir that takes writes again is a 503 to retry; other errors stay what they were", () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-storage-'))
     try {
-      expect(storageUnavailable(dataDir, sqliteError('SQLITE_IOERR_WRITE'))).toBeUndefined()
+      const error = storageUnavailable(dataDir, sqliteError('SQLITE_IOERR_WRITE'))
+      expect(error).toMatchObject({ status: 503, retryAfterSeconds: 5, problem: 'write-failed' })
+      expect(error?.message).toBe(
+        `svc could not write to its data dir ${dataDir}: a write failed with an I/O error, and the data dir takes writes again (retry)`,
+      )
+      expect(storageUnavailable(dataDir, Object.assign(new Error('denied'), { code: 'EACCES' }))).toBeUndefined()
       expect(storageUnavailable(dataDir, new Error('no code'))).toBeUndefined()
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
