@@ -8,7 +8,7 @@ import { chainOwnerChannel, readChainOwner, type ChainOwnerRow } from '../db/cha
 import type { Notifications } from '../db/notifications.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { Database } from '../db/tables.js'
-import { clusterHeader } from './cluster-secret.js'
+import { clusterHeader, clusterRpcPath } from './cluster-secret.js'
 import { createOwnerFacilitatorClient } from './owner-facilitator-client.js'
 
 /** Who owns the team Sandbox's chain, as this process sees it. */
@@ -114,7 +114,7 @@ export async function createChainOwnerView(options: {
       if (state.kind !== 'remote') return undefined
       let client = clients.get(state.url)
       if (!client) {
-        const rpc = `${state.url}/_svc/cluster/rpc`
+        const rpc = `${state.url}${clusterRpcPath}`
         client = createPublicClient({
           chain: sandboxChain(rpc),
           transport: http(rpc, { fetchOptions: { headers: { [clusterHeader]: secret } }, retryCount: 0 }),

@@ -4,10 +4,13 @@ import type { NextFunction, Request, Response } from 'express'
 import { sandboxChainMoving } from '../../core/errors.js'
 import { routeHost } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
-import { clusterSecret, fromCluster } from './cluster-secret.js'
-
-/** Seconds a caller waits while the chain moves to another process (a takeover takes one to two). */
-export const movingRetryAfterSeconds = 2
+import {
+  clusterFacilitatorPath,
+  clusterRpcPath,
+  clusterSecret,
+  fromCluster,
+  movingRetryAfterSeconds,
+} from './cluster-secret.js'
 
 /**
  * The control routes that act on the Sandbox chain (whatever needs `deps.chain`): the Sandbox wallet and its funding,
@@ -70,11 +73,11 @@ export function createClusterRoutes(deps: ServerDeps) {
     if (req.path.startsWith('/_svc/cluster/') && fromCluster(req, secret)) {
       const chain = deps.chain
       if (!chain) return moving(res)
-      if (req.path.startsWith('/_svc/cluster/facilitator/')) {
-        req.url = req.url.slice('/_svc/cluster/facilitator'.length)
+      if (req.path.startsWith(`${clusterFacilitatorPath}/`)) {
+        req.url = req.url.slice(clusterFacilitatorPath.length)
         return chain.facilitator.app(req, res, next)
       }
-      if (req.path === '/_svc/cluster/rpc') return pipeTo(new URL(chain.rpcUrl), req, res, {})
+      if (req.path === clusterRpcPath) return pipeTo(new URL(chain.rpcUrl), req, res, {})
       return next()
     }
     if (deps.chain || !chainRoute.test(req.path) || routeHost(req.headers.host, deps.hosts).kind !== 'control')

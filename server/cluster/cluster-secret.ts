@@ -4,6 +4,13 @@ import type { IncomingMessage } from 'node:http'
 /** The header that carries the cluster secret on svc's calls between its own processes. */
 export const clusterHeader = 'x-svc-cluster'
 
+/** Where the chain owner serves its facilitator and its Anvil's JSON-RPC on its main listener (cluster-routes.ts). */
+export const clusterFacilitatorPath = '/_svc/cluster/facilitator'
+export const clusterRpcPath = '/_svc/cluster/rpc'
+
+/** Seconds a caller waits while the chain moves to another process (a takeover takes one to two). */
+export const movingRetryAfterSeconds = 2
+
 /**
  * The secret of svc's calls between its processes (the chain owner's facilitator and RPC): derived from the JWT key,
  * which every process of one svc shares (svc serve refuses nothing else: sessions must verify everywhere), so no new

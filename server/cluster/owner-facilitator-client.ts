@@ -7,7 +7,7 @@ import {
   type SettleResponse,
 } from '@x402/core/types'
 import { sandboxChainMoving } from '../../core/errors.js'
-import { clusterHeader } from './cluster-secret.js'
+import { clusterFacilitatorPath, clusterHeader } from './cluster-secret.js'
 
 /**
  * The chain owner's Sandbox facilitator, for a process that does not own the chain: x402's HTTP client against the
@@ -18,7 +18,7 @@ import { clusterHeader } from './cluster-secret.js'
 export function createOwnerFacilitatorClient(ownerUrl: string, secret: string): FacilitatorClient {
   const headers = { [clusterHeader]: secret }
   const http = new HTTPFacilitatorClient({
-    url: `${ownerUrl}/_svc/cluster/facilitator`,
+    url: `${ownerUrl}${clusterFacilitatorPath}`,
     timeoutMs: 30_000,
     createAuthHeaders: async () => ({ verify: headers, settle: headers, supported: headers }),
   })

@@ -8,14 +8,12 @@ import type { ServerDeps } from '../deps.js'
 import type { ApiRow } from '../db/tables.js'
 import { errorCode, sandboxChainMoving, ServiceUnavailableError } from '../../core/errors.js'
 import { cutText, logLineLimit } from '../../core/http.js'
+import { clusterFacilitatorPath, movingRetryAfterSeconds } from '../cluster/cluster-secret.js'
 
 /** The facilitator of an API cannot be used: no chain, no SVC_FACILITATOR_URL, or it does not answer. */
 export class FacilitatorUnavailableError extends ServiceUnavailableError {
   override name = 'FacilitatorUnavailableError'
 }
-
-/** Where a team Sandbox's owner serves its facilitator on its main listener (server/cluster/cluster-routes.ts). */
-const ownerFacilitatorPath = '/_svc/cluster/facilitator'
 
 /** A scheme a resource server holds beside exact and upto (batch-settlement's, one per receiver: batch-servers.ts). */
 export type ExtraScheme = { key: string; scheme: SchemeNetworkServer }
@@ -68,15 +66,16 @@ export function createResourceServers(
   function ownerFacilitatorUrl(): string | undefined {
     const owner = deps.chainOwner?.current()
     if (!owner) return undefined
-    if (owner.kind !== 'remote') throw new FacilitatorUnavailableError(sandboxChainMoving, { retryAfterSeconds: 2 })
-    return `${owner.url}${ownerFacilitatorPath}`
+    if (owner.kind !== 'remote')
+      throw new FacilitatorUnavailableError(sandboxChainMoving, { retryAfterSeconds: movingRetryAfterSeconds })
+    return `${owner.url}${clusterFacilitatorPath}`
   }
 
   function clientFor(url: string): FacilitatorClient {
     const sandbox = deps.chain?.facilitator
     if (sandbox && url === deps.chain?.facilitatorUrl) return createInProcessFacilitatorClient(sandbox)
-    if (deps.chainOwner && url.endsWith(ownerFacilitatorPath))
-      return deps.chainOwner.facilitatorOf(url.slice(0, -ownerFacilitatorPath.length))
+    if (deps.chainOwner && url.endsWith(clusterFacilitatorPath))
+      return deps.chainOwner.facilitatorOf(url.slice(0, -clusterFacilitatorPath.length))
     return new HTTPFacilitatorClient({ url, timeoutMs: 30_000 })
   }
 
@@ -102,7 +101,7 @@ export function createResourceServers(
         const named = code && /^[A-Z][A-Z0-9_]*$/.test(code) ? ` (${code})` : ''
         throw new FacilitatorUnavailableError(
           `the facilitator of this API does not answer${named}: retry in a moment`,
-          { cause: error, retryAfterSeconds: deps.chainOwner ? 2 : undefined },
+          { cause: error, retryAfterSeconds: deps.chainOwner ? movingRetryAfterSeconds : undefined },
         )
       },
     )

@@ -6,6 +6,7 @@ import {
   ServiceUnavailableError,
 } from '../../core/errors.js'
 import type { ChainOwnerView } from '../cluster/chain-owner-view.js'
+import { movingRetryAfterSeconds } from '../cluster/cluster-secret.js'
 
 export type RequireSandboxChainOptions = {
   /**
@@ -14,9 +15,6 @@ export type RequireSandboxChainOptions = {
    */
   whileRestarting?: boolean | undefined
 }
-
-/** Seconds a caller waits while the team Sandbox's chain moves to another process. */
-const movingRetryAfterSeconds = 2
 
 /**
  * The Sandbox chain's services, for whatever needs them: a 503 ({@link sandboxChainNotRunning}) when svc runs without
