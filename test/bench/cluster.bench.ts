@@ -9,7 +9,6 @@
  *   started) every `killEvery`: the ledger against the chain (target: 0 lost, 0 double).
  * The load generator runs on the same 2 cores: the ratios are what this machine gives, not a server's.
  */
-import { loadavg } from 'node:os'
 import { startCluster, startExternalChain } from '../helpers/cluster.js'
 import {
   createProductionApi,
@@ -20,10 +19,9 @@ import {
   type ReadyProcess,
 } from '../helpers/cluster-load.js'
 import { startSvcProcess } from '../helpers/svc-process.js'
-import { treeCpuMs } from './processes.js'
 import { benchClusterKills } from './cluster-kills.js'
 import { percentile, round } from './pool.js'
-import { rawLoad } from './raw-load.js'
+import { unpaid402s } from './unpaid-402s.js'
 
 export type ClusterBenchOptions = {
   /** Rounds of each measure. @defaultValue 3 */
@@ -62,55 +60,13 @@ export async function benchCluster(options: ClusterBenchOptions = {}) {
     const sqliteApi = await createProductionApi(sqlite, apiOptions)
 
     progress('cluster bench: unpaid 402s, one process against three')
-    const host = new URL(api.url).host
-    // The load generator shares the 2 cores with the processes: plain keep-alive sockets, 4 requests pipelined on
-    // each (test/bench/raw-load.ts, ~25-40 µs of CPU per request where undici's pool took ~90), its CPU reported.
-    const ports = cluster.processes.map((svc) => portOf(svc))
-    const sides = { one: ports.slice(0, 1), three: ports }
-    const probe = (over: number[], requests: number) =>
-      rawLoad({ ports: over, host, path: '/forecast', requests, connections: 32, depth: 4 })
-    const unpaid = { one: [] as number[], three: [] as number[], errors: 0 }
-    const cpuUs = { one: [] as number[], three: [] as number[] }
-    const loadCpuUs = { one: [] as number[], three: [] as number[] }
-    const cpuOfCluster = () => cluster.processes.reduce((sum, svc) => sum + treeCpuMs(svc.child.pid), 0)
-    for (const over of [sides.one, sides.three]) await probe(over, 2_000)
-    for (let r = 0; r < rounds; r++)
-      for (const name of r % 2 === 0 ? (['one', 'three'] as const) : (['three', 'one'] as const)) {
-        const cpu0 = cpuOfCluster()
-        const own0 = process.cpuUsage()
-        const run = await probe(sides[name], unpaidRequests)
-        const own = process.cpuUsage(own0)
-        cpuUs[name].push(((cpuOfCluster() - cpu0) * 1000) / unpaidRequests)
-        loadCpuUs[name].push((own.user + own.system) / unpaidRequests)
-        unpaid[name].push((unpaidRequests / run.wallMs) * 1000)
-        unpaid.errors += unpaidRequests - (run.statuses[402] ?? 0)
-      }
-
-    const ratio402 = median(unpaid.three) / median(unpaid.one)
-    // What two cores free of other work would give at the CPU each side used: one process is held to one core (one
-    // event loop), three share both with the generator. The figure that survives a machine busy with other work.
-    const cpu = (name: 'one' | 'three') => ({ svc: median(cpuUs[name]), load: median(loadCpuUs[name]) })
-    const capacity = {
-      one: Math.min(1e6 / cpu('one').svc, 2e6 / (cpu('one').svc + cpu('one').load)),
-      three: 2e6 / (cpu('three').svc + cpu('three').load),
-    }
-    const unpaid_402 = {
-      one_process_rps: round(median(unpaid.one)),
-      three_processes_rps: round(median(unpaid.three)),
-      rounds_rps: { one: unpaid.one.map((v) => round(v)), three: unpaid.three.map((v) => round(v)) },
-      errors: unpaid.errors,
-      /** svc's CPU per 402 (all processes): what spreading the same load over three costs. */
-      cpu_us_per_request: { one: round(median(cpuUs.one)), three: round(median(cpuUs.three)) },
-      /** The load generator's CPU per 402 (this bench process: the raw sockets of test/bench/raw-load.ts). */
-      load_generator_cpu_us_per_request: { one: round(median(loadCpuUs.one)), three: round(median(loadCpuUs.three)) },
-      /** The machine's 1-minute load when the rounds ended (other processes share the 2 cores). */
-      load_average: round(loadavg()[0]!, 2),
-      ratio: round(ratio402, 2),
-      /** The ratio two free cores would give at this run's CPU per 402 (svc's and the generator's, each side). */
-      ratio_from_cpu: round(capacity.three / capacity.one, 2),
-      target_ratio: 1.5,
-      pass: ratio402 >= 1.5,
-    }
+    const unpaid_402 = await unpaid402s({
+      host: new URL(api.url).host,
+      ports: cluster.processes.map((svc) => portOf(svc)),
+      pids: cluster.processes.map((svc) => svc.child.pid!),
+      rounds,
+      unpaidRequests,
+    })
     if (options.only402) return { unpaid_402 }
 
     progress('cluster bench: paid p50, svc serve on PostgreSQL against svc up on SQLite')
