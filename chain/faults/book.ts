@@ -38,6 +38,9 @@ export type Fault = {
   createdAt: string
 }
 
+/** A kind of strike, and the API it strikes (null: every API). */
+export type FaultTarget = { kind: FaultKind; api: string | null }
+
 /**
  * Where the faults are kept when not in this process's memory: a database every svc process shares (PostgreSQL,
  * server/db/faults.ts), so a fault added through one strikes payments through all, and `times: N` strikes N in all.
@@ -50,8 +53,8 @@ export type FaultStore = {
   delete(id?: string): Promise<number>
   /** As {@link FaultBook.take}, atomically across processes. */
   take(kind: FaultKind, apiSlug?: string): Promise<Fault | undefined>
-  /** Whether any fault is in force. */
-  any(): Promise<boolean>
+  /** What the faults in force strike: their kinds and APIs (null: every API), each pair once. */
+  targets(): Promise<FaultTarget[]>
   /**
    * Calls `listener` after any process changed the faults, and once listening again after changes may have been
    * missed; with `deaf` while it cannot hear them (a lost connection).
@@ -128,15 +131,32 @@ function memoryFaults(changed: () => void): FaultStore & { size(): number } {
       changed()
       return { ...fault }
     },
-    any: async () => faults.length > 0,
+    targets: async () => faults.map(({ kind, api }) => ({ kind, api })),
     watch: async () => () => {},
   }
 }
 
 /**
+ * What the faults in force may strike, by kind: the APIs (null: every API); `everything` while that is not known.
+ * A payment no fault targets costs a map lookup, not a question to the store.
+ */
+type Targets = Map<FaultKind, Set<string | null>> | 'everything'
+
+/** Adds what `list` targets to `targets`; answers `targets`. */
+const addTargets = (targets: Map<FaultKind, Set<string | null>>, list: FaultTarget[]) => {
+  for (const { kind, api } of list) {
+    const apis = targets.get(kind) ?? new Set<string | null>()
+    apis.add(api)
+    targets.set(kind, apis)
+  }
+  return targets
+}
+
+/**
  * The faults injected into a Sandbox: in memory (svc up), or in a {@link FaultStore} the server gives it (svc serve on
- * PostgreSQL). A flag says whether any fault is in force, so a payment without faults costs one check either way; with
- * a store, the flag is refreshed whenever a process changes the faults (the store's watch) or this one reads them.
+ * PostgreSQL). With a store, the book keeps what the faults in force target (kinds and APIs), so a payment no fault
+ * targets costs one lookup and no query; the targets are read again whenever a process changes the faults (the
+ * store's watch), widened at once by a fault added or read here.
  */
 export function createFaultBook(): FaultBook {
   const listeners = new Set<() => void>()
@@ -146,13 +166,21 @@ export function createFaultBook(): FaultBook {
   const memory = memoryFaults(changed)
   let store: FaultStore | undefined
   let stopWatching = () => {}
-  /** With a store: whether a fault may be in force (true until the store says otherwise). */
-  let inForce = false
+  /** With a store: what a fault in force may strike (everything until the store says otherwise). */
+  let targets: Targets = new Map()
+  const widen = (list: FaultTarget[]) => {
+    if (targets !== 'everything') addTargets(targets, list)
+  }
+  const targeted = (kind: FaultKind, apiSlug: string | undefined) => {
+    if (targets === 'everything') return true
+    const apis = targets.get(kind)
+    return apis !== undefined && (apis.has(null) || (apiSlug !== undefined && apis.has(apiSlug)))
+  }
   /** With a store: its notifications are not heard (a lost connection), so the flag stays raised. */
   let deaf = false
   let refreshing: Promise<void> | undefined
   let again = false
-  /** Asks the store whether any fault is in force; a change heard meanwhile asks once more after (never a stale answer). */
+  /** Asks the store what its faults target; a change heard meanwhile asks once more after (never a stale answer). */
   const refresh = (from: FaultStore): Promise<void> => {
     if (refreshing) {
       again = true
@@ -161,8 +189,11 @@ export function createFaultBook(): FaultBook {
     const ask = async () => {
       do {
         again = false
-        const any = await from.any().catch(() => true)
-        if (store === from && !deaf) inForce = any
+        const read: Targets = await from.targets().then(
+          (list) => addTargets(new Map(), list),
+          () => 'everything' as const,
+        )
+        if (store === from && !deaf) targets = read
       } while (again && store === from)
     }
     refreshing = ask().finally(() => (refreshing = undefined))
@@ -176,7 +207,7 @@ export function createFaultBook(): FaultBook {
         await memory.insert(fault)
         return { ...fault }
       }
-      inForce = true
+      widen([fault])
       await store.insert(fault)
       changed()
       return { ...fault }
@@ -185,8 +216,8 @@ export function createFaultBook(): FaultBook {
       if (!store) return memory.list()
       const from = store
       const faults = await from.list()
-      // A fault read raises the flag at once; only a refresh lowers it (a read may be older than a notification).
-      if (faults.length > 0 && store === from) inForce = true
+      // A fault read widens the targets at once; only a refresh narrows them (a read may be older than a notification).
+      if (store === from) widen(faults)
       return faults
     },
     async clear(id) {
@@ -199,12 +230,12 @@ export function createFaultBook(): FaultBook {
     },
     async take(kind, apiSlug) {
       if (!store) return memory.size() === 0 ? undefined : memory.take(kind, apiSlug)
-      if (!inForce) return undefined
+      if (!targeted(kind, apiSlug)) return undefined
       const from = store
       const fault = await from.take(kind, apiSlug)
       if (!fault) return undefined
       changed()
-      // A strike that used the fault up: the flag may fall (the store tells every process too).
+      // A strike that used the fault up: the targets may narrow (the store tells every process too).
       if (fault.remaining === 0) void refresh(from)
       return fault
     },
@@ -217,12 +248,12 @@ export function createFaultBook(): FaultBook {
       stopWatching = () => {}
       store = next
       deaf = false
-      inForce = next !== undefined
+      targets = next === undefined ? new Map() : 'everything'
       if (!next) return
       stopWatching = await next.watch((lost) => {
-        // Deaf, the flag cannot fall safely: every payment asks the store until it hears again (and reads once more).
+        // Deaf, the targets cannot narrow safely: every payment asks the store until it hears again (and reads once more).
         deaf = lost === true
-        if (deaf) inForce = true
+        if (deaf) targets = 'everything'
         else void refresh(next)
         changed()
       })

@@ -77,9 +77,9 @@ export function createPostgresFaultStore(db: Kysely<Database>): FaultStore {
       if (row.remaining === 0) await db.deleteFrom('sandbox_faults').where('id', '=', row.id).execute()
       return faultOf(row)
     },
-    async any() {
-      const row = await db.selectFrom('sandbox_faults').select('id').where(inForce).limit(1).executeTakeFirst()
-      return row !== undefined
+    async targets() {
+      const rows = await db.selectFrom('sandbox_faults').select(['kind', 'api']).distinct().where(inForce).execute()
+      return rows.map((row) => ({ kind: row.kind as FaultKind, api: row.api }))
     },
     async watch(listener) {
       const notifications = notificationsOf(db)

@@ -6,7 +6,7 @@
  */
 import { sql } from 'kysely'
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import { createFaultBook, type FaultBook } from '../../../chain/faults/book.js'
+import { createFaultBook, type FaultBook, type FaultStore } from '../../../chain/faults/book.js'
 import type { OpenedDatabase } from '../../../server/db/database.js'
 import { createPostgresFaultStore } from '../../../server/db/faults.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
@@ -19,8 +19,10 @@ afterEach(async () => {
   for (const database of opened.splice(0)) await database.close()
 })
 
-/** Two processes' fault books on one database (their databases: `opened`). */
-async function twoBooks(): Promise<[FaultBook, FaultBook]> {
+let asked = 0
+
+/** Two processes' fault books on one database (their databases: `opened`); the second's store through `wrap`. */
+async function twoBooks(wrap: (store: FaultStore) => FaultStore = (store) => store): Promise<[FaultBook, FaultBook]> {
   const url = await databases!.url()
   const { openDatabase } = await import('../../../server/db/database.js')
   const books: FaultBook[] = []
@@ -28,7 +30,8 @@ async function twoBooks(): Promise<[FaultBook, FaultBook]> {
     const database = await openDatabase(url)
     opened.push(database)
     const book = createFaultBook()
-    await book.keepIn(createPostgresFaultStore(database.db))
+    const store = createPostgresFaultStore(database.db)
+    await book.keepIn(i === 1 ? wrap(store) : store)
     books.push(book)
   }
   return books as [FaultBook, FaultBook]
@@ -77,6 +80,32 @@ describe.runIf(runs)('faults on PostgreSQL', () => {
     expect((await a.take('settle'))?.remaining).toBe(0)
     await vi.waitFor(async () => expect(await b.list()).toEqual([]))
     expect(await b.take('settle')).toBeUndefined()
+  })
+
+  test('a payment no fault targets asks the store nothing (another kind, another API); a fault of every API does', async () => {
+    // A book whose store counts the strikes it is asked for, beside another process's book.
+    const [a, book] = await twoBooks((store) => ({
+      ...store,
+      take: (kind, apiSlug) => (asked++, store.take(kind, apiSlug)),
+    }))
+    const fault = await a.add({ kind: 'settle', delayMs: 5, api: 'weather' })
+    await vi.waitFor(async () => expect((await book.take('settle', 'weather'))?.id).toBe(fault.id))
+    asked = 0
+    expect(await book.take('settle', 'other')).toBeUndefined()
+    expect(await book.take('verify', 'weather')).toBeUndefined()
+    expect(await book.take('upstream')).toBeUndefined()
+    expect(asked).toBe(0)
+    const everyApi = await a.add({ kind: 'verify', reason: 'invalid_exact_evm_signature' })
+    await vi.waitFor(async () => expect((await book.take('verify', 'other'))?.id).toBe(everyApi.id))
+    expect(asked).toBeGreaterThan(0)
+    // Cleared: once the book has heard it, no payment asks the store again.
+    await a.clear()
+    await vi.waitFor(async () => {
+      asked = 0
+      expect(await book.take('settle', 'weather')).toBeUndefined()
+      expect(await book.take('verify', 'other')).toBeUndefined()
+      expect(asked).toBe(0)
+    })
   })
 
   test('clear of all, and hits counted across processes', async () => {
