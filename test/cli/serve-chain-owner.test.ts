@@ -1,7 +1,9 @@
 /**
  * `svc serve --sandbox-chain shared` (issue 27 item 1): processes on one PostgreSQL database elect one chain owner;
- * the others settle Sandbox payments through it and forward its chain routes; when it is killed, another takes the
- * chain over (a new epoch), answering 503 with Retry-After meanwhile. Real processes, real Anvil, real PostgreSQL.
+ * the others settle Sandbox payments through it and forward its chain routes (time travel and faults act on the
+ * owner's chain and gateway); each names its own public Sandbox RPC and serves the paywall with the owner's chain;
+ * when the owner is killed, another takes the chain over (a new epoch), answering 503 with Retry-After meanwhile.
+ * Real processes, real Anvil, real PostgreSQL.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -11,7 +13,7 @@ import { join } from 'node:path'
 import { x402Client } from '@x402/core/client'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import { type Address, createPublicClient, type Hex, http, type PublicClient } from 'viem'
+import { type Address, createPublicClient, erc20Abi, type Hex, http, type PublicClient } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { sandboxChainId } from '../../core/sandbox-usdc.js'
@@ -62,18 +64,9 @@ const asSeller = (body?: unknown) => ({
 })
 const getJson = async (url: string, headers: Record<string, string> = sellerHeaders()) =>
   (await (await fetchLocal(url, { headers })).json()) as any
-const balanceOfAbi = [
-  {
-    type: 'function',
-    name: 'balanceOf',
-    stateMutability: 'view',
-    inputs: [{ type: 'address' }],
-    outputs: [{ type: 'uint256' }],
-  },
-] as const
 /** The USDC of `address` on the chain `client` reads. */
 const usdcOf = (client: PublicClient, address: Address) =>
-  client.readContract({ address: owner.ready.usdc, abi: balanceOfAbi, functionName: 'balanceOf', args: [address] })
+  client.readContract({ address: owner.ready.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
 /** The owner's chain, read on its Anvil directly. */
 const ownerChain = () => createPublicClient({ transport: http(owner.ready.rpc_url) })
 const readyz = async (svc: ServeProcess) => {
