@@ -729,10 +729,61 @@ export interface paths {
                         };
                     };
                 };
+                503: components["responses"]["Unavailable"];
             };
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/rpc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The Sandbox chain's JSON-RPC (the rpc_url of /config/local-dev on svc serve)
+         * @description Public, on {sandbox_base_url} only, like any testnet's RPC: one JSON-RPC call or a batch of up to 20. Reads,
+         *     logs, gas estimates and signed transactions (`eth_sendRawTransaction`); any other method (Anvil's `anvil_*`,
+         *     `evm_*`, signing by the node) is answered with JSON-RPC error -32601. Calls per minute are limited per client
+         *     address. On a team Sandbox process that does not own the chain it reaches the owner's.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            responses: {
+                /** @description the chain's JSON-RPC answer */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": unknown;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                404: components["responses"]["NotFound"];
+                429: components["responses"]["TooManyRequests"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;

@@ -8,6 +8,7 @@ import { chainOwnerChannel, readChainOwner, type ChainOwnerRow } from '../db/cha
 import type { Notifications } from '../db/notifications.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { Database } from '../db/tables.js'
+import { type ChainFacts, readChainFacts } from './chain-facts.js'
 import { clusterHeader, clusterRpcPath } from './cluster-secret.js'
 import { createOwnerFacilitatorClient } from './owner-facilitator-client.js'
 
@@ -41,6 +42,16 @@ export type ChainOwnerView = {
   facilitatorOf(url: string): FacilitatorClient
   /** The remote owner's chain for recovery; undefined without a remote owner. */
   reader(): RemoteChainReader | undefined
+  /**
+   * A route of the remote owner's listener (`/_svc/cluster/rpc`: its Anvil's JSON-RPC) and the secret's header to
+   * send it; undefined without a remote owner.
+   */
+  ownerRoute(path: string): { url: string; headers: Record<string, string> } | undefined
+  /**
+   * What the remote owner's chain is (chain id, USDC, its services), read from the owner once per epoch when the row
+   * names it; undefined without a remote owner, or until it was read.
+   */
+  facts(): ChainFacts | undefined
   /** Reads the row now (tests, and the lease after a change of its own). */
   refresh(): Promise<void>
   close(): Promise<void>
@@ -62,10 +73,18 @@ export async function createChainOwnerView(options: {
   const clients = new Map<string, PublicClient>()
   let reading: Promise<void> | undefined
   let again = false
+  /** The remote owner's chain facts, of the epoch they were read at. */
+  let facts: ChainFacts | undefined
 
   async function read(): Promise<void> {
     const next = await readChainOwner(db)
     const nextAlive = next !== undefined && (next.owner === owner.id || !(await owner.isGone(next.owner)))
+    // A new remote epoch: its facts are read before the view says so, so a page or a config of it has them.
+    if (nextAlive && next.owner !== owner.id && next.epoch !== null && facts?.epoch !== next.epoch)
+      facts = await readChainFacts(next.url, secret).catch((error) => {
+        log(`svc: reading the Sandbox chain of its owner failed (read again soon): ${toSvcError(error).message}`)
+        return facts
+      })
     row = next
     alive = nextAlive
   }
@@ -122,6 +141,15 @@ export async function createChainOwnerView(options: {
         clients.set(state.url, client)
       }
       return { client, network: sandboxNetwork, epoch: state.epoch, restarting: false }
+    },
+    ownerRoute(path) {
+      const state = current()
+      if (state.kind !== 'remote') return undefined
+      return { url: `${state.url}${path}`, headers: { [clusterHeader]: secret } }
+    },
+    facts() {
+      const state = current()
+      return state.kind === 'remote' && facts?.epoch === state.epoch ? facts : undefined
     },
     refresh,
     async close() {

@@ -4,8 +4,12 @@ import type { NextFunction, Request, Response } from 'express'
 import { sandboxChainMoving } from '../../core/errors.js'
 import { routeHost } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
+import { demoFaucet } from '../sandbox/demo-faucet.js'
+import { chainFactsOf } from './chain-facts.js'
 import {
+  clusterChainPath,
   clusterFacilitatorPath,
+  clusterFaucetPath,
   clusterRpcPath,
   clusterSecret,
   fromCluster,
@@ -14,10 +18,10 @@ import {
 
 /**
  * The control routes that act on the Sandbox chain (whatever needs `deps.chain`): the Sandbox wallet and its funding,
- * balances, the faucet, faults, chain restart, snapshots, time travel, and the chain's local-dev config.
+ * balances, the faucet, faults, chain restart, snapshots and time travel. Not `/config/local-dev` nor `/dev/rpc`:
+ * each process answers those itself (its own public RPC URL, relayed to the owner's chain: server/sandbox/public-rpc.ts).
  */
-const chainRoute =
-  /^\/(?:dev\/(?:faucet|balances|faults|chain\/restart|snapshots|time)(?:\/|$)|sandbox-wallet(?:\/|$)|config\/local-dev$)/
+const chainRoute = /^\/(?:dev\/(?:faucet|balances|faults|chain\/restart|snapshots|time)(?:\/|$)|sandbox-wallet(?:\/|$))/
 
 /** Marks a request one process forwarded to the chain owner, so a stale view never forwards it on again. */
 const forwardedHeader = 'x-svc-forwarded-to-owner'
@@ -59,7 +63,8 @@ function pipeTo(target: URL, req: IncomingMessage, res: ServerResponse, extra: R
  * `svc serve --sandbox-chain shared`, before the host routing (server/app.ts):
  * - on the chain owner, the routes the other processes reach it by, with the cluster secret only (anyone else falls
  *   through to the hosts, as if they did not exist): `/_svc/cluster/facilitator/*` (the Sandbox facilitator's
- *   routes, served in process) and `/_svc/cluster/rpc` (its Anvil's JSON-RPC, which stays on loopback);
+ *   routes, served in process), `/_svc/cluster/rpc` (its Anvil's JSON-RPC, which stays on loopback),
+ *   `/_svc/cluster/chain` (what its chain is: chain-facts.ts) and `/_svc/cluster/faucet` (the paywall's demo faucet);
  * - on the others, the control routes that need the chain, forwarded to the owner with the caller's credentials and
  *   answered with the owner's answer unchanged; 503 with Retry-After while no process owns the chain.
  * Why through the main listener: it is the one address every process already advertises and a load balancer may
@@ -78,6 +83,9 @@ export function createClusterRoutes(deps: ServerDeps) {
         return chain.facilitator.app(req, res, next)
       }
       if (req.path === clusterRpcPath) return pipeTo(new URL(chain.rpcUrl), req, res, {})
+      if (req.path === clusterChainPath) return void res.json(chainFactsOf(chain))
+      if (req.path === clusterFaucetPath && req.method === 'POST')
+        return void demoFaucet(chain, req).then((funded) => res.json(funded), next)
       return next()
     }
     if (deps.chain || !chainRoute.test(req.path) || routeHost(req.headers.host, deps.hosts).kind !== 'control')

@@ -7,6 +7,9 @@ export const clusterHeader = 'x-svc-cluster'
 /** Where the chain owner serves its facilitator and its Anvil's JSON-RPC on its main listener (cluster-routes.ts). */
 export const clusterFacilitatorPath = '/_svc/cluster/facilitator'
 export const clusterRpcPath = '/_svc/cluster/rpc'
+/** Where the chain owner tells what its chain is (server/cluster/chain-facts.ts), and funds the paywall's demo wallet. */
+export const clusterChainPath = '/_svc/cluster/chain'
+export const clusterFaucetPath = '/_svc/cluster/faucet'
 
 /** Seconds a caller waits while the chain moves to another process (a takeover takes one to two). */
 export const movingRetryAfterSeconds = 2

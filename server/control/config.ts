@@ -1,8 +1,8 @@
 import { Router } from 'express'
-import { sandboxChainId, sandboxNetwork } from '../../core/sandbox-usdc.js'
 import { apiKeyPrefixes, controlUrl, environments } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
 import { sandboxUsdc } from '../payment-token.js'
+import { localDevConfig } from '../sandbox/local-dev-config.js'
 import { acceptSchemes } from './endpoint-input.js'
 
 /** Public configuration routes. */
@@ -25,19 +25,7 @@ export function createConfigRoutes(deps: ServerDeps): Router {
   })
 
   router.get('/config/local-dev', (_req, res) => {
-    const chain = deps.chain
-    res.json({
-      enabled: chain !== undefined,
-      chain_id: sandboxChainId,
-      network: sandboxNetwork,
-      rpc_url: chain?.rpcUrl ?? null,
-      chain_manager_url: chain?.chainManagerUrl ?? null,
-      facilitator_url: chain?.facilitatorUrl ?? null,
-      faucet_enabled: chain !== undefined,
-      native_currency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      usdc: sandboxUsdc(deps),
-      twins: chain?.twins.map((twin) => twin.describe()) ?? [],
-    })
+    res.json(localDevConfig(deps))
   })
 
   return router

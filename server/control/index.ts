@@ -3,6 +3,7 @@ import type { Environment } from '../../core/hosts.js'
 import { createApiKeyRoutes } from './api-keys.js'
 import { createApiRoutes } from './apis.js'
 import { createAuthRoutes, createSessionRoutes } from './auth.js'
+import { createChainRpcRoutes } from './chain-rpc.js'
 import { createConfigRoutes } from './config.js'
 import { createAuthenticator } from './context.js'
 import type { ServerDeps } from '../deps.js'
@@ -38,6 +39,8 @@ export function createControlRouter(deps: ServerDeps): Router {
     next()
   }
 
+  // The chain's JSON-RPC takes its body as it came.
+  router.use(createChainRpcRoutes(deps))
   router.use(jsonBody())
   router.use(createContractRoutes())
   router.use(createRootRoutes(deps))

@@ -89,6 +89,18 @@ export async function claimJournalRow(db: Kysely<Database>, row: SettlementJourn
   return claimed !== undefined
 }
 
+/** Who holds a payment's claim (its journal row's process and state); undefined when nobody does. */
+export function journalHolderOf(
+  db: Kysely<Database>,
+  paymentId: string,
+): Promise<Pick<SettlementJournalRow, 'owner' | 'state'> | undefined> {
+  return db
+    .selectFrom('settlement_journal')
+    .select(['owner', 'state'])
+    .where('payment_id', '=', paymentId)
+    .executeTakeFirst()
+}
+
 /** Removes a claimed row no settlement was begun for (the payment was refused, or failed before its settlement). */
 export async function releaseJournalClaim(db: Kysely<Database>, id: string): Promise<void> {
   await db.deleteFrom('settlement_journal').where('id', '=', id).where('state', '=', 'claimed').execute()

@@ -13,7 +13,7 @@ import type { GatewayRequest } from './gateway-request.js'
 import type { GatewayStore } from './gateway-store.js'
 import { failed, unavailable, type PaymentOutcome, type PaymentRequiredOutcome } from './payment-outcome.js'
 import { offerFor, paymentRequired, reasonFields, type Refusal } from './payment-required.js'
-import { createPaymentLocks, payClaimed, paymentIdentity, usedUpMessage } from './payment-locks.js'
+import { createPaymentLocks, payClaimed, paymentIdentity, retryLater, usedUpMessage } from './payment-locks.js'
 import { createPostgresPaymentClaims, paymentIdClaimsOf } from './postgres-payment-claims.js'
 import { dialectOf } from '../db/dialect.js'
 import { createPaymentIdentifiers } from './payment-identifier.js'
@@ -243,7 +243,7 @@ export function createPaymentFlow(
             (refusal) =>
               refusal.reason === 'endpoint-used-up'
                 ? failed(410, refusal.message)
-                : requirePayment(attempt, refusal.message),
+                : (retryLater(refusal) ?? requirePayment(attempt, refusal.message)),
           ),
       },
     )

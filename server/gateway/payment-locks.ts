@@ -10,13 +10,20 @@ import type { PaymentOutcome } from './payment-outcome.js'
 export type Release = (consumed: boolean) => void | Promise<void>
 
 /**
- * Why a claim was refused: the payment is in flight elsewhere, another payment holds the ephemeral endpoint, or
- * (PostgreSQL, a process whose cached endpoints are a moment old) that payment used the endpoint up: a 410.
+ * Why a claim was refused: the payment is in flight elsewhere, or (PostgreSQL) was at a process that stopped before it
+ * answered (`payment-orphaned`: recovery decides it, see postgres-payment-claims.ts), another payment holds the
+ * ephemeral endpoint, or (PostgreSQL, a process whose cached endpoints are a moment old) that payment used the
+ * endpoint up: a 410.
  */
-export type ClaimRefusal = 'payment-in-use' | 'endpoint-in-use' | 'endpoint-used-up'
+export type ClaimRefusal = 'payment-in-use' | 'payment-orphaned' | 'endpoint-in-use' | 'endpoint-used-up'
 
-/** A granted claim and its release, or the refusal, with the message that answers it (a 402; used up: a 410). */
-export type Claim = { ok: true; release: Release } | { ok: false; reason: ClaimRefusal; message: string }
+/**
+ * A granted claim and its release, or the refusal, with the message that answers it (a 402; used up: a 410; with
+ * `retryAfter`, a 503 that says when to send it again).
+ */
+export type Claim =
+  | { ok: true; release: Release }
+  | { ok: false; reason: ClaimRefusal; message: string; retryAfter?: number }
 
 /** What a request claims: its payment, the ephemeral endpoint it pays for, and the payment's journal entry. */
 export type ClaimRequest = {
@@ -110,6 +117,12 @@ export function createPaymentLocks(): PaymentLocks {
 
 /** A refused claim: why, and the message that answers it. */
 export type ClaimRefused = Extract<Claim, { ok: false }>
+
+/** The 503 of a refusal that a retry can get past (`retryAfter`); undefined for the others. */
+export const retryLater = (refusal: ClaimRefused): PaymentOutcome | undefined =>
+  refusal.retryAfter === undefined
+    ? undefined
+    : { type: 'error', status: 503, error: refusal.message, retryAfter: refusal.retryAfter }
 
 /**
  * Pays (`pay`) holding the claim of `request`, or answers its refusal (`refuse`: nothing is charged). The claim is

@@ -2,6 +2,7 @@ import { toSvcError } from '../../core/errors.js'
 import { compilePattern } from '../../core/path-pattern.js'
 import { claimEndpoint, releaseEndpoint, usedUpEndpoints } from '../db/endpoint-claims.js'
 import { dialectOf } from '../db/dialect.js'
+import { journalHolderOf } from '../db/settlement-journal.js'
 import { type PaymentIdClaims, postgresPaymentIdClaims } from '../db/payment-id-claims.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
@@ -17,6 +18,37 @@ export type PostgresPaymentClaimsOptions = {
 }
 
 const usedUp: Claim = { ok: false, reason: 'endpoint-used-up', message: usedUpMessage }
+
+/**
+ * A payment held by a process that is gone (a load balancer sent it again after that process died): the reaper of a
+ * live process resolves the row (server/journal/reaper.ts, every 2 s). Nothing was sent yet (`claimed`): the row is
+ * freed at its next look, and the retry is served. Its settlement was sent (`settling`): that call may still be
+ * under way at the facilitator, so the chain decides, read at once and then every 10 s until the authorization's
+ * validBefore; a retry is paid if it was not (a used authorization is refused then). Either way a 503 with
+ * Retry-After, not the 402 of a payment in use: nothing is wrong with the payment, and nothing is charged twice.
+ */
+export const orphanedPayment = {
+  claimed: {
+    ok: false,
+    reason: 'payment-orphaned',
+    message: 'this payment was taken by an svc process that stopped before settling it: retry in a few seconds',
+    retryAfter: 2,
+  },
+  settling: {
+    ok: false,
+    reason: 'payment-orphaned',
+    message:
+      'an svc process that stopped was settling this payment; svc is reading the chain for it: retry in a few seconds',
+    retryAfter: 5,
+  },
+} as const satisfies Record<string, Claim>
+
+/** Why a payment's claim was refused: its holder is alive (in use), or gone (orphaned, {@link orphanedPayment}). */
+async function inUse(deps: ServerDeps, paymentId: string): Promise<Claim> {
+  const holder = await journalHolderOf(deps.db, paymentId)
+  if (!holder || holder.owner === null || !(await processOwnerOf(deps.db).isGone(holder.owner))) return paymentInUse
+  return holder.state === 'claimed' ? orphanedPayment.claimed : orphanedPayment.settling
+}
 
 /**
  * The gateway's claims on PostgreSQL, shared by every process on the database (issue 26 item 3):
@@ -38,7 +70,7 @@ export function createPostgresPaymentClaims(
   const log = deps.log ?? ((message: string) => console.error(message))
   return {
     async claim({ paymentId, ephemeral, entry }) {
-      if (!(await journal.claim(entry()))) return paymentInUse
+      if (!(await journal.claim(entry()))) return inUse(deps, paymentId)
       if (ephemeral) {
         const endpoint = await claimEndpoint(deps.db, ephemeral, owner, endpointHoldMs).catch(async (error) => {
           await journal.release(paymentId)

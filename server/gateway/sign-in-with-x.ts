@@ -13,6 +13,7 @@ import { sql } from 'kysely'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import type { ApiRow, EndpointRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
+import { sandboxChainReader } from '../sandbox/require-chain.js'
 import { clockOf } from '../sandbox/time-travel.js'
 import { reasonText } from './facilitator-calls.js'
 
@@ -72,7 +73,8 @@ const refused = (reason: string, message: string): SignInResult => ({
 export function createSignIns(deps: ServerDeps): SignIns {
   // Smart-contract wallets (EIP-1271, EIP-6492) are asked on the Sandbox chain; production APIs verify EOAs only.
   const sandboxVerifier = (): EVMMessageVerifier | undefined => {
-    const client = deps.chain?.sandboxChain.client
+    // On a team Sandbox process that does not own the chain: the owner's, through its listener.
+    const client = sandboxChainReader(deps)?.client
     return client ? (args) => client.verifyMessage(args) : undefined
   }
 
@@ -107,7 +109,7 @@ export function createSignIns(deps: ServerDeps): SignIns {
   /** When a settlement was paid, in svc's clock's milliseconds. */
   async function paidAt(api: ApiRow, row: { transaction: string; created_at: string; chain_epoch: string }) {
     const recorded = Date.parse(row.created_at) + clockOf(deps).offsetMs
-    const chain = deps.chain?.sandboxChain
+    const chain = sandboxChainReader(deps)
     if (api.environment !== 'development' || !chain || !row.transaction || row.chain_epoch !== chain.epoch)
       return recorded
     try {

@@ -1,3 +1,4 @@
+import type { PublicClient } from 'viem'
 import type { ChainServices } from '../../chain/services.js'
 import {
   sandboxChainMoving,
@@ -46,4 +47,29 @@ export function sandboxEpochOf(deps: {
   if (deps.chain) return deps.chain.sandboxChain.epoch
   const owner = deps.chainOwner?.current()
   return owner?.kind === 'remote' ? owner.epoch : ''
+}
+
+/**
+ * The Sandbox chain's id and USDC: this process's chain's, or the team Sandbox owner's (read from it once per epoch:
+ * server/cluster/chain-owner-view.ts); undefined without either, or while the chain moves.
+ */
+export function sandboxChainFacts(deps: {
+  chain?: ChainServices | undefined
+  chainOwner?: ChainOwnerView | undefined
+}): { chainId: number; usdc: { address: string; decimals: number; name: string; version: string } } | undefined {
+  const own = deps.chain?.sandboxChain
+  if (own) return { chainId: own.chainId, usdc: own.usdc }
+  const facts = deps.chainOwner?.facts()
+  return facts && { chainId: facts.chain_id, usdc: facts.usdc }
+}
+
+/**
+ * The Sandbox chain to read (receipts, blocks, contract wallets' signatures): this process's, or on a team Sandbox
+ * process that does not own it, the owner's through its listener; undefined without either.
+ */
+export function sandboxChainReader(deps: {
+  chain?: ChainServices | undefined
+  chainOwner?: ChainOwnerView | undefined
+}): { client: PublicClient; epoch: string } | undefined {
+  return deps.chain?.sandboxChain ?? deps.chainOwner?.reader()
 }

@@ -1,7 +1,9 @@
 /**
  * `svc serve --sandbox-chain shared` (issue 27 item 1): processes on one PostgreSQL database elect one chain owner;
- * the others settle Sandbox payments through it and forward its chain routes; when it is killed, another takes the
- * chain over (a new epoch), answering 503 with Retry-After meanwhile. Real processes, real Anvil, real PostgreSQL.
+ * the others settle Sandbox payments through it and forward its chain routes (time travel and faults act on the
+ * owner's chain and gateway); each names its own public Sandbox RPC and serves the paywall with the owner's chain;
+ * when the owner is killed, another takes the chain over (a new epoch), answering 503 with Retry-After meanwhile.
+ * Real processes, real Anvil, real PostgreSQL.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -11,7 +13,7 @@ import { join } from 'node:path'
 import { x402Client } from '@x402/core/client'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import { createPublicClient, http, type Hex } from 'viem'
+import { type Address, createPublicClient, erc20Abi, type Hex, http, type PublicClient } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { sandboxChainId } from '../../core/sandbox-usdc.js'
@@ -54,11 +56,19 @@ const serve = async (name: string) => {
 const sandboxControl = (svc: ServeProcess) => svc.ready.sandbox_control_url as string
 const gateway = (svc: ServeProcess, path: string) =>
   `http://weather.${svc.ready.sandbox_platform_domain}:${svc.ready.port}${path}`
+const sellerHeaders = () => ({ authorization: `Bearer ${jwt}`, 'x-svc-environment': 'development' })
 const asSeller = (body?: unknown) => ({
   method: 'POST',
-  headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}`, 'x-svc-environment': 'development' },
+  headers: { 'content-type': 'application/json', ...sellerHeaders() },
   body: body === undefined ? undefined : JSON.stringify(body),
 })
+const getJson = async (url: string, headers: Record<string, string> = sellerHeaders()) =>
+  (await (await fetchLocal(url, { headers })).json()) as any
+/** The USDC of `address` on the chain `client` reads. */
+const usdcOf = (client: PublicClient, address: Address) =>
+  client.readContract({ address: owner.ready.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
+/** The owner's chain, read on its Anvil directly. */
+const ownerChain = () => createPublicClient({ transport: http(owner.ready.rpc_url) })
 const readyz = async (svc: ServeProcess) => {
   const answer = await fetchLocal(`http://127.0.0.1:${svc.ready.port}/readyz`)
   return { status: answer.status, body: (await answer.json()) as Record<string, unknown> }
@@ -74,11 +84,9 @@ const pay = (svc: ServeProcess, path = '/forecast') => {
 }
 const settlements = async (svc: ServeProcess) =>
   (
-    (await (
-      await fetchLocal(`${sandboxControl(svc)}/settlements`, {
-        headers: { authorization: `Bearer ${jwt}`, 'x-svc-environment': 'development' },
-      })
-    ).json()) as { settlements: { transaction: string; chain_epoch: string; old_chain: boolean }[] }
+    (await (await fetchLocal(`${sandboxControl(svc)}/settlements`, { headers: sellerHeaders() })).json()) as {
+      settlements: { transaction: string; chain_epoch: string; old_chain: boolean }[]
+    }
   ).settlements
 
 beforeAll(async () => {
@@ -165,22 +173,7 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     expect((await faucet(other)).status).toBe(200)
     const balances = await fetchLocal(`${sandboxControl(other)}/dev/balances`, asSeller({ address: buyer.address }))
     expect(balances.status).toBe(200)
-    const ownerChain = createPublicClient({ transport: http(owner.ready.rpc_url) })
-    const usdc = await ownerChain.readContract({
-      address: owner.ready.usdc,
-      abi: [
-        {
-          type: 'function',
-          name: 'balanceOf',
-          stateMutability: 'view',
-          inputs: [{ type: 'address' }],
-          outputs: [{ type: 'uint256' }],
-        },
-      ],
-      functionName: 'balanceOf',
-      args: [buyer.address],
-    })
-    expect(usdc).toBeGreaterThan(0n)
+    expect(await usdcOf(ownerChain(), buyer.address)).toBeGreaterThan(0n)
   })
 
   test("a payment through the other process settles on the owner's chain and is in the ledger once", async () => {
@@ -188,7 +181,7 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     expect(paid.status).toBe(200)
     const settled = await settlements(owner)
     expect(settled).toHaveLength(1)
-    const receipt = await createPublicClient({ transport: http(owner.ready.rpc_url) }).getTransactionReceipt({
+    const receipt = await ownerChain().getTransactionReceipt({
       hash: settled[0]!.transaction as Hex,
     })
     expect(receipt.status).toBe('success')
@@ -208,6 +201,100 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     // The same chain, reloaded: payments go on through the other process.
     expect((await pay(other)).status).toBe(200)
     expect(await settlements(owner)).toHaveLength(2)
+  })
+
+  test("/config/local-dev through either process names its own public Sandbox RPC; a viem client on the other's reads the owner's chain", async () => {
+    for (const svc of [owner, other])
+      expect(await getJson(`${sandboxControl(svc)}/config/local-dev`, {})).toMatchObject({
+        enabled: true,
+        rpc_url: `${sandboxControl(svc)}/dev/rpc`,
+        usdc: { address: owner.ready.usdc },
+      })
+    const rpcUrl = `${sandboxControl(other)}/dev/rpc`
+    const viaOther = createPublicClient({ transport: http(rpcUrl, { fetchFn: fetchLocal }) })
+    expect(await viaOther.getChainId()).toBe(sandboxChainId)
+    expect(await usdcOf(viaOther, buyer.address)).toBe(await usdcOf(ownerChain(), buyer.address))
+    // Anvil's own methods (minting, time travel) are not a buyer's: refused, as on any public RPC.
+    const minted = await fetchLocal(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'anvil_setBalance', params: [buyer.address, '0x1'] }),
+    })
+    expect(await minted.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32601, message: "svc's Sandbox RPC does not serve anvil_setBalance" },
+    })
+  })
+
+  test("the browser's paywall page through the other process shows the owner's chain; its RPC and demo faucet reach it", async () => {
+    const stateOf = async (svc: ServeProcess) => {
+      const page = await fetchLocal(gateway(svc, '/forecast'), {
+        headers: { accept: 'text/html', 'user-agent': 'Mozilla/5.0 (X11) Firefox/133.0' },
+      })
+      expect(page.status).toBe(402)
+      return JSON.parse(/id="svc-paywall-state">(.*?)<\/script>/s.exec(await page.text())![1]!)
+    }
+    const [onOwner, onOther] = [await stateOf(owner), await stateOf(other)]
+    expect(onOwner.chain).toMatchObject({ chainId: sandboxChainId, usdc: { address: owner.ready.usdc } })
+    expect(onOther.chain).toEqual({ ...onOwner.chain, rpcUrl: gateway(other, '/__svc/rpc') })
+    const wallet = privateKeyToAccount(generatePrivateKey())
+    const funded = await fetchLocal(onOther.faucet, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: wallet.address }),
+    })
+    expect(funded.status).toBe(200)
+    const pageRpc = createPublicClient({ transport: http(onOther.chain.rpcUrl, { fetchFn: fetchLocal }) })
+    expect(await usdcOf(pageRpc, wallet.address)).toBe(10_000_000n)
+    expect(await usdcOf(ownerChain(), wallet.address)).toBe(10_000_000n)
+  })
+
+  test("time travel and a fault through the other process act on the owner's chain and gateway, answered as the owner answers", async () => {
+    const advance = (svc: ServeProcess, headers: Record<string, string>) =>
+      fetchLocal(`${sandboxControl(svc)}/dev/time/advance`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ seconds: 60 }),
+      })
+    // A seller may not move everyone's clock: the same refusal through both.
+    const refusals = await Promise.all(
+      [owner, other].map(async (svc) => {
+        const answer = await advance(svc, sellerHeaders())
+        return { status: answer.status, body: await answer.json() }
+      }),
+    )
+    expect(refusals[0]!.status).toBe(403)
+    expect(refusals[1]).toEqual(refusals[0])
+    const clocks = (svc: ServeProcess) => getJson(`${sandboxControl(svc)}/dev/time`)
+    const before = await clocks(owner)
+    // 60 s: payments signed by this machine's clock stay valid (their validBefore is 300 s away).
+    const advanced = await advance(other, { authorization: `Bearer ${adminToken}` })
+    expect(advanced.status).toBe(200)
+    expect(await advanced.json()).toMatchObject({ offset_seconds: before.offset_seconds + 60 })
+    const latest = await ownerChain().getBlock()
+    expect(Number(latest.timestamp)).toBeGreaterThanOrEqual(before.chain_time + 60)
+    const { svc_time: _a, ...throughOther } = await clocks(other)
+    const { svc_time: _b, ...onOwner } = await clocks(owner)
+    expect(throughOther).toEqual(onOwner)
+    expect(onOwner).toMatchObject({ offset_seconds: before.offset_seconds + 60, chain_block: Number(latest.number) })
+
+    const added = await fetchLocal(
+      `${sandboxControl(other)}/dev/faults`,
+      asSeller({ kind: 'verify', reason: 'invalid_exact_evm_insufficient_balance', times: 1, api: 'weather' }),
+    )
+    expect(added.status).toBe(201)
+    const fault = (await added.json()) as { id: string }
+    const faults = (svc: ServeProcess) => getJson(`${sandboxControl(svc)}/dev/faults`)
+    expect((await faults(owner)).faults).toEqual([fault])
+    expect(await faults(other)).toEqual(await faults(owner))
+    const refused = await pay(owner)
+    expect(refused.status).toBe(402)
+    expect(((await refused.json()) as { error: string }).error).toBe(
+      `the payment is invalid: invalid_exact_evm_insufficient_balance (injected by svc fault ${fault.id})`,
+    )
+    expect((await faults(other)).faults).toEqual([])
+    expect((await pay(other)).status).toBe(200)
   })
 
   test('a batch-settlement Sandbox route: 402 on the owner, a clear 503 on the other process', async () => {

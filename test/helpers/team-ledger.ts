@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { createPublicClient, http, numberToHex, parseAbiItem, type Address } from 'viem'
 import { epochMarkerAddress } from '../../chain/epoch.js'
+import { localFetch } from '../../sdk/local-fetch.js'
 import { readSandboxPids } from './processes.js'
 
 const transferEvent = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
@@ -13,9 +14,12 @@ const transferEvent = parseAbiItem('event Transfer(address indexed from, address
 /** What a chain holds for the tenants: its epoch and, per pay-to address, the transactions of its USDC transfers. */
 export type ChainTransfers = { epoch: string; transfers: Map<string, string[]> }
 
-/** Reads the epoch and the USDC transfers to each of `payTos` of the chain at `rpcUrl`, from its first block. */
+/**
+ * Reads the epoch and the USDC transfers to each of `payTos` of the chain at `rpcUrl` (an Anvil, or svc's public
+ * Sandbox RPC at a `*.localhost` URL), from its first block.
+ */
 export async function readChainTransfers(rpcUrl: string, usdc: Address, payTos: Address[]): Promise<ChainTransfers> {
-  const client = createPublicClient({ transport: http(rpcUrl) })
+  const client = createPublicClient({ transport: http(rpcUrl, { fetchFn: localFetch }) })
   const slot = await client.getStorageAt({ address: epochMarkerAddress, slot: numberToHex(0, { size: 32 }) })
   const transfers = new Map<string, string[]>()
   for (const payTo of payTos) {

@@ -7,6 +7,7 @@ import type { PaymentOutcome, PaymentRequiredOutcome } from '../payment-outcome.
 import { isBrowserRequest } from './browser-request.js'
 import { createPaywall, type SvcPaywallConfig, svcEvmPaywall } from './paywall-provider.js'
 import { paywallPaths } from './paywall-state.js'
+import { sandboxChainFacts } from '../../sandbox/require-chain.js'
 
 /** A request the page pays other than the one it answers (the API page's try-it of a POST: api-page/try-it-route.ts). */
 export type PaywallRequest = { method: string; resource: string; body?: string }
@@ -29,8 +30,8 @@ export function createPaywallPage(deps: ServerDeps) {
     request: PaywallRequest | undefined,
   ): Partial<SvcPaywallConfig> {
     const origin = `${req.protocol}://${req.headers.host}`
-    const sandbox = api.environment === 'development' && deps.chain !== undefined
-    const chain = deps.chain?.sandboxChain
+    const chain = api.environment === 'development' ? sandboxChainFacts(deps) : undefined
+    const sandbox = chain !== undefined
     return {
       appName: api.name,
       route: outcome.route ?? `${req.method} ${req.path}`,
@@ -39,15 +40,14 @@ export function createPaywallPage(deps: ServerDeps) {
       ...(request?.body !== undefined ? { body: request.body } : {}),
       description: paymentRequired.resource?.description ?? '',
       environment: api.environment as 'development' | 'production',
-      chain:
-        sandbox && chain
-          ? {
-              chainId: chain.chainId,
-              name: sandboxChainName,
-              rpcUrl: `${origin}${paywallPaths.rpc}`,
-              usdc: { address: chain.usdc.address, decimals: chain.usdc.decimals },
-            }
-          : null,
+      chain: chain
+        ? {
+            chainId: chain.chainId,
+            name: sandboxChainName,
+            rpcUrl: `${origin}${paywallPaths.rpc}`,
+            usdc: { address: chain.usdc.address, decimals: chain.usdc.decimals },
+          }
+        : null,
       faucet: sandbox ? `${origin}${paywallPaths.faucet}` : null,
       testnet: sandbox,
     }

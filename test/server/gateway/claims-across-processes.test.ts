@@ -5,10 +5,12 @@
  * payment and is 410 through both after; a refused payment leaves no claim behind; a payment-identifier id runs on
  * one process at a time (the other answers 409 in flight), and one a dead process held is taken over.
  */
-import { createServer } from 'node:http'
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentSignatureHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http'
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
@@ -29,6 +31,10 @@ import type { LocalAccount } from 'viem'
 import { postgresPaymentIdClaims } from '../../../server/db/payment-id-claims.js'
 import { processOwnerOf } from '../../../server/db/process-owner.js'
 import { resolveSettlementJournal } from '../../../server/journal/recovery.js'
+import { buildJournalRow } from '../../../server/journal/journal.js'
+import { orphanedPayment } from '../../../server/gateway/postgres-payment-claims.js'
+import { paymentIdentity } from '../../../server/gateway/payment-locks.js'
+import { type GatedUpstream, startGatedUpstream } from './gated-upstream.js'
 
 // Where PostgreSQL is missing outside CI the file is skipped, as test/helpers/postgres.ts's testDialects does.
 const runs = postgresAvailable() || Boolean(process.env.CI)
@@ -275,37 +281,70 @@ describe.skipIf(!runs)('payment-identifier ids in flight on PostgreSQL, two gate
   })
 })
 
-type GatedUpstream = { url: string; calls: number; hold(): void; open(): void; stop(): Promise<void> }
+describe.skipIf(!runs)(
+  'a payment sent again after the process that held it died (a load balancer replaying it)',
+  () => {
+    /** Writes the journal row a process leaves when it dies holding `signature`'s payment, in `state`. */
+    async function leftByGoneProcess(signature: string, apiId: string, state: 'claimed' | 'settling') {
+      const db = a.server.database.db
+      const payload = decodePaymentSignatureHeader(signature)
+      const api = await db.selectFrom('apis').selectAll().where('id', '=', apiId).executeTakeFirstOrThrow()
+      const endpoint = await db
+        .selectFrom('endpoints')
+        .selectAll()
+        .where('api_id', '=', apiId)
+        .executeTakeFirstOrThrow()
+      const entry = {
+        api,
+        endpoint,
+        ephemeral: false,
+        requirements: payload.accepted,
+        payload,
+        paymentId: paymentIdentity(payload, payload.accepted),
+        payer: (payload.payload as { authorization: { from: string } }).authorization.from,
+        method: 'GET',
+        path: '/gate/replayed',
+        chainEpoch: services.sandboxChain.epoch,
+      }
+      await db
+        .insertInto('settlement_journal')
+        .values(buildJournalRow(entry, 'proc_died_mid_payment', state))
+        .execute()
+    }
 
-/** An upstream that answers at once, or once `open()` is called after `hold()`. */
-async function startGatedUpstream(): Promise<GatedUpstream> {
-  let waiting: (() => void)[] | undefined
-  const state = { calls: 0 }
-  const server = createServer((req, res) => {
-    state.calls++
-    const answer = () =>
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ url: req.url }))
-    if (waiting) waiting.push(answer)
-    else answer()
-  })
-  server.listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    get calls() {
-      return state.calls
-    },
-    hold() {
-      waiting ??= []
-    },
-    open() {
-      const gate = waiting ?? []
-      waiting = undefined
-      for (const answer of gate) answer()
-    },
-    async stop() {
-      server.closeAllConnections()
-      await new Promise((resolve) => server.close(resolve))
-    },
-  }
-}
+    test('503 with Retry-After, not "in use": unsent, the reaper frees it and the retry is served once; sent, svc waits for the chain', async () => {
+      const { api, settlements } = await sellerApi({ path_pattern: '/gate/{id}' })
+      const buyer = newAccount()
+      await services.manager.fund(buyer.address, 'usdc', '1')
+      const url = (t: TestServer) => `${on(t, api.slug)}/gate/replayed`
+      const replay = (signature: string) => localFetch(url(b), { headers: { 'payment-signature': signature } })
+      const calls = upstream.calls
+      const before = await usdcBalance(services, buyer.address)
+
+      const unsent = await signedPaymentFor(services, buyer, url(a))
+      await leftByGoneProcess(unsent, api.id, 'claimed')
+      const waiting = await replay(unsent)
+      expect(waiting.status).toBe(503)
+      expect(waiting.headers.get('retry-after')).toBe(String(orphanedPayment.claimed.retryAfter))
+      expect(await errorOf(waiting)).toBe(orphanedPayment.claimed.message)
+      // A live process's reaper finds the holder gone and frees the claim (nothing was sent): the retry is served.
+      await vi.waitFor(async () => expect(await journalRows()).toEqual([]), { timeout: 15_000, interval: 200 })
+      const served = await replay(unsent)
+      expect(served.status).toBe(200)
+      await served.arrayBuffer()
+      expect(upstream.calls).toBe(calls + 1)
+      expect(await settlements()).toHaveLength(1)
+      expect(await usdcBalance(services, buyer.address)).toBe(before - 10000n)
+
+      // Its settlement was sent: the facilitator may still settle it, so the chain decides; meanwhile the same 503.
+      const sent = await signedPaymentFor(services, buyer, url(a))
+      await leftByGoneProcess(sent, api.id, 'settling')
+      const checking = await replay(sent)
+      expect(checking.status).toBe(503)
+      expect(checking.headers.get('retry-after')).toBe(String(orphanedPayment.settling.retryAfter))
+      expect(await errorOf(checking)).toBe(orphanedPayment.settling.message)
+      expect(upstream.calls).toBe(calls + 1)
+      await a.server.database.db.deleteFrom('settlement_journal').execute()
+    })
+  },
+)

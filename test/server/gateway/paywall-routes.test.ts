@@ -159,4 +159,22 @@ describe("svc's own routes on the gateway host", () => {
     expect(chain.status).toBe(404)
     await chain.arrayBuffer()
   })
+
+  test("the Sandbox control plane's /dev/rpc is the same public RPC; a 404 on the production control plane", async () => {
+    const call = { jsonrpc: '2.0', id: 3, method: 'eth_chainId' }
+    const served = await stack.t.call('/dev/rpc', { host: 'development', body: call })
+    expect(served).toMatchObject({ status: 200, body: { id: 3, result: numberToHex(845320402) } })
+    const mint = await stack.t.call('/dev/rpc', {
+      host: 'development',
+      body: { jsonrpc: '2.0', id: 4, method: 'evm_increaseTime', params: [60] },
+    })
+    expect(mint.body).toEqual({
+      jsonrpc: '2.0',
+      id: 4,
+      error: { code: -32601, message: "svc's Sandbox RPC does not serve evm_increaseTime" },
+    })
+    expect((await stack.t.call('/dev/rpc', { body: call })).status).toBe(404)
+    // Not svc serve: local-dev names Anvil's own RPC (this machine's, every method).
+    expect((await stack.t.call('/config/local-dev')).body.rpc_url).toBe(stack.services.rpcUrl)
+  })
 })
