@@ -4,7 +4,9 @@ import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { toSvcError } from '../../core/errors.js'
 import { listPendingChannelActions, saveChannelAction } from '../db/channel-actions.js'
 import { processOwnerOf } from '../db/process-owner.js'
+import type { BatchChannelRow as ChannelRow } from '../db/batch-tables.js'
 import type { ServerDeps } from '../deps.js'
+import { createChannelStorage } from '../gateway/batch-channel-storage.js'
 import { createBatchRecords } from '../gateway/batch-records.js'
 
 /** What resolving the pending channel actions did. */
@@ -78,6 +80,7 @@ async function resolve(
   }
   await finish({ state: 'settled', transaction: found.transaction ?? null, amount: found.amount })
   if (action.kind === 'settle' && found.transaction) await recordLandedSettle(deps, action, found.transaction)
+  if (action.detail.kind === 'claim') await recordLandedClaim(deps, action, action.detail.claims, found.transaction)
   return 'landed'
 }
 
@@ -117,6 +120,69 @@ async function recordLandedSettle(deps: ServerDeps, action: ChannelAction, trans
     token: known.token,
     receiver: action.receiver,
     amount: settled.amount,
+    transaction,
+  })
+}
+
+/**
+ * A claim of svc's gateway's channel manager that landed while svc died before recording it: each claimed channel's
+ * record (the package's, which the manager claims from) takes the totals the chain has, so the next manager does not
+ * claim them again (an empty transaction the record would carry instead of this one), and the claim is recorded with
+ * its transaction and what it added, as the gateway would have. Channels svc keeps no record of are not its own.
+ */
+async function recordLandedClaim(
+  deps: ServerDeps,
+  action: ChannelAction,
+  claims: { channelId: string; totalClaimed: string }[],
+  transaction: string | undefined,
+): Promise<void> {
+  const epoch = action.chainEpoch
+  let added = 0n
+  let known: { environment: ChannelRow['environment']; network: string; token: string } | undefined
+  for (const claim of claims) {
+    const row = await deps.db
+      .selectFrom('batch_channels')
+      .select(['environment', 'network', 'token', 'receiver', 'withdraw_delay'])
+      .where('chain_epoch', '=', epoch)
+      .where('channel_id', '=', claim.channelId.toLowerCase())
+      .executeTakeFirst()
+    if (!row) continue
+    known ??= row
+    const storage = createChannelStorage(deps.db, {
+      chainEpoch: epoch,
+      environment: row.environment,
+      network: row.network,
+      receiver: row.receiver,
+      withdrawDelay: row.withdraw_delay,
+    })
+    await storage.updateChannel(claim.channelId, (current) => {
+      if (!current || BigInt(current.totalClaimed) >= BigInt(claim.totalClaimed)) return current
+      added += BigInt(claim.totalClaimed) - BigInt(current.totalClaimed)
+      return { ...current, totalClaimed: claim.totalClaimed }
+    })
+  }
+  if (!known || !transaction) return
+  const recorded = await deps.db
+    .selectFrom('batch_transactions')
+    .select('id')
+    .where('chain_epoch', '=', epoch)
+    .where('kind', '=', 'claim')
+    .where('transaction', '=', transaction)
+    .executeTakeFirst()
+  if (recorded) return
+  await createBatchRecords(
+    deps.db,
+    (write) => write(),
+    () => new Date(action.createdAt),
+  ).transaction({
+    chainEpoch: epoch,
+    kind: 'claim',
+    environment: known.environment,
+    network: action.network,
+    token: known.token,
+    receiver: action.receiver,
+    amount: added.toString(),
+    vouchers: claims.length,
     transaction,
   })
 }
