@@ -138,16 +138,18 @@ export function createBatchServers(
         // What a claim adds: each voucher's total less what its channel had claimed (read before it is claimed).
         let claimed = 0n
         const perChannel: { channelId: string; amount: string }[] = []
-        if (body.type === 'claim')
+        if (body.type === 'claim') {
+          // The receiver's channels read once (not once per claim: a claim of n channels would parse n² records).
+          const byConfig = new Map(
+            (await storage.list()).map((channel) => [JSON.stringify(channel.channelConfig), channel]),
+          )
           for (const claim of body.claims ?? []) {
-            const channels = await storage.list()
-            const before = channels.find(
-              (channel) => JSON.stringify(channel.channelConfig) === JSON.stringify(claim.voucher.channel),
-            )
+            const before = byConfig.get(JSON.stringify(claim.voucher.channel))
             const gain = BigInt(claim.totalClaimed) - BigInt(before?.totalClaimed ?? '0')
             claimed += gain
             if (before) perChannel.push({ channelId: before.channelId, amount: gain.toString() })
           }
+        }
         // Crash tests stop here: the settle is about to be sent, what it settles recorded as claimed.
         if (body.type === 'settle') await pausePoint('channel-settle')
         const response = await facilitator.settle(payload, requirements)
