@@ -154,6 +154,8 @@ export function createBatchServers(
         if (body.type === 'settle') await pausePoint('channel-settle')
         const response = await facilitator.settle(payload, requirements)
         if (!response.success || (body.type !== 'claim' && body.type !== 'settle')) return response
+        // Crash tests stop here: the claim is on the chain and journaled, the gateway's record of it not yet written.
+        if (body.type === 'claim') await pausePoint('channel-claim-record')
         const base = {
           chainEpoch,
           environment: api.environment,

@@ -2,7 +2,7 @@ import { findChannelActionOnChain } from '../../chain/batch-settlement/actions-o
 import type { ChannelAction } from '../../chain/facilitator/channel-actions.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { toSvcError } from '../../core/errors.js'
-import { listPendingChannelActions, saveChannelAction } from '../db/channel-actions.js'
+import { actionOf, listPendingChannelActions, saveChannelAction } from '../db/channel-actions.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { BatchChannelRow as ChannelRow } from '../db/batch-tables.js'
 import type { ServerDeps } from '../deps.js'
@@ -54,11 +54,50 @@ export async function resolveChannelActions(
       log(`svc: the channel action ${action.id} could not be resolved yet: ${toSvcError(error).message}`)
     }
   }
+  if (options.owner === undefined)
+    await recordUnrecordedClaims(deps, (owner) => {
+      if (owner === me.id) return Promise.resolve(false)
+      if (!gone.has(owner)) gone.set(owner, me.isGone(owner))
+      return gone.get(owner)!
+    }).catch((error: unknown) =>
+      log(`svc: the channel claims could not be checked against svc's records: ${toSvcError(error).message}`),
+    )
   if (done.landed + done.notSent + done.gone > 0)
     log(
       `svc: ${done.landed + done.notSent + done.gone} batch-settlement action(s) under way when svc stopped were resolved from the chain (${done.landed} landed)`,
     )
   return done
+}
+
+/**
+ * A claim the facilitator finished whose answer died with svc before the gateway recorded it (its journal row is
+ * settled, so nothing above looks at it): the newest claim of each receiver svc keeps channels for, sent by a process
+ * that is gone, is recorded as landed unless it is already (else the next manager would claim its vouchers again, in
+ * an empty transaction). The manager claims one batch at a time, so only its newest claim can be unrecorded.
+ */
+async function recordUnrecordedClaims(deps: ServerDeps, isGone: (owner: string | null) => Promise<boolean>) {
+  const epoch = deps.chain?.sandboxChain.epoch
+  if (epoch === undefined) return
+  const receivers = await deps.db
+    .selectFrom('batch_channels')
+    .select('receiver')
+    .distinct()
+    .where('chain_epoch', '=', epoch)
+    .execute()
+  for (const { receiver } of receivers) {
+    const row = await deps.db
+      .selectFrom('channel_actions')
+      .selectAll()
+      .where('receiver', '=', receiver)
+      .where('chain_epoch', '=', epoch)
+      .where('kind', '=', 'claim')
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst()
+    if (row?.state !== 'settled' || !row.transaction || !(await isGone(row.owner))) continue
+    const action = actionOf(row)
+    if (action.detail.kind === 'claim') await recordLandedClaim(deps, action, action.detail.claims, row.transaction)
+  }
 }
 
 async function resolve(

@@ -1,7 +1,8 @@
 /**
  * A crash between a channel's claim and its settle loses nothing (issue 24, "Bad input"): `svc up` is killed
  * (`kill -9`) while its channel manager claims and settles: after the claim was mined, before anything recorded it
- * (SVC_PAUSE_AT=channel-action-claim), before the settle is sent (channel-settle: the claim recorded, the settle not)
+ * (SVC_PAUSE_AT=channel-action-claim), after the facilitator journaled it, before the gateway recorded it
+ * (channel-claim-record), before the settle is sent (channel-settle: the claim recorded, the settle not)
  * or after the settle was mined, before anything recorded it (channel-action-settle). The next start records the claim
  * the chain has (with its transaction, and no second claim sent), settles what was claimed and not settled (the
  * manager keeps in memory that a settle is due, so without this it would wait for the next claim), or records the
@@ -33,7 +34,7 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-test.each(['channel-action-claim', 'channel-settle', 'channel-action-settle'])(
+test.each(['channel-action-claim', 'channel-claim-record', 'channel-settle', 'channel-action-settle'])(
   'a claim or settle cut short at %s: the next start settles what was claimed once, as the chain has it',
   async (step) => {
     const price = 1_000n
