@@ -4,9 +4,10 @@
  * the ledger not yet; `revert-recorded`: the same, the revert's way forward recorded; `settlement-record`: a payment
  * is settled on the chain, its record not yet written; `channel-action-<deposit|claim|settle|refund>`: a
  * batch-settlement action is on the chain, its outcome not yet journaled; `channel-record`: a channel's deposit or
- * refund through the gateway is on the chain, svc's record of it not yet written; `channel-settle`: the gateway's
- * channel manager is about to send a settle of what it claimed), after saying so on stderr, so a test kills it exactly there,
- * or breaks something there and lets it go on with SIGUSR2.
+ * refund through the gateway is on the chain, svc's record of it not yet written; `channel-claim-record`: the
+ * gateway's channel manager's claim is on the chain and journaled, the gateway's record of it not yet written;
+ * `channel-settle`: the gateway's channel manager is about to send a settle of what it claimed), after saying so on
+ * stderr, so a test kills it exactly there, or breaks something there and lets it go on with SIGUSR2.
  */
 export function pausePoint(step: string): Promise<void> {
   if (process.env.SVC_PAUSE_AT !== step) return Promise.resolve()

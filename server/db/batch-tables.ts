@@ -93,6 +93,8 @@ export type ChannelLogCursorsTable = {
   chain_epoch: string
   /** The first block not read yet (decimal). */
   next_block: string
+  /** The hash of block `next_block - 1` as it was read; null: written before svc kept it. */
+  block_hash: string | null
   updated_at: string
 }
 

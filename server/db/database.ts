@@ -24,6 +24,7 @@ import * as sharedState from './migrations/2026_11_27_06_00_00_shared_state.js'
 import * as sandboxChainOwner from './migrations/2026_11_28_01_00_00_sandbox_chain_owner.js'
 import * as channelLogCursors from './migrations/2026_11_28_03_00_00_channel_log_cursors.js'
 import * as paymentIdClaims from './migrations/2026_11_28_05_00_00_payment_id_claims.js'
+import * as channelReads from './migrations/2026_11_29_04_00_00_channel_reads.js'
 import { isPostgresUrl, openPostgres } from './postgres-database.js'
 import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
@@ -57,6 +58,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_01_00_00_sandbox_chain_owner': sandboxChainOwner,
   '2026_11_28_03_00_00_channel_log_cursors': channelLogCursors,
   '2026_11_28_05_00_00_payment_id_claims': paymentIdClaims,
+  '2026_11_29_04_00_00_channel_reads': channelReads,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

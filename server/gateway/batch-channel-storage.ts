@@ -50,7 +50,8 @@ export function createChannelStorage(
     .where('data', 'is not', null)
     .orderBy('channel_id')
   const selectOne = connection?.prepare(byId('').compile().sql)
-  const selectAll = connection?.prepare(listQuery.compile().sql)
+  const listCompiled = listQuery.compile()
+  const selectAll = connection?.prepare(listCompiled.sql)
 
   /** The row's columns for `next` (svc's record follows the package's). */
   const columns = (next: Channel | undefined) =>
@@ -150,7 +151,7 @@ export function createChannelStorage(
     async list() {
       const rows =
         selectAll && !connection!.inTransaction
-          ? (selectAll.all(...listQuery.compile().parameters) as Stored[])
+          ? (selectAll.all(...listCompiled.parameters) as Stored[])
           : await listQuery.execute()
       return rows.map((row) => JSON.parse(row.data!) as Channel)
     },

@@ -138,20 +138,24 @@ export function createBatchServers(
         // What a claim adds: each voucher's total less what its channel had claimed (read before it is claimed).
         let claimed = 0n
         const perChannel: { channelId: string; amount: string }[] = []
-        if (body.type === 'claim')
+        if (body.type === 'claim') {
+          // The receiver's channels read once (not once per claim: a claim of n channels would parse n² records).
+          const byConfig = new Map(
+            (await storage.list()).map((channel) => [JSON.stringify(channel.channelConfig), channel]),
+          )
           for (const claim of body.claims ?? []) {
-            const channels = await storage.list()
-            const before = channels.find(
-              (channel) => JSON.stringify(channel.channelConfig) === JSON.stringify(claim.voucher.channel),
-            )
+            const before = byConfig.get(JSON.stringify(claim.voucher.channel))
             const gain = BigInt(claim.totalClaimed) - BigInt(before?.totalClaimed ?? '0')
             claimed += gain
             if (before) perChannel.push({ channelId: before.channelId, amount: gain.toString() })
           }
+        }
         // Crash tests stop here: the settle is about to be sent, what it settles recorded as claimed.
         if (body.type === 'settle') await pausePoint('channel-settle')
         const response = await facilitator.settle(payload, requirements)
         if (!response.success || (body.type !== 'claim' && body.type !== 'settle')) return response
+        // Crash tests stop here: the claim is on the chain and journaled, the gateway's record of it not yet written.
+        if (body.type === 'claim') await pausePoint('channel-claim-record')
         const base = {
           chainEpoch,
           environment: api.environment,

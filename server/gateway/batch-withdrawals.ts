@@ -1,8 +1,7 @@
 import type { Channel } from '@x402/evm/batch-settlement/server'
-import type { Hex, PublicClient } from 'viem'
+import type { Hex } from 'viem'
 import { batchSettlementAddresses } from '../../chain/batch-settlement/contracts.js'
 import { readWithdrawals, type Withdrawal } from '../../chain/batch-settlement/withdrawals.js'
-import { blockAtOrBefore, type LogRange } from '../../chain/log-ranges.js'
 import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 import { channelLogCursor, saveChannelLogCursor } from '../db/channel-log-cursors.js'
@@ -10,16 +9,14 @@ import type { ServerDeps } from '../deps.js'
 import { newId, nowIso } from '../ids.js'
 import { createChannelStorage } from './batch-channel-storage.js'
 import type { ChannelMoved } from './batch-events.js'
+import { withdrawalSources, type WithdrawalSource } from './batch-withdrawal-sources.js'
 import type { OwnWrites } from './own-write.js'
 
-/** How often the Sandbox chain is asked for new withdrawals (one block-number call when nothing happened). */
+/** How often the Sandbox chain is asked for new withdrawals (one call for its head block when nothing happened). */
 export const withdrawalCheckEveryMs = 1_000
 
 /** How often a production network (`--rpc`) is: a public RPC is not asked every second. */
 export const productionWithdrawalCheckEveryMs = 15_000
-
-/** Blocks a production network's head is read behind (a short reorg may replace them); the Sandbox chain's: none. */
-const productionConfirmations = 12n
 
 export type WithdrawalWatch = {
   /** Starts watching (once; a server with neither the chain services nor `--rpc` has nothing to watch). */
@@ -27,16 +24,6 @@ export type WithdrawalWatch = {
   /** Reads every watched chain's blocks since the last check now. */
   check(): Promise<void>
   close(): Promise<void>
-}
-
-/** A chain whose channels are watched: the Sandbox chain (its epoch), or a production network with an RPC. */
-type Source = {
-  network: string
-  chainEpoch: string
-  client: PublicClient
-  confirmations: bigint
-  /** Where to read from when nothing was read yet, and the widest log range: the RPC's limits. */
-  range(nextBlock: bigint | undefined, oldestChannelAt: string): Promise<LogRange & { fromBlock: bigint }>
 }
 
 /**
@@ -49,8 +36,11 @@ type Source = {
  * (channel.withdrawing, channel.withdrawn). The package's channel record learns the request too (its
  * withdrawRequestedAt), as a request's on-chain read would tell it. Where the reading got to is kept in the database
  * (`channel_log_cursors`), so a withdrawal made while svc was stopped is read at its next start, in bounded log
- * ranges; with nothing read yet, from the block of the chain's oldest channel. A log is applied once (by its
- * transaction, the channel's row locked), so reading a block twice, or two processes reading it, changes nothing.
+ * ranges; with nothing read yet, from the block of the chain's oldest channel. The cursor keeps the hash of the last
+ * block read: a chain that went back below it (a snapshot reverted, a chain reloaded from an older state, a deep reorg)
+ * has another block there, or none yet, even when it was mined past it again before the next check, and is read again
+ * from the start; a check does not run across a snapshot's revert. A log is applied once (by its transaction, the
+ * channel's row locked), so reading a block twice, or two processes reading it, changes nothing.
  */
 export function createWithdrawalWatch(
   deps: ServerDeps,
@@ -62,53 +52,7 @@ export function createWithdrawalWatch(
   let productionCheckedAt = 0
   const log = (line: string) => deps.log?.(cutText(line, logLineLimit))
 
-  async function sources(withProduction: boolean): Promise<Source[]> {
-    const found: Source[] = []
-    const chain = deps.chain?.sandboxChain
-    if (chain && !chain.restarting)
-      found.push({
-        network: chain.network,
-        chainEpoch: chain.epoch,
-        client: chain.client,
-        confirmations: 0n,
-        async range(nextBlock, oldestChannelAt) {
-          if (nextBlock !== undefined) return { fromBlock: nextBlock }
-          // A block's time is never before the wall clock's (time travel only moves it on): an earlier block.
-          const seconds = BigInt(Math.floor(Date.parse(oldestChannelAt) / 1000) - 60)
-          return { fromBlock: await blockAtOrBefore(chain.client, seconds > 0n ? seconds : 0n) }
-        },
-      })
-    const production = deps.productionChains
-    if (!withProduction || !production || production.networks.length === 0) return found
-    const networks = await deps.db
-      .selectFrom('batch_channels')
-      .select('network')
-      .distinct()
-      .where('chain_epoch', '=', '')
-      .where('network', 'in', production.networks)
-      .execute()
-    for (const { network } of networks) {
-      try {
-        const client = await production.clientOf(network)
-        if (client)
-          found.push({
-            network,
-            chainEpoch: '',
-            client,
-            confirmations: productionConfirmations,
-            range: async (nextBlock, oldestChannelAt) => {
-              const range = await production.logRange(client, nextBlock?.toString() ?? null, oldestChannelAt)
-              return { ...range, fromBlock: range.fromBlock ?? 0n }
-            },
-          })
-      } catch (error) {
-        log(`gateway: cannot read the channel withdrawals of ${network}: ${(error as Error).message}`)
-      }
-    }
-    return found
-  }
-
-  async function checkSource(source: Source): Promise<void> {
+  async function checkSource(source: WithdrawalSource): Promise<void> {
     const oldest = await deps.db
       .selectFrom('batch_channels')
       .select('created_at')
@@ -119,38 +63,51 @@ export function createWithdrawalWatch(
       .executeTakeFirst()
     // No channel on this chain: nothing to watch (a channel opened later is in a block after this).
     if (!oldest) return
-    const head = await source.client.getBlockNumber()
-    const latest = head - source.confirmations
-    const cursor = await channelLogCursor(deps.db, source.network, source.chainEpoch)
-    const range = await source.range(cursor, oldest.created_at)
-    if (latest < range.fromBlock) {
-      // A chain reverted below where svc had read: go on from its head.
-      if (cursor !== undefined && latest + 1n < cursor)
-        await saveChannelLogCursor(deps.db, source.network, source.chainEpoch, latest + 1n)
-      return
+    // The Sandbox chain's head in one call, with its hash: an idle check costs no more than the block number.
+    const top = source.reverts ? await source.client.getBlock() : undefined
+    const latest = top ? top.number : (await source.client.getBlockNumber()) - source.confirmations
+    const hashOf = async (block: bigint) =>
+      top?.number === block ? top.hash : (await source.client.getBlock({ blockNumber: block })).hash
+    let cursor = await channelLogCursor(deps.db, source.network, source.chainEpoch)
+    const last = (cursor?.nextBlock ?? 0n) - 1n
+    if (cursor && last >= 0n) {
+      // A production RPC's head below where svc read is a node behind: it is waited for.
+      if (latest < last && !source.reverts) return
+      // A chain that went back below where svc read (and was perhaps mined past it again, before this check) has
+      // another block there, or none yet: its blocks are read again from the start (a log is applied once).
+      if (latest < last || (cursor.blockHash !== null && (await hashOf(last)) !== cursor.blockHash)) {
+        log(`gateway: ${source.network} went back below block ${last}: its channel withdrawals are read again`)
+        cursor = undefined
+      }
     }
+    const range = await source.range(cursor?.nextBlock, oldest.created_at)
     const step = range.maxBlocks === undefined ? undefined : BigInt(Math.max(1, Math.floor(range.maxBlocks)))
     for (let from = range.fromBlock; from <= latest; ) {
       const to = step === undefined || from + step - 1n >= latest ? latest : from + step - 1n
       for (const withdrawal of await readWithdrawals(source.client, from, to)) await apply(source, withdrawal)
       from = to + 1n
-      await saveChannelLogCursor(deps.db, source.network, source.chainEpoch, from)
+      await saveChannelLogCursor(deps.db, source.network, source.chainEpoch, {
+        nextBlock: from,
+        blockHash: await hashOf(to),
+      })
     }
   }
 
   async function check(force: boolean): Promise<void> {
     const withProduction = force || Date.now() - productionCheckedAt >= productionWithdrawalCheckEveryMs
     if (withProduction) productionCheckedAt = Date.now()
-    for (const source of await sources(withProduction)) {
+    for (const source of await withdrawalSources(deps, withProduction, log)) {
       try {
-        await checkSource(source)
+        // Not across a snapshot's revert: what a check read of the chain before it would be written after it.
+        const run = () => checkSource(source)
+        await (source.reverts && deps.sandboxState ? deps.sandboxState.exclusive(run) : run())
       } catch (error) {
         log(`gateway: could not read the channel withdrawals of ${source.network}: ${(error as Error).message}`)
       }
     }
   }
 
-  async function apply(source: Source, withdrawal: Withdrawal): Promise<void> {
+  async function apply(source: WithdrawalSource, withdrawal: Withdrawal): Promise<void> {
     const { chainEpoch, network } = source
     const channelId = withdrawal.channelId.toLowerCase()
     const kind = withdrawal.kind === 'initiated' ? 'withdraw_request' : 'withdraw'

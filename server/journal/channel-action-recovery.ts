@@ -2,9 +2,11 @@ import { findChannelActionOnChain } from '../../chain/batch-settlement/actions-o
 import type { ChannelAction } from '../../chain/facilitator/channel-actions.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { toSvcError } from '../../core/errors.js'
-import { listPendingChannelActions, saveChannelAction } from '../db/channel-actions.js'
+import { actionOf, listPendingChannelActions, saveChannelAction } from '../db/channel-actions.js'
 import { processOwnerOf } from '../db/process-owner.js'
+import type { BatchChannelRow as ChannelRow } from '../db/batch-tables.js'
 import type { ServerDeps } from '../deps.js'
+import { createChannelStorage } from '../gateway/batch-channel-storage.js'
 import { createBatchRecords } from '../gateway/batch-records.js'
 
 /** What resolving the pending channel actions did. */
@@ -52,11 +54,50 @@ export async function resolveChannelActions(
       log(`svc: the channel action ${action.id} could not be resolved yet: ${toSvcError(error).message}`)
     }
   }
+  if (options.owner === undefined)
+    await recordUnrecordedClaims(deps, (owner) => {
+      if (owner === me.id) return Promise.resolve(false)
+      if (!gone.has(owner)) gone.set(owner, me.isGone(owner))
+      return gone.get(owner)!
+    }).catch((error: unknown) =>
+      log(`svc: the channel claims could not be checked against svc's records: ${toSvcError(error).message}`),
+    )
   if (done.landed + done.notSent + done.gone > 0)
     log(
       `svc: ${done.landed + done.notSent + done.gone} batch-settlement action(s) under way when svc stopped were resolved from the chain (${done.landed} landed)`,
     )
   return done
+}
+
+/**
+ * A claim the facilitator finished whose answer died with svc before the gateway recorded it (its journal row is
+ * settled, so nothing above looks at it): the newest claim of each receiver svc keeps channels for, sent by a process
+ * that is gone, is recorded as landed unless it is already (else the next manager would claim its vouchers again, in
+ * an empty transaction). The manager claims one batch at a time, so only its newest claim can be unrecorded.
+ */
+async function recordUnrecordedClaims(deps: ServerDeps, isGone: (owner: string | null) => Promise<boolean>) {
+  const epoch = deps.chain?.sandboxChain.epoch
+  if (epoch === undefined) return
+  const receivers = await deps.db
+    .selectFrom('batch_channels')
+    .select('receiver')
+    .distinct()
+    .where('chain_epoch', '=', epoch)
+    .execute()
+  for (const { receiver } of receivers) {
+    const row = await deps.db
+      .selectFrom('channel_actions')
+      .selectAll()
+      .where('receiver', '=', receiver)
+      .where('chain_epoch', '=', epoch)
+      .where('kind', '=', 'claim')
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst()
+    if (row?.state !== 'settled' || !row.transaction || !(await isGone(row.owner))) continue
+    const action = actionOf(row)
+    if (action.detail.kind === 'claim') await recordLandedClaim(deps, action, action.detail.claims, row.transaction)
+  }
 }
 
 async function resolve(
@@ -78,6 +119,7 @@ async function resolve(
   }
   await finish({ state: 'settled', transaction: found.transaction ?? null, amount: found.amount })
   if (action.kind === 'settle' && found.transaction) await recordLandedSettle(deps, action, found.transaction)
+  if (action.detail.kind === 'claim') await recordLandedClaim(deps, action, action.detail.claims, found.transaction)
   return 'landed'
 }
 
@@ -117,6 +159,69 @@ async function recordLandedSettle(deps: ServerDeps, action: ChannelAction, trans
     token: known.token,
     receiver: action.receiver,
     amount: settled.amount,
+    transaction,
+  })
+}
+
+/**
+ * A claim of svc's gateway's channel manager that landed while svc died before recording it: each claimed channel's
+ * record (the package's, which the manager claims from) takes the totals the chain has, so the next manager does not
+ * claim them again (an empty transaction the record would carry instead of this one), and the claim is recorded with
+ * its transaction and what it added, as the gateway would have. Channels svc keeps no record of are not its own.
+ */
+async function recordLandedClaim(
+  deps: ServerDeps,
+  action: ChannelAction,
+  claims: { channelId: string; totalClaimed: string }[],
+  transaction: string | undefined,
+): Promise<void> {
+  const epoch = action.chainEpoch
+  let added = 0n
+  let known: { environment: ChannelRow['environment']; network: string; token: string } | undefined
+  for (const claim of claims) {
+    const row = await deps.db
+      .selectFrom('batch_channels')
+      .select(['environment', 'network', 'token', 'receiver', 'withdraw_delay'])
+      .where('chain_epoch', '=', epoch)
+      .where('channel_id', '=', claim.channelId.toLowerCase())
+      .executeTakeFirst()
+    if (!row) continue
+    known ??= row
+    const storage = createChannelStorage(deps.db, {
+      chainEpoch: epoch,
+      environment: row.environment,
+      network: row.network,
+      receiver: row.receiver,
+      withdrawDelay: row.withdraw_delay,
+    })
+    await storage.updateChannel(claim.channelId, (current) => {
+      if (!current || BigInt(current.totalClaimed) >= BigInt(claim.totalClaimed)) return current
+      added += BigInt(claim.totalClaimed) - BigInt(current.totalClaimed)
+      return { ...current, totalClaimed: claim.totalClaimed }
+    })
+  }
+  if (!known || !transaction) return
+  const recorded = await deps.db
+    .selectFrom('batch_transactions')
+    .select('id')
+    .where('chain_epoch', '=', epoch)
+    .where('kind', '=', 'claim')
+    .where('transaction', '=', transaction)
+    .executeTakeFirst()
+  if (recorded) return
+  await createBatchRecords(
+    deps.db,
+    (write) => write(),
+    () => new Date(action.createdAt),
+  ).transaction({
+    chainEpoch: epoch,
+    kind: 'claim',
+    environment: known.environment,
+    network: action.network,
+    token: known.token,
+    receiver: action.receiver,
+    amount: added.toString(),
+    vouchers: claims.length,
     transaction,
   })
 }

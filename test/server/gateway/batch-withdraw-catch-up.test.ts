@@ -5,7 +5,9 @@
  * (`evm_increaseTime` on Anvil) and finalizeWithdraw, all on the chain directly; svc's server starts again on the
  * same database and, from the block it had read to (`channel_log_cursors`), records the channel's withdraw request
  * and withdrawal once each, the channel closed with the chain's balance and claimed total. Reading the blocks again
- * (the cursor gone: from the channel's first block) changes nothing.
+ * (the cursor gone: from the channel's first block) changes nothing. A chain reverted below the cursor while svc was
+ * stopped, with a withdraw request there and mined past the cursor again, is read again from the start (the cursor
+ * keeps its last block's hash), so the request is not skipped.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -107,6 +109,62 @@ test('a production channel (--rpc) is watched too: a withdraw request made while
   ])
   const cursors = await t.server.database.db.selectFrom('channel_log_cursors').selectAll().execute()
   expect(cursors).toContainEqual(expect.objectContaining({ network, chain_epoch: '' }))
+})
+
+test('a chain reverted below where svc had read and mined past it again before svc looked: the withdraw between is read', async () => {
+  const options = { databaseUrl: join(dir, 'revert.sqlite') }
+  let t = await startSvc(options)
+  const { jwt, email, userId } = await t.signup()
+  const seller = { jwt, userId, payTo: newAccount().address }
+  const api = await createApi(t, seller, upstream.url)
+  await addEndpoint(t, seller, api.id, {
+    method: 'GET',
+    path_pattern: '/weather/{city}',
+    accepts: [batchAccept(services, price)],
+  })
+  const { buyer, pay } = batchBuyer(services)
+  await services.manager.fund(buyer.address)
+  let channelId: Hex | undefined
+  let deposit: Hex | undefined
+  for (let i = 0; i < 2; i++) {
+    const response = await pay(`${t.gatewayUrl(api.slug)}/weather/rome`)
+    expect(response.status, await response.text()).toBe(200)
+    channelId ??= channelIdOf(response)
+    deposit ??= depositOf(response)
+  }
+  const id = channelId!.toLowerCase()
+  let dev = { jwt, environment: 'development' }
+  const shown = async () => (await t.call(`/channels/${id}`, dev)).body
+  await expect.poll(async () => (await shown()).channel.settled, { timeout: 15_000 }).toBe('2000')
+  // The chain as it is now; then blocks svc reads past.
+  const anvil = createTestClient({ mode: 'anvil', transport: http(services.sandboxChain.rpcUrl) })
+  const snapshot = await anvil.snapshot()
+  const revertedTo = await services.sandboxChain.client.getBlockNumber({ cacheTime: 0 })
+  await anvil.mine({ blocks: 5 })
+  const cursor = async () =>
+    BigInt(
+      (await t.server.database.db.selectFrom('channel_log_cursors').selectAll().executeTakeFirstOrThrow()).next_block,
+    )
+  await expect.poll(cursor, { timeout: 10_000 }).toBeGreaterThan(revertedTo + 5n)
+  const readTo = await cursor()
+  await t.stop()
+
+  // The chain goes back below where svc had read (as one reloaded from an older state does); the buyer asks to
+  // withdraw there, and blocks are mined past svc's read position before svc looks again.
+  await anvil.revert({ id: snapshot })
+  const requested = await withdrawCall(services, buyer, 'initiateWithdraw', [
+    await channelConfigOf(services, deposit!),
+    8n * price,
+  ])
+  await anvil.mine({ blocks: Number(readTo - revertedTo) + 2 })
+  expect(await services.sandboxChain.client.getBlockNumber({ cacheTime: 0 })).toBeGreaterThan(readTo)
+  t = await startSvc(options)
+  const login = await t.call('/auth/login', { body: { email, password: 'correct horse battery' } })
+  dev = { jwt: login.body.token, environment: 'development' }
+  await expect.poll(async () => (await shown()).channel.state, { timeout: 10_000 }).toBe('withdrawing')
+  expect((await shown()).transactions.filter((entry: { kind: string }) => entry.kind === 'withdraw_request')).toEqual([
+    expect.objectContaining({ amount: '8000', transaction: requested }),
+  ])
 })
 
 // Last: it moves the chain's time 901 s ahead (a deposit signed by the machine's clock after it is refused).

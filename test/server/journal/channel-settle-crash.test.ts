@@ -1,11 +1,13 @@
 /**
  * A crash between a channel's claim and its settle loses nothing (issue 24, "Bad input"): `svc up` is killed
- * (`kill -9`) while its channel manager settles what it claimed, either before the settle is sent
- * (SVC_PAUSE_AT=channel-settle: the claim recorded, the settle not) or after it was mined, before anything recorded it
- * (channel-action-settle). The next start settles what was claimed and not settled (the manager keeps in memory
- * that a settle is due, so without this it would wait for the next claim), or records the settle the chain has. The
- * receiver gets what the vouchers charged once, and svc's settles are the chain's. Paid through svc's gateway by
- * @x402/evm's client.
+ * (`kill -9`) while its channel manager claims and settles: after the claim was mined, before anything recorded it
+ * (SVC_PAUSE_AT=channel-action-claim), after the facilitator journaled it, before the gateway recorded it
+ * (channel-claim-record), before the settle is sent (channel-settle: the claim recorded, the settle not)
+ * or after the settle was mined, before anything recorded it (channel-action-settle). The next start records the claim
+ * the chain has (with its transaction, and no second claim sent), settles what was claimed and not settled (the
+ * manager keeps in memory that a settle is due, so without this it would wait for the next claim), or records the
+ * settle the chain has. The receiver gets what the vouchers charged once, and svc's claims and settles are the
+ * chain's. Paid through svc's gateway by @x402/evm's client.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -32,8 +34,8 @@ afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-test.each(['channel-settle', 'channel-action-settle'])(
-  'a settle cut short at %s: the next start settles what was claimed once, as the chain has it',
+test.each(['channel-action-claim', 'channel-claim-record', 'channel-settle', 'channel-action-settle'])(
+  'a claim or settle cut short at %s: the next start settles what was claimed once, as the chain has it',
   async (step) => {
     const price = 1_000n
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-channel-settle-'))
@@ -81,22 +83,28 @@ test.each(['channel-settle', 'channel-action-settle'])(
       args: { receiver },
       fromBlock: 0n,
     })
-    const recorded = shown.transactions.filter((entry: { kind: string }) => entry.kind === 'settle')
-    expect(recorded.map((entry: { transaction: string }) => entry.transaction).sort()).toEqual(
-      settles.map((log) => log.transactionHash).sort(),
-    )
-    expect(recorded.map((entry: { amount: string }) => entry.amount).sort()).toEqual(
-      settles.map((log) => log.args.amount!.toString()).sort(),
-    )
+    const claims = await onChain.getContractEvents({
+      address: batchSettlementAddresses.settlement,
+      abi: x402BatchSettlementAbi,
+      eventName: 'Claimed',
+      args: { receiver },
+      fromBlock: 0n,
+    })
+    const ofKind = (kind: string) => shown.transactions.filter((entry: { kind: string }) => entry.kind === kind)
+    const hashes = (entries: { transaction: string }[]) => entries.map((entry) => entry.transaction).sort()
+    const amounts = (entries: { amount: string }[]) => entries.map((entry) => entry.amount).sort()
+    expect(hashes(ofKind('settle'))).toEqual(settles.map((log) => log.transactionHash).sort())
+    expect(amounts(ofKind('settle'))).toEqual(settles.map((log) => log.args.amount!.toString()).sort())
+    expect(hashes(ofKind('claim'))).toEqual(claims.map((log) => log.transactionHash).sort())
+    expect(amounts(ofKind('claim'))).toEqual(claims.map((log) => log.args.amount!.toString()).sort())
     await again.stop()
     const database = await openDatabase(join(dataDir, 'svc.sqlite'))
     try {
-      const pending = await database.db
-        .selectFrom('channel_actions')
-        .where('state', '=', 'pending')
-        .selectAll()
-        .execute()
-      expect(pending).toEqual([])
+      const actions = await database.db.selectFrom('channel_actions').selectAll().execute()
+      expect(actions.filter((action) => action.state === 'pending')).toEqual([])
+      // Every claim svc sent is one the chain logged: none was sent again for what was already claimed.
+      const sent = actions.filter((action) => action.kind === 'claim').map((action) => action.transaction)
+      expect(sent.sort()).toEqual(claims.map((log) => log.transactionHash).sort())
     } finally {
       await database.close()
     }
