@@ -12,7 +12,9 @@ import { batchSettlementAddresses } from '../../../chain/batch-settlement/contra
 import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
 import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
+import type { TestServer } from '../../helpers/control.js'
 import { newAccount } from '../../helpers/payments.js'
+import { addEndpoint, createApi, type Api, type Seller } from './helpers.js'
 
 /**
  * A batch-settlement accept of `price` units of the Sandbox USDC: a deposit of at least ten prices, the channel
@@ -29,6 +31,29 @@ export const batchAcceptOf = (usdc: string, price: bigint, extra: Record<string,
   amount: price.toString(),
   extra: { minDeposit: (10n * price).toString(), claimIntervalSeconds: 1, settleIntervalSeconds: 1, ...extra },
 })
+
+/**
+ * A production API of `seller` in front of `upstreamUrl` whose GET `/weather/{city}` takes {@link batchAccept} at
+ * `price`. A production accept names its token's EIP-712 domain itself (svc fills it in for the Sandbox only).
+ */
+export async function productionBatchApi(
+  t: TestServer,
+  services: ChainServices,
+  seller: Seller,
+  upstreamUrl: string,
+  price: bigint,
+): Promise<Api> {
+  const api = await createApi(t, seller, upstreamUrl, 'production')
+  const { name, version } = services.sandboxChain.usdc
+  const accept = batchAccept(services, price)
+  const endpoint = {
+    method: 'GET',
+    path_pattern: '/weather/{city}',
+    accepts: [{ ...accept, extra: { ...accept.extra, name, version } }],
+  }
+  await addEndpoint(t, seller, api.id, endpoint, 'production')
+  return api
+}
 
 /** A new buyer, its @x402/evm batch-settlement client scheme, and fetch paying with it. */
 export function batchBuyer(services: ChainServices) {
