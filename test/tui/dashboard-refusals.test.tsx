@@ -8,6 +8,7 @@ import type { PaymentEvent } from '../../sdk/types.js'
 import { App } from '../../tui/App.js'
 import { RefusedPanel, refusedShown } from '../../tui/components/RefusedPanel.js'
 import { formatClock } from '../../tui/format.js'
+import { paymentEvent } from '../helpers/payment-events.js'
 import { newAccount } from '../helpers/payments.js'
 import { payingFetch, startGatewayStack, type GatewayStack } from '../server/gateway/helpers.js'
 import { linesOf, renderAt, usdc } from './dashboard-fixtures.js'
@@ -23,31 +24,20 @@ afterAll(async () => {
   await stack?.stop()
 })
 
-const refusal = (n: number, overrides: Partial<PaymentEvent> = {}): PaymentEvent => ({
-  id: `evt_x_${String(n).padStart(9, '0')}`,
-  type: 'payment.failed',
-  created_at: `2026-01-01T12:00:0${n}.000Z`,
-  environment: 'development',
-  api_id: 'api_1',
-  api_slug: 'weather',
-  endpoint_id: 'ep_1',
-  method: 'GET',
-  path: `/weather/city${n}`,
-  amount: '10000',
-  asset: usdc,
-  network: 'eip155:845320402',
-  pay_to: null,
-  payer: '0x1234567890abcdef1234567890abcdef1234abcd',
-  transaction: null,
-  settlement_id: null,
-  reason: 'invalid_exact_evm_insufficient_balance',
-  error: 'the payment is invalid: invalid_exact_evm_insufficient_balance',
-  status: 402,
-  charged: false,
-  builder_code: null,
-  channel_id: null,
-  ...overrides,
-})
+const refusal = (n: number, overrides: Partial<PaymentEvent> = {}): PaymentEvent =>
+  paymentEvent({
+    id: `evt_x_${String(n).padStart(9, '0')}`,
+    type: 'payment.failed',
+    created_at: `2026-01-01T12:00:0${n}.000Z`,
+    path: `/weather/city${n}`,
+    amount: '10000',
+    asset: usdc,
+    network: 'eip155:845320402',
+    payer: '0x1234567890abcdef1234567890abcdef1234abcd',
+    reason: 'invalid_exact_evm_insufficient_balance',
+    error: 'the payment is invalid: invalid_exact_evm_insufficient_balance',
+    ...overrides,
+  })
 
 test('the newest few, each in one line that fits; the title counts them all; none: no panel', () => {
   const newest = [5, 4, 3, 2, 1].map((n) => refusal(n))
