@@ -54,33 +54,42 @@ export class ExpressGatewayRequest implements GatewayRequest {
   }
 }
 
-const jsonHeaders = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' } as const
+/** Writes a JSON answer never cached, with `headers` beside it (those undefined left out). */
+function writeJson(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string | undefined>,
+): void {
+  const given = Object.entries(headers).filter((entry): entry is [string, string] => entry[1] !== undefined)
+  // Its length said, so node sends one plain body instead of chunks (writeHead's headers leave it none to add).
+  const length = String(Buffer.byteLength(body))
+  res
+    .writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      ...Object.fromEntries(given),
+      'content-length': length,
+    })
+    .end(body)
+}
 
 /** Writes a {@link PaymentOutcome} (no express needed: a node:http response will do). */
 export function writeOutcome(res: ServerResponse, outcome: PaymentOutcome): void {
   switch (outcome.type) {
-    case 'payment-required': {
-      const headers: Record<string, string> = {
-        'content-type': jsonHeaders['content-type'],
-        'cache-control': 'no-store',
+    case 'payment-required':
+      writeJson(res, 402, outcome.body, {
         'payment-required': outcome.header,
-        // Said, so node sends one plain body instead of chunks (writeHead's headers leave it none to add).
-        'content-length': String(Buffer.byteLength(outcome.body)),
-      }
-      if (outcome.paymentResponse !== undefined) headers['payment-response'] = outcome.paymentResponse
-      res.writeHead(402, headers).end(outcome.body)
+        'payment-response': outcome.paymentResponse,
+      })
       return
-    }
     case 'error':
       if (res.headersSent) res.destroy()
-      else {
-        const headers: Record<string, string> = { ...jsonHeaders }
-        if (outcome.retryAfter !== undefined) headers['retry-after'] = String(outcome.retryAfter)
-        if (outcome.paymentResponse !== undefined) headers['payment-response'] = outcome.paymentResponse
-        const body = JSON.stringify({ error: outcome.error })
-        headers['content-length'] = String(Buffer.byteLength(body))
-        res.writeHead(outcome.status, headers).end(body)
-      }
+      else
+        writeJson(res, outcome.status, JSON.stringify({ error: outcome.error }), {
+          'retry-after': outcome.retryAfter === undefined ? undefined : String(outcome.retryAfter),
+          'payment-response': outcome.paymentResponse,
+        })
       return
     case 'paid': {
       // The buyer was charged: whether the answer reached its connection goes to the settlement's record.

@@ -21,6 +21,7 @@ import type { SettlementJournalRow } from '../../server/db/tables.js'
 import { testJournalRow } from '../helpers/journal-rows.js'
 import { startPostgres } from '../helpers/postgres.js'
 import { percentile, round } from './pool.js'
+import { insertSellerRows } from '../helpers/seller-rows.js'
 
 export type DataLayerBenchOptions = {
   /** Rounds per dialect. @defaultValue 6 */
@@ -53,7 +54,7 @@ export async function benchDataLayer(options: DataLayerBenchOptions = {}) {
       ['postgres', await postgres.createDatabase()],
     ] as const) {
       const database = await openDatabase(location)
-      await seed(database)
+      await insertSellerRows(database)
       const claim =
         name === 'postgres'
           ? (row: SettlementJournalRow) => claimJournalRow(database.db, { ...row, state: 'claimed' })
@@ -166,37 +167,4 @@ async function onePayment({ store, claim }: Side, index: number): Promise<number
       },
     ])
   return (performance.now() - started) * 1000
-}
-
-async function seed({ db }: OpenedDatabase) {
-  const at = new Date().toISOString()
-  await db
-    .insertInto('users')
-    .values({
-      id: 'u1',
-      email: 'bench@example.test',
-      password_hash: 'h',
-      password_salt: 's',
-      email_verified_at: null,
-      created_at: at,
-    })
-    .execute()
-  await db
-    .insertInto('apis')
-    .values({
-      id: 'a1',
-      user_id: 'u1',
-      environment: 'development',
-      name: 'Bench',
-      slug: 'bench',
-      upstream_base_url: 'http://127.0.0.1:9',
-      pay_to_mode: 'user_wallet',
-      pay_to_address: null,
-      discovery_guidance: null,
-      discovery_contact_email: null,
-      openapi_version: '1.0.0',
-      created_at: at,
-      updated_at: at,
-    })
-    .execute()
 }

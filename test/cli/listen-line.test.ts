@@ -2,32 +2,17 @@ import { expect, test } from 'vitest'
 import { usdcAddress } from '../../core/sandbox-usdc.js'
 import type { PaymentEvent } from '../../sdk/types.js'
 import { eventLine } from '../../cli/commands/listen.js'
+import { paymentEvent } from '../helpers/payment-events.js'
 
-const event = (overrides: Partial<PaymentEvent>): PaymentEvent => ({
-  id: 'evt_1',
-  type: 'payment.required',
-  created_at: '2026-11-22T21:40:01.123Z',
-  environment: 'development',
-  api_id: 'api_1',
-  api_slug: 'weather',
-  endpoint_id: 'ep_1',
-  method: 'GET',
-  path: '/weather/paris',
-  amount: '10000',
-  asset: usdcAddress,
-  network: 'eip155:845320402',
-  pay_to: '0x000000000000000000000000000000000000bEEF',
-  payer: null,
-  transaction: null,
-  settlement_id: null,
-  reason: null,
-  error: null,
-  status: 402,
-  charged: false,
-  builder_code: null,
-  channel_id: null,
-  ...overrides,
-})
+const event = (overrides: Partial<PaymentEvent>): PaymentEvent =>
+  paymentEvent({
+    created_at: '2026-11-22T21:40:01.123Z',
+    amount: '10000',
+    asset: usdcAddress,
+    network: 'eip155:845320402',
+    pay_to: '0x000000000000000000000000000000000000bEEF',
+    ...overrides,
+  })
 
 test('one line an event: time, type, request, price, and what became of it', () => {
   expect(eventLine(event({}))).toBe('21:40:01.123  payment.required  weather GET /weather/paris  0.01 USDC')

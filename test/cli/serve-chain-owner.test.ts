@@ -21,6 +21,7 @@ import { clusterHeader, clusterSecret } from '../../server/cluster/cluster-secre
 import { batchOnOwnerOnly } from '../../server/gateway/batch-servers.js'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { fetchFrom, runServe, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
+import { signUpServeSeller, type ServeSeller } from '../helpers/serve-seller.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-serve-chain-owner-'))
 const files = { jwt: join(dir, 'jwt.key'), wallet: join(dir, 'wallet.key'), admin: join(dir, 'admin.token') }
@@ -41,8 +42,7 @@ let databaseUrl: string
 let owner: ServeProcess
 let other: ServeProcess
 const started: ServeProcess[] = []
-let jwt: string
-let apiId: string
+let seller: ServeSeller
 
 const serve = async (name: string) => {
   const svc = await startServeProcess([
@@ -56,7 +56,7 @@ const serve = async (name: string) => {
 const sandboxControl = (svc: ServeProcess) => svc.ready.sandbox_control_url as string
 const gateway = (svc: ServeProcess, path: string) =>
   `http://weather.${svc.ready.sandbox_platform_domain}:${svc.ready.port}${path}`
-const sellerHeaders = () => ({ authorization: `Bearer ${jwt}`, 'x-svc-environment': 'development' })
+const sellerHeaders = () => seller.headers
 const asSeller = (body?: unknown) => ({
   method: 'POST',
   headers: { 'content-type': 'application/json', ...sellerHeaders() },
@@ -73,8 +73,7 @@ const readyz = async (svc: ServeProcess) => {
   const answer = await fetchLocal(`http://127.0.0.1:${svc.ready.port}/readyz`)
   return { status: answer.status, body: (await answer.json()) as Record<string, unknown> }
 }
-const faucet = (svc: ServeProcess) =>
-  fetchLocal(`${sandboxControl(svc)}/dev/faucet`, asSeller({ address: buyer.address }))
+const faucet = (svc: ServeProcess) => seller.post(`${sandboxControl(svc)}/dev/faucet`, { address: buyer.address })
 const pay = (svc: ServeProcess, path = '/forecast') => {
   const client = new x402Client().register(owner.ready.network, new ExactEvmScheme(buyer))
   client.setSpendControls({
@@ -84,7 +83,7 @@ const pay = (svc: ServeProcess, path = '/forecast') => {
 }
 const settlements = async (svc: ServeProcess) =>
   (
-    (await (await fetchLocal(`${sandboxControl(svc)}/settlements`, { headers: sellerHeaders() })).json()) as {
+    (await (await fetchLocal(`${sandboxControl(svc)}/settlements`, { headers: seller.headers })).json()) as {
       settlements: { transaction: string; chain_epoch: string; old_chain: boolean }[]
     }
   ).settlements
@@ -96,34 +95,9 @@ beforeAll(async () => {
   databaseUrl = await postgres.createDatabase()
   const [a, b] = await Promise.all([serve('a'), serve('b')])
   ;[owner, other] = a!.ready.chain_owner ? [a!, b!] : [b!, a!]
-  const signup = await fetchLocal(`${other.ready.control_url}/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'seller@pay.test', password: 'a-long-password' }),
-  })
-  jwt = ((await signup.json()) as { token: string }).token
-  const api = await fetchLocal(
-    `${sandboxControl(other)}/apis`,
-    asSeller({
-      name: 'Weather',
-      slug: 'weather',
-      upstream_base_url: `http://127.0.0.3:${(upstream.address() as { port: number }).port}`,
-      pay_to_mode: 'user_wallet',
-      pay_to_address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-    }),
-  )
-  apiId = ((await api.json()) as { id: string }).id
+  seller = await signUpServeSeller(fetchLocal, other, upstream)
   const accept = { scheme: 'exact', network: owner.ready.network, asset: owner.ready.usdc, amount: '10000' }
-  const endpoint = await fetchLocal(
-    `${sandboxControl(other)}/apis/${apiId}/endpoints`,
-    asSeller({
-      method: 'GET',
-      path_pattern: '/forecast',
-      accepts: [{ ...accept, max_timeout_seconds: 300 }],
-      request_schema: null,
-      response_schema: { type: 'object' },
-    }),
-  )
+  const endpoint = await seller.addEndpoint(other, '/forecast', accept)
   expect(endpoint.status).toBe(201)
 }, 120_000)
 afterAll(async () => {
@@ -171,7 +145,7 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
 
   test("the faucet through the other process funds on the owner's chain", async () => {
     expect((await faucet(other)).status).toBe(200)
-    const balances = await fetchLocal(`${sandboxControl(other)}/dev/balances`, asSeller({ address: buyer.address }))
+    const balances = await seller.post(`${sandboxControl(other)}/dev/balances`, { address: buyer.address })
     expect(balances.status).toBe(200)
     expect(await usdcOf(ownerChain(), buyer.address)).toBeGreaterThan(0n)
   })
@@ -298,24 +272,12 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
   })
 
   test('a batch-settlement Sandbox route: 402 on the owner, a clear 503 on the other process', async () => {
-    const endpoint = await fetchLocal(
-      `${sandboxControl(other)}/apis/${apiId}/endpoints`,
-      asSeller({
-        method: 'GET',
-        path_pattern: '/channel',
-        accepts: [
-          {
-            scheme: 'batch-settlement',
-            network: owner.ready.network,
-            asset: owner.ready.usdc,
-            amount: '1000',
-            max_timeout_seconds: 300,
-          },
-        ],
-        request_schema: null,
-        response_schema: { type: 'object' },
-      }),
-    )
+    const endpoint = await seller.addEndpoint(other, '/channel', {
+      scheme: 'batch-settlement',
+      network: owner.ready.network,
+      asset: owner.ready.usdc,
+      amount: '1000',
+    })
     expect(endpoint.status).toBe(201)
     expect((await fetchLocal(gateway(owner, '/channel'))).status).toBe(402)
     const refused = await fetchLocal(gateway(other, '/channel'))

@@ -16,6 +16,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { fetchFrom, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
+import { signUpServeSeller, type ServeSeller } from '../helpers/serve-seller.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-serve-pg-shared-'))
 const adminToken = randomBytes(32).toString('hex')
@@ -35,32 +36,15 @@ const runs = postgresAvailable() || Boolean(process.env.CI)
 let postgres: TestPostgres
 let a: ServeProcess
 let b: ServeProcess
-let jwt: string
-let apiId: string
+let seller: ServeSeller
 
 const sandboxControl = (svc: ServeProcess) => svc.ready.sandbox_control_url as string
 const gateway = (svc: ServeProcess, path: string) =>
   `http://weather.${svc.ready.sandbox_platform_domain}:${svc.ready.port}${path}`
-const asSeller = (body: unknown) => ({
-  method: 'POST',
-  headers: { 'content-type': 'application/json', authorization: `Bearer ${jwt}`, 'x-svc-environment': 'development' },
-  body: JSON.stringify(body),
-})
 
 async function addEndpoint(path: string, extra: object = {}) {
   const accept = { scheme: 'exact', network: a.ready.network, asset: a.ready.usdc, amount: '10000' }
-  const response = await fetchLocal(
-    `${sandboxControl(a)}/apis/${apiId}/endpoints`,
-    asSeller({
-      method: 'GET',
-      path_pattern: path,
-      accepts: [{ ...accept, max_timeout_seconds: 300 }],
-      request_schema: null,
-      response_schema: { type: 'object' },
-      ...extra,
-    }),
-  )
-  expect(response.status).toBe(201)
+  expect((await seller.addEndpoint(a, path, accept, extra)).status).toBe(201)
 }
 
 beforeAll(async () => {
@@ -75,23 +59,7 @@ beforeAll(async () => {
       ...['--allow-upstream', '127.0.0.3/32', '--auto-verify'],
     ])
   ;[a, b] = await Promise.all([serve('a'), serve('b')])
-  const signup = await fetchLocal(`${a.ready.control_url}/auth/signup`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: 'seller@pay.test', password: 'a-long-password' }),
-  })
-  jwt = ((await signup.json()) as { token: string }).token
-  const api = await fetchLocal(
-    `${sandboxControl(a)}/apis`,
-    asSeller({
-      name: 'Weather',
-      slug: 'weather',
-      upstream_base_url: `http://127.0.0.3:${(upstream.address() as { port: number }).port}`,
-      pay_to_mode: 'user_wallet',
-      pay_to_address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
-    }),
-  )
-  apiId = ((await api.json()) as { id: string }).id
+  seller = await signUpServeSeller(fetchLocal, a, upstream)
   await addEndpoint('/forecast')
   // Each process settles on its own Sandbox chain: the buyer has USDC on both.
   for (const svc of [a, b])

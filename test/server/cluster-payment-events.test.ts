@@ -9,6 +9,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest'
 import { createClusterPaymentEvents } from '../../server/cluster-payment-events.js'
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.js'
 import type { PaymentEvent, PaymentEvents, StreamEvent } from '../../server/payment-events.js'
+import { paymentEventFields } from '../helpers/payment-events.js'
 import { testDatabases, testDialects } from '../helpers/postgres.js'
 
 const runs = testDialects().includes('postgres')
@@ -35,29 +36,7 @@ async function processes(count: number, options: Parameters<typeof createCluster
   return made
 }
 
-const event = (path: string): Omit<PaymentEvent, 'id'> => ({
-  type: 'payment.required',
-  created_at: new Date().toISOString(),
-  environment: 'development',
-  api_id: 'api_1',
-  api_slug: 'weather',
-  endpoint_id: 'ep_1',
-  method: 'GET',
-  path,
-  amount: '1000',
-  asset: null,
-  network: null,
-  pay_to: null,
-  payer: null,
-  transaction: null,
-  settlement_id: null,
-  reason: null,
-  error: null,
-  status: 402,
-  charged: false,
-  builder_code: null,
-  channel_id: null,
-})
+const event = (path: string) => paymentEventFields({ path, amount: '1000' })
 
 const number = (id: string) => Number(id.slice(4))
 

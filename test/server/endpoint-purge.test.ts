@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test, vi } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.js'
 import { countEndpoints, findEndpoint, listEndpoints, purgeAllExpired } from '../../server/db/endpoints.js'
 import { startEndpointPurge } from '../../server/endpoint-purge.js'
+import { insertSellerRows } from '../helpers/seller-rows.js'
 
 let database: OpenedDatabase | undefined
 afterEach(async () => {
@@ -14,68 +15,24 @@ afterEach(async () => {
 async function seeded() {
   database = await openDatabase(':memory:')
   const { db } = database
-  const now = new Date().toISOString()
-  await db
-    .insertInto('users')
-    .values({
-      id: 'u1',
-      email: 'a@example.test',
-      password_hash: 'h',
-      password_salt: 's',
-      email_verified_at: null,
-      created_at: now,
-    })
-    .execute()
-  await db
-    .insertInto('apis')
-    .values({
-      id: 'a1',
-      user_id: 'u1',
-      environment: 'production',
-      name: 'A',
-      slug: 'a',
-      upstream_base_url: 'http://127.0.0.1:9',
-      pay_to_mode: 'user_wallet',
-      pay_to_address: null,
-      discovery_guidance: null,
-      discovery_contact_email: null,
-      openapi_version: '1.0.0',
-      created_at: now,
-      updated_at: now,
-    })
-    .execute()
-  const endpoint = {
-    api_id: 'a1',
-    method: 'GET',
-    accepts: '[]',
-    request_schema: null,
-    response_schema: null,
-    schema_source: 'manual' as const,
-    enabled: 1,
-    description: null,
-    created_at: now,
-    updated_at: now,
-  }
-  await db
-    .insertInto('endpoints')
-    .values([
-      { ...endpoint, id: 'kept', path_pattern: '/kept', ttl_seconds: null, expires_at: null },
+  await insertSellerRows(database, {
+    environment: 'production',
+    endpoints: [
+      { id: 'kept', path_pattern: '/kept' },
       {
-        ...endpoint,
         id: 'expired',
         path_pattern: '/expired',
         ttl_seconds: 60,
         expires_at: new Date(Date.now() - 1000).toISOString(),
       },
       {
-        ...endpoint,
         id: 'live',
         path_pattern: '/live',
         ttl_seconds: 3600,
         expires_at: new Date(Date.now() + 3_600_000).toISOString(),
       },
-    ])
-    .execute()
+    ],
+  })
   const ids = async () => (await db.selectFrom('endpoints').select('id').orderBy('id').execute()).map((row) => row.id)
   return { db, ids }
 }

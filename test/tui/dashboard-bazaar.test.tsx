@@ -13,6 +13,7 @@ import {
 } from '../server/gateway/helpers.js'
 import type { GatewayStack } from '../server/gateway/helpers.js'
 import { linesOf, renderAt } from './dashboard-fixtures.js'
+import { dashboardUrls } from './dashboard-urls.js'
 
 let stack: GatewayStack
 
@@ -51,19 +52,7 @@ test('each listing in short; no line while the catalog is empty', () => {
 
 test('the dashboard shows a resource once a buyer has paid for it', async () => {
   const { services, t } = stack
-  const { server } = t
-  const urls = {
-    control_url: server.controlUrl,
-    sandbox_control_url: server.sandboxControlUrl,
-    gateway_port: server.port,
-    rpc_url: services.rpcUrl,
-    chain_manager_url: services.chainManagerUrl,
-    facilitator_url: services.facilitatorUrl,
-    chain_id: services.sandboxChain.chainId,
-    network: services.sandboxChain.network,
-    usdc: services.sandboxChain.usdc.address,
-  }
-  const { lastFrame } = render(<App urls={urls} refreshMs={100} />)
+  const { lastFrame } = render(<App urls={dashboardUrls(t.server, services)} refreshMs={100} />)
   const frame = () => lastFrame() ?? ''
   await expect.poll(frame, { timeout: 15_000 }).toMatch(/block #\d/)
   expect(frame()).not.toContain('bazaar catalog')

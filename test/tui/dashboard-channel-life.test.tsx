@@ -7,45 +7,21 @@
  */
 import { cleanup, render } from 'ink-testing-library'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
-import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { App } from '../../tui/App.js'
-import type { DashboardOptions } from '../../tui/model.js'
-import { startTestServer, type TestServer } from '../helpers/control.js'
 import { batchAccept, batchBuyer, channelConfigOf, depositOf, withdrawCall } from '../server/gateway/batch-kit.js'
-import { addEndpoint, createApi, newSeller, startUpstream } from '../server/gateway/helpers.js'
+import { addEndpoint, createApi, newSeller, startGatewayStack, type GatewayStack } from '../server/gateway/helpers.js'
+import { dashboardUrls } from './dashboard-urls.js'
 
-let services: ChainServices
-let t: TestServer
-let upstream: Awaited<ReturnType<typeof startUpstream>>
+let stack: GatewayStack
 
 beforeAll(async () => {
-  services = await startChainServices()
-  t = await startTestServer({ chain: services })
-  upstream = await startUpstream()
+  stack = await startGatewayStack()
 })
 afterAll(async () => {
   cleanup()
-  await t?.stop()
-  await upstream?.stop()
-  await services?.stop()
+  await stack?.stop()
 })
-
-/** What `svc up` hands the dashboard (its ready line), for this test's server and chain. */
-function urlsOf(): DashboardOptions['urls'] {
-  const { server } = t
-  return {
-    control_url: server.controlUrl,
-    sandbox_control_url: server.sandboxControlUrl,
-    gateway_port: server.port,
-    rpc_url: services.rpcUrl,
-    chain_manager_url: services.chainManagerUrl,
-    facilitator_url: services.facilitatorUrl,
-    chain_id: services.sandboxChain.chainId,
-    network: services.sandboxChain.network,
-    usdc: services.sandboxChain.usdc.address,
-  }
-}
 
 /** The dashboard's channels lines in a frame ('' when it draws none). */
 const channelLines = (frame: string | undefined) => {
@@ -55,6 +31,7 @@ const channelLines = (frame: string | undefined) => {
 }
 
 test("the dashboard's channels lines follow a channel's life: deposit, requests, claim, settle, refund, withdraw", async () => {
+  const { services, t, upstream } = stack
   const seller = await newSeller(t)
   const api = await createApi(t, seller, upstream.url)
   // Claims every 2 s and settles every 4 s: the dashboard (polling every 200 ms) sees each step on its own.
@@ -63,7 +40,9 @@ test("the dashboard's channels lines follow a channel's life: deposit, requests,
     path_pattern: '/weather/{city}',
     accepts: [batchAccept(services, 1_000n, { claimIntervalSeconds: 2, settleIntervalSeconds: 4 })],
   })
-  const { lastFrame, frames } = render(<App urls={urlsOf()} session={{ jwt: seller.jwt }} refreshMs={200} />)
+  const { lastFrame, frames } = render(
+    <App urls={dashboardUrls(t.server, services)} session={{ jwt: seller.jwt }} refreshMs={200} />,
+  )
   const shows = async (...parts: string[]) =>
     vi.waitFor(
       () => {

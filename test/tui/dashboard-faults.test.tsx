@@ -1,23 +1,20 @@
 import { cleanup, render } from 'ink-testing-library'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { startChainServices, type ChainServices } from '../../chain/services.js'
 import type { Fault } from '../../sdk/types.js'
 import { App } from '../../tui/App.js'
 import { FaultsLine, faultSummary } from '../../tui/components/FaultsLine.js'
-import { startTestServer, type TestServer } from '../helpers/control.js'
+import { startGatewayStack, type GatewayStack } from '../server/gateway/helpers.js'
 import { linesOf, renderAt } from './dashboard-fixtures.js'
+import { dashboardUrls } from './dashboard-urls.js'
 
-let services: ChainServices
-let t: TestServer
+let stack: GatewayStack
 
 beforeAll(async () => {
-  services = await startChainServices()
-  t = await startTestServer({ chain: services })
+  stack = await startGatewayStack()
 })
 afterAll(async () => {
   cleanup()
-  await t?.stop()
-  await services?.stop()
+  await stack?.stop()
 })
 
 const fault = (overrides: Partial<Fault>): Fault => ({
@@ -55,19 +52,8 @@ test('each fault in short; no line without faults', () => {
 })
 
 test('the dashboard shows the faults in force as they are added and cleared', async () => {
-  const { server } = t
-  const urls = {
-    control_url: server.controlUrl,
-    sandbox_control_url: server.sandboxControlUrl,
-    gateway_port: server.port,
-    rpc_url: services.rpcUrl,
-    chain_manager_url: services.chainManagerUrl,
-    facilitator_url: services.facilitatorUrl,
-    chain_id: services.sandboxChain.chainId,
-    network: services.sandboxChain.network,
-    usdc: services.sandboxChain.usdc.address,
-  }
-  const { lastFrame } = render(<App urls={urls} refreshMs={100} />)
+  const { services, t } = stack
+  const { lastFrame } = render(<App urls={dashboardUrls(t.server, services)} refreshMs={100} />)
   const frame = () => lastFrame() ?? ''
   await expect.poll(frame, { timeout: 15_000 }).toMatch(/block #\d/)
   expect(frame()).not.toContain('faults in force')

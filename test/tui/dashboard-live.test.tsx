@@ -1,53 +1,26 @@
 import { randomBytes } from 'node:crypto'
 import { cleanup, render } from 'ink-testing-library'
-import type { LocalAccount } from 'viem'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { createSvcClient } from '../../sdk/client.js'
 import { newId, nowIso } from '../../server/ids.js'
 import { App } from '../../tui/App.js'
-import type { DashboardOptions } from '../../tui/model.js'
 import { createSettlementFeed } from '../../tui/settlement-feed.js'
-import { payingFetch, startUpstream } from '../server/gateway/helpers.js'
-import { startTestServer, type TestServer } from '../helpers/control.js'
+import { payingFetch, startGatewayStack, type GatewayStack } from '../server/gateway/helpers.js'
 import { newAccount } from '../helpers/payments.js'
+import { dashboardUrls } from './dashboard-urls.js'
 
-let services: ChainServices
-let t: TestServer
-let upstream: Awaited<ReturnType<typeof startUpstream>>
-let buyer: LocalAccount
+let stack: GatewayStack
 
 beforeAll(async () => {
-  services = await startChainServices()
-  t = await startTestServer({ chain: services })
-  upstream = await startUpstream()
-  buyer = newAccount()
-  await services.manager.fund(buyer.address, 'usdc', '100')
+  stack = await startGatewayStack()
 })
 afterAll(async () => {
   cleanup()
-  await t?.stop()
-  await upstream?.stop()
-  await services?.stop()
+  await stack?.stop()
 })
 
-/** What `svc up` hands the dashboard (its ready line), for this test's server and chain. */
-function urlsOf(): DashboardOptions['urls'] {
-  const { server } = t
-  return {
-    control_url: server.controlUrl,
-    sandbox_control_url: server.sandboxControlUrl,
-    gateway_port: server.port,
-    rpc_url: services.rpcUrl,
-    chain_manager_url: services.chainManagerUrl,
-    facilitator_url: services.facilitatorUrl,
-    chain_id: services.sandboxChain.chainId,
-    network: services.sandboxChain.network,
-    usdc: services.sandboxChain.usdc.address,
-  }
-}
-
 test('the dashboard shows the chain, the wallet, the APIs and a settlement live, and `f` funds the wallet', async () => {
+  const { services, t, upstream, buyer } = stack
   const { jwt } = await t.signup()
   const asSeller = { jwt, environment: 'development' }
   const slug = `dash-${process.pid}`
@@ -77,7 +50,9 @@ test('the dashboard shows the chain, the wallet, the APIs and a settlement live,
     expect((await t.call(`/apis/${api.body.id}/endpoints`, { ...asSeller, body })).status).toBe(201)
   const wallet = (await t.call('/sandbox-wallet', asSeller)).body as { address: string; private_key: string }
 
-  const { lastFrame, frames, stdin } = render(<App urls={urlsOf()} session={{ jwt }} refreshMs={200} />)
+  const { lastFrame, frames, stdin } = render(
+    <App urls={dashboardUrls(t.server, services)} session={{ jwt }} refreshMs={200} />,
+  )
   const frame = () => lastFrame() ?? ''
   const waitForFrame = (check: (text: string) => boolean, timeoutMs = 15_000) =>
     expect.poll(frame, { timeout: timeoutMs }).toSatisfy(check)
@@ -117,6 +92,7 @@ test('the dashboard shows the chain, the wallet, the APIs and a settlement live,
 
 /** A seller with one Sandbox API (no endpoints) whose wallet has its first funds. */
 async function sellerWithApi(name: string) {
+  const { t, upstream } = stack
   const { jwt, userId } = await t.signup()
   const asSeller = { jwt, environment: 'development' }
   const wallet = (await t.call('/sandbox-wallet', asSeller)).body as { address: string }
@@ -138,6 +114,7 @@ async function recordSettlements(
   count: number,
   earlierChain = false,
 ) {
+  const { services, t, buyer } = stack
   for (let i = 0; i < count; i++) {
     await t.server.database.db
       .insertInto('settlements')
@@ -163,6 +140,7 @@ async function recordSettlements(
 }
 
 test('"… n more settlements" counts every settlement of the running chain, not one page; those of an earlier chain are left out', async () => {
+  const { services, t } = stack
   const seller = await sellerWithApi('Counted')
   await recordSettlements(seller, 3, true)
   await recordSettlements(seller, 14)
@@ -177,7 +155,9 @@ test('"… n more settlements" counts every settlement of the running chain, not
   expect({ current: first.current, old: first.old }).toEqual({ current: 14, old: 3 })
 
   // The dashboard in 24 lines: fewer than the settlements; the last line counts the others.
-  const { lastFrame } = render(<App urls={urlsOf()} session={{ jwt: seller.jwt }} refreshMs={200} />)
+  const { lastFrame } = render(
+    <App urls={dashboardUrls(t.server, services)} session={{ jwt: seller.jwt }} refreshMs={200} />,
+  )
   const frame = () => lastFrame() ?? ''
   await expect.poll(frame, { timeout: 15_000 }).toMatch(/… \d+ more settlements/)
   const shown = () => frame().match(/GET \/paid\/\d+/g)?.length ?? 0
@@ -192,9 +172,12 @@ test('"… n more settlements" counts every settlement of the running chain, not
 })
 
 test('after a login change the faucet line is the new session’s: the previous wallet’s transaction is gone', async () => {
+  const { services, t } = stack
   const [alice, bob] = [await sellerWithApi('Alice'), await sellerWithApi('Bob')]
   let current = { jwt: alice.jwt }
-  const { lastFrame, stdin } = render(<App urls={urlsOf()} getSession={() => current} refreshMs={200} />)
+  const { lastFrame, stdin } = render(
+    <App urls={dashboardUrls(t.server, services)} getSession={() => current} refreshMs={200} />,
+  )
   const frame = () => lastFrame() ?? ''
   await expect.poll(frame, { timeout: 15_000 }).toContain(alice.wallet.address)
   await expect.poll(() => stdin.listenerCount('readable')).toBeGreaterThan(0)
@@ -210,10 +193,13 @@ test('after a login change the faucet line is the new session’s: the previous 
 })
 
 test('an idle dashboard draws no frame while its polls find nothing new', async () => {
+  const { services, t } = stack
   const seller = await sellerWithApi('Idle')
   let asked = 0
   const getSession = () => (asked++, { jwt: seller.jwt })
-  const { lastFrame, frames } = render(<App urls={urlsOf()} getSession={getSession} refreshMs={50} />)
+  const { lastFrame, frames } = render(
+    <App urls={dashboardUrls(t.server, services)} getSession={getSession} refreshMs={50} />,
+  )
   const frame = () => lastFrame() ?? ''
   await expect
     .poll(frame, { timeout: 15_000 })

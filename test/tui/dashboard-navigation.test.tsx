@@ -7,22 +7,20 @@
 import { randomBytes } from 'node:crypto'
 import { cleanup, render } from 'ink-testing-library'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
-import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { newId, nowIso } from '../../server/ids.js'
 import { App } from '../../tui/App.js'
-import type { DashboardOptions } from '../../tui/model.js'
-import { startTestServer, type TestServer } from '../helpers/control.js'
 import { newAccount } from '../helpers/payments.js'
+import { startGatewayStack, type GatewayStack } from '../server/gateway/helpers.js'
 import { linesOf } from './dashboard-fixtures.js'
+import { dashboardUrls } from './dashboard-urls.js'
 
-let services: ChainServices
-let t: TestServer
+let stack: GatewayStack
 let seller: { jwt: string; userId: string }
 const settlementCount = 12
 
 beforeAll(async () => {
-  services = await startChainServices()
-  t = await startTestServer({ chain: services })
+  stack = await startGatewayStack()
+  const { services, t } = stack
   seller = await t.signup()
   // A second account that has not verified its address: its mail is the one still to act on.
   await t.signup({ verified: false })
@@ -79,28 +77,14 @@ beforeAll(async () => {
 })
 afterEach(() => cleanup())
 afterAll(async () => {
-  await t?.stop()
-  await services?.stop()
+  await stack?.stop()
 })
-
-function urlsOf(): DashboardOptions['urls'] {
-  const { server } = t
-  return {
-    control_url: server.controlUrl,
-    sandbox_control_url: server.sandboxControlUrl,
-    gateway_port: server.port,
-    rpc_url: services.rpcUrl,
-    chain_manager_url: services.chainManagerUrl,
-    facilitator_url: services.facilitatorUrl,
-    chain_id: services.sandboxChain.chainId,
-    network: services.sandboxChain.network,
-    usdc: services.sandboxChain.usdc.address,
-  }
-}
 
 /** The dashboard in a terminal of `columns`×`rows`, once every list has loaded. */
 async function dashboardAt(columns: number, rows: number) {
-  const app = render(<App urls={urlsOf()} session={{ jwt: seller.jwt }} refreshMs={200} />)
+  const app = render(
+    <App urls={dashboardUrls(stack.t.server, stack.services)} session={{ jwt: seller.jwt }} refreshMs={200} />,
+  )
   Object.defineProperty(app.stdout, 'columns', { value: columns, configurable: true })
   Object.defineProperty(app.stdout, 'rows', { value: rows, configurable: true })
   app.stdout.emit('resize')

@@ -4,58 +4,40 @@
  */
 import { cleanup, render } from 'ink-testing-library'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { startChainServices, type ChainServices } from '../../chain/services.js'
 import type { PaymentEvent } from '../../sdk/types.js'
 import { App } from '../../tui/App.js'
 import { RefusedPanel, refusedShown } from '../../tui/components/RefusedPanel.js'
 import { formatClock } from '../../tui/format.js'
-import type { DashboardOptions } from '../../tui/model.js'
-import { startTestServer, type TestServer } from '../helpers/control.js'
+import { paymentEvent } from '../helpers/payment-events.js'
 import { newAccount } from '../helpers/payments.js'
-import { payingFetch, startUpstream } from '../server/gateway/helpers.js'
+import { payingFetch, startGatewayStack, type GatewayStack } from '../server/gateway/helpers.js'
 import { linesOf, renderAt, usdc } from './dashboard-fixtures.js'
+import { dashboardUrls } from './dashboard-urls.js'
 
-let services: ChainServices
-let t: TestServer
-let upstream: Awaited<ReturnType<typeof startUpstream>>
+let stack: GatewayStack
 
 beforeAll(async () => {
-  services = await startChainServices()
-  t = await startTestServer({ chain: services })
-  upstream = await startUpstream()
+  stack = await startGatewayStack()
 })
 afterAll(async () => {
   cleanup()
-  await t?.stop()
-  await upstream?.stop()
-  await services?.stop()
+  await stack?.stop()
 })
 
-const refusal = (n: number, overrides: Partial<PaymentEvent> = {}): PaymentEvent => ({
-  id: `evt_x_${String(n).padStart(9, '0')}`,
-  type: 'payment.failed',
-  created_at: `2026-01-01T12:00:0${n}.000Z`,
-  environment: 'development',
-  api_id: 'api_1',
-  api_slug: 'weather',
-  endpoint_id: 'ep_1',
-  method: 'GET',
-  path: `/weather/city${n}`,
-  amount: '10000',
-  asset: usdc,
-  network: 'eip155:845320402',
-  pay_to: null,
-  payer: '0x1234567890abcdef1234567890abcdef1234abcd',
-  transaction: null,
-  settlement_id: null,
-  reason: 'invalid_exact_evm_insufficient_balance',
-  error: 'the payment is invalid: invalid_exact_evm_insufficient_balance',
-  status: 402,
-  charged: false,
-  builder_code: null,
-  channel_id: null,
-  ...overrides,
-})
+const refusal = (n: number, overrides: Partial<PaymentEvent> = {}): PaymentEvent =>
+  paymentEvent({
+    id: `evt_x_${String(n).padStart(9, '0')}`,
+    type: 'payment.failed',
+    created_at: `2026-01-01T12:00:0${n}.000Z`,
+    path: `/weather/city${n}`,
+    amount: '10000',
+    asset: usdc,
+    network: 'eip155:845320402',
+    payer: '0x1234567890abcdef1234567890abcdef1234abcd',
+    reason: 'invalid_exact_evm_insufficient_balance',
+    error: 'the payment is invalid: invalid_exact_evm_insufficient_balance',
+    ...overrides,
+  })
 
 test('the newest few, each in one line that fits; the title counts them all; none: no panel', () => {
   const newest = [5, 4, 3, 2, 1].map((n) => refusal(n))
@@ -83,6 +65,7 @@ test('the newest few, each in one line that fits; the title counts them all; non
 })
 
 test('a payment refused for an insufficient balance shows on the live dashboard with its reason, within 80×24', async () => {
+  const { services, t, upstream } = stack
   const { jwt, userId } = await t.signup()
   const asSeller = { jwt, environment: 'development' }
   const slug = `refused-${process.pid}`
@@ -110,18 +93,7 @@ test('a payment refused for an insufficient balance shows on the live dashboard 
   })
   expect(endpoint.status).toBe(201)
 
-  const urls: DashboardOptions['urls'] = {
-    control_url: t.server.controlUrl,
-    sandbox_control_url: t.server.sandboxControlUrl,
-    gateway_port: t.server.port,
-    rpc_url: services.rpcUrl,
-    chain_manager_url: services.chainManagerUrl,
-    facilitator_url: services.facilitatorUrl,
-    chain_id: services.sandboxChain.chainId,
-    network: services.sandboxChain.network,
-    usdc: services.sandboxChain.usdc.address,
-  }
-  const app = render(<App urls={urls} session={{ jwt }} refreshMs={200} />)
+  const app = render(<App urls={dashboardUrls(t.server, services)} session={{ jwt }} refreshMs={200} />)
   Object.defineProperty(app.stdout, 'columns', { value: 80, configurable: true })
   Object.defineProperty(app.stdout, 'rows', { value: 24, configurable: true })
   app.stdout.emit('resize')

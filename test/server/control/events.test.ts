@@ -17,6 +17,7 @@ import {
   type Seller,
 } from '../gateway/helpers.js'
 import { openTestEventStream } from '../../helpers/event-stream.js'
+import { paymentEventFields } from '../../helpers/payment-events.js'
 
 let stack: GatewayStack
 let seller: Seller
@@ -161,29 +162,12 @@ describe('a slow reader', () => {
       const response = await localFetch(`${stack.t.server.sandboxControlUrl}/events`, { headers: asKey(key) })
       expect(response.status).toBe(200)
       // Nothing is read while 20,000 events (about 20 MB) are published.
-      const template = {
-        type: 'payment.required',
-        created_at: new Date().toISOString(),
-        environment: 'development',
+      const template = paymentEventFields({
         api_id: api.id,
         api_slug: api.slug,
         endpoint_id: null,
-        method: 'GET',
         path: `/${'x'.repeat(600)}`,
-        amount: null,
-        asset: null,
-        network: null,
-        pay_to: null,
-        payer: null,
-        transaction: null,
-        settlement_id: null,
-        reason: null,
-        error: null,
-        status: 402,
-        charged: false,
-        builder_code: null,
-        channel_id: null,
-      } as const
+      })
       const published = 20_000
       for (let i = 0; i < published; i++) stack.t.server.events.publish(seller.userId, template)
       let received = 0

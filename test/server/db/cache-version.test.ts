@@ -14,6 +14,7 @@ import type { SettlementRow } from '../../../server/db/tables.js'
 import { openGatewayStore, type GatewayStore } from '../../../server/gateway/gateway-store.js'
 import { testJournalRow } from '../../helpers/journal-rows.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
+import { insertSellerRows } from '../../helpers/seller-rows.js'
 
 const runs = testDialects().includes('postgres')
 const databases = runs ? testDatabases('postgres') : undefined
@@ -32,7 +33,7 @@ async function twoProcesses() {
   const [a, b] = [await openDatabase(url), await openDatabase(url)]
   const stores = [await openGatewayStore(a.db), await openGatewayStore(b.db)] as const
   opened.push({ database: a, store: stores[0] }, { database: b, store: stores[1] })
-  await seed(a)
+  await insertSellerRows(a, { endpoints: [{ id: 'e1', path_pattern: '/a' }] })
   return { a, b, storeA: stores[0], storeB: stores[1] }
 }
 
@@ -78,7 +79,7 @@ describe.skipIf(!runs)('the cache version on PostgreSQL', () => {
     registerNotifications(a.db, lagging)
     const storeA = await openGatewayStore(a.db)
     opened.push({ database: a, store: storeA }, { database: b, store: await openGatewayStore(b.db) })
-    await seed(a)
+    await insertSellerRows(a, { endpoints: [{ id: 'e1', path_pattern: '/a' }] })
     const before = await inMemory(storeA)
     await b.db.updateTable('endpoints').set({ enabled: 0 }).where('id', '=', 'e1').execute()
     expect(storeA.version()).toBe(before)
@@ -133,58 +134,6 @@ describe.skipIf(!runs)('the cache version on PostgreSQL', () => {
     await vi.waitFor(() => expect(storeA.version()).not.toBe(again), { timeout: 5_000 })
   })
 })
-
-async function seed({ db }: OpenedDatabase) {
-  const now = new Date().toISOString()
-  await db
-    .insertInto('users')
-    .values({
-      id: 'u1',
-      email: 'a@example.test',
-      password_hash: 'h',
-      password_salt: 's',
-      email_verified_at: null,
-      created_at: now,
-    })
-    .execute()
-  await db
-    .insertInto('apis')
-    .values({
-      id: 'a1',
-      user_id: 'u1',
-      environment: 'development',
-      name: 'A',
-      slug: 'a',
-      upstream_base_url: 'http://127.0.0.1:9',
-      pay_to_mode: 'user_wallet',
-      pay_to_address: null,
-      discovery_guidance: null,
-      discovery_contact_email: null,
-      openapi_version: '1.0.0',
-      created_at: now,
-      updated_at: now,
-    })
-    .execute()
-  await db
-    .insertInto('endpoints')
-    .values({
-      id: 'e1',
-      api_id: 'a1',
-      method: 'GET',
-      path_pattern: '/a',
-      accepts: '[]',
-      request_schema: null,
-      response_schema: null,
-      schema_source: 'manual',
-      enabled: 1,
-      description: null,
-      ttl_seconds: null,
-      expires_at: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .execute()
-}
 
 const payment = {
   api_id: 'a1',

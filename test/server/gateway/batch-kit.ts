@@ -7,12 +7,24 @@ import { decodePaymentResponseHeader } from '@x402/core/http'
 import { toClientEvmSigner } from '@x402/evm'
 import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import { createWalletClient, http, parseEventLogs, type Hex, type LocalAccount } from 'viem'
+import {
+  createPublicClient,
+  createWalletClient,
+  http,
+  parseEventLogs,
+  type Hex,
+  type LocalAccount,
+  type PublicClient,
+} from 'viem'
 import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
 import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
 import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
+import type { TestServer } from '../../helpers/control.js'
+import { post } from '../../helpers/crash-at.js'
 import { newAccount } from '../../helpers/payments.js'
+import type { SvcProcess } from '../../helpers/svc-process.js'
+import { addEndpoint, createApi, type Api, type Seller } from './helpers.js'
 
 /**
  * A batch-settlement accept of `price` units of the Sandbox USDC: a deposit of at least ten prices, the channel
@@ -30,12 +42,48 @@ export const batchAcceptOf = (usdc: string, price: bigint, extra: Record<string,
   extra: { minDeposit: (10n * price).toString(), claimIntervalSeconds: 1, settleIntervalSeconds: 1, ...extra },
 })
 
+/**
+ * A production API of `seller` in front of `upstreamUrl` whose GET `/weather/{city}` takes {@link batchAccept} at
+ * `price`. A production accept names its token's EIP-712 domain itself (svc fills it in for the Sandbox only).
+ */
+export async function productionBatchApi(
+  t: TestServer,
+  services: ChainServices,
+  seller: Seller,
+  upstreamUrl: string,
+  price: bigint,
+): Promise<Api> {
+  const api = await createApi(t, seller, upstreamUrl, 'production')
+  const { name, version } = services.sandboxChain.usdc
+  const accept = batchAccept(services, price)
+  const endpoint = {
+    method: 'GET',
+    path_pattern: '/weather/{city}',
+    accepts: [{ ...accept, extra: { ...accept.extra, name, version } }],
+  }
+  await addEndpoint(t, seller, api.id, endpoint, 'production')
+  return api
+}
+
 /** A new buyer, its @x402/evm batch-settlement client scheme, and fetch paying with it. */
 export function batchBuyer(services: ChainServices) {
   const buyer = newAccount()
   const scheme = new BatchClient(toClientEvmSigner(buyer, services.sandboxChain.client as never))
   const client = new x402Client().register('eip155:845320402', scheme).setSpendControls({ allowedAssets: true })
   return { buyer, scheme, pay: wrapFetchWithPayment(localFetch, client) }
+}
+
+/**
+ * A new buyer of a `svc up` child process (test/helpers/svc-process.ts), given its USDC by the process's faucet, and
+ * fetch paying with @x402/evm's batch-settlement client `scheme` over `chain`, the process's Sandbox chain.
+ */
+export async function processBatchBuyer(svc: SvcProcess) {
+  const buyer = newAccount()
+  const chain = createPublicClient({ transport: http(svc.ready.rpc_url) })
+  await post(`${svc.ready.chain_manager_url}/faucet`, { address: buyer.address })
+  const scheme = new BatchClient(toClientEvmSigner(buyer, chain))
+  const client = new x402Client().register(svc.ready.network, scheme).setSpendControls({ allowedAssets: true })
+  return { buyer, chain, scheme, pay: wrapFetchWithPayment(localFetch, client) }
 }
 
 /** The channel id a paid answer's PAYMENT-RESPONSE names. */
@@ -51,8 +99,11 @@ export const depositOf = (response: Response): Hex | undefined =>
   (decodePaymentResponseHeader(response.headers.get('payment-response')!).transaction as Hex) || undefined
 
 /** A channel's balance and claimed total on chain. */
-export async function channelOnChain(services: ChainServices, id: Hex) {
-  const [balance, totalClaimed] = await services.sandboxChain.client.readContract({
+export const channelOnChain = (services: ChainServices, id: Hex) => channelOnChainAt(services.sandboxChain.client, id)
+
+/** {@link channelOnChain} read through `client` (a `svc up` process's chain). */
+export async function channelOnChainAt(client: Pick<PublicClient, 'readContract'>, id: Hex) {
+  const [balance, totalClaimed] = await client.readContract({
     address: batchSettlementAddresses.settlement,
     abi: x402BatchSettlementAbi,
     functionName: 'channels',

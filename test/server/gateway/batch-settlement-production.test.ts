@@ -8,8 +8,8 @@ import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
-import { batchAccept, batchBuyer, channelIdOf, channelOnChain } from './batch-kit.js'
-import { addEndpoint, createApi, newSeller, startUpstream, usdcBalance } from './helpers.js'
+import { batchBuyer, channelIdOf, channelOnChain, productionBatchApi } from './batch-kit.js'
+import { newSeller, startUpstream, usdcBalance } from './helpers.js'
 
 const price = 1_000n
 let services: ChainServices
@@ -29,21 +29,7 @@ afterAll(async () => {
 
 test('a production API takes batch-settlement through an external facilitator: deposit, vouchers, claim, settle, refund', async () => {
   const seller = await newSeller(t)
-  const api = await createApi(t, seller, upstream.url, 'production')
-  const { name, version } = services.sandboxChain.usdc
-  // A production accept names its token's EIP-712 domain itself (svc fills it in for the Sandbox only).
-  const accept = batchAccept(services, price)
-  await addEndpoint(
-    t,
-    seller,
-    api.id,
-    {
-      method: 'GET',
-      path_pattern: '/weather/{city}',
-      accepts: [{ ...accept, extra: { ...accept.extra, name, version } }],
-    },
-    'production',
-  )
+  const api = await productionBatchApi(t, services, seller, upstream.url, price)
   const { buyer, scheme, pay } = batchBuyer(services)
   await services.manager.fund(buyer.address)
   const start = await usdcBalance(services, buyer.address)

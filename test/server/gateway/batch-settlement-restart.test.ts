@@ -7,19 +7,12 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { x402Client } from '@x402/core/client'
-import { toClientEvmSigner } from '@x402/evm'
-import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, http, type Address, type Hex } from 'viem'
 import { afterAll, expect, test, vi } from 'vitest'
-import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
-import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
-import { localFetch } from '../../../sdk/local-fetch.js'
-import { killNow, post, seedApiWith, seedSeller, startSeeded, usdcBalance } from '../../helpers/crash-at.js'
+import { killNow, seedApiWith, seedSeller, startSeeded, usdcBalance } from '../../helpers/crash-at.js'
 import { newAccount } from '../../helpers/payments.js'
 import type { SvcProcess } from '../../helpers/svc-process.js'
-import { batchAcceptOf, channelIdOf } from './batch-kit.js'
+import { batchAcceptOf, channelIdOf, channelOnChainAt, processBatchBuyer } from './batch-kit.js'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-channel-restart-'))
 const running: SvcProcess[] = []
@@ -36,15 +29,7 @@ test('vouchers unclaimed when svc was killed are claimed and settled after the n
   // An hour between claims while the buyer pays: nothing is claimed before svc is killed.
   const { call, api, endpoint } = await seedApiWith(svc, 'channels', receiver, [accept(3600)])
 
-  const buyer = newAccount()
-  const chain = createPublicClient({ transport: http(svc.ready.rpc_url) })
-  await post(`${svc.ready.chain_manager_url}/faucet`, { address: buyer.address })
-  const pay = wrapFetchWithPayment(
-    localFetch,
-    new x402Client()
-      .register(svc.ready.network, new BatchClient(toClientEvmSigner(buyer, chain)))
-      .setSpendControls({ allowedAssets: true }),
-  )
+  const { chain, pay } = await processBatchBuyer(svc)
   let channelId: Hex | undefined
   for (let i = 0; i < 3; i++) {
     const response = await pay(`${api.gateway_url}/weather/oslo`)
@@ -53,15 +38,7 @@ test('vouchers unclaimed when svc was killed are claimed and settled after the n
   }
   // The seller shortens the schedule; the receiver's manager takes it at its next request, or at svc's next start.
   await call('PUT', `/apis/${api.id}/endpoints/${endpoint.id}`, { accepts: [accept(1)] })
-  const claimedOnChain = async (client = chain) =>
-    (
-      await client.readContract({
-        address: batchSettlementAddresses.settlement,
-        abi: x402BatchSettlementAbi,
-        functionName: 'channels',
-        args: [channelId!],
-      })
-    )[1]
+  const claimedOnChain = async (client = chain) => (await channelOnChainAt(client, channelId!)).totalClaimed
   expect(await claimedOnChain()).toBe(0n)
   await killNow(svc, dataDir)
 

@@ -5,12 +5,19 @@
  * withdraw delay, and finalizeWithdraw. At each step the chain's balances (buyer, receiver, contract) and svc's
  * records (GET /channels/{id}, the seller's events) agree. Stats count voucher-paid requests and their channel money.
  */
-import { createWalletClient, http, type Hex } from 'viem'
+import type { Hex } from 'viem'
 import { afterAll, beforeAll, expect, test, vi } from 'vitest'
 import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
-import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
 import type { PaymentEvent } from '../../../server/payment-events.js'
-import { batchAccept, batchBuyer, channelConfigOf, channelIdOf, channelOnChain, depositOf } from './batch-kit.js'
+import {
+  batchAccept,
+  batchBuyer,
+  channelConfigOf,
+  channelIdOf,
+  channelOnChain,
+  depositOf,
+  withdrawCall,
+} from './batch-kit.js'
 import { startGatewayStack, usdcBalance, type Api, type GatewayStack, type Seller } from './helpers.js'
 
 const price = 1_000n
@@ -99,19 +106,8 @@ test("deposit, vouchers, claim, settle, then the buyer's withdrawal after svc ti
 
     // The buyer leaves on its own: it asks the contract for what was not claimed (two prices).
     const config = await channelConfigOf(services, deposit!)
-    const wallet = createWalletClient({ account: buyer, transport: http(services.sandboxChain.rpcUrl) })
-    const call = async (functionName: 'initiateWithdraw' | 'finalizeWithdraw', args: readonly unknown[]) => {
-      const { request } = await services.sandboxChain.client.simulateContract({
-        account: buyer,
-        address: batchSettlementAddresses.settlement,
-        abi: x402BatchSettlementAbi,
-        functionName,
-        args: args as never,
-      })
-      const hash = await wallet.writeContract({ ...request, chain: null })
-      await services.sandboxChain.client.waitForTransactionReceipt({ hash })
-      return hash
-    }
+    const call = (functionName: 'initiateWithdraw' | 'finalizeWithdraw', args: readonly unknown[]) =>
+      withdrawCall(services, buyer, functionName, args)
     const available = 10n * price - BigInt(requests) * price
     const requested = await call('initiateWithdraw', [config, available])
     await vi.waitFor(async () => expect((await shown(id)).channel.state).toBe('withdrawing'), { timeout: 10_000 })

@@ -25,6 +25,7 @@ import {
   channelIdOf,
   channelOnChain,
   depositOf,
+  productionBatchApi,
   withdrawCall,
 } from './batch-kit.js'
 
@@ -64,20 +65,7 @@ test('a production channel (--rpc) is watched too: a withdraw request made while
   let t = await startSvc(options)
   const { jwt, email, userId } = await t.signup()
   const seller = { jwt, userId, payTo: newAccount().address }
-  const api = await createApi(t, seller, upstream.url, 'production')
-  const { name, version } = services.sandboxChain.usdc
-  const accept = batchAccept(services, price)
-  await addEndpoint(
-    t,
-    seller,
-    api.id,
-    {
-      method: 'GET',
-      path_pattern: '/weather/{city}',
-      accepts: [{ ...accept, extra: { ...accept.extra, name, version } }],
-    },
-    'production',
-  )
+  const api = await productionBatchApi(t, services, seller, upstream.url, price)
   const { buyer, pay } = batchBuyer(services)
   await services.manager.fund(buyer.address)
   let channelId: Hex | undefined

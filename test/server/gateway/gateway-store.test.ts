@@ -7,6 +7,7 @@ import type { SettlementJournalRow, SettlementRow } from '../../../server/db/tab
 import { openGatewayStore, type GatewayStore } from '../../../server/gateway/gateway-store.js'
 import { testJournalRow } from '../../helpers/journal-rows.js'
 import { testDialects, testDatabases } from '../../helpers/postgres.js'
+import { insertSellerRows } from '../../helpers/seller-rows.js'
 
 /** A database file and a `:memory:` one on SQLite, and a PostgreSQL database where the machine has PostgreSQL. */
 const postgres = testDialects().includes('postgres') ? testDatabases('postgres') : undefined
@@ -26,57 +27,12 @@ async function open(file: 'file' | 'memory' | 'postgres') {
   const database = await openDatabase(location)
   const store = await openGatewayStore(database.db)
   opened = { database, store, ...(dir ? { dir } : {}) }
-  const now = new Date().toISOString()
-  await database.db
-    .insertInto('users')
-    .values({
-      id: 'u1',
-      email: 'a@example.test',
-      password_hash: 'h',
-      password_salt: 's',
-      email_verified_at: null,
-      created_at: now,
-    })
-    .execute()
-  await database.db
-    .insertInto('apis')
-    .values({
-      id: 'a1',
-      user_id: 'u1',
-      environment: 'development',
-      name: 'A',
-      slug: 'a',
-      upstream_base_url: 'http://127.0.0.1:9',
-      pay_to_mode: 'user_wallet',
-      pay_to_address: null,
-      discovery_guidance: null,
-      discovery_contact_email: null,
-      openapi_version: '1.0.0',
-      created_at: now,
-      updated_at: now,
-    })
-    .execute()
-  const endpoint = {
-    api_id: 'a1',
-    method: 'GET',
-    accepts: '[]',
-    request_schema: null,
-    response_schema: null,
-    schema_source: 'manual' as const,
-    enabled: 1,
-    description: null,
-    ttl_seconds: null,
-    expires_at: null,
-    created_at: now,
-    updated_at: now,
-  }
-  await database.db
-    .insertInto('endpoints')
-    .values([
-      { ...endpoint, id: 'e1', path_pattern: '/a' },
-      { ...endpoint, id: 'e2', path_pattern: '/b' },
-    ])
-    .execute()
+  await insertSellerRows(database, {
+    endpoints: [
+      { id: 'e1', path_pattern: '/a' },
+      { id: 'e2', path_pattern: '/b' },
+    ],
+  })
   return { db: database.db, store }
 }
 

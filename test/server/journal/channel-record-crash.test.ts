@@ -8,20 +8,15 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { x402Client } from '@x402/core/client'
-import { toClientEvmSigner } from '@x402/evm'
-import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, http } from 'viem'
 import { afterAll, expect, test } from 'vitest'
 import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
 import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
 import { openDatabase } from '../../../server/db/database.js'
-import { localFetch } from '../../../sdk/local-fetch.js'
-import { killAt, post, seedApiWith, seedSeller, startSeeded } from '../../helpers/crash-at.js'
+import { killAt, seedApiWith, seedSeller, startSeeded } from '../../helpers/crash-at.js'
 import { newAccount } from '../../helpers/payments.js'
 import type { SvcProcess } from '../../helpers/svc-process.js'
-import { batchAcceptOf } from '../gateway/batch-kit.js'
+import { batchAcceptOf, processBatchBuyer } from '../gateway/batch-kit.js'
 
 const dirs: string[] = []
 const running: SvcProcess[] = []
@@ -46,15 +41,7 @@ test.each([
     const { api } = await seedApiWith(svc, 'deposits', receiver, [
       batchAcceptOf(svc.ready.usdc, price, { claimIntervalSeconds: 3600, settleIntervalSeconds: 3600 }),
     ])
-    const buyer = newAccount()
-    const chain = createPublicClient({ transport: http(svc.ready.rpc_url) })
-    await post(`${svc.ready.chain_manager_url}/faucet`, { address: buyer.address })
-    const pay = wrapFetchWithPayment(
-      localFetch,
-      new x402Client()
-        .register(svc.ready.network, new BatchClient(toClientEvmSigner(buyer, chain)))
-        .setSpendControls({ allowedAssets: true }),
-    )
+    const { buyer, pay } = await processBatchBuyer(svc)
     // The first request deposits; svc stops once the deposit is mined, before its record, and is killed there.
     const paying = pay(`${api.gateway_url}/weather/oslo`).catch((error: unknown) => error)
     await killAt(svc, dataDir, step)

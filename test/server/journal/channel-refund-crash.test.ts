@@ -12,20 +12,16 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { x402Client } from '@x402/core/client'
-import { toClientEvmSigner } from '@x402/evm'
-import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, http, type Hex } from 'viem'
 import { afterAll, expect, test, vi } from 'vitest'
 import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
 import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
 import { openDatabase } from '../../../server/db/database.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
-import { killNow, post, seedApiWith, seedSeller, startSeeded, usdcBalance } from '../../helpers/crash-at.js'
+import { killNow, seedApiWith, seedSeller, startSeeded, usdcBalance } from '../../helpers/crash-at.js'
 import { newAccount } from '../../helpers/payments.js'
 import type { SvcProcess } from '../../helpers/svc-process.js'
-import { batchAcceptOf, channelIdOf } from '../gateway/batch-kit.js'
+import { batchAcceptOf, channelIdOf, channelOnChainAt, processBatchBuyer } from '../gateway/batch-kit.js'
 
 const dirs: string[] = []
 const running: SvcProcess[] = []
@@ -52,15 +48,8 @@ test.each([
     const { api } = await seedApiWith(svc, 'refunds', receiver, [
       batchAcceptOf(svc.ready.usdc, price, { claimIntervalSeconds: 3600, settleIntervalSeconds: 3600 }),
     ])
-    const buyer = newAccount()
-    const chain = createPublicClient({ transport: http(svc.ready.rpc_url) })
-    await post(`${svc.ready.chain_manager_url}/faucet`, { address: buyer.address })
+    const { buyer, scheme, pay } = await processBatchBuyer(svc)
     const start = await usdcBalance(svc, buyer.address)
-    const scheme = new BatchClient(toClientEvmSigner(buyer, chain))
-    const pay = wrapFetchWithPayment(
-      localFetch,
-      new x402Client().register(svc.ready.network, scheme).setSpendControls({ allowedAssets: true }),
-    )
     const url = `${api.gateway_url}/weather/oslo`
 
     // The deposit may stop at the same step: let it go on.
@@ -90,12 +79,7 @@ test.each([
     })
     expect(refunds).toHaveLength(1)
     expect(refunds[0]!.args.amount).toBe(7n * price)
-    const [balance, totalClaimed] = await onChain.readContract({
-      address: batchSettlementAddresses.settlement,
-      abi: x402BatchSettlementAbi,
-      functionName: 'channels',
-      args: [channelId],
-    })
+    const { balance, totalClaimed } = await channelOnChainAt(onChain, channelId)
     expect({ balance, totalClaimed }).toEqual({ balance: 3n * price, totalClaimed: 3n * price })
     // Nothing moved twice: the buyer has back all but what its three requests spent.
     expect(await usdcBalance(again, buyer.address)).toBe(start - 3n * price)

@@ -12,20 +12,15 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { x402Client } from '@x402/core/client'
-import { toClientEvmSigner } from '@x402/evm'
-import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, http, type Hex } from 'viem'
 import { afterAll, expect, test } from 'vitest'
 import { batchSettlementAddresses } from '../../../chain/batch-settlement/contracts.js'
 import { x402BatchSettlementAbi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
 import { openDatabase } from '../../../server/db/database.js'
-import { localFetch } from '../../../sdk/local-fetch.js'
-import { killAt, post, seedApiWith, seedSeller, startSeeded, usdcBalance } from '../../helpers/crash-at.js'
+import { killAt, seedApiWith, seedSeller, startSeeded, usdcBalance } from '../../helpers/crash-at.js'
 import { newAccount } from '../../helpers/payments.js'
 import type { SvcProcess } from '../../helpers/svc-process.js'
-import { batchAcceptOf, channelIdOf } from '../gateway/batch-kit.js'
+import { batchAcceptOf, channelIdOf, processBatchBuyer } from '../gateway/batch-kit.js'
 
 const dirs: string[] = []
 const running: SvcProcess[] = []
@@ -45,16 +40,8 @@ test.each(['channel-action-claim', 'channel-claim-record', 'channel-settle', 'ch
     const { api } = await seedApiWith(svc, 'settles', receiver, [
       batchAcceptOf(svc.ready.usdc, price, { claimIntervalSeconds: 1, settleIntervalSeconds: 1 }),
     ])
-    const buyer = newAccount()
-    const chain = createPublicClient({ transport: http(svc.ready.rpc_url) })
-    await post(`${svc.ready.chain_manager_url}/faucet`, { address: buyer.address })
+    const { buyer, pay } = await processBatchBuyer(svc)
     const start = await usdcBalance(svc, buyer.address)
-    const pay = wrapFetchWithPayment(
-      localFetch,
-      new x402Client()
-        .register(svc.ready.network, new BatchClient(toClientEvmSigner(buyer, chain)))
-        .setSpendControls({ allowedAssets: true }),
-    )
     let channelId: Hex | undefined
     for (let i = 0; i < 3; i++) {
       const response = await pay(`${api.gateway_url}/weather/oslo`)
