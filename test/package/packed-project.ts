@@ -23,7 +23,7 @@ import {
 } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 // @ts-expect-error: bin/build.js is plain JavaScript without types
@@ -177,7 +177,10 @@ async function pack(work: string, tarball: string, version: string): Promise<voi
   }
 }
 
-/** A hash of every file `npm pack` builds from, and of the dependency versions it installs with. */
+/**
+ * A hash of every file `npm pack` builds from (by their paths in the repo, so a copy of the same checkout, as
+ * .ci/node24 runs, finds the tarball packed here), and of the dependency versions it installs with.
+ */
 function sourcesHash(): string {
   const hash = createHash('sha256')
   const walk = (path: string) => {
@@ -185,7 +188,7 @@ function sourcesHash(): string {
       for (const entry of readdirSync(path).sort()) {
         if (entry !== 'node_modules') walk(join(path, entry))
       }
-    else hash.update(path).update(readFileSync(path))
+    else hash.update(relative(root, path)).update(readFileSync(path))
   }
   for (const path of sources) walk(join(root, path))
   hash.update(readFileSync(join(root, 'package-lock.json')))
