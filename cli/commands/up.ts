@@ -6,7 +6,7 @@ import { recordRunning } from '../running-svc.js'
 import { UsageError } from '../../core/errors.js'
 import { defaultPort } from '../../core/hosts.js'
 import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
-import type { RunningSvc, StartSvcOptions } from '../../server/start-server.js'
+import type { RunningSvc, StartSvcOptions } from '../../server/start-svc.js'
 import { readSession } from '../config.js'
 import { firstSignal } from '../signals.js'
 import { watchParent } from '../watch-parent.js'
@@ -132,7 +132,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       const binary = resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env })
       // Started by a process that then dies (a killed `npm start`), svc stops too, and Anvil with it.
       const parentGone = options.watchParent ? watchParent() : undefined
-      const { startSvc } = await import('../../server/start-server.js')
+      const { startSvc } = await import('../../server/start-svc.js')
       const sandbox: RunningSvc = await startSvc({
         dataDir: options.ephemeral ? undefined : options.dataDir,
         port,
