@@ -1,4 +1,5 @@
-import { startChain, type SandboxChain, type StartChainOptions } from './sandbox-chain.js'
+import type { SandboxChain, StartChainOptions } from './sandbox-chain.js'
+import { startChain } from './start-chain.js'
 import { createChainManager, type ChainManager, type ChainManagerOptions } from './manager.js'
 import { createFacilitator, type SandboxFacilitator } from './facilitator/facilitator.js'
 import { createFaultBook, type FaultBook } from './faults/book.js'

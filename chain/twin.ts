@@ -1,7 +1,8 @@
 import { BadRequestError } from '../core/errors.js'
 import type { TwinSpec } from '../core/twins.js'
 import { createChainManager, type ChainManager, type ChainManagerOptions } from './manager.js'
-import { startChain, type SandboxChain, type StartChainOptions } from './sandbox-chain.js'
+import type { SandboxChain, StartChainOptions } from './sandbox-chain.js'
+import { startChain } from './start-chain.js'
 import type { AnvilProcess } from './anvil/anvil.js'
 
 export type StartTwinOptions = Pick<StartChainOptions, 'binary' | 'host' | 'relay' | 'log' | 'watchdog' | 'pidFile'> &

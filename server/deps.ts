@@ -24,7 +24,7 @@ export type PaidRouteLimits = {
   statsFlushEveryMs?: number | undefined
 }
 
-/** What the control plane and the gateway need; built once by the composition root (server/start-server.ts). */
+/** What the control plane and the gateway need; built once by startServer (server/start-server.ts). */
 export type ServerDeps = {
   db: Kysely<Database>
   secrets: InstallSecrets

@@ -16,6 +16,7 @@ import {
 } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
 import { gunzipSync } from 'node:zlib'
+import { storageProblem } from '../../core/storage-errors.js'
 
 /**
  * The chain of a data dir, kept as a database keeps its files (issue 21):
@@ -226,4 +227,13 @@ export function promoteState(path: string, file: string): void {
   if (existsSync(path)) keepPrevious(path)
   renameSync(file, path)
   syncDir(dirname(path))
+}
+
+/** An error of writing the chain's file, with what it means for a full or read-only disk. */
+export function chainFileError(error: unknown): string {
+  const message = (error as Error).message
+  const problem = storageProblem(error)
+  if (problem === 'full') return `the data dir's disk is full (${message})`
+  if (problem === 'read-only') return `the data dir is read-only (${message})`
+  return message
 }

@@ -31,7 +31,7 @@ const pollingIntervalMs = 50
  * The plain relay (`relay: 'viem'`): what x402's own facilitator example does, and the yardstick for the tuned path
  * (chain/relay/relayer.ts). One relayer account signing locally, viem's wallet client over its `http` transport,
  * viem's `nonceManager` for nonces, its gas and fee estimates and its `waitForTransactionReceipt`; Anvil automines
- * (chain/sandbox-chain.ts). Nothing is cached or started ahead.
+ * (chain/start-chain.ts). Nothing is cached or started ahead.
  */
 export function createViemRelayerSigner(chain: SandboxChain): RelaySigner {
   const account = privateKeyToAccount(devAccountKeys.relayer, { nonceManager })

@@ -1,107 +1,18 @@
-import { homedir } from 'node:os'
-import { join } from 'node:path'
-import { type Command, InvalidArgumentError, Option } from 'commander'
+import type { Command } from 'commander'
 import isInCi from 'is-in-ci'
 import { recordRunning } from '../running-svc.js'
-import { UsageError } from '../../core/errors.js'
-import { defaultPort } from '../../core/hosts.js'
+import { portFromEnv, upOptions, type UpOptions } from '../up-options.js'
 import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
-import type { RunningSvc, StartSvcOptions } from '../../server/start-server.js'
+import type { RunningSvc, StartSvcOptions } from '../../server/start-svc.js'
 import { readSession } from '../config.js'
 import { firstSignal } from '../signals.js'
 import { watchParent } from '../watch-parent.js'
 import { tuneHeapWhileStarting } from '../v8-heap.js'
 
-type UpOptions = {
-  json?: boolean
-  /** A number from the command line; SVC_PORT's text otherwise (commander does not parse a default). */
-  port: number | string
-  dataDir: string
-  ephemeral?: boolean
-  autoVerify?: boolean
-  forkUrl?: string
-  freshChain?: boolean
-  facilitatorUrl?: string
-  rpc: string[]
-  dnsServers?: string
-  rpcPort: number
-  chainManagerPort: number
-  facilitatorPort: number
-  seed?: string
-  tui: boolean
-  watchParent: boolean
-  relay: string
-  twin: string[]
-  twinForkUrl?: string
-}
-
 /** `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM, or until the process that started it is gone. */
 export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
-  program
-    .command('up')
+  upOptions(program.command('up'), env)
     .description('start the sandbox: chain, chain manager, facilitator, control planes and gateway')
-    .option('--json', 'print exactly one JSON line with the URLs when ready')
-    .addOption(
-      new Option('--port <port>', 'port of the control planes and the gateway; 0 picks a free one (SVC_PORT)')
-        .argParser(portNumber)
-        .default(env.SVC_PORT ?? defaultPort),
-    )
-    .option(
-      '--data-dir <dir>',
-      'where the database and the install secrets live (SVC_DATA_DIR)',
-      env.SVC_DATA_DIR ?? join(homedir(), '.svc'),
-    )
-    .option('--ephemeral', 'keep data in a temporary directory, removed on exit')
-    .option(
-      '--fresh-chain',
-      'start the chain empty even when the data dir holds one (its Sandbox wallets are funded again)',
-    )
-    .option(
-      '--auto-verify',
-      'mark new accounts verified at once (SVC_AUTO_VERIFY=1)',
-      ['1', 'true'].includes(env.SVC_AUTO_VERIFY ?? ''),
-    )
-    .option('--fork-url <url>', 'fork this chain instead of starting offline (SVC_FORK_URL)', env.SVC_FORK_URL)
-    .option(
-      '--twin <name>',
-      'also run a twin of a testnet (base-sepolia): a local chain with its chain id and USDC, for code written for it; repeatable',
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
-    )
-    .option(
-      '--twin-fork-url <url>',
-      "fork the twin from this RPC URL of the real testnet (its chain id must be the twin's) (SVC_TWIN_FORK_URL)",
-      env.SVC_TWIN_FORK_URL,
-    )
-    .option('--facilitator-url <url>', 'facilitator of production APIs (SVC_FACILITATOR_URL)', env.SVC_FACILITATOR_URL)
-    .option(
-      '--rpc <network=url>',
-      "a production network's RPC, to check payments svc left unfinished on its chain; repeatable (SVC_RPC, comma-separated)",
-      (value: string, previous: string[]) => [...previous, value],
-      (env.SVC_RPC ?? '').split(',').filter((entry) => entry.trim() !== ''),
-    )
-    .option(
-      '--dns-servers <list>',
-      'DNS servers for custom-domain checks, comma-separated host[:port] (SVC_DNS_SERVERS)',
-      env.SVC_DNS_SERVERS,
-    )
-    .option(
-      '--seed <file>',
-      'apply a seed file once started (account, keys, APIs, endpoints), or a shipped seed by name (demo, x402-e2e); see fixtures/demo-seed.yaml',
-    )
-    .option('--no-tui', 'no dashboard: print the URLs and run until Ctrl-C (the default when stdout is not a terminal)')
-    .option('--rpc-port <port>', 'port of the chain RPC; 0 picks a free one', portNumber, 0)
-    .option('--chain-manager-port <port>', 'port of the chain manager; 0 picks a free one', portNumber, 0)
-    .option('--facilitator-port <port>', 'port of the facilitator; 0 picks a free one', portNumber, 0)
-    .option(
-      '--relay <path>',
-      "the settlement path: tuned (svc's relay) or viem (the plain viem wallet client, to compare) (SVC_RELAY)",
-      env.SVC_RELAY ?? 'tuned',
-    )
-    .option(
-      '--no-watch-parent',
-      'keep running when the process that started svc exits (by default svc stops with it, e.g. with a killed `npm start`)',
-    )
     .action(async (options: UpOptions) => {
       // The dashboard owns the screen: on a terminal, unless --json / --no-tui, and not under CI, where Ink draws
       // nothing until exit. CI is what Ink itself asks (is-in-ci, reading the process's environment): CI or
@@ -132,7 +43,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       const binary = resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env })
       // Started by a process that then dies (a killed `npm start`), svc stops too, and Anvil with it.
       const parentGone = options.watchParent ? watchParent() : undefined
-      const { startSvc } = await import('../../server/start-server.js')
+      const { startSvc } = await import('../../server/start-svc.js')
       const sandbox: RunningSvc = await startSvc({
         dataDir: options.ephemeral ? undefined : options.dataDir,
         port,
@@ -285,22 +196,6 @@ function printUrls({ chain, server }: RunningSvc, seed: SeedResult | undefined, 
     'Press Ctrl-C to stop.',
   ]
   process.stdout.write(`${lines.join('\n')}\n`)
-}
-
-/** The port flags' parser: commander answers a bad value with one line naming the flag, and exit code 2 (cli.ts). */
-function portNumber(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65_535)
-    throw new InvalidArgumentError('It must be a port number (0-65535).')
-  return Number(value)
-}
-
-/** SVC_PORT, the default of --port, which commander does not pass through {@link portNumber}. */
-function portFromEnv(value: string): number {
-  try {
-    return portNumber(value)
-  } catch (error) {
-    throw new UsageError(`SVC_PORT "${value}" is invalid. ${(error as Error).message}`)
-  }
 }
 
 async function waitForShutdown(

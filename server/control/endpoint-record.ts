@@ -1,4 +1,5 @@
-import type { Accept, EndpointRow } from '../db/tables.js'
+import type { Accept } from '../db/api-tables.js'
+import type { EndpointRow } from '../db/tables.js'
 import type { JsonSchema } from '../schema-inference.js'
 
 export type EndpointRecord = ReturnType<typeof endpointRecord>

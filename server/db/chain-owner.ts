@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
-import type { Database, SandboxChainOwnerTable } from './tables.js'
+import type { SandboxChainOwnerTable } from './sandbox-tables.js'
+import type { Database } from './tables.js'
 import { nowIso } from '../ids.js'
 
 /**

@@ -1,7 +1,8 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
 import type { Fault, FaultKind, FaultStore } from '../../chain/faults/book.js'
 import { notificationsOf } from './notifications.js'
-import type { Database, SandboxFaultsTable } from './tables.js'
+import type { SandboxFaultsTable } from './sandbox-tables.js'
+import type { Database } from './tables.js'
 
 const faultOf = (row: Selectable<SandboxFaultsTable>): Fault => ({
   id: row.id,

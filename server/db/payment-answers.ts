@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely'
-import type { Database, PaymentAnswersTable } from './tables.js'
+import type { PaymentAnswersTable } from './payment-tables.js'
+import type { Database } from './tables.js'
 
 export type PaymentAnswerKey = { apiId: string; payer: string; paymentId: string }
 /** What is kept: answers younger than `since` (ISO), at most `maxRows` of them and `maxBytes` of bodies in all. */

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
-import type { Database, SandboxChainEpochsTable } from './tables.js'
+import type { SandboxChainEpochsTable } from './sandbox-tables.js'
+import type { Database } from './tables.js'
 
 /** The newest epoch this data dir has seen, if any. */
 export function findLatestChainEpoch(db: Kysely<Database>): Promise<Selectable<SandboxChainEpochsTable> | undefined> {

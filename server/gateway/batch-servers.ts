@@ -1,6 +1,5 @@
 import type { FacilitatorClient, x402ResourceServer } from '@x402/core/server'
 import { sql } from 'kysely'
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import {
   BatchSettlementEvmScheme,
   type BatchSettlementChannelManager,
@@ -12,12 +11,12 @@ import type { ServerDeps } from '../deps.js'
 import type { BatchRecords } from './batch-records.js'
 import { createChannelStorage } from './batch-channel-storage.js'
 import { createChannelEvents } from './batch-events.js'
+import { createRecordedFacilitators } from './batch-recorded-facilitator.js'
 import { createWithdrawalWatch } from './batch-withdrawals.js'
 import type { GatewayRoute } from './endpoint-table.js'
 import type { OwnWrites } from './own-write.js'
 import { FacilitatorUnavailableError, type ResourceServers } from './resource-servers.js'
 import { cutText, logLineLimit } from '../../core/http.js'
-import { pausePoint } from '../../core/pause-point.js'
 
 /** A receiver's channels under one facilitator: its server scheme, storage, resource server and channel managers. */
 type Receiver = {
@@ -80,6 +79,7 @@ export function createBatchServers(
   // Buyers' withdrawals reach no route: they are read from the chains once a receiver takes channels (or svc keeps some).
   const withdrawals = createWithdrawalWatch(deps, publish, own)
   const epochOf = (api: ApiRow) => (api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : '')
+  const recorded = createRecordedFacilitators(deps, records, publish)
 
   function receiverFor(api: ApiRow, withdrawDelay: number, network: string): Receiver {
     const chainEpoch = epochOf(api)
@@ -118,75 +118,6 @@ export function createBatchServers(
     receivers.set(key, receiver)
     withdrawals.start()
     return receiver
-  }
-
-  /** The facilitator client the managers call, recording each claim and settle that succeeded. */
-  function recorded(
-    facilitator: FacilitatorClient,
-    api: ApiRow,
-    chainEpoch: string,
-    storage: ChannelStorage,
-  ): FacilitatorClient {
-    return {
-      verify: (payload, requirements) => facilitator.verify(payload, requirements),
-      getSupported: () => facilitator.getSupported(),
-      async settle(payload: PaymentPayload, requirements: PaymentRequirements) {
-        const body = payload.payload as {
-          type?: string
-          claims?: { voucher: { channel: unknown }; totalClaimed: string }[]
-        }
-        // What a claim adds: each voucher's total less what its channel had claimed (read before it is claimed).
-        let claimed = 0n
-        const perChannel: { channelId: string; amount: string }[] = []
-        if (body.type === 'claim') {
-          // The receiver's channels read once (not once per claim: a claim of n channels would parse n² records).
-          const byConfig = new Map(
-            (await storage.list()).map((channel) => [JSON.stringify(channel.channelConfig), channel]),
-          )
-          for (const claim of body.claims ?? []) {
-            const before = byConfig.get(JSON.stringify(claim.voucher.channel))
-            const gain = BigInt(claim.totalClaimed) - BigInt(before?.totalClaimed ?? '0')
-            claimed += gain
-            if (before) perChannel.push({ channelId: before.channelId, amount: gain.toString() })
-          }
-        }
-        // Crash tests stop here: the settle is about to be sent, what it settles recorded as claimed.
-        if (body.type === 'settle') await pausePoint('channel-settle')
-        const response = await facilitator.settle(payload, requirements)
-        if (!response.success || (body.type !== 'claim' && body.type !== 'settle')) return response
-        // Crash tests stop here: the claim is on the chain and journaled, the gateway's record of it not yet written.
-        if (body.type === 'claim') await pausePoint('channel-claim-record')
-        const base = {
-          chainEpoch,
-          environment: api.environment,
-          network: requirements.network,
-          token: requirements.asset,
-          receiver: requirements.payTo,
-          transaction: response.transaction,
-        }
-        try {
-          if (body.type === 'claim') {
-            await records.transaction({
-              ...base,
-              kind: 'claim',
-              amount: claimed.toString(),
-              vouchers: body.claims?.length ?? 0,
-            })
-          } else {
-            const settled = await records.settled(chainEpoch, requirements.payTo, requirements.asset)
-            await records.transaction({ ...base, kind: 'settle', amount: settled.amount })
-            perChannel.push(...settled.channels)
-          }
-          const type = body.type === 'claim' ? 'channel.claimed' : 'channel.settled'
-          for (const { channelId, amount } of perChannel) await publish({ ...base, type, channelId, amount })
-        } catch (error) {
-          deps.log?.(
-            cutText(`gateway: could not record a channel ${body.type}: ${(error as Error).message}`, logLineLimit),
-          )
-        }
-        return response
-      },
-    }
   }
 
   /** Starts (or hastens) the manager of the route's batch accepts' tokens. */

@@ -3,7 +3,8 @@ import { LRUCache } from 'lru-cache'
 import { machineClock, type Clock } from '../../core/clock.js'
 import { compareSpecificity, compilePattern, type CompiledPattern } from '../../core/path-pattern.js'
 import { purgeExpired } from '../db/endpoints.js'
-import type { Accept, ApiRow, Database, EndpointRow } from '../db/tables.js'
+import type { Accept } from '../db/api-tables.js'
+import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
 import type { GatewayStore } from './gateway-store.js'
 
 /** One endpoint as the gateway serves it; per-facilitator derived data (requirements, 402s) hangs off `derived`. */

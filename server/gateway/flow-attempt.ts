@@ -41,7 +41,7 @@ export type Settled = {
 
 export const buyerGone: PaymentOutcome = { type: 'buyer-gone' }
 
-/** What the steps of a payment flow (settle-step.ts, upfront-flow.ts) use of the flow that runs them. */
+/** What the steps of a payment flow (settle-step.ts, authorization-flow.ts, upfront-flow.ts) use of the flow that runs them. */
 export type FlowContext = {
   deps: ServerDeps
   store: GatewayStore
@@ -53,6 +53,8 @@ export type FlowContext = {
   withReceipt(response: SettleResponse, resourceUrl: string): Promise<SettleResponse>
   /** Publishes what happened to a request (only when its seller listens). */
   tell(type: PaymentEventType, attempt: Attempt, details: EventDetails, requirements?: PaymentRequirements): void
+  /** Resolves once what was told is stored for every process (flow-events.ts `published`). */
+  published(): Promise<void> | undefined
   /** A 402 saying why the payment sent was refused. */
   requirePayment(
     attempt: Attempt,

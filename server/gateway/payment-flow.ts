@@ -1,5 +1,4 @@
-import { encodePaymentResponseHeader } from '@x402/core/http'
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import type { PaymentRequirements } from '@x402/core/types'
 import { findMatch } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import type { PaidRouteLimits, ServerDeps } from '../deps.js'
@@ -8,11 +7,11 @@ import { createFlowEvents, type EventDetails } from './flow-events.js'
 import { createGatewayFaults } from './injected-faults.js'
 import type { PaymentEventType } from '../payment-events.js'
 import { verifyPayment } from './facilitator-calls.js'
-import { buyerGone, type Attempt, type FlowContext, type Refuse } from './flow-attempt.js'
+import type { Attempt, FlowContext } from './flow-attempt.js'
 import type { GatewayRequest } from './gateway-request.js'
 import type { GatewayStore } from './gateway-store.js'
 import { failed, unavailable, type PaymentOutcome, type PaymentRequiredOutcome } from './payment-outcome.js'
-import { offerFor, paymentRequired, reasonFields, type Refusal } from './payment-required.js'
+import { offerFor, paymentRequired, type Refusal } from './payment-required.js'
 import { createPaymentLocks, payClaimed, paymentIdentity, retryLater, usedUpMessage } from './payment-locks.js'
 import { createPostgresPaymentClaims, paymentIdClaimsOf } from './postgres-payment-claims.js'
 import { dialectOf } from '../db/dialect.js'
@@ -21,18 +20,17 @@ import { builderCodeOf } from './builder-code.js'
 import { decodePayment, v1CodeHint } from './payment-signature.js'
 import { normalizePath } from './request-path.js'
 import { createResourceServers } from './resource-servers.js'
-import { journalEntryOf, settleAndRecord } from './settle-step.js'
+import { journalEntryOf } from './settle-step.js'
 import { createOfferReceipts } from './offer-receipt.js'
 import { createSignIns } from './sign-in-with-x.js'
-import { takeChargeOverride } from './settlement-overrides.js'
 import { createSettlementJournal, type SettlementJournalOptions } from '../journal/journal.js'
 import { createTrafficStats } from './traffic-stats.js'
 import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
 import { addressRefusalOf, ownListenerPorts } from '../own-listeners.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
-import { payUpfront } from './upfront-flow.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
-import { payBatch, type BatchContext } from './batch-flow.js'
+import type { BatchContext } from './batch-flow.js'
+import { payAuthorization } from './authorization-flow.js'
 import { createBatchRecords } from './batch-records.js'
 import { createBatchServers } from './batch-servers.js'
 import type { OwnWrites } from './own-write.js'
@@ -126,7 +124,7 @@ export function createPaymentFlow(
     )
   }
 
-  // What the settle step and the upfront flow use (requirePayment is hoisted).
+  // What the settle step and the flows (authorization, upfront, batch) use (requirePayment is hoisted).
   const steps: FlowContext = {
     deps,
     store,
@@ -136,6 +134,7 @@ export function createPaymentFlow(
     proxy,
     withReceipt: offerReceipts.withReceipt,
     tell,
+    published: events.published,
     requirePayment,
   }
   const batchSteps: BatchContext = { ...steps, batch, records }
@@ -239,7 +238,7 @@ export function createPaymentFlow(
                   authorizationFields(payload.payload).from ?? '',
                 ),
             },
-            () => pay(attempt, payload, requirements, paymentId),
+            () => payAuthorization(batchSteps, attempt, payload, requirements, paymentId),
             (refusal) =>
               refusal.reason === 'endpoint-used-up'
                 ? failed(410, refusal.message)
@@ -262,130 +261,6 @@ export function createPaymentFlow(
     answer.body.resume()
     answer.done()
     return failed(502, `the upstream answered ${answer.status}`)
-  }
-
-  /** Verify → forward → settle → record: the answer to a payment that matched the route and holds its lock. */
-  async function pay(
-    attempt: Attempt,
-    payload: PaymentPayload,
-    requirements: PaymentRequirements,
-    paymentId: string,
-  ): Promise<PaymentOutcome> {
-    if (requirements.scheme === 'batch-settlement') return payBatch(batchSteps, attempt, payload, requirements)
-    const { request, api, server, resource } = attempt
-    const payerOf = (response?: { payer?: string | undefined }) =>
-      response?.payer ?? authorizationFields(payload.payload).from
-    /** A failure of the payment (402, 502, 503), told to the stream with the facilitator's reason. */
-    const refused: Refuse = (outcome, settling) => {
-      const error =
-        settling && outcome.type === 'unavailable' ? `${outcome.error}; the payment was not settled` : outcome.error
-      if (outcome.type === 'refused')
-        return requirePayment(attempt, error, {
-          reason: outcome.reason,
-          payer: payerOf(),
-          requirements,
-          ...reasonFields(outcome, settling),
-        })
-      const status = outcome.type === 'failed' ? 502 : 503
-      tell('payment.failed', attempt, { status, error, payer: payerOf() }, requirements)
-      return outcome.type === 'failed' ? failed(502, error) : unavailable(error)
-    }
-    // The requirements were built through the scheme's flow table (buildPaymentRequirements): this cannot throw.
-    const upfront = server.getPaymentFlow(payload, requirements) === 'upfront'
-    const verified = (await faults.verify(api)) ?? (await verifyPayment(server, payload, requirements))
-    if (verified.type !== 'accepted') return refused(verified, false)
-    // x402's verifyPayment does not ask the facilitator in the upfront flow (its settle verifies): nothing to tell.
-    if (!upfront) tell('payment.verified', attempt, { status: 200, payer: payerOf(verified.response) }, requirements)
-
-    if (request.signal.aborted) return buyerGone
-    if (upfront)
-      return payUpfront(steps, attempt, payload, requirements, paymentId, payerOf(verified.response) ?? '', refused)
-    /** The upstream failed: nothing is settled, and the stream says the buyer was not charged. */
-    const upstreamFailed = (status: number, error: string): PaymentOutcome => {
-      tell('upstream.failed', attempt, { status, error, payer: payerOf(verified.response) }, requirements)
-      return failed(status, error)
-    }
-    const answer = await faults.forward(
-      api,
-      proxy,
-      request,
-      upstreamTarget(api.upstream_base_url, resource.path, resource.query),
-    )
-    if (!answer.ok) return upstreamFailed(answer.status, `${answer.error}; the payment was not settled`)
-    if (answer.status >= 500) {
-      answer.body.resume()
-      answer.done()
-      return upstreamFailed(502, `the upstream answered ${answer.status}; the payment was not settled`)
-    }
-    if (answer.status >= 400) {
-      tell(
-        'upstream.failed',
-        attempt,
-        {
-          status: answer.status,
-          error: `the upstream answered ${answer.status}; the payment was not settled`,
-          payer: payerOf(verified.response),
-        },
-        requirements,
-      )
-      return { type: 'pass-through', upstream: answer }
-    }
-    // An upto payment charges what the upstream says it used (its Settlement-Overrides header, never shown to the buyer).
-    const charge = takeChargeOverride(answer.headers, requirements, server)
-    if (charge.type === 'invalid') {
-      answer.body.resume()
-      answer.done()
-      return upstreamFailed(502, charge.error)
-    }
-
-    const body = await answer.read()
-    if (!Buffer.isBuffer(body)) return upstreamFailed(body.status, `${body.error}; the payment was not settled`)
-    // The buyer left before the answer was ready: nothing is delivered, so nothing is charged.
-    if (request.signal.aborted) return buyerGone
-
-    const amount = charge.type === 'amount' ? charge.amount : undefined
-    const settled = await settleAndRecord(
-      steps,
-      attempt,
-      payload,
-      requirements,
-      paymentId,
-      payerOf(verified.response) ?? '',
-      refused,
-      amount,
-    )
-    if (settled.type !== 'settled') return settled.outcome
-    const { journalId, settlementId: recorded } = settled
-    // Checked in run(): recorded on the settlement as the payment carried it to the facilitator.
-    const attribution = builderCodeOf(payload)
-    tell(
-      'payment.settled',
-      attempt,
-      {
-        status: answer.status,
-        payer: settled.payer,
-        transaction: settled.response.transaction,
-        settlement_id: recorded,
-        builder_code: attribution.ok ? (attribution.code ?? null) : null,
-      },
-      requirements,
-    )
-    // Stored before the buyer has the answer: a process killed after answering has not lost the payment's event.
-    await events.published()
-
-    const headers: Record<string, string | string[]> = {
-      ...answer.headers,
-      'payment-response': encodePaymentResponseHeader(await offerReceipts.withReceipt(settled.response, resource.url)),
-    }
-    if (request.method !== 'HEAD') headers['content-length'] = String(body.length)
-    return {
-      type: 'paid',
-      status: answer.status,
-      headers,
-      body,
-      settlementId: recorded,
-      written: (delivered) => journal.finish(journalId, recorded, delivered),
-    }
   }
 
   /**

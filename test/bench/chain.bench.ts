@@ -1,7 +1,7 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { createPublicClient, createWalletClient, http, nonceManager, parseSignature, type Hex } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
-import { startChain } from '../../chain/sandbox-chain.js'
+import { startChain } from '../../chain/start-chain.js'
 import { sandboxMnemonic } from '../../chain/constants.js'
 import { sandboxChain } from '../../chain/viem-chain.js'
 import { sandboxUsdcAbi } from '../../chain/contracts/sandbox-usdc.generated.js'

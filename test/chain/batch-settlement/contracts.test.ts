@@ -27,7 +27,8 @@ import { batchSettlementAddresses } from '../../../chain/batch-settlement/contra
 import { permit2Abi } from '../../../chain/contracts/permit2.generated.js'
 import { sandboxUsdcAbi } from '../../../chain/contracts/sandbox-usdc.generated.js'
 import { x402BatchSettlementAbi as abi } from '../../../chain/contracts/x402-batch-settlement.generated.js'
-import { startChain, type SandboxChain } from '../../../chain/sandbox-chain.js'
+import type { SandboxChain } from '../../../chain/sandbox-chain.js'
+import { startChain } from '../../../chain/start-chain.js'
 
 let chain: SandboxChain
 let usdc: Address

@@ -6,7 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { parseEther } from 'viem'
-import { startChain, type SandboxChain } from '../../../chain/sandbox-chain.js'
+import type { SandboxChain } from '../../../chain/sandbox-chain.js'
+import { startChain } from '../../../chain/start-chain.js'
 import { newAccount } from '../../helpers/payments.js'
 
 let chain: SandboxChain

@@ -1,0 +1,314 @@
+import { EventEmitter } from 'node:events'
+import { setTimeout as delay } from 'node:timers/promises'
+import { createPublicClient, createTestClient, http, type PrivateKeyAccount, type PublicClient } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { createRpcTransport } from './relay/rpc-transport.js'
+import { relayMining } from './relay/mode.js'
+import { startAnvil, type AnvilProcess } from './anvil/anvil.js'
+import { devAccountKeys, relayerPoolKeys, sandboxMnemonic } from './constants.js'
+import { sandboxChainId, sandboxNetwork } from '../core/sandbox-usdc.js'
+import { sandboxChain } from './viem-chain.js'
+import { createUsdcFunder, installContracts, type UsdcInfo } from './contracts/install.js'
+import { createTxSender } from './relay/tx-sender.js'
+import { getOrCreateEpoch } from './epoch.js'
+import {
+  anvilStateArgs,
+  chainFileError,
+  distrustExitDump,
+  newExitDumpPath,
+  prepareChainState,
+  saveChainState,
+  stateIntervalSeconds,
+  trustedExitDump,
+  trustExitDump,
+} from './anvil/state-file.js'
+import { pausePoint } from '../core/pause-point.js'
+import type { ChainEvents, SandboxChain, SavedState, StartChainOptions } from './sandbox-chain.js'
+
+/**
+ * Starts the sandbox chain: Anvil (through prool) at chain id 845320402 with USDC and Multicall3 installed, and a
+ * supervisor that notices when Anvil dies or its state is reset, starts it again and reinstalls the contracts.
+ */
+export async function startChain(options: StartChainOptions = {}): Promise<SandboxChain> {
+  const started = performance.now()
+  const {
+    healthIntervalMs = 1_000,
+    anvil: starting,
+    statePath,
+    freshChain = false,
+    relay = 'tuned',
+    twin,
+    ...rest
+  } = options
+  const chainId = twin?.chainId ?? sandboxChainId
+  const usdcSpec = twin && { address: twin.usdc.address, name: twin.usdc.name }
+  const install = () =>
+    installContracts({ client, testClient, minter }, { offline: !anvilOptions.forkUrl, usdc: usdcSpec })
+  const anvilOptions = { ...rest, mining: rest.mining ?? relayMining(relay) }
+  const persist = statePath !== undefined && !anvilOptions.forkUrl
+  const log = anvilOptions.log ?? ((message: string) => console.error(message))
+  /** The exit dump of the Anvil that holds the chain now (chain/anvil/state-file.ts). */
+  let exitDump: string | undefined
+  /** The state arguments of a new Anvil; its exit dump is trusted once it holds the chain ({@link trustNow}). */
+  const stateArgs = (loadState: string | undefined): Record<string, unknown> => {
+    if (!persist) return {}
+    exitDump = newExitDumpPath(statePath)
+    return anvilStateArgs(loadState, exitDump)
+  }
+  let held = 0
+  const trustNow = () => {
+    if (persist && exitDump && held === 0) trustExitDump(statePath, exitDump)
+  }
+  let anvil: AnvilProcess
+  if (starting) {
+    anvil = await starting
+    if (persist) exitDump = trustedExitDump(statePath)
+  } else {
+    const prepared = persist ? prepareChainState(statePath, { fresh: freshChain }) : undefined
+    if (prepared?.note) log(`svc: ${prepared.note}`)
+    anvil = await startAnvil({
+      ...anvilOptions,
+      extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(prepared?.loadState) },
+      chainId,
+      mnemonic: sandboxMnemonic,
+    })
+    trustNow()
+  }
+  const rpcUrl = anvil.rpcUrl
+  const chain = sandboxChain(rpcUrl, twin && { id: twin.chainId, name: `svc twin of ${twin.name}` })
+  const transport = relay === 'tuned' ? createRpcTransport(rpcUrl) : http(rpcUrl)
+  const client = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient
+  const testClient = createTestClient({ chain, transport, mode: 'anvil' })
+  const accounts = {
+    minter: privateKeyToAccount(devAccountKeys.minter),
+    relayer: privateKeyToAccount(devAccountKeys.relayer),
+    relayers: [] as PrivateKeyAccount[],
+  }
+  accounts.relayers = [accounts.relayer, ...relayerPoolKeys.map((key) => privateKeyToAccount(key))]
+  const minter = createTxSender({ client, account: accounts.minter, chainId })
+  let usdc: UsdcInfo
+  let epoch: string
+  try {
+    ;[usdc, epoch] = await Promise.all([install(), getOrCreateEpoch({ client, testClient })])
+  } catch (error) {
+    await anvil.stop()
+    throw error
+  }
+  const usdcFunder = createUsdcFunder({ client, testClient, minter }, () => usdc)
+
+  let saving: Promise<void> | undefined
+  /** Writes the chain to `file`, or to `state.json` (the previous copy kept); errors are thrown. */
+  const saveTo = (file?: string) =>
+    saveChainState(anvil.rpcUrl, file ?? (statePath as string), { keepPrevious: file === undefined })
+  const savePeriodically = () => {
+    if (saving || held > 0 || restarting || startingProcess || stopping) return
+    saving = saveTo()
+      .catch((error: unknown) =>
+        log(`svc: the chain could not be saved (the last good copy stays): ${chainFileError(error)}`),
+      )
+      .finally(() => (saving = undefined))
+  }
+  // A fresh chain replaces the saved one at once (its first save), not 30 s later.
+  if (persist && freshChain) await saveTo().catch(() => {})
+  const saver = persist ? setInterval(savePeriodically, stateIntervalSeconds * 1_000) : undefined
+  saver?.unref()
+  const savedState: SavedState | undefined = persist
+    ? {
+        path: statePath,
+        save: saveTo,
+        hold() {
+          held++
+          distrustExitDump(statePath)
+          let released = false
+          return () => {
+            if (released) return
+            released = true
+            held--
+            trustNow()
+          }
+        },
+      }
+    : undefined
+  const readyMs = performance.now() - started
+
+  const emitter = new EventEmitter<ChainEvents>()
+  let generation = 0
+  let stopping = false
+  let restarting = false
+  let recovering: Promise<void> | undefined
+
+  function recover(reason: string): Promise<void> {
+    recovering ??= (async () => {
+      restarting = true
+      try {
+        minter.reset()
+        ;[usdc, epoch] = await Promise.all([install(), getOrCreateEpoch({ client, testClient })])
+        generation += 1
+        restarting = false
+        emitter.emit('restart', { generation, reason, epoch })
+      } catch (error) {
+        emitter.emit('error', error as Error)
+      }
+    })().finally(() => (recovering = undefined))
+    return recovering
+  }
+
+  /** Processes stopped on purpose by {@link restartKeepingState}: their exit is not a crash. */
+  const retired = new WeakSet<AnvilProcess>()
+  function watchExit(process: AnvilProcess) {
+    process.exited.then(async () => {
+      if (stopping || process !== anvil || retired.has(process)) return
+      restarting = true
+      await restartProcess('anvil exited')
+    })
+  }
+
+  /** True while a new Anvil process starts: it listens, empty, before its restart is done (not a reset to report). */
+  let startingProcess = false
+
+  async function restartProcess(reason: string) {
+    try {
+      // A chain that died is started empty (its saved state may be older than what the ledger recorded since).
+      startingProcess = true
+      anvil = await startAnvil({
+        ...anvilOptions,
+        extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(undefined) },
+        port: anvil.port,
+        chainId,
+        mnemonic: sandboxMnemonic,
+      })
+      watchExit(anvil)
+      startingProcess = false
+      await recover(reason)
+      // The new, empty chain is the chain now (the ledger moves to its epoch).
+      trustNow()
+    } catch (error) {
+      emitter.emit('error', error as Error)
+    } finally {
+      startingProcess = false
+    }
+  }
+  watchExit(anvil)
+
+  let reloading: Promise<{ ms: number }> | undefined
+  function restartKeepingState(): Promise<{ ms: number }> {
+    reloading ??= (async () => {
+      if (recovering) await recovering
+      const began = performance.now()
+      // Payments and faucet calls wait from here: what reaches the chain after the dump would be lost.
+      restarting = true
+      const state = await testClient.dumpState().catch((error: unknown) => {
+        restarting = false
+        throw error
+      })
+      startingProcess = true
+      try {
+        const old = anvil
+        retired.add(old)
+        await old.stop()
+        // The state is loaded over RPC. Until it is, the old Anvil's exit dump (written as it stopped) stays the
+        // chain of the next start: the new Anvil's own dump counts only once it holds the state.
+        anvil = await startAnvil({
+          ...anvilOptions,
+          extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(undefined) },
+          port: old.port,
+          chainId,
+          mnemonic: sandboxMnemonic,
+        })
+        watchExit(anvil)
+        await pausePoint('chain-restart')
+        await testClient.loadState({ state })
+        trustNow()
+        // Sent to the new Anvil before it held the chain: their nonces are the empty chain's. Their senders see them
+        // dropped (TxDroppedError) and send again; the minter's nonce is read again.
+        await testClient.request({ method: 'anvil_dropAllTransactions' as never, params: [] as never })
+        minter.reset()
+        const ms = performance.now() - began
+        restarting = false
+        emitter.emit('reload', { pid: anvil.pid, ms })
+        return { ms }
+      } catch (error) {
+        // Whatever is listening now (or nothing) is restarted empty, as after a crash.
+        void restartProcess('the restart that keeps the state failed')
+        throw error
+      } finally {
+        startingProcess = false
+      }
+    })().finally(() => (reloading = undefined))
+    return reloading
+  }
+
+  async function whenReady(timeoutMs: number): Promise<boolean> {
+    const deadline = performance.now() + timeoutMs
+    while (restarting || startingProcess) {
+      const left = deadline - performance.now()
+      if (left <= 0) return false
+      // Polled: any number of callers wait at once, with no listener each.
+      await delay(Math.min(left, 20))
+    }
+    return true
+  }
+
+  // A reset chain (anvil_reset, a new Anvil on the same port) has no token code: reinstall.
+  const health = setInterval(async () => {
+    if (stopping || recovering || startingProcess) return
+    // Unreachable means the process is down: its exit handler restarts it.
+    const code = await client.getCode({ address: usdc.address }).catch(() => 'unreachable' as const)
+    // Asked again after the answer: a restart that keeps the state may have begun meanwhile (its new Anvil is empty
+    // until the state is loaded).
+    if ((code === undefined || code === '0x') && !startingProcess) await recover('chain state was reset')
+  }, healthIntervalMs)
+  health.unref()
+
+  // A typed object literal (prool's Instance style): TypeScript checks the handle against SandboxChain.
+  return {
+    rpcUrl,
+    chainId,
+    network: twin?.network ?? sandboxNetwork,
+    twin,
+    chain,
+    mode: anvilOptions.forkUrl ? 'fork' : 'offline',
+    relay,
+    get usdc() {
+      return usdc
+    },
+    get restarting() {
+      return restarting
+    },
+    get generation() {
+      return generation
+    },
+    get epoch() {
+      return epoch
+    },
+    client,
+    testClient,
+    accounts,
+    minter,
+    usdcFunder,
+    readyMs,
+    get pid() {
+      return anvil.pid
+    },
+    savedState,
+    mine: (sent?: Promise<unknown>) => anvil.mine(sent),
+    restartKeepingState,
+    whenReady,
+    async stop() {
+      stopping = true
+      clearInterval(health)
+      clearInterval(saver)
+      await saving
+      // svc writes the chain itself on the way out (durably); Anvil's exit dump stays the fallback if it cannot.
+      if (savedState && held === 0 && !restarting)
+        await saveTo().then(
+          () => distrustExitDump(savedState.path),
+          (error: unknown) => log(`svc: the chain could not be saved on stop: ${chainFileError(error)}`),
+        )
+      await anvil.stop()
+    },
+    on: emitter.on.bind(emitter),
+    once: emitter.once.bind(emitter),
+    off: emitter.off.bind(emitter),
+  }
+}
