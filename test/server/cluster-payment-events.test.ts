@@ -57,7 +57,7 @@ describe.skipIf(!runs)('payment events across processes', () => {
       // Another seller's events pass by the listener without reaching it.
       if (i % 10 === 0) p2!.bus.publish('usr_b', event(`/other/${i}`))
     }
-    await vi.waitFor(() => expect(got).toHaveLength(300), { timeout: 10_000 })
+    await vi.waitFor(() => expect(got).toHaveLength(300), { timeout: 25_000 })
     const ids = got.map((event) => number(event.id))
     expect(ids).toEqual([...ids].sort((x, y) => x - y))
     expect(new Set(ids).size).toBe(300)
@@ -91,7 +91,7 @@ describe.skipIf(!runs)('payment events across processes', () => {
     listener!.bus.subscribe('usr_a', (event) => got.push(event))
     await announced([publisher!.bus], 'usr_a')
     publisher!.bus.publish('usr_a', event('/0'))
-    await vi.waitFor(() => expect(got).toHaveLength(1), { timeout: 5_000 })
+    await vi.waitFor(() => expect(got).toHaveLength(1), { timeout: 15_000 })
     const notifications = listener!.database.notifications!
     await sql`select pg_terminate_backend(${notifications.backendPid})`.execute(publisher!.database.db)
     await vi.waitFor(() => expect(notifications.listening).toBe(false), { timeout: 5_000 })
