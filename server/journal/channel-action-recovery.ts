@@ -108,6 +108,8 @@ async function resolve(
   if (!deps.chain || chain?.restarting) return 'kept'
   const finish = (done: Partial<ChannelAction>) =>
     saveChannelAction(deps.db, { ...action, ...done, resolvedAt: new Date().toISOString() })
+  // A twin starts empty each run (a new epoch), so its actions end here after a restart: what is recorded below is
+  // the Sandbox chain's, under the epoch the gateway keeps it under (a development API takes only that network).
   if (!chain || chain.epoch !== action.chainEpoch) {
     await finish({ state: 'failed', error: 'the chain it was sent on is gone' })
     return 'gone'
