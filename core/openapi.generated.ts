@@ -713,7 +713,9 @@ export interface paths {
                             /** @constant */
                             network: "eip155:845320402";
                             rpc_url: string | null;
+                            /** @description the faucet API (`POST {it}/faucet`, `POST {it}/balances`); on a team Sandbox (`svc serve --sandbox-chain shared`) the Sandbox control plane's `/dev` (a development JWT), answered through the process asked */
                             chain_manager_url: string | null;
+                            /** @description svc's Sandbox facilitator; null on a team Sandbox, whose facilitator is reached by svc's own processes only */
                             facilitator_url: string | null;
                             faucet_enabled: boolean;
                             native_currency: {

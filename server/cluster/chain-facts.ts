@@ -11,9 +11,7 @@ export type ChainFacts = {
   chain_id: number
   network: string
   usdc: { address: string; decimals: number; name: string; version: string }
-  /** The owner's own services (on its loopback), as its `/config/local-dev` names them. */
-  chain_manager_url: string
-  facilitator_url: string
+  /** Its twins (their RPCs on the owner's loopback: `/config/local-dev` does not name those). */
   twins: TwinInfo[]
 }
 
@@ -26,8 +24,6 @@ export function chainFactsOf(chain: ChainServices): ChainFacts {
     chain_id: sandbox.chainId,
     network: sandbox.network,
     usdc: { address, decimals, name, version },
-    chain_manager_url: chain.chainManagerUrl,
-    facilitator_url: chain.facilitatorUrl,
     twins: chain.twins.map((twin) => twin.describe()),
   }
 }

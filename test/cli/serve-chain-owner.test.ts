@@ -201,6 +201,29 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     })
   })
 
+  test("/config/local-dev through the other process names no owner's loopback: every URL is null or answers through it", async () => {
+    const config = await getJson(`${sandboxControl(other)}/config/local-dev`, {})
+    expect(config).toMatchObject({
+      chain_manager_url: `${sandboxControl(other)}/dev`,
+      facilitator_url: null,
+      twins: [],
+    })
+    // The owner's answer is the same but for its own address (a load balancer picks the process).
+    const onOwner = JSON.stringify(await getJson(`${sandboxControl(owner)}/config/local-dev`, {}))
+    expect(onOwner.replaceAll(sandboxControl(owner), sandboxControl(other))).toBe(JSON.stringify(config))
+    const wallet = privateKeyToAccount(generatePrivateKey())
+    const funded = await seller.post(`${config.chain_manager_url}/faucet`, { address: wallet.address })
+    expect(funded.status).toBe(200)
+    const balances = await seller.post(`${config.chain_manager_url}/balances`, { address: wallet.address })
+    expect(balances.status).toBe(200)
+    const { usdc_base } = (await balances.json()) as { usdc_base: string }
+    expect(BigInt(usdc_base)).toBe(await usdcOf(ownerChain(), wallet.address))
+    expect(BigInt(usdc_base)).toBeGreaterThan(0n)
+    const urls = JSON.stringify(config).match(/https?:\/\/[^"]+/g)!
+    expect(urls.length).toBeGreaterThan(0)
+    for (const url of urls) expect(url.startsWith(sandboxControl(other))).toBe(true)
+  })
+
   test("the browser's paywall page through the other process shows the owner's chain; its RPC and demo faucet reach it", async () => {
     const stateOf = async (svc: ServeProcess) => {
       const page = await fetchLocal(gateway(svc, '/forecast'), {
