@@ -79,6 +79,11 @@ export type OpenDatabaseOptions = {
    * @defaultValue console.error
    */
   log?: ((message: string) => void) | undefined
+  /**
+   * SQLite only: how long opening waits for a file another process holds before it fails busy (tests shorten it).
+   * @defaultValue 5000
+   */
+  busyTimeoutMs?: number | undefined
 }
 
 /**
@@ -99,7 +104,7 @@ export async function openDatabase(location: string, options: OpenDatabaseOption
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
-  sqlite.pragma('busy_timeout = 5000')
+  sqlite.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`)
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
   const { error } = await new Migrator({ db, provider }).migrateToLatest()
   if (error) {
