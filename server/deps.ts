@@ -66,6 +66,8 @@ export type ServerDeps = {
   events?: PaymentEvents | undefined
   /** The upstream deadline, the largest answer held and the counters' flush period of the paid routes. @defaultValue paidRouteDefaults (gateway/payment-flow.ts) */
   paidRoutes?: PaidRouteLimits | undefined
+  /** How long the schema probe of a new GET endpoint waits for the upstream. @defaultValue 2000 (server/schema-inference.ts) */
+  schemaProbeTimeoutMs?: number | undefined
   /**
    * svc as a server (`svc serve`): admin credential instead of "from this machine", the trusted proxy's client
    * address, and the upstream guard's deny-list. @defaultValue none: `svc up`'s loopback trust

@@ -27,7 +27,7 @@ export const inferredRequestComment =
 export type JsonSchema = Record<string, unknown>
 
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH'])
-const probeTimeoutMs = 2000
+const defaultProbeTimeoutMs = 2000
 const probeMaxBytes = 256 * 1024
 const maxDepth = 32
 
@@ -99,20 +99,23 @@ export type ProbeOptions = {
   ownListeners?: (() => ReadonlyMap<number, string>) | undefined
   /** More addresses a connection may not land on (svc serve). @defaultValue none */
   refuse?: AddressRefusal | undefined
+  /** How long the whole probe may take (tests shorten it). @defaultValue 2000 */
+  timeoutMs?: number | undefined
 }
 
 /** Redirects the probe follows at most. */
 const probeMaxRedirects = 5
 
 /**
- * One GET of the upstream: the parsed JSON of a 2xx JSON answer within 2 s and 256 KB, else undefined. Redirects are
+ * One GET of the upstream: the parsed JSON of a 2xx JSON answer within 2 s (`timeoutMs`) and 256 KB, else undefined. Redirects are
  * followed (at most 5, http and https only) only onto URLs that `allowed` accepts. Never throws.
  */
 export async function probeJson(url: string, options: ProbeOptions = {}): Promise<unknown> {
+  const timeoutMs = options.timeoutMs ?? defaultProbeTimeoutMs
   const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(), probeTimeoutMs)
+  const timer = setTimeout(() => controller.abort(), timeoutMs)
   const dispatcher = new Agent({
-    connect: createUpstreamConnector(options.ownListeners, { timeoutMs: probeTimeoutMs, refuse: options.refuse }),
+    connect: createUpstreamConnector(options.ownListeners, { timeoutMs, refuse: options.refuse }),
   })
   try {
     let response: Response | undefined

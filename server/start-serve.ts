@@ -65,6 +65,8 @@ export type StartServeOptions = Pick<
   advertiseUrl?: string | undefined
   /** `shared`: how often a standby tries to take the chain over. @defaultValue 1_000 */
   leaseEveryMs?: number | undefined
+  /** SQLite: how long opening waits for a file another process holds (tests shorten it). @defaultValue 5000 */
+  busyTimeoutMs?: number | undefined
 }
 
 export type RunningServe = {
@@ -154,6 +156,7 @@ export async function startServe(options: StartServeOptions): Promise<RunningSer
             port: options.publicPort ?? (publicScheme === 'https' ? 443 : undefined),
           },
     database,
+    busyTimeoutMs: options.busyTimeoutMs,
     secrets: secrets.install,
     trust,
   }

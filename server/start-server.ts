@@ -51,6 +51,10 @@ export type StartServerOptions = {
   authThrottle?: Partial<AuthThrottleLimits> | undefined
   /** Limits of the paid routes (tests lower them). @defaultValue paidRouteDefaults (gateway/payment-flow.ts) */
   paidRoutes?: PaidRouteLimits | undefined
+  /** SQLite: how long opening waits for a file another process holds (tests shorten it). @defaultValue 5000 */
+  busyTimeoutMs?: number | undefined
+  /** How long the schema probe of a new GET endpoint waits for the upstream (tests shorten it). @defaultValue 2000 */
+  schemaProbeTimeoutMs?: number | undefined
   log?: ((message: string) => void) | undefined
   /** svc's clock (time travel moves it). @defaultValue the chain services' clock, or one of its own without a chain */
   clock?: Clock | undefined
@@ -149,8 +153,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
   tightenDataDir(dataDir)
   const database = options.database
-    ? await openDatabaseUrl(options.database, { log: options.log })
-    : await openDatabase(options.databaseUrl ?? join(dataDir, databaseFileName), { log: options.log })
+    ? await openDatabaseUrl(options.database, { log: options.log, busyTimeoutMs: options.busyTimeoutMs })
+    : await openDatabase(options.databaseUrl ?? join(dataDir, databaseFileName), {
+        log: options.log,
+        busyTimeoutMs: options.busyTimeoutMs,
+      })
   tightenFiles(dataDir)
   const hosts = options.domains ? platformHosts(options.port ?? 0, options.domains) : defaultHosts(options.port ?? 0)
   hosts.public = options.publicOrigin
@@ -167,6 +174,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     dnsServers: options.dnsServers,
     authThrottle: options.authThrottle,
     paidRoutes: options.paidRoutes,
+    schemaProbeTimeoutMs: options.schemaProbeTimeoutMs,
     log: options.log,
     dataDir,
     clock: options.clock ?? options.chain?.clock ?? createClock(),

@@ -18,6 +18,7 @@ const probeOptions = (deps: ServerDeps): ProbeOptions => {
     allowed: async (url) => (await ownListenerTargetedBy(url, ownListenerPorts(deps), { refuse })) === undefined,
     ownListeners: () => ownListenerPorts(deps),
     refuse,
+    timeoutMs: deps.schemaProbeTimeoutMs,
   }
 }
 

@@ -50,9 +50,9 @@ export async function openDatabaseUrl(
 ): Promise<OpenedDatabase> {
   if (target.dialect === 'postgres') return await openDatabase(target.url, options)
   try {
-    return await openDatabase(target.file)
+    return await openDatabase(target.file, options)
   } catch (error) {
-    // svc holds its SQLite file exclusively: another process has it (after the 5 s busy timeout).
+    // svc holds its SQLite file exclusively: another process has it (after the busy timeout, 5 s by default).
     const cause = (error as { cause?: unknown }).cause ?? error
     if (isBusy(cause) || isBusy(error))
       throw new SvcError(`${target.file} is in use by another svc: one process per SQLite file`, { cause: error })

@@ -79,6 +79,11 @@ export type OpenDatabaseOptions = {
    * @defaultValue console.error
    */
   log?: ((message: string) => void) | undefined
+  /**
+   * SQLite only: how long opening waits for a file another process holds before it fails busy (tests shorten it).
+   * @defaultValue 5000
+   */
+  busyTimeoutMs?: number | undefined
 }
 
 /**
@@ -90,7 +95,8 @@ export async function openDatabase(location: string, options: OpenDatabaseOption
   if (isPostgresUrl(location)) return openPostgres(location, provider, options)
   const file = location
   const SQLite = loadSqlite()
-  const sqlite = new SQLite(file)
+  // better-sqlite3's `timeout` is SQLite's busy timeout, set before the first statement (the pragmas below wait on it).
+  const sqlite = new SQLite(file, { timeout: Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000)) })
   // WAL's index (-shm) is a memory-mapped file shared between connections: once the data dir is made immutable
   // (`chattr +i`), touching its pages kills svc with SIGBUS (issue 21 item 4). Locking the file to this one connection,
   // set before WAL, keeps that index in the heap: no -shm, nothing mapped (mmap_size is 0 too), and a write that cannot
@@ -99,7 +105,6 @@ export async function openDatabase(location: string, options: OpenDatabaseOption
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
-  sqlite.pragma('busy_timeout = 5000')
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
   const { error } = await new Migrator({ db, provider }).migrateToLatest()
   if (error) {

@@ -49,6 +49,8 @@ export async function startTestServer(
     authThrottle?: Partial<AuthThrottleLimits>
     /** Lower limits of the paid routes (the upstream deadline, the largest answer held). */
     paidRoutes?: PaidRouteLimits
+    /** How long the schema probe waits for an upstream. @defaultValue 2000 */
+    schemaProbeTimeoutMs?: number
     /** A database of the test's own (several servers on one PostgreSQL database). @defaultValue the suite's */
     databaseUrl?: string
     /** A team Sandbox's process (svc serve --sandbox-chain shared) and how often it reaps (server/start-server.ts). */

@@ -54,7 +54,8 @@ beforeAll(async () => {
   upstream.listen(0, '127.0.0.1')
   await new Promise((resolve) => upstream.once('listening', resolve))
   upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`
-  t = await startTestServer()
+  // The probe's deadline, shortened: '/slow' still answers long after it, without the test waiting out 2 s.
+  t = await startTestServer({ schemaProbeTimeoutMs: 500 })
 })
 afterAll(async () => {
   upstream?.closeAllConnections()
