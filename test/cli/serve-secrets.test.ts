@@ -1,8 +1,7 @@
 /**
  * `svc serve` without a Sandbox chain, as real child processes: flags refused before anything starts (exit 2), the
  * JWT key from a file shared by two processes on one SQLite file (one after the other: svc holds its SQLite file
- * exclusively, so two processes cannot share one at once; the one refused at once is startServe in this process, so
- * that it waits out a short busy timeout, not SQLite's 5 s), and the second signal that exits at once.
+ * exclusively, so two processes cannot share one at once), and the second signal that exits at once.
  */
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -10,8 +9,6 @@ import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { SvcError } from '../../core/errors.js'
-import { startServe } from '../../server/start-serve.js'
 import { fetchFrom, runServe, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-serve-secrets-'))
@@ -131,20 +128,18 @@ describe('svc serve: secrets from files or the environment', () => {
   test('two processes on one SQLite file at once: the second is refused, the first serves on', async () => {
     const first = await serve('holder', [])
     const database = join(dir, 'holder', 'svc.sqlite')
-    // The second is svc serve in this process (what `svc serve --sandbox-chain none --database-url …` runs), with
-    // SQLite's busy timeout shortened from 5 s: the refusal is the same SvcError, which the CLI prints and exits 1 on.
-    const second = startServe({
-      sandboxChain: 'none',
-      dataDir: join(dir, 'intruder'),
-      databaseUrl: database,
-      busyTimeoutMs: 100,
-      log: () => {},
-    })
-    await expect(second).rejects.toThrow(SvcError)
-    await expect(second).rejects.toMatchObject({
-      exitCode: 1,
-      message: `${database} is in use by another svc: one process per SQLite file`,
-    })
+    const second = runServe([
+      '--sandbox-chain',
+      'none',
+      '--data-dir',
+      join(dir, 'intruder'),
+      '--database-url',
+      database,
+    ])
+    expect(second.code).toBe(1)
+    expect(second.stderr.trim().split('\n').at(-1)).toBe(
+      `svc: ${database} is in use by another svc: one process per SQLite file`,
+    )
     expect((await fetchLocal(`http://127.0.0.1:${first.ready.port}/readyz`)).status).toBe(200)
     expect(await first.stop()).toBe(0)
   })
