@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs'
+import { InvalidArgumentError } from 'commander'
 import { parse as parseYaml } from 'yaml'
 import { UsageError } from '../core/errors.js'
 
@@ -56,4 +57,20 @@ export function readSchema(value: string | undefined, flag: string): Record<stri
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
     throw new UsageError(`${flag}: a JSON Schema must be an object`)
   return schema as Record<string, unknown>
+}
+
+/** The port flags' parser: commander answers a bad value with one line naming the flag, and exit code 2 (cli.ts). */
+export function portNumber(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 65_535)
+    throw new InvalidArgumentError('It must be a port number (0-65535).')
+  return Number(value)
+}
+
+/** SVC_PORT, the default of --port, which commander does not pass through {@link portNumber}. */
+export function portFromEnv(value: string): number {
+  try {
+    return portNumber(value)
+  } catch (error) {
+    throw new UsageError(`SVC_PORT "${value}" is invalid. ${(error as Error).message}`)
+  }
 }

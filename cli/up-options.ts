@@ -1,8 +1,8 @@
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import { type Command, InvalidArgumentError, Option } from 'commander'
-import { UsageError } from '../core/errors.js'
+import { type Command, Option } from 'commander'
 import { defaultPort } from '../core/hosts.js'
+import { portNumber } from './inputs.js'
 
 /** What `svc up`'s flags (and their environment variables) give its action. */
 export type UpOptions = {
@@ -93,20 +93,4 @@ export function upOptions(command: Command, env: NodeJS.ProcessEnv): Command {
       '--no-watch-parent',
       'keep running when the process that started svc exits (by default svc stops with it, e.g. with a killed `npm start`)',
     )
-}
-
-/** The port flags' parser: commander answers a bad value with one line naming the flag, and exit code 2 (cli.ts). */
-function portNumber(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) > 65_535)
-    throw new InvalidArgumentError('It must be a port number (0-65535).')
-  return Number(value)
-}
-
-/** SVC_PORT, the default of --port, which commander does not pass through {@link portNumber}. */
-export function portFromEnv(value: string): number {
-  try {
-    return portNumber(value)
-  } catch (error) {
-    throw new UsageError(`SVC_PORT "${value}" is invalid. ${(error as Error).message}`)
-  }
 }

@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto'
 import type { x402Facilitator } from '@x402/core/facilitator'
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import type { Express } from 'express'
 import { LRUCache } from 'lru-cache'
-import { canonicalJson } from '../../core/canonical-json.js'
 import { machineClock, type Clock } from '../../core/clock.js'
 import { authorizationWindowReason, offsetExplains } from './authorization-window.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
@@ -23,14 +21,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Address, LocalAccount } from 'viem'
 import { batchActionOf, depositWindowReason, isChannelAction } from './batch-settlement.js'
 import { createChannelActionJournal, type ChannelActionJournal } from './channel-actions.js'
-
-/**
- * How many settled payloads the facilitator remembers for idempotent answers (a resource server that retries a
- * settlement it already got gets the same transaction). About 1.2 KB of heap each: a sandbox that runs for hours must
- * not hold every payment it ever settled. A payload settled longer ago than that is refused by the chain itself (its
- * authorization is used).
- */
-const settledMemory = 10_000
+import { settledMemory, settlementKey } from './settled-memory.js'
 
 export type SandboxFacilitator = {
   /** The official x402 facilitator with the exact and upto EVM schemes on the sandbox network only. */
@@ -294,11 +285,4 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
 function condense(message: string): string {
   const details = /^Details: (.*)$/m.exec(message)?.[1]
   return cutText((details ?? message.split('\n')[0] ?? message).trim(), errorMessageLimit)
-}
-
-/** Identity of a settlement: the signed payload and the requirements it is settled against. */
-function settlementKey(payload: PaymentPayload, requirements: PaymentRequirements): string {
-  return createHash('sha256')
-    .update(canonicalJson([payload.payload, requirements], { hexCaseInsensitive: true }))
-    .digest('hex')
 }

@@ -1,10 +1,10 @@
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { type Command, InvalidArgumentError, Option } from 'commander'
-import { UsageError } from '../../core/errors.js'
 import { defaultPort } from '../../core/hosts.js'
 import { sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
 import type { StartServeOptions } from '../../server/start-serve.js'
+import { portFromEnv, portNumber } from '../inputs.js'
 import { firstSignal } from '../signals.js'
 
 type ServeOptions = {
@@ -35,11 +35,6 @@ type ServeOptions = {
   relay: string
 }
 
-const portNumber = (value: string): number => {
-  if (!/^\d+$/.test(value) || Number(value) > 65_535)
-    throw new InvalidArgumentError('It must be a port number (0-65535).')
-  return Number(value)
-}
 const seconds = (value: string): number => {
   if (!/^\d+(\.\d+)?$/.test(value)) throw new InvalidArgumentError('It must be a number of seconds.')
   return Number(value)
@@ -153,12 +148,7 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
         file,
         value: env[variable],
       })
-      let port: number
-      try {
-        port = typeof options.port === 'number' ? options.port : portNumber(options.port)
-      } catch (error) {
-        throw new UsageError(`SVC_PORT "${options.port}" is invalid. ${(error as Error).message}`)
-      }
+      const port = typeof options.port === 'number' ? options.port : portFromEnv(options.port)
       // Listening for the signal from the start: one that comes while svc starts, or the moment it is ready, drains
       // it (a SIGTERM just after the ready line killed svc before its handler was there, on a loaded machine).
       const signalled = firstSignal(say)

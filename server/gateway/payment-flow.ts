@@ -25,12 +25,13 @@ import { createOfferReceipts } from './offer-receipt.js'
 import { createSignIns } from './sign-in-with-x.js'
 import { createSettlementJournal, type SettlementJournalOptions } from '../journal/journal.js'
 import { createTrafficStats } from './traffic-stats.js'
-import { createUpstreamProxy, upstreamTarget, type UpstreamProxyOptions } from './upstream-proxy.js'
+import { createUpstreamProxy, type UpstreamProxyOptions } from './upstream-proxy.js'
 import { addressRefusalOf, ownListenerPorts } from '../own-listeners.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import type { BatchContext } from './batch-flow.js'
 import { payAuthorization } from './authorization-flow.js'
+import { serveSignedIn } from './signed-in-flow.js'
 import { createBatchRecords } from './batch-records.js'
 import { createBatchServers } from './batch-servers.js'
 import type { OwnWrites } from './own-write.js'
@@ -124,7 +125,7 @@ export function createPaymentFlow(
     )
   }
 
-  // What the settle step and the flows (authorization, upfront, batch) use (requirePayment is hoisted).
+  // What the settle step and the flows (authorization, upfront, batch, signed-in) use (requirePayment is hoisted).
   const steps: FlowContext = {
     deps,
     store,
@@ -172,7 +173,7 @@ export function createPaymentFlow(
     const signIn = request.headers['sign-in-with-x']
     if (typeof header !== 'string' && typeof signIn === 'string' && route.endpoint.siwx_access_seconds !== null) {
       const access = await signIns.check(signIn, api, route.endpoint, offer.networks, resource.url)
-      return access.ok ? serveSignedIn(attempt) : requirePayment(attempt, access.error)
+      return access.ok ? serveSignedIn(steps, attempt) : requirePayment(attempt, access.error)
     }
     if (typeof header !== 'string') {
       if (request.headers['x-payment'] !== undefined)
@@ -246,21 +247,6 @@ export function createPaymentFlow(
           ),
       },
     )
-  }
-
-  /** A wallet that paid within the endpoint's sign-in-with-x window: the upstream's answer, nothing settled. */
-  async function serveSignedIn({ api, request, resource }: Attempt): Promise<PaymentOutcome> {
-    const answer = await faults.forward(
-      api,
-      proxy,
-      request,
-      upstreamTarget(api.upstream_base_url, resource.path, resource.query),
-    )
-    if (!answer.ok) return failed(answer.status, answer.error)
-    if (answer.status < 500) return { type: 'pass-through', upstream: answer }
-    answer.body.resume()
-    answer.done()
-    return failed(502, `the upstream answered ${answer.status}`)
   }
 
   /**
