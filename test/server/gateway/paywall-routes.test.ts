@@ -7,7 +7,8 @@
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { numberToHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { localFetch } from '../../../sdk/local-fetch.js'
+import { Agent, fetch } from 'undici'
+import { localFetch, localhostLookup } from '../../../sdk/local-fetch.js'
 import { newAccount } from '../../helpers/payments.js'
 import { browserHeaders } from '../../browser/paywall-stack.js'
 import {
@@ -176,5 +177,33 @@ describe("svc's own routes on the gateway host", () => {
     expect((await stack.t.call('/dev/rpc', { body: call })).status).toBe(404)
     // Not svc serve: local-dev names Anvil's own RPC (this machine's, every method).
     expect((await stack.t.call('/config/local-dev')).body.rpc_url).toBe(stack.services.rpcUrl)
+  })
+
+  test('a body over the RPC limit: 400, and the connection closed, so the next request on it is not held', async () => {
+    // One connection: the second request goes where the first left its unread megabyte (kept alive, it waited 65 s).
+    const agent = new Agent({ connect: { lookup: localhostLookup as never }, connections: 1 })
+    const url = `${stack.t.server.sandboxControlUrl}/dev/rpc`
+    const call = { jsonrpc: '2.0', id: 5, method: 'eth_chainId' }
+    try {
+      const big = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: 'x'.repeat(1_100_000),
+        dispatcher: agent,
+      })
+      expect(big.status).toBe(400)
+      expect(big.headers.get('connection')).toBe('close')
+      expect(await big.json()).toEqual({ error: 'the body is larger than 65536 bytes' })
+      const next = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(call),
+        dispatcher: agent,
+        signal: AbortSignal.timeout(10_000),
+      })
+      expect(await next.json()).toMatchObject({ id: 5, result: numberToHex(845320402) })
+    } finally {
+      await agent.close()
+    }
   })
 })
