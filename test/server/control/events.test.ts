@@ -186,6 +186,10 @@ describe('a slow reader', () => {
 describe('streams per credential (issue 21.7)', () => {
   test('one more stream than the cap is a 429 that says so; other credentials are not affected; closing one frees a place', async () => {
     const cap = eventStreamDefaults.maxStreamsPerCredential
+    // A seller of its own: the thousands of events the slow-reader test published for `seller` may still be arriving
+    // on PostgreSQL, and would cut a held stream that nobody reads (a slow reader), freeing a place too early.
+    const fresh = await newSeller(stack.t)
+    const key = await stack.t.createKey(fresh.jwt, 'development', ['settlements:read'])
     const held = []
     for (let i = 0; i < cap; i++) held.push(await open(asKey(key)))
     const refused = await localFetch(`${stack.t.server.sandboxControlUrl}/events`, { headers: asKey(key) })
