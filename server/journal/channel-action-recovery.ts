@@ -131,6 +131,18 @@ async function resolve(
  * the manager, which keeps in memory that a settle is due, would never settle them again: nothing is left on chain).
  * A receiver svc keeps no channels for (a seller of its own using svc's facilitator) has nothing to record.
  */
+/** Whether the gateway recorded the channel transaction `transaction` of `kind` on the chain of `epoch`. */
+async function isRecorded(deps: ServerDeps, epoch: string, kind: 'claim' | 'settle', transaction: string) {
+  const row = await deps.db
+    .selectFrom('batch_transactions')
+    .select('id')
+    .where('chain_epoch', '=', epoch)
+    .where('kind', '=', kind)
+    .where('transaction', '=', transaction)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 async function recordLandedSettle(deps: ServerDeps, action: ChannelAction, transaction: string): Promise<void> {
   const epoch = action.chainEpoch
   const known = await deps.db
@@ -139,13 +151,7 @@ async function recordLandedSettle(deps: ServerDeps, action: ChannelAction, trans
     .where('chain_epoch', '=', epoch)
     .where('receiver', '=', action.receiver.toLowerCase())
     .executeTakeFirst()
-  const recorded = await deps.db
-    .selectFrom('batch_transactions')
-    .select('id')
-    .where('chain_epoch', '=', epoch)
-    .where('kind', '=', 'settle')
-    .where('transaction', '=', transaction)
-    .executeTakeFirst()
+  const recorded = await isRecorded(deps, epoch, 'settle', transaction)
   if (!known || recorded) return
   const records = createBatchRecords(
     deps.db,
@@ -203,13 +209,7 @@ async function recordLandedClaim(
     })
   }
   if (!known || !transaction) return
-  const recorded = await deps.db
-    .selectFrom('batch_transactions')
-    .select('id')
-    .where('chain_epoch', '=', epoch)
-    .where('kind', '=', 'claim')
-    .where('transaction', '=', transaction)
-    .executeTakeFirst()
+  const recorded = await isRecorded(deps, epoch, 'claim', transaction)
   if (recorded) return
   await createBatchRecords(
     deps.db,
