@@ -5,17 +5,20 @@ import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import type { BatchRecords } from './batch-records.js'
 import type { ChannelMoved } from './batch-events.js'
+import type { ClaimReconciler } from './batch-claim-reconcile.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 import { pausePoint } from '../../core/pause-point.js'
 
 /**
  * The wrapper of the facilitator client a receiver's channel managers call (batch-servers.ts): each claim and settle
- * that succeeded is recorded (batch-records.ts) and told to the channel seller's stream (batch-events.ts).
+ * that succeeded is recorded (batch-records.ts) and told to the channel seller's stream (batch-events.ts). Before a
+ * production claim, `reconciler` brings the claimed channels' totals up to the chain's (a claim svc did not record).
  */
 export function createRecordedFacilitators(
   deps: ServerDeps,
   records: BatchRecords,
   publish: (moved: ChannelMoved) => Promise<void>,
+  reconciler?: ClaimReconciler,
 ) {
   /** The facilitator client the managers call, recording each claim and settle that succeeded. */
   function recorded(
@@ -28,18 +31,49 @@ export function createRecordedFacilitators(
       verify: (payload, requirements) => facilitator.verify(payload, requirements),
       getSupported: () => facilitator.getSupported(),
       async settle(payload: PaymentPayload, requirements: PaymentRequirements) {
-        const body = payload.payload as {
+        let body = payload.payload as {
           type?: string
           claims?: { voucher: { channel: unknown }; totalClaimed: string }[]
+          claimAuthorizerSignature?: unknown
         }
         // What a claim adds: each voucher's total less what its channel had claimed (read before it is claimed).
         let claimed = 0n
+        let sent = payload
         const perChannel: { channelId: string; amount: string }[] = []
         if (body.type === 'claim') {
           // The receiver's channels read once (not once per claim: a claim of n channels would parse n² records).
-          const byConfig = new Map(
-            (await storage.list()).map((channel) => [JSON.stringify(channel.channelConfig), channel]),
-          )
+          const channelsByConfig = async () =>
+            new Map((await storage.list()).map((channel) => [JSON.stringify(channel.channelConfig), channel]))
+          let byConfig = await channelsByConfig()
+          // A production claim the external facilitator made and svc did not record (it died first) is read from
+          // the chain first: svc's totals become the chain's, so this claim adds only what is left.
+          if (chainEpoch === '' && reconciler) {
+            const ids = (body.claims ?? []).flatMap((claim) => {
+              const channel = byConfig.get(JSON.stringify(claim.voucher.channel))
+              return channel ? [channel.channelId] : []
+            })
+            try {
+              await reconciler.reconcile(ids)
+              byConfig = await channelsByConfig()
+            } catch (error) {
+              deps.log?.(
+                cutText(`gateway: a channel claim is sent unchecked: ${(error as Error).message}`, logLineLimit),
+              )
+            }
+            // Vouchers the chain has claimed already are left out (unless the batch is signed as it is): a claim of
+            // nothing new is not sent at all.
+            if (body.claimAuthorizerSignature === undefined) {
+              const left = (body.claims ?? []).filter((claim) => {
+                const before = byConfig.get(JSON.stringify(claim.voucher.channel))
+                return !before || BigInt(claim.totalClaimed) > BigInt(before.totalClaimed)
+              })
+              if (left.length === 0) return { success: true, transaction: '', network: requirements.network }
+              if (left.length < (body.claims ?? []).length) {
+                body = { ...body, claims: left }
+                sent = { ...payload, payload: body as Record<string, unknown> }
+              }
+            }
+          }
           for (const claim of body.claims ?? []) {
             const before = byConfig.get(JSON.stringify(claim.voucher.channel))
             const gain = BigInt(claim.totalClaimed) - BigInt(before?.totalClaimed ?? '0')
@@ -49,7 +83,7 @@ export function createRecordedFacilitators(
         }
         // Crash tests stop here: the settle is about to be sent, what it settles recorded as claimed.
         if (body.type === 'settle') await pausePoint('channel-settle')
-        const response = await facilitator.settle(payload, requirements)
+        const response = await facilitator.settle(sent, requirements)
         if (!response.success || (body.type !== 'claim' && body.type !== 'settle')) return response
         // Crash tests stop here: the claim is on the chain and journaled, the gateway's record of it not yet written.
         if (body.type === 'claim') await pausePoint('channel-claim-record')

@@ -11,6 +11,7 @@ import type { ServerDeps } from '../deps.js'
 import type { BatchRecords } from './batch-records.js'
 import { createChannelStorage } from './batch-channel-storage.js'
 import { createChannelEvents } from './batch-events.js'
+import { createClaimReconciler } from './batch-claim-reconcile.js'
 import { createRecordedFacilitators } from './batch-recorded-facilitator.js'
 import { createWithdrawalWatch } from './batch-withdrawals.js'
 import type { GatewayRoute } from './endpoint-table.js'
@@ -79,7 +80,8 @@ export function createBatchServers(
   // Buyers' withdrawals reach no route: they are read from the chains once a receiver takes channels (or svc keeps some).
   const withdrawals = createWithdrawalWatch(deps, publish, own)
   const epochOf = (api: ApiRow) => (api.environment === 'development' ? (deps.chain?.sandboxChain.epoch ?? '') : '')
-  const recorded = createRecordedFacilitators(deps, records, publish)
+  const reconciler = createClaimReconciler(deps, records, publish, own)
+  const recorded = createRecordedFacilitators(deps, records, publish, reconciler)
 
   function receiverFor(api: ApiRow, withdrawDelay: number, network: string): Receiver {
     const chainEpoch = epochOf(api)
@@ -193,6 +195,13 @@ export function createBatchServers(
   async function startAll(): Promise<void> {
     // Withdrawals made while svc was stopped are read now, from where it had got to.
     if (await deps.db.selectFrom('batch_channels').select('channel_id').limit(1).executeTakeFirst()) withdrawals.start()
+    // A production claim svc did not record before it stopped (its facilitator is not svc's) is read from the chain
+    // before any manager claims from svc's totals.
+    await reconciler
+      .reconcile()
+      .catch((error: unknown) =>
+        deps.log?.(cutText(`gateway: ${(error as Error).message}: checked again before each claim`, logLineLimit)),
+      )
     const rows = await deps.db
       .selectFrom('endpoints')
       .innerJoin('apis', 'apis.id', 'endpoints.api_id')
