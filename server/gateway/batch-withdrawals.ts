@@ -10,15 +10,11 @@ import { newId, nowIso } from '../ids.js'
 import { createChannelStorage } from './batch-channel-storage.js'
 import type { ChannelMoved } from './batch-events.js'
 import { withdrawalSources, type WithdrawalSource } from './batch-withdrawal-sources.js'
-import { keptBlocks } from '../../chain/anvil/anvil.js'
-import { missingEpoch } from '../journal/missing-settlements.js'
+import { forgetMissingChannelRecords } from './batch-missing-records.js'
 import type { OwnWrites } from './own-write.js'
 
 /** How often the Sandbox chain is asked for new withdrawals (one call for its head block when nothing happened). */
 export const withdrawalCheckEveryMs = 1_000
-
-/** How many of the newest withdrawal records a chain that went back is checked for at most. */
-const missingCheckLimit = 1_000
 
 /** How often a production network (`--rpc`) is: a public RPC is not asked every second. */
 export const productionWithdrawalCheckEveryMs = 15_000
@@ -82,7 +78,7 @@ export function createWithdrawalWatch(
       // another block there, or none yet: its blocks are read again from the start (a log is applied once).
       if (latest < last || (cursor.blockHash !== null && (await hashOf(last)) !== cursor.blockHash)) {
         log(`gateway: ${source.network} went back below block ${last}: its channel withdrawals are read again`)
-        await forgetMissing(source)
+        await forgetMissingChannelRecords(deps, source, own)
         cursor = undefined
       }
     }
@@ -97,123 +93,6 @@ export function createWithdrawalWatch(
         blockHash: await hashOf(to),
       })
     }
-  }
-
-  /**
-   * A chain that went back by other means than a snapshot's revert (which puts svc's database back with it): a chain
-   * reloaded from an older state file (svc stopped and the file replaced, or the restart after an Anvil kill loading
-   * the last periodic save) lacks the newest blocks, and with them withdrawals svc recorded. Its withdraw requests and
-   * withdrawals are read newest first until one is on the chain; those before it are missing (as for settlements,
-   * server/journal/missing-settlements.ts: none found on a chain older than Anvil keeps receipts for tells nothing).
-   * They are moved out of the chain's epoch (no longer the channel's transactions), and each channel they were of
-   * takes the chain's state again: its balance, claimed total and pending request (the package's record too), what it
-   * had withdrawn less theirs, `withdrawing`, `open` or `closed` as the chain has it. The re-read that follows
-   * applies again whatever the chain does have.
-   */
-  async function forgetMissing(source: WithdrawalSource): Promise<void> {
-    const { chainEpoch, network } = source
-    const rows = await deps.db
-      .selectFrom('batch_transactions')
-      .select(['id', 'kind', 'channel_id', 'amount', 'transaction'])
-      .where('chain_epoch', '=', chainEpoch)
-      .where('network', '=', network)
-      .where('kind', 'in', ['withdraw_request', 'withdraw'])
-      .orderBy('created_at', 'desc')
-      .orderBy('id', 'desc')
-      .limit(missingCheckLimit)
-      .execute()
-    const missing: typeof rows = []
-    let found = false
-    for (const row of rows) {
-      const receipt = await source.client.getTransactionReceipt({ hash: row.transaction as Hex }).catch(() => undefined)
-      if (receipt) {
-        found = true
-        break
-      }
-      missing.push(row)
-    }
-    if (missing.length === 0) return
-    if (!found && (rows.length === missingCheckLimit || (await source.client.getBlockNumber()) >= BigInt(keptBlocks)))
-      return
-    for (const channelId of new Set(missing.flatMap((row) => (row.channel_id ? [row.channel_id] : [])))) {
-      const ofChannel = missing.filter((row) => row.channel_id === channelId)
-      const lost = ofChannel.filter((row) => row.kind === 'withdraw').reduce((sum, row) => sum + BigInt(row.amount), 0n)
-      const [[balance, totalClaimed], [, initiatedAt]] = await Promise.all([
-        source.client.readContract({
-          address: batchSettlementAddresses.settlement,
-          abi: x402BatchSettlementAbi,
-          functionName: 'channels',
-          args: [channelId as Hex],
-        }),
-        source.client.readContract({
-          address: batchSettlementAddresses.settlement,
-          abi: x402BatchSettlementAbi,
-          functionName: 'pendingWithdrawals',
-          args: [channelId as Hex],
-        }),
-      ])
-      const row = await deps.db
-        .selectFrom('batch_channels')
-        .selectAll()
-        .where('chain_epoch', '=', chainEpoch)
-        .where('network', '=', network)
-        .where('channel_id', '=', channelId)
-        .executeTakeFirst()
-      if (row?.data) {
-        const storage = createChannelStorage(
-          deps.db,
-          {
-            chainEpoch,
-            environment: row.environment,
-            network,
-            receiver: row.receiver,
-            withdrawDelay: row.withdraw_delay,
-          },
-          own,
-        )
-        await storage.updateChannel(channelId, (current: Channel | undefined) =>
-          current
-            ? {
-                ...current,
-                balance: balance.toString(),
-                totalClaimed: totalClaimed.toString(),
-                withdrawRequestedAt: Number(initiatedAt),
-              }
-            : undefined,
-        )
-      }
-      const withdrawn = row ? BigInt(row.withdrawn) - lost : 0n
-      const stillWithdrawn = withdrawn > 0n && balance === totalClaimed
-      const state = initiatedAt > 0 ? 'withdrawing' : !row?.data || stillWithdrawn ? 'closed' : 'open'
-      await deps.db.transaction().execute(async (trx) => {
-        await trx
-          .updateTable('batch_transactions')
-          .set({ chain_epoch: missingEpoch(chainEpoch) })
-          .where(
-            'id',
-            'in',
-            ofChannel.map((entry) => entry.id),
-          )
-          .execute()
-        if (row)
-          await trx
-            .updateTable('batch_channels')
-            .set({
-              balance: balance.toString(),
-              claimed: totalClaimed.toString(),
-              withdrawn: (withdrawn > 0n ? withdrawn : 0n).toString(),
-              state,
-              updated_at: nowIso(),
-            })
-            .where('chain_epoch', '=', chainEpoch)
-            .where('network', '=', network)
-            .where('channel_id', '=', channelId)
-            .execute()
-      })
-    }
-    log(
-      `gateway: ${missing.length} channel withdrawal record(s) are not on the chain (it came back older than svc's records): the channels are the chain's again`,
-    )
   }
 
   async function check(force: boolean): Promise<void> {

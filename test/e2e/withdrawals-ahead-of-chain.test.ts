@@ -3,7 +3,8 @@
  * dir's `chain/state.json` replaced with a copy from before a buyer's withdrawal) does not have the withdrawal svc
  * recorded. The next start finds the chain went back below where svc read its channel logs, and the channel's records
  * are the chain's again: the withdraw request and withdrawal it lacks are no longer the channel's transactions, the
- * channel is open with the chain's balance, nothing withdrawn.
+ * channel is open with the chain's balance, nothing withdrawn. The same for a channel's deposit, claim and settle:
+ * a channel the chain does not have is empty and closed, and its vouchers are not claimed again.
  */
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -25,10 +26,11 @@ import {
 } from '../server/gateway/batch-kit.js'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-withdrawals-ahead-'))
+const dirs = [dataDir]
 const running: SvcProcess[] = []
 afterAll(async () => {
   for (const svc of running) await svc.stop()
-  rmSync(dataDir, { recursive: true, force: true })
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
 const price = 1_000n
@@ -115,5 +117,50 @@ test('withdrawals recorded on a chain then reloaded from an older state file are
     old_chain: false,
   })
   expect(shown.transactions.map((entry: { kind: string }) => entry.kind).sort()).toEqual(['claim', 'deposit', 'settle'])
-  expect(third.stderr()).toMatch(/2 channel withdrawal record\(s\) are not on the chain/)
+  expect(third.stderr()).toMatch(/2 channel transaction\(s\) svc recorded are not on the chain/)
+}, 180_000)
+
+test('a channel whose deposit, claim and settle are not on a chain reloaded from an older state file is the chain’s: empty, closed, none of them its transactions', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-channel-ahead-'))
+  dirs.push(dir)
+  const first = await startSeeded(running, dir)
+  await first.stop()
+  // The chain before any channel: the copy the test puts back later.
+  const chainDir = join(dir, 'chain')
+  copyFileSync(join(chainDir, 'state.json'), join(dir, 'older-state.json'))
+
+  const second = await startSeeded(running, dir)
+  let seller = await seedSeller(second)
+  const receiver = newAccount().address
+  const { api } = await seedApiWith(second, 'gone', receiver, [batchAcceptOf(second.ready.usdc, price)])
+  const { pay } = await processBatchBuyer(second)
+  let channelId: Hex | undefined
+  for (let i = 0; i < 2; i++) {
+    const response = await pay(`${api.gateway_url}/weather/oslo`)
+    expect(response.status, await response.text()).toBe(200)
+    channelId ??= channelIdOf(response)
+  }
+  const id = channelId!.toLowerCase()
+  await expect
+    .poll(async () => (await seller('GET', `/channels/${id}`)).channel.settled, { timeout: 20_000 })
+    .toBe('2000')
+  await second.stop()
+
+  copyFileSync(join(dir, 'older-state.json'), join(chainDir, 'state.json'))
+  const third = await startSeeded(running, dir)
+  seller = await seedSeller(third)
+  expect(await channelOnChainAt(createPublicClient({ transport: http(third.ready.rpc_url) }), channelId!)).toEqual({
+    balance: 0n,
+    totalClaimed: 0n,
+  })
+  await expect
+    .poll(async () => (await seller('GET', `/channels/${id}`)).channel.state, { timeout: 15_000 })
+    .toBe('closed')
+  const shown = await seller('GET', `/channels/${id}`)
+  expect(shown.channel).toMatchObject({ deposited: '0', balance: '0', claimed: '0', settled: '0', old_chain: false })
+  expect(shown.transactions).toEqual([])
+  expect(third.stderr()).toMatch(/3 channel transaction\(s\) svc recorded are not on the chain/)
+  // Its vouchers are not claimed again on a chain without the channel (every try would fail).
+  await new Promise((resolve) => setTimeout(resolve, 3_000))
+  expect(third.stderr()).not.toMatch(/channel manager of/)
 }, 180_000)
