@@ -164,10 +164,11 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
     }
   }
 
-  const answers = () => chain.client.getBlockNumber({ cacheTime: 0 }).then(
-    () => true,
-    () => false,
-  )
+  const answers = () =>
+    chain.client.getBlockNumber({ cacheTime: 0 }).then(
+      () => true,
+      () => false,
+    )
 
   /** The chain restarted (or is restarting) under a faucet call: 503, retry. */
   const restarting = (cause?: unknown) =>
@@ -179,7 +180,9 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
    */
   async function keptOnChain(result: FaucetResult, ethWei: bigint): Promise<boolean> {
     try {
-      const hashes = [result.transactions.usdc, result.transactions.permit2_approval].filter((hash) => hash !== undefined)
+      const hashes = [result.transactions.usdc, result.transactions.permit2_approval].filter(
+        (hash) => hash !== undefined,
+      )
       // A forked token is dealt (anvil_dealERC20), with no transaction to find: sent again.
       if (result.funded.usdc_base !== undefined && result.transactions.usdc === undefined) return false
       for (const hash of hashes) {

@@ -49,12 +49,15 @@ async function svcPool(): Promise<string[]> {
   const found: string[] = []
   for (const kind of ['pending', 'queued'] as const)
     for (const [sender, byNonce] of Object.entries(content[kind]))
-      if (ours.has(sender.toLowerCase())) for (const nonce of Object.keys(byNonce)) found.push(`${kind}:${sender}:${nonce}`)
+      if (ours.has(sender.toLowerCase()))
+        for (const nonce of Object.keys(byNonce)) found.push(`${kind}:${sender}:${nonce}`)
   return found
 }
 
 describe('faucet calls while Anvil is killed', () => {
-  test('32 calls in flight across two kills: nothing of the old chain left in the pool, every 200 funded on the chain there now, the rest 503 with Retry-After', { timeout: 120_000 }, async () => {
+  test('32 calls in flight across two kills: nothing of the old chain left in the pool, every 200 funded on the chain there now, the rest 503 with Retry-After', {
+    timeout: 120_000,
+  }, async () => {
     const answers: Answer[] = []
     let stop = false
     // 32 callers, each with one call in flight at a time, a new address each call.
