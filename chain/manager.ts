@@ -2,7 +2,6 @@ import type { Express } from 'express'
 import { formatEther, getAddress, isAddress, numberToHex, parseEther, parseUnits, type Address } from 'viem'
 import { z } from 'zod'
 import { BadRequestError, ChainError, ServiceUnavailableError, toSvcError } from '../core/errors.js'
-import { TxDroppedError } from './relay/tx-sender.js'
 import { createErrorHandler, createJsonApp, notFoundHandler, parseBody } from '../core/http.js'
 import { formatUsdc, parseUsdc } from '../core/sandbox-usdc.js'
 import type { SandboxChain } from './sandbox-chain.js'
@@ -138,14 +137,61 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
       throw new BadRequestError('amount must be greater than 0')
 
     // A restarting chain is waited for: what reaches it now would be lost, or land later with stale nonces.
-    if (!(await chain.whenReady(chainAwayMs)))
-      throw new ServiceUnavailableError('the Sandbox chain is restarting: retry in a moment')
+    if (!(await chain.whenReady(chainAwayMs))) throw restarting()
+    for (let attempt = 0; ; attempt++) {
+      const era = chain.era
+      let result: FaucetResult | undefined
+      let failure: unknown
+      try {
+        result = await fundOnce(address, ethWei, usdcBase, asset, options)
+      } catch (error) {
+        failure = error
+      }
+      // A call that failed as Anvil died may fail before svc notices the exit: a chain that does not answer is going.
+      const gone = failure !== undefined && chain.era === era && !chain.restarting && !(await answers())
+      if (!gone && chain.era === era && !chain.restarting) {
+        if (failure !== undefined) throw failure
+        return result!
+      }
+      // The chain went away under the call (Anvil died, its state was reset, or it was restarted keeping it): what the
+      // call did may be gone with it. 200 only for money on the chain that is back; else once more there, then 503.
+      if (!(await chain.whenReady(chainAwayMs))) throw restarting(failure)
+      if (result && (await keptOnChain(result, ethWei))) {
+        result.balances = await balances(address)
+        return result
+      }
+      if (attempt >= 1) throw restarting(failure)
+    }
+  }
+
+  const answers = () =>
+    chain.client.getBlockNumber({ cacheTime: 0 }).then(
+      () => true,
+      () => false,
+    )
+
+  /** The chain restarted (or is restarting) under a faucet call: 503, retry. */
+  const restarting = (cause?: unknown) =>
+    new ServiceUnavailableError('the Sandbox chain is restarting: retry in a moment', { cause, retryAfterSeconds: 1 })
+
+  /**
+   * Whether a faucet call's funding is on the chain there now: its transactions (the mint, the Permit2 approval) have
+   * receipts, and the address holds at least the ETH it was sent (`anvil_addBalance` leaves no transaction).
+   */
+  async function keptOnChain(result: FaucetResult, ethWei: bigint): Promise<boolean> {
     try {
-      return await fundOnce(address, ethWei, usdcBase, asset, options)
-    } catch (error) {
-      // The chain restarted under the call and never mined its mint: sent again on the chain that is back.
-      if (!((error as Error).cause instanceof TxDroppedError) || !(await chain.whenReady(chainAwayMs))) throw error
-      return fundOnce(address, ethWei, usdcBase, asset, options)
+      const hashes = [result.transactions.usdc, result.transactions.permit2_approval].filter(
+        (hash) => hash !== undefined,
+      )
+      // A forked token is dealt (anvil_dealERC20), with no transaction to find: sent again.
+      if (result.funded.usdc_base !== undefined && result.transactions.usdc === undefined) return false
+      for (const hash of hashes) {
+        const receipt = await chain.client.getTransactionReceipt({ hash }).catch(() => undefined)
+        if (receipt?.status !== 'success') return false
+      }
+      return ethWei === 0n || (await chain.client.getBalance({ address: result.address })) >= ethWei
+    } catch {
+      return false
     }
   }
 

@@ -66,6 +66,12 @@ export type SandboxChain = Pick<EventEmitter<ChainEvents>, 'on' | 'once' | 'off'
   /** Increments every time the chain comes back empty. */
   readonly generation: number
   /**
+   * Changes whenever the chain goes away (Anvil exits, its state is found reset, a restart that keeps the state
+   * begins) and again when it is back: a call that saw it change may have done its work on a chain that is gone. svc's
+   * senders never send a nonce of one era in another (chain/relay/tx-sender.ts).
+   */
+  readonly era: number
+  /**
    * The chain's identity (chain/epoch.ts): the same across restarts that reload the chain's saved state, new for
    * any chain that starts empty. Settlements carry it.
    */

@@ -85,7 +85,9 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     relayers: [] as PrivateKeyAccount[],
   }
   accounts.relayers = [accounts.relayer, ...relayerPoolKeys.map((key) => privateKeyToAccount(key))]
-  const minter = createTxSender({ client, account: accounts.minter, chainId })
+  /** Changes whenever the chain goes away or comes back (SandboxChain.era). */
+  let era = 0
+  const minter = createTxSender({ client, account: accounts.minter, chainId, era: () => era })
   let usdc: UsdcInfo
   let epoch: string
   try {
@@ -137,12 +139,29 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   let restarting = false
   let recovering: Promise<void> | undefined
 
+  /**
+   * Takes every transaction of svc's own senders (the minter, the relayers) out of the pool of a chain that came back
+   * empty: sent for the chain that is gone (their nonces are its), they would wait there for ever, or mine later as
+   * surprises once the new chain's nonce reaches theirs.
+   */
+  const dropOwnPool = () =>
+    Promise.all(
+      [accounts.minter, ...accounts.relayers].map((account) =>
+        testClient.request({ method: 'anvil_removePoolTransactions' as never, params: [account.address] as never }),
+      ),
+    )
+
   function recover(reason: string): Promise<void> {
     recovering ??= (async () => {
       restarting = true
+      era += 1
       try {
         minter.reset()
+        await dropOwnPool()
         ;[usdc, epoch] = await Promise.all([install(), getOrCreateEpoch({ client, testClient })])
+        // A send of the old chain's still on its way when the new one began listening is not left there either.
+        await dropOwnPool()
+        era += 1
         generation += 1
         restarting = false
         emitter.emit('restart', { generation, reason, epoch })
@@ -159,6 +178,8 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     process.exited.then(async () => {
       if (stopping || process !== anvil || retired.has(process)) return
       restarting = true
+      // What is sent from now on would reach the next Anvil with this chain's nonces.
+      era += 1
       await restartProcess('anvil exited')
     })
   }
@@ -197,6 +218,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
       const began = performance.now()
       // Payments and faucet calls wait from here: what reaches the chain after the dump would be lost.
       restarting = true
+      era += 1
       const state = await testClient.dumpState().catch((error: unknown) => {
         restarting = false
         throw error
@@ -223,6 +245,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
         // dropped (TxDroppedError) and send again; the minter's nonce is read again.
         await testClient.request({ method: 'anvil_dropAllTransactions' as never, params: [] as never })
         minter.reset()
+        era += 1
         const ms = performance.now() - began
         restarting = false
         emitter.emit('reload', { pid: anvil.pid, ms })
@@ -277,6 +300,9 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     },
     get generation() {
       return generation
+    },
+    get era() {
+      return era
     },
     get epoch() {
       return epoch

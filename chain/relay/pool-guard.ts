@@ -8,6 +8,7 @@ export type PoolGuardOptions = {
   log?: ((message: string) => void) | undefined
 }
 
+/** `stop()`: the guard's Anvil is stopped or gone; a look at the pool under way sends nothing more. */
 export type PoolGuard = { stop(): void }
 
 /** The longest a call of the guard may take. */
@@ -49,6 +50,7 @@ export function startPoolGuard(rpcUrl: string, options: PoolGuardOptions = {}): 
       if (!lowest) continue
       const next = Number(await rpc<Hex>('eth_getTransactionCount', [sender, 'latest']))
       if (Number(lowest.nonce) !== next) continue
+      if (stopped) return
       if (suspects.get(sender) === lowest.hash)
         await requeue(sender, [...Object.values(content.pending[sender] ?? {}), ...Object.values(queued)])
       else seen.set(sender, lowest.hash)
@@ -59,8 +61,14 @@ export function startPoolGuard(rpcUrl: string, options: PoolGuardOptions = {}): 
   async function requeue(sender: string, transactions: RpcTransaction[]) {
     const raws = transactions.sort((a, b) => Number(a.nonce) - Number(b.nonce)).map((tx) => ({ tx, raw: reencode(tx) }))
     if (raws.some(({ tx, raw }) => raw === undefined || keccak256(raw) !== tx.hash)) return
+    // A guard whose Anvil exited meanwhile stops here: a new Anvil may listen on the same URL, and the transactions
+    // read from the old one's pool must never reach it (their nonces are the old chain's).
+    if (stopped) return
     await rpc('anvil_removePoolTransactions', [sender])
-    for (const { raw } of raws) await rpc('eth_sendRawTransaction', [raw]).catch(() => {})
+    for (const { raw } of raws) {
+      if (stopped) return
+      await rpc('eth_sendRawTransaction', [raw]).catch(() => {})
+    }
     log(
       `svc: Anvil left ${raws.length} transaction(s) of ${sender} unmined (foundry-rs/foundry#10122): sent them again`,
     )

@@ -47,7 +47,13 @@ const contractCallGas = 500_000n
 export function createRelayerSigner(chain: SandboxChain): RelaySigner {
   const { client } = chain
   const senders = chain.accounts.relayers.map((account) =>
-    createTxSender({ client, account, chainId: chain.chainId, mine: (sent) => chain.mine(sent) }),
+    createTxSender({
+      client,
+      account,
+      chainId: chain.chainId,
+      mine: (sent) => chain.mine(sent),
+      era: () => chain.era,
+    }),
   )
   const pool = createSenderPool(senders)
   const addresses = senders.map((sender) => sender.address)

@@ -29,6 +29,13 @@ export type TxSenderOptions = {
    * @defaultValue signed here and sent raw; the receipt is polled for
    */
   mine?: ((sent?: Promise<unknown>) => Promise<void>) | undefined
+  /**
+   * The chain's era (SandboxChain.era): it changes whenever the chain goes away or comes back. A nonce taken in one
+   * era is never sent in another (the send ends in a {@link TxDroppedError}, and no gap is filled for it): on a
+   * restarted chain it would wait in the pool for ever, or land later as a surprise; nonces are read again.
+   * @defaultValue one era, changed only by {@link TxSender.reset}
+   */
+  era?: (() => number) | undefined
 }
 
 /** A transaction to send; without `gas`, the node (`mine`) or its estimate + 20% says how much. */
@@ -48,7 +55,10 @@ export type TxSender = {
   reset(): void
 }
 
-/** The chain restarted ({@link TxSender.reset}) and does not have the transaction: it was never mined, and is gone. */
+/**
+ * The chain restarted ({@link TxSender.reset}, or its era changed) and does not have the transaction: it was never
+ * mined, or never sent (its nonce was the previous chain's), and is gone.
+ */
 export class TxDroppedError extends Error {
   override name = 'TxDroppedError'
 }
@@ -93,7 +103,7 @@ function isNonceUsed(error: unknown): boolean {
  * to four extra RPC calls per transaction.
  */
 export function createTxSender(options: TxSenderOptions): TxSender {
-  const { client, account, chainId, receiptTimeoutMs = 30_000, mine } = options
+  const { client, account, chainId, receiptTimeoutMs = 30_000, mine, era: chainEra } = options
   /** The gas of a request without any, on the signed-here path: the node's estimate + 20% (a revert throws here). */
   const estimateGas = async (request: TxRequest) =>
     ((await client.estimateGas({
@@ -109,6 +119,10 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   let nextNonce = 0
   /** Counts resets: a receipt awaited across one is looked up once more on the new chain, then given up. */
   let resets = 0
+  /** Changes with every reset and every change of the chain's era (both only grow). */
+  const eraNow = () => resets + (chainEra?.() ?? 0)
+  /** The era the counted nonces belong to. */
+  let nonceEra = eraNow()
   let fees: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint; at: number }> | undefined
 
   function getFees() {
@@ -127,19 +141,38 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     return fees
   }
 
-  /** The next nonce; the first call asks the node, later ones count on from memory. */
-  async function takeNonce(): Promise<number> {
+  /**
+   * The next nonce and its era; the first call (and the first in a new era) asks the node, later ones count on from
+   * memory.
+   */
+  async function takeNonce(): Promise<{ nonce: number; era: number }> {
+    if (nonceEra !== eraNow()) nonce = undefined
     if (!nonce) {
-      nonce = client.getTransactionCount({ address: account.address, blockTag: 'pending' })
-      nonce.then(
-        (n) => (nextNonce = n),
-        () => (nonce = undefined),
+      const era = eraNow()
+      nonceEra = era
+      const asked = client.getTransactionCount({ address: account.address, blockTag: 'pending' })
+      nonce = asked
+      asked.then(
+        (n) => {
+          if (nonce === asked) nextNonce = n
+        },
+        () => {
+          if (nonce === asked) nonce = undefined
+        },
       )
     }
     const current = nonce
+    const era = nonceEra
     await current
-    if (current !== nonce) return takeNonce()
-    return nextNonce++
+    // Another era began meanwhile (or the nonce was asked again): take one of the new count.
+    if (current !== nonce || era !== eraNow()) return takeNonce()
+    return { nonce: nextNonce++, era }
+  }
+
+  /** Nothing is sent with a nonce of another era: the chain it was counted on is gone. */
+  function assertEra(txEra: number, txNonce: number) {
+    if (txEra !== eraNow())
+      throw new TxDroppedError(`the chain restarted before the transaction at nonce ${txNonce} was sent: not sent`)
   }
 
   /**
@@ -149,6 +182,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   async function sendUnlocked(
     request: TxRequest,
     txNonce: number,
+    txEra: number,
     mineNow: (sent?: Promise<unknown>) => Promise<void>,
   ): Promise<Hash> {
     const transaction = {
@@ -159,6 +193,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
       ...(request.value === undefined ? {} : { value: numberToHex(request.value) }),
       ...(request.gas === undefined ? {} : { gas: numberToHex(request.gas) }),
     }
+    assertEra(txEra, txNonce)
     const receipt = await sendAndMine(transaction, mineNow)
     mined.set(receipt.transactionHash, receipt)
     return receipt.transactionHash
@@ -182,8 +217,8 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     })
   }
 
-  async function signAndSend(request: TxRequest, txNonce: number): Promise<Hash> {
-    if (mine) return sendUnlocked(request, txNonce, mine)
+  async function signAndSend(request: TxRequest, txNonce: number, txEra: number): Promise<Hash> {
+    if (mine) return sendUnlocked(request, txNonce, txEra, mine)
     const { maxFeePerGas, maxPriorityFeePerGas } = await getFees()
     const gas = request.gas ?? (await estimateGas(request))
     const serializedTransaction = await account.signTransaction!({
@@ -197,6 +232,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
       maxFeePerGas,
       maxPriorityFeePerGas,
     })
+    assertEra(txEra, txNonce)
     try {
       return await client.sendRawTransaction({ serializedTransaction })
     } catch (error) {
@@ -206,15 +242,19 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     }
   }
 
-  /** Sends an empty transaction at `txNonce`, a few times if need be; false when the node took none. */
-  async function fillGap(txNonce: number): Promise<boolean> {
+  /**
+   * Sends an empty transaction at `txNonce`, a few times if need be; false when the node took none. A gap of an era
+   * that ended is not filled: the chain it was in is gone (and filling it on the next one would strand the filler).
+   */
+  async function fillGap(txNonce: number, txEra: number): Promise<boolean> {
     for (let attempt = 0; attempt < 3; attempt++) {
+      if (txEra !== eraNow()) return true
       try {
-        await signAndSend({ to: account.address, gas: 21_000n }, txNonce)
+        await signAndSend({ to: account.address, gas: 21_000n }, txNonce, txEra)
         return true
       } catch (error) {
         // The nonce is used already (the first send did land): nothing to fill.
-        if (isNonceUsed(error)) return true
+        if (isNonceUsed(error) || error instanceof TxDroppedError) return true
         await new Promise((resolve) => setTimeout(resolve, 25 * (attempt + 1)))
       }
     }
@@ -224,9 +264,9 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   /** Polls for the receipt, 2 ms at first, up to 100 ms apart. */
   async function waitForReceipt(hash: Hash, timeoutMs: number): Promise<TransactionReceipt> {
     const deadline = Date.now() + timeoutMs
-    const began = resets
+    const began = eraNow()
     for (let delay = 2; ; delay = Math.min(delay * 2, 100)) {
-      const asked = resets
+      const asked = eraNow()
       try {
         return await client.getTransactionReceipt({ hash })
       } catch (error) {
@@ -241,17 +281,24 @@ export function createTxSender(options: TxSenderOptions): TxSender {
   return {
     address: account.address,
     async send(request) {
-      const txNonce = await takeNonce()
+      const { nonce: txNonce, era } = await takeNonce()
       try {
-        return await signAndSend(request, txNonce)
+        return await signAndSend(request, txNonce, era)
       } catch (error) {
         // The node refused it. Later nonces may already be in its pool, waiting for this one: fill the gap with an
         // empty transaction so they are not stuck; if even that fails, the nonce is stale: ask the node again.
         fees = undefined
+        // The chain went away under the send: whatever it did is gone with that chain (the next one counts anew).
+        if (era !== eraNow()) {
+          if (error instanceof TxDroppedError) throw error
+          throw new TxDroppedError(`the chain restarted while the transaction at nonce ${txNonce} was sent`, {
+            cause: error,
+          })
+        }
         // The node is past this nonce (the chain restarted, or someone else sent from the account): the nonces
         // counted here are stale, and nothing waits behind this one. Ask the node again.
         if (isNonceUsed(error)) nonce = undefined
-        else if (!(await fillGap(txNonce))) nonce = undefined
+        else if (!(await fillGap(txNonce, era))) nonce = undefined
         throw error
       }
     },

@@ -69,7 +69,14 @@ test('svc pay pays a batch-settlement route: a deposit first, then vouchers from
   const closed = await cli.run(['channels', 'close', `${gateway}/m`], env)
   expect(closed.stderr).toBe('')
   expect(closed.stdout).toMatch(/^refunded: tx 0x[0-9a-f]{64} on eip155:845320402\n$/)
-  const shown = await cli.json(['channels', 'show', channel.channel_id])
-  expect(shown.channel).toMatchObject({ state: 'closed', refunded: '7000' })
-  expect(shown.transactions.map((t: { kind: string }) => t.kind)).toEqual(['deposit', 'refund'])
+  // The refund claimed what the channel had charged; the gateway then settles it to the receiver on its own (after the
+  // refund's answer, so `channels show` right after it may or may not have the settle yet): its final state is waited for.
+  const final = async () => {
+    const shown = await cli.json(['channels', 'show', channel.channel_id])
+    return { channel: shown.channel, kinds: shown.transactions.map((t: { kind: string }) => t.kind) }
+  }
+  await expect.poll(final, { timeout: 30_000, interval: 250 }).toMatchObject({
+    channel: { state: 'closed', refunded: '7000', claimed: '3000', settled: '3000' },
+    kinds: ['deposit', 'refund', 'settle'],
+  })
 })

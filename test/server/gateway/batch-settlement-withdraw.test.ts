@@ -114,9 +114,12 @@ test("deposit, vouchers, claim, settle, then the buyer's withdrawal after svc ti
     expect((await shown(id)).transactions).toContainEqual(
       expect.objectContaining({ kind: 'withdraw_request', amount: available.toString(), transaction: requested }),
     )
-    expect(events.filter((event) => event.type === 'channel.withdrawing')).toEqual([
-      expect.objectContaining({ channel_id: id, amount: available.toString(), transaction: requested }),
-    ])
+    // The event follows the record (published once it is committed): waited for, not read at once.
+    await vi.waitFor(() =>
+      expect(events.filter((event) => event.type === 'channel.withdrawing')).toEqual([
+        expect.objectContaining({ channel_id: id, amount: available.toString(), transaction: requested }),
+      ]),
+    )
     await expect(call('finalizeWithdraw', [config])).rejects.toThrow(/WithdrawDelayNotElapsed/)
 
     // svc time advance past the channel's delay (900 s): the withdrawal goes through.
@@ -142,9 +145,16 @@ test("deposit, vouchers, claim, settle, then the buyer's withdrawal after svc ti
     expect(final.transactions).toContainEqual(
       expect.objectContaining({ kind: 'withdraw', amount: available.toString(), transaction: withdrawn }),
     )
-    expect(events.filter((event) => event.type === 'channel.withdrawn')).toEqual([
-      expect.objectContaining({ channel_id: id, amount: available.toString(), transaction: withdrawn, charged: false }),
-    ])
+    await vi.waitFor(() =>
+      expect(events.filter((event) => event.type === 'channel.withdrawn')).toEqual([
+        expect.objectContaining({
+          channel_id: id,
+          amount: available.toString(),
+          transaction: withdrawn,
+          charged: false,
+        }),
+      ]),
+    )
     // The list agrees with the channel.
     const listed = await t.call(`/channels?api_id=${api.id}&state=closed`, dev)
     expect(listed.body.channels).toEqual([expect.objectContaining({ channel_id: id, withdrawn: available.toString() })])
