@@ -16,6 +16,7 @@ import { SettlementsPanel } from '../../tui/components/SettlementsPanel.js'
 import { WalletPanel } from '../../tui/components/WalletPanel.js'
 import { formatClock } from '../../tui/format.js'
 import { visibleItems } from '../../tui/layout.js'
+import type { SessionRevenue } from '../../tui/model.js'
 import { address, apiOf, endpoint, linesOf, now, renderAt, settlement, usdc } from './dashboard-fixtures.js'
 
 afterEach(() => cleanup())
@@ -198,7 +199,7 @@ describe('hints fit 80 columns', () => {
 })
 
 describe('the pay-to line', () => {
-  const revenue = { since: '2026-01-01T11:00:00.000Z', count: 3, amounts: { [usdc]: '45000' } }
+  const revenue: SessionRevenue = { since: '2026-01-01T11:00:00.000Z', count: 3, amounts: { [usdc]: '45000' } }
   const one = { data: [{ address, usdc_base: '0x2540be400' }] }
   const at = (width: number, payTo: Parameters<typeof PayToLine>[0]['payTo'], session = revenue) =>
     linesOf(renderAt(width, <PayToLine payTo={payTo} revenue={session} usdc={usdc} width={width} />).lastFrame())
