@@ -10,6 +10,7 @@ import { HelpBar } from './components/HelpBar.js'
 import { HelpOverlay } from './components/HelpOverlay.js'
 import { NewKeysPanel } from './components/NewKeysPanel.js'
 import { OutboxPanel } from './components/OutboxPanel.js'
+import { PayToLine } from './components/PayToLine.js'
 import { RefusedPanel } from './components/RefusedPanel.js'
 import { ServicesLine } from './components/ServicesLine.js'
 import { SettlementsPanel } from './components/SettlementsPanel.js'
@@ -85,7 +86,12 @@ export function App(options: DashboardOptions) {
             <BazaarLine catalog={data.bazaar.data} />
             <ChannelsLine channels={data.channels.data} width={width} />
           </Box>
-          <WalletPanel loggedIn={loggedIn} wallet={data.wallet} faucet={data.faucet} width={width} />
+          <Box flexDirection="column">
+            <WalletPanel loggedIn={loggedIn} wallet={data.wallet} faucet={data.faucet} width={width} />
+            {loggedIn ? (
+              <PayToLine payTo={data.payTo} revenue={data.settlements.data?.session} usdc={urls.usdc} width={width} />
+            ) : null}
+          </Box>
           <ApisPanel
             loggedIn={loggedIn}
             apis={data.apis}
@@ -100,6 +106,7 @@ export function App(options: DashboardOptions) {
             loggedIn={loggedIn}
             settlements={data.settlements}
             usdc={urls.usdc}
+            apis={data.apis.data}
             width={width}
             rows={layout.settlements}
             offset={offsets.settlements}

@@ -23,13 +23,32 @@ export type ChainInfo = {
 export type WalletView = Pick<SandboxWallet, 'address' | 'private_key_redacted'>
 export type WalletData = { wallet: WalletView; balances: Pick<Balances, 'eth_wei' | 'usdc_base'> }
 
-export type ApiWithEndpoints = { api: Pick<Api, 'id' | 'name' | 'slug' | 'gateway_url'>; endpoints: Endpoint[] }
+export type ApiWithEndpoints = {
+  api: Pick<Api, 'id' | 'name' | 'slug' | 'gateway_url' | 'upstream_base_url' | 'pay_to_address'>
+  endpoints: Endpoint[]
+}
+
+/** The USDC balance of each address the seller's APIs pay to (their `pay_to_address`, each once, in the APIs' order). */
+export type PayToBalances = { address: string; usdc_base: string }[]
+
+/**
+ * The revenue of the dashboard's session: the settlements of the running chain made since the dashboard opened
+ * (`since`), how many, and what they took per asset (atomic units, decimal strings; keyed by the asset's address in
+ * lower case). Those charged without the answer count: the buyer's money was received.
+ */
+export type SessionRevenue = { since: string; count: number; amounts: Record<string, string> }
 
 /**
  * The settlements panel's data: the newest settlements (a page, any chain), and how many there are in all, on the
  * running chain (`current`) and on earlier ones (`old`), so "… n more" counts what the page left out too.
  */
-export type SettlementFeed = { newest: Settlement[]; current: number; old: number }
+export type SettlementFeed = {
+  newest: Settlement[]
+  current: number
+  old: number
+  /** The revenue since the dashboard opened; absent from a feed made without `since`. */
+  session?: SessionRevenue | undefined
+}
 
 /** The facilitator's bazaar catalog as the dashboard shows it: the newest few listings and how many there are. */
 export type BazaarCatalogView = { newest: DiscoveryResource[]; total: number }

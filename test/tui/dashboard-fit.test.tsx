@@ -10,11 +10,14 @@ import { Header } from '../../tui/components/Header.js'
 import { HelpBar, helpBarLines } from '../../tui/components/HelpBar.js'
 import { NewKeysPanel } from '../../tui/components/NewKeysPanel.js'
 import { OutboxPanel } from '../../tui/components/OutboxPanel.js'
+import { PayToLine } from '../../tui/components/PayToLine.js'
 import { ServicesLine } from '../../tui/components/ServicesLine.js'
 import { SettlementsPanel } from '../../tui/components/SettlementsPanel.js'
 import { WalletPanel } from '../../tui/components/WalletPanel.js'
+import { formatClock } from '../../tui/format.js'
 import { visibleItems } from '../../tui/layout.js'
-import { apiOf, endpoint, linesOf, now, renderAt, settlement, usdc } from './dashboard-fixtures.js'
+import type { SessionRevenue } from '../../tui/model.js'
+import { address, apiOf, endpoint, linesOf, now, renderAt, settlement, usdc } from './dashboard-fixtures.js'
 
 afterEach(() => cleanup())
 
@@ -192,5 +195,36 @@ describe('hints fit 80 columns', () => {
       ' ?  help',
       ' q  quit',
     ])
+  })
+})
+
+describe('the pay-to line', () => {
+  const revenue: SessionRevenue = { since: '2026-01-01T11:00:00.000Z', count: 3, amounts: { [usdc]: '45000' } }
+  const one = { data: [{ address, usdc_base: '0x2540be400' }] }
+  const at = (width: number, payTo: Parameters<typeof PayToLine>[0]['payTo'], session = revenue) =>
+    linesOf(renderAt(width, <PayToLine payTo={payTo} revenue={session} usdc={usdc} width={width} />).lastFrame())
+
+  test('the fullest form that fits: the whole address, then shortened, then without the count, then the time', () => {
+    expect(at(120, one)).toEqual([
+      `  pay-to ${address}  10,000 USDC  ·  revenue 0.045 USDC since ${formatClock(revenue.since)} (3 paid)`,
+    ])
+    expect(at(80, one)).toEqual([
+      `  pay-to 0x0821…A6Ed  10,000 USDC  ·  revenue 0.045 USDC since ${formatClock(revenue.since)} (3 paid)`,
+    ])
+    expect(at(72, one)).toEqual([
+      `  pay-to 0x0821…A6Ed  10,000 USDC  ·  revenue 0.045 USDC since ${formatClock(revenue.since)}`,
+    ])
+    expect(at(56, one)).toEqual(['  pay-to 0x0821…A6Ed  10,000 USDC  ·  revenue 0.045 USDC'])
+  })
+
+  test('several pay-to addresses are counted and summed; no API yet, loading and a failure say so', () => {
+    const two = { data: [...one.data, { address: usdc, usdc_base: '0x0' }] }
+    expect(at(80, two)[0]).toMatch(/^ {2}pay-to 2 addresses {2}10,000 USDC {2}· {2}revenue 0\.045 USDC since/)
+    expect(at(80, { data: [] })[0]).toMatch(/^ {2}pay-to no APIs yet {2}· {2}revenue 0\.045 USDC/)
+    expect(at(80, {})[0]).toMatch(/^ {2}pay-to loading… {2}· {2}revenue 0\.045 USDC/)
+    expect(at(80, { error: 'unauthorized (HTTP 401)' })[0]).toMatch(
+      /^ {2}pay-to ✖ unauthorized \(HTTP 401\) {2}· {2}revenue/,
+    )
+    expect(at(80, one, { ...revenue, count: 1, amounts: {} })[0]).toMatch(/revenue 0 USDC since \S+ \(1 paid\)$/)
   })
 })

@@ -53,12 +53,14 @@ export function feedOf(settlements: Settlement[]): SettlementFeed {
   return { newest: settlements, current: settlements.length - old, old }
 }
 
-/** An API as GET /apis answers it, gateway URL included. */
+/** An API as GET /apis answers it, gateway URL included (what the dashboard keeps of it). */
 export const apiOf = (id: string, name: string, slug: string) => ({
   id,
   name,
   slug,
   gateway_url: `http://${slug}.dev.localhost:4020`,
+  upstream_base_url: 'http://127.0.0.1:8080',
+  pay_to_address: address,
 })
 
 export function settlement(id: string, createdAt: string, path: string): Settlement {

@@ -73,7 +73,7 @@ test('the dashboard shows the chain, the wallet, the APIs and a settlement live,
   await waitForFrame((text) => text.includes('GET /weather/Paris'))
   expect(frame()).toMatch(
     new RegExp(
-      `GET /weather/Paris +0\\.025 USDC +from ${buyer.address.slice(0, 6)}…${buyer.address.slice(-4)} +tx 0x[0-9a-f]{4}…[0-9a-f]{4}`,
+      `${slug} GET /weather/Paris +0\\.025 USDC {2}delivered {2}from ${buyer.address.slice(0, 6)}…${buyer.address.slice(-4)} +tx 0x[0-9a-f]{4}…[0-9a-f]{4}`,
     ),
   )
 

@@ -105,6 +105,11 @@ describe.skipIf(!hasTmux)('svc up in a terminal', () => {
     expect(frame).toMatch(/^New API key \(seed\) {2}shown once: copy it now/m)
     expect(frame).toMatch(/^ {2}svc_sandbox_[\w-]{32} {2}demo automation \(development\)$/m)
     expect(frame).toMatch(/^ {2}Demo Weather {2}http:\/\/weather\.dev\.localhost:\d+$/m)
+    // Under the wallet: the seed's pay-to address (nothing paid to it yet on a fresh chain) and the session's revenue.
+    await eventually(session, 'no pay-to line', () => /revenue 0 USDC since/.test(screen(session)), 10_000)
+    expect(screen(session)).toMatch(
+      /^ {2}pay-to 0x90F7…b906 {2}0 USDC {2}· {2}revenue 0 USDC since \d\d:\d\d:\d\d \(0 paid\)$/m,
+    )
     expect(frame).toMatch(/^ {2}chain manager http:\/\/127\.0\.0\.1:\d+ · facilitator http:\/\/127\.0\.0\.1:\d+$/m)
     // The seed verified its account: the verification mail is spent, counted rather than listed.
     expect(frame).toMatch(/^Outbox {2}1 mail, all used$/m)

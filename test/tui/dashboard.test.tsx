@@ -242,10 +242,12 @@ describe('SettlementsPanel', () => {
     settlement('stl_b', '2026-01-01T11:15:00.000Z', '/weather/Rome'),
   ]
 
-  test('newest first: time, method and path, amount in USDC, payer and transaction shortened', () => {
+  const apis = [{ api: apiOf('api_1', 'Demo Weather', 'weather'), endpoints: [] }]
+
+  test('newest first: time, API, method and path, amount in USDC, delivered, payer, transaction and upstream', () => {
     const { lastFrame } = renderAt(
-      100,
-      <SettlementsPanel loggedIn settlements={{ data: feedOf(settlements) }} usdc={usdc} width={100} />,
+      120,
+      <SettlementsPanel loggedIn settlements={{ data: feedOf(settlements) }} usdc={usdc} apis={apis} width={120} />,
     )
     const lines = linesOf(lastFrame())
     expect(lines[0]).toBe('Settlements  newest first')
@@ -255,8 +257,37 @@ describe('SettlementsPanel', () => {
       '/weather/Oslo',
     ])
     expect(lines[1]).toMatch(
-      /^ {2}\d\d:\d\d:\d\d {2}GET \/weather\/Paris +0\.025 USDC +from 0x1234…abcd {2}tx 0xab12…ab12$/,
+      /^ {2}\d\d:\d\d:\d\d {2}weather GET \/weather\/Paris +0\.025 USDC {2}delivered {2}from 0x1234…abcd {2}tx 0xab12…ab12 {2}via 127\.0\.0\.1:8080$/,
     )
+    // Narrower, the upstream gives way first, then the transaction; the API's slug stays.
+    const at = (width: number) =>
+      linesOf(
+        renderAt(
+          width,
+          <SettlementsPanel
+            loggedIn
+            settlements={{ data: feedOf(settlements) }}
+            usdc={usdc}
+            apis={apis}
+            width={width}
+          />,
+        ).lastFrame(),
+      )[1]!
+    expect(at(100)).toMatch(
+      /weather GET \/weather\/Paris +0\.025 USDC {2}delivered {2}from 0x1234…abcd {2}tx 0xab12…ab12$/,
+    )
+    expect(at(80)).toMatch(
+      /^ {2}\d\d:\d\d:\d\d {2}weather GET \/weather\/Paris +0\.025 USDC {2}delivered {2}from 0x1234…abcd$/,
+    )
+    // An API since deleted: its id instead of the slug.
+    expect(
+      linesOf(
+        renderAt(
+          80,
+          <SettlementsPanel loggedIn settlements={{ data: feedOf(settlements) }} usdc={usdc} apis={[]} width={80} />,
+        ).lastFrame(),
+      )[1],
+    ).toContain('api_1 GET /weather/Paris')
   })
 
   test('a buyer charged without the answer is marked "no answer"; the lines stay aligned and fit', () => {
@@ -349,7 +380,7 @@ describe('at 80 columns', () => {
           width={80}
         />
         <ApisPanel loggedIn apis={{ data: apis }} usdc={usdc} now={now} width={80} />
-        <SettlementsPanel loggedIn settlements={{ data: feedOf(settlements) }} usdc={usdc} width={80} />
+        <SettlementsPanel loggedIn settlements={{ data: feedOf(settlements) }} usdc={usdc} apis={apis} width={80} />
         <OutboxPanel outbox={{ data: outbox }} width={80} />
         <HelpBar faucet />
       </Box>,
@@ -360,7 +391,9 @@ describe('at 80 columns', () => {
     // The name is cut, the gateway URL never.
     expect(lines[4]).toBe('  An API with a rather long display name t…  http://long-slug.dev.localhost:4020')
     expect(lines[5]).toMatch(/^ {4}GET {4}\/a\/very\/long\/path\/that\/does\/not… {2}0\.01 USDC {7}ttl 59s {5}on$/)
-    expect(lines[7]).toContain('from 0x1234…abcd  tx 0xab12…ab12')
+    expect(lines[7]).toMatch(
+      /^ {2}\d\d:\d\d:\d\d {2}long-slug GET \/a\/very\/long… {2}0\.025 USDC {2}delivered {2}from 0x1234…abcd$/,
+    )
     expect(lines[9]).toContain(`svc verify-email ${'x'.repeat(32)}`)
   })
 })

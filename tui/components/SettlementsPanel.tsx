@@ -3,7 +3,7 @@ import { memo } from 'react'
 import { loginHints } from '../errors.js'
 import { fit, formatClock, formatPrice, shortHex } from '../format.js'
 import { scrollWindow } from '../layout.js'
-import type { Loadable, Settlement, SettlementFeed } from '../model.js'
+import type { ApiWithEndpoints, Loadable, Settlement, SettlementFeed } from '../model.js'
 import { AboveLine, ErrorLine, Line, MoreLine, Panel } from './Panel.js'
 
 export type SettlementsPanelProps = {
@@ -12,6 +12,8 @@ export type SettlementsPanelProps = {
   settlements: Loadable<SettlementFeed>
   /** The sandbox USDC's address: amounts in it are shown in USDC. */
   usdc: string
+  /** The seller's APIs: each settlement names the API (its slug) and, where the width allows, the upstream it served. */
+  apis?: ApiWithEndpoints[] | undefined
   width: number
   /** Lines for the list below the title. @defaultValue all of them */
   rows?: number | undefined
@@ -41,17 +43,31 @@ function newestFirst(settlements: Settlement[]): Settlement[] {
   )
 }
 
-const col = { time: 8, amount: 13, payer: 16, tx: 14, undelivered: 12 }
+const col = { time: 8, maxApi: 14, maxAmount: 16, status: 9, payer: 18, tx: 16, maxUpstream: 30 }
+
+/** The narrowest the method and path get before the payer, the transaction and the upstream give way. */
+const minPath = 16
+
+/** `host:port` of an upstream base URL (its path too, when it has one). */
+function upstreamOf(baseUrl: string): string {
+  try {
+    const url = new URL(baseUrl)
+    return `${url.host}${url.pathname === '/' ? '' : url.pathname}`
+  } catch {
+    return baseUrl
+  }
+}
 
 /**
- * The seller's latest Sandbox settlements on the running chain, newest first: time, method and path, amount, payer
- * and transaction; a buyer charged without getting the answer is marked "no answer" in red. Those of an earlier chain
- * are only counted.
+ * The seller's latest Sandbox settlements on the running chain, newest first: time, the API (its slug), method and
+ * path, amount, whether the buyer got the answer ("delivered", or "no answer" in red: charged without it), then as
+ * the width allows the payer, the transaction and the API's upstream. Those of an earlier chain are only counted.
  */
 export const SettlementsPanel = memo(function SettlementsPanel({
   loggedIn,
   settlements,
   usdc,
+  apis,
   width,
   rows,
   offset,
@@ -80,28 +96,42 @@ export const SettlementsPanel = memo(function SettlementsPanel({
       />
     )
   const { shown, above, hidden } = scrollWindow(newestFirst(current), rows ?? Number.POSITIVE_INFINITY, count, offset)
-  // Charged without the answer (the buyer left after the settlement, or svc stopped mid-payment): marked on its line.
-  const undelivered = shown.some((s) => !s.delivered)
-  // Narrow terminals drop the transaction, then the payer, before the path gets too short.
-  const markWidth = undelivered ? col.undelivered : 0
-  const showTx = width >= 72 + markWidth
-  const showPayer = width >= 56 + markWidth
-  const pathWidth = Math.max(
-    8,
-    width - 2 - col.time - col.amount - 6 - (showPayer ? col.payer + 2 : 0) - (showTx ? col.tx + 2 : 0) - markWidth,
-  )
+  const apiOf = new Map(apis?.map(({ api }) => [api.id, api]))
+  // A settlement of an API since deleted names its id.
+  const slugOf = (s: Settlement) => apiOf.get(s.api_id)?.slug ?? s.api_id
+  const apiWidth = Math.min(col.maxApi, Math.max(3, ...shown.map((s) => slugOf(s).length)))
+  const amountWidth = Math.min(col.maxAmount, Math.max(0, ...shown.map((s) => formatPrice(s, usdc).length)))
+  const upstreams = shown.map((s) => {
+    const api = apiOf.get(s.api_id)
+    return api ? upstreamOf(api.upstream_base_url) : ''
+  })
+  const upstreamWidth = Math.min(col.maxUpstream, Math.max(0, ...upstreams.map((u) => u.length)))
+  // Narrow terminals drop the upstream, then the transaction, then the payer, before the path gets too short.
+  const fixed = 2 + col.time + 2 + apiWidth + 1 + 2 + amountWidth + 2 + col.status
+  const optional = [col.payer, col.tx, upstreamWidth ? 6 + upstreamWidth : 0]
+  let shownColumns = 0
+  let used = fixed
+  while (shownColumns < optional.length && width - used - optional[shownColumns]! >= minPath)
+    used += optional[shownColumns++]!
+  const [showPayer, showTx, showUpstream] = [0, 1, 2].map((i) => i < shownColumns && optional[i]! > 0)
+  const pathWidth = Math.max(8, width - used)
   return (
     <Panel title={title} summary={[`newest first${earlier}`, 'newest first']} width={width} focused={focused}>
       <AboveLine above={above} what="settlements" />
-      {shown.map((s) => (
+      {shown.map((s, i) => (
         <Line key={s.id}>
           <Text dimColor>{formatClock(s.created_at)}</Text>
-          <Text>{`  ${fit(`${s.method} ${s.path}`, pathWidth, true)}`}</Text>
-          <Text color="green">{`  ${fit(formatPrice(s, usdc), col.amount, true)}`}</Text>
-          {undelivered ? <Text color="red">{s.delivered ? ' '.repeat(col.undelivered) : '  no answer '}</Text> : null}
+          <Text bold>{`  ${fit(slugOf(s), apiWidth, true)}`}</Text>
+          <Text>{` ${fit(`${s.method} ${s.path}`, pathWidth, true)}`}</Text>
+          <Text color="green">{`  ${fit(formatPrice(s, usdc), amountWidth, true)}`}</Text>
+          {/* Charged without the answer (the upstream failed after an upfront settlement, the buyer left, or svc stopped mid-payment). */}
+          {s.delivered ? <Text dimColor>{'  delivered'}</Text> : <Text color="red">{'  no answer'}</Text>}
           {showPayer ? <Text>{`  from ${shortHex(s.payer)}`}</Text> : null}
           {/* An upto payment settled at 0 has no transaction. */}
-          {showTx ? <Text dimColor>{s.transaction ? `  tx ${shortHex(s.transaction)}` : '  no tx (0)'}</Text> : null}
+          {showTx ? (
+            <Text dimColor>{(s.transaction ? `  tx ${shortHex(s.transaction)}` : '  no tx (0)').padEnd(col.tx)}</Text>
+          ) : null}
+          {showUpstream ? <Text dimColor>{`  via ${fit(upstreams[i]!, upstreamWidth)}`}</Text> : null}
         </Line>
       ))}
       <MoreLine hidden={hidden} what="settlements" />

@@ -12,6 +12,7 @@ import type {
   FaucetState,
   Loadable,
   OutboxMessage,
+  PayToBalances,
   RefusalsView,
   SettlementFeed,
   WalletData,
@@ -26,6 +27,8 @@ export type DashboardData = {
   loggedIn: boolean
   chain: Loadable<ChainInfo>
   wallet: Loadable<WalletData>
+  /** The USDC balances of the addresses the seller's APIs pay to; loaded once the APIs are. */
+  payTo: Loadable<PayToBalances>
   apis: Loadable<ApiWithEndpoints[]>
   settlements: Loadable<SettlementFeed>
   outbox: Loadable<OutboxMessage[]>
@@ -57,10 +60,25 @@ async function loadWallet(client: SvcClient): Promise<WalletData> {
 async function loadApis(client: SvcClient): Promise<ApiWithEndpoints[]> {
   const apis = await client.apis.list()
   return Promise.all(
-    apis.map(async ({ id, name, slug, gateway_url }) => ({
-      api: { id, name, slug, gateway_url },
+    apis.map(async ({ id, name, slug, gateway_url, upstream_base_url, pay_to_address }) => ({
+      api: { id, name, slug, gateway_url, upstream_base_url, pay_to_address },
       endpoints: await client.endpoints.list(id),
     })),
+  )
+}
+
+/** The addresses the APIs pay to, each once (case aside), in the APIs' order. */
+export function payToAddresses(apis: ApiWithEndpoints[]): string[] {
+  const seen = new Map<string, string>()
+  for (const { api } of apis)
+    if (api.pay_to_address && !seen.has(api.pay_to_address.toLowerCase()))
+      seen.set(api.pay_to_address.toLowerCase(), api.pay_to_address)
+  return [...seen.values()]
+}
+
+async function loadPayTo(client: SvcClient, addresses: string[]): Promise<PayToBalances> {
+  return Promise.all(
+    addresses.map(async (address) => ({ address, usdc_base: (await client.sandbox.balances(address)).usdc_base })),
   )
 }
 
@@ -109,7 +127,9 @@ export function useDashboardData({
     () => createPublicClient({ transport: http(rpcUrl, { retryCount: 0, timeout: 5_000 }) }),
     [rpcUrl],
   )
-  const settlementFeed = useMemo(() => seller && createSettlementFeed(seller), [seller])
+  // The session's revenue counts from when the dashboard opened (not from svc's start: `svc dashboard` may open later).
+  const [openedAt] = useState(() => new Date().toISOString())
+  const settlementFeed = useMemo(() => seller && createSettlementFeed(seller, { since: openedAt }), [seller, openedAt])
 
   const describe = useCallback((error: unknown) => describeError(error, { rpcUrl }), [rpcUrl])
   const loadChain = useCallback(async (): Promise<ChainInfo> => {
@@ -148,6 +168,12 @@ export function useDashboardData({
   // APIs, endpoints and mails change through the control plane: every period while they change, else every third.
   const controlPlane = { ...live, idlePeriodMs: 3 * refreshMs }
   const apis = usePoll(seller && (() => loadApis(seller)), { ...controlPlane, owner: seller })
+  // The pay-to balances move with settlements (blocks), and are asked at once for an API that pays elsewhere.
+  const payToList = apis.data && payToAddresses(apis.data)
+  const payTo = usePoll(seller && payToList && (() => loadPayTo(seller, payToList)), {
+    ...onChain,
+    wake: `${chain.data?.blockNumber}:${payToList?.join()}`,
+  })
   const outbox = usePoll(remote ? undefined : async () => (await anyone.auth.outbox()).messages, controlPlane)
   const faults = usePoll(sandboxReader && (async () => (await sandboxReader.faults.list()).faults), {
     ...controlPlane,
@@ -162,6 +188,7 @@ export function useDashboardData({
       [
         chain.refresh,
         wallet.refresh,
+        payTo.refresh,
         apis.refresh,
         settlements.refresh,
         outbox.refresh,
@@ -173,6 +200,7 @@ export function useDashboardData({
   }, [
     chain.refresh,
     wallet.refresh,
+    payTo.refresh,
     apis.refresh,
     settlements.refresh,
     outbox.refresh,
@@ -185,6 +213,7 @@ export function useDashboardData({
     loggedIn: seller !== undefined,
     chain,
     wallet,
+    payTo,
     apis,
     settlements,
     outbox,

@@ -5,6 +5,7 @@ import { faultsLineLines } from '../components/FaultsLine.js'
 import { helpBarLines } from '../components/HelpBar.js'
 import { newKeysPanelLines } from '../components/NewKeysPanel.js'
 import { outboxPanelWants } from '../components/OutboxPanel.js'
+import { payToLineLines } from '../components/PayToLine.js'
 import { refusedPanelLines } from '../components/RefusedPanel.js'
 import { loadedSettlements, settlementsPanelWants } from '../components/SettlementsPanel.js'
 import { allocateRows, maxOffset } from '../layout.js'
@@ -45,7 +46,7 @@ const order: ScrollablePanel[] = ['apis', 'settlements', 'outbox']
  * redraw everything on each update), the lists sharing what the fixed lines leave: one line each, then up to
  * {@link settlementsReserve} for the settlements, then the focused list, then APIs, settlements, outbox. The fixed
  * lines: the header, the seed's new keys while shown (title and one line each), the chain and its services (two,
- * one more while faults are injected, one more while the bazaar catalog lists something, three while there are payment channels), the wallet (three with a session, else one), the three lists' titles, the
+ * one more while faults are injected, one more while the bazaar catalog lists something, three while there are payment channels), the wallet (three with a session and the pay-to line, else one), the three lists' titles, the
  * refused payments once there are some (a title and the newest few), the help bar (one line, or more in a narrow terminal).
  */
 export function useLayout(
@@ -66,6 +67,7 @@ export function useLayout(
     bazaarLineLines(data.bazaar.data) +
     channelsLineLines(data.channels.data) +
     (data.loggedIn ? 3 : 1) +
+    payToLineLines(data.loggedIn) +
     3 +
     refusedLines +
     helpBarLines({ faucet: data.loggedIn, width: columns, refresh })
