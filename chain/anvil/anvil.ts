@@ -210,9 +210,10 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     mine: (sent) => miner?.then((m) => m?.mine(sent)) ?? Promise.resolve(),
     stop() {
       // The miner goes first: its WebSocket would otherwise try to reconnect to the stopped Anvil (and log
-      // ECONNREFUSED). The instance's stop ends the process (SIGTERM, then SIGKILL after 5 s) and waits for its exit.
-      stopped ??= Promise.resolve(miner?.then((m) => m?.stop()))
-        .catch(() => {})
+      // ECONNREFUSED); once Anvil has exited, cleanUp has stopped it already. Bounded: its unsubscribe, sent to an
+      // Anvil that died, is never answered, and with nothing else keeping the event loop alive svc exited 13 mid-stop.
+      // The instance's stop ends the process (SIGTERM, then SIGKILL after 5 s) and waits for its exit.
+      stopped ??= within(minerStopMs, cleaned ? undefined : miner?.then((m) => m?.stop()))
         .then(() => instance.stop())
         .catch(() => {})
         .then(() => exited)
@@ -221,4 +222,19 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
       return stopped
     },
   }
+}
+
+/** How long stopping the miner may take before Anvil is stopped anyway. */
+const minerStopMs = 1_000
+
+/** Resolves when `work` settles (whichever way) or after `ms`, whichever comes first. */
+async function within(ms: number, work: Promise<unknown> | undefined): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  await Promise.race([
+    Promise.resolve(work).catch(() => {}),
+    new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms)
+    }),
+  ])
+  clearTimeout(timer)
 }

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -148,6 +148,20 @@ describe('svc up --no-tui: its process group signalled', () => {
     }, 60_000)
   }
 })
+
+test('an Anvil that dies as svc is signalled is not started again: svc exits 0 within 5 s, no Anvil left', async () => {
+  // What the process-group signal did to Anvil before svc gave it a group of its own (and what an OOM kill may do):
+  // svc restarted the chain during its stop, stopped the dead Anvil, and ran on for ever with the new one.
+  const dataDir = join(temp, 'anvil-dies')
+  const svc = await startUpInGroup(dataDir, ['--seed', seedFile])
+  const { anvil } = readSandboxPids(dataDir)
+  process.kill(anvil, 'SIGKILL')
+  const { code, ms } = await signalGroup(svc.child, 'SIGINT')
+  expect({ code, stderr: svc.stderr() }).toEqual({ code: 0, stderr: expect.stringContaining('svc: stopped') })
+  expect(ms).toBeLessThan(5_000)
+  expect(svc.stderr()).not.toContain('started a fresh chain')
+  expect(existsSync(join(dataDir, 'anvil.pid'))).toBe(false)
+}, 60_000)
 
 describe('svc serve: its process group sent SIGTERM (systemd, docker stop, a Kubernetes pod)', () => {
   const secrets = () => {
