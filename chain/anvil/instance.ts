@@ -41,6 +41,12 @@ export const detachedAnvil = Instance.define((parameters: AnvilInstanceParameter
       })
       child = process_
       exited = new Promise((done) => process_.once('exit', () => done()))
+      // svc exiting without stopping it (a second signal, process.exit): Anvil is told at once, as execa's cleanup
+      // did; the watchdog covers a svc killed outright.
+      const onProcessExit = () => terminate(process_)
+      process.on('exit', onProcessExit)
+      process_.once('exit', () => process.off('exit', onProcessExit))
+      process_.once('error', () => process.off('exit', onProcessExit))
       let listening = false
       let stdout = ''
       let failure = ''
