@@ -1,3 +1,4 @@
+import '../../core/polyfill.js'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { Instance } from 'prool'
 
@@ -32,7 +33,12 @@ export const detachedAnvil = Instance.define((parameters: AnvilInstanceParameter
     host,
     port,
     start(_, { emitter, setEndpoint }) {
-      const { promise, resolve, reject } = Promise.withResolvers<void>()
+      let resolve!: () => void
+      let reject!: (error: Error) => void
+      const promise = new Promise<void>((resolve_, reject_) => {
+        resolve = resolve_
+        reject = reject_
+      })
       const process_ = spawn(binary, anvilArgs(args), {
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
