@@ -47,12 +47,7 @@ export const detachedAnvil = Instance.define((parameters: AnvilInstanceParameter
       })
       child = process_
       exited = new Promise((done) => process_.once('exit', () => done()))
-      // svc exiting without stopping it (a second signal, process.exit): Anvil is told at once, as execa's cleanup
-      // did; the watchdog covers a svc killed outright.
-      const onProcessExit = () => terminate(process_)
-      process.on('exit', onProcessExit)
-      process_.once('exit', () => process.off('exit', onProcessExit))
-      process_.once('error', () => process.off('exit', onProcessExit))
+      endOnExit(process_)
       let listening = false
       let stdout = ''
       let failure = ''
@@ -110,6 +105,28 @@ async function endProcess(child: ChildProcess, exited: Promise<void>): Promise<v
   ])
   clearTimeout(timer)
   await exited
+}
+
+/** Anvils running now, told to stop if this process exits without stopping them. */
+const running = new Set<ChildProcess>()
+
+/**
+ * svc exiting without stopping Anvil (a second signal, `process.exit`): Anvil is told at once, as execa's cleanup did;
+ * the watchdog covers a svc killed outright. One listener for every Anvil of the process.
+ */
+function endOnExit(child: ChildProcess): void {
+  if (running.size === 0) process.on('exit', endAll)
+  running.add(child)
+  const forget = () => {
+    running.delete(child)
+    if (running.size === 0) process.off('exit', endAll)
+  }
+  child.once('exit', forget)
+  child.once('error', forget)
+}
+
+function endAll(): void {
+  for (const child of running) terminate(child)
 }
 
 function terminate(child: ChildProcess): void {
