@@ -46,7 +46,11 @@ export const detachedAnvil = Instance.define((parameters: AnvilInstanceParameter
         windowsHide: true,
       })
       child = process_
-      exited = new Promise((done) => process_.once('exit', () => done()))
+      // A binary that could not be run emits 'error' and no 'exit'.
+      exited = new Promise((done) => {
+        process_.once('exit', () => done())
+        process_.once('error', () => done())
+      })
       endOnExit(process_)
       let listening = false
       let stdout = ''
@@ -94,7 +98,7 @@ export const detachedAnvil = Instance.define((parameters: AnvilInstanceParameter
 
 /** SIGTERM (Anvil dumps its state and exits), then SIGKILL if it is still there 5 s later; resolves once it exited. */
 async function endProcess(child: ChildProcess, exited: Promise<void>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return
   terminate(child)
   let timer: NodeJS.Timeout | undefined
   await Promise.race([
