@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -85,10 +85,13 @@ async function startUpInGroup(dataDir: string, args: string[] = []) {
 
 describe('svc up --no-tui: its process group signalled', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    test(`${signal}: Anvil is not killed by it, the chain is saved, svc exits 0 within 5 s`, async () => {
+    // With SIGTERM, a twin chain too: its Anvil is svc's to stop as well.
+    const twin = signal === 'SIGTERM'
+    test(`${signal}${twin ? ' (with a twin chain)' : ''}: Anvil is not killed by it, the chain is saved, svc exits 0 within 5 s`, async () => {
       const dataDir = join(temp, `up-${signal}`)
-      const svc = await startUpInGroup(dataDir)
+      const svc = await startUpInGroup(dataDir, twin ? ['--twin', 'base-sepolia'] : [])
       const { anvil } = readSandboxPids(dataDir)
+      const twinAnvil = twin ? Number(readFileSync(join(dataDir, 'anvil-base-sepolia.pid'), 'utf8')) : undefined
       const before = await blockNumber(svc.rpcUrl)
       expect(before).toBeGreaterThan(0n)
 
@@ -97,6 +100,7 @@ describe('svc up --no-tui: its process group signalled', () => {
       expect(svc.stderr()).not.toContain('could not be saved')
       expect(ms).toBeLessThan(5_000)
       expect(isProcessRunning(anvil)).toBe(false)
+      if (twinAnvil !== undefined) expect(isProcessRunning(twinAnvil)).toBe(false)
 
       const again = await startSvcProcess(['--data-dir', dataDir], process.env, { ephemeral: false })
       try {
