@@ -166,7 +166,7 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
         restarting = false
         emitter.emit('restart', { generation, reason, epoch })
       } catch (error) {
-        emitter.emit('error', error as Error)
+        if (!stopping) emitter.emit('error', error as Error)
       }
     })().finally(() => (recovering = undefined))
     return recovering
@@ -187,24 +187,34 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   /** True while a new Anvil process starts: it listens, empty, before its restart is done (not a reset to report). */
   let startingProcess = false
 
+  /** A new Anvil being started by {@link restartProcess}: `stop` waits for it, then stops it. */
+  let spawning: Promise<void> | undefined
+
   async function restartProcess(reason: string) {
+    // svc is stopping: an Anvil that exits now is not started again (it would outlive the stop, or hang it).
+    if (stopping) return
     try {
       // A chain that died is started empty (its saved state may be older than what the ledger recorded since).
       startingProcess = true
-      anvil = await startAnvil({
-        ...anvilOptions,
-        extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(undefined) },
-        port: anvil.port,
-        chainId,
-        mnemonic: sandboxMnemonic,
-      })
-      watchExit(anvil)
+      const next = (async () => {
+        anvil = await startAnvil({
+          ...anvilOptions,
+          extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(undefined) },
+          port: anvil.port,
+          chainId,
+          mnemonic: sandboxMnemonic,
+        })
+        watchExit(anvil)
+      })()
+      spawning = next.catch(() => {})
+      await next
       startingProcess = false
+      if (stopping) return
       await recover(reason)
       // The new, empty chain is the chain now (the ledger moves to its epoch).
       trustNow()
     } catch (error) {
-      emitter.emit('error', error as Error)
+      if (!stopping) emitter.emit('error', error as Error)
     } finally {
       startingProcess = false
     }
@@ -325,6 +335,9 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
       clearInterval(health)
       clearInterval(saver)
       await saving
+      // A restart under way ends first (bounded: each of its steps is), so the Anvil it starts is the one stopped.
+      await reloading?.catch(() => {})
+      await spawning
       // svc writes the chain itself on the way out (durably); Anvil's exit dump stays the fallback if it cannot.
       if (savedState && held === 0 && !restarting)
         await saveTo().then(

@@ -31,3 +31,27 @@ export function firstSignal(say: (line: string) => void, options: FirstSignalOpt
     until?.addEventListener('abort', () => setImmediate(release), { once: true })
   })
 }
+
+/** How long svc's stop may take after a signal (and, for `svc serve`, after its drain) before svc exits anyway. */
+export const stopTimeoutMs = 30_000
+
+/**
+ * Waits for `stop`, at most `timeoutMs`: a stop that hangs (a step waiting on something that will never answer) must
+ * not keep svc running after a signal. Then svc exits with code 1, saying so; Anvil's watchdog stops Anvil, which
+ * dumps its chain on the way out.
+ */
+export async function stopWithin(
+  stop: Promise<void>,
+  say: (line: string) => void,
+  options: { timeoutMs?: number | undefined; exit?: ((code: number) => void) | undefined } = {},
+): Promise<void> {
+  const { timeoutMs = stopTimeoutMs, exit = (code) => process.exit(code) } = options
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), timeoutMs)
+  })
+  const outcome = await Promise.race([stop.then(() => 'stopped' as const), late]).finally(() => clearTimeout(timer))
+  if (outcome === 'stopped') return
+  say(`svc: the stop did not finish within ${timeoutMs / 1000} s: exiting without waiting`)
+  exit(1)
+}

@@ -1,9 +1,9 @@
 import '../../core/polyfill.js'
 import { createServer } from 'node:net'
-import { Instance } from 'prool'
 import { SvcError } from '../../core/errors.js'
 import { sandboxChainId } from '../../core/sandbox-usdc.js'
 import { resolveAnvilBinary } from './binary.js'
+import { detachedAnvil } from './instance.js'
 import { removeAnvilPidFile, writeAnvilPidFile } from './pid-file.js'
 import { startBatchMiner, type BatchMiner } from '../relay/miner.js'
 import { startPoolGuard } from '../relay/pool-guard.js'
@@ -107,8 +107,8 @@ async function assertPortFree(host: string, port: number): Promise<void> {
 }
 
 /**
- * Starts Anvil through prool and resolves once it listens; with it, a watchdog that stops Anvil if this process
- * dies without stopping it.
+ * Starts Anvil through prool (an instance svc spawns itself, in its own process group: chain/anvil/instance.ts) and
+ * resolves once it listens; with it, a watchdog that stops Anvil if this process dies without stopping it.
  * @returns the RPC URL and a `stop` function.
  */
 export async function startAnvil(options: StartAnvilOptions = {}): Promise<AnvilProcess> {
@@ -128,29 +128,37 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   const binary = options.binary ?? resolveAnvilBinary()
   if (port !== 0) await assertPortFree(host, port)
 
-  const instance = Instance.anvil({
+  let pid: number | undefined
+  let resolveExit!: (value: { code: number | null; signal: string | null }) => void
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => (resolveExit = resolve))
+  let guard: ReturnType<typeof startWatchdog> | undefined
+  const instance = detachedAnvil({
     binary,
     host,
     port,
-    chainId,
-    mnemonic,
-    accounts: devAccountCount,
-    ...anvilTuning(forkUrl),
-    ...(forkUrl ? { forkUrl } : {}),
-    ...(mining === 'batched' ? { noMining: true } : {}),
-    ...extraArgs,
+    args: {
+      host,
+      port,
+      chainId,
+      mnemonic,
+      accounts: devAccountCount,
+      ...anvilTuning(forkUrl),
+      ...(forkUrl ? { forkUrl } : {}),
+      ...(mining === 'batched' ? { noMining: true } : {}),
+      ...extraArgs,
+    },
+    // The pid is this spawn's own, known at once: the watchdog and the pid file start before Anvil listens.
+    onSpawn(child) {
+      pid = child.pid
+      child.once('exit', (code, signal) => resolveExit({ code, signal }))
+      // A process that could not be spawned emits 'error' and no 'exit'.
+      child.once('error', () => resolveExit({ code: null, signal: null }))
+      if (watch && pid !== undefined) guard = startWatchdog(pid)
+      if (pidFile && pid !== undefined) writeAnvilPidFile(pidFile, pid)
+    },
   })
 
-  let resolveExit!: (value: { code: number | null; signal: string | null }) => void
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => (resolveExit = resolve))
-  instance.on('exit', (code, signal) => resolveExit({ code, signal }))
-
   const starting = instance.start()
-  // prool has no public pid: an Instance offers its host, port, url, status, messages and events, and Anvil's child
-  // process only as `_internal.process` (typed for anvil). It spawns synchronously, so the pid is known at once.
-  const pid = instance._internal.process.pid
-  const guard = watch && pid !== undefined ? startWatchdog(pid) : undefined
-  if (pidFile && pid !== undefined) writeAnvilPidFile(pidFile, pid)
   let pool: { stop(): void } | undefined
   let miner: Promise<BatchMiner | undefined> | undefined
   let cleaned = false
@@ -170,15 +178,12 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   try {
     await starting
   } catch (error) {
+    await exited
     cleanUp()
-    // prool's error holds what Anvil wrote to stderr. prool stops Anvil at its first stderr chunk, so the reason can
-    // be cut short ("Error" without the rest); collecting prool's stderr events got no more (measured: 40 starts).
-    const detail = (error as Error).message.replace(/^Failed to start process "anvil":/, '').trim()
-    throw new SvcError(`anvil failed to start (${binary}): ${detail}`, { cause: error })
+    throw new SvcError(`anvil failed to start (${binary}): ${(error as Error).message}`, { cause: error })
   }
-  // prool keeps Anvil's last messages; its banner ends with the address it listens on (with port 0, the one it chose).
-  const listening = /Listening on [^\s:]+:(\d+)/.exec(instance.messages.get().join(''))
-  const listeningPort = listening ? Number(listening[1]) : port
+  // With port 0, the port Anvil chose (its banner's "Listening on", read by the instance).
+  const listeningPort = instance.port
   if (!listeningPort) throw new Error('anvil started but did not say which port it listens on')
   const rpcUrl = `http://${host}:${listeningPort}`
   if (poolGuard && !cleaned) pool = startPoolGuard(rpcUrl, { log })
@@ -204,39 +209,32 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     pid,
     mine: (sent) => miner?.then((m) => m?.mine(sent)) ?? Promise.resolve(),
     stop() {
-      // prool drops its exit listener when asked to stop: clean up once the process is gone. The miner goes first: its
-      // WebSocket would otherwise try to reconnect to the stopped Anvil (and log ECONNREFUSED).
-      stopped ??= Promise.resolve(miner?.then((m) => m?.stop()))
-        .catch(() => {})
-        .then(() => endProcess(pid, exited, cleaned))
+      // The miner goes first: its WebSocket would otherwise try to reconnect to the stopped Anvil (and log
+      // ECONNREFUSED); once Anvil has exited, cleanUp has stopped it already. Bounded: its unsubscribe, sent to an
+      // Anvil that died, is never answered, and with nothing else keeping the event loop alive svc exited 13 mid-stop.
+      // The instance's stop ends the process (SIGTERM, then SIGKILL after 5 s) and waits for its exit.
+      stopped ??= within(minerStopMs, cleaned ? undefined : miner?.then((m) => m?.stop()))
         .then(() => instance.stop())
         .catch(() => {})
+        .then(() => exited)
         .finally(cleanUp)
+        .then(() => {})
       return stopped
     },
   }
 }
 
-/**
- * Ends Anvil before prool's `stop()` does. prool's stop removes execa's own exit listener, so execa's 5 s force-kill
- * timer is never cleared and keeps the caller's process alive 5 s after a sandbox stopped; a process already gone
- * is not signalled by prool, and no timer starts. SIGKILL if Anvil ignores SIGTERM for 5 s.
- */
-async function endProcess(pid: number | undefined, exited: Promise<unknown>, gone: boolean): Promise<void> {
-  if (pid === undefined || gone) return
-  const signal = (name: NodeJS.Signals) => {
-    try {
-      process.kill(pid, name)
-    } catch {}
-  }
-  signal('SIGTERM')
+/** How long stopping the miner may take before Anvil is stopped anyway. */
+const minerStopMs = 1_000
+
+/** Resolves when `work` settles (whichever way) or after `ms`, whichever comes first. */
+async function within(ms: number, work: Promise<unknown> | undefined): Promise<void> {
   let timer: NodeJS.Timeout | undefined
   await Promise.race([
-    exited,
+    Promise.resolve(work).catch(() => {}),
     new Promise<void>((resolve) => {
-      timer = setTimeout(() => resolve(signal('SIGKILL')), 5_000)
+      timer = setTimeout(resolve, ms)
     }),
   ])
   clearTimeout(timer)
-  await exited
 }

@@ -5,7 +5,7 @@ import { defaultPort } from '../../core/hosts.js'
 import { sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
 import type { StartServeOptions } from '../../server/start-serve.js'
 import { portFromEnv, portNumber } from '../inputs.js'
-import { firstSignal } from '../signals.js'
+import { firstSignal, stopWithin } from '../signals.js'
 
 type ServeOptions = {
   json?: boolean
@@ -231,6 +231,6 @@ async function drainOnSignal(
   say(`svc: ${signal}: draining (up to ${timeoutMs / 1000} s)…`)
   const drained = await serving.server.drain(timeoutMs)
   if (!drained) say(`svc: drain timed out: closing ${serving.server.lifecycle.inFlight} request(s) still in flight`)
-  await serving.stop()
+  await stopWithin(serving.stop(), say)
   say('svc: stopped')
 }

@@ -6,7 +6,7 @@ import { upOptions, type UpOptions } from '../up-options.js'
 import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
 import type { RunningSvc, StartSvcOptions } from '../../server/start-svc.js'
 import { readSession } from '../config.js'
-import { firstSignal } from '../signals.js'
+import { firstSignal, stopWithin } from '../signals.js'
 import { watchParent } from '../watch-parent.js'
 import { tuneHeapWhileStarting } from '../v8-heap.js'
 
@@ -115,7 +115,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
           }
         }
         let running = true
-        const stopOnSignal = () => void (running && sandbox.stop().then(() => process.exit(0)))
+        const stopOnSignal = () => void (running && stopWithin(sandbox.stop(), write).then(() => process.exit(0)))
         void signalled.then(stopOnSignal)
         void parentGone?.then(stopOnSignal)
         // The seed's new keys are shown once: in the dashboard, as --no-tui and --json print them.
@@ -208,6 +208,6 @@ async function waitForShutdown(
   const gone = parentGone?.then(() => 'the process that started svc exited')
   const reason = await Promise.race(gone ? [signalled, gone] : [signalled])
   say(`svc: ${reason}: stopping…`)
-  await sandbox.stop()
+  await stopWithin(sandbox.stop(), say)
   say('svc: stopped')
 }

@@ -1,7 +1,8 @@
 /**
  * cli/signals.ts `firstSignal`, which `svc up`, `svc serve` and `svc listen` wait on: a child process that loads
  * signal-exit (as execa does when it spawns Anvil) after svc's listener is not killed by the signal it handles, as it
- * was with `process.once`; a second signal exits at once with code 1; `until` takes the listeners away.
+ * was with `process.once`; a second signal exits at once with code 1; `until` takes the listeners away. `stopWithin`
+ * bounds the stop that follows.
  */
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
@@ -12,7 +13,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { afterAll, expect, test } from 'vitest'
-import { firstSignal } from '../../cli/signals.js'
+import { firstSignal, stopWithin } from '../../cli/signals.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-signals-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
@@ -90,4 +91,17 @@ test('until: the listeners go once it is aborted, a moment later', async () => {
   expect(counts()).toEqual([term! + 1, hup! + 1])
   await new Promise((resolve) => setImmediate(resolve))
   expect(counts()).toEqual([term, hup])
+})
+
+test('stopWithin: a stop that finishes in time returns; one that hangs exits 1 after the bound, saying so', async () => {
+  const said: string[] = []
+  const exits: number[] = []
+  const options = { timeoutMs: 50, exit: (code: number) => void exits.push(code) }
+  await stopWithin(Promise.resolve(), (line) => said.push(line), options)
+  expect({ said, exits }).toEqual({ said: [], exits: [] })
+  await stopWithin(new Promise<void>(() => {}), (line) => said.push(line), options)
+  expect({ said, exits }).toEqual({
+    said: ['svc: the stop did not finish within 0.05 s: exiting without waiting'],
+    exits: [1],
+  })
 })

@@ -17,12 +17,20 @@ export type ServeProcess = {
   stop(): Promise<number | null>
 }
 
-/** Runs `svc serve --json --port 0 …` as a real child process and resolves with its ready line. */
-export function startServeProcess(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<ServeProcess> {
+/**
+ * Runs `svc serve --json --port 0 …` as a real child process and resolves with its ready line. `detached`: in a
+ * process group of its own, as a service manager runs it (signal the group with `process.kill(-pid, signal)`).
+ */
+export function startServeProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  options: { detached?: boolean } = {},
+): Promise<ServeProcess> {
   return serveChild(
     spawn(process.execPath, [svcBin, 'serve', '--json', '--port', '0', ...args], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: options.detached === true,
     }),
   )
 }
