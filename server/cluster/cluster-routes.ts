@@ -18,10 +18,12 @@ import {
 
 /**
  * The control routes that act on the Sandbox chain (whatever needs `deps.chain`): the Sandbox wallet and its funding,
- * balances, the faucet, faults, chain restart, snapshots and time travel. Not `/config/local-dev` nor `/dev/rpc`:
+ * balances, the faucet, faults, chain restart, snapshots and time travel, and the facilitator's bazaar catalog
+ * (`/dev/bazaar`: server/control/bazaar-catalog.ts). Not `/config/local-dev` nor `/dev/rpc`:
  * each process answers those itself (its own public RPC URL, relayed to the owner's chain: server/sandbox/public-rpc.ts).
  */
-const chainRoute = /^\/(?:dev\/(?:faucet|balances|faults|chain\/restart|snapshots|time)(?:\/|$)|sandbox-wallet(?:\/|$))/
+const chainRoute =
+  /^\/(?:dev\/(?:faucet|balances|faults|chain\/restart|snapshots|time|bazaar)(?:\/|$)|sandbox-wallet(?:\/|$))/
 
 /** Marks a request one process forwarded to the chain owner, so a stale view never forwards it on again. */
 const forwardedHeader = 'x-svc-forwarded-to-owner'
