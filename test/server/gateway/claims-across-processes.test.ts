@@ -344,7 +344,27 @@ describe.skipIf(!runs)(
       expect(checking.headers.get('retry-after')).toBe(String(orphanedPayment.settling.retryAfter))
       expect(await errorOf(checking)).toBe(orphanedPayment.settling.message)
       expect(upstream.calls).toBe(calls + 1)
-      await a.server.database.db.deleteFrom('settlement_journal').execute()
+      // Nothing of it is on the chain, in its pool or at the facilitator: once a settle call sent before the process
+      // died has surely reached the facilitator (2 s), a retry gives that settlement up and pays afresh, once; not
+      // 503 until its validBefore (minutes).
+      expect(Number((await journalRows())[0]!.valid_before)).toBeGreaterThan(Date.now() / 1000 + 60)
+      const paid = await vi.waitFor(
+        async () => {
+          const retried = await replay(sent)
+          expect(retried.status).toBe(200)
+          return retried
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      await paid.arrayBuffer()
+      expect(upstream.calls).toBe(calls + 2)
+      expect(await settlements()).toHaveLength(2)
+      expect(await usdcBalance(services, buyer.address)).toBe(before - 20000n)
+      await vi.waitFor(async () => expect(await journalRows()).toEqual([]))
+      // Sent again, it was paid: the replay is the payment used, not a new charge.
+      const again = await replay(sent)
+      expect(again.status).not.toBe(200)
+      expect(await usdcBalance(services, buyer.address)).toBe(before - 20000n)
     })
   },
 )
