@@ -312,7 +312,7 @@ describe.skipIf(!runs)(
         .execute()
     }
 
-    test('503 with Retry-After, not "in use": unsent, the reaper frees it and the retry is served once; sent, svc waits for the chain', async () => {
+    test('503 with Retry-After, not "in use": unsent, the reaper frees it and the retry is served once; sent, given up once it cannot land and paid afresh', async () => {
       const { api, settlements } = await sellerApi({ path_pattern: '/gate/{id}' })
       const buyer = newAccount()
       await services.manager.fund(buyer.address, 'usdc', '1')
