@@ -145,6 +145,12 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
       headers: { [clusterHeader]: secret },
     })
     expect(supported.status).toBe(200)
+    // Whether its facilitator is settling an authorization (a replay of a dead process's payment asks).
+    const settling = `http://127.0.0.1:${owner.ready.port}/_svc/cluster/settling?authorizer=${buyer.address}&nonce=0x${'0'.repeat(64)}`
+    expect(await (await fetchLocal(settling, { headers: { [clusterHeader]: secret } })).json()).toEqual({
+      settling: false,
+    })
+    expect((await fetchLocal(settling)).status).toBe(404)
     // The other process has no chain of its own to show: its ready line names the owner's network and token.
     expect([other.ready.network, other.ready.usdc]).toEqual([owner.ready.network, owner.ready.usdc])
   })
