@@ -60,7 +60,9 @@ describe('svc discovery catalog', () => {
   })
 
   test("svc up names its facilitator as the catalog's place; the Sandbox control plane's /dev/bazaar lists the same", async () => {
-    const config = await (await fetch(`${sandbox.sandboxControlUrl}/config/local-dev`)).json()
+    const config = (await (await fetch(`${sandbox.sandboxControlUrl}/config/local-dev`)).json()) as {
+      bazaar_url: string
+    }
     expect(config.bazaar_url).toBe(sandbox.facilitatorUrl)
     const read = async (url: string) => (await fetch(`${url}/discovery/resources`)).json()
     expect(await read(`${sandbox.sandboxControlUrl}/dev/bazaar`)).toEqual(await read(sandbox.facilitatorUrl))

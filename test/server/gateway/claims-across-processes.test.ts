@@ -389,7 +389,9 @@ describe.skipIf(!runs)(
       const settling = services.facilitator.judgeSettle(payload, payload.accepted)
       const deps = { db: b.server.database.db, chain: services, log: () => {} } as never
       const paymentId = paymentIdentity(payload, payload.accepted)
-      expect(services.facilitator.isSettling(buyer.address, payload.payload.authorization.nonce)).toBe(true)
+      expect(
+        services.facilitator.isSettling(buyer.address, (payload.payload.authorization as { nonce: string }).nonce),
+      ).toBe(true)
       expect(await releaseDroppedSettlement(deps, paymentId)).toBe(false)
       expect((await journalRows()).map((row) => row.state)).toEqual(['settling'])
       // Refused without a transaction: nothing it sent can land, and the chain says the authorization is unused.
