@@ -183,7 +183,8 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     expect(await refused.json()).toEqual({ error: 'unauthorized' })
     const restarted = await restart({ authorization: `Bearer ${adminToken}` })
     expect(restarted.status).toBe(200)
-    expect(JSON.stringify(await restarted.json())).toContain(owner.ready.rpc_url)
+    // The owner's answer (its public RPC at its own address), never its loopback Anvil.
+    expect(await restarted.json()).toMatchObject({ restarted: true, rpc_url: `${sandboxControl(owner)}/dev/rpc` })
     // The same chain, reloaded: payments go on through the other process.
     expect((await pay(other)).status).toBe(200)
     expect(await settlements(owner)).toHaveLength(2)

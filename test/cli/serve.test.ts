@@ -205,6 +205,12 @@ describe('svc serve', () => {
     const catalog = await direct(`${config.bazaar_url}/discovery/resources`)
     expect(catalog.status).toBe(200)
     expect(await catalog.json()).toMatchObject({ x402Version: 2, items: [{ type: 'http' }] })
+    // The admin's chain restart names the same public RPC, not the loopback Anvil.
+    const restarted = await direct(`${svc.ready.sandbox_control_url}/dev/chain/restart`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}` },
+    })
+    expect(await restarted.json()).toMatchObject({ restarted: true, rpc_url: config.rpc_url })
   })
 
   test('the upstream guard refuses non-public ranges, link-local, loopback not allowed, and svc itself', async () => {
