@@ -712,11 +712,14 @@ export interface paths {
                             chain_id: 845320402;
                             /** @constant */
                             network: "eip155:845320402";
+                            /** @description the chain's JSON-RPC: on svc up its Anvil; on svc serve the Sandbox control plane's public `/dev/rpc` */
                             rpc_url: string | null;
-                            /** @description the faucet API (`POST {it}/faucet`, `POST {it}/balances`); on a team Sandbox (`svc serve --sandbox-chain shared`) the Sandbox control plane's `/dev` (a development JWT), answered through the process asked */
+                            /** @description the faucet API (`POST {it}/faucet`, `POST {it}/balances`); on svc serve the Sandbox control plane's `/dev` (a development JWT), answered through the process asked */
                             chain_manager_url: string | null;
-                            /** @description svc's Sandbox facilitator; null on a team Sandbox, whose facilitator is reached by svc's own processes only */
+                            /** @description svc's Sandbox facilitator; null on svc serve, whose facilitator verifies and settles for svc's own gateways only */
                             facilitator_url: string | null;
+                            /** @description where the Sandbox facilitator's bazaar catalog is read, as a facilitator URL (`GET {it}/discovery/resources`, `GET {it}/discovery/search`; `withBazaar(new HTTPFacilitatorClient({ url }))`): on svc up the facilitator_url; on svc serve the Sandbox control plane's `/dev/bazaar` */
+                            bazaar_url: string | null;
                             faucet_enabled: boolean;
                             native_currency: {
                                 name: string;
@@ -786,6 +789,117 @@ export interface paths {
                 503: components["responses"]["Unavailable"];
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/bazaar/discovery/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Sandbox facilitator's bazaar catalog (the bazaar_url of /config/local-dev on svc serve)
+         * @description Public, on {sandbox_base_url} only: what `GET /discovery/resources` of svc's Sandbox facilitator answers
+         *     (x402's bazaar extension), newest first. On a team Sandbox any process answers it (the chain owner's catalog).
+         */
+        get: {
+            parameters: {
+                query?: {
+                    type?: string;
+                    payTo?: string;
+                    scheme?: string;
+                    network?: string;
+                    extensions?: string;
+                    limit?: number;
+                    offset?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description a page of the catalog */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            x402Version: 2;
+                            items: Record<string, unknown>[];
+                            pagination: {
+                                limit: number;
+                                offset: number;
+                                total: number;
+                            };
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                404: components["responses"]["NotFound"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dev/bazaar/discovery/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the Sandbox facilitator's bazaar catalog
+         * @description Public, on {sandbox_base_url} only, as `GET /discovery/search` of svc's Sandbox facilitator.
+         */
+        get: {
+            parameters: {
+                query: {
+                    query: string;
+                    type?: string;
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the matching resources */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @constant */
+                            x402Version: 2;
+                            resources: Record<string, unknown>[];
+                            partialResults: boolean;
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                404: components["responses"]["NotFound"];
+                503: components["responses"]["Unavailable"];
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;

@@ -11,7 +11,7 @@ export type { DiscoveryResource, DiscoveryResourcesResponse, ListDiscoveryResour
 
 /**
  * A facilitator's bazaar catalog, read as buyers' agents read it: `withBazaar(new HTTPFacilitatorClient({ url }))`
- * and its `listResources` (`GET {url}/discovery/resources`). svc's own facilitator (`facilitator_url` of
+ * and its `listResources` (`GET {url}/discovery/resources`). svc's own facilitator (`bazaar_url` of
  * `GET /config/local-dev`) lists what was paid through it; a public facilitator's URL shows a listing there.
  */
 export async function listBazaarCatalog(

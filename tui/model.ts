@@ -77,6 +77,11 @@ export type DashboardOptions = {
     rpc_url: string
     chain_manager_url: string
     facilitator_url: string
+    /**
+     * Where the facilitator's bazaar catalog is read (`/config/local-dev`'s `bazaar_url`: a remote svc serve's public
+     * `/dev/bazaar`, its facilitator being on its loopback). @defaultValue facilitator_url
+     */
+    bazaar_url?: string | undefined
     chain_id: number
     network: string
     usdc: string

@@ -10,6 +10,7 @@ type LocalDev = {
   rpc_url: string | null
   chain_manager_url: string | null
   facilitator_url: string | null
+  bazaar_url: string | null
   usdc: { address: string }
 }
 
@@ -34,6 +35,7 @@ export async function remoteDashboardUrls(
     rpc_url: localDev.rpc_url ?? '',
     chain_manager_url: localDev.chain_manager_url ?? '',
     facilitator_url: localDev.facilitator_url ?? '',
+    bazaar_url: localDev.bazaar_url ?? '',
     chain_id: localDev.chain_id,
     network: localDev.network,
     usdc: localDev.usdc.address,

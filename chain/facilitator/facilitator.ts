@@ -45,6 +45,12 @@ export type SandboxFacilitator = {
   receiverAuthorizer: Address
   /** The batch-settlement actions it sent (deposits, claims, settles, refunds), journaled for crash recovery. */
   channelActions: ChannelActionJournal
+  /**
+   * Whether a settlement of `authorizer`'s authorization `nonce` (EIP-3009's, or a Permit2 nonce) is under way here
+   * now, from the call (a settle fault's delay included) to its answer: while it is, this facilitator may still send
+   * its transaction (server/journal/dropped-settlement.ts).
+   */
+  isSettling(authorizer: string, nonce: string): boolean
 }
 
 export type SandboxFacilitatorOptions = {
@@ -100,6 +106,22 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   const approvalCheckedFor = (payload: PaymentPayload, requirements: PaymentRequirements) => {
     const amount = approvalsChecked.get(payload)
     return amount !== undefined && BigInt(requirements.amount) <= amount
+  }
+  /** Settlements under way, by authorization (`from|nonce`, lower case), and how many calls are on each. */
+  const underWay = new Map<string, number>()
+  const authorizationKey = (authorizer: string, nonce: string) => `${authorizer}|${nonce}`.toLowerCase()
+  /** Counts `settling` under its payload's authorization until it ends. */
+  function whileSettling<T>(payload: PaymentPayload, settling: () => Promise<T>): Promise<T> {
+    const { from, nonce } = authorizationFields(payload.payload)
+    if (from === undefined || nonce === undefined) return settling()
+    const key = authorizationKey(from, nonce)
+    underWay.set(key, (underWay.get(key) ?? 0) + 1)
+    const done = () => {
+      const left = (underWay.get(key) ?? 1) - 1
+      if (left > 0) underWay.set(key, left)
+      else underWay.delete(key)
+    }
+    return settling().finally(done)
   }
   // Least recently asked first out once full (lru-cache); a pending settlement is kept like a settled one.
   const settlements = new LRUCache<string, Promise<SettleResponse>>({ max: settledMemory })
@@ -247,7 +269,9 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
       (verified) => verified.isValid,
     )
   }
-  const judgeSettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+  const judgeSettle = (payload: PaymentPayload, requirements: PaymentRequirements) =>
+    whileSettling(payload, () => judgedSettle(payload, requirements))
+  const judgedSettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
     const real = async () => {
       const answer = await judged(
         requirements,
@@ -270,7 +294,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   return {
     facilitator,
     verify,
-    settle,
+    settle: (payload, requirements) => whileSettling(payload, () => settle(payload, requirements)),
     judgeVerify,
     judgeSettle,
     catalog,
@@ -278,6 +302,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     reset,
     receiverAuthorizer: receiverAuthorizer.address,
     channelActions,
+    isSettling: (authorizer, nonce) => underWay.has(authorizationKey(authorizer, nonce)),
   }
 }
 

@@ -9,11 +9,14 @@ import { controlUrlFor } from '../settings.js'
 
 type CatalogFlags = { facilitator?: string; type?: string; payTo?: string; limit?: string; offset?: string }
 
-/** The facilitator to read: `--facilitator`, else the local Sandbox's (`GET /config/local-dev`, no credential). */
+/**
+ * The facilitator to read: `--facilitator`, else svc's Sandbox catalog (`bazaar_url` of `GET /config/local-dev`, no
+ * credential: svc up's facilitator, or svc serve's public `/dev/bazaar`, through any process of a team Sandbox).
+ */
 async function facilitatorOf(call: Call<CatalogFlags>): Promise<string> {
   if (call.options.facilitator) return call.options.facilitator.replace(/\/+$/, '')
   const local = createSvcClient({ baseUrl: controlUrlFor('development', call.settings().baseUrl) })
-  const url = (await local.config.localDev()).facilitator_url
+  const url = (await local.config.localDev()).bazaar_url
   if (!url)
     throw new ServiceUnavailableError(
       'this svc runs without its Sandbox chain, so it has no facilitator: start it with `svc up`, or pass --facilitator URL',

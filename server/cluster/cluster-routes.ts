@@ -12,16 +12,19 @@ import {
   clusterFaucetPath,
   clusterRpcPath,
   clusterSecret,
+  clusterSettlingPath,
   fromCluster,
   movingRetryAfterSeconds,
 } from './cluster-secret.js'
 
 /**
  * The control routes that act on the Sandbox chain (whatever needs `deps.chain`): the Sandbox wallet and its funding,
- * balances, the faucet, faults, chain restart, snapshots and time travel. Not `/config/local-dev` nor `/dev/rpc`:
+ * balances, the faucet, faults, chain restart, snapshots and time travel, and the facilitator's bazaar catalog
+ * (`/dev/bazaar`: server/control/bazaar-catalog.ts). Not `/config/local-dev` nor `/dev/rpc`:
  * each process answers those itself (its own public RPC URL, relayed to the owner's chain: server/sandbox/public-rpc.ts).
  */
-const chainRoute = /^\/(?:dev\/(?:faucet|balances|faults|chain\/restart|snapshots|time)(?:\/|$)|sandbox-wallet(?:\/|$))/
+const chainRoute =
+  /^\/(?:dev\/(?:faucet|balances|faults|chain\/restart|snapshots|time|bazaar)(?:\/|$)|sandbox-wallet(?:\/|$))/
 
 /** Marks a request one process forwarded to the chain owner, so a stale view never forwards it on again. */
 const forwardedHeader = 'x-svc-forwarded-to-owner'
@@ -64,7 +67,8 @@ function pipeTo(target: URL, req: IncomingMessage, res: ServerResponse, extra: R
  * - on the chain owner, the routes the other processes reach it by, with the cluster secret only (anyone else falls
  *   through to the hosts, as if they did not exist): `/_svc/cluster/facilitator/*` (the Sandbox facilitator's
  *   routes, served in process), `/_svc/cluster/rpc` (its Anvil's JSON-RPC, which stays on loopback),
- *   `/_svc/cluster/chain` (what its chain is: chain-facts.ts) and `/_svc/cluster/faucet` (the paywall's demo faucet);
+ *   `/_svc/cluster/chain` (what its chain is: chain-facts.ts), `/_svc/cluster/faucet` (the paywall's demo faucet) and
+ *   `/_svc/cluster/settling` (whether its facilitator is settling an authorization: journal/dropped-settlement.ts);
  * - on the others, the control routes that need the chain, forwarded to the owner with the caller's credentials and
  *   answered with the owner's answer unchanged; 503 with Retry-After while no process owns the chain.
  * Why through the main listener: it is the one address every process already advertises and a load balancer may
@@ -84,6 +88,12 @@ export function createClusterRoutes(deps: ServerDeps) {
       }
       if (req.path === clusterRpcPath) return pipeTo(new URL(chain.rpcUrl), req, res, {})
       if (req.path === clusterChainPath) return void res.json(chainFactsOf(chain))
+      if (req.path === clusterSettlingPath) {
+        const { authorizer, nonce } = req.query
+        const settling =
+          typeof authorizer !== 'string' || typeof nonce !== 'string' || chain.facilitator.isSettling(authorizer, nonce)
+        return void res.json({ settling })
+      }
       if (req.path === clusterFaucetPath && req.method === 'POST')
         return void demoFaucet(chain, req).then((funded) => res.json(funded), next)
       return next()

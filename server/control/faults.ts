@@ -9,6 +9,7 @@ import { findOwnedApi, listApis, slugExists } from '../db/apis.js'
 import type { ServerDeps } from '../deps.js'
 import { type Authenticate, type SandboxCaller, sandboxCallerOf, sandboxOwnerOf } from './sandbox-caller.js'
 import { requireSandboxChain } from '../sandbox/require-chain.js'
+import { localDevConfig } from '../sandbox/local-dev-config.js'
 
 /** The longest delay a fault may add (10 minutes). */
 const maxDelayMs = 600_000
@@ -133,9 +134,11 @@ export function createFaultRoutes(deps: ServerDeps, authenticate: Authenticate):
         { cause: error },
       )
     }
+    // On svc serve the RPC a caller on another host can use: the public one (/config/local-dev's rpc_url).
+    const publicRpc = localDevConfig(deps).rpc_url
     const answers = await Promise.all(
       chains.map(async (each, index) => ({
-        rpc_url: each.rpcUrl,
+        rpc_url: index === 0 && deps.trust ? (publicRpc ?? each.rpcUrl) : each.rpcUrl,
         ms: Math.round((restarts[index] as PromiseFulfilledResult<{ ms: number }>).value.ms),
         block_number: Number(await each.client.getBlockNumber()),
       })),

@@ -3,6 +3,7 @@ import type { Environment } from '../../core/hosts.js'
 import { createApiKeyRoutes } from './api-keys.js'
 import { createApiRoutes } from './apis.js'
 import { createAuthRoutes, createSessionRoutes } from './auth.js'
+import { createBazaarCatalogRoutes } from './bazaar-catalog.js'
 import { createChainRpcRoutes } from './chain-rpc.js'
 import { createConfigRoutes } from './config.js'
 import { createAuthenticator } from './context.js'
@@ -45,6 +46,7 @@ export function createControlRouter(deps: ServerDeps): Router {
   router.use(createContractRoutes())
   router.use(createRootRoutes(deps))
   router.use(createConfigRoutes(deps))
+  router.use(createBazaarCatalogRoutes(deps))
   router.use(createAuthRoutes(deps))
   // The Sandbox's routes: its owner (a local caller, or the admin token on svc serve) changes the whole Sandbox; a
   // seller's credential reads the clocks and acts on its own APIs' faults (sandbox-caller.ts).

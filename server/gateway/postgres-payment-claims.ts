@@ -6,6 +6,7 @@ import { journalHolderOf } from '../db/settlement-journal.js'
 import { type PaymentIdClaims, postgresPaymentIdClaims } from '../db/payment-id-claims.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
+import { releaseDroppedSettlement } from '../journal/dropped-settlement.js'
 import type { SettlementJournal } from '../journal/journal.js'
 import { endpointInUse, paymentInUse, usedUpMessage, type Claim, type PaymentLocks } from './payment-locks.js'
 
@@ -24,8 +25,10 @@ const usedUp: Claim = { ok: false, reason: 'endpoint-used-up', message: usedUpMe
  * live process resolves the row (server/journal/reaper.ts, every 2 s). Nothing was sent yet (`claimed`): the row is
  * freed at its next look, and the retry is served. Its settlement was sent (`settling`): that call may still be
  * under way at the facilitator, so the chain decides, read at once and then every 10 s until the authorization's
- * validBefore; a retry is paid if it was not (a used authorization is refused then). Either way a 503 with
- * Retry-After, not the 402 of a payment in use: nothing is wrong with the payment, and nothing is charged twice.
+ * validBefore; a retry is paid if it was not (a used authorization is refused then). A Sandbox settlement that can no
+ * longer land (not on the chain, not in its pool, not being settled: server/journal/dropped-settlement.ts) is given
+ * up as soon as a retry asks, which is then paid afresh. Meanwhile a 503 with Retry-After, not the 402 of a payment in
+ * use: nothing is wrong with the payment, and nothing is charged twice.
  */
 export const orphanedPayment = {
   claimed: {
@@ -70,7 +73,12 @@ export function createPostgresPaymentClaims(
   const log = deps.log ?? ((message: string) => console.error(message))
   return {
     async claim({ paymentId, ephemeral, entry }) {
-      if (!(await journal.claim(entry()))) return inUse(deps, paymentId)
+      if (!(await journal.claim(entry()))) {
+        const refusal = await inUse(deps, paymentId)
+        // Its process died settling it: once that settlement can no longer land, the payment is paid afresh.
+        if (refusal !== orphanedPayment.settling || !(await releaseDroppedSettlement(deps, paymentId))) return refusal
+        if (!(await journal.claim(entry()))) return inUse(deps, paymentId)
+      }
       if (ephemeral) {
         const endpoint = await claimEndpoint(deps.db, ephemeral, owner, endpointHoldMs).catch(async (error) => {
           await journal.release(paymentId)

@@ -202,7 +202,7 @@ type SettlementOnChain =
  * amount is the row's) or Permit2's (`nonceBitmap` and the settling transaction; the amount is what its `Transfer`
  * moved, upto's charge).
  */
-async function findSettlementOf(
+export async function findSettlementOf(
   client: PublicClient,
   row: SettlementJournalRow,
   nonce: string,

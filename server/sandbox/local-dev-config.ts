@@ -15,15 +15,22 @@ export const publicRpcPath = '/dev/rpc'
 const publicChainManagerPath = '/dev'
 
 /**
- * `GET /config/local-dev`: the Sandbox chain and its services. `rpc_url` is the chain's RPC a buyer can use: on
- * `svc up` its Anvil (this machine's); on `svc serve`, whose Anvil stays on loopback, the Sandbox control plane's
- * public RPC (`/dev/rpc`, read-mostly: server/sandbox/public-rpc.ts) at svc's public address, which every process of a
- * team Sandbox serves (relayed to the owner's chain). A team Sandbox process that does not own the chain answers with
- * the owner's chain facts (read once per epoch), and 503 with Retry-After while the chain moves.
- * On a team Sandbox every process, the owner too (a load balancer picks which), names only what answers through
- * itself, never the owner's loopback: `chain_manager_url` is the control plane's `/dev` (faucet and balances,
- * forwarded to the owner), `facilitator_url` is null (svc serve's facilitator is reached by svc's own processes only,
- * with the cluster secret; its gateways verify and settle Sandbox payments themselves), and no twins.
+ * Where `svc serve` publishes the Sandbox facilitator's bazaar catalog (server/control/bazaar-catalog.ts): a
+ * facilitator URL whose `/discovery/resources` and `/discovery/search` are the catalog's, as
+ * `withBazaar(new HTTPFacilitatorClient({ url }))` reads it (its `/verify` and `/settle` are not served there).
+ */
+export const publicBazaarPath = '/dev/bazaar'
+
+/**
+ * `GET /config/local-dev`: the Sandbox chain and its services. On `svc up` they are this machine's (its Anvil, chain
+ * manager and facilitator on loopback, as its caller is). On `svc serve` (one process with its own chain, or a team
+ * Sandbox's) every URL answers through the process's public address, never a loopback another host cannot reach:
+ * `rpc_url` is the Sandbox control plane's public RPC (`/dev/rpc`, read-mostly: server/sandbox/public-rpc.ts),
+ * `chain_manager_url` its `/dev` (`{it}/faucet`, `{it}/balances` with a development JWT), `bazaar_url` its
+ * `/dev/bazaar` (the facilitator's catalog), `facilitator_url` null (svc serve's facilitator verifies and settles
+ * for svc's own gateways only: in process, or for a team Sandbox's other processes with the cluster secret), no twins.
+ * A team Sandbox process that does not own the chain answers with the owner's chain facts (read once per epoch) and
+ * relays those routes to the owner; 503 with Retry-After while the chain moves.
  */
 export function localDevConfig(deps: ServerDeps) {
   const chain = deps.chain
@@ -32,20 +39,21 @@ export function localDevConfig(deps: ServerDeps) {
     throw new ServiceUnavailableError(sandboxChainMoving, { retryAfterSeconds: movingRetryAfterSeconds })
   const enabled = chain !== undefined || facts !== undefined
   const sandboxBase = controlUrl(deps.hosts, 'development')
-  const rpcUrl = !enabled ? null : deps.trust ? `${sandboxBase}${publicRpcPath}` : (chain?.rpcUrl ?? null)
-  const twins = chain?.twins.map((twin) => twin.describe()) ?? facts?.twins ?? []
-  const team = deps.chainOwner !== undefined
+  // svc serve (its trust settings given): buyers are on other hosts.
+  const server = deps.trust !== undefined || deps.chainOwner !== undefined
+  const publicUrl = (path: string) => (enabled ? `${sandboxBase}${path}` : null)
   return {
     enabled,
     chain_id: facts?.chain_id ?? sandboxChainId,
     network: facts?.network ?? sandboxNetwork,
-    rpc_url: rpcUrl,
-    chain_manager_url: team ? `${sandboxBase}${publicChainManagerPath}` : (chain?.chainManagerUrl ?? null),
-    facilitator_url: team ? null : (chain?.facilitatorUrl ?? null),
+    rpc_url: server ? publicUrl(publicRpcPath) : (chain?.rpcUrl ?? null),
+    chain_manager_url: server ? publicUrl(publicChainManagerPath) : (chain?.chainManagerUrl ?? null),
+    facilitator_url: server ? null : (chain?.facilitatorUrl ?? null),
+    bazaar_url: server ? publicUrl(publicBazaarPath) : (chain?.facilitatorUrl ?? null),
     faucet_enabled: enabled,
     native_currency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     usdc: sandboxUsdc(deps),
-    // svc serve runs no twins; a team Sandbox's would be RPCs on the owner's loopback.
-    twins: team ? [] : twins,
+    // svc serve runs no twins (a team Sandbox's would be RPCs on the owner's loopback).
+    twins: server ? [] : (chain?.twins.map((twin) => twin.describe()) ?? []),
   }
 }

@@ -3,6 +3,7 @@
  * `withBazaar`, before and after a buyer pays with the official client; `svc discovery API_ID` is unchanged.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { localFetch as fetch } from '../../sdk/local-fetch.js'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
 import { startUpstream } from '../server/gateway/helpers.js'
 import { createCli, type Cli } from './harness.js'
@@ -56,6 +57,21 @@ describe('svc discovery catalog', () => {
     // Another facilitator's catalog: here the same one, by its URL.
     const other = await cli.json(['discovery', 'catalog', '--facilitator', `${sandbox.facilitatorUrl}/`])
     expect(other.items.map((item: { resource: string }) => item.resource)).toEqual([resource])
+  })
+
+  test("svc up names its facilitator as the catalog's place; the Sandbox control plane's /dev/bazaar lists the same", async () => {
+    const config = (await (await fetch(`${sandbox.sandboxControlUrl}/config/local-dev`)).json()) as {
+      bazaar_url: string
+    }
+    expect(config.bazaar_url).toBe(sandbox.facilitatorUrl)
+    const read = async (url: string) => (await fetch(`${url}/discovery/resources`)).json()
+    expect(await read(`${sandbox.sandboxControlUrl}/dev/bazaar`)).toEqual(await read(sandbox.facilitatorUrl))
+    const other = await fetch(`${sandbox.sandboxControlUrl}/dev/bazaar/settle`)
+    expect(other.status).toBe(404)
+    const bad = await fetch(`${sandbox.sandboxControlUrl}/dev/bazaar/discovery/resources?limit=x`)
+    expect(bad.status).toBe(400)
+    expect(await bad.json()).toEqual({ error: 'limit must be an integer of at least 1, got "x"' })
+    expect((await fetch(`${sandbox.controlUrl}/dev/bazaar/discovery/resources`)).status).toBe(404)
   })
 
   test('a bad flag is a usage error; a facilitator that does not answer is one line and exit 1', async () => {

@@ -22,6 +22,12 @@ import { batchOnOwnerOnly } from '../../server/gateway/batch-servers.js'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { fetchFrom, runServe, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
 import { signUpServeSeller, type ServeSeller } from '../helpers/serve-seller.js'
+import { resolveNamesUnder } from '../helpers/resolve-names.js'
+import { createCli } from './harness.js'
+import { createElement } from 'react'
+import { render } from 'ink-testing-library'
+import { App } from '../../tui/App.js'
+import { remoteDashboardUrls } from '../../tui/remote-urls.js'
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-serve-chain-owner-'))
 const files = { jwt: join(dir, 'jwt.key'), wallet: join(dir, 'wallet.key'), admin: join(dir, 'admin.token') }
@@ -139,6 +145,12 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
       headers: { [clusterHeader]: secret },
     })
     expect(supported.status).toBe(200)
+    // Whether its facilitator is settling an authorization (a replay of a dead process's payment asks).
+    const settling = `http://127.0.0.1:${owner.ready.port}/_svc/cluster/settling?authorizer=${buyer.address}&nonce=0x${'0'.repeat(64)}`
+    expect(await (await fetchLocal(settling, { headers: { [clusterHeader]: secret } })).json()).toEqual({
+      settling: false,
+    })
+    expect((await fetchLocal(settling)).status).toBe(404)
     // The other process has no chain of its own to show: its ready line names the owner's network and token.
     expect([other.ready.network, other.ready.usdc]).toEqual([owner.ready.network, owner.ready.usdc])
   })
@@ -171,7 +183,8 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     expect(await refused.json()).toEqual({ error: 'unauthorized' })
     const restarted = await restart({ authorization: `Bearer ${adminToken}` })
     expect(restarted.status).toBe(200)
-    expect(JSON.stringify(await restarted.json())).toContain(owner.ready.rpc_url)
+    // The owner's answer (its public RPC at its own address), never its loopback Anvil.
+    expect(await restarted.json()).toMatchObject({ restarted: true, rpc_url: `${sandboxControl(owner)}/dev/rpc` })
     // The same chain, reloaded: payments go on through the other process.
     expect((await pay(other)).status).toBe(200)
     expect(await settlements(owner)).toHaveLength(2)
@@ -222,6 +235,40 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     const urls = JSON.stringify(config).match(/https?:\/\/[^"]+/g)!
     expect(urls.length).toBeGreaterThan(0)
     for (const url of urls) expect(url.startsWith(sandboxControl(other))).toBe(true)
+  })
+
+  test("svc discovery catalog and the dashboard's bazaar line through the other process list the owner's catalog", async () => {
+    // The payments above went through the other process and settled through the owner's facilitator.
+    const resource = gateway(other, '/forecast')
+    const config = await getJson(`${sandboxControl(other)}/config/local-dev`, {})
+    expect(config.bazaar_url).toBe(`${sandboxControl(other)}/dev/bazaar`)
+    const listed = await getJson(`${config.bazaar_url}/discovery/resources?type=http`, {})
+    expect(listed).toMatchObject({ x402Version: 2, pagination: { total: 1 }, items: [{ resource }] })
+
+    // The CLI and the dashboard run in this process, where `*.pay.test` is the loopback (their fetch asks dns.lookup).
+    const restore = resolveNamesUnder('pay.test')
+    try {
+      const cli = createCli()
+      const page = await cli.json(['--base-url', sandboxControl(other), 'discovery', 'catalog'])
+      expect(page.items.map((item: { resource: string }) => item.resource)).toEqual([resource])
+      const human = await cli.run(['--base-url', sandboxControl(other), 'discovery', 'catalog'])
+      expect(human).toMatchObject({ code: 0, stderr: '' })
+      expect(human.stdout).toContain(`${resource}  GET   0.01 USDC (exact)`)
+
+      const urls = await remoteDashboardUrls(other.ready.control_url)
+      const { lastFrame, unmount } = render(
+        createElement(App, { urls, session: { jwt: seller.jwt }, refreshMs: 200, remote: true }),
+      )
+      try {
+        await expect
+          .poll(() => lastFrame() ?? '', { timeout: 20_000 })
+          .toMatch(/bazaar catalog \(1\) GET \S*weather\S*\/forecast/)
+      } finally {
+        unmount()
+      }
+    } finally {
+      restore()
+    }
   })
 
   test("the browser's paywall page through the other process shows the owner's chain; its RPC and demo faucet reach it", async () => {

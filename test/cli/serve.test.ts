@@ -182,6 +182,37 @@ describe('svc serve', () => {
     expect(headers['x-forwarded-for']).toBe('198.51.100.9, 127.0.0.2')
   })
 
+  test('/config/local-dev names only URLs that answer through the public listener: RPC, faucet, balances, bazaar catalog', async () => {
+    const config = (await (await direct(`${svc.ready.sandbox_control_url}/config/local-dev`)).json()) as Record<
+      string,
+      unknown
+    > & { rpc_url: string; chain_manager_url: string; bazaar_url: string }
+    const sandbox = new URL(svc.ready.sandbox_control_url)
+    // A buyer on another host reaches svc at its public address only: its Anvil, chain manager and facilitator
+    // listen on this machine's loopback.
+    const urls = JSON.stringify(config).match(/https?:\/\/[^"]+/g)!
+    expect(urls.length).toBeGreaterThanOrEqual(3)
+    for (const url of urls) expect(new URL(url).origin).toBe(sandbox.origin)
+    expect(config).toMatchObject({ facilitator_url: null, twins: [] })
+
+    const chainId = await direct(config.rpc_url, json({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }))
+    expect(((await chainId.json()) as { result: string }).result).toBe('0x326290d2')
+    const wallet = privateKeyToAccount(generatePrivateKey())
+    const funded = await direct(`${config.chain_manager_url}/faucet`, asSeller({ address: wallet.address }))
+    expect(funded.status).toBe(200)
+    const balances = await direct(`${config.chain_manager_url}/balances`, asSeller({ address: wallet.address }))
+    expect(BigInt(((await balances.json()) as { usdc_base: string }).usdc_base)).toBeGreaterThan(0n)
+    const catalog = await direct(`${config.bazaar_url}/discovery/resources`)
+    expect(catalog.status).toBe(200)
+    expect(await catalog.json()).toMatchObject({ x402Version: 2, items: [{ type: 'http' }] })
+    // The admin's chain restart names the same public RPC, not the loopback Anvil.
+    const restarted = await direct(`${svc.ready.sandbox_control_url}/dev/chain/restart`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}` },
+    })
+    expect(await restarted.json()).toMatchObject({ restarted: true, rpc_url: config.rpc_url })
+  })
+
   test('the upstream guard refuses non-public ranges, link-local, loopback not allowed, and svc itself', async () => {
     for (const target of [
       'http://10.1.2.3/',

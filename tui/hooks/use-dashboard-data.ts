@@ -114,7 +114,8 @@ export function useDashboardData({
   remote = false,
 }: DashboardOptions): DashboardData {
   const jwt = useJwt({ session, getSession }, refreshMs)
-  const { sandbox_control_url: baseUrl, rpc_url: rpcUrl, facilitator_url: facilitatorUrl } = urls
+  const { sandbox_control_url: baseUrl, rpc_url: rpcUrl } = urls
+  const catalogUrl = urls.bazaar_url || urls.facilitator_url
   const seller = useMemo(
     () => (jwt ? createSvcClient({ baseUrl, jwt, environment: 'development' }) : undefined),
     [baseUrl, jwt],
@@ -159,9 +160,9 @@ export function useDashboardData({
   const settlements = usePoll(settlementFeed, onChain)
   // The catalog grows with payments, which make blocks: asked when the chain moves, like the settlements.
   const loadBazaar = useCallback(async (): Promise<BazaarCatalogView> => {
-    const { items, pagination } = await listBazaarCatalog(facilitatorUrl, { limit: bazaarShown })
+    const { items, pagination } = await listBazaarCatalog(catalogUrl, { limit: bazaarShown })
     return { newest: items, total: pagination.total }
-  }, [facilitatorUrl])
+  }, [catalogUrl])
   const bazaar = usePoll(loadBazaar, { ...onChain, owner: undefined })
   // Channels move with vouchers (no block) as well as with deposits, claims and settles: asked every period.
   const channels = usePoll(seller && (() => seller.channels.list({ limit: 1000 })), { ...live, owner: seller })

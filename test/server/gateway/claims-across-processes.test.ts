@@ -31,6 +31,7 @@ import type { LocalAccount } from 'viem'
 import { postgresPaymentIdClaims } from '../../../server/db/payment-id-claims.js'
 import { processOwnerOf } from '../../../server/db/process-owner.js'
 import { resolveSettlementJournal } from '../../../server/journal/recovery.js'
+import { releaseDroppedSettlement } from '../../../server/journal/dropped-settlement.js'
 import { buildJournalRow } from '../../../server/journal/journal.js'
 import { orphanedPayment } from '../../../server/gateway/postgres-payment-claims.js'
 import { paymentIdentity } from '../../../server/gateway/payment-locks.js'
@@ -312,7 +313,7 @@ describe.skipIf(!runs)(
         .execute()
     }
 
-    test('503 with Retry-After, not "in use": unsent, the reaper frees it and the retry is served once; sent, svc waits for the chain', async () => {
+    test('503 with Retry-After, not "in use": unsent, the reaper frees it and the retry is served once; sent, given up once it cannot land and paid afresh', async () => {
       const { api, settlements } = await sellerApi({ path_pattern: '/gate/{id}' })
       const buyer = newAccount()
       await services.manager.fund(buyer.address, 'usdc', '1')
@@ -344,6 +345,59 @@ describe.skipIf(!runs)(
       expect(checking.headers.get('retry-after')).toBe(String(orphanedPayment.settling.retryAfter))
       expect(await errorOf(checking)).toBe(orphanedPayment.settling.message)
       expect(upstream.calls).toBe(calls + 1)
+      // Nothing of it is on the chain, in its pool or at the facilitator: once a settle call sent before the process
+      // died has surely reached the facilitator (2 s), a retry gives that settlement up and pays afresh, once; not
+      // 503 until its validBefore (minutes).
+      expect(Number((await journalRows())[0]!.valid_before)).toBeGreaterThan(Date.now() / 1000 + 60)
+      const paid = await vi.waitFor(
+        async () => {
+          const retried = await replay(sent)
+          expect(retried.status).toBe(200)
+          return retried
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      await paid.arrayBuffer()
+      expect(upstream.calls).toBe(calls + 2)
+      expect(await settlements()).toHaveLength(2)
+      expect(await usdcBalance(services, buyer.address)).toBe(before - 20000n)
+      await vi.waitFor(async () => expect(await journalRows()).toEqual([]))
+      // Sent again, it was paid: the replay is the payment used, not a new charge.
+      const again = await replay(sent)
+      expect(again.status).not.toBe(200)
+      expect(await usdcBalance(services, buyer.address)).toBe(before - 20000n)
+    })
+
+    test('a settlement the facilitator is still settling is not given up; once its call ended without a transaction, it is', async () => {
+      const { api } = await sellerApi({ path_pattern: '/gate/{id}' })
+      const buyer = newAccount()
+      await services.manager.fund(buyer.address, 'usdc', '1')
+      const signature = await signedPaymentFor(services, buyer, `${on(a, api.slug)}/gate/replayed`)
+      const payload = decodePaymentSignatureHeader(signature)
+      await leftByGoneProcess(signature, api.id, 'settling')
+      // Its settle call reached the facilitator before the process died (2 s ago), and is held there by a fault.
+      await a.server.database.db
+        .updateTable('settlement_journal')
+        .set({ created_at: new Date(Date.now() - 3_000).toISOString() })
+        .execute()
+      await services.faults.add({
+        kind: 'settle',
+        delayMs: 1_500,
+        reason: 'invalid_exact_evm_payload_signature',
+        times: 1,
+      })
+      const settling = services.facilitator.judgeSettle(payload, payload.accepted)
+      const deps = { db: b.server.database.db, chain: services, log: () => {} } as never
+      const paymentId = paymentIdentity(payload, payload.accepted)
+      expect(
+        services.facilitator.isSettling(buyer.address, (payload.payload.authorization as { nonce: string }).nonce),
+      ).toBe(true)
+      expect(await releaseDroppedSettlement(deps, paymentId)).toBe(false)
+      expect((await journalRows()).map((row) => row.state)).toEqual(['settling'])
+      // Refused without a transaction: nothing it sent can land, and the chain says the authorization is unused.
+      expect(await settling).toMatchObject({ success: false })
+      expect(await releaseDroppedSettlement(deps, paymentId)).toBe(true)
+      expect((await journalRows()).map((row) => row.state)).toEqual(['abandoned'])
       await a.server.database.db.deleteFrom('settlement_journal').execute()
     })
   },
