@@ -23,8 +23,12 @@ const channel = 'svc_cluster_processes'
  * may target one of them, whatever `--allow-upstream` admits (server/serve/server-trust.ts).
  */
 export type ClusterPeers = {
-  /** The other processes' listeners, as last read (a loopback address only for a process of this machine). */
-  peers(): readonly OwnPeer[]
+  /**
+   * The other process `address:port` (a plain address) reaches, by its listener's name, or undefined; as last read.
+   * Any loopback address reaches a loopback listener of a process of this machine on its port (one bound to every
+   * address answers 127.0.0.2 too); another machine's loopback listeners are not this one's.
+   */
+  refusal(address: string, port: number): string | undefined
   /** Reads the rows again (before an API's upstream is judged). A failed read keeps what was known. */
   refresh(): Promise<void>
   /** Names this process's listeners again (its Sandbox chain came or went). */
@@ -97,7 +101,14 @@ export async function shareClusterPeers(options: {
   await subscription.ready
   await refresh()
   return {
-    peers: () => known,
+    refusal(address, port) {
+      const loopback = isLoopbackAddress(address)
+      return known.find(
+        (peer) =>
+          (peer.port === undefined || peer.port === port) &&
+          (peer.address === address || (loopback && isLoopbackAddress(peer.address))),
+      )?.name
+    },
     refresh,
     async publish(listeners) {
       await publish(listeners).catch((error) =>

@@ -46,9 +46,10 @@ export function assertAdmin(req: Request, trust: ServerTrust, what: string): voi
  */
 export function upstreamRefusal(trust: ServerTrust, address: string, port: number): string | undefined {
   const plain = plainAddress(address)
-  const at = (peer: OwnPeer) => peer.address === plain && (peer.port === undefined || peer.port === port)
-  const peer = trust.peers.find(at) ?? trust.cluster?.peers().find(at)
+  const peer = trust.peers.find((peer) => peer.address === plain && (peer.port === undefined || peer.port === port))
   if (peer) return peer.name
+  const sibling = trust.cluster?.refusal(plain, port)
+  if (sibling) return sibling
   if (nonPublicRanges.has(plain) && !trust.allowUpstream?.has(plain))
     return `a non-public address (${plain}; svc serve --allow-upstream admits a range)`
   return undefined

@@ -152,6 +152,8 @@ describe.skipIf(!runs)('svc serve --allow-upstream 127.0.0.1/32: svc itself is n
     const refused = [
       { target: `http://127.0.0.1:${b.ready.port}`, name: "svc's control plane and gateway" },
       { target: `http://sibling.localhost:${b.ready.port}/v1`, name: "svc's control plane and gateway" },
+      // Any loopback address on its port (a process bound to every address answers 127.0.0.2 as well).
+      { target: `http://127.0.0.2:${b.ready.port}`, name: "svc's control plane and gateway" },
       { target: `http://${database.hostname}:${database.port}`, name: "svc's database" },
       { target: new URL(services.rpcUrl).origin, name: `svc's RPC of ${network()}` },
       { target: new URL(services.facilitatorUrl).origin, name: "svc's facilitator" },
