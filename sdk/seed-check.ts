@@ -43,10 +43,17 @@ export function closestKey(unknown: string, known: readonly string[]): string | 
 }
 
 /**
- * Every problem of a seed document, each as `FILE:LINE path: message` (unknown keys with "did you mean"), or [] when
- * it is valid. `text` is read with line numbers kept, so each problem points at its line.
+ * Every problem of a seed document, each as `FILE:LINE path: message` (unknown keys with "did you mean"), in the
+ * order of their lines, or [] when it is valid: what `schema` finds, and what `rules` find in the document as read
+ * (the rules that span fields). `text` is read with line numbers kept, so each problem points at its line.
  */
-export function seedProblems(file: string, text: string, schema: z.ZodType, keys: SeedKeys): string[] {
+export function seedProblems(
+  file: string,
+  text: string,
+  schema: z.ZodType,
+  keys: SeedKeys,
+  rules: (document: unknown) => { path: PropertyKey[]; message: string }[] = () => [],
+): string[] {
   const lines = new LineCounter()
   const document = parseDocument(text, { lineCounter: lines })
   if (document.errors.length > 0)
@@ -54,8 +61,10 @@ export function seedProblems(file: string, text: string, schema: z.ZodType, keys
       const line = error.linePos?.[0]?.line
       return `${file}${line ? `:${line}` : ''}: not YAML or JSON (${error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')})`
     })
-  const result = schema.safeParse(document.toJS())
-  if (result.success) return []
+  const value = document.toJS()
+  const result = schema.safeParse(value)
+  const ruled = rules(value)
+  if (result.success && ruled.length === 0) return []
   const lineOf = (path: readonly PropertyKey[], key?: string): number | undefined => {
     const parts = path as (string | number)[]
     const node = document.getIn(parts, true) as { range?: [number, number, number]; items?: unknown[] } | undefined
@@ -69,14 +78,22 @@ export function seedProblems(file: string, text: string, schema: z.ZodType, keys
     return parts.length > 0 ? lineOf(parts.slice(0, -1)) : undefined
   }
   const at = (line: number | undefined) => `${file}${line ? `:${line}` : ''}`
-  return result.error.issues.flatMap((issue) => {
+  const problems: { line: number | undefined; text: string }[] = (result.error?.issues ?? []).flatMap((issue) => {
     if (issue.code === 'unrecognized_keys')
       return issue.keys.map((key) => {
         const meant = closestKey(key, levelOf(issue.path, keys))
         const where = pathText([...issue.path, key])
-        return `${at(lineOf(issue.path, key))} ${where}: unknown key${meant ? `: did you mean \`${meant}\`?` : ''}`
+        const line = lineOf(issue.path, key)
+        return { line, text: `${at(line)} ${where}: unknown key${meant ? `: did you mean \`${meant}\`?` : ''}` }
       })
     const missing = issue.code === 'invalid_type' && issue.input === undefined
-    return [`${at(lineOf(issue.path))} ${pathText(issue.path)}: ${missing ? 'missing' : issue.message}`]
+    const line = lineOf(issue.path)
+    return [{ line, text: `${at(line)} ${pathText(issue.path)}: ${missing ? 'missing' : issue.message}` }]
   })
+  for (const issue of ruled) {
+    const line = lineOf(issue.path)
+    problems.push({ line, text: `${at(line)} ${pathText(issue.path)}: ${issue.message}` })
+  }
+  // Stable: problems of one line keep the order they were found in.
+  return problems.sort((a, b) => (a.line ?? 0) - (b.line ?? 0)).map((problem) => problem.text)
 }

@@ -4,59 +4,171 @@ import { parse } from 'yaml'
 import { parseUsdc } from '../core/sandbox-usdc.js'
 import { z } from 'zod'
 import { createSvcClient, SvcApiError, type SvcClient } from './client.js'
-import type { Accept } from './types.js'
+import type { Accept, EndpointInput } from './types.js'
 import { UsageError } from '../core/errors.js'
+import { sandboxNetwork, usdcAddress } from '../core/sandbox-usdc.js'
+import { createApiSchema } from '../server/control/api-input.js'
+import { createKeySchema, resolveScopes } from '../server/control/api-keys.js'
+import { credentialsSchema } from '../server/control/auth.js'
+import {
+  acceptSchema,
+  acceptSchemes,
+  assetTransferMethods,
+  createEndpointSchema,
+  gasSponsorings,
+  paymentFlows,
+} from '../server/control/endpoint-input.js'
+import { developmentAcceptProblem } from '../server/control/endpoint-service.js'
 import { seedProblems, type SeedKeys } from './seed-check.js'
 
 const environmentSchema = z.enum(['production', 'development']).default('development')
 
+/*
+ * The seed's values are checked by the control plane's own validators (the routes' zod schemas and rules, not a copy
+ * of them): every value the control plane would refuse at start-up is a problem of the whole-file check, with its
+ * file, line and path, before anything starts. A field on its own takes the route's field schema; what spans fields
+ * (an endpoint's accept, a key's scopes or preset, a development API's network and asset) is checked on the body the
+ * seed sends ({@link seedEndpointBody}, {@link seedRuleIssues}), its paths named as the seed names them.
+ */
+const keyFields = createKeySchema.shape
+const apiFields = createApiSchema.shape
+const endpointFields = createEndpointSchema.shape
+const acceptFields = acceptSchema.shape
+
+const seedEndpointSchema = z.strictObject({
+  method: endpointFields.method,
+  path_pattern: endpointFields.path_pattern,
+  /** USDC, decimal (sandbox USDC in development). */
+  price: z.string().regex(/^\d+(\.\d{1,6})?$/, 'a USDC amount as a string, at most 6 decimals: "0.01"'),
+  description: endpointFields.description,
+  ttl: endpointFields.ttl,
+  request_schema: endpointFields.request_schema,
+  response_schema: endpointFields.response_schema,
+  /** The accept's network and asset (in development, the Sandbox chain's and its USDC when left out). */
+  network: acceptFields.network.optional(),
+  asset: acceptFields.asset.optional(),
+  /** `exact` (price is the price) or `upto` (price is the most a buyer signs for). @defaultValue exact */
+  scheme: z.enum(acceptSchemes).optional(),
+  /** `extra.assetTransferMethod`: eip3009 (exact's default) or permit2 (upto's only one). */
+  transfer_method: z.enum(assetTransferMethods).optional(),
+  /** `extra.paymentFlow` as @x402/core 2.27 names it: `authorization` (verify, upstream, settle) or `upfront`. */
+  payment_flow: z.enum(paymentFlows).optional(),
+  /** `extra.gasSponsoring` (Permit2): how a buyer without an approval is sponsored. @defaultValue both */
+  gas_sponsoring: z.enum(gasSponsorings).optional(),
+})
+type SeedEndpoint = z.infer<typeof seedEndpointSchema>
+
+/** Where an issue of the endpoint body the seed sends is in the seed's endpoint (`accepts.0.amount` is `price`). */
+const acceptPaths: Record<string, string> = {
+  scheme: 'scheme',
+  network: 'network',
+  asset: 'asset',
+  amount: 'price',
+  'extra.assetTransferMethod': 'transfer_method',
+  'extra.paymentFlow': 'payment_flow',
+  'extra.gasSponsoring': 'gas_sponsoring',
+}
+function seedEndpointPath(path: readonly PropertyKey[]): PropertyKey[] {
+  if (path[0] !== 'accepts') return [...path]
+  const field = acceptPaths[path.slice(2).map(String).join('.')]
+  return field ? [field] : []
+}
+/** The control plane's messages name the accept's `extra` fields; the seed names them its own way. */
+const seedWords = (message: string) =>
+  message
+    .replaceAll('extra.assetTransferMethod', 'transfer_method')
+    .replaceAll('extra.paymentFlow', 'payment_flow')
+    .replaceAll('extra.gasSponsoring', 'gas_sponsoring')
+
+/** A problem the control plane's rules find in a seed, at its path in the seed. */
+export type SeedRuleIssue = { path: PropertyKey[]; message: string }
+
+const seedKeySchema = z.strictObject({
+  name: keyFields.name,
+  preset: keyFields.preset,
+  scopes: keyFields.scopes,
+  environment: environmentSchema,
+})
+
+/** The rules of POST /auth/api-keys that span fields: scopes or a preset, each a known one. */
+function seedKeyIssues(raw: unknown): SeedRuleIssue[] {
+  const parsed = seedKeySchema.safeParse(raw)
+  if (!parsed.success) return [] // its own problems are listed already
+  const { environment: _, ...body } = parsed.data
+  const result = createKeySchema.safeParse(body)
+  if (!result.success) return result.error.issues
+  try {
+    resolveScopes(body.scopes ?? [], body.preset)
+    return []
+  } catch (error) {
+    if (error instanceof z.ZodError) return error.issues
+    throw error
+  }
+}
+
+/**
+ * The rules of POST /apis/{id}/endpoints that span fields, on the body the seed sends for each endpoint of one API:
+ * its accept (scheme, transfer method, flow, sponsoring, amount), a development API's network and asset, and one
+ * endpoint per route.
+ */
+function seedEndpointIssues(api: unknown): SeedRuleIssue[] {
+  if (typeof api !== 'object' || api === null) return []
+  const { environment: rawEnvironment, endpoints } = api as { environment?: unknown; endpoints?: unknown }
+  const environment = environmentSchema.safeParse(rawEnvironment)
+  if (!environment.success || !Array.isArray(endpoints)) return []
+  const local = environment.data === 'development' ? { network: sandboxNetwork, address: usdcAddress } : undefined
+  const routes = new Map<string, number>()
+  return endpoints.flatMap((raw: unknown, index): SeedRuleIssue[] => {
+    const parsed = seedEndpointSchema.safeParse(raw)
+    if (!parsed.success) return [] // its own problems are listed already
+    const at = ['endpoints', index]
+    const issues: SeedRuleIssue[] = []
+    const route = `${parsed.data.method} ${parsed.data.path_pattern}`
+    const first = routes.get(route)
+    if (first !== undefined)
+      issues.push({
+        path: at,
+        message: `the same route as endpoints[${first}] (${route}): an API has one endpoint per method and path`,
+      })
+    else routes.set(route, index)
+    const { body, accept } = seedEndpointBody(parsed.data, local)
+    const result = createEndpointSchema.safeParse(body)
+    if (!result.success)
+      for (const issue of result.error.issues)
+        issues.push({ path: [...at, ...seedEndpointPath(issue.path)], message: seedWords(issue.message) })
+    else if (local) {
+      const problem = developmentAcceptProblem(accept, local.address)
+      if (problem) issues.push({ path: [...at, problem.field], message: problem.message })
+    }
+    return issues
+  })
+}
+
+/** Every problem the control plane's cross-field rules find in a seed document (read as it is, before its schema). */
+export function seedRuleIssues(document: unknown): SeedRuleIssue[] {
+  if (typeof document !== 'object' || document === null) return []
+  const { keys, apis } = document as { keys?: unknown; apis?: unknown }
+  const each = (list: unknown, name: string, check: (item: unknown) => SeedRuleIssue[]) =>
+    Array.isArray(list)
+      ? list.flatMap((item, index) => check(item).map((issue) => ({ ...issue, path: [name, index, ...issue.path] })))
+      : []
+  return [...each(keys, 'keys', seedKeyIssues), ...each(apis, 'apis', seedEndpointIssues)]
+}
+
 const seedSchema = z.strictObject({
-  account: z.strictObject({ email: z.email(), password: z.string().min(8) }),
-  keys: z
-    .array(
-      z.strictObject({
-        name: z.string().min(1),
-        preset: z.string().optional(),
-        scopes: z.array(z.string()).optional(),
-        environment: environmentSchema,
-      }),
-    )
-    .default([]),
+  account: credentialsSchema,
+  keys: z.array(seedKeySchema).default([]),
   apis: z
     .array(
       z.strictObject({
-        name: z.string(),
-        slug: z.string(),
+        name: apiFields.name,
+        slug: apiFields.slug,
         environment: environmentSchema,
-        upstream_base_url: z.string(),
-        pay_to_address: z.string(),
-        discovery_guidance: z.string().optional(),
-        discovery_contact_email: z.string().optional(),
-        endpoints: z
-          .array(
-            z.strictObject({
-              method: z.string(),
-              path_pattern: z.string(),
-              /** USDC, decimal (sandbox USDC in development). */
-              price: z.string().regex(/^\d+(\.\d{1,6})?$/, 'a USDC amount as a string, at most 6 decimals: "0.01"'),
-              description: z.string().optional(),
-              ttl: z.number().int().positive().optional(),
-              request_schema: z.record(z.string(), z.unknown()).optional(),
-              response_schema: z.record(z.string(), z.unknown()).optional(),
-              /** Production only: the accept's network and asset. */
-              network: z.string().optional(),
-              asset: z.string().optional(),
-              /** `exact` (price is the price) or `upto` (price is the most a buyer signs for). @defaultValue exact */
-              scheme: z.enum(['exact', 'upto', 'batch-settlement']).optional(),
-              /** `extra.assetTransferMethod`: eip3009 (exact's default) or permit2 (upto's only one). */
-              transfer_method: z.enum(['eip3009', 'permit2']).optional(),
-              /** `extra.paymentFlow` as @x402/core 2.27 names it: `authorization` (verify, upstream, settle) or `upfront`. */
-              payment_flow: z.enum(['authorization', 'upfront']).optional(),
-              /** `extra.gasSponsoring` (Permit2): how a buyer without an approval is sponsored. @defaultValue both */
-              gas_sponsoring: z.enum(['eip2612GasSponsoring', 'erc20ApprovalGasSponsoring']).optional(),
-            }),
-          )
-          .default([]),
+        upstream_base_url: apiFields.upstream_base_url,
+        pay_to_address: apiFields.pay_to_address,
+        discovery_guidance: apiFields.discovery_guidance,
+        discovery_contact_email: apiFields.discovery_contact_email,
+        endpoints: z.array(seedEndpointSchema).default([]),
       }),
     )
     .default([]),
@@ -147,7 +259,13 @@ export function readSeedFile(nameOrFile: string): SeedFile {
       `cannot read the seed file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     )
   }
-  const problems = seedProblems(file, text.replaceAll('{{demo_upstream}}', 'http://127.0.0.1:1'), seedSchema, seedKeys)
+  const problems = seedProblems(
+    file,
+    text.replaceAll('{{demo_upstream}}', 'http://127.0.0.1:1'),
+    seedSchema,
+    seedKeys,
+    seedRuleIssues,
+  )
   if (problems.length > 0) throw seedError(file, problems)
   return { file, text, needsDemoUpstream: text.includes('{{demo_upstream}}') }
 }
@@ -163,11 +281,33 @@ export function parseSeed(seed: SeedFile, vars: { demo_upstream?: string | undef
     throw new UsageError(`seed file ${seed.file}: not YAML or JSON (${(error as Error).message.split('\n')[0]})`)
   }
   const result = seedSchema.safeParse(document)
-  if (!result.success) {
-    const issue = result.error.issues[0]!
-    throw new UsageError(`seed file ${seed.file}: ${issue.path.join('.') || '(top)'}: ${issue.message}`)
+  const issue = result.error?.issues[0] ?? seedRuleIssues(document)[0]
+  if (issue) throw new UsageError(`seed file ${seed.file}: ${issue.path.join('.') || '(top)'}: ${issue.message}`)
+  return result.data!
+}
+
+/**
+ * The body of POST /apis/{id}/endpoints for an endpoint of the seed (and its one accept): `price` is USDC, the
+ * network and asset default to the Sandbox chain's USDC (`local`) in development.
+ */
+function seedEndpointBody(
+  endpoint: SeedEndpoint,
+  local: { network: string; address: string } | undefined,
+): { body: EndpointInput; accept: Accept } {
+  const { price, network, asset, scheme, transfer_method, payment_flow, gas_sponsoring, ...fields } = endpoint
+  const extra = {
+    ...(transfer_method ? { assetTransferMethod: transfer_method } : {}),
+    ...(payment_flow ? { paymentFlow: payment_flow } : {}),
+    ...(gas_sponsoring ? { gasSponsoring: gas_sponsoring } : {}),
   }
-  return result.data
+  const accept: Accept = {
+    scheme: scheme ?? 'exact',
+    network: network ?? local?.network ?? '',
+    asset: asset ?? local?.address ?? '',
+    amount: parseUsdc(price).toString(),
+    ...(Object.keys(extra).length > 0 ? { extra } : {}),
+  }
+  return { body: { ...fields, accepts: [accept] }, accept }
 }
 
 /**
@@ -219,30 +359,9 @@ export async function applySeed(
     const local = environment === 'development' ? (await client.config.localDev()).usdc : undefined
     const have = new Set((await client.endpoints.list(api.id)).map((e) => `${e.method} ${e.path_pattern}`))
     let made = 0
-    for (const {
-      price,
-      network,
-      asset,
-      scheme,
-      transfer_method,
-      payment_flow,
-      gas_sponsoring,
-      ...endpoint
-    } of endpoints) {
+    for (const endpoint of endpoints) {
       if (have.has(`${endpoint.method.toUpperCase()} ${endpoint.path_pattern}`)) continue
-      const extra = {
-        ...(transfer_method ? { assetTransferMethod: transfer_method } : {}),
-        ...(payment_flow ? { paymentFlow: payment_flow } : {}),
-        ...(gas_sponsoring ? { gasSponsoring: gas_sponsoring } : {}),
-      }
-      const accept: Accept = {
-        scheme: scheme ?? 'exact',
-        network: network ?? local?.network ?? '',
-        asset: asset ?? local?.address ?? '',
-        amount: parseUsdc(price).toString(),
-        ...(Object.keys(extra).length > 0 ? { extra } : {}),
-      }
-      await client.endpoints.create(api.id, { ...endpoint, accepts: [accept] })
+      await client.endpoints.create(api.id, seedEndpointBody(endpoint, local).body)
       made++
     }
     result.apis.push({ slug: api.slug, environment, gateway_url: api.gateway_url, created, endpoints_created: made })

@@ -229,7 +229,25 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const listening = await listen(app, { port: options.port ?? 0, host: options.listenHost })
   hosts.port = listening.port
   // A server's upstreams may not reach its own listener at any of its addresses (loopback ones are refused anyway).
-  options.trust?.peers.push(...ownPeers(options.listenHost ?? '127.0.0.1', listening.port))
+  const listeners = ownPeers(options.listenHost ?? '127.0.0.1', listening.port)
+  options.trust?.peers.push(...listeners)
+  // Nor, on PostgreSQL, any other process of the database: each names its listeners there, before it is ready.
+  const clusterPeers = options.trust && database.notifications ? await import('./serve/cluster-peers.js') : undefined
+  const clusterListeners = (chain: ChainServices | undefined) => [
+    ...listeners,
+    ...(clusterPeers?.chainListeners(chain) ?? []),
+  ]
+  const cluster =
+    clusterPeers &&
+    database.notifications &&
+    (await clusterPeers.shareClusterPeers({
+      db: database.db,
+      notifications: database.notifications,
+      owner: (await import('./db/process-owner.js')).processOwnerOf(database.db),
+      listeners: clusterListeners(options.chain),
+      log: options.log,
+    }))
+  if (options.trust) options.trust.cluster = cluster
   const stopPurge = startEndpointPurge(database.db, { log: options.log, clock })
   // Payment channels' managers claim and settle on schedule from now, not from a receiver's next request.
   void app.gateway.startChannelManagers()
@@ -255,15 +273,18 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     async attachChain(chain) {
       await attached.detach()
       attached = await attachChain(deps, chain, { database, dataDir })
+      await cluster?.publish(clusterListeners(chain))
       void app.gateway.startChannelManagers()
     },
     async detachChain() {
       await attached.detach()
       attached = await attachChain(deps, undefined, { database, dataDir })
+      await cluster?.publish(clusterListeners(undefined))
     },
     async stop() {
       await reaper?.close()
       await listening.close()
+      await cluster?.close()
       await stopPurge()
       await app.gateway.close()
       await deps.events?.close?.()

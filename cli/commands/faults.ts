@@ -5,8 +5,8 @@ import { UsageError } from '../../core/errors.js'
 import { exactEvmReasons, isExactEvmReason } from '../../core/fault-reasons.js'
 import { action, addCommand, type Call, type CliContext } from '../context.js'
 import { parseInteger } from '../inputs.js'
-import { controlUrlFor } from '../settings.js'
 import { adminFetch, adminTokenOf, asAdmin, withAdminToken, type AdminTokenFlags } from '../admin-token.js'
+import { sandboxControlUrl } from './snapshots.js'
 
 type AddFlags = AdminTokenFlags & {
   reason?: string
@@ -25,7 +25,7 @@ const kinds = ['verify', 'settle', 'upstream'] as const
  */
 function sandboxClient(call: Call<AdminTokenFlags>): SvcClient {
   return createSvcClient({
-    baseUrl: controlUrlFor('development', call.settings().baseUrl),
+    baseUrl: sandboxControlUrl(call),
     environment: 'development',
     fetch: adminFetch(adminTokenOf(call)),
   })
@@ -99,9 +99,9 @@ export function registerFaults(program: Command, ctx: CliContext) {
       action<AddFlags>(ctx, async (call, kind) => {
         const input = faultInput(kind!, call.options)
         const added = await asAdmin(call, () => sandboxClient(call).faults.add(input))
-        if (call.out.isJson) return call.out.json(added)
+        if (call.out.isJson) return call.out.json({ ...added, sandbox_url: sandboxControlUrl(call) })
         call.out.line(
-          `${call.out.bold(added.id)}: ${faultEffect(added)}, ${added.api ? `API ${added.api}` : 'every API'}, ${strikesLeft(added)}`,
+          `${call.out.bold(added.id)} on ${sandboxControlUrl(call)}: ${faultEffect(added)}, ${added.api ? `API ${added.api}` : 'every API'}, ${strikesLeft(added)}`,
         )
       }),
     )
@@ -123,8 +123,8 @@ export function registerFaults(program: Command, ctx: CliContext) {
     .action(
       action<AdminTokenFlags>(ctx, async (call, id) => {
         const cleared = await asAdmin(call, () => sandboxClient(call).faults.clear(id))
-        if (call.out.isJson) return call.out.json({ cleared })
-        call.out.line(`cleared ${cleared} fault${cleared === 1 ? '' : 's'}`)
+        if (call.out.isJson) return call.out.json({ cleared, sandbox_url: sandboxControlUrl(call) })
+        call.out.line(`cleared ${cleared} fault${cleared === 1 ? '' : 's'} of ${sandboxControlUrl(call)}`)
       }),
     )
 
@@ -141,9 +141,9 @@ export function registerFaults(program: Command, ctx: CliContext) {
   ).action(
     action<AdminTokenFlags>(ctx, async (call) => {
       const restarted = await asAdmin(call, () => sandboxClient(call).chain.restart())
-      if (call.out.isJson) return call.out.json(restarted)
+      if (call.out.isJson) return call.out.json({ ...restarted, sandbox_url: sandboxControlUrl(call) })
       call.out.line(
-        `the chain restarted on ${restarted.rpc_url} with its state (block ${restarted.block_number}, away ${restarted.ms} ms)`,
+        `the chain of ${sandboxControlUrl(call)} restarted on ${restarted.rpc_url} with its state (block ${restarted.block_number}, away ${restarted.ms} ms)`,
       )
       for (const twin of restarted.twins)
         call.out.line(

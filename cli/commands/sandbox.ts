@@ -6,6 +6,7 @@ import { SvcError, UsageError } from '../../core/errors.js'
 import { formatUsdc } from '../../core/sandbox-usdc.js'
 import { formatQuantity } from '../amounts.js'
 import { action, addCommand, type Call, type CliContext } from '../context.js'
+import { sandboxControlUrl } from './snapshots.js'
 
 const assets = ['all', 'eth', 'usdc'] as const
 type Asset = (typeof assets)[number]
@@ -36,8 +37,10 @@ function balanceFields(balances: Pick<Balances, 'eth_wei' | 'usdc_base'>): [stri
 /** Human output hides the private key (its redacted form only); `--json` prints the answer as it is, key included. */
 async function showWallet(call: Call<{ wait?: boolean }>, client: SvcClient, wallet: SandboxWallet) {
   const balances = call.options.wait ? await waitForUsdc(client, wallet.address) : undefined
-  if (call.out.isJson) return call.out.json(wallet)
+  // A command that changes the Sandbox names the one it acted on (the wallet is created when missing).
+  if (call.out.isJson) return call.out.json({ ...wallet, sandbox_url: sandboxControlUrl(call) })
   call.out.fields([
+    ['sandbox', sandboxControlUrl(call)],
     ['address', wallet.address],
     ['private key', `${wallet.private_key_redacted}  ${call.out.dim('(hidden; --json shows it)')}`],
     [
@@ -109,13 +112,13 @@ export function registerSandbox(program: Command, ctx: CliContext) {
           const client = call.client('sandbox')
           const to = address ?? (await client.sandbox.wallet()).address
           const result = await client.sandbox.faucet(to, asset as Asset, amount, { approvePermit2, network })
-          if (call.out.isJson) return call.out.json(result)
+          if (call.out.isJson) return call.out.json({ ...result, sandbox_url: sandboxControlUrl(call) })
           const sent = [
             result.funded.eth_wei ? `${formatQuantity(result.funded.eth_wei, 18)} ETH` : undefined,
             result.funded.usdc_base ? `${formatUsdc(result.funded.usdc_base)} USDC` : undefined,
           ].filter(Boolean)
           call.out.line(
-            `sent ${sent.join(' and ') || 'nothing'} to ${result.address}${result.transactions.usdc ? ` (USDC tx ${result.transactions.usdc})` : ''}`,
+            `sent ${sent.join(' and ') || 'nothing'} to ${result.address} on ${sandboxControlUrl(call)}${result.transactions.usdc ? ` (USDC tx ${result.transactions.usdc})` : ''}`,
           )
           if (result.transactions.permit2_approval)
             call.out.line(`approved Permit2 for its USDC (tx ${result.transactions.permit2_approval})`)

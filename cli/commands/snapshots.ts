@@ -29,8 +29,10 @@ export function registerSnapshots(program: Command, ctx: CliContext) {
   ).action(
     action<AdminTokenFlags>(ctx, async (call) => {
       const snapshot = await asAdmin(call, () => sandboxControl(call).snapshots.take())
-      if (call.out.isJson) return call.out.json(snapshot)
+      if (call.out.isJson) return call.out.json({ ...snapshot, sandbox_url: sandboxControlUrl(call) })
+      // stdout is the id alone (`ID=$(svc snapshot)`); the sandbox it was taken of is named on stderr.
       call.out.line(snapshot.id)
+      call.io.stderr.write(`snapshot ${snapshot.id} of ${sandboxControlUrl(call)} (block ${snapshot.chain_block})\n`)
     }),
   )
 

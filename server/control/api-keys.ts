@@ -11,7 +11,8 @@ import type { ServerDeps } from '../deps.js'
 import { findOwnedApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../db/api-keys.js'
 import { isPreset, isScope, presets, scopes, type Scope } from '../../core/scopes.js'
 
-const createKeySchema = z
+/** POST /auth/api-keys (the seed file's check applies it too: sdk/seed.ts). */
+export const createKeySchema = z
   .strictObject({
     name: z
       .string({ error: 'expected a string' })

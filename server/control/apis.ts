@@ -12,6 +12,8 @@ import { addressRefusalOf, ownListenerPorts, ownListenerTargetedBy } from '../ow
 
 /** Refuses an upstream that is one of svc's own listeners (in any spelling of loopback, or a name resolving to it). */
 async function assertUpstreamAllowed(deps: ServerDeps, url: string): Promise<void> {
+  // The other processes of the database as they are now (one may have started a moment ago).
+  await deps.trust?.cluster?.refresh()
   const listener = await ownListenerTargetedBy(url, ownListenerPorts(deps), { refuse: addressRefusalOf(deps) })
   if (listener)
     throw new BadRequestError(`upstream_base_url: targets ${listener}; an upstream must be a service of your own`)

@@ -18,7 +18,8 @@ import { dialectOf } from '../db/dialect.js'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
 
-const credentialsSchema = z.strictObject({
+/** POST /auth/signup (the seed file's check applies it to its account too: sdk/seed.ts). */
+export const credentialsSchema = z.strictObject({
   email: z.email({ error: 'not an email address' }).max(254, { error: 'at most 254 characters' }),
   password: z
     .string({ error: 'expected a string' })

@@ -30,16 +30,27 @@ export function checkAccepts(deps: ServerDeps, api: ApiRow, accepts: AcceptInput
   if (api.environment !== 'development') return accepts.map((accept) => ({ ...accept }))
   const usdc = sandboxUsdc(deps)
   return accepts.map((accept, index) => {
-    if (accept.network !== sandboxNetwork)
-      throw new BadRequestError(
-        `${at}.${index}.network: a development API takes only network "${sandboxNetwork}" (the Sandbox chain)`,
-      )
-    if (accept.asset.toLowerCase() !== usdc.address.toLowerCase())
-      throw new BadRequestError(`${at}.${index}.asset: a development API takes only the Sandbox USDC ${usdc.address}`)
+    const problem = developmentAcceptProblem(accept, usdc.address)
+    if (problem) throw new BadRequestError(`${at}.${index}.${problem.field}: ${problem.message}`)
     // upto pays through Permit2 only; exact defaults to EIP-3009.
     const method = accept.scheme === 'upto' ? { assetTransferMethod: 'permit2' } : {}
     return { ...accept, asset: usdc.address, extra: { ...usdc.extra, ...method, ...accept.extra } }
   })
+}
+
+/**
+ * Why an accept does not fit a development API (the Sandbox chain and its USDC only), or undefined; the seed file's
+ * check applies it too (sdk/seed.ts).
+ */
+export function developmentAcceptProblem(
+  accept: { network: string; asset: string },
+  usdcAddress: string,
+): { field: 'network' | 'asset'; message: string } | undefined {
+  if (accept.network !== sandboxNetwork)
+    return { field: 'network', message: `a development API takes only network "${sandboxNetwork}" (the Sandbox chain)` }
+  if (accept.asset.toLowerCase() !== usdcAddress.toLowerCase())
+    return { field: 'asset', message: `a development API takes only the Sandbox USDC ${usdcAddress}` }
+  return undefined
 }
 
 const toJson = (schema: JsonSchema | null | undefined) => (schema == null ? null : JSON.stringify(schema))

@@ -42,3 +42,17 @@ export type PaymentIdClaimsTable = {
   claimed_by: string
   claimed_until: Date
 }
+
+/**
+ * PostgreSQL only (migration 2026_12_07_00): a running `svc serve` process and what it listens on, which no upstream
+ * may target (server/db/cluster-processes.ts).
+ */
+export type ClusterProcessesTable = {
+  /** The process owner (server/db/process-owner.ts). */
+  owner: string
+  /** Its machine's name (os.hostname()): a loopback address is only this machine's own. */
+  host: string
+  /** JSON: `[{address, port, name}]` (server/serve/own-peers.ts's OwnPeer). */
+  listeners: string
+  started_at: string
+}

@@ -17,6 +17,7 @@ import type {
 } from './batch-tables.js'
 import type {
   CacheVersionTable,
+  ClusterProcessesTable,
   EndpointClaimsTable,
   PaymentEventCounterTable,
   PaymentEventsTable,
@@ -62,6 +63,7 @@ export type Database = {
   sandbox_chain_owner: SandboxChainOwnerTable
   endpoint_claims: EndpointClaimsTable
   payment_id_claims: PaymentIdClaimsTable
+  cluster_processes: ClusterProcessesTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -3,6 +3,7 @@ import { type AddressList, nonPublicRanges, plainAddress } from '../../core/addr
 import { ForbiddenError, UnauthorizedError } from '../../core/errors.js'
 import type { AdminToken } from './serve-secrets.js'
 import type { OwnPeer } from './own-peers.js'
+import type { ClusterPeers } from './cluster-peers.js'
 
 /**
  * What changes when svc runs as a server (`svc serve`) instead of on a laptop (`svc up`). Behind a proxy every caller
@@ -19,6 +20,11 @@ export type ServerTrust = {
   allowUpstream: AddressList | undefined
   /** svc's own peers no upstream may reach, allowed or not: its listen address and port, the database. */
   peers: OwnPeer[]
+  /**
+   * On PostgreSQL, the other `svc serve` processes of the database (their rows name their listeners): no upstream
+   * may reach them either. Set once the process listens.
+   */
+  cluster?: ClusterPeers | undefined
 }
 
 /**
@@ -35,13 +41,15 @@ export function assertAdmin(req: Request, trust: ServerTrust, what: string): voi
 }
 
 /**
- * Why an upstream connection to `address:port` is refused on a server, or undefined: svc's own peers always,
- * non-public ranges unless `--allow-upstream` names them.
+ * Why an upstream connection to `address:port` is refused on a server, or undefined: svc's own peers (and the other
+ * processes of its database) always, non-public ranges unless `--allow-upstream` names them.
  */
 export function upstreamRefusal(trust: ServerTrust, address: string, port: number): string | undefined {
   const plain = plainAddress(address)
   const peer = trust.peers.find((peer) => peer.address === plain && (peer.port === undefined || peer.port === port))
   if (peer) return peer.name
+  const sibling = trust.cluster?.refusal(plain, port)
+  if (sibling) return sibling
   if (nonPublicRanges.has(plain) && !trust.allowUpstream?.has(plain))
     return `a non-public address (${plain}; svc serve --allow-upstream admits a range)`
   return undefined

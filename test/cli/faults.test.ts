@@ -52,7 +52,14 @@ describe('svc fault', () => {
       '--times',
       '2',
     ])
-    expect(added).toMatchObject({ kind: 'verify', api: 'weather', times: 2, remaining: 2 })
+    // Issue 35, item 5: a command that changes the sandbox names it.
+    expect(added).toMatchObject({
+      kind: 'verify',
+      api: 'weather',
+      times: 2,
+      remaining: 2,
+      sandbox_url: sandbox.sandboxControlUrl,
+    })
     const listed = await cli.ok([...base, 'fault', 'list'])
     expect(listed).toContain(added.id)
     expect(listed).toContain('verify answers invalid_exact_evm_payload_authorization_valid_before')
@@ -61,7 +68,13 @@ describe('svc fault', () => {
     expect(((await refused.json()) as { error: string }).error).toContain(
       'invalid_exact_evm_payload_authorization_valid_before',
     )
-    expect(await cli.ok([...base, 'fault', 'clear', added.id])).toBe('cleared 1 fault\n')
+    expect(await cli.ok([...base, 'fault', 'clear', added.id])).toBe(
+      `cleared 1 fault of ${sandbox.sandboxControlUrl}\n`,
+    )
+    expect(await cli.ok([...base, 'fault', 'add', 'upstream', '--drop', '--times', '1'])).toMatch(
+      new RegExp(`^flt_\\w+ on ${sandbox.sandboxControlUrl}: upstream drops the connection, every API, 1 of 1\\n$`),
+    )
+    expect(await cli.json([...base, 'fault', 'clear'])).toEqual({ cleared: 1, sandbox_url: sandbox.sandboxControlUrl })
     expect(await cli.ok([...base, 'fault', 'list'])).toBe('no faults in force\n')
     expect((await sandbox.buyer.fetch(url)).status).toBe(200)
   })
@@ -85,7 +98,14 @@ describe('svc fault', () => {
 
   test('svc chain restart keeps the chain: the buyer still pays', async () => {
     const restarted = await cli.json([...base, 'chain', 'restart'])
-    expect(restarted).toMatchObject({ restarted: true, rpc_url: sandbox.rpcUrl })
+    expect(restarted).toMatchObject({
+      restarted: true,
+      rpc_url: sandbox.rpcUrl,
+      sandbox_url: sandbox.sandboxControlUrl,
+    })
+    expect(await cli.ok([...base, 'chain', 'restart'])).toMatch(
+      new RegExp(`^the chain of ${sandbox.sandboxControlUrl} restarted on ${sandbox.rpcUrl} with its state`),
+    )
     expect((await sandbox.buyer.fetch(url)).status).toBe(200)
   })
 })

@@ -308,7 +308,13 @@ describe('a seller in the Sandbox, through the CLI', () => {
     const before = await cli.json(['balances'])
     expect(before.address).toBe(state.walletAddress)
     const human = await cli.ok(['faucet', '--asset', 'usdc', '--amount', '2.5'])
-    expect(human).toMatch(new RegExp(`^sent 2\\.5 USDC to ${state.walletAddress} \\(USDC tx 0x[0-9a-f]{64}\\)$`, 'm'))
+    // Issue 35, item 5: a command that changes the sandbox names it.
+    expect(human).toMatch(
+      new RegExp(
+        `^sent 2\\.5 USDC to ${state.walletAddress} on http://sandbox\\.localhost:\\d+ \\(USDC tx 0x[0-9a-f]{64}\\)$`,
+        'm',
+      ),
+    )
     const after = await cli.json(['balances', state.walletAddress!])
     expect(BigInt(after.usdc_base) - BigInt(before.usdc_base)).toBe(2_500_000n)
     expect(await cli.ok(['balances'])).toMatch(/^ETH\s+\d/m)

@@ -72,6 +72,7 @@ describe('the CLI and svc serve’s admin token', () => {
     expect(JSON.parse(listed.stdout).faults.map((fault: { id: string }) => fault.id)).toEqual([added.id])
     expect(JSON.parse((await svcCli(['fault', 'clear', '--json', '--admin-token-file', tokenFile])).stdout)).toEqual({
       cleared: 1,
+      sandbox_url: expect.stringMatching(/^http:\/\/sandbox\.localhost:\d+$/),
     })
     const snapshot = await svcCli(['snapshot', '--json', '--admin-token-file', tokenFile])
     expect(snapshot.code).toBe(0)

@@ -37,6 +37,16 @@ describe('svc snapshot / revert / snapshots', () => {
     })
   })
 
+  test('snapshot names the sandbox it acted on (stderr; stdout stays the id alone), sandbox_url with --json', async () => {
+    // Issue 35, item 5: it printed the id alone, where `svc time` and `svc revert` name the sandbox.
+    const taken = await cli.run(['snapshot'])
+    expect(taken.code).toBe(0)
+    const id = taken.stdout.trim()
+    expect(taken.stdout).toMatch(/^snap_\w+\n$/)
+    expect(taken.stderr).toMatch(new RegExp(`^snapshot ${id} of ${sandbox.sandboxControlUrl} \\(block \\d+\\)\\n$`))
+    expect(await cli.json(['snapshot'])).toMatchObject({ sandbox_url: sandbox.sandboxControlUrl })
+  })
+
   test('an unknown id: exit 1, one line; no id: exit 2', async () => {
     expect(await cli.run(['revert', 'snap_nope'])).toEqual({ code: 1, stdout: '', stderr: 'svc: snapshot not found\n' })
     expect(await cli.run(['revert', 'snap_nope', '--json'])).toEqual({

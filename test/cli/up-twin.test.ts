@@ -85,7 +85,7 @@ describe('svc up --twin base-sepolia', () => {
     expect(BigInt(((await balance.json()) as any).balances.usdc_base)).toBe(3_000_000n)
     const stdout = await cli.ok(['chain', 'restart'])
     expect(stdout).toMatch(
-      /^the chain restarted on .*\nthe twin base-sepolia restarted on http:\/\/127\.0\.0\.1:\d+ with its state \(block \d+, away \d+ ms\)\n$/,
+      /^the chain of http:\/\/sandbox\.localhost:\d+ restarted on .*\nthe twin base-sepolia restarted on http:\/\/127\.0\.0\.1:\d+ with its state \(block \d+, away \d+ ms\)\n$/,
     )
   })
 })
