@@ -92,6 +92,49 @@ describe.runIf(testDialects().includes('postgres'))('on PostgreSQL', () => {
   })
 })
 
+describe.runIf(testDialects().includes('postgres'))('on PostgreSQL, rows left for a later try', () => {
+  const databases = testDatabases('postgres')
+
+  test("a gone owner's row that cannot be settled yet is tried again soon, then after waits twice as long each time", async () => {
+    const url = await databases.url()
+    const [survivor, doomed] = [await openDatabase(url), await openDatabase(url)]
+    // No chain services: a Sandbox payment's row cannot be checked, so it is kept for a later try.
+    const deps = { db: survivor.db, log: () => {} } as unknown as ServerDeps
+    const reaper = startJournalReaper(deps, { everyMs: 3_600_000, retryKeptFirstMs: 1_000 })!
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    try {
+      const gone = processOwnerOf(doomed.db).id
+      await insertUser(survivor.db, {
+        id: 'u1',
+        email: 'u1@example.test',
+        password_hash: 'h',
+        password_salt: 's',
+        email_verified_at: null,
+        created_at: at,
+      })
+      await survivor.db
+        .insertInto('settlement_journal')
+        .values(testJournalRow('j1', { owner: gone }))
+        .execute()
+      await doomed.close()
+      expect(await reaper.reapOnce()).toEqual([gone])
+      // Kept: the next try is 1 s later, then 2 s after that.
+      expect(await reaper.reapOnce()).toEqual([])
+      await pause(1_100)
+      expect(await reaper.reapOnce()).toEqual([gone])
+      await pause(1_100)
+      expect(await reaper.reapOnce()).toEqual([])
+      await pause(1_000)
+      expect(await reaper.reapOnce()).toEqual([gone])
+      expect(await survivor.db.selectFrom('settlement_journal').select('id').execute()).toEqual([{ id: 'j1' }])
+    } finally {
+      await reaper.close()
+      await doomed.close()
+      await survivor.close()
+    }
+  })
+})
+
 describe('on SQLite', () => {
   const databases = testDatabases('sqlite')
   test('there is no reaper: one process per data dir, its start resolves what an earlier one left', async () => {
