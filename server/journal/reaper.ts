@@ -16,6 +16,11 @@ export type JournalReaperOptions = {
   retryKeptFirstMs?: number | undefined
   /** The longest wait between tries of rows left for a later try. @defaultValue 10_000 */
   retryKeptAfterMs?: number | undefined
+  /**
+   * How long after the database restarted (while this process ran) no owner is taken for gone: the restart ended
+   * every session, so every process's liveness lock is free until its connection is back. @defaultValue 10_000
+   */
+  restartGraceMs?: number | undefined
 }
 
 export type JournalReaper = {
@@ -37,12 +42,15 @@ export type JournalReaper = {
  * on its way at the facilitator, as when the process died a moment after sending it) are tried again after
  * `retryKeptFirstMs`, then after waits twice as long each time up to `retryKeptAfterMs`: a settlement that lands soon
  * after its process died is recorded soon after it lands, and one that never comes costs a read every 10 s at most.
+ * For `restartGraceMs` after the database restarted under a running process, no owner is taken for gone: the restart
+ * ended every session at once, and a live process's lock is free until its liveness connection is open again.
  * On SQLite (one process per data dir) there is no reaper: start-up recovery and the sweeper do it.
  * @returns undefined on SQLite
  */
 export function startJournalReaper(deps: ServerDeps, options: JournalReaperOptions = {}): JournalReaper | undefined {
   if (dialectOf(deps.db) !== 'postgres') return undefined
-  const { everyMs = 250, retryKeptFirstMs = 250, retryKeptAfterMs = 10_000 } = options
+  const { everyMs = 250, retryKeptFirstMs = 250, retryKeptAfterMs = 10_000, restartGraceMs = 10_000 } = options
+  const startedAt = Date.now()
   const log = deps.log ?? ((message: string) => console.error(message))
   const me = processOwnerOf(deps.db)
   /** Owners whose rows were left for a later try: when that is, and how long the last wait was. */
@@ -85,10 +93,17 @@ export function startJournalReaper(deps: ServerDeps, options: JournalReaperOptio
       )
     const rows = await deps.db
       .selectFrom(owners.as('owners'))
-      .select(['owners.owner', ownerLockHeld(sql.ref('owners.owner')).as('held')])
+      .select([
+        'owners.owner',
+        ownerLockHeld(sql.ref('owners.owner')).as('held'),
+        sql<number>`extract(epoch from now() - pg_postmaster_start_time()) * 1000`.as('up_ms'),
+      ])
       .execute()
     const reaped: string[] = []
     const now = Date.now()
+    // The database restarted after this process started, a moment ago: the live processes' locks are not back yet.
+    const upMs = Number(rows[0]?.up_ms ?? Number.POSITIVE_INFINITY)
+    if (upMs < Math.min(now - startedAt, restartGraceMs)) return reaped
     for (const { owner, held } of rows) {
       if (owner === null || held || (later.get(owner)?.at ?? 0) > now) continue
       if (await reapOwner(owner)) reaped.push(owner)
@@ -101,9 +116,15 @@ export function startJournalReaper(deps: ServerDeps, options: JournalReaperOptio
     looking ??= look().finally(() => (looking = undefined))
     return looking
   }
+  /** A look failed since the last that did not: said once, not four times a second while the database is away. */
+  let failing = false
   const timer = setInterval(() => {
-    reapOnce().catch((error: unknown) =>
-      log(`svc: looking for the rows of processes that are gone failed: ${toSvcError(error).message}`),
+    reapOnce().then(
+      () => (failing = false),
+      (error: unknown) => {
+        if (!failing) log(`svc: looking for the rows of processes that are gone failed: ${toSvcError(error).message}`)
+        failing = true
+      },
     )
   }, everyMs)
   timer.unref()
