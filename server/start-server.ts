@@ -43,7 +43,7 @@ export type StartServerOptions = {
   rpc?: readonly string[] | undefined
   /** The most blocks one `eth_getLogs` of that check spans. @defaultValue 2_000 */
   rpcLogBlocks?: number | undefined
-  /** PostgreSQL: how often rows of processes that are gone are looked for (server/journal/reaper.ts). @defaultValue 2_000 */
+  /** PostgreSQL: how often rows of processes that are gone are looked for (server/journal/reaper.ts). @defaultValue 250 */
   reapEveryMs?: number | undefined
   /** DNS servers for custom-domain verification (SVC_DNS_SERVERS). */
   dnsServers?: string[] | undefined

@@ -1,5 +1,5 @@
 import type Pg from 'pg'
-import { sql, type Kysely } from 'kysely'
+import { sql, type Kysely, type RawBuilder } from 'kysely'
 import { newId } from '../ids.js'
 
 /**
@@ -51,6 +51,18 @@ export function soleProcessOwner(): ProcessOwner {
 
 /** The advisory lock key of an owner id (a bigint PostgreSQL computes). */
 const lockKey = (owner: string) => sql`hashtextextended(${owner}, 0)`
+
+/**
+ * A PostgreSQL condition: some session of this database holds the liveness lock of the owner id in `owner` (a column
+ * or expression), as pg_locks shows it (a bigint key as its high and low 32 bits). It takes no lock, so it is cheap
+ * to ask often; a false answer only says the owner may be gone: {@link ProcessOwner.whileGone} decides.
+ */
+export const ownerLockHeld = (owner: RawBuilder<unknown>) => sql<boolean>`exists (
+  select 1 from pg_locks l
+  where l.locktype = 'advisory' and l.granted and l.objsubid = 1
+    and l.database = (select oid from pg_database where datname = current_database())
+    and l.classid::bigint = (hashtextextended(${owner}, 0) >> 32) & 4294967295
+    and l.objid::bigint = hashtextextended(${owner}, 0) & 4294967295)`
 
 /**
  * The owner of a PostgreSQL database many processes share: a session advisory lock on the owner's key, held by a

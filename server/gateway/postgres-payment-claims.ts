@@ -22,13 +22,14 @@ const usedUp: Claim = { ok: false, reason: 'endpoint-used-up', message: usedUpMe
 
 /**
  * A payment held by a process that is gone (a load balancer sent it again after that process died): the reaper of a
- * live process resolves the row (server/journal/reaper.ts, every 2 s). Nothing was sent yet (`claimed`): the row is
- * freed at its next look, and the retry is served. Its settlement was sent (`settling`): that call may still be
- * under way at the facilitator, so the chain decides, read at once and then every 10 s until the authorization's
- * validBefore; a retry is paid if it was not (a used authorization is refused then). A Sandbox settlement that can no
- * longer land (not on the chain, not in its pool, not being settled: server/journal/dropped-settlement.ts) is given
- * up as soon as a retry asks, which is then paid afresh. Meanwhile a 503 with Retry-After, not the 402 of a payment in
- * use: nothing is wrong with the payment, and nothing is charged twice.
+ * live process resolves the row (server/journal/reaper.ts, within a second of the death). Nothing was sent yet
+ * (`claimed`): the row is freed, and the retry is served. Its settlement was sent (`settling`): that call may still
+ * be under way at the facilitator, so the chain decides, read at once and then again after 0.25 s, doubling up to
+ * 10 s, until the authorization's validBefore; a retry is paid if it was not (a used authorization is refused then).
+ * A Sandbox settlement that can no longer land (not on the chain, not in its pool, not being settled:
+ * server/journal/dropped-settlement.ts) is given up as soon as a retry asks, which is then paid afresh. Meanwhile a
+ * 503 with Retry-After, not the 402 of a payment in use: nothing is wrong with the payment, and nothing is charged
+ * twice.
  */
 export const orphanedPayment = {
   claimed: {
@@ -46,10 +47,14 @@ export const orphanedPayment = {
   },
 } as const satisfies Record<string, Claim>
 
-/** Why a payment's claim was refused: its holder is alive (in use), or gone (orphaned, {@link orphanedPayment}). */
-async function inUse(deps: ServerDeps, paymentId: string): Promise<Claim> {
+/**
+ * Why a payment's claim was refused: its holder is alive (in use), or gone (orphaned, {@link orphanedPayment});
+ * undefined when nobody holds it any more (its row was freed since, by its process or a reaper): claim it again.
+ */
+async function inUse(deps: ServerDeps, paymentId: string): Promise<Claim | undefined> {
   const holder = await journalHolderOf(deps.db, paymentId)
-  if (!holder || holder.owner === null || !(await processOwnerOf(deps.db).isGone(holder.owner))) return paymentInUse
+  if (!holder) return undefined
+  if (holder.owner === null || !(await processOwnerOf(deps.db).isGone(holder.owner))) return paymentInUse
   return holder.state === 'claimed' ? orphanedPayment.claimed : orphanedPayment.settling
 }
 
@@ -73,11 +78,13 @@ export function createPostgresPaymentClaims(
   const log = deps.log ?? ((message: string) => console.error(message))
   return {
     async claim({ paymentId, ephemeral, entry }) {
-      if (!(await journal.claim(entry()))) {
-        const refusal = await inUse(deps, paymentId)
+      // A row freed between the refused claim and the look at its holder: claimed again (a few times at most).
+      for (let tries = 1; !(await journal.claim(entry())); tries++) {
+        const refused = await inUse(deps, paymentId)
         // Its process died settling it: once that settlement can no longer land, the payment is paid afresh.
-        if (refusal !== orphanedPayment.settling || !(await releaseDroppedSettlement(deps, paymentId))) return refusal
-        if (!(await journal.claim(entry()))) return inUse(deps, paymentId)
+        if (refused === orphanedPayment.settling && (await releaseDroppedSettlement(deps, paymentId))) continue
+        if (refused) return refused
+        if (tries >= 3) return paymentInUse
       }
       if (ephemeral) {
         const endpoint = await claimEndpoint(deps.db, ephemeral, owner, endpointHoldMs).catch(async (error) => {

@@ -42,9 +42,12 @@ const beforeKill = 100
 const afterKill = 100
 /** The authorizations' window: a settlement the dead process never sent is known unused once it has passed. */
 const maxTimeoutSeconds = 12
-/** A survivor looks for a dead process's rows every 2 s (server/journal/reaper.ts); with the chain's read, within 4 s. */
+/**
+ * A survivor notices a dead process within 250 ms (server/journal/reaper.ts) and reads its rows on the chain: a bound
+ * with room for a loaded machine.
+ */
 const reapEveryMs = 4_000
-/** Rows it had to keep (an unused authorization in its window) it looks at again 10 s later. */
+/** Rows it had to keep (an unused authorization in its window) it looks at again after 0.25 s, doubling up to 10 s. */
 const keptRetryMs = 10_000
 
 /** Whether the EIP-3009 authorization `nonce` of `payer` was used on the chain (USDC's authorizationState). */

@@ -22,6 +22,7 @@ import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { openDatabase } from '../../server/db/database.js'
 import { createProductionChains } from '../../server/journal/production-chains.js'
 import { startBoundedRpc, type BoundedRpc } from '../helpers/bounded-rpc.js'
+import { startHeldFacilitator } from '../helpers/held-facilitator.js'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { fetchFrom, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
 
@@ -62,13 +63,16 @@ const network = () => services.sandboxChain.network
 const usdc = () => services.sandboxChain.usdc.address
 
 /** `svc serve`, production only, on `database` (a data dir's SQLite file when undefined); paused mid-settle if asked. */
-async function serve(name: string, options: { database?: string; rpc?: boolean; pause?: boolean }) {
+async function serve(
+  name: string,
+  options: { database?: string; rpc?: boolean; pause?: boolean; facilitatorUrl?: string },
+) {
   const env = options.pause ? { ...process.env, SVC_PAUSE_AT: 'settlement-record' } : process.env
   const svc = await startServeProcess(
     [
       ...['--sandbox-chain', 'none', '--data-dir', join(dir, name), '--platform-domain', 'pay.test'],
       ...['--jwt-secret-file', jwtFile, '--wallet-key-file', walletFile, '--auto-verify'],
-      ...['--facilitator-url', services.facilitatorUrl, '--allow-upstream', '127.0.0.3'],
+      ...['--facilitator-url', options.facilitatorUrl ?? services.facilitatorUrl, '--allow-upstream', '127.0.0.3'],
       ...(options.database ? ['--database-url', options.database] : []),
       ...(options.rpc ? ['--rpc', `${network()}=${rpc.url}`, '--rpc-log-blocks', String(maxBlocks)] : []),
     ],
@@ -165,7 +169,7 @@ describe.skipIf(!runsPostgres)('on PostgreSQL: a survivor recovers a killed proc
   afterAll(async () => postgres?.stop())
 
   test('B, alive all along, records the payment A settled and died with, within 5 s, once', async () => {
-    postgres = await startPostgres()
+    postgres ??= await startPostgres()
     const database = await postgres.createDatabase()
     const [a, b] = await Promise.all([
       serve('a', { database, rpc: true, pause: true }),
@@ -199,6 +203,58 @@ describe.skipIf(!runsPostgres)('on PostgreSQL: a survivor recovers a killed proc
     // Its logs were read in steps the RPC takes.
     expect(rpc.ranges.length).toBeGreaterThan(1)
     expect(rpc.ranges.every(([from, to]) => to - from + 1n <= BigInt(maxBlocks))).toBe(true)
+  }, 120_000)
+
+  test('of three, C is killed with its settlement still at the facilitator; a survivor records it within 5 s of the kill, once', async () => {
+    postgres ??= await startPostgres()
+    const database = await postgres.createDatabase()
+    const facilitator = await startHeldFacilitator(services.facilitatorUrl)
+    const [a, , c] = await Promise.all([
+      serve('a3', { database, rpc: true }),
+      serve('b3', { database, rpc: true }),
+      serve('c3', { database, rpc: true, facilitatorUrl: facilitator.url }),
+    ])
+    const api = await productionApi(a, 'in-flight')
+    const client = new pg.Client({ connectionString: database })
+    await client.connect()
+    try {
+      // C's settlement reaches the facilitator, which sends it on only later: C dies with it on its way.
+      facilitator.hold()
+      const payer = await payAndHang(api.url(c.ready.port))
+      await vi.waitFor(
+        async () => {
+          expect(facilitator.waiting).toBe(1)
+          expect((await client.query('select state from settlement_journal')).rows).toEqual([{ state: 'settling' }])
+        },
+        { timeout: 30_000, interval: 20 },
+      )
+      c.child.kill('SIGKILL')
+      const killedAt = Date.now()
+      await c.exited
+      // The survivors' looks at C's row (its authorization's state read through --rpc: an eth_call each) find it
+      // unused, twice; then the facilitator's transaction lands, as one does a moment after the process died.
+      const looks = () => rpc.calls.filter((call) => call.method === 'eth_call' && call.at >= killedAt)
+      await vi.waitFor(() => expect(looks().length).toBeGreaterThanOrEqual(2), { timeout: 30_000, interval: 5 })
+      facilitator.release()
+      await vi.waitFor(async () => expect(await usedOnChain(payer)).toHaveLength(1), { timeout: 30_000, interval: 20 })
+      const landedMs = Date.now() - killedAt
+      await vi.waitFor(async () => expect((await client.query('select id from settlement_journal')).rows).toEqual([]), {
+        timeout: 30_000,
+        interval: 20,
+      })
+      const recordedMs = Date.now() - killedAt
+      console.info(
+        `serve-recovery: C's settlement was first looked at ${looks()[0]!.at - killedAt} ms after the kill, on chain at ${landedMs} ms, in the ledger at ${recordedMs} ms`,
+      )
+      const [transaction] = await usedOnChain(payer)
+      const ledger = (await client.query('select transaction, delivered from settlements')).rows
+      expect(ledger).toEqual([{ transaction, delivered: 0 }])
+      expect(recordedMs).toBeLessThanOrEqual(5_000)
+    } finally {
+      facilitator.release()
+      await client.end()
+      await facilitator.stop()
+    }
   }, 120_000)
 })
 

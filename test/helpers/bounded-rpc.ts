@@ -10,6 +10,8 @@ export type BoundedRpc = {
   url: string
   /** The `[fromBlock, toBlock]` of every eth_getLogs call, refused ones included. */
   ranges: [bigint, bigint][]
+  /** Every call's method, and when it was answered (Date.now()). */
+  calls: { method: string; at: number }[]
   stop(): Promise<void>
 }
 
@@ -17,6 +19,7 @@ type RpcCall = { id: unknown; method: string; params?: unknown[] }
 
 export async function startBoundedRpc(target: string, maxBlocks: number): Promise<BoundedRpc> {
   const ranges: [bigint, bigint][] = []
+  const calls: { method: string; at: number }[] = []
   /** An error answer for a call the proxy refuses, else undefined. */
   const refusal = (call: RpcCall) => {
     if (call.method !== 'eth_getLogs') return undefined
@@ -37,17 +40,26 @@ export async function startBoundedRpc(target: string, maxBlocks: number): Promis
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const body = Buffer.concat(chunks).toString('utf8')
-    const calls = JSON.parse(body) as RpcCall | RpcCall[]
-    const refused = (Array.isArray(calls) ? calls : [calls]).map(refusal).find((answer) => answer !== undefined)
-    if (refused && !Array.isArray(calls))
+    const asked = JSON.parse(body) as RpcCall | RpcCall[]
+    const batch = Array.isArray(asked) ? asked : [asked]
+    const answered = () => {
+      for (const call of batch) calls.push({ method: call.method, at: Date.now() })
+    }
+    const refused = batch.map(refusal).find((answer) => answer !== undefined)
+    if (refused && !Array.isArray(asked)) {
+      answered()
       return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(refused))
+    }
     const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text())
+    const text = await answer.text()
+    answered()
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(text)
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     ranges,
+    calls,
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections()

@@ -4,7 +4,7 @@
  * rows and pending channel actions. SQLite has no reaper. (The kill of a real `svc serve` with a payment in flight is
  * test/cli/serve-recovery.test.ts.)
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
 import { saveChannelAction } from '../../../server/db/channel-actions.js'
 import { openDatabase } from '../../../server/db/database.js'
@@ -14,7 +14,7 @@ import { insertUser } from '../../../server/db/users.js'
 import type { ServerDeps } from '../../../server/deps.js'
 import { startJournalReaper } from '../../../server/journal/reaper.js'
 import { testJournalRow } from '../../helpers/journal-rows.js'
-import { testDatabases, testDialects } from '../../helpers/postgres.js'
+import { startPostgres, testDatabases, testDialects, type TestPostgres } from '../../helpers/postgres.js'
 
 const at = '2026-11-26T00:00:00.000Z'
 
@@ -90,6 +90,88 @@ describe.runIf(testDialects().includes('postgres'))('on PostgreSQL', () => {
       await survivor.close()
     }
   })
+})
+
+describe.runIf(testDialects().includes('postgres'))('on PostgreSQL, rows left for a later try', () => {
+  const databases = testDatabases('postgres')
+
+  test("a gone owner's row that cannot be settled yet is tried again soon, then after waits twice as long each time", async () => {
+    const url = await databases.url()
+    const [survivor, doomed] = [await openDatabase(url), await openDatabase(url)]
+    // No chain services: a Sandbox payment's row cannot be checked, so it is kept for a later try.
+    const deps = { db: survivor.db, log: () => {} } as unknown as ServerDeps
+    const reaper = startJournalReaper(deps, { everyMs: 3_600_000, retryKeptFirstMs: 1_000 })!
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+    try {
+      const gone = processOwnerOf(doomed.db).id
+      await insertUser(survivor.db, {
+        id: 'u1',
+        email: 'u1@example.test',
+        password_hash: 'h',
+        password_salt: 's',
+        email_verified_at: null,
+        created_at: at,
+      })
+      await survivor.db
+        .insertInto('settlement_journal')
+        .values(testJournalRow('j1', { owner: gone }))
+        .execute()
+      await doomed.close()
+      expect(await reaper.reapOnce()).toEqual([gone])
+      // Kept: the next try is 1 s later, then 2 s after that.
+      expect(await reaper.reapOnce()).toEqual([])
+      await pause(1_100)
+      expect(await reaper.reapOnce()).toEqual([gone])
+      await pause(1_100)
+      expect(await reaper.reapOnce()).toEqual([])
+      await pause(1_000)
+      expect(await reaper.reapOnce()).toEqual([gone])
+      expect(await survivor.db.selectFrom('settlement_journal').select('id').execute()).toEqual([{ id: 'j1' }])
+    } finally {
+      await reaper.close()
+      await doomed.close()
+      await survivor.close()
+    }
+  })
+})
+
+describe.runIf(testDialects().includes('postgres'))('on PostgreSQL, after the database restarted', () => {
+  let postgres: TestPostgres | undefined
+  afterAll(async () => postgres?.stop())
+
+  test('no owner is taken for gone for a while: the live processes have not taken their locks again yet', async () => {
+    postgres = await startPostgres()
+    const url = await postgres.createDatabase()
+    const [survivor, doomed] = [await openDatabase(url), await openDatabase(url)]
+    const deps = { db: survivor.db, log: () => {} } as unknown as ServerDeps
+    const reaper = startJournalReaper(deps, { everyMs: 3_600_000, restartGraceMs: 3_000 })!
+    try {
+      const gone = processOwnerOf(doomed.db).id
+      await insertUser(survivor.db, {
+        id: 'u1',
+        email: 'u1@example.test',
+        password_hash: 'h',
+        password_salt: 's',
+        email_verified_at: null,
+        created_at: at,
+      })
+      await survivor.db.insertInto('settlement_journal').values(journalRow('j1', gone)).execute()
+      await doomed.close()
+      await postgres.restart()
+      const restartedAt = Date.now()
+      // Every session ended: a lock nobody holds says nothing yet (the survivor's pool may need a try to reconnect).
+      expect(await vi.waitFor(() => reaper.reapOnce(), { timeout: 2_000, interval: 50 })).toEqual([])
+      expect(Date.now() - restartedAt).toBeLessThan(3_000)
+      expect(await survivor.db.selectFrom('settlement_journal').select('id').execute()).toEqual([{ id: 'j1' }])
+      // Once the grace is over, the owner whose lock is still free is gone.
+      await vi.waitFor(async () => expect(await reaper.reapOnce()).toEqual([gone]), { timeout: 10_000, interval: 200 })
+      expect(Date.now() - restartedAt).toBeGreaterThanOrEqual(3_000)
+      expect(await survivor.db.selectFrom('settlement_journal').select('id').execute()).toEqual([])
+    } finally {
+      await reaper.close()
+      await survivor.close()
+    }
+  }, 60_000)
 })
 
 describe('on SQLite', () => {
