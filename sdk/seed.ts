@@ -7,7 +7,7 @@ import { createSvcClient, SvcApiError, type SvcClient } from './client.js'
 import type { Accept, EndpointInput } from './types.js'
 import { UsageError } from '../core/errors.js'
 import { sandboxNetwork, usdcAddress } from '../core/sandbox-usdc.js'
-import { createApiSchema } from '../server/control/api-input.js'
+import { createApiSchema } from '../core/inputs/api.js'
 import { createKeySchema, resolveScopes } from '../server/control/api-keys.js'
 import { credentialsSchema } from '../server/control/auth.js'
 import {
@@ -17,7 +17,7 @@ import {
   createEndpointSchema,
   gasSponsorings,
   paymentFlows,
-} from '../server/control/endpoint-input.js'
+} from '../core/inputs/endpoint.js'
 import { developmentAcceptProblem } from '../server/control/endpoint-service.js'
 import { seedProblems, type SeedKeys } from './seed-check.js'
 

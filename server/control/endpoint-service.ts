@@ -8,7 +8,7 @@ import { newId } from '../ids.js'
 import { sandboxUsdc } from '../payment-token.js'
 import { inferSchemas, type JsonSchema, type ProbeOptions } from '../schema-inference.js'
 import { addressRefusalOf, ownListenerPorts, ownListenerTargetedBy } from '../own-listeners.js'
-import type { AcceptInput, UpdateEndpointInput } from './endpoint-input.js'
+import type { AcceptInput, UpdateEndpointInput } from '../../core/inputs/endpoint.js'
 import { clockOf } from '../sandbox/time-travel.js'
 
 /** The schema probe never requests one of svc's own listeners, nor follows a redirect onto one. */
