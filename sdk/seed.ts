@@ -8,7 +8,7 @@ import type { Accept, EndpointInput } from './types.js'
 import { UsageError } from '../core/errors.js'
 import { sandboxNetwork, usdcAddress } from '../core/sandbox-usdc.js'
 import { createApiSchema } from '../core/inputs/api.js'
-import { createKeySchema, resolveScopes } from '../server/control/api-keys.js'
+import { createKeySchema, resolveScopes } from '../core/inputs/api-key.js'
 import { credentialsSchema } from '../server/control/auth.js'
 import {
   acceptSchema,
