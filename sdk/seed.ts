@@ -9,7 +9,7 @@ import { UsageError } from '../core/errors.js'
 import { sandboxNetwork, usdcAddress } from '../core/sandbox-usdc.js'
 import { createApiSchema } from '../core/inputs/api.js'
 import { createKeySchema, resolveScopes } from '../core/inputs/api-key.js'
-import { credentialsSchema } from '../server/control/auth.js'
+import { credentialsSchema } from '../core/inputs/credentials.js'
 import {
   acceptSchema,
   acceptSchemes,
