@@ -10,6 +10,7 @@ import { sandboxNetwork, usdcAddress } from '../core/sandbox-usdc.js'
 import { createApiSchema } from '../core/inputs/api.js'
 import { createKeySchema, resolveScopes } from '../core/inputs/api-key.js'
 import { credentialsSchema } from '../core/inputs/credentials.js'
+import { developmentAcceptProblem } from '../core/inputs/development-accept.js'
 import {
   acceptSchema,
   acceptSchemes,
@@ -18,7 +19,6 @@ import {
   gasSponsorings,
   paymentFlows,
 } from '../core/inputs/endpoint.js'
-import { developmentAcceptProblem } from '../server/control/endpoint-service.js'
 import { seedProblems, type SeedKeys } from './seed-check.js'
 
 const environmentSchema = z.enum(['production', 'development']).default('development')
