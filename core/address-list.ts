@@ -89,3 +89,19 @@ export const nonPublicRanges: AddressList = parseAddressList(
   ],
   'non-public ranges',
 )
+
+/** Addresses that reach this machine's loopback listeners: 127/8, 0.0.0.0, ::1, :: and their IPv4-mapped forms. */
+const loopback = new BlockList()
+loopback.addSubnet('127.0.0.0', 8, 'ipv4')
+loopback.addAddress('0.0.0.0', 'ipv4')
+loopback.addAddress('::1', 'ipv6')
+loopback.addAddress('::', 'ipv6')
+loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6')
+loopback.addAddress('::ffff:0.0.0.0', 'ipv6')
+
+/** Whether an IP address (v4 or v6, no brackets) reaches this machine's loopback listeners. */
+export function isLoopbackAddress(address: string): boolean {
+  const family = isIP(address)
+  if (family === 0) return false
+  return loopback.check(address, family === 4 ? 'ipv4' : 'ipv6')
+}

@@ -7,9 +7,10 @@ import { createSvcClient, SvcApiError, type SvcClient } from './client.js'
 import type { Accept, EndpointInput } from './types.js'
 import { UsageError } from '../core/errors.js'
 import { sandboxNetwork, usdcAddress } from '../core/sandbox-usdc.js'
-import { createApiSchema } from '../server/control/api-input.js'
-import { createKeySchema, resolveScopes } from '../server/control/api-keys.js'
-import { credentialsSchema } from '../server/control/auth.js'
+import { createApiSchema } from '../core/inputs/api.js'
+import { createKeySchema, resolveScopes } from '../core/inputs/api-key.js'
+import { credentialsSchema } from '../core/inputs/credentials.js'
+import { developmentAcceptProblem } from '../core/inputs/development-accept.js'
 import {
   acceptSchema,
   acceptSchemes,
@@ -17,8 +18,7 @@ import {
   createEndpointSchema,
   gasSponsorings,
   paymentFlows,
-} from '../server/control/endpoint-input.js'
-import { developmentAcceptProblem } from '../server/control/endpoint-service.js'
+} from '../core/inputs/endpoint.js'
 import { seedProblems, type SeedKeys } from './seed-check.js'
 
 const environmentSchema = z.enum(['production', 'development']).default('development')

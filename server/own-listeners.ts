@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns/promises'
-import { BlockList, isIP } from 'node:net'
+import { isIP } from 'node:net'
+import { isLoopbackAddress } from '../core/address-list.js'
 import { isLocalhostName } from '../core/hosts.js'
 import type { ServerDeps } from './deps.js'
 import { upstreamRefusal } from './serve/server-trust.js'
@@ -21,22 +22,6 @@ export function ownListenerPorts(deps: Pick<ServerDeps, 'hosts' | 'chain'>): Map
     ports.set(portOf(new URL(chain.facilitatorUrl)), "svc's facilitator")
   }
   return ports
-}
-
-/** Addresses that reach this machine's loopback listeners: 127/8, 0.0.0.0, ::1, :: and their IPv4-mapped forms. */
-const loopback = new BlockList()
-loopback.addSubnet('127.0.0.0', 8, 'ipv4')
-loopback.addAddress('0.0.0.0', 'ipv4')
-loopback.addAddress('::1', 'ipv6')
-loopback.addAddress('::', 'ipv6')
-loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6')
-loopback.addAddress('::ffff:0.0.0.0', 'ipv6')
-
-/** Whether an IP address (v4 or v6, no brackets) reaches this machine's loopback listeners. */
-export function isLoopbackAddress(address: string): boolean {
-  const family = isIP(address)
-  if (family === 0) return false
-  return loopback.check(address, family === 4 ? 'ipv4' : 'ipv6')
 }
 
 /** A further rule of which upstream addresses are refused (svc serve's): what `address:port` reaches, or undefined. */

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
 import { Router } from 'express'
-import { z } from 'zod'
 import { NotFoundError } from '../../core/errors.js'
 import { param, parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
@@ -9,47 +8,8 @@ import { apiKeyPrefixes } from '../../core/hosts.js'
 import { guard, hashApiKey, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
 import { findOwnedApiKey, insertApiKey, listApiKeys, revokeApiKey } from '../db/api-keys.js'
-import { isPreset, isScope, presets, scopes, type Scope } from '../../core/scopes.js'
-
-/** POST /auth/api-keys (the seed file's check applies it too: sdk/seed.ts). */
-export const createKeySchema = z
-  .strictObject({
-    name: z
-      .string({ error: 'expected a string' })
-      .trim()
-      .min(1, { error: 'must not be empty' })
-      .max(100, { error: 'at most 100 characters' }),
-    scopes: z
-      .array(z.string({ error: 'expected scope names' }), { error: 'expected an array of scope names' })
-      .max(20)
-      .optional(),
-    preset: z.string({ error: 'expected a preset name' }).optional(),
-  })
-  .refine((body) => body.scopes !== undefined || body.preset !== undefined, {
-    error: 'give scopes or a preset',
-    path: ['scopes'],
-  })
-
-/** Expands scope names and preset names (in `scopes` or `preset`) into a sorted list of scopes. */
-export function resolveScopes(names: string[], preset?: string): Scope[] {
-  const result = new Set<Scope>()
-  for (const name of [...names, ...(preset === undefined ? [] : [preset])]) {
-    if (isScope(name)) result.add(name)
-    else if (isPreset(name)) for (const scope of presets[name]) result.add(scope)
-    else
-      throw new z.ZodError([
-        {
-          code: 'custom',
-          path: [preset === name ? 'preset' : 'scopes'],
-          message: `unknown scope or preset "${name}" (scopes: ${scopes.join(', ')}; presets: ${Object.keys(presets).join(', ')})`,
-          input: name,
-        },
-      ])
-  }
-  if (result.size === 0)
-    throw new z.ZodError([{ code: 'custom', path: ['scopes'], message: 'at least one scope', input: names }])
-  return scopes.filter((scope) => result.has(scope))
-}
+import type { Scope } from '../../core/scopes.js'
+import { createKeySchema, resolveScopes } from '../../core/inputs/api-key.js'
 
 export function publicApiKey(key: ApiKeyRow) {
   return {

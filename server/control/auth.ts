@@ -4,6 +4,7 @@ import { Router } from 'express'
 import { z } from 'zod'
 import { BadRequestError, ConflictError, UnauthorizedError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
+import { credentialsSchema } from '../../core/inputs/credentials.js'
 import { newId, nowIso } from '../ids.js'
 import type { UserRow } from '../db/tables.js'
 import { emailTaken, findUserByEmail, findUserById, insertUser, markEmailVerified } from '../db/users.js'
@@ -18,14 +19,6 @@ import { dialectOf } from '../db/dialect.js'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
 
-/** POST /auth/signup (the seed file's check applies it to its account too: sdk/seed.ts). */
-export const credentialsSchema = z.strictObject({
-  email: z.email({ error: 'not an email address' }).max(254, { error: 'at most 254 characters' }),
-  password: z
-    .string({ error: 'expected a string' })
-    .min(8, { error: 'at least 8 characters' })
-    .max(1024, { error: 'at most 1024 characters' }),
-})
 const loginSchema = z.strictObject({
   email: z.string({ error: 'expected a string' }).max(254),
   password: z.string({ error: 'expected a string' }).max(1024),

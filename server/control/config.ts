@@ -3,7 +3,7 @@ import { apiKeyPrefixes, controlUrl, environments } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
 import { sandboxUsdc } from '../payment-token.js'
 import { localDevConfig } from '../sandbox/local-dev-config.js'
-import { acceptSchemes } from './endpoint-input.js'
+import { acceptSchemes } from '../../core/inputs/endpoint.js'
 
 /** Public configuration routes. */
 export function createConfigRoutes(deps: ServerDeps): Router {

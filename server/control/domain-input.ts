@@ -1,7 +1,7 @@
 import { isIP } from 'node:net'
 import { z } from 'zod'
 import type { Hosts } from '../../core/hosts.js'
-import { required } from './validation.js'
+import { required } from '../../core/inputs/validation.js'
 
 const label = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 

@@ -1,5 +1,5 @@
 import { BadRequestError, ConflictError } from '../../core/errors.js'
-import { sandboxNetwork } from '../../core/sandbox-usdc.js'
+import { developmentAcceptProblem } from '../../core/inputs/development-accept.js'
 import { routeExists } from '../db/endpoints.js'
 import type { Accept } from '../db/api-tables.js'
 import type { ApiRow, EndpointRow } from '../db/tables.js'
@@ -8,7 +8,7 @@ import { newId } from '../ids.js'
 import { sandboxUsdc } from '../payment-token.js'
 import { inferSchemas, type JsonSchema, type ProbeOptions } from '../schema-inference.js'
 import { addressRefusalOf, ownListenerPorts, ownListenerTargetedBy } from '../own-listeners.js'
-import type { AcceptInput, UpdateEndpointInput } from './endpoint-input.js'
+import type { AcceptInput, UpdateEndpointInput } from '../../core/inputs/endpoint.js'
 import { clockOf } from '../sandbox/time-travel.js'
 
 /** The schema probe never requests one of svc's own listeners, nor follows a redirect onto one. */
@@ -36,21 +36,6 @@ export function checkAccepts(deps: ServerDeps, api: ApiRow, accepts: AcceptInput
     const method = accept.scheme === 'upto' ? { assetTransferMethod: 'permit2' } : {}
     return { ...accept, asset: usdc.address, extra: { ...usdc.extra, ...method, ...accept.extra } }
   })
-}
-
-/**
- * Why an accept does not fit a development API (the Sandbox chain and its USDC only), or undefined; the seed file's
- * check applies it too (sdk/seed.ts).
- */
-export function developmentAcceptProblem(
-  accept: { network: string; asset: string },
-  usdcAddress: string,
-): { field: 'network' | 'asset'; message: string } | undefined {
-  if (accept.network !== sandboxNetwork)
-    return { field: 'network', message: `a development API takes only network "${sandboxNetwork}" (the Sandbox chain)` }
-  if (accept.asset.toLowerCase() !== usdcAddress.toLowerCase())
-    return { field: 'asset', message: `a development API takes only the Sandbox USDC ${usdcAddress}` }
-  return undefined
 }
 
 const toJson = (schema: JsonSchema | null | undefined) => (schema == null ? null : JSON.stringify(schema))

@@ -15,7 +15,7 @@ import {
 } from '../db/endpoints.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
-import { createEndpointSchema, updateEndpointSchema } from './endpoint-input.js'
+import { createEndpointSchema, updateEndpointSchema } from '../../core/inputs/endpoint.js'
 import { endpointRecord } from './endpoint-record.js'
 import { checkAccepts, endpointChanges, newEndpointRow } from './endpoint-service.js'
 

@@ -2,7 +2,8 @@ import type { Request, RequestHandler } from 'express'
 import { ForbiddenError } from '../../core/errors.js'
 import { controlUrl } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
-import { gatewayHopHeader, isLoopbackAddress } from '../own-listeners.js'
+import { isLoopbackAddress } from '../../core/address-list.js'
+import { gatewayHopHeader } from '../own-listeners.js'
 import { assertAdmin } from '../serve/server-trust.js'
 
 /**

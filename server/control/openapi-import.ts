@@ -5,11 +5,11 @@ import { findOwnedApi } from '../db/apis.js'
 import { existingRoutes, insertNewEndpoints, purgeExpired, routeKey } from '../db/endpoints.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
-import { acceptsSchema, importOperationSchema } from './endpoint-input.js'
+import { acceptsSchema, importOperationSchema } from '../../core/inputs/endpoint.js'
 import { endpointRecord } from './endpoint-record.js'
 import { checkAccepts, newEndpointRow } from './endpoint-service.js'
 import { clockOf } from '../sandbox/time-travel.js'
-import { required } from './validation.js'
+import { required } from '../../core/inputs/validation.js'
 import { parseOpenApi } from './openapi-parse.js'
 
 const maxSpecChars = 1024 * 1024

@@ -5,7 +5,11 @@ import {
   type BatchSettlementChannelManager,
   type ChannelStorage,
 } from '@x402/evm/batch-settlement/server'
-import { defaultClaimIntervalSeconds, defaultSettleIntervalSeconds, withdrawDelayOf } from '../batch-accept.js'
+import {
+  defaultClaimIntervalSeconds,
+  defaultSettleIntervalSeconds,
+  withdrawDelayOf,
+} from '../../core/inputs/batch-accept.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import type { BatchRecords } from './batch-records.js'

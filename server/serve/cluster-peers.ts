@@ -11,8 +11,7 @@ import type { Notifications } from '../db/notifications.js'
 import type { ProcessOwner } from '../db/process-owner.js'
 import type { Database } from '../db/tables.js'
 import type { ChainServices } from '../../chain/services.js'
-import { plainAddress } from '../../core/address-list.js'
-import { isLoopbackAddress } from '../own-listeners.js'
+import { isLoopbackAddress, plainAddress } from '../../core/address-list.js'
 import type { OwnPeer } from './own-peers.js'
 
 /** The channel `cluster_processes`' trigger notifies on every change (migration 2026_12_07_00). */

@@ -1,6 +1,6 @@
 import { z } from 'zod'
-import { isSlug, reservedSlugs } from '../../core/hosts.js'
-import { isHttpUrl } from '../../core/urls.js'
+import { isSlug, reservedSlugs } from '../hosts.js'
+import { isHttpUrl } from '../urls.js'
 import { evmAddress, required } from './validation.js'
 
 const slug = z

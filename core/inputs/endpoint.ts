@@ -2,9 +2,9 @@ import { createRequire } from 'node:module'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { Ajv } from 'ajv'
 import { z } from 'zod'
-import { pathPatternProblem } from '../../core/path-pattern.js'
+import { pathPatternProblem } from '../path-pattern.js'
 import { evmAddress, required } from './validation.js'
-import { checkBatchAccept, checkBatchAccepts } from '../batch-accept.js'
+import { checkBatchAccept, checkBatchAccepts } from './batch-accept.js'
 
 /** The methods an endpoint may have. */
 export const httpMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const
@@ -28,7 +28,7 @@ const maxUint256 = 2n ** 256n
 
 /**
  * The payment schemes an accept may name: `exact` (a set price), `upto` (a maximum; the upstream settles what was
- * used) and `batch-settlement` (a price paid by vouchers on a channel the buyer deposited into: ../batch-accept.ts).
+ * used) and `batch-settlement` (a price paid by vouchers on a channel the buyer deposited into: ./batch-accept.ts).
  */
 export const acceptSchemes = ['exact', 'upto', 'batch-settlement'] as const
 /** How an EVM payment moves the token (`extra.assetTransferMethod`): EIP-3009 (the default of `exact`) or Permit2. */
