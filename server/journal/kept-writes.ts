@@ -1,5 +1,6 @@
 import { toSvcError } from '../../core/errors.js'
 import { dataDirProblem } from '../data-dir/storage-errors.js'
+import { databaseUnreachable } from '../db/database-errors.js'
 import type { ServerDeps } from '../deps.js'
 
 /** A write of a journal row (its settlement's record, its end) that waits for the data dir to take it. */
@@ -28,6 +29,8 @@ export function createKeptWrites(deps: ServerDeps, retryEveryMs: number, done: (
   const queue: KeptWrite[] = []
   let draining: Promise<void> | undefined
   let timer: NodeJS.Timeout | undefined
+  /** A full or read-only data dir, or a database that cannot be reached (a PostgreSQL restart): worth trying again. */
+  const keepable = (error: unknown) => dataDirProblem(deps.dataDir, error) !== undefined || databaseUnreachable(error)
 
   async function drain() {
     while (queue.length > 0) {
@@ -35,7 +38,7 @@ export function createKeptWrites(deps: ServerDeps, retryEveryMs: number, done: (
       try {
         await next.write()
       } catch (error) {
-        if (dataDirProblem(deps.dataDir, error) !== undefined) return
+        if (keepable(error)) return
         log(`svc: a kept write of the settlement journal entry ${next.id} failed: ${toSvcError(error).message}`)
       }
       queue.shift()
@@ -47,13 +50,13 @@ export function createKeptWrites(deps: ServerDeps, retryEveryMs: number, done: (
   }
 
   return {
-    storageFailed: (error) => dataDirProblem(deps.dataDir, error) !== undefined,
+    storageFailed: keepable,
     has: (id) => queue.some((write) => write.id === id),
     add(id, write, error) {
       queue.push({ id, write })
       if (error !== undefined)
         log(
-          `svc: the settlement journal entry ${id} is kept in memory until the data dir takes writes again: ${toSvcError(error).message}`,
+          `svc: the settlement journal entry ${id} is kept in memory until the ${databaseUnreachable(error) ? 'database can be reached' : 'data dir takes writes'} again: ${toSvcError(error).message}`,
         )
       timer ??= setInterval(() => {
         draining ??= drain().finally(() => (draining = undefined))

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,6 +16,12 @@ export type TestPostgres = {
   url: string
   /** Creates a database (empty, or a copy of `template`) and answers its URL. */
   createDatabase(options?: { name?: string; template?: string }): Promise<string>
+  /** Restarts the server as an operator does (`pg_ctl restart -m fast`: every session is ended), waiting for it. */
+  restart(): Promise<void>
+  /** Stops the server as an operator does (`pg_ctl stop -m fast`), keeping its data for {@link start}. */
+  shutdown(): Promise<void>
+  /** Starts the server {@link shutdown} stopped, on the same port, waiting for it. */
+  start(): Promise<void>
   /** Stops the server (immediately: its data is thrown away) and removes its directory. */
   stop(): Promise<void>
 }
@@ -53,20 +59,27 @@ export async function startPostgres(options: { durable?: boolean } = {}): Promis
   ])
   const { port, server } = await holdPort()
   await new Promise((done) => server.close(done))
-  run(join(bin, 'pg_ctl'), [
-    '-D',
-    dir,
-    '-l',
-    join(root, 'log'),
+  /** pg_ctl, asynchronously (the test's buyers and servers run meanwhile in this process). */
+  const pgCtl = (args: string[]) => {
+    const [command, ...rest] = [...asPostgres, join(bin, 'pg_ctl'), '-D', dir, '-l', join(root, 'log'), ...args]
+    return new Promise<void>((resolve, reject) =>
+      execFile(command!, rest, (error) => (error ? reject(error) : resolve())),
+    )
+  }
+  const startArgs = [
     '-o',
     `-p ${port} -k ${root} -c listen_addresses=127.0.0.1${options.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off'}`,
     '-w',
     'start',
-  ])
+  ]
+  run(join(bin, 'pg_ctl'), ['-D', dir, '-l', join(root, 'log'), ...startArgs])
   const url = `postgres://svc@127.0.0.1:${port}`
   return {
     url,
     createDatabase: ({ name, template } = {}) => createDatabaseOn(url, name, template),
+    restart: () => pgCtl(['-m', 'fast', '-w', 'restart']),
+    shutdown: () => pgCtl(['-m', 'fast', '-w', 'stop']),
+    start: () => pgCtl(startArgs),
     async stop() {
       try {
         run(join(bin, 'pg_ctl'), ['-D', dir, '-m', 'immediate', 'stop'])

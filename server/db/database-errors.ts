@@ -1,0 +1,69 @@
+import { SvcError } from '../../core/errors.js'
+
+/** Seconds a client waits before trying again while the database cannot be reached. */
+export const databaseRetryAfterSeconds = 2
+
+/** Node's codes of a connection that could not be made or broke. */
+const socketCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+])
+
+/**
+ * PostgreSQL's SQLSTATEs of a server that went away or is not taking sessions: 57P01 admin_shutdown (`pg_ctl stop -m
+ * fast`, pg_terminate_backend), 57P02 crash_shutdown, 57P03 cannot_connect_now (starting up, shutting down), 53300
+ * too_many_connections; and class 08, connection exceptions.
+ */
+const sqlStates = new Set(['57P01', '57P02', '57P03', '53300'])
+
+/** pg's messages of a connection that broke or could not be made (they carry no code). */
+const pgMessages = [
+  'Connection terminated',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'timeout exceeded when trying to connect',
+  'Connection terminated due to connection timeout',
+]
+
+/**
+ * Whether `error` (or a cause of it) says the database could not be reached: a connection refused or broken, a server
+ * shutting down or starting up. Nothing is wrong with the request then; it may be tried again once the database is
+ * back (issue 35 item C).
+ */
+export function databaseUnreachable(error: unknown): boolean {
+  for (let cause = error, depth = 0; cause && typeof cause === 'object' && depth < 8; depth++) {
+    const code = String((cause as { code?: unknown }).code ?? '')
+    if (socketCodes.has(code) || sqlStates.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true
+    const message = String((cause as { message?: unknown }).message ?? '')
+    if (pgMessages.some((text) => message.startsWith(text))) return true
+    // An AggregateError (a host with many addresses, each refused).
+    const errors = (cause as { errors?: unknown }).errors
+    if (Array.isArray(errors) && errors.some(databaseUnreachable)) return true
+    cause = (cause as { cause?: unknown }).cause
+  }
+  return false
+}
+
+/** The 503 of a request svc could not serve because the database could not be reached. */
+export class DatabaseUnavailableError extends SvcError {
+  override name = 'DatabaseUnavailableError'
+  constructor(cause: unknown) {
+    super('the database is unavailable (svc lost its connection, or the server is restarting): retry shortly', {
+      cause,
+      status: 503,
+      code: 'unavailable',
+      retryAfterSeconds: databaseRetryAfterSeconds,
+    })
+  }
+}
+
+/** A {@link DatabaseUnavailableError} of `error` when the database could not be reached, else undefined. */
+export function databaseUnavailable(error: unknown): DatabaseUnavailableError | undefined {
+  return databaseUnreachable(error) ? new DatabaseUnavailableError(error) : undefined
+}
