@@ -7,7 +7,7 @@ import type { ServerDeps } from '../deps.js'
 type KeptWrite = { id: string; write: () => Promise<unknown> }
 
 export type KeptWrites = {
-  /** True when `error` is the data dir's (full, read-only): the write is worth keeping. */
+  /** True when `error` is the data dir's (full, read-only) or a database out of reach: the write is worth keeping. */
   storageFailed(error: unknown): boolean
   /** True while writes of journal row `id` wait: a later write of the row goes behind them. */
   has(id: string): boolean
@@ -18,9 +18,9 @@ export type KeptWrites = {
 }
 
 /**
- * The settlement journal's writes that failed on a full or read-only data dir after the chain moved the money
- * (issue 21 item 4): held in memory in the order they were made and tried again every `retryEveryMs`, so the
- * settlement is recorded the moment the disk allows. `done(id)` is called once every kept write of row `id` went
+ * The settlement journal's writes that failed on a full or read-only data dir (issue 21 item 4), or on a database that
+ * could not be reached (a PostgreSQL restart, issue 35 item C), after the chain moved the money: held in memory in the order they were made and tried again every `retryEveryMs`, so the
+ * settlement is recorded the moment the disk (the database) allows. `done(id)` is called once every kept write of row `id` went
  * through. Nothing is lost if svc stops first: the journal row was written before the settlement was sent, and the
  * next start finds its transaction on the chain (server/journal/recovery.ts).
  */
@@ -44,7 +44,7 @@ export function createKeptWrites(deps: ServerDeps, retryEveryMs: number, done: (
       queue.shift()
       if (!queue.some((write) => write.id === next.id)) done(next.id)
     }
-    log('svc: the data dir takes writes again: every settlement kept in memory is recorded')
+    log('svc: the data dir and the database take writes again: every settlement kept in memory is recorded')
     clearInterval(timer)
     timer = undefined
   }

@@ -110,7 +110,9 @@ beforeAll(async () => {
   }) as typeof fetch
   const buyers = Array.from({ length: 4 }, () => privateKeyToAccount(generatePrivateKey()))
   for (const buyer of buyers)
-    expect((await seller.post(`${processes[0]!.ready.sandbox_control_url}/dev/faucet`, { address: buyer.address })).status).toBe(200)
+    expect(
+      (await seller.post(`${processes[0]!.ready.sandbox_control_url}/dev/faucet`, { address: buyer.address })).status,
+    ).toBe(200)
   const balanceOf = (address: Address) =>
     chain.readContract({ address: owner.ready.usdc, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
   const answered = new Set<string>()
@@ -199,7 +201,7 @@ beforeAll(async () => {
       .filter((svc) => !isRunning(svc))
       .map((svc) => ({ port: svc.ready.port, code: svc.child.exitCode, stderr: svc.stderr().slice(-2000) })),
     // The faucet's USDC, less what the buyers paid, is still on the chain: the same chain, not an empty one.
-    balanceKept: (await balanceOf(buyers[0]!.address)) > 0n,
+    balanceKept: (await balanceOf(buyers[0]!.address).catch(() => 0n)) > 0n,
     transfers: (await logs.finish()).transfers,
     ledger: rows.map((row) => row.transaction),
     journalLeft,
