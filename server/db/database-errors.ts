@@ -31,20 +31,31 @@ const pgMessages = [
   'Connection terminated due to connection timeout',
 ]
 
+/** Set on the errors of svc's own PostgreSQL queries (server/db/local-writes.ts's driver). */
+const fromDatabase = Symbol('svc.databaseError')
+
+/** Marks `error` as thrown by a query of the database (or the pool's connecting for one): see {@link databaseUnavailable}. */
+export function markDatabaseError<T>(error: T): T {
+  if (error && typeof error === 'object' && !Object.isFrozen(error))
+    Object.defineProperty(error, fromDatabase, { value: true, enumerable: false })
+  return error
+}
+
 /**
  * Whether `error` (or a cause of it) says the database could not be reached: a connection refused or broken, a server
  * shutting down or starting up. Nothing is wrong with the request then; it may be tried again once the database is
- * back (issue 35 item C).
+ * back (issue 35 item C). For an error of a PostgreSQL client (the caller knows): Node's socket codes count too.
  */
-export function databaseUnreachable(error: unknown): boolean {
+export function databaseUnreachable(error: unknown, options: { sockets?: boolean } = {}): boolean {
+  const { sockets = true } = options
   for (let cause = error, depth = 0; cause && typeof cause === 'object' && depth < 8; depth++) {
     const code = String((cause as { code?: unknown }).code ?? '')
-    if (socketCodes.has(code) || sqlStates.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true
+    if ((sockets && socketCodes.has(code)) || sqlStates.has(code) || /^08[0-9A-Z]{3}$/.test(code)) return true
     const message = String((cause as { message?: unknown }).message ?? '')
     if (pgMessages.some((text) => message.startsWith(text))) return true
     // An AggregateError (a host with many addresses, each refused).
     const errors = (cause as { errors?: unknown }).errors
-    if (Array.isArray(errors) && errors.some(databaseUnreachable)) return true
+    if (Array.isArray(errors) && errors.some((each) => databaseUnreachable(each, options))) return true
     cause = (cause as { cause?: unknown }).cause
   }
   return false
@@ -63,7 +74,12 @@ export class DatabaseUnavailableError extends SvcError {
   }
 }
 
-/** A {@link DatabaseUnavailableError} of `error` when the database could not be reached, else undefined. */
+/**
+ * A {@link DatabaseUnavailableError} of `error` when the database could not be reached, else undefined (the server's
+ * error handler). A refused or reset connection is the database's only when a query of the database threw it
+ * ({@link markDatabaseError}): the chain's RPC or an upstream refusing is not.
+ */
 export function databaseUnavailable(error: unknown): DatabaseUnavailableError | undefined {
-  return databaseUnreachable(error) ? new DatabaseUnavailableError(error) : undefined
+  const sockets = Boolean(error && typeof error === 'object' && fromDatabase in error)
+  return databaseUnreachable(error, { sockets }) ? new DatabaseUnavailableError(error) : undefined
 }

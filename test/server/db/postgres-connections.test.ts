@@ -155,6 +155,11 @@ describe.skipIf(!runs)('PostgreSQL connections that break', () => {
     expect(databaseUnreachable(new Error('duplicate key value violates unique constraint'))).toBe(false)
     expect(databaseUnreachable(Object.assign(new Error('deadlock detected'), { code: '40P01' }))).toBe(false)
     expect(databaseUnreachable(Object.assign(new Error('x'), { code: '57P01' }))).toBe(true)
+    // A refused connection is the database's only when a query of the database threw it (not the chain's RPC's).
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8545'), { code: 'ECONNREFUSED' })
+    expect(databaseUnreachable(refused)).toBe(true)
+    expect(databaseUnavailable(refused)).toBeUndefined()
+    expect(databaseUnavailable(new TypeError('fetch failed', { cause: refused }))).toBeUndefined()
     await vi.waitFor(async () => expect((await sql`select 1 as one`.execute(database.db)).rows).toEqual([{ one: 1 }]))
   })
 })
