@@ -173,6 +173,8 @@ export function startChainLease(options: ChainLeaseOptions): ChainLease {
     new Promise<void>((decided) => {
       holding = (async () => {
         const lease = await connection()
+        // Its connection was opened again just now (it broke): the owner, if it lives, takes the lease back first.
+        if (Date.now() < holdOffUntil) return decided()
         const { rows } = await lease.query<{ won: boolean }>(tryLock, [chainOwnerLockName])
         if (!rows[0]?.won) return decided()
         if (closed) {

@@ -20,7 +20,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startLogCollector } from '../bench/reconcile.js'
 import { isRunning } from '../helpers/cluster.js'
-import { connectAdmin, journalRows } from '../helpers/cluster-watch.js'
+import { connectAdmin } from '../helpers/cluster-watch.js'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { fetchFrom, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
 import { signUpServeSeller, type ServeSeller } from '../helpers/serve-seller.js'
@@ -182,12 +182,25 @@ beforeAll(async () => {
   stopped = true
   await Promise.all(loops)
   const afterStop = await chainOwner()
+  // Rows left but abandoned ones: a settlement the facilitator could not take while the chain's owner was out of
+  // reach ("moving") is abandoned, and the sweeper resolves it after its grace (server/journal/journal.ts).
+  const unresolved = async () => {
+    const { rows } = await admin!.query<{ count: number }>(
+      "select count(*)::int as count from settlement_journal where state <> 'abandoned'",
+    )
+    return rows[0]!.count
+  }
   const deadline = Date.now() + 30_000
-  let journalLeft = await journalRows(admin)
+  let journalLeft = await unresolved()
   while (journalLeft > 0 && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 200))
-    journalLeft = await journalRows(admin)
+    journalLeft = await unresolved()
   }
+  if (journalLeft > 0)
+    console.info(
+      'serve-chain-owner-restart: journal rows left',
+      (await admin.query('select id, state, owner, settlement_id, created_at from settlement_journal')).rows,
+    )
   const { rows } = await admin.query<{ transaction: string }>(
     "select transaction from settlements where environment = 'development'",
   )
@@ -202,7 +215,11 @@ beforeAll(async () => {
       .map((svc) => ({ port: svc.ready.port, code: svc.child.exitCode, stderr: svc.stderr().slice(-2000) })),
     // The faucet's USDC, less what the buyers paid, is still on the chain: the same chain, not an empty one.
     balanceKept: (await balanceOf(buyers[0]!.address).catch(() => 0n)) > 0n,
-    transfers: (await logs.finish()).transfers,
+    // The owner's chain, unless it is gone (then the test says the chain was not kept).
+    transfers: await logs.finish().then(
+      (read) => read.transfers,
+      (error: Error) => [`the owner's chain is gone: ${error.message.split('\n')[0]}`],
+    ),
     ledger: rows.map((row) => row.transaction),
     journalLeft,
   }
