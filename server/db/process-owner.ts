@@ -68,7 +68,7 @@ export async function postgresProcessOwner(
   let closed = false
   /**
    * Opens the liveness connection again after it broke, until it holds the lock once more: at once (0.1 s, doubling to
-   * 1 s while the database is out of reach), since while the lock is free the others take this process for gone.
+   * 0.5 s while the database is out of reach), since while the lock is free the others take this process for gone.
    */
   let delay = 100
   const holdAgain = () =>
@@ -77,7 +77,7 @@ export async function postgresProcessOwner(
       void hold().then(
         () => (delay = 100),
         () => {
-          delay = Math.min(delay * 2, 1_000)
+          delay = Math.min(delay * 2, 500)
           holdAgain()
         },
       )
