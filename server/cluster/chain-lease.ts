@@ -1,7 +1,7 @@
 import type Pg from 'pg'
 import { toSvcError } from '../../core/errors.js'
 import { chainOwnerChannel, chainOwnerLockName } from '../db/chain-owner.js'
-import { databaseUnreachable } from '../db/database-errors.js'
+import { databaseUnreachable, quietWhileUnreachable } from '../db/database-errors.js'
 import type { Notifications } from '../db/notifications.js'
 
 export type ChainLeaseOptions = {
@@ -56,6 +56,7 @@ const unlock = 'select pg_advisory_unlock(hashtextextended($1, 0))'
 export function startChainLease(options: ChainLeaseOptions): ChainLease {
   const { everyMs = 1_000, retakeMs = 60_000 } = options
   const log = options.log ?? ((message: string) => console.error(message))
+  const failures = quietWhileUnreachable(log)
   let client: Pg.Client | undefined
   let broken = false
   /** A standby tries no earlier than this (ms since the epoch): after its connection broke, the owner goes first. */
@@ -176,6 +177,7 @@ export function startChainLease(options: ChainLeaseOptions): ChainLease {
         // Its connection was opened again just now (it broke): the owner, if it lives, takes the lease back first.
         if (Date.now() < holdOffUntil) return decided()
         const { rows } = await lease.query<{ won: boolean }>(tryLock, [chainOwnerLockName])
+        failures.ok()
         if (!rows[0]?.won) return decided()
         if (closed) {
           await lease.query(unlock, [chainOwnerLockName])
@@ -184,7 +186,7 @@ export function startChainLease(options: ChainLeaseOptions): ChainLease {
         held = true
         await own(lease, decided)
       })().catch(async (error) => {
-        if (!closed) log(`svc: trying the Sandbox chain lease failed: ${toSvcError(error).message}`)
+        if (!closed) failures.failed(error, `svc: trying the Sandbox chain lease failed: ${toSvcError(error).message}`)
         await drop()
         decided()
       })

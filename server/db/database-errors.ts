@@ -83,3 +83,22 @@ export function databaseUnavailable(error: unknown): DatabaseUnavailableError | 
   const sockets = Boolean(error && typeof error === 'object' && fromDatabase in error)
   return databaseUnreachable(error, { sockets }) ? new DatabaseUnavailableError(error) : undefined
 }
+
+/**
+ * A log that says a database out of reach once, not at every try while it stays so (a stopped PostgreSQL: background
+ * work retries every second). `ok()` after a success: the next failure is said again.
+ */
+export function quietWhileUnreachable(log: (message: string) => void) {
+  let said = false
+  return {
+    failed(error: unknown, message: string) {
+      const unreachable = databaseUnreachable(error)
+      if (unreachable && said) return
+      said = unreachable
+      log(unreachable ? `${message} (said once until the database is back)` : message)
+    },
+    ok() {
+      said = false
+    },
+  }
+}

@@ -9,7 +9,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { createErrorHandler } from '../../../core/http.js'
 import { openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
-import { databaseUnavailable, databaseUnreachable } from '../../../server/db/database-errors.js'
+import { databaseUnavailable, databaseUnreachable, quietWhileUnreachable } from '../../../server/db/database-errors.js'
 import { notify } from '../../../server/db/notifications.js'
 import { processOwnerOf } from '../../../server/db/process-owner.js'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../../helpers/postgres.js'
@@ -160,6 +160,15 @@ describe.skipIf(!runs)('PostgreSQL connections that break', () => {
     expect(databaseUnreachable(refused)).toBe(true)
     expect(databaseUnavailable(refused)).toBeUndefined()
     expect(databaseUnavailable(new TypeError('fetch failed', { cause: refused }))).toBeUndefined()
+    // Background work that retries every second says a database out of reach once, not at every try.
+    const lines: string[] = []
+    const quiet = quietWhileUnreachable((line) => lines.push(line))
+    for (const message of ['a', 'b']) quiet.failed(error, message)
+    quiet.ok()
+    quiet.failed(error, 'c')
+    quiet.failed(new Error('a bug'), 'd')
+    const once = ' (said once until the database is back)'
+    expect(lines).toEqual([`a${once}`, `c${once}`, 'd'])
     await vi.waitFor(async () => expect((await sql`select 1 as one`.execute(database.db)).rows).toEqual([{ one: 1 }]))
   })
 })
