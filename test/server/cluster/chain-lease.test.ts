@@ -59,10 +59,16 @@ describe.skipIf(!runs)('the chain-owner lease', () => {
     expect(rows).toEqual([{ ended: true }])
     // The holder lives on: it takes the lease back on a new connection (its chain goes on), or a standby's look came
     // first (the holder's chain is stopped, the standby's started). Never two holders.
-    await vi.waitFor(() => expect(events.length).toBeGreaterThan(3))
+    const decided = () => events.slice(3).find((event) => event === `retaken ${second}` || event === `lost ${second}`)
+    await vi.waitFor(() => expect(decided()).toBeDefined())
     await vi.waitFor(() => expect(holders()).toHaveLength(1))
-    if (holders()[0] === second) expect(events.slice(3)).toEqual([`retaken ${second}`])
-    else expect(events.slice(3)).toEqual([`lost ${second}`, `won ${holders()[0]}`])
+    const third = holders()[0]!
+    if (decided() === `retaken ${second}`) {
+      expect(third).toBe(second)
+      expect(events.slice(3)).toEqual([`retaken ${second}`])
+    }
+    // The standby's `won` may come before the holder's `lost` (the holder notices when it tries to take it back).
+    else expect(events.slice(3).sort()).toEqual([`lost ${second}`, `won ${third}`].sort())
     for (const lease of leases) await lease.close()
     expect(holders()).toEqual([])
   })
