@@ -8,6 +8,7 @@ import { createErrorHandler, createJsonApp, notFoundHandler } from '../core/http
 import { isIP } from 'node:net'
 import { hostnameOf, routeHost } from '../core/hosts.js'
 import { storageUnavailable } from './data-dir/storage-errors.js'
+import { databaseUnavailable } from './db/database-errors.js'
 import { createServerLifecycle } from './serve/lifecycle.js'
 import { answerHealth, isHealthRequest } from './serve/health.js'
 import { createClusterRoutes } from './cluster/cluster-routes.js'
@@ -54,6 +55,12 @@ export async function createApp(given: ServerDeps): Promise<Express & { gateway:
     gateway.handle(req, res, route).catch(next)
   })
   app.use(notFoundHandler)
-  app.use(createErrorHandler({ log: deps.log, translate: (error) => storageUnavailable(deps.dataDir, error) }))
+  // A full data dir, or a database that cannot be reached (a PostgreSQL restart), is a 503 with Retry-After.
+  app.use(
+    createErrorHandler({
+      log: deps.log,
+      translate: (error) => storageUnavailable(deps.dataDir, error) ?? databaseUnavailable(error),
+    }),
+  )
   return Object.assign(app, { gateway })
 }

@@ -5,6 +5,7 @@ import { sandboxChain } from '../../chain/viem-chain.js'
 import { toSvcError } from '../../core/errors.js'
 import { sandboxNetwork } from '../../core/sandbox-usdc.js'
 import { chainOwnerChannel, readChainOwner, type ChainOwnerRow } from '../db/chain-owner.js'
+import { quietWhileUnreachable } from '../db/database-errors.js'
 import type { Notifications } from '../db/notifications.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { Database } from '../db/tables.js'
@@ -73,6 +74,7 @@ export async function createChainOwnerView(options: {
   const clients = new Map<string, PublicClient>()
   let reading: Promise<void> | undefined
   let again = false
+  const failures = quietWhileUnreachable(log)
   /** The remote owner's chain facts, of the epoch they were read at. */
   let facts: ChainFacts | undefined
 
@@ -95,7 +97,9 @@ export async function createChainOwnerView(options: {
       return reading
     }
     reading = read()
-      .catch((error) => log(`svc: reading the Sandbox chain owner failed: ${toSvcError(error).message}`))
+      .then(failures.ok, (error) =>
+        failures.failed(error, `svc: reading the Sandbox chain owner failed: ${toSvcError(error).message}`),
+      )
       .finally(() => {
         reading = undefined
         if (again) {

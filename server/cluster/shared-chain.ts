@@ -71,6 +71,11 @@ export function startSharedChain(server: RunningServer, options: SharedChainOpti
         `svc: this process owns the Sandbox chain now (epoch ${chain.sandboxChain.epoch}, up in ${Date.now() - started} ms)`,
       )
     },
+    // The lease's connection broke and this process took the lease back (a PostgreSQL restart): the same chain goes
+    // on; the row names it again, in case a process that held the lease meanwhile took it off.
+    async retaken() {
+      if (chain) await publishChainOwner(db, { owner: me, url: options.advertiseUrl, epoch: chain.sandboxChain.epoch })
+    },
     async lost() {
       const stopping = chain
       chain = undefined

@@ -9,6 +9,7 @@ import {
   type PostgresDialectConfig,
   type TransactionSettings,
 } from 'kysely'
+import { markDatabaseError } from './database-errors.js'
 
 /**
  * This process's own writes to some tables, as they commit. The gateway keeps the tables' version in memory from
@@ -53,12 +54,17 @@ export function trackedPostgresDialect(
 
   class TrackingDriver extends PostgresDriver {
     override async acquireConnection(): Promise<DatabaseConnection> {
-      const connection = await super.acquireConnection()
+      // A query's errors are marked as the database's (a refused connection: a 503, server/db/database-errors.ts).
+      const connection = await super.acquireConnection().catch((error: unknown) => {
+        throw markDatabaseError(error)
+      })
       if (!patched.has(connection)) {
         patched.add(connection)
         const execute = connection.executeQuery.bind(connection)
         connection.executeQuery = async <R>(compiled: CompiledQuery) => {
-          const result = await execute<R>(compiled)
+          const result = await execute<R>(compiled).catch((error: unknown) => {
+            throw markDatabaseError(error)
+          })
           if (writesTo(compiled.query, watched)) {
             if (inTransaction.has(connection)) wrote.add(connection)
             else written = true

@@ -53,8 +53,12 @@ export async function openPostgres(
   }
   const config = { connectionString: url, types, lock_timeout: 5_000 }
   const pool = new pg.Pool({ ...config, max: poolSize })
-  // An idle connection the server dropped must not take the process with it; the next query reconnects.
+  // An idle connection the server dropped must not take the process with it; the next query reconnects. A connection
+  // checked out of the pool has no listener of the pool's (a transaction's between two statements, a lock's held while
+  // work runs): its own keeps a PostgreSQL restart (57P01, "Connection terminated unexpectedly") from being an
+  // unhandled 'error' event. Its next query fails (a 503, server/db/database-errors.ts) and the pool drops it.
   pool.on('error', () => {})
+  pool.on('connect', (client) => client.on('error', () => {}))
   // Writes of this process to the tables the gateway caches are noted as they commit (server/db/local-writes.ts).
   const { dialect, writes } = trackedPostgresDialect({ pool }, cachedTables)
   const db = new Kysely<Database>({ dialect })

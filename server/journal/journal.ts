@@ -122,9 +122,14 @@ export function createSettlementJournal(
       let won = false
       try {
         won = await claimJournalRow(deps.db, row)
+      } catch (error) {
+        // The database went away under the insert (a PostgreSQL restart): it may have committed all the same, so the
+        // row is deleted once the database can be reached (nothing was sent for it).
+        if (kept.storageFailed(error)) kept.add(row.id, () => releaseJournalClaim(deps.db, row.id), error)
+        throw error
       } finally {
         if (won) claims.set(entry.paymentId, row.id)
-        else inFlight.delete(row.id)
+        else if (!kept.has(row.id)) inFlight.delete(row.id)
       }
       return won
     },
@@ -132,10 +137,15 @@ export function createSettlementJournal(
       const id = claims.get(paymentId)
       if (id === undefined) return
       claims.delete(paymentId)
+      const write = () => releaseJournalClaim(deps.db, id)
       try {
-        await releaseJournalClaim(deps.db, id)
+        await write()
+      } catch (error) {
+        // The database could not be reached (a PostgreSQL restart): the claim is let go of once it can.
+        if (!kept.storageFailed(error)) throw error
+        return kept.add(id, write, error)
       } finally {
-        inFlight.delete(id)
+        if (!kept.has(id)) inFlight.delete(id)
       }
     },
     async begin(entry) {
@@ -152,7 +162,9 @@ export function createSettlementJournal(
       try {
         await (await store).openJournal(row)
       } catch (error) {
-        inFlight.delete(row.id)
+        // Still claimed (nothing was sent): the payment's release lets go of it.
+        if (claimed !== undefined) claims.set(entry.paymentId, claimed)
+        else inFlight.delete(row.id)
         throw error
       }
       return row.id
@@ -178,13 +190,18 @@ export function createSettlementJournal(
       }
     },
     async abandon(id, refusedFor) {
-      try {
+      const write = async () => {
         if (finalRefusal(refusedFor)) await abandonJournalRow(deps.db, id, 'refused')
         else if (shared) await abandonJournalRow(deps.db, id)
+      }
+      try {
+        await write()
       } catch (error) {
-        log(`svc: marking the settlement journal entry ${id} abandoned failed: ${toSvcError(error).message}`)
+        // The database could not be reached (a PostgreSQL restart): the row is marked once it can.
+        if (kept.storageFailed(error)) kept.add(id, write, error)
+        else log(`svc: marking the settlement journal entry ${id} abandoned failed: ${toSvcError(error).message}`)
       } finally {
-        inFlight.delete(id)
+        if (!kept.has(id)) inFlight.delete(id)
       }
     },
     async close() {
