@@ -25,6 +25,7 @@ import * as sandboxChainOwner from './migrations/2026_11_28_01_00_00_sandbox_cha
 import * as channelLogCursors from './migrations/2026_11_28_03_00_00_channel_log_cursors.js'
 import * as paymentIdClaims from './migrations/2026_11_28_05_00_00_payment_id_claims.js'
 import * as channelReads from './migrations/2026_11_29_04_00_00_channel_reads.js'
+import * as channelTransactionsOnce from './migrations/2026_12_07_01_00_00_channel_transactions_once.js'
 import { isPostgresUrl, openPostgres } from './postgres-database.js'
 import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
@@ -59,6 +60,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_28_03_00_00_channel_log_cursors': channelLogCursors,
   '2026_11_28_05_00_00_payment_id_claims': paymentIdClaims,
   '2026_11_29_04_00_00_channel_reads': channelReads,
+  '2026_12_07_01_00_00_channel_transactions_once': channelTransactionsOnce,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

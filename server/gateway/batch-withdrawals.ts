@@ -185,7 +185,7 @@ export function createWithdrawalWatch(
         .where('network', '=', network)
         .where('channel_id', '=', channelId)
         .executeTakeFirstOrThrow()
-      await trx
+      const inserted = await trx
         .insertInto('batch_transactions')
         .values({
           id: newId('ctx'),
@@ -201,7 +201,10 @@ export function createWithdrawalWatch(
           transaction: withdrawal.transaction,
           created_at: at,
         })
-        .execute()
+        // The unique index batch_transactions_once: recorded already.
+        .onConflict((conflict) => conflict.doNothing())
+        .executeTakeFirst()
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return false
       if (withdrawal.kind === 'withdrawn')
         await trx
           .updateTable('batch_channels')
