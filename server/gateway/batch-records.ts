@@ -184,6 +184,7 @@ export function createBatchRecords(db: Kysely<Database>, own: OwnWrites, now: ()
           .where('chain_epoch', '=', entry.chainEpoch)
           .where('channel_id', '=', channelId)
           .execute()
+        return true
       })
     },
 
