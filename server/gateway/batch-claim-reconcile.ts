@@ -142,7 +142,8 @@ export function createClaimReconciler(
       const parts = found.filter((entry) => entry.transaction === transaction)
       const first = parts[0]!.row
       const amount = parts.reduce((sum, entry) => sum + entry.amount, 0n)
-      await records.transaction({
+      // Recorded meanwhile by the process that made the claim (its record and this one raced): nothing to tell.
+      const recordedNow = await records.transaction({
         chainEpoch: '',
         kind: 'claim',
         environment: first.environment,
@@ -153,6 +154,7 @@ export function createClaimReconciler(
         vouchers: parts.length,
         transaction,
       })
+      if (!recordedNow) continue
       for (const part of parts)
         await publish({
           type: 'channel.claimed',

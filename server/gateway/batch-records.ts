@@ -39,8 +39,11 @@ export type ChannelTransaction = {
 export type BatchRecords = {
   /** A request paid from a channel: its voucher row, the channel's count, and its seller (the first API it paid). */
   voucherPaid(paid: VoucherPaid): Promise<void>
-  /** A channel transaction; a deposit or refund also adds to its channel's deposited or refunded. */
-  transaction(entry: ChannelTransaction): Promise<void>
+  /**
+   * A channel transaction; a deposit or refund also adds to its channel's deposited or refunded. False when it is
+   * recorded already (the same kind, transaction and channel: another process recorded it first), which changes nothing.
+   */
+  transaction(entry: ChannelTransaction): Promise<boolean>
   /** A channel's record as it stands. */
   channel(chainEpoch: string, channelId: string): Promise<BatchChannelRow | undefined>
   /**
@@ -140,8 +143,8 @@ export function createBatchRecords(db: Kysely<Database>, own: OwnWrites, now: ()
     async transaction(entry) {
       const at = now().toISOString()
       const channelId = entry.channelId?.toLowerCase() ?? null
-      await db.transaction().execute(async (trx) => {
-        await trx
+      return db.transaction().execute(async (trx) => {
+        const inserted = await trx
           .insertInto('batch_transactions')
           .values({
             id: newId('ctx'),
@@ -157,8 +160,11 @@ export function createBatchRecords(db: Kysely<Database>, own: OwnWrites, now: ()
             transaction: entry.transaction,
             created_at: at,
           })
-          .execute()
-        if (channelId === null || (entry.kind !== 'deposit' && entry.kind !== 'refund')) return
+          // The unique index batch_transactions_once: a transaction is recorded once.
+          .onConflict((conflict) => conflict.doNothing())
+          .executeTakeFirst()
+        if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return false
+        if (channelId === null || (entry.kind !== 'deposit' && entry.kind !== 'refund')) return true
         const column = entry.kind === 'deposit' ? 'deposited' : 'refunded'
         const row = await trx
           .selectFrom('batch_channels')
@@ -166,7 +172,7 @@ export function createBatchRecords(db: Kysely<Database>, own: OwnWrites, now: ()
           .where('chain_epoch', '=', entry.chainEpoch)
           .where('channel_id', '=', channelId)
           .executeTakeFirst()
-        if (!row) return
+        if (!row) return true
         await trx
           .updateTable('batch_channels')
           .set({
@@ -178,6 +184,7 @@ export function createBatchRecords(db: Kysely<Database>, own: OwnWrites, now: ()
           .where('chain_epoch', '=', entry.chainEpoch)
           .where('channel_id', '=', channelId)
           .execute()
+        return true
       })
     },
 

@@ -41,7 +41,8 @@ export type WithdrawalWatch = {
  * block read: a chain that went back below it (a snapshot reverted, a chain reloaded from an older state, a deep reorg)
  * has another block there, or none yet, even when it was mined past it again before the next check, and is read again
  * from the start; a check does not run across a snapshot's revert. A log is applied once (by its transaction, the
- * channel's row locked), so reading a block twice, or two processes reading it, changes nothing.
+ * channel's row locked), so reading a block twice, or two processes reading it, changes nothing; one transaction of
+ * the buyer's that moves several channels (the contract's multicall) is each channel's.
  */
 export function createWithdrawalWatch(
   deps: ServerDeps,
@@ -127,6 +128,8 @@ export function createWithdrawalWatch(
         .where('chain_epoch', '=', chainEpoch)
         .where('transaction', '=', withdrawal.transaction)
         .where('kind', '=', kind)
+        // The channel too: one buyer transaction (the contract's multicall) may move several channels.
+        .where('channel_id', '=', channelId)
     const found = await channel().executeTakeFirst()
     if (!found || (await seen().executeTakeFirst())) return
     const [balance, totalClaimed] = await source.client.readContract({
@@ -176,6 +179,7 @@ export function createWithdrawalWatch(
         .where('chain_epoch', '=', chainEpoch)
         .where('transaction', '=', withdrawal.transaction)
         .where('kind', '=', kind)
+        .where('channel_id', '=', channelId)
         .executeTakeFirst()
       if (again) return false
       const row = await trx
@@ -185,7 +189,7 @@ export function createWithdrawalWatch(
         .where('network', '=', network)
         .where('channel_id', '=', channelId)
         .executeTakeFirstOrThrow()
-      await trx
+      const inserted = await trx
         .insertInto('batch_transactions')
         .values({
           id: newId('ctx'),
@@ -201,7 +205,10 @@ export function createWithdrawalWatch(
           transaction: withdrawal.transaction,
           created_at: at,
         })
-        .execute()
+        // The unique index batch_transactions_once: recorded already.
+        .onConflict((conflict) => conflict.doNothing())
+        .executeTakeFirst()
+      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return false
       if (withdrawal.kind === 'withdrawn')
         await trx
           .updateTable('batch_channels')

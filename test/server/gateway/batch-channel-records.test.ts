@@ -2,12 +2,15 @@
  * The gateway's channel storage and voucher records (batch-channel-storage.ts, batch-records.ts) on each database:
  * the package's channel written, updated through the statement compiled once and let go of, its record's columns
  * following it; each voucher's row and its channel's count written together, the channel's seller being the API its
- * first voucher paid.
+ * first voucher paid; a channel transaction recorded once (the unique index batch_transactions_once), whichever
+ * process records it, the second record of it changing nothing.
  */
 import type { Channel } from '@x402/evm/batch-settlement/server'
+import { Migrator } from 'kysely'
 import { afterEach, describe, expect, test } from 'vitest'
-import { openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
-import { createBatchRecords } from '../../../server/gateway/batch-records.js'
+import { migrations, openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
+import type { Database } from '../../../server/db/tables.js'
+import { createBatchRecords, type ChannelTransaction } from '../../../server/gateway/batch-records.js'
 import { createChannelStorage } from '../../../server/gateway/batch-channel-storage.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
 
@@ -59,7 +62,48 @@ describe.runIf(testDialects().includes('postgres'))('postgres, two processes', (
       await two.close()
     }
   })
+
+  test("the same claim recorded by two processes at once (a manager's record and the chain's read of it): one row", async () => {
+    const url = await databases.url()
+    const [one, two] = [await openDatabase(url), await openDatabase(url)]
+    try {
+      const records = [one, two].map(({ db }) =>
+        createBatchRecords(
+          db,
+          (write) => write(),
+          () => new Date(),
+        ),
+      )
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => records[i % 2]!.transaction(claim)))
+      expect(answers.filter(Boolean)).toHaveLength(1)
+      expect(await transactionRows(one)).toEqual([{ kind: 'claim', amount: '3000', channel_id: null }])
+    } finally {
+      await one.close()
+      await two.close()
+    }
+  })
 })
+
+const claim: ChannelTransaction = {
+  chainEpoch: '',
+  kind: 'claim',
+  environment: 'production',
+  network: scope.network,
+  token: '0x00000000000000000000000000000000000000cc',
+  receiver: scope.receiver,
+  amount: '3000',
+  vouchers: 3,
+  transaction: `0x${'c1'.repeat(32)}`,
+}
+
+const transactionRows = ({ db }: OpenedDatabase) =>
+  db
+    .selectFrom('batch_transactions')
+    .select(['kind', 'amount', 'channel_id'])
+    .orderBy('kind')
+    .orderBy('channel_id')
+    .orderBy('created_at')
+    .execute()
 
 describe.each(testDialects())('%s', (dialect) => {
   const databases = testDatabases(dialect)
@@ -116,5 +160,79 @@ describe.each(testDialects())('%s', (dialect) => {
     expect(await storage.updateChannel(channelId, () => undefined)).toEqual({ channel: undefined, status: 'deleted' })
     expect(await storage.get(channelId)).toBeUndefined()
     expect(await row()).toMatchObject({ data: null, state: 'closed', spent: '300', vouchers: 2 })
+  })
+
+  test("a channel transaction is recorded once: a claim or deposit recorded again changes nothing; a buyer's one transaction of two channels keeps both", async () => {
+    opened = await databases.open()
+    const { db } = opened
+    const storage = createChannelStorage(db, scope)
+    const records = createBatchRecords(
+      db,
+      (write) => write(),
+      () => new Date(),
+    )
+    await storage.updateChannel(channelId, () => channel('100'))
+    expect(await records.transaction(claim)).toBe(true)
+    expect(await records.transaction({ ...claim, amount: '9000' })).toBe(false)
+    const deposit = { ...claim, chainEpoch: 'e1', kind: 'deposit' as const, channelId, amount: '10000' }
+    expect(await records.transaction({ ...deposit, transaction: `0x${'d1'.repeat(32)}` })).toBe(true)
+    expect(await records.transaction({ ...deposit, transaction: `0x${'d1'.repeat(32)}` })).toBe(false)
+    expect((await records.channel('e1', channelId))?.deposited).toBe('10000')
+    // Another chain epoch (a Sandbox chain started afresh) is another chain: the same hash is another transaction.
+    expect(await records.transaction({ ...claim, chainEpoch: 'e2' })).toBe(true)
+    // One multicall finalizing two channels' withdrawals: a row each.
+    const withdrawn = { ...claim, kind: 'withdraw' as const, amount: '1', transaction: `0x${'e1'.repeat(32)}` }
+    expect(await records.transaction({ ...withdrawn, channelId })).toBe(true)
+    expect(await records.transaction({ ...withdrawn, channelId: `0x${'cd'.repeat(32)}` })).toBe(true)
+    expect(await records.transaction({ ...withdrawn, channelId })).toBe(false)
+    const rows = await db.selectFrom('batch_transactions').select(['chain_epoch', 'kind']).execute()
+    expect(rows.map((row) => `${row.chain_epoch} ${row.kind}`).sort()).toEqual([
+      ' claim',
+      ' withdraw',
+      ' withdraw',
+      'e1 deposit',
+      'e2 claim',
+    ])
+  })
+
+  test('the migration leaves one of the rows a race recorded twice before it: the earliest', async () => {
+    opened = await databases.open()
+    const { db } = opened
+    const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } })
+    expect((await migrator.migrateTo('2026_11_29_04_00_00_channel_reads')).error).toBeUndefined()
+    const row = (id: string, created_at: string, amount: string): Database['batch_transactions'] => ({
+      id,
+      chain_epoch: '',
+      kind: 'claim',
+      environment: 'production',
+      network: scope.network,
+      token: claim.token,
+      receiver: scope.receiver,
+      channel_id: null,
+      amount,
+      vouchers: 3,
+      transaction: claim.transaction,
+      created_at,
+    })
+    await db
+      .insertInto('batch_transactions')
+      .values([
+        row('ctx_b', '2026-12-01T00:00:02.000Z', '3000'),
+        row('ctx_a', '2026-12-01T00:00:01.000Z', '3000'),
+        row('ctx_c', '2026-12-01T00:00:02.000Z', '3000'),
+        { ...row('ctx_d', '2026-12-01T00:00:03.000Z', '0'), transaction: '' },
+        { ...row('ctx_e', '2026-12-01T00:00:03.000Z', '0'), transaction: '' },
+      ])
+      .execute()
+    expect((await migrator.migrateToLatest()).error).toBeUndefined()
+    const left = await db.selectFrom('batch_transactions').select('id').orderBy('id').execute()
+    expect(left.map((entry) => entry.id)).toEqual(['ctx_a', 'ctx_d', 'ctx_e'])
+    expect(
+      await createBatchRecords(
+        db,
+        (write) => write(),
+        () => new Date(),
+      ).transaction(claim),
+    ).toBe(false)
   })
 })

@@ -5,7 +5,9 @@
  * and the claim's transaction from the contract's logs: the claim is recorded with its real transaction and amount,
  * and the next claim claims only the vouchers paid since (no claim of what the chain has already, whose empty
  * transaction svc would record as a claim of everything). The "real network" is svc's Sandbox chain in this test
- * process, its facilitator the external one, as in serve-recovery.test.ts.
+ * process, its facilitator the external one, as in serve-recovery.test.ts. The manager's schedule is a day long, so
+ * no claim comes on a timer: each claim is the one svc makes when it stops (SIGTERM: the managers claim and settle
+ * once more), sent when the test has paid every voucher it means that claim to take, whatever the machine's load.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -33,6 +35,8 @@ writeFileSync(walletFile, `${randomBytes(32).toString('hex')}\n`)
 const direct = fetchFrom('127.0.0.1')
 const running: ServeProcess[] = []
 const price = 1_000n
+/** The managers' schedule (seconds): longer than the test, so only a stop claims. */
+const claimEvery = 86_400
 
 let services: ChainServices
 let upstreamUrl: string
@@ -108,8 +112,8 @@ test('a claim the external facilitator made, unrecorded when svc serve died, is 
         amount: price.toString(),
         extra: {
           minDeposit: (10n * price).toString(),
-          claimIntervalSeconds: 1,
-          settleIntervalSeconds: 1,
+          claimIntervalSeconds: claimEvery,
+          settleIntervalSeconds: claimEvery,
           name,
           version,
         },
@@ -134,7 +138,9 @@ test('a claim the external facilitator made, unrecorded when svc serve died, is 
     expect(response.status, await response.text()).toBe(200)
     channelId ??= channelIdOf(response)
   }
-  // The manager claims the three vouchers through the external facilitator; svc dies before it records the claim.
+  // Stopping, the manager claims the three vouchers through the external facilitator; svc dies before it records the
+  // claim.
+  svc.child.kill('SIGTERM')
   await vi.waitFor(() => expect(svc.stderr()).toContain('paused at channel-claim-record'), {
     timeout: 30_000,
     interval: 20,
@@ -156,13 +162,24 @@ test('a claim the external facilitator made, unrecorded when svc serve died, is 
   expect(svc.stderr()).toMatch(
     /a claim of 0x[0-9a-f]{40} on eip155:845320402 svc had not recorded .* is recorded from the chain: 0x/,
   )
-  // Two more vouchers on the same channel: the next claim claims these two only.
+  expect((await shown()).channel).toMatchObject({ spent: '3000', claimed: '3000' })
+  // Two more vouchers on the same channel: the next claim (svc stopping) claims these two only, and settles them.
   for (let i = 0; i < 2; i++) {
     const response = await pay(url(svc.ready.port))
     expect(response.status, await response.text()).toBe(200)
   }
-  await expect.poll(async () => (await shown()).channel?.settled, { timeout: 20_000 }).toBe('5000')
-  const { channel, transactions } = await shown()
+  await expect.poll(async () => (await shown()).channel?.spent, { timeout: 10_000 }).toBe('5000')
+  expect((await shown()).channel).toMatchObject({ claimed: '3000', settled: '3000' })
+  expect(await svc.stop()).toBe(0)
+
+  // Read back on the next start.
+  svc = await serve('a')
+  const again = await call(svc, 'POST', '/auth/login', undefined, {
+    email: 'claims@pay.test',
+    password: 'a-long-password',
+  })
+  const { channel, transactions } = (await call(svc, 'GET', `/channels/${channelId!.toLowerCase()}`, again.body.token))
+    .body
   expect(channel).toMatchObject({ deposited: '10000', spent: '5000', claimed: '5000', settled: '5000' })
 
   const claims = await services.sandboxChain.client.getContractEvents({
