@@ -16,7 +16,7 @@ import { x402Client } from '@x402/core/client'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { fetchFrom, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
@@ -185,4 +185,21 @@ describe.skipIf(!runs)('svc serve --allow-upstream 127.0.0.1/32: svc itself is n
       error: expect.stringMatching(/^the upstream could not be reached/),
     })
   }, 120_000)
+
+  test('a process killed with SIGKILL: the survivors remove its row within a few seconds, and its port is no longer refused', async () => {
+    const d = await serve('d')
+    const dead = `http://127.0.0.1:${d.ready.port}`
+    expect((await createApi('killed-before', dead)).status).toBe(400)
+    d.child.kill('SIGKILL')
+    const killedAt = Date.now()
+    await d.exited
+    // No process stopped it: a survivor's reaper sees its liveness lock free and removes its row (the others are told).
+    await vi.waitFor(async () => expect((await createApi(`killed-${Date.now()}`, dead)).status).toBe(201), {
+      timeout: 10_000,
+      interval: 100,
+    })
+    const goneMs = Date.now() - killedAt
+    console.info(`serve-own-upstreams: the killed process's port was accepted again ${goneMs} ms after the kill`)
+    expect(goneMs).toBeLessThan(5_000)
+  }, 60_000)
 })
