@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import { x402Client } from '@x402/core/client'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
+import pg from 'pg'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
@@ -185,6 +186,24 @@ describe.skipIf(!runs)('svc serve --allow-upstream 127.0.0.1/32: svc itself is n
       error: expect.stringMatching(/^the upstream could not be reached/),
     })
   }, 120_000)
+
+  test('a live process whose row was removed (taken for gone meanwhile) names its listeners again: still refused', async () => {
+    const database = new pg.Client({ connectionString: databaseUrl })
+    await database.connect()
+    try {
+      const ownerOf = async (port: number) =>
+        (await database.query('select owner, listeners from cluster_processes')).rows.find((row) =>
+          (JSON.parse(row.listeners) as { port: number }[]).some((listener) => listener.port === port),
+        )?.owner as string | undefined
+      const owner = await ownerOf(b.ready.port)
+      expect(owner).toBeDefined()
+      await database.query('delete from cluster_processes where owner = $1', [owner])
+      await vi.waitFor(async () => expect(await ownerOf(b.ready.port)).toBe(owner), { timeout: 5_000, interval: 50 })
+      expect((await createApi('republished', `http://127.0.0.1:${b.ready.port}`)).status).toBe(400)
+    } finally {
+      await database.end()
+    }
+  })
 
   test('a process killed with SIGKILL: the survivors remove its row within a few seconds, and its port is no longer refused', async () => {
     const d = await serve('d')
