@@ -4,7 +4,9 @@
  * only, in front of a chain and facilitator this test runs: another process's listener (as its row in the database
  * names it), the database, the RPC and the facilitator are refused at creation (400, the spec's message) and at
  * connect time (an API made while nothing listened on its port, then a svc process started there: 502, nothing
- * charged); a genuine upstream in the allowed range is paid through as before.
+ * charged); a genuine upstream in the allowed range is paid through as before. A process killed with SIGKILL leaves
+ * its row: the survivors' reapers remove it once its liveness lock is free (its port accepted again within seconds); a
+ * live process whose row was removed names its listeners again.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
