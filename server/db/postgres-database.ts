@@ -117,16 +117,24 @@ export async function openPostgres(
  * runs after the migrations, so a column a later migration adds gets it too; a column that has it is left alone.
  */
 async function byteOrderText(db: Kysely<Database>): Promise<void> {
-  const { rows } = await sql<{ table_name: string; column_name: string }>`
+  const unchanged = () => sql<{ table_name: string; column_name: string }>`
     select table_name, column_name from information_schema.columns
     where table_schema = current_schema() and data_type = 'text' and table_name not like 'kysely_%'
-      and coalesce(collation_name, '') <> 'C'`.execute(db)
-  if (rows.length === 0) return
-  // One statement per table: each rewrites the table and its indexes once.
-  const tables = new Map<string, string[]>()
-  for (const { table_name, column_name } of rows)
-    tables.set(table_name, [...(tables.get(table_name) ?? []), column_name])
+      and coalesce(collation_name, '') <> 'C'
+    order by table_name, column_name`
+  if ((await unchanged().execute(db)).rows.length === 0) return
   await db.transaction().execute(async (trx) => {
+    // Processes started together on a fresh database each found the columns to change: each then rewrote the tables
+    // (an exclusive lock on each, in no set order) while another, done already, read them in its start-up (the
+    // channel managers' join of endpoints and apis): PostgreSQL's "deadlock detected", a process's channel managers
+    // not started or its start failed. One process changes them, under a lock, and the next ones, waiting on it, read
+    // again and find nothing left to change.
+    await sql`select pg_advisory_xact_lock(hashtextextended('svc byte order text', 0))`.execute(trx)
+    const { rows } = await unchanged().execute(trx)
+    // One statement per table: each rewrites the table and its indexes once.
+    const tables = new Map<string, string[]>()
+    for (const { table_name, column_name } of rows)
+      tables.set(table_name, [...(tables.get(table_name) ?? []), column_name])
     for (const [table, columns] of tables) {
       const changes = columns.map((column) => sql`alter column ${sql.ref(column)} type text collate "C"`)
       await sql`alter table ${sql.table(table)} ${sql.join(changes)}`.execute(trx)

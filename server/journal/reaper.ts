@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import { toSvcError } from '../../core/errors.js'
+import { deleteClusterProcess } from '../db/cluster-processes.js'
 import { dialectOf } from '../db/dialect.js'
 import { ownerLockHeld, processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
@@ -21,6 +22,12 @@ export type JournalReaperOptions = {
    * every session, so every process's liveness lock is free until its connection is back. @defaultValue 10_000
    */
   restartGraceMs?: number | undefined
+  /**
+   * How long an owner's liveness lock is seen free, look after look, before the owner is taken for gone: a live
+   * process whose liveness connection alone dropped (a network blip) has it free until it is open again (0.1–0.5 s).
+   * @defaultValue 1_000
+   */
+  ownerGraceMs?: number | undefined
 }
 
 export type JournalReaper = {
@@ -44,21 +51,34 @@ export type JournalReaper = {
  * after its process died is recorded soon after it lands, and one that never comes costs a read every 10 s at most.
  * For `restartGraceMs` after the database restarted under a running process, no owner is taken for gone: the restart
  * ended every session at once, and a live process's lock is free until its liveness connection is open again.
+ * An owner is taken for gone once its lock was free for `ownerGraceMs` (a live process whose liveness connection alone
+ * dropped takes it again meanwhile); a gone owner's row of the cluster's processes (server/serve/cluster-peers.ts) is
+ * removed with its rows, so its listeners are no longer refused as upstreams.
  * On SQLite (one process per data dir) there is no reaper: start-up recovery and the sweeper do it.
  * @returns undefined on SQLite
  */
 export function startJournalReaper(deps: ServerDeps, options: JournalReaperOptions = {}): JournalReaper | undefined {
   if (dialectOf(deps.db) !== 'postgres') return undefined
-  const { everyMs = 250, retryKeptFirstMs = 250, retryKeptAfterMs = 10_000, restartGraceMs = 10_000 } = options
+  const {
+    everyMs = 250,
+    retryKeptFirstMs = 250,
+    retryKeptAfterMs = 10_000,
+    restartGraceMs = 10_000,
+    ownerGraceMs = 1_000,
+  } = options
   const startedAt = Date.now()
   const log = deps.log ?? ((message: string) => console.error(message))
   const me = processOwnerOf(deps.db)
   /** Owners whose rows were left for a later try: when that is, and how long the last wait was. */
   const later = new Map<string, { at: number; waitMs: number }>()
+  /** Owners whose lock was free at every look since this time (ms). */
+  const freeSince = new Map<string, number>()
   let looking: Promise<string[]> | undefined
 
   async function reapOwner(owner: string): Promise<boolean> {
     const reaped = await me.whileGone(owner, async () => {
+      // Its row of the cluster's processes: no longer refused as an upstream (the trigger tells the other processes).
+      await deleteClusterProcess(deps.db, owner)
       const journal = await resolveSettlementJournal(deps, { owner })
       const actions = await resolveChannelActions(deps, { owner })
       const resolved =
@@ -91,6 +111,8 @@ export function startJournalReaper(deps: ServerDeps, options: JournalReaperOptio
           .where('owner', 'is not', null)
           .where('owner', '<>', me.id),
       )
+      // A process killed (SIGKILL) left its row of the cluster's processes: its listeners stay refused until it goes.
+      .union(deps.db.selectFrom('cluster_processes').select('owner').where('owner', '<>', me.id))
     const rows = await deps.db
       .selectFrom(owners.as('owners'))
       .select([
@@ -105,10 +127,21 @@ export function startJournalReaper(deps: ServerDeps, options: JournalReaperOptio
     const upMs = Number(rows[0]?.up_ms ?? Number.POSITIVE_INFINITY)
     if (upMs < Math.min(now - startedAt, restartGraceMs)) return reaped
     for (const { owner, held } of rows) {
-      if (owner === null || held || (later.get(owner)?.at ?? 0) > now) continue
+      if (owner === null) continue
+      if (held) {
+        freeSince.delete(owner)
+        continue
+      }
+      // Free at one look is not gone: a live process whose liveness connection alone dropped takes its lock again
+      // within half a second, and its rows in flight are its own (recovered meanwhile, its settlement would be
+      // recorded as charged without an answer, and the buyer refused as a replay, while it was about to answer).
+      const since = freeSince.get(owner) ?? now
+      freeSince.set(owner, since)
+      if (now - since < ownerGraceMs || (later.get(owner)?.at ?? 0) > now) continue
       if (await reapOwner(owner)) reaped.push(owner)
     }
     for (const owner of later.keys()) if (!rows.some((row) => row.owner === owner)) later.delete(owner)
+    for (const owner of freeSince.keys()) if (!rows.some((row) => row.owner === owner)) freeSince.delete(owner)
     return reaped
   }
 

@@ -56,7 +56,7 @@ export function chainListeners(
 /**
  * Names this process's `listeners` in the database and keeps the other processes' listeners up to date: read at
  * start, again on each change (LISTEN/NOTIFY) and after a lost connection listens again. Rows of processes that are
- * gone (killed: no stop removed them) are removed at start.
+ * gone (killed: no stop removed them) are removed at start, and later by the reaper (server/journal/reaper.ts).
  */
 export async function shareClusterPeers(options: {
   db: Kysely<Database>
@@ -70,6 +70,8 @@ export async function shareClusterPeers(options: {
   let known: OwnPeer[] = []
   let started = 0
   let applied = 0
+  let mine = options.listeners
+  let closing = false
   const peersOf = (processes: ClusterProcess[]) =>
     processes
       .filter((process) => process.owner !== owner.id)
@@ -86,12 +88,20 @@ export async function shareClusterPeers(options: {
       if (seq < applied) return
       applied = seq
       known = peersOf(processes)
+      // This process's row removed by another's reaper (its liveness lock was free too long: a connection that stayed
+      // away): it names its listeners again, or they would be nobody's.
+      if (!closing && !processes.some((process) => process.owner === owner.id))
+        await publish(mine).catch((error) =>
+          log(`svc: naming this process's listeners in the database failed: ${toSvcError(error).message}`),
+        )
     } catch (error) {
       log(`svc: reading the cluster's processes failed: ${toSvcError(error).message}`)
     }
   }
-  const publish = (listeners: OwnPeer[]) =>
-    saveClusterProcess(db, { owner: owner.id, host, listeners }, new Date().toISOString())
+  const publish = (listeners: OwnPeer[]) => {
+    mine = listeners
+    return saveClusterProcess(db, { owner: owner.id, host, listeners }, new Date().toISOString())
+  }
 
   for (const process of await listClusterProcesses(db))
     if (process.owner !== owner.id && (await owner.isGone(process.owner))) await deleteClusterProcess(db, process.owner)
@@ -115,6 +125,7 @@ export async function shareClusterPeers(options: {
       )
     },
     async close() {
+      closing = true
       await subscription.stop()
       await deleteClusterProcess(db, owner.id).catch(() => {})
     },

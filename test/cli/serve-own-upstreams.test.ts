@@ -4,7 +4,9 @@
  * only, in front of a chain and facilitator this test runs: another process's listener (as its row in the database
  * names it), the database, the RPC and the facilitator are refused at creation (400, the spec's message) and at
  * connect time (an API made while nothing listened on its port, then a svc process started there: 502, nothing
- * charged); a genuine upstream in the allowed range is paid through as before.
+ * charged); a genuine upstream in the allowed range is paid through as before. A process killed with SIGKILL leaves
+ * its row: the survivors' reapers remove it once its liveness lock is free (its port accepted again within seconds); a
+ * live process whose row was removed names its listeners again.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -15,8 +17,9 @@ import { join } from 'node:path'
 import { x402Client } from '@x402/core/client'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
+import pg from 'pg'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { fetchFrom, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
@@ -185,4 +188,39 @@ describe.skipIf(!runs)('svc serve --allow-upstream 127.0.0.1/32: svc itself is n
       error: expect.stringMatching(/^the upstream could not be reached/),
     })
   }, 120_000)
+
+  test('a live process whose row was removed (taken for gone meanwhile) names its listeners again: still refused', async () => {
+    const database = new pg.Client({ connectionString: databaseUrl })
+    await database.connect()
+    try {
+      const ownerOf = async (port: number) =>
+        (await database.query('select owner, listeners from cluster_processes')).rows.find((row) =>
+          (JSON.parse(row.listeners) as { port: number }[]).some((listener) => listener.port === port),
+        )?.owner as string | undefined
+      const owner = await ownerOf(b.ready.port)
+      expect(owner).toBeDefined()
+      await database.query('delete from cluster_processes where owner = $1', [owner])
+      await vi.waitFor(async () => expect(await ownerOf(b.ready.port)).toBe(owner), { timeout: 5_000, interval: 50 })
+      expect((await createApi('republished', `http://127.0.0.1:${b.ready.port}`)).status).toBe(400)
+    } finally {
+      await database.end()
+    }
+  })
+
+  test('a process killed with SIGKILL: the survivors remove its row within a few seconds, and its port is no longer refused', async () => {
+    const d = await serve('d')
+    const dead = `http://127.0.0.1:${d.ready.port}`
+    expect((await createApi('killed-before', dead)).status).toBe(400)
+    d.child.kill('SIGKILL')
+    const killedAt = Date.now()
+    await d.exited
+    // No process stopped it: a survivor's reaper sees its liveness lock free and removes its row (the others are told).
+    await vi.waitFor(async () => expect((await createApi(`killed-${Date.now()}`, dead)).status).toBe(201), {
+      timeout: 10_000,
+      interval: 100,
+    })
+    const goneMs = Date.now() - killedAt
+    console.info(`serve-own-upstreams: the killed process's port was accepted again ${goneMs} ms after the kill`)
+    expect(goneMs).toBeLessThan(5_000)
+  }, 60_000)
 })

@@ -5,6 +5,8 @@
  * do). On PostgreSQL a second process, alive all along, recovers it within 5 s (the reaper: the dead process's
  * liveness lock is free); on SQLite the next start does. Without `--rpc` the row is dropped as before, with a line
  * naming the flag. The "real network" is svc's Sandbox chain in this test process, its facilitator the external one.
+ * A live process whose liveness connection alone is ended (pg_terminate_backend, as a network blip) mid-payment keeps
+ * it: the survivors do not take it for gone while it opens the connection again, and its buyer gets the answer.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -254,6 +256,73 @@ describe.skipIf(!runsPostgres)('on PostgreSQL: a survivor recovers a killed proc
       facilitator.release()
       await client.end()
       await facilitator.stop()
+    }
+  }, 120_000)
+})
+
+describe.skipIf(!runsPostgres)('on PostgreSQL: a live process whose liveness connection dropped', () => {
+  let postgres: TestPostgres
+  afterAll(async () => postgres?.stop())
+
+  test('keeps its payment in flight: the survivors do not recover it meanwhile, and the buyer gets its answer, recorded delivered, once', async () => {
+    postgres = await startPostgres()
+    const database = await postgres.createDatabase()
+    const [a, , c] = await Promise.all([
+      serve('a4', { database, rpc: true }),
+      serve('b4', { database, rpc: true }),
+      serve('c4', { database, rpc: true, pause: true }),
+    ])
+    const api = await productionApi(a, 'blip')
+    const buyer = privateKeyToAccount(generatePrivateKey())
+    await services.manager.fund(buyer.address, 'usdc', '1')
+    const client = new x402Client().register(network() as `${string}:${string}`, new ExactEvmScheme(buyer))
+    client.setSpendControls({ allowedAssets: [{ network: network(), asset: usdc(), maxAmountPerPayment: '1000000' }] })
+    const answer = wrapFetchWithPayment(
+      direct,
+      client,
+    )(api.url(c.ready.port)).then(async (response) => ({
+      status: response.status,
+      body: await response.json(),
+    }))
+    answer.catch(() => {})
+    const db = new pg.Client({ connectionString: database })
+    await db.connect()
+    try {
+      // C's settlement is on the chain, its record not written yet (paused there).
+      await vi.waitFor(() => expect(c.stderr()).toContain('paused at settlement-record'), { timeout: 30_000 })
+      const [{ owner }] = (await db.query('select owner from settlement_journal')).rows
+      const livenessPid = async (): Promise<number | undefined> =>
+        (
+          await db.query(
+            `select pid from pg_locks where locktype = 'advisory' and granted and objsubid = 1
+               and classid::bigint = (hashtextextended($1, 0) >> 32) & 4294967295
+               and objid::bigint = hashtextextended($1, 0) & 4294967295`,
+            [owner],
+          )
+        ).rows[0]?.pid
+      const journal = async () => (await db.query('select id from settlement_journal')).rows.length
+      // Its liveness connection alone is ended (a network blip), several times: C opens it again each time.
+      for (let blip = 0; blip < 5 && (await journal()) === 1; blip++) {
+        const pid = await livenessPid()
+        expect(pid).toBeDefined()
+        await db.query('select pg_terminate_backend($1)', [pid])
+        await vi.waitFor(async () => expect(await livenessPid()).toBeDefined(), { timeout: 10_000, interval: 20 })
+        await new Promise((resolve) => setTimeout(resolve, 400))
+      }
+      // Still C's: no survivor took it for gone (and recorded it as charged without an answer, C then refusing the
+      // buyer as a replay of its own payment).
+      const taken = (await journal()) === 0
+      c.child.kill('SIGUSR2')
+      expect(await answer).toEqual({ status: 200, body: { ok: '/forecast' } })
+      expect(taken).toBe(false)
+      await vi.waitFor(async () => expect(await journal()).toBe(0), { timeout: 10_000, interval: 50 })
+      const used = await usedOnChain(buyer.address)
+      expect(used).toHaveLength(1)
+      const ledger = (await db.query('select transaction, delivered from settlements')).rows
+      expect(ledger).toEqual([{ transaction: used[0], delivered: 1 }])
+      for (const svc of running) expect(svc.stderr()).not.toContain(`the process ${owner} is gone`)
+    } finally {
+      await db.end()
     }
   }, 120_000)
 })

@@ -333,6 +333,7 @@ describe.skipIf(!runs)(
       // A live process's reaper finds the holder gone and frees the claim (nothing was sent): the retry is served.
       const reaper = startJournalReaper({ db: a.server.database.db, chain: services, log: () => {} } as never, {
         everyMs: 3_600_000,
+        ownerGraceMs: 0,
       })!
       try {
         expect(await reaper.reapOnce()).toEqual(['proc_died_mid_payment'])

@@ -36,7 +36,7 @@ describe.runIf(testDialects().includes('postgres'))('on PostgreSQL', () => {
     const logs: string[] = []
     const deps = { db: survivor.db, chain: services, log: (line: string) => logs.push(line) } as unknown as ServerDeps
     // A long period: the test looks itself.
-    const reaper = startJournalReaper(deps, { everyMs: 3_600_000 })!
+    const reaper = startJournalReaper(deps, { everyMs: 3_600_000, ownerGraceMs: 0 })!
     try {
       const gone = processOwnerOf(doomed.db).id
       await insertUser(survivor.db, {
@@ -100,7 +100,7 @@ describe.runIf(testDialects().includes('postgres'))('on PostgreSQL, rows left fo
     const [survivor, doomed] = [await openDatabase(url), await openDatabase(url)]
     // No chain services: a Sandbox payment's row cannot be checked, so it is kept for a later try.
     const deps = { db: survivor.db, log: () => {} } as unknown as ServerDeps
-    const reaper = startJournalReaper(deps, { everyMs: 3_600_000, retryKeptFirstMs: 1_000 })!
+    const reaper = startJournalReaper(deps, { everyMs: 3_600_000, retryKeptFirstMs: 1_000, ownerGraceMs: 0 })!
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
     try {
       const gone = processOwnerOf(doomed.db).id
@@ -144,7 +144,7 @@ describe.runIf(testDialects().includes('postgres'))('on PostgreSQL, after the da
     const url = await postgres.createDatabase()
     const [survivor, doomed] = [await openDatabase(url), await openDatabase(url)]
     const deps = { db: survivor.db, log: () => {} } as unknown as ServerDeps
-    const reaper = startJournalReaper(deps, { everyMs: 3_600_000, restartGraceMs: 3_000 })!
+    const reaper = startJournalReaper(deps, { everyMs: 3_600_000, restartGraceMs: 3_000, ownerGraceMs: 0 })!
     try {
       const gone = processOwnerOf(doomed.db).id
       await insertUser(survivor.db, {
