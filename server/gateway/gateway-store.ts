@@ -5,11 +5,11 @@ import { dialectOf } from '../db/dialect.js'
 import { isUniqueViolation } from '../db/sqlite-errors.js'
 import { findPaymentAnswer, keepPaymentAnswer } from '../db/payment-answers.js'
 import type { Database, SettlementJournalRow, SettlementRow } from '../db/tables.js'
-import { trafficUpsert, type GatewayStore, type TrafficRow } from './gateway-store-type.js'
+import { trafficUpsert, type GatewayStore, type TrafficRow } from '../db/gateway-store.js'
 import { preparePaymentAnswers } from './payment-answer-statements.js'
 import { postgresGatewayStore } from './postgres-gateway-store.js'
 
-export type { GatewayStore, TrafficRow } from './gateway-store-type.js'
+export type { GatewayStore, TrafficRow } from '../db/gateway-store.js'
 
 /**
  * The gateway's access to the database, built for its hot path. On a database file it runs on svc's one SQLite

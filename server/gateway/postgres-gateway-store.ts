@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import { watchCacheVersion } from '../db/cache-version.js'
 import { findPaymentAnswer, keepPaymentAnswer } from '../db/payment-answers.js'
 import type { Database, SettlementJournalRow } from '../db/tables.js'
-import { trafficUpsert, type GatewayStore, type TrafficRow } from './gateway-store-type.js'
+import { trafficUpsert, type GatewayStore, type TrafficRow } from '../db/gateway-store.js'
 
 /**
  * The gateway's store on PostgreSQL, shared by any number of processes: each write is one statement (one round trip),

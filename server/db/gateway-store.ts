@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely'
-import type { PaymentAnswerBounds, PaymentAnswerKey } from '../db/payment-answers.js'
-import type { ApiDailyStatsTable } from '../db/api-tables.js'
-import type { PaymentAnswersTable } from '../db/payment-tables.js'
-import type { Database, SettlementJournalRow, SettlementRow } from '../db/tables.js'
+import type { PaymentAnswerBounds, PaymentAnswerKey } from './payment-answers.js'
+import type { ApiDailyStatsTable } from './api-tables.js'
+import type { PaymentAnswersTable } from './payment-tables.js'
+import type { Database, SettlementJournalRow, SettlementRow } from './tables.js'
 
 /** One row of `api_daily_stats` to add to (the counts are added, not set). */
 export type TrafficRow = ApiDailyStatsTable
