@@ -11,7 +11,7 @@ import { openDatabase, type OpenedDatabase } from '../../../server/db/database.j
 import { registerNotifications, type Notifications } from '../../../server/db/notifications.js'
 import { purgeExpired } from '../../../server/db/endpoints.js'
 import type { SettlementRow } from '../../../server/db/tables.js'
-import { openGatewayStore, type GatewayStore } from '../../../server/gateway/gateway-store.js'
+import { openGatewayStore, type GatewayStore } from '../../../server/db/sqlite/gateway-store.js'
 import { testJournalRow } from '../../helpers/journal-rows.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
 import { insertSellerRows } from '../../helpers/seller-rows.js'

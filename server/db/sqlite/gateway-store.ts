@@ -1,15 +1,15 @@
 import type SQLite from 'better-sqlite3'
 import { CompiledQuery, sql, type Kysely } from 'kysely'
-import { connectionOf } from '../db/database.js'
-import { dialectOf } from '../db/dialect.js'
-import { isUniqueViolation } from '../db/sqlite-errors.js'
-import { findPaymentAnswer, keepPaymentAnswer } from '../db/payment-answers.js'
-import type { Database, SettlementJournalRow, SettlementRow } from '../db/tables.js'
-import { trafficUpsert, type GatewayStore, type TrafficRow } from '../db/gateway-store.js'
-import { preparePaymentAnswers } from './payment-answer-statements.js'
-import { postgresGatewayStore } from './postgres-gateway-store.js'
+import { connectionOf } from '../database.js'
+import { dialectOf } from '../dialect.js'
+import { isUniqueViolation } from '../sqlite-errors.js'
+import { findPaymentAnswer, keepPaymentAnswer } from '../payment-answers.js'
+import type { Database, SettlementJournalRow, SettlementRow } from '../tables.js'
+import { trafficUpsert, type GatewayStore, type TrafficRow } from '../gateway-store.js'
+import { preparePaymentAnswers } from '../../gateway/payment-answer-statements.js'
+import { postgresGatewayStore } from '../../gateway/postgres-gateway-store.js'
 
-export type { GatewayStore, TrafficRow } from '../db/gateway-store.js'
+export type { GatewayStore, TrafficRow } from '../gateway-store.js'
 
 /**
  * The gateway's access to the database, built for its hot path. On a database file it runs on svc's one SQLite
