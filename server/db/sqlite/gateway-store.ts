@@ -7,7 +7,7 @@ import { findPaymentAnswer, keepPaymentAnswer } from '../payment-answers.js'
 import type { Database, SettlementJournalRow, SettlementRow } from '../tables.js'
 import { trafficUpsert, type GatewayStore, type TrafficRow } from '../gateway-store.js'
 import { preparePaymentAnswers } from '../../gateway/payment-answer-statements.js'
-import { postgresGatewayStore } from '../../gateway/postgres-gateway-store.js'
+import { postgresGatewayStore } from '../postgres/gateway-store.js'
 
 export type { GatewayStore, TrafficRow } from '../gateway-store.js'
 

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely'
-import { watchCacheVersion } from '../db/cache-version.js'
-import { findPaymentAnswer, keepPaymentAnswer } from '../db/payment-answers.js'
-import type { Database, SettlementJournalRow } from '../db/tables.js'
-import { trafficUpsert, type GatewayStore, type TrafficRow } from '../db/gateway-store.js'
+import { watchCacheVersion } from '../cache-version.js'
+import { findPaymentAnswer, keepPaymentAnswer } from '../payment-answers.js'
+import type { Database, SettlementJournalRow } from '../tables.js'
+import { trafficUpsert, type GatewayStore, type TrafficRow } from '../gateway-store.js'
 
 /**
  * The gateway's store on PostgreSQL, shared by any number of processes: each write is one statement (one round trip),
