@@ -6,7 +6,7 @@ import { isUniqueViolation } from '../sqlite-errors.js'
 import { findPaymentAnswer, keepPaymentAnswer } from '../payment-answers.js'
 import type { Database, SettlementJournalRow, SettlementRow } from '../tables.js'
 import { trafficUpsert, type GatewayStore, type TrafficRow } from '../gateway-store.js'
-import { preparePaymentAnswers } from '../../gateway/payment-answer-statements.js'
+import { preparePaymentAnswers } from './payment-answer-statements.js'
 import { postgresGatewayStore } from '../postgres/gateway-store.js'
 
 export type { GatewayStore, TrafficRow } from '../gateway-store.js'

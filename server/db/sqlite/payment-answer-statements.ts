@@ -1,8 +1,8 @@
 import type SQLite from 'better-sqlite3'
 import type { Kysely } from 'kysely'
-import type { PaymentAnswerBounds, PaymentAnswerKey } from '../db/payment-answers.js'
-import type { PaymentAnswersTable } from '../db/payment-tables.js'
-import type { Database } from '../db/tables.js'
+import type { PaymentAnswerBounds, PaymentAnswerKey } from '../payment-answers.js'
+import type { PaymentAnswersTable } from '../payment-tables.js'
+import type { Database } from '../tables.js'
 
 /**
  * The payment-identifier answers' statements (server/db/payment-answers.ts says what they do) prepared on svc's one
