@@ -5,7 +5,7 @@ import { connectionOf } from '../db/database.js'
 import { dialectOf } from '../db/dialect.js'
 import type { BatchChannelsTable } from '../db/batch-tables.js'
 import type { Database } from '../db/tables.js'
-import { runOn, type OwnWrites } from './own-write.js'
+import { runOn, type OwnWrites } from '../db/own-write.js'
 
 /** The channels one server scheme holds: a receiver's, with one withdraw delay, on one chain epoch. */
 export type ChannelScope = {

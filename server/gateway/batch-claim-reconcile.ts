@@ -7,7 +7,7 @@ import type { ServerDeps } from '../deps.js'
 import type { BatchRecords } from './batch-records.js'
 import { createChannelStorage } from './batch-channel-storage.js'
 import type { ChannelMoved } from './batch-events.js'
-import type { OwnWrites } from './own-write.js'
+import type { OwnWrites } from '../db/own-write.js'
 
 /** A production channel whose claimed total svc keeps below the chain's: a claim it did not record. */
 type Behind = { channelId: string; stored: bigint; onChain: bigint; row: ChannelRow }

@@ -10,7 +10,7 @@ import { nowIso } from '../ids.js'
 import { missingEpoch } from '../journal/missing-settlements.js'
 import { createChannelStorage } from './batch-channel-storage.js'
 import type { WithdrawalSource } from './batch-withdrawal-sources.js'
-import type { OwnWrites } from './own-write.js'
+import type { OwnWrites } from '../db/own-write.js'
 
 /** How many of the newest channel transactions a chain that went back is checked for at most. */
 const checkLimit = 1_000

@@ -5,7 +5,7 @@ import type { BatchChannelRow, BatchTransactionKind, BatchVouchersTable } from '
 import type { Database } from '../db/tables.js'
 import { newId } from '../ids.js'
 import { connectionOf } from '../db/database.js'
-import { runOn, type OwnWrites } from './own-write.js'
+import { runOn, type OwnWrites } from '../db/own-write.js'
 
 /** A request paid from a channel. */
 export type VoucherPaid = {

@@ -19,7 +19,7 @@ import { createClaimReconciler } from './batch-claim-reconcile.js'
 import { createRecordedFacilitators } from './batch-recorded-facilitator.js'
 import { createWithdrawalWatch } from './batch-withdrawals.js'
 import type { GatewayRoute } from './endpoint-table.js'
-import type { OwnWrites } from './own-write.js'
+import type { OwnWrites } from '../db/own-write.js'
 import { FacilitatorUnavailableError, type ResourceServers } from './resource-servers.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 

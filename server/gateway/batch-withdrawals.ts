@@ -11,7 +11,7 @@ import { createChannelStorage } from './batch-channel-storage.js'
 import type { ChannelMoved } from './batch-events.js'
 import { withdrawalSources, type WithdrawalSource } from './batch-withdrawal-sources.js'
 import { forgetMissingChannelRecords } from './batch-missing-records.js'
-import type { OwnWrites } from './own-write.js'
+import type { OwnWrites } from '../db/own-write.js'
 
 /** How often the Sandbox chain is asked for new withdrawals (one call for its head block when nothing happened). */
 export const withdrawalCheckEveryMs = 1_000

@@ -34,7 +34,7 @@ import { payAuthorization } from './authorization-flow.js'
 import { serveSignedIn } from './signed-in-flow.js'
 import { createBatchRecords } from './batch-records.js'
 import { createBatchServers } from './batch-servers.js'
-import type { OwnWrites } from './own-write.js'
+import type { OwnWrites } from '../db/own-write.js'
 
 export type PaymentFlow = {
   /**

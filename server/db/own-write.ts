@@ -1,7 +1,7 @@
 import type SQLite from 'better-sqlite3'
 import type { CompiledQuery, Kysely } from 'kysely'
-import { connectionOf } from '../db/database.js'
-import type { Database } from '../db/tables.js'
+import { connectionOf } from './database.js'
+import type { Database } from './tables.js'
 
 /** How the gateway's own synchronous writes are kept off its cache version (GatewayStore.own). */
 export type OwnWrites = <T>(write: () => T) => T
