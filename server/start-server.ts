@@ -117,7 +117,7 @@ export function loadServerModules() {
     import('./app.js'),
     import('./data-dir/secrets.js'),
     import('../core/http.js'),
-    import('./endpoint-purge.js'),
+    import('./db/endpoint-purge.js'),
     import('./sandbox/payment-gate.js'),
     import('./payment-events.js'),
     import('./db/database-url.js'),

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely'
-import { machineClock, type Clock } from '../core/clock.js'
-import { purgeAllExpired } from './db/endpoints.js'
-import { purgeEndpointClaims } from './db/endpoint-claims.js'
-import { purgePaymentIdClaims } from './db/payment-id-claims.js'
-import { dialectOf } from './db/dialect.js'
-import type { Database } from './db/tables.js'
+import { machineClock, type Clock } from '../../core/clock.js'
+import { purgeAllExpired } from './endpoints.js'
+import { purgeEndpointClaims } from './endpoint-claims.js'
+import { purgePaymentIdClaims } from './payment-id-claims.js'
+import { dialectOf } from './dialect.js'
+import type { Database } from './tables.js'
 
 export type StartEndpointPurgeOptions = {
   /** Time between purges. @defaultValue 60_000 (one minute) */
