@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream'
 import { Agent } from 'undici'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import { type AddressRefusal, gatewayHopHeader, ownListenerTargetedBy } from '../own-listeners.js'
-import { createUpstreamConnector, ownListenerOf } from '../upstream-connector.js'
+import { createUpstreamConnector, ownListenerOf } from '../upstream/connector.js'
 import type { GatewayRequest } from './gateway-request.js'
 import { hideUpstreamOrigin } from './upstream-location.js'
 
