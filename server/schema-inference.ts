@@ -18,7 +18,7 @@
 import { fillPathPattern, pathParameters } from '../core/path-pattern.js'
 import { Agent, fetch, type Response } from 'undici'
 import { createUpstreamConnector } from './upstream/connector.js'
-import type { AddressRefusal } from './own-listeners.js'
+import type { AddressRefusal } from './upstream/own-listeners.js'
 
 /** Marks an inferred request envelope (see the module comment). */
 export const inferredRequestComment =

@@ -7,7 +7,7 @@ import type { ServerDeps } from '../deps.js'
 import { newId } from '../ids.js'
 import { sandboxUsdc } from '../payment-token.js'
 import { inferSchemas, type JsonSchema, type ProbeOptions } from '../schema-inference.js'
-import { addressRefusalOf, ownListenerPorts, ownListenerTargetedBy } from '../own-listeners.js'
+import { addressRefusalOf, ownListenerPorts, ownListenerTargetedBy } from '../upstream/own-listeners.js'
 import type { AcceptInput, UpdateEndpointInput } from '../../core/inputs/endpoint.js'
 import { clockOf } from '../sandbox/time-travel.js'
 

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net'
 import { buildConnector } from 'undici'
 import { isLoopbackAddress } from '../../core/address-list.js'
-import type { AddressRefusal } from '../own-listeners.js'
+import type { AddressRefusal } from './own-listeners.js'
 
 /**
  * The one connector of the requests svc makes on a seller's behalf: the gateway's upstream calls
