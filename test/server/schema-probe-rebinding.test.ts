@@ -8,7 +8,7 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { ownListenerTargetedBy } from '../../server/upstream/own-listeners.js'
-import { probeJson } from '../../server/schema-inference.js'
+import { probeJson } from '../../server/upstream/schema-inference.js'
 import { rebindName } from '../helpers/rebinding-dns.js'
 
 const own = { calls: 0 }

@@ -15,10 +15,10 @@
  * `{}` for the other methods, null for HEAD.
  */
 
-import { fillPathPattern, pathParameters } from '../core/path-pattern.js'
+import { fillPathPattern, pathParameters } from '../../core/path-pattern.js'
 import { Agent, fetch, type Response } from 'undici'
-import { createUpstreamConnector } from './upstream/connector.js'
-import type { AddressRefusal } from './upstream/own-listeners.js'
+import { createUpstreamConnector } from './connector.js'
+import type { AddressRefusal } from './own-listeners.js'
 
 /** Marks an inferred request envelope (see the module comment). */
 export const inferredRequestComment =
