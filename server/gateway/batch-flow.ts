@@ -9,7 +9,7 @@ import { settlePayment, verifyPayment, type FacilitatorResult } from './facilita
 import { buyerGone, type Attempt, type FlowContext } from './flow-attempt.js'
 import type { PaymentOutcome } from './payment-outcome.js'
 import { reasonFields } from './payment-required.js'
-import { upstreamTarget } from './upstream-proxy.js'
+import { upstreamTarget } from '../upstream/proxy.js'
 
 /** What the batch flow uses beyond the payment flow's steps. */
 export type BatchContext = FlowContext & { batch: BatchServers; records: BatchRecords }

@@ -5,7 +5,7 @@ import { buyerGone, type Attempt, type FlowContext, type Refuse } from './flow-a
 import type { PaymentOutcome } from './payment-outcome.js'
 import { takeChargeOverride } from './settlement-overrides.js'
 import { settleAndRecord } from './settle-step.js'
-import { upstreamTarget } from './upstream-proxy.js'
+import { upstreamTarget } from '../upstream/proxy.js'
 
 /**
  * The upfront flow (`extra.paymentFlow: "upfront"`, @x402/core's PAYMENT_FLOWS.upfront): settle, then forward. The

@@ -2,10 +2,10 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { Agent } from 'undici'
 import { cutText, echoedValueLimit } from '../../core/http.js'
-import { type AddressRefusal, gatewayHopHeader, ownListenerTargetedBy } from '../upstream/own-listeners.js'
-import { createUpstreamConnector, ownListenerOf } from '../upstream/connector.js'
-import type { GatewayRequest } from './gateway-request.js'
-import { hideUpstreamOrigin } from './upstream-location.js'
+import { type AddressRefusal, gatewayHopHeader, ownListenerTargetedBy } from './own-listeners.js'
+import { createUpstreamConnector, ownListenerOf } from './connector.js'
+import type { GatewayRequest } from '../gateway/gateway-request.js'
+import { hideUpstreamOrigin } from '../gateway/upstream-location.js'
 
 export type UpstreamProxyOptions = {
   /** Deadline for the whole upstream exchange (connect, headers, body). @defaultValue 30000 */
