@@ -5,7 +5,7 @@ import { cutText, echoedValueLimit } from '../../core/http.js'
 import { type AddressRefusal, gatewayHopHeader, ownListenerTargetedBy } from './own-listeners.js'
 import { createUpstreamConnector, ownListenerOf } from './connector.js'
 import type { GatewayRequest } from '../gateway/gateway-request.js'
-import { hideUpstreamOrigin } from '../gateway/upstream-location.js'
+import { hideUpstreamOrigin } from './location.js'
 
 export type UpstreamProxyOptions = {
   /** Deadline for the whole upstream exchange (connect, headers, body). @defaultValue 30000 */
