@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { Request, Response } from 'express'
-import type { GatewayRequest } from './gateway-request.js'
+import type { GatewayRequest } from '../upstream/request.js'
 import type { PaymentOutcome } from './payment-outcome.js'
 
 /**

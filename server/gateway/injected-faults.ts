@@ -5,7 +5,7 @@ import type { Fault } from '../../chain/faults/book.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { reasonText, type FacilitatorResult } from './facilitator-calls.js'
-import type { GatewayRequest } from './gateway-request.js'
+import type { GatewayRequest } from '../upstream/request.js'
 import type { UpstreamFailure, UpstreamProxy, UpstreamResponse, UpstreamTarget } from '../upstream/proxy.js'
 
 type Refusal = Extract<FacilitatorResult<never>, { type: 'refused' }>

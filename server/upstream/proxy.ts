@@ -4,7 +4,7 @@ import { Agent } from 'undici'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import { type AddressRefusal, gatewayHopHeader, ownListenerTargetedBy } from './own-listeners.js'
 import { createUpstreamConnector, ownListenerOf } from './connector.js'
-import type { GatewayRequest } from '../gateway/gateway-request.js'
+import type { GatewayRequest } from './request.js'
 import { hideUpstreamOrigin } from './location.js'
 
 export type UpstreamProxyOptions = {
