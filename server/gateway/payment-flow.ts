@@ -30,7 +30,7 @@ import { addressRefusalOf, ownListenerPorts } from '../upstream/own-listeners.js
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import type { BatchContext } from './batch-flow.js'
-import { payAuthorization } from './authorization-flow.js'
+import { payAuthorization } from '../payments/authorization-flow.js'
 import { serveSignedIn } from './signed-in-flow.js'
 import { createBatchRecords } from './batch-records.js'
 import { createBatchServers } from './batch-servers.js'
