@@ -9,7 +9,7 @@ import { failed, unavailable, type PaymentOutcome } from '../gateway/payment-out
 import { reasonFields } from '../gateway/payment-required.js'
 import { takeChargeOverride } from '../gateway/settlement-overrides.js'
 import { settleAndRecord } from '../gateway/settle-step.js'
-import { payUpfront } from '../gateway/upfront-flow.js'
+import { payUpfront } from './upfront-flow.js'
 import { upstreamTarget } from '../upstream/proxy.js'
 
 /**
