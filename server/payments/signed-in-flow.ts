@@ -1,5 +1,5 @@
-import type { Attempt, FlowContext } from './flow-attempt.js'
-import { failed, type PaymentOutcome } from './payment-outcome.js'
+import type { Attempt, FlowContext } from '../gateway/flow-attempt.js'
+import { failed, type PaymentOutcome } from '../gateway/payment-outcome.js'
 import { upstreamTarget } from '../upstream/proxy.js'
 
 /** A wallet that paid within the endpoint's sign-in-with-x window: the upstream's answer, nothing settled. */
