@@ -8,7 +8,7 @@ import { buyerGone, type Attempt, type Refuse } from '../gateway/flow-attempt.js
 import { failed, unavailable, type PaymentOutcome } from '../gateway/payment-outcome.js'
 import { reasonFields } from '../gateway/payment-required.js'
 import { takeChargeOverride } from '../gateway/settlement-overrides.js'
-import { settleAndRecord } from '../gateway/settle-step.js'
+import { settleAndRecord } from './settle-step.js'
 import { payUpfront } from './upfront-flow.js'
 import { upstreamTarget } from '../upstream/proxy.js'
 
