@@ -1,5 +1,5 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import { settlePayment } from '../gateway/facilitator-calls.js'
+import { settlePayment } from './facilitator-calls.js'
 import { buyerGone, type Attempt, type FlowContext, type Refuse, type Settled } from '../gateway/flow-attempt.js'
 import type { PaymentOutcome } from '../gateway/payment-outcome.js'
 import { builderCodeOf } from '../gateway/builder-code.js'
