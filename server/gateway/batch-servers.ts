@@ -20,7 +20,7 @@ import { createRecordedFacilitators } from './batch-recorded-facilitator.js'
 import { createWithdrawalWatch } from './batch-withdrawals.js'
 import type { GatewayRoute } from './endpoint-table.js'
 import type { OwnWrites } from '../db/own-write.js'
-import { FacilitatorUnavailableError, type ResourceServers } from './resource-servers.js'
+import { FacilitatorUnavailableError, type ResourceServers } from '../payments/resource-servers.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 
 /** A receiver's channels under one facilitator: its server scheme, storage, resource server and channel managers. */

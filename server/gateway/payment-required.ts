@@ -12,7 +12,7 @@ import { offerReceiptDeclaration } from './offer-receipt.js'
 import { signInChallenge } from './sign-in-with-x.js'
 import type { GatewayRoute } from './endpoint-table.js'
 import type { PaymentRequiredOutcome } from './payment-outcome.js'
-import { FacilitatorUnavailableError } from './resource-servers.js'
+import { FacilitatorUnavailableError } from '../payments/resource-servers.js'
 
 /** What a route asks for under one facilitator: its requirements and the declared Bazaar extension. */
 export type Offer = {
