@@ -10,7 +10,7 @@ import { gasSponsoring } from './gas-sponsoring.js'
 import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
 import { offerReceiptDeclaration } from './offer-receipt.js'
 import { signInChallenge } from './sign-in-with-x.js'
-import type { GatewayRoute } from './endpoint-table.js'
+import type { GatewayRoute } from '../payments/endpoint-table.js'
 import type { PaymentRequiredOutcome } from './payment-outcome.js'
 import { FacilitatorUnavailableError } from '../payments/resource-servers.js'
 
