@@ -12,7 +12,7 @@ import type { GatewayStore } from '../db/sqlite/gateway-store.js'
 import type { GatewayFaults } from './injected-faults.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from './payment-outcome.js'
 import type { Offer, PaidResource, Refusal } from './payment-required.js'
-import type { TrafficStats } from './traffic-stats.js'
+import type { TrafficStats } from '../payments/traffic-stats.js'
 import type { UpstreamProxy } from '../upstream/proxy.js'
 
 /** One request on its way through the flow, once its route is known. */
