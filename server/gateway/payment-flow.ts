@@ -16,7 +16,7 @@ import { createPaymentLocks, payClaimed, paymentIdentity, retryLater, usedUpMess
 import { createPostgresPaymentClaims, paymentIdClaimsOf } from './postgres-payment-claims.js'
 import { dialectOf } from '../db/dialect.js'
 import { createPaymentIdentifiers } from './payment-identifier.js'
-import { builderCodeOf } from './builder-code.js'
+import { builderCodeOf } from '../payments/builder-code.js'
 import { decodePayment, v1CodeHint } from './payment-signature.js'
 import { normalizePath } from '../payments/request-path.js'
 import { createResourceServers } from '../payments/resource-servers.js'

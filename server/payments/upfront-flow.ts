@@ -1,5 +1,5 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
-import { builderCodeOf } from '../gateway/builder-code.js'
+import { builderCodeOf } from './builder-code.js'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { buyerGone, type Attempt, type FlowContext, type Refuse } from '../gateway/flow-attempt.js'
 import type { PaymentOutcome } from '../gateway/payment-outcome.js'
