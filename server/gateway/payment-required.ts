@@ -5,7 +5,7 @@ import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js
 import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier'
 import { routePatternOf } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
-import { discoveryExtension } from './bazaar-extension.js'
+import { discoveryExtension } from '../payments/bazaar-extension.js'
 import { gasSponsoring } from './gas-sponsoring.js'
 import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
 import { offerReceiptDeclaration } from '../payments/offer-receipt.js'
