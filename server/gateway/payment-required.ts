@@ -6,7 +6,7 @@ import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from '@x402/ext
 import { routePatternOf } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import { discoveryExtension } from '../payments/bazaar-extension.js'
-import { gasSponsoring } from './gas-sponsoring.js'
+import { gasSponsoring } from '../payments/gas-sponsoring.js'
 import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
 import { offerReceiptDeclaration } from '../payments/offer-receipt.js'
 import { signInChallenge } from './sign-in-with-x.js'
