@@ -15,7 +15,7 @@ import type { ApiRow, EndpointRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { sandboxChainReader } from '../sandbox/require-chain.js'
 import { clockOf } from '../sandbox/time-travel.js'
-import { reasonText } from '../payments/facilitator-calls.js'
+import { reasonText } from './facilitator-calls.js'
 
 /** How long a sign-in challenge of a 402 may be signed and sent back (the package's default age limit). */
 const challengeSeconds = 300
