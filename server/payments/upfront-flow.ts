@@ -3,7 +3,7 @@ import { builderCodeOf } from './builder-code.js'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { buyerGone, type Attempt, type FlowContext, type Refuse } from '../gateway/flow-attempt.js'
 import type { PaymentOutcome } from '../gateway/payment-outcome.js'
-import { takeChargeOverride } from '../gateway/settlement-overrides.js'
+import { takeChargeOverride } from './settlement-overrides.js'
 import { settleAndRecord } from './settle-step.js'
 import { upstreamTarget } from '../upstream/proxy.js'
 
