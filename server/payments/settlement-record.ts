@@ -1,7 +1,7 @@
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { ApiRow, EndpointRow, SettlementRow } from '../db/tables.js'
 import { newId, nowIso } from '../ids.js'
-import type { BuilderCode } from '../payments/builder-code.js'
+import type { BuilderCode } from './builder-code.js'
 import type { GatewayStore } from '../db/sqlite/gateway-store.js'
 
 export type SettledPayment = {
