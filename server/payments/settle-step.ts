@@ -1,6 +1,6 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { settlePayment } from './facilitator-calls.js'
-import { buyerGone, type Attempt, type FlowContext, type Refuse, type Settled } from '../gateway/flow-attempt.js'
+import { buyerGone, type Attempt, type FlowContext, type Refuse, type Settled } from './attempt.js'
 import type { PaymentOutcome } from '../gateway/payment-outcome.js'
 import { builderCodeOf } from './builder-code.js'
 import { recordSettlement, settlementRow } from './settlement-record.js'

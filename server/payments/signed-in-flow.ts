@@ -1,4 +1,4 @@
-import type { Attempt, FlowContext } from '../gateway/flow-attempt.js'
+import type { Attempt, FlowContext } from './attempt.js'
 import { failed, type PaymentOutcome } from '../gateway/payment-outcome.js'
 import { upstreamTarget } from '../upstream/proxy.js'
 

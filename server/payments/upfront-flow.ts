@@ -1,7 +1,7 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import { builderCodeOf } from './builder-code.js'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import { buyerGone, type Attempt, type FlowContext, type Refuse } from '../gateway/flow-attempt.js'
+import { buyerGone, type Attempt, type FlowContext, type Refuse } from './attempt.js'
 import type { PaymentOutcome } from '../gateway/payment-outcome.js'
 import { takeChargeOverride } from './settlement-overrides.js'
 import { settleAndRecord } from './settle-step.js'
