@@ -4,7 +4,7 @@ import { faultMessage } from '../../chain/faults/answers.js'
 import type { Fault } from '../../chain/faults/book.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
-import { reasonText, type FacilitatorResult } from '../payments/facilitator-calls.js'
+import { reasonText, type FacilitatorResult } from './facilitator-calls.js'
 import type { GatewayRequest } from '../upstream/request.js'
 import type { UpstreamFailure, UpstreamProxy, UpstreamResponse, UpstreamTarget } from '../upstream/proxy.js'
 
