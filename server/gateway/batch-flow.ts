@@ -7,7 +7,7 @@ import type { BatchRecords } from './batch-records.js'
 import type { BatchServers } from './batch-servers.js'
 import { settlePayment, verifyPayment, type FacilitatorResult } from '../payments/facilitator-calls.js'
 import { buyerGone, type Attempt, type FlowContext } from '../payments/attempt.js'
-import type { PaymentOutcome } from './payment-outcome.js'
+import type { PaymentOutcome } from '../payments/outcome.js'
 import { reasonFields } from './payment-required.js'
 import { upstreamTarget } from '../upstream/proxy.js'
 

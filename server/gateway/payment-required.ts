@@ -11,7 +11,7 @@ import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
 import { offerReceiptDeclaration } from '../payments/offer-receipt.js'
 import { signInChallenge } from '../payments/sign-in-with-x.js'
 import type { GatewayRoute } from '../payments/endpoint-table.js'
-import type { PaymentRequiredOutcome } from './payment-outcome.js'
+import type { PaymentRequiredOutcome } from '../payments/outcome.js'
 import { FacilitatorUnavailableError } from '../payments/resource-servers.js'
 
 /** What a route asks for under one facilitator: its requirements and the declared Bazaar extension. */

@@ -1,7 +1,7 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { settlePayment } from './facilitator-calls.js'
 import { buyerGone, type Attempt, type FlowContext, type Refuse, type Settled } from './attempt.js'
-import type { PaymentOutcome } from '../gateway/payment-outcome.js'
+import type { PaymentOutcome } from './outcome.js'
 import { builderCodeOf } from './builder-code.js'
 import { recordSettlement, settlementRow } from './settlement-record.js'
 import { pausePoint } from '../../core/pause-point.js'

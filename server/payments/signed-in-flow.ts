@@ -1,5 +1,5 @@
 import type { Attempt, FlowContext } from './attempt.js'
-import { failed, type PaymentOutcome } from '../gateway/payment-outcome.js'
+import { failed, type PaymentOutcome } from './outcome.js'
 import { upstreamTarget } from '../upstream/proxy.js'
 
 /** A wallet that paid within the endpoint's sign-in-with-x window: the upstream's answer, nothing settled. */

@@ -4,7 +4,7 @@ import { BadRequestError } from '../../../core/errors.js'
 import type { ApiRow } from '../../db/tables.js'
 import { writeOutcome } from '../express-adapter.js'
 import type { GatewayRequest } from '../../upstream/request.js'
-import type { PaymentOutcome } from '../payment-outcome.js'
+import type { PaymentOutcome } from '../../payments/outcome.js'
 import type { PaywallRequest } from '../paywall/paywall-page.js'
 
 /**
