@@ -8,7 +8,7 @@ import type { BatchServers } from './batch-servers.js'
 import { settlePayment, verifyPayment, type FacilitatorResult } from '../payments/facilitator-calls.js'
 import { buyerGone, type Attempt, type FlowContext } from '../payments/attempt.js'
 import type { PaymentOutcome } from '../payments/outcome.js'
-import { reasonFields } from './payment-required.js'
+import { reasonFields } from '../payments/required.js'
 import { upstreamTarget } from '../upstream/proxy.js'
 
 /** What the batch flow uses beyond the payment flow's steps. */

@@ -11,7 +11,7 @@ import type { GatewayRequest } from '../upstream/request.js'
 import type { GatewayStore } from '../db/sqlite/gateway-store.js'
 import type { GatewayFaults } from './faults.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from './outcome.js'
-import type { Offer, PaidResource, Refusal } from '../gateway/payment-required.js'
+import type { Offer, PaidResource, Refusal } from './required.js'
 import type { TrafficStats } from './traffic-stats.js'
 import type { UpstreamProxy } from '../upstream/proxy.js'
 

@@ -5,14 +5,14 @@ import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js
 import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier'
 import { routePatternOf } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
-import { discoveryExtension } from '../payments/bazaar-extension.js'
-import { gasSponsoring } from '../payments/gas-sponsoring.js'
+import { discoveryExtension } from './bazaar-extension.js'
+import { gasSponsoring } from './gas-sponsoring.js'
 import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
-import { offerReceiptDeclaration } from '../payments/offer-receipt.js'
-import { signInChallenge } from '../payments/sign-in-with-x.js'
-import type { GatewayRoute } from '../payments/endpoint-table.js'
-import type { PaymentRequiredOutcome } from '../payments/outcome.js'
-import { FacilitatorUnavailableError } from '../payments/resource-servers.js'
+import { offerReceiptDeclaration } from './offer-receipt.js'
+import { signInChallenge } from './sign-in-with-x.js'
+import type { GatewayRoute } from './endpoint-table.js'
+import type { PaymentRequiredOutcome } from './outcome.js'
+import { FacilitatorUnavailableError } from './resource-servers.js'
 
 /** What a route asks for under one facilitator: its requirements and the declared Bazaar extension. */
 export type Offer = {
