@@ -17,7 +17,7 @@ import { createPostgresPaymentClaims, paymentIdClaimsOf } from './postgres-payme
 import { dialectOf } from '../db/dialect.js'
 import { createPaymentIdentifiers } from './payment-identifier.js'
 import { builderCodeOf } from '../payments/builder-code.js'
-import { decodePayment, v1CodeHint } from './payment-signature.js'
+import { decodePayment, v1CodeHint } from '../payments/signature.js'
 import { normalizePath } from '../payments/request-path.js'
 import { createResourceServers } from '../payments/resource-servers.js'
 import { journalEntryOf } from '../payments/settle-step.js'
