@@ -8,7 +8,7 @@ import { processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
 import { releaseDroppedSettlement } from '../journal/dropped-settlement.js'
 import type { SettlementJournal } from '../journal/journal.js'
-import { endpointInUse, paymentInUse, usedUpMessage, type Claim, type PaymentLocks } from './payment-locks.js'
+import { endpointInUse, paymentInUse, usedUpMessage, type Claim, type PaymentLocks } from '../payments/locks.js'
 
 export type PostgresPaymentClaimsOptions = {
   /**

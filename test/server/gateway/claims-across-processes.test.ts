@@ -35,7 +35,7 @@ import { resolveSettlementJournal } from '../../../server/journal/recovery.js'
 import { releaseDroppedSettlement } from '../../../server/journal/dropped-settlement.js'
 import { buildJournalRow } from '../../../server/journal/journal.js'
 import { orphanedPayment } from '../../../server/gateway/postgres-payment-claims.js'
-import { paymentIdentity } from '../../../server/gateway/payment-locks.js'
+import { paymentIdentity } from '../../../server/payments/locks.js'
 import { type GatedUpstream, startGatedUpstream } from './gated-upstream.js'
 
 // Where PostgreSQL is missing outside CI the file is skipped, as test/helpers/postgres.ts's testDialects does.

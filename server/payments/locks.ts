@@ -4,7 +4,7 @@ import { authorizationFields } from '../../core/eip3009-authorization.js'
 import type { CompiledPattern } from '../../core/path-pattern.js'
 import type { EndpointRow } from '../db/tables.js'
 import type { JournalEntry } from '../journal/journal.js'
-import type { PaymentOutcome } from '../payments/outcome.js'
+import type { PaymentOutcome } from './outcome.js'
 
 /** Frees a claim; `consumed` says an ephemeral endpoint was used up (it stays claimed until it is gone). */
 export type Release = (consumed: boolean) => void | Promise<void>
