@@ -15,7 +15,7 @@ import { offerFor, paymentRequired, type Refusal } from '../payments/required.js
 import { createPaymentLocks, payClaimed, paymentIdentity, retryLater, usedUpMessage } from '../payments/locks.js'
 import { createPostgresPaymentClaims, paymentIdClaimsOf } from './postgres-payment-claims.js'
 import { dialectOf } from '../db/dialect.js'
-import { createPaymentIdentifiers } from './payment-identifier.js'
+import { createPaymentIdentifiers } from '../payments/identifier.js'
 import { builderCodeOf } from '../payments/builder-code.js'
 import { decodePayment, v1CodeHint } from '../payments/signature.js'
 import { normalizePath } from '../payments/request-path.js'
