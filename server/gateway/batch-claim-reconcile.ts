@@ -5,7 +5,7 @@ import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlem
 import { cutText, logLineLimit } from '../../core/http.js'
 import type { ServerDeps } from '../deps.js'
 import type { BatchRecords } from './batch-records.js'
-import { createChannelStorage } from './batch-channel-storage.js'
+import { createChannelStorage } from '../channels/storage.js'
 import type { ChannelMoved } from './batch-events.js'
 import type { OwnWrites } from '../db/own-write.js'
 

@@ -8,7 +8,7 @@ import type { BatchTransactionKind } from '../db/batch-tables.js'
 import type { ServerDeps } from '../deps.js'
 import { nowIso } from '../ids.js'
 import { missingEpoch } from '../journal/missing-settlements.js'
-import { createChannelStorage } from './batch-channel-storage.js'
+import { createChannelStorage } from '../channels/storage.js'
 import type { WithdrawalSource } from './batch-withdrawal-sources.js'
 import type { OwnWrites } from '../db/own-write.js'
 

@@ -13,7 +13,7 @@ import {
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import type { BatchRecords } from './batch-records.js'
-import { createChannelStorage } from './batch-channel-storage.js'
+import { createChannelStorage } from '../channels/storage.js'
 import { createChannelEvents } from './batch-events.js'
 import { createClaimReconciler } from './batch-claim-reconcile.js'
 import { createRecordedFacilitators } from './batch-recorded-facilitator.js'

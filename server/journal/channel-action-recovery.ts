@@ -6,7 +6,7 @@ import { actionOf, listPendingChannelActions, saveChannelAction } from '../db/ch
 import { processOwnerOf } from '../db/process-owner.js'
 import type { BatchChannelRow as ChannelRow } from '../db/batch-tables.js'
 import type { ServerDeps } from '../deps.js'
-import { createChannelStorage } from '../gateway/batch-channel-storage.js'
+import { createChannelStorage } from '../channels/storage.js'
 import { createBatchRecords } from '../gateway/batch-records.js'
 
 /** What resolving the pending channel actions did. */

@@ -14,7 +14,7 @@ import { deleteJournalRow } from '../db/settlement-journal.js'
 import type { SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { createBatchRecords } from '../gateway/batch-records.js'
-import { createChannelStorage } from '../gateway/batch-channel-storage.js'
+import { createChannelStorage } from '../channels/storage.js'
 
 /** A channel's deposit or refund as its journal row keeps it (`settlement_journal.channel_action`, JSON). */
 export type JournaledChannelAction = {

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { migrations, openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
 import type { Database } from '../../../server/db/tables.js'
 import { createBatchRecords, type ChannelTransaction } from '../../../server/gateway/batch-records.js'
-import { createChannelStorage } from '../../../server/gateway/batch-channel-storage.js'
+import { createChannelStorage } from '../../../server/channels/storage.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
 
 const channelId = `0x${'ab'.repeat(32)}`
