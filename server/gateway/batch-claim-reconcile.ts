@@ -6,7 +6,7 @@ import { cutText, logLineLimit } from '../../core/http.js'
 import type { ServerDeps } from '../deps.js'
 import type { BatchRecords } from './batch-records.js'
 import { createChannelStorage } from '../channels/storage.js'
-import type { ChannelMoved } from './batch-events.js'
+import type { ChannelMoved } from '../channels/events.js'
 import type { OwnWrites } from '../db/own-write.js'
 
 /** A production channel whose claimed total svc keeps below the chain's: a claim it did not record. */

@@ -8,7 +8,7 @@ import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlem
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import type { BatchRecords } from './batch-records.js'
-import type { ChannelMoved } from './batch-events.js'
+import type { ChannelMoved } from '../channels/events.js'
 import type { ClaimReconciler } from './batch-claim-reconcile.js'
 import { createReceiverLock, receiverLockKey } from './batch-receiver-lock.js'
 import { cutText, logLineLimit } from '../../core/http.js'
