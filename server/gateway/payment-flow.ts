@@ -29,7 +29,7 @@ import { createUpstreamProxy, type UpstreamProxyOptions } from '../upstream/prox
 import { addressRefusalOf, ownListenerPorts } from '../upstream/own-listeners.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
-import type { BatchContext } from './batch-flow.js'
+import type { BatchContext } from '../channels/flow.js'
 import { payAuthorization } from '../payments/authorization-flow.js'
 import { serveSignedIn } from '../payments/signed-in-flow.js'
 import { createBatchRecords } from './batch-records.js'

@@ -1,7 +1,7 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
-import { payBatch, type BatchContext } from '../gateway/batch-flow.js'
+import { payBatch, type BatchContext } from '../channels/flow.js'
 import { builderCodeOf } from './builder-code.js'
 import { verifyPayment } from './facilitator-calls.js'
 import { buyerGone, type Attempt, type Refuse } from './attempt.js'
