@@ -7,7 +7,7 @@ import { batchSettlementAddresses } from '../../chain/batch-settlement/contracts
 import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
-import type { BatchRecords } from '../gateway/batch-records.js'
+import type { BatchRecords } from './records.js'
 import type { ChannelMoved } from './events.js'
 import type { ClaimReconciler } from '../gateway/batch-claim-reconcile.js'
 import { createReceiverLock, receiverLockKey } from '../gateway/batch-receiver-lock.js'

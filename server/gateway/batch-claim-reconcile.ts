@@ -4,7 +4,7 @@ import { batchSettlementAddresses } from '../../chain/batch-settlement/contracts
 import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 import type { ServerDeps } from '../deps.js'
-import type { BatchRecords } from './batch-records.js'
+import type { BatchRecords } from '../channels/records.js'
 import { createChannelStorage } from '../channels/storage.js'
 import type { ChannelMoved } from '../channels/events.js'
 import type { OwnWrites } from '../db/own-write.js'

@@ -12,7 +12,7 @@ import {
 } from '../../core/inputs/batch-accept.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
-import type { BatchRecords } from './batch-records.js'
+import type { BatchRecords } from '../channels/records.js'
 import { createChannelStorage } from '../channels/storage.js'
 import { createChannelEvents } from '../channels/events.js'
 import { createClaimReconciler } from './batch-claim-reconcile.js'

@@ -32,7 +32,7 @@ import { authorizationFields } from '../../core/eip3009-authorization.js'
 import type { BatchContext } from '../channels/flow.js'
 import { payAuthorization } from '../payments/authorization-flow.js'
 import { serveSignedIn } from '../payments/signed-in-flow.js'
-import { createBatchRecords } from './batch-records.js'
+import { createBatchRecords } from '../channels/records.js'
 import { createBatchServers } from './batch-servers.js'
 import type { OwnWrites } from '../db/own-write.js'
 

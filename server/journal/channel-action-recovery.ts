@@ -7,7 +7,7 @@ import { processOwnerOf } from '../db/process-owner.js'
 import type { BatchChannelRow as ChannelRow } from '../db/batch-tables.js'
 import type { ServerDeps } from '../deps.js'
 import { createChannelStorage } from '../channels/storage.js'
-import { createBatchRecords } from '../gateway/batch-records.js'
+import { createBatchRecords } from '../channels/records.js'
 
 /** What resolving the pending channel actions did. */
 export type ChannelActionResolution = {

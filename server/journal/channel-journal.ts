@@ -13,7 +13,7 @@ import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { deleteJournalRow } from '../db/settlement-journal.js'
 import type { SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
-import { createBatchRecords } from '../gateway/batch-records.js'
+import { createBatchRecords } from '../channels/records.js'
 import { createChannelStorage } from '../channels/storage.js'
 
 /** A channel's deposit or refund as its journal row keeps it (`settlement_journal.channel_action`, JSON). */

@@ -10,7 +10,7 @@ import { Migrator } from 'kysely'
 import { afterEach, describe, expect, test } from 'vitest'
 import { migrations, openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
 import type { Database } from '../../../server/db/tables.js'
-import { createBatchRecords, type ChannelTransaction } from '../../../server/gateway/batch-records.js'
+import { createBatchRecords, type ChannelTransaction } from '../../../server/channels/records.js'
 import { createChannelStorage } from '../../../server/channels/storage.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
 
