@@ -4,7 +4,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/
 import { pausePoint } from '../../core/pause-point.js'
 import { channelJournalFields } from '../journal/channel-journal.js'
 import type { BatchRecords } from './records.js'
-import type { BatchServers } from '../gateway/batch-servers.js'
+import type { BatchServers } from './servers.js'
 import { settlePayment, verifyPayment, type FacilitatorResult } from '../payments/facilitator-calls.js'
 import { buyerGone, type Attempt, type FlowContext } from '../payments/attempt.js'
 import type { PaymentOutcome } from '../payments/outcome.js'

@@ -33,7 +33,7 @@ import type { BatchContext } from '../channels/flow.js'
 import { payAuthorization } from '../payments/authorization-flow.js'
 import { serveSignedIn } from '../payments/signed-in-flow.js'
 import { createBatchRecords } from '../channels/records.js'
-import { createBatchServers } from './batch-servers.js'
+import { createBatchServers } from '../channels/servers.js'
 import type { OwnWrites } from '../db/own-write.js'
 
 export type PaymentFlow = {
