@@ -9,7 +9,7 @@ import type { ServerDeps } from '../deps.js'
 import { newId, nowIso } from '../ids.js'
 import { createChannelStorage } from '../channels/storage.js'
 import type { ChannelMoved } from '../channels/events.js'
-import { withdrawalSources, type WithdrawalSource } from './batch-withdrawal-sources.js'
+import { withdrawalSources, type WithdrawalSource } from '../channels/withdrawal-sources.js'
 import { forgetMissingChannelRecords } from './batch-missing-records.js'
 import type { OwnWrites } from '../db/own-write.js'
 
