@@ -4,9 +4,9 @@ import { batchSettlementAddresses } from '../../chain/batch-settlement/contracts
 import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 import type { ServerDeps } from '../deps.js'
-import type { BatchRecords } from '../channels/records.js'
-import { createChannelStorage } from '../channels/storage.js'
-import type { ChannelMoved } from '../channels/events.js'
+import type { BatchRecords } from './records.js'
+import { createChannelStorage } from './storage.js'
+import type { ChannelMoved } from './events.js'
 import type { OwnWrites } from '../db/own-write.js'
 
 /** A production channel whose claimed total svc keeps below the chain's: a claim it did not record. */
