@@ -10,7 +10,7 @@ import { newId, nowIso } from '../ids.js'
 import { createChannelStorage } from './storage.js'
 import type { ChannelMoved } from './events.js'
 import { withdrawalSources, type WithdrawalSource } from './withdrawal-sources.js'
-import { forgetMissingChannelRecords } from '../gateway/batch-missing-records.js'
+import { forgetMissingChannelRecords } from './missing-records.js'
 import type { OwnWrites } from '../db/own-write.js'
 
 /** How often the Sandbox chain is asked for new withdrawals (one call for its head block when nothing happened). */

@@ -8,8 +8,8 @@ import type { BatchTransactionKind } from '../db/batch-tables.js'
 import type { ServerDeps } from '../deps.js'
 import { nowIso } from '../ids.js'
 import { missingEpoch } from '../journal/missing-settlements.js'
-import { createChannelStorage } from '../channels/storage.js'
-import type { WithdrawalSource } from '../channels/withdrawal-sources.js'
+import { createChannelStorage } from './storage.js'
+import type { WithdrawalSource } from './withdrawal-sources.js'
 import type { OwnWrites } from '../db/own-write.js'
 
 /** How many of the newest channel transactions a chain that went back is checked for at most. */
