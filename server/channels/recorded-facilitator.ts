@@ -10,7 +10,7 @@ import type { ServerDeps } from '../deps.js'
 import type { BatchRecords } from './records.js'
 import type { ChannelMoved } from './events.js'
 import type { ClaimReconciler } from './claim-reconcile.js'
-import { createReceiverLock, receiverLockKey } from '../gateway/batch-receiver-lock.js'
+import { createReceiverLock, receiverLockKey } from './receiver-lock.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 import { pausePoint } from '../../core/pause-point.js'
 

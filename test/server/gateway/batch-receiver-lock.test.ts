@@ -7,7 +7,7 @@
 import { sql } from 'kysely'
 import { describe, expect, test } from 'vitest'
 import { openDatabase } from '../../../server/db/database.js'
-import { createReceiverLock, receiverLockKey } from '../../../server/gateway/batch-receiver-lock.js'
+import { createReceiverLock, receiverLockKey } from '../../../server/channels/receiver-lock.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
