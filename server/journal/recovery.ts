@@ -13,7 +13,7 @@ import { processOwnerOf } from '../db/process-owner.js'
 import type { SettlementJournalRow, SettlementRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId } from '../ids.js'
-import { resolveChannelJournalRow } from './channel-journal.js'
+import { resolveChannelJournalRow } from '../channels/journal.js'
 
 /** What resolving the journal did, row by row. */
 export type JournalResolution = {

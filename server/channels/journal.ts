@@ -13,8 +13,8 @@ import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { deleteJournalRow } from '../db/settlement-journal.js'
 import type { SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
-import { createBatchRecords } from '../channels/records.js'
-import { createChannelStorage } from '../channels/storage.js'
+import { createBatchRecords } from './records.js'
+import { createChannelStorage } from './storage.js'
 
 /** A channel's deposit or refund as its journal row keeps it (`settlement_journal.channel_action`, JSON). */
 export type JournaledChannelAction = {
