@@ -4,7 +4,7 @@ import { deleteClusterProcess } from '../db/cluster-processes.js'
 import { dialectOf } from '../db/dialect.js'
 import { ownerLockHeld, processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
-import { resolveChannelActions } from './channel-action-recovery.js'
+import { resolveChannelActions } from '../channels/action-recovery.js'
 import { resolveSettlementJournal } from './recovery.js'
 
 export type JournalReaperOptions = {

@@ -6,8 +6,8 @@ import { actionOf, listPendingChannelActions, saveChannelAction } from '../db/ch
 import { processOwnerOf } from '../db/process-owner.js'
 import type { BatchChannelRow as ChannelRow } from '../db/batch-tables.js'
 import type { ServerDeps } from '../deps.js'
-import { createChannelStorage } from '../channels/storage.js'
-import { createBatchRecords } from '../channels/records.js'
+import { createChannelStorage } from './storage.js'
+import { createBatchRecords } from './records.js'
 
 /** What resolving the pending channel actions did. */
 export type ChannelActionResolution = {
