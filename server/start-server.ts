@@ -181,7 +181,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     sandboxState: createSandboxState(),
     // Processes sharing a PostgreSQL database share one event stream (LISTEN/NOTIFY and a replay ring in the database).
     events: database.notifications
-      ? (await import('./cluster-payment-events.js')).createClusterPaymentEvents(database.db, database.notifications, {
+      ? (await import('./cluster/payment-events.js')).createClusterPaymentEvents(database.db, database.notifications, {
           log: options.log,
         })
       : createPaymentEvents(),

@@ -6,7 +6,7 @@
  */
 import { sql } from 'kysely'
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import { createClusterPaymentEvents } from '../../server/cluster-payment-events.js'
+import { createClusterPaymentEvents } from '../../server/cluster/payment-events.js'
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.js'
 import type { PaymentEvent, PaymentEvents, StreamEvent } from '../../server/payment-events.js'
 import { paymentEventFields } from '../helpers/payment-events.js'

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
-import { notifyPayloadLimit, type Notifications } from './db/notifications.js'
-import type { Database } from './db/tables.js'
-import type { PaymentEvent, PaymentEvents, PaymentEventsOptions, SandboxEvent, StreamEvent } from './payment-events.js'
+import { notifyPayloadLimit, type Notifications } from '../db/notifications.js'
+import type { Database } from '../db/tables.js'
+import type { PaymentEvent, PaymentEvents, PaymentEventsOptions, SandboxEvent, StreamEvent } from '../payment-events.js'
 
 /** The channels: events (`<id> <user> [<json>]`) and presence (`+users`, `-users`, `?`). */
 export const eventChannel = 'svc_events'
