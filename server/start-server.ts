@@ -124,7 +124,7 @@ export function loadServerModules() {
     import('./serve/lifecycle.js'),
     import('./serve/own-peers.js'),
     import('./journal/production-chains.js'),
-    import('./journal/reaper.js'),
+    import('./cluster/reaper.js'),
     import('./sandbox/chain-attachment.js'),
     import('./sandbox/shared-clock.js'),
   ])

@@ -30,7 +30,7 @@ import {
 import type { LocalAccount } from 'viem'
 import { postgresPaymentIdClaims } from '../../../server/db/payment-id-claims.js'
 import { processOwnerOf } from '../../../server/db/process-owner.js'
-import { startJournalReaper } from '../../../server/journal/reaper.js'
+import { startJournalReaper } from '../../../server/cluster/reaper.js'
 import { resolveSettlementJournal } from '../../../server/journal/recovery.js'
 import { releaseDroppedSettlement } from '../../../server/journal/dropped-settlement.js'
 import { buildJournalRow } from '../../../server/journal/journal.js'

@@ -12,7 +12,7 @@ import { processOwnerOf } from '../../../server/db/process-owner.js'
 import type { SettlementJournalRow } from '../../../server/db/tables.js'
 import { insertUser } from '../../../server/db/users.js'
 import type { ServerDeps } from '../../../server/deps.js'
-import { startJournalReaper } from '../../../server/journal/reaper.js'
+import { startJournalReaper } from '../../../server/cluster/reaper.js'
 import { testJournalRow } from '../../helpers/journal-rows.js'
 import { startPostgres, testDatabases, testDialects, type TestPostgres } from '../../helpers/postgres.js'
 

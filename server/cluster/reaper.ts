@@ -5,7 +5,7 @@ import { dialectOf } from '../db/dialect.js'
 import { ownerLockHeld, processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
 import { resolveChannelActions } from '../channels/action-recovery.js'
-import { resolveSettlementJournal } from './recovery.js'
+import { resolveSettlementJournal } from '../journal/recovery.js'
 
 export type JournalReaperOptions = {
   /** How often the owners of unfinished rows are looked at (one query, no lock taken). @defaultValue 250 */
