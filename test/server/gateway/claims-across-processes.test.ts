@@ -34,7 +34,7 @@ import { startJournalReaper } from '../../../server/cluster/reaper.js'
 import { resolveSettlementJournal } from '../../../server/journal/recovery.js'
 import { releaseDroppedSettlement } from '../../../server/journal/dropped-settlement.js'
 import { buildJournalRow } from '../../../server/journal/journal.js'
-import { orphanedPayment } from '../../../server/gateway/postgres-payment-claims.js'
+import { orphanedPayment } from '../../../server/cluster/payment-claims.js'
 import { paymentIdentity } from '../../../server/payments/locks.js'
 import { type GatedUpstream, startGatedUpstream } from './gated-upstream.js'
 
