@@ -6,7 +6,7 @@ import { journalHolderOf } from '../db/settlement-journal.js'
 import { type PaymentIdClaims, postgresPaymentIdClaims } from '../db/payment-id-claims.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
-import { releaseDroppedSettlement } from '../journal/dropped-settlement.js'
+import { releaseDroppedSettlement } from './dropped-settlement.js'
 import type { SettlementJournal } from '../journal/journal.js'
 import { endpointInUse, paymentInUse, usedUpMessage, type Claim, type PaymentLocks } from '../payments/locks.js'
 

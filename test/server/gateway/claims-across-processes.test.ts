@@ -32,7 +32,7 @@ import { postgresPaymentIdClaims } from '../../../server/db/payment-id-claims.js
 import { processOwnerOf } from '../../../server/db/process-owner.js'
 import { startJournalReaper } from '../../../server/cluster/reaper.js'
 import { resolveSettlementJournal } from '../../../server/journal/recovery.js'
-import { releaseDroppedSettlement } from '../../../server/journal/dropped-settlement.js'
+import { releaseDroppedSettlement } from '../../../server/cluster/dropped-settlement.js'
 import { buildJournalRow } from '../../../server/journal/journal.js'
 import { orphanedPayment } from '../../../server/cluster/payment-claims.js'
 import { paymentIdentity } from '../../../server/payments/locks.js'

@@ -1,9 +1,9 @@
 import type { PublicClient } from 'viem'
-import { clusterSettlingPath } from '../cluster/cluster-secret.js'
+import { clusterSettlingPath } from './cluster-secret.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
-import { findSettlementOf } from './recovery.js'
+import { findSettlementOf } from '../journal/recovery.js'
 
 /**
  * How old a row must be before its settlement counts as handed over: a settle call its process sent just before it
