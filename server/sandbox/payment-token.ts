@@ -1,6 +1,6 @@
-import { sandboxNetwork, sandboxUsdcDomain, usdcAddress, usdcDecimals } from '../core/sandbox-usdc.js'
-import type { ServerDeps } from './deps.js'
-import { sandboxChainFacts } from './sandbox/require-chain.js'
+import { sandboxNetwork, sandboxUsdcDomain, usdcAddress, usdcDecimals } from '../../core/sandbox-usdc.js'
+import type { ServerDeps } from '../deps.js'
+import { sandboxChainFacts } from './require-chain.js'
 
 /** The sandbox payment token as the control plane advertises it (also the `extra` of Sandbox accepts). */
 export function sandboxUsdc(deps: ServerDeps) {
