@@ -27,10 +27,10 @@ const allowed: Record<string, readonly string[]> = {
  * root starts the demo upstream, a fixture, when a seed asks for it.
  */
 const exceptions: Record<string, readonly string[]> = {
-  'cli/commands/up.ts': ['server/start-svc.ts', 'chain/anvil/anvil.ts'],
-  'sdk/testing.ts': ['server/start-svc.ts'],
+  'cli/commands/up.ts': ['server/start/start-svc.ts', 'chain/anvil/anvil.ts'],
+  'sdk/testing.ts': ['server/start/start-svc.ts'],
   'cli/commands/serve.ts': ['server/start-serve.ts', 'chain/anvil/anvil.ts'],
-  'server/start-svc.ts': ['fixtures/demo-upstream.ts'],
+  'server/start/start-svc.ts': ['fixtures/demo-upstream.ts'],
 }
 
 function sourceFiles(dir: string): string[] {

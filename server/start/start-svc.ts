@@ -1,18 +1,18 @@
 import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { ChainServices, StartChainServicesOptions } from '../chain/services.js'
-import { startAnvil, type AnvilProcess } from '../chain/anvil/anvil.js'
-import { anvilStateArgs, newExitDumpPath, prepareChainState, trustExitDump } from '../chain/anvil/state-file.js'
-import { relayMining, relays } from '../chain/relay/mode.js'
-import { loadSqlite } from './db/sqlite-driver.js'
-import { UsageError } from '../core/errors.js'
-import { createClock } from '../core/clock.js'
-import type { Listening } from '../core/http.js'
-import { privateDirMode } from './data-dir/permissions.js'
-import { dataDirStorageError } from './data-dir/storage-errors.js'
-import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type DataDirLock } from './data-dir/lock.js'
-import { loadServerModules, startServer, type RunningServer, type StartServerOptions } from './start-server.js'
+import type { ChainServices, StartChainServicesOptions } from '../../chain/services.js'
+import { startAnvil, type AnvilProcess } from '../../chain/anvil/anvil.js'
+import { anvilStateArgs, newExitDumpPath, prepareChainState, trustExitDump } from '../../chain/anvil/state-file.js'
+import { relayMining, relays } from '../../chain/relay/mode.js'
+import { loadSqlite } from '../db/sqlite-driver.js'
+import { UsageError } from '../../core/errors.js'
+import { createClock } from '../../core/clock.js'
+import type { Listening } from '../../core/http.js'
+import { privateDirMode } from '../data-dir/permissions.js'
+import { dataDirStorageError } from '../data-dir/storage-errors.js'
+import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type DataDirLock } from '../data-dir/lock.js'
+import { loadServerModules, startServer, type RunningServer, type StartServerOptions } from '../start-server.js'
 
 /** Where a data dir keeps its chain's state (Anvil's dump). */
 export const chainStatePath = (dataDir: string) => join(dataDir, 'chain', 'state.json')
@@ -90,9 +90,9 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
   if (chainOptions.relay !== undefined && !relays.includes(chainOptions.relay))
     throw new UsageError(`--relay must be one of ${relays.join(', ')}, not "${chainOptions.relay}"`)
   // Bad twin input (an unknown name, a fork URL of another chain) is refused before anything starts.
-  const { resolveTwins } = await import('../core/twins.js')
+  const { resolveTwins } = await import('../../core/twins.js')
   const twinSpecs = await resolveTwins(chainOptions.twins, chainOptions.twinForkUrl)
-  ;(await import('./journal/production-chains.js')).parseRpcUrls(rpc)
+  ;(await import('../journal/production-chains.js')).parseRpcUrls(rpc)
   const lock = await claimDataDir(askedDataDir, log ?? (() => {})).catch((error: unknown) => {
     throw dataDirStorageError(askedDataDir ?? tmpdir(), error) ?? error
   })
@@ -110,7 +110,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     const { binary, host, forkUrl, extraArgs, watchdog, rpcPort, freshChain, relay, mining } = chainOptions
     const statePath = askedDataDir === undefined || forkUrl ? undefined : chainStatePath(askedDataDir)
     if (statePath !== undefined) {
-      const { finishInterruptedRevert } = await import('./sandbox/revert-journal.js')
+      const { finishInterruptedRevert } = await import('../sandbox/revert-journal.js')
       const finished = finishInterruptedRevert(dataDir, statePath)
       if (finished) (log ?? console.error)(`svc: ${finished}`)
     }
@@ -146,8 +146,8 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       twinAnvils[spec.name]!.catch(() => {})
     }
     loadServerModules().catch(() => {})
-    const { startChainServices } = await import('../chain/services.js')
-    const { loadReceiverAuthorizerKey } = await import('./data-dir/secrets.js')
+    const { startChainServices } = await import('../../chain/services.js')
+    const { loadReceiverAuthorizerKey } = await import('../data-dir/secrets.js')
     chain = await startChainServices({
       receiverAuthorizerKey: loadReceiverAuthorizerKey(dataDir),
       ...chainOptions,
@@ -185,7 +185,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       trust,
     })
     if (demoUpstream) {
-      const { startDemoUpstream } = await import('../fixtures/demo-upstream.js')
+      const { startDemoUpstream } = await import('../../fixtures/demo-upstream.js')
       demo = await startDemoUpstream()
     }
     let stopped: Promise<void> | undefined
