@@ -9,7 +9,7 @@ import { parseRpcUrls } from './journal/production-chains.js'
 import { readServeSecrets, type ServeSecretSources } from './serve/serve-secrets.js'
 import { peersAt, peersOfUrls } from './serve/own-peers.js'
 import type { ServerTrust } from './serve/server-trust.js'
-import { type RunningServer, startServer } from './start-server.js'
+import { type RunningServer, startServer } from './start/server.js'
 import { claimDataDir, type StartSvcOptions, startSvc } from './start/start-svc.js'
 import type { SharedChain } from './cluster/shared-chain.js'
 

@@ -3,7 +3,7 @@ import { toSvcError } from '../../core/errors.js'
 import { clearChainOwner, publishChainEpoch, publishChainOwner } from '../db/chain-owner.js'
 import { notificationsOf } from '../db/notifications.js'
 import { processOwnerOf } from '../db/process-owner.js'
-import type { RunningServer } from '../start-server.js'
+import type { RunningServer } from '../start/server.js'
 import { startChainLease } from './chain-lease.js'
 
 export type SharedChainOptions = Pick<StartChainServicesOptions, 'binary' | 'relay' | 'receiverAuthorizerKey'> & {

@@ -12,7 +12,7 @@ import type { Listening } from '../../core/http.js'
 import { privateDirMode } from '../data-dir/permissions.js'
 import { dataDirStorageError } from '../data-dir/storage-errors.js'
 import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type DataDirLock } from '../data-dir/lock.js'
-import { loadServerModules, startServer, type RunningServer, type StartServerOptions } from '../start-server.js'
+import { loadServerModules, startServer, type RunningServer, type StartServerOptions } from './server.js'
 
 /** Where a data dir keeps its chain's state (Anvil's dump). */
 export const chainStatePath = (dataDir: string) => join(dataDir, 'chain', 'state.json')

@@ -1,5 +1,5 @@
 import type { ChainServices } from '../../chain/services.js'
-import { startServer, type RunningServer } from '../../server/start-server.js'
+import { startServer, type RunningServer } from '../../server/start/server.js'
 import type { PaidRouteLimits } from '../../server/deps.js'
 import type { AuthThrottleLimits } from '../../server/serve/throttle.js'
 import { localFetch } from '../../sdk/local-fetch.js'

@@ -23,7 +23,7 @@ import { startChainServices, type ChainServices } from '../../../chain/services.
 import { openDatabase } from '../../../server/db/database.js'
 import { paymentIdentity } from '../../../server/payments/locks.js'
 import { buildJournalRow } from '../../../server/journal/journal.js'
-import { startServer, type RunningServer } from '../../../server/start-server.js'
+import { startServer, type RunningServer } from '../../../server/start/server.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import { newAccount } from '../../helpers/payments.js'
 import { sandboxAccept, startUpstream } from '../gateway/helpers.js'

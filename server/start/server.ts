@@ -2,20 +2,20 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Express } from 'express'
-import type { ChainServices } from '../chain/services.js'
-import type { Gateway } from './gateway/index.js'
-import type { OpenedDatabase } from './db/database.js'
-import { controlUrl, defaultHosts, platformHosts, type Hosts } from '../core/hosts.js'
-import type { DatabaseTarget } from './db/database-url.js'
-import type { InstallSecrets } from './data-dir/secrets.js'
-import type { ServerTrust } from './serve/server-trust.js'
-import type { ServerLifecycle } from './serve/lifecycle.js'
-import type { PaidRouteLimits, ServerDeps } from './deps.js'
-import type { PaymentEvents } from './payment-events.js'
-import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './serve/throttle.js'
-import { UsageError } from '../core/errors.js'
-import { createClock, type Clock } from '../core/clock.js'
-import { databaseFileName, tightenDataDir, tightenFiles } from './data-dir/permissions.js'
+import type { ChainServices } from '../../chain/services.js'
+import type { Gateway } from '../gateway/index.js'
+import type { OpenedDatabase } from '../db/database.js'
+import { controlUrl, defaultHosts, platformHosts, type Hosts } from '../../core/hosts.js'
+import type { DatabaseTarget } from '../db/database-url.js'
+import type { InstallSecrets } from '../data-dir/secrets.js'
+import type { ServerTrust } from '../serve/server-trust.js'
+import type { ServerLifecycle } from '../serve/lifecycle.js'
+import type { PaidRouteLimits, ServerDeps } from '../deps.js'
+import type { PaymentEvents } from '../payment-events.js'
+import type { AuthThrottleLimits, defaultAuthThrottleLimits } from '../serve/throttle.js'
+import { UsageError } from '../../core/errors.js'
+import { createClock, type Clock } from '../../core/clock.js'
+import { databaseFileName, tightenDataDir, tightenFiles } from '../data-dir/permissions.js'
 
 // The server's and the chain services' modules are imported when they are needed: `startSvc` (start-svc.ts) boots
 // Anvil in its own process first, and loads them (the larger part of start-up) while Anvil starts.
@@ -113,20 +113,20 @@ export type RunningServer = {
 /** The server's modules (their first import is the larger part of start-up). */
 export function loadServerModules() {
   return Promise.all([
-    import('./db/database.js'),
-    import('./app.js'),
-    import('./data-dir/secrets.js'),
-    import('../core/http.js'),
-    import('./db/endpoint-purge.js'),
-    import('./sandbox/payment-gate.js'),
-    import('./payment-events.js'),
-    import('./db/database-url.js'),
-    import('./serve/lifecycle.js'),
-    import('./serve/own-peers.js'),
-    import('./journal/production-chains.js'),
-    import('./cluster/reaper.js'),
-    import('./sandbox/chain-attachment.js'),
-    import('./sandbox/shared-clock.js'),
+    import('../db/database.js'),
+    import('../app.js'),
+    import('../data-dir/secrets.js'),
+    import('../../core/http.js'),
+    import('../db/endpoint-purge.js'),
+    import('../sandbox/payment-gate.js'),
+    import('../payment-events.js'),
+    import('../db/database-url.js'),
+    import('../serve/lifecycle.js'),
+    import('../serve/own-peers.js'),
+    import('../journal/production-chains.js'),
+    import('../cluster/reaper.js'),
+    import('../sandbox/chain-attachment.js'),
+    import('../sandbox/shared-clock.js'),
   ])
 }
 
@@ -181,7 +181,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     sandboxState: createSandboxState(),
     // Processes sharing a PostgreSQL database share one event stream (LISTEN/NOTIFY and a replay ring in the database).
     events: database.notifications
-      ? (await import('./cluster/payment-events.js')).createClusterPaymentEvents(database.db, database.notifications, {
+      ? (await import('../cluster/payment-events.js')).createClusterPaymentEvents(database.db, database.notifications, {
           log: options.log,
         })
       : createPaymentEvents(),
@@ -195,10 +195,10 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       throw new UsageError('--sandbox-chain shared needs a PostgreSQL --database-url')
     const [{ createChainOwnerView }, { clusterSecret }, { createFaultBook }, { createPostgresFaultStore }] =
       await Promise.all([
-        import('./cluster/chain-owner-view.js'),
-        import('./cluster/cluster-secret.js'),
-        import('../chain/faults/book.js'),
-        import('./db/faults.js'),
+        import('../cluster/chain-owner-view.js'),
+        import('../cluster/cluster-secret.js'),
+        import('../../chain/faults/book.js'),
+        import('../db/faults.js'),
       ])
     deps.sandboxFaults = createFaultBook()
     await deps.sandboxFaults.keepIn(createPostgresFaultStore(database.db))
@@ -232,7 +232,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const listeners = ownPeers(options.listenHost ?? '127.0.0.1', listening.port)
   options.trust?.peers.push(...listeners)
   // Nor, on PostgreSQL, any other process of the database: each names its listeners there, before it is ready.
-  const clusterPeers = options.trust && database.notifications ? await import('./serve/cluster-peers.js') : undefined
+  const clusterPeers = options.trust && database.notifications ? await import('../serve/cluster-peers.js') : undefined
   const clusterListeners = (chain: ChainServices | undefined) => [
     ...listeners,
     ...(clusterPeers?.chainListeners(chain) ?? []),
@@ -243,7 +243,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     (await clusterPeers.shareClusterPeers({
       db: database.db,
       notifications: database.notifications,
-      owner: (await import('./db/process-owner.js')).processOwnerOf(database.db),
+      owner: (await import('../db/process-owner.js')).processOwnerOf(database.db),
       listeners: clusterListeners(options.chain),
       log: options.log,
     }))
