@@ -29,7 +29,7 @@ const allowed: Record<string, readonly string[]> = {
 const exceptions: Record<string, readonly string[]> = {
   'cli/commands/up.ts': ['server/start/start-svc.ts', 'chain/anvil/anvil.ts'],
   'sdk/testing.ts': ['server/start/start-svc.ts'],
-  'cli/commands/serve.ts': ['server/start-serve.ts', 'chain/anvil/anvil.ts'],
+  'cli/commands/serve.ts': ['server/start/serve.ts', 'chain/anvil/anvil.ts'],
   'server/start/start-svc.ts': ['fixtures/demo-upstream.ts'],
 }
 

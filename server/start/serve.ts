@@ -1,17 +1,17 @@
 import { isIP } from 'node:net'
-import type { ChainServices } from '../chain/services.js'
-import { parseAddressList } from '../core/address-list.js'
-import { UsageError } from '../core/errors.js'
-import { isDomainName } from '../core/hosts.js'
-import { databasePeer, parseDatabaseUrl } from './db/database-url.js'
-import { loadSqlite } from './db/sqlite-driver.js'
-import { parseRpcUrls } from './journal/production-chains.js'
-import { readServeSecrets, type ServeSecretSources } from './serve/serve-secrets.js'
-import { peersAt, peersOfUrls } from './serve/own-peers.js'
-import type { ServerTrust } from './serve/server-trust.js'
-import { type RunningServer, startServer } from './start/server.js'
-import { claimDataDir, type StartSvcOptions, startSvc } from './start/start-svc.js'
-import type { SharedChain } from './cluster/shared-chain.js'
+import type { ChainServices } from '../../chain/services.js'
+import { parseAddressList } from '../../core/address-list.js'
+import { UsageError } from '../../core/errors.js'
+import { isDomainName } from '../../core/hosts.js'
+import { databasePeer, parseDatabaseUrl } from '../db/database-url.js'
+import { loadSqlite } from '../db/sqlite-driver.js'
+import { parseRpcUrls } from '../journal/production-chains.js'
+import { readServeSecrets, type ServeSecretSources } from '../serve/serve-secrets.js'
+import { peersAt, peersOfUrls } from '../serve/own-peers.js'
+import type { ServerTrust } from '../serve/server-trust.js'
+import { type RunningServer, startServer } from './server.js'
+import { claimDataDir, type StartSvcOptions, startSvc } from './start-svc.js'
+import type { SharedChain } from '../cluster/shared-chain.js'
 
 /**
  * Whether `svc serve` runs the Sandbox chain: `local` (Anvil on loopback, as `svc up`), `none` (production only), or
@@ -219,8 +219,8 @@ async function startShared(
   options: StartServeOptions & { host: string; pidFile: string },
 ): Promise<SharedChain> {
   const [{ startSharedChain }, { loadReceiverAuthorizerKey }] = await Promise.all([
-    import('./cluster/shared-chain.js'),
-    import('./data-dir/secrets.js'),
+    import('../cluster/shared-chain.js'),
+    import('../data-dir/secrets.js'),
   ])
   const bare = options.host.replace(/^\[|\]$/g, '')
   const reachable = bare === '0.0.0.0' ? '127.0.0.1' : bare === '::' ? '::1' : bare
