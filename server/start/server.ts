@@ -125,7 +125,7 @@ export function loadServerModules() {
     import('../serve/own-peers.js'),
     import('../journal/production-chains.js'),
     import('../cluster/reaper.js'),
-    import('../sandbox/chain-attachment.js'),
+    import('./chain-attachment.js'),
     import('../sandbox/shared-clock.js'),
   ])
 }

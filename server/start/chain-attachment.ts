@@ -10,9 +10,9 @@ import type { ServerDeps } from '../deps.js'
 import { resolveChannelActions } from '../channels/action-recovery.js'
 import { markMissingSettlements } from '../journal/missing-settlements.js'
 import { resolveSettlementJournal } from '../journal/recovery.js'
-import { reconcileChainEpoch } from './chain-epoch.js'
-import { alignChainTime } from './chain-time.js'
-import { createSnapshotStore } from './snapshots.js'
+import { reconcileChainEpoch } from '../sandbox/chain-epoch.js'
+import { alignChainTime } from '../sandbox/chain-time.js'
+import { createSnapshotStore } from '../sandbox/snapshots.js'
 
 export type ChainAttachment = {
   /** Undoes the attachment: the chain's stores go back to memory, `deps.chain` is unset; waits for the refunds. */
