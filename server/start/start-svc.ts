@@ -11,7 +11,12 @@ import { createClock } from '../../core/clock.js'
 import type { Listening } from '../../core/http.js'
 import { privateDirMode } from '../data-dir/permissions.js'
 import { dataDirStorageError } from '../data-dir/storage-errors.js'
-import { createEphemeralDataDir, lockDataDir, removeStaleEphemeralDataDirs, type DataDirLock } from '../data-dir/lock.js'
+import {
+  createEphemeralDataDir,
+  lockDataDir,
+  removeStaleEphemeralDataDirs,
+  type DataDirLock,
+} from '../data-dir/lock.js'
 import { loadServerModules, startServer, type RunningServer, type StartServerOptions } from './server.js'
 
 /** Where a data dir keeps its chain's state (Anvil's dump). */
