@@ -19,7 +19,7 @@ import { checkSponsoredApproval } from './erc20-approval-checks.js'
 import { isRelayerNonceMessage } from '../relay/tx-sender.js'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Address, LocalAccount } from 'viem'
-import { batchActionOf, depositWindowReason, isChannelAction } from './batch-settlement.js'
+import { batchActionOf, depositWindowReason, isChannelAction } from '../batch-settlement/scheme.js'
 import { createChannelActionJournal, type ChannelActionJournal } from './channel-actions.js'
 import { settledMemory, settlementKey } from './settled-memory.js'
 
