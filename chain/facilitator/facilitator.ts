@@ -20,7 +20,7 @@ import { isRelayerNonceMessage } from '../relay/tx-sender.js'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Address, LocalAccount } from 'viem'
 import { batchActionOf, depositWindowReason, isChannelAction } from '../batch-settlement/scheme.js'
-import { createChannelActionJournal, type ChannelActionJournal } from './channel-actions.js'
+import { createChannelActionJournal, type ChannelActionJournal } from '../batch-settlement/channel-actions.js'
 import { settledMemory, settlementKey } from './settled-memory.js'
 
 export type SandboxFacilitator = {

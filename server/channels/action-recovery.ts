@@ -1,5 +1,5 @@
 import { findChannelActionOnChain } from '../../chain/batch-settlement/actions-on-chain.js'
-import type { ChannelAction } from '../../chain/facilitator/channel-actions.js'
+import type { ChannelAction } from '../../chain/batch-settlement/channel-actions.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { toSvcError } from '../../core/errors.js'
 import { actionOf, listPendingChannelActions, saveChannelAction } from '../db/channel-actions.js'

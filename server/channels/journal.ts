@@ -8,7 +8,7 @@ import {
   channelActionDetailOf,
   type ChannelAction,
   type ChannelActionDetail,
-} from '../../chain/facilitator/channel-actions.js'
+} from '../../chain/batch-settlement/channel-actions.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { deleteJournalRow } from '../db/settlement-journal.js'
 import type { SettlementJournalRow } from '../db/tables.js'

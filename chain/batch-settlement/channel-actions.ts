@@ -6,7 +6,7 @@ import { encodeAbiParameters, keccak256, type Hex } from 'viem'
 import { cutText, errorMessageLimit } from '../../core/http.js'
 import { pausePoint } from '../../core/pause-point.js'
 import type { SandboxChain } from '../sandbox-chain.js'
-import { batchActionOf } from '../batch-settlement/scheme.js'
+import { batchActionOf } from './scheme.js'
 
 export type ChannelActionKind = 'deposit' | 'claim' | 'settle' | 'refund'
 
