@@ -1,5 +1,5 @@
 import { decodeFunctionData, parseAbi, type Address, type Hex, type PublicClient } from 'viem'
-import { firstLocalBlock } from '../facilitator/authorizations.js'
+import { firstLocalBlock } from '../logs/authorizations.js'
 import { searchLogRanges, type LogRange } from '../log-ranges.js'
 import { permit2Abi } from '../contracts/permit2.generated.js'
 import { x402ExactPermit2ProxyAbi } from '../contracts/x402-exact-permit2-proxy.generated.js'
