@@ -1,5 +1,5 @@
 import { parseAbi, type Address, type Hex, type PublicClient } from 'viem'
-import { searchLogRanges, type LogRange } from '../log-ranges.js'
+import { searchLogRanges, type LogRange } from './ranges.js'
 
 /** The parts of EIP-3009 (FiatToken v2) that say whether an authorization was used, and by which transaction. */
 const eip3009Abi = parseAbi([
