@@ -1,11 +1,11 @@
 import { encodeFunctionData, numberToHex, type Address, type Hex, type PublicClient, type TestClient } from 'viem'
-import { multicall3DeployedBytecode } from './multicall3.generated.js'
-import { sandboxUsdcAbi, sandboxUsdcDeployedBytecode } from './sandbox-usdc.generated.js'
-import { multicall3Address } from '../constants.js'
-import { sandboxUsdcDomain, usdcAddress as sandboxUsdcAddress, usdcDecimals } from '../../core/sandbox-usdc.js'
-import type { TxSender } from '../relay/tx-sender.js'
-import { installPermit2Contracts } from '../permit2/contracts.js'
-import { installBatchSettlementContracts } from '../batch-settlement/contracts.js'
+import { multicall3DeployedBytecode } from './contracts/multicall3.generated.js'
+import { sandboxUsdcAbi, sandboxUsdcDeployedBytecode } from './contracts/sandbox-usdc.generated.js'
+import { multicall3Address } from './constants.js'
+import { sandboxUsdcDomain, usdcAddress as sandboxUsdcAddress, usdcDecimals } from '../core/sandbox-usdc.js'
+import type { TxSender } from './relay/tx-sender.js'
+import { installPermit2Contracts } from './permit2/contracts.js'
+import { installBatchSettlementContracts } from './batch-settlement/contracts.js'
 
 export type UsdcInfo = {
   address: Address
