@@ -24,7 +24,7 @@ export type PaidRouteLimits = {
   statsFlushEveryMs?: number | undefined
 }
 
-/** What the control plane and the gateway need; built once by startServer (server/start-server.ts). */
+/** What the control plane and the gateway need; built once by startServer (server/start/server.ts). */
 export type ServerDeps = {
   db: Kysely<Database>
   secrets: InstallSecrets
@@ -66,7 +66,7 @@ export type ServerDeps = {
   events?: PaymentEvents | undefined
   /** The upstream deadline, the largest answer held and the counters' flush period of the paid routes. @defaultValue paidRouteDefaults (gateway/payment-flow.ts) */
   paidRoutes?: PaidRouteLimits | undefined
-  /** How long the schema probe of a new GET endpoint waits for the upstream. @defaultValue 2000 (server/schema-inference.ts) */
+  /** How long the schema probe of a new GET endpoint waits for the upstream. @defaultValue 2000 (server/upstream/schema-inference.ts) */
   schemaProbeTimeoutMs?: number | undefined
   /**
    * svc as a server (`svc serve`): admin credential instead of "from this machine", the trusted proxy's client

@@ -26,7 +26,7 @@ export type ChannelActionDetail =
 /**
  * One batch-settlement action the facilitator sent to the chain (a deposit, a claim, a settle, a refund): written
  * `pending` before the transaction is sent and finished with its outcome, so an action under way when svc died is
- * resolved from the chain at the next start (server/journal/channel-action-recovery.ts). `transaction` and `amount`
+ * resolved from the chain at the next start (server/channels/action-recovery.ts). `transaction` and `amount`
  * are the facilitator's answer: a deposit's and a refund's amount is what moved into or out of the channel, a settle's
  * what the receiver got, a claim's is empty (it moves nothing).
  */

@@ -9,7 +9,7 @@ import type { Abi, LocalAccount, PublicClient } from 'viem'
  * `receiverAuthorizer` is its address, which `/supported` offers as `extra.receiverAuthorizer`).
  *
  * Public surface (for the gateway and records): {@link batchSettlementSchemeName}, {@link batchActionOf} and
- * {@link BatchAction}; chain/facilitator/channel-actions.ts journals every action sent.
+ * {@link BatchAction}; chain/batch-settlement/channel-actions.ts journals every action sent.
  */
 export const batchSettlementSchemeName = 'batch-settlement'
 

@@ -48,7 +48,7 @@ export type SandboxFacilitator = {
   /**
    * Whether a settlement of `authorizer`'s authorization `nonce` (EIP-3009's, or a Permit2 nonce) is under way here
    * now, from the call (a settle fault's delay included) to its answer: while it is, this facilitator may still send
-   * its transaction (server/journal/dropped-settlement.ts).
+   * its transaction (server/cluster/dropped-settlement.ts).
    */
   isSettling(authorizer: string, nonce: string): boolean
 }

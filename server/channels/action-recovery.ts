@@ -23,7 +23,7 @@ export type ChannelActionResolution = {
 
 /**
  * Resolves the batch-settlement actions a process that died left pending (the facilitator journals each deposit,
- * claim, settle and refund before sending it, chain/facilitator/channel-actions.ts): each is looked for on the chain
+ * claim, settle and refund before sending it, chain/batch-settlement/channel-actions.ts): each is looked for on the chain
  * it was sent on (chain/batch-settlement/actions-on-chain.ts) and finished as settled or failed. Actions of processes
  * still running (a shared PostgreSQL database) are theirs; `owner`: only that gone process's (the reaper holds its
  * lock). Errors are logged, never thrown: an action that cannot be read now is kept for the next start.

@@ -39,7 +39,7 @@ export type ClaimReconciler = {
  * svc's claimed totals behind the chain's, and the next channel manager would claim those vouchers again (an empty
  * transaction, recorded as the claim of all of them). The batch-settlement contract keeps each channel's claimed total
  * on chain and logs each claim (`Claimed`): svc reads them at its start and before each claim (the Sandbox's own
- * facilitator journals its claims: server/journal/channel-action-recovery.ts does the same from its journal).
+ * facilitator journals its claims: server/channels/action-recovery.ts does the same from its journal).
  */
 export function createClaimReconciler(
   deps: ServerDeps,

@@ -37,7 +37,7 @@ type ChannelConfig = { payer: string; receiver: string; token: string; withdrawD
 /**
  * What the journal row of a channel's deposit or refund about to be settled says beside the payment's usual fields:
  * the payment's identity (the channel and the deposit's or refund's nonce), the payer, what moves, and what tells on
- * the chain whether it landed (the facilitator's own description, chain/facilitator/channel-actions.ts).
+ * the chain whether it landed (the facilitator's own description, chain/batch-settlement/channel-actions.ts).
  */
 export async function channelJournalFields(
   payload: PaymentPayload,

@@ -16,7 +16,7 @@ const retryMs = { first: 50, most: 500 }
 
 /**
  * One claim or settle at a time per receiver and token: every `svc serve` process that took a voucher runs a channel
- * manager for the receiver (server/gateway/batch-servers.ts), each on its own timer, and two claims of the same
+ * manager for the receiver (server/channels/servers.ts), each on its own timer, and two claims of the same
  * vouchers sent at once are one claim and one empty transaction (or a refused one) on the chain. In the process, the
  * work of a key waits for the one before it; on PostgreSQL it then takes a session advisory lock on the key with
  * `pg_try_advisory_lock`, on a connection of the pool held while the work runs (its writes use other connections), and

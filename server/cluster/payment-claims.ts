@@ -22,12 +22,12 @@ const usedUp: Claim = { ok: false, reason: 'endpoint-used-up', message: usedUpMe
 
 /**
  * A payment held by a process that is gone (a load balancer sent it again after that process died): the reaper of a
- * live process resolves the row (server/journal/reaper.ts, within a second of the death). Nothing was sent yet
+ * live process resolves the row (server/cluster/reaper.ts, within a second of the death). Nothing was sent yet
  * (`claimed`): the row is freed, and the retry is served. Its settlement was sent (`settling`): that call may still
  * be under way at the facilitator, so the chain decides, read at once and then again after 0.25 s, doubling up to
  * 10 s, until the authorization's validBefore; a retry is paid if it was not (a used authorization is refused then).
  * A Sandbox settlement that can no longer land (not on the chain, not in its pool, not being settled:
- * server/journal/dropped-settlement.ts) is given up as soon as a retry asks, which is then paid afresh. Meanwhile a
+ * server/cluster/dropped-settlement.ts) is given up as soon as a retry asks, which is then paid afresh. Meanwhile a
  * 503 with Retry-After, not the 402 of a payment in use: nothing is wrong with the payment, and nothing is charged
  * twice.
  */

@@ -21,7 +21,7 @@ export type Gateway = {
 
 /**
  * The gateway: the API of the Host, its public discovery documents, and its paid routes. `store` is its own access to
- * the database (server/gateway/gateway-store.ts: the version that keeps the API and endpoint caches current, and the
+ * the database (server/db/sqlite/gateway-store.ts: the version that keeps the API and endpoint caches current, and the
  * bookkeeping of payments); the gateway closes it.
  */
 export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {

@@ -44,7 +44,7 @@ export type PaymentFlow = {
    * `FacilitatorUnavailableError` (503) when the API's facilitator cannot be used, anything unexpected (500).
    */
   run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome>
-  /** Starts the channel managers of the batch-settlement receivers (server/gateway/batch-servers.ts `startAll`). */
+  /** Starts the channel managers of the batch-settlement receivers (server/channels/servers.ts `startAll`). */
   startChannelManagers(): Promise<void>
   /** Writes the buffered traffic counters now (tests; otherwise every 250 ms and on close). */
   flush(): Promise<void>

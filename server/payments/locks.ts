@@ -31,13 +31,13 @@ export type ClaimRequest = {
   paymentId: string
   /** The endpoint, when it is ephemeral (one payment settles it). */
   ephemeral: EndpointRow | undefined
-  /** The journal entry of the payment (PostgreSQL writes its row as the claim: server/gateway/postgres-payment-claims.ts). */
+  /** The journal entry of the payment (PostgreSQL writes its row as the claim: server/cluster/payment-claims.ts). */
   entry(): JournalEntry
 }
 
 /**
  * The gateway's claims: in this process's memory on SQLite (one process), rows on PostgreSQL
- * (server/gateway/postgres-payment-claims.ts: any number of processes).
+ * (server/cluster/payment-claims.ts: any number of processes).
  */
 export type PaymentLocks = {
   /**

@@ -43,7 +43,7 @@ export type StartServerOptions = {
   rpc?: readonly string[] | undefined
   /** The most blocks one `eth_getLogs` of that check spans. @defaultValue 2_000 */
   rpcLogBlocks?: number | undefined
-  /** PostgreSQL: how often rows of processes that are gone are looked for (server/journal/reaper.ts). @defaultValue 250 */
+  /** PostgreSQL: how often rows of processes that are gone are looked for (server/cluster/reaper.ts). @defaultValue 250 */
   reapEveryMs?: number | undefined
   /** DNS servers for custom-domain verification (SVC_DNS_SERVERS). */
   dnsServers?: string[] | undefined
@@ -97,7 +97,7 @@ export type RunningServer = {
   clock: Clock
   /**
    * Attaches the Sandbox chain's services at runtime (the team Sandbox's process that took the chain over):
-   * server/sandbox/chain-attachment.ts's start-up work runs for it.
+   * server/start/chain-attachment.ts's start-up work runs for it.
    */
   attachChain(chain: ChainServices): Promise<void>
   /** Detaches them (the process gave the chain up): Sandbox payments go through the owner again. */

@@ -1,6 +1,6 @@
 /**
  * Where a sequential paid request spends its time on svc, measured rather than guessed: the sandbox of
- * `svc up --seed fixtures/demo-seed.yaml` started in this process (server/start-svc.ts, the same composition root), one
+ * `svc up --seed fixtures/demo-seed.yaml` started in this process (server/start/start-svc.ts, the same composition root), one
  * buyer paying `weather.dev.localhost/weather/paris` through `@x402/fetch` `payments` times in a row, with timing hooks
  * on what the request goes through (wall time; the buyer's own work is counted apart):
  * - every `fetch`: the gateway's calls to its own facilitator (`/verify`, `/settle` over HTTP) and every JSON-RPC call

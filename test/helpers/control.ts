@@ -53,7 +53,7 @@ export async function startTestServer(
     schemaProbeTimeoutMs?: number
     /** A database of the test's own (several servers on one PostgreSQL database). @defaultValue the suite's */
     databaseUrl?: string
-    /** A team Sandbox's process (svc serve --sandbox-chain shared) and how often it reaps (server/start-server.ts). */
+    /** A team Sandbox's process (svc serve --sandbox-chain shared) and how often it reaps (server/start/server.ts). */
     sharedChain?: { everyMs?: number }
     reapEveryMs?: number
     /** RPCs of production networks, `<network>=<url>` (svc serve --rpc), and the widest log range read on them. */

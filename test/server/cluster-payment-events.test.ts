@@ -1,5 +1,5 @@
 /**
- * The event bus of processes sharing a PostgreSQL database (server/cluster-payment-events.ts), one bus per "process"
+ * The event bus of processes sharing a PostgreSQL database (server/cluster/payment-events.ts), one bus per "process"
  * (each its own pool and listening connection) on one database: events published at once by several processes reach
  * a listener on another once each, by id without holes; a listener's connection killed meanwhile loses nothing (the
  * ring); the ring keeps the last `keep`; presence lapses.

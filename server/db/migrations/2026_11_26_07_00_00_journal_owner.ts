@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../dialect.js'
 
-/** Tables whose rows the gateway caches (server/gateway/gateway-store.ts's version) and lists in insertion order. */
+/** Tables whose rows the gateway caches (server/db/sqlite/gateway-store.ts's version) and lists in insertion order. */
 const cachedTables = ['apis', 'endpoints', 'domains'] as const
 
 /**

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../dialect.js'
 
 /**
- * Claims that hold across processes (issue 26 item 3; server/gateway/postgres-payment-claims.ts):
+ * Claims that hold across processes (issue 26 item 3; server/cluster/payment-claims.ts):
  * - `settlement_journal.state`: `claimed` (a request of this process holds the payment: nothing was sent to the
  *   facilitator yet), `settling` (its settlement is sent or about to be), `abandoned` (the settlement failed or broke
  *   off: the row waits for the sweeper, and a retry of the same payment may take it over). SQLite writes rows at

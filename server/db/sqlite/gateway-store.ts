@@ -22,7 +22,7 @@ export type { GatewayStore, TrafficRow } from '../gateway-store.js'
  *   (compiled once by Kysely), synchronously. While Kysely is inside a
  *   transaction on the connection, a write goes through Kysely instead (it waits for that transaction's end).
  * An in-memory database (tests, `:memory:`) or a connection svc did not open goes through Kysely, with
- * `total_changes()` of the one connection as the label. On PostgreSQL, see server/gateway/postgres-gateway-store.ts.
+ * `total_changes()` of the one connection as the label. On PostgreSQL, see server/db/postgres/gateway-store.ts.
  */
 export async function openGatewayStore(db: Kysely<Database>): Promise<GatewayStore> {
   if (dialectOf(db) === 'postgres') return postgresGatewayStore(db)

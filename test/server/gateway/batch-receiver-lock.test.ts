@@ -1,5 +1,5 @@
 /**
- * The lock a receiver's claims and settles take (server/gateway/batch-receiver-lock.ts), on PostgreSQL between two
+ * The lock a receiver's claims and settles take (server/channels/receiver-lock.ts), on PostgreSQL between two
  * processes (two opened databases, each with its pool and lock): the work of one key runs once at a time across
  * both, the work of different keys at the same time; a pool of 3 connections is enough for 6 keys' work, each of
  * which writes as it runs.

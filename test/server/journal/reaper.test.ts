@@ -1,5 +1,5 @@
 /**
- * The reaper (server/journal/reaper.ts) on a PostgreSQL database two processes share: the rows of a process that is
+ * The reaper (server/cluster/reaper.ts) on a PostgreSQL database two processes share: the rows of a process that is
  * alive are never touched; once its liveness session is gone, the survivor takes its lock and resolves its journal
  * rows and pending channel actions. SQLite has no reaper. (The kill of a real `svc serve` with a payment in flight is
  * test/cli/serve-recovery.test.ts.)
