@@ -123,6 +123,14 @@ describe('layers', () => {
     expect(cycles).toEqual([])
   })
 
+  it('server/ keeps its files in rooms: at most 6 loose at its root, 25 directly in server/gateway/ (issue 36)', () => {
+    const loose = (dir: string, pattern: RegExp) =>
+      readdirSync(join(root, dir)).filter((name) => pattern.test(name) && statSync(join(root, dir, name)).isFile())
+    expect(loose('server', /\.ts$/).length).toBeLessThanOrEqual(6)
+    expect(loose('server/gateway', /./).length).toBeLessThanOrEqual(25)
+    expect(loose('server/gateway', /./).length).toBeGreaterThan(0)
+  })
+
   it('reads the whole tree (the check itself sees files and imports)', () => {
     expect(files.length).toBeGreaterThan(100)
     expect(relative(root, join(root, 'core'))).toBe('core')
