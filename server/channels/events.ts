@@ -18,7 +18,7 @@ export type ChannelMoved = {
 
 /**
  * Publishes the channel manager's claims and settles, and the buyer's withdrawals, to the live stream (`GET /events`)
- * of the channel's seller (the API its first voucher paid, as batch-records.ts keeps it): they run on a schedule or on
+ * of the channel's seller (the API its first voucher paid, as records.ts keeps it): they run on a schedule or on
  * the chain, with no request behind them.
  * Nothing is read when nobody listens.
  */

@@ -15,11 +15,11 @@ import { cutText, logLineLimit } from '../../core/http.js'
 import { pausePoint } from '../../core/pause-point.js'
 
 /**
- * The wrapper of the facilitator client a receiver's channel managers call (batch-servers.ts): each claim and settle
- * that succeeded is recorded (batch-records.ts) and told to the channel seller's stream (batch-events.ts). Before a
+ * The wrapper of the facilitator client a receiver's channel managers call (servers.ts): each claim and settle
+ * that succeeded is recorded (records.ts) and told to the channel seller's stream (events.ts). Before a
  * production claim, `reconciler` brings the claimed channels' totals up to the chain's (a claim svc did not record).
  * Each `svc serve` process of a cluster runs managers for the same receivers: a receiver's claims and settles take
- * turns (batch-receiver-lock.ts), and each sends only what no other has claimed or settled meanwhile.
+ * turns (receiver-lock.ts), and each sends only what no other has claimed or settled meanwhile.
  */
 export function createRecordedFacilitators(
   deps: ServerDeps,

@@ -67,7 +67,7 @@ export const batchOnOwnerOnly =
 /**
  * The package's server `BatchSettlementEvmScheme` per receiver (pay-to address) and withdraw delay: x402's resource
  * server keeps one scheme per network, and a scheme serves one receiver, so each receiver gets a resource server of
- * its own (with exact and upto too). Each scheme keeps its channels in svc's database (batch-channel-storage.ts),
+ * its own (with exact and upto too). Each scheme keeps its channels in svc's database (storage.ts),
  * under the chain epoch it runs on: a fresh Sandbox chain starts with none. Each token a receiver is paid in gets
  * the package's channel manager, started on the schedule its accepts set (the shortest, when they differ), which
  * claims the vouchers received and settles them to the receiver; its claims and settles are recorded by wrapping

@@ -110,7 +110,8 @@ export function createPostgresPaymentClaims(
         },
       }
     },
-    // The tombstone is written with the settlement's record (postgres-gateway-store.ts): nothing to remember here.
+    // The tombstone is written with the settlement's record (server/db/postgres/gateway-store.ts): nothing to remember
+    // here.
     consumed() {},
     async wasConsumed(apiId, method, path) {
       const tombstones = await usedUpEndpoints(deps.db, apiId)

@@ -36,7 +36,10 @@ export type PaymentIdClaimsTable = {
   api_id: string
   payer: string
   payment_id: string
-  /** What the id's first request asks for (payment-identifier.ts): the same again is "in flight", another is reuse. */
+  /**
+   * What the id's first request asks for (server/payments/identifier.ts): the same again is "in flight", another is
+   * reuse.
+   */
   request_key: string
   /** The process owner (server/db/process-owner.ts) whose request holds it. */
   claimed_by: string

@@ -38,7 +38,7 @@ export type GatewayStore = {
   keepPaymentAnswer(row: PaymentAnswersTable, bounds: PaymentAnswerBounds): Promise<void>
   /**
    * Runs `write`, synchronous statements of the gateway's own bookkeeping on svc's connection (payment channels:
-   * batch-channel-storage.ts), so that the rows they change do not move the version.
+   * server/channels/storage.ts), so that the rows they change do not move the version.
    */
   own<T>(write: () => T): T
   close(): void

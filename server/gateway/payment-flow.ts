@@ -104,7 +104,9 @@ export function createPaymentFlow(
   const unregister = deps.sandboxState?.register({ flush: () => stats.flush(), reset: () => locks.reset() })
   const events = createFlowEvents(deps)
   const faults = createGatewayFaults(deps, { timeoutMs: settings.timeoutMs })
-  /** Publishes what happened to a request of `attempt` (only when its seller listens: see flow-events.ts). */
+  /**
+   * Publishes what happened to a request of `attempt` (only when its seller listens: see server/payments/events.ts).
+   */
   const tell = (
     type: PaymentEventType,
     attempt: Attempt,
@@ -201,7 +203,8 @@ export function createPaymentFlow(
     if (!builderCode.ok) return failed(400, builderCode.error)
     const paymentId = paymentIdentity(decoded.payload, requirements)
     const payload = decoded.payload
-    // A payment-identifier already paid gets its kept answer again (payment-identifier.ts): nothing is settled twice.
+    // A payment-identifier already paid gets its kept answer again (server/payments/identifier.ts): nothing is settled
+    // twice.
     return paymentIds.around(
       {
         apiId: api.id,

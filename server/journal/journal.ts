@@ -22,13 +22,13 @@ export type JournalEntry = {
   payload: PaymentPayload
   /** What the settlement asks for (upto: the upstream's charge). @defaultValue the requirements' amount */
   amount?: string | undefined
-  /** The payment's identity (payment-locks.ts). */
+  /** The payment's identity (server/payments/locks.ts). */
   paymentId: string
   payer: string
   method: string
   path: string
   chainEpoch: string
-  /** A payment channel's deposit or refund: what recovery looks for on the chain (channel-journal.ts). */
+  /** A payment channel's deposit or refund: what recovery looks for on the chain (server/channels/journal.ts). */
   channelAction?: JournaledChannelAction | undefined
 }
 

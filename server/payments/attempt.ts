@@ -53,7 +53,7 @@ export type FlowContext = {
   withReceipt(response: SettleResponse, resourceUrl: string): Promise<SettleResponse>
   /** Publishes what happened to a request (only when its seller listens). */
   tell(type: PaymentEventType, attempt: Attempt, details: EventDetails, requirements?: PaymentRequirements): void
-  /** Resolves once what was told is stored for every process (flow-events.ts `published`). */
+  /** Resolves once what was told is stored for every process (events.ts `published`). */
   published(): Promise<void> | undefined
   /** A 402 saying why the payment sent was refused. */
   requirePayment(

@@ -31,7 +31,7 @@ export type PaymentIdRequest = {
   apiId: string
   payload: PaymentPayload
   requirements: PaymentRequirements
-  /** The payment itself (payment-locks.ts `paymentIdentity`). */
+  /** The payment itself (locks.ts `paymentIdentity`). */
   paymentKey: string
   method: string
   path: string

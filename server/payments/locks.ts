@@ -11,7 +11,7 @@ export type Release = (consumed: boolean) => void | Promise<void>
 
 /**
  * Why a claim was refused: the payment is in flight elsewhere, or (PostgreSQL) was at a process that stopped before it
- * answered (`payment-orphaned`: recovery decides it, see postgres-payment-claims.ts), another payment holds the
+ * answered (`payment-orphaned`: recovery decides it, see server/cluster/payment-claims.ts), another payment holds the
  * ephemeral endpoint, or (PostgreSQL, a process whose cached endpoints are a moment old) that payment used the
  * endpoint up: a 410.
  */

@@ -94,7 +94,7 @@ async function buildOffer(route: GatewayRoute, server: x402ResourceServer, api: 
       ...discoveryExtension(route.endpoint),
       ...gasSponsoring(server, requirements),
       ...offerReceiptDeclaration,
-      // A buyer who sends an id gets a retry's answer again without paying twice (payment-identifier.ts); required
+      // A buyer who sends an id gets a retry's answer again without paying twice (identifier.ts); required
       // when the seller says so.
       [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(route.endpoint.payment_identifier_required === 1),
     },

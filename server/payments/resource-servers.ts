@@ -15,7 +15,10 @@ export class FacilitatorUnavailableError extends ServiceUnavailableError {
   override name = 'FacilitatorUnavailableError'
 }
 
-/** A scheme a resource server holds beside exact and upto (batch-settlement's, one per receiver: batch-servers.ts). */
+/**
+ * A scheme a resource server holds beside exact and upto (batch-settlement's, one per receiver:
+ * server/channels/servers.ts).
+ */
 export type ExtraScheme = { key: string; scheme: SchemeNetworkServer }
 
 export type ResourceServers = {

@@ -1,5 +1,6 @@
 /**
- * The gateway's channel storage and voucher records (batch-channel-storage.ts, batch-records.ts) on each database:
+ * The gateway's channel storage and voucher records (server/channels/storage.ts, server/channels/records.ts) on each
+ * database:
  * the package's channel written, updated through the statement compiled once and let go of, its record's columns
  * following it; each voucher's row and its channel's count written together, the channel's seller being the API its
  * first voucher paid; a channel transaction recorded once (the unique index batch_transactions_once), whichever
