@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { dialectOf } from '../db/dialect.js'
+import { sharedByProcesses } from '../db/dialect.js'
 import type { Database } from '../db/tables.js'
 
 /** Runs `work` as the only claim or settle of a receiver's token in flight, across svc's processes. */
@@ -27,7 +27,7 @@ const retryMs = { first: 50, most: 500 }
  * 2026_12_07_01_00_00_channel_transactions_once).
  */
 export function createReceiverLock(db: Kysely<Database>): ReceiverLock {
-  const postgres = dialectOf(db) === 'postgres'
+  const postgres = sharedByProcesses(db)
   const tails = new Map<string, Promise<unknown>>()
   let held = 0
   const waiting: (() => void)[] = []

@@ -2,7 +2,7 @@ import { CompiledQuery, type Kysely } from 'kysely'
 import type { Channel, ChannelStorage, ChannelUpdateResult } from '@x402/evm/batch-settlement/server'
 import type { Environment } from '../../core/hosts.js'
 import { connectionOf } from '../db/database.js'
-import { dialectOf } from '../db/dialect.js'
+import { forUpdate } from '../db/dialect.js'
 import type { BatchChannelsTable } from '../db/batch-tables.js'
 import type { Database } from '../db/tables.js'
 import { runOn, type OwnWrites } from '../db/own-write.js'
@@ -34,7 +34,7 @@ export function createChannelStorage(
   now: () => Date = () => new Date(),
 ): ChannelStorage {
   const connection = connectionOf(db)
-  const postgres = dialectOf(db) === 'postgres'
+  const lockRows = forUpdate(db)
   const byId = (id: string) =>
     db
       .selectFrom('batch_channels')
@@ -166,7 +166,7 @@ export function createChannelStorage(
           .where('channel_id', '=', id)
         // PostgreSQL: the row is locked until the write, or two processes' vouchers on one channel would both read
         // the same state and one update would be lost (read committed lets both reads through).
-        const stored = await (postgres ? read.forUpdate() : read).executeTakeFirst()
+        const stored = await lockRows(read).executeTakeFirst()
         const current = parse(stored)
         const { result, write } = change(id, stored, current, update(current))
         if (write) await trx.executeQuery(write)

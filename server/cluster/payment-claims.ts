@@ -1,14 +1,21 @@
 import { toSvcError } from '../../core/errors.js'
 import { compilePattern } from '../../core/path-pattern.js'
 import { claimEndpoint, releaseEndpoint, usedUpEndpoints } from '../db/endpoint-claims.js'
-import { dialectOf } from '../db/dialect.js'
+import { sharedByProcesses } from '../db/dialect.js'
 import { journalHolderOf } from '../db/settlement-journal.js'
 import { type PaymentIdClaims, postgresPaymentIdClaims } from '../db/payment-id-claims.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
 import { releaseDroppedSettlement } from './dropped-settlement.js'
 import type { SettlementJournal } from '../journal/journal.js'
-import { endpointInUse, paymentInUse, usedUpMessage, type Claim, type PaymentLocks } from '../payments/locks.js'
+import {
+  createPaymentLocks,
+  endpointInUse,
+  paymentInUse,
+  usedUpMessage,
+  type Claim,
+  type PaymentLocks,
+} from '../payments/locks.js'
 
 export type PostgresPaymentClaimsOptions = {
   /**
@@ -56,6 +63,15 @@ async function inUse(deps: ServerDeps, paymentId: string): Promise<Claim | undef
   if (!holder) return undefined
   if (holder.owner === null || !(await processOwnerOf(deps.db).isGone(holder.owner))) return paymentInUse
   return holder.state === 'claimed' ? orphanedPayment.claimed : orphanedPayment.settling
+}
+
+/**
+ * The gateway's payment claims, chosen once when the gateway is created: one process on a SQLite file keeps them in
+ * memory ({@link createPaymentLocks}); any number of processes on PostgreSQL share them as rows
+ * ({@link createPostgresPaymentClaims}).
+ */
+export function createPaymentClaims(deps: ServerDeps, journal: SettlementJournal): PaymentLocks {
+  return sharedByProcesses(deps.db) ? createPostgresPaymentClaims(deps, journal) : createPaymentLocks()
 }
 
 /**
@@ -127,5 +143,5 @@ export function createPostgresPaymentClaims(
 
 /** The payment-identifier ids in flight across processes: rows on PostgreSQL; undefined on SQLite (one process). */
 export function paymentIdClaimsOf(deps: ServerDeps): PaymentIdClaims | undefined {
-  return dialectOf(deps.db) === 'postgres' ? postgresPaymentIdClaims(deps.db, processOwnerOf(deps.db)) : undefined
+  return sharedByProcesses(deps.db) ? postgresPaymentIdClaims(deps.db, processOwnerOf(deps.db)) : undefined
 }

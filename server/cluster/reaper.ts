@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import { toSvcError } from '../../core/errors.js'
 import { deleteClusterProcess } from '../db/cluster-processes.js'
-import { dialectOf } from '../db/dialect.js'
+import { sharedByProcesses } from '../db/dialect.js'
 import { ownerLockHeld, processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
 import { resolveChannelActions } from '../channels/action-recovery.js'
@@ -58,7 +58,7 @@ export type JournalReaper = {
  * @returns undefined on SQLite
  */
 export function startJournalReaper(deps: ServerDeps, options: JournalReaperOptions = {}): JournalReaper | undefined {
-  if (dialectOf(deps.db) !== 'postgres') return undefined
+  if (!sharedByProcesses(deps.db)) return undefined
   const {
     everyMs = 250,
     retryKeptFirstMs = 250,

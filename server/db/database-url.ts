@@ -15,6 +15,14 @@ export type DatabaseTarget =
 
 const postgresSchemes = ['postgres:', 'postgresql:']
 
+/**
+ * Whether processes can share the database `target` names (PostgreSQL), before it is opened: what server/db/dialect.ts
+ * `sharedByProcesses` says of it once open. False when there is no target (svc's own SQLite file).
+ */
+export function sharedByProcessesAt(target: DatabaseTarget | undefined): boolean {
+  return target?.dialect === 'postgres'
+}
+
 /** Parses a `--database-url`; a URL svc cannot open is a {@link UsageError} naming the flag. */
 export function parseDatabaseUrl(url: string, flag = '--database-url'): DatabaseTarget {
   const text = url.trim()

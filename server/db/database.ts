@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3'
 import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely'
+import { dialectOf } from './dialect.js'
 import type { OpenedDatabase } from './opened-database.js'
 import * as initial from './migrations/2026_11_21_00_00_00_initial.js'
 import * as gateway from './migrations/2026_11_21_01_00_00_gateway.js'
@@ -119,7 +120,7 @@ export async function openDatabase(location: string, options: OpenDatabaseOption
   connections.set(db, sqlite)
   return {
     db,
-    dialect: 'sqlite',
+    dialect: dialectOf(db),
     sqlite,
     close() {
       closed ??= db.destroy()

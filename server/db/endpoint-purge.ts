@@ -22,7 +22,7 @@ export type StartEndpointPurgeOptions = {
 export function startEndpointPurge(db: Kysely<Database>, options: StartEndpointPurgeOptions = {}): () => Promise<void> {
   const { everyMs = 60_000, log = (message: string) => console.error(message), clock = machineClock } = options
   let running: Promise<void> | undefined
-  const claims = dialectOf(db) === 'postgres'
+  const claims = dialectOf(db).name === 'postgres'
   const timer = setInterval(() => {
     running ??= Promise.all([
       purgeAllExpired(db, clock.nowIso()),

@@ -3,6 +3,7 @@ import type Pg from 'pg'
 import { Kysely, Migrator, sql, type MigrationProvider } from 'kysely'
 import { UsageError } from '../../core/errors.js'
 import { cachedTables } from './cache-version.js'
+import { dialectOf } from './dialect.js'
 import { registerLocalWrites, trackedPostgresDialect } from './local-writes.js'
 import { createNotifications, registerNotifications } from './notifications.js'
 import type { OpenedDatabase } from './opened-database.js'
@@ -97,7 +98,7 @@ export async function openPostgres(
   let closed: Promise<void> | undefined
   return {
     db,
-    dialect: 'postgres',
+    dialect: dialectOf(db),
     notifications,
     async connect(applicationName) {
       const client = new pg.Client({ ...config, keepAlive: true, application_name: applicationName })

@@ -51,7 +51,7 @@ export async function recordJournalSettlement(
       if (row.ephemeral) {
         await trx.deleteFrom('endpoints').where('id', '=', row.endpoint_id).execute()
         // PostgreSQL: its claim becomes its tombstone, so every process answers 410 for it (server/db/endpoint-claims.ts).
-        if (dialectOf(trx) === 'postgres')
+        if (dialectOf(trx).name === 'postgres')
           await trx
             .updateTable('endpoint_claims')
             .set({ deleted_at: sql`now()` })

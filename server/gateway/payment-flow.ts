@@ -12,9 +12,8 @@ import type { GatewayRequest } from '../upstream/request.js'
 import type { GatewayStore } from '../db/sqlite/gateway-store.js'
 import { failed, unavailable, type PaymentOutcome, type PaymentRequiredOutcome } from '../payments/outcome.js'
 import { offerFor, paymentRequired, type Refusal } from '../payments/required.js'
-import { createPaymentLocks, payClaimed, paymentIdentity, retryLater, usedUpMessage } from '../payments/locks.js'
-import { createPostgresPaymentClaims, paymentIdClaimsOf } from '../cluster/payment-claims.js'
-import { dialectOf } from '../db/dialect.js'
+import { payClaimed, paymentIdentity, retryLater, usedUpMessage } from '../payments/locks.js'
+import { createPaymentClaims, paymentIdClaimsOf } from '../cluster/payment-claims.js'
 import { createPaymentIdentifiers } from '../payments/identifier.js'
 import { builderCodeOf } from '../payments/builder-code.js'
 import { decodePayment, v1CodeHint } from '../payments/signature.js'
@@ -99,7 +98,7 @@ export function createPaymentFlow(
   const paymentIds = createPaymentIdentifiers(store, deps.clock, deps.log ?? (() => {}), paymentIdClaimsOf(deps))
   const journal = createSettlementJournal(deps, store, options.journal)
   // One process on a SQLite file: claims in memory; any number on PostgreSQL: claims as rows.
-  const locks = dialectOf(deps.db) === 'postgres' ? createPostgresPaymentClaims(deps, journal) : createPaymentLocks()
+  const locks = createPaymentClaims(deps, journal)
   // A revert to a snapshot writes the buffered counters first, then finds the used-up one-time endpoints back.
   const unregister = deps.sandboxState?.register({ flush: () => stats.flush(), reset: () => locks.reset() })
   const events = createFlowEvents(deps)

@@ -2,7 +2,7 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { toSvcError } from '../../core/errors.js'
 import { processOwnerOf } from '../db/process-owner.js'
-import { dialectOf } from '../db/dialect.js'
+import { sharedByProcesses } from '../db/dialect.js'
 import { abandonJournalRow, claimJournalRow, releaseJournalClaim } from '../db/settlement-journal.js'
 import type { JournalState } from '../db/payment-tables.js'
 import type { ApiRow, EndpointRow, SettlementJournalRow } from '../db/tables.js'
@@ -88,7 +88,7 @@ export function createSettlementJournal(
   const { sweepEveryMs = 30_000, graceMs = 120_000, retryEveryMs = 1_000 } = options
   const log = deps.log ?? ((message: string) => console.error(message))
   const owner = processOwnerOf(deps.db).id
-  const shared = dialectOf(deps.db) === 'postgres'
+  const shared = sharedByProcesses(deps.db)
   const inFlight = new Set<string>()
   /** Claimed rows no settlement was begun for yet, by payment id. */
   const claims = new Map<string, string>()

@@ -40,7 +40,7 @@ export async function attachChain(
   // The facilitator's bazaar catalog moves into the database, so a restart lists what was listed before.
   await chain?.facilitator.catalog.keepIn(createSqliteCatalogStore(database.db))
   // On PostgreSQL every process shares the Sandbox's faults (LISTEN/NOTIFY tells each of a change).
-  if (database.dialect === 'postgres') {
+  if (database.dialect.sharedByProcesses) {
     const { createPostgresFaultStore } = await import('../db/faults.js')
     await chain?.faults.keepIn(createPostgresFaultStore(database.db))
   }
@@ -55,7 +55,7 @@ export async function attachChain(
     if (clock.offsetMs !== 0) await alignChainTime(chain, clock)
   }
   await reconcile('the chain started empty')
-  if (chain && database.dialect === 'sqlite')
+  if (chain && !database.dialect.sharedByProcesses)
     deps.snapshots = createSnapshotStore({
       db: database.db,
       chain,
@@ -87,7 +87,7 @@ export async function attachChain(
       // The chain's facilitator may outlive this server (and answer listings): its stores go back to memory.
       await chain?.facilitator.catalog.keepIn(createMemoryCatalogStore())
       chain?.facilitator.channelActions.keepIn()
-      if (database.dialect === 'postgres') await chain?.faults.keepIn()
+      if (database.dialect.sharedByProcesses) await chain?.faults.keepIn()
     },
   }
 }

@@ -3,7 +3,7 @@ import type { ChainServices } from '../../chain/services.js'
 import { parseAddressList } from '../../core/address-list.js'
 import { UsageError } from '../../core/errors.js'
 import { isDomainName } from '../../core/hosts.js'
-import { databasePeer, parseDatabaseUrl } from '../db/database-url.js'
+import { databasePeer, parseDatabaseUrl, sharedByProcessesAt } from '../db/database-url.js'
 import { loadSqlite } from '../db/sqlite-driver.js'
 import { parseRpcUrls } from '../journal/production-chains.js'
 import { readServeSecrets, type ServeSecretSources } from '../serve/serve-secrets.js'
@@ -113,7 +113,7 @@ export async function startServe(options: StartServeOptions): Promise<RunningSer
   const sandboxChain = options.sandboxChain ?? 'local'
   if (!sandboxChainModes.includes(sandboxChain))
     throw new UsageError(`--sandbox-chain must be one of ${sandboxChainModes.join(', ')}, not "${sandboxChain}"`)
-  if (sandboxChain === 'shared' && database?.dialect !== 'postgres')
+  if (sandboxChain === 'shared' && !sharedByProcessesAt(database))
     throw new UsageError('--sandbox-chain shared needs a PostgreSQL --database-url')
   if (options.advertiseUrl !== undefined) checkAdvertiseUrl(options.advertiseUrl)
   const publicScheme = options.publicScheme ?? (options.publicPort === undefined ? undefined : 'http')

@@ -191,7 +191,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const clock = deps.clock!
   // svc serve --sandbox-chain shared: who owns the team Sandbox's chain (server/cluster/chain-owner-view.ts).
   if (options.sharedChain) {
-    if (database.dialect !== 'postgres')
+    if (!database.dialect.sharedByProcesses)
       throw new UsageError('--sandbox-chain shared needs a PostgreSQL --database-url')
     const [{ createChainOwnerView }, { clusterSecret }, { createFaultBook }, { createPostgresFaultStore }] =
       await Promise.all([
@@ -212,16 +212,15 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   }
   const app = await createApp(deps)
   // On PostgreSQL every process takes svc's clock offset from every process's changes (LISTEN/NOTIFY).
-  const stopClock =
-    database.dialect === 'postgres'
-      ? await shareClock({
-          db: deps.db,
-          clock,
-          chain: () => deps.chain,
-          exclusive: (change) => deps.sandboxState!.exclusive(change),
-          log: deps.log,
-        })
-      : async () => {}
+  const stopClock = database.dialect.sharedByProcesses
+    ? await shareClock({
+        db: deps.db,
+        clock,
+        chain: () => deps.chain,
+        exclusive: (change) => deps.sandboxState!.exclusive(change),
+        log: deps.log,
+      })
+    : async () => {}
   // The chain's stores, its epoch, recovery from it, its restarts (svc serve --sandbox-chain shared: again later).
   let attached = await attachChain(deps, options.chain, { database, dataDir })
   // On a database other processes share, the rows of one that dies are resolved by a survivor within seconds.

@@ -131,6 +131,18 @@ describe('layers', () => {
     expect(loose('server/gateway', /./).length).toBeGreaterThan(0)
   })
 
+  it('only server/db asks which SQL dialect it runs on: `dialectOf(` nowhere else (issue 36)', () => {
+    const asking = files.filter(
+      (file) =>
+        (file.startsWith('server/') || file.startsWith('chain/')) &&
+        !file.startsWith('server/db/') &&
+        readFileSync(join(root, file), 'utf8').includes('dialectOf('),
+    )
+    expect(asking).toEqual([])
+    // The check sees the calls: server/db asks.
+    expect(readFileSync(join(root, 'server/db/amount-sums.ts'), 'utf8')).toContain('dialectOf(')
+  })
+
   it('reads the whole tree (the check itself sees files and imports)', () => {
     expect(files.length).toBeGreaterThan(100)
     expect(relative(root, join(root, 'core'))).toBe('core')

@@ -16,7 +16,7 @@ const cachedTables = ['apis', 'endpoints', 'domains'] as const
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('settlement_journal').addColumn('owner', 'text').execute()
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   for (const table of cachedTables)
     await db.schema
       .alterTable(table)
@@ -36,7 +36,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) === 'postgres') {
+  if (dialectOf(db).name === 'postgres') {
     for (const table of cachedTables) {
       await sql`drop trigger ${sql.id(`${table}_cache_version`)} on ${sql.table(table)}`.execute(db)
       await db.schema.alterTable(table).dropColumn('seq').execute()

@@ -17,7 +17,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .alterTable('settlement_journal')
     .addColumn('state', 'text', (c) => c.notNull().defaultTo('settling'))
     .execute()
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   await db.schema
     .createTable('endpoint_claims')
     .addColumn('endpoint_id', 'text', (c) => c.primaryKey())
@@ -37,6 +37,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) === 'postgres') await db.schema.dropTable('endpoint_claims').execute()
+  if (dialectOf(db).name === 'postgres') await db.schema.dropTable('endpoint_claims').execute()
   await db.schema.alterTable('settlement_journal').dropColumn('state').execute()
 }

@@ -14,7 +14,7 @@ const cachedTables = ['apis', 'endpoints', 'domains'] as const
  *   commit (and so get notified) in order, with no hole. The ring is unlogged: a crash may empty it, not the counter.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   await sql`create function svc_cache_bump() returns void language plpgsql as $$
     declare next bigint;
     begin
@@ -53,7 +53,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   await db.schema.dropTable('payment_events').execute()
   await db.schema.dropTable('payment_event_counter').execute()
   for (const table of cachedTables) {

@@ -25,7 +25,7 @@ export type { GatewayStore, TrafficRow } from '../gateway-store.js'
  * `total_changes()` of the one connection as the label. On PostgreSQL, see server/db/postgres/gateway-store.ts.
  */
 export async function openGatewayStore(db: Kysely<Database>): Promise<GatewayStore> {
-  if (dialectOf(db) === 'postgres') return postgresGatewayStore(db)
+  if (dialectOf(db).name === 'postgres') return postgresGatewayStore(db)
   const fallback = kyselyStore(db)
   const main = (await sql<{ name: string; file: string }>`pragma database_list`.execute(db)).rows.find(
     (row) => row.name === 'main',
