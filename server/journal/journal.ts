@@ -11,7 +11,7 @@ import { newId, nowIso } from '../ids.js'
 import type { JournaledChannelAction } from '../channels/journal.js'
 import { createKeptWrites } from './kept-writes.js'
 import { resolveSettlementJournal } from './recovery.js'
-import type { GatewayStore } from '../db/sqlite/gateway-store.js'
+import type { GatewayStore } from '../db/gateway-store.js'
 
 /** A payment about to be settled, as its journal row names it. */
 export type JournalEntry = {

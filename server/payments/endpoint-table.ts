@@ -5,7 +5,7 @@ import { compareSpecificity, compilePattern, type CompiledPattern } from '../../
 import { purgeExpired } from '../db/endpoints.js'
 import type { Accept } from '../db/api-tables.js'
 import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
-import type { GatewayStore } from '../db/sqlite/gateway-store.js'
+import type { GatewayStore } from '../db/gateway-store.js'
 
 /** One endpoint as the gateway serves it; per-facilitator derived data (requirements, 402s) hangs off `derived`. */
 export type GatewayRoute = {

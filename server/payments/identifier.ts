@@ -9,7 +9,7 @@ import { machineClock, type Clock } from '../../core/clock.js'
 import { canonicalJson } from '../../core/canonical-json.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import type { PaymentIdClaims } from '../db/payment-id-claims.js'
-import type { GatewayStore } from '../db/sqlite/gateway-store.js'
+import type { GatewayStore } from '../db/gateway-store.js'
 import type { PaymentOutcome } from './outcome.js'
 
 /** What the gateway does with a payment's `payment-identifier` (x402's idempotency extension). */

@@ -2,7 +2,7 @@ import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { ApiRow, EndpointRow, SettlementRow } from '../db/tables.js'
 import { newId, nowIso } from '../ids.js'
 import type { BuilderCode } from './builder-code.js'
-import type { GatewayStore } from '../db/sqlite/gateway-store.js'
+import type { GatewayStore } from '../db/gateway-store.js'
 
 export type SettledPayment = {
   api: ApiRow

@@ -1,5 +1,5 @@
 import type { ApiRow } from '../db/tables.js'
-import type { GatewayStore, TrafficRow } from '../db/sqlite/gateway-store.js'
+import type { GatewayStore, TrafficRow } from '../db/gateway-store.js'
 
 export type TrafficCounter = 'requests' | 'payment_required' | 'paid_requests'
 
