@@ -6,7 +6,7 @@ import { isBusy } from './sqlite-errors.js'
 
 /**
  * Where svc's data lives, from `svc serve --database-url`: a SQLite file (a path, `file:path` or `file:///abs/path`)
- * or PostgreSQL (`postgres://` / `postgresql://`, server/db/postgres-database.ts). This module is the
+ * or PostgreSQL (`postgres://` / `postgresql://`, server/db/postgres/database.ts). This module is the
  * one seam between a URL and an opened database: the server opens what {@link openDatabaseUrl} gives it.
  */
 export type DatabaseTarget =

@@ -28,7 +28,7 @@ import * as paymentIdClaims from './migrations/2026_11_28_05_00_00_payment_id_cl
 import * as channelReads from './migrations/2026_11_29_04_00_00_channel_reads.js'
 import * as clusterProcesses from './migrations/2026_12_07_00_00_00_cluster_processes.js'
 import * as channelTransactionsOnce from './migrations/2026_12_07_01_00_00_channel_transactions_once.js'
-import { isPostgresUrl, openPostgres } from './postgres-database.js'
+import { isPostgresUrl, openPostgres } from './postgres/database.js'
 import { loadSqlite } from './sqlite-driver.js'
 import type { Database } from './tables.js'
 
