@@ -2,7 +2,7 @@ import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SvcError, UsageError } from '../../core/errors.js'
 import { type OpenDatabaseOptions, type OpenedDatabase, openDatabase } from './database.js'
-import { isBusy } from './sqlite-errors.js'
+import { isBusy } from './sqlite/errors.js'
 
 /**
  * Where svc's data lives, from `svc serve --database-url`: a SQLite file (a path, `file:path` or `file:///abs/path`)

@@ -29,7 +29,7 @@ import * as channelReads from './migrations/2026_11_29_04_00_00_channel_reads.js
 import * as clusterProcesses from './migrations/2026_12_07_00_00_00_cluster_processes.js'
 import * as channelTransactionsOnce from './migrations/2026_12_07_01_00_00_channel_transactions_once.js'
 import { isPostgresUrl, openPostgres } from './postgres/database.js'
-import { loadSqlite } from './sqlite-driver.js'
+import { loadSqlite } from './sqlite/driver.js'
 import type { Database } from './tables.js'
 
 /**
@@ -75,6 +75,10 @@ const connections = new WeakMap<Kysely<Database>, SQLite.Database>()
 export const connectionOf = (db: Kysely<Database>): SQLite.Database | undefined => connections.get(db)
 
 export type { OpenedDatabase } from './opened-database.js'
+/** better-sqlite3, loaded when svc first opens a database (server/db/sqlite/driver.ts). */
+export { loadSqlite } from './sqlite/driver.js'
+/** A SQLite file's copy for a sandbox snapshot, and its restore (server/db/sqlite/snapshot.ts). */
+export { restoreDatabaseSnapshot, writeDatabaseSnapshot } from './sqlite/snapshot.js'
 
 export type OpenDatabaseOptions = {
   /** PostgreSQL only: the pool's size. @defaultValue 10 */

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import { dialectOf } from './dialect.js'
-import { isUniqueViolation } from './sqlite-errors.js'
+import { isUniqueViolation } from './sqlite/errors.js'
 import type { Database, SettlementJournalRow, SettlementRow } from './tables.js'
 
 /** Journal rows written before `before` (ISO), oldest first; `owner`'s only when given. */

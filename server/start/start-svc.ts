@@ -5,7 +5,7 @@ import type { ChainServices, StartChainServicesOptions } from '../../chain/servi
 import { startAnvil, type AnvilProcess } from '../../chain/anvil/anvil.js'
 import { anvilStateArgs, newExitDumpPath, prepareChainState, trustExitDump } from '../../chain/anvil/state-file.js'
 import { relayMining, relays } from '../../chain/relay/mode.js'
-import { loadSqlite } from '../db/sqlite-driver.js'
+import { loadSqlite } from '../db/database.js'
 import { UsageError } from '../../core/errors.js'
 import { createClock } from '../../core/clock.js'
 import type { Listening } from '../../core/http.js'

@@ -1,6 +1,6 @@
 import { chmodSync } from 'node:fs'
 import { sql, type Kysely } from 'kysely'
-import type { Database } from './tables.js'
+import type { Database } from '../tables.js'
 
 /**
  * Copies of the whole database for the Sandbox's snapshots (server/sandbox/snapshots.ts): `VACUUM INTO` a file of its own,

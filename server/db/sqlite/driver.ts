@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module'
 import type BetterSqlite3 from 'better-sqlite3'
-import { UsageError } from '../../core/errors.js'
+import { UsageError } from '../../../core/errors.js'
 
 /** The version of better-sqlite3 svc is built and tested with (package.json's devDependency and optional peer). */
 export const betterSqlite3Version = '12.11.1'
