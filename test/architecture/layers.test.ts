@@ -143,6 +143,18 @@ describe('layers', () => {
     expect(readFileSync(join(root, 'server/db/amount-sums.ts'), 'utf8')).toContain('dialectOf(')
   })
 
+  it('only server/db imports its SQLite and PostgreSQL halves, server/db/sqlite/ and server/db/postgres/', () => {
+    const crossing = [...graph].flatMap(([file, imports]) =>
+      file.startsWith('server/db/')
+        ? []
+        : imports
+            .filter((target) => /^server\/db\/(sqlite|postgres)\//.test(target))
+            .map((target) => `${file} → ${target}`),
+    )
+    expect(crossing).toEqual([])
+    expect(graph.get('server/db/database.ts')).toContain('server/db/sqlite/driver.ts')
+  })
+
   it('reads the whole tree (the check itself sees files and imports)', () => {
     expect(files.length).toBeGreaterThan(100)
     expect(relative(root, join(root, 'core'))).toBe('core')

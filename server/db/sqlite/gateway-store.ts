@@ -1,19 +1,16 @@
 import type SQLite from 'better-sqlite3'
 import { CompiledQuery, sql, type Kysely } from 'kysely'
 import { connectionOf } from '../database.js'
-import { dialectOf } from '../dialect.js'
 import { isUniqueViolation } from './errors.js'
 import { findPaymentAnswer, keepPaymentAnswer } from '../payment-answers.js'
 import type { Database, SettlementJournalRow, SettlementRow } from '../tables.js'
 import { trafficUpsert, type GatewayStore, type TrafficRow } from '../gateway-store.js'
 import { preparePaymentAnswers } from './payment-answer-statements.js'
-import { postgresGatewayStore } from '../postgres/gateway-store.js'
-
-export type { GatewayStore, TrafficRow } from '../gateway-store.js'
 
 /**
- * The gateway's access to the database, built for its hot path. On a database file it runs on svc's one SQLite
- * connection itself (server/db/database.ts holds the file on one exclusive connection: issue 21 item 4):
+ * The gateway's access to a SQLite database, built for its hot path (server/db/open-gateway-store.ts opens it). On a
+ * database file it runs on svc's one SQLite connection itself (server/db/database.ts holds the file on one exclusive
+ * connection: issue 21 item 4):
  * - Its version is `total_changes()` less the rows its own statements changed: it moves whenever anyone else (the
  *   control plane, imports, purges through Kysely) writes, never for the gateway's own bookkeeping (settlements,
  *   traffic), so those do not empty the caches. Reading it costs microseconds and no query, so every request can
@@ -24,8 +21,7 @@ export type { GatewayStore, TrafficRow } from '../gateway-store.js'
  * An in-memory database (tests, `:memory:`) or a connection svc did not open goes through Kysely, with
  * `total_changes()` of the one connection as the label. On PostgreSQL, see server/db/postgres/gateway-store.ts.
  */
-export async function openGatewayStore(db: Kysely<Database>): Promise<GatewayStore> {
-  if (dialectOf(db).name === 'postgres') return postgresGatewayStore(db)
+export async function sqliteGatewayStore(db: Kysely<Database>): Promise<GatewayStore> {
   const fallback = kyselyStore(db)
   const main = (await sql<{ name: string; file: string }>`pragma database_list`.execute(db)).rows.find(
     (row) => row.name === 'main',
