@@ -3,7 +3,7 @@ import type { Chain, PrivateKeyAccount, PublicClient, TestClient } from 'viem'
 import type { Relay } from './relay/mode.js'
 import type { AnvilProcess, StartAnvilOptions } from './anvil/anvil.js'
 import type { TwinSpec } from '../core/twins.js'
-import type { UsdcFunder, UsdcInfo } from './contracts/install.js'
+import type { UsdcFunder, UsdcInfo } from './install-contracts.js'
 import type { TxSender } from './relay/tx-sender.js'
 
 export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> & {

@@ -8,7 +8,7 @@ import { startAnvil, type AnvilProcess } from './anvil/anvil.js'
 import { devAccountKeys, relayerPoolKeys, sandboxMnemonic } from './constants.js'
 import { sandboxChainId, sandboxNetwork } from '../core/sandbox-usdc.js'
 import { sandboxChain } from './viem-chain.js'
-import { createUsdcFunder, installContracts, type UsdcInfo } from './contracts/install.js'
+import { createUsdcFunder, installContracts, type UsdcInfo } from './install-contracts.js'
 import { createTxSender } from './relay/tx-sender.js'
 import { getOrCreateEpoch } from './epoch.js'
 import {

@@ -7,7 +7,7 @@ import type { PaymentEvents } from './payment-events.js'
 import type { InstallSecrets } from './data-dir/secrets.js'
 import type { SandboxState } from './sandbox/payment-gate.js'
 import type { SnapshotStore } from './sandbox/snapshots.js'
-import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './throttle.js'
+import type { AuthThrottleLimits, defaultAuthThrottleLimits } from './serve/throttle.js'
 import type { ServerTrust } from './serve/server-trust.js'
 import type { ServerLifecycle } from './serve/lifecycle.js'
 import type { ProductionChains } from './journal/production-chains.js'
@@ -24,7 +24,7 @@ export type PaidRouteLimits = {
   statsFlushEveryMs?: number | undefined
 }
 
-/** What the control plane and the gateway need; built once by startServer (server/start-server.ts). */
+/** What the control plane and the gateway need; built once by startServer (server/start/server.ts). */
 export type ServerDeps = {
   db: Kysely<Database>
   secrets: InstallSecrets
@@ -66,7 +66,7 @@ export type ServerDeps = {
   events?: PaymentEvents | undefined
   /** The upstream deadline, the largest answer held and the counters' flush period of the paid routes. @defaultValue paidRouteDefaults (gateway/payment-flow.ts) */
   paidRoutes?: PaidRouteLimits | undefined
-  /** How long the schema probe of a new GET endpoint waits for the upstream. @defaultValue 2000 (server/schema-inference.ts) */
+  /** How long the schema probe of a new GET endpoint waits for the upstream. @defaultValue 2000 (server/upstream/schema-inference.ts) */
   schemaProbeTimeoutMs?: number | undefined
   /**
    * svc as a server (`svc serve`): admin credential instead of "from this machine", the trusted proxy's client

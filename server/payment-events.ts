@@ -113,7 +113,7 @@ export type PaymentEventsOptions = {
 /**
  * The in-process bus of payment events: the gateway publishes, the control plane's stream subscribes. Nothing is
  * written anywhere; events are built only while a seller listens (see {@link PaymentEvents.wanted}). Processes that
- * share a PostgreSQL database use server/cluster-payment-events.ts instead.
+ * share a PostgreSQL database use server/cluster/payment-events.ts instead.
  */
 export function createPaymentEvents(options: PaymentEventsOptions = {}): PaymentEvents {
   const { keep = 1000, graceMs = 60_000 } = options

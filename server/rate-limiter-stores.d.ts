@@ -1,4 +1,4 @@
-// rate-limiter-flexible types its index only; server/throttle.ts imports the stores' own modules.
+// rate-limiter-flexible types its index only; server/serve/throttle.ts imports the stores' own modules.
 declare module 'rate-limiter-flexible/lib/RateLimiterMemory.js' {
   import { RateLimiterMemory } from 'rate-limiter-flexible'
   export default RateLimiterMemory

@@ -1,7 +1,7 @@
 import type { Address, Hex, PublicClient } from 'viem'
 import { x402BatchSettlementAbi as abi } from '../contracts/x402-batch-settlement.generated.js'
-import type { ChannelAction } from '../facilitator/channel-actions.js'
-import { findAuthorizationUse } from '../facilitator/authorizations.js'
+import type { ChannelAction } from './channel-actions.js'
+import { findAuthorizationUse } from '../logs/authorizations.js'
 import { isPermit2NonceSpent } from '../permit2/nonces.js'
 import { batchSettlementAddresses } from './contracts.js'
 

@@ -1,6 +1,6 @@
 import type { PaymentPayload } from '@x402/core/types'
 import type { Clock } from '../../core/clock.js'
-import { depositWindowReason } from './batch-settlement.js'
+import { depositWindowReason } from '../batch-settlement/scheme.js'
 
 /** The exact EVM scheme's reasons for an authorization outside its window (as @x402/evm names them). */
 export const validBeforeExpiredReason = 'invalid_exact_evm_payload_authorization_valid_before'

@@ -19,8 +19,8 @@ import { checkSponsoredApproval } from './erc20-approval-checks.js'
 import { isRelayerNonceMessage } from '../relay/tx-sender.js'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Address, LocalAccount } from 'viem'
-import { batchActionOf, depositWindowReason, isChannelAction } from './batch-settlement.js'
-import { createChannelActionJournal, type ChannelActionJournal } from './channel-actions.js'
+import { batchActionOf, depositWindowReason, isChannelAction } from '../batch-settlement/scheme.js'
+import { createChannelActionJournal, type ChannelActionJournal } from '../batch-settlement/channel-actions.js'
 import { settledMemory, settlementKey } from './settled-memory.js'
 
 export type SandboxFacilitator = {
@@ -48,7 +48,7 @@ export type SandboxFacilitator = {
   /**
    * Whether a settlement of `authorizer`'s authorization `nonce` (EIP-3009's, or a Permit2 nonce) is under way here
    * now, from the call (a settle fault's delay included) to its answer: while it is, this facilitator may still send
-   * its transaction (server/journal/dropped-settlement.ts).
+   * its transaction (server/cluster/dropped-settlement.ts).
    */
   isSettling(authorizer: string, nonce: string): boolean
 }

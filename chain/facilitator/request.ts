@@ -8,7 +8,7 @@ import {
   schemePayloadSchema,
   shapeProblem,
 } from './exact-evm-shape.js'
-import { batchSettlementPayloadSchema } from './batch-settlement-shape.js'
+import { batchSettlementPayloadSchema } from '../batch-settlement/shape.js'
 
 /** Why a `/verify` or `/settle` body was refused: the x402 reason and a bounded message naming the first problem. */
 export type RefusedRequest = { error: string; reason: 'invalid_payload' | 'invalid_payment_requirements' }

@@ -10,7 +10,7 @@ import { createRelayerSigner } from '../relay/relayer.js'
 import { createViemRelayerSigner, type RelaySigner } from '../relay/viem-signer.js'
 import type { SandboxChain } from '../sandbox-chain.js'
 import type { BazaarCatalog } from './bazaar-catalog.js'
-import { createBatchSettlementScheme } from './batch-settlement.js'
+import { createBatchSettlementScheme } from '../batch-settlement/scheme.js'
 import { createApprovalSponsoring } from './erc20-approval-sponsor.js'
 
 /** A chain the facilitator settles on, with its own relayer signer. */

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { type Command, InvalidArgumentError, Option } from 'commander'
 import { defaultPort } from '../../core/hosts.js'
 import { sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
-import type { StartServeOptions } from '../../server/start-serve.js'
+import type { StartServeOptions } from '../../server/start/serve.js'
 import { portFromEnv, portNumber } from '../inputs.js'
 import { firstSignal, stopWithin } from '../signals.js'
 
@@ -152,7 +152,7 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
       // Listening for the signal from the start: one that comes while svc starts, or the moment it is ready, drains
       // it (a SIGTERM just after the ready line killed svc before its handler was there, on a loaded machine).
       const signalled = firstSignal(say)
-      const { startServe } = await import('../../server/start-serve.js')
+      const { startServe } = await import('../../server/start/serve.js')
       const { resolveAnvilBinary } = await import('../../chain/anvil/anvil.js')
       const serving = await startServe({
         dataDir: options.dataDir,

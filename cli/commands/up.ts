@@ -4,7 +4,7 @@ import { recordRunning } from '../running-svc.js'
 import { portFromEnv } from '../inputs.js'
 import { upOptions, type UpOptions } from '../up-options.js'
 import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
-import type { RunningSvc, StartSvcOptions } from '../../server/start-svc.js'
+import type { RunningSvc, StartSvcOptions } from '../../server/start/start-svc.js'
 import { readSession } from '../config.js'
 import { firstSignal, stopWithin } from '../signals.js'
 import { watchParent } from '../watch-parent.js'
@@ -44,7 +44,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       const binary = resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env })
       // Started by a process that then dies (a killed `npm start`), svc stops too, and Anvil with it.
       const parentGone = options.watchParent ? watchParent() : undefined
-      const { startSvc } = await import('../../server/start-svc.js')
+      const { startSvc } = await import('../../server/start/start-svc.js')
       const sandbox: RunningSvc = await startSvc({
         dataDir: options.ephemeral ? undefined : options.dataDir,
         port,

@@ -10,7 +10,7 @@ export const clusterRpcPath = '/_svc/cluster/rpc'
 /** Where the chain owner tells what its chain is (server/cluster/chain-facts.ts), and funds the paywall's demo wallet. */
 export const clusterChainPath = '/_svc/cluster/chain'
 export const clusterFaucetPath = '/_svc/cluster/faucet'
-/** Whether the chain owner's facilitator is settling an authorization now (server/journal/dropped-settlement.ts). */
+/** Whether the chain owner's facilitator is settling an authorization now (server/cluster/dropped-settlement.ts). */
 export const clusterSettlingPath = '/_svc/cluster/settling'
 
 /** Seconds a caller waits while the chain moves to another process (a takeover takes one to two). */

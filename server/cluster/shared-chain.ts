@@ -3,7 +3,7 @@ import { toSvcError } from '../../core/errors.js'
 import { clearChainOwner, publishChainEpoch, publishChainOwner } from '../db/chain-owner.js'
 import { notificationsOf } from '../db/notifications.js'
 import { processOwnerOf } from '../db/process-owner.js'
-import type { RunningServer } from '../start-server.js'
+import type { RunningServer } from '../start/server.js'
 import { startChainLease } from './chain-lease.js'
 
 export type SharedChainOptions = Pick<StartChainServicesOptions, 'binary' | 'relay' | 'receiverAuthorizerKey'> & {
@@ -31,7 +31,7 @@ export type SharedChain = {
  * `svc serve --sandbox-chain shared`: this process competes for the team Sandbox's chain (server/cluster/chain-lease.ts).
  * Won, it names itself in `sandbox_chain_owner` with no epoch (the others answer 503 "moving" meanwhile), starts an
  * empty chain as svc does after Anvil died (Anvil on loopback, the chain manager, the facilitator), attaches it to
- * its server (server/sandbox/chain-attachment.ts: a new epoch, wallets refunded, recovery) and publishes the epoch;
+ * its server (server/start/chain-attachment.ts: a new epoch, wallets refunded, recovery) and publishes the epoch;
  * each later restart of its Anvil publishes the new one. Lost or stopped, it takes itself off the row, detaches
  * the chain and stops it.
  */

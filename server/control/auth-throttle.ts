@@ -7,7 +7,7 @@ import {
   defaultAuthThrottleLimits,
   type Limiter,
   type LimiterStore,
-} from '../throttle.js'
+} from '../serve/throttle.js'
 
 export type AuthThrottle = ReturnType<typeof createAuthThrottle>
 

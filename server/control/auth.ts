@@ -15,7 +15,7 @@ import { createAuthThrottle } from './auth-throttle.js'
 import type { ServerDeps } from '../deps.js'
 import { clockOf } from '../sandbox/time-travel.js'
 import { assertLocalCaller } from './local-sandbox.js'
-import { dialectOf } from '../db/dialect.js'
+import { sharedByProcesses } from '../db/dialect.js'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
 
@@ -77,10 +77,7 @@ export async function sendVerificationMail(deps: ServerDeps, user: UserRow): Pro
 export function createAuthRoutes(deps: ServerDeps): Router {
   const router = Router()
   // On PostgreSQL the counts are every process's: 11 failed logins spread over a load balancer's processes are 11.
-  const throttle = createAuthThrottle(
-    deps.authThrottle,
-    dialectOf(deps.db) === 'postgres' ? { postgres: deps.db } : undefined,
-  )
+  const throttle = createAuthThrottle(deps.authThrottle, sharedByProcesses(deps.db) ? { postgres: deps.db } : undefined)
 
   router.post('/auth/signup', async (req, res) => {
     await throttle.admitAddress(req)

@@ -1,7 +1,7 @@
 import { Router } from 'express'
 import { apiKeyPrefixes, controlUrl, environments } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
-import { sandboxUsdc } from '../payment-token.js'
+import { sandboxUsdc } from '../sandbox/payment-token.js'
 import { localDevConfig } from '../sandbox/local-dev-config.js'
 import { acceptSchemes } from '../../core/inputs/endpoint.js'
 

@@ -3,7 +3,7 @@ import { ForbiddenError } from '../../core/errors.js'
 import { controlUrl } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
 import { isLoopbackAddress } from '../../core/address-list.js'
-import { gatewayHopHeader } from '../own-listeners.js'
+import { gatewayHopHeader } from '../upstream/own-listeners.js'
 import { assertAdmin } from '../serve/server-trust.js'
 
 /**

@@ -12,7 +12,7 @@ export const amountChunkCount = 9
 
 /** The select expressions `c0` … `c8` (PostgreSQL: `c0`) of a grouped query over a table with an `amount` column. */
 export function amountChunkSums(db: Kysely<any>): AliasedRawBuilder<string | null, `c${number}`>[] {
-  if (dialectOf(db) === 'postgres')
+  if (dialectOf(db).name === 'postgres')
     return [sql<string | null>`sum(case when amount ~ '^[0-9]+$' then amount::numeric else 0 end)::text`.as('c0')]
   return Array.from({ length: amountChunkCount }, (_, k) =>
     sql<

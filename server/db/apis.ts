@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { ConflictError, NotFoundError } from '../../core/errors.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import type { Environment } from '../../core/hosts.js'
-import { isUniqueViolation } from './sqlite-errors.js'
+import { isUniqueViolation } from './sqlite/errors.js'
 import type { ApiRow, Database, Owner, UpdateableApiRow } from './tables.js'
 import { insertionOrder } from './dialect.js'
 

@@ -35,7 +35,7 @@ async function page(query: Query, limit: number, offset: number) {
  * are deleted in the same transaction.
  */
 export function createSqliteCatalogStore(db: Kysely<Database>, capacity = defaultCatalogCapacity): CatalogStore {
-  const postgres = dialectOf(db) === 'postgres'
+  const postgres = dialectOf(db).name === 'postgres'
   return {
     async put(entries) {
       if (!entries.length) return

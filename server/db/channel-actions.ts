@@ -1,5 +1,9 @@
 import type { Kysely } from 'kysely'
-import type { ChannelAction, ChannelActionDetail, ChannelActionStore } from '../../chain/facilitator/channel-actions.js'
+import type {
+  ChannelAction,
+  ChannelActionDetail,
+  ChannelActionStore,
+} from '../../chain/batch-settlement/channel-actions.js'
 import { processOwnerOf } from './process-owner.js'
 import type { ChannelActionRow, Database } from './tables.js'
 

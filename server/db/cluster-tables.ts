@@ -3,7 +3,7 @@
 /** PostgreSQL only (migration 2026_11_26_07): the label of the gateway's caches, moved by triggers on every write. */
 export type CacheVersionTable = { id: number; version: number }
 
-/** PostgreSQL only: the live stream's replay ring shared by every process (server/cluster-payment-events.ts). */
+/** PostgreSQL only: the live stream's replay ring shared by every process (server/cluster/payment-events.ts). */
 export type PaymentEventsTable = {
   /** Cluster-wide, in commit order, without holes: from `payment_event_counter`. */
   id: number
@@ -17,7 +17,7 @@ export type PaymentEventCounterTable = { id: number; last: number }
 
 /**
  * PostgreSQL only (migration 2026_11_27_03): the payment holding a one-time endpoint, then its tombstone
- * (server/gateway/postgres-payment-claims.ts).
+ * (server/cluster/payment-claims.ts).
  */
 export type EndpointClaimsTable = {
   endpoint_id: string
@@ -36,7 +36,10 @@ export type PaymentIdClaimsTable = {
   api_id: string
   payer: string
   payment_id: string
-  /** What the id's first request asks for (payment-identifier.ts): the same again is "in flight", another is reuse. */
+  /**
+   * What the id's first request asks for (server/payments/identifier.ts): the same again is "in flight", another is
+   * reuse.
+   */
   request_key: string
   /** The process owner (server/db/process-owner.ts) whose request holds it. */
   claimed_by: string

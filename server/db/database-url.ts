@@ -2,11 +2,11 @@ import { isAbsolute, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SvcError, UsageError } from '../../core/errors.js'
 import { type OpenDatabaseOptions, type OpenedDatabase, openDatabase } from './database.js'
-import { isBusy } from './sqlite-errors.js'
+import { isBusy } from './sqlite/errors.js'
 
 /**
  * Where svc's data lives, from `svc serve --database-url`: a SQLite file (a path, `file:path` or `file:///abs/path`)
- * or PostgreSQL (`postgres://` / `postgresql://`, server/db/postgres-database.ts). This module is the
+ * or PostgreSQL (`postgres://` / `postgresql://`, server/db/postgres/database.ts). This module is the
  * one seam between a URL and an opened database: the server opens what {@link openDatabaseUrl} gives it.
  */
 export type DatabaseTarget =
@@ -14,6 +14,14 @@ export type DatabaseTarget =
   | { dialect: 'postgres'; url: string; host: string; port: number }
 
 const postgresSchemes = ['postgres:', 'postgresql:']
+
+/**
+ * Whether processes can share the database `target` names (PostgreSQL), before it is opened: what server/db/dialect.ts
+ * `sharedByProcesses` says of it once open. False when there is no target (svc's own SQLite file).
+ */
+export function sharedByProcessesAt(target: DatabaseTarget | undefined): boolean {
+  return target?.dialect === 'postgres'
+}
 
 /** Parses a `--database-url`; a URL svc cannot open is a {@link UsageError} naming the flag. */
 export function parseDatabaseUrl(url: string, flag = '--database-url'): DatabaseTarget {

@@ -1,5 +1,6 @@
 import type SQLite from 'better-sqlite3'
 import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely'
+import { dialectOf } from './dialect.js'
 import type { OpenedDatabase } from './opened-database.js'
 import * as initial from './migrations/2026_11_21_00_00_00_initial.js'
 import * as gateway from './migrations/2026_11_21_01_00_00_gateway.js'
@@ -27,8 +28,8 @@ import * as paymentIdClaims from './migrations/2026_11_28_05_00_00_payment_id_cl
 import * as channelReads from './migrations/2026_11_29_04_00_00_channel_reads.js'
 import * as clusterProcesses from './migrations/2026_12_07_00_00_00_cluster_processes.js'
 import * as channelTransactionsOnce from './migrations/2026_12_07_01_00_00_channel_transactions_once.js'
-import { isPostgresUrl, openPostgres } from './postgres-database.js'
-import { loadSqlite } from './sqlite-driver.js'
+import { isPostgresUrl, openPostgres } from './postgres/database.js'
+import { loadSqlite } from './sqlite/driver.js'
 import type { Database } from './tables.js'
 
 /**
@@ -74,6 +75,10 @@ const connections = new WeakMap<Kysely<Database>, SQLite.Database>()
 export const connectionOf = (db: Kysely<Database>): SQLite.Database | undefined => connections.get(db)
 
 export type { OpenedDatabase } from './opened-database.js'
+/** better-sqlite3, loaded when svc first opens a database (server/db/sqlite/driver.ts). */
+export { loadSqlite } from './sqlite/driver.js'
+/** A SQLite file's copy for a sandbox snapshot, and its restore (server/db/sqlite/snapshot.ts). */
+export { restoreDatabaseSnapshot, writeDatabaseSnapshot } from './sqlite/snapshot.js'
 
 export type OpenDatabaseOptions = {
   /** PostgreSQL only: the pool's size. @defaultValue 10 */
@@ -119,7 +124,7 @@ export async function openDatabase(location: string, options: OpenDatabaseOption
   connections.set(db, sqlite)
   return {
     db,
-    dialect: 'sqlite',
+    dialect: dialectOf(db),
     sqlite,
     close() {
       closed ??= db.destroy()

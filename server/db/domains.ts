@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import { ConflictError, NotFoundError } from '../../core/errors.js'
-import { isUniqueViolation } from './sqlite-errors.js'
+import { isUniqueViolation } from './sqlite/errors.js'
 import type { Database, DomainRow } from './tables.js'
 import { insertionOrder } from './dialect.js'
 

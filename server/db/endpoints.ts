@@ -1,7 +1,7 @@
 import { sql, type ExpressionBuilder, type Kysely } from 'kysely'
 import { ConflictError, NotFoundError } from '../../core/errors.js'
 import { nowIso } from '../ids.js'
-import { isUniqueViolation } from './sqlite-errors.js'
+import { isUniqueViolation } from './sqlite/errors.js'
 import type { Database, EndpointRow } from './tables.js'
 import { insertionOrder } from './dialect.js'
 

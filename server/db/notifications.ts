@@ -46,7 +46,7 @@ export async function notify(db: Kysely<any>, channel: string, payload: string):
 
 const registry = new WeakMap<Kysely<any>, Notifications>()
 
-/** The notifications of the PostgreSQL database `db` (server/db/postgres-database.ts), undefined on SQLite. */
+/** The notifications of the PostgreSQL database `db` (server/db/postgres/database.ts), undefined on SQLite. */
 export const notificationsOf = (db: Kysely<any>): Notifications | undefined => registry.get(db)
 
 export function registerNotifications(db: Kysely<any>, notifications: Notifications): void {

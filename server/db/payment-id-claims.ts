@@ -6,7 +6,7 @@ import type { Database } from './tables.js'
 /** What a claim of a payment-identifier id found: it is this request's now, or another request holds it. */
 export type PaymentIdClaim = { claimed: true } | { claimed: false; requestKey: string }
 
-/** The ids in flight across every process on the database (PostgreSQL; server/gateway/payment-identifier.ts). */
+/** The ids in flight across every process on the database (PostgreSQL; server/payments/identifier.ts). */
 export type PaymentIdClaims = {
   /** Claims `key` for a request asking `requestKey`; another live request's claim wins (its request key answered). */
   claim(key: PaymentAnswerKey, requestKey: string): Promise<PaymentIdClaim>

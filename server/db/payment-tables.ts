@@ -39,7 +39,7 @@ export type SettlementsTable = {
  */
 export type SettlementJournalTable = {
   id: string
-  /** The payment's identity (server/gateway/payment-locks.ts `paymentIdentity`): one row per payment. */
+  /** The payment's identity (server/payments/locks.ts `paymentIdentity`): one row per payment. */
   payment_id: string
   api_id: string
   endpoint_id: string
@@ -83,7 +83,7 @@ export type SettlementJournalTable = {
    */
   state: JournalState
   /**
-   * A payment channel's deposit or refund (x402 batch-settlement), JSON (server/journal/channel-journal.ts): what
+   * A payment channel's deposit or refund (x402 batch-settlement), JSON (server/channels/journal.ts): what
    * tells on the chain whether it landed; null for every other payment.
    */
   channel_action: string | null
@@ -91,7 +91,7 @@ export type SettlementJournalTable = {
 
 export type JournalState = 'claimed' | 'settling' | 'abandoned' | 'refused'
 
-/** A paid answer kept for a buyer's payment-identifier (server/gateway/payment-identifier.ts). */
+/** A paid answer kept for a buyer's payment-identifier (server/payments/identifier.ts). */
 export type PaymentAnswersTable = {
   api_id: string
   /** The payer's address, lower-case. */
@@ -112,7 +112,7 @@ export type PaymentAnswersTable = {
   created_at: string
 }
 
-/** A batch-settlement action the facilitator sent (chain/facilitator/channel-actions.ts `ChannelAction`). */
+/** A batch-settlement action the facilitator sent (chain/batch-settlement/channel-actions.ts `ChannelAction`). */
 export type ChannelActionsTable = {
   id: string
   network: string

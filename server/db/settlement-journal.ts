@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import { dialectOf } from './dialect.js'
-import { isUniqueViolation } from './sqlite-errors.js'
+import { isUniqueViolation } from './sqlite/errors.js'
 import type { Database, SettlementJournalRow, SettlementRow } from './tables.js'
 
 /** Journal rows written before `before` (ISO), oldest first; `owner`'s only when given. */
@@ -51,7 +51,7 @@ export async function recordJournalSettlement(
       if (row.ephemeral) {
         await trx.deleteFrom('endpoints').where('id', '=', row.endpoint_id).execute()
         // PostgreSQL: its claim becomes its tombstone, so every process answers 410 for it (server/db/endpoint-claims.ts).
-        if (dialectOf(trx) === 'postgres')
+        if (dialectOf(trx).name === 'postgres')
           await trx
             .updateTable('endpoint_claims')
             .set({ deleted_at: sql`now()` })

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely'
 import { ConflictError } from '../../core/errors.js'
-import { isUniqueViolation } from './sqlite-errors.js'
+import { isUniqueViolation } from './sqlite/errors.js'
 import type { Database, UserRow } from './tables.js'
 
 export function findUserById(db: Kysely<Database>, id: string): Promise<UserRow | undefined> {

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache'
 import type { ServerDeps } from '../deps.js'
 import type { ApiRow } from '../db/tables.js'
 import type { HostRoute } from '../../core/hosts.js'
-import type { GatewayStore } from './gateway-store.js'
+import type { GatewayStore } from '../db/gateway-store.js'
 import { resolveGatewayApi } from './resolve.js'
 
 export type ApiCache = {

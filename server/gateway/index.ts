@@ -6,7 +6,7 @@ import { createApiPage } from './api-page/api-page.js'
 import { serveTryIt, tryItPath } from './api-page/try-it-route.js'
 import { createDiscoveryHandlers } from './discovery-documents.js'
 import { ExpressGatewayRequest, writeOutcome } from './express-adapter.js'
-import type { GatewayStore } from './gateway-store.js'
+import type { GatewayStore } from '../db/gateway-store.js'
 import { createPaymentFlow } from './payment-flow.js'
 import { notServedMessage } from './resolve.js'
 import { createPaywallOwnRoutes } from './paywall/own-routes.js'
@@ -21,7 +21,7 @@ export type Gateway = {
 
 /**
  * The gateway: the API of the Host, its public discovery documents, and its paid routes. `store` is its own access to
- * the database (server/gateway/gateway-store.ts: the version that keeps the API and endpoint caches current, and the
+ * the database (server/db/sqlite/gateway-store.ts: the version that keeps the API and endpoint caches current, and the
  * bookkeeping of payments); the gateway closes it.
  */
 export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {

@@ -2,39 +2,38 @@ import type { PaymentRequirements } from '@x402/core/types'
 import { findMatch } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import type { PaidRouteLimits, ServerDeps } from '../deps.js'
-import { createEndpointTable } from './endpoint-table.js'
-import { createFlowEvents, type EventDetails } from './flow-events.js'
-import { createGatewayFaults } from './injected-faults.js'
+import { createEndpointTable } from '../payments/endpoint-table.js'
+import { createFlowEvents, type EventDetails } from '../payments/events.js'
+import { createGatewayFaults } from '../payments/faults.js'
 import type { PaymentEventType } from '../payment-events.js'
-import { verifyPayment } from './facilitator-calls.js'
-import type { Attempt, FlowContext } from './flow-attempt.js'
-import type { GatewayRequest } from './gateway-request.js'
-import type { GatewayStore } from './gateway-store.js'
-import { failed, unavailable, type PaymentOutcome, type PaymentRequiredOutcome } from './payment-outcome.js'
-import { offerFor, paymentRequired, type Refusal } from './payment-required.js'
-import { createPaymentLocks, payClaimed, paymentIdentity, retryLater, usedUpMessage } from './payment-locks.js'
-import { createPostgresPaymentClaims, paymentIdClaimsOf } from './postgres-payment-claims.js'
-import { dialectOf } from '../db/dialect.js'
-import { createPaymentIdentifiers } from './payment-identifier.js'
-import { builderCodeOf } from './builder-code.js'
-import { decodePayment, v1CodeHint } from './payment-signature.js'
-import { normalizePath } from './request-path.js'
-import { createResourceServers } from './resource-servers.js'
-import { journalEntryOf } from './settle-step.js'
-import { createOfferReceipts } from './offer-receipt.js'
-import { createSignIns } from './sign-in-with-x.js'
+import { verifyPayment } from '../payments/facilitator-calls.js'
+import type { Attempt, FlowContext } from '../payments/attempt.js'
+import type { GatewayRequest } from '../upstream/request.js'
+import type { GatewayStore } from '../db/gateway-store.js'
+import { failed, unavailable, type PaymentOutcome, type PaymentRequiredOutcome } from '../payments/outcome.js'
+import { offerFor, paymentRequired, type Refusal } from '../payments/required.js'
+import { payClaimed, paymentIdentity, retryLater, usedUpMessage } from '../payments/locks.js'
+import { createPaymentClaims, paymentIdClaimsOf } from '../cluster/payment-claims.js'
+import { createPaymentIdentifiers } from '../payments/identifier.js'
+import { builderCodeOf } from '../payments/builder-code.js'
+import { decodePayment, v1CodeHint } from '../payments/signature.js'
+import { normalizePath } from '../payments/request-path.js'
+import { createResourceServers } from '../payments/resource-servers.js'
+import { journalEntryOf } from '../payments/settle-step.js'
+import { createOfferReceipts } from '../payments/offer-receipt.js'
+import { createSignIns } from '../payments/sign-in-with-x.js'
 import { createSettlementJournal, type SettlementJournalOptions } from '../journal/journal.js'
-import { createTrafficStats } from './traffic-stats.js'
-import { createUpstreamProxy, type UpstreamProxyOptions } from './upstream-proxy.js'
-import { addressRefusalOf, ownListenerPorts } from '../own-listeners.js'
+import { createTrafficStats } from '../payments/traffic-stats.js'
+import { createUpstreamProxy, type UpstreamProxyOptions } from '../upstream/proxy.js'
+import { addressRefusalOf, ownListenerPorts } from '../upstream/own-listeners.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
-import type { BatchContext } from './batch-flow.js'
-import { payAuthorization } from './authorization-flow.js'
-import { serveSignedIn } from './signed-in-flow.js'
-import { createBatchRecords } from './batch-records.js'
-import { createBatchServers } from './batch-servers.js'
-import type { OwnWrites } from './own-write.js'
+import type { BatchContext } from '../channels/flow.js'
+import { payAuthorization } from '../payments/authorization-flow.js'
+import { serveSignedIn } from '../payments/signed-in-flow.js'
+import { createBatchRecords } from '../channels/records.js'
+import { createBatchServers } from '../channels/servers.js'
+import type { OwnWrites } from '../db/own-write.js'
 
 export type PaymentFlow = {
   /**
@@ -44,7 +43,7 @@ export type PaymentFlow = {
    * `FacilitatorUnavailableError` (503) when the API's facilitator cannot be used, anything unexpected (500).
    */
   run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome>
-  /** Starts the channel managers of the batch-settlement receivers (server/gateway/batch-servers.ts `startAll`). */
+  /** Starts the channel managers of the batch-settlement receivers (server/channels/servers.ts `startAll`). */
   startChannelManagers(): Promise<void>
   /** Writes the buffered traffic counters now (tests; otherwise every 250 ms and on close). */
   flush(): Promise<void>
@@ -99,12 +98,14 @@ export function createPaymentFlow(
   const paymentIds = createPaymentIdentifiers(store, deps.clock, deps.log ?? (() => {}), paymentIdClaimsOf(deps))
   const journal = createSettlementJournal(deps, store, options.journal)
   // One process on a SQLite file: claims in memory; any number on PostgreSQL: claims as rows.
-  const locks = dialectOf(deps.db) === 'postgres' ? createPostgresPaymentClaims(deps, journal) : createPaymentLocks()
+  const locks = createPaymentClaims(deps, journal)
   // A revert to a snapshot writes the buffered counters first, then finds the used-up one-time endpoints back.
   const unregister = deps.sandboxState?.register({ flush: () => stats.flush(), reset: () => locks.reset() })
   const events = createFlowEvents(deps)
   const faults = createGatewayFaults(deps, { timeoutMs: settings.timeoutMs })
-  /** Publishes what happened to a request of `attempt` (only when its seller listens: see flow-events.ts). */
+  /**
+   * Publishes what happened to a request of `attempt` (only when its seller listens: see server/payments/events.ts).
+   */
   const tell = (
     type: PaymentEventType,
     attempt: Attempt,
@@ -201,7 +202,8 @@ export function createPaymentFlow(
     if (!builderCode.ok) return failed(400, builderCode.error)
     const paymentId = paymentIdentity(decoded.payload, requirements)
     const payload = decoded.payload
-    // A payment-identifier already paid gets its kept answer again (payment-identifier.ts): nothing is settled twice.
+    // A payment-identifier already paid gets its kept answer again (server/payments/identifier.ts): nothing is settled
+    // twice.
     return paymentIds.around(
       {
         apiId: api.id,

@@ -2,16 +2,16 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { toSvcError } from '../../core/errors.js'
 import { processOwnerOf } from '../db/process-owner.js'
-import { dialectOf } from '../db/dialect.js'
+import { sharedByProcesses } from '../db/dialect.js'
 import { abandonJournalRow, claimJournalRow, releaseJournalClaim } from '../db/settlement-journal.js'
 import type { JournalState } from '../db/payment-tables.js'
 import type { ApiRow, EndpointRow, SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId, nowIso } from '../ids.js'
-import type { JournaledChannelAction } from './channel-journal.js'
+import type { JournaledChannelAction } from '../channels/journal.js'
 import { createKeptWrites } from './kept-writes.js'
 import { resolveSettlementJournal } from './recovery.js'
-import type { GatewayStore } from '../gateway/gateway-store.js'
+import type { GatewayStore } from '../db/gateway-store.js'
 
 /** A payment about to be settled, as its journal row names it. */
 export type JournalEntry = {
@@ -22,13 +22,13 @@ export type JournalEntry = {
   payload: PaymentPayload
   /** What the settlement asks for (upto: the upstream's charge). @defaultValue the requirements' amount */
   amount?: string | undefined
-  /** The payment's identity (payment-locks.ts). */
+  /** The payment's identity (server/payments/locks.ts). */
   paymentId: string
   payer: string
   method: string
   path: string
   chainEpoch: string
-  /** A payment channel's deposit or refund: what recovery looks for on the chain (channel-journal.ts). */
+  /** A payment channel's deposit or refund: what recovery looks for on the chain (server/channels/journal.ts). */
   channelAction?: JournaledChannelAction | undefined
 }
 
@@ -88,7 +88,7 @@ export function createSettlementJournal(
   const { sweepEveryMs = 30_000, graceMs = 120_000, retryEveryMs = 1_000 } = options
   const log = deps.log ?? ((message: string) => console.error(message))
   const owner = processOwnerOf(deps.db).id
-  const shared = dialectOf(deps.db) === 'postgres'
+  const shared = sharedByProcesses(deps.db)
   const inFlight = new Set<string>()
   /** Claimed rows no settlement was begun for yet, by payment id. */
   const claims = new Map<string, string>()

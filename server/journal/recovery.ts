@@ -1,6 +1,6 @@
 import type { Address, Hex, PublicClient } from 'viem'
-import type { LogRange } from '../../chain/log-ranges.js'
-import { findAuthorizationUse } from '../../chain/facilitator/authorizations.js'
+import type { LogRange } from '../../chain/logs/ranges.js'
+import { findAuthorizationUse } from '../../chain/logs/authorizations.js'
 import { findPermit2NonceUse } from '../../chain/permit2/nonces.js'
 import { toSvcError } from '../../core/errors.js'
 import {
@@ -13,7 +13,7 @@ import { processOwnerOf } from '../db/process-owner.js'
 import type { SettlementJournalRow, SettlementRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId } from '../ids.js'
-import { resolveChannelJournalRow } from './channel-journal.js'
+import { resolveChannelJournalRow } from '../channels/journal.js'
 
 /** What resolving the journal did, row by row. */
 export type JournalResolution = {

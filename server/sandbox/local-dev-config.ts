@@ -3,7 +3,7 @@ import { controlUrl } from '../../core/hosts.js'
 import { sandboxChainId, sandboxNetwork } from '../../core/sandbox-usdc.js'
 import { movingRetryAfterSeconds } from '../cluster/cluster-secret.js'
 import type { ServerDeps } from '../deps.js'
-import { sandboxUsdc } from '../payment-token.js'
+import { sandboxUsdc } from './payment-token.js'
 
 /** The control plane's public JSON-RPC of the Sandbox chain (server/control/chain-rpc.ts). */
 export const publicRpcPath = '/dev/rpc'

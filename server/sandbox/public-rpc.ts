@@ -7,7 +7,7 @@ import {
 } from '../../core/errors.js'
 import { clusterRpcPath, movingRetryAfterSeconds } from '../cluster/cluster-secret.js'
 import type { ServerDeps } from '../deps.js'
-import { createLimiter } from '../throttle.js'
+import { createLimiter } from '../serve/throttle.js'
 
 /**
  * The JSON-RPC methods svc's public Sandbox RPC serves (the paywall page's `/__svc/rpc`, the control plane's

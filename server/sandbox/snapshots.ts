@@ -5,7 +5,7 @@ import type { Hex } from 'viem'
 import type { ChainServices } from '../../chain/services.js'
 import type { Clock } from '../../core/clock.js'
 import { ChainError, ConflictError, NotFoundError, ServiceUnavailableError } from '../../core/errors.js'
-import { restoreDatabaseSnapshot, writeDatabaseSnapshot } from '../db/database-snapshot.js'
+import { restoreDatabaseSnapshot, writeDatabaseSnapshot } from '../db/database.js'
 import type { Database } from '../db/tables.js'
 import { newId } from '../ids.js'
 import type { SandboxState } from './payment-gate.js'
@@ -61,7 +61,7 @@ type Entry = SnapshotInfo & { anvilId: Hex; twinIds: Hex[]; file: string; offset
 
 /**
  * Whole-sandbox snapshots: Anvil's `evm_snapshot` with a copy of the database (`VACUUM INTO`, server/db/
- * database-snapshot.ts) and svc's clock offset, taken and reverted to together so the ledger always matches the chain.
+ * sqlite/snapshot.ts) and svc's clock offset, taken and reverted to together so the ledger always matches the chain.
  * - Anvil consumes a snapshot when it reverts to it: the revert takes it again at once, so the same id can be
  *   reverted to any number of times. Anvil also forgets the snapshots taken after it; so does svc.
  * - A revert waits for paid requests under way (at most `waitMs`, then 409) and holds new ones back until it is done;

@@ -36,7 +36,7 @@ export type ClusterPeers = {
   close(): Promise<void>
 }
 
-/** The Sandbox chain's services this process runs, as listeners (named as server/own-listeners.ts names them). */
+/** The Sandbox chain's services this process runs, as listeners (named as server/upstream/own-listeners.ts names them). */
 export function chainListeners(
   chain: Pick<ChainServices, 'rpcUrl' | 'chainManagerUrl' | 'facilitatorUrl'> | undefined,
 ): OwnPeer[] {
@@ -56,7 +56,7 @@ export function chainListeners(
 /**
  * Names this process's `listeners` in the database and keeps the other processes' listeners up to date: read at
  * start, again on each change (LISTEN/NOTIFY) and after a lost connection listens again. Rows of processes that are
- * gone (killed: no stop removed them) are removed at start, and later by the reaper (server/journal/reaper.ts).
+ * gone (killed: no stop removed them) are removed at start, and later by the reaper (server/cluster/reaper.ts).
  */
 export async function shareClusterPeers(options: {
   db: Kysely<Database>

@@ -27,10 +27,10 @@ const allowed: Record<string, readonly string[]> = {
  * root starts the demo upstream, a fixture, when a seed asks for it.
  */
 const exceptions: Record<string, readonly string[]> = {
-  'cli/commands/up.ts': ['server/start-svc.ts', 'chain/anvil/anvil.ts'],
-  'sdk/testing.ts': ['server/start-svc.ts'],
-  'cli/commands/serve.ts': ['server/start-serve.ts', 'chain/anvil/anvil.ts'],
-  'server/start-svc.ts': ['fixtures/demo-upstream.ts'],
+  'cli/commands/up.ts': ['server/start/start-svc.ts', 'chain/anvil/anvil.ts'],
+  'sdk/testing.ts': ['server/start/start-svc.ts'],
+  'cli/commands/serve.ts': ['server/start/serve.ts', 'chain/anvil/anvil.ts'],
+  'server/start/start-svc.ts': ['fixtures/demo-upstream.ts'],
 }
 
 function sourceFiles(dir: string): string[] {
@@ -121,6 +121,38 @@ describe('layers', () => {
     }
     for (const file of files) if (!state.has(file)) visit(file)
     expect(cycles).toEqual([])
+  })
+
+  it('server/ keeps its files in rooms: at most 6 loose at its root, 25 directly in server/gateway/ (issue 36)', () => {
+    const loose = (dir: string, pattern: RegExp) =>
+      readdirSync(join(root, dir)).filter((name) => pattern.test(name) && statSync(join(root, dir, name)).isFile())
+    expect(loose('server', /\.ts$/).length).toBeLessThanOrEqual(6)
+    expect(loose('server/gateway', /./).length).toBeLessThanOrEqual(25)
+    expect(loose('server/gateway', /./).length).toBeGreaterThan(0)
+  })
+
+  it('only server/db asks which SQL dialect it runs on: `dialectOf(` nowhere else (issue 36)', () => {
+    const asking = files.filter(
+      (file) =>
+        (file.startsWith('server/') || file.startsWith('chain/')) &&
+        !file.startsWith('server/db/') &&
+        readFileSync(join(root, file), 'utf8').includes('dialectOf('),
+    )
+    expect(asking).toEqual([])
+    // The check sees the calls: server/db asks.
+    expect(readFileSync(join(root, 'server/db/amount-sums.ts'), 'utf8')).toContain('dialectOf(')
+  })
+
+  it('only server/db imports its SQLite and PostgreSQL halves, server/db/sqlite/ and server/db/postgres/', () => {
+    const crossing = [...graph].flatMap(([file, imports]) =>
+      file.startsWith('server/db/')
+        ? []
+        : imports
+            .filter((target) => /^server\/db\/(sqlite|postgres)\//.test(target))
+            .map((target) => `${file} → ${target}`),
+    )
+    expect(crossing).toEqual([])
+    expect(graph.get('server/db/database.ts')).toContain('server/db/sqlite/driver.ts')
   })
 
   it('reads the whole tree (the check itself sees files and imports)', () => {

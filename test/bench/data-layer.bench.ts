@@ -4,7 +4,7 @@
  * in rounds that alternate which goes first. One payment's bookkeeping is what the gateway writes for it
  * (server/gateway/payment-flow.ts): the cache version read of the request (on PostgreSQL kept in memory from
  * notifications since issue 26's LISTEN/NOTIFY; before, a query), on PostgreSQL the payment's claim (its journal row,
- * written before verify: server/gateway/postgres-payment-claims.ts; SQLite's is in memory), the journal row before
+ * written before verify: server/cluster/payment-claims.ts; SQLite's is in memory), the journal row before
  * the settlement,
  * the settlement's record naming it, the row's close, and a share of the traffic counters (flushed every 250 ms: one
  * flush per 25 payments here).
@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.js'
-import { openGatewayStore, type GatewayStore } from '../../server/gateway/gateway-store.js'
+import type { GatewayStore } from '../../server/db/gateway-store.js'
+import { openGatewayStore } from '../../server/db/open-gateway-store.js'
 import { newId } from '../../server/ids.js'
 import { claimJournalRow } from '../../server/db/settlement-journal.js'
 import type { SettlementJournalRow } from '../../server/db/tables.js'

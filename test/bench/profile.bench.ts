@@ -1,6 +1,6 @@
 /**
  * Where a sequential paid request spends its time on svc, measured rather than guessed: the sandbox of
- * `svc up --seed fixtures/demo-seed.yaml` started in this process (server/start-svc.ts, the same composition root), one
+ * `svc up --seed fixtures/demo-seed.yaml` started in this process (server/start/start-svc.ts, the same composition root), one
  * buyer paying `weather.dev.localhost/weather/paris` through `@x402/fetch` `payments` times in a row, with timing hooks
  * on what the request goes through (wall time; the buyer's own work is counted apart):
  * - every `fetch`: the gateway's calls to its own facilitator (`/verify`, `/settle` over HTTP) and every JSON-RPC call
@@ -19,7 +19,7 @@ import { x402Facilitator } from '@x402/core/facilitator'
 import SQLite from 'better-sqlite3'
 import { Agent, Pool } from 'undici'
 import { readSeedFile, parseSeed, applySeed } from '../../sdk/seed.js'
-import { startSvc } from '../../server/start-svc.js'
+import { startSvc } from '../../server/start/start-svc.js'
 import { percentile, round } from './pool.js'
 import { summariseCpuProfile } from './cpu-profile.js'
 import { demoSeed, startSvcStack, weatherPayTo } from './stacks.js'

@@ -43,7 +43,7 @@ const afterKill = 100
 /** The authorizations' window: a settlement the dead process never sent is known unused once it has passed. */
 const maxTimeoutSeconds = 12
 /**
- * A survivor notices a dead process within 250 ms (server/journal/reaper.ts) and reads its rows on the chain: a bound
+ * A survivor notices a dead process within 250 ms (server/cluster/reaper.ts) and reads its rows on the chain: a bound
  * with room for a loaded machine.
  */
 const reapEveryMs = 4_000

@@ -1,6 +1,6 @@
 /**
  * Three `svc serve` processes started at once on a fresh PostgreSQL database (as a service manager or a deploy starts
- * a cluster): each process gave the database's text columns their byte order (server/db/postgres-database.ts), one
+ * a cluster): each process gave the database's text columns their byte order (server/db/postgres/database.ts), one
  * rewriting the tables while another, already started, read them, and PostgreSQL ended one of them with "deadlock
  * detected": `gateway: the channel managers did not start: deadlock detected` (the process served on, its channel
  * managers never started), or a start that failed. Several rounds, each on a fresh database: no process logs a

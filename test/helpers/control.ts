@@ -1,7 +1,7 @@
 import type { ChainServices } from '../../chain/services.js'
-import { startServer, type RunningServer } from '../../server/start-server.js'
+import { startServer, type RunningServer } from '../../server/start/server.js'
 import type { PaidRouteLimits } from '../../server/deps.js'
-import type { AuthThrottleLimits } from '../../server/throttle.js'
+import type { AuthThrottleLimits } from '../../server/serve/throttle.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { assertMatchesContract } from './contract.js'
 import { suiteDatabaseUrl } from './postgres.js'
@@ -53,7 +53,7 @@ export async function startTestServer(
     schemaProbeTimeoutMs?: number
     /** A database of the test's own (several servers on one PostgreSQL database). @defaultValue the suite's */
     databaseUrl?: string
-    /** A team Sandbox's process (svc serve --sandbox-chain shared) and how often it reaps (server/start-server.ts). */
+    /** A team Sandbox's process (svc serve --sandbox-chain shared) and how often it reaps (server/start/server.ts). */
     sharedChain?: { everyMs?: number }
     reapEveryMs?: number
     /** RPCs of production networks, `<network>=<url>` (svc serve --rpc), and the widest log range read on them. */

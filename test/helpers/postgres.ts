@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, inject } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.js'
-import type { Dialect } from '../../server/db/dialect.js'
+import type { DialectName as Dialect } from '../../server/db/dialect.js'
 import { holdPort } from './processes.js'
 
 /** The machine's Debian PostgreSQL (`apt-get install postgresql-15`; .ci/run installs it where it is missing). */

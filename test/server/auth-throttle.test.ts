@@ -4,7 +4,7 @@ import { TooManyRequestsError } from '../../core/errors.js'
 import { createAuthThrottle } from '../../server/control/auth-throttle.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 
-// Sign-up, login and email verification are throttled with the default limits (server/throttle.ts): 10 failed
+// Sign-up, login and email verification are throttled with the default limits (server/serve/throttle.ts): 10 failed
 // logins per email per 15 minutes, 10 sign-ups per email per 15 minutes, 30 failures per address per minute.
 // Each test has a server of its own, so counts do not carry over.
 

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { HTTPFacilitatorClient } from '@x402/core/http'
 import { declareDiscoveryExtension, withBazaar } from '@x402/extensions/bazaar'
 import { afterAll, expect, test } from 'vitest'
-import { startSvc, type RunningSvc } from '../../server/start-svc.js'
+import { startSvc, type RunningSvc } from '../../server/start/start-svc.js'
 import { newAccount, sandboxRequirements, signPayment } from '../helpers/payments.js'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bazaar-restart-'))

@@ -1,12 +1,12 @@
 /**
- * The event bus of processes sharing a PostgreSQL database (server/cluster-payment-events.ts), one bus per "process"
+ * The event bus of processes sharing a PostgreSQL database (server/cluster/payment-events.ts), one bus per "process"
  * (each its own pool and listening connection) on one database: events published at once by several processes reach
  * a listener on another once each, by id without holes; a listener's connection killed meanwhile loses nothing (the
  * ring); the ring keeps the last `keep`; presence lapses.
  */
 import { sql } from 'kysely'
 import { afterEach, describe, expect, test, vi } from 'vitest'
-import { createClusterPaymentEvents } from '../../server/cluster-payment-events.js'
+import { createClusterPaymentEvents } from '../../server/cluster/payment-events.js'
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.js'
 import type { PaymentEvent, PaymentEvents, StreamEvent } from '../../server/payment-events.js'
 import { paymentEventFields } from '../helpers/payment-events.js'

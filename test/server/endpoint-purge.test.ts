@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../server/db/database.js'
 import { countEndpoints, findEndpoint, listEndpoints, purgeAllExpired } from '../../server/db/endpoints.js'
-import { startEndpointPurge } from '../../server/endpoint-purge.js'
+import { startEndpointPurge } from '../../server/db/endpoint-purge.js'
 import { insertSellerRows } from '../helpers/seller-rows.js'
 
 let database: OpenedDatabase | undefined

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import { isLoopbackAddress } from '../../core/address-list.js'
-import { ownListenerTargetedBy } from '../../server/own-listeners.js'
+import { ownListenerTargetedBy } from '../../server/upstream/own-listeners.js'
 
 const ports = new Map([[4020, "svc's control plane and gateway"]])
 

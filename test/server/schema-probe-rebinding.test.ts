@@ -1,5 +1,5 @@
 /**
- * The schema probe (server/schema-inference.ts) connects through the gateway's connector (server/upstream-connector.ts):
+ * The schema probe (server/upstream/schema-inference.ts) connects through the gateway's connector (server/upstream/connector.ts):
  * a name that resolves to a public address when it is checked and to one of svc's own listeners when the probe
  * connects (DNS rebinding) gets nothing from that listener. Without the connector's check the same probe reads it,
  * which shows the rebinding below is real.
@@ -7,8 +7,8 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { ownListenerTargetedBy } from '../../server/own-listeners.js'
-import { probeJson } from '../../server/schema-inference.js'
+import { ownListenerTargetedBy } from '../../server/upstream/own-listeners.js'
+import { probeJson } from '../../server/upstream/schema-inference.js'
 import { rebindName } from '../helpers/rebinding-dns.js'
 
 const own = { calls: 0 }

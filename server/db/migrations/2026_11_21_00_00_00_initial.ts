@@ -24,8 +24,10 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('outbox')
     // SQLite's autoincrement; PostgreSQL's identity (Kysely's autoIncrement() would write MySQL's auto_increment there).
-    .addColumn('id', dialectOf(db) === 'postgres' ? 'bigint' : 'integer', (c) =>
-      dialectOf(db) === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement(),
+    .addColumn('id', dialectOf(db).name === 'postgres' ? 'bigint' : 'integer', (c) =>
+      dialectOf(db).name === 'postgres'
+        ? c.primaryKey().generatedByDefaultAsIdentity()
+        : c.primaryKey().autoIncrement(),
     )
     .addColumn('to_email', 'text', (c) => c.notNull())
     .addColumn('subject', 'text', (c) => c.notNull())

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import { columnTypes } from '../dialect.js'
 
 /**
- * The answers kept for x402's `payment-identifier` extension (server/gateway/payment-identifier.ts): a paid answer is
+ * The answers kept for x402's `payment-identifier` extension (server/payments/identifier.ts): a paid answer is
  * stored under its API, payer and payment id, so a buyer retrying with that id gets it again without a second charge.
  * Bounded by the gateway (an answer's size, its age, the table's total). And `settlements.builder_code`: the
  * `builder-code` extension's attribution a payment carried (JSON `{a, w, s}`), null without one. And

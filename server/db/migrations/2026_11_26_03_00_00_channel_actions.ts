@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely'
 
 /**
- * The batch-settlement actions the facilitator sent (chain/facilitator/channel-actions.ts): deposits, claims, settles
+ * The batch-settlement actions the facilitator sent (chain/batch-settlement/channel-actions.ts): deposits, claims, settles
  * and refunds of payment channels, written `pending` before the transaction is sent and finished with its outcome, so
- * one under way when svc died is resolved from the chain at the next start (server/journal/channel-action-recovery.ts).
+ * one under way when svc died is resolved from the chain at the next start (server/channels/action-recovery.ts).
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

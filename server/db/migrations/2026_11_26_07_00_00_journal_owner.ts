@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../dialect.js'
 
-/** Tables whose rows the gateway caches (server/gateway/gateway-store.ts's version) and lists in insertion order. */
+/** Tables whose rows the gateway caches (server/db/sqlite/gateway-store.ts's version) and lists in insertion order. */
 const cachedTables = ['apis', 'endpoints', 'domains'] as const
 
 /**
@@ -16,7 +16,7 @@ const cachedTables = ['apis', 'endpoints', 'domains'] as const
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('settlement_journal').addColumn('owner', 'text').execute()
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   for (const table of cachedTables)
     await db.schema
       .alterTable(table)
@@ -36,7 +36,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) === 'postgres') {
+  if (dialectOf(db).name === 'postgres') {
     for (const table of cachedTables) {
       await sql`drop trigger ${sql.id(`${table}_cache_version`)} on ${sql.table(table)}`.execute(db)
       await db.schema.alterTable(table).dropColumn('seq').execute()

@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 /**
  * A buyer's unilateral exit from a payment channel (x402 batch-settlement's initiateWithdraw, then finalizeWithdraw
  * once the withdraw delay passed): `batch_channels.withdrawn` is what went back that way (the gateway reads the
- * contract's Withdrawn logs, server/gateway/batch-withdrawals.ts); `batch_transactions` takes the kinds
+ * contract's Withdrawn logs, server/channels/withdrawals.ts); `batch_transactions` takes the kinds
  * `withdraw_request` and `withdraw` beside deposit, claim, settle and refund.
  */
 export async function up(db: Kysely<any>): Promise<void> {

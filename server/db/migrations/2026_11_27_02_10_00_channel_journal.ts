@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 /**
  * A payment channel's deposit or refund (x402 batch-settlement) is journaled like every other settlement: its row's
  * `channel_action` (JSON) says what to look for on the chain when svc died between the transaction and its record
- * (server/journal/channel-journal.ts); null for every other payment.
+ * (server/channels/journal.ts); null for every other payment.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('settlement_journal').addColumn('channel_action', 'text').execute()

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely'
 import { dialectOf } from '../dialect.js'
 
 /**
- * Claims that hold across processes (issue 26 item 3; server/gateway/postgres-payment-claims.ts):
+ * Claims that hold across processes (issue 26 item 3; server/cluster/payment-claims.ts):
  * - `settlement_journal.state`: `claimed` (a request of this process holds the payment: nothing was sent to the
  *   facilitator yet), `settling` (its settlement is sent or about to be), `abandoned` (the settlement failed or broke
  *   off: the row waits for the sweeper, and a retry of the same payment may take it over). SQLite writes rows at
@@ -17,7 +17,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     .alterTable('settlement_journal')
     .addColumn('state', 'text', (c) => c.notNull().defaultTo('settling'))
     .execute()
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   await db.schema
     .createTable('endpoint_claims')
     .addColumn('endpoint_id', 'text', (c) => c.primaryKey())
@@ -37,6 +37,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) === 'postgres') await db.schema.dropTable('endpoint_claims').execute()
+  if (dialectOf(db).name === 'postgres') await db.schema.dropTable('endpoint_claims').execute()
   await db.schema.alterTable('settlement_journal').dropColumn('state').execute()
 }

@@ -9,12 +9,12 @@ const cachedTables = ['apis', 'endpoints', 'domains'] as const
  * - `cache_version` moves only for statements that changed rows (a purge that deleted nothing, a settlement's record
  *   that used up no endpoint leave it), and each move is notified on `svc_cache` with the new number, so each process
  *   keeps the version in memory (server/db/cache-version.ts) instead of reading it per request.
- * - `payment_events`: the live stream's replay ring shared by every process (server/cluster-payment-events.ts), its
+ * - `payment_events`: the live stream's replay ring shared by every process (server/cluster/payment-events.ts), its
  *   ids drawn from `payment_event_counter`'s one row: the row's lock, held until the statement commits, makes ids
  *   commit (and so get notified) in order, with no hole. The ring is unlogged: a crash may empty it, not the counter.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   await sql`create function svc_cache_bump() returns void language plpgsql as $$
     declare next bigint;
     begin
@@ -53,7 +53,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   await db.schema.dropTable('payment_events').execute()
   await db.schema.dropTable('payment_event_counter').execute()
   for (const table of cachedTables) {

@@ -13,7 +13,7 @@ import { dialectOf } from '../dialect.js'
  *   reads it at once.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   await db.schema
     .createTable('sandbox_faults')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -52,7 +52,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   await sql`drop trigger sandbox_clock_notify on sandbox_chain_epochs`.execute(db)
   await sql`drop function notify_svc_clock()`.execute(db)
   await db.schema.dropTable('auth_throttle').execute()

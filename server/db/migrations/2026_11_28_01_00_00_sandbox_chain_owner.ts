@@ -8,7 +8,7 @@ import { dialectOf } from '../dialect.js'
  * `svc_chain_owner` on every change, so the other processes learn of a new owner or epoch at once.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   await db.schema
     .createTable('sandbox_chain_owner')
     .addColumn('id', 'integer', (c) => c.primaryKey())
@@ -24,7 +24,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   await db.schema.dropTable('sandbox_chain_owner').execute()
   await sql`drop function notify_svc_chain_owner()`.execute(db)
 }

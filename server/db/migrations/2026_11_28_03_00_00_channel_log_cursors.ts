@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely'
 /**
  * Where svc's reading of the batch-settlement contract's withdraw logs has got to, per chain (the Sandbox chain's
  * epoch, or a production network with `--rpc`, epoch ''): `next_block` is the first block not read yet (decimal), so a
- * buyer's withdrawal made while svc was stopped is read at the next start (server/gateway/batch-withdrawals.ts).
+ * buyer's withdrawal made while svc was stopped is read at the next start (server/channels/withdrawals.ts).
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema

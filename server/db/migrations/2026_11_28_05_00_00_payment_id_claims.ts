@@ -8,7 +8,7 @@ import { dialectOf } from '../dialect.js'
  * an id in flight. SQLite is one process: its in-flight ids stay in memory.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   await db.schema
     .createTable('payment_id_claims')
     .addColumn('api_id', 'text', (c) => c.notNull())
@@ -22,5 +22,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) === 'postgres') await db.schema.dropTable('payment_id_claims').execute()
+  if (dialectOf(db).name === 'postgres') await db.schema.dropTable('payment_id_claims').execute()
 }

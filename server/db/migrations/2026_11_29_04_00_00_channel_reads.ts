@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely'
  * - the hash of the last block its reading of the withdraw logs got to (`channel_log_cursors.block_hash`, block
  *   `next_block - 1`; null on rows written before it): a chain reverted below it and mined past it again (a snapshot
  *   reverted under a check, a chain reloaded from an older state, a deep reorg) has another block there, so the reading
- *   starts again instead of skipping the blocks in between (server/gateway/batch-withdrawals.ts);
+ *   starts again instead of skipping the blocks in between (server/channels/withdrawals.ts);
  * - a channel transaction by its hash (`batch_transactions`, per chain epoch): each withdrawal log read and each
  *   recovered claim, settle, deposit or refund asks whether it is recorded already.
  */

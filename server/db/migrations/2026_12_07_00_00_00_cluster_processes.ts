@@ -8,7 +8,7 @@ import { dialectOf } from '../dialect.js'
  * `svc_cluster_processes` on every change, so the others learn of a process as it starts.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   await db.schema
     .createTable('cluster_processes')
     .addColumn('owner', 'text', (c) => c.primaryKey())
@@ -23,7 +23,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return
+  if (dialectOf(db).name !== 'postgres') return
   await db.schema.dropTable('cluster_processes').execute()
   await sql`drop function notify_svc_cluster_processes()`.execute(db)
 }

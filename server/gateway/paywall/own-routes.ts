@@ -4,7 +4,7 @@ import type { ApiRow } from '../../db/tables.js'
 import type { ServerDeps } from '../../deps.js'
 import { demoFaucetAddress, fundDemoWallet } from '../../sandbox/demo-faucet.js'
 import { createPublicRpc, hasSandboxChain } from '../../sandbox/public-rpc.js'
-import { createLimiter } from '../../throttle.js'
+import { createLimiter } from '../../serve/throttle.js'
 import { paywallBundle } from './bundle-file.js'
 import { paywallPaths } from './paywall-state.js'
 

@@ -30,7 +30,7 @@ import type { SandboxChain } from '../../../chain/sandbox-chain.js'
 import { startChain } from '../../../chain/start-chain.js'
 import { sandboxChainId } from '../../../core/sandbox-usdc.js'
 import { sandboxUsdcAbi } from '../../../chain/contracts/sandbox-usdc.generated.js'
-import { legacyAuthorizationsSlot } from '../../../chain/contracts/install.js'
+import { legacyAuthorizationsSlot } from '../../../chain/install-contracts.js'
 
 // x402's own EIP-3009 types (as its clients sign); receive and cancel share the fields.
 const authorizationFields = authorizationTypes.TransferWithAuthorization
@@ -733,7 +733,7 @@ describe('the record of used authorizations (packed, by generations)', () => {
     expect(await authorizationState(payer.address, auth.nonce)).toBe(false)
 
     // svc starting on a saved chain whose token has other code brings it up to this build's, and says so in storage.
-    const { installContracts } = await import('../../../chain/contracts/install.js')
+    const { installContracts } = await import('../../../chain/install-contracts.js')
     const { createTxSender } = await import('../../../chain/relay/tx-sender.js')
     await chain.testClient.setCode({ address: usdc, bytecode: '0x00' })
     const minter = createTxSender({ client: chain.client, account: chain.accounts.minter, chainId: chain.chainId })

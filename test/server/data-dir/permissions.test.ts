@@ -2,8 +2,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
-import { startServer } from '../../../server/start-server.js'
-import { chainStatePath, startSvc } from '../../../server/start-svc.js'
+import { startServer } from '../../../server/start/server.js'
+import { chainStatePath, startSvc } from '../../../server/start/start-svc.js'
 
 // The data dir holds password hashes, verification tokens and the install's keys: nobody else on the machine may
 // read it, whatever the umask, and a dir made by an older svc is tightened at start.

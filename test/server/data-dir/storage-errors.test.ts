@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { storageUnavailable } from '../../../server/data-dir/storage-errors.js'
-import { startSvc } from '../../../server/start-svc.js'
+import { startSvc } from '../../../server/start/start-svc.js'
 import { isRoot, chattr, fillDisk, createBrokenStorage } from '../../helpers/storage-load.js'
 
 const { smallDisk, immutableDir } = createBrokenStorage()

@@ -39,7 +39,7 @@ describe.each(testDialects())('every migration on %s', (dialect) => {
   test('runs up, down to nothing, and up again', async () => {
     const opened = await databases.open()
     try {
-      expect(dialectOf(opened.db)).toBe(dialect)
+      expect(dialectOf(opened.db).name).toBe(dialect)
       const migrator = new Migrator({ db: opened.db, provider })
       const down = await migrator.migrateTo(NO_MIGRATIONS)
       expect(down.error).toBeUndefined()

@@ -1,5 +1,6 @@
 /**
- * The gateway's channel storage and voucher records (batch-channel-storage.ts, batch-records.ts) on each database:
+ * The gateway's channel storage and voucher records (server/channels/storage.ts, server/channels/records.ts) on each
+ * database:
  * the package's channel written, updated through the statement compiled once and let go of, its record's columns
  * following it; each voucher's row and its channel's count written together, the channel's seller being the API its
  * first voucher paid; a channel transaction recorded once (the unique index batch_transactions_once), whichever
@@ -10,8 +11,8 @@ import { Migrator } from 'kysely'
 import { afterEach, describe, expect, test } from 'vitest'
 import { migrations, openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
 import type { Database } from '../../../server/db/tables.js'
-import { createBatchRecords, type ChannelTransaction } from '../../../server/gateway/batch-records.js'
-import { createChannelStorage } from '../../../server/gateway/batch-channel-storage.js'
+import { createBatchRecords, type ChannelTransaction } from '../../../server/channels/records.js'
+import { createChannelStorage } from '../../../server/channels/storage.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
 
 const channelId = `0x${'ab'.repeat(32)}`

@@ -1,5 +1,5 @@
 /**
- * The lock a receiver's claims and settles take (server/gateway/batch-receiver-lock.ts), on PostgreSQL between two
+ * The lock a receiver's claims and settles take (server/channels/receiver-lock.ts), on PostgreSQL between two
  * processes (two opened databases, each with its pool and lock): the work of one key runs once at a time across
  * both, the work of different keys at the same time; a pool of 3 connections is enough for 6 keys' work, each of
  * which writes as it runs.
@@ -7,7 +7,7 @@
 import { sql } from 'kysely'
 import { describe, expect, test } from 'vitest'
 import { openDatabase } from '../../../server/db/database.js'
-import { createReceiverLock, receiverLockKey } from '../../../server/gateway/batch-receiver-lock.js'
+import { createReceiverLock, receiverLockKey } from '../../../server/channels/receiver-lock.js'
 import { testDatabases, testDialects } from '../../helpers/postgres.js'
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

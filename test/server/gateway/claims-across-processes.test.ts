@@ -30,12 +30,12 @@ import {
 import type { LocalAccount } from 'viem'
 import { postgresPaymentIdClaims } from '../../../server/db/payment-id-claims.js'
 import { processOwnerOf } from '../../../server/db/process-owner.js'
-import { startJournalReaper } from '../../../server/journal/reaper.js'
+import { startJournalReaper } from '../../../server/cluster/reaper.js'
 import { resolveSettlementJournal } from '../../../server/journal/recovery.js'
-import { releaseDroppedSettlement } from '../../../server/journal/dropped-settlement.js'
+import { releaseDroppedSettlement } from '../../../server/cluster/dropped-settlement.js'
 import { buildJournalRow } from '../../../server/journal/journal.js'
-import { orphanedPayment } from '../../../server/gateway/postgres-payment-claims.js'
-import { paymentIdentity } from '../../../server/gateway/payment-locks.js'
+import { orphanedPayment } from '../../../server/cluster/payment-claims.js'
+import { paymentIdentity } from '../../../server/payments/locks.js'
 import { type GatedUpstream, startGatedUpstream } from './gated-upstream.js'
 
 // Where PostgreSQL is missing outside CI the file is skipped, as test/helpers/postgres.ts's testDialects does.

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
 import type { ChainServices } from '../../../chain/services.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
-import { gatewayHopHeader } from '../../../server/own-listeners.js'
+import { gatewayHopHeader } from '../../../server/upstream/own-listeners.js'
 import type { TestServer } from '../../helpers/control.js'
 import {
   addEndpoint,

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'
 import type { ChainServices } from '../../../chain/services.js'
-import { createUpstreamProxy } from '../../../server/gateway/upstream-proxy.js'
+import { createUpstreamProxy } from '../../../server/upstream/proxy.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import type { TestServer } from '../../helpers/control.js'
 import {

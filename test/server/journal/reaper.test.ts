@@ -1,5 +1,5 @@
 /**
- * The reaper (server/journal/reaper.ts) on a PostgreSQL database two processes share: the rows of a process that is
+ * The reaper (server/cluster/reaper.ts) on a PostgreSQL database two processes share: the rows of a process that is
  * alive are never touched; once its liveness session is gone, the survivor takes its lock and resolves its journal
  * rows and pending channel actions. SQLite has no reaper. (The kill of a real `svc serve` with a payment in flight is
  * test/cli/serve-recovery.test.ts.)
@@ -12,7 +12,7 @@ import { processOwnerOf } from '../../../server/db/process-owner.js'
 import type { SettlementJournalRow } from '../../../server/db/tables.js'
 import { insertUser } from '../../../server/db/users.js'
 import type { ServerDeps } from '../../../server/deps.js'
-import { startJournalReaper } from '../../../server/journal/reaper.js'
+import { startJournalReaper } from '../../../server/cluster/reaper.js'
 import { testJournalRow } from '../../helpers/journal-rows.js'
 import { startPostgres, testDatabases, testDialects, type TestPostgres } from '../../helpers/postgres.js'
 

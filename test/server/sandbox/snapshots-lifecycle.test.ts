@@ -7,8 +7,8 @@ import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { createSvcClient } from '../../../sdk/client.js'
 import { startSandbox as startTestSandbox } from '../../../sdk/testing.js'
-import { gatewayHopHeader } from '../../../server/own-listeners.js'
-import { startSvc } from '../../../server/start-svc.js'
+import { gatewayHopHeader } from '../../../server/upstream/own-listeners.js'
+import { startSvc } from '../../../server/start/start-svc.js'
 
 describe('a revert while a payment is under way', () => {
   test('waits for it to finish, then undoes it', async () => {

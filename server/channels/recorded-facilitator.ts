@@ -1,0 +1,190 @@
+import type { FacilitatorClient } from '@x402/core/server'
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
+import type { ChannelStorage } from '@x402/evm/batch-settlement/server'
+import { sql } from 'kysely'
+import type { Hex } from 'viem'
+import { batchSettlementAddresses } from '../../chain/batch-settlement/contracts.js'
+import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
+import type { ApiRow } from '../db/tables.js'
+import type { ServerDeps } from '../deps.js'
+import type { BatchRecords } from './records.js'
+import type { ChannelMoved } from './events.js'
+import type { ClaimReconciler } from './claim-reconcile.js'
+import { createReceiverLock, receiverLockKey } from './receiver-lock.js'
+import { cutText, logLineLimit } from '../../core/http.js'
+import { pausePoint } from '../../core/pause-point.js'
+
+/**
+ * The wrapper of the facilitator client a receiver's channel managers call (servers.ts): each claim and settle
+ * that succeeded is recorded (records.ts) and told to the channel seller's stream (events.ts). Before a
+ * production claim, `reconciler` brings the claimed channels' totals up to the chain's (a claim svc did not record).
+ * Each `svc serve` process of a cluster runs managers for the same receivers: a receiver's claims and settles take
+ * turns (receiver-lock.ts), and each sends only what no other has claimed or settled meanwhile.
+ */
+export function createRecordedFacilitators(
+  deps: ServerDeps,
+  records: BatchRecords,
+  publish: (moved: ChannelMoved) => Promise<void>,
+  reconciler?: ClaimReconciler,
+) {
+  const lock = createReceiverLock(deps.db)
+  /** The facilitator client the managers call, recording each claim and settle that succeeded. */
+  function recorded(
+    facilitator: FacilitatorClient,
+    api: ApiRow,
+    chainEpoch: string,
+    storage: ChannelStorage,
+  ): FacilitatorClient {
+    return {
+      verify: (payload, requirements) => facilitator.verify(payload, requirements),
+      getSupported: () => facilitator.getSupported(),
+      async settle(payload: PaymentPayload, requirements: PaymentRequirements) {
+        const type = (payload.payload as { type?: string }).type
+        if (type !== 'claim' && type !== 'settle') return facilitator.settle(payload, requirements)
+        // One claim or settle of the receiver's token at a time, whichever process's manager sends it.
+        return lock(receiverLockKey(chainEpoch, requirements.network, requirements.payTo, requirements.asset), () =>
+          type === 'claim' ? claim(payload, requirements) : settle(payload, requirements),
+        )
+      },
+    }
+
+    async function claim(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+      let body = payload.payload as {
+        claims?: { voucher: { channel: unknown }; totalClaimed: string }[]
+        claimAuthorizerSignature?: unknown
+      }
+      // What a claim adds: each voucher's total less what its channel had claimed (read before it is claimed).
+      let claimed = 0n
+      let sent = payload
+      const perChannel: { channelId: string; amount: string; total: string }[] = []
+      // The receiver's channels read once (not once per claim: a claim of n channels would parse n² records), now
+      // that no other claim of the receiver runs: what one that ran meanwhile claimed is in them.
+      const channelsByConfig = async () =>
+        new Map((await storage.list()).map((channel) => [JSON.stringify(channel.channelConfig), channel]))
+      let byConfig = await channelsByConfig()
+      // A production claim the external facilitator made and svc did not record (it died first) is read from the
+      // chain first: svc's totals become the chain's, so this claim adds only what is left.
+      if (chainEpoch === '' && reconciler) {
+        const ids = (body.claims ?? []).flatMap((claim) => {
+          const channel = byConfig.get(JSON.stringify(claim.voucher.channel))
+          return channel ? [channel.channelId] : []
+        })
+        try {
+          await reconciler.reconcile(ids)
+          byConfig = await channelsByConfig()
+        } catch (error) {
+          deps.log?.(cutText(`gateway: a channel claim is sent unchecked: ${(error as Error).message}`, logLineLimit))
+        }
+      }
+      // Vouchers claimed already (by the chain's totals, or another process's manager since this one read them) are
+      // left out, unless the batch is signed as it is: a claim of nothing new is not sent at all (on the chain it
+      // would be an empty transaction, or one refused as below what the channel has claimed).
+      if (body.claimAuthorizerSignature === undefined) {
+        const left = (body.claims ?? []).filter((claim) => {
+          const before = byConfig.get(JSON.stringify(claim.voucher.channel))
+          return !before || BigInt(claim.totalClaimed) > BigInt(before.totalClaimed)
+        })
+        if (left.length === 0) return { success: true, transaction: '', network: requirements.network }
+        if (left.length < (body.claims ?? []).length) {
+          body = { ...body, claims: left }
+          sent = { ...payload, payload: body as Record<string, unknown> }
+        }
+      }
+      for (const claim of body.claims ?? []) {
+        const before = byConfig.get(JSON.stringify(claim.voucher.channel))
+        const gain = BigInt(claim.totalClaimed) - BigInt(before?.totalClaimed ?? '0')
+        claimed += gain
+        if (before) perChannel.push({ channelId: before.channelId, amount: gain.toString(), total: claim.totalClaimed })
+      }
+      const response = await facilitator.settle(sent, requirements)
+      if (!response.success) return response
+      // Crash tests stop here: the claim is on the chain and journaled, the gateway's record of it not yet written.
+      await pausePoint('channel-claim-record')
+      const base = baseOf(requirements, response.transaction)
+      try {
+        const recordedNow = await records.transaction({
+          ...base,
+          kind: 'claim',
+          amount: claimed.toString(),
+          vouchers: body.claims?.length ?? 0,
+        })
+        // The channels' claimed totals, before the lock is given back (the manager writes them too, after): the
+        // next claim of the receiver, in any process, starts from them.
+        for (const { channelId, total } of perChannel)
+          await storage.updateChannel(channelId, (current) =>
+            !current || BigInt(total) <= BigInt(current.totalClaimed) ? current : { ...current, totalClaimed: total },
+          )
+        // Recorded already: from the chain, by a process that found this claim before this one recorded it.
+        if (recordedNow)
+          for (const { channelId, amount } of perChannel)
+            await publish({ ...base, type: 'channel.claimed', channelId, amount })
+      } catch (error) {
+        deps.log?.(cutText(`gateway: could not record a channel claim: ${(error as Error).message}`, logLineLimit))
+      }
+      return response
+    }
+
+    async function settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+      // Nothing claimed and not settled (another process's manager settled it): nothing is sent.
+      if (chainEpoch === '' && !(await settleDue(requirements))) {
+        return { success: true, transaction: '', network: requirements.network }
+      }
+      // Crash tests stop here: the settle is about to be sent, what it settles recorded as claimed.
+      await pausePoint('channel-settle')
+      const response = await facilitator.settle(payload, requirements)
+      if (!response.success) return response
+      const base = baseOf(requirements, response.transaction)
+      try {
+        const settled = await records.settled(chainEpoch, requirements.payTo, requirements.asset)
+        if (await records.transaction({ ...base, kind: 'settle', amount: settled.amount }))
+          for (const { channelId, amount } of settled.channels)
+            await publish({ ...base, type: 'channel.settled', channelId, amount })
+      } catch (error) {
+        deps.log?.(cutText(`gateway: could not record a channel settle: ${(error as Error).message}`, logLineLimit))
+      }
+      return response
+    }
+
+    /**
+     * Whether the receiver's token has a claimed amount not settled yet: the chain's totals where svc has an RPC of
+     * the network (`--rpc`), else svc's records.
+     */
+    async function settleDue(requirements: PaymentRequirements): Promise<boolean> {
+      try {
+        const client = await deps.productionChains?.clientOf(requirements.network)
+        if (client) {
+          const [totalClaimed, totalSettled] = await client.readContract({
+            address: batchSettlementAddresses.settlement,
+            abi: x402BatchSettlementAbi,
+            functionName: 'receivers',
+            args: [requirements.payTo as Hex, requirements.asset as Hex],
+          })
+          return totalClaimed > totalSettled
+        }
+      } catch {
+        // The chain does not answer: svc's records say.
+      }
+      const rows = await deps.db
+        .selectFrom('batch_channels')
+        .select(['claimed', 'settled'])
+        .where('chain_epoch', '=', chainEpoch)
+        .where('receiver', '=', requirements.payTo.toLowerCase())
+        .where(sql<string>`lower(token)`, '=', requirements.asset.toLowerCase())
+        .execute()
+      return rows.some((row) => BigInt(row.claimed) > BigInt(row.settled))
+    }
+
+    function baseOf(requirements: PaymentRequirements, transaction: string) {
+      return {
+        chainEpoch,
+        environment: api.environment,
+        network: requirements.network,
+        token: requirements.asset,
+        receiver: requirements.payTo,
+        transaction,
+      }
+    }
+  }
+
+  return recorded
+}

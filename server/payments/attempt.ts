@@ -1,0 +1,64 @@
+import type { x402ResourceServer } from '@x402/core/server'
+import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
+import type { ApiRow } from '../db/tables.js'
+import type { ServerDeps } from '../deps.js'
+import type { SettlementJournal } from '../journal/journal.js'
+import type { PaymentEventType } from '../payment-events.js'
+import type { GatewayRoute } from './endpoint-table.js'
+import type { FacilitatorResult } from './facilitator-calls.js'
+import type { EventDetails } from './events.js'
+import type { GatewayRequest } from '../upstream/request.js'
+import type { GatewayStore } from '../db/gateway-store.js'
+import type { GatewayFaults } from './faults.js'
+import type { PaymentOutcome, PaymentRequiredOutcome } from './outcome.js'
+import type { Offer, PaidResource, Refusal } from './required.js'
+import type { TrafficStats } from './traffic-stats.js'
+import type { UpstreamProxy } from '../upstream/proxy.js'
+
+/** One request on its way through the flow, once its route is known. */
+export type Attempt = {
+  request: GatewayRequest
+  api: ApiRow
+  route: GatewayRoute
+  server: x402ResourceServer
+  offer: Offer
+  resource: Resource
+}
+export type Resource = PaidResource & { query: string }
+/** How a refused, failed or unavailable facilitator call is answered (`settling`: it was the settlement). */
+export type Refuse = (
+  outcome: Exclude<FacilitatorResult<unknown>, { type: 'accepted' }>,
+  settling: boolean,
+) => PaymentOutcome | Promise<PaymentOutcome>
+/** A payment settled and recorded: its journal row stays open until the answer is written. */
+export type Settled = {
+  type: 'settled'
+  response: SettleResponse
+  payer: string
+  journalId: string
+  settlementId: string
+}
+
+export const buyerGone: PaymentOutcome = { type: 'buyer-gone' }
+
+/** What the steps of a payment flow (settle-step.ts, authorization-flow.ts, upfront-flow.ts, signed-in-flow.ts) use of the flow that runs them. */
+export type FlowContext = {
+  deps: ServerDeps
+  store: GatewayStore
+  journal: SettlementJournal
+  faults: GatewayFaults
+  stats: TrafficStats
+  proxy: UpstreamProxy
+  /** The settlement with its signed receipt (offer-receipt), for the PAYMENT-RESPONSE of an answer delivered. */
+  withReceipt(response: SettleResponse, resourceUrl: string): Promise<SettleResponse>
+  /** Publishes what happened to a request (only when its seller listens). */
+  tell(type: PaymentEventType, attempt: Attempt, details: EventDetails, requirements?: PaymentRequirements): void
+  /** Resolves once what was told is stored for every process (events.ts `published`). */
+  published(): Promise<void> | undefined
+  /** A 402 saying why the payment sent was refused. */
+  requirePayment(
+    attempt: Attempt,
+    error?: string,
+    refusal?: Refusal & { reason?: string | undefined; payer?: string | undefined; requirements?: PaymentRequirements },
+  ): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome>
+}

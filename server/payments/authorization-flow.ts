@@ -1,0 +1,142 @@
+import { encodePaymentResponseHeader } from '@x402/core/http'
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import { authorizationFields } from '../../core/eip3009-authorization.js'
+import { payBatch, type BatchContext } from '../channels/flow.js'
+import { builderCodeOf } from './builder-code.js'
+import { verifyPayment } from './facilitator-calls.js'
+import { buyerGone, type Attempt, type Refuse } from './attempt.js'
+import { failed, unavailable, type PaymentOutcome } from './outcome.js'
+import { reasonFields } from './required.js'
+import { takeChargeOverride } from './settlement-overrides.js'
+import { settleAndRecord } from './settle-step.js'
+import { payUpfront } from './upfront-flow.js'
+import { upstreamTarget } from '../upstream/proxy.js'
+
+/**
+ * Verify → forward → settle → record: the answer to a payment that matched the route and holds its lock (x402's
+ * authorization flow: settled only when the upstream answered below 400), or the upfront or batch flow's.
+ */
+export async function payAuthorization(
+  ctx: BatchContext,
+  attempt: Attempt,
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  paymentId: string,
+): Promise<PaymentOutcome> {
+  if (requirements.scheme === 'batch-settlement') return payBatch(ctx, attempt, payload, requirements)
+  const { faults, proxy, tell, requirePayment, journal } = ctx
+  const { request, api, server, resource } = attempt
+  const payerOf = (response?: { payer?: string | undefined }) =>
+    response?.payer ?? authorizationFields(payload.payload).from
+  /** A failure of the payment (402, 502, 503), told to the stream with the facilitator's reason. */
+  const refused: Refuse = (outcome, settling) => {
+    const error =
+      settling && outcome.type === 'unavailable' ? `${outcome.error}; the payment was not settled` : outcome.error
+    if (outcome.type === 'refused')
+      return requirePayment(attempt, error, {
+        reason: outcome.reason,
+        payer: payerOf(),
+        requirements,
+        ...reasonFields(outcome, settling),
+      })
+    const status = outcome.type === 'failed' ? 502 : 503
+    tell('payment.failed', attempt, { status, error, payer: payerOf() }, requirements)
+    return outcome.type === 'failed' ? failed(502, error) : unavailable(error)
+  }
+  // The requirements were built through the scheme's flow table (buildPaymentRequirements): this cannot throw.
+  const upfront = server.getPaymentFlow(payload, requirements) === 'upfront'
+  const verified = (await faults.verify(api)) ?? (await verifyPayment(server, payload, requirements))
+  if (verified.type !== 'accepted') return refused(verified, false)
+  // x402's verifyPayment does not ask the facilitator in the upfront flow (its settle verifies): nothing to tell.
+  if (!upfront) tell('payment.verified', attempt, { status: 200, payer: payerOf(verified.response) }, requirements)
+
+  if (request.signal.aborted) return buyerGone
+  if (upfront)
+    return payUpfront(ctx, attempt, payload, requirements, paymentId, payerOf(verified.response) ?? '', refused)
+  /** The upstream failed: nothing is settled, and the stream says the buyer was not charged. */
+  const upstreamFailed = (status: number, error: string): PaymentOutcome => {
+    tell('upstream.failed', attempt, { status, error, payer: payerOf(verified.response) }, requirements)
+    return failed(status, error)
+  }
+  const answer = await faults.forward(
+    api,
+    proxy,
+    request,
+    upstreamTarget(api.upstream_base_url, resource.path, resource.query),
+  )
+  if (!answer.ok) return upstreamFailed(answer.status, `${answer.error}; the payment was not settled`)
+  if (answer.status >= 500) {
+    answer.body.resume()
+    answer.done()
+    return upstreamFailed(502, `the upstream answered ${answer.status}; the payment was not settled`)
+  }
+  if (answer.status >= 400) {
+    tell(
+      'upstream.failed',
+      attempt,
+      {
+        status: answer.status,
+        error: `the upstream answered ${answer.status}; the payment was not settled`,
+        payer: payerOf(verified.response),
+      },
+      requirements,
+    )
+    return { type: 'pass-through', upstream: answer }
+  }
+  // An upto payment charges what the upstream says it used (its Settlement-Overrides header, never shown to the buyer).
+  const charge = takeChargeOverride(answer.headers, requirements, server)
+  if (charge.type === 'invalid') {
+    answer.body.resume()
+    answer.done()
+    return upstreamFailed(502, charge.error)
+  }
+
+  const body = await answer.read()
+  if (!Buffer.isBuffer(body)) return upstreamFailed(body.status, `${body.error}; the payment was not settled`)
+  // The buyer left before the answer was ready: nothing is delivered, so nothing is charged.
+  if (request.signal.aborted) return buyerGone
+
+  const amount = charge.type === 'amount' ? charge.amount : undefined
+  const settled = await settleAndRecord(
+    ctx,
+    attempt,
+    payload,
+    requirements,
+    paymentId,
+    payerOf(verified.response) ?? '',
+    refused,
+    amount,
+  )
+  if (settled.type !== 'settled') return settled.outcome
+  const { journalId, settlementId: recorded } = settled
+  // Checked in run(): recorded on the settlement as the payment carried it to the facilitator.
+  const attribution = builderCodeOf(payload)
+  tell(
+    'payment.settled',
+    attempt,
+    {
+      status: answer.status,
+      payer: settled.payer,
+      transaction: settled.response.transaction,
+      settlement_id: recorded,
+      builder_code: attribution.ok ? (attribution.code ?? null) : null,
+    },
+    requirements,
+  )
+  // Stored before the buyer has the answer: a process killed after answering has not lost the payment's event.
+  await ctx.published()
+
+  const headers: Record<string, string | string[]> = {
+    ...answer.headers,
+    'payment-response': encodePaymentResponseHeader(await ctx.withReceipt(settled.response, resource.url)),
+  }
+  if (request.method !== 'HEAD') headers['content-length'] = String(body.length)
+  return {
+    type: 'paid',
+    status: answer.status,
+    headers,
+    body,
+    settlementId: recorded,
+    written: (delivered) => journal.finish(journalId, recorded, delivered),
+  }
+}

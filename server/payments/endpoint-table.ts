@@ -1,0 +1,96 @@
+import type { Kysely } from 'kysely'
+import { LRUCache } from 'lru-cache'
+import { machineClock, type Clock } from '../../core/clock.js'
+import { compareSpecificity, compilePattern, type CompiledPattern } from '../../core/path-pattern.js'
+import { purgeExpired } from '../db/endpoints.js'
+import type { Accept } from '../db/api-tables.js'
+import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
+import type { GatewayStore } from '../db/gateway-store.js'
+
+/** One endpoint as the gateway serves it; per-facilitator derived data (requirements, 402s) hangs off `derived`. */
+export type GatewayRoute = {
+  endpoint: EndpointRow
+  accepts: Accept[]
+  compiled: CompiledPattern
+  /** ms since the epoch; null = not ephemeral. */
+  expiresAt: number | null
+  /** Caches of data derived from this exact row and its API (payment requirements, encoded 402s). */
+  derived: Map<unknown, unknown>
+}
+
+export type EndpointTable = {
+  /**
+   * The API's enabled, unexpired endpoints, most specific pattern first. Reads the endpoints only when the database
+   * changed (`version`, from the {@link GatewayStore}) since they were read, so control-plane changes take effect on
+   * the next request.
+   */
+  routesOf(api: ApiRow, version: number): Promise<GatewayRoute[]>
+}
+
+type Entry = {
+  version: number
+  apiStamp: string
+  rows: Map<string, GatewayRoute>
+  routes: GatewayRoute[]
+  purging?: Promise<void>
+}
+
+/**
+ * Endpoint list per API, compiled and cached under the database's version (see {@link GatewayStore}). On a
+ * change, rows whose content did not change keep their route object and its derived caches (requirements, 402s).
+ * Ephemeral endpoints expire by `clock` (svc's, which time travel moves).
+ */
+export function createEndpointTable(db: Kysely<Database>, clock: Clock = machineClock): EndpointTable {
+  // The APIs served lately: a sandbox with more than this many APIs reads the others' endpoints again when asked.
+  const entries = new LRUCache<string, Entry>({ max: 10_000 })
+
+  return {
+    async routesOf(api, current) {
+      const now = clock.now()
+      // The API's pay-to address and name shape the derived data (requirements, 402s): a changed API rebuilds them.
+      const apiStamp = `${api.updated_at}|${api.pay_to_address}|${api.name}`
+      let entry = entries.get(api.id)
+      if (!entry || entry.version !== current || entry.apiStamp !== apiStamp) {
+        const rows = await db
+          .selectFrom('endpoints')
+          .selectAll()
+          .where('api_id', '=', api.id)
+          .where('enabled', '=', 1)
+          .execute()
+        const reuse = entry && entry.apiStamp === apiStamp ? entry.rows : undefined
+        const byId = new Map<string, GatewayRoute>()
+        for (const row of rows) {
+          const previous = reuse?.get(row.id)
+          byId.set(row.id, previous && sameRow(previous.endpoint, row) ? previous : toRoute(row))
+        }
+        entry = {
+          version: current,
+          apiStamp,
+          rows: byId,
+          routes: [...byId.values()].sort((a, b) => compareSpecificity(a.compiled, b.compiled)),
+        }
+        entries.set(api.id, entry)
+      }
+      const routes = entry.routes
+      if (!routes.some((route) => route.expiresAt !== null && route.expiresAt <= now)) return routes
+      // Expired ephemeral endpoints never match; they are deleted too (once per cached list), as the control plane does.
+      if (!entry.purging) entry.purging = purgeExpired(db, api.id, new Date(now).toISOString()).catch(() => {})
+      return routes.filter((route) => route.expiresAt === null || route.expiresAt > now)
+    },
+  }
+}
+
+function toRoute(row: EndpointRow): GatewayRoute {
+  return {
+    endpoint: row,
+    accepts: JSON.parse(row.accepts) as Accept[],
+    compiled: compilePattern(row.method, row.path_pattern),
+    expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
+    derived: new Map(),
+  }
+}
+
+function sameRow(a: EndpointRow, b: EndpointRow): boolean {
+  for (const key of Object.keys(b) as (keyof EndpointRow)[]) if (a[key] !== b[key]) return false
+  return true
+}

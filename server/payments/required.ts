@@ -1,0 +1,199 @@
+import type { x402ResourceServer } from '@x402/core/server'
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
+import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
+import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
+import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier'
+import { routePatternOf } from '../../core/path-pattern.js'
+import type { ApiRow } from '../db/tables.js'
+import { discoveryExtension } from './bazaar-extension.js'
+import { gasSponsoring } from './gas-sponsoring.js'
+import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
+import { offerReceiptDeclaration } from './offer-receipt.js'
+import { signInChallenge } from './sign-in-with-x.js'
+import type { GatewayRoute } from './endpoint-table.js'
+import type { PaymentRequiredOutcome } from './outcome.js'
+import { FacilitatorUnavailableError } from './resource-servers.js'
+
+/** What a route asks for under one facilitator: its requirements and the declared Bazaar extension. */
+export type Offer = {
+  requirements: PaymentRequirements[]
+  declaredExtensions: Record<string, unknown>
+  /**
+   * Unpaid 402s by resource URL, emptied when full, each good until `freshUntil` (machine ms: half the life of its
+   * signed offers). A Map, not an LRUCache: there is one per route and facilitator, and lru-cache allocates room for
+   * all its entries up front.
+   */
+  unpaid: Map<string, { outcome: PaymentRequiredOutcome; freshUntil: number }>
+  /** The networks of its requirements (sign-in-with-x's supported chains). */
+  networks: string[]
+}
+
+/**
+ * Why a payment was refused, beyond the 402's `error`: the scheme's reason fields for the JSON body (`invalidReason`
+ * and `invalidMessage` of a verify, `errorReason` and `errorMessage` of a settle) and, for a refused settlement, its
+ * encoded `SettleResponse` for the `PAYMENT-RESPONSE` header (where x402 puts a settle failure).
+ */
+export type Refusal = {
+  fields?: Record<string, string>
+  paymentResponse?: string | undefined
+  /** The payment refused, for the schemes that add to its 402 (batch-settlement's corrective channel state). */
+  payload?: PaymentPayload | undefined
+}
+
+/** The resource a 402 names: its URL, the normalized request path, and a description. */
+export type PaidResource = { url: string; path: string; description: string }
+
+const unpaidCacheSize = 256
+/**
+ * The `error` of a 402 that asks for a first payment. A v1 client (x402-fetch 1.x) parses this body with its v1
+ * schema and throws a ZodError that names nothing actionable; this text is what its user finds when they look at
+ * the answer it choked on. One constant string: the unpaid 402 is cached and benchmarked.
+ */
+export const paymentRequiredMessage =
+  'payment required (x402 v2: pay with @x402/fetch or @x402/axios and @x402/evm 2.x; x402 v1 packages such as x402-fetch, x402-axios, x402-express 1.x cannot pay it)'
+
+/**
+ * The route's offer under `server`, built once per route version and facilitator: each accept option becomes
+ * `PaymentRequirements` through `buildPaymentRequirements` with an explicit `{amount, asset, extra}` price and the
+ * API's pay-to address. Options the facilitator does not support are left out; none left is a 503.
+ */
+export function offerFor(route: GatewayRoute, server: x402ResourceServer, api: ApiRow): Promise<Offer> {
+  let offer = route.derived.get(server) as Promise<Offer> | undefined
+  if (!offer) {
+    offer = buildOffer(route, server, api)
+    offer.catch(() => route.derived.delete(server))
+    route.derived.set(server, offer)
+  }
+  return offer
+}
+
+async function buildOffer(route: GatewayRoute, server: x402ResourceServer, api: ApiRow): Promise<Offer> {
+  const requirements: PaymentRequirements[] = []
+  const problems: string[] = []
+  for (const accept of route.accepts) {
+    try {
+      const built = await server.buildPaymentRequirements({
+        scheme: accept.scheme,
+        network: accept.network as PaymentRequirements['network'],
+        payTo: api.pay_to_address ?? '',
+        price: { amount: accept.amount, asset: accept.asset, extra: accept.extra ?? {} },
+        maxTimeoutSeconds: accept.max_timeout_seconds,
+      })
+      requirements.push(...built)
+    } catch (error) {
+      problems.push(`${accept.scheme} on ${accept.network}: ${(error as Error).message}`)
+    }
+  }
+  if (requirements.length === 0)
+    throw new FacilitatorUnavailableError(
+      `the facilitator cannot take any payment option of ${route.endpoint.method} ${route.endpoint.path_pattern} (${problems.join('; ')})`,
+    )
+  return {
+    requirements,
+    declaredExtensions: {
+      ...discoveryExtension(route.endpoint),
+      ...gasSponsoring(server, requirements),
+      ...offerReceiptDeclaration,
+      // A buyer who sends an id gets a retry's answer again without paying twice (identifier.ts); required
+      // when the seller says so.
+      [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(route.endpoint.payment_identifier_required === 1),
+    },
+    unpaid: new Map(),
+    networks: [...new Set(requirements.map((option) => option.network))],
+  }
+}
+
+/** The longest PAYMENT-REQUIRED header that keeps its signed offers (characters; base64). */
+const paymentRequiredHeaderLimit = 8 * 1024
+
+/**
+ * The 402 of a request: x402 v2 PaymentRequired built by the resource server (`createPaymentRequiredResponse`, with
+ * the Bazaar extension enriched for this method and path, and the offers signed by the offer-receipt extension),
+ * encoded with `encodePaymentRequiredHeader`, `error` saying why (a refused payment), or
+ * {@link paymentRequiredMessage} when none was sent. Those unpaid 402s are cached per resource URL (they depend on
+ * nothing else) while their offers are fresh and come back without a promise, except on endpoints with
+ * sign-in-with-x, whose every 402 carries a fresh challenge (a nonce is good once).
+ */
+export function paymentRequired(
+  server: x402ResourceServer,
+  route: GatewayRoute,
+  offer: Offer,
+  resource: PaidResource,
+  error?: string,
+  refusal?: Refusal,
+): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
+  if (error === undefined) {
+    const cached = offer.unpaid.get(resource.url)
+    if (cached && cached.freshUntil > Date.now()) return cached.outcome
+  }
+  return buildPaymentRequired(server, route, offer, resource, error, refusal)
+}
+
+async function buildPaymentRequired(
+  server: x402ResourceServer,
+  route: GatewayRoute,
+  offer: Offer,
+  resource: PaidResource,
+  error: string | undefined,
+  refusal: Refusal | undefined,
+): Promise<PaymentRequiredOutcome> {
+  const extensions = {
+    ...server.enrichExtensions(offer.declaredExtensions, {
+      method: route.endpoint.method,
+      adapter: { getPath: () => resource.path },
+      routePattern: routePatternOf(route.endpoint.path_pattern),
+    }),
+    ...signInChallenge(route.endpoint, offer.networks, resource.url),
+  }
+  const described = { url: resource.url, description: resource.description, mimeType: 'application/json' }
+  const built = await server.createPaymentRequiredResponse(
+    offer.requirements,
+    described,
+    error ?? paymentRequiredMessage,
+    extensions,
+    undefined,
+    refusal?.payload,
+  )
+  let header = encodePaymentRequiredHeader(built)
+  // Each signed offer repeats the resource URL (twice encoded): for a very long URL they would take the header past
+  // what HTTP clients accept (16 KiB for Node's), and the buyer would get no answer at all. Such a 402 goes unsigned.
+  if (header.length > paymentRequiredHeaderLimit && built.extensions?.[OFFER_RECEIPT] !== undefined) {
+    delete built.extensions[OFFER_RECEIPT]
+    header = encodePaymentRequiredHeader(built)
+  }
+  // The reason fields ride beside the PaymentRequired (v2 clients read the header; people and scripts read the body).
+  const outcome: PaymentRequiredOutcome = {
+    type: 'payment-required',
+    header,
+    body: JSON.stringify(refusal?.fields ? { ...built, ...refusal.fields } : built),
+    route: `${route.endpoint.method} ${route.endpoint.path_pattern}`,
+  }
+  if (refusal?.paymentResponse !== undefined) outcome.paymentResponse = refusal.paymentResponse
+  // An endpoint with sign-in-with-x is never cached: each challenge carries its own nonce.
+  if (error === undefined && route.endpoint.siwx_access_seconds === null) {
+    if (offer.unpaid.size >= unpaidCacheSize) offer.unpaid.clear()
+    // Offers are valid for their option's maxTimeoutSeconds: re-signed once half of the shortest has passed.
+    const validMs = Math.min(...offer.requirements.map((option) => option.maxTimeoutSeconds)) * 1000
+    offer.unpaid.set(resource.url, { outcome, freshUntil: Date.now() + validMs / 2 })
+  }
+  return outcome
+}
+
+/**
+ * The scheme's reason fields of a refusal for the 402's body (`invalidReason`/`invalidMessage` of a verify,
+ * `errorReason`/`errorMessage` of a settle, as x402's VerifyResponse and SettleResponse name them) and a refused
+ * settlement's `PAYMENT-RESPONSE`.
+ */
+export function reasonFields(
+  refusal: { reason?: string | undefined; message?: string | undefined; settled?: SettleResponse | undefined },
+  settling: boolean,
+): Refusal {
+  const fields: Record<string, string> = {}
+  const [reasonKey, messageKey] = settling ? ['errorReason', 'errorMessage'] : ['invalidReason', 'invalidMessage']
+  if (refusal.reason !== undefined) fields[reasonKey] = cutText(String(refusal.reason), echoedValueLimit)
+  if (refusal.message !== undefined) fields[messageKey] = cutText(String(refusal.message), errorMessageLimit)
+  return {
+    fields,
+    paymentResponse: refusal.settled ? encodePaymentResponseHeader(refusal.settled) : undefined,
+  }
+}
