@@ -12,6 +12,7 @@ import { databaseUnavailable } from './db/database-errors.js'
 import { createServerLifecycle } from './serve/lifecycle.js'
 import { answerHealth, isHealthRequest } from './serve/health.js'
 import { createClusterRoutes } from './cluster/cluster-routes.js'
+import { demoFaucet } from './sandbox/demo-faucet.js'
 
 /**
  * One express app for every host, routed by the Host header: the two control planes, the gateway hosts
@@ -38,7 +39,7 @@ export async function createApp(given: ServerDeps): Promise<Express & { gateway:
 
   app.use(lifecycle.track)
   // svc serve --sandbox-chain shared: the owner's internal routes, the others' forwarding of chain routes to it.
-  if (deps.chainOwner) app.use(createClusterRoutes(deps))
+  if (deps.chainOwner) app.use(createClusterRoutes(deps, { faucet: demoFaucet }))
   app.use((req, res, next) => {
     const route = routeHost(req.headers.host, deps.hosts)
     // Health routes answer on the control hosts and on a bare IP (a load balancer's probe); never on a gateway host,

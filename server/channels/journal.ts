@@ -13,24 +13,9 @@ import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { deleteJournalRow } from '../db/settlement-journal.js'
 import type { SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
+import type { JournaledChannelAction } from '../journal/journal.js'
 import { createBatchRecords } from './records.js'
 import { createChannelStorage } from './storage.js'
-
-/** A channel's deposit or refund as its journal row keeps it (`settlement_journal.channel_action`, JSON). */
-export type JournaledChannelAction = {
-  kind: 'deposit' | 'refund'
-  channelId: string
-  receiver: string
-  token: string
-  withdrawDelay: number
-  /** The price of the request a deposit paid (its first voucher). */
-  price: string
-  /** A deposit's authorization expiry (seconds): unused before it, it may still land. */
-  validBefore: string | null
-  /** The chain's latest block when it began: its logs are looked for from there. */
-  fromBlock: string
-  detail: ChannelActionDetail
-}
 
 type ChannelConfig = { payer: string; receiver: string; token: string; withdrawDelay: number }
 

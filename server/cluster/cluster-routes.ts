@@ -4,7 +4,7 @@ import type { NextFunction, Request, Response } from 'express'
 import { sandboxChainMoving } from '../../core/errors.js'
 import { routeHost } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
-import { demoFaucet } from '../sandbox/demo-faucet.js'
+import type { ChainServices } from '../../chain/services.js'
 import { chainFactsOf } from './chain-facts.js'
 import {
   clusterChainPath,
@@ -62,6 +62,11 @@ function pipeTo(target: URL, req: IncomingMessage, res: ServerResponse, extra: R
   req.pipe(outgoing)
 }
 
+export type ClusterRoutesOptions = {
+  /** The paywall's demo faucet (server/sandbox/demo-faucet.ts's `demoFaucet`), passed in: sandbox/ stands above cluster/. */
+  faucet: (chain: ChainServices, req: Request) => Promise<unknown>
+}
+
 /**
  * `svc serve --sandbox-chain shared`, before the host routing (server/app.ts):
  * - on the chain owner, the routes the other processes reach it by, with the cluster secret only (anyone else falls
@@ -74,7 +79,7 @@ function pipeTo(target: URL, req: IncomingMessage, res: ServerResponse, extra: R
  * Why through the main listener: it is the one address every process already advertises and a load balancer may
  * route by; the facilitator and Anvil keep listening on loopback, reached through it, guarded by the secret.
  */
-export function createClusterRoutes(deps: ServerDeps) {
+export function createClusterRoutes(deps: ServerDeps, { faucet }: ClusterRoutesOptions) {
   const secret = clusterSecret(deps.secrets.jwtSecret)
   return (req: Request, res: Response, next: NextFunction) => {
     const view = deps.chainOwner
@@ -95,7 +100,7 @@ export function createClusterRoutes(deps: ServerDeps) {
         return void res.json({ settling })
       }
       if (req.path === clusterFaucetPath && req.method === 'POST')
-        return void demoFaucet(chain, req).then((funded) => res.json(funded), next)
+        return void faucet(chain, req).then((funded) => res.json(funded), next)
       return next()
     }
     if (deps.chain || !chainRoute.test(req.path) || routeHost(req.headers.host, deps.hosts).kind !== 'control')

@@ -4,8 +4,7 @@ import { deleteClusterProcess } from '../db/cluster-processes.js'
 import { sharedByProcesses } from '../db/dialect.js'
 import { ownerLockHeld, processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
-import { resolveChannelActions } from '../channels/action-recovery.js'
-import { resolveSettlementJournal } from '../journal/recovery.js'
+import { type ChannelRowResolver, resolveSettlementJournal } from '../journal/recovery.js'
 
 export type JournalReaperOptions = {
   /** How often the owners of unfinished rows are looked at (one query, no lock taken). @defaultValue 250 */
@@ -28,6 +27,18 @@ export type JournalReaperOptions = {
    * @defaultValue 1_000
    */
   ownerGraceMs?: number | undefined
+  /**
+   * Resolves a gone owner's pending channel actions (server/channels/action-recovery.ts's `resolveChannelActions`,
+   * passed in by server/start/: the channels room stands above cluster/). @defaultValue none: they are not looked at
+   */
+  resolveChannelActions?:
+    | ((
+        deps: ServerDeps,
+        options: { owner?: string | undefined },
+      ) => Promise<{ landed: number; notSent: number; gone: number; kept: number }>)
+    | undefined
+  /** Resolves a gone owner's channel journal rows (server/channels/journal.ts's `resolveChannelJournalRow`). */
+  channelRow?: ChannelRowResolver | undefined
 }
 
 export type JournalReaper = {
@@ -65,6 +76,8 @@ export function startJournalReaper(deps: ServerDeps, options: JournalReaperOptio
     retryKeptAfterMs = 10_000,
     restartGraceMs = 10_000,
     ownerGraceMs = 1_000,
+    resolveChannelActions,
+    channelRow,
   } = options
   const startedAt = Date.now()
   const log = deps.log ?? ((message: string) => console.error(message))
@@ -79,8 +92,10 @@ export function startJournalReaper(deps: ServerDeps, options: JournalReaperOptio
     const reaped = await me.whileGone(owner, async () => {
       // Its row of the cluster's processes: no longer refused as an upstream (the trigger tells the other processes).
       await deleteClusterProcess(deps.db, owner)
-      const journal = await resolveSettlementJournal(deps, { owner })
-      const actions = await resolveChannelActions(deps, { owner })
+      const journal = await resolveSettlementJournal(deps, { owner, channelRow })
+      const actions = resolveChannelActions
+        ? await resolveChannelActions(deps, { owner })
+        : { landed: 0, notSent: 0, gone: 0, kept: 0 }
       const resolved =
         journal.recovered + journal.undelivered + journal.notSettled + journal.unverifiable + journal.alreadyRecorded
       if (resolved + actions.landed + actions.notSent + actions.gone > 0)

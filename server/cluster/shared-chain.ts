@@ -3,7 +3,8 @@ import { toSvcError } from '../../core/errors.js'
 import { clearChainOwner, publishChainEpoch, publishChainOwner } from '../db/chain-owner.js'
 import { notificationsOf } from '../db/notifications.js'
 import { processOwnerOf } from '../db/process-owner.js'
-import type { RunningServer } from '../start/server.js'
+import type { Clock } from '../../core/clock.js'
+import type { OpenedDatabase } from '../db/opened-database.js'
 import { startChainLease } from './chain-lease.js'
 
 export type SharedChainOptions = Pick<StartChainServicesOptions, 'binary' | 'relay' | 'receiverAuthorizerKey'> & {
@@ -27,6 +28,14 @@ export type SharedChain = {
   stop(): Promise<void>
 }
 
+/** What the shared chain needs of the running server (server/start/server.ts's `RunningServer` is one). */
+export type ChainHost = {
+  database: Pick<OpenedDatabase, 'db' | 'connect'>
+  clock: Clock
+  attachChain(chain: ChainServices): Promise<void>
+  detachChain(): Promise<void>
+}
+
 /**
  * `svc serve --sandbox-chain shared`: this process competes for the team Sandbox's chain (server/cluster/chain-lease.ts).
  * Won, it names itself in `sandbox_chain_owner` with no epoch (the others answer 503 "moving" meanwhile), starts an
@@ -35,7 +44,7 @@ export type SharedChain = {
  * each later restart of its Anvil publishes the new one. Lost or stopped, it takes itself off the row, detaches
  * the chain and stops it.
  */
-export function startSharedChain(server: RunningServer, options: SharedChainOptions): SharedChain {
+export function startSharedChain(server: ChainHost, options: SharedChainOptions): SharedChain {
   const db = server.database.db
   const log = options.log ?? ((message: string) => console.error(message))
   const me = processOwnerOf(db).id

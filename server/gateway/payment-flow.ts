@@ -33,6 +33,7 @@ import { payAuthorization } from '../payments/authorization-flow.js'
 import { serveSignedIn } from '../payments/signed-in-flow.js'
 import { createBatchRecords } from '../channels/records.js'
 import { createBatchServers } from '../channels/servers.js'
+import { resolveChannelJournalRow } from '../channels/journal.js'
 import type { OwnWrites } from '../db/own-write.js'
 
 export type PaymentFlow = {
@@ -96,7 +97,7 @@ export function createPaymentFlow(
   const proxy = createUpstreamProxy({ log: deps.log, ownListeners, refuse: addressRefusalOf(deps), ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
   const paymentIds = createPaymentIdentifiers(store, deps.clock, deps.log ?? (() => {}), paymentIdClaimsOf(deps))
-  const journal = createSettlementJournal(deps, store, options.journal)
+  const journal = createSettlementJournal(deps, store, { ...options.journal, channelRow: resolveChannelJournalRow })
   // One process on a SQLite file: claims in memory; any number on PostgreSQL: claims as rows.
   const locks = createPaymentClaims(deps, journal)
   // A revert to a snapshot writes the buffered counters first, then finds the used-up one-time endpoints back.

@@ -8,12 +8,28 @@ import type { JournalState } from '../db/payment-tables.js'
 import type { ApiRow, EndpointRow, SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId, nowIso } from '../ids.js'
-import type { JournaledChannelAction } from '../channels/journal.js'
+import type { ChannelActionDetail } from '../../chain/batch-settlement/channel-actions.js'
 import { createKeptWrites } from './kept-writes.js'
-import { resolveSettlementJournal } from './recovery.js'
+import { type ChannelRowResolver, resolveSettlementJournal } from './recovery.js'
 import type { GatewayStore } from '../db/gateway-store.js'
 
 /** A payment about to be settled, as its journal row names it. */
+/** A channel's deposit or refund as its journal row keeps it (`settlement_journal.channel_action`, JSON). */
+export type JournaledChannelAction = {
+  kind: 'deposit' | 'refund'
+  channelId: string
+  receiver: string
+  token: string
+  withdrawDelay: number
+  /** The price of the request a deposit paid (its first voucher). */
+  price: string
+  /** A deposit's authorization expiry (seconds): unused before it, it may still land. */
+  validBefore: string | null
+  /** The chain's latest block when it began: its logs are looked for from there. */
+  fromBlock: string
+  detail: ChannelActionDetail
+}
+
 export type JournalEntry = {
   api: ApiRow
   endpoint: EndpointRow
@@ -72,6 +88,8 @@ export type SettlementJournalOptions = {
   graceMs?: number | undefined
   /** How often writes kept for a full or read-only data dir are tried again. @defaultValue 1_000 */
   retryEveryMs?: number | undefined
+  /** Resolves a channel deposit's or refund's row (server/channels/journal.ts's `resolveChannelJournalRow`, passed in by the gateway). */
+  channelRow?: ChannelRowResolver | undefined
 }
 
 /**
@@ -85,7 +103,7 @@ export function createSettlementJournal(
   store: GatewayStore | Promise<GatewayStore>,
   options: SettlementJournalOptions = {},
 ): SettlementJournal {
-  const { sweepEveryMs = 30_000, graceMs = 120_000, retryEveryMs = 1_000 } = options
+  const { sweepEveryMs = 30_000, graceMs = 120_000, retryEveryMs = 1_000, channelRow } = options
   const log = deps.log ?? ((message: string) => console.error(message))
   const owner = processOwnerOf(deps.db).id
   const shared = sharedByProcesses(deps.db)
@@ -98,6 +116,7 @@ export function createSettlementJournal(
     sweeping ??= resolveSettlementJournal(deps, {
       before: new Date(Date.now() - graceMs).toISOString(),
       skip: inFlight,
+      channelRow,
     }).finally(() => (sweeping = undefined))
   }, sweepEveryMs)
   timer.unref()

@@ -13,7 +13,6 @@ import { processOwnerOf } from '../db/process-owner.js'
 import type { SettlementJournalRow, SettlementRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId } from '../ids.js'
-import { resolveChannelJournalRow } from '../channels/journal.js'
 
 /** What resolving the journal did, row by row. */
 export type JournalResolution = {
@@ -41,7 +40,20 @@ export type ResolveJournalOptions = {
    * reaper.ts). @defaultValue every owner that is gone, and this process's own rows
    */
   owner?: string | undefined
+  /**
+   * Resolves a row of a channel's deposit or refund (server/channels/journal.ts's `resolveChannelJournalRow`; the
+   * channels room stands above the journal, so start-up, the sweeper and the reaper pass it in). @defaultValue none:
+   * such rows are kept for a sweep that has it
+   */
+  channelRow?: ChannelRowResolver | undefined
 }
+
+/** What a channel's journal row resolved to. */
+export type ChannelRowResolver = (
+  deps: ServerDeps,
+  row: SettlementJournalRow,
+  log: (message: string) => void,
+) => Promise<'kept' | 'unverifiable' | 'notSettled' | 'alreadyRecorded' | 'recovered'>
 
 /**
  * Margin past an authorization's validBefore (seconds) before its not being used on the chain is final: a block's
@@ -63,7 +75,7 @@ export async function resolveSettlementJournal(
   deps: ServerDeps,
   options: ResolveJournalOptions = {},
 ): Promise<JournalResolution> {
-  const { before = new Date().toISOString(), skip, owner } = options
+  const { before = new Date().toISOString(), skip, owner, channelRow } = options
   const log = deps.log ?? ((message: string) => console.error(message))
   const done: JournalResolution = {
     recovered: 0,
@@ -84,7 +96,7 @@ export async function resolveSettlementJournal(
     if (skip?.has(row.id)) continue
     try {
       if (owner === undefined && row.owner !== me.id && !(await ownerGone(row.owner))) continue
-      done[await resolveRow(deps, row, log)]++
+      done[await resolveRow(deps, row, log, channelRow)]++
     } catch (error) {
       done.kept++
       log(`svc: the settlement journal entry ${row.id} could not be resolved yet: ${toSvcError(error).message}`)
@@ -101,6 +113,7 @@ async function resolveRow(
   deps: ServerDeps,
   row: SettlementJournalRow,
   log: (message: string) => void,
+  channelRow: ChannelRowResolver | undefined,
 ): Promise<keyof JournalResolution> {
   // A claim whose process died before sending its settlement: nothing reached the facilitator (PostgreSQL's claims).
   if (row.state === 'claimed') {
@@ -108,7 +121,7 @@ async function resolveRow(
     return 'notSettled'
   }
   // A payment channel's deposit or refund: its transaction and the channel on chain say what to record.
-  if (row.channel_action !== null) return resolveChannelJournalRow(deps, row, log)
+  if (row.channel_action !== null) return channelRow ? channelRow(deps, row, log) : 'kept'
   if (row.settlement_id !== null) {
     await markJournalUndelivered(deps.db, { ...row, settlement_id: row.settlement_id })
     return 'undelivered'

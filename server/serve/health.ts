@@ -1,9 +1,20 @@
 import { once } from 'node:events'
 import type { Request, Response } from 'express'
-import { sql } from 'kysely'
+import { type Kysely, sql } from 'kysely'
 import { sandboxChainMoving, sandboxChainRestarting } from '../../core/errors.js'
-import type { ServerDeps } from '../deps.js'
+import type { Database } from '../db/tables.js'
 import type { ServerLifecycle } from './lifecycle.js'
+
+/** What readiness reads (server/deps.ts's `ServerDeps` is one), declared here so serve/ stays below the rooms that build it. */
+export type HealthDeps = {
+  db: Kysely<Database>
+  chain?:
+    | {
+        sandboxChain: { restarting: boolean; client: { getBlockNumber(args: { cacheTime: number }): Promise<bigint> } }
+      }
+    | undefined
+  chainOwner?: { current(): { kind: string } } | undefined
+}
 
 /** How long a readiness check waits for the database or the chain before it calls them down. */
 const checkTimeoutMs = 2_000
@@ -25,7 +36,7 @@ async function within<T>(work: Promise<T>): Promise<T> {
 }
 
 /** Why the server is not ready, or undefined when it is. */
-async function notReady(deps: ServerDeps, lifecycle: ServerLifecycle): Promise<string | undefined> {
+async function notReady(deps: HealthDeps, lifecycle: ServerLifecycle): Promise<string | undefined> {
   if (lifecycle.draining) return 'draining: this process is shutting down'
   try {
     await within(sql`select 1`.execute(deps.db))
@@ -50,7 +61,7 @@ export const isHealthRequest = (req: Request): boolean =>
   (req.method === 'GET' || req.method === 'HEAD') && (req.path === '/healthz' || req.path === '/readyz')
 
 /** Answers /healthz (200 while the process serves) and /readyz (200 ready, 503 `{"error": why}` otherwise). */
-export async function answerHealth(req: Request, res: Response, deps: ServerDeps, lifecycle: ServerLifecycle) {
+export async function answerHealth(req: Request, res: Response, deps: HealthDeps, lifecycle: ServerLifecycle) {
   res.set('cache-control', 'no-store')
   if (req.path === '/healthz') return void res.json({ status: 'live' })
   const why = await notReady(deps, lifecycle)

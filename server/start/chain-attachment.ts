@@ -8,6 +8,7 @@ import type { OpenedDatabase } from '../db/opened-database.js'
 import { findLatestChainEpoch } from '../db/sandbox-chain-epochs.js'
 import type { ServerDeps } from '../deps.js'
 import { resolveChannelActions } from '../channels/action-recovery.js'
+import { resolveChannelJournalRow } from '../channels/journal.js'
 import { markMissingSettlements } from '../journal/missing-settlements.js'
 import { resolveSettlementJournal } from '../journal/recovery.js'
 import { reconcileChainEpoch } from '../sandbox/chain-epoch.js'
@@ -65,7 +66,7 @@ export async function attachChain(
       dataDir,
     })
   // Payments a process that died left half done: settled on the chain → recorded (charged without an answer).
-  await resolveSettlementJournal(deps)
+  await resolveSettlementJournal(deps, { channelRow: resolveChannelJournalRow })
   // Batch-settlement actions (deposits, claims, settles, refunds) the facilitator journals from now on go to the
   // database; those a process that died left pending are resolved from the chain.
   chain?.facilitator.channelActions.keepIn(createSqliteChannelActionStore(database.db))

@@ -127,6 +127,8 @@ export function loadServerModules() {
     import('../cluster/reaper.js'),
     import('./chain-attachment.js'),
     import('../sandbox/shared-clock.js'),
+    import('../channels/action-recovery.js'),
+    import('../channels/journal.js'),
   ])
 }
 
@@ -147,6 +149,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     { startJournalReaper },
     { attachChain },
     { shareClock },
+    { resolveChannelActions },
+    { resolveChannelJournalRow },
   ] = await loadServerModules()
   const rpcUrls = parseRpcUrls(options.rpc)
   const ephemeral = options.dataDir === undefined
@@ -224,7 +228,11 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   // The chain's stores, its epoch, recovery from it, its restarts (svc serve --sandbox-chain shared: again later).
   let attached = await attachChain(deps, options.chain, { database, dataDir })
   // On a database other processes share, the rows of one that dies are resolved by a survivor within seconds.
-  const reaper = startJournalReaper(deps, { everyMs: options.reapEveryMs })
+  const reaper = startJournalReaper(deps, {
+    everyMs: options.reapEveryMs,
+    resolveChannelActions,
+    channelRow: resolveChannelJournalRow,
+  })
   const listening = await listen(app, { port: options.port ?? 0, host: options.listenHost })
   hosts.port = listening.port
   // A server's upstreams may not reach its own listener at any of its addresses (loopback ones are refused anyway).
