@@ -15,7 +15,7 @@ import {
   usedUpMessage,
   type Claim,
   type PaymentLocks,
-} from '../payments/locks.js'
+} from '../journal/claims.js'
 
 export type PostgresPaymentClaimsOptions = {
   /**

@@ -12,7 +12,8 @@ import type { GatewayRequest } from '../upstream/request.js'
 import type { GatewayStore } from '../db/gateway-store.js'
 import { failed, unavailable, type PaymentOutcome, type PaymentRequiredOutcome } from '../payments/outcome.js'
 import { offerFor, paymentRequired, type Refusal } from '../payments/required.js'
-import { payClaimed, paymentIdentity, retryLater, usedUpMessage } from '../payments/locks.js'
+import { usedUpMessage } from '../journal/claims.js'
+import { payClaimed, paymentIdentity, retryLater } from '../payments/locks.js'
 import { createPaymentClaims, paymentIdClaimsOf } from '../cluster/payment-claims.js'
 import { createPaymentIdentifiers } from '../payments/identifier.js'
 import { builderCodeOf } from '../payments/builder-code.js'
@@ -28,7 +29,7 @@ import { createUpstreamProxy, type UpstreamProxyOptions } from '../upstream/prox
 import { addressRefusalOf, ownListenerPorts } from '../upstream/own-listeners.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
-import type { BatchContext } from '../channels/flow.js'
+import { type BatchContext, payBatch } from '../channels/flow.js'
 import { payAuthorization } from '../payments/authorization-flow.js'
 import { serveSignedIn } from '../payments/signed-in-flow.js'
 import { createBatchRecords } from '../channels/records.js'
@@ -242,7 +243,10 @@ export function createPaymentFlow(
                   authorizationFields(payload.payload).from ?? '',
                 ),
             },
-            () => payAuthorization(batchSteps, attempt, payload, requirements, paymentId),
+            () =>
+              requirements.scheme === 'batch-settlement'
+                ? payBatch(batchSteps, attempt, payload, requirements)
+                : payAuthorization(steps, attempt, payload, requirements, paymentId),
             (refusal) =>
               refusal.reason === 'endpoint-used-up'
                 ? failed(410, refusal.message)

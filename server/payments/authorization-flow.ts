@@ -1,10 +1,9 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
-import { payBatch, type BatchContext } from '../channels/flow.js'
 import { builderCodeOf } from './builder-code.js'
 import { verifyPayment } from './facilitator-calls.js'
-import { buyerGone, type Attempt, type Refuse } from './attempt.js'
+import { buyerGone, type Attempt, type FlowContext, type Refuse } from './attempt.js'
 import { failed, unavailable, type PaymentOutcome } from './outcome.js'
 import { reasonFields } from './required.js'
 import { takeChargeOverride } from './settlement-overrides.js'
@@ -14,16 +13,16 @@ import { upstreamTarget } from '../upstream/proxy.js'
 
 /**
  * Verify → forward → settle → record: the answer to a payment that matched the route and holds its lock (x402's
- * authorization flow: settled only when the upstream answered below 400), or the upfront or batch flow's.
+ * authorization flow: settled only when the upstream answered below 400), or the upfront flow's. The batch-settlement
+ * scheme's requests go to server/channels/flow.ts's `payBatch` instead (server/gateway/payment-flow.ts decides).
  */
 export async function payAuthorization(
-  ctx: BatchContext,
+  ctx: FlowContext,
   attempt: Attempt,
   payload: PaymentPayload,
   requirements: PaymentRequirements,
   paymentId: string,
 ): Promise<PaymentOutcome> {
-  if (requirements.scheme === 'batch-settlement') return payBatch(ctx, attempt, payload, requirements)
   const { faults, proxy, tell, requirePayment, journal } = ctx
   const { request, api, server, resource } = attempt
   const payerOf = (response?: { payer?: string | undefined }) =>
