@@ -9,10 +9,9 @@ import { isIP } from 'node:net'
 import { hostnameOf, routeHost } from '../core/hosts.js'
 import { storageUnavailable } from './data-dir/storage-errors.js'
 import { databaseUnavailable } from './db/database-errors.js'
-import { createServerLifecycle } from './serve/lifecycle.js'
-import { answerHealth, isHealthRequest } from './serve/health.js'
-import { createClusterRoutes } from './cluster/cluster-routes.js'
-import { demoFaucet } from './sandbox/demo-faucet.js'
+import { answerHealth, createServerLifecycle, isHealthRequest } from './serve/index.js'
+import { createClusterRoutes } from './cluster/index.js'
+import { demoFaucet } from './sandbox/index.js'
 
 /**
  * One express app for every host, routed by the Host header: the two control planes, the gateway hosts

@@ -5,11 +5,17 @@ import { pausePoint } from '../../core/pause-point.js'
 import { channelJournalFields } from './journal.js'
 import type { BatchRecords } from './records.js'
 import type { BatchServers } from './servers.js'
-import { settlePayment, verifyPayment, type FacilitatorResult } from '../payments/facilitator-calls.js'
-import { buyerGone, type Attempt, type FlowContext } from '../payments/attempt.js'
-import type { PaymentOutcome } from '../payments/outcome.js'
-import { reasonFields } from '../payments/required.js'
-import { upstreamTarget } from '../upstream/proxy.js'
+import {
+  type Attempt,
+  buyerGone,
+  type FacilitatorResult,
+  type FlowContext,
+  type PaymentOutcome,
+  reasonFields,
+  settlePayment,
+  verifyPayment,
+} from '../payments/index.js'
+import { upstreamTarget } from '../upstream/index.js'
 
 /** What the batch flow uses beyond the payment flow's steps. */
 export type BatchContext = FlowContext & { batch: BatchServers; records: BatchRecords }

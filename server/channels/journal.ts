@@ -13,7 +13,7 @@ import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { deleteJournalRow } from '../db/settlement-journal.js'
 import type { SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
-import type { JournaledChannelAction } from '../journal/journal.js'
+import type { JournaledChannelAction } from '../journal/index.js'
 import { createBatchRecords } from './records.js'
 import { createChannelStorage } from './storage.js'
 

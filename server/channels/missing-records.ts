@@ -7,7 +7,7 @@ import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlem
 import type { BatchTransactionKind } from '../db/batch-tables.js'
 import type { ServerDeps } from '../deps.js'
 import { nowIso } from '../ids.js'
-import { missingEpoch } from '../journal/missing-settlements.js'
+import { missingEpoch } from '../journal/index.js'
 import { createChannelStorage } from './storage.js'
 import type { WithdrawalSource } from './withdrawal-sources.js'
 import type { OwnWrites } from '../db/own-write.js'

@@ -18,9 +18,8 @@ import { createChannelEvents } from './events.js'
 import { createClaimReconciler } from './claim-reconcile.js'
 import { createRecordedFacilitators } from './recorded-facilitator.js'
 import { createWithdrawalWatch } from './withdrawals.js'
-import type { GatewayRoute } from '../payments/endpoint-table.js'
+import { FacilitatorUnavailableError, type GatewayRoute, type ResourceServers } from '../payments/index.js'
 import type { OwnWrites } from '../db/own-write.js'
-import { FacilitatorUnavailableError, type ResourceServers } from '../payments/resource-servers.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 
 /** A receiver's channels under one facilitator: its server scheme, storage, resource server and channel managers. */

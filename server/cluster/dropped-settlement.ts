@@ -3,7 +3,7 @@ import { clusterSettlingPath } from './cluster-secret.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { SettlementJournalRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
-import { findSettlementOf } from '../journal/recovery.js'
+import { findSettlementOf } from '../journal/index.js'
 
 /**
  * How old a row must be before its settlement counts as handed over: a settle call its process sent just before it

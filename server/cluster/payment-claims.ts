@@ -7,15 +7,15 @@ import { type PaymentIdClaims, postgresPaymentIdClaims } from '../db/payment-id-
 import { processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
 import { releaseDroppedSettlement } from './dropped-settlement.js'
-import type { SettlementJournal } from '../journal/journal.js'
 import {
+  type Claim,
   createPaymentLocks,
   endpointInUse,
   paymentInUse,
-  usedUpMessage,
-  type Claim,
   type PaymentLocks,
-} from '../journal/claims.js'
+  type SettlementJournal,
+  usedUpMessage,
+} from '../journal/index.js'
 
 export type PostgresPaymentClaimsOptions = {
   /**

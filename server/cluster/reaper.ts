@@ -4,7 +4,7 @@ import { deleteClusterProcess } from '../db/cluster-processes.js'
 import { sharedByProcesses } from '../db/dialect.js'
 import { ownerLockHeld, processOwnerOf } from '../db/process-owner.js'
 import type { ServerDeps } from '../deps.js'
-import { type ChannelRowResolver, resolveSettlementJournal } from '../journal/recovery.js'
+import { type ChannelRowResolver, resolveSettlementJournal } from '../journal/index.js'
 
 export type JournalReaperOptions = {
   /** How often the owners of unfinished rows are looked at (one query, no lock taken). @defaultValue 250 */

@@ -8,7 +8,7 @@ import { createApiSchema, updateApiSchema } from '../../core/inputs/api.js'
 import { apiRecord } from './api-record.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
-import { addressRefusalOf, ownListenerPorts, ownListenerTargetedBy } from '../upstream/own-listeners.js'
+import { addressRefusalOf, ownListenerPorts, ownListenerTargetedBy } from '../upstream/index.js'
 
 /** Refuses an upstream that is one of svc's own listeners (in any spelling of loopback, or a name resolving to it). */
 async function assertUpstreamAllowed(deps: ServerDeps, url: string): Promise<void> {

@@ -7,7 +7,7 @@ import {
   defaultAuthThrottleLimits,
   type Limiter,
   type LimiterStore,
-} from '../serve/throttle.js'
+} from '../serve/index.js'
 
 export type AuthThrottle = ReturnType<typeof createAuthThrottle>
 

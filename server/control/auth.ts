@@ -13,7 +13,7 @@ import { insertOutboxMail, listOutbox } from '../db/outbox.js'
 import { guard, principalOf, signSessionToken } from './context.js'
 import { createAuthThrottle } from './auth-throttle.js'
 import type { ServerDeps } from '../deps.js'
-import { clockOf } from '../sandbox/time-travel.js'
+import { clockOf } from '../sandbox/index.js'
 import { assertLocalCaller } from './local-sandbox.js'
 import { sharedByProcesses } from '../db/dialect.js'
 

@@ -4,7 +4,7 @@ import { createBazaarRoutes } from '../../chain/facilitator/bazaar-routes.js'
 import { NotFoundError } from '../../core/errors.js'
 import { controlUrl } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
-import { publicBazaarPath } from '../sandbox/local-dev-config.js'
+import { publicBazaarPath } from '../sandbox/index.js'
 
 /**
  * `GET /dev/bazaar/discovery/resources` and `GET /dev/bazaar/discovery/search` on the Sandbox control plane: the

@@ -2,8 +2,7 @@ import { Router } from 'express'
 import { NotFoundError } from '../../core/errors.js'
 import { controlUrl } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
-import { publicRpcPath } from '../sandbox/local-dev-config.js'
-import { createPublicRpc, hasSandboxChain } from '../sandbox/public-rpc.js'
+import { createPublicRpc, hasSandboxChain, publicRpcPath } from '../sandbox/index.js'
 
 /**
  * `POST /dev/rpc` on the Sandbox control plane: the Sandbox chain's JSON-RPC for buyers and wallets (the `rpc_url` of

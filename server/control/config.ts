@@ -1,8 +1,7 @@
 import { Router } from 'express'
 import { apiKeyPrefixes, controlUrl, environments } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
-import { sandboxUsdc } from '../sandbox/payment-token.js'
-import { localDevConfig } from '../sandbox/local-dev-config.js'
+import { localDevConfig, sandboxUsdc } from '../sandbox/index.js'
 import { acceptSchemes } from '../../core/inputs/endpoint.js'
 
 /** Public configuration routes. */

@@ -9,7 +9,7 @@ import { findApiKeyCaller, touchApiKey } from '../db/api-keys.js'
 import { findUserById } from '../db/users.js'
 import { keyEnvironment, type Environment } from '../../core/hosts.js'
 import type { Scope } from '../../core/scopes.js'
-import { clockOf } from '../sandbox/time-travel.js'
+import { clockOf } from '../sandbox/index.js'
 
 /** Who is calling, in which environment, and with what rights. */
 export type Principal = {

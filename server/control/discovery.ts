@@ -5,7 +5,7 @@ import { param } from '../../core/http.js'
 import { findOwnedApi } from '../db/apis.js'
 import { listVerifiedHostnames } from '../db/domains.js'
 import { countEndpoints } from '../db/endpoints.js'
-import { clockOf } from '../sandbox/time-travel.js'
+import { clockOf } from '../sandbox/index.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
 

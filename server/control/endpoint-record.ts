@@ -1,6 +1,6 @@
 import type { Accept } from '../db/api-tables.js'
 import type { EndpointRow } from '../db/tables.js'
-import type { JsonSchema } from '../upstream/schema-inference.js'
+import type { JsonSchema } from '../upstream/index.js'
 
 export type EndpointRecord = ReturnType<typeof endpointRecord>
 

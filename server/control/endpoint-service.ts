@@ -5,11 +5,16 @@ import type { Accept } from '../db/api-tables.js'
 import type { ApiRow, EndpointRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { newId } from '../ids.js'
-import { sandboxUsdc } from '../sandbox/payment-token.js'
-import { inferSchemas, type JsonSchema, type ProbeOptions } from '../upstream/schema-inference.js'
-import { addressRefusalOf, ownListenerPorts, ownListenerTargetedBy } from '../upstream/own-listeners.js'
+import { clockOf, sandboxUsdc } from '../sandbox/index.js'
+import {
+  addressRefusalOf,
+  inferSchemas,
+  type JsonSchema,
+  ownListenerPorts,
+  ownListenerTargetedBy,
+  type ProbeOptions,
+} from '../upstream/index.js'
 import type { AcceptInput, UpdateEndpointInput } from '../../core/inputs/endpoint.js'
-import { clockOf } from '../sandbox/time-travel.js'
 
 /** The schema probe never requests one of svc's own listeners, nor follows a redirect onto one. */
 const probeOptions = (deps: ServerDeps): ProbeOptions => {

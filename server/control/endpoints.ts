@@ -2,7 +2,7 @@ import { Router } from 'express'
 import { BadRequestError, ConflictError } from '../../core/errors.js'
 import { param, parseBody } from '../../core/http.js'
 import { nowIso } from '../ids.js'
-import { clockOf } from '../sandbox/time-travel.js'
+import { clockOf } from '../sandbox/index.js'
 import { findOwnedApi } from '../db/apis.js'
 import {
   deleteEndpoint,

@@ -8,8 +8,7 @@ import { faultRecord } from '../db/faults.js'
 import { findOwnedApi, listApis, slugExists } from '../db/apis.js'
 import type { ServerDeps } from '../deps.js'
 import { type Authenticate, type SandboxCaller, sandboxCallerOf, sandboxOwnerOf } from './sandbox-caller.js'
-import { requireSandboxChain } from '../sandbox/require-chain.js'
-import { localDevConfig } from '../sandbox/local-dev-config.js'
+import { localDevConfig, requireSandboxChain } from '../sandbox/index.js'
 
 /** The longest delay a fault may add (10 minutes). */
 const maxDelayMs = 600_000

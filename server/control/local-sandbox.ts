@@ -3,8 +3,8 @@ import { ForbiddenError } from '../../core/errors.js'
 import { controlUrl } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
 import { isLoopbackAddress } from '../../core/address-list.js'
-import { gatewayHopHeader } from '../upstream/own-listeners.js'
-import { assertAdmin } from '../serve/server-trust.js'
+import { gatewayHopHeader } from '../upstream/index.js'
+import { assertAdmin } from '../serve/index.js'
 
 /**
  * "From this machine": a direct loopback caller (`svc up`), or, on a server (`svc serve`, where a proxy makes every

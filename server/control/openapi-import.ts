@@ -8,7 +8,7 @@ import type { ServerDeps } from '../deps.js'
 import { acceptsSchema, importOperationSchema } from '../../core/inputs/endpoint.js'
 import { endpointRecord } from './endpoint-record.js'
 import { checkAccepts, newEndpointRow } from './endpoint-service.js'
-import { clockOf } from '../sandbox/time-travel.js'
+import { clockOf } from '../sandbox/index.js'
 import { required } from '../../core/inputs/validation.js'
 import { parseOpenApi } from './openapi-parse.js'
 

@@ -1,7 +1,7 @@
 import { dereference } from '@apidevtools/json-schema-ref-parser'
 import { parse as parseYaml } from 'yaml'
 import { BadRequestError } from '../../core/errors.js'
-import type { JsonSchema } from '../upstream/schema-inference.js'
+import type { JsonSchema } from '../upstream/index.js'
 
 export type ParsedOperation = {
   method: string

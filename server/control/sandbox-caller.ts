@@ -2,7 +2,7 @@ import type { Request } from 'express'
 import { ForbiddenError, UnauthorizedError } from '../../core/errors.js'
 import { controlUrl } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
-import { gatewayHopHeader } from '../upstream/own-listeners.js'
+import { gatewayHopHeader } from '../upstream/index.js'
 import type { Principal } from './context.js'
 import { assertLocalSandboxCaller } from './local-sandbox.js'
 

@@ -8,7 +8,7 @@ import { ForbiddenError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { nowIso } from '../ids.js'
 import { decryptSecret, encryptSecret } from '../data-dir/secrets.js'
-import { requireSandboxChain } from '../sandbox/require-chain.js'
+import { requireSandboxChain } from '../sandbox/index.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
 

@@ -1,7 +1,7 @@
 import { Router, type Response } from 'express'
 import { z } from 'zod'
 import { BadRequestError } from '../../core/errors.js'
-import { sandboxEpochOf } from '../sandbox/require-chain.js'
+import { sandboxEpochOf } from '../sandbox/index.js'
 import type { SettlementRow } from '../db/tables.js'
 import { csvLine, settlementColumns } from './analytics-csv.js'
 import {

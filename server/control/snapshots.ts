@@ -1,7 +1,7 @@
 import { Router } from 'express'
 import { sandboxChainNotRunning, ServiceUnavailableError } from '../../core/errors.js'
 import type { ServerDeps } from '../deps.js'
-import type { SnapshotStore } from '../sandbox/snapshots.js'
+import type { SnapshotStore } from '../sandbox/index.js'
 import { type Authenticate, sandboxOwnerOf } from './sandbox-caller.js'
 
 /**

@@ -2,7 +2,7 @@ import { Router } from 'express'
 import { z } from 'zod'
 import { parseBody } from '../../core/http.js'
 import type { ServerDeps } from '../deps.js'
-import { advanceSandboxTime, getSandboxTime, resetSandboxTime } from '../sandbox/time-travel.js'
+import { advanceSandboxTime, getSandboxTime, resetSandboxTime } from '../sandbox/index.js'
 import { type Authenticate, sandboxCallerOf, sandboxOwnerOf } from './sandbox-caller.js'
 
 const advanceSchema = z.strictObject({ seconds: z.number() })

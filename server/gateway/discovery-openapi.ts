@@ -20,7 +20,7 @@
 import { usdcDecimals } from '../../core/sandbox-usdc.js'
 import type { ApiRow, EndpointRow } from '../db/tables.js'
 import { openApiParameter, openApiPath, type OpenApiPath } from '../../core/path-pattern.js'
-import { inferredRequestComment, type JsonSchema } from '../upstream/schema-inference.js'
+import { inferredRequestComment, type JsonSchema } from '../upstream/index.js'
 
 export type Accept = {
   scheme?: string

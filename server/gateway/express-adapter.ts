@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { Request, Response } from 'express'
-import type { GatewayRequest } from '../upstream/request.js'
-import type { PaymentOutcome } from '../payments/outcome.js'
+import type { GatewayRequest } from '../upstream/index.js'
+import type { PaymentOutcome } from '../payments/index.js'
 
 /**
  * The payment flow's view of an express request. What most requests never read (the buyer's address, the "buyer

@@ -2,39 +2,57 @@ import type { PaymentRequirements } from '@x402/core/types'
 import { findMatch } from '../../core/path-pattern.js'
 import type { ApiRow } from '../db/tables.js'
 import type { PaidRouteLimits, ServerDeps } from '../deps.js'
-import { createEndpointTable } from '../payments/endpoint-table.js'
-import { createFlowEvents, type EventDetails } from '../payments/events.js'
-import { createGatewayFaults } from '../payments/faults.js'
+import {
+  type Attempt,
+  builderCodeOf,
+  createEndpointTable,
+  createFlowEvents,
+  createGatewayFaults,
+  createOfferReceipts,
+  createPaymentIdentifiers,
+  createResourceServers,
+  createSignIns,
+  createTrafficStats,
+  decodePayment,
+  type EventDetails,
+  failed,
+  type FlowContext,
+  journalEntryOf,
+  normalizePath,
+  offerFor,
+  payAuthorization,
+  payClaimed,
+  paymentIdentity,
+  type PaymentOutcome,
+  paymentRequired,
+  type PaymentRequiredOutcome,
+  type Refusal,
+  retryLater,
+  serveSignedIn,
+  unavailable,
+  v1CodeHint,
+  verifyPayment,
+} from '../payments/index.js'
 import type { PaymentEventType } from '../payment-events.js'
-import { verifyPayment } from '../payments/facilitator-calls.js'
-import type { Attempt, FlowContext } from '../payments/attempt.js'
-import type { GatewayRequest } from '../upstream/request.js'
+import {
+  addressRefusalOf,
+  createUpstreamProxy,
+  type GatewayRequest,
+  ownListenerPorts,
+  type UpstreamProxyOptions,
+} from '../upstream/index.js'
 import type { GatewayStore } from '../db/gateway-store.js'
-import { failed, unavailable, type PaymentOutcome, type PaymentRequiredOutcome } from '../payments/outcome.js'
-import { offerFor, paymentRequired, type Refusal } from '../payments/required.js'
-import { usedUpMessage } from '../journal/claims.js'
-import { payClaimed, paymentIdentity, retryLater } from '../payments/locks.js'
-import { createPaymentClaims, paymentIdClaimsOf } from '../cluster/payment-claims.js'
-import { createPaymentIdentifiers } from '../payments/identifier.js'
-import { builderCodeOf } from '../payments/builder-code.js'
-import { decodePayment, v1CodeHint } from '../payments/signature.js'
-import { normalizePath } from '../payments/request-path.js'
-import { createResourceServers } from '../payments/resource-servers.js'
-import { journalEntryOf } from '../payments/settle-step.js'
-import { createOfferReceipts } from '../payments/offer-receipt.js'
-import { createSignIns } from '../payments/sign-in-with-x.js'
-import { createSettlementJournal, type SettlementJournalOptions } from '../journal/journal.js'
-import { createTrafficStats } from '../payments/traffic-stats.js'
-import { createUpstreamProxy, type UpstreamProxyOptions } from '../upstream/proxy.js'
-import { addressRefusalOf, ownListenerPorts } from '../upstream/own-listeners.js'
+import { createSettlementJournal, type SettlementJournalOptions, usedUpMessage } from '../journal/index.js'
+import { createPaymentClaims, paymentIdClaimsOf } from '../cluster/index.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
-import { type BatchContext, payBatch } from '../channels/flow.js'
-import { payAuthorization } from '../payments/authorization-flow.js'
-import { serveSignedIn } from '../payments/signed-in-flow.js'
-import { createBatchRecords } from '../channels/records.js'
-import { createBatchServers } from '../channels/servers.js'
-import { resolveChannelJournalRow } from '../channels/journal.js'
+import {
+  type BatchContext,
+  createBatchRecords,
+  createBatchServers,
+  payBatch,
+  resolveChannelJournalRow,
+} from '../channels/index.js'
 import type { OwnWrites } from '../db/own-write.js'
 
 export type PaymentFlow = {

@@ -9,7 +9,7 @@ import { reasonFields } from './required.js'
 import { takeChargeOverride } from './settlement-overrides.js'
 import { settleAndRecord } from './settle-step.js'
 import { payUpfront } from './upfront-flow.js'
-import { upstreamTarget } from '../upstream/proxy.js'
+import { upstreamTarget } from '../upstream/index.js'
 
 /**
  * Verify → forward → settle → record: the answer to a payment that matched the route and holds its lock (x402's

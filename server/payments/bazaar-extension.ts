@@ -1,6 +1,6 @@
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar'
 import type { EndpointRow } from '../db/tables.js'
-import { inferredRequestComment, type JsonSchema } from '../upstream/schema-inference.js'
+import { inferredRequestComment, type JsonSchema } from '../upstream/index.js'
 
 const bodyMethods = new Set(['POST', 'PUT', 'PATCH'])
 

@@ -5,8 +5,13 @@ import type { Fault } from '../../chain/faults/book.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 import { reasonText, type FacilitatorResult } from './facilitator-calls.js'
-import type { GatewayRequest } from '../upstream/request.js'
-import type { UpstreamFailure, UpstreamProxy, UpstreamResponse, UpstreamTarget } from '../upstream/proxy.js'
+import type {
+  GatewayRequest,
+  UpstreamFailure,
+  UpstreamProxy,
+  UpstreamResponse,
+  UpstreamTarget,
+} from '../upstream/index.js'
 
 type Refusal = Extract<FacilitatorResult<never>, { type: 'refused' }>
 

@@ -2,7 +2,7 @@ import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { canonicalJson } from '../../core/canonical-json.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import type { CompiledPattern } from '../../core/path-pattern.js'
-import type { ClaimRefused, ClaimRequest, PaymentLocks } from '../journal/claims.js'
+import type { ClaimRefused, ClaimRequest, PaymentLocks } from '../journal/index.js'
 import type { PaymentOutcome } from './outcome.js'
 
 /** The 503 of a refusal that a retry can get past (`retryAfter`); undefined for the others. */

@@ -1,4 +1,4 @@
-import type { UpstreamResponse } from '../upstream/proxy.js'
+import type { UpstreamResponse } from '../upstream/index.js'
 
 /**
  * A 402: `PAYMENT-REQUIRED` header and the same PaymentRequired as the JSON body (with the scheme's reason fields

@@ -8,7 +8,7 @@ import type { ServerDeps } from '../deps.js'
 import type { ApiRow } from '../db/tables.js'
 import { errorCode, sandboxChainMoving, ServiceUnavailableError } from '../../core/errors.js'
 import { cutText, logLineLimit } from '../../core/http.js'
-import { clusterFacilitatorPath, movingRetryAfterSeconds } from '../cluster/cluster-secret.js'
+import { clusterFacilitatorPath, movingRetryAfterSeconds } from '../cluster/index.js'
 
 /** The facilitator of an API cannot be used: no chain, no SVC_FACILITATOR_URL, or it does not answer. */
 export class FacilitatorUnavailableError extends ServiceUnavailableError {

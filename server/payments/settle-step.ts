@@ -7,8 +7,8 @@ import { recordSettlement, settlementRow } from './settlement-record.js'
 import { pausePoint } from '../../core/pause-point.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
-import type { JournalEntry } from '../journal/journal.js'
-import { sandboxEpochOf } from '../sandbox/require-chain.js'
+import type { JournalEntry } from '../journal/index.js'
+import { sandboxEpochOf } from '../sandbox/index.js'
 
 /** The Sandbox chain's epoch a payment of `api` is settled on ('' for production). */
 const chainEpochOf = (deps: ServerDeps, api: ApiRow): string =>

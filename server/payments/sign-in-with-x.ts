@@ -13,8 +13,7 @@ import { sql } from 'kysely'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import type { ApiRow, EndpointRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
-import { sandboxChainReader } from '../sandbox/require-chain.js'
-import { clockOf } from '../sandbox/time-travel.js'
+import { clockOf, sandboxChainReader } from '../sandbox/index.js'
 import { reasonText } from './facilitator-calls.js'
 
 /** How long a sign-in challenge of a 402 may be signed and sent back (the package's default age limit). */

@@ -1,6 +1,6 @@
 import type { Attempt, FlowContext } from './attempt.js'
 import { failed, type PaymentOutcome } from './outcome.js'
-import { upstreamTarget } from '../upstream/proxy.js'
+import { upstreamTarget } from '../upstream/index.js'
 
 /** A wallet that paid within the endpoint's sign-in-with-x window: the upstream's answer, nothing settled. */
 export async function serveSignedIn(

@@ -5,7 +5,7 @@ import { buyerGone, type Attempt, type FlowContext, type Refuse } from './attemp
 import type { PaymentOutcome } from './outcome.js'
 import { takeChargeOverride } from './settlement-overrides.js'
 import { settleAndRecord } from './settle-step.js'
-import { upstreamTarget } from '../upstream/proxy.js'
+import { upstreamTarget } from '../upstream/index.js'
 
 /**
  * The upfront flow (`extra.paymentFlow: "upfront"`, @x402/core's PAYMENT_FLOWS.upfront): settle, then forward. The

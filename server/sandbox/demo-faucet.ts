@@ -2,7 +2,7 @@ import type { Request } from 'express'
 import { getAddress, isAddress, type Address } from 'viem'
 import type { ChainServices } from '../../chain/services.js'
 import { BadRequestError, sandboxChainMoving, ServiceUnavailableError } from '../../core/errors.js'
-import { clusterFaucetPath, movingRetryAfterSeconds } from '../cluster/cluster-secret.js'
+import { clusterFaucetPath, movingRetryAfterSeconds } from '../cluster/index.js'
 import type { ServerDeps } from '../deps.js'
 import { parseJson, readBody } from './public-rpc.js'
 

@@ -1,7 +1,7 @@
 import { sandboxChainMoving, ServiceUnavailableError } from '../../core/errors.js'
 import { controlUrl } from '../../core/hosts.js'
 import { sandboxChainId, sandboxNetwork } from '../../core/sandbox-usdc.js'
-import { movingRetryAfterSeconds } from '../cluster/cluster-secret.js'
+import { movingRetryAfterSeconds } from '../cluster/index.js'
 import type { ServerDeps } from '../deps.js'
 import { sandboxUsdc } from './payment-token.js'
 

@@ -5,9 +5,9 @@ import {
   ServiceUnavailableError,
   TooManyRequestsError,
 } from '../../core/errors.js'
-import { clusterRpcPath, movingRetryAfterSeconds } from '../cluster/cluster-secret.js'
+import { clusterRpcPath, movingRetryAfterSeconds } from '../cluster/index.js'
 import type { ServerDeps } from '../deps.js'
-import { createLimiter } from '../serve/throttle.js'
+import { createLimiter } from '../serve/index.js'
 
 /**
  * The JSON-RPC methods svc's public Sandbox RPC serves (the paywall page's `/__svc/rpc`, the control plane's

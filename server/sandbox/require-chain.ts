@@ -6,8 +6,7 @@ import {
   sandboxChainRestarting,
   ServiceUnavailableError,
 } from '../../core/errors.js'
-import type { ChainOwnerView } from '../cluster/chain-owner-view.js'
-import { movingRetryAfterSeconds } from '../cluster/cluster-secret.js'
+import { type ChainOwnerView, movingRetryAfterSeconds } from '../cluster/index.js'
 
 export type RequireSandboxChainOptions = {
   /**

@@ -7,13 +7,9 @@ import { createSqliteChannelActionStore } from '../db/channel-actions.js'
 import type { OpenedDatabase } from '../db/opened-database.js'
 import { findLatestChainEpoch } from '../db/sandbox-chain-epochs.js'
 import type { ServerDeps } from '../deps.js'
-import { resolveChannelActions } from '../channels/action-recovery.js'
-import { resolveChannelJournalRow } from '../channels/journal.js'
-import { markMissingSettlements } from '../journal/missing-settlements.js'
-import { resolveSettlementJournal } from '../journal/recovery.js'
-import { reconcileChainEpoch } from '../sandbox/chain-epoch.js'
-import { alignChainTime } from '../sandbox/chain-time.js'
-import { createSnapshotStore } from '../sandbox/snapshots.js'
+import { resolveChannelActions, resolveChannelJournalRow } from '../channels/index.js'
+import { markMissingSettlements, resolveSettlementJournal } from '../journal/index.js'
+import { alignChainTime, createSnapshotStore, reconcileChainEpoch } from '../sandbox/index.js'
 
 export type ChainAttachment = {
   /** Undoes the attachment: the chain's stores go back to memory, `deps.chain` is unset; waits for the refunds. */

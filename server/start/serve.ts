@@ -5,13 +5,11 @@ import { UsageError } from '../../core/errors.js'
 import { isDomainName } from '../../core/hosts.js'
 import { databasePeer, parseDatabaseUrl, sharedByProcessesAt } from '../db/database-url.js'
 import { loadSqlite } from '../db/database.js'
-import { parseRpcUrls } from '../journal/production-chains.js'
-import { readServeSecrets, type ServeSecretSources } from '../serve/serve-secrets.js'
-import { peersAt, peersOfUrls } from '../serve/own-peers.js'
-import type { ServerTrust } from '../serve/server-trust.js'
+import { parseRpcUrls } from '../journal/index.js'
+import { peersAt, peersOfUrls, readServeSecrets, type ServerTrust, type ServeSecretSources } from '../serve/index.js'
 import { type RunningServer, startServer } from './server.js'
 import { claimDataDir, type StartSvcOptions, startSvc } from './start-svc.js'
-import type { SharedChain } from '../cluster/shared-chain.js'
+import type { SharedChain } from '../cluster/index.js'
 
 /**
  * Whether `svc serve` runs the Sandbox chain: `local` (Anvil on loopback, as `svc up`), `none` (production only), or
@@ -219,7 +217,7 @@ async function startShared(
   options: StartServeOptions & { host: string; pidFile: string },
 ): Promise<SharedChain> {
   const [{ startSharedChain }, { loadReceiverAuthorizerKey }] = await Promise.all([
-    import('../cluster/shared-chain.js'),
+    import('../cluster/index.js'),
     import('../data-dir/secrets.js'),
   ])
   const bare = options.host.replace(/^\[|\]$/g, '')

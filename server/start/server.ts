@@ -8,11 +8,9 @@ import type { OpenedDatabase } from '../db/database.js'
 import { controlUrl, defaultHosts, platformHosts, type Hosts } from '../../core/hosts.js'
 import type { DatabaseTarget } from '../db/database-url.js'
 import type { InstallSecrets } from '../data-dir/secrets.js'
-import type { ServerTrust } from '../serve/server-trust.js'
-import type { ServerLifecycle } from '../serve/lifecycle.js'
+import type { AuthThrottleLimits, defaultAuthThrottleLimits, ServerLifecycle, ServerTrust } from '../serve/index.js'
 import type { PaidRouteLimits, ServerDeps } from '../deps.js'
 import type { PaymentEvents } from '../payment-events.js'
-import type { AuthThrottleLimits, defaultAuthThrottleLimits } from '../serve/throttle.js'
 import { UsageError } from '../../core/errors.js'
 import { createClock, type Clock } from '../../core/clock.js'
 import { databaseFileName, tightenDataDir, tightenFiles } from '../data-dir/permissions.js'
@@ -118,17 +116,17 @@ export function loadServerModules() {
     import('../data-dir/secrets.js'),
     import('../../core/http.js'),
     import('../db/endpoint-purge.js'),
-    import('../sandbox/payment-gate.js'),
+    import('../sandbox/index.js'),
     import('../payment-events.js'),
     import('../db/database-url.js'),
-    import('../serve/lifecycle.js'),
-    import('../serve/own-peers.js'),
-    import('../journal/production-chains.js'),
-    import('../cluster/reaper.js'),
+    import('../serve/index.js'),
+    import('../serve/index.js'),
+    import('../journal/index.js'),
+    import('../cluster/index.js'),
     import('./chain-attachment.js'),
-    import('../sandbox/shared-clock.js'),
-    import('../channels/action-recovery.js'),
-    import('../channels/journal.js'),
+    import('../sandbox/index.js'),
+    import('../channels/index.js'),
+    import('../channels/index.js'),
   ])
 }
 
@@ -185,7 +183,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     sandboxState: createSandboxState(),
     // Processes sharing a PostgreSQL database share one event stream (LISTEN/NOTIFY and a replay ring in the database).
     events: database.notifications
-      ? (await import('../cluster/payment-events.js')).createClusterPaymentEvents(database.db, database.notifications, {
+      ? (await import('../cluster/index.js')).createClusterPaymentEvents(database.db, database.notifications, {
           log: options.log,
         })
       : createPaymentEvents(),
@@ -199,8 +197,8 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       throw new UsageError('--sandbox-chain shared needs a PostgreSQL --database-url')
     const [{ createChainOwnerView }, { clusterSecret }, { createFaultBook }, { createPostgresFaultStore }] =
       await Promise.all([
-        import('../cluster/chain-owner-view.js'),
-        import('../cluster/cluster-secret.js'),
+        import('../cluster/index.js'),
+        import('../cluster/index.js'),
         import('../../chain/faults/book.js'),
         import('../db/faults.js'),
       ])
@@ -239,7 +237,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
   const listeners = ownPeers(options.listenHost ?? '127.0.0.1', listening.port)
   options.trust?.peers.push(...listeners)
   // Nor, on PostgreSQL, any other process of the database: each names its listeners there, before it is ready.
-  const clusterPeers = options.trust && database.notifications ? await import('../serve/cluster-peers.js') : undefined
+  const clusterPeers = options.trust && database.notifications ? await import('../serve/index.js') : undefined
   const clusterListeners = (chain: ChainServices | undefined) => [
     ...listeners,
     ...(clusterPeers?.chainListeners(chain) ?? []),

@@ -97,7 +97,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
   // Bad twin input (an unknown name, a fork URL of another chain) is refused before anything starts.
   const { resolveTwins } = await import('../../core/twins.js')
   const twinSpecs = await resolveTwins(chainOptions.twins, chainOptions.twinForkUrl)
-  ;(await import('../journal/production-chains.js')).parseRpcUrls(rpc)
+  ;(await import('../journal/index.js')).parseRpcUrls(rpc)
   const lock = await claimDataDir(askedDataDir, log ?? (() => {})).catch((error: unknown) => {
     throw dataDirStorageError(askedDataDir ?? tmpdir(), error) ?? error
   })
@@ -115,7 +115,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     const { binary, host, forkUrl, extraArgs, watchdog, rpcPort, freshChain, relay, mining } = chainOptions
     const statePath = askedDataDir === undefined || forkUrl ? undefined : chainStatePath(askedDataDir)
     if (statePath !== undefined) {
-      const { finishInterruptedRevert } = await import('../sandbox/revert-journal.js')
+      const { finishInterruptedRevert } = await import('../sandbox/index.js')
       const finished = finishInterruptedRevert(dataDir, statePath)
       if (finished) (log ?? console.error)(`svc: ${finished}`)
     }

@@ -3,7 +3,7 @@ import { isIP } from 'node:net'
 import { isLoopbackAddress } from '../../core/address-list.js'
 import { isLocalhostName } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
-import { upstreamRefusal } from '../serve/server-trust.js'
+import { upstreamRefusal } from '../serve/index.js'
 
 /**
  * The header the gateway puts on every upstream request (any value a buyer sent is dropped first). svc's control

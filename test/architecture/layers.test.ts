@@ -46,7 +46,7 @@ function sourceFiles(dir: string): string[] {
 /** The repo paths a file imports (static, dynamic and type-only imports; re-exports). */
 function importsOf(file: string): string[] {
   const text = readFileSync(join(root, file), 'utf8')
-  const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)'(\.[^']+)'/g)].map((m) => m[1]!)
+  const specs = [...text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)(['"])(\.[^'"]+)\1/g)].map((m) => m[2]!)
   return specs.map((spec) => {
     const target = posix.normalize(posix.join(posix.dirname(file), spec))
     for (const candidate of [target, target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx')])
@@ -66,6 +66,27 @@ function exists(path: string): boolean {
 const layers = Object.keys(allowed)
 const files = layers.flatMap((layer) => sourceFiles(layer))
 const graph = new Map(files.map((file) => [file, importsOf(file)]))
+
+/** A room of server/: a top-level folder (`server/journal/`) or a file at the root (`server/deps.ts`). */
+const roomOf = (file: string): string => {
+  const parts = file.split('/')
+  return parts.length > 2 ? `${parts[0]}/${parts[1]}/` : file
+}
+
+/**
+ * Room imports that still run up the floors: the rooms below `server/deps.ts` import it for `ServerDeps`. Issue 36's
+ * P4 gives each room a deps type of its own and empties this list; until then these edges are the only ones the
+ * room-floor and file-cycle checks let through.
+ */
+const depsTies: readonly string[] = [
+  'server/channels/ → server/deps.ts',
+  'server/cluster/ → server/deps.ts',
+  'server/journal/ → server/deps.ts',
+  'server/payments/ → server/deps.ts',
+  'server/sandbox/ → server/deps.ts',
+  'server/upstream/ → server/deps.ts',
+]
+const isDepsTie = (file: string, target: string) => depsTies.includes(`${roomOf(file)} → ${roomOf(target)}`)
 
 describe('layers', () => {
   it('every import points down the layers (or is a composition-root exception)', () => {
@@ -112,7 +133,7 @@ describe('layers', () => {
       state.set(file, 'open')
       stack.push(file)
       for (const next of graph.get(file) ?? []) {
-        if (!graph.has(next)) continue
+        if (!graph.has(next) || isDepsTie(file, next)) continue
         if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].join(' → '))
         else if (!state.has(next)) visit(next)
       }
@@ -153,6 +174,65 @@ describe('layers', () => {
     )
     expect(crossing).toEqual([])
     expect(graph.get('server/db/database.ts')).toContain('server/db/sqlite/driver.ts')
+  })
+
+  it('rooms stand on floors: no cycle between the rooms of server/ (but the deps.ts ties P4 ends)', () => {
+    const edges = new Map<string, Set<string>>()
+    for (const [file, imports] of graph) {
+      if (!file.startsWith('server/')) continue
+      for (const target of imports) {
+        if (!target.startsWith('server/') || !graph.has(target) || roomOf(file) === roomOf(target)) continue
+        if (isDepsTie(file, target)) continue
+        edges.set(roomOf(file), (edges.get(roomOf(file)) ?? new Set()).add(roomOf(target)))
+      }
+    }
+    // Tarjan's strongly connected components: a component of more than one room is a cycle.
+    const index = new Map<string, number>()
+    const low = new Map<string, number>()
+    const stack: string[] = []
+    const cycles: string[] = []
+    const visit = (room: string) => {
+      index.set(room, index.size)
+      low.set(room, index.get(room)!)
+      stack.push(room)
+      for (const next of edges.get(room) ?? []) {
+        if (!index.has(next)) {
+          visit(next)
+          low.set(room, Math.min(low.get(room)!, low.get(next)!))
+        } else if (stack.includes(next)) low.set(room, Math.min(low.get(room)!, index.get(next)!))
+      }
+      if (low.get(room) !== index.get(room)) return
+      const component = stack.splice(stack.indexOf(room))
+      if (component.length > 1) cycles.push(component.sort().join(' ⇄ '))
+    }
+    for (const room of edges.keys()) if (!index.has(room)) visit(room)
+    expect(cycles).toEqual([])
+    // Every tie left is still there: one that went away leaves the list (P4 empties it).
+    const ties = new Set(
+      [...graph].flatMap(([file, imports]) =>
+        imports.filter((target) => isDepsTie(file, target)).map((target) => `${roomOf(file)} → ${roomOf(target)}`),
+      ),
+    )
+    expect([...ties].sort()).toEqual([...depsTies].sort())
+  })
+
+  it('another room enters through the door: an import from outside a room with an index.ts names that file', () => {
+    const doored = [...new Set(files.map(roomOf))].filter(
+      (room) => room.startsWith('server/') && room.endsWith('/') && graph.has(`${room}index.ts`),
+    )
+    // The check sees the doors (like the file count below).
+    expect(doored.length).toBeGreaterThanOrEqual(8)
+    const around = [...graph].flatMap(([file, imports]) =>
+      imports
+        .filter((target) => {
+          const room = roomOf(target)
+          if (!doored.includes(room) || roomOf(file) === room || target === `${room}index.ts`) return false
+          // server/deps.ts names the types it composes file by file until P4 (each room then exports its deps type).
+          return file !== 'server/deps.ts'
+        })
+        .map((target) => `${file} → ${target}`),
+    )
+    expect(around).toEqual([])
   })
 
   it('reads the whole tree (the check itself sees files and imports)', () => {

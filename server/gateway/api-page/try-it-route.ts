@@ -3,8 +3,8 @@ import type { Request, Response } from 'express'
 import { BadRequestError } from '../../../core/errors.js'
 import type { ApiRow } from '../../db/tables.js'
 import { writeOutcome } from '../express-adapter.js'
-import type { GatewayRequest } from '../../upstream/request.js'
-import type { PaymentOutcome } from '../../payments/outcome.js'
+import type { GatewayRequest } from '../../upstream/index.js'
+import type { PaymentOutcome } from '../../payments/index.js'
 import type { PaywallRequest } from '../paywall/paywall-page.js'
 
 /**

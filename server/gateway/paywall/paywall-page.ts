@@ -3,11 +3,11 @@ import type { PaymentRequired } from '@x402/core/types'
 import type { Request } from 'express'
 import type { ApiRow } from '../../db/tables.js'
 import type { ServerDeps } from '../../deps.js'
-import type { PaymentOutcome, PaymentRequiredOutcome } from '../../payments/outcome.js'
+import type { PaymentOutcome, PaymentRequiredOutcome } from '../../payments/index.js'
 import { isBrowserRequest } from './browser-request.js'
 import { createPaywall, type SvcPaywallConfig, svcEvmPaywall } from './paywall-provider.js'
 import { paywallPaths } from './paywall-state.js'
-import { sandboxChainFacts } from '../../sandbox/require-chain.js'
+import { sandboxChainFacts } from '../../sandbox/index.js'
 
 /** A request the page pays other than the one it answers (the API page's try-it of a POST: api-page/try-it-route.ts). */
 export type PaywallRequest = { method: string; resource: string; body?: string }

@@ -1,0 +1,23 @@
+/**
+ * The door of server/payments/: what the other rooms of server/ use, named. Another room imports only this file
+ * (test/architecture/layers.test.ts); the files inside import each other directly.
+ */
+export { type Attempt, buyerGone, type FlowContext } from './attempt.js'
+export { payAuthorization } from './authorization-flow.js'
+export { builderCodeOf } from './builder-code.js'
+export { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
+export { createFlowEvents, type EventDetails } from './events.js'
+export { type FacilitatorResult, settlePayment, verifyPayment } from './facilitator-calls.js'
+export { createGatewayFaults } from './faults.js'
+export { createPaymentIdentifiers } from './identifier.js'
+export { payClaimed, paymentIdentity, retryLater } from './locks.js'
+export { createOfferReceipts } from './offer-receipt.js'
+export { failed, type PaymentOutcome, type PaymentRequiredOutcome, unavailable } from './outcome.js'
+export { normalizePath } from './request-path.js'
+export { offerFor, paymentRequired, reasonFields, type Refusal } from './required.js'
+export { createResourceServers, FacilitatorUnavailableError, type ResourceServers } from './resource-servers.js'
+export { journalEntryOf } from './settle-step.js'
+export { createSignIns } from './sign-in-with-x.js'
+export { decodePayment, v1CodeHint } from './signature.js'
+export { serveSignedIn } from './signed-in-flow.js'
+export { createTrafficStats } from './traffic-stats.js'
