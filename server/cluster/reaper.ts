@@ -29,16 +29,14 @@ export type JournalReaperOptions = {
   ownerGraceMs?: number | undefined
   /**
    * Resolves a gone owner's pending channel actions (server/channels/action-recovery.ts's `resolveChannelActions`,
-   * passed in by server/start/: the channels room stands above cluster/). @defaultValue none: they are not looked at
+   * passed in by server/start/: the channels room stands above cluster/).
    */
-  resolveChannelActions?:
-    | ((
-        deps: ServerDeps,
-        options: { owner?: string | undefined },
-      ) => Promise<{ landed: number; notSent: number; gone: number; kept: number }>)
-    | undefined
+  resolveChannelActions: (
+    deps: ServerDeps,
+    options: { owner?: string | undefined },
+  ) => Promise<{ landed: number; notSent: number; gone: number; kept: number }>
   /** Resolves a gone owner's channel journal rows (server/channels/journal.ts's `resolveChannelJournalRow`). */
-  channelRow?: ChannelRowResolver | undefined
+  channelRow: ChannelRowResolver
 }
 
 export type JournalReaper = {
@@ -68,7 +66,7 @@ export type JournalReaper = {
  * On SQLite (one process per data dir) there is no reaper: start-up recovery and the sweeper do it.
  * @returns undefined on SQLite
  */
-export function startJournalReaper(deps: ServerDeps, options: JournalReaperOptions = {}): JournalReaper | undefined {
+export function startJournalReaper(deps: ServerDeps, options: JournalReaperOptions): JournalReaper | undefined {
   if (!sharedByProcesses(deps.db)) return undefined
   const {
     everyMs = 250,
@@ -93,9 +91,7 @@ export function startJournalReaper(deps: ServerDeps, options: JournalReaperOptio
       // Its row of the cluster's processes: no longer refused as an upstream (the trigger tells the other processes).
       await deleteClusterProcess(deps.db, owner)
       const journal = await resolveSettlementJournal(deps, { owner, channelRow })
-      const actions = resolveChannelActions
-        ? await resolveChannelActions(deps, { owner })
-        : { landed: 0, notSent: 0, gone: 0, kept: 0 }
+      const actions = await resolveChannelActions(deps, { owner })
       const resolved =
         journal.recovered + journal.undelivered + journal.notSettled + journal.unverifiable + journal.alreadyRecorded
       if (resolved + actions.landed + actions.notSent + actions.gone > 0)

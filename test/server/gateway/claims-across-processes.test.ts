@@ -36,6 +36,7 @@ import { releaseDroppedSettlement } from '../../../server/cluster/dropped-settle
 import { buildJournalRow } from '../../../server/journal/journal.js'
 import { orphanedPayment } from '../../../server/cluster/payment-claims.js'
 import { paymentIdentity } from '../../../server/payments/locks.js'
+import { resolveChannelActions, resolveChannelJournalRow } from '../../../server/channels/index.js'
 import { type GatedUpstream, startGatedUpstream } from './gated-upstream.js'
 
 // Where PostgreSQL is missing outside CI the file is skipped, as test/helpers/postgres.ts's testDialects does.
@@ -334,6 +335,8 @@ describe.skipIf(!runs)(
       const reaper = startJournalReaper({ db: a.server.database.db, chain: services, log: () => {} } as never, {
         everyMs: 3_600_000,
         ownerGraceMs: 0,
+        resolveChannelActions,
+        channelRow: resolveChannelJournalRow,
       })!
       try {
         expect(await reaper.reapOnce()).toEqual(['proc_died_mid_payment'])

@@ -13,8 +13,12 @@ import type { SettlementJournalRow } from '../../../server/db/tables.js'
 import { insertUser } from '../../../server/db/users.js'
 import type { ServerDeps } from '../../../server/deps.js'
 import { startJournalReaper } from '../../../server/cluster/reaper.js'
+import { resolveChannelActions, resolveChannelJournalRow } from '../../../server/channels/index.js'
 import { testJournalRow } from '../../helpers/journal-rows.js'
 import { startPostgres, testDatabases, testDialects, type TestPostgres } from '../../helpers/postgres.js'
+
+/** What server/start/ passes the reaper: the channels room's resolvers. */
+const channelResolvers = { resolveChannelActions, channelRow: resolveChannelJournalRow }
 
 const at = '2026-11-26T00:00:00.000Z'
 
@@ -36,7 +40,7 @@ describe.runIf(testDialects().includes('postgres'))('on PostgreSQL', () => {
     const logs: string[] = []
     const deps = { db: survivor.db, chain: services, log: (line: string) => logs.push(line) } as unknown as ServerDeps
     // A long period: the test looks itself.
-    const reaper = startJournalReaper(deps, { everyMs: 3_600_000, ownerGraceMs: 0 })!
+    const reaper = startJournalReaper(deps, { everyMs: 3_600_000, ownerGraceMs: 0, ...channelResolvers })!
     try {
       const gone = processOwnerOf(doomed.db).id
       await insertUser(survivor.db, {
@@ -100,7 +104,12 @@ describe.runIf(testDialects().includes('postgres'))('on PostgreSQL, rows left fo
     const [survivor, doomed] = [await openDatabase(url), await openDatabase(url)]
     // No chain services: a Sandbox payment's row cannot be checked, so it is kept for a later try.
     const deps = { db: survivor.db, log: () => {} } as unknown as ServerDeps
-    const reaper = startJournalReaper(deps, { everyMs: 3_600_000, retryKeptFirstMs: 1_000, ownerGraceMs: 0 })!
+    const reaper = startJournalReaper(deps, {
+      everyMs: 3_600_000,
+      retryKeptFirstMs: 1_000,
+      ownerGraceMs: 0,
+      ...channelResolvers,
+    })!
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
     try {
       const gone = processOwnerOf(doomed.db).id
@@ -144,7 +153,12 @@ describe.runIf(testDialects().includes('postgres'))('on PostgreSQL, after the da
     const url = await postgres.createDatabase()
     const [survivor, doomed] = [await openDatabase(url), await openDatabase(url)]
     const deps = { db: survivor.db, log: () => {} } as unknown as ServerDeps
-    const reaper = startJournalReaper(deps, { everyMs: 3_600_000, restartGraceMs: 3_000, ownerGraceMs: 0 })!
+    const reaper = startJournalReaper(deps, {
+      everyMs: 3_600_000,
+      restartGraceMs: 3_000,
+      ownerGraceMs: 0,
+      ...channelResolvers,
+    })!
     try {
       const gone = processOwnerOf(doomed.db).id
       await insertUser(survivor.db, {
@@ -181,7 +195,7 @@ describe('on SQLite', () => {
   test('there is no reaper: one process per data dir, its start resolves what an earlier one left', async () => {
     const database = await databases.open()
     try {
-      expect(startJournalReaper({ db: database.db } as unknown as ServerDeps)).toBeUndefined()
+      expect(startJournalReaper({ db: database.db } as unknown as ServerDeps, channelResolvers)).toBeUndefined()
     } finally {
       await database.close()
     }
