@@ -1,4 +1,4 @@
-import { encodeFunctionData, numberToHex, type Address, type Hex, type PublicClient, type TestClient } from 'viem'
+import { encodeFunctionData, numberToHex, type Address, type PublicClient, type TestClient } from 'viem'
 import { multicall3DeployedBytecode } from './contracts/multicall3.generated.js'
 import { sandboxUsdcAbi, sandboxUsdcDeployedBytecode } from './contracts/sandbox-usdc.generated.js'
 import { multicall3Address } from './constants.js'
@@ -6,17 +6,7 @@ import { sandboxUsdcDomain, usdcAddress as sandboxUsdcAddress, usdcDecimals } fr
 import type { TxSender } from './relay/tx-sender.js'
 import { installPermit2Contracts } from './permit2/contracts.js'
 import { installBatchSettlementContracts } from './batch-settlement/contracts.js'
-
-export type UsdcInfo = {
-  address: Address
-  /** EIP-712 domain name, read from the chain. */
-  name: string
-  /** EIP-712 domain version, read from the chain. */
-  version: string
-  decimals: number
-  /** True when the kit installed the token and its minter funds addresses; false for a forked token. */
-  managed: boolean
-}
+import type { UsdcFunder, UsdcInfo } from './sandbox-chain.js'
 
 /** The storage slot of SandboxUSDC's `_legacyAuthorizations` flag (solc's storage layout; checked by test/chain/contracts/usdc.test.ts). */
 export const legacyAuthorizationsSlot = numberToHex(12, { size: 32 })
@@ -89,11 +79,6 @@ export async function installContracts(
     decimals: usdcDecimals,
     managed: true,
   }
-}
-
-export type UsdcFunder = {
-  /** Adds `amount` base units to the address's USDC balance and resolves when it is on-chain. */
-  fund(address: Address, amount: bigint): Promise<{ transaction?: Hex }>
 }
 
 /**

@@ -1,10 +1,27 @@
 import type { EventEmitter } from 'node:events'
-import type { Chain, PrivateKeyAccount, PublicClient, TestClient } from 'viem'
+import type { Address, Chain, Hex, PrivateKeyAccount, PublicClient, TestClient } from 'viem'
 import type { Relay } from './relay/mode.js'
 import type { AnvilProcess, StartAnvilOptions } from './anvil/anvil.js'
 import type { TwinSpec } from '../core/twins.js'
-import type { UsdcFunder, UsdcInfo } from './install-contracts.js'
 import type { TxSender } from './relay/tx-sender.js'
+
+/** The chain's USDC (chain/install-contracts.ts installs it or reads a forked one). */
+export type UsdcInfo = {
+  address: Address
+  /** EIP-712 domain name, read from the chain. */
+  name: string
+  /** EIP-712 domain version, read from the chain. */
+  version: string
+  decimals: number
+  /** True when the kit installed the token and its minter funds addresses; false for a forked token. */
+  managed: boolean
+}
+
+/** Funds addresses with the chain's USDC (chain/install-contracts.ts's `createUsdcFunder`). */
+export type UsdcFunder = {
+  /** Adds `amount` base units to the address's USDC balance and resolves when it is on-chain. */
+  fund(address: Address, amount: bigint): Promise<{ transaction?: Hex }>
+}
 
 export type StartChainOptions = Omit<StartAnvilOptions, 'chainId' | 'mnemonic'> & {
   /**

@@ -8,7 +8,7 @@ import { startAnvil, type AnvilProcess } from './anvil/anvil.js'
 import { devAccountKeys, relayerPoolKeys, sandboxMnemonic } from './constants.js'
 import { sandboxChainId, sandboxNetwork } from '../core/sandbox-usdc.js'
 import { sandboxChain } from './viem-chain.js'
-import { createUsdcFunder, installContracts, type UsdcInfo } from './install-contracts.js'
+import { createUsdcFunder, installContracts } from './install-contracts.js'
 import { createTxSender } from './relay/tx-sender.js'
 import { getOrCreateEpoch } from './epoch.js'
 import {
@@ -23,7 +23,7 @@ import {
   trustExitDump,
 } from './anvil/state-file.js'
 import { pausePoint } from '../core/pause-point.js'
-import type { ChainEvents, SandboxChain, SavedState, StartChainOptions } from './sandbox-chain.js'
+import type { ChainEvents, SandboxChain, SavedState, StartChainOptions, UsdcInfo } from './sandbox-chain.js'
 
 /**
  * Starts the sandbox chain: Anvil (through prool) at chain id 845320402 with USDC and Multicall3 installed, and a

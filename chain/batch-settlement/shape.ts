@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { address, bytes32, hexBytes, permit2Authorization, uint256 } from '../facilitator/exact-evm-shape.js'
+import { address, bytes32, hexBytes, permit2Authorization, uint256 } from '../evm-shape.js'
 
 /**
  * The shapes of x402's `batch-settlement` payloads (`@x402/evm`'s types), checked before the scheme turns their

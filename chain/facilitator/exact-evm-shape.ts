@@ -1,6 +1,6 @@
-import { isAddress } from 'viem'
 import { z } from 'zod'
 import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
+import { address, bytes32, hexBytes, permit2Authorization, uint256 } from '../evm-shape.js'
 
 /**
  * The fields of the exact EVM scheme that x402's own schemas leave open (`@x402/core/schemas` types the scheme
@@ -8,23 +8,6 @@ import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js
  * BigInts and checksummed addresses, which throws on a malformed one. Unknown extra keys are allowed, as x402 does.
  */
 
-const uint256Max = 2n ** 256n - 1n
-
-/** A field that must be a string passing `test`; `message` says what is expected, for every kind of failure. */
-const text = (message: string, test: (value: string) => boolean) =>
-  z.custom<string>((value) => typeof value === 'string' && test(value), { error: message })
-
-export const uint256 = text(
-  'expected a uint256 as a decimal string',
-  (value) => /^\d{1,78}$/.test(value) && BigInt(value) <= uint256Max,
-)
-export const address = text('expected an address (0x + 40 hex digits)', (value) => isAddress(value, { strict: false }))
-export const bytes32 = text('expected 32 bytes of hex (0x + 64 hex digits)', (value) =>
-  /^0x[0-9a-fA-F]{64}$/.test(value),
-)
-export const hexBytes = text('expected hex bytes (0x + an even number of hex digits)', (value) =>
-  /^0x(?:[0-9a-fA-F]{2})+$/.test(value),
-)
 const optionalText = z.string({ error: 'expected a string' }).optional()
 
 /** Payment requirements of the exact scheme on an `eip155:*` network. */
@@ -52,20 +35,6 @@ export const eip3009PayloadSchema = z.object(
   },
   { error: 'expected {signature, authorization}' },
 )
-
-/** A Permit2 `permitWitnessTransferFrom` authorization of `@x402/evm`, with the scheme's witness. */
-export const permit2Authorization = (witness: z.ZodType) =>
-  z.object(
-    {
-      from: address,
-      permitted: z.object({ token: address, amount: uint256 }, { error: 'expected {token, amount}' }),
-      spender: address,
-      nonce: uint256,
-      deadline: uint256,
-      witness,
-    },
-    { error: 'expected {from, permitted, spender, nonce, deadline, witness}' },
-  )
 
 /** The exact scheme's Permit2 payload (`extra.assetTransferMethod: "permit2"`): a signature over a witness transfer to the exact proxy. */
 export const exactPermit2PayloadSchema = z.object(

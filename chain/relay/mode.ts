@@ -1,3 +1,5 @@
+import type { Chain, PrivateKeyAccount, PublicClient } from 'viem'
+
 /**
  * The settlement path. `tuned`: svc's relay (chain/relay/: the undici transport, a pool of unlocked relayers, the batch
  * miner under `--no-mining`, caches and a simulation started ahead). `viem`: the plain path to compare it with
@@ -10,3 +12,20 @@ export const relays: readonly Relay[] = ['tuned', 'viem']
 
 /** How Anvil mines for a relay, unless told otherwise: the tuned relay has its batch miner, the plain one automines. */
 export const relayMining = (relay: Relay = 'tuned'): 'auto' | 'batched' => (relay === 'viem' ? 'auto' : 'batched')
+
+/**
+ * What the relay's signers use of a chain (a structural slice of chain/sandbox-chain.ts's `SandboxChain`, declared here so
+ * the relay stands below the chain it serves).
+ */
+export type RelayChain = {
+  readonly rpcUrl: string
+  readonly chainId: number
+  readonly chain: Chain
+  readonly client: PublicClient
+  /** Changes whenever the chain goes away and again when it is back (chain/relay/tx-sender.ts). */
+  readonly era: number
+  /** `relayers`: the facilitator's pool, `relayer` first (chain/constants.ts). */
+  readonly accounts: { readonly relayers: readonly PrivateKeyAccount[] }
+  /** Mines what waits in Anvil's pool now (chain/relay/miner.ts). */
+  mine(sent?: Promise<unknown>): Promise<void>
+}

@@ -1,7 +1,7 @@
 import type { FacilitatorEvmSigner } from '@x402/evm'
 import { LRUCache } from 'lru-cache'
 import { encodeFunctionData, type Abi, type Address, type Hash, type Hex, type TransactionReceipt } from 'viem'
-import type { SandboxChain } from '../sandbox-chain.js'
+import type { RelayChain } from './mode.js'
 import { contractReadKey, createSimulationPrefetch } from './simulation-prefetch.js'
 import { createTxSender, type TxSender } from './tx-sender.js'
 import type { RelaySigner } from './viem-signer.js'
@@ -44,7 +44,7 @@ const contractCallGas = 500_000n
  * of 16 relayers, which left none even with neither the pool guard nor the miner's sweep. The pool guard stays for
  * other senders (chain/anvil/anvil.ts).
  */
-export function createRelayerSigner(chain: SandboxChain): RelaySigner {
+export function createRelayerSigner(chain: RelayChain): RelaySigner {
   const { client } = chain
   const senders = chain.accounts.relayers.map((account) =>
     createTxSender({

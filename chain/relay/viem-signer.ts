@@ -11,7 +11,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devAccountKeys } from '../constants.js'
-import type { SandboxChain } from '../sandbox-chain.js'
+import type { RelayChain } from './mode.js'
 import type { SimulationPrefetch } from './simulation-prefetch.js'
 
 /** What the facilitator needs of a relay: the scheme's signer, the prefetch hook and a reset after a restart. */
@@ -33,7 +33,7 @@ const pollingIntervalMs = 50
  * viem's `nonceManager` for nonces, its gas and fee estimates and its `waitForTransactionReceipt`; Anvil automines
  * (chain/start-chain.ts). Nothing is cached or started ahead.
  */
-export function createViemRelayerSigner(chain: SandboxChain): RelaySigner {
+export function createViemRelayerSigner(chain: RelayChain): RelaySigner {
   const account = privateKeyToAccount(devAccountKeys.relayer, { nonceManager })
   const client = createWalletClient({
     account,

@@ -1,5 +1,4 @@
-import { findChannelActionOnChain } from '../../chain/batch-settlement/actions-on-chain.js'
-import type { ChannelAction } from '../../chain/batch-settlement/channel-actions.js'
+import { findChannelActionOnChain, type ChannelAction } from '../../chain/batch-settlement/index.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { toSvcError } from '../../core/errors.js'
 import { actionOf, listPendingChannelActions, saveChannelAction } from '../db/channel-actions.js'

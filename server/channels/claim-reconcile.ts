@@ -1,6 +1,6 @@
 import type { Channel } from '@x402/evm/batch-settlement/server'
 import type { Hex, PublicClient } from 'viem'
-import { batchSettlementAddresses } from '../../chain/batch-settlement/contracts.js'
+import { batchSettlementAddresses } from '../../chain/batch-settlement/index.js'
 import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 import type { ServerDeps } from '../deps.js'

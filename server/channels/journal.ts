@@ -1,14 +1,14 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import type { Channel } from '@x402/evm/batch-settlement/server'
 import type { Hex } from 'viem'
-import { findChannelActionOnChain } from '../../chain/batch-settlement/actions-on-chain.js'
-import { batchSettlementAddresses } from '../../chain/batch-settlement/contracts.js'
-import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
 import {
+  findChannelActionOnChain,
+  batchSettlementAddresses,
   channelActionDetailOf,
   type ChannelAction,
   type ChannelActionDetail,
-} from '../../chain/batch-settlement/channel-actions.js'
+} from '../../chain/batch-settlement/index.js'
+import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { deleteJournalRow } from '../db/settlement-journal.js'
 import type { SettlementJournalRow } from '../db/tables.js'

@@ -3,7 +3,7 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/
 import type { ChannelStorage } from '@x402/evm/batch-settlement/server'
 import { sql } from 'kysely'
 import type { Hex } from 'viem'
-import { batchSettlementAddresses } from '../../chain/batch-settlement/contracts.js'
+import { batchSettlementAddresses } from '../../chain/batch-settlement/index.js'
 import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'

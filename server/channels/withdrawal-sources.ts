@@ -1,5 +1,5 @@
 import type { PublicClient } from 'viem'
-import { blockAtOrBefore, type LogRange } from '../../chain/logs/ranges.js'
+import { blockAtOrBefore, type LogRange } from '../../chain/logs/index.js'
 import type { ServerDeps } from '../deps.js'
 
 /** Blocks a production network's head is read behind (a short reorg may replace them); the Sandbox chain's: none. */

@@ -1,7 +1,6 @@
 import type { Channel } from '@x402/evm/batch-settlement/server'
 import type { Hex } from 'viem'
-import { batchSettlementAddresses } from '../../chain/batch-settlement/contracts.js'
-import { readWithdrawals, type Withdrawal } from '../../chain/batch-settlement/withdrawals.js'
+import { batchSettlementAddresses, readWithdrawals, type Withdrawal } from '../../chain/batch-settlement/index.js'
 import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 import { channelLogCursor, saveChannelLogCursor } from '../db/channel-log-cursors.js'

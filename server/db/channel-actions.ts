@@ -1,9 +1,5 @@
 import type { Kysely } from 'kysely'
-import type {
-  ChannelAction,
-  ChannelActionDetail,
-  ChannelActionStore,
-} from '../../chain/batch-settlement/channel-actions.js'
+import type { ChannelAction, ChannelActionDetail, ChannelActionStore } from '../../chain/batch-settlement/index.js'
 import { processOwnerOf } from './process-owner.js'
 import type { ChannelActionRow, Database } from './tables.js'
 

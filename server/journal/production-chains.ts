@@ -1,5 +1,5 @@
 import { createPublicClient, http, type PublicClient } from 'viem'
-import { blockAtOrBefore, type LogRange } from '../../chain/logs/ranges.js'
+import { blockAtOrBefore, type LogRange } from '../../chain/logs/index.js'
 import { SvcError, UsageError } from '../../core/errors.js'
 
 /** The most blocks one `eth_getLogs` call of recovery spans on a real network (public RPCs refuse wider ones). */

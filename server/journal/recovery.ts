@@ -1,6 +1,5 @@
 import type { Address, Hex, PublicClient } from 'viem'
-import type { LogRange } from '../../chain/logs/ranges.js'
-import { findAuthorizationUse } from '../../chain/logs/authorizations.js'
+import { type LogRange, findAuthorizationUse } from '../../chain/logs/index.js'
 import { findPermit2NonceUse } from '../../chain/permit2/nonces.js'
 import { toSvcError } from '../../core/errors.js'
 import {

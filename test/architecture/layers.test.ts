@@ -235,6 +235,56 @@ describe('layers', () => {
     expect(around).toEqual([])
   })
 
+  it("chain/'s rooms stand on floors: no circle in chain/'s room graph, server/ enters its rooms by the door (issue 36)", () => {
+    // A room: a folder directly in chain/, or a file at chain/'s root.
+    const roomOf = (file: string) => {
+      const parts = file.split('/')
+      return parts.length > 2 ? `${parts[0]}/${parts[1]}/` : file
+    }
+    const edges = [...graph].flatMap(([file, imports]) =>
+      file.startsWith('chain/')
+        ? imports
+            .filter((target) => target.startsWith('chain/') && graph.has(target) && roomOf(target) !== roomOf(file))
+            .map((target) => [file, target] as const)
+        : [],
+    )
+    const rooms = new Map<string, Set<string>>()
+    for (const [file, target] of edges) {
+      if (!rooms.has(roomOf(file))) rooms.set(roomOf(file), new Set())
+      rooms.get(roomOf(file))!.add(roomOf(target))
+    }
+    const reaches = (from: string, to: string) => {
+      const seen = new Set<string>()
+      const todo = [from]
+      while (todo.length > 0) {
+        const room = todo.pop()!
+        if (room === to) return true
+        if (seen.has(room)) continue
+        seen.add(room)
+        todo.push(...(rooms.get(room) ?? []))
+      }
+      return false
+    }
+    // An import from room A to room B is on a circle when B leads back to A.
+    const upward = edges
+      .filter(([file, target]) => reaches(roomOf(target), roomOf(file)))
+      .map(([f, t]) => `${f} → ${t}`)
+    expect(upward).toEqual([])
+    // The check sees the graph: the facilitator stands on the relay.
+    expect(rooms.get('chain/facilitator/')).toContain('chain/relay/')
+
+    // Doors: server/ (and every folder above chain/) enters chain/batch-settlement/ and chain/logs/ through their index.ts.
+    const pastTheDoor = [...graph].flatMap(([file, imports]) =>
+      !file.startsWith('chain/')
+        ? imports
+            .filter((target) => /^chain\/(batch-settlement|logs)\/(?!index\.ts$)/.test(target))
+            .map((target) => `${file} → ${target}`)
+        : [],
+    )
+    expect(pastTheDoor).toEqual([])
+    expect(graph.get('server/channels/withdrawals.ts')).toContain('chain/batch-settlement/index.ts')
+  })
+
   it('reads the whole tree (the check itself sees files and imports)', () => {
     expect(files.length).toBeGreaterThan(100)
     expect(relative(root, join(root, 'core'))).toBe('core')
