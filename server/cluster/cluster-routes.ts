@@ -3,7 +3,7 @@ import { request as httpsRequest } from 'node:https'
 import type { NextFunction, Request, Response } from 'express'
 import { sandboxChainMoving } from '../../core/errors.js'
 import { routeHost } from '../../core/hosts.js'
-import type { ServerDeps } from '../deps.js'
+import type { ClusterDeps } from './deps.js'
 import type { ChainServices } from '../../chain/services.js'
 import { chainFactsOf } from './chain-facts.js'
 import {
@@ -79,7 +79,7 @@ export type ClusterRoutesOptions = {
  * Why through the main listener: it is the one address every process already advertises and a load balancer may
  * route by; the facilitator and Anvil keep listening on loopback, reached through it, guarded by the secret.
  */
-export function createClusterRoutes(deps: ServerDeps, { faucet }: ClusterRoutesOptions) {
+export function createClusterRoutes(deps: ClusterDeps, { faucet }: ClusterRoutesOptions) {
   const secret = clusterSecret(deps.secrets.jwtSecret)
   return (req: Request, res: Response, next: NextFunction) => {
     const view = deps.chainOwner

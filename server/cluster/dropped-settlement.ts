@@ -2,7 +2,7 @@ import type { PublicClient } from 'viem'
 import { clusterSettlingPath } from './cluster-secret.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { SettlementJournalRow } from '../db/tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { ClusterDeps } from './deps.js'
 import { findSettlementOf } from '../journal/index.js'
 
 /**
@@ -38,7 +38,7 @@ const askOwnerTimeoutMs = 3_000
  * should one land after all, the row of the same nonce that took over is resolved from the chain like any other.
  * @returns true when the payment's row was given up
  */
-export async function releaseDroppedSettlement(deps: ServerDeps, paymentId: string): Promise<boolean> {
+export async function releaseDroppedSettlement(deps: ClusterDeps, paymentId: string): Promise<boolean> {
   const row = await deps.db
     .selectFrom('settlement_journal')
     .selectAll()
@@ -63,7 +63,7 @@ export async function releaseDroppedSettlement(deps: ServerDeps, paymentId: stri
 }
 
 /** Rule 1 to 3 of {@link releaseDroppedSettlement}: nothing sent or to be sent for the row can reach the chain. */
-async function isDropped(deps: ServerDeps, row: SettlementJournalRow): Promise<boolean> {
+async function isDropped(deps: ClusterDeps, row: SettlementJournalRow): Promise<boolean> {
   if (row.environment !== 'development' || row.channel_action !== null || row.nonce === null) return false
   if (Date.now() - Date.parse(row.created_at) < settleHandoffMs) return false
   const chain = deps.chain?.sandboxChain ?? deps.chainOwner?.reader()
@@ -75,7 +75,7 @@ async function isDropped(deps: ServerDeps, row: SettlementJournalRow): Promise<b
 }
 
 /** Whether the Sandbox chain's facilitator is settling the authorization now; true when that cannot be known. */
-async function facilitatorSettling(deps: ServerDeps, authorizer: string, nonce: string): Promise<boolean> {
+async function facilitatorSettling(deps: ClusterDeps, authorizer: string, nonce: string): Promise<boolean> {
   if (deps.chain) return deps.chain.facilitator.isSettling(authorizer, nonce)
   const owner = deps.chainOwner?.ownerRoute(clusterSettlingPath)
   if (!owner) return true

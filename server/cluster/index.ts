@@ -4,6 +4,7 @@
  */
 export { type ChainOwnerView, createChainOwnerView } from './chain-owner-view.js'
 export { createClusterRoutes } from './cluster-routes.js'
+export type { ClusterDeps } from './deps.js'
 export {
   clusterChainPath,
   clusterFacilitatorPath,

@@ -5,7 +5,7 @@ import { sharedByProcesses } from '../db/dialect.js'
 import { journalHolderOf } from '../db/settlement-journal.js'
 import { type PaymentIdClaims, postgresPaymentIdClaims } from '../db/payment-id-claims.js'
 import { processOwnerOf } from '../db/process-owner.js'
-import type { ServerDeps } from '../deps.js'
+import type { ClusterDeps } from './deps.js'
 import { releaseDroppedSettlement } from './dropped-settlement.js'
 import {
   type Claim,
@@ -58,7 +58,7 @@ export const orphanedPayment = {
  * Why a payment's claim was refused: its holder is alive (in use), or gone (orphaned, {@link orphanedPayment});
  * undefined when nobody holds it any more (its row was freed since, by its process or a reaper): claim it again.
  */
-async function inUse(deps: ServerDeps, paymentId: string): Promise<Claim | undefined> {
+async function inUse(deps: ClusterDeps, paymentId: string): Promise<Claim | undefined> {
   const holder = await journalHolderOf(deps.db, paymentId)
   if (!holder) return undefined
   if (holder.owner === null || !(await processOwnerOf(deps.db).isGone(holder.owner))) return paymentInUse
@@ -70,7 +70,7 @@ async function inUse(deps: ServerDeps, paymentId: string): Promise<Claim | undef
  * memory ({@link createPaymentLocks}); any number of processes on PostgreSQL share them as rows
  * ({@link createPostgresPaymentClaims}).
  */
-export function createPaymentClaims(deps: ServerDeps, journal: SettlementJournal): PaymentLocks {
+export function createPaymentClaims(deps: ClusterDeps, journal: SettlementJournal): PaymentLocks {
   return sharedByProcesses(deps.db) ? createPostgresPaymentClaims(deps, journal) : createPaymentLocks()
 }
 
@@ -85,7 +85,7 @@ export function createPaymentClaims(deps: ServerDeps, journal: SettlementJournal
  *   endpoint's tombstone in the statement that records its settlement and deletes it: every process answers 410.
  */
 export function createPostgresPaymentClaims(
-  deps: ServerDeps,
+  deps: ClusterDeps,
   journal: SettlementJournal,
   options: PostgresPaymentClaimsOptions = {},
 ): PaymentLocks {
@@ -142,6 +142,6 @@ export function createPostgresPaymentClaims(
 }
 
 /** The payment-identifier ids in flight across processes: rows on PostgreSQL; undefined on SQLite (one process). */
-export function paymentIdClaimsOf(deps: ServerDeps): PaymentIdClaims | undefined {
+export function paymentIdClaimsOf(deps: ClusterDeps): PaymentIdClaims | undefined {
   return sharedByProcesses(deps.db) ? postgresPaymentIdClaims(deps.db, processOwnerOf(deps.db)) : undefined
 }

@@ -3,10 +3,10 @@ import { toSvcError } from '../../core/errors.js'
 import { deleteClusterProcess } from '../db/cluster-processes.js'
 import { sharedByProcesses } from '../db/dialect.js'
 import { ownerLockHeld, processOwnerOf } from '../db/process-owner.js'
-import type { ServerDeps } from '../deps.js'
+import type { ClusterDeps } from './deps.js'
 import { type ChannelRowResolver, resolveSettlementJournal } from '../journal/index.js'
 
-export type JournalReaperOptions = {
+export type JournalReaperOptions<D extends ClusterDeps = ClusterDeps> = {
   /** How often the owners of unfinished rows are looked at (one query, no lock taken). @defaultValue 250 */
   everyMs?: number | undefined
   /**
@@ -32,11 +32,11 @@ export type JournalReaperOptions = {
    * passed in by server/start/: the channels room stands above cluster/).
    */
   resolveChannelActions: (
-    deps: ServerDeps,
+    deps: D,
     options: { owner?: string | undefined },
   ) => Promise<{ landed: number; notSent: number; gone: number; kept: number }>
   /** Resolves a gone owner's channel journal rows (server/channels/journal.ts's `resolveChannelJournalRow`). */
-  channelRow: ChannelRowResolver
+  channelRow: ChannelRowResolver<D>
 }
 
 export type JournalReaper = {
@@ -66,7 +66,10 @@ export type JournalReaper = {
  * On SQLite (one process per data dir) there is no reaper: start-up recovery and the sweeper do it.
  * @returns undefined on SQLite
  */
-export function startJournalReaper(deps: ServerDeps, options: JournalReaperOptions): JournalReaper | undefined {
+export function startJournalReaper<D extends ClusterDeps>(
+  deps: D,
+  options: JournalReaperOptions<D>,
+): JournalReaper | undefined {
   if (!sharedByProcesses(deps.db)) return undefined
   const {
     everyMs = 250,

@@ -22,3 +22,4 @@ export {
 export { markMissingSettlements, missingEpoch } from './missing-settlements.js'
 export { createProductionChains, defaultMaxLogBlocks, parseRpcUrls } from './production-chains.js'
 export { type ChannelRowResolver, findSettlementOf, resolveSettlementJournal } from './recovery.js'
+export type { JournalChainReader, JournalDeps } from './deps.js'

@@ -6,7 +6,7 @@ import { sharedByProcesses } from '../db/dialect.js'
 import { abandonJournalRow, claimJournalRow, releaseJournalClaim } from '../db/settlement-journal.js'
 import type { JournalState } from '../db/payment-tables.js'
 import type { ApiRow, EndpointRow, SettlementJournalRow } from '../db/tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { JournalDeps } from './deps.js'
 import { newId, nowIso } from '../ids.js'
 import type { ChannelActionDetail } from '../../chain/batch-settlement/index.js'
 import { createKeptWrites } from './kept-writes.js'
@@ -81,7 +81,7 @@ export type SettlementJournal = {
   close(): Promise<void>
 }
 
-export type SettlementJournalOptions = {
+export type SettlementJournalOptions<D extends JournalDeps = JournalDeps> = {
   /** How often abandoned rows are looked for. @defaultValue 30_000 */
   sweepEveryMs?: number | undefined
   /** Age of an abandoned row before it is checked on the chain (longer than any settlement takes). @defaultValue 120_000 */
@@ -89,7 +89,7 @@ export type SettlementJournalOptions = {
   /** How often writes kept for a full or read-only data dir are tried again. @defaultValue 1_000 */
   retryEveryMs?: number | undefined
   /** Resolves a channel deposit's or refund's row (server/channels/journal.ts's `resolveChannelJournalRow`, passed in by the gateway). */
-  channelRow?: ChannelRowResolver | undefined
+  channelRow?: ChannelRowResolver<D> | undefined
 }
 
 /**
@@ -98,10 +98,10 @@ export type SettlementJournalOptions = {
  * process-owner.ts): at start, rows a process that died left behind are resolved (server/journal/recovery.ts); meanwhile, rows of settlements that failed or broke off are resolved
  * by a sweeper once they are old enough. A buyer charged without getting the answer is recorded as such.
  */
-export function createSettlementJournal(
-  deps: ServerDeps,
+export function createSettlementJournal<D extends JournalDeps>(
+  deps: D,
   store: GatewayStore | Promise<GatewayStore>,
-  options: SettlementJournalOptions = {},
+  options: SettlementJournalOptions<D> = {},
 ): SettlementJournal {
   const { sweepEveryMs = 30_000, graceMs = 120_000, retryEveryMs = 1_000, channelRow } = options
   const log = deps.log ?? ((message: string) => console.error(message))

@@ -1,7 +1,7 @@
 import { toSvcError } from '../../core/errors.js'
 import { dataDirProblem } from '../data-dir/storage-errors.js'
 import { databaseUnreachable } from '../db/database-errors.js'
-import type { ServerDeps } from '../deps.js'
+import type { JournalDeps } from './deps.js'
 
 /** A write of a journal row (its settlement's record, its end) that waits for the data dir to take it. */
 type KeptWrite = { id: string; write: () => Promise<unknown> }
@@ -24,7 +24,7 @@ export type KeptWrites = {
  * through. Nothing is lost if svc stops first: the journal row was written before the settlement was sent, and the
  * next start finds its transaction on the chain (server/journal/recovery.ts).
  */
-export function createKeptWrites(deps: ServerDeps, retryEveryMs: number, done: (id: string) => void): KeptWrites {
+export function createKeptWrites(deps: JournalDeps, retryEveryMs: number, done: (id: string) => void): KeptWrites {
   const log = deps.log ?? ((message: string) => console.error(message))
   const queue: KeptWrite[] = []
   let draining: Promise<void> | undefined

@@ -1,6 +1,6 @@
 import type { Hex } from 'viem'
 import { keptBlocks } from '../../chain/anvil/anvil.js'
-import type { ServerDeps } from '../deps.js'
+import type { JournalDeps } from './deps.js'
 
 /** How many of the newest settlements one check reads at most. */
 const checkLimit = 1_000
@@ -18,7 +18,7 @@ export const missingEpoch = (epoch: string) => `missing:${epoch}`
  * {@link keptBlocks} blocks): they are marked only when the chain is younger than that.
  * @returns how many were marked
  */
-export async function markMissingSettlements(deps: ServerDeps): Promise<number> {
+export async function markMissingSettlements(deps: JournalDeps): Promise<number> {
   const chain = deps.chain?.sandboxChain
   if (!chain || chain.restarting || chain.mode === 'fork') return 0
   const log = deps.log ?? ((message: string) => console.error(message))

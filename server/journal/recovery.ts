@@ -10,7 +10,7 @@ import {
 } from '../db/settlement-journal.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { SettlementJournalRow, SettlementRow } from '../db/tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { JournalDeps } from './deps.js'
 import { newId } from '../ids.js'
 
 /** What resolving the journal did, row by row. */
@@ -29,7 +29,7 @@ export type JournalResolution = {
   kept: number
 }
 
-export type ResolveJournalOptions = {
+export type ResolveJournalOptions<D extends JournalDeps = JournalDeps> = {
   /** Only rows written before this time (ISO). @defaultValue now */
   before?: string | undefined
   /** Rows of payments still in flight in this process. */
@@ -44,12 +44,12 @@ export type ResolveJournalOptions = {
    * channels room stands above the journal, so start-up, the sweeper and the reaper pass it in). @defaultValue none:
    * such rows are kept for a sweep that has it
    */
-  channelRow?: ChannelRowResolver | undefined
+  channelRow?: ChannelRowResolver<D> | undefined
 }
 
-/** What a channel's journal row resolved to. */
-export type ChannelRowResolver = (
-  deps: ServerDeps,
+/** What a channel's journal row resolved to; `D`: the deps it reads (the channels room's, a wider type than the journal's). */
+export type ChannelRowResolver<D extends JournalDeps = JournalDeps> = (
+  deps: D,
   row: SettlementJournalRow,
   log: (message: string) => void,
 ) => Promise<'kept' | 'unverifiable' | 'notSettled' | 'alreadyRecorded' | 'recovered'>
@@ -70,9 +70,9 @@ const validBeforeMarginSeconds = 10
  * sweep. Errors are logged, never thrown: a row that
  * cannot be read now is kept for the next try.
  */
-export async function resolveSettlementJournal(
-  deps: ServerDeps,
-  options: ResolveJournalOptions = {},
+export async function resolveSettlementJournal<D extends JournalDeps>(
+  deps: D,
+  options: ResolveJournalOptions<D> = {},
 ): Promise<JournalResolution> {
   const { before = new Date().toISOString(), skip, owner, channelRow } = options
   const log = deps.log ?? ((message: string) => console.error(message))
@@ -108,11 +108,11 @@ export async function resolveSettlementJournal(
   return done
 }
 
-async function resolveRow(
-  deps: ServerDeps,
+async function resolveRow<D extends JournalDeps>(
+  deps: D,
   row: SettlementJournalRow,
   log: (message: string) => void,
-  channelRow: ChannelRowResolver | undefined,
+  channelRow: ChannelRowResolver<D> | undefined,
 ): Promise<keyof JournalResolution> {
   // A claim whose process died before sending its settlement: nothing reached the facilitator (PostgreSQL's claims).
   if (row.state === 'claimed') {
@@ -180,7 +180,7 @@ type RowChain = { client: PublicClient; range: LogRange } | { why: string } | 'k
  * The chain a row was paid on: the Sandbox chain (a development row of its network and epoch), or a production
  * network svc has the RPC of (`--rpc`), its logs read in bounded ranges from the row's journaled block.
  */
-async function chainOf(deps: ServerDeps, row: SettlementJournalRow): Promise<RowChain> {
+async function chainOf(deps: JournalDeps, row: SettlementJournalRow): Promise<RowChain> {
   // A row without a nonce: a Permit2 payment journaled before svc wrote down its nonce (or a payload naming none).
   const noNonce = { why: 'it was paid through Permit2 before svc journaled Permit2 nonces' }
   if (row.environment === 'production') {

@@ -80,8 +80,6 @@ const roomOf = (file: string): string => {
  */
 const depsTies: readonly string[] = [
   'server/channels/ → server/deps.ts',
-  'server/cluster/ → server/deps.ts',
-  'server/journal/ → server/deps.ts',
   'server/payments/ → server/deps.ts',
   'server/sandbox/ → server/deps.ts',
   'server/upstream/ → server/deps.ts',
