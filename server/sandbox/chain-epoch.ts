@@ -2,7 +2,7 @@ import type { Address } from 'viem'
 import { toSvcError } from '../../core/errors.js'
 import { findLatestChainEpoch, insertChainEpoch } from '../db/sandbox-chain-epochs.js'
 import { listSandboxWalletAddresses } from '../db/sandbox-wallets.js'
-import type { ServerDeps } from '../deps.js'
+import type { SandboxDeps } from './deps.js'
 import { nowIso } from '../ids.js'
 
 export type ChainEpochChange = {
@@ -21,7 +21,7 @@ export type ChainEpochChange = {
  * background: its balances lived on the old chain. Settlements of older epochs stay in the ledger, marked as
  * settled on an earlier chain. Undefined when the chain is the known one (or there is no chain).
  */
-export async function reconcileChainEpoch(deps: ServerDeps, reason: string): Promise<ChainEpochChange | undefined> {
+export async function reconcileChainEpoch(deps: SandboxDeps, reason: string): Promise<ChainEpochChange | undefined> {
   const chain = deps.chain
   if (!chain) return undefined
   const epoch = chain.sandboxChain.epoch

@@ -3,7 +3,7 @@ import { getAddress, isAddress, type Address } from 'viem'
 import type { ChainServices } from '../../chain/services.js'
 import { BadRequestError, sandboxChainMoving, ServiceUnavailableError } from '../../core/errors.js'
 import { clusterFaucetPath, movingRetryAfterSeconds } from '../cluster/index.js'
-import type { ServerDeps } from '../deps.js'
+import type { SandboxDeps } from './deps.js'
 import { parseJson, readBody } from './public-rpc.js'
 
 /** What one faucet click of the paywall page sends the demo wallet. */
@@ -40,7 +40,7 @@ export async function demoFaucet(chain: ChainServices, req: Request): Promise<De
  * own it, through the owner (rate-limited here, per the buyer's address, before it is asked).
  */
 export async function fundDemoWallet(
-  deps: Pick<ServerDeps, 'chain' | 'chainOwner'>,
+  deps: Pick<SandboxDeps, 'chain' | 'chainOwner'>,
   address: Address,
 ): Promise<DemoFunding> {
   if (deps.chain) return fund(deps.chain, address)

@@ -5,6 +5,7 @@
 export { reconcileChainEpoch } from './chain-epoch.js'
 export { alignChainTime } from './chain-time.js'
 export { demoFaucet, demoFaucetAddress, fundDemoWallet } from './demo-faucet.js'
+export type { SandboxDeps } from './deps.js'
 export { localDevConfig, publicBazaarPath, publicRpcPath } from './local-dev-config.js'
 export { createSandboxState } from './payment-gate.js'
 export { sandboxUsdc } from './payment-token.js'

@@ -2,7 +2,7 @@ import { sandboxChainMoving, ServiceUnavailableError } from '../../core/errors.j
 import { controlUrl } from '../../core/hosts.js'
 import { sandboxChainId, sandboxNetwork } from '../../core/sandbox-usdc.js'
 import { movingRetryAfterSeconds } from '../cluster/index.js'
-import type { ServerDeps } from '../deps.js'
+import type { SandboxDeps } from './deps.js'
 import { sandboxUsdc } from './payment-token.js'
 
 /** The control plane's public JSON-RPC of the Sandbox chain (server/control/chain-rpc.ts). */
@@ -32,7 +32,7 @@ export const publicBazaarPath = '/dev/bazaar'
  * A team Sandbox process that does not own the chain answers with the owner's chain facts (read once per epoch) and
  * relays those routes to the owner; 503 with Retry-After while the chain moves.
  */
-export function localDevConfig(deps: ServerDeps) {
+export function localDevConfig(deps: SandboxDeps) {
   const chain = deps.chain
   const facts = chain ? undefined : deps.chainOwner?.facts()
   if (!chain && deps.chainOwner && !facts)

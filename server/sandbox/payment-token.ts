@@ -1,9 +1,9 @@
 import { sandboxNetwork, sandboxUsdcDomain, usdcAddress, usdcDecimals } from '../../core/sandbox-usdc.js'
-import type { ServerDeps } from '../deps.js'
+import type { SandboxDeps } from './deps.js'
 import { sandboxChainFacts } from './require-chain.js'
 
 /** The sandbox payment token as the control plane advertises it (also the `extra` of Sandbox accepts). */
-export function sandboxUsdc(deps: ServerDeps) {
+export function sandboxUsdc(deps: SandboxDeps) {
   // A team Sandbox process that does not own the chain tells the owner's (they are the same token, kept in case not).
   const usdc = sandboxChainFacts(deps)?.usdc
   return {

@@ -6,7 +6,7 @@ import {
   TooManyRequestsError,
 } from '../../core/errors.js'
 import { clusterRpcPath, movingRetryAfterSeconds } from '../cluster/index.js'
-import type { ServerDeps } from '../deps.js'
+import type { SandboxDeps } from './deps.js'
 import { createLimiter } from '../serve/index.js'
 
 /**
@@ -85,13 +85,13 @@ export type RpcEndpoint = { url: string; headers: Record<string, string> }
  * The Sandbox chain's JSON-RPC as this process reaches it: its own Anvil, or on a team Sandbox process that does not
  * own the chain, the owner's through its listener (server/cluster/chain-owner-view.ts); undefined without either.
  */
-export function sandboxRpcEndpoint(deps: Pick<ServerDeps, 'chain' | 'chainOwner'>): RpcEndpoint | undefined {
+export function sandboxRpcEndpoint(deps: Pick<SandboxDeps, 'chain' | 'chainOwner'>): RpcEndpoint | undefined {
   if (deps.chain) return { url: deps.chain.rpcUrl, headers: {} }
   return deps.chainOwner?.ownerRoute(clusterRpcPath)
 }
 
 /** Whether this process serves Sandbox chain routes at all (its own chain, or a team Sandbox's owner's). */
-export const hasSandboxChain = (deps: Pick<ServerDeps, 'chain' | 'chainOwner'>): boolean =>
+export const hasSandboxChain = (deps: Pick<SandboxDeps, 'chain' | 'chainOwner'>): boolean =>
   deps.chain !== undefined || deps.chainOwner !== undefined
 
 export type PublicRpc = {
@@ -104,7 +104,7 @@ export type PublicRpc = {
 
 /** svc's public Sandbox RPC: `name` says which in its refusals; `perMinute` calls a minute per client address. */
 export function createPublicRpc(
-  deps: Pick<ServerDeps, 'chain' | 'chainOwner'>,
+  deps: Pick<SandboxDeps, 'chain' | 'chainOwner'>,
   options: { name: string; perMinute?: number | undefined },
 ): PublicRpc {
   const { name, perMinute = 1200 } = options

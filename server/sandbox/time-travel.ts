@@ -3,7 +3,7 @@ import { machineClock, type Clock } from '../../core/clock.js'
 import { alignChainTime } from './chain-time.js'
 import { requireSandboxChain } from './require-chain.js'
 import { setChainClockOffset } from '../db/sandbox-chain-epochs.js'
-import type { ServerDeps } from '../deps.js'
+import type { SandboxDeps } from './deps.js'
 
 /** The Sandbox's two clocks: the chain's (its latest block) and svc's own (the machine's plus the offset). */
 export type SandboxTime = {
@@ -19,9 +19,9 @@ export type SandboxTime = {
 /** The most `svc time advance` moves at once: 10 years. */
 export const maxAdvanceSeconds = 10 * 365 * 24 * 3600
 
-export const clockOf = (deps: Pick<ServerDeps, 'clock'>): Clock => deps.clock ?? machineClock
+export const clockOf = (deps: Pick<SandboxDeps, 'clock'>): Clock => deps.clock ?? machineClock
 
-export async function getSandboxTime(deps: ServerDeps): Promise<SandboxTime> {
+export async function getSandboxTime(deps: SandboxDeps): Promise<SandboxTime> {
   const { sandboxChain: chain } = requireSandboxChain(deps)
   const clock = clockOf(deps)
   const block = await chain.client.getBlock({ blockTag: 'latest' }).catch((error: unknown) => {
@@ -39,7 +39,7 @@ export async function getSandboxTime(deps: ServerDeps): Promise<SandboxTime> {
  * Moves svc's clock and the chain's time forward by `seconds` together (the chain: an empty block that many seconds
  * later; svc: its offset, kept with the chain's epoch in the database so a restart on the same chain keeps it).
  */
-export async function advanceSandboxTime(deps: ServerDeps, seconds: number): Promise<SandboxTime> {
+export async function advanceSandboxTime(deps: SandboxDeps, seconds: number): Promise<SandboxTime> {
   if (!Number.isSafeInteger(seconds) || seconds < 1 || seconds > maxAdvanceSeconds)
     throw new BadRequestError(`seconds must be a whole number from 1 to ${maxAdvanceSeconds}`)
   const chain = requireSandboxChain(deps)
@@ -66,7 +66,7 @@ export async function advanceSandboxTime(deps: ServerDeps, seconds: number): Pro
  * with a later timestamp breaks what tools assume of a chain, and the chain judges authorizations by it), so after
  * `svc time advance` on the same chain the offset stays until `svc revert` to a snapshot taken before the advance.
  */
-export async function resetSandboxTime(deps: ServerDeps): Promise<SandboxTime> {
+export async function resetSandboxTime(deps: SandboxDeps): Promise<SandboxTime> {
   const chain = requireSandboxChain(deps)
   if (!deps.clock) throw new ServiceUnavailableError('this server has no clock of its own to move')
   const clock = deps.clock

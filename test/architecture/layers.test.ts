@@ -81,7 +81,6 @@ const roomOf = (file: string): string => {
 const depsTies: readonly string[] = [
   'server/channels/ → server/deps.ts',
   'server/payments/ → server/deps.ts',
-  'server/sandbox/ → server/deps.ts',
   'server/upstream/ → server/deps.ts',
 ]
 const isDepsTie = (file: string, target: string) => depsTies.includes(`${roomOf(file)} → ${roomOf(target)}`)
