@@ -1,7 +1,7 @@
 import type { x402ResourceServer } from '@x402/core/server'
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { ApiRow } from '../db/tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { PaymentsDeps } from './deps.js'
 import type { SettlementJournal } from '../journal/index.js'
 import type { PaymentEventType } from '../payment-events.js'
 import type { GatewayRoute } from './endpoint-table.js'
@@ -42,7 +42,7 @@ export const buyerGone: PaymentOutcome = { type: 'buyer-gone' }
 
 /** What the steps of a payment flow (settle-step.ts, authorization-flow.ts, upfront-flow.ts, signed-in-flow.ts) use of the flow that runs them. */
 export type FlowContext = {
-  deps: ServerDeps
+  deps: PaymentsDeps
   store: GatewayStore
   journal: SettlementJournal
   faults: GatewayFaults

@@ -1,6 +1,6 @@
 import type { PaymentRequirements } from '@x402/core/types'
 import type { ApiRow } from '../db/tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { PaymentsDeps } from './deps.js'
 import type { PaymentEvent, PaymentEventType } from '../payment-events.js'
 import { nowIso } from '../ids.js'
 
@@ -34,7 +34,7 @@ export type FlowEvents = {
 }
 
 /** The payment flow's side of the live stream (server/payment-events.ts): one cheap check per event when nobody listens. */
-export function createFlowEvents(deps: Pick<ServerDeps, 'events'>): FlowEvents {
+export function createFlowEvents(deps: Pick<PaymentsDeps, 'events'>): FlowEvents {
   const bus = deps.events
   return {
     wanted: (api) => bus?.wanted(api.user_id) ?? false,

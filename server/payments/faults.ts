@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { faultMessage } from '../../chain/faults/answers.js'
 import type { Fault } from '../../chain/faults/book.js'
 import type { ApiRow } from '../db/tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { PaymentsDeps } from './deps.js'
 import { reasonText, type FacilitatorResult } from './facilitator-calls.js'
 import type {
   GatewayRequest,
@@ -38,7 +38,7 @@ export type GatewayFaults = {
  * so one payment meets a fault once). Production APIs never meet a fault.
  */
 export function createGatewayFaults(
-  deps: Pick<ServerDeps, 'chain' | 'sandboxFaults'>,
+  deps: Pick<PaymentsDeps, 'chain' | 'sandboxFaults'>,
   options: { timeoutMs: number },
 ): GatewayFaults {
   // A team Sandbox's process without the chain takes them from the book all its processes share (PostgreSQL).

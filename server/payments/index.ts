@@ -5,6 +5,7 @@
 export { type Attempt, buyerGone, type FlowContext } from './attempt.js'
 export { payAuthorization } from './authorization-flow.js'
 export { builderCodeOf } from './builder-code.js'
+export type { PaymentsDeps } from './deps.js'
 export { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
 export { createFlowEvents, type EventDetails } from './events.js'
 export { type FacilitatorResult, settlePayment, verifyPayment } from './facilitator-calls.js'

@@ -4,7 +4,7 @@ import { UptoEvmScheme } from '@x402/evm/upto/server'
 import type { ResourceServerExtension, SchemeNetworkServer } from '@x402/core/types'
 import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
 import { createInProcessFacilitatorClient } from '../../chain/facilitator/client.js'
-import type { ServerDeps } from '../deps.js'
+import type { PaymentsDeps } from './deps.js'
 import type { ApiRow } from '../db/tables.js'
 import { errorCode, sandboxChainMoving, ServiceUnavailableError } from '../../core/errors.js'
 import { cutText, logLineLimit } from '../../core/http.js'
@@ -40,7 +40,7 @@ export type ResourceServers = {
  * it is called directly, without HTTP (chain/facilitator/client.ts).
  */
 export function createResourceServers(
-  deps: ServerDeps,
+  deps: PaymentsDeps,
   extensions: readonly ResourceServerExtension[] = [],
 ): ResourceServers {
   const servers = new Map<string, Promise<x402ResourceServer>>()

@@ -6,17 +6,17 @@ import { builderCodeOf } from './builder-code.js'
 import { recordSettlement, settlementRow } from './settlement-record.js'
 import { pausePoint } from '../../core/pause-point.js'
 import type { ApiRow } from '../db/tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { PaymentsDeps } from './deps.js'
 import type { JournalEntry } from '../journal/index.js'
 import { sandboxEpochOf } from '../sandbox/index.js'
 
 /** The Sandbox chain's epoch a payment of `api` is settled on ('' for production). */
-const chainEpochOf = (deps: ServerDeps, api: ApiRow): string =>
+const chainEpochOf = (deps: PaymentsDeps, api: ApiRow): string =>
   api.environment === 'development' ? sandboxEpochOf(deps) : ''
 
 /** The journal entry of a payment of `attempt` (its claim's, then its settlement's: `amount` the upto charge). */
 export function journalEntryOf(
-  deps: ServerDeps,
+  deps: PaymentsDeps,
   { api, route, request, resource }: Attempt,
   payload: PaymentPayload,
   requirements: PaymentRequirements,

@@ -12,7 +12,7 @@ import {
 import { sql } from 'kysely'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 import type { ApiRow, EndpointRow } from '../db/tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { PaymentsDeps } from './deps.js'
 import { clockOf, sandboxChainReader } from '../sandbox/index.js'
 import { reasonText } from './facilitator-calls.js'
 
@@ -69,7 +69,7 @@ const refused = (reason: string, message: string): SignInResult => ({
   error: reasonText('sign-in-with-x refused', reason, message),
 })
 
-export function createSignIns(deps: ServerDeps): SignIns {
+export function createSignIns(deps: PaymentsDeps): SignIns {
   // Smart-contract wallets (EIP-1271, EIP-6492) are asked on the Sandbox chain; production APIs verify EOAs only.
   const sandboxVerifier = (): EVMMessageVerifier | undefined => {
     // On a team Sandbox process that does not own the chain: the owner's, through its listener.

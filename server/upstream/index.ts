@@ -2,6 +2,7 @@
  * The door of server/upstream/: what the other rooms of server/ use, named. Another room imports only this file
  * (test/architecture/layers.test.ts); the files inside import each other directly.
  */
+export type { UpstreamDeps } from './deps.js'
 export { addressRefusalOf, gatewayHopHeader, ownListenerPorts, ownListenerTargetedBy } from './own-listeners.js'
 export {
   createUpstreamProxy,

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import { isLoopbackAddress } from '../../core/address-list.js'
 import { isLocalhostName } from '../../core/hosts.js'
-import type { ServerDeps } from '../deps.js'
+import type { UpstreamDeps } from './deps.js'
 import { upstreamRefusal } from '../serve/index.js'
 
 /**
@@ -12,7 +12,7 @@ import { upstreamRefusal } from '../serve/index.js'
 export const gatewayHopHeader = 'x-svc-via-gateway'
 
 /** svc's own listeners by port: the control planes and gateway, and the sandbox chain's RPC, manager, facilitator. */
-export function ownListenerPorts(deps: Pick<ServerDeps, 'hosts' | 'chain'>): Map<number, string> {
+export function ownListenerPorts(deps: Pick<UpstreamDeps, 'hosts' | 'chain'>): Map<number, string> {
   const ports = new Map<number, string>()
   if (deps.hosts.port) ports.set(deps.hosts.port, "svc's control plane and gateway")
   const chain = deps.chain
@@ -28,7 +28,7 @@ export function ownListenerPorts(deps: Pick<ServerDeps, 'hosts' | 'chain'>): Map
 export type AddressRefusal = (address: string, port: number) => string | undefined
 
 /** The server's rule (server/serve/server-trust.ts) when svc runs as one; none for `svc up`. */
-export const addressRefusalOf = (deps: Pick<ServerDeps, 'trust'>): AddressRefusal | undefined => {
+export const addressRefusalOf = (deps: Pick<UpstreamDeps, 'trust'>): AddressRefusal | undefined => {
   const trust = deps.trust
   return trust && ((address, port) => upstreamRefusal(trust, address, port))
 }
