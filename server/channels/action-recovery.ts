@@ -4,7 +4,7 @@ import { toSvcError } from '../../core/errors.js'
 import { actionOf, listPendingChannelActions, saveChannelAction } from '../db/channel-actions.js'
 import { processOwnerOf } from '../db/process-owner.js'
 import type { BatchChannelRow as ChannelRow } from '../db/batch-tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { ChannelsDeps } from './deps.js'
 import { createChannelStorage } from './storage.js'
 import { createBatchRecords } from './records.js'
 
@@ -28,7 +28,7 @@ export type ChannelActionResolution = {
  * lock). Errors are logged, never thrown: an action that cannot be read now is kept for the next start.
  */
 export async function resolveChannelActions(
-  deps: ServerDeps,
+  deps: ChannelsDeps,
   options: { owner?: string | undefined } = {},
 ): Promise<ChannelActionResolution> {
   const log = deps.log ?? ((message: string) => console.error(message))
@@ -74,7 +74,7 @@ export async function resolveChannelActions(
  * that is gone, is recorded as landed unless it is already (else the next manager would claim its vouchers again, in
  * an empty transaction). The manager claims one batch at a time, so only its newest claim can be unrecorded.
  */
-async function recordUnrecordedClaims(deps: ServerDeps, isGone: (owner: string | null) => Promise<boolean>) {
+async function recordUnrecordedClaims(deps: ChannelsDeps, isGone: (owner: string | null) => Promise<boolean>) {
   const epoch = deps.chain?.sandboxChain.epoch
   if (epoch === undefined) return
   const receivers = await deps.db
@@ -100,7 +100,7 @@ async function recordUnrecordedClaims(deps: ServerDeps, isGone: (owner: string |
 }
 
 async function resolve(
-  deps: ServerDeps,
+  deps: ChannelsDeps,
   action: ChannelAction,
   chain: SandboxChain | undefined,
 ): Promise<keyof ChannelActionResolution> {
@@ -131,7 +131,7 @@ async function resolve(
  * A receiver svc keeps no channels for (a seller of its own using svc's facilitator) has nothing to record.
  */
 /** Whether the gateway recorded the channel transaction `transaction` of `kind` on the chain of `epoch`. */
-async function isRecorded(deps: ServerDeps, epoch: string, kind: 'claim' | 'settle', transaction: string) {
+async function isRecorded(deps: ChannelsDeps, epoch: string, kind: 'claim' | 'settle', transaction: string) {
   const row = await deps.db
     .selectFrom('batch_transactions')
     .select('id')
@@ -142,7 +142,7 @@ async function isRecorded(deps: ServerDeps, epoch: string, kind: 'claim' | 'sett
   return row !== undefined
 }
 
-async function recordLandedSettle(deps: ServerDeps, action: ChannelAction, transaction: string): Promise<void> {
+async function recordLandedSettle(deps: ChannelsDeps, action: ChannelAction, transaction: string): Promise<void> {
   const epoch = action.chainEpoch
   const known = await deps.db
     .selectFrom('batch_channels')
@@ -177,7 +177,7 @@ async function recordLandedSettle(deps: ServerDeps, action: ChannelAction, trans
  * its transaction and what it added, as the gateway would have. Channels svc keeps no record of are not its own.
  */
 async function recordLandedClaim(
-  deps: ServerDeps,
+  deps: ChannelsDeps,
   action: ChannelAction,
   claims: { channelId: string; totalClaimed: string }[],
   transaction: string | undefined,

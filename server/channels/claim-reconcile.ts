@@ -3,7 +3,7 @@ import type { Hex, PublicClient } from 'viem'
 import { batchSettlementAddresses } from '../../chain/batch-settlement/index.js'
 import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
 import { cutText, logLineLimit } from '../../core/http.js'
-import type { ServerDeps } from '../deps.js'
+import type { ChannelsDeps } from './deps.js'
 import type { BatchRecords } from './records.js'
 import { createChannelStorage } from './storage.js'
 import type { ChannelMoved } from './events.js'
@@ -42,7 +42,7 @@ export type ClaimReconciler = {
  * facilitator journals its claims: server/channels/action-recovery.ts does the same from its journal).
  */
 export function createClaimReconciler(
-  deps: ServerDeps,
+  deps: ChannelsDeps,
   records: BatchRecords,
   publish: (moved: ChannelMoved) => Promise<void>,
   own: OwnWrites,

@@ -12,7 +12,7 @@ import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlem
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { deleteJournalRow } from '../db/settlement-journal.js'
 import type { SettlementJournalRow } from '../db/tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { ChannelsDeps } from './deps.js'
 import type { JournaledChannelAction } from '../journal/index.js'
 import { createBatchRecords } from './records.js'
 import { createChannelStorage } from './storage.js'
@@ -92,7 +92,7 @@ const validBeforeMarginSeconds = 10
  * landed, and no longer able to: the row goes.
  */
 export async function resolveChannelJournalRow(
-  deps: ServerDeps,
+  deps: ChannelsDeps,
   row: SettlementJournalRow,
   log: (message: string) => void,
 ): Promise<'kept' | 'unverifiable' | 'notSettled' | 'alreadyRecorded' | 'recovered'> {
@@ -213,7 +213,7 @@ export async function resolveChannelJournalRow(
  * that died with svc is freed. A record the hook already wrote is left as it is.
  */
 async function alignStorageWithChain(
-  deps: ServerDeps,
+  deps: ChannelsDeps,
   row: SettlementJournalRow,
   action: JournaledChannelAction,
   chain: { balance: bigint; totalClaimed: bigint; refundNonce: bigint },
@@ -244,7 +244,7 @@ async function alignStorageWithChain(
   })
 }
 /** A deposit's request the package's record charged (its spent) without svc's voucher row: the row, as charged. */
-async function recordChargedDeposit(deps: ServerDeps, row: SettlementJournalRow, action: JournaledChannelAction) {
+async function recordChargedDeposit(deps: ChannelsDeps, row: SettlementJournalRow, action: JournaledChannelAction) {
   const channel = await deps.db
     .selectFrom('batch_channels')
     .select(['spent'])

@@ -5,7 +5,7 @@ import { keptBlocks } from '../../chain/anvil/anvil.js'
 import { batchSettlementAddresses } from '../../chain/batch-settlement/index.js'
 import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
 import type { BatchTransactionKind } from '../db/batch-tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { ChannelsDeps } from './deps.js'
 import { nowIso } from '../ids.js'
 import { missingEpoch } from '../journal/index.js'
 import { createChannelStorage } from './storage.js'
@@ -29,7 +29,7 @@ const checkLimit = 1_000
  * @returns how many were missing
  */
 export async function forgetMissingChannelRecords(
-  deps: ServerDeps,
+  deps: ChannelsDeps,
   source: WithdrawalSource,
   own: OwnWrites,
 ): Promise<number> {

@@ -6,7 +6,7 @@ import type { Hex } from 'viem'
 import { batchSettlementAddresses } from '../../chain/batch-settlement/index.js'
 import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
 import type { ApiRow } from '../db/tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { ChannelsDeps } from './deps.js'
 import type { BatchRecords } from './records.js'
 import type { ChannelMoved } from './events.js'
 import type { ClaimReconciler } from './claim-reconcile.js'
@@ -22,7 +22,7 @@ import { pausePoint } from '../../core/pause-point.js'
  * turns (receiver-lock.ts), and each sends only what no other has claimed or settled meanwhile.
  */
 export function createRecordedFacilitators(
-  deps: ServerDeps,
+  deps: ChannelsDeps,
   records: BatchRecords,
   publish: (moved: ChannelMoved) => Promise<void>,
   reconciler?: ClaimReconciler,

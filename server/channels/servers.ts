@@ -11,7 +11,7 @@ import {
   withdrawDelayOf,
 } from '../../core/inputs/batch-accept.js'
 import type { ApiRow } from '../db/tables.js'
-import type { ServerDeps } from '../deps.js'
+import type { ChannelsDeps } from './deps.js'
 import type { BatchRecords } from './records.js'
 import { createChannelStorage } from './storage.js'
 import { createChannelEvents } from './events.js'
@@ -73,7 +73,7 @@ export const batchOnOwnerOnly =
  * the facilitator client it calls.
  */
 export function createBatchServers(
-  deps: ServerDeps,
+  deps: ChannelsDeps,
   servers: ResourceServers,
   records: BatchRecords,
   own: OwnWrites,

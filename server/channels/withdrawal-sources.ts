@@ -1,6 +1,6 @@
 import type { PublicClient } from 'viem'
 import { blockAtOrBefore, type LogRange } from '../../chain/logs/index.js'
-import type { ServerDeps } from '../deps.js'
+import type { ChannelsDeps } from './deps.js'
 
 /** Blocks a production network's head is read behind (a short reorg may replace them); the Sandbox chain's: none. */
 const productionConfirmations = 12n
@@ -25,7 +25,7 @@ export type WithdrawalSource = {
  * each production network (`--rpc`) svc keeps channels on. A network whose RPC cannot be reached is logged and left.
  */
 export async function withdrawalSources(
-  deps: ServerDeps,
+  deps: ChannelsDeps,
   withProduction: boolean,
   log: (line: string) => void,
 ): Promise<WithdrawalSource[]> {

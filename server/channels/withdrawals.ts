@@ -4,7 +4,7 @@ import { batchSettlementAddresses, readWithdrawals, type Withdrawal } from '../.
 import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 import { channelLogCursor, saveChannelLogCursor } from '../db/channel-log-cursors.js'
-import type { ServerDeps } from '../deps.js'
+import type { ChannelsDeps } from './deps.js'
 import { newId, nowIso } from '../ids.js'
 import { createChannelStorage } from './storage.js'
 import type { ChannelMoved } from './events.js'
@@ -44,7 +44,7 @@ export type WithdrawalWatch = {
  * the buyer's that moves several channels (the contract's multicall) is each channel's.
  */
 export function createWithdrawalWatch(
-  deps: ServerDeps,
+  deps: ChannelsDeps,
   publish: (moved: ChannelMoved) => Promise<void>,
   own: OwnWrites,
 ): WithdrawalWatch {

@@ -73,14 +73,6 @@ const roomOf = (file: string): string => {
   return parts.length > 2 ? `${parts[0]}/${parts[1]}/` : file
 }
 
-/**
- * Room imports that still run up the floors: the rooms below `server/deps.ts` import it for `ServerDeps`. Issue 36's
- * P4 gives each room a deps type of its own and empties this list; until then these edges are the only ones the
- * room-floor and file-cycle checks let through.
- */
-const depsTies: readonly string[] = ['server/channels/ → server/deps.ts']
-const isDepsTie = (file: string, target: string) => depsTies.includes(`${roomOf(file)} → ${roomOf(target)}`)
-
 describe('layers', () => {
   it('every import points down the layers (or is a composition-root exception)', () => {
     const wrong: string[] = []
@@ -126,7 +118,7 @@ describe('layers', () => {
       state.set(file, 'open')
       stack.push(file)
       for (const next of graph.get(file) ?? []) {
-        if (!graph.has(next) || isDepsTie(file, next)) continue
+        if (!graph.has(next)) continue
         if (state.get(next) === 'open') cycles.push([...stack.slice(stack.indexOf(next)), next].join(' → '))
         else if (!state.has(next)) visit(next)
       }
@@ -169,13 +161,12 @@ describe('layers', () => {
     expect(graph.get('server/db/database.ts')).toContain('server/db/sqlite/driver.ts')
   })
 
-  it('rooms stand on floors: no cycle between the rooms of server/ (but the deps.ts ties P4 ends)', () => {
+  it('rooms stand on floors: no cycle between the rooms of server/', () => {
     const edges = new Map<string, Set<string>>()
     for (const [file, imports] of graph) {
       if (!file.startsWith('server/')) continue
       for (const target of imports) {
         if (!target.startsWith('server/') || !graph.has(target) || roomOf(file) === roomOf(target)) continue
-        if (isDepsTie(file, target)) continue
         edges.set(roomOf(file), (edges.get(roomOf(file)) ?? new Set()).add(roomOf(target)))
       }
     }
@@ -200,13 +191,6 @@ describe('layers', () => {
     }
     for (const room of edges.keys()) if (!index.has(room)) visit(room)
     expect(cycles).toEqual([])
-    // Every tie left is still there: one that went away leaves the list (P4 empties it).
-    const ties = new Set(
-      [...graph].flatMap(([file, imports]) =>
-        imports.filter((target) => isDepsTie(file, target)).map((target) => `${roomOf(file)} → ${roomOf(target)}`),
-      ),
-    )
-    expect([...ties].sort()).toEqual([...depsTies].sort())
   })
 
   it('another room enters through the door: an import from outside a room with an index.ts names that file', () => {
@@ -219,13 +203,19 @@ describe('layers', () => {
       imports
         .filter((target) => {
           const room = roomOf(target)
-          if (!doored.includes(room) || roomOf(file) === room || target === `${room}index.ts`) return false
-          // server/deps.ts names the types it composes file by file until P4 (each room then exports its deps type).
-          return file !== 'server/deps.ts'
+          return doored.includes(room) && roomOf(file) !== room && target !== `${room}index.ts`
         })
         .map((target) => `${file} → ${target}`),
     )
     expect(around).toEqual([])
+  })
+
+  it('only gateway/, control/, app.ts and start/ import server/deps.ts', () => {
+    const above = /^server\/(gateway\/|control\/|start\/|app\.ts$)/
+    const importers = [...graph].filter(([, imports]) => imports.includes('server/deps.ts')).map(([file]) => file)
+    expect(importers.filter((file) => !above.test(file))).toEqual([])
+    // The check sees the importers: the app builds the deps.
+    expect(importers).toContain('server/app.ts')
   })
 
   it("chain/'s rooms stand on floors: no circle in chain/'s room graph, server/ enters its rooms by the door (issue 36)", () => {
