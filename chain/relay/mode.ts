@@ -14,6 +14,17 @@ export const relays: readonly Relay[] = ['tuned', 'viem']
 export const relayMining = (relay: Relay = 'tuned'): 'auto' | 'batched' => (relay === 'viem' ? 'auto' : 'batched')
 
 /**
+ * The gas limit of a contract call the scheme sends without one (its `transferWithAuthorization`, about 60–90k gas),
+ * on both paths. Given, Anvil does not run the transfer once more to estimate it before it signs the transaction, and
+ * the limit does not depend on the state at the estimate: the Sandbox USDC's used-authorization set costs a cold read
+ * more when another authorization lands in one of the same buckets first, and viem's estimate (its exact figure, no
+ * headroom) made before 11 other settlements in flight were mined then ran out of gas (a reverted settlement, its
+ * payment answered 402 and not charged: relay-parity under load). Only the gas used is paid; the limit leaves room
+ * for tokens and proxies costlier than svc's USDC (a fork's).
+ */
+export const contractCallGas = 500_000n
+
+/**
  * What the relay's signers use of a chain (a structural slice of chain/sandbox-chain.ts's `SandboxChain`, declared here so
  * the relay stands below the chain it serves).
  */

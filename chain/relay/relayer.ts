@@ -1,7 +1,7 @@
 import type { FacilitatorEvmSigner } from '@x402/evm'
 import { LRUCache } from 'lru-cache'
 import { encodeFunctionData, type Abi, type Address, type Hash, type Hex, type TransactionReceipt } from 'viem'
-import type { RelayChain } from './mode.js'
+import { contractCallGas, type RelayChain } from './mode.js'
 import { contractReadKey, createSimulationPrefetch } from './simulation-prefetch.js'
 import { createTxSender, type TxSender } from './tx-sender.js'
 import type { RelaySigner } from './viem-signer.js'
@@ -18,13 +18,6 @@ const simulatedMemory = 4_096
  * transaction is explained by its revert reason all the same.
  */
 const simulatedTtlMs = 10_000
-
-/**
- * The gas limit of a contract call the scheme sends without one (its `transferWithAuthorization`, about 60–90k gas):
- * given, Anvil does not run the transfer once more to estimate it before it signs the transaction. Only the gas used
- * is paid; the limit leaves room for tokens and proxies costlier than svc's USDC (a fork's).
- */
-const contractCallGas = 500_000n
 
 /**
  * The facilitator's signer: the relayer account of the sandbox chain, shaped as `@x402/evm` wants it.

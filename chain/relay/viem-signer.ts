@@ -11,7 +11,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devAccountKeys } from '../constants.js'
-import type { RelayChain } from './mode.js'
+import { contractCallGas, type RelayChain } from './mode.js'
 import type { SimulationPrefetch } from './simulation-prefetch.js'
 
 /** What the facilitator needs of a relay: the scheme's signer, the prefetch hook and a reset after a restart. */
@@ -46,9 +46,12 @@ export function createViemRelayerSigner(chain: RelayChain): RelaySigner {
     readContract: (args) => client.readContract({ ...args, abi: args.abi as Abi, args: args.args as unknown[] }),
     verifyTypedData: (args) => client.verifyTypedData(args as Parameters<typeof client.verifyTypedData>[0]),
     writeContract: (args) =>
-      client.writeContract({ ...args, abi: args.abi as Abi, args: args.args as unknown[] } as Parameters<
-        typeof client.writeContract
-      >[0]),
+      client.writeContract({
+        ...args,
+        gas: args.gas ?? contractCallGas,
+        abi: args.abi as Abi,
+        args: args.args as unknown[],
+      } as Parameters<typeof client.writeContract>[0]),
     sendTransaction: (args) => client.sendTransaction(args),
     waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
     getCode: (args) => client.getCode(args),
