@@ -69,7 +69,7 @@ export function createSettlementRoutes(deps: ServerDeps): Router {
 
     if (csv) return exportCsv(deps, principal, filter, res)
     const limit = query.limit ?? 50
-    const rows = await listSettlements(deps.db, principal, filter, cursor, limit + 1)
+    const rows = await listSettlements(deps.db, { owner: principal, filter, cursor, limit: limit + 1 })
     const more = rows.length > limit
     const settlements = rows.slice(0, limit)
     const last = settlements.at(-1)
@@ -121,7 +121,7 @@ async function exportCsv(deps: ServerDeps, principal: Principal, filter: Settlem
   res.write(csvLine(settlementColumns))
   let cursor: SettlementCursor | undefined
   for (;;) {
-    const rows = await listSettlements(deps.db, principal, filter, cursor, csvBatch)
+    const rows = await listSettlements(deps.db, { owner: principal, filter, cursor, limit: csvBatch })
     if (rows.length === 0) break
     const epoch = currentEpoch(deps)
     const chunk = rows

@@ -18,13 +18,18 @@ export type SettlementFilter = {
 /** Position in the newest-first order of settlements: the created_at and id of the last row read. */
 export type SettlementCursor = { createdAt: string; id: string }
 
+/** One page of an owner's settlements: at most `limit` matching `filter`, after `cursor` (from the start without). */
+export type SettlementPage = {
+  owner: Owner
+  filter: SettlementFilter
+  cursor: SettlementCursor | undefined
+  limit: number
+}
+
 /** Up to `limit` of the owner's settlements matching `filter`, newest first (created_at, then id), after `cursor`. */
 export function listSettlements(
   db: Kysely<Database>,
-  owner: Owner,
-  filter: SettlementFilter,
-  cursor: SettlementCursor | undefined,
-  limit: number,
+  { owner, filter, cursor, limit }: SettlementPage,
 ): Promise<SettlementRow[]> {
   let query = db
     .selectFrom('settlements')

@@ -193,7 +193,7 @@ export function createPaymentFlow(
     const header = request.headers['payment-signature']
     const signIn = request.headers['sign-in-with-x']
     if (typeof header !== 'string' && typeof signIn === 'string' && route.endpoint.siwx_access_seconds !== null) {
-      const access = await signIns.check(signIn, api, route.endpoint, offer.networks, resource.url)
+      const access = await signIns.check(signIn, attempt)
       return access.ok ? serveSignedIn(steps, attempt) : requirePayment(attempt, access.error)
     }
     if (typeof header !== 'string') {

@@ -176,7 +176,8 @@ export function createSettlementJournal<D extends JournalDeps>(
       // A claimed row becomes the settlement's (same id; PostgreSQL's openJournal replaces a row of the same payment).
       const claimed = claims.get(entry.paymentId)
       claims.delete(entry.paymentId)
-      const row = buildJournalRow(entry, owner, 'settling', claimed, fromBlock)
+      const row = buildJournalRow(entry, owner, 'settling', claimed)
+      row.from_block = fromBlock
       inFlight.add(row.id)
       try {
         await (await store).openJournal(row)
@@ -242,15 +243,14 @@ export function finalRefusal(reason: string | undefined): boolean {
 }
 
 /**
- * The journal row of a payment about to be settled, written by `owner`, its settlement no older than block `fromBlock`
- * (exported for the recovery tests).
+ * The journal row of a payment about to be settled, written by `owner` (exported for the recovery tests). Its
+ * `from_block` (the block its settlement cannot be older than) is null: `begin` sets it on the row when it knows one.
  */
 export function buildJournalRow(
   entry: JournalEntry,
   owner: string | null = null,
   state: JournalState = 'settling',
   id = newId('jrn'),
-  fromBlock: string | null = null,
 ): SettlementJournalRow {
   const { api, endpoint, requirements } = entry
   const { nonce, validBefore } = authorizationFields(entry.payload.payload)
@@ -287,7 +287,7 @@ export function buildJournalRow(
     settlement_id: null,
     created_at: nowIso(),
     owner,
-    from_block: fromBlock,
+    from_block: null,
     state,
     channel_action: entry.channelAction === undefined ? null : JSON.stringify(entry.channelAction),
   }

@@ -12,6 +12,15 @@ import { sandboxChainFacts } from '../../sandbox/index.js'
 /** A request the page pays other than the one it answers (the API page's try-it of a POST: api-page/try-it-route.ts). */
 export type PaywallRequest = { method: string; resource: string; body?: string }
 
+/** What the page is written from: the request, its API, its 402 and the request the page pays, if another one. */
+type PaywallPageFacts = {
+  req: Request
+  api: ApiRow
+  outcome: PaymentRequiredOutcome
+  paymentRequired: PaymentRequired
+  request: PaywallRequest | undefined
+}
+
 /** The name the page and the wallet give svc's chain. */
 export const sandboxChainName = 'svc Sandbox'
 
@@ -22,13 +31,7 @@ export const sandboxChainName = 'svc Sandbox'
 export function createPaywallPage(deps: ServerDeps) {
   const provider = createPaywall<SvcPaywallConfig>().withNetwork(svcEvmPaywall).build()
 
-  function config(
-    req: Request,
-    api: ApiRow,
-    outcome: PaymentRequiredOutcome,
-    paymentRequired: PaymentRequired,
-    request: PaywallRequest | undefined,
-  ): Partial<SvcPaywallConfig> {
+  function config({ req, api, outcome, paymentRequired, request }: PaywallPageFacts): Partial<SvcPaywallConfig> {
     const origin = `${req.protocol}://${req.headers.host}`
     const chain = api.environment === 'development' ? sandboxChainFacts(deps) : undefined
     const sandbox = chain !== undefined
@@ -59,7 +62,7 @@ export function createPaywallPage(deps: ServerDeps) {
       if (outcome.type !== 'payment-required' || req.method !== 'GET') return undefined
       if (req.headers['payment-signature'] !== undefined || !isBrowserRequest(req.headers)) return undefined
       const paymentRequired = JSON.parse(outcome.body) as PaymentRequired
-      const page = provider.generateHtml(paymentRequired, config(req, api, outcome, paymentRequired, request))
+      const page = provider.generateHtml(paymentRequired, config({ req, api, outcome, paymentRequired, request }))
       return page
     },
     write(res: ServerResponse, outcome: PaymentRequiredOutcome, html: string) {
