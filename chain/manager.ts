@@ -75,6 +75,15 @@ export type FundOptions = {
   approvePermit2?: boolean | undefined
 }
 
+/** One faucet call's funding, as `fund` worked it out: the amounts in wei and base units (0: that asset is not sent). */
+type FundingOrder = {
+  address: Address
+  asset: FaucetAsset
+  ethWei: bigint
+  usdcBase: bigint
+  approvePermit2: boolean
+}
+
 /**
  * The chain manager: chain info, balances and a faucet for the sandbox chain, over HTTP.
  * ETH comes from `anvil_addBalance`; USDC is minted by the kit's minter (or dealt on a forked token).
@@ -138,12 +147,13 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
 
     // A restarting chain is waited for: what reaches it now would be lost, or land later with stale nonces.
     if (!(await chain.whenReady(chainAwayMs))) throw restarting()
+    const order: FundingOrder = { address, asset, ethWei, usdcBase, approvePermit2: options.approvePermit2 === true }
     for (let attempt = 0; ; attempt++) {
       const era = chain.era
       let result: FaucetResult | undefined
       let failure: unknown
       try {
-        result = await fundOnce(address, ethWei, usdcBase, asset, options)
+        result = await fundOnce(order)
       } catch (error) {
         failure = error
       }
@@ -195,13 +205,7 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
     }
   }
 
-  async function fundOnce(
-    address: Address,
-    ethWei: bigint,
-    usdcBase: bigint,
-    asset: FaucetAsset,
-    options: FundOptions,
-  ): Promise<FaucetResult> {
+  async function fundOnce({ address, asset, ethWei, usdcBase, approvePermit2 }: FundingOrder): Promise<FaucetResult> {
     const result: FaucetResult = {
       address,
       asset,
@@ -222,7 +226,7 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
           }),
       ])
       // After the ETH, which pays for it.
-      if (options.approvePermit2) result.transactions.permit2_approval = await approvePermit2For(chain, address)
+      if (approvePermit2) result.transactions.permit2_approval = await approvePermit2For(chain, address)
     } catch (error) {
       throw new ChainError(`funding ${address} failed: ${toSvcError(error).message}`, { cause: error })
     }
