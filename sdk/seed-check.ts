@@ -42,18 +42,21 @@ export function closestKey(unknown: string, known: readonly string[]): string | 
   return ranked[0] && ranked[0].d <= Math.max(1, Math.floor(ranked[0].key.length / 3)) ? ranked[0].key : undefined
 }
 
+/** What a seed document is checked against. */
+export type SeedChecks = {
+  schema: z.ZodType
+  /** The keys each level allows, for "did you mean". */
+  keys: SeedKeys
+  /** The rules that span fields, run on the document as read. @defaultValue none */
+  rules?: ((document: unknown) => { path: PropertyKey[]; message: string }[]) | undefined
+}
+
 /**
  * Every problem of a seed document, each as `FILE:LINE path: message` (unknown keys with "did you mean"), in the
  * order of their lines, or [] when it is valid: what `schema` finds, and what `rules` find in the document as read
  * (the rules that span fields). `text` is read with line numbers kept, so each problem points at its line.
  */
-export function seedProblems(
-  file: string,
-  text: string,
-  schema: z.ZodType,
-  keys: SeedKeys,
-  rules: (document: unknown) => { path: PropertyKey[]; message: string }[] = () => [],
-): string[] {
+export function seedProblems(file: string, text: string, { schema, keys, rules = () => [] }: SeedChecks): string[] {
   const lines = new LineCounter()
   const document = parseDocument(text, { lineCounter: lines })
   if (document.errors.length > 0)

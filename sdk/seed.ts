@@ -259,13 +259,11 @@ export function readSeedFile(nameOrFile: string): SeedFile {
       `cannot read the seed file ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
     )
   }
-  const problems = seedProblems(
-    file,
-    text.replaceAll('{{demo_upstream}}', 'http://127.0.0.1:1'),
-    seedSchema,
-    seedKeys,
-    seedRuleIssues,
-  )
+  const problems = seedProblems(file, text.replaceAll('{{demo_upstream}}', 'http://127.0.0.1:1'), {
+    schema: seedSchema,
+    keys: seedKeys,
+    rules: seedRuleIssues,
+  })
   if (problems.length > 0) throw seedError(file, problems)
   return { file, text, needsDemoUpstream: text.includes('{{demo_upstream}}') }
 }
