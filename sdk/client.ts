@@ -22,6 +22,16 @@ export type SvcClientOptions = {
 export { errorCode, SvcApiError }
 
 type Query = Record<string, string | number | boolean | undefined>
+
+/** What an untyped `request` sends besides its method and path. */
+export type SvcRequestOptions = {
+  /** A JSON body. */
+  body?: unknown
+  /** The query string's parameters (undefined ones are left out). */
+  query?: Query | undefined
+  /** The `Accept` header; a type without `json` reads the answer as text. @defaultValue `application/json` */
+  accept?: string | undefined
+}
 type KeyInput = paths['/auth/api-keys']['post']['requestBody']['content']['application/json']
 /** What openapi-fetch answers: the typed body of a success, or the parsed body of an error. */
 type Answered<Data> = Promise<{ data?: Data; error?: unknown; response: Response }>
@@ -65,13 +75,8 @@ export function createSvcClient(options: SvcClientOptions) {
   }
 
   /** Any route by method and path, untyped: for a route this client has no method for. */
-  function request<R>(
-    method: string,
-    path: string,
-    body?: unknown,
-    query?: Query,
-    accept = 'application/json',
-  ): Promise<R> {
+  function request<R>(method: string, path: string, options: SvcRequestOptions = {}): Promise<R> {
+    const { body, query, accept = 'application/json' } = options
     const init = { body, params: { query }, headers: { accept }, parseAs: accept.includes('json') ? 'json' : 'text' }
     return answer(api.request(method.toLowerCase() as 'get', path as '/auth/me', init as never) as Answered<R>)
   }

@@ -3,7 +3,14 @@
  * `*.localhost` helpers and the sandbox chain's facts. The test helper is `svc/testing`; `svc/register` prepares a
  * process for the official x402 packages.
  */
-export { createSvcClient, errorCode, SvcApiError, type SvcClient, type SvcClientOptions } from './client.js'
+export {
+  createSvcClient,
+  errorCode,
+  SvcApiError,
+  type SvcClient,
+  type SvcClientOptions,
+  type SvcRequestOptions,
+} from './client.js'
 export { localDispatcher, localFetch, localhostLookup } from './local-fetch.js'
 export { isLocalhostSubdomain, resolveLocalhostSubdomains } from './localhost-dns.js'
 export { SvcError } from '../core/errors.js'

@@ -63,14 +63,14 @@ describe('createSvcClient', () => {
     const { token } = await anonymous.auth.signup(`sdk-request-${Date.now()}@example.test`, 'a long password')
     const seller = createSvcClient({ baseUrl: t.server.sandboxControlUrl, jwt: token, environment: 'development' })
     expect(await seller.request('GET', '/auth/me')).toEqual(await seller.auth.me())
-    expect(await seller.request('GET', '/settlements', undefined, { limit: 1, api_id: undefined })).toEqual({
+    expect(await seller.request('GET', '/settlements', { query: { limit: 1, api_id: undefined } })).toEqual({
       settlements: [],
       next_cursor: null,
     })
-    const csv = await seller.request<string>('GET', '/settlements', undefined, { format: 'csv' }, 'text/csv')
+    const csv = await seller.request<string>('GET', '/settlements', { query: { format: 'csv' }, accept: 'text/csv' })
     expect(csv).toMatch(/^id,/)
     // Not verified yet: creating an API is refused, with the server's message and body.
-    const refused = await seller.request('POST', '/apis', { name: 'x' }).catch((e) => e)
+    const refused = await seller.request('POST', '/apis', { body: { name: 'x' } }).catch((e) => e)
     expect(refused).toBeInstanceOf(SvcApiError)
     expect(refused).toMatchObject({
       status: 403,
