@@ -52,6 +52,17 @@ afterAll(async () => {
 })
 
 describe('a saved login belongs to the svc it was made on', () => {
+  test('svc sandbox-wallet get --key without a login: nothing on stdout, one line on stderr, a failing exit code', async () => {
+    const nobody = createCli()
+    expect(await nobody.run(['sandbox-wallet', 'get', '--key'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'svc: `svc sandbox-wallet get` needs a JWT: run `svc login` or set SVC_JWT (API keys are not accepted here)\n',
+    })
+    expect((await nobody.run(['sandbox-wallet', 'get', '--key', '--json'])).code).toBe(2)
+  })
+
   test('svc sandbox-wallet get --key prints the key alone; --field prints one field', async () => {
     const key = await cli.spawn(['sandbox-wallet', 'get', '--key'])
     expect(key.stderr).toBe('')
@@ -104,10 +115,10 @@ describe('a saved login belongs to the svc it was made on', () => {
     const second = running[1]!
     const result = await cli.spawn(['whoami'], { SVC_JWT: 'not.a.jwt', SVC_BASE_URL: second.ready.sandbox_control_url })
     expect(result.code).toBe(1)
-    expect(result.stderr).toBe(`svc: invalid token (${second.ready.sandbox_control_url} refused SVC_JWT)\n`)
+    expect(result.stderr).toBe(`svc: ${second.ready.sandbox_control_url} refused SVC_JWT: invalid token\n`)
   })
 
-  test('a server that is not the login\'s never sees the session: no request carries it', async () => {
+  test("a server that is not the login's never sees the session: no request carries it", async () => {
     const seen: IncomingHttpHeaders[] = []
     const other: Server = createServer((req, res) => {
       seen.push(req.headers)
@@ -131,7 +142,7 @@ describe('a saved login belongs to the svc it was made on', () => {
     }
   })
 
-  test('once the second stops, commands go to the login\'s svc again; a restart on its data dir keeps the login', async () => {
+  test("once the second stops, commands go to the login's svc again; a restart on its data dir keeps the login", async () => {
     await running[1]!.stop()
     expect((await cli.spawn(['whoami'])).code).toBe(0)
 
