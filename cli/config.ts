@@ -10,6 +10,8 @@ const sessionSchema = z.object({
   email: z.string(),
   base_url: z.url(),
   environment: z.enum(['production', 'development']).optional(),
+  /** Which svc the login was made on (its /config/platform `instance_id`): the session is sent to no other. */
+  instance_id: z.string().optional(),
 })
 export type SavedSession = z.infer<typeof sessionSchema>
 

@@ -1,6 +1,8 @@
 import type { Command } from 'commander'
 import type { SvcClient } from '../sdk/client.js'
+import { SvcApiError, SvcError } from '../core/errors.js'
 import { createOutput, type Io, type Output } from './output.js'
+import { refusedMessage, type Refusal } from './session-target.js'
 import { clientFor, resolveSettings, type GlobalOptions, type Settings } from './settings.js'
 
 /** What every command gets from the entry point: the environment variables and where to write. */
@@ -49,6 +51,8 @@ export function action<O extends object>(
     const options = command.optsWithGlobals() as O & GlobalOptions
     const name = commandPath(command)
     let settings: Settings | undefined
+    // The last 401 a client of this call was answered: the error names the URL that refused which credential.
+    let refused: Refusal | undefined
     const call: Call<O> = {
       options,
       env: ctx.env,
@@ -56,8 +60,17 @@ export function action<O extends object>(
       out: createOutput(ctx.io, ctx.env, options.json === true),
       name,
       settings: () => (settings ??= resolveSettings(options, ctx.env)),
-      client: (need = 'any') => clientFor(call.settings(), need, `\`${name}\``),
+      client: (need = 'any') =>
+        clientFor(call.settings(), need, `\`${name}\``, (refusal) => {
+          refused = refusal
+        }),
     }
-    await handler(call, ...args)
+    try {
+      await handler(call, ...args)
+    } catch (error) {
+      if (refused && error instanceof SvcApiError && error.status === 401)
+        throw new SvcError(refusedMessage(error.message, refused), { status: 401, cause: error })
+      throw error
+    }
   }
 }

@@ -1,8 +1,9 @@
-import { createSvcClient, type SvcClient } from '../sdk/client.js'
+import { createSvcClient, type SvcClient, type SvcClientOptions } from '../sdk/client.js'
 import { defaultHosts, defaultPort, keyEnvironment, type Environment } from '../core/hosts.js'
 import { UsageError } from '../core/errors.js'
 import { readSession, type SavedSession } from './config.js'
 import { readRunning } from './running-svc.js'
+import { targetFetch, type Refusal } from './session-target.js'
 
 /** The options every command takes (declared on the program). */
 export type GlobalOptions = {
@@ -28,6 +29,10 @@ export type Settings = {
   jwt: string | undefined
   apiKey: string | undefined
   session: SavedSession | undefined
+  /** Where the JWT comes from: `--jwt`, `SVC_JWT` or the saved login (sent only to the svc it was made on). */
+  jwtFrom?: '--jwt' | 'SVC_JWT' | 'the saved login' | undefined
+  /** Where the API key comes from. */
+  apiKeyFrom?: '--api-key' | 'SVC_API_KEY' | undefined
 }
 
 /** The environment asked for explicitly: `--sandbox`, then `SVC_ENVIRONMENT`, then `SVC_SANDBOX=1|true`. */
@@ -80,6 +85,8 @@ export function resolveSettings(flags: GlobalOptions, env: NodeJS.ProcessEnv): S
   const session = readSession(env)
   const apiKey = flags.apiKey || env.SVC_API_KEY || undefined
   const jwt = flags.jwt || env.SVC_JWT || session?.jwt || undefined
+  const jwtFrom = flags.jwt ? '--jwt' : env.SVC_JWT ? 'SVC_JWT' : jwt ? 'the saved login' : undefined
+  const apiKeyFrom = flags.apiKey ? '--api-key' : apiKey ? 'SVC_API_KEY' : undefined
   const asked = askedEnvironment(flags, env)
   const wanted = (apiKey && keyEnvironment(apiKey)) || asked
   // No target given: the svc `svc up` is running (it records where), unless the session is for an svc elsewhere.
@@ -96,7 +103,7 @@ export function resolveSettings(flags: GlobalOptions, env: NodeJS.ProcessEnv): S
           ? controlUrlFor(session?.environment ?? hostEnvironment(session?.base_url ?? '') ?? 'production', saved)
           : (session?.base_url ?? controlUrlFor('production'))
   const environment = asked ?? hostEnvironment(baseUrl) ?? session?.environment ?? 'production'
-  return { baseUrl, environment, jwt, apiKey, session }
+  return { baseUrl, environment, jwt, apiKey, session, jwtFrom, apiKeyFrom }
 }
 
 /**
@@ -104,23 +111,31 @@ export function resolveSettings(flags: GlobalOptions, env: NodeJS.ProcessEnv): S
  * - `public`: none;
  * - `any`: the API key if there is one, else the JWT;
  * - `jwt`: the JWT (key management); `sandbox`: the JWT in the development environment (wallet and chain helpers).
- * A missing credential is a usage error (exit code 2).
+ * A missing credential is a usage error (exit code 2). The saved login goes only to the svc it was made on
+ * (cli/session-target.ts); `onRefused` hears of a 401: which URL refused which credential.
  */
 export function clientFor(
   settings: Settings,
   need: 'public' | 'any' | 'jwt' | 'sandbox',
   what = 'this command',
+  onRefused?: (refusal: Refusal) => void,
 ): SvcClient {
   const { baseUrl, jwt, apiKey, environment } = settings
-  if (need === 'public') return createSvcClient({ baseUrl })
+  const client = (credential: string | undefined, options: Omit<SvcClientOptions, 'baseUrl' | 'fetch'> = {}) =>
+    createSvcClient({
+      baseUrl,
+      ...options,
+      fetch: targetFetch(settings, credential, onRefused),
+    })
+  if (need === 'public') return client(undefined)
   if (need === 'any') {
-    if (apiKey) return createSvcClient({ baseUrl, apiKey })
-    if (jwt) return createSvcClient({ baseUrl, jwt, environment })
+    if (apiKey) return client(settings.apiKeyFrom, { apiKey })
+    if (jwt) return client(settings.jwtFrom, { jwt, environment })
     throw new UsageError('not logged in: run `svc login` (or `svc signup`), or set SVC_API_KEY or SVC_JWT')
   }
   if (!jwt)
     throw new UsageError(`${what} needs a JWT: run \`svc login\` or set SVC_JWT (API keys are not accepted here)`)
-  return createSvcClient({ baseUrl, jwt, environment: need === 'sandbox' ? 'development' : environment })
+  return client(settings.jwtFrom, { jwt, environment: need === 'sandbox' ? 'development' : environment })
 }
 
 /** The environment requests of `clientFor(settings, 'any')` run in. */

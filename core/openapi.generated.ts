@@ -647,6 +647,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
+                            /** @description which svc this is, the same on every process of one svc and across its restarts on one data dir (derived from the key its sessions are signed with, which it does not reveal): a session made here is accepted where this id is the same; the CLI sends its saved login nowhere else */
+                            instance_id: string;
                             platform_domain: string;
                             sandbox_platform_domain: string;
                             gateway_port: number;

@@ -1,5 +1,5 @@
 import createClient from 'openapi-fetch'
-import { errorCode, SvcApiError } from '../core/errors.js'
+import { errorCode, SvcApiError, SvcError } from '../core/errors.js'
 import type { paths } from '../core/openapi.generated.js'
 import { streamEvents } from './event-stream.js'
 import { localFetch } from './local-fetch.js'
@@ -58,6 +58,8 @@ export function createSvcClient(options: SvcClientOptions) {
       try {
         return await fetch(request.url, { method: request.method, headers: Object.fromEntries(request.headers), body })
       } catch (error) {
+        // A fetch of the caller's that refuses to send (the CLI's, to another svc than its login's) says why itself.
+        if (error instanceof SvcError) throw error
         const code = errorCode(error)
         throw new SvcApiError(0, `cannot reach ${base}${code ? ` (${code})` : ''}: is svc up running?`, undefined)
       }

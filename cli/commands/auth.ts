@@ -5,6 +5,7 @@ import { configPath, removeSession, writeSession } from '../config.js'
 import { action, addCommand, type Call, type CliContext } from '../context.js'
 import { environmentName } from '../elsewhere.js'
 import { promptSecret, readStdinLine } from '../prompt.js'
+import { refusedMessage } from '../session-target.js'
 import { createSvcClient } from '../../sdk/client.js'
 import { adminFetch, adminTokenOf, asAdmin, withAdminToken, type AdminTokenFlags } from '../admin-token.js'
 
@@ -27,7 +28,13 @@ async function logIn(call: Call<Credentials>, email: string, password: string): 
     return await call.client('public').auth.login(email, password)
   } catch (error) {
     if (error instanceof SvcApiError && error.status === 401)
-      throw new SvcError(`${error.message}: the email or password is wrong`, { status: 401, cause: error })
+      throw new SvcError(
+        refusedMessage(`${error.message}: the email or password is wrong`, {
+          url: call.settings().baseUrl,
+          credential: undefined,
+        }),
+        { status: 401, cause: error },
+      )
     throw error
   }
 }
@@ -37,13 +44,20 @@ async function startSession(call: Call<Credentials>, kind: 'signup' | 'login') {
   const email = call.options.email!
   const password = await passwordOf(call)
   const settings = call.settings()
+  // Which svc this is, saved with the session: the CLI sends it to no other (cli/session-target.ts).
+  const platform = call
+    .client('public')
+    .config.platform()
+    .catch(() => undefined)
   const session: Session =
     kind === 'signup' ? await call.client('public').auth.signup(email, password) : await logIn(call, email, password)
+  const instanceId = (await platform)?.instance_id
   const path = writeSession(call.env, {
     jwt: session.token,
     email: session.user.email,
     base_url: settings.baseUrl,
     environment: settings.environment,
+    ...(instanceId ? { instance_id: instanceId } : {}),
   })
   if (call.out.isJson) return call.out.json(session)
   call.out.line(

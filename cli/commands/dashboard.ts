@@ -4,6 +4,7 @@ import { createSvcClient } from '../../sdk/client.js'
 import type { DashboardOptions } from '../../tui/model.js'
 import { action, addCommand, type CliContext } from '../context.js'
 import type { SavedSession } from '../config.js'
+import { checkSessionTarget } from '../session-target.js'
 
 type DashboardFlags = { url?: string }
 
@@ -29,6 +30,9 @@ export function registerDashboard(program: Command, ctx: CliContext) {
         if (!call.io.stdout.isTTY) throw new UsageError('svc dashboard needs a terminal (stdout is not one)')
         const { remoteDashboardUrls } = await import('../../tui/remote-urls.js')
         const urls = await remoteDashboardUrls(url)
+        // A saved login that names its svc goes only there, whatever the URL (another svc on its port is refused too).
+        if (settings.jwtFrom === 'the saved login' && settings.session?.instance_id)
+          await checkSessionTarget({ baseUrl: urls.sandbox_control_url, session: settings.session })
         await checkDashboardLogin(settings.jwt, settings.session, url, urls)
         const { runDashboard } = await import('../../tui/run.js')
         await runDashboard({ urls, session: { jwt: settings.jwt }, remote: true })

@@ -8,6 +8,7 @@ import { action, type Call, type CliContext } from '../context.js'
 import { createEventForwarder } from '../event-forwarder.js'
 import { openEventStream } from '../event-stream.js'
 import { listenSecret } from '../listen-secret.js'
+import { checkSessionTarget, refusedMessage } from '../session-target.js'
 import { requestEnvironment } from '../settings.js'
 import { firstSignal } from '../signals.js'
 
@@ -120,6 +121,9 @@ export function registerListen(program: Command, ctx: CliContext) {
         if (newSecret && url === undefined) throw new UsageError('--new-secret applies to --forward-to')
         const headers = credentialHeaders(call)
         const settings = call.settings()
+        // The saved login goes only to the svc it was made on; a refusal names the URL and the credential.
+        const credential = settings.apiKey ? settings.apiKeyFrom : settings.jwtFrom
+        if (credential === 'the saved login') await checkSessionTarget(settings)
         const client = call.client()
         // The slug is looked up (an unknown one is an error); a key without apis:read filters by the events' slug instead.
         const apis =
@@ -176,6 +180,11 @@ export function registerListen(program: Command, ctx: CliContext) {
               })
             } catch (error) {
               if (stop.signal.aborted) break
+              if (error instanceof SvcApiError && error.status === 401)
+                throw new SvcError(refusedMessage(error.message, { url: settings.baseUrl, credential }), {
+                  status: 401,
+                  cause: error,
+                })
               // Refused (credential, scope, API): say so and stop. Unreachable after a first connection: wait and retry.
               if (!(error instanceof SvcApiError) || error.status !== 0 || !connected) throw error
               await sleep(wait, undefined, { signal: stop.signal }).catch(() => {})

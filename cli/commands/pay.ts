@@ -95,12 +95,12 @@ export function registerPay(program: Command, ctx: CliContext) {
     'request a gateway URL as a buyer and pay its 402 with SVC_EVM_PRIVATE_KEY (the Sandbox USDC)',
   )
     .argument('<url>', 'a gateway URL, e.g. http://weather.dev.localhost:4020/forecast/paris')
-    .option('--method <method>', 'HTTP method (default GET, or POST with --data)')
+    .option('-X, --method <method>', 'HTTP method (default GET, or POST with --data)')
     .option(
-      '--data <body>',
+      '-d, --data <body>',
       'request body; @FILE reads it from a file; sent as application/json when it is JSON and no --header gives a content type',
     )
-    .option('--header <name:value>', 'a request header; repeatable', (value: string, previous: string[] = []) => [
+    .option('-H, --header <name:value>', 'a request header; repeatable', (value: string, previous: string[] = []) => [
       ...previous,
       value,
     ])

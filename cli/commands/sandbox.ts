@@ -34,9 +34,36 @@ function balanceFields(balances: Pick<Balances, 'eth_wei' | 'usdc_base'>): [stri
   ]
 }
 
-/** Human output hides the private key (its redacted form only); `--json` prints the answer as it is, key included. */
-async function showWallet(call: Call<{ wait?: boolean }>, client: SvcClient, wallet: SandboxWallet) {
+type WalletFlags = { wait?: boolean; key?: boolean; field?: string }
+
+/** What `--field` prints: a field of the wallet, or the Sandbox it is on. */
+const walletFields = ['address', 'private_key', 'private_key_redacted', 'funding', 'created_at', 'sandbox_url'] as const
+type WalletField = (typeof walletFields)[number]
+
+/** The one field `--key` or `--field NAME` asks for, checked before anything is asked; undefined for the whole wallet. */
+function askedField({ key, field, json }: WalletFlags & { json?: boolean }): WalletField | undefined {
+  if (key && field !== undefined) throw new UsageError('give --key or --field, not both')
+  const asked = key ? 'private_key' : field
+  if (asked === undefined) return undefined
+  if (json) throw new UsageError(`--json prints the whole wallet: give ${key ? '--key' : '--field'} without it`)
+  if (!walletFields.includes(asked as WalletField))
+    throw new UsageError(`--field must be one of ${walletFields.join(', ')}, got "${asked}"`)
+  return asked as WalletField
+}
+
+/**
+ * Human output hides the private key (its redacted form only); `--json` prints the answer as it is, key included;
+ * `--key` (or `--field NAME`) prints one value alone, for `KEY=$(svc sandbox-wallet get --key)`.
+ */
+async function showWallet(call: Call<WalletFlags>, client: SvcClient, wallet: SandboxWallet) {
   const balances = call.options.wait ? await waitForUsdc(client, wallet.address) : undefined
+  const field = askedField(call.options)
+  if (field !== undefined) {
+    const value = field === 'sandbox_url' ? sandboxControlUrl(call) : wallet[field]
+    if (typeof value !== 'string' || value === '')
+      throw new SvcError(`${sandboxControlUrl(call)} answered a wallet without ${field}`)
+    return call.out.line(value)
+  }
   // A command that changes the Sandbox names the one it acted on (the wallet is created when missing).
   if (call.out.isJson) return call.out.json({ ...wallet, sandbox_url: sandboxControlUrl(call) })
   call.out.fields([
@@ -62,8 +89,11 @@ export function registerSandbox(program: Command, ctx: CliContext) {
 
   addCommand(wallet, 'get', 'the wallet, created and funded if missing (the default)', { isDefault: true })
     .option('--wait', `wait until its USDC has arrived (at most ${waitMs / 1000} s)`)
+    .option('--key', 'print the private key alone (`KEY=$(svc sandbox-wallet get --key)`); fails with exit code 1 or 2')
+    .option('--field <name>', `print one field alone: ${walletFields.join(', ')}`)
     .action(
-      action<{ wait?: boolean }>(ctx, async (call) => {
+      action<WalletFlags>(ctx, async (call) => {
+        askedField(call.options)
         const client = call.client('sandbox')
         await showWallet(call, client, await client.sandbox.wallet())
       }),
@@ -71,8 +101,11 @@ export function registerSandbox(program: Command, ctx: CliContext) {
 
   addCommand(wallet, 'reset', 'replace the wallet with a new keypair and fund it')
     .option('--wait', `wait until its USDC has arrived (at most ${waitMs / 1000} s)`)
+    .option('--key', 'print the new private key alone')
+    .option('--field <name>', `print one field alone: ${walletFields.join(', ')}`)
     .action(
-      action<{ wait?: boolean }>(ctx, async (call) => {
+      action<WalletFlags>(ctx, async (call) => {
+        askedField(call.options)
         const client = call.client('sandbox')
         await showWallet(call, client, await client.sandbox.resetWallet())
       }),

@@ -128,7 +128,9 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
   test('a wrong password or an unknown email: exit code 1, saying the email or password is wrong (not which)', async () => {
     const { email } = await t.signup()
     const cli = createCli({ SVC_BASE_URL: t.server.controlUrl })
-    const expected = { code: 1, stdout: '', stderr: 'svc: unauthorized: the email or password is wrong\n' }
+    // It names the svc it asked (issue 37 item 6: a login typed against the wrong sandbox says which).
+    const asked = `(asked ${t.server.controlUrl})`
+    const expected = { code: 1, stdout: '', stderr: `svc: unauthorized: the email or password is wrong ${asked}\n` }
     expect(await cli.run(['login', '--email', email, '--password', 'not the password'])).toEqual(expected)
     expect(
       await cli.run(['login', '--email', `nobody-${Date.now()}@example.test`, '--password', 'not the password']),
@@ -136,7 +138,7 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
     expect(await cli.run(['login', '--email', email, '--password', 'not the password', '--json'])).toEqual({
       code: 1,
       stdout: '',
-      stderr: '{"error":"unauthorized: the email or password is wrong"}\n',
+      stderr: `${JSON.stringify({ error: `unauthorized: the email or password is wrong ${asked}` })}\n`,
     })
   })
 

@@ -61,6 +61,6 @@ test('an expired session says how to log in again', async () => {
   expect(await cli.run(['whoami'])).toEqual({
     code: 1,
     stdout: '',
-    stderr: 'svc: session expired: log in again (`svc login`, with --sandbox for the Sandbox; or POST /auth/login)\n',
+    stderr: `svc: ${sandbox.sandboxControlUrl} refused SVC_JWT: session expired: log in again (\`svc login\`, with --sandbox for the Sandbox; or POST /auth/login)\n`,
   })
 })

@@ -143,6 +143,43 @@ describe('svc pay', () => {
     expect(csv).toHaveLength(3)
   })
 
+  test("curl's short flags: -X, -d and -H (repeatable) beside --method, --data and --header", async () => {
+    const result = await cli.run(
+      [
+        'pay',
+        `${gateway}/echo/short`,
+        '-X',
+        'POST',
+        '-d',
+        '{"a":1}',
+        '-H',
+        'content-type: application/json',
+        '-H',
+        'X-Label: short',
+        '--json',
+      ],
+      { SVC_EVM_PRIVATE_KEY: buyerKey },
+    )
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      status: 200,
+      payment_response: { success: true },
+      body: {
+        method: 'POST',
+        url: '/echo/short',
+        body: '{"a":1}',
+        label: 'short',
+        content_type: 'application/json',
+      },
+    })
+    // The method attached, as curl takes it too (-XPUT): no endpoint has PUT, nothing is paid.
+    const put = await cli.run(['pay', `${gateway}/echo/short`, '-XPUT', '--json'], { SVC_EVM_PRIVATE_KEY: buyerKey })
+    expect(put.code).toBe(1)
+    expect(JSON.parse(put.stdout)).toMatchObject({ status: 404, payment_response: null })
+    expect(JSON.parse(put.stderr).error).toMatch(new RegExp(`^PUT ${gateway}/echo/short answered 404`))
+  })
+
   test('--data with JSON is sent as application/json: a JSON upstream receives the body (the real binary)', async () => {
     const result = await cli.spawn(['pay', `${demoGateway}/echo`, '--data', '{"a":1}', '--json'], {
       SVC_EVM_PRIVATE_KEY: buyerKey,

@@ -26,8 +26,11 @@ async function demo(svc: SvcProcess) {
   await cli.ok(['login', '--sandbox', '--email', 'demo@svc.test', '--password', 'demo-password-402'])
   await cli.ok(['sandbox-wallet', 'get', '--wait'])
   const wallet = await cli.json(['sandbox-wallet', 'get'])
+  // export SVC_EVM_PRIVATE_KEY=$(npx svc sandbox-wallet get --key)
+  const key = await cli.ok(['sandbox-wallet', 'get', '--key'])
+  expect(key).toBe(`${wallet.private_key}\n`)
   const paid = await cli.spawn(['pay', `http://weather.dev.localhost:${svc.ready.gateway_port}/weather/paris`], {
-    SVC_EVM_PRIVATE_KEY: wallet.private_key,
+    SVC_EVM_PRIVATE_KEY: key.trim(),
   })
   expect(paid.code, paid.stderr).toBe(0)
   expect(paid.stdout).toContain('HTTP 200')
