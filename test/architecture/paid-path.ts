@@ -210,11 +210,10 @@ try {
     console.log(
       `A paid exact request (${transaction}) ran through ${files.length} files in ${Object.keys(byFolder).length} folders:`,
     )
-    files.forEach((file, i) =>
+    for (const [i, file] of files.entries())
       console.log(
         `${String(i + 1).padStart(3)} ${file}${i >= sampled.length ? '   (no CPU sample)' : ''}${idle.has(file) ? '   (also idle)' : ''}`,
-      ),
-    )
+      )
     console.log(
       `by folder: ${Object.entries(byFolder)
         .map(([folder, n]) => `${folder} ${n}`)
