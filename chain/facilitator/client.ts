@@ -17,7 +17,8 @@ import { checkExactEvmFields } from './request.js'
  * its `/verify` and `/settle`, without the two HTTP round trips and JSON codecs of each paid request. It answers the
  * same: a verdict, or a `VerifyError`/`SettleError` with status 400 for a malformed exact EVM field and 503 while the
  * chain cannot judge payments (as the HTTP client raises them). x402's outer schemas are not run again: the payload
- * comes from the gateway's decoding and the requirements are its own offer.
+ * comes from the gateway's decoding and the requirements are its own offer. It takes no fault: the gateway took them
+ * (server/payments/faults.ts), so a payment meets a fault once; the HTTP routes take them for sellers calling over HTTP.
  */
 export function createInProcessFacilitatorClient(facilitator: SandboxFacilitator): FacilitatorClient {
   return {
@@ -25,7 +26,7 @@ export function createInProcessFacilitatorClient(facilitator: SandboxFacilitator
       const malformed = checkExactEvmFields(payload, requirements)
       if (malformed)
         throw new VerifyError(400, { isValid: false, invalidReason: malformed.reason, invalidMessage: malformed.error })
-      const answer = await facilitator.judgeVerify(payload, requirements)
+      const answer = await facilitator.verifyJudged(payload, requirements)
       if (answer === 'chain-down')
         throw new VerifyError(503, {
           isValid: false,
@@ -44,7 +45,7 @@ export function createInProcessFacilitatorClient(facilitator: SandboxFacilitator
           transaction: '',
           network: requirements.network,
         })
-      const answer = await facilitator.judgeSettle(payload, requirements)
+      const answer = await facilitator.settleJudged(payload, requirements)
       if (answer === 'chain-down')
         throw new SettleError(503, {
           success: false,

@@ -32,10 +32,20 @@ export type SandboxFacilitator = {
    * transaction and send nothing. Failed settlements are forgotten, so a payer can fix the cause and retry.
    */
   settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>
-  /** {@link verify}, or 'chain-down' when the chain could not judge the payment (it is restarting, its RPC is gone). */
+  /**
+   * {@link verify}, or 'chain-down' when the chain could not judge the payment (it is restarting, its RPC is gone); a
+   * verify fault of every API (`faults`) answers first. What `POST /verify` answers, as a seller over HTTP meets it.
+   */
   judgeVerify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse | 'chain-down'>
-  /** {@link settle}, or 'chain-down' when the chain could not judge the payment. */
+  /** {@link settle}, or 'chain-down' when the chain could not judge the payment; a settle fault of every API first. */
   judgeSettle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse | 'chain-down'>
+  /**
+   * {@link judgeVerify} without taking a fault: svc's gateway calls it in process (client.ts), having taken the API's
+   * faults and those of every API itself (server/payments/faults.ts), so a payment meets a fault once.
+   */
+  verifyJudged(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse | 'chain-down'>
+  /** {@link judgeSettle} without taking a fault, as {@link verifyJudged}. */
+  settleJudged(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse | 'chain-down'>
   /** The bazaar catalog of the resources it settled (`GET /discovery/resources`). */
   catalog: BazaarCatalog
   app: Express
@@ -259,34 +269,42 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   ) =>
     // The chain the payment settles on (the Sandbox chain for one it refuses anyway).
     judgedOn((settlingFor(requirements, x402Version) ?? sandbox).chain, judge, accepted)
-  const judgeVerify = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
-    const fault = await faults?.take('verify')
-    if (fault) return injectedVerifyAnswer(fault, payload)
-    return judged(
+  /** The verdict of the chain, no fault taken (svc's gateway took the API's faults: server/payments/faults.ts). */
+  const verifyJudged = (payload: PaymentPayload, requirements: PaymentRequirements) =>
+    judged(
       requirements,
       payload.x402Version,
       () => verify(payload, requirements),
       (verified) => verified.isValid,
     )
+  /** As a seller calling over HTTP meets it: a verify fault of every API first. */
+  const judgeVerify = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const fault = await faults?.take('verify')
+    if (fault) return injectedVerifyAnswer(fault, payload)
+    return verifyJudged(payload, requirements)
   }
+  const settleJudged = (payload: PaymentPayload, requirements: PaymentRequirements) =>
+    whileSettling(payload, () => settledOnChain(payload, requirements))
   const judgeSettle = (payload: PaymentPayload, requirements: PaymentRequirements) =>
     whileSettling(payload, () => judgedSettle(payload, requirements))
+  const settledOnChain = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const answer = await judged(
+      requirements,
+      payload.x402Version,
+      () => settle(payload, requirements),
+      (settled) => settled.success,
+    )
+    // The relayer's own nonce was stale (after a chain restart): not the buyer's fault. Its nonces are read again and
+    // the buyer told to retry (503), nothing was sent (issue 21, minor).
+    if (answer === 'chain-down' || answer.success || !isRelayerNonceMessage(answer.errorMessage)) return answer
+    settlingFor(requirements, payload.x402Version)?.signer.reset()
+    return 'chain-down' as const
+  }
   const judgedSettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
-    const real = async () => {
-      const answer = await judged(
-        requirements,
-        payload.x402Version,
-        () => settle(payload, requirements),
-        (settled) => settled.success,
-      )
-      // The relayer's own nonce was stale (after a chain restart): not the buyer's fault. Its nonces are read again and
-      // the buyer told to retry (503), nothing was sent (issue 21, minor).
-      if (answer === 'chain-down' || answer.success || !isRelayerNonceMessage(answer.errorMessage)) return answer
-      settlingFor(requirements, payload.x402Version)?.signer.reset()
-      return 'chain-down' as const
-    }
     const fault = await faults?.take('settle')
-    return fault ? injectedSettleAnswer(fault, payload, requirements, real) : real()
+    return fault
+      ? injectedSettleAnswer(fault, payload, requirements, () => settledOnChain(payload, requirements))
+      : settledOnChain(payload, requirements)
   }
 
   const app = createFacilitatorApp({ facilitator, chain, judgeVerify, judgeSettle, catalog, log: options.log })
@@ -297,6 +315,8 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     settle: (payload, requirements) => whileSettling(payload, () => settle(payload, requirements)),
     judgeVerify,
     judgeSettle,
+    verifyJudged,
+    settleJudged,
     catalog,
     app,
     reset,
