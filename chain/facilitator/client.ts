@@ -18,7 +18,7 @@ import {
   isExactEvm,
   schemePayloadSchema,
   shapeProblem,
-} from './exact-evm-shape.js'
+} from './exact.js'
 import { batchSettlementPayloadSchema } from '../batch-settlement/shape.js'
 
 /**
