@@ -1,7 +1,9 @@
+import { createHash } from 'node:crypto'
 import type { x402Facilitator } from '@x402/core/facilitator'
 import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import type { Express } from 'express'
 import { LRUCache } from 'lru-cache'
+import { canonicalJson } from '../../core/canonical-json.js'
 import { machineClock, type Clock } from '../../core/clock.js'
 import { authorizationWindowReason, evmSchemes, offsetExplains } from './exact.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
@@ -20,7 +22,6 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Address, LocalAccount } from 'viem'
 import { batchActionOf, depositWindowReason, isChannelAction } from '../batch-settlement/scheme.js'
 import { createChannelActionJournal, type ChannelActionJournal } from '../batch-settlement/channel-actions.js'
-import { settledMemory, settlementKey } from './settled-memory.js'
 
 export type SandboxFacilitator = {
   /** The official x402 facilitator with the exact and upto EVM schemes on the sandbox network only. */
@@ -329,4 +330,19 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
 function condense(message: string): string {
   const details = /^Details: (.*)$/m.exec(message)?.[1]
   return cutText((details ?? message.split('\n')[0] ?? message).trim(), errorMessageLimit)
+}
+
+/**
+ * How many settled payloads the facilitator remembers for idempotent answers (a resource server that retries a
+ * settlement it already got gets the same transaction). About 1.2 KB of heap each: a sandbox that runs for hours must
+ * not hold every payment it ever settled. A payload settled longer ago than that is refused by the chain itself (its
+ * authorization is used).
+ */
+const settledMemory = 10_000
+
+/** Identity of a settlement: the signed payload and the requirements it is settled against. */
+function settlementKey(payload: PaymentPayload, requirements: PaymentRequirements): string {
+  return createHash('sha256')
+    .update(canonicalJson([payload.payload, requirements], { hexCaseInsensitive: true }))
+    .digest('hex')
 }
