@@ -178,7 +178,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
         ...(late.message ? { invalidMessage: late.message } : {}),
         payer: authorizationFields(payload.payload).from,
       }
-    // The transfer's simulation starts now, beside the scheme's signature recovery (chain/relay/simulation-prefetch.ts).
+    // The transfer's simulation starts now, beside the scheme's signature recovery (chain/relay/relayer.ts).
     const on = settlingFor(requirements, payload.x402Version)!
     if (payload.x402Version === 2 && !batchActionOf(payload)) on.signer.prefetch.start(payload, requirements)
     const response = await explainPermit2Refusal(
