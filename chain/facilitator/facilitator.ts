@@ -61,6 +61,11 @@ export type SandboxFacilitator = {
   /** The bazaar catalog of the resources it settled (`GET /discovery/resources`). */
   catalog: BazaarCatalog
   app: Express
+  /**
+   * The same routes taking no fault, for svc's own gateways in other processes (the team Sandbox's chain owner serves
+   * it to them, server/cluster/cluster-routes.ts): they took the faults themselves, so a payment meets a fault once.
+   */
+  gatewayApp: Express
   /** Forgets the relayer's nonce and memory and the settled answers (after the chain was reverted to a snapshot). */
   reset(): void
   /** The batch-settlement receiver authorizer's address (`/supported`'s `extra.receiverAuthorizer`). */
@@ -320,6 +325,14 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   }
 
   const app = createFacilitatorApp({ facilitator, chain, judgeVerify, judgeSettle, catalog, log: options.log })
+  const gatewayApp = createFacilitatorApp({
+    facilitator,
+    chain,
+    judgeVerify: verifyJudged,
+    judgeSettle: settleJudged,
+    catalog,
+    log: options.log,
+  })
 
   return {
     facilitator,
@@ -331,6 +344,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     settleJudged,
     catalog,
     app,
+    gatewayApp,
     reset,
     receiverAuthorizer: receiverAuthorizer.address,
     channelActions,
