@@ -3,7 +3,7 @@ import { z } from 'zod'
 
 /**
  * The EVM fields x402's payloads share (amounts, addresses, hashes, signatures, Permit2 authorizations), as zod
- * schemas; the exact scheme's shape (chain/facilitator/exact-evm-shape.ts) and the batch-settlement scheme's
+ * schemas; the exact scheme's shape (chain/facilitator/exact.ts) and the batch-settlement scheme's
  * (chain/batch-settlement/shape.ts) are built from them.
  */
 

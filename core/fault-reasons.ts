@@ -4,7 +4,7 @@
  * `@x402/evm` defines them in `src/exact/facilitator/errors.ts` but does not export them from any entry point, so they
  * are listed here; test/core/fault-reasons.test.ts reads the installed package and fails when it has a code this
  * list lacks (or the other way round). The last ones are svc's facilitator's own: five it answers before the scheme is
- * asked (chain/facilitator/facilitator.ts, chain/facilitator/request.ts), and its checks of a sponsored approval.
+ * asked (chain/facilitator/facilitator.ts, chain/facilitator/client.ts), and its checks of a sponsored approval.
  */
 export const exactEvmReasons = [
   'asset_not_deployed_contract',

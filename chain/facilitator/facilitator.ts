@@ -1,27 +1,39 @@
-import type { x402Facilitator } from '@x402/core/facilitator'
-import type { PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
+import { createHash } from 'node:crypto'
+import { x402Facilitator } from '@x402/core/facilitator'
+import type { Network, PaymentPayload, PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
+import { ExactEvmScheme } from '@x402/evm/exact/facilitator'
+import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/facilitator'
+import { UptoEvmScheme } from '@x402/evm/upto/facilitator'
+import { EIP2612_GAS_SPONSORING } from '@x402/extensions'
+import { BAZAAR } from '@x402/extensions/bazaar'
 import type { Express } from 'express'
 import { LRUCache } from 'lru-cache'
+import { canonicalJson } from '../../core/canonical-json.js'
 import { machineClock, type Clock } from '../../core/clock.js'
-import { authorizationWindowReason, offsetExplains } from './authorization-window.js'
+import { authorizationWindowReason, evmSchemes, offsetExplains } from './exact.js'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { cutText, errorMessageLimit } from '../../core/http.js'
 import type { SandboxChain } from '../sandbox-chain.js'
-import { evmSchemes } from './exact-evm-shape.js'
 import { createBazaarCatalog, type BazaarCatalog } from './bazaar-catalog.js'
 import { judgedOn } from './chain-down.js'
 import { createFacilitatorApp } from './routes.js'
-import { createSchemeFacilitator } from './x402-facilitator.js'
+import { createApprovalSponsoring } from './erc20-approval-sponsor.js'
 import { injectedSettleAnswer, injectedVerifyAnswer } from '../faults/answers.js'
 import type { FaultBook } from '../faults/book.js'
 import { explainPermit2Refusal } from '../permit2/diagnosis.js'
 import { checkSponsoredApproval } from './erc20-approval-checks.js'
+import { createRelayerSigner, type RelaySigner } from '../relay/relayer.js'
 import { isRelayerNonceMessage } from '../relay/tx-sender.js'
+import { createViemRelayerSigner } from '../relay/viem-signer.js'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Address, LocalAccount } from 'viem'
-import { batchActionOf, depositWindowReason, isChannelAction } from '../batch-settlement/scheme.js'
+import {
+  batchActionOf,
+  createBatchSettlementScheme,
+  depositWindowReason,
+  isChannelAction,
+} from '../batch-settlement/scheme.js'
 import { createChannelActionJournal, type ChannelActionJournal } from '../batch-settlement/channel-actions.js'
-import { settledMemory, settlementKey } from './settled-memory.js'
 
 export type SandboxFacilitator = {
   /** The official x402 facilitator with the exact and upto EVM schemes on the sandbox network only. */
@@ -32,13 +44,28 @@ export type SandboxFacilitator = {
    * transaction and send nothing. Failed settlements are forgotten, so a payer can fix the cause and retry.
    */
   settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse>
-  /** {@link verify}, or 'chain-down' when the chain could not judge the payment (it is restarting, its RPC is gone). */
+  /**
+   * {@link verify}, or 'chain-down' when the chain could not judge the payment (it is restarting, its RPC is gone); a
+   * verify fault of every API (`faults`) answers first. What `POST /verify` answers, as a seller over HTTP meets it.
+   */
   judgeVerify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse | 'chain-down'>
-  /** {@link settle}, or 'chain-down' when the chain could not judge the payment. */
+  /** {@link settle}, or 'chain-down' when the chain could not judge the payment; a settle fault of every API first. */
   judgeSettle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse | 'chain-down'>
+  /**
+   * {@link judgeVerify} without taking a fault: svc's gateway calls it in process (client.ts), having taken the API's
+   * faults and those of every API itself (server/payments/faults.ts), so a payment meets a fault once.
+   */
+  verifyJudged(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse | 'chain-down'>
+  /** {@link judgeSettle} without taking a fault, as {@link verifyJudged}. */
+  settleJudged(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse | 'chain-down'>
   /** The bazaar catalog of the resources it settled (`GET /discovery/resources`). */
   catalog: BazaarCatalog
   app: Express
+  /**
+   * The same routes taking no fault, for svc's own gateways in other processes (the team Sandbox's chain owner serves
+   * it to them, server/cluster/cluster-routes.ts): they took the faults themselves, so a payment meets a fault once.
+   */
+  gatewayApp: Express
   /** Forgets the relayer's nonce and memory and the settled answers (after the chain was reverted to a snapshot). */
   reset(): void
   /** The batch-settlement receiver authorizer's address (`/supported`'s `extra.receiverAuthorizer`). */
@@ -168,7 +195,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
         ...(late.message ? { invalidMessage: late.message } : {}),
         payer: authorizationFields(payload.payload).from,
       }
-    // The transfer's simulation starts now, beside the scheme's signature recovery (chain/relay/simulation-prefetch.ts).
+    // The transfer's simulation starts now, beside the scheme's signature recovery (chain/relay/relayer.ts).
     const on = settlingFor(requirements, payload.x402Version)!
     if (payload.x402Version === 2 && !batchActionOf(payload)) on.signer.prefetch.start(payload, requirements)
     const response = await explainPermit2Refusal(
@@ -259,37 +286,53 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   ) =>
     // The chain the payment settles on (the Sandbox chain for one it refuses anyway).
     judgedOn((settlingFor(requirements, x402Version) ?? sandbox).chain, judge, accepted)
-  const judgeVerify = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
-    const fault = await faults?.take('verify')
-    if (fault) return injectedVerifyAnswer(fault, payload)
-    return judged(
+  /** The verdict of the chain, no fault taken (svc's gateway took the API's faults: server/payments/faults.ts). */
+  const verifyJudged = (payload: PaymentPayload, requirements: PaymentRequirements) =>
+    judged(
       requirements,
       payload.x402Version,
       () => verify(payload, requirements),
       (verified) => verified.isValid,
     )
+  /** As a seller calling over HTTP meets it: a verify fault of every API first. */
+  const judgeVerify = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const fault = await faults?.take('verify')
+    if (fault) return injectedVerifyAnswer(fault, payload)
+    return verifyJudged(payload, requirements)
   }
+  const settleJudged = (payload: PaymentPayload, requirements: PaymentRequirements) =>
+    whileSettling(payload, () => settledOnChain(payload, requirements))
   const judgeSettle = (payload: PaymentPayload, requirements: PaymentRequirements) =>
     whileSettling(payload, () => judgedSettle(payload, requirements))
+  const settledOnChain = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
+    const answer = await judged(
+      requirements,
+      payload.x402Version,
+      () => settle(payload, requirements),
+      (settled) => settled.success,
+    )
+    // The relayer's own nonce was stale (after a chain restart): not the buyer's fault. Its nonces are read again and
+    // the buyer told to retry (503), nothing was sent (issue 21, minor).
+    if (answer === 'chain-down' || answer.success || !isRelayerNonceMessage(answer.errorMessage)) return answer
+    settlingFor(requirements, payload.x402Version)?.signer.reset()
+    return 'chain-down' as const
+  }
   const judgedSettle = async (payload: PaymentPayload, requirements: PaymentRequirements) => {
-    const real = async () => {
-      const answer = await judged(
-        requirements,
-        payload.x402Version,
-        () => settle(payload, requirements),
-        (settled) => settled.success,
-      )
-      // The relayer's own nonce was stale (after a chain restart): not the buyer's fault. Its nonces are read again and
-      // the buyer told to retry (503), nothing was sent (issue 21, minor).
-      if (answer === 'chain-down' || answer.success || !isRelayerNonceMessage(answer.errorMessage)) return answer
-      settlingFor(requirements, payload.x402Version)?.signer.reset()
-      return 'chain-down' as const
-    }
     const fault = await faults?.take('settle')
-    return fault ? injectedSettleAnswer(fault, payload, requirements, real) : real()
+    return fault
+      ? injectedSettleAnswer(fault, payload, requirements, () => settledOnChain(payload, requirements))
+      : settledOnChain(payload, requirements)
   }
 
   const app = createFacilitatorApp({ facilitator, chain, judgeVerify, judgeSettle, catalog, log: options.log })
+  const gatewayApp = createFacilitatorApp({
+    facilitator,
+    chain,
+    judgeVerify: verifyJudged,
+    judgeSettle: settleJudged,
+    catalog,
+    log: options.log,
+  })
 
   return {
     facilitator,
@@ -297,8 +340,11 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     settle: (payload, requirements) => whileSettling(payload, () => settle(payload, requirements)),
     judgeVerify,
     judgeSettle,
+    verifyJudged,
+    settleJudged,
     catalog,
     app,
+    gatewayApp,
     reset,
     receiverAuthorizer: receiverAuthorizer.address,
     channelActions,
@@ -306,8 +352,86 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   }
 }
 
+/** A chain the facilitator settles on, with its own relayer signer. */
+export type Settling = { chain: SandboxChain; signer: RelaySigner }
+
+export type SchemeFacilitator = {
+  /** The official facilitator, its schemes and extensions registered. */
+  facilitator: x402Facilitator
+  /** The Sandbox chain's. */
+  sandbox: Settling
+  /** The Sandbox chain's, then each twin's. */
+  settling: Settling[]
+  /** The chain of a v2 network or a v1 name (undefined: a network it does not settle on). */
+  settlingFor(requirements: PaymentRequirements, x402Version: number): Settling | undefined
+}
+
+/**
+ * The official `x402Facilitator` with `@x402/evm`'s exact (v2, and v1 on a twin's v1 name), upto and batch-settlement
+ * schemes on the Sandbox chain and each twin, each chain relaying through its own signer (the tuned relay, or viem's
+ * with `relay: 'viem'`); the bazaar catalog records what a settled payment declares.
+ */
+export function createSchemeFacilitator(
+  chain: SandboxChain,
+  twins: readonly SandboxChain[],
+  catalog: BazaarCatalog,
+  receiverAuthorizer: LocalAccount,
+): SchemeFacilitator {
+  const signerOf = (on: SandboxChain) => (on.relay === 'viem' ? createViemRelayerSigner(on) : createRelayerSigner(on))
+  const sandbox: Settling = { chain, signer: signerOf(chain) }
+  const settling = [sandbox, ...twins.map((twin) => ({ chain: twin, signer: signerOf(twin) }))]
+  const byNetwork = new Map<string, Settling>()
+  const facilitator = new x402Facilitator()
+    .registerExtension(EIP2612_GAS_SPONSORING)
+    .registerExtension(BAZAAR)
+    // The bazaar catalog takes what a settled payment declares. On settle only: a verify is followed by its settle
+    // (x402's own e2e facilitator records on both, which judged and wrote every paid resource twice), and a verified
+    // payment that is never settled (its upstream failed) did not buy the resource the listing would advertise.
+    .onAfterSettle(async ({ paymentPayload, requirements, result }) => {
+      if (result.success) catalog.record(paymentPayload, requirements)
+    })
+    // The Sandbox chain's relayers send a sponsored approval (a twin's payment carrying one is refused at verify:
+    // the approval is checked against the Sandbox chain's id).
+    .registerExtension(createApprovalSponsoring(chain, sandbox.signer))
+  for (const on of settling) {
+    byNetwork.set(`2:${on.chain.network}`, on)
+    facilitator
+      .register(on.chain.network, new ExactEvmScheme(on.signer, { simulateInSettle: true }))
+      .register(on.chain.network, new UptoEvmScheme(on.signer))
+      .register(on.chain.network, createBatchSettlementScheme(on.signer, on.chain.client, receiverAuthorizer))
+    if (on.chain.twin) {
+      byNetwork.set(`1:${on.chain.twin.v1Network}`, on)
+      facilitator.registerV1(
+        on.chain.twin.v1Network as Network,
+        new ExactEvmSchemeV1(on.signer, { simulateInSettle: true }),
+      )
+    }
+  }
+  return {
+    facilitator,
+    sandbox,
+    settling,
+    settlingFor: (requirements, x402Version) => byNetwork.get(`${x402Version}:${requirements.network}`),
+  }
+}
+
 /** viem's multi-line error text, cut to the line that says why (the revert reason) and to a bounded length. */
 function condense(message: string): string {
   const details = /^Details: (.*)$/m.exec(message)?.[1]
   return cutText((details ?? message.split('\n')[0] ?? message).trim(), errorMessageLimit)
+}
+
+/**
+ * How many settled payloads the facilitator remembers for idempotent answers (a resource server that retries a
+ * settlement it already got gets the same transaction). About 1.2 KB of heap each: a sandbox that runs for hours must
+ * not hold every payment it ever settled. A payload settled longer ago than that is refused by the chain itself (its
+ * authorization is used).
+ */
+const settledMemory = 10_000
+
+/** Identity of a settlement: the signed payload and the requirements it is settled against. */
+function settlementKey(payload: PaymentPayload, requirements: PaymentRequirements): string {
+  return createHash('sha256')
+    .update(canonicalJson([payload.payload, requirements], { hexCaseInsensitive: true }))
+    .digest('hex')
 }

@@ -6,7 +6,7 @@ import { createErrorHandler, createJsonApp, notFoundHandler } from '../../core/h
 import type { SandboxChain } from '../sandbox-chain.js'
 import type { BazaarCatalog } from './bazaar-catalog.js'
 import { createBazaarRoutes } from './bazaar-routes.js'
-import { parseFacilitatorRequest } from './request.js'
+import { parseFacilitatorRequest } from './client.js'
 
 /** The Retry-After (seconds) of a 503 while the chain restarts (a restart takes about half a second). */
 const chainRestartRetryAfterSeconds = 1

@@ -1,28 +1,9 @@
-import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from '@x402/evm'
-import {
-  createWalletClient,
-  http,
-  nonceManager,
-  publicActions,
-  type Abi,
-  type Address,
-  type Hash,
-  type Hex,
-} from 'viem'
+import { toFacilitatorEvmSigner } from '@x402/evm'
+import { createWalletClient, http, nonceManager, publicActions, type Abi } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devAccountKeys } from '../constants.js'
 import { contractCallGas, type RelayChain } from './mode.js'
-import type { SimulationPrefetch } from './simulation-prefetch.js'
-
-/** What the facilitator needs of a relay: the scheme's signer, the prefetch hook and a reset after a restart. */
-export type RelaySigner = FacilitatorEvmSigner & {
-  reset(): void
-  prefetch: SimulationPrefetch
-  /** Sends `value` wei of ETH from a relayer to `to` (a buyer's gas, erc20ApprovalGasSponsoring); resolves once mined. */
-  fund(to: Address, value: bigint): Promise<Hash>
-  /** A call sent from relayer `from` (the facilitator an upto witness names; the plain relay has only one). */
-  sendFrom(from: Address, to: Address, data: Hex): Promise<Hash>
-}
+import type { RelaySigner } from './relayer.js'
 
 /** How often viem looks for a receipt (its `http` default is 4 s; Anvil's automine has the block at once). */
 const pollingIntervalMs = 50

@@ -71,7 +71,7 @@ export type ClusterRoutesOptions = {
  * `svc serve --sandbox-chain shared`, before the host routing (server/app.ts):
  * - on the chain owner, the routes the other processes reach it by, with the cluster secret only (anyone else falls
  *   through to the hosts, as if they did not exist): `/_svc/cluster/facilitator/*` (the Sandbox facilitator's
- *   routes, served in process), `/_svc/cluster/rpc` (its Anvil's JSON-RPC, which stays on loopback),
+ *   routes, served in process, taking no fault: the caller's gateway took them), `/_svc/cluster/rpc` (its Anvil's JSON-RPC, which stays on loopback),
  *   `/_svc/cluster/chain` (what its chain is: chain-facts.ts), `/_svc/cluster/faucet` (the paywall's demo faucet) and
  *   `/_svc/cluster/settling` (whether its facilitator is settling an authorization: journal/dropped-settlement.ts);
  * - on the others, the control routes that need the chain, forwarded to the owner with the caller's credentials and
@@ -89,7 +89,7 @@ export function createClusterRoutes(deps: ClusterDeps, { faucet }: ClusterRoutes
       if (!chain) return moving(res)
       if (req.path.startsWith(`${clusterFacilitatorPath}/`)) {
         req.url = req.url.slice(clusterFacilitatorPath.length)
-        return chain.facilitator.app(req, res, next)
+        return chain.facilitator.gatewayApp(req, res, next)
       }
       if (req.path === clusterRpcPath) return pipeTo(new URL(chain.rpcUrl), req, res, {})
       if (req.path === clusterChainPath) return void res.json(chainFactsOf(chain))

@@ -34,8 +34,9 @@ export type GatewayFaults = {
 
 /**
  * Faults injected for Sandbox APIs (`svc fault add`), as the gateway meets them: the faults of one API and those of
- * every API (the facilitator applies the latter too, for sellers that call it over HTTP; the gateway takes them first,
- * so one payment meets a fault once). Production APIs never meet a fault.
+ * every API (the facilitator's HTTP routes apply the latter too, for sellers that call it over HTTP; the gateway's
+ * in-process calls take none there, chain/facilitator/client.ts, so one payment meets a fault once). Production APIs
+ * never meet a fault.
  */
 export function createGatewayFaults(
   deps: Pick<PaymentsDeps, 'chain' | 'sandboxFaults'>,

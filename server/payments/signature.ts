@@ -1,7 +1,7 @@
 import { decodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload } from '@x402/core/types'
 import { cutText, echoedValueLimit } from '../../core/http.js'
-import { eip3009PayloadSchema, shapeProblem } from '../../chain/facilitator/exact-evm-shape.js'
+import { eip3009PayloadSchema, shapeProblem } from '../../chain/facilitator/exact.js'
 
 /** A decoded `PAYMENT-SIGNATURE`, or why it is not one (the message of the 402 that refuses it). */
 export type DecodedPayment = { ok: true; payload: PaymentPayload } | { ok: false; error: string }

@@ -341,6 +341,24 @@ describe.skipIf(!runs)('svc serve --sandbox-chain shared: one chain owner among 
     expect((await pay(other)).status).toBe(200)
   })
 
+  test("a payment through the other process meets a settle delay of every API once, though the owner's facilitator settles it", async () => {
+    const admin = { authorization: `Bearer ${adminToken}` }
+    const added = await fetchLocal(`${sandboxControl(other)}/dev/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...admin },
+      body: JSON.stringify({ kind: 'settle', delay_ms: 200, times: 3 }),
+    })
+    expect(added.status).toBe(201)
+    const fault = (await added.json()) as { id: string }
+    try {
+      expect((await pay(other)).status).toBe(200)
+      const { faults } = await getJson(`${sandboxControl(owner)}/dev/faults`, admin)
+      expect(faults).toEqual([expect.objectContaining({ id: fault.id, times: 3, remaining: 2, hits: 1 })])
+    } finally {
+      await fetchLocal(`${sandboxControl(other)}/dev/faults/${fault.id}`, { method: 'DELETE', headers: admin })
+    }
+  })
+
   test('a batch-settlement Sandbox route: 402 on the owner, a clear 503 on the other process', async () => {
     const endpoint = await seller.addEndpoint(other, '/channel', {
       scheme: 'batch-settlement',

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { authorizationWindowReason } from '../../../chain/facilitator/authorization-window.js'
+import { authorizationWindowReason } from '../../../chain/facilitator/exact.js'
 
 const payload = (validAfter: string | number, validBefore: string | number) => ({
   signature: '0x',

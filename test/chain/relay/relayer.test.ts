@@ -90,7 +90,7 @@ describe('settle after verify', () => {
   })
 })
 
-describe('the simulation started beside the signature recovery (chain/relay/simulation-prefetch.ts)', () => {
+describe('the simulation started beside the signature recovery (chain/relay/relayer.ts)', () => {
   /** The `eth_call`s sent to the chain's RPC (alone or in a batch) while `run` runs, seen on undici's request channel. */
   async function countEthCalls(run: () => Promise<unknown>): Promise<number> {
     const rpc = new URL(chain.rpcUrl)

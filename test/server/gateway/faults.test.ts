@@ -143,6 +143,19 @@ describe('settle faults', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(400)
     expect(await balances()).toEqual({ buyer: before.buyer - 10000n, seller: before.seller + 10000n })
   })
+
+  test('a payment meets a settle delay of every API once: one strike of its times used, its delay waited once', async () => {
+    const { pay, balances } = await newBuyer()
+    const before = await balances()
+    const added = await addFault({ kind: 'settle', delay_ms: 400, times: 3 })
+    const started = performance.now()
+    const paid = await pay(url)
+    expect(paid.status).toBe(200)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(400)
+    expect(await balances()).toEqual({ buyer: before.buyer - 10000n, seller: before.seller + 10000n })
+    const { faults } = (await stack.t.call('/dev/faults', { host: 'development' })).body
+    expect(faults).toEqual([expect.objectContaining({ id: added.body.id, times: 3, remaining: 2, hits: 1 })])
+  })
 })
 
 describe('upstream faults', () => {
