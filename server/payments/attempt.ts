@@ -1,5 +1,5 @@
 import type { x402ResourceServer } from '@x402/core/server'
-import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
+import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { ApiRow } from '../db/tables.js'
 import type { PaymentsDeps } from './deps.js'
 import type { SettlementJournal } from '../journal/index.js'
@@ -24,6 +24,24 @@ export type Attempt = {
   resource: Resource
 }
 export type Resource = PaidResource & { query: string }
+/**
+ * A payment on its way through the flow: built once in payment-flow.ts `run()`, where the payload matched one of the
+ * route's requirements, and passed down to the flow that pays it (authorization, upfront or batch-settlement), the
+ * settle step and the journal.
+ */
+export type Payment = {
+  attempt: Attempt
+  payload: PaymentPayload
+  /** The one of the route's requirements the payload pays. */
+  requirements: PaymentRequirements
+  /** What makes it one payment, however it is encoded (locks.ts `paymentIdentity`): its claim's and journal's key. */
+  paymentId: string
+  /**
+   * Who pays, once the facilitator's verify said so (authorization-flow.ts sets it; '' when nobody said); before that,
+   * undefined, and the authorization's `from` stands for it.
+   */
+  payer: string | undefined
+}
 /** How a refused, failed or unavailable facilitator call is answered (`settling`: it was the settlement). */
 export type Refuse = (
   outcome: Exclude<FacilitatorResult<unknown>, { type: 'accepted' }>,

@@ -1,9 +1,8 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { builderCodeOf } from './builder-code.js'
 import { verifyPayment } from './facilitator-calls.js'
-import { buyerGone, type Attempt, type FlowContext, type Refuse } from './attempt.js'
+import { buyerGone, type FlowContext, type Payment, type Refuse } from './attempt.js'
 import { failed, unavailable, type PaymentOutcome } from './outcome.js'
 import { reasonFields } from './required.js'
 import { takeChargeOverride } from './settlement-overrides.js'
@@ -16,14 +15,9 @@ import { upstreamTarget } from '../upstream/index.js'
  * authorization flow: settled only when the upstream answered below 400), or the upfront flow's. The batch-settlement
  * scheme's requests go to server/channels/flow.ts's `payBatch` instead (server/gateway/payment-flow.ts decides).
  */
-export async function payAuthorization(
-  ctx: FlowContext,
-  attempt: Attempt,
-  payload: PaymentPayload,
-  requirements: PaymentRequirements,
-  paymentId: string,
-): Promise<PaymentOutcome> {
+export async function payAuthorization(ctx: FlowContext, payment: Payment): Promise<PaymentOutcome> {
   const { faults, proxy, tell, requirePayment, journal } = ctx
+  const { attempt, payload, requirements } = payment
   const { request, api, server, resource } = attempt
   const payerOf = (response?: { payer?: string | undefined }) =>
     response?.payer ?? authorizationFields(payload.payload).from
@@ -50,8 +44,8 @@ export async function payAuthorization(
   if (!upfront) tell('payment.verified', attempt, { status: 200, payer: payerOf(verified.response) }, requirements)
 
   if (request.signal.aborted) return buyerGone
-  if (upfront)
-    return payUpfront(ctx, attempt, payload, requirements, paymentId, payerOf(verified.response) ?? '', refused)
+  payment.payer = payerOf(verified.response) ?? ''
+  if (upfront) return payUpfront(ctx, payment, refused)
   /** The upstream failed: nothing is settled, and the stream says the buyer was not charged. */
   const upstreamFailed = (status: number, error: string): PaymentOutcome => {
     tell('upstream.failed', attempt, { status, error, payer: payerOf(verified.response) }, requirements)
@@ -96,16 +90,7 @@ export async function payAuthorization(
   if (request.signal.aborted) return buyerGone
 
   const amount = charge.type === 'amount' ? charge.amount : undefined
-  const settled = await settleAndRecord(
-    ctx,
-    attempt,
-    payload,
-    requirements,
-    paymentId,
-    payerOf(verified.response) ?? '',
-    refused,
-    amount,
-  )
+  const settled = await settleAndRecord(ctx, payment, refused, amount)
   if (settled.type !== 'settled') return settled.outcome
   const { journalId, settlementId: recorded } = settled
   // Checked in run(): recorded on the settlement as the payment carried it to the facilitator.

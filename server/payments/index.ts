@@ -2,7 +2,7 @@
  * The door of server/payments/: what the other rooms of server/ use, named. Another room imports only this file
  * (test/architecture/layers.test.ts); the files inside import each other directly.
  */
-export { type Attempt, buyerGone, type FlowContext } from './attempt.js'
+export { type Attempt, buyerGone, type FlowContext, type Payment } from './attempt.js'
 export { payAuthorization } from './authorization-flow.js'
 export { builderCodeOf } from './builder-code.js'
 export type { PaymentsDeps } from './deps.js'

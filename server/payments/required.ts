@@ -43,6 +43,12 @@ export type Refusal = {
 /** The resource a 402 names: its URL, the normalized request path, and a description. */
 export type PaidResource = { url: string; path: string; description: string }
 
+/**
+ * What a 402 is built from: the route, its offer under the resource server that judges its payments, and the resource
+ * asked for (attempt.ts's `Attempt` is one).
+ */
+export type Offered = { server: x402ResourceServer; route: GatewayRoute; offer: Offer; resource: PaidResource }
+
 const unpaidCacheSize = 256
 /**
  * The `error` of a 402 that asks for a first payment. A v1 client (x402-fetch 1.x) parses this body with its v1
@@ -115,25 +121,19 @@ const paymentRequiredHeaderLimit = 8 * 1024
  * sign-in-with-x, whose every 402 carries a fresh challenge (a nonce is good once).
  */
 export function paymentRequired(
-  server: x402ResourceServer,
-  route: GatewayRoute,
-  offer: Offer,
-  resource: PaidResource,
+  offered: Offered,
   error?: string,
   refusal?: Refusal,
 ): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
   if (error === undefined) {
-    const cached = offer.unpaid.get(resource.url)
+    const cached = offered.offer.unpaid.get(offered.resource.url)
     if (cached && cached.freshUntil > Date.now()) return cached.outcome
   }
-  return buildPaymentRequired(server, route, offer, resource, error, refusal)
+  return buildPaymentRequired(offered, error, refusal)
 }
 
 async function buildPaymentRequired(
-  server: x402ResourceServer,
-  route: GatewayRoute,
-  offer: Offer,
-  resource: PaidResource,
+  { server, route, offer, resource }: Offered,
   error: string | undefined,
   refusal: Refusal | undefined,
 ): Promise<PaymentRequiredOutcome> {

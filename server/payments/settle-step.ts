@@ -1,6 +1,6 @@
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { settlePayment } from './facilitator-calls.js'
-import { buyerGone, type Attempt, type FlowContext, type Refuse, type Settled } from './attempt.js'
+import { buyerGone, type FlowContext, type Payment, type Refuse, type Settled } from './attempt.js'
 import type { PaymentOutcome } from './outcome.js'
 import { builderCodeOf } from './builder-code.js'
 import { recordSettlement, settlementRow } from './settlement-record.js'
@@ -14,14 +14,13 @@ import { sandboxEpochOf } from '../sandbox/index.js'
 const chainEpochOf = (deps: PaymentsDeps, api: ApiRow): string =>
   api.environment === 'development' ? sandboxEpochOf(deps) : ''
 
-/** The journal entry of a payment of `attempt` (its claim's, then its settlement's: `amount` the upto charge). */
+/**
+ * The journal entry of `payment` (its claim's, then its settlement's: `amount` the upto charge). Before the verify
+ * named the payer, the authorization's `from` stands for it.
+ */
 export function journalEntryOf(
   deps: PaymentsDeps,
-  { api, route, request, resource }: Attempt,
-  payload: PaymentPayload,
-  requirements: PaymentRequirements,
-  paymentId: string,
-  payer: string,
+  { attempt: { api, route, request, resource }, payload, requirements, paymentId, payer }: Payment,
   amount?: string,
 ): JournalEntry {
   return {
@@ -32,7 +31,7 @@ export function journalEntryOf(
     payload,
     amount,
     paymentId,
-    payer,
+    payer: payer ?? authorizationFields(payload.payload).from ?? '',
     method: request.method,
     path: resource.path,
     chainEpoch: chainEpochOf(deps, api),
@@ -46,15 +45,13 @@ export function journalEntryOf(
  */
 export async function settleAndRecord(
   ctx: FlowContext,
-  attempt: Attempt,
-  payload: PaymentPayload,
-  requirements: PaymentRequirements,
-  paymentId: string,
-  payer: string,
+  payment: Payment,
   refused: Refuse,
   amount?: string,
 ): Promise<Settled | { type: 'not-settled'; outcome: PaymentOutcome }> {
+  const { attempt, payload, requirements } = payment
   const { request, api, route, server, resource } = attempt
+  const payer = payment.payer ?? ''
   const not = async (outcome: PaymentOutcome | Promise<PaymentOutcome>) =>
     ({ type: 'not-settled', outcome: await outcome }) as const
   // A settle fault (svc fault add settle) waits and/or refuses here: no journal row, no transaction.
@@ -62,7 +59,7 @@ export async function settleAndRecord(
   if (request.signal.aborted) return not(buyerGone)
   if (injected) return not(refused(injected, true))
 
-  const entry = journalEntryOf(ctx.deps, attempt, payload, requirements, paymentId, payer, amount)
+  const entry = journalEntryOf(ctx.deps, payment, amount)
   const { chainEpoch, ephemeral } = entry
   const journalId = await ctx.journal.begin(entry)
   // Checked before (payment-flow.ts run()): recorded on the settlement as the payment carried it to the facilitator.
@@ -74,7 +71,7 @@ export async function settleAndRecord(
     if (settled.type === 'accepted') {
       await pausePoint('settlement-record')
       const { response } = settled
-      const payment = {
+      const paid = {
         api,
         endpoint: route.endpoint,
         ephemeral,
@@ -87,9 +84,9 @@ export async function settleAndRecord(
         builderCode: attribution.ok ? attribution.code : undefined,
       }
       // The money moved: a record the data dir cannot take now is kept and written later, and the buyer is answered.
-      const row = settlementRow(payment)
+      const row = settlementRow(paid)
       settlementId = await ctx.journal.record(journalId, row.id, async () =>
-        recordSettlement(ctx.store, payment, journalId, row),
+        recordSettlement(ctx.store, paid, journalId, row),
       )
     }
   } catch (error) {

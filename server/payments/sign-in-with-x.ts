@@ -24,19 +24,24 @@ export type SignInResult = { ok: true; payer: string } | { ok: false; error: str
 
 export type SignIns = {
   /**
-   * Judges a SIGN-IN-WITH-X header sent to `endpoint` (which has sign-in-with-x on) for `resourceUrl`, with the
-   * package's own checks (parse, domain and URI against the resource's origin, issued/expiry times, signature: EOA,
+   * Judges a SIGN-IN-WITH-X header sent to `target`'s endpoint (which has sign-in-with-x on) for its resource URL, with
+   * the package's own checks (parse, domain and URI against the resource's origin, issued/expiry times, signature: EOA,
    * then EIP-1271/6492 on the Sandbox chain), then svc's: the chain is one the endpoint accepts, its wallet has a
    * settled payment for the endpoint within the access window (by svc's clock: time travel ends it), and the nonce
    * was not used before.
    */
-  check(
-    header: string,
-    api: ApiRow,
-    endpoint: EndpointRow,
-    networks: string[],
-    resourceUrl: string,
-  ): Promise<SignInResult>
+  check(header: string, target: SignInTarget): Promise<SignInResult>
+}
+
+/**
+ * What a sign-in is judged against (attempt.ts's `Attempt` is one): the API, the endpoint (with sign-in-with-x on),
+ * the networks of its offer, and the resource URL asked for.
+ */
+export type SignInTarget = {
+  api: ApiRow
+  route: { endpoint: EndpointRow }
+  offer: { networks: string[] }
+  resource: { url: string }
 }
 
 /**
@@ -134,7 +139,7 @@ export function createSignIns(deps: PaymentsDeps): SignIns {
   }
 
   return {
-    async check(header, api, endpoint, networks, resourceUrl) {
+    async check(header, { api, route: { endpoint }, offer: { networks }, resource: { url: resourceUrl } }) {
       let payload: SIWxPayload
       try {
         payload = parseSIWxHeader(header)

@@ -1,7 +1,6 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import { builderCodeOf } from './builder-code.js'
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import { buyerGone, type Attempt, type FlowContext, type Refuse } from './attempt.js'
+import { buyerGone, type FlowContext, type Payment, type Refuse } from './attempt.js'
 import type { PaymentOutcome } from './outcome.js'
 import { takeChargeOverride } from './settlement-overrides.js'
 import { settleAndRecord } from './settle-step.js'
@@ -15,17 +14,10 @@ import { upstreamTarget } from '../upstream/index.js'
  * delivered; a 4xx is passed to the buyer with the PAYMENT-RESPONSE and recorded likewise. A crash before the answer
  * is written leaves the journal row, which the next start books as not delivered.
  */
-export async function payUpfront(
-  ctx: FlowContext,
-  attempt: Attempt,
-  payload: PaymentPayload,
-  requirements: PaymentRequirements,
-  paymentId: string,
-  payer: string,
-  refused: Refuse,
-): Promise<PaymentOutcome> {
+export async function payUpfront(ctx: FlowContext, payment: Payment, refused: Refuse): Promise<PaymentOutcome> {
+  const { attempt, payload, requirements } = payment
   const { request, api, resource } = attempt
-  const settled = await settleAndRecord(ctx, attempt, payload, requirements, paymentId, payer, refused)
+  const settled = await settleAndRecord(ctx, payment, refused)
   if (settled.type !== 'settled') return settled.outcome
   const { journalId, settlementId } = settled
   const details = {
