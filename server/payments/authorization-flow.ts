@@ -1,6 +1,6 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
-import { builderCodeOf } from './builder-code.js'
+import { builderCodeOf } from './decode.js'
 import { verifyPayment } from './facilitator-calls.js'
 import { buyerGone, type FlowContext, type Payment, type Refuse } from './attempt.js'
 import { failed, unavailable, type PaymentOutcome } from './outcome.js'

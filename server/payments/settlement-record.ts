@@ -1,7 +1,7 @@
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { ApiRow, EndpointRow, SettlementRow } from '../db/tables.js'
 import { newId, nowIso } from '../ids.js'
-import type { BuilderCode } from './builder-code.js'
+import type { BuilderCode } from './decode.js'
 import type { GatewayStore } from '../db/gateway-store.js'
 
 export type SettledPayment = {
@@ -16,7 +16,7 @@ export type SettledPayment = {
   path: string
   /** The Sandbox chain's epoch ('' for production). */
   chainEpoch: string
-  /** The payment's builder-code attribution (builder-code.ts), if it carried one. */
+  /** The payment's builder-code attribution (decode.ts `builderCodeOf`), if it carried one. */
   builderCode?: BuilderCode | undefined
 }
 

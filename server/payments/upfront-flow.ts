@@ -1,5 +1,5 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
-import { builderCodeOf } from './builder-code.js'
+import { builderCodeOf } from './decode.js'
 import { buyerGone, type FlowContext, type Payment, type Refuse } from './attempt.js'
 import type { PaymentOutcome } from './outcome.js'
 import { takeChargeOverride } from './settlement-overrides.js'
