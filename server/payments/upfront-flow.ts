@@ -2,8 +2,7 @@ import { encodePaymentResponseHeader } from '@x402/core/http'
 import { builderCodeOf } from './decode.js'
 import { buyerGone, type FlowContext, type Payment, type Refuse } from './attempt.js'
 import type { PaymentOutcome } from './outcome.js'
-import { takeChargeOverride } from './settlement-overrides.js'
-import { settleAndRecord } from './settle-step.js'
+import { takeChargeOverride, settleAndRecord } from './settle.js'
 import { upstreamTarget } from '../upstream/index.js'
 
 /**
