@@ -58,7 +58,7 @@ export type Settled = {
 
 export const buyerGone: PaymentOutcome = { type: 'buyer-gone' }
 
-/** What the steps of a payment flow (settle.ts, authorization-flow.ts, upfront-flow.ts, signed-in-flow.ts) use of the flow that runs them. */
+/** What the steps of a payment flow (settle.ts, authorization-flow.ts, signed-in-flow.ts) use of the flow that runs them. */
 export type FlowContext = {
   deps: PaymentsDeps
   store: GatewayStore
