@@ -124,7 +124,7 @@ export function createPaymentFlow(
   const events = createFlowEvents(deps)
   const faults = createGatewayFaults(deps, { timeoutMs: settings.timeoutMs })
   /**
-   * Publishes what happened to a request of `attempt` (only when its seller listens: see server/payments/events.ts).
+   * Publishes what happened to a request of `attempt` (only when its seller listens: see server/payments/tell.ts).
    */
   const tell = (
     type: PaymentEventType,

@@ -6,13 +6,12 @@ import type { SettlementJournal } from '../journal/index.js'
 import type { PaymentEventType } from '../payment-events.js'
 import type { GatewayRoute } from './endpoint-table.js'
 import type { FacilitatorResult } from './facilitator-calls.js'
-import type { EventDetails } from './events.js'
+import type { EventDetails, TrafficStats } from './tell.js'
 import type { GatewayRequest, UpstreamProxy } from '../upstream/index.js'
 import type { GatewayStore } from '../db/gateway-store.js'
 import type { GatewayFaults } from './faults.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from './outcome.js'
 import type { Offer, PaidResource, Refusal } from './required.js'
-import type { TrafficStats } from './traffic-stats.js'
 
 /** One request on its way through the flow, once its route is known. */
 export type Attempt = {
@@ -70,7 +69,7 @@ export type FlowContext = {
   withReceipt(response: SettleResponse, resourceUrl: string): Promise<SettleResponse>
   /** Publishes what happened to a request (only when its seller listens). */
   tell(type: PaymentEventType, attempt: Attempt, details: EventDetails, requirements?: PaymentRequirements): void
-  /** Resolves once what was told is stored for every process (events.ts `published`). */
+  /** Resolves once what was told is stored for every process (tell.ts `published`). */
   published(): Promise<void> | undefined
   /** A 402 saying why the payment sent was refused. */
   requirePayment(
