@@ -11,7 +11,7 @@ import type { GatewayRequest, UpstreamProxy } from '../upstream/index.js'
 import type { GatewayStore } from '../db/gateway-store.js'
 import type { GatewayFaults } from './faults.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from './outcome.js'
-import type { Offer, PaidResource, Refusal } from './required.js'
+import type { Offer, PaidResource, Refusal } from './offer.js'
 
 /** One request on its way through the flow, once its route is known. */
 export type Attempt = {

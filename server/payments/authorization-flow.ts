@@ -4,7 +4,7 @@ import { builderCodeOf } from './decode.js'
 import { verifyPayment } from './facilitator-calls.js'
 import { buyerGone, type FlowContext, type Payment, type Refuse } from './attempt.js'
 import { failed, unavailable, type PaymentOutcome } from './outcome.js'
-import { reasonFields } from './required.js'
+import { reasonFields } from './offer.js'
 import { takeChargeOverride, settleAndRecord } from './settle.js'
 import { upstreamTarget } from '../upstream/index.js'
 
