@@ -223,7 +223,14 @@ export function createPaymentFlow(
     const paymentId = paymentIdentity(decoded.payload, requirements)
     const payload = decoded.payload
     // Passed down to the flow that pays it, the settle step and the journal (the verify fills in its payer).
-    const payment: Payment = { attempt, payload, requirements, paymentId, payer: undefined }
+    const payment: Payment = {
+      attempt,
+      payload,
+      requirements,
+      paymentId,
+      builderCode: builderCode.code,
+      payer: undefined,
+    }
     // A payment-identifier already paid gets its kept answer again (server/payments/identifier.ts): nothing is settled
     // twice.
     return paymentIds.around(

@@ -11,6 +11,7 @@ import type { GatewayRequest, UpstreamProxy } from '../upstream/index.js'
 import type { GatewayStore } from '../db/gateway-store.js'
 import type { GatewayFaults } from './faults.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from './outcome.js'
+import type { BuilderCode } from './decode.js'
 import type { Offer, PaidResource, Refusal } from './offer.js'
 
 /** One request on its way through the flow, once its route is known. */
@@ -35,6 +36,8 @@ export type Payment = {
   requirements: PaymentRequirements
   /** What makes it one payment, however it is encoded (locks.ts `paymentIdentity`): its claim's and journal's key. */
   paymentId: string
+  /** The payment's builder-code attribution (decode.ts `builderCodeOf`, checked in `run()`), if it carried one. */
+  builderCode: BuilderCode | undefined
   /**
    * Who pays, once the facilitator's verify said so (authorization-flow.ts sets it; '' when nobody said); before that,
    * undefined, and the authorization's `from` stands for it.

@@ -1,6 +1,5 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
-import { builderCodeOf } from './decode.js'
 import { verifyPayment } from './facilitator-calls.js'
 import { buyerGone, type FlowContext, type Payment, type Refuse } from './attempt.js'
 import { failed, unavailable, type PaymentOutcome } from './outcome.js'
@@ -91,8 +90,6 @@ export async function payAuthorization(ctx: FlowContext, payment: Payment): Prom
   const settled = await settleAndRecord(ctx, payment, refused, amount)
   if (settled.type !== 'settled') return settled.outcome
   const { journalId, settlementId: recorded } = settled
-  // Checked in run(): recorded on the settlement as the payment carried it to the facilitator.
-  const attribution = builderCodeOf(payload)
   tell(
     'payment.settled',
     attempt,
@@ -101,7 +98,7 @@ export async function payAuthorization(ctx: FlowContext, payment: Payment): Prom
       payer: settled.payer,
       transaction: settled.response.transaction,
       settlement_id: recorded,
-      builder_code: attribution.ok ? (attribution.code ?? null) : null,
+      builder_code: payment.builderCode ?? null,
     },
     requirements,
   )
@@ -132,7 +129,7 @@ export async function payAuthorization(ctx: FlowContext, payment: Payment): Prom
  * is written leaves the journal row, which the next start books as not delivered.
  */
 export async function payUpfront(ctx: FlowContext, payment: Payment, refused: Refuse): Promise<PaymentOutcome> {
-  const { attempt, payload, requirements } = payment
+  const { attempt, requirements } = payment
   const { request, api, resource } = attempt
   const settled = await settleAndRecord(ctx, payment, refused)
   if (settled.type !== 'settled') return settled.outcome
@@ -142,8 +139,7 @@ export async function payUpfront(ctx: FlowContext, payment: Payment, refused: Re
     transaction: settled.response.transaction,
     settlement_id: settlementId,
   }
-  const attribution = builderCodeOf(payload)
-  const builder_code = attribution.ok ? (attribution.code ?? null) : null
+  const builder_code = payment.builderCode ?? null
   ctx.tell('payment.settled', attempt, { status: 200, ...details, builder_code }, requirements)
   const paymentResponse = encodePaymentResponseHeader(settled.response)
   /** Charged, and the upstream gave nothing to deliver. */

@@ -7,7 +7,7 @@ import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { settlePayment } from './facilitator-calls.js'
 import { buyerGone, type FlowContext, type Payment, type Refuse, type Settled } from './attempt.js'
 import type { PaymentOutcome } from './outcome.js'
-import { builderCodeOf, type BuilderCode } from './decode.js'
+import type { BuilderCode } from './decode.js'
 import { pausePoint } from '../../core/pause-point.js'
 import type { ApiRow, EndpointRow, SettlementRow } from '../db/tables.js'
 import type { PaymentsDeps } from './deps.js'
@@ -72,8 +72,6 @@ export async function settleAndRecord(
   const entry = journalEntryOf(ctx.deps, payment, amount)
   const { chainEpoch, ephemeral } = entry
   const journalId = await ctx.journal.begin(entry)
-  // Checked before (payment-flow.ts run()): recorded on the settlement as the payment carried it to the facilitator.
-  const attribution = builderCodeOf(payload)
   let settlementId: string | undefined
   let settled: Awaited<ReturnType<typeof settlePayment>>
   try {
@@ -91,7 +89,8 @@ export async function settleAndRecord(
         method: request.method,
         path: resource.path,
         chainEpoch,
-        builderCode: attribution.ok ? attribution.code : undefined,
+        // Checked in payment-flow.ts run(): recorded as the payment carried it to the facilitator.
+        builderCode: payment.builderCode,
       }
       // The money moved: a record the data dir cannot take now is kept and written later, and the buyer is answered.
       const row = settlementRow(paid)
