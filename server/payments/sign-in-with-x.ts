@@ -22,26 +22,26 @@ const challengeSeconds = 300
 /** Whether a SIGN-IN-WITH-X header lets its wallet in without paying: `payer` when it does, `error` (a 402's) when not. */
 export type SignInResult = { ok: true; payer: string } | { ok: false; error: string }
 
-export type SignIns = {
-  /**
-   * Judges a SIGN-IN-WITH-X header sent to `target`'s endpoint (which has sign-in-with-x on) for its resource URL, with
-   * the package's own checks (parse, domain and URI against the resource's origin, issued/expiry times, signature: EOA,
-   * then EIP-1271/6492 on the Sandbox chain), then svc's: the chain is one the endpoint accepts, its wallet has a
-   * settled payment for the endpoint within the access window (by svc's clock: time travel ends it), and the nonce
-   * was not used before.
-   */
-  check(header: string, target: SignInTarget): Promise<SignInResult>
-}
-
 /**
- * What a sign-in is judged against (attempt.ts's `Attempt` is one): the API, the endpoint (with sign-in-with-x on),
- * the networks of its offer, and the resource URL asked for.
+ * What a sign-in is sent to: the API, its endpoint (`route.endpoint`), the endpoint's networks (`offer.networks`) and
+ * the resource's URL (`resource.url`). The flow's `Attempt` (./attempt.ts) is one: it is passed as it is.
  */
 export type SignInTarget = {
   api: ApiRow
   route: { endpoint: EndpointRow }
   offer: { networks: string[] }
   resource: { url: string }
+}
+
+export type SignIns = {
+  /**
+   * Judges a SIGN-IN-WITH-X header sent to the target's endpoint (which has sign-in-with-x on) for its resource URL,
+   * with the package's own checks (parse, domain and URI against the resource's origin, issued/expiry times,
+   * signature: EOA, then EIP-1271/6492 on the Sandbox chain), then svc's: the chain is one the endpoint accepts, its
+   * wallet has a settled payment for the endpoint within the access window (by svc's clock: time travel ends it), and
+   * the nonce was not used before.
+   */
+  check(header: string, target: SignInTarget): Promise<SignInResult>
 }
 
 /**
@@ -139,14 +139,14 @@ export function createSignIns(deps: PaymentsDeps): SignIns {
   }
 
   return {
-    async check(header, { api, route: { endpoint }, offer: { networks }, resource: { url: resourceUrl } }) {
+    async check(header, { api, route: { endpoint }, offer: { networks }, resource }) {
       let payload: SIWxPayload
       try {
         payload = parseSIWxHeader(header)
       } catch (error) {
         return refused('invalid_siwx_header', cutText((error as Error).message, echoedValueLimit))
       }
-      const validation = await validateSIWxMessage(payload, new URL(new URL(resourceUrl).origin))
+      const validation = await validateSIWxMessage(payload, new URL(new URL(resource.url).origin))
       if (!validation.isValid) return refused(validation.invalidReason, validation.invalidMessage)
       if (!networks.includes(payload.chainId))
         return refused(
