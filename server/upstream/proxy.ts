@@ -2,8 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { Agent } from 'undici'
 import { cutText, echoedValueLimit } from '../../core/http.js'
-import { type AddressRefusal, gatewayHopHeader, ownListenerTargetedBy } from './own-listeners.js'
-import { createUpstreamConnector, ownListenerOf } from './connector.js'
+import {
+  type AddressRefusal,
+  gatewayHopHeader,
+  ownListenerTargetedBy,
+  createUpstreamConnector,
+  ownListenerOf,
+} from './own-listeners.js'
 import type { GatewayRequest } from './request.js'
 import { hideUpstreamOrigin } from './location.js'
 
