@@ -12,6 +12,8 @@ import { notServedMessage } from './resolve.js'
 import { createPaywallOwnRoutes } from './paywall/own-routes.js'
 import { createPaywallPage } from './paywall/paywall-page.js'
 
+export { directGatewayRoute } from './direct-url.js'
+
 export type Gateway = {
   handle(req: Request, res: Response, route: HostRoute): Promise<void>
   /** Starts the payment channels' managers of every batch-settlement receiver (the server's start). */
