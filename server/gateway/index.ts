@@ -66,7 +66,8 @@ export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {
       if (fresh !== version) api = await apis.resolve(route, (version = fresh))
     }
     if (!api) {
-      res.status(404).json({ error: await notServedMessage(deps, route, (other) => apis.resolve(other, version)) })
+      const error = await notServedMessage(deps, route, (other) => apis.resolve(other, version), req.baseUrl !== '')
+      res.status(404).json({ error })
       return
     }
     if (req.method === 'GET' || req.method === 'HEAD') {

@@ -206,6 +206,11 @@ describe('the direct URL of a gateway', () => {
       ['/gateway/sandbox.localhost/sandbox-wallet', 'sandbox.localhost is no gateway host'],
       ['/gateway/127.0.0.1/apis', '127.0.0.1 is no gateway host'],
       ['/gateway/nope.dev.localhost/x', 'no API is served at nope.dev.localhost'],
+      // The other environment's host of the slug, by its direct URL too.
+      [
+        '/gateway/weather.localhost/weather/x',
+        `no API is served at weather.localhost; did you mean ${ip}/gateway/weather.dev.localhost/?`,
+      ],
       // A custom hostname only once verified.
       ['/gateway/shop.example.com/x', 'no API is served at shop.example.com'],
     ]
