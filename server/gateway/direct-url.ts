@@ -12,6 +12,9 @@ import {
 } from '../../core/hosts.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
 
+/** What a direct URL's path starts with (a constant: every request to svc's listener is asked). */
+const underPrefix = `${directGatewayPath}/`
+
 /** A direct URL's shape, for the 404s. */
 const shape = `${directGatewayPath}/{gateway host}/{path}, such as ${directGatewayPath}/weather.dev.localhost/forecast`
 
@@ -25,7 +28,7 @@ const shape = `${directGatewayPath}/{gateway host}/{path}, such as ${directGatew
  * gateway host is a 404.
  */
 export function directGatewayRoute(req: Request, hosts: Hosts): HostRoute | undefined {
-  if (!req.url.startsWith(`${directGatewayPath}/`)) return undefined
+  if (!req.url.startsWith(underPrefix)) return undefined
   if (!isIP(hostnameOf(req.headers.host).replace(/^\[|\]$/g, ''))) return undefined
   const split = splitDirectTarget(req.url)!
   if (!isDomainName(split.host))
