@@ -9,6 +9,7 @@ import { readSession } from '../config.js'
 import { firstSignal, stopWithin } from '../signals.js'
 import { watchParent } from '../watch-parent.js'
 import { tuneHeapWhileStarting } from '../v8-heap.js'
+import { directGatewayBase, directGatewayUrl } from '../../core/hosts.js'
 
 /** `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM, or until the process that started it is gone. */
 export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
@@ -145,6 +146,8 @@ export function readyLine({ chain, server }: RunningSvc) {
     platform_domain: server.hosts.platformDomain,
     sandbox_platform_domain: server.hosts.sandboxPlatformDomain,
     gateway_port: server.port,
+    // A gateway host's URL with no name to resolve is `${direct_gateway_base}/{host}` (server/gateway/direct-url.ts).
+    direct_gateway_base: directGatewayBase(server.port),
     rpc_url: chain.rpcUrl,
     facilitator_url: chain.facilitatorUrl,
     chain_manager_url: chain.chainManagerUrl,
@@ -168,7 +171,7 @@ function seedLines(seed: SeedResult): string[] {
     ),
     ...seed.apis.map(
       (a) =>
-        `  seed API            ${a.gateway_url}   (${a.created ? 'created' : 'exists'}, ${a.endpoints_created} endpoints added)`,
+        `  seed API            ${a.gateway_url}   (${a.created ? 'created' : 'exists'}, ${a.endpoints_created} endpoints added)${a.direct_url ? `\n                      ${a.direct_url}   (the same, no DNS)` : ''}`,
     ),
     '',
   ]
@@ -184,6 +187,7 @@ function printUrls({ chain, server }: RunningSvc, seed: SeedResult | undefined, 
     `  sandbox control     ${server.sandboxControlUrl}   (Sandbox, svc_sandbox_ keys)`,
     `  gateway             http://{slug}.${hosts.sandboxPlatformDomain}:${server.port}   (Sandbox APIs)`,
     `                      http://{slug}.${hosts.platformDomain}:${server.port}   (production APIs)`,
+    `                      ${directGatewayUrl(server.port, '{gateway host}')}   (any of them, no DNS)`,
     `  RPC                 ${chain.rpcUrl}   chain id ${chain.sandboxChain.chainId} (${chain.sandboxChain.network}), ETH`,
     `  USDC                ${usdc.address}   EIP-712 "${usdc.name}" version "${usdc.version}"`,
     `  chain manager       ${chain.chainManagerUrl}   POST /faucet {"address": "0x…"}`,

@@ -11,6 +11,7 @@ import type { PaymentOutcome } from '../payments/index.js'
 export class ExpressGatewayRequest implements GatewayRequest {
   readonly method: string
   readonly url: string
+  readonly baseUrl: string
   readonly headers: IncomingHttpHeaders
   readonly body: Readable
   readonly #req: Request
@@ -19,7 +20,9 @@ export class ExpressGatewayRequest implements GatewayRequest {
 
   constructor(req: Request, res: Response) {
     this.method = req.method
-    this.url = req.originalUrl || req.url
+    // The gateway's path: a direct URL's prefix is in baseUrl (originalUrl keeps it).
+    this.url = req.url
+    this.baseUrl = req.baseUrl
     this.headers = req.headers
     this.body = req
     this.#req = req

@@ -12,6 +12,8 @@ import { notServedMessage } from './resolve.js'
 import { createPaywallOwnRoutes } from './paywall/own-routes.js'
 import { createPaywallPage } from './paywall/paywall-page.js'
 
+export { directGatewayRoute } from './direct-url.js'
+
 export type Gateway = {
   handle(req: Request, res: Response, route: HostRoute): Promise<void>
   /** Starts the payment channels' managers of every batch-settlement receiver (the server's start). */
@@ -64,7 +66,8 @@ export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {
       if (fresh !== version) api = await apis.resolve(route, (version = fresh))
     }
     if (!api) {
-      res.status(404).json({ error: await notServedMessage(deps, route, (other) => apis.resolve(other, version)) })
+      const error = await notServedMessage(deps, route, (other) => apis.resolve(other, version), req.baseUrl !== '')
+      res.status(404).json({ error })
       return
     }
     if (req.method === 'GET' || req.method === 'HEAD') {

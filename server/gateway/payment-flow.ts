@@ -182,7 +182,7 @@ export function createPaymentFlow(
     const server = await (batch.serverFor(api, route) ?? servers.forApi(api))
     const offer = await offerFor(route, server, api)
     const resource = {
-      url: `${request.protocol}://${request.headers.host}${url}`,
+      url: `${request.protocol}://${request.headers.host}${request.baseUrl}${url}`,
       path,
       query: queryAt === -1 ? '' : url.slice(queryAt),
       description:
