@@ -66,7 +66,6 @@ export async function checkServe(
     peers: await ownPeersOf(database && databasePeer(database), rpcUrls, options.productionFacilitatorUrl),
   }
   const setup: ServerSetup = {
-    listenHost: host.replace(/^\[|\]$/g, ''),
     domains:
       options.platformDomain === undefined
         ? undefined

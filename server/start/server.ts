@@ -16,14 +16,13 @@ import type { AnyStartOptions, RunningServer } from './options.js'
 // Anvil in its own process first, and loads them (the larger part of start-up) while Anvil starts.
 
 /**
- * What `svc serve`'s flags come to, once checked (serve.ts `checkServe`): the server's trust, its address and domains,
- * the secrets given from outside. Without it (`up`, `server`): loopback, `*.localhost`, the data dir's secrets.
+ * What `svc serve`'s flags come to, once checked (serve.ts `checkServe`): the database, the domains and public origin,
+ * the secrets given from outside, the server's trust. Without it (`up`, `server`): `databaseUrl` as given (else the
+ * data dir's SQLite file), `*.localhost`, the data dir's secrets, no trust.
  */
 export type ServerSetup = {
   /** The database `databaseUrl` names. */
   database?: DatabaseTarget | undefined
-  /** The address the listener binds. @defaultValue 127.0.0.1 */
-  listenHost?: string | undefined
   /** Gateway domains: `{slug}.{domain}`. @defaultValue `*.localhost` */
   domains?: { platformDomain: string; sandboxPlatformDomain?: string | undefined } | undefined
   /** The scheme and port of the URLs svc hands out, behind a proxy. @defaultValue http on `port` */
@@ -80,6 +79,8 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
     { resolveChannelJournalRow },
   ] = await loadServerModules()
   const rpcUrls = parseRpcUrls(options.rpc)
+  // An IPv6 address may come in brackets (--host [::]).
+  const listenHost = (options.listenHost ?? '127.0.0.1').replace(/^\[|\]$/g, '')
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
   tightenDataDir(dataDir)
@@ -160,10 +161,10 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
     resolveChannelActions,
     channelRow: resolveChannelJournalRow,
   })
-  const listening = await listen(app, { port: options.port ?? 0, host: setup.listenHost })
+  const listening = await listen(app, { port: options.port ?? 0, host: listenHost })
   hosts.port = listening.port
   // A server's upstreams may not reach its own listener at any of its addresses (loopback ones are refused anyway).
-  const listeners = ownPeers(setup.listenHost ?? '127.0.0.1', listening.port)
+  const listeners = ownPeers(listenHost, listening.port)
   setup.trust?.peers.push(...listeners)
   // Nor, on PostgreSQL, any other process of the database: each names its listeners there, before it is ready.
   const clusterPeers = setup.trust && database.notifications ? await import('../serve/index.js') : undefined
@@ -190,7 +191,7 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
     hosts,
     database,
     dataDir,
-    listenHost: setup.listenHost ?? '127.0.0.1',
+    listenHost,
     port: listening.port,
     controlUrl: controlUrl(hosts, 'production'),
     sandboxControlUrl: controlUrl(hosts, 'development'),
