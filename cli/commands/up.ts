@@ -4,7 +4,7 @@ import { recordRunning } from '../running-svc.js'
 import { portFromEnv } from '../inputs.js'
 import { upOptions, type UpOptions } from '../up-options.js'
 import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
-import type { RunningSvc, StartSvcOptions } from '../../server/start/start-svc.js'
+import type { RunningSvc, StartSvcOptions } from '../../server/start/index.js'
 import { readSession } from '../config.js'
 import { firstSignal, stopWithin } from '../signals.js'
 import { watchParent } from '../watch-parent.js'
@@ -45,8 +45,9 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       const binary = resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env })
       // Started by a process that then dies (a killed `npm start`), svc stops too, and Anvil with it.
       const parentGone = options.watchParent ? watchParent() : undefined
-      const { startSvc } = await import('../../server/start/start-svc.js')
-      const sandbox: RunningSvc = await startSvc({
+      const { startSvc } = await import('../../server/start/index.js')
+      const sandbox: RunningSvc<'up'> = await startSvc({
+        mode: 'up',
         dataDir: options.ephemeral ? undefined : options.dataDir,
         port,
         autoVerify: options.autoVerify,
@@ -65,7 +66,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         chainManagerPort: options.chainManagerPort,
         facilitatorPort: options.facilitatorPort,
         // startSvc refuses a value it does not know (a usage error).
-        relay: options.relay as StartSvcOptions['relay'],
+        relay: options.relay as StartSvcOptions<'up'>['relay'],
         demoUpstream: seedFile?.needsDemoUpstream,
         log: write,
         onProgress: (line) => say(`svc: ${line}`),
@@ -139,7 +140,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
     })
 }
 
-export function readyLine({ chain, server }: RunningSvc) {
+export function readyLine({ chain, server }: RunningSvc<'up'>) {
   return {
     control_url: server.controlUrl,
     sandbox_control_url: server.sandboxControlUrl,
@@ -177,7 +178,7 @@ function seedLines(seed: SeedResult): string[] {
   ]
 }
 
-function printUrls({ chain, server }: RunningSvc, seed: SeedResult | undefined, ms: number) {
+function printUrls({ chain, server }: RunningSvc<'up'>, seed: SeedResult | undefined, ms: number) {
   const { hosts } = server
   const usdc = chain.sandboxChain.usdc
   const lines = [
@@ -204,7 +205,7 @@ function printUrls({ chain, server }: RunningSvc, seed: SeedResult | undefined, 
 }
 
 async function waitForShutdown(
-  sandbox: RunningSvc,
+  sandbox: RunningSvc<'up'>,
   say: (line: string) => void,
   signalled: Promise<NodeJS.Signals>,
   parentGone: Promise<void> | undefined,
