@@ -7,6 +7,7 @@ import { toSvcError, UsageError } from '../core/errors.js'
 import { registerAnalytics } from './commands/analytics.js'
 import { registerChannels } from './commands/channels.js'
 import { registerDashboard } from './commands/dashboard.js'
+import { registerDetached } from './commands/detached.js'
 import { registerApis } from './commands/apis.js'
 import { registerAuth } from './commands/auth.js'
 import { registerDiscovery } from './commands/discovery.js'
@@ -76,6 +77,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
   const ctx: CliContext = { env, io }
   registerUp(program, env)
   registerServe(program, env)
+  registerDetached(program, ctx)
   registerDashboard(program, ctx)
   registerAuth(program, ctx)
   registerKeys(program, ctx)

@@ -9,12 +9,23 @@ import { readSession } from '../config.js'
 import { firstSignal, stopWithin } from '../signals.js'
 import { watchParent } from '../watch-parent.js'
 import { tuneHeapWhileStarting } from '../v8-heap.js'
+import { printDetached } from './detached.js'
 
 /** `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM, or until the process that started it is gone. */
 export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
   upOptions(program.command('up'), env)
     .description('start the sandbox: chain, chain manager, facilitator, control planes and gateway')
-    .action(async (options: UpOptions) => {
+    .option(
+      '--detach',
+      'start svc in the background, print the ready line once it is ready, and return (`svc down` stops it)',
+    )
+    .option(
+      '--name <name>',
+      'with --detach: the name `svc status` and `svc down` know it by (several run side by side)',
+      'default',
+    )
+    .action(async (options: UpOptions & { detach?: boolean; name: string }, command: Command) => {
+      if (options.detach) return printDetached(env, command.parent?.rawArgs.slice(2) ?? [], options.name)
       // The dashboard owns the screen: on a terminal, unless --json / --no-tui, and not under CI, where Ink draws
       // nothing until exit. CI is what Ink itself asks (is-in-ci, reading the process's environment): CI or
       // CONTINUOUS_INTEGRATION set to anything but "0" or "false". So `CI=0` and CI_* variables alone mean a terminal
