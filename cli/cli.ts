@@ -8,6 +8,7 @@ import { registerAnalytics } from './commands/analytics.js'
 import { registerChannels } from './commands/channels.js'
 import { registerDashboard } from './commands/dashboard.js'
 import { registerDetached } from './commands/detached.js'
+import { CommandExit, execCommand } from './commands/exec.js'
 import { registerApis } from './commands/apis.js'
 import { registerAuth } from './commands/auth.js'
 import { registerDiscovery } from './commands/discovery.js'
@@ -77,6 +78,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
   const ctx: CliContext = { env, io }
   registerUp(program, env)
   registerServe(program, env)
+  registerUp(program, env, execCommand(env))
   registerDetached(program, ctx)
   registerDashboard(program, ctx)
   registerAuth(program, ctx)
@@ -101,6 +103,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
     await program.parseAsync(argv)
     return 0
   } catch (error) {
+    // `svc exec`: its command's exit code, nothing more to say.
+    if (error instanceof CommandExit) return error.code
     if (error instanceof CommanderError) {
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? 0 : 2
