@@ -28,6 +28,10 @@ export type StartedBy = {
   ): Promise<void>
 }
 
+/** The program's command line after `node svc` (commander keeps it, untyped, on the program). */
+export const rawArgsOf = (command: Command): string[] =>
+  ((command.parent as (Command & { rawArgs?: string[] }) | null)?.rawArgs ?? []).slice(2)
+
 /** The executable `name` names: a path, or a file on PATH; undefined when there is none. */
 function findExecutable(name: string, env: NodeJS.ProcessEnv): string | undefined {
   const runnable = (path: string) => {
@@ -63,7 +67,7 @@ export function execCommand(env: NodeJS.ProcessEnv): StartedBy {
         .command('exec')
         .allowExcessArguments()
         .hook('preAction', (_, command) => {
-          const raw = command.parent?.rawArgs ?? []
+          const raw = rawArgsOf(command)
           const dashes = raw.indexOf('--')
           if (dashes < 0)
             throw new UsageError('svc exec needs `--` before the command: svc exec [options] -- <command…>')

@@ -10,7 +10,7 @@ import { firstSignal, stopWithin } from '../signals.js'
 import { watchParent } from '../watch-parent.js'
 import { tuneHeapWhileStarting } from '../v8-heap.js'
 import { printDetached } from './detached.js'
-import type { StartedBy } from './exec.js'
+import { rawArgsOf, type StartedBy } from './exec.js'
 
 /**
  * `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM, or until the process that started it is gone. `as`: a
@@ -20,7 +20,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv, as?: Starte
   upOptions(as?.command(program) ?? upCommand(program), env)
     .description(as?.description ?? 'start the sandbox: chain, chain manager, facilitator, control planes and gateway')
     .action(async (options: UpOptions & { detach?: boolean; name: string }, command: Command) => {
-      if (options.detach) return printDetached(env, command.parent?.rawArgs.slice(2) ?? [], options.name)
+      if (options.detach) return printDetached(env, rawArgsOf(command), options.name)
       // The dashboard owns the screen: on a terminal, unless --json / --no-tui, and not under CI, where Ink draws
       // nothing until exit. CI is what Ink itself asks (is-in-ci, reading the process's environment): CI or
       // CONTINUOUS_INTEGRATION set to anything but "0" or "false". So `CI=0` and CI_* variables alone mean a terminal
