@@ -78,7 +78,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
   const ctx: CliContext = { env, io }
   registerUp(program, env)
   registerServe(program, env)
-  registerUp(program, env, execCommand(env))
+  const exec = execCommand(env)
+  registerUp(program, env, exec)
   registerDetached(program, ctx)
   registerDashboard(program, ctx)
   registerAuth(program, ctx)
@@ -116,7 +117,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
     if (json && details.length > 0) io.stderr.write(`${JSON.stringify({ error: svcError.message, details })}\n`)
     else presentError(svcError.message.split('\n')[0]!)
     if (!json) io.stderr.write(details.map((line) => `  ${line}\n`).join(''))
-    return svcError.exitCode
+    // `svc exec`: svc failing to start is exit 2, whatever the reason.
+    return exec.starting ? 2 : svcError.exitCode
   }
 }
 

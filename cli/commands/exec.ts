@@ -57,16 +57,18 @@ const commandStopMs = 10_000
  * missing `--`, command, or executable is a usage error before anything starts; svc failing to start is exit 2. A
  * signal to `svc exec`, or the death of its parent, is passed to the command, and svc stops once it exited.
  */
-export function execCommand(env: NodeJS.ProcessEnv): StartedBy {
+export function execCommand(env: NodeJS.ProcessEnv): StartedBy & { starting: boolean } {
   let argv: string[] = []
-  return {
+  const exec = {
+    /** True from the command's checks to svc being ready: an error then is svc failing to start (exit 2). */
+    starting: false,
     description:
       "start an ephemeral sandbox (the demo seed unless --seed), run a command with its URLs and a funded buyer in its environment, stop svc, exit with the command's code: svc exec [options] -- <command…>",
-    command: (program) =>
+    command: (program: Command) =>
       program
         .command('exec')
         .allowExcessArguments()
-        .hook('preAction', (_, command) => {
+        .hook('preAction', (_: Command, command: Command) => {
           const raw = rawArgsOf(command)
           const dashes = raw.indexOf('--')
           if (dashes < 0)
@@ -80,8 +82,10 @@ export function execCommand(env: NodeJS.ProcessEnv): StartedBy {
           if (command.getOptionValueSource('port') !== 'cli') command.setOptionValue('port', 0)
           if (command.getOptionValue('seed') === undefined) command.setOptionValue('seed', 'demo')
           command.setOptionValue('json', true)
+          exec.starting = true
         }),
-    async started({ ready, seed, stop }, { signalled, parentGone }) {
+    async started({ ready, seed, stop }: StartedSvc, { signalled, parentGone }: Parameters<StartedBy['started']>[1]) {
+      exec.starting = false
       const say = (line: string) => void process.stderr.write(`${line}\n`)
       let buyer: Buyer
       try {
@@ -114,4 +118,5 @@ export function execCommand(env: NodeJS.ProcessEnv): StartedBy {
       if (outcome.code !== 0) throw new CommandExit(outcome.code)
     },
   }
+  return exec
 }

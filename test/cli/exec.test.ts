@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterAll, describe, expect, test } from 'vitest'
 import { isProcessRunning } from '../../core/os-process.js'
 import { listProcessTree } from '../bench/process-tree.js'
+import { holdPort } from '../helpers/processes.js'
 import { createCli, svcBin } from './harness.js'
 
 // `svc exec`: real processes, a fresh temporary directory for each test's files and the CLI's config.
@@ -77,6 +78,21 @@ describe('svc exec', () => {
       child.stderr!.on('data', (chunk) => (err += chunk))
       const code = await exitOf(child)
       expect({ code, err }).toEqual({ code: 2, err: stderr })
+    }
+  })
+
+  test('svc failing to start: exit 2 with its reason, one line, the command not run', async () => {
+    const { port, server } = await holdPort()
+    try {
+      const marker = join(work, 'ran')
+      const result = await cli.spawn(['exec', '--port', String(port), '--', 'touch', marker])
+      expect(result.code).toBe(2)
+      expect(result.stderr).toBe(
+        `svc: port ${port} on 127.0.0.1 is in use: stop what runs there, or pass --port 0 for a free port\n`,
+      )
+      expect(existsSync(marker)).toBe(false)
+    } finally {
+      server.close()
     }
   })
 
