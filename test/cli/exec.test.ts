@@ -65,6 +65,31 @@ describe('svc exec', () => {
     expect(result.stdout).toContain('"city":"paris"')
   })
 
+  test('a Python 3 script (standard library only) reads the sandbox from its environment and pays with svc pay', async () => {
+    const script = join(work, 'pay.py')
+    writeFileSync(
+      script,
+      [
+        'import json, os, subprocess, sys, urllib.request',
+        'env = os.environ',
+        // svc itself answers on 127.0.0.1, no name to resolve: ready, and the buyer it funded.
+        'port = env["SVC_GATEWAY_PORT"]',
+        'ready = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz"))',
+        'assert ready["status"] == "ready", ready',
+        "balances = json.load(urllib.request.urlopen(f\"{env['SVC_CHAIN_MANAGER_URL']}/balances/{env['SVC_BUYER_ADDRESS']}\"))",
+        'assert int(balances["usdc_base"], 16) == 1000 * 10**6, balances',
+        `paid = subprocess.run([${JSON.stringify(process.execPath)}, ${JSON.stringify(svcBin)}, "pay", "--json", env["RESOURCE_SERVER_URL"] + "/quote"], capture_output=True, text=True)`,
+        'assert paid.returncode == 0, paid.stderr',
+        'answer = json.loads(paid.stdout)',
+        'assert answer["payment_response"]["payer"].lower() == env["SVC_BUYER_ADDRESS"].lower(), answer',
+        'print(answer["status"], answer["payment_response"]["success"])',
+      ].join('\n'),
+    )
+    const result = await cli.spawn(['exec', '--', 'python3', script])
+    expect(result.stderr).toBe('')
+    expect(result).toMatchObject({ code: 0, stdout: '200 True\n' })
+  })
+
   test('bad input: no `--`, no command, a command that does not exist: exit 2, one line, nothing started', async () => {
     const cases: [string[], string][] = [
       [['exec', 'true'], 'svc: svc exec needs `--` before the command: svc exec [options] -- <command…>\n'],
