@@ -67,6 +67,7 @@ export function execCommand(env: NodeJS.ProcessEnv): StartedBy & { starting: boo
     command: (program: Command) =>
       program
         .command('exec')
+        .usage('[options] -- <command…>')
         .allowExcessArguments()
         .hook('preAction', (_: Command, command: Command) => {
           const raw = rawArgsOf(command)
