@@ -6,7 +6,7 @@ import { isProcessRunning, readStartTime } from '../core/os-process.js'
 import { SvcError, UsageError } from '../core/errors.js'
 import type { SeedResult } from '../sdk/seed.js'
 import { configPath } from './config.js'
-import { type Buyer, fundedBuyer, type ReadyLine } from './sandbox-env.js'
+import { type Buyer, createBuyer, fundBuyer, type ReadyLine } from './sandbox-env.js'
 import { stopTimeoutMs } from './signals.js'
 
 /** The ready line of `svc up --json`, as a detached svc printed it. */
@@ -122,6 +122,7 @@ export async function startDetached(env: NodeJS.ProcessEnv, rawArgs: readonly st
     { env, detached: true, stdio: ['ignore', 'pipe', logFd] },
   )
   closeSync(logFd)
+  const newBuyer = createBuyer()
   // Interrupted while svc starts: it is stopped too, never left starting with no record.
   const interrupted = () => {
     try {
@@ -143,7 +144,7 @@ export async function startDetached(env: NodeJS.ProcessEnv, rawArgs: readonly st
     const ready = JSON.parse(line) as DetachedReady
     let buyer: Buyer
     try {
-      buyer = await fundedBuyer(ready.chain_manager_url)
+      buyer = await fundBuyer(ready.chain_manager_url, newBuyer)
     } catch (error) {
       process.kill(-child.pid!, 'SIGTERM')
       throw error

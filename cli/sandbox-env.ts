@@ -158,13 +158,21 @@ export function sandboxEnvTable(): string {
 }
 
 /**
- * A new buyer, funded by the sandbox's chain manager with its faucet's default ETH and USDC (10 ETH, 1000 USDC) and a
- * Permit2 approval, so every scheme pays: a fresh key, never the seeded seller's pay-to or its Sandbox wallet.
+ * A new buyer's key: a fresh one, never the seeded seller's pay-to or its Sandbox wallet. Asked for while svc starts
+ * (viem's key code takes a moment to load), funded once it is ready ({@link fundBuyer}).
  */
-export async function fundedBuyer(chainManagerUrl: string): Promise<Buyer> {
+export async function createBuyer(): Promise<Buyer> {
   const { generatePrivateKey, privateKeyToAccount } = await import('viem/accounts')
   const privateKey = generatePrivateKey()
-  const { address } = privateKeyToAccount(privateKey)
+  return { address: privateKeyToAccount(privateKey).address, private_key: privateKey }
+}
+
+/**
+ * Funds a buyer by the sandbox's chain manager with its faucet's default ETH and USDC (10 ETH, 1000 USDC) and a
+ * Permit2 approval, so every scheme pays.
+ */
+export async function fundBuyer(chainManagerUrl: string, buyer: Buyer | Promise<Buyer>): Promise<Buyer> {
+  const { address, private_key } = await buyer
   const response = await fetch(`${chainManagerUrl}/faucet`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -174,5 +182,5 @@ export async function fundedBuyer(chainManagerUrl: string): Promise<Buyer> {
     throw new SvcError(
       `the chain manager did not fund the buyer: ${response.status} ${(await response.text()).slice(0, 300)}`,
     )
-  return { address, private_key: privateKey }
+  return { address, private_key }
 }

@@ -5,7 +5,7 @@ import { delimiter, join } from 'node:path'
 import type { Command } from 'commander'
 import { SvcError, toSvcError, UsageError } from '../../core/errors.js'
 import type { SeedResult } from '../../sdk/seed.js'
-import { type Buyer, fundedBuyer, type ReadyLine, sandboxEnv } from '../sandbox-env.js'
+import { type Buyer, createBuyer, fundBuyer, type ReadyLine, sandboxEnv } from '../sandbox-env.js'
 import { stopWithin } from '../signals.js'
 
 /** Ends the CLI with a given exit code and nothing printed (`svc exec` exits with its command's code). */
@@ -59,6 +59,7 @@ const commandStopMs = 10_000
  */
 export function execCommand(env: NodeJS.ProcessEnv): StartedBy & { starting: boolean } {
   let argv: string[] = []
+  let newBuyer: Promise<Buyer> | undefined
   const exec = {
     /** True from the command's checks to svc being ready: an error then is svc failing to start (exit 2). */
     starting: false,
@@ -84,13 +85,14 @@ export function execCommand(env: NodeJS.ProcessEnv): StartedBy & { starting: boo
           if (command.getOptionValue('seed') === undefined) command.setOptionValue('seed', 'demo')
           command.setOptionValue('json', true)
           exec.starting = true
+          newBuyer = createBuyer()
         }),
     async started({ ready, seed, stop }: StartedSvc, { signalled, parentGone }: Parameters<StartedBy['started']>[1]) {
       exec.starting = false
       const say = (line: string) => void process.stderr.write(`${line}\n`)
       let buyer: Buyer
       try {
-        buyer = await fundedBuyer(ready.chain_manager_url)
+        buyer = await fundBuyer(ready.chain_manager_url, newBuyer ?? createBuyer())
       } catch (error) {
         await stopWithin(stop(), say)
         throw new SvcError(toSvcError(error).message, { exitCode: 2 })

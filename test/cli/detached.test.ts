@@ -96,6 +96,7 @@ describe('a detached sandbox', () => {
 
   test('a sandbox that died: status reports it dead and removes its record', async () => {
     const ready = await up('--name', 'doomed')
+    const anvil = anvilPid(ready.data_dir)
     process.kill(ready.pid, 'SIGKILL')
     await expect.poll(() => isProcessRunning(ready.pid), { timeout: 5_000 }).toBe(false)
     const dead = await cli.spawn(['status', '--name', 'doomed'])
@@ -106,7 +107,7 @@ describe('a detached sandbox', () => {
     expect(existsSync(join(cli.configDir, 'sandboxes', 'doomed.json'))).toBe(false)
     expect((await cli.spawn(['status', '--name', 'doomed'])).stderr).toMatch(/is not running/)
     // Anvil's own watchdog stops it once svc is gone.
-    await expect.poll(() => isProcessRunning(anvilPid(ready.data_dir)), { timeout: 5_000 }).toBe(false)
+    await expect.poll(() => isProcessRunning(anvil), { timeout: 5_000 }).toBe(false)
   })
 
   test('svc failing to start: exit 2 with its reason, one line, nothing left running', async () => {
