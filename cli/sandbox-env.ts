@@ -58,10 +58,7 @@ export const sandboxEnvNames = [
   ['SVC_NETWORK', 'the Sandbox network: `eip155:845320402`'],
   ['SVC_CHAIN_ID', 'its chain id: `845320402`'],
   ['SVC_USDC_ADDRESS', 'the Sandbox USDC (EIP-3009, 6 decimals)'],
-  [
-    'SVC_EVM_PRIVATE_KEY',
-    "a buyer funded with 10 ETH and 1000 USDC, Permit2 approved (`svc pay` reads it); not a seller's pay-to",
-  ],
+  ['SVC_EVM_PRIVATE_KEY', "a buyer funded with 10 ETH and 1000 USDC (`svc pay` reads it); not a seller's pay-to"],
   ['EVM_PRIVATE_KEY', "the same buyer's key (x402's client examples read it)"],
   ['SVC_BUYER_ADDRESS', "the buyer's address"],
   ['SVC_SELLER_EMAIL', "the seeded seller's email"],
@@ -168,15 +165,16 @@ export async function createBuyer(): Promise<Buyer> {
 }
 
 /**
- * Funds a buyer by the sandbox's chain manager with its faucet's default ETH and USDC (10 ETH, 1000 USDC) and a
- * Permit2 approval, so every scheme pays.
+ * Funds a buyer by the sandbox's chain manager with its faucet's default ETH and USDC (10 ETH, 1000 USDC), as
+ * `startSandbox()` funds its buyer. No Permit2 approval (it would add a transaction to every start): Permit2 routes are
+ * paid with the EIP-2612 permit the gateway sponsors, or after `svc faucet ADDRESS --approve-permit2`.
  */
 export async function fundBuyer(chainManagerUrl: string, buyer: Buyer | Promise<Buyer>): Promise<Buyer> {
   const { address, private_key } = await buyer
   const response = await fetch(`${chainManagerUrl}/faucet`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ address, approve_permit2: true }),
+    body: JSON.stringify({ address }),
   })
   if (!response.ok)
     throw new SvcError(
