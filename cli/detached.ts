@@ -83,7 +83,7 @@ function upArgs(rawArgs: readonly string[]): string[] {
   return args
 }
 
-/** The last `{"error": …}` line svc wrote to its log, else its last line. */
+/** The last `{"error": …}` line svc wrote to its log (with its `details`), else its last line. */
 function reasonInLog(log: string): string {
   let lines: string[] = []
   try {
@@ -91,7 +91,10 @@ function reasonInLog(log: string): string {
   } catch {}
   for (const line of lines.toReversed()) {
     try {
-      const { error } = JSON.parse(line) as { error?: unknown }
+      const { error, details } = JSON.parse(line) as { error?: unknown; details?: unknown }
+      // A seed file's problems: the list after the message, on the same line.
+      if (typeof error === 'string' && Array.isArray(details) && details.length > 0)
+        return `${error.replace(/:$/, '')}: ${details.join('; ')}`
       if (typeof error === 'string') return error
     } catch {}
   }

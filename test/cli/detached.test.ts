@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { isProcessRunning } from '../../core/os-process.js'
@@ -122,6 +122,16 @@ describe('a detached sandbox', () => {
     } finally {
       server.close()
     }
+  })
+
+  test("a seed file with problems: exit 2 naming each of them, on svc's one line", async () => {
+    const seed = join(cli.configDir, 'bad-seed.yaml')
+    writeFileSync(seed, 'account:\n  email: x\n')
+    const result = await cli.spawn(['up', '--detach', '--ephemeral', '--port', '0', '--seed', seed])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toBe(
+      `svc: svc did not start: seed file ${seed} has 2 problems; nothing was started: ${seed}:2 account.email: not an email address; ${seed}:2 account.password: missing (log: ${join(cli.configDir, 'sandboxes', 'default.log')})\n`,
+    )
   })
 
   test('a bad --name is a usage error', async () => {
