@@ -1,8 +1,10 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { parse } from 'yaml'
+import { dotenvLines } from '../../cli/sandbox-env.js'
 import { holdPort } from '../helpers/processes.js'
+import { svcBin } from './harness.js'
 import { ciBlocks, dirs, type Exited, exited, leftovers, processesOf, project, root } from './ci-project.js'
 
 // The GitHub Action (action.yml, .github/action/) run as GitHub's runner runs it: each step a process of its own, the
@@ -86,6 +88,7 @@ function job(p: ReturnType<typeof project>) {
       const stateEnv = Object.fromEntries(Object.entries(state).map(([name, value]) => [`STATE_${name}`, value]))
       return step([process.execPath, join(root, action.runs.post)], { ...inputs(given, status), ...stateEnv })
     },
+    step,
     jobEnv,
   }
 }
@@ -99,6 +102,25 @@ describe('the GitHub Action', { timeout: 120_000 }, () => {
       'post-if': 'always()',
     })
     expect(action.inputs['job-status'].default).toBe(jobStatus)
+  })
+
+  test("any value reaches the job's environment as it is: svc's dotenv lines read back, GITHUB_ENV's heredocs", async () => {
+    const env = {
+      PLAIN: 'http://{slug}.dev.localhost:4020',
+      QUOTED: `it's a "quoted" $password \\ with a backslash`,
+      LINES: 'two\nlines',
+      EMPTY: '',
+    }
+    // lib.js's parseDotenv reads what svc status --dotenv writes; exportVariable writes it as the runner reads it.
+    const script = `import { exportVariable, parseDotenv } from ${JSON.stringify(join(root, '.github/action/lib.js'))}
+const env = parseDotenv(process.argv[1])
+for (const [name, value] of Object.entries(env)) exportVariable(name, value)
+exportVariable('DELIMITER_LIKE', 'ghadelimiter_x\\nEVIL=1')`
+    const p = project()
+    const run = job(p)
+    const step = await run.step([process.execPath, '--input-type=module', '-e', script, dotenvLines(env)])
+    expect(step.code, step.stderr).toBe(0)
+    expect(step.env).toEqual({ ...env, DELIMITER_LIKE: 'ghadelimiter_x\nEVIL=1' })
   })
 
   test("the README's workflow: main, the steps with its environment and outputs, post stops svc", async () => {
@@ -172,12 +194,17 @@ describe('the GitHub Action', { timeout: 120_000 }, () => {
     expect(status.code).toBe(1)
   })
 
-  test('a failed job: post stops svc and prints its log in a group', async () => {
+  test('a failed job: post stops svc and prints its log in a group (svc given by the `svc` input)', async () => {
     const p = project()
+    // No svc in the project: the `svc` input names the command (a path with a space, quoted as a shell would).
+    rmSync(join(p.dir, 'node_modules'), { recursive: true })
+    const spaced = join(p.dir, 'svc bin.js')
+    symlinkSync(svcBin, spaced)
     const run = job(p)
-    const given = { seed: '', name: 'failing', port: 0 }
+    const given = { seed: '', name: 'failing', port: 0, svc: `node "${spaced}"` }
     const main = await run.main(given)
     expect(main.code, main.stdout + main.stderr).toBe(0)
+    expect(JSON.parse(main.state.svc!)).toEqual(['node', spaced])
     expect(main.env.SVC_API_WEATHER_URL).toBeUndefined()
     const failed = await run.run('npm test', { FAIL_TESTS: '1' })
     expect(failed.code).not.toBe(0)
