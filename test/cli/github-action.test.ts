@@ -130,7 +130,12 @@ exportVariable('DELIMITER_LIKE', 'ghadelimiter_x\\nEVIL=1')`
     let main: StepResult | undefined
     let given: Record<string, unknown> = {}
     const ran: StepResult[] = []
-    for (const step of workflow.jobs.test.steps as { uses?: string; run?: string; id?: string; with?: object }[]) {
+    for (const step of workflow.jobs.test.steps as {
+      uses?: string
+      run?: string
+      id?: string
+      with?: Record<string, unknown>
+    }[]) {
       // Other actions (checkout, setup-node) and `npm ci`: the project is checked out and installed already.
       if (step.uses?.startsWith('actions/') || step.run?.trim() === 'npm ci') continue
       if (step.uses) {
