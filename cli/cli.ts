@@ -8,6 +8,7 @@ import { registerAnalytics } from './commands/analytics.js'
 import { registerChannels } from './commands/channels.js'
 import { registerDashboard } from './commands/dashboard.js'
 import { registerDetached } from './commands/detached.js'
+import { CommandExit, execCommand } from './commands/exec.js'
 import { registerApis } from './commands/apis.js'
 import { registerAuth } from './commands/auth.js'
 import { registerDiscovery } from './commands/discovery.js'
@@ -77,6 +78,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
   const ctx: CliContext = { env, io }
   registerUp(program, env)
   registerServe(program, env)
+  const exec = execCommand(env)
+  registerUp(program, env, exec)
   registerDetached(program, ctx)
   registerDashboard(program, ctx)
   registerAuth(program, ctx)
@@ -101,6 +104,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
     await program.parseAsync(argv)
     return 0
   } catch (error) {
+    // `svc exec`: its command's exit code, nothing more to say.
+    if (error instanceof CommandExit) return error.code
     if (error instanceof CommanderError) {
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? 0 : 2
@@ -112,7 +117,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
     if (json && details.length > 0) io.stderr.write(`${JSON.stringify({ error: svcError.message, details })}\n`)
     else presentError(svcError.message.split('\n')[0]!)
     if (!json) io.stderr.write(details.map((line) => `  ${line}\n`).join(''))
-    return svcError.exitCode
+    // `svc exec`: svc failing to start is exit 2, whatever the reason.
+    return exec.starting ? 2 : svcError.exitCode
   }
 }
 

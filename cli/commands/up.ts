@@ -10,22 +10,17 @@ import { firstSignal, stopWithin } from '../signals.js'
 import { watchParent } from '../watch-parent.js'
 import { tuneHeapWhileStarting } from '../v8-heap.js'
 import { printDetached } from './detached.js'
+import { rawArgsOf, type StartedBy } from './exec.js'
 
-/** `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM, or until the process that started it is gone. */
-export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
-  upOptions(program.command('up'), env)
-    .description('start the sandbox: chain, chain manager, facilitator, control planes and gateway')
-    .option(
-      '--detach',
-      'start svc in the background, print the ready line once it is ready, and return (`svc down` stops it)',
-    )
-    .option(
-      '--name <name>',
-      'with --detach: the name `svc status` and `svc down` know it by (several run side by side)',
-      'default',
-    )
+/**
+ * `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM, or until the process that started it is gone. `as`: a
+ * command that starts svc as `svc up` does, then does its own thing with it (`svc exec`).
+ */
+export function registerUp(program: Command, env: NodeJS.ProcessEnv, as?: StartedBy) {
+  upOptions(as?.command(program) ?? upCommand(program), env)
+    .description(as?.description ?? 'start the sandbox: chain, chain manager, facilitator, control planes and gateway')
     .action(async (options: UpOptions & { detach?: boolean; name: string }, command: Command) => {
-      if (options.detach) return printDetached(env, command.parent?.rawArgs.slice(2) ?? [], options.name)
+      if (options.detach) return printDetached(env, rawArgsOf(command), options.name)
       // The dashboard owns the screen: on a terminal, unless --json / --no-tui, and not under CI, where Ink draws
       // nothing until exit. CI is what Ink itself asks (is-in-ci, reading the process's environment): CI or
       // CONTINUOUS_INTEGRATION set to anything but "0" or "false". So `CI=0` and CI_* variables alone mean a terminal
@@ -100,6 +95,8 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       )
       chain.on('error', (error) => write(`svc: chain restart failed: ${error.message}`))
       startedServing()
+      if (as)
+        return as.started({ ready: readyLine(sandbox), seed, stop: () => sandbox.stop() }, { signalled, parentGone })
       // A CLI run later without --base-url / SVC_BASE_URL talks to this svc, whatever its port (cli/running-svc.ts).
       recordRunning(env, {
         port: sandbox.server.port,
@@ -147,6 +144,21 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       printUrls(sandbox, seed, performance.now() - started)
       await waitForShutdown(sandbox, say, signalled, parentGone)
     })
+}
+
+/** `svc up`, with the options only it has. */
+function upCommand(program: Command): Command {
+  return program
+    .command('up')
+    .option(
+      '--detach',
+      'start svc in the background, print the ready line once it is ready, and return (`svc down` stops it)',
+    )
+    .option(
+      '--name <name>',
+      'with --detach: the name `svc status` and `svc down` know it by (several run side by side)',
+      'default',
+    )
 }
 
 export function readyLine({ chain, server }: RunningSvc) {

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { isProcessRunning } from '../../core/os-process.js'
+import { localFetch } from '../../sdk/local-fetch.js'
 import { holdPort } from '../helpers/processes.js'
 import { createCli, svcBin } from './harness.js'
 
@@ -36,6 +37,20 @@ describe('a detached sandbox', () => {
     const status = await cli.spawn(['status', '--json'])
     expect(status.code, status.stderr).toBe(0)
     expect(JSON.parse(status.stdout)).toMatchObject({ name: 'default', status: 'running', pid: ready.pid })
+
+    // Health for wait strategies, as on `svc serve`: on the bare IP and the control hosts, never on a gateway host.
+    const health = async (host: string, path: string) => {
+      const answer = await localFetch(`http://${host}:${ready.gateway_port}${path}`)
+      return { status: answer.status, body: await answer.json() }
+    }
+    for (const host of ['127.0.0.1', 'api.localhost', 'sandbox.localhost']) {
+      expect(await health(host, '/healthz')).toEqual({ status: 200, body: { status: 'live' } })
+      expect(await health(host, '/readyz')).toEqual({
+        status: 200,
+        body: { status: 'ready', database: 'ok', chain: 'ok' },
+      })
+    }
+    expect((await health('weather.dev.localhost', '/readyz')).status).toBe(404)
 
     // The `export` lines, evaluated by a shell, reach the sandbox: the buyer is funded on its chain.
     const env = await cli.spawn(['status', '--env'])
