@@ -117,11 +117,21 @@ export async function startDetached(env: NodeJS.ProcessEnv, rawArgs: readonly st
   const dir = detachedDir(env)
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const log = join(dir, `${name}.log`)
-  const logFd = openSync(log, 'w', 0o600)
+  // Appended to (O_APPEND), so what else writes to the log (a CI step's note) is kept in order.
+  writeFileSync(log, '', { mode: 0o600 })
+  const logFd = openSync(log, 'a', 0o600)
   // This program again: bin/svc.js (or the sources under tsx, whose loader is in execArgv).
   const child = spawn(
     process.execPath,
-    [...process.execArgv, process.argv[1]!, ...upArgs(rawArgs), '--json', '--no-tui', '--no-watch-parent'],
+    [
+      ...process.execArgv,
+      process.argv[1]!,
+      ...upArgs(rawArgs),
+      '--json',
+      '--log-progress',
+      '--no-tui',
+      '--no-watch-parent',
+    ],
     { env, detached: true, stdio: ['ignore', 'pipe', logFd] },
   )
   closeSync(logFd)

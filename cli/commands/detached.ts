@@ -46,7 +46,7 @@ export function registerDetached(program: Command, ctx: CliContext) {
         if (options.env) return void call.io.stdout.write(shellExports(env))
         if (options.dotenv) return void call.io.stdout.write(dotenvLines(env))
         const { name, pid, log, ready, buyer } = record
-        if (out.isJson) return out.json({ name, status: 'running', pid, log, ...ready, buyer })
+        if (out.isJson) return out.json({ name, status: 'running', pid, log, ...ready, buyer, env })
         out.line(`${name}: running (pid ${pid}), data in ${ready.data_dir}, log in ${log}`)
         for (const [key, value] of Object.entries(env)) out.line(`  ${key}=${value}`)
       }),

@@ -1,4 +1,4 @@
-import type { Command } from 'commander'
+import { type Command, Option } from 'commander'
 import isInCi from 'is-in-ci'
 import { recordRunning } from '../running-svc.js'
 import { portFromEnv } from '../inputs.js'
@@ -20,147 +20,155 @@ import { rawArgsOf, type StartedBy } from './exec.js'
 export function registerUp(program: Command, env: NodeJS.ProcessEnv, as?: StartedBy) {
   upOptions(as?.command(program) ?? upCommand(program), env)
     .description(as?.description ?? 'start the sandbox: chain, chain manager, facilitator, control planes and gateway')
-    .action(async (options: UpOptions & { detach?: boolean; name: string }, command: Command) => {
-      if (options.detach) return printDetached(env, rawArgsOf(command), options.name)
-      // The dashboard owns the screen: on a terminal, unless --json / --no-tui, and not under CI, where Ink draws
-      // nothing until exit. CI is what Ink itself asks (is-in-ci, reading the process's environment): CI or
-      // CONTINUOUS_INTEGRATION set to anything but "0" or "false". So `CI=0` and CI_* variables alone mean a terminal
-      // user, who gets the dashboard (svc's own check used to count both as CI and print the URLs instead).
-      const dashboard =
-        options.tui && !options.json && process.stdout.isTTY === true && process.stdin.isTTY === true && !isInCi
-      // While the dashboard runs, log lines are kept and printed once it quits, instead of drawing over it.
-      const held: string[] = []
-      let holding = false
-      const write = (line: string) => {
-        if (!holding) return void process.stderr.write(`${line}\n`)
-        held.push(line)
-        if (held.length > 200) held.shift()
-      }
-      const say = options.json ? () => {} : write
-      // Output to a parent that is gone (a pipe nobody reads any more) must not keep svc from shutting down cleanly.
-      for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
-      const port = typeof options.port === 'number' ? options.port : portFromEnv(options.port)
-      // A seed that cannot be read is a usage error before anything starts.
-      const seedFile = options.seed === undefined ? undefined : readSeedFile(options.seed)
-      // Listening from the start: a signal while svc starts, or the moment it is ready, stops it cleanly. SIGHUP: the
-      // terminal svc runs in was closed.
-      const signalled = firstSignal(write, { signals: ['SIGINT', 'SIGTERM', 'SIGHUP'] })
-      const started = performance.now()
-      const startedServing = tuneHeapWhileStarting()
-      const { resolveAnvilBinary } = await import('../../chain/anvil/anvil.js')
-      const binary = resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env })
-      // Started by a process that then dies (a killed `npm start`), svc stops too, and Anvil with it.
-      const parentGone = options.watchParent ? watchParent() : undefined
-      const { startSvc } = await import('../../server/start/index.js')
-      const sandbox: RunningSvc<'up'> = await startSvc({
-        mode: 'up',
-        dataDir: options.ephemeral ? undefined : options.dataDir,
-        port,
-        autoVerify: options.autoVerify,
-        binary,
-        forkUrl: options.forkUrl,
-        twins: options.twin,
-        twinForkUrl: options.twinForkUrl,
-        freshChain: options.freshChain,
-        rpcPort: options.rpcPort,
-        productionFacilitatorUrl: options.facilitatorUrl,
-        rpc: options.rpc,
-        dnsServers: options.dnsServers
-          ?.split(',')
-          .map((s) => s.trim())
-          .filter(Boolean),
-        chainManagerPort: options.chainManagerPort,
-        facilitatorPort: options.facilitatorPort,
-        // startSvc refuses a value it does not know (a usage error).
-        relay: options.relay as StartSvcOptions<'up'>['relay'],
-        demoUpstream: seedFile?.needsDemoUpstream,
-        log: write,
-        onProgress: (line) => say(`svc: ${line}`),
-      })
-      let seed: SeedResult | undefined
-      if (seedFile) {
-        say(`svc: applying the seed ${seedFile.file}…`)
-        try {
-          const spec = parseSeed(seedFile, { demo_upstream: sandbox.demoUpstreamUrl })
-          seed = await applySeed(spec, {
-            controlUrl: sandbox.server.controlUrl,
-            sandboxControlUrl: sandbox.server.sandboxControlUrl,
-          })
-        } catch (error) {
-          await sandbox.stop()
-          throw error
+    .action(
+      async (options: UpOptions & { detach?: boolean; name: string; logProgress?: boolean }, command: Command) => {
+        if (options.detach) return printDetached(env, rawArgsOf(command), options.name)
+        // The dashboard owns the screen: on a terminal, unless --json / --no-tui, and not under CI, where Ink draws
+        // nothing until exit. CI is what Ink itself asks (is-in-ci, reading the process's environment): CI or
+        // CONTINUOUS_INTEGRATION set to anything but "0" or "false". So `CI=0` and CI_* variables alone mean a terminal
+        // user, who gets the dashboard (svc's own check used to count both as CI and print the URLs instead).
+        const dashboard =
+          options.tui && !options.json && process.stdout.isTTY === true && process.stdin.isTTY === true && !isInCi
+        // While the dashboard runs, log lines are kept and printed once it quits, instead of drawing over it.
+        const held: string[] = []
+        let holding = false
+        const write = (line: string) => {
+          if (!holding) return void process.stderr.write(`${line}\n`)
+          held.push(line)
+          if (held.length > 200) held.shift()
         }
-      }
-      const { sandboxChain: chain } = sandbox.chain
-      chain.on('restart', ({ generation, reason }) =>
-        say(`svc: ${reason}: started a fresh chain (generation ${generation}); Sandbox wallets are being funded again`),
-      )
-      chain.on('error', (error) => write(`svc: chain restart failed: ${error.message}`))
-      startedServing()
-      if (as)
-        return as.started({ ready: readyLine(sandbox), seed, stop: () => sandbox.stop() }, { signalled, parentGone })
-      // A CLI run later without --base-url / SVC_BASE_URL talks to this svc, whatever its port (cli/running-svc.ts).
-      recordRunning(env, {
-        port: sandbox.server.port,
-        control_url: sandbox.server.controlUrl,
-        sandbox_control_url: sandbox.server.sandboxControlUrl,
-      })
-
-      if (options.json) {
-        process.stdout.write(`${JSON.stringify({ ...readyLine(sandbox), ...(seed ? { seed } : {}) })}\n`)
-        return waitForShutdown(sandbox, say, signalled, parentGone)
-      }
-      if (dashboard) {
-        const { runDashboard } = await import('../../tui/run.js')
-        holding = true
-        // The seed's seller, else the CLI's saved login for this sandbox (re-read: a later `svc login` shows up).
-        const savedSession = () => {
+        const say = options.json && !options.logProgress ? () => {} : write
+        // Output to a parent that is gone (a pipe nobody reads any more) must not keep svc from shutting down cleanly.
+        for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {})
+        const port = typeof options.port === 'number' ? options.port : portFromEnv(options.port)
+        // A seed that cannot be read is a usage error before anything starts.
+        const seedFile = options.seed === undefined ? undefined : readSeedFile(options.seed)
+        // Listening from the start: a signal while svc starts, or the moment it is ready, stops it cleanly. SIGHUP: the
+        // terminal svc runs in was closed.
+        const signalled = firstSignal(write, { signals: ['SIGINT', 'SIGTERM', 'SIGHUP'] })
+        const started = performance.now()
+        const startedServing = tuneHeapWhileStarting()
+        const { resolveAnvilBinary } = await import('../../chain/anvil/anvil.js')
+        const binary = resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env })
+        // Started by a process that then dies (a killed `npm start`), svc stops too, and Anvil with it.
+        const parentGone = options.watchParent ? watchParent() : undefined
+        const { startSvc } = await import('../../server/start/index.js')
+        const sandbox: RunningSvc<'up'> = await startSvc({
+          mode: 'up',
+          dataDir: options.ephemeral ? undefined : options.dataDir,
+          port,
+          autoVerify: options.autoVerify,
+          binary,
+          forkUrl: options.forkUrl,
+          twins: options.twin,
+          twinForkUrl: options.twinForkUrl,
+          freshChain: options.freshChain,
+          rpcPort: options.rpcPort,
+          productionFacilitatorUrl: options.facilitatorUrl,
+          rpc: options.rpc,
+          dnsServers: options.dnsServers
+            ?.split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+          chainManagerPort: options.chainManagerPort,
+          facilitatorPort: options.facilitatorPort,
+          // startSvc refuses a value it does not know (a usage error).
+          relay: options.relay as StartSvcOptions<'up'>['relay'],
+          demoUpstream: seedFile?.needsDemoUpstream,
+          log: write,
+          onProgress: (line) => say(`svc: ${line}`),
+        })
+        let seed: SeedResult | undefined
+        if (seedFile) {
+          say(`svc: applying the seed ${seedFile.file}…`)
           try {
-            const saved = readSession(env)
-            return saved && new URL(saved.base_url).port === String(sandbox.server.port)
-              ? { jwt: saved.jwt }
-              : undefined
-          } catch {
-            return undefined
+            const spec = parseSeed(seedFile, { demo_upstream: sandbox.demoUpstreamUrl })
+            seed = await applySeed(spec, {
+              controlUrl: sandbox.server.controlUrl,
+              sandboxControlUrl: sandbox.server.sandboxControlUrl,
+            })
+          } catch (error) {
+            await sandbox.stop()
+            throw error
           }
         }
-        let running = true
-        const stopOnSignal = () => void (running && stopWithin(sandbox.stop(), write).then(() => process.exit(0)))
-        void signalled.then(stopOnSignal)
-        void parentGone?.then(stopOnSignal)
-        // The seed's new keys are shown once: in the dashboard, as --no-tui and --json print them.
-        const newKeys = seed?.keys.flatMap(({ name, environment, key }) => (key ? [{ name, environment, key }] : []))
-        await runDashboard({
-          urls: readyLine(sandbox),
-          session: seed ? { jwt: seed.jwt } : undefined,
-          getSession: savedSession,
-          newKeys,
+        const { sandboxChain: chain } = sandbox.chain
+        chain.on('restart', ({ generation, reason }) =>
+          say(
+            `svc: ${reason}: started a fresh chain (generation ${generation}); Sandbox wallets are being funded again`,
+          ),
+        )
+        chain.on('error', (error) => write(`svc: chain restart failed: ${error.message}`))
+        startedServing()
+        if (as)
+          return as.started({ ready: readyLine(sandbox), seed, stop: () => sandbox.stop() }, { signalled, parentGone })
+        // A CLI run later without --base-url / SVC_BASE_URL talks to this svc, whatever its port (cli/running-svc.ts).
+        recordRunning(env, {
+          port: sandbox.server.port,
+          control_url: sandbox.server.controlUrl,
+          sandbox_control_url: sandbox.server.sandboxControlUrl,
         })
-        running = false
-        holding = false
-        for (const line of held) process.stderr.write(`${line}\n`)
-        await sandbox.stop()
-        say('svc: stopped')
-        return
-      }
-      printUrls(sandbox, seed, performance.now() - started)
-      await waitForShutdown(sandbox, say, signalled, parentGone)
-    })
+
+        if (options.json) {
+          process.stdout.write(`${JSON.stringify({ ...readyLine(sandbox), ...(seed ? { seed } : {}) })}\n`)
+          return waitForShutdown(sandbox, say, signalled, parentGone)
+        }
+        if (dashboard) {
+          const { runDashboard } = await import('../../tui/run.js')
+          holding = true
+          // The seed's seller, else the CLI's saved login for this sandbox (re-read: a later `svc login` shows up).
+          const savedSession = () => {
+            try {
+              const saved = readSession(env)
+              return saved && new URL(saved.base_url).port === String(sandbox.server.port)
+                ? { jwt: saved.jwt }
+                : undefined
+            } catch {
+              return undefined
+            }
+          }
+          let running = true
+          const stopOnSignal = () => void (running && stopWithin(sandbox.stop(), write).then(() => process.exit(0)))
+          void signalled.then(stopOnSignal)
+          void parentGone?.then(stopOnSignal)
+          // The seed's new keys are shown once: in the dashboard, as --no-tui and --json print them.
+          const newKeys = seed?.keys.flatMap(({ name, environment, key }) => (key ? [{ name, environment, key }] : []))
+          await runDashboard({
+            urls: readyLine(sandbox),
+            session: seed ? { jwt: seed.jwt } : undefined,
+            getSession: savedSession,
+            newKeys,
+          })
+          running = false
+          holding = false
+          for (const line of held) process.stderr.write(`${line}\n`)
+          await sandbox.stop()
+          say('svc: stopped')
+          return
+        }
+        printUrls(sandbox, seed, performance.now() - started)
+        await waitForShutdown(sandbox, say, signalled, parentGone)
+      },
+    )
 }
 
 /** `svc up`, with the options only it has. */
 function upCommand(program: Command): Command {
-  return program
-    .command('up')
-    .option(
-      '--detach',
-      'start svc in the background, print the ready line once it is ready, and return (`svc down` stops it)',
-    )
-    .option(
-      '--name <name>',
-      'with --detach: the name `svc status` and `svc down` know it by (several run side by side)',
-      'default',
-    )
+  return (
+    program
+      .command('up')
+      .option(
+        '--detach',
+        'start svc in the background, print the ready line once it is ready, and return (`svc down` stops it)',
+      )
+      .option(
+        '--name <name>',
+        'with --detach: the name `svc status` and `svc down` know it by (several run side by side)',
+        'default',
+      )
+      // The detached svc's: its progress lines go to its log (stderr) even with --json, so the log says how it started.
+      .addOption(new Option('--log-progress').hideHelp())
+  )
 }
 
 export function readyLine({ chain, server }: RunningSvc<'up'>) {

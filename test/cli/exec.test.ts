@@ -48,7 +48,7 @@ describe('svc exec', () => {
       [
         'set -euo pipefail',
         // The names x402's examples read are there too.
-        'test -n "$EVM_PRIVATE_KEY" && test "$RESOURCE_SERVER_URL" = "$SVC_API_WEATHER_URL"',
+        'test -n "$EVM_PRIVATE_KEY" && test "$RESOURCE_SERVER_URL" = "$SVC_API_WEATHER_DIRECT_URL"',
         // The gateway asks for a payment…
         'test "$(curl -s -o /dev/null -w "%{http_code}" "$SVC_API_WEATHER_URL/weather/paris")" = 402',
         // …and the buyer pays it.
@@ -65,12 +65,12 @@ describe('svc exec', () => {
     expect(result.stdout).toContain('"city":"paris"')
   })
 
-  test('a Python 3 script (standard library only) reads the sandbox from its environment and pays with svc pay', async () => {
+  test('a Python 3 script (standard library only) reads the sandbox from its environment, gets the 402 at the no-DNS URL and pays with svc pay', async () => {
     const script = join(work, 'pay.py')
     writeFileSync(
       script,
       [
-        'import json, os, subprocess, sys, urllib.request',
+        'import json, os, subprocess, sys, urllib.error, urllib.request',
         'env = os.environ',
         // svc itself answers on 127.0.0.1, no name to resolve: ready, and the buyer it funded.
         'port = env["SVC_GATEWAY_PORT"]',
@@ -78,6 +78,12 @@ describe('svc exec', () => {
         'assert ready["status"] == "ready", ready',
         "balances = json.load(urllib.request.urlopen(f\"{env['SVC_CHAIN_MANAGER_URL']}/balances/{env['SVC_BUYER_ADDRESS']}\"))",
         'assert int(balances["usdc_base"], 16) == 1000 * 10**6, balances',
+        // Its own call to the gateway's direct URL (127.0.0.1, no *.localhost to resolve): the 402 and its offer.
+        'try:',
+        '    urllib.request.urlopen(env["RESOURCE_SERVER_URL"] + "/quote")',
+        '    sys.exit("no 402")',
+        'except urllib.error.HTTPError as refused:',
+        '    assert refused.code == 402 and refused.headers["PAYMENT-REQUIRED"], refused.code',
         `paid = subprocess.run([${JSON.stringify(process.execPath)}, ${JSON.stringify(svcBin)}, "pay", "--json", env["RESOURCE_SERVER_URL"] + "/quote"], capture_output=True, text=True)`,
         'assert paid.returncode == 0, paid.stderr',
         'answer = json.loads(paid.stdout)',

@@ -213,14 +213,16 @@ exportVariable('DELIMITER_LIKE', 'ghadelimiter_x\\nEVIL=1')`
     expect(main.env.SVC_API_WEATHER_URL).toBeUndefined()
     const failed = await run.run('npm test', { FAIL_TESTS: '1' })
     expect(failed.code).not.toBe(0)
-    // svc writes only what goes wrong to its log (its ready line goes to `svc up --detach`): a line stands for it.
+    // svc's log: how it started (its progress lines), and a line standing for what went wrong later.
     writeFileSync(main.outputs.log!, 'svc: something went wrong\n', { flag: 'a' })
 
     const post = await run.post(given, 'failure')
     expect(post.code, post.stdout + post.stderr).toBe(0)
     expect(post.stdout).toContain(`stopped failing (pid ${main.outputs.pid})`)
-    expect(post.stdout).toContain(
-      `::group::svc's log (the job's status: failure): ${main.outputs.log}\nsvc: something went wrong\n::endgroup::\n`,
+    expect(post.stdout).toMatch(
+      new RegExp(
+        `::group::svc's log \\(the job's status: failure\\): ${main.outputs.log}\nsvc: starting the chain[^]*\nsvc: something went wrong\n(svc: .*\n)*::endgroup::\n`,
+      ),
     )
     expect(processesOf(p.configDir)).toEqual([])
   })
