@@ -9,7 +9,7 @@ import { ExpressGatewayRequest, writeOutcome } from './express-adapter.js'
 import type { GatewayStore } from '../db/gateway-store.js'
 import { createPaymentFlow } from './payment-flow.js'
 import { notServedMessage } from './resolve.js'
-import { createPaywallOwnRoutes } from './paywall/own-routes.js'
+import { createPaywallOwnRoutes, ownRoutesPrefix } from './paywall/own-routes.js'
 import { createPaywallPage } from './paywall/paywall-page.js'
 
 export type Gateway = {
@@ -78,10 +78,13 @@ export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {
     if (req.path === tryItPath && req.method === 'GET')
       return serveTryIt(req, res, api, { run: (asked) => flow.run(asked, api, version), paywall })
     // svc's own routes for the paywall page (its script; the Sandbox's RPC and faucet).
-    if (paywallRoutes.owns(req.path)) return paywallRoutes.serve(req, res, api)
+    if (req.path.startsWith(ownRoutesPrefix)) return paywallRoutes.serve(req, res, api)
     const outcome = await flow.run(new ExpressGatewayRequest(req, res), api, version)
-    const page = paywall.html(req, api, outcome)
-    if (page !== undefined && outcome.type === 'payment-required') return paywall.write(res, outcome, page)
+    // Only a 402 may be the paywall page (a browser's unpaid GET): a paid answer goes straight out.
+    if (outcome.type === 'payment-required') {
+      const page = paywall.html(req, api, outcome)
+      if (page !== undefined) return paywall.write(res, outcome, page)
+    }
     writeOutcome(res, outcome)
   }
 }
