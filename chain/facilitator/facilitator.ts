@@ -15,7 +15,6 @@ import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { cutText, errorMessageLimit } from '../../core/http.js'
 import type { SandboxChain } from '../sandbox-chain.js'
 import { createBazaarCatalog, type BazaarCatalog } from './bazaar-catalog.js'
-import { judgedOn } from './chain-down.js'
 import { createFacilitatorApp } from './routes.js'
 import { createApprovalSponsoring } from './erc20-approval-sponsor.js'
 import { injectedSettleAnswer, injectedVerifyAnswer } from '../faults/answers.js'
@@ -453,4 +452,34 @@ function settlementKey(payload: PaymentPayload, requirements: PaymentRequirement
   return createHash('sha256')
     .update(canonicalJson([payload.payload, requirements], { hexCaseInsensitive: true }))
     .digest('hex')
+}
+
+/**
+ * Whether `chain` cannot judge a payment now: it is restarting, or its RPC does not answer (Anvil died and its exit
+ * was not seen yet).
+ */
+export const chainDown = async (chain: SandboxChain): Promise<boolean> =>
+  chain.restarting ||
+  (await chain.client.getChainId().then(
+    () => false,
+    () => true,
+  ))
+
+/**
+ * `judge`'s answer, or 'chain-down' (the caller answers 503 with Retry-After) when `chain` could not judge the payment:
+ * it is restarting, or `judge` refused or failed while the chain was down. Never a refusal the chain's absence caused.
+ */
+export async function judgedOn<Answer>(
+  chain: SandboxChain,
+  judge: () => Promise<Answer>,
+  accepted: (answer: Answer) => boolean,
+): Promise<Answer | 'chain-down'> {
+  if (chain.restarting) return 'chain-down'
+  try {
+    const answer = await judge()
+    if (accepted(answer) || !(await chainDown(chain))) return answer
+  } catch (error) {
+    if (!(await chainDown(chain))) throw error
+  }
+  return 'chain-down'
 }
