@@ -1,16 +1,17 @@
 import type { Request, Response } from 'express'
 import type { ServerDeps } from '../deps.js'
 import type { HostRoute } from '../../core/hosts.js'
-import { createApiCache } from './api-cache.js'
 import { createApiPage } from './api-page/api-page.js'
 import { serveTryIt, tryItPath } from './api-page/try-it-route.js'
 import { createDiscoveryHandlers } from './discovery-documents.js'
 import { ExpressGatewayRequest, writeOutcome } from './express-adapter.js'
 import type { GatewayStore } from '../db/gateway-store.js'
 import { createPaymentFlow } from './payment-flow.js'
-import { notServedMessage } from './resolve.js'
+import { notServedMessage, resolveGatewayApi } from './resolve.js'
 import { createPaywallOwnRoutes, ownRoutesPrefix } from './paywall/own-routes.js'
 import { createPaywallPage } from './paywall/paywall-page.js'
+import { LRUCache } from 'lru-cache'
+import type { ApiRow } from '../db/tables.js'
 
 export type Gateway = {
   handle(req: Request, res: Response, route: HostRoute): Promise<void>
@@ -86,5 +87,34 @@ export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {
       if (page !== undefined) return paywall.write(res, outcome, page)
     }
     writeOutcome(res, outcome)
+  }
+}
+
+export type ApiCache = {
+  /** The API a gateway host serves (see {@link resolveGatewayApi}), read again only when the database changed. */
+  resolve(route: HostRoute, version: number): Promise<ApiRow | undefined>
+}
+
+/** At most this many hosts are remembered; past it the one asked for longest ago is forgotten. */
+const maxHosts = 10_000
+
+/** {@link resolveGatewayApi} cached per host under the {@link GatewayStore} version. */
+export function createApiCache(deps: ServerDeps): ApiCache {
+  const hosts = new LRUCache<string, { version: number; api: ApiRow | undefined }>({ max: maxHosts })
+  return {
+    async resolve(route, version) {
+      const key =
+        route.kind === 'gateway'
+          ? `${route.environment} ${route.slug}`
+          : route.kind === 'custom'
+            ? `custom ${route.hostname}`
+            : undefined
+      if (key === undefined) return undefined
+      const cached = hosts.get(key)
+      if (cached && cached.version === version) return cached.api
+      const api = await resolveGatewayApi(deps, route)
+      hosts.set(key, { version, api })
+      return api
+    },
   }
 }
