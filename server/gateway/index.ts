@@ -77,7 +77,7 @@ export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {
     }
     // The API page's try-it of a route a link cannot open (POST …): the paywall page for that request.
     if (req.path === tryItPath && req.method === 'GET')
-      return serveTryIt(req, res, api, { run: (asked) => flow.run(asked, api, version), paywall })
+      return serveTryIt(req, res, api, { run: (asked) => flow.run(asked, api, version), paywall, write: writeOutcome })
     // svc's own routes for the paywall page (its script; the Sandbox's RPC and faucet).
     if (req.path.startsWith(ownRoutesPrefix)) return paywallRoutes.serve(req, res, api)
     const outcome = await flow.run(new ExpressGatewayRequest(req, res), api, version)
