@@ -157,3 +157,36 @@ export function gatewayHost(hosts: Hosts, environment: Environment, slug: string
 
 /** Whether a host name is `localhost` or a name under it (RFC 6761: they all mean this machine). Lower case, no dot at the end. */
 export const isLocalhostName = (name: string): boolean => name === 'localhost' || name.endsWith('.localhost')
+
+/**
+ * The path under which svc's listener serves every gateway host with no name to resolve: a request to
+ * `http://127.0.0.1:{port}/gateway/{host}/{path}` is the request `/{path}` to `{host}` (glibc, Node and Python do not
+ * resolve `*.localhost` names; an IP address needs no resolver). `gateway` is a reserved slug, and the control plane
+ * has no path of that name.
+ */
+export const directGatewayPath = '/gateway'
+
+/** Where the direct URLs start on `svc up`'s listener (it binds 127.0.0.1): `http://127.0.0.1:{port}/gateway`. */
+export const directGatewayBase = (port: number): string => `http://127.0.0.1:${port}${directGatewayPath}`
+
+/** A gateway host's direct URL: `http://127.0.0.1:{port}/gateway/{host}`. */
+export const directGatewayUrl = (port: number, host: string): string => `${directGatewayBase(port)}/${host}`
+
+/**
+ * A direct URL's request target split: `/gateway/weather.dev.localhost/forecast?city=x` gives the host
+ * (`weather.dev.localhost`, lower case), the prefix the buyer's URL has before the gateway's own path
+ * (`/gateway/weather.dev.localhost`, as given) and that path (`/forecast?city=x`; `/` when there is none). Undefined
+ * for a target not under `/gateway/`; an empty host part is ''.
+ */
+export function splitDirectTarget(target: string): { host: string; prefix: string; url: string } | undefined {
+  const start = directGatewayPath.length + 1
+  if (!target.startsWith(`${directGatewayPath}/`)) return undefined
+  let end = start
+  while (end < target.length && target[end] !== '/' && target[end] !== '?') end++
+  const rest = target.slice(end)
+  return {
+    host: target.slice(start, end).toLowerCase(),
+    prefix: target.slice(0, end),
+    url: rest.startsWith('/') ? rest : `/${rest}`,
+  }
+}

@@ -2816,6 +2816,11 @@ export interface components {
              * @description http://{slug}.{platform_domain}:PORT ({slug}.dev.{platform_domain} in Sandbox)
              */
             gateway_url: string;
+            /**
+             * Format: uri
+             * @description the same gateway at an address that needs no name resolution: http://127.0.0.1:PORT/gateway/{gateway host} (svc up); null on svc serve
+             */
+            direct_url: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

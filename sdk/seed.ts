@@ -219,7 +219,15 @@ export type SeedResult = {
   jwt: string
   /** Keys made by this run, with their secrets (shown once); keys that existed already have no `key`. */
   keys: { name: string; environment: string; key?: string }[]
-  apis: { slug: string; environment: string; gateway_url: string; created: boolean; endpoints_created: number }[]
+  /** `direct_url`: the gateway at `http://127.0.0.1:{port}/gateway/{host}`, with no name to resolve (not on svc serve). */
+  apis: {
+    slug: string
+    environment: string
+    gateway_url: string
+    direct_url?: string
+    created: boolean
+    endpoints_created: number
+  }[]
 }
 
 /** A seed file as read, and what the sandbox must serve before it can be applied. */
@@ -362,7 +370,14 @@ export async function applySeed(
       await client.endpoints.create(api.id, seedEndpointBody(endpoint, local).body)
       made++
     }
-    result.apis.push({ slug: api.slug, environment, gateway_url: api.gateway_url, created, endpoints_created: made })
+    result.apis.push({
+      slug: api.slug,
+      environment,
+      gateway_url: api.gateway_url,
+      ...(api.direct_url ? { direct_url: api.direct_url } : {}),
+      created,
+      endpoints_created: made,
+    })
   }
   return result
 }

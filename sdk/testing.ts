@@ -18,7 +18,7 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { scopes } from '../core/scopes.js'
-import { startSvc } from '../server/start/start-svc.js'
+import { startSvc } from '../server/start/index.js'
 import { createSvcClient, type SvcClient } from './client.js'
 import { localFetch } from './local-fetch.js'
 import { signingBySvcClock } from './svc-clock-signing.js'
@@ -139,7 +139,16 @@ export type TestSandbox = {
 
 export async function startSandbox(options: TestSandboxOptions = {}): Promise<TestSandbox> {
   const { buyerUsdc = '1000', maxAmountPerPayment = '10000000', forkUrl, twins, twinForkUrl } = options
-  const sandbox = await startSvc({ port: 0, autoVerify: true, forkUrl, twins, twinForkUrl, log: () => {} })
+  // svc up in-process (mode 'up': an ephemeral data dir, port 0, accounts verified at once): the same start-up.
+  const sandbox = await startSvc({
+    mode: 'up',
+    port: 0,
+    autoVerify: true,
+    forkUrl,
+    twins,
+    twinForkUrl,
+    log: () => {},
+  })
   try {
     const { server, chain } = sandbox
     const email = `seller-${randomBytes(6).toString('hex')}@svc.test`

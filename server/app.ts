@@ -1,7 +1,7 @@
 import type { Express } from 'express'
 import { createControlRouter } from './control/index.js'
 import type { ServerDeps } from './deps.js'
-import { createGateway, type Gateway } from './gateway/index.js'
+import { createGateway, directGatewayRoute, type Gateway } from './gateway/index.js'
 import { openGatewayStore } from './db/open-gateway-store.js'
 import { createPaymentEvents } from './payment-events.js'
 import { createErrorHandler, createJsonApp, notFoundHandler } from '../core/http.js'
@@ -15,7 +15,8 @@ import { demoFaucet } from './sandbox/index.js'
 
 /**
  * One express app for every host, routed by the Host header: the two control planes, the gateway hosts
- * (`{slug}.dev.localhost`, `{slug}.localhost`, verified custom hostnames); anything else is a JSON 404.
+ * (`{slug}.dev.localhost`, `{slug}.localhost`, verified custom hostnames); anything else is a JSON 404. On `svc up`
+ * (not `svc serve`, whose gateways have DNS names) a bare IP's `/gateway/{host}/…` is that gateway host's direct URL.
  * Bodies are parsed by the control plane only: the gateway streams them to the upstream untouched.
  */
 export async function createApp(given: ServerDeps): Promise<Express & { gateway: Gateway }> {
@@ -39,7 +40,11 @@ export async function createApp(given: ServerDeps): Promise<Express & { gateway:
   app.use(lifecycle.track)
   // svc serve --sandbox-chain shared: the owner's internal routes, the others' forwarding of chain routes to it.
   if (deps.chainOwner) app.use(createClusterRoutes(deps, { faucet: demoFaucet }))
+  // The direct URLs (gateway/direct-url.ts): a laptop's or a CI job's, off on a server (its trust settings given).
+  const direct = !deps.trust
   app.use((req, res, next) => {
+    const directRoute = direct ? directGatewayRoute(req, deps.hosts) : undefined
+    if (directRoute) return void gateway.handle(req, res, directRoute).catch(next)
     const route = routeHost(req.headers.host, deps.hosts)
     // Health routes answer on the control hosts and on a bare IP (a load balancer's probe); never on a gateway host,
     // where /healthz may be a seller's paid route.

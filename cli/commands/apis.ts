@@ -50,6 +50,7 @@ export function printApi(out: Output, api: Api) {
     ['slug', api.slug],
     ['environment', api.environment],
     ['gateway', api.gateway_url],
+    ['direct url', api.direct_url],
     ['upstream', api.upstream_base_url],
     ['pay to', api.pay_to_address],
     ['guidance', api.discovery_guidance],

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { type Command, InvalidArgumentError, Option } from 'commander'
 import { defaultPort } from '../../core/hosts.js'
 import { sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
-import type { StartServeOptions } from '../../server/start/serve.js'
+import type { StartSvcOptions } from '../../server/start/index.js'
 import { portFromEnv, portNumber } from '../inputs.js'
 import { firstSignal, stopWithin } from '../signals.js'
 
@@ -152,12 +152,13 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
       // Listening for the signal from the start: one that comes while svc starts, or the moment it is ready, drains
       // it (a SIGTERM just after the ready line killed svc before its handler was there, on a loaded machine).
       const signalled = firstSignal(say)
-      const { startServe } = await import('../../server/start/serve.js')
+      const { startSvc } = await import('../../server/start/index.js')
       const { resolveAnvilBinary } = await import('../../chain/anvil/anvil.js')
-      const serving = await startServe({
+      const serving = await startSvc({
+        mode: 'serve',
         dataDir: options.dataDir,
         databaseUrl: options.databaseUrl,
-        host: options.host,
+        listenHost: options.host,
         port,
         platformDomain: options.platformDomain,
         sandboxPlatformDomain: options.sandboxPlatformDomain,
@@ -174,7 +175,7 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
           offerReceiptKey: secret('--offer-receipt-key-file', options.offerReceiptKeyFile, 'SVC_OFFER_RECEIPT_KEY'),
           adminToken: secret('--admin-token-file', options.adminTokenFile, 'SVC_ADMIN_TOKEN'),
         },
-        sandboxChain: options.sandboxChain as StartServeOptions['sandboxChain'],
+        sandboxChain: options.sandboxChain as StartSvcOptions<'serve'>['sandboxChain'],
         advertiseUrl: options.advertiseUrl,
         autoVerify: options.autoVerify,
         dnsServers: options.dnsServers
@@ -182,7 +183,7 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
           .map((s) => s.trim())
           .filter(Boolean),
         binary: options.sandboxChain === 'none' ? undefined : resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env }),
-        relay: options.relay as StartServeOptions['relay'],
+        relay: options.relay as StartSvcOptions<'serve'>['relay'],
         log: say,
         onProgress: (line) => !options.json && say(`svc: ${line}`),
       })

@@ -4,11 +4,12 @@ import { recordRunning } from '../running-svc.js'
 import { portFromEnv } from '../inputs.js'
 import { upOptions, type UpOptions } from '../up-options.js'
 import { applySeed, parseSeed, readSeedFile, type SeedResult } from '../../sdk/seed.js'
-import type { RunningSvc, StartSvcOptions } from '../../server/start/start-svc.js'
+import type { RunningSvc, StartSvcOptions } from '../../server/start/index.js'
 import { readSession } from '../config.js'
 import { firstSignal, stopWithin } from '../signals.js'
 import { watchParent } from '../watch-parent.js'
 import { tuneHeapWhileStarting } from '../v8-heap.js'
+import { directGatewayBase, directGatewayUrl } from '../../core/hosts.js'
 
 /** `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM, or until the process that started it is gone. */
 export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
@@ -44,8 +45,9 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
       const binary = resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env })
       // Started by a process that then dies (a killed `npm start`), svc stops too, and Anvil with it.
       const parentGone = options.watchParent ? watchParent() : undefined
-      const { startSvc } = await import('../../server/start/start-svc.js')
-      const sandbox: RunningSvc = await startSvc({
+      const { startSvc } = await import('../../server/start/index.js')
+      const sandbox: RunningSvc<'up'> = await startSvc({
+        mode: 'up',
         dataDir: options.ephemeral ? undefined : options.dataDir,
         port,
         autoVerify: options.autoVerify,
@@ -64,7 +66,7 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
         chainManagerPort: options.chainManagerPort,
         facilitatorPort: options.facilitatorPort,
         // startSvc refuses a value it does not know (a usage error).
-        relay: options.relay as StartSvcOptions['relay'],
+        relay: options.relay as StartSvcOptions<'up'>['relay'],
         demoUpstream: seedFile?.needsDemoUpstream,
         log: write,
         onProgress: (line) => say(`svc: ${line}`),
@@ -138,13 +140,15 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv) {
     })
 }
 
-export function readyLine({ chain, server }: RunningSvc) {
+export function readyLine({ chain, server }: RunningSvc<'up'>) {
   return {
     control_url: server.controlUrl,
     sandbox_control_url: server.sandboxControlUrl,
     platform_domain: server.hosts.platformDomain,
     sandbox_platform_domain: server.hosts.sandboxPlatformDomain,
     gateway_port: server.port,
+    // A gateway host's URL with no name to resolve is `${direct_gateway_base}/{host}` (server/gateway/direct-url.ts).
+    direct_gateway_base: directGatewayBase(server.port),
     rpc_url: chain.rpcUrl,
     facilitator_url: chain.facilitatorUrl,
     chain_manager_url: chain.chainManagerUrl,
@@ -168,13 +172,13 @@ function seedLines(seed: SeedResult): string[] {
     ),
     ...seed.apis.map(
       (a) =>
-        `  seed API            ${a.gateway_url}   (${a.created ? 'created' : 'exists'}, ${a.endpoints_created} endpoints added)`,
+        `  seed API            ${a.gateway_url}   (${a.created ? 'created' : 'exists'}, ${a.endpoints_created} endpoints added)${a.direct_url ? `\n                      ${a.direct_url}   (the same, no DNS)` : ''}`,
     ),
     '',
   ]
 }
 
-function printUrls({ chain, server }: RunningSvc, seed: SeedResult | undefined, ms: number) {
+function printUrls({ chain, server }: RunningSvc<'up'>, seed: SeedResult | undefined, ms: number) {
   const { hosts } = server
   const usdc = chain.sandboxChain.usdc
   const lines = [
@@ -184,6 +188,7 @@ function printUrls({ chain, server }: RunningSvc, seed: SeedResult | undefined, 
     `  sandbox control     ${server.sandboxControlUrl}   (Sandbox, svc_sandbox_ keys)`,
     `  gateway             http://{slug}.${hosts.sandboxPlatformDomain}:${server.port}   (Sandbox APIs)`,
     `                      http://{slug}.${hosts.platformDomain}:${server.port}   (production APIs)`,
+    `                      ${directGatewayUrl(server.port, '{gateway host}')}   (any of them, no DNS)`,
     `  RPC                 ${chain.rpcUrl}   chain id ${chain.sandboxChain.chainId} (${chain.sandboxChain.network}), ETH`,
     `  USDC                ${usdc.address}   EIP-712 "${usdc.name}" version "${usdc.version}"`,
     `  chain manager       ${chain.chainManagerUrl}   POST /faucet {"address": "0x…"}`,
@@ -200,7 +205,7 @@ function printUrls({ chain, server }: RunningSvc, seed: SeedResult | undefined, 
 }
 
 async function waitForShutdown(
-  sandbox: RunningSvc,
+  sandbox: RunningSvc<'up'>,
   say: (line: string) => void,
   signalled: Promise<NodeJS.Signals>,
   parentGone: Promise<void> | undefined,

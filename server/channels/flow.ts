@@ -1,15 +1,15 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { SkipHandlerDirective } from '@x402/core/server'
-import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
+import type { SettleResponse } from '@x402/core/types'
 import { pausePoint } from '../../core/pause-point.js'
 import { channelJournalFields } from './journal.js'
 import type { BatchRecords } from './records.js'
 import type { BatchServers } from './servers.js'
 import {
-  type Attempt,
   buyerGone,
   type FacilitatorResult,
   type FlowContext,
+  type Payment,
   type PaymentOutcome,
   reasonFields,
   settlePayment,
@@ -41,9 +41,7 @@ const failed = (status: number, error: string): PaymentOutcome => ({ type: 'erro
  */
 export async function payBatch(
   ctx: BatchContext,
-  attempt: Attempt,
-  payload: PaymentPayload,
-  requirements: PaymentRequirements,
+  { attempt, payload, requirements }: Payment,
 ): Promise<PaymentOutcome> {
   const { request, api, server, resource, route } = attempt
   const body = payload.payload as BatchBody

@@ -1,5 +1,5 @@
 import { getAddress } from 'viem'
-import { gatewayHost, publicOrigin } from '../../core/hosts.js'
+import { directGatewayUrl, gatewayHost, publicOrigin } from '../../core/hosts.js'
 import type { ApiRow } from '../db/tables.js'
 import type { ServerDeps } from '../deps.js'
 
@@ -19,6 +19,10 @@ export function apiRecord(deps: ServerDeps, row: ApiRow) {
     discovery_contact_email: row.discovery_contact_email,
     openapi_version: row.openapi_version,
     gateway_url: publicOrigin(deps.hosts, gatewayHost(deps.hosts, row.environment, row.slug)),
+    // The same gateway with no name to resolve (server/gateway/direct-url.ts); a server (svc serve) has none.
+    direct_url: deps.trust
+      ? null
+      : directGatewayUrl(deps.hosts.port, gatewayHost(deps.hosts, row.environment, row.slug)),
     created_at: row.created_at,
     updated_at: row.updated_at,
   }

@@ -63,10 +63,12 @@ export function usdcMatcher(deps: ServerDeps): DocumentInput['isUsdc'] {
  * The origin a client reached the gateway at: the Host header's name (it routed the request here, so it is this API's;
  * only its shape is checked), with the public scheme and port `svc serve` was given (--public-scheme, --public-port;
  * behind a TLS proxy the Host has no port and the scheme is https), else the request's own (X-Forwarded-Proto from a
- * trusted proxy, express's `req.protocol`).
+ * trusted proxy, express's `req.protocol`); on a direct URL, its `http://127.0.0.1:{port}/gateway/{host}`.
  */
 function originOf(req: Request, hosts: Hosts, api: ApiRow): string {
   const header = req.headers.host?.trim().toLowerCase() ?? ''
+  // The direct URL (direct-url.ts: svc up's listener address, whose Host it checked): the buyer's, prefix and all.
+  if (req.baseUrl) return `${req.protocol}://${header}${req.baseUrl}`
   const match = /^([a-z0-9.-]+)(?::([0-9]{1,5}))?$/.exec(header)
   if (!match) return publicOrigin(hosts, gatewayHost(hosts, api.environment, api.slug))
   if (hosts.public) return publicOrigin(hosts, match[1]!)

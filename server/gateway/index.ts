@@ -16,6 +16,8 @@ import type { Readable } from 'node:stream'
 import type { GatewayRequest } from '../upstream/index.js'
 import type { PaymentOutcome } from '../payments/index.js'
 
+export { directGatewayRoute } from './direct-url.js'
+
 export type Gateway = {
   handle(req: Request, res: Response, route: HostRoute): Promise<void>
   /** Starts the payment channels' managers of every batch-settlement receiver (the server's start). */
@@ -68,7 +70,8 @@ export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {
       if (fresh !== version) api = await apis.resolve(route, (version = fresh))
     }
     if (!api) {
-      res.status(404).json({ error: await notServedMessage(deps, route, (other) => apis.resolve(other, version)) })
+      const error = await notServedMessage(deps, route, (other) => apis.resolve(other, version), req.baseUrl !== '')
+      res.status(404).json({ error })
       return
     }
     if (req.method === 'GET' || req.method === 'HEAD') {
@@ -129,6 +132,7 @@ export function createApiCache(deps: ServerDeps): ApiCache {
 export class ExpressGatewayRequest implements GatewayRequest {
   readonly method: string
   readonly url: string
+  readonly baseUrl: string
   readonly headers: IncomingHttpHeaders
   readonly body: Readable
   readonly #req: Request
@@ -137,7 +141,9 @@ export class ExpressGatewayRequest implements GatewayRequest {
 
   constructor(req: Request, res: Response) {
     this.method = req.method
-    this.url = req.originalUrl || req.url
+    // The gateway's path: a direct URL's prefix is in baseUrl (originalUrl keeps it).
+    this.url = req.url
+    this.baseUrl = req.baseUrl
     this.headers = req.headers
     this.body = req
     this.#req = req

@@ -22,6 +22,7 @@ import {
   offerFor,
   payAuthorization,
   payClaimed,
+  type Payment,
   paymentIdentity,
   type PaymentOutcome,
   paymentRequired,
@@ -45,7 +46,6 @@ import type { GatewayStore } from '../db/gateway-store.js'
 import { createSettlementJournal, type SettlementJournalOptions, usedUpMessage } from '../journal/index.js'
 import { createPaymentClaims, paymentIdClaimsOf } from '../cluster/index.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
-import { authorizationFields } from '../../core/eip3009-authorization.js'
 import {
   type BatchContext,
   createBatchRecords,
@@ -124,7 +124,7 @@ export function createPaymentFlow(
   const events = createFlowEvents(deps)
   const faults = createGatewayFaults(deps, { timeoutMs: settings.timeoutMs })
   /**
-   * Publishes what happened to a request of `attempt` (only when its seller listens: see server/payments/events.ts).
+   * Publishes what happened to a request of `attempt` (only when its seller listens: see server/payments/tell.ts).
    */
   const tell = (
     type: PaymentEventType,
@@ -182,7 +182,7 @@ export function createPaymentFlow(
     const server = await (batch.serverFor(api, route) ?? servers.forApi(api))
     const offer = await offerFor(route, server, api)
     const resource = {
-      url: `${request.protocol}://${request.headers.host}${url}`,
+      url: `${request.protocol}://${request.headers.host}${request.baseUrl}${url}`,
       path,
       query: queryAt === -1 ? '' : url.slice(queryAt),
       description:
@@ -222,6 +222,15 @@ export function createPaymentFlow(
     if (!builderCode.ok) return failed(400, builderCode.error)
     const paymentId = paymentIdentity(decoded.payload, requirements)
     const payload = decoded.payload
+    // Passed down to the flow that pays it, the settle step and the journal (the verify fills in its payer).
+    const payment: Payment = {
+      attempt,
+      payload,
+      requirements,
+      paymentId,
+      builderCode: builderCode.code,
+      payer: undefined,
+    }
     // A payment-identifier already paid gets its kept answer again (server/payments/identifier.ts): nothing is settled
     // twice.
     return paymentIds.around(
@@ -251,20 +260,14 @@ export function createPaymentFlow(
               paymentId,
               ephemeral: route.expiresAt === null ? undefined : route.endpoint,
               pattern: route.compiled,
-              entry: () =>
-                journalEntryOf(
-                  deps,
-                  attempt,
-                  payload,
-                  requirements,
-                  paymentId,
-                  authorizationFields(payload.payload).from ?? '',
-                ),
+              entry: () => journalEntryOf(deps, payment),
             },
+            // The one place that picks the flow of a payment: batch-settlement's channels, or x402's authorization
+            // flow (exact, upto; verify → forward → settle → record, or settle first when upfront).
             () =>
               requirements.scheme === 'batch-settlement'
-                ? payBatch(batchSteps, attempt, payload, requirements)
-                : payAuthorization(steps, attempt, payload, requirements, paymentId),
+                ? payBatch(batchSteps, payment)
+                : payAuthorization(steps, payment),
             (refusal) =>
               refusal.reason === 'endpoint-used-up'
                 ? failed(410, refusal.message)
@@ -295,7 +298,7 @@ export function createPaymentFlow(
         { status: 402, error, reason: refusal.reason, payer: refusal.payer },
         refusal.requirements,
       )
-    const outcome = paymentRequired(attempt.server, attempt.route, attempt.offer, attempt.resource, error, refusal)
+    const outcome = paymentRequired(attempt, error, refusal)
     if (outcome instanceof Promise) return outcome.then((built) => counted(attempt.api, built))
     return counted(attempt.api, outcome)
   }

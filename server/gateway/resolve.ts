@@ -1,5 +1,5 @@
 import type { ApiRow } from '../db/tables.js'
-import { gatewayHost, type HostRoute, publicOrigin } from '../../core/hosts.js'
+import { directGatewayUrl, gatewayHost, type HostRoute, publicOrigin } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
 
 /** The API a gateway host serves: `{slug}.dev.localhost` / `{slug}.localhost`, or a verified custom hostname. */
@@ -26,12 +26,14 @@ export async function resolveGatewayApi(deps: ServerDeps, route: HostRoute): Pro
  * The gateway's 404 for a host that serves no API, naming where the API is when its slug exists in the other
  * environment: `weather.localhost` (production) for a Sandbox API answers "… did you mean
  * http://weather.dev.localhost:4020/? (weather is a Sandbox API)", and the other way round. `resolve` looks the other
- * host up (the gateway passes its cache, so a flood of 404s reads the database once per change).
+ * host up (the gateway passes its cache, so a flood of 404s reads the database once per change). `direct`: the request
+ * came by a direct URL (direct-url.ts), and the one named is the other host's direct URL.
  */
 export async function notServedMessage(
   deps: ServerDeps,
   route: HostRoute,
   resolve: (route: HostRoute) => Promise<ApiRow | undefined> = (other) => resolveGatewayApi(deps, other),
+  direct = false,
 ): Promise<string> {
   if (route.kind !== 'gateway') {
     const hostname = route.kind === 'custom' || route.kind === 'unknown' ? route.hostname : ''
@@ -41,7 +43,8 @@ export async function notServedMessage(
   const other = route.environment === 'production' ? 'development' : 'production'
   const elsewhere = await resolve({ ...route, environment: other })
   if (!elsewhere) return `no API is served at ${here}`
-  const url = `${publicOrigin(deps.hosts, gatewayHost(deps.hosts, other, route.slug))}/`
+  const otherHost = gatewayHost(deps.hosts, other, route.slug)
+  const url = `${direct ? directGatewayUrl(deps.hosts.port, otherHost) : publicOrigin(deps.hosts, otherHost)}/`
   const what = other === 'development' ? 'a Sandbox API' : 'a production API'
   return `no API is served at ${here}; did you mean ${url}? (${route.slug} is ${what})`
 }

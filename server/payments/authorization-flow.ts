@@ -1,14 +1,10 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
-import { builderCodeOf } from './builder-code.js'
 import { verifyPayment } from './facilitator-calls.js'
-import { buyerGone, type Attempt, type FlowContext, type Refuse } from './attempt.js'
+import { buyerGone, type FlowContext, type Payment, type Refuse } from './attempt.js'
 import { failed, unavailable, type PaymentOutcome } from './outcome.js'
-import { reasonFields } from './required.js'
-import { takeChargeOverride } from './settlement-overrides.js'
-import { settleAndRecord } from './settle-step.js'
-import { payUpfront } from './upfront-flow.js'
+import { reasonFields } from './offer.js'
+import { takeChargeOverride, settleAndRecord } from './settle.js'
 import { upstreamTarget } from '../upstream/index.js'
 
 /**
@@ -16,14 +12,9 @@ import { upstreamTarget } from '../upstream/index.js'
  * authorization flow: settled only when the upstream answered below 400), or the upfront flow's. The batch-settlement
  * scheme's requests go to server/channels/flow.ts's `payBatch` instead (server/gateway/payment-flow.ts decides).
  */
-export async function payAuthorization(
-  ctx: FlowContext,
-  attempt: Attempt,
-  payload: PaymentPayload,
-  requirements: PaymentRequirements,
-  paymentId: string,
-): Promise<PaymentOutcome> {
+export async function payAuthorization(ctx: FlowContext, payment: Payment): Promise<PaymentOutcome> {
   const { faults, proxy, tell, requirePayment, journal } = ctx
+  const { attempt, payload, requirements } = payment
   const { request, api, server, resource } = attempt
   const payerOf = (response?: { payer?: string | undefined }) =>
     response?.payer ?? authorizationFields(payload.payload).from
@@ -50,8 +41,8 @@ export async function payAuthorization(
   if (!upfront) tell('payment.verified', attempt, { status: 200, payer: payerOf(verified.response) }, requirements)
 
   if (request.signal.aborted) return buyerGone
-  if (upfront)
-    return payUpfront(ctx, attempt, payload, requirements, paymentId, payerOf(verified.response) ?? '', refused)
+  payment.payer = payerOf(verified.response) ?? ''
+  if (upfront) return payUpfront(ctx, payment, refused)
   /** The upstream failed: nothing is settled, and the stream says the buyer was not charged. */
   const upstreamFailed = (status: number, error: string): PaymentOutcome => {
     tell('upstream.failed', attempt, { status, error, payer: payerOf(verified.response) }, requirements)
@@ -96,20 +87,9 @@ export async function payAuthorization(
   if (request.signal.aborted) return buyerGone
 
   const amount = charge.type === 'amount' ? charge.amount : undefined
-  const settled = await settleAndRecord(
-    ctx,
-    attempt,
-    payload,
-    requirements,
-    paymentId,
-    payerOf(verified.response) ?? '',
-    refused,
-    amount,
-  )
+  const settled = await settleAndRecord(ctx, payment, refused, amount)
   if (settled.type !== 'settled') return settled.outcome
   const { journalId, settlementId: recorded } = settled
-  // Checked in run(): recorded on the settlement as the payment carried it to the facilitator.
-  const attribution = builderCodeOf(payload)
   tell(
     'payment.settled',
     attempt,
@@ -118,7 +98,7 @@ export async function payAuthorization(
       payer: settled.payer,
       transaction: settled.response.transaction,
       settlement_id: recorded,
-      builder_code: attribution.ok ? (attribution.code ?? null) : null,
+      builder_code: payment.builderCode ?? null,
     },
     requirements,
   )
@@ -137,5 +117,78 @@ export async function payAuthorization(
     body,
     settlementId: recorded,
     written: (delivered) => journal.finish(journalId, recorded, delivered),
+  }
+}
+
+/**
+ * The upfront flow (`extra.paymentFlow: "upfront"`, @x402/core's PAYMENT_FLOWS.upfront): settle, then forward. The
+ * facilitator's settle verifies the payment itself (x402's verifyPayment skips the upfront flow's verify). An
+ * upstream that fails after the settlement (down, 5xx, too slow, an answer too large) is answered with its status
+ * and the PAYMENT-RESPONSE, told to the stream as a charged upstream.failed, and recorded as charged and not
+ * delivered; a 4xx is passed to the buyer with the PAYMENT-RESPONSE and recorded likewise. A crash before the answer
+ * is written leaves the journal row, which the next start books as not delivered.
+ */
+export async function payUpfront(ctx: FlowContext, payment: Payment, refused: Refuse): Promise<PaymentOutcome> {
+  const { attempt, requirements } = payment
+  const { request, api, resource } = attempt
+  const settled = await settleAndRecord(ctx, payment, refused)
+  if (settled.type !== 'settled') return settled.outcome
+  const { journalId, settlementId } = settled
+  const details = {
+    payer: settled.payer,
+    transaction: settled.response.transaction,
+    settlement_id: settlementId,
+  }
+  const builder_code = payment.builderCode ?? null
+  ctx.tell('payment.settled', attempt, { status: 200, ...details, builder_code }, requirements)
+  const paymentResponse = encodePaymentResponseHeader(settled.response)
+  /** Charged, and the upstream gave nothing to deliver. */
+  const undelivered = (status: number, why: string): PaymentOutcome => {
+    ctx.journal.finish(journalId, settlementId, false)
+    const error = `${why}; the payment was settled upfront (transaction ${settled.response.transaction}) and the answer was not delivered`
+    ctx.tell('upstream.failed', attempt, { status, error, charged: true, ...details }, requirements)
+    return { type: 'error', status, error, paymentResponse }
+  }
+  if (request.signal.aborted) {
+    ctx.journal.finish(journalId, settlementId, false)
+    return buyerGone
+  }
+  const answer = await ctx.faults.forward(
+    api,
+    ctx.proxy,
+    request,
+    upstreamTarget(api.upstream_base_url, resource.path, resource.query),
+  )
+  if (!answer.ok) return undelivered(answer.status, answer.error)
+  if (answer.status >= 500) {
+    answer.body.resume()
+    answer.done()
+    return undelivered(502, `the upstream answered ${answer.status}`)
+  }
+  // Exact only (the control plane refuses upto upfront): an upto header has nothing to change; strip it.
+  takeChargeOverride(answer.headers, requirements, attempt.server)
+  const body = await answer.read()
+  if (!Buffer.isBuffer(body)) return undelivered(body.status, body.error)
+  const failedUpstream = answer.status >= 400
+  if (failedUpstream)
+    ctx.tell(
+      'upstream.failed',
+      attempt,
+      { status: answer.status, error: `the upstream answered ${answer.status}`, charged: true, ...details },
+      requirements,
+    )
+  // Delivered (or the upstream's own 4xx passed through): the settlement with its signed receipt.
+  const receipted = failedUpstream
+    ? paymentResponse
+    : encodePaymentResponseHeader(await ctx.withReceipt(settled.response, resource.url))
+  const headers: Record<string, string | string[]> = { ...answer.headers, 'payment-response': receipted }
+  if (request.method !== 'HEAD') headers['content-length'] = String(body.length)
+  return {
+    type: 'paid',
+    status: answer.status,
+    headers,
+    body,
+    settlementId,
+    written: (delivered) => ctx.journal.finish(journalId, settlementId, delivered && !failedUpstream),
   }
 }

@@ -1,111 +1,36 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Express } from 'express'
 import type { ChainServices } from '../../chain/services.js'
-import type { Gateway } from '../gateway/index.js'
-import type { OpenedDatabase } from '../db/database.js'
 import { controlUrl, defaultHosts, platformHosts, type Hosts } from '../../core/hosts.js'
 import type { DatabaseTarget } from '../db/database-url.js'
 import type { InstallSecrets } from '../data-dir/secrets.js'
-import type { AuthThrottleLimits, defaultAuthThrottleLimits, ServerLifecycle, ServerTrust } from '../serve/index.js'
-import type { PaidRouteLimits, ServerDeps } from '../deps.js'
-import type { PaymentEvents } from '../payment-events.js'
+import type { ServerTrust } from '../serve/index.js'
+import type { ServerDeps } from '../deps.js'
 import { UsageError } from '../../core/errors.js'
-import { createClock, type Clock } from '../../core/clock.js'
+import { createClock } from '../../core/clock.js'
 import { databaseFileName, tightenDataDir, tightenFiles } from '../data-dir/permissions.js'
+import type { AnyStartOptions, RunningServer } from './options.js'
 
 // The server's and the chain services' modules are imported when they are needed: `startSvc` (start-svc.ts) boots
 // Anvil in its own process first, and loads them (the larger part of start-up) while Anvil starts.
 
-export type StartServerOptions = {
-  /** Where the SQLite file and the install secrets live; omitted = a temporary directory removed on stop. */
-  dataDir?: string | undefined
-  /**
-   * A PostgreSQL database (`postgres://user:password@host:port/database`, which must exist) instead of the data dir's
-   * SQLite file (server/db/database.ts `openDatabase`). The Sandbox's snapshots need the SQLite file: without it
-   * their routes answer 503.
-   */
-  databaseUrl?: string | undefined
-  /** Port of the one HTTP listener (control planes and gateway); 0 picks a free one. @defaultValue 0 */
-  port?: number | undefined
-  /** The sandbox chain services, for the Sandbox wallet and chain helper routes. */
-  chain?: ChainServices | undefined
-  autoVerify?: boolean | undefined
-  /** Facilitator of production APIs (SVC_FACILITATOR_URL). */
-  productionFacilitatorUrl?: string | undefined
-  /**
-   * RPCs of production networks, `<network>=<url>` (svc serve --rpc, SVC_RPC): unfinished production payments are
-   * checked on their chain (server/journal/production-chains.ts). @defaultValue none: they cannot be checked
-   */
-  rpc?: readonly string[] | undefined
-  /** The most blocks one `eth_getLogs` of that check spans. @defaultValue 2_000 */
-  rpcLogBlocks?: number | undefined
-  /** PostgreSQL: how often rows of processes that are gone are looked for (server/cluster/reaper.ts). @defaultValue 250 */
-  reapEveryMs?: number | undefined
-  /** DNS servers for custom-domain verification (SVC_DNS_SERVERS). */
-  dnsServers?: string[] | undefined
-  /** Limits of sign-up, login and email verification. @defaultValue {@link defaultAuthThrottleLimits} */
-  authThrottle?: Partial<AuthThrottleLimits> | undefined
-  /** Limits of the paid routes (tests lower them). @defaultValue paidRouteDefaults (gateway/payment-flow.ts) */
-  paidRoutes?: PaidRouteLimits | undefined
-  /** SQLite: how long opening waits for a file another process holds (tests shorten it). @defaultValue 5000 */
-  busyTimeoutMs?: number | undefined
-  /** How long the schema probe of a new GET endpoint waits for the upstream (tests shorten it). @defaultValue 2000 */
-  schemaProbeTimeoutMs?: number | undefined
-  log?: ((message: string) => void) | undefined
-  /** svc's clock (time travel moves it). @defaultValue the chain services' clock, or one of its own without a chain */
-  clock?: Clock | undefined
-  /** The address the listener binds (svc serve --host). @defaultValue 127.0.0.1 */
-  listenHost?: string | undefined
-  /** Gateway domains of a server (svc serve --platform-domain): `{slug}.{domain}`. @defaultValue `*.localhost` */
-  domains?: { platformDomain: string; sandboxPlatformDomain?: string | undefined } | undefined
-  /** The scheme and port of the URLs svc hands out, behind a proxy (svc serve --public-scheme). @defaultValue http on `port` */
-  publicOrigin?: Hosts['public']
-  /** Where the data lives (svc serve --database-url). @defaultValue the data dir's SQLite file */
+/**
+ * What `svc serve`'s flags come to, once checked (serve.ts `checkServe`): the database, the domains and public origin,
+ * the secrets given from outside, the server's trust. Without it (`up`, `server`): `databaseUrl` as given (else the
+ * data dir's SQLite file), `*.localhost`, the data dir's secrets, no trust.
+ */
+export type ServerSetup = {
+  /** The database `databaseUrl` names. */
   database?: DatabaseTarget | undefined
-  /** Install secrets given from outside (svc serve's files or environment); the rest come from the data dir. */
-  secrets?: Partial<InstallSecrets> | undefined
-  /** Server mode (svc serve): admin credential, trusted proxies, the upstream deny-list. @defaultValue none */
+  /** Gateway domains: `{slug}.{domain}`. @defaultValue `*.localhost` */
+  domains?: { platformDomain: string; sandboxPlatformDomain?: string | undefined } | undefined
+  /** The scheme and port of the URLs svc hands out, behind a proxy. @defaultValue http on `port` */
+  publicOrigin?: Hosts['public']
+  /** Install secrets given from outside (files or environment); the rest come from the data dir. */
+  installSecrets?: Partial<InstallSecrets> | undefined
+  /** Admin credential, trusted proxies, the upstream deny-list. @defaultValue none */
   trust?: ServerTrust | undefined
-  /**
-   * svc serve --sandbox-chain shared (PostgreSQL): the chain is a team Sandbox's, owned by one process
-   * (server/cluster/shared-chain.ts attaches it here when this one owns it). `everyMs`: how often the owner row is
-   * read again. @defaultValue none: the chain is `chain`
-   */
-  sharedChain?: { everyMs?: number | undefined } | undefined
-}
-
-export type RunningServer = {
-  app: Express & { gateway: Gateway }
-  hosts: Hosts
-  database: OpenedDatabase
-  dataDir: string
-  /** The address the listener binds. */
-  listenHost: string
-  port: number
-  /** {base_url} */
-  controlUrl: string
-  /** {sandbox_base_url} */
-  sandboxControlUrl: string
-  /** The live payment events the gateway publishes (`GET /events` streams them). */
-  events: PaymentEvents
-  lifecycle: ServerLifecycle
-  /** svc's clock (time travel moves it). */
-  clock: Clock
-  /**
-   * Attaches the Sandbox chain's services at runtime (the team Sandbox's process that took the chain over):
-   * server/start/chain-attachment.ts's start-up work runs for it.
-   */
-  attachChain(chain: ChainServices): Promise<void>
-  /** Detaches them (the process gave the chain up): Sandbox payments go through the owner again. */
-  detachChain(): Promise<void>
-  /**
-   * Stops accepting connections and fails readiness, then waits for the requests in flight (and the settlements in
-   * them) to finish: true when they did within `timeoutMs`. `stop` afterwards closes what is left.
-   */
-  drain(timeoutMs: number): Promise<boolean>
-  stop(): Promise<void>
 }
 
 /** The server's modules (their first import is the larger part of start-up). */
@@ -130,8 +55,11 @@ export function loadServerModules() {
   ])
 }
 
-/** Opens the database and serves the control planes (and, later, the gateway) on one port. */
-export async function startServer(options: StartServerOptions = {}): Promise<RunningServer> {
+/**
+ * The server part of `startSvc` (index.ts): opens the database and serves the control planes and the gateway on one
+ * port, with `options.chain` attached (or none). `setup`: what `svc serve`'s flags came to.
+ */
+export async function openServer(options: AnyStartOptions, setup: ServerSetup = {}): Promise<RunningServer> {
   const [
     { openDatabase },
     { createApp },
@@ -151,22 +79,24 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     { resolveChannelJournalRow },
   ] = await loadServerModules()
   const rpcUrls = parseRpcUrls(options.rpc)
+  // An IPv6 address may come in brackets (--host [::]).
+  const listenHost = (options.listenHost ?? '127.0.0.1').replace(/^\[|\]$/g, '')
   const ephemeral = options.dataDir === undefined
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-'))
   tightenDataDir(dataDir)
-  const database = options.database
-    ? await openDatabaseUrl(options.database, { log: options.log, busyTimeoutMs: options.busyTimeoutMs })
+  const database = setup.database
+    ? await openDatabaseUrl(setup.database, { log: options.log, busyTimeoutMs: options.busyTimeoutMs })
     : await openDatabase(options.databaseUrl ?? join(dataDir, databaseFileName), {
         log: options.log,
         busyTimeoutMs: options.busyTimeoutMs,
       })
   tightenFiles(dataDir)
-  const hosts = options.domains ? platformHosts(options.port ?? 0, options.domains) : defaultHosts(options.port ?? 0)
-  hosts.public = options.publicOrigin
+  const hosts = setup.domains ? platformHosts(options.port ?? 0, setup.domains) : defaultHosts(options.port ?? 0)
+  hosts.public = setup.publicOrigin
   const lifecycle = createServerLifecycle()
   const deps: ServerDeps = {
     db: database.db,
-    secrets: loadInstallSecrets(dataDir, options.secrets),
+    secrets: loadInstallSecrets(dataDir, setup.installSecrets),
     hosts,
     chain: options.chain,
     autoVerify: options.autoVerify,
@@ -187,7 +117,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
           log: options.log,
         })
       : createPaymentEvents(),
-    trust: options.trust,
+    trust: setup.trust,
     lifecycle,
   }
   const clock = deps.clock!
@@ -231,13 +161,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     resolveChannelActions,
     channelRow: resolveChannelJournalRow,
   })
-  const listening = await listen(app, { port: options.port ?? 0, host: options.listenHost })
+  const listening = await listen(app, { port: options.port ?? 0, host: listenHost })
   hosts.port = listening.port
   // A server's upstreams may not reach its own listener at any of its addresses (loopback ones are refused anyway).
-  const listeners = ownPeers(options.listenHost ?? '127.0.0.1', listening.port)
-  options.trust?.peers.push(...listeners)
+  const listeners = ownPeers(listenHost, listening.port)
+  setup.trust?.peers.push(...listeners)
   // Nor, on PostgreSQL, any other process of the database: each names its listeners there, before it is ready.
-  const clusterPeers = options.trust && database.notifications ? await import('../serve/index.js') : undefined
+  const clusterPeers = setup.trust && database.notifications ? await import('../serve/index.js') : undefined
   const clusterListeners = (chain: ChainServices | undefined) => [
     ...listeners,
     ...(clusterPeers?.chainListeners(chain) ?? []),
@@ -252,7 +182,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
       listeners: clusterListeners(options.chain),
       log: options.log,
     }))
-  if (options.trust) options.trust.cluster = cluster
+  if (setup.trust) setup.trust.cluster = cluster
   const stopPurge = startEndpointPurge(database.db, { log: options.log, clock })
   // Payment channels' managers claim and settle on schedule from now, not from a receiver's next request.
   void app.gateway.startChannelManagers()
@@ -261,7 +191,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Run
     hosts,
     database,
     dataDir,
-    listenHost: options.listenHost ?? '127.0.0.1',
+    listenHost,
     port: listening.port,
     controlUrl: controlUrl(hosts, 'production'),
     sandboxControlUrl: controlUrl(hosts, 'development'),

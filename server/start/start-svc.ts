@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { ChainServices, StartChainServicesOptions } from '../../chain/services.js'
+import type { ChainServices } from '../../chain/services.js'
 import { startAnvil, type AnvilProcess } from '../../chain/anvil/anvil.js'
 import { anvilStateArgs, newExitDumpPath, prepareChainState, trustExitDump } from '../../chain/anvil/state-file.js'
 import { relayMining, relays } from '../../chain/relay/mode.js'
@@ -17,29 +17,12 @@ import {
   removeStaleEphemeralDataDirs,
   type DataDirLock,
 } from '../data-dir/lock.js'
-import { loadServerModules, startServer, type RunningServer, type StartServerOptions } from './server.js'
+import { loadServerModules, openServer, type ServerSetup } from './server.js'
+import { checkServe, startShared } from './serve.js'
+import type { AnyStartOptions, RunningServer, RunningSvc, StartSvcOptions, SvcMode } from './options.js'
 
 /** Where a data dir keeps its chain's state (Anvil's dump). */
 export const chainStatePath = (dataDir: string) => join(dataDir, 'chain', 'state.json')
-
-export type StartSvcOptions = Omit<StartServerOptions, 'chain'> &
-  Omit<StartChainServicesOptions, 'log' | 'anvil' | 'pidFile' | 'twinAnvils' | 'twinSpecs' | 'twinPidFile'> & {
-    /**
-     * Serve the sample upstream of the demo seed (fixtures/demo-upstream.ts) on a listener of its own; its URL is
-     * `demoUpstreamUrl`. Only a seed that names `{{demo_upstream}}` asks for it. @defaultValue false
-     */
-    demoUpstream?: boolean | undefined
-    /** Called with start-up progress lines. */
-    onProgress?: ((line: string) => void) | undefined
-  }
-
-export type RunningSvc = {
-  chain: ChainServices
-  server: RunningServer
-  /** `http://127.0.0.1:PORT` of the demo upstream, when `demoUpstream` asked for it. */
-  demoUpstreamUrl?: string | undefined
-  stop(): Promise<void>
-}
 
 /** Claims the data dir (an ephemeral one when none is given), after cleaning up what crashed runs left behind. */
 export async function claimDataDir(
@@ -59,45 +42,83 @@ export async function claimDataDir(
 }
 
 /**
- * The composition root: the sandbox chain (Anvil, chain manager, facilitator) and the server (control planes and
- * gateway), started together; `stop` ends both, Anvil included, and closes the database. The data dir holds a lock
- * and Anvil's pid while it runs (ephemeral: a temporary directory, removed on stop), so the next start can stop an
- * Anvil that a crashed run left behind.
+ * The composition root, the one start-up of svc (`svc up`, `svc serve`, the SDK's `startSandbox()`, tests): the mode
+ * decides what starts (options.ts `SvcMode`). `up` and `serve --sandbox-chain local` start the Sandbox chain (Anvil,
+ * chain manager, facilitator) and the server together; `stop` ends both, Anvil included, and closes the database.
+ * The data dir holds a lock and Anvil's pid while it runs (ephemeral: a temporary directory, removed on stop), so the
+ * next start can stop an Anvil that a crashed run left behind.
  */
-export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSvc> {
-  const {
-    dataDir: askedDataDir,
-    port,
-    autoVerify,
-    productionFacilitatorUrl,
-    rpc,
-    rpcLogBlocks,
-    reapEveryMs,
-    dnsServers,
-    authThrottle,
-    paidRoutes,
-    busyTimeoutMs,
-    schemaProbeTimeoutMs,
-    demoUpstream,
-    log,
-    onProgress = () => {},
-    clock = createClock(),
-    listenHost,
-    domains,
-    publicOrigin,
-    database,
-    secrets,
-    trust,
-    ...chainOptions
-  } = options
+export async function startSvc<M extends SvcMode>(options: StartSvcOptions<M>): Promise<RunningSvc<M>> {
+  const running: RunningSvc = await start(options)
+  return running as RunningSvc<M>
+}
+
+async function start(options: AnyStartOptions): Promise<RunningSvc> {
+  if (options.mode === 'server') {
+    const server = await openServer(options)
+    return { server, chain: options.chain, stop: () => server.stop() }
+  }
+  if (options.mode === 'up') return await startWithChain(options)
+  if (options.mode !== 'serve')
+    throw new UsageError(`startSvc: mode must be up, serve or server, not "${options.mode}"`)
+  const { setup, sandboxChain } = await checkServe(options)
+  if (sandboxChain === 'local') return await startWithChain(options, setup)
+  return await startWithoutChain(options, setup, sandboxChain)
+}
+
+/**
+ * `svc serve --sandbox-chain none|shared`. None: production only, no Anvil, no chain services; Sandbox APIs answer
+ * 503 until a chain is run somewhere. Shared: the chain is started here only while this process owns it
+ * (server/cluster/shared-chain.ts).
+ */
+async function startWithoutChain(
+  options: AnyStartOptions,
+  setup: ServerSetup,
+  sandboxChain: 'none' | 'shared',
+): Promise<RunningSvc> {
+  loadSqlite()
+  const lock = await claimDataDir(options.dataDir, options.log ?? (() => {}))
+  options.onProgress?.(
+    sandboxChain === 'shared'
+      ? 'opening the database and starting the control plane (the Sandbox chain is shared: taking it if nobody owns it)…'
+      : 'opening the database and starting the control plane (no Sandbox chain)…',
+  )
+  let running: RunningServer | undefined
+  try {
+    running = await openServer(
+      { ...options, chain: undefined, sharedChain: sandboxChain === 'shared' ? {} : undefined },
+      setup,
+    )
+    const shared = sandboxChain === 'shared' ? await startShared(running, options, lock) : undefined
+    const started = running
+    return {
+      server: started,
+      chain: shared?.chain,
+      sharedChain: shared,
+      async stop() {
+        await shared?.stop()
+        await started.stop()
+        lock.release()
+      },
+    }
+  } catch (error) {
+    await running?.stop()
+    lock.release()
+    throw error
+  }
+}
+
+/** `up` and `serve --sandbox-chain local`: the chain part (Anvil booted first), then the server part on it. */
+async function startWithChain(options: AnyStartOptions, setup?: ServerSetup): Promise<RunningSvc> {
+  const { dataDir: askedDataDir, log, onProgress = () => {}, clock = createClock() } = options
   // Before anything starts: an install without the SQLite binding is told so at once, not after Anvil is up.
   loadSqlite()
-  if (chainOptions.relay !== undefined && !relays.includes(chainOptions.relay))
-    throw new UsageError(`--relay must be one of ${relays.join(', ')}, not "${chainOptions.relay}"`)
+  if (options.relay !== undefined && !relays.includes(options.relay))
+    throw new UsageError(`--relay must be one of ${relays.join(', ')}, not "${options.relay}"`)
   // Bad twin input (an unknown name, a fork URL of another chain) is refused before anything starts.
   const { resolveTwins } = await import('../../core/twins.js')
-  const twinSpecs = await resolveTwins(chainOptions.twins, chainOptions.twinForkUrl)
-  ;(await import('../journal/index.js')).parseRpcUrls(rpc)
+  const twinSpecs = await resolveTwins(options.twins, options.twinForkUrl)
+  ;(await import('../journal/index.js')).parseRpcUrls(options.rpc)
   const lock = await claimDataDir(askedDataDir, log ?? (() => {})).catch((error: unknown) => {
     throw dataDirStorageError(askedDataDir ?? tmpdir(), error) ?? error
   })
@@ -112,7 +133,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     onProgress('starting the chain (Anvil), the chain manager and the facilitator…')
     // Anvil boots in its own process while the chain services' and the server's modules load. With a data dir of
     // its own (not --ephemeral) the chain is kept beside the database; a fork starts from its URL each run.
-    const { binary, host, forkUrl, extraArgs, watchdog, rpcPort, freshChain, relay, mining } = chainOptions
+    const { binary, forkUrl, extraArgs, watchdog, rpcPort, freshChain, relay, mining } = options
     const statePath = askedDataDir === undefined || forkUrl ? undefined : chainStatePath(askedDataDir)
     if (statePath !== undefined) {
       const { finishInterruptedRevert } = await import('../sandbox/index.js')
@@ -126,7 +147,6 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     const stateArgs = exitDump === undefined ? {} : anvilStateArgs(prepared?.loadState, exitDump)
     anvil = startAnvil({
       binary,
-      host,
       forkUrl,
       extraArgs: { ...extraArgs, ...stateArgs },
       watchdog,
@@ -141,8 +161,7 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     for (const spec of twinSpecs) {
       twinAnvils[spec.name] = startAnvil({
         binary,
-        host,
-        forkUrl: chainOptions.twinForkUrl,
+        forkUrl: options.twinForkUrl,
         watchdog,
         pidFile: lock.twinAnvilPidFile(spec.name),
         chainId: spec.chainId,
@@ -155,7 +174,8 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
     const { loadReceiverAuthorizerKey } = await import('../data-dir/secrets.js')
     chain = await startChainServices({
       receiverAuthorizerKey: loadReceiverAuthorizerKey(dataDir),
-      ...chainOptions,
+      // The one options object: chain/services.ts reads its own (the listener's `port` is not Anvil's: `rpcPort` is).
+      ...options,
       statePath,
       anvil,
       twinAnvils,
@@ -166,30 +186,8 @@ export async function startSvc(options: StartSvcOptions = {}): Promise<RunningSv
       clock,
     })
     onProgress('opening the database and starting the control plane…')
-    server = await startServer({
-      dataDir,
-      port,
-      chain,
-      autoVerify,
-      productionFacilitatorUrl,
-      rpc,
-      rpcLogBlocks,
-      reapEveryMs,
-      dnsServers,
-      authThrottle,
-      paidRoutes,
-      busyTimeoutMs,
-      schemaProbeTimeoutMs,
-      log,
-      clock,
-      listenHost,
-      domains,
-      publicOrigin,
-      database,
-      secrets,
-      trust,
-    })
-    if (demoUpstream) {
+    server = await openServer({ ...options, dataDir, chain, clock }, setup)
+    if (options.demoUpstream) {
       const { startDemoUpstream } = await import('../../fixtures/demo-upstream.js')
       demo = await startDemoUpstream()
     }

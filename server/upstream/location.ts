@@ -9,11 +9,14 @@ const isAbsoluteReference = (value: string) => /^[a-z][a-z0-9+.-]*:/i.test(value
  * to `http://127.0.0.1:5000/v1/login`) would show the buyer where the upstream is, and a buyer who reaches it skips
  * the paywall. Such a URL becomes the path the gateway serves it at (`/login`: the path under the API's base path,
  * with its query and fragment); one outside the base path, or that does not parse, is dropped. Relative URLs and
- * other origins pass unchanged. Changes `headers` in place.
+ * other origins pass unchanged. On a direct URL (`baseUrl` `/gateway/{host}`, server/gateway/direct-url.ts) a path
+ * from the root (`/login`, the upstream's or the one made here) gets that prefix, so the buyer stays on the direct
+ * URL. Changes `headers` in place.
  */
 export function hideUpstreamOrigin(
   headers: Record<string, string | string[]>,
   upstream: { origin: string; basePath: string },
+  baseUrl = '',
 ): void {
   for (const name of urlHeaders) {
     const value = headers[name]
@@ -21,6 +24,7 @@ export function hideUpstreamOrigin(
     const kept = (Array.isArray(value) ? value : [value])
       .map((one) => asSeenByBuyer(one, upstream))
       .filter((one) => one !== undefined)
+      .map((one) => (baseUrl && /^\/(?!\/)/.test(one.trim()) ? `${baseUrl}${one.trim()}` : one))
     if (kept.length === 0) delete headers[name]
     else headers[name] = Array.isArray(value) ? kept : kept[0]!
   }

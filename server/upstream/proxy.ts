@@ -2,8 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 import { Agent } from 'undici'
 import { cutText, echoedValueLimit } from '../../core/http.js'
-import { type AddressRefusal, gatewayHopHeader, ownListenerTargetedBy } from './own-listeners.js'
-import { createUpstreamConnector, ownListenerOf } from './connector.js'
+import {
+  type AddressRefusal,
+  gatewayHopHeader,
+  ownListenerTargetedBy,
+  createUpstreamConnector,
+  ownListenerOf,
+} from './own-listeners.js'
 import type { GatewayRequest } from './request.js'
 import { hideUpstreamOrigin } from './location.js'
 
@@ -161,7 +166,7 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): Upstrea
           signal: deadline.signal,
         })
         const headers = responseHeaders(response.headers)
-        hideUpstreamOrigin(headers, { origin: target.origin, basePath: target.basePath ?? '' })
+        hideUpstreamOrigin(headers, { origin: target.origin, basePath: target.basePath ?? '' }, req.baseUrl)
         const body = response.body
         return {
           ok: true,
@@ -225,6 +230,8 @@ function upstreamHeaders(req: GatewayRequest): Record<string, string | string[]>
   headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${remote}` : remote
   if (req.headers.host) headers['x-forwarded-host'] = req.headers.host
   headers['x-forwarded-proto'] = req.protocol
+  // The direct URL's `/gateway/{host}` (server/gateway/direct-url.ts), as path-prefix proxies tell it.
+  if (req.baseUrl) headers['x-forwarded-prefix'] = req.baseUrl
   // Marks the request as the gateway's, so svc's own local-only routes never answer it (see own-listeners.ts).
   headers[gatewayHopHeader] = '1'
   return headers

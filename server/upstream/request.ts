@@ -10,6 +10,11 @@ export type GatewayRequest = {
   readonly method: string
   /** The request target as received: path and query (`/weather/Paris?units=metric`). */
   readonly url: string
+  /**
+   * What the buyer's URL has before `url`: '' on a gateway host, `/gateway/{host}` on its direct URL
+   * (server/gateway/direct-url.ts; express's name for a mount path).
+   */
+  readonly baseUrl: string
   /** Lower-case names, as node:http gives them. */
   readonly headers: IncomingHttpHeaders
   /** The scheme of the resource URL a 402 names (`http`: svc does not terminate TLS). */

@@ -17,7 +17,7 @@
 
 import { fillPathPattern, pathParameters } from '../../core/path-pattern.js'
 import { Agent, fetch, type Response } from 'undici'
-import { createUpstreamConnector } from './connector.js'
+import { createUpstreamConnector } from './own-listeners.js'
 import type { AddressRefusal } from './own-listeners.js'
 
 /** Marks an inferred request envelope (see the module comment). */

@@ -23,13 +23,14 @@ const allowed: Record<string, readonly string[]> = {
 }
 
 /**
- * The composition roots: `svc up` and the test helper start the whole sandbox (server and chain); the server's own
- * root starts the demo upstream, a fixture, when a seed asks for it.
+ * The composition roots: `svc up`, `svc serve` and the test helper start the sandbox through the one door of
+ * server/start/ (`startSvc({ mode })`); the server's own root starts the demo upstream, a fixture, when a seed asks
+ * for it.
  */
 const exceptions: Record<string, readonly string[]> = {
-  'cli/commands/up.ts': ['server/start/start-svc.ts', 'chain/anvil/anvil.ts'],
-  'sdk/testing.ts': ['server/start/start-svc.ts'],
-  'cli/commands/serve.ts': ['server/start/serve.ts', 'chain/anvil/anvil.ts'],
+  'cli/commands/up.ts': ['server/start/index.ts', 'chain/anvil/anvil.ts'],
+  'sdk/testing.ts': ['server/start/index.ts'],
+  'cli/commands/serve.ts': ['server/start/index.ts', 'chain/anvil/anvil.ts'],
   'server/start/start-svc.ts': ['fixtures/demo-upstream.ts'],
 }
 
@@ -208,6 +209,30 @@ describe('layers', () => {
         .map((target) => `${file} → ${target}`),
     )
     expect(around).toEqual([])
+  })
+
+  it('svc starts through one door: nothing outside server/start/ imports a file of it but its index.ts (issue 36)', () => {
+    // The tests too: they start svc as its callers do, with startSvc({ mode }).
+    const tests = sourceFiles('test').map((file) => [file, importsOf(file)] as const)
+    const importers = [...graph, ...tests].filter(
+      ([file, imports]) =>
+        !file.startsWith('server/start/') && imports.some((target) => target.startsWith('server/start/')),
+    )
+    const past = importers.flatMap(([file, imports]) =>
+      imports
+        .filter((target) => target.startsWith('server/start/') && target !== 'server/start/index.ts')
+        .map((target) => `${file} → ${target}`),
+    )
+    expect(past).toEqual([])
+    // The check sees the importers: svc up, svc serve, startSandbox() and a test helper enter by the door.
+    expect(importers.map(([file]) => file)).toEqual(
+      expect.arrayContaining([
+        'cli/commands/up.ts',
+        'cli/commands/serve.ts',
+        'sdk/testing.ts',
+        'test/helpers/control.ts',
+      ]),
+    )
   })
 
   it('only gateway/, control/, app.ts and start/ import server/deps.ts', () => {

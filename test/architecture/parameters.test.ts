@@ -17,18 +17,8 @@ const most = 4
 /** ABI mirrors allowed more than four parameters, as `file name` (issue 36: at most one). */
 const abiMirrors = new Set<string>([])
 
-/** Long lists another branch is turning into objects, as `file name`. */
-const underWay = new Set<string>([
-  // wt-pathserver turns these into objects (issue 36 P5, the paid path); remove them when its branch merges.
-  'server/payments/authorization-flow.ts payAuthorization',
-  'server/payments/required.ts paymentRequired',
-  'server/payments/required.ts buildPaymentRequired',
-  'server/payments/settle-step.ts journalEntryOf',
-  'server/payments/settle-step.ts settleAndRecord',
-  'server/payments/upfront-flow.ts payUpfront',
-])
 
-const allowed = new Set([...abiMirrors, ...underWay])
+const allowed = abiMirrors
 
 type LongFunction = { file: string; line: number; name: string; count: number }
 

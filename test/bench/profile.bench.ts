@@ -19,7 +19,7 @@ import { x402Facilitator } from '@x402/core/facilitator'
 import SQLite from 'better-sqlite3'
 import { Agent, Pool } from 'undici'
 import { readSeedFile, parseSeed, applySeed } from '../../sdk/seed.js'
-import { startSvc } from '../../server/start/start-svc.js'
+import { startSvc } from '../../server/start/index.js'
 import { percentile, round } from './pool.js'
 import { summariseCpuProfile } from './cpu-profile.js'
 import { demoSeed, startSvcStack, weatherPayTo } from './stacks.js'
@@ -61,7 +61,7 @@ export async function benchProfile(options: { payments?: number; warmup?: number
   let on = false
   const enabled = () => on
   const seedFile = readSeedFile(demoSeed)
-  const sandbox = await startSvc({ port: 0, autoVerify: true, demoUpstream: true })
+  const sandbox = await startSvc({ mode: 'up', port: 0, autoVerify: true, demoUpstream: true })
   const undo: (() => void)[] = []
   try {
     const seed = await applySeed(parseSeed(seedFile, { demo_upstream: sandbox.demoUpstreamUrl }), {

@@ -177,6 +177,24 @@ test('try-it of a POST route: the paywall page of that request sends the JSON bo
   await recorded.close()
 })
 
+test('on the direct URL (no name to resolve) the links and try-it stay under /gateway/{host} on 127.0.0.1', async () => {
+  const recorded = await openPage(handle.browser)
+  const { page } = recorded
+  const base = `/gateway/${new URL(origin).hostname}`
+  const direct = `http://127.0.0.1:${new URL(origin).port}${base}`
+  await page.goto(`${direct}/`)
+  expect(await page.getByTestId('discovery-openapi').getAttribute('href')).toBe(`${base}/openapi.json`)
+  const form = page.locator('[data-testid="endpoint"][data-path="/echo"]').getByTestId('try-it')
+  await form.getByTestId('try-it-query').fill('lang=fr')
+  expect(await form.getByTestId('try-it-request').textContent()).toBe(`POST ${direct}/echo?lang=fr`)
+  await form.getByTestId('try-it-submit').click()
+  await page.waitForURL((url) => url.pathname === `${base}/__svc/try-it`)
+  expect(await page.textContent('main')).toContain('POST /echo')
+  await expect.poll(() => page.getByTestId('demo-wallet-fund').isEnabled()).toBe(true)
+  expect(recorded.errors).toEqual([])
+  await recorded.close()
+})
+
 test('a seller’s <script> in names, descriptions and schemas stays text', async () => {
   const { t, services, upstream } = stack
   const seller = await newSeller(t)

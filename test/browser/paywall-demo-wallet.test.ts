@@ -110,6 +110,26 @@ describe('the demo wallet pays in Chromium', () => {
     await recorded.close()
   })
 
+  test('through the direct URL (no name to resolve): the page loads, funds and pays on 127.0.0.1, under /gateway/{host}', async () => {
+    const recorded = await openPage(stack.browser)
+    const { page } = recorded
+    const host = new URL(gateway).hostname
+    const direct = `http://127.0.0.1:${stack.t.server.port}/gateway/${host}`
+    expect((await page.goto(`${direct}/weather/oslo`))?.status()).toBe(402)
+    await expect.poll(() => page.getByTestId('demo-wallet-fund').isEnabled()).toBe(true)
+    await page.getByTestId('demo-wallet-fund').click()
+    await expect.poll(() => page.locator('#demo-balance').textContent()).toMatch(/^10 USDC/)
+    await page.getByTestId('pay-demo-wallet').click()
+    await expect.poll(() => page.getByTestId('transaction').textContent()).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(JSON.parse((await page.getByTestId('result').textContent()) ?? '')).toMatchObject({ city: 'oslo' })
+    expect(recorded.errors).toEqual([])
+    // Every request the page made went to the direct URL: its script, RPC, faucet and the paid route.
+    const paths = recorded.requests.filter((r) => /^https?:/.test(r.url)).map((r) => new URL(r.url))
+    expect(paths.every((url) => url.host === `127.0.0.1:${stack.t.server.port}`)).toBe(true)
+    expect(paths.every((url) => url.pathname.startsWith(`/gateway/${host}/`))).toBe(true)
+    await recorded.close()
+  })
+
   test('an upto route: the page says "up to", pays what the upstream metered', async () => {
     const recorded = await openPage(stack.browser)
     const { page } = recorded

@@ -182,6 +182,17 @@ describe('svc serve', () => {
     expect(headers['x-forwarded-for']).toBe('198.51.100.9, 127.0.0.2')
   })
 
+  test("no direct URL on a server: a bare IP's /gateway/{host}/… stays the control plane's 404; direct_url is null", async () => {
+    const api = await createApi('nodns', upstreamUrl)
+    expect(api.status).toBe(201)
+    expect((api.body as { direct_url?: unknown }).direct_url).toBeNull()
+    await addEndpoint(api.body.id, '/forecast')
+    expect((await direct(`${gateway('nodns')}/forecast`)).status).toBe(402)
+    const answer = await direct(`http://127.0.0.1:${svc.ready.port}/gateway/nodns.dev.pay.test/forecast`)
+    expect(answer.status).toBe(404)
+    expect(answer.headers.get('payment-required')).toBeNull()
+  })
+
   test('/config/local-dev names only URLs that answer through the public listener: RPC, faucet, balances, bazaar catalog', async () => {
     const config = (await (await direct(`${svc.ready.sandbox_control_url}/config/local-dev`)).json()) as Record<
       string,

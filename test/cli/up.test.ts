@@ -18,6 +18,7 @@ describe('svc up', () => {
         'chain_manager_url',
         'control_url',
         'data_dir',
+        'direct_gateway_base',
         'facilitator_url',
         'gateway_port',
         'network',
@@ -36,6 +37,7 @@ describe('svc up', () => {
       sandbox_platform_domain: 'dev.localhost',
     })
     expect(ready.sandbox_control_url).toBe(`http://sandbox.localhost:${ready.gateway_port}`)
+    expect(ready.direct_gateway_base).toBe(`http://127.0.0.1:${ready.gateway_port}/gateway`)
     // No twin unless asked for (svc up --twin).
     expect(ready.twins).toEqual([])
 

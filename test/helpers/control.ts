@@ -1,5 +1,5 @@
 import type { ChainServices } from '../../chain/services.js'
-import { startServer, type RunningServer } from '../../server/start/server.js'
+import { type RunningServer, startSvc } from '../../server/start/index.js'
 import type { PaidRouteLimits } from '../../server/deps.js'
 import type { AuthThrottleLimits } from '../../server/serve/throttle.js'
 import { localFetch } from '../../sdk/local-fetch.js'
@@ -62,7 +62,7 @@ export async function startTestServer(
   } = {},
 ): Promise<TestServer> {
   const databaseUrl = options.databaseUrl ?? (await suiteDatabaseUrl())
-  const server = await startServer({ ...options, databaseUrl, log: () => {} })
+  const server = (await startSvc({ mode: 'server', ...options, databaseUrl, log: () => {} })).server
 
   async function call(path: string, opts: CallOptions = {}): Promise<CallResult> {
     const {

@@ -17,7 +17,7 @@ export type SvcProcess = {
 export async function startSvcProcess(
   args: string[] = [],
   env: NodeJS.ProcessEnv = process.env,
-  options: { ephemeral?: boolean } = {},
+  options: { ephemeral?: boolean; cwd?: string } = {},
 ): Promise<SvcProcess> {
   const started = performance.now()
   const child = spawn(
@@ -32,7 +32,7 @@ export async function startSvcProcess(
       '--auto-verify',
       ...args,
     ],
-    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+    { env, stdio: ['ignore', 'pipe', 'pipe'], cwd: options.cwd },
   )
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr += chunk))

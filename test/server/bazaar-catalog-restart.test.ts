@@ -9,11 +9,11 @@ import { join } from 'node:path'
 import { HTTPFacilitatorClient } from '@x402/core/http'
 import { declareDiscoveryExtension, withBazaar } from '@x402/extensions/bazaar'
 import { afterAll, expect, test } from 'vitest'
-import { startSvc, type RunningSvc } from '../../server/start/start-svc.js'
+import { startSvc, type RunningSvc } from '../../server/start/index.js'
 import { newAccount, sandboxRequirements, signPayment } from '../helpers/payments.js'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-bazaar-restart-'))
-let running: RunningSvc | undefined
+let running: RunningSvc<'up'> | undefined
 afterAll(async () => {
   await running?.stop()
   rmSync(dataDir, { recursive: true, force: true })
@@ -23,7 +23,7 @@ const listed = async (url: string) =>
   (await withBazaar(new HTTPFacilitatorClient({ url })).extensions.bazaar.listResources({ type: 'http' })).items
 
 test('a restart on the same data dir keeps the catalog', async () => {
-  running = await startSvc({ dataDir, port: 0, log: () => {} })
+  running = await startSvc({ mode: 'up', dataDir, port: 0, log: () => {} })
   const chain = running.chain.sandboxChain
   const buyer = newAccount()
   await running.chain.manager.fund(buyer.address, 'usdc', '1')
@@ -41,7 +41,7 @@ test('a restart on the same data dir keeps the catalog', async () => {
   expect(before.map((item) => item.resource)).toEqual(['https://quotes.example/today'])
 
   await running.stop()
-  running = await startSvc({ dataDir, port: 0, log: () => {} })
+  running = await startSvc({ mode: 'up', dataDir, port: 0, log: () => {} })
   const after = await listed(running.chain.facilitatorUrl)
   expect(after).toEqual(before)
   expect(after[0]).toMatchObject({ description: 'A quote a day', accepts: [requirements] })

@@ -14,7 +14,7 @@ import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { openTestEventStream } from '../helpers/event-stream.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import type { PaymentEvent } from '../../sdk/types.js'
-import { startServer, type RunningServer } from '../../server/start/server.js'
+import { type RunningServer, startSvc } from '../../server/start/index.js'
 import { newAccount } from '../helpers/payments.js'
 import { startPostgres, testDialects, type TestPostgres } from '../helpers/postgres.js'
 import { payingFetch, sandboxAccept, startUpstream } from './gateway/helpers.js'
@@ -41,10 +41,10 @@ beforeAll(async () => {
   upstream = await startUpstream()
   // One data dir for the install secrets: every server signs and checks the same JWTs.
   dataDir = mkdtempSync(join(tmpdir(), 'svc-cluster-'))
-  a = await startServer({ chain: services, databaseUrl, dataDir, log: () => {} })
+  a = (await startSvc({ mode: 'server', chain: services, databaseUrl, dataDir, log: () => {} })).server
   ;[b, c] = await Promise.all([
-    startServer({ chain: services, databaseUrl, dataDir, log: () => {} }),
-    startServer({ chain: services, databaseUrl, dataDir, log: () => {} }),
+    startSvc({ mode: 'server', chain: services, databaseUrl, dataDir, log: () => {} }).then((svc) => svc.server),
+    startSvc({ mode: 'server', chain: services, databaseUrl, dataDir, log: () => {} }).then((svc) => svc.server),
   ])
   await services.manager.fund(buyer.address, 'usdc', '100')
   const email = `cluster-${Date.now()}@example.test`

@@ -1,5 +1,5 @@
 /**
- * The schema probe (server/upstream/schema-inference.ts) connects through the gateway's connector (server/upstream/connector.ts):
+ * The schema probe (server/upstream/schema-inference.ts) connects through the gateway's connector (server/upstream/own-listeners.ts):
  * a name that resolves to a public address when it is checked and to one of svc's own listeners when the probe
  * connects (DNS rebinding) gets nothing from that listener. Without the connector's check the same probe reads it,
  * which shows the rebinding below is real.

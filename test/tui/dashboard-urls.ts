@@ -1,5 +1,5 @@
 import type { ChainServices } from '../../chain/services.js'
-import type { RunningServer } from '../../server/start/server.js'
+import type { RunningServer } from '../../server/start/index.js'
 import type { DashboardOptions } from '../../tui/model.js'
 
 /** What `svc up` hands the dashboard (its ready line), for a test's server and chain. */

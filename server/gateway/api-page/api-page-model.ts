@@ -51,6 +51,8 @@ export type ApiPageModel = {
   endpoints: PageEndpoint[]
   /** The discovery documents the gateway serves for this API (same-origin paths). */
   documents: { label: string; href: string; testId: string }[]
+  /** What the page's URL has before the gateway's own paths: '' on a gateway host, `/gateway/{host}` on its direct URL. */
+  base: string
 }
 
 export type ApiPageInput = {
@@ -58,6 +60,8 @@ export type ApiPageInput = {
   /** The endpoints to list (enabled, not ephemeral), in order. */
   endpoints: EndpointRow[]
   isUsdc(network: string, asset: string): boolean
+  /** The direct URL's `/gateway/{host}` (server/gateway/direct-url.ts). @defaultValue '' (a gateway host) */
+  base?: string | undefined
 }
 
 /** The discovery documents of a gateway host (server/gateway/discovery-documents.ts serves them). */
@@ -76,7 +80,10 @@ export function buildApiPageModel(input: ApiPageInput): ApiPageModel {
     environment: api.environment,
     guidance: api.discovery_guidance,
     endpoints: input.endpoints.map((endpoint) => pageEndpoint(endpoint, input.isUsdc)),
-    documents: discoveryDocuments,
+    documents: input.base
+      ? discoveryDocuments.map((d) => ({ ...d, href: `${input.base}${d.href}` }))
+      : discoveryDocuments,
+    base: input.base ?? '',
   }
 }
 

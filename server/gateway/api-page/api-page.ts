@@ -44,7 +44,7 @@ export function createApiPage(deps: ServerDeps): ApiPage {
       )
       if (pricedRoot) return false
       const endpoints = await discoverableEndpoints(deps.db, api.id)
-      const html = renderApiPage(buildApiPageModel({ api, endpoints, isUsdc }))
+      const html = renderApiPage(buildApiPageModel({ api, endpoints, isUsdc, base: req.baseUrl }))
       res.set({
         'content-type': 'text/html; charset=utf-8',
         'cache-control': 'no-store',

@@ -52,7 +52,7 @@ export function renderApiPage(model: ApiPageModel): string {
 <title>${e(model.name)} · svc</title>
 <style>${apiPageStyle}</style>
 </head>
-<body>
+<body data-base="${e(model.base)}">
 <header>
 <p class="environment" data-testid="api-environment">${sandbox ? 'Sandbox' : 'Production'}</p>
 <h1 data-testid="api-name">${e(model.name)}</h1>

@@ -57,6 +57,7 @@ export async function serveTryIt(req: Request, res: Response, api: ApiRow, parts
   const asked: GatewayRequest = {
     method: request.method,
     url: request.resource,
+    baseUrl: req.baseUrl,
     headers: { host: req.headers.host, accept: 'application/json', 'user-agent': req.headers['user-agent'] },
     protocol: req.protocol,
     remoteAddress: req.socket.remoteAddress,

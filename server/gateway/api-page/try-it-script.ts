@@ -7,6 +7,8 @@
  */
 export const tryItScript = `(() => {
   'use strict'
+  // The direct URL's /gateway/{host} before the gateway's own paths ('' on a gateway host).
+  const base = document.body.dataset.base || ''
   const encodeValue = (value, catchAll) =>
     catchAll ? value.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(value)
 
@@ -24,7 +26,7 @@ export const tryItScript = `(() => {
     const bodyInput = form.querySelector('[data-testid="try-it-body"]')
     return {
       method: form.dataset.method,
-      url: location.origin + path + (query ? '?' + query : ''),
+      url: location.origin + base + path + (query ? '?' + query : ''),
       body: bodyInput ? bodyInput.value : undefined,
       missing,
     }
@@ -65,9 +67,9 @@ export const tryItScript = `(() => {
         return
       }
       // Any other method: the paywall page of this request, which sends it with its body once paid.
-      const handOff = new URLSearchParams({ method: request.method, resource: request.url.slice(location.origin.length) })
+      const handOff = new URLSearchParams({ method: request.method, resource: request.url.slice((location.origin + base).length) })
       if (request.body !== undefined && request.body.trim() !== '') handOff.set('body', request.body)
-      location.assign('/__svc/try-it?' + handOff)
+      location.assign(base + '/__svc/try-it?' + handOff)
     })
   }
 })()

@@ -79,7 +79,7 @@ ${demo}
 <noscript><p class="error">The payment buttons need JavaScript. Programs pay this URL with an x402 client.</p></noscript>
 </main>
 <script type="application/json" id="svc-paywall-state">${scriptJson(state)}</script>
-<script src="${paywallPaths.script}" defer></script>
+<script src="${escapeHtml(state.base)}${paywallPaths.script}" defer></script>
 </body>
 </html>
 `

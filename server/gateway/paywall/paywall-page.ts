@@ -32,14 +32,17 @@ export function createPaywallPage(deps: ServerDeps) {
   const provider = createPaywall<SvcPaywallConfig>().withNetwork(svcEvmPaywall).build()
 
   function config({ req, api, outcome, paymentRequired, request }: PaywallPageFacts): Partial<SvcPaywallConfig> {
-    const origin = `${req.protocol}://${req.headers.host}`
+    // On a direct URL (`/gateway/{host}`: direct-url.ts) svc's own routes are under its prefix too.
+    const base = req.baseUrl
+    const origin = `${req.protocol}://${req.headers.host}${base}`
     const chain = api.environment === 'development' ? sandboxChainFacts(deps) : undefined
     const sandbox = chain !== undefined
     return {
       appName: api.name,
       route: outcome.route ?? `${req.method} ${req.path}`,
       method: request?.method ?? req.method,
-      resource: request?.resource ?? req.originalUrl,
+      resource: request ? `${base}${request.resource}` : req.originalUrl,
+      base,
       ...(request?.body !== undefined ? { body: request.body } : {}),
       description: paymentRequired.resource?.description ?? '',
       environment: api.environment as 'development' | 'production',

@@ -27,6 +27,8 @@ export type PaywallState = {
   method: string
   /** The paid URL (path and query, same origin). */
   resource: string
+  /** What the page's URL has before the gateway's own paths: '' on a gateway host, `/gateway/{host}` on its direct URL. */
+  base: string
   /** The JSON body the page sends with the paid request (a try-it of a POST route); none for a GET. */
   body?: string
   description: string

@@ -11,7 +11,7 @@ import { sandboxNetwork } from '../../../core/sandbox-usdc.js'
 import { publishChainOwner } from '../../../server/db/chain-owner.js'
 import { processOwnerOf } from '../../../server/db/process-owner.js'
 import { newId, nowIso } from '../../../server/ids.js'
-import { startServer, type RunningServer } from '../../../server/start/server.js'
+import { type RunningServer, startSvc } from '../../../server/start/index.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
 import { postgresAvailable, startPostgres, type TestPostgres } from '../../helpers/postgres.js'
 import { addEndpoint, createApi, newSeller, sandboxAccept } from '../gateway/helpers.js'
@@ -34,13 +34,16 @@ beforeAll(async () => {
     epoch: services.sandboxChain.epoch,
   })
   // The same install keys as the owner (its data dir's), as every process of one svc has.
-  other = await startServer({
-    databaseUrl,
-    dataDir: owner.server.dataDir,
-    sharedChain: { everyMs: 100 },
-    reapEveryMs: 100,
-    log: () => {},
-  })
+  other = (
+    await startSvc({
+      mode: 'server',
+      databaseUrl,
+      dataDir: owner.server.dataDir,
+      sharedChain: { everyMs: 100 },
+      reapEveryMs: 100,
+      log: () => {},
+    })
+  ).server
 }, 120_000)
 afterAll(async () => {
   await other?.stop()

@@ -37,6 +37,7 @@ describe('CRUD', () => {
       discovery_contact_email: null,
       openapi_version: '1.0.0',
       gateway_url: `http://${body.slug}.localhost:${t.server.port}`,
+      direct_url: `http://127.0.0.1:${t.server.port}/gateway/${body.slug}.localhost`,
     })
     expect(created.body.id).toMatch(/^api_/)
     expect(created.body.created_at).toBe(created.body.updated_at)

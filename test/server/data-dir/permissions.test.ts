@@ -2,8 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, st
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, test } from 'vitest'
-import { startServer } from '../../../server/start/server.js'
-import { chainStatePath, startSvc } from '../../../server/start/start-svc.js'
+import { chainStatePath, startSvc } from '../../../server/start/index.js'
 
 // The data dir holds password hashes, verification tokens and the install's keys: nobody else on the machine may
 // read it, whatever the umask, and a dir made by an older svc is tightened at start.
@@ -20,7 +19,7 @@ describe.skipIf(process.platform === 'win32')('data dir permissions', () => {
     parent = mkdtempSync(join(tmpdir(), 'svc-perm-'))
     const dataDir = join(parent, 'data')
     mkdirSync(dataDir, { mode: 0o755 }) // as an older `svc up` made it, under the usual umask
-    const server = await startServer({ dataDir })
+    const server = (await startSvc({ mode: 'server', dataDir })).server
     try {
       expect(modeOf(dataDir)).toBe(0o700)
       for (const file of databaseFiles) {
@@ -39,7 +38,7 @@ describe.skipIf(process.platform === 'win32')('data dir permissions', () => {
     parent = mkdtempSync(join(tmpdir(), 'svc-perm-'))
     const dataDir = join(parent, 'data')
     mkdirSync(dataDir)
-    const first = await startServer({ dataDir })
+    const first = (await startSvc({ mode: 'server', dataDir })).server
     await first.stop()
     const statePath = chainStatePath(dataDir)
     mkdirSync(join(dataDir, 'chain'))
@@ -52,7 +51,7 @@ describe.skipIf(process.platform === 'win32')('data dir permissions', () => {
     expect(modeOf(join(dataDir, 'svc.sqlite'))).toBe(0o644)
     expect(modeOf(join(dataDir, 'jwt.secret'))).toBe(0o644)
 
-    const second = await startServer({ dataDir })
+    const second = (await startSvc({ mode: 'server', dataDir })).server
     try {
       expect(modeOf(dataDir)).toBe(0o700)
       expect(modeOf(join(dataDir, 'chain'))).toBe(0o700)
@@ -66,12 +65,12 @@ describe.skipIf(process.platform === 'win32')('data dir permissions', () => {
   test('svc up on a data dir whose keys an older svc left 0644: the keys are 0600 once it runs, and still the same keys', async () => {
     parent = mkdtempSync(join(tmpdir(), 'svc-perm-'))
     const dataDir = join(parent, 'data')
-    const first = await startServer({ dataDir })
+    const first = (await startSvc({ mode: 'server', dataDir })).server
     await first.stop()
     const keysBefore = keyFiles.map((file) => readFileSync(join(dataDir, file), 'utf8'))
     for (const file of keyFiles) chmodSync(join(dataDir, file), 0o644)
 
-    const svc = await startSvc({ dataDir, log: () => {} })
+    const svc = await startSvc({ mode: 'up', dataDir, log: () => {} })
     try {
       for (const file of keyFiles) expect(modeOf(join(dataDir, file)), file).toBe(0o600)
       expect(keyFiles.map((file) => readFileSync(join(dataDir, file), 'utf8'))).toEqual(keysBefore)

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { storageUnavailable } from '../../../server/data-dir/storage-errors.js'
-import { startSvc } from '../../../server/start/start-svc.js'
+import { startSvc } from '../../../server/start/index.js'
 import { isRoot, chattr, fillDisk, createBrokenStorage } from '../../helpers/storage-load.js'
 
 const { smallDisk, immutableDir } = createBrokenStorage()
@@ -17,7 +17,7 @@ describe.skipIf(!isRoot)('a data dir on storage that cannot be written', () => {
   test('a full disk: the start fails saying the data dir is on a full disk', async () => {
     const { dataDir, filler } = smallDisk('1m')
     fillDisk(filler)
-    await expect(startSvc({ dataDir, rpcPort: 0 })).rejects.toThrow(
+    await expect(startSvc({ mode: 'up', dataDir, rpcPort: 0 })).rejects.toThrow(
       new RegExp(`^the data dir ${dataDir} is on a full disk: free space there, or pass --data-dir DIR \\(ENOSPC`),
     )
   })
@@ -25,7 +25,7 @@ describe.skipIf(!isRoot)('a data dir on storage that cannot be written', () => {
   test('a read-only data dir: the start fails saying so', async () => {
     const { mount, dataDir } = smallDisk('1m')
     execFileSync('mount', ['-o', 'remount,ro', mount])
-    await expect(startSvc({ dataDir })).rejects.toThrow(
+    await expect(startSvc({ mode: 'up', dataDir })).rejects.toThrow(
       new RegExp(`^the data dir ${dataDir} is read-only: make it writable, or pass --data-dir DIR \\(EROFS`),
     )
   })

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { exampleOf } from '../../../server/payments/bazaar-extension.js'
+import { exampleOf } from '../../../server/payments/offer.js'
 
 describe('exampleOf', () => {
   test('an example shaped like the schema, preferring the schema’s own examples', () => {

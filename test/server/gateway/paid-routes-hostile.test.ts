@@ -160,6 +160,7 @@ describe("buyer-facing errors never name the upstream's address", () => {
     const request = {
       method: 'GET',
       url: '/x',
+      baseUrl: '',
       headers: {},
       protocol: 'http',
       remoteAddress: '127.0.0.1',

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http'
 import { localFetch } from '../../../sdk/local-fetch.js'
-import { paymentRequiredMessage } from '../../../server/payments/required.js'
+import { paymentRequiredMessage } from '../../../server/payments/offer.js'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { LocalAccount } from 'viem'

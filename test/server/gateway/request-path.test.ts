@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { normalizePath } from '../../../server/payments/request-path.js'
+import { normalizePath } from '../../../server/payments/decode.js'
 
 describe('normalizePath', () => {
   test('resolves dot segments, also percent-encoded; refuses what is not a path', () => {

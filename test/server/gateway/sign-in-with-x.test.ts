@@ -17,7 +17,7 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startSandbox, type TestSandbox } from '../../../sdk/testing.js'
-import { paymentRequiredMessage } from '../../../server/payments/required.js'
+import { paymentRequiredMessage } from '../../../server/payments/offer.js'
 import { createSellerApi, serverUrl } from '../../helpers/seller-api.js'
 
 // Issue 22 item 4: x402's sign-in-with-x through svc's gateway, with the package's own client helpers. A wallet that

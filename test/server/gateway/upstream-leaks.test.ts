@@ -135,6 +135,7 @@ describe('DNS rebinding', () => {
     const request = {
       method: 'GET',
       url: '/x',
+      baseUrl: '',
       headers: {},
       protocol: 'http',
       remoteAddress: '127.0.0.1',

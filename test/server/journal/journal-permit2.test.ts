@@ -23,7 +23,7 @@ import { startChainServices, type ChainServices } from '../../../chain/services.
 import { openDatabase } from '../../../server/db/database.js'
 import { paymentIdentity } from '../../../server/payments/locks.js'
 import { buildJournalRow } from '../../../server/journal/journal.js'
-import { startServer, type RunningServer } from '../../../server/start/server.js'
+import { type RunningServer, startSvc } from '../../../server/start/index.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import { newAccount } from '../../helpers/payments.js'
 import { sandboxAccept, startUpstream } from '../gateway/helpers.js'
@@ -100,7 +100,7 @@ async function setUpSeller(running: RunningServer) {
 }
 
 test('Permit2 rows: a spent nonce is recorded with its transaction and the amount moved; an unspent one is removed; a nonce spent without a settlement is kept', async () => {
-  server = await startServer({ dataDir, chain: services, autoVerify: true, log: () => {} })
+  server = (await startSvc({ mode: 'server', dataDir, chain: services, autoVerify: true, log: () => {} })).server
   const seller = await setUpSeller(server)
   await server.stop()
   server = undefined
@@ -204,7 +204,9 @@ test('Permit2 rows: a spent nonce is recorded with its transaction and the amoun
   await database.close()
 
   const logs: string[] = []
-  server = await startServer({ dataDir, chain: services, autoVerify: true, log: (line) => logs.push(line) })
+  server = (
+    await startSvc({ mode: 'server', dataDir, chain: services, autoVerify: true, log: (line) => logs.push(line) })
+  ).server
   const after = server.database.db
   expect(await after.selectFrom('settlement_journal').select('id').execute()).toEqual([{ id: 'jrn_invalidated' }])
   const settlements = await after
@@ -244,7 +246,9 @@ describe('a row written before Permit2 nonces were journaled', () => {
       .execute()
     await database.close()
     const logs: string[] = []
-    server = await startServer({ dataDir, chain: services, autoVerify: true, log: (line) => logs.push(line) })
+    server = (
+      await startSvc({ mode: 'server', dataDir, chain: services, autoVerify: true, log: (line) => logs.push(line) })
+    ).server
     expect(await server.database.db.selectFrom('settlement_journal').select('id').execute()).toEqual([
       { id: 'jrn_invalidated' },
     ])

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
 import { openDatabase } from '../../../server/db/database.js'
 import type { SettlementJournalRow } from '../../../server/db/tables.js'
-import { startServer, type RunningServer } from '../../../server/start/server.js'
+import { type RunningServer, startSvc } from '../../../server/start/index.js'
 import { testJournalRow } from '../../helpers/journal-rows.js'
 import { newAccount, sandboxRequirements, signPayment } from '../../helpers/payments.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
@@ -138,7 +138,7 @@ describe('at start, the rows a process that died left behind', () => {
   }
 
   test('settled on the chain → recorded as charged without an answer; never sent → removed once past validBefore, kept before (unless the facilitator refused it for good); recorded → marked; another chain → removed', async () => {
-    server = await startServer({ dataDir, chain: services, autoVerify: true, log: () => {} })
+    server = (await startSvc({ mode: 'server', dataDir, chain: services, autoVerify: true, log: () => {} })).server
     // The seller, the API and its endpoints, made through the control plane of this data dir.
     const control = `${server.sandboxControlUrl}`
     const post = async (path: string, body: unknown, jwt?: string) => {
@@ -254,7 +254,9 @@ describe('at start, the rows a process that died left behind', () => {
     await database.close()
 
     const logs: string[] = []
-    server = await startServer({ dataDir, chain: services, autoVerify: true, log: (line) => logs.push(line) })
+    server = (
+      await startSvc({ mode: 'server', dataDir, chain: services, autoVerify: true, log: (line) => logs.push(line) })
+    ).server
     const after = server.database.db
     expect(await after.selectFrom('settlement_journal').select('id').execute()).toEqual([
       { id: 'jrn_unsent_in_window' },

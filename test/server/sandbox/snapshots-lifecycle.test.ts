@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest'
 import { createSvcClient } from '../../../sdk/client.js'
 import { startSandbox as startTestSandbox } from '../../../sdk/testing.js'
 import { gatewayHopHeader } from '../../../server/upstream/own-listeners.js'
-import { startSvc } from '../../../server/start/start-svc.js'
+import { startSvc } from '../../../server/start/index.js'
 
 describe('a revert while a payment is under way', () => {
   test('waits for it to finish, then undoes it', async () => {
@@ -68,7 +68,7 @@ describe('snapshots and the clock offset across restarts', () => {
   test('a chain restart discards the snapshots and resets the offset (a new chain); a restart of svc that reloads the chain keeps it; a fresh chain starts at 0', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-snap-'))
     try {
-      const first = await startSvc({ dataDir, autoVerify: true, healthIntervalMs: 100, log: () => {} })
+      const first = await startSvc({ mode: 'up', dataDir, autoVerify: true, healthIntervalMs: 100, log: () => {} })
       try {
         const client = createSvcClient({ baseUrl: first.server.sandboxControlUrl })
         expect((await client.time.advance(3600)).offset_seconds).toBe(3600)
@@ -87,7 +87,7 @@ describe('snapshots and the clock offset across restarts', () => {
         await first.stop()
       }
 
-      const second = await startSvc({ dataDir, autoVerify: true, log: () => {} })
+      const second = await startSvc({ mode: 'up', dataDir, autoVerify: true, log: () => {} })
       try {
         const time = await createSvcClient({ baseUrl: second.server.sandboxControlUrl }).time.get()
         expect(time.offset_seconds).toBe(7200)
@@ -96,7 +96,7 @@ describe('snapshots and the clock offset across restarts', () => {
         await second.stop()
       }
 
-      const third = await startSvc({ dataDir, autoVerify: true, freshChain: true, log: () => {} })
+      const third = await startSvc({ mode: 'up', dataDir, autoVerify: true, freshChain: true, log: () => {} })
       try {
         expect((await createSvcClient({ baseUrl: third.server.sandboxControlUrl }).time.get()).offset_seconds).toBe(0)
       } finally {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { parseAddressList } from '../../../core/address-list.js'
 import { peersOfUrls } from '../../../server/serve/own-peers.js'
 import { type ServerTrust, upstreamRefusal } from '../../../server/serve/server-trust.js'
-import { createUpstreamConnector, ownListenerOf } from '../../../server/upstream/connector.js'
+import { createUpstreamConnector, ownListenerOf } from '../../../server/upstream/own-listeners.js'
 
 const trust = (overrides: Partial<ServerTrust> = {}): ServerTrust => ({
   adminToken: undefined,

@@ -1,18 +1,29 @@
+/*
+ * The 402 a route answers: its offer under a facilitator (`offerFor`: the requirements and the extensions declared
+ * with them: Bazaar discovery, gas sponsoring, offer receipts, payment-identifier), the PaymentRequired built from it
+ * (`paymentRequired`), and the reason fields of a refused payment (`reasonFields`).
+ */
 import type { x402ResourceServer } from '@x402/core/server'
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
 import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
 import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier'
 import { routePatternOf } from '../../core/path-pattern.js'
-import type { ApiRow } from '../db/tables.js'
-import { discoveryExtension } from './bazaar-extension.js'
-import { gasSponsoring } from './gas-sponsoring.js'
+import type { ApiRow, EndpointRow } from '../db/tables.js'
 import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
 import { offerReceiptDeclaration } from './offer-receipt.js'
 import { signInChallenge } from './sign-in-with-x.js'
 import type { GatewayRoute } from './endpoint-table.js'
 import type { PaymentRequiredOutcome } from './outcome.js'
 import { FacilitatorUnavailableError } from './resource-servers.js'
+import { declareDiscoveryExtension } from '@x402/extensions/bazaar'
+import { inferredRequestComment, type JsonSchema } from '../upstream/index.js'
+import {
+  EIP2612_GAS_SPONSORING,
+  ERC20_APPROVAL_GAS_SPONSORING,
+  declareEip2612GasSponsoringExtension,
+  declareErc20ApprovalGasSponsoringExtension,
+} from '@x402/extensions'
 
 /** What a route asks for under one facilitator: its requirements and the declared Bazaar extension. */
 export type Offer = {
@@ -42,6 +53,12 @@ export type Refusal = {
 
 /** The resource a 402 names: its URL, the normalized request path, and a description. */
 export type PaidResource = { url: string; path: string; description: string }
+
+/**
+ * What a 402 is built from: the route, its offer under the resource server that judges its payments, and the resource
+ * asked for (attempt.ts's `Attempt` is one).
+ */
+export type Offered = { server: x402ResourceServer; route: GatewayRoute; offer: Offer; resource: PaidResource }
 
 const unpaidCacheSize = 256
 /**
@@ -115,25 +132,19 @@ const paymentRequiredHeaderLimit = 8 * 1024
  * sign-in-with-x, whose every 402 carries a fresh challenge (a nonce is good once).
  */
 export function paymentRequired(
-  server: x402ResourceServer,
-  route: GatewayRoute,
-  offer: Offer,
-  resource: PaidResource,
+  offered: Offered,
   error?: string,
   refusal?: Refusal,
 ): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
   if (error === undefined) {
-    const cached = offer.unpaid.get(resource.url)
+    const cached = offered.offer.unpaid.get(offered.resource.url)
     if (cached && cached.freshUntil > Date.now()) return cached.outcome
   }
-  return buildPaymentRequired(server, route, offer, resource, error, refusal)
+  return buildPaymentRequired(offered, error, refusal)
 }
 
 async function buildPaymentRequired(
-  server: x402ResourceServer,
-  route: GatewayRoute,
-  offer: Offer,
-  resource: PaidResource,
+  { server, route, offer, resource }: Offered,
   error: string | undefined,
   refusal: Refusal | undefined,
 ): Promise<PaymentRequiredOutcome> {
@@ -195,5 +206,94 @@ export function reasonFields(
   return {
     fields,
     paymentResponse: refusal.settled ? encodePaymentResponseHeader(refusal.settled) : undefined,
+  }
+}
+
+const bodyMethods = new Set(['POST', 'PUT', 'PATCH'])
+
+/**
+ * The Bazaar discovery extension (`declareDiscoveryExtension`) of an endpoint: its request schema (body, and path
+ * parameters of svc-inferred schemas) with an example body derived from it, and its response schema with an example
+ * derived from it, so a 402 probe shows the output shape and a facilitator's bazaar can catalog it.
+ */
+export function discoveryExtension(endpoint: EndpointRow): Record<string, unknown> {
+  const request = endpoint.request_schema === null ? null : (JSON.parse(endpoint.request_schema) as JsonSchema)
+  const response = endpoint.response_schema === null ? null : (JSON.parse(endpoint.response_schema) as JsonSchema)
+  const inferred = request?.$comment === inferredRequestComment
+  const parts = (inferred ? request.properties : undefined) as Record<string, JsonSchema> | undefined
+  const pathParamsSchema = parts?.path
+  const bodySchema = inferred ? parts?.body : (request ?? undefined)
+  const output = response ? { example: exampleOf(response), schema: response } : undefined
+  const common = { ...(pathParamsSchema ? { pathParamsSchema } : {}), ...(output ? { output } : {}) }
+  return bodyMethods.has(endpoint.method)
+    ? declareDiscoveryExtension({
+        bodyType: 'json',
+        // The example body must satisfy the schema: a facilitator validates info against it before cataloging
+        // (x402's bazaar spec), and `{}` fails a schema with required properties.
+        ...(bodySchema ? { inputSchema: bodySchema, input: exampleOf(bodySchema) as Record<string, unknown> } : {}),
+        ...common,
+      })
+    : declareDiscoveryExtension(common)
+}
+
+/** A value shaped like `schema`: its own example/default/const/enum first, else a placeholder per type. */
+export function exampleOf(schema: JsonSchema, depth = 0): unknown {
+  if (depth > 8) return null
+  if ('example' in schema) return schema.example
+  if (Array.isArray(schema.examples) && schema.examples.length > 0) return schema.examples[0]
+  if ('default' in schema) return schema.default
+  if ('const' in schema) return schema.const
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0]
+  const variants = (schema.oneOf ?? schema.anyOf ?? schema.allOf) as JsonSchema[] | undefined
+  if (Array.isArray(variants) && variants[0]) return exampleOf(variants[0], depth + 1)
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type
+  switch (type) {
+    case 'object': {
+      const properties = (schema.properties ?? {}) as Record<string, JsonSchema>
+      return Object.fromEntries(
+        Object.entries(properties).map(([name, property]) => [name, exampleOf(property, depth + 1)]),
+      )
+    }
+    case 'array':
+      return schema.items && typeof schema.items === 'object' ? [exampleOf(schema.items as JsonSchema, depth + 1)] : []
+    case 'string':
+      return 'string'
+    case 'integer':
+    case 'number':
+      return 1
+    case 'boolean':
+      return true
+    case 'null':
+      return null
+    default:
+      return schema.properties ? exampleOf({ ...schema, type: 'object' }, depth + 1) : {}
+  }
+}
+
+/** The gas sponsoring extensions a Permit2 accept may name in `extra.gasSponsoring` (one only) or leave to the facilitator. */
+export const gasSponsoringKeys = [EIP2612_GAS_SPONSORING.key, ERC20_APPROVAL_GAS_SPONSORING.key] as const
+export type GasSponsoringKey = (typeof gasSponsoringKeys)[number]
+
+/**
+ * The gas sponsoring extensions of a 402: for each option that pays through Permit2, those its facilitator supports
+ * (`eip2612GasSponsoring`: the buyer signs an EIP-2612 permit; `erc20ApprovalGasSponsoring`: the buyer signs an
+ * `approve(Permit2, …)` transaction the facilitator funds and sends), narrowed to the one its `extra.gasSponsoring`
+ * names. A buyer whose Permit2 allowance is short then needs no approval transaction (nor gas) of its own.
+ * x402's client prefers the permit where both are declared and the option names the token's EIP-712 domain.
+ */
+export function gasSponsoring(
+  server: x402ResourceServer,
+  requirements: PaymentRequirements[],
+): Record<string, unknown> {
+  const declared = new Set<GasSponsoringKey>()
+  for (const option of requirements) {
+    if (option.extra?.assetTransferMethod !== 'permit2') continue
+    const supported = server.getFacilitatorExtensions(2, option.network, option.scheme)
+    const named = option.extra?.gasSponsoring
+    for (const key of gasSponsoringKeys) if (supported.includes(key) && (named ?? key) === key) declared.add(key)
+  }
+  return {
+    ...(declared.has(EIP2612_GAS_SPONSORING.key) ? declareEip2612GasSponsoringExtension() : {}),
+    ...(declared.has(ERC20_APPROVAL_GAS_SPONSORING.key) ? declareErc20ApprovalGasSponsoringExtension() : {}),
   }
 }
