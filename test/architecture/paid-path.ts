@@ -102,7 +102,7 @@ const startSvc = (await import(pathToFileURL(resolve(root, startModule)).href)).
 ) => Promise<any>
 const seed = await import(pathToFileURL(resolve(root, 'sdk/seed.ts')).href)
 
-const running = await startSvc({ port: 0, demoUpstream: true, log: () => {} })
+const running = await startSvc({ mode: 'up', port: 0, demoUpstream: true, log: () => {} })
 const session = new Session()
 session.connect()
 try {
