@@ -15,7 +15,6 @@ import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { cutText, errorMessageLimit } from '../../core/http.js'
 import type { SandboxChain } from '../sandbox-chain.js'
 import { createBazaarCatalog, type BazaarCatalog } from './bazaar-catalog.js'
-import { judgedOn } from './chain-down.js'
 import { createFacilitatorApp } from './routes.js'
 import { createApprovalSponsoring } from './erc20-approval-sponsor.js'
 import { injectedSettleAnswer, injectedVerifyAnswer } from '../faults/answers.js'
@@ -29,6 +28,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Address, LocalAccount } from 'viem'
 import {
   batchActionOf,
+  batchSettlementSchemeName,
   createBatchSettlementScheme,
   depositWindowReason,
   isChannelAction,
@@ -197,13 +197,15 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
       }
     // The transfer's simulation starts now, beside the scheme's signature recovery (chain/relay/relayer.ts).
     const on = settlingFor(requirements, payload.x402Version)!
-    if (payload.x402Version === 2 && !batchActionOf(payload)) on.signer.prefetch.start(payload, requirements)
-    const response = await explainPermit2Refusal(
-      on.chain.client,
-      payload,
-      await facilitator.verify(payload, requirements),
-    )
-    if (response.isValid && payload.x402Version === 2) {
+    if (payload.x402Version === 2 && (!isBatchPayload(payload) || !batchActionOf(payload)))
+      on.signer.prefetch.start(payload, requirements)
+    const verdict = await facilitator.verify(payload, requirements)
+    // Only a failed Permit2 simulation may be a replay that its diagnosis names.
+    const response =
+      verdict.invalidReason === 'permit2_simulation_failed'
+        ? await explainPermit2Refusal(on.chain.client, payload, verdict)
+        : verdict
+    if (response.isValid && payload.x402Version === 2 && mayCarryApproval(payload)) {
       const refused = await checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
       if (refused)
         return { isValid: false, invalidReason: refused.reason, invalidMessage: refused.message, payer: response.payer }
@@ -233,10 +235,13 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
         payer: authorizationFields(payload.payload).from,
       })
     const on = settlingFor(requirements, payload.x402Version)!
-    const send = () =>
-      channelActions.run(payload, requirements, on.chain, () => facilitator.settle(payload, requirements))
+    // Only a batch-settlement payload is an action on a channel, journaled before it is sent.
+    const batch = isBatchPayload(payload)
+    const send = batch
+      ? () => channelActions.run(payload, requirements, on.chain, () => facilitator.settle(payload, requirements))
+      : () => facilitator.settle(payload, requirements)
     // A seller's claim, settle or refund is a new action each time: the memory of settled payloads does not answer it.
-    if (isChannelAction(payload))
+    if (batch && isChannelAction(payload))
       return send().then((response) =>
         response.errorMessage ? { ...response, errorMessage: condense(response.errorMessage) } : response,
       )
@@ -246,7 +251,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     // A sponsored approval is checked before anything is sent (the buyer's gas, the approval itself), unless this
     // payload's verify just did.
     const pending = (
-      approvalCheckedFor(payload, requirements)
+      approvalCheckedFor(payload, requirements) || !mayCarryApproval(payload)
         ? Promise.resolve(undefined)
         : checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
     )
@@ -415,6 +420,19 @@ export function createSchemeFacilitator(
   }
 }
 
+/** Whether `payload` pays by batch-settlement (`batchActionOf` and the channel journal ask nothing else first). */
+const isBatchPayload = (payload: PaymentPayload) => payload.accepted?.scheme === batchSettlementSchemeName
+
+/**
+ * Whether `payload` may carry a sponsored approval for {@link checkSponsoredApproval} to judge: only a Permit2 payment
+ * does (the check answers undefined for any other, an EIP-3009 one among them, without reading the chain).
+ */
+const mayCarryApproval = (payload: PaymentPayload) => {
+  const inner = payload.payload as { permit2Authorization?: unknown } | null | undefined
+  // A missing payload is judged by the check itself, as before.
+  return inner === null || inner === undefined || Boolean(inner.permit2Authorization)
+}
+
 /** viem's multi-line error text, cut to the line that says why (the revert reason) and to a bounded length. */
 function condense(message: string): string {
   const details = /^Details: (.*)$/m.exec(message)?.[1]
@@ -434,4 +452,34 @@ function settlementKey(payload: PaymentPayload, requirements: PaymentRequirement
   return createHash('sha256')
     .update(canonicalJson([payload.payload, requirements], { hexCaseInsensitive: true }))
     .digest('hex')
+}
+
+/**
+ * Whether `chain` cannot judge a payment now: it is restarting, or its RPC does not answer (Anvil died and its exit
+ * was not seen yet).
+ */
+export const chainDown = async (chain: SandboxChain): Promise<boolean> =>
+  chain.restarting ||
+  (await chain.client.getChainId().then(
+    () => false,
+    () => true,
+  ))
+
+/**
+ * `judge`'s answer, or 'chain-down' (the caller answers 503 with Retry-After) when `chain` could not judge the payment:
+ * it is restarting, or `judge` refused or failed while the chain was down. Never a refusal the chain's absence caused.
+ */
+export async function judgedOn<Answer>(
+  chain: SandboxChain,
+  judge: () => Promise<Answer>,
+  accepted: (answer: Answer) => boolean,
+): Promise<Answer | 'chain-down'> {
+  if (chain.restarting) return 'chain-down'
+  try {
+    const answer = await judge()
+    if (accepted(answer) || !(await chainDown(chain))) return answer
+  } catch (error) {
+    if (!(await chainDown(chain))) throw error
+  }
+  return 'chain-down'
 }

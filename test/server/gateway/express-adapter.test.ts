@@ -1,9 +1,9 @@
-/** The gateway's edge (server/gateway/express-adapter.ts): each PaymentOutcome as it goes on the wire. */
+/** The gateway's edge (server/gateway/index.ts, after the gateway): each PaymentOutcome as it goes on the wire. */
 import { createServer, type ServerResponse } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { ExpressGatewayRequest, writeOutcome } from '../../../server/gateway/express-adapter.js'
+import { ExpressGatewayRequest, writeOutcome } from '../../../server/gateway/index.js'
 import type { PaymentOutcome } from '../../../server/payments/outcome.js'
 
 let next: (res: ServerResponse) => void = () => {}
