@@ -14,7 +14,7 @@ export type PaymentRequiredOutcome = {
 }
 
 /**
- * How the payment flow answers a request (see payment-flow.ts); an adapter writes it (express-adapter.ts).
+ * How the payment flow answers a request (see payment-flow.ts); an adapter writes it (server/gateway/index.ts: writeOutcome).
  * - `payment-required`: a 402, asking for a payment or saying why the one sent was refused;
  * - `error`: `{"error"}` with `status` (404 no route, 410 used up, 502/504 upstream or facilitator failed, 503 the
  *   facilitator cannot judge payments now, …), when retrying later helps `retryAfter` seconds, and when an upfront

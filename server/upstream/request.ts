@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 
 /**
- * What the payment flow reads of a buyer's request, and nothing of a web framework: an adapter (express-adapter.ts)
+ * What the payment flow reads of a buyer's request, and nothing of a web framework: an adapter (server/gateway/index.ts: ExpressGatewayRequest)
  * makes one of each request.
  */
 export type GatewayRequest = {
