@@ -229,7 +229,7 @@ function upstreamHeaders(req: GatewayRequest): Record<string, string | string[]>
   headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${remote}` : remote
   if (req.headers.host) headers['x-forwarded-host'] = req.headers.host
   headers['x-forwarded-proto'] = req.protocol
-  // The direct URL's `/gateway/{host}` (server/gateway/direct-url.ts), as path-prefix proxies tell it.
+  // The direct URL's `/gateway/{host}` (server/app.ts: directGatewayRoute), as path-prefix proxies tell it.
   if (req.baseUrl) headers['x-forwarded-prefix'] = req.baseUrl
   // Marks the request as the gateway's, so svc's own local-only routes never answer it (see own-listeners.ts).
   headers[gatewayHopHeader] = '1'
@@ -270,7 +270,7 @@ const isAbsoluteReference = (value: string) => /^[a-z][a-z0-9+.-]*:/i.test(value
  * to `http://127.0.0.1:5000/v1/login`) would show the buyer where the upstream is, and a buyer who reaches it skips
  * the paywall. Such a URL becomes the path the gateway serves it at (`/login`: the path under the API's base path,
  * with its query and fragment); one outside the base path, or that does not parse, is dropped. Relative URLs and
- * other origins pass unchanged. On a direct URL (`baseUrl` `/gateway/{host}`, server/gateway/direct-url.ts) a path
+ * other origins pass unchanged. On a direct URL (`baseUrl` `/gateway/{host}`, server/app.ts) a path
  * from the root (`/login`, the upstream's or the one made here) gets that prefix, so the buyer stays on the direct
  * URL. Changes `headers` in place.
  */
