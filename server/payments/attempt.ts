@@ -34,7 +34,7 @@ export type Payment = {
   payload: PaymentPayload
   /** The one of the route's requirements the payload pays. */
   requirements: PaymentRequirements
-  /** What makes it one payment, however it is encoded (locks.ts `paymentIdentity`): its claim's and journal's key. */
+  /** What makes it one payment, however it is encoded (identifier.ts `paymentIdentity`): its claim's and journal's key. */
   paymentId: string
   /** The payment's builder-code attribution (decode.ts `builderCodeOf`, checked in `run()`), if it carried one. */
   builderCode: BuilderCode | undefined
