@@ -12,7 +12,7 @@ import type { PaymentIdClaims } from '../db/payment-id-claims.js'
 import type { GatewayStore } from '../db/gateway-store.js'
 import type { CompiledPattern } from '../../core/path-pattern.js'
 import type { ClaimRefused, ClaimRequest, PaymentLocks } from '../journal/index.js'
-import type { PaymentOutcome } from './outcome.js'
+import type { PaymentOutcome } from './attempt.js'
 
 /** What the gateway does with a payment's `payment-identifier` (x402's idempotency extension). */
 export type PaymentIdCheck =

@@ -14,7 +14,6 @@ import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
 import { offerReceiptDeclaration } from './offer-receipt.js'
 import { signInChallenge } from './sign-in-with-x.js'
 import type { GatewayRoute } from './endpoint-table.js'
-import type { PaymentRequiredOutcome } from './outcome.js'
 import { FacilitatorUnavailableError } from './resource-servers.js'
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar'
 import { inferredRequestComment, type JsonSchema } from '../upstream/index.js'
@@ -49,6 +48,19 @@ export type Refusal = {
   paymentResponse?: string | undefined
   /** The payment refused, for the schemes that add to its 402 (batch-settlement's corrective channel state). */
   payload?: PaymentPayload | undefined
+}
+
+/**
+ * A 402: `PAYMENT-REQUIRED` header and the same PaymentRequired as the JSON body (with the scheme's reason fields
+ * when a payment was refused), and `PAYMENT-RESPONSE` when a settlement was refused.
+ */
+export type PaymentRequiredOutcome = {
+  type: 'payment-required'
+  header: string
+  body: string
+  paymentResponse?: string
+  /** The endpoint asked for, `GET /weather/{city}` (the browser's paywall page shows it). */
+  route?: string
 }
 
 /** The resource a 402 names: its URL, the normalized request path, and a description. */
