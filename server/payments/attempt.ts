@@ -71,7 +71,7 @@ export type FlowContext = {
   faults: GatewayFaults
   stats: TrafficStats
   proxy: UpstreamProxy
-  /** The settlement with its signed receipt (offer-receipt), for the PAYMENT-RESPONSE of an answer delivered. */
+  /** The settlement with its signed receipt (offer.ts), for the PAYMENT-RESPONSE of an answer delivered. */
   withReceipt(response: SettleResponse, resourceUrl: string): Promise<SettleResponse>
   /** Publishes what happened to a request (only when its seller listens). */
   tell(type: PaymentEventType, attempt: Attempt, details: EventDetails, requirements?: PaymentRequirements): void

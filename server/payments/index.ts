@@ -17,8 +17,14 @@ export type { PaymentsDeps } from './deps.js'
 export { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
 export { createGatewayFaults, type FacilitatorResult, settlePayment, verifyPayment } from './facilitator-calls.js'
 export { createPaymentIdentifiers, payClaimed, paymentIdentity, retryLater } from './identifier.js'
-export { createOfferReceipts } from './offer-receipt.js'
-export { offerFor, paymentRequired, type PaymentRequiredOutcome, reasonFields, type Refusal } from './offer.js'
+export {
+  createOfferReceipts,
+  offerFor,
+  paymentRequired,
+  type PaymentRequiredOutcome,
+  reasonFields,
+  type Refusal,
+} from './offer.js'
 export { createResourceServers, FacilitatorUnavailableError, type ResourceServers } from './resource-servers.js'
 export { journalEntryOf } from './settle.js'
 export { createSignIns } from './sign-in-with-x.js'
