@@ -15,7 +15,15 @@ export { payAuthorization } from './authorization-flow.js'
 export { builderCodeOf, decodePayment, normalizePath, v1CodeHint } from './decode.js'
 export type { PaymentsDeps } from './deps.js'
 export { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
-export { createGatewayFaults, type FacilitatorResult, settlePayment, verifyPayment } from './facilitator-calls.js'
+export {
+  createGatewayFaults,
+  createResourceServers,
+  FacilitatorUnavailableError,
+  type FacilitatorResult,
+  type ResourceServers,
+  settlePayment,
+  verifyPayment,
+} from './facilitator-calls.js'
 export { createPaymentIdentifiers, payClaimed, paymentIdentity, retryLater } from './identifier.js'
 export {
   createOfferReceipts,
@@ -25,7 +33,6 @@ export {
   reasonFields,
   type Refusal,
 } from './offer.js'
-export { createResourceServers, FacilitatorUnavailableError, type ResourceServers } from './resource-servers.js'
 export { journalEntryOf } from './settle.js'
 export { createSignIns } from './sign-in-with-x.js'
 export { serveSignedIn } from './signed-in-flow.js'

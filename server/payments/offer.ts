@@ -23,7 +23,7 @@ import {
 import { encodeBase58 } from '@x402/extensions/sign-in-with-x'
 import { signInChallenge } from './sign-in-with-x.js'
 import type { GatewayRoute } from './endpoint-table.js'
-import { FacilitatorUnavailableError } from './resource-servers.js'
+import { FacilitatorUnavailableError } from './facilitator-calls.js'
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar'
 import { inferredRequestComment, type JsonSchema } from '../upstream/index.js'
 import {
