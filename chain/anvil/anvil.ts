@@ -186,10 +186,12 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   if (!listeningPort) throw new Error('anvil started but did not say which port it listens on')
   const rpcUrl = `http://${host}:${listeningPort}`
   if (poolGuard && !cleaned) pool = startPoolGuard(rpcUrl, { log })
+  // The batch miner once it runs: every settlement's mine() goes straight to it (no promise of ours in between).
+  let batchMiner: BatchMiner | undefined
   if (mining === 'batched') {
     miner = startBatchMiner(rpcUrl)
     try {
-      await miner
+      batchMiner = await miner
     } catch (error) {
       await instance.stop().catch(() => {})
       cleanUp()
@@ -206,7 +208,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     port: listeningPort,
     exited,
     pid,
-    mine: (sent) => miner?.then((m) => m?.mine(sent)) ?? Promise.resolve(),
+    mine: batchMiner ? batchMiner.mine : () => Promise.resolve(),
     stop() {
       // The miner goes first: its WebSocket would otherwise try to reconnect to the stopped Anvil (and log
       // ECONNREFUSED); once Anvil has exited, cleanUp has stopped it already. Bounded: its unsubscribe, sent to an

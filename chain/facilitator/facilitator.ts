@@ -53,7 +53,7 @@ export type SandboxFacilitator = {
   judgeSettle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse | 'chain-down'>
   /**
    * {@link judgeVerify} without taking a fault: svc's gateway calls it in process (client.ts), having taken the API's
-   * faults and those of every API itself (server/payments/faults.ts), so a payment meets a fault once.
+   * faults and those of every API itself (server/payments/facilitator-calls.ts), so a payment meets a fault once.
    */
   verifyJudged(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse | 'chain-down'>
   /** {@link judgeSettle} without taking a fault, as {@link verifyJudged}. */
@@ -291,7 +291,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   ) =>
     // The chain the payment settles on (the Sandbox chain for one it refuses anyway).
     judgedOn((settlingFor(requirements, x402Version) ?? sandbox).chain, judge, accepted)
-  /** The verdict of the chain, no fault taken (svc's gateway took the API's faults: server/payments/faults.ts). */
+  /** The chain's verdict, no fault taken (the gateway took the API's faults: server/payments/facilitator-calls.ts). */
   const verifyJudged = (payload: PaymentPayload, requirements: PaymentRequirements) =>
     judged(
       requirements,

@@ -67,7 +67,7 @@ export function usdcMatcher(deps: ServerDeps): DocumentInput['isUsdc'] {
  */
 function originOf(req: Request, hosts: Hosts, api: ApiRow): string {
   const header = req.headers.host?.trim().toLowerCase() ?? ''
-  // The direct URL (direct-url.ts: svc up's listener address, whose Host it checked): the buyer's, prefix and all.
+  // The direct URL (server/app.ts: svc up's listener address, whose Host it checked): the buyer's, prefix and all.
   if (req.baseUrl) return `${req.protocol}://${header}${req.baseUrl}`
   const match = /^([a-z0-9.-]+)(?::([0-9]{1,5}))?$/.exec(header)
   if (!match) return publicOrigin(hosts, gatewayHost(hosts, api.environment, api.slug))

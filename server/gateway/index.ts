@@ -16,8 +16,6 @@ import type { Readable } from 'node:stream'
 import type { GatewayRequest } from '../upstream/index.js'
 import type { PaymentOutcome } from '../payments/index.js'
 
-export { directGatewayRoute } from './direct-url.js'
-
 export type Gateway = {
   handle(req: Request, res: Response, route: HostRoute): Promise<void>
   /** Starts the payment channels' managers of every batch-settlement receiver (the server's start). */

@@ -179,7 +179,8 @@ export function createPaymentFlow(
       return failed(404, `no paid route for ${method} ${cutText(path, echoedValueLimit)}`)
     }
     // A missing facilitator (no chain, no SVC_FACILITATOR_URL) throws a 503 for the error handler.
-    const server = await (batch.serverFor(api, route) ?? servers.forApi(api))
+    // A route that takes batch-settlement gets its receiver's resource server (its channels); the others the API's.
+    const server = await ((route.batch && batch.serverFor(api, route)) ?? servers.forApi(api))
     const offer = await offerFor(route, server, api)
     const resource = {
       url: `${request.protocol}://${request.headers.host}${request.baseUrl}${url}`,

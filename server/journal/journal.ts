@@ -39,7 +39,7 @@ export type JournalEntry = {
   payload: PaymentPayload
   /** What the settlement asks for (upto: the upstream's charge). @defaultValue the requirements' amount */
   amount?: string | undefined
-  /** The payment's identity (server/payments/locks.ts). */
+  /** The payment's identity (server/payments/identifier.ts). */
   paymentId: string
   payer: string
   method: string

@@ -5,8 +5,7 @@
  */
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { settlePayment } from './facilitator-calls.js'
-import { buyerGone, type FlowContext, type Payment, type Refuse, type Settled } from './attempt.js'
-import type { PaymentOutcome } from './outcome.js'
+import { buyerGone, type FlowContext, type Payment, type PaymentOutcome, type Refuse, type Settled } from './attempt.js'
 import type { BuilderCode } from './decode.js'
 import { pausePoint } from '../../core/pause-point.js'
 import type { ApiRow, EndpointRow, SettlementRow } from '../db/tables.js'

@@ -60,7 +60,7 @@ export type ApiPageInput = {
   /** The endpoints to list (enabled, not ephemeral), in order. */
   endpoints: EndpointRow[]
   isUsdc(network: string, asset: string): boolean
-  /** The direct URL's `/gateway/{host}` (server/gateway/direct-url.ts). @defaultValue '' (a gateway host) */
+  /** The direct URL's `/gateway/{host}` (server/app.ts: directGatewayRoute). @defaultValue '' (a gateway host) */
   base?: string | undefined
 }
 

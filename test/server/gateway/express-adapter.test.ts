@@ -4,7 +4,7 @@ import { connect, type AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ExpressGatewayRequest, writeOutcome } from '../../../server/gateway/index.js'
-import type { PaymentOutcome } from '../../../server/payments/outcome.js'
+import type { PaymentOutcome } from '../../../server/payments/index.js'
 
 let next: (res: ServerResponse) => void = () => {}
 const server = createServer((_req, res) => next(res))
