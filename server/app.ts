@@ -2,7 +2,7 @@ import type { Express, Request } from 'express'
 import { createControlRouter } from './control/index.js'
 import type { ServerDeps } from './deps.js'
 import { createGateway, type Gateway } from './gateway/index.js'
-import { openGatewayStore } from './db/open-gateway-store.js'
+import { databaseUnavailable, openGatewayStore } from './db/index.js'
 import { createPaymentEvents } from './payment-events.js'
 import { createErrorHandler, createJsonApp, cutText, echoedValueLimit, notFoundHandler } from '../core/http.js'
 import { NotFoundError } from '../core/errors.js'
@@ -16,8 +16,7 @@ import {
   routeHost,
   splitDirectTarget,
 } from '../core/hosts.js'
-import { storageUnavailable } from './data-dir/storage-errors.js'
-import { databaseUnavailable } from './db/database-errors.js'
+import { storageUnavailable } from './data-dir/index.js'
 import { answerHealth, createServerLifecycle, isHealthRequest } from './serve/index.js'
 import { createClusterRoutes } from './cluster/index.js'
 import { demoFaucet } from './sandbox/index.js'

@@ -5,7 +5,7 @@ import { sandboxChainId } from '../../core/sandbox-usdc.js'
 import { resolveAnvilBinary } from './binary.js'
 import { detachedAnvil } from './instance.js'
 import { removeAnvilPidFile, writeAnvilPidFile } from './pid-file.js'
-import { startBatchMiner, startPoolGuard, type BatchMiner } from '../relay/miner.js'
+import { type BatchMiner, startBatchMiner, startPoolGuard } from '../relay/index.js'
 import { startWatchdog } from './watchdog.js'
 import { devAccountCount, sandboxMnemonic } from '../constants.js'
 

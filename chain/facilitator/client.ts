@@ -19,7 +19,7 @@ import {
   schemePayloadSchema,
   shapeProblem,
 } from './exact.js'
-import { batchSettlementPayloadSchema } from '../batch-settlement/shape.js'
+import { batchSettlementPayloadSchema } from '../batch-settlement/index.js'
 
 /**
  * What the in-process client calls of the Sandbox facilitator (`SandboxFacilitator`). Declared here, not imported:

@@ -17,23 +17,26 @@ import type { SandboxChain } from '../sandbox-chain.js'
 import { createBazaarCatalog, type BazaarCatalog } from './bazaar-catalog.js'
 import { createFacilitatorApp } from './routes.js'
 import { createApprovalSponsoring } from './erc20-approval-sponsor.js'
-import { injectedSettleAnswer, injectedVerifyAnswer } from '../faults/answers.js'
-import type { FaultBook } from '../faults/book.js'
-import { explainPermit2Refusal } from '../permit2/diagnosis.js'
+import { type FaultBook, injectedSettleAnswer, injectedVerifyAnswer } from '../faults/index.js'
+import { explainPermit2Refusal } from '../permit2/index.js'
 import { checkSponsoredApproval } from './erc20-approval-checks.js'
-import { createRelayerSigner, type RelaySigner } from '../relay/relayer.js'
-import { isRelayerNonceMessage } from '../relay/tx-sender.js'
-import { createViemRelayerSigner } from '../relay/viem-signer.js'
+import {
+  createRelayerSigner,
+  createViemRelayerSigner,
+  isRelayerNonceMessage,
+  type RelaySigner,
+} from '../relay/index.js'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Address, LocalAccount } from 'viem'
 import {
   batchActionOf,
   batchSettlementSchemeName,
+  type ChannelActionJournal,
   createBatchSettlementScheme,
+  createChannelActionJournal,
   depositWindowReason,
   isChannelAction,
-} from '../batch-settlement/scheme.js'
-import { createChannelActionJournal, type ChannelActionJournal } from '../batch-settlement/channel-actions.js'
+} from '../batch-settlement/index.js'
 
 export type SandboxFacilitator = {
   /** The official x402 facilitator with the exact and upto EVM schemes on the sandbox network only. */

@@ -1,6 +1,6 @@
 import { getAddress } from 'viem'
 import { directGatewayUrl, gatewayHost, publicOrigin } from '../../core/hosts.js'
-import type { ApiRow } from '../db/tables.js'
+import type { ApiRow } from '../db/index.js'
 import type { ServerDeps } from '../deps.js'
 
 export type ApiRecord = ReturnType<typeof apiRecord>

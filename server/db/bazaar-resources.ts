@@ -1,10 +1,10 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import {
-  defaultCatalogCapacity,
   type CatalogFilter,
   type CatalogItem,
   type CatalogStore,
-} from '../../chain/facilitator/bazaar-catalog.js'
+  defaultCatalogCapacity,
+} from '../../chain/facilitator/index.js'
 import { dialectOf } from './dialect.js'
 import type { Database } from './tables.js'
 

@@ -2,12 +2,11 @@ import type { Request, Response } from 'express'
 import type { Kysely } from 'kysely'
 import { findDefaultAsset } from '@x402/evm'
 import { sandboxNetwork } from '../../core/sandbox-usdc.js'
-import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
+import { type ApiRow, type Database, type EndpointRow, insertionOrder } from '../db/index.js'
 import { gatewayHost, type Hosts, publicOrigin } from '../../core/hosts.js'
 import { sandboxUsdc } from '../sandbox/index.js'
 import type { ServerDeps } from '../deps.js'
 import { buildOpenApiDocument, buildWellKnown, type DocumentInput } from './discovery-openapi.js'
-import { insertionOrder } from '../db/dialect.js'
 
 export type DiscoveryHandlers = {
   /** GET /openapi.json on a gateway host. */

@@ -1,6 +1,6 @@
 import type { PaymentRequirements } from '@x402/core/types'
 import { findMatch } from '../../core/path-pattern.js'
-import type { ApiRow } from '../db/tables.js'
+import type { ApiRow, GatewayStore, OwnWrites } from '../db/index.js'
 import type { PaidRouteLimits, ServerDeps } from '../deps.js'
 import {
   type Attempt,
@@ -42,7 +42,6 @@ import {
   ownListenerPorts,
   type UpstreamProxyOptions,
 } from '../upstream/index.js'
-import type { GatewayStore } from '../db/gateway-store.js'
 import { createSettlementJournal, type SettlementJournalOptions, usedUpMessage } from '../journal/index.js'
 import { createPaymentClaims, paymentIdClaimsOf } from '../cluster/index.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
@@ -53,7 +52,6 @@ import {
   payBatch,
   resolveChannelJournalRow,
 } from '../channels/index.js'
-import type { OwnWrites } from '../db/own-write.js'
 
 export type PaymentFlow = {
   /**

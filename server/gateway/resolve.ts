@@ -1,4 +1,4 @@
-import type { ApiRow } from '../db/tables.js'
+import type { ApiRow } from '../db/index.js'
 import { directGatewayUrl, gatewayHost, type HostRoute, publicOrigin } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
 

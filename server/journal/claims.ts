@@ -1,5 +1,5 @@
 import type { CompiledPattern } from '../../core/path-pattern.js'
-import type { EndpointRow } from '../db/tables.js'
+import type { EndpointRow } from '../db/index.js'
 import type { JournalEntry } from './journal.js'
 
 /** Frees a claim; `consumed` says an ephemeral endpoint was used up (it stays claimed until it is gone). */

@@ -1,18 +1,24 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { toSvcError } from '../../core/errors.js'
-import { processOwnerOf } from '../db/process-owner.js'
-import { sharedByProcesses } from '../db/dialect.js'
-import { abandonJournalRow, claimJournalRow, releaseJournalClaim } from '../db/settlement-journal.js'
-import type { JournalState } from '../db/payment-tables.js'
-import type { ApiRow, EndpointRow, SettlementJournalRow } from '../db/tables.js'
+import {
+  abandonJournalRow,
+  type ApiRow,
+  claimJournalRow,
+  databaseUnreachable,
+  type EndpointRow,
+  type GatewayStore,
+  type JournalState,
+  processOwnerOf,
+  releaseJournalClaim,
+  type SettlementJournalRow,
+  sharedByProcesses,
+} from '../db/index.js'
 import type { JournalDeps } from './deps.js'
 import { newId, nowIso } from '../ids.js'
 import type { ChannelActionDetail } from '../../chain/batch-settlement/index.js'
 import { type ChannelRowResolver, resolveSettlementJournal } from './recovery.js'
-import type { GatewayStore } from '../db/gateway-store.js'
-import { dataDirProblem } from '../data-dir/storage-errors.js'
-import { databaseUnreachable } from '../db/database-errors.js'
+import { dataDirProblem } from '../data-dir/index.js'
 
 /** A payment about to be settled, as its journal row names it. */
 /** A channel's deposit or refund as its journal row keeps it (`settlement_journal.channel_action`, JSON). */

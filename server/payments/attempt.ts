@@ -5,7 +5,7 @@
  */
 import type { x402ResourceServer } from '@x402/core/server'
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
-import type { ApiRow } from '../db/tables.js'
+import type { ApiRow, GatewayStore } from '../db/index.js'
 import type { PaymentsDeps } from './deps.js'
 import type { SettlementJournal } from '../journal/index.js'
 import type { PaymentEventType } from '../payment-events.js'
@@ -13,7 +13,6 @@ import type { GatewayRoute } from './endpoint-table.js'
 import type { FacilitatorResult, GatewayFaults } from './facilitator-calls.js'
 import type { EventDetails, TrafficStats } from './tell.js'
 import type { GatewayRequest, UpstreamProxy, UpstreamResponse } from '../upstream/index.js'
-import type { GatewayStore } from '../db/gateway-store.js'
 import type { BuilderCode } from './decode.js'
 import type { Offer, PaidResource, PaymentRequiredOutcome, Refusal } from './offer.js'
 

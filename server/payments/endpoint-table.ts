@@ -2,10 +2,14 @@ import type { Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import { machineClock, type Clock } from '../../core/clock.js'
 import { compareSpecificity, compilePattern, type CompiledPattern } from '../../core/path-pattern.js'
-import { purgeExpired } from '../db/endpoints.js'
-import type { Accept } from '../db/api-tables.js'
-import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
-import type { GatewayStore } from '../db/gateway-store.js'
+import {
+  type Accept,
+  type ApiRow,
+  type Database,
+  type EndpointRow,
+  type GatewayStore,
+  purgeExpired,
+} from '../db/index.js'
 
 /** One endpoint as the gateway serves it; per-facilitator derived data (requirements, 402s) hangs off `derived`. */
 export type GatewayRoute = {

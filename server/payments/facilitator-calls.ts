@@ -8,7 +8,7 @@ import { HTTPFacilitatorClient, x402ResourceServer, type FacilitatorClient } fro
 import { ExactEvmScheme } from '@x402/evm/exact/server'
 import { UptoEvmScheme } from '@x402/evm/upto/server'
 import { bazaarResourceServerExtension } from '@x402/extensions/bazaar'
-import { createInProcessFacilitatorClient } from '../../chain/facilitator/client.js'
+import { createInProcessFacilitatorClient } from '../../chain/facilitator/index.js'
 import { errorCode, sandboxChainMoving, ServiceUnavailableError } from '../../core/errors.js'
 import { clusterFacilitatorPath, movingRetryAfterSeconds } from '../cluster/index.js'
 import {
@@ -24,9 +24,8 @@ import {
 import { cutText, echoedValueLimit, errorMessageLimit, logLineLimit } from '../../core/http.js'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { faultMessage } from '../../chain/faults/answers.js'
-import type { Fault } from '../../chain/faults/book.js'
-import type { ApiRow } from '../db/tables.js'
+import { type Fault, faultMessage } from '../../chain/faults/index.js'
+import type { ApiRow } from '../db/index.js'
 import type { PaymentsDeps } from './deps.js'
 import type {
   GatewayRequest,

@@ -11,7 +11,7 @@ import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/
 import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
 import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier'
 import { routePatternOf } from '../../core/path-pattern.js'
-import type { ApiRow, EndpointRow } from '../db/tables.js'
+import type { ApiRow, EndpointRow } from '../db/index.js'
 import {
   OFFER_RECEIPT,
   createJWSOfferReceiptIssuer,

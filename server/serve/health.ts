@@ -2,7 +2,7 @@ import { once } from 'node:events'
 import type { Request, RequestHandler, Response } from 'express'
 import { type Kysely, sql } from 'kysely'
 import { sandboxChainMoving, sandboxChainRestarting } from '../../core/errors.js'
-import type { Database } from '../db/tables.js'
+import type { Database } from '../db/index.js'
 
 /** What readiness reads (server/deps.ts's `ServerDeps` is one), declared here so serve/ stays below the rooms that build it. */
 export type HealthDeps = {

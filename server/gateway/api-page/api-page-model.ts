@@ -7,8 +7,7 @@ import { openApiPath, type OpenApiPathParameter } from '../../../core/path-patte
 import { sandboxNetwork } from '../../../core/sandbox-usdc.js'
 import { twinSpecs } from '../../../core/twins.js'
 import type { Environment } from '../../../core/hosts.js'
-import type { Accept } from '../../db/api-tables.js'
-import type { ApiRow, EndpointRow } from '../../db/tables.js'
+import type { Accept, ApiRow, EndpointRow } from '../../db/index.js'
 import { usdcDollars } from '../discovery-openapi.js'
 
 /** One way to pay an endpoint: an accept option in words. */

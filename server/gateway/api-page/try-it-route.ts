@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream'
 import type { Request, Response } from 'express'
 import { BadRequestError } from '../../../core/errors.js'
-import type { ApiRow } from '../../db/tables.js'
+import type { ApiRow } from '../../db/index.js'
 import type { GatewayRequest } from '../../upstream/index.js'
 import type { PaymentOutcome } from '../../payments/index.js'
 import type { PaywallRequest } from '../paywall/paywall-page.js'

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express'
 import { BadRequestError, NotFoundError, TooManyRequestsError } from '../../../core/errors.js'
-import type { ApiRow } from '../../db/tables.js'
+import type { ApiRow } from '../../db/index.js'
 import type { ServerDeps } from '../../deps.js'
 import { createPublicRpc, demoFaucetAddress, fundDemoWallet, hasSandboxChain } from '../../sandbox/index.js'
 import { createLimiter } from '../../serve/index.js'

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { PaymentRequired } from '@x402/core/types'
 import type { Request } from 'express'
-import type { ApiRow } from '../../db/tables.js'
+import type { ApiRow } from '../../db/index.js'
 import type { ServerDeps } from '../../deps.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from '../../payments/index.js'
 import { isBrowserRequest } from './browser-request.js'
