@@ -185,6 +185,7 @@ async function startWithChain(options: AnyStartOptions, setup?: ServerSetup): Pr
       log,
       clock,
     })
+    options.onChain?.(chain)
     onProgress('opening the database and starting the control plane…')
     server = await openServer({ ...options, dataDir, chain, clock }, setup)
     if (options.demoUpstream) {
