@@ -57,9 +57,14 @@ export function loadServerModules() {
 
 /**
  * The server part of `startSvc` (index.ts): opens the database and serves the control planes and the gateway on one
- * port, with `options.chain` attached (or none). `setup`: what `svc serve`'s flags came to.
+ * port, with `options.chain` attached (or none). `setup`: what `svc serve`'s flags came to. `chainStarting`: the chain
+ * to attach instead, still starting: the database opens meanwhile (closed again if the chain fails to start).
  */
-export async function openServer(options: AnyStartOptions, setup: ServerSetup = {}): Promise<RunningServer> {
+export async function openServer(
+  options: AnyStartOptions,
+  setup: ServerSetup = {},
+  chainStarting?: Promise<ChainServices>,
+): Promise<RunningServer> {
   const [
     { openDatabase },
     { createApp },
@@ -91,6 +96,13 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
         busyTimeoutMs: options.busyTimeoutMs,
       })
   tightenFiles(dataDir)
+  let chain: ChainServices | undefined
+  try {
+    chain = await (chainStarting ?? options.chain)
+  } catch (error) {
+    await database.close()
+    throw error
+  }
   const hosts = setup.domains ? platformHosts(options.port ?? 0, setup.domains) : defaultHosts(options.port ?? 0)
   hosts.public = setup.publicOrigin
   const lifecycle = createServerLifecycle()
@@ -98,7 +110,7 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
     db: database.db,
     secrets: loadInstallSecrets(dataDir, setup.installSecrets),
     hosts,
-    chain: options.chain,
+    chain,
     autoVerify: options.autoVerify,
     productionFacilitatorUrl: options.productionFacilitatorUrl,
     productionChains:
@@ -109,7 +121,7 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
     schemaProbeTimeoutMs: options.schemaProbeTimeoutMs,
     log: options.log,
     dataDir,
-    clock: options.clock ?? options.chain?.clock ?? createClock(),
+    clock: options.clock ?? chain?.clock ?? createClock(),
     sandboxState: createSandboxState(),
     // Processes sharing a PostgreSQL database share one event stream (LISTEN/NOTIFY and a replay ring in the database).
     events: database.notifications
@@ -154,7 +166,7 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
       })
     : async () => {}
   // The chain's stores, its epoch, recovery from it, its restarts (svc serve --sandbox-chain shared: again later).
-  let attached = await attachChain(deps, options.chain, { database, dataDir })
+  let attached = await attachChain(deps, chain, { database, dataDir })
   // On a database other processes share, the rows of one that dies are resolved by a survivor within seconds.
   const reaper = startJournalReaper(deps, {
     everyMs: options.reapEveryMs,
@@ -179,7 +191,7 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
       db: database.db,
       notifications: database.notifications,
       owner: (await import('../db/process-owner.js')).processOwnerOf(database.db),
-      listeners: clusterListeners(options.chain),
+      listeners: clusterListeners(chain),
       log: options.log,
     }))
   if (setup.trust) setup.trust.cluster = cluster

@@ -127,8 +127,10 @@ async function startWithChain(options: AnyStartOptions, setup?: ServerSetup): Pr
   /** The twins' Anvils, booted beside the Sandbox chain's (chain/twin.ts installs their contracts). */
   const twinAnvils: Record<string, Promise<AnvilProcess>> = {}
   let chain: ChainServices | undefined
+  let chainStarting: Promise<ChainServices> | undefined
   let server: RunningServer | undefined
   let demo: Listening | undefined
+  let demoStarting: Promise<Listening> | undefined
   try {
     onProgress('starting the chain (Anvil), the chain manager and the facilitator…')
     // Anvil boots in its own process while the chain services' and the server's modules load. With a data dir of
@@ -172,7 +174,9 @@ async function startWithChain(options: AnyStartOptions, setup?: ServerSetup): Pr
     loadServerModules().catch(() => {})
     const { startChainServices } = await import('../../chain/services.js')
     const { loadReceiverAuthorizerKey } = await import('../data-dir/secrets.js')
-    chain = await startChainServices({
+    // The database opens (and its modules load) while the chain installs its contracts; the server attaches the
+    // chain once it is up. What needs only the chain (options.onChain) starts then.
+    chainStarting = startChainServices({
       receiverAuthorizerKey: loadReceiverAuthorizerKey(dataDir),
       // The one options object: chain/services.ts reads its own (the listener's `port` is not Anvil's: `rpcPort` is).
       ...options,
@@ -184,14 +188,20 @@ async function startWithChain(options: AnyStartOptions, setup?: ServerSetup): Pr
       pidFile: lock.anvilPidFile,
       log,
       clock,
+    }).then((started) => {
+      chain = started
+      options.onChain?.(started)
+      return started
     })
-    options.onChain?.(chain)
+    chainStarting.catch(() => {})
+    // The demo upstream (a seed's) starts beside them too.
+    demoStarting = options.demoUpstream
+      ? import('../../fixtures/demo-upstream.js').then(({ startDemoUpstream }) => startDemoUpstream())
+      : undefined
+    demoStarting?.catch(() => {})
     onProgress('opening the database and starting the control plane…')
-    server = await openServer({ ...options, dataDir, chain, clock }, setup)
-    if (options.demoUpstream) {
-      const { startDemoUpstream } = await import('../../fixtures/demo-upstream.js')
-      demo = await startDemoUpstream()
-    }
+    server = await openServer({ ...options, dataDir, clock }, setup, chainStarting)
+    demo = await demoStarting
     let stopped: Promise<void> | undefined
     const running = { chain, server }
     return {
@@ -208,8 +218,10 @@ async function startWithChain(options: AnyStartOptions, setup?: ServerSetup): Pr
       },
     }
   } catch (error) {
+    demo ??= await demoStarting?.catch(() => undefined)
     await demo?.close()
     await server?.stop()
+    chain ??= await chainStarting?.catch(() => undefined)
     await chain?.stop()
     await Promise.all(
       [anvil, ...Object.values(twinAnvils)].map((starting) =>
