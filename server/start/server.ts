@@ -58,7 +58,8 @@ export function loadServerModules() {
 /**
  * The server part of `startSvc` (index.ts): opens the database and serves the control planes and the gateway on one
  * port, with `options.chain` attached (or none). `setup`: what `svc serve`'s flags came to. `chainStarting`: the chain
- * to attach instead, still starting: the database opens meanwhile (closed again if the chain fails to start).
+ * to attach instead, still starting: the database opens and the app is made meanwhile (closed again if the chain fails
+ * to start).
  */
 export async function openServer(
   options: AnyStartOptions,
@@ -96,13 +97,9 @@ export async function openServer(
         busyTimeoutMs: options.busyTimeoutMs,
       })
   tightenFiles(dataDir)
-  let chain: ChainServices | undefined
-  try {
-    chain = await (chainStarting ?? options.chain)
-  } catch (error) {
-    await database.close()
-    throw error
-  }
+  // A chain still starting is attached once it is up, after the app is made (as a team Sandbox's process attaches
+  // the chain it takes over): the server's routes read `deps.chain` when they run.
+  let chain = chainStarting ? undefined : options.chain
   const hosts = setup.domains ? platformHosts(options.port ?? 0, setup.domains) : defaultHosts(options.port ?? 0)
   hosts.public = setup.publicOrigin
   const lifecycle = createServerLifecycle()
@@ -155,6 +152,14 @@ export async function openServer(
     })
   }
   const app = await createApp(deps)
+  if (chainStarting)
+    try {
+      chain = await chainStarting
+    } catch (error) {
+      await app.gateway.close()
+      await database.close()
+      throw error
+    }
   // On PostgreSQL every process takes svc's clock offset from every process's changes (LISTEN/NOTIFY).
   const stopClock = database.dialect.sharedByProcesses
     ? await shareClock({
