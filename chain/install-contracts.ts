@@ -1,11 +1,10 @@
 import { encodeFunctionData, numberToHex, type Address, type PublicClient, type TestClient } from 'viem'
-import { multicall3DeployedBytecode } from './contracts/multicall3.generated.js'
-import { sandboxUsdcAbi, sandboxUsdcDeployedBytecode } from './contracts/sandbox-usdc.generated.js'
+import { multicall3DeployedBytecode, sandboxUsdcAbi, sandboxUsdcDeployedBytecode } from './contracts/index.js'
 import { multicall3Address } from './constants.js'
 import { sandboxUsdcDomain, usdcAddress as sandboxUsdcAddress, usdcDecimals } from '../core/sandbox-usdc.js'
-import type { TxSender } from './relay/tx-sender.js'
-import { installPermit2Contracts } from './permit2/contracts.js'
-import { installBatchSettlementContracts } from './batch-settlement/contracts.js'
+import type { TxSender } from './relay/index.js'
+import { installPermit2Contracts } from './permit2/index.js'
+import { installBatchSettlementContracts } from './batch-settlement/index.js'
 import type { UsdcFunder, UsdcInfo } from './sandbox-chain.js'
 
 /** The storage slot of SandboxUSDC's `_legacyAuthorizations` flag (solc's storage layout; checked by test/chain/contracts/usdc.test.ts). */

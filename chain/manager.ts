@@ -6,8 +6,8 @@ import { createErrorHandler, createJsonApp, notFoundHandler, parseBody } from '.
 import { formatUsdc, parseUsdc } from '../core/sandbox-usdc.js'
 import type { SandboxChain } from './sandbox-chain.js'
 import { multicall3Address } from './constants.js'
-import { sandboxUsdcAbi } from './contracts/sandbox-usdc.generated.js'
-import { approvePermit2For } from './permit2/approval.js'
+import { sandboxUsdcAbi } from './contracts/index.js'
+import { approvePermit2For } from './permit2/index.js'
 
 export type ChainManagerOptions = {
   /** ETH a faucet call sends by default, in wei. @defaultValue 10 ETH */

@@ -1,9 +1,8 @@
 import type { EventEmitter } from 'node:events'
 import type { Address, Chain, Hex, PrivateKeyAccount, PublicClient, TestClient } from 'viem'
-import type { Relay } from './relay/mode.js'
-import type { AnvilProcess, StartAnvilOptions } from './anvil/anvil.js'
+import type { Relay, TxSender } from './relay/index.js'
+import type { AnvilProcess, StartAnvilOptions } from './anvil/index.js'
 import type { TwinSpec } from '../core/twins.js'
-import type { TxSender } from './relay/tx-sender.js'
 
 /** The chain's USDC (chain/install-contracts.ts installs it or reads a forked one). */
 export type UsdcInfo = {

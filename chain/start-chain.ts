@@ -2,26 +2,25 @@ import { EventEmitter } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
 import { createPublicClient, createTestClient, http, type PrivateKeyAccount, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { createRpcTransport } from './relay/rpc-transport.js'
-import { relayMining } from './relay/mode.js'
-import { startAnvil, type AnvilProcess } from './anvil/anvil.js'
-import { devAccountKeys, relayerPoolKeys, sandboxMnemonic } from './constants.js'
-import { sandboxChainId, sandboxNetwork } from '../core/sandbox-usdc.js'
-import { sandboxChain } from './viem-chain.js'
-import { createUsdcFunder, installContracts } from './install-contracts.js'
-import { createTxSender } from './relay/tx-sender.js'
-import { getOrCreateEpoch } from './epoch.js'
+import { createRpcTransport, createTxSender, relayMining } from './relay/index.js'
 import {
+  type AnvilProcess,
   anvilStateArgs,
   chainFileError,
   distrustExitDump,
   newExitDumpPath,
   prepareChainState,
   saveChainState,
+  startAnvil,
   stateIntervalSeconds,
   trustedExitDump,
   trustExitDump,
-} from './anvil/state-file.js'
+} from './anvil/index.js'
+import { devAccountKeys, relayerPoolKeys, sandboxMnemonic } from './constants.js'
+import { sandboxChainId, sandboxNetwork } from '../core/sandbox-usdc.js'
+import { sandboxChain } from './viem-chain.js'
+import { createUsdcFunder, installContracts } from './install-contracts.js'
+import { getOrCreateEpoch } from './epoch.js'
 import { pausePoint } from '../core/pause-point.js'
 import type { ChainEvents, SandboxChain, SavedState, StartChainOptions, UsdcInfo } from './sandbox-chain.js'
 

@@ -3,7 +3,7 @@ import type { TwinSpec } from '../core/twins.js'
 import { createChainManager, type ChainManager, type ChainManagerOptions } from './manager.js'
 import type { SandboxChain, StartChainOptions } from './sandbox-chain.js'
 import { startChain } from './start-chain.js'
-import type { AnvilProcess } from './anvil/anvil.js'
+import type { AnvilProcess } from './anvil/index.js'
 
 export type StartTwinOptions = Pick<StartChainOptions, 'binary' | 'host' | 'relay' | 'log' | 'watchdog' | 'pidFile'> &
   Pick<ChainManagerOptions, 'defaultEthWei' | 'defaultUsdcBase'> & {

@@ -42,6 +42,6 @@ export type ServerDeps = JournalDeps &
     paidRoutes?: PaidRouteLimits | undefined
     /** How long the schema probe of a new GET endpoint waits for the upstream. @defaultValue 2000 (server/upstream/schema-inference.ts) */
     schemaProbeTimeoutMs?: number | undefined
-    /** Health, readiness and drain (server/serve/lifecycle.ts). @defaultValue one of the app's own */
+    /** Health, readiness and drain (server/serve/health.ts). @defaultValue one of the app's own */
     lifecycle?: ServerLifecycle | undefined
   }

@@ -5,8 +5,7 @@ import { sandboxChainId } from '../../core/sandbox-usdc.js'
 import { resolveAnvilBinary } from './binary.js'
 import { detachedAnvil } from './instance.js'
 import { removeAnvilPidFile, writeAnvilPidFile } from './pid-file.js'
-import { startBatchMiner, type BatchMiner } from '../relay/miner.js'
-import { startPoolGuard } from '../relay/pool-guard.js'
+import { type BatchMiner, startBatchMiner, startPoolGuard } from '../relay/index.js'
 import { startWatchdog } from './watchdog.js'
 import { devAccountCount, sandboxMnemonic } from '../constants.js'
 
@@ -36,11 +35,11 @@ export type StartAnvilOptions = {
   watchdog?: boolean | undefined
   /**
    * Watch Anvil's pool for transactions automine left unmined (foundry-rs/foundry#10122) and send them again
-   * (chain/relay/pool-guard.ts). Needed under `--no-mining` too: svc's relayers keep one transaction in flight each
-   * and are not caught, but any other sender that pipelines is: test/bench/relay-guards.ts left 51–74 of 2,000
-   * unmined with 16 in flight from one account and no guard, and `npm run bench -- --only issue_11` without the guard
-   * stalled for good in its chain-limit step (1,000 pre-signed transfers, 16 in flight from one account, on svc's
-   * grown chain). @defaultValue true
+   * (chain/relay/miner.ts, startPoolGuard). Needed under `--no-mining` too: svc's relayers keep one transaction in
+   * flight each and are not caught, but any other sender that pipelines is: test/bench/relay-guards.ts left 51–74 of
+   * 2,000 unmined with 16 in flight from one account and no guard, and `npm run bench -- --only issue_11` without the
+   * guard stalled for good in its chain-limit step (1,000 pre-signed transfers, 16 in flight from one account, on
+   * svc's grown chain). @defaultValue true
    */
   poolGuard?: boolean | undefined
   /**
@@ -187,10 +186,12 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   if (!listeningPort) throw new Error('anvil started but did not say which port it listens on')
   const rpcUrl = `http://${host}:${listeningPort}`
   if (poolGuard && !cleaned) pool = startPoolGuard(rpcUrl, { log })
+  // The batch miner once it runs: every settlement's mine() goes straight to it (no promise of ours in between).
+  let batchMiner: BatchMiner | undefined
   if (mining === 'batched') {
     miner = startBatchMiner(rpcUrl)
     try {
-      await miner
+      batchMiner = await miner
     } catch (error) {
       await instance.stop().catch(() => {})
       cleanUp()
@@ -207,7 +208,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     port: listeningPort,
     exited,
     pid,
-    mine: (sent) => miner?.then((m) => m?.mine(sent)) ?? Promise.resolve(),
+    mine: batchMiner ? batchMiner.mine : () => Promise.resolve(),
     stop() {
       // The miner goes first: its WebSocket would otherwise try to reconnect to the stopped Anvil (and log
       // ECONNREFUSED); once Anvil has exited, cleanUp has stopped it already. Bounded: its unsubscribe, sent to an

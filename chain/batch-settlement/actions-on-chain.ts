@@ -1,8 +1,8 @@
 import type { Address, Hex, PublicClient } from 'viem'
-import { x402BatchSettlementAbi as abi } from '../contracts/x402-batch-settlement.generated.js'
+import { x402BatchSettlementAbi as abi } from '../contracts/index.js'
 import type { ChannelAction } from './channel-actions.js'
-import { findAuthorizationUse } from '../logs/authorizations.js'
-import { isPermit2NonceSpent } from '../permit2/nonces.js'
+import { findAuthorizationUse } from '../logs/index.js'
+import { isPermit2NonceSpent } from '../permit2/index.js'
 import { batchSettlementAddresses } from './contracts.js'
 
 /** Whether an action reached the chain and, when its log is found, its transaction and the amount it moved. */

@@ -1,8 +1,10 @@
 import { BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from '@x402/evm'
 import type { Address, Hex, PublicClient, TestClient } from 'viem'
-import { erc3009DepositCollectorDeployedBytecode } from '../contracts/erc3009-deposit-collector.generated.js'
-import { permit2DepositCollectorDeployedBytecode } from '../contracts/permit2-deposit-collector.generated.js'
-import { x402BatchSettlementDeployedBytecode } from '../contracts/x402-batch-settlement.generated.js'
+import {
+  erc3009DepositCollectorDeployedBytecode,
+  permit2DepositCollectorDeployedBytecode,
+  x402BatchSettlementDeployedBytecode,
+} from '../contracts/index.js'
 
 /**
  * Where x402's batch-settlement scheme (payment channels) runs: `@x402/evm`'s constants (the official deployments).

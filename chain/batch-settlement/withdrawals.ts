@@ -1,5 +1,5 @@
 import type { Hex, PublicClient } from 'viem'
-import { x402BatchSettlementAbi as abi } from '../contracts/x402-batch-settlement.generated.js'
+import { x402BatchSettlementAbi as abi } from '../contracts/index.js'
 import { batchSettlementAddresses } from './contracts.js'
 
 /**

@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto'
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { LRUCache } from 'lru-cache'
 import { cutText, logLineLimit } from '../../core/http.js'
-import { catalogEntryOf, type CatalogEntry, type CatalogItem } from './bazaar-entry.js'
+import {
+  BAZAAR,
+  extractDiscoveryInfo,
+  validateDiscoveryExtensionSpec,
+  type DiscoveryInfo,
+  type DiscoveryResource,
+} from '@x402/extensions/bazaar'
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 
 type Recorded = { payload: PaymentPayload; requirements: PaymentRequirements; at: number }
 
@@ -59,7 +66,7 @@ export type BazaarCatalogOptions = {
 /**
  * svc's bazaar catalog: what the facilitator's payments declare (`extensions.bazaar`), one entry per resource and
  * method (or MCP tool), served by `GET /discovery/resources` (chain/facilitator/bazaar-routes.ts). Recording costs
- * the payment next to nothing: payments queue, and are judged (chain/facilitator/bazaar-entry.ts) and written
+ * the payment next to nothing: payments queue, and are judged ({@link catalogEntryOf}, below) and written
  * together on the next turn of the event loop, after the payment's answer (the same resource paid a thousand times
  * between two writes is one write).
  */
@@ -204,4 +211,188 @@ export function createMemoryCatalogStore(capacity = defaultCatalogCapacity): Cat
       return { items: all.slice(0, limit).map((entry) => entry.item), total: all.length }
     },
   }
+}
+
+/** The size limits of a catalog entry: a payer writes what the catalog keeps, so every part of it is bounded. */
+export const catalogLimits = {
+  /** The `bazaar` extension (info and schema) as JSON, in characters. */
+  extensionChars: 16_384,
+  /** The whole entry (the extension, the accepts, the metadata) as JSON, in characters. */
+  entryChars: 32_768,
+  resourceUrlChars: 2048,
+  descriptionChars: 500,
+  mimeTypeChars: 100,
+} as const
+
+/**
+ * One resource of the bazaar catalog, as `GET /discovery/resources` lists it: `@x402/extensions`' `DiscoveryResource`
+ * (resource, type, x402Version, accepts, lastUpdated, description, mimeType, serviceName, tags, iconUrl, extensions),
+ * with `discoveryInfo` (what x402's e2e suite reads) and `metadata` (the item shape of x402's first bazaar and of
+ * x402 #2582) beside it.
+ */
+export type CatalogItem = DiscoveryResource & {
+  discoveryInfo: DiscoveryInfo
+  metadata: Record<string, unknown>
+}
+
+/** A catalog entry: its key (one per resource and method or tool), what it is filtered by, and the item. */
+export type CatalogEntry = {
+  key: string
+  type: string
+  payTo: string
+  scheme: string
+  network: string
+  /** Milliseconds since the epoch: the entry's `lastUpdated`, and the order of eviction (oldest first). */
+  updatedAt: number
+  item: CatalogItem
+}
+
+/** What a payment makes of the catalog: an entry, a refusal saying why, or nothing (no bazaar extension). */
+export type CatalogVerdict = { entry: CatalogEntry } | { rejected: string } | undefined
+
+/**
+ * The catalog entry of a settled payment, by `@x402/extensions`' own facilitator helpers: the spec's
+ * invariants (`validateDiscoveryExtensionSpec`) and the info validated against its schema (`validateDiscoveryExtension`'s
+ * rules, its schema compiled once: {@link discoveryExtensionProblem}, below), then `extractDiscoveryInfo`
+ * (the canonical URL, routeTemplate checked, the service metadata sanitized). Only the `bazaar` extension is echoed: the payload's other extensions (a sign-in
+ * signature, a payment id) are the buyer's, not the listing's.
+ */
+export function catalogEntryOf(
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  now: number,
+): CatalogVerdict {
+  if (payload.x402Version !== 2) return undefined
+  const extension = payload.extensions?.[BAZAAR.key]
+  if (extension === undefined) return undefined
+  if (typeof extension !== 'object' || extension === null || Array.isArray(extension))
+    return { rejected: 'the bazaar extension is not an object' }
+  const extensionJson = JSON.stringify(extension)
+  if (extensionJson.length > catalogLimits.extensionChars)
+    return {
+      rejected: `the bazaar extension is ${extensionJson.length} characters of JSON, more than ${catalogLimits.extensionChars}`,
+    }
+  const invalid = discoveryExtensionProblem(extension as Record<string, unknown>)
+  if (invalid) return { rejected: `the bazaar extension is invalid: ${invalid}` }
+  const discovered = safely(() => extractDiscoveryInfo(payload, requirements, false))
+  if (!discovered) return { rejected: "the payment's resource.url is not a URL" }
+  const resource = discovered.resourceUrl
+  if (resource.length > catalogLimits.resourceUrlChars)
+    return { rejected: `the resource URL is longer than ${catalogLimits.resourceUrlChars} characters` }
+  const type = discovered.discoveryInfo.input.type
+  const action = 'toolName' in discovered ? discovered.toolName : (discovered.method ?? '')
+  const described = {
+    ...(discovered.description ? { description: cutText(discovered.description, catalogLimits.descriptionChars) } : {}),
+    ...(discovered.mimeType ? { mimeType: cutText(discovered.mimeType, catalogLimits.mimeTypeChars) } : {}),
+    ...(discovered.serviceName ? { serviceName: discovered.serviceName } : {}),
+    ...(discovered.tags ? { tags: discovered.tags } : {}),
+    ...(discovered.iconUrl ? { iconUrl: discovered.iconUrl } : {}),
+  }
+  const item: CatalogItem = {
+    resource,
+    type,
+    x402Version: payload.x402Version,
+    // The latest payment's terms only: a resource's entry never accumulates the accepts of earlier payments.
+    accepts: [requirements],
+    lastUpdated: new Date(now).toISOString(),
+    ...described,
+    extensions: { [BAZAAR.key]: extension },
+    discoveryInfo: discovered.discoveryInfo,
+    metadata: {
+      ...described,
+      ...('toolName' in discovered ? { toolName: discovered.toolName } : { method: discovered.method }),
+      ...('routeTemplate' in discovered && discovered.routeTemplate ? { routeTemplate: discovered.routeTemplate } : {}),
+    },
+  }
+  const itemChars = JSON.stringify(item).length
+  if (itemChars > catalogLimits.entryChars)
+    return { rejected: `the entry is ${itemChars} characters of JSON, more than ${catalogLimits.entryChars}` }
+  return {
+    entry: {
+      key: `${type} ${action} ${resource}`,
+      type,
+      payTo: requirements.payTo,
+      scheme: requirements.scheme,
+      network: requirements.network,
+      updatedAt: now,
+      item,
+    },
+  }
+}
+
+function safely<T>(read: () => T): T | undefined {
+  try {
+    return read()
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * `@x402/extensions`' `validateDiscoveryExtension`, with each schema compiled once. The package builds an Ajv and
+ * compiles the schema on every call (50–90 ms on a busy machine), and svc's gateway declares one schema per endpoint
+ * but a new `info` per request (a dynamic route's `pathParams`): on the payment's event loop that cost would reach
+ * the buyer. Same rules as the package (test/chain/facilitator/bazaar-catalog.test.ts compares the two): a schema
+ * with a `$ref` or `$id` that is not a same-document fragment is refused, then `info` is validated against it with
+ * Ajv's 2020-12 dialect, `strict: false`, `allErrors: true`; errors read `{instancePath or (root)}: {message}`.
+ */
+let ajv: Ajv2020 | undefined
+const compiled = new LRUCache<string, { schema: object; validate: ValidateFunction | string }>({
+  max: 500,
+  // One Ajv for all of them: an evicted schema leaves it too, so it does not grow without bound.
+  dispose: ({ schema }) => void ajv?.removeSchema(schema),
+})
+
+const fingerprintOf = (json: string) => createHash('sha256').update(json).digest('base64')
+
+/** The package's rule: a `$ref` or `$id` anywhere that is not a string starting with `#`. */
+function hasExternalReference(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hasExternalReference)
+  if (node === null || typeof node !== 'object') return false
+  return Object.entries(node).some(
+    ([key, value]) =>
+      ((key === '$ref' || key === '$id') && (typeof value !== 'string' || !value.startsWith('#'))) ||
+      hasExternalReference(value),
+  )
+}
+
+function validatorOf(schema: unknown): ValidateFunction | string {
+  if (hasExternalReference(schema)) return 'schema must not contain external $ref/$id references'
+  const json = JSON.stringify(schema ?? null)
+  const key = fingerprintOf(json)
+  const known = compiled.get(key)
+  if (known) return known.validate
+  // A copy: Ajv keys its cache by the object, and the payload's may be mutated by its owner.
+  const own = JSON.parse(json) as object
+  let validate: ValidateFunction | string
+  try {
+    ajv ??= new Ajv2020({ strict: false, allErrors: true })
+    validate = ajv.compile(own)
+  } catch (error) {
+    validate = `Schema validation failed: ${error instanceof Error ? error.message : String(error)}`
+  }
+  compiled.set(key, { schema: own, validate })
+  return validate
+}
+
+/**
+ * Why the extension fails the bazaar spec's invariants (`validateDiscoveryExtensionSpec`, the package's) or its own
+ * schema (the package's `validateDiscoveryExtension` rules, above), or undefined when it passes.
+ */
+export function discoveryExtensionProblem(extension: Record<string, unknown>): string | undefined {
+  const spec = problems(validateDiscoveryExtensionSpec(extension).errors)
+  if (spec) return spec
+  const validate = validatorOf(extension.schema)
+  if (typeof validate === 'string') return cutText(validate, 300)
+  if (validate(extension.info)) return undefined
+  return (
+    problems(validate.errors?.map((error) => `${error.instancePath || '(root)'}: ${error.message}`)) ??
+    'Unknown validation error'
+  )
+}
+
+/** The first few validation errors as one bounded line, or undefined when there are none. */
+function problems(errors: string[] | undefined): string | undefined {
+  if (!errors?.length) return undefined
+  return cutText(errors.slice(0, 3).join('; '), 300)
 }

@@ -19,7 +19,7 @@ import {
   schemePayloadSchema,
   shapeProblem,
 } from './exact.js'
-import { batchSettlementPayloadSchema } from '../batch-settlement/shape.js'
+import { batchSettlementPayloadSchema } from '../batch-settlement/index.js'
 
 /**
  * What the in-process client calls of the Sandbox facilitator (`SandboxFacilitator`). Declared here, not imported:
@@ -37,7 +37,8 @@ export type InProcessFacilitator = {
  * same: a verdict, or a `VerifyError`/`SettleError` with status 400 for a malformed exact EVM field and 503 while the
  * chain cannot judge payments (as the HTTP client raises them). x402's outer schemas are not run again: the payload
  * comes from the gateway's decoding and the requirements are its own offer. It takes no fault: the gateway took them
- * (server/payments/faults.ts), so a payment meets a fault once; the HTTP routes take them for sellers calling over HTTP.
+ * (server/payments/facilitator-calls.ts), so a payment meets a fault once; the HTTP routes take them for sellers
+ * calling over HTTP.
  */
 export function createInProcessFacilitatorClient(facilitator: InProcessFacilitator): FacilitatorClient {
   return {

@@ -16,7 +16,7 @@ import {
 } from 'viem'
 import type { SandboxChain } from '../sandbox-chain.js'
 import { checkApprovalOnChain, isKnownTransaction } from './erc20-approval-checks.js'
-import type { RelaySigner } from '../relay/relayer.js'
+import type { RelaySigner } from '../relay/index.js'
 
 /**
  * The text `@x402/evm` looks for in a failed settlement's error to answer `erc20_approval_broadcast_failed`

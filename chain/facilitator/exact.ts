@@ -2,7 +2,7 @@ import type { PaymentPayload } from '@x402/core/types'
 import { z } from 'zod'
 import type { Clock } from '../../core/clock.js'
 import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
-import { depositWindowReason } from '../batch-settlement/scheme.js'
+import { depositWindowReason } from '../batch-settlement/index.js'
 import { address, bytes32, hexBytes, permit2Authorization, uint256 } from '../evm-shape.js'
 
 /**

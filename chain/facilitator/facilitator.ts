@@ -15,25 +15,28 @@ import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { cutText, errorMessageLimit } from '../../core/http.js'
 import type { SandboxChain } from '../sandbox-chain.js'
 import { createBazaarCatalog, type BazaarCatalog } from './bazaar-catalog.js'
-import { judgedOn } from './chain-down.js'
 import { createFacilitatorApp } from './routes.js'
 import { createApprovalSponsoring } from './erc20-approval-sponsor.js'
-import { injectedSettleAnswer, injectedVerifyAnswer } from '../faults/answers.js'
-import type { FaultBook } from '../faults/book.js'
-import { explainPermit2Refusal } from '../permit2/diagnosis.js'
+import { type FaultBook, injectedSettleAnswer, injectedVerifyAnswer } from '../faults/index.js'
+import { explainPermit2Refusal } from '../permit2/index.js'
 import { checkSponsoredApproval } from './erc20-approval-checks.js'
-import { createRelayerSigner, type RelaySigner } from '../relay/relayer.js'
-import { isRelayerNonceMessage } from '../relay/tx-sender.js'
-import { createViemRelayerSigner } from '../relay/viem-signer.js'
+import {
+  createRelayerSigner,
+  createViemRelayerSigner,
+  isRelayerNonceMessage,
+  type RelaySigner,
+} from '../relay/index.js'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type { Address, LocalAccount } from 'viem'
 import {
   batchActionOf,
+  batchSettlementSchemeName,
+  type ChannelActionJournal,
   createBatchSettlementScheme,
+  createChannelActionJournal,
   depositWindowReason,
   isChannelAction,
-} from '../batch-settlement/scheme.js'
-import { createChannelActionJournal, type ChannelActionJournal } from '../batch-settlement/channel-actions.js'
+} from '../batch-settlement/index.js'
 
 export type SandboxFacilitator = {
   /** The official x402 facilitator with the exact and upto EVM schemes on the sandbox network only. */
@@ -53,7 +56,7 @@ export type SandboxFacilitator = {
   judgeSettle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse | 'chain-down'>
   /**
    * {@link judgeVerify} without taking a fault: svc's gateway calls it in process (client.ts), having taken the API's
-   * faults and those of every API itself (server/payments/faults.ts), so a payment meets a fault once.
+   * faults and those of every API itself (server/payments/facilitator-calls.ts), so a payment meets a fault once.
    */
   verifyJudged(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse | 'chain-down'>
   /** {@link judgeSettle} without taking a fault, as {@link verifyJudged}. */
@@ -197,13 +200,15 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
       }
     // The transfer's simulation starts now, beside the scheme's signature recovery (chain/relay/relayer.ts).
     const on = settlingFor(requirements, payload.x402Version)!
-    if (payload.x402Version === 2 && !batchActionOf(payload)) on.signer.prefetch.start(payload, requirements)
-    const response = await explainPermit2Refusal(
-      on.chain.client,
-      payload,
-      await facilitator.verify(payload, requirements),
-    )
-    if (response.isValid && payload.x402Version === 2) {
+    if (payload.x402Version === 2 && (!isBatchPayload(payload) || !batchActionOf(payload)))
+      on.signer.prefetch.start(payload, requirements)
+    const verdict = await facilitator.verify(payload, requirements)
+    // Only a failed Permit2 simulation may be a replay that its diagnosis names.
+    const response =
+      verdict.invalidReason === 'permit2_simulation_failed'
+        ? await explainPermit2Refusal(on.chain.client, payload, verdict)
+        : verdict
+    if (response.isValid && payload.x402Version === 2 && mayCarryApproval(payload)) {
       const refused = await checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
       if (refused)
         return { isValid: false, invalidReason: refused.reason, invalidMessage: refused.message, payer: response.payer }
@@ -233,10 +238,13 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
         payer: authorizationFields(payload.payload).from,
       })
     const on = settlingFor(requirements, payload.x402Version)!
-    const send = () =>
-      channelActions.run(payload, requirements, on.chain, () => facilitator.settle(payload, requirements))
+    // Only a batch-settlement payload is an action on a channel, journaled before it is sent.
+    const batch = isBatchPayload(payload)
+    const send = batch
+      ? () => channelActions.run(payload, requirements, on.chain, () => facilitator.settle(payload, requirements))
+      : () => facilitator.settle(payload, requirements)
     // A seller's claim, settle or refund is a new action each time: the memory of settled payloads does not answer it.
-    if (isChannelAction(payload))
+    if (batch && isChannelAction(payload))
       return send().then((response) =>
         response.errorMessage ? { ...response, errorMessage: condense(response.errorMessage) } : response,
       )
@@ -246,7 +254,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     // A sponsored approval is checked before anything is sent (the buyer's gas, the approval itself), unless this
     // payload's verify just did.
     const pending = (
-      approvalCheckedFor(payload, requirements)
+      approvalCheckedFor(payload, requirements) || !mayCarryApproval(payload)
         ? Promise.resolve(undefined)
         : checkSponsoredApproval(chain.client, chain.chainId, payload, requirements)
     )
@@ -286,7 +294,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   ) =>
     // The chain the payment settles on (the Sandbox chain for one it refuses anyway).
     judgedOn((settlingFor(requirements, x402Version) ?? sandbox).chain, judge, accepted)
-  /** The verdict of the chain, no fault taken (svc's gateway took the API's faults: server/payments/faults.ts). */
+  /** The chain's verdict, no fault taken (the gateway took the API's faults: server/payments/facilitator-calls.ts). */
   const verifyJudged = (payload: PaymentPayload, requirements: PaymentRequirements) =>
     judged(
       requirements,
@@ -415,6 +423,19 @@ export function createSchemeFacilitator(
   }
 }
 
+/** Whether `payload` pays by batch-settlement (`batchActionOf` and the channel journal ask nothing else first). */
+const isBatchPayload = (payload: PaymentPayload) => payload.accepted?.scheme === batchSettlementSchemeName
+
+/**
+ * Whether `payload` may carry a sponsored approval for {@link checkSponsoredApproval} to judge: only a Permit2 payment
+ * does (the check answers undefined for any other, an EIP-3009 one among them, without reading the chain).
+ */
+const mayCarryApproval = (payload: PaymentPayload) => {
+  const inner = payload.payload as { permit2Authorization?: unknown } | null | undefined
+  // A missing payload is judged by the check itself, as before.
+  return inner === null || inner === undefined || Boolean(inner.permit2Authorization)
+}
+
 /** viem's multi-line error text, cut to the line that says why (the revert reason) and to a bounded length. */
 function condense(message: string): string {
   const details = /^Details: (.*)$/m.exec(message)?.[1]
@@ -434,4 +455,34 @@ function settlementKey(payload: PaymentPayload, requirements: PaymentRequirement
   return createHash('sha256')
     .update(canonicalJson([payload.payload, requirements], { hexCaseInsensitive: true }))
     .digest('hex')
+}
+
+/**
+ * Whether `chain` cannot judge a payment now: it is restarting, or its RPC does not answer (Anvil died and its exit
+ * was not seen yet).
+ */
+export const chainDown = async (chain: SandboxChain): Promise<boolean> =>
+  chain.restarting ||
+  (await chain.client.getChainId().then(
+    () => false,
+    () => true,
+  ))
+
+/**
+ * `judge`'s answer, or 'chain-down' (the caller answers 503 with Retry-After) when `chain` could not judge the payment:
+ * it is restarting, or `judge` refused or failed while the chain was down. Never a refusal the chain's absence caused.
+ */
+export async function judgedOn<Answer>(
+  chain: SandboxChain,
+  judge: () => Promise<Answer>,
+  accepted: (answer: Answer) => boolean,
+): Promise<Answer | 'chain-down'> {
+  if (chain.restarting) return 'chain-down'
+  try {
+    const answer = await judge()
+    if (accepted(answer) || !(await chainDown(chain))) return answer
+  } catch (error) {
+    if (!(await chainDown(chain))) throw error
+  }
+  return 'chain-down'
 }

@@ -1,7 +1,7 @@
 import { PERMIT2_ADDRESS } from '@x402/evm'
 import { encodeFunctionData, maxUint256, numberToHex, type Address, type Hash } from 'viem'
 import type { SandboxChain } from '../sandbox-chain.js'
-import { sandboxUsdcAbi } from '../contracts/sandbox-usdc.generated.js'
+import { sandboxUsdcAbi } from '../contracts/index.js'
 
 /** Gas an `approve` may use (FiatToken's is ~46k). */
 const approveGas = 100_000n

@@ -1,8 +1,10 @@
 import { PERMIT2_ADDRESS, x402ExactPermit2ProxyAddress, x402UptoPermit2ProxyAddress } from '@x402/evm'
 import type { Address, Hex, PublicClient, TestClient } from 'viem'
-import { permit2DeployedBytecode } from '../contracts/permit2.generated.js'
-import { x402ExactPermit2ProxyDeployedBytecode } from '../contracts/x402-exact-permit2-proxy.generated.js'
-import { x402UptoPermit2ProxyDeployedBytecode } from '../contracts/x402-upto-permit2-proxy.generated.js'
+import {
+  permit2DeployedBytecode,
+  x402ExactPermit2ProxyDeployedBytecode,
+  x402UptoPermit2ProxyDeployedBytecode,
+} from '../contracts/index.js'
 
 /** Where x402's Permit2 payments run: the addresses are `@x402/evm`'s constants (the official deployments). */
 export const permit2Addresses = {

@@ -1,9 +1,6 @@
 import { decodeFunctionData, parseAbi, type Address, type Hex, type PublicClient } from 'viem'
-import { firstLocalBlock } from '../logs/authorizations.js'
-import { searchLogRanges, type LogRange } from '../logs/ranges.js'
-import { permit2Abi } from '../contracts/permit2.generated.js'
-import { x402ExactPermit2ProxyAbi } from '../contracts/x402-exact-permit2-proxy.generated.js'
-import { x402UptoPermit2ProxyAbi } from '../contracts/x402-upto-permit2-proxy.generated.js'
+import { firstLocalBlock, type LogRange, searchLogRanges } from '../logs/index.js'
+import { permit2Abi, x402ExactPermit2ProxyAbi, x402UptoPermit2ProxyAbi } from '../contracts/index.js'
 import { permit2Addresses } from './contracts.js'
 
 const transferEvent = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 value)'])[0]

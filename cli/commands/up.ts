@@ -207,7 +207,7 @@ export function readyLine({ chain, server }: RunningSvc<'up'>) {
     platform_domain: server.hosts.platformDomain,
     sandbox_platform_domain: server.hosts.sandboxPlatformDomain,
     gateway_port: server.port,
-    // A gateway host's URL with no name to resolve is `${direct_gateway_base}/{host}` (server/gateway/direct-url.ts).
+    // A gateway host's URL with no name to resolve is `${direct_gateway_base}/{host}` (server/app.ts).
     direct_gateway_base: directGatewayBase(server.port),
     rpc_url: chain.rpcUrl,
     facilitator_url: chain.facilitatorUrl,

@@ -1,9 +1,13 @@
 import { findChannelActionOnChain, type ChannelAction } from '../../chain/batch-settlement/index.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { toSvcError } from '../../core/errors.js'
-import { actionOf, listPendingChannelActions, saveChannelAction } from '../db/channel-actions.js'
-import { processOwnerOf } from '../db/process-owner.js'
-import type { BatchChannelRow as ChannelRow } from '../db/batch-tables.js'
+import {
+  actionOf,
+  type BatchChannelRow as ChannelRow,
+  listPendingChannelActions,
+  processOwnerOf,
+  saveChannelAction,
+} from '../db/index.js'
 import type { ChannelsDeps } from './deps.js'
 import { createChannelStorage } from './storage.js'
 import { createBatchRecords } from './records.js'

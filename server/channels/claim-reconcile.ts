@@ -1,13 +1,13 @@
 import type { Channel } from '@x402/evm/batch-settlement/server'
 import type { Hex, PublicClient } from 'viem'
 import { batchSettlementAddresses } from '../../chain/batch-settlement/index.js'
-import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
+import { x402BatchSettlementAbi } from '../../chain/contracts/index.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 import type { ChannelsDeps } from './deps.js'
 import type { BatchRecords } from './records.js'
 import { createChannelStorage } from './storage.js'
 import type { ChannelMoved } from './events.js'
-import type { OwnWrites } from '../db/own-write.js'
+import type { OwnWrites } from '../db/index.js'
 
 /** A production channel whose claimed total svc keeps below the chain's: a claim it did not record. */
 type Behind = { channelId: string; stored: bigint; onChain: bigint; row: ChannelRow }

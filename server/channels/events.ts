@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely'
-import type { Database } from '../db/tables.js'
+import type { Database } from '../db/index.js'
 import type { PaymentEvents } from '../payment-events.js'
 import { nowIso } from '../ids.js'
 

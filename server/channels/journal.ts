@@ -8,10 +8,9 @@ import {
   type ChannelAction,
   type ChannelActionDetail,
 } from '../../chain/batch-settlement/index.js'
-import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
+import { x402BatchSettlementAbi } from '../../chain/contracts/index.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
-import { deleteJournalRow } from '../db/settlement-journal.js'
-import type { SettlementJournalRow } from '../db/tables.js'
+import { deleteJournalRow, type SettlementJournalRow } from '../db/index.js'
 import type { ChannelsDeps } from './deps.js'
 import type { JournaledChannelAction } from '../journal/index.js'
 import { createBatchRecords } from './records.js'

@@ -1,16 +1,15 @@
 import type { Channel } from '@x402/evm/batch-settlement/server'
 import { sql } from 'kysely'
 import type { Hex } from 'viem'
-import { keptBlocks } from '../../chain/anvil/anvil.js'
+import { keptBlocks } from '../../chain/anvil/index.js'
 import { batchSettlementAddresses } from '../../chain/batch-settlement/index.js'
-import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
-import type { BatchTransactionKind } from '../db/batch-tables.js'
+import { x402BatchSettlementAbi } from '../../chain/contracts/index.js'
+import type { BatchTransactionKind, OwnWrites } from '../db/index.js'
 import type { ChannelsDeps } from './deps.js'
 import { nowIso } from '../ids.js'
 import { missingEpoch } from '../journal/index.js'
 import { createChannelStorage } from './storage.js'
 import type { WithdrawalSource } from './withdrawal-sources.js'
-import type { OwnWrites } from '../db/own-write.js'
 
 /** How many of the newest channel transactions a chain that went back is checked for at most. */
 const checkLimit = 1_000

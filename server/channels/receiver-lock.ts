@@ -1,6 +1,5 @@
 import { sql, type Kysely } from 'kysely'
-import { sharedByProcesses } from '../db/dialect.js'
-import type { Database } from '../db/tables.js'
+import { type Database, sharedByProcesses } from '../db/index.js'
 
 /** Runs `work` as the only claim or settle of a receiver's token in flight, across svc's processes. */
 export type ReceiverLock = <T>(key: string, work: () => Promise<T>) => Promise<T>

@@ -1,11 +1,16 @@
 import type SQLite from 'better-sqlite3'
 import { CompiledQuery, sql, type Kysely } from 'kysely'
 import type { Environment } from '../../core/hosts.js'
-import type { BatchChannelRow, BatchTransactionKind, BatchVouchersTable } from '../db/batch-tables.js'
-import type { Database } from '../db/tables.js'
+import {
+  type BatchChannelRow,
+  type BatchTransactionKind,
+  type BatchVouchersTable,
+  connectionOf,
+  type Database,
+  type OwnWrites,
+  runOn,
+} from '../db/index.js'
 import { newId } from '../ids.js'
-import { connectionOf } from '../db/database.js'
-import { runOn, type OwnWrites } from '../db/own-write.js'
 
 /** A request paid from a channel. */
 export type VoucherPaid = {

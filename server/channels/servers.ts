@@ -10,7 +10,7 @@ import {
   defaultSettleIntervalSeconds,
   withdrawDelayOf,
 } from '../../core/inputs/batch-accept.js'
-import type { ApiRow } from '../db/tables.js'
+import type { ApiRow, OwnWrites } from '../db/index.js'
 import type { ChannelsDeps } from './deps.js'
 import type { BatchRecords } from './records.js'
 import { createChannelStorage } from './storage.js'
@@ -19,7 +19,6 @@ import { createClaimReconciler } from './claim-reconcile.js'
 import { createRecordedFacilitators } from './recorded-facilitator.js'
 import { createWithdrawalWatch } from './withdrawals.js'
 import { FacilitatorUnavailableError, type GatewayRoute, type ResourceServers } from '../payments/index.js'
-import type { OwnWrites } from '../db/own-write.js'
 import { cutText, logLineLimit } from '../../core/http.js'
 
 /** A receiver's channels under one facilitator: its server scheme, storage, resource server and channel managers. */

@@ -1,11 +1,7 @@
 import { CompiledQuery, type Kysely } from 'kysely'
 import type { Channel, ChannelStorage, ChannelUpdateResult } from '@x402/evm/batch-settlement/server'
 import type { Environment } from '../../core/hosts.js'
-import { connectionOf } from '../db/database.js'
-import { forUpdate } from '../db/dialect.js'
-import type { BatchChannelsTable } from '../db/batch-tables.js'
-import type { Database } from '../db/tables.js'
-import { runOn, type OwnWrites } from '../db/own-write.js'
+import { type BatchChannelsTable, connectionOf, type Database, forUpdate, type OwnWrites, runOn } from '../db/index.js'
 
 /** The channels one server scheme holds: a receiver's, with one withdraw delay, on one chain epoch. */
 export type ChannelScope = {

@@ -1,16 +1,15 @@
 import type { Channel } from '@x402/evm/batch-settlement/server'
 import type { Hex } from 'viem'
 import { batchSettlementAddresses, readWithdrawals, type Withdrawal } from '../../chain/batch-settlement/index.js'
-import { x402BatchSettlementAbi } from '../../chain/contracts/x402-batch-settlement.generated.js'
+import { x402BatchSettlementAbi } from '../../chain/contracts/index.js'
 import { cutText, logLineLimit } from '../../core/http.js'
-import { channelLogCursor, saveChannelLogCursor } from '../db/channel-log-cursors.js'
+import { channelLogCursor, type OwnWrites, saveChannelLogCursor } from '../db/index.js'
 import type { ChannelsDeps } from './deps.js'
 import { newId, nowIso } from '../ids.js'
 import { createChannelStorage } from './storage.js'
 import type { ChannelMoved } from './events.js'
 import { withdrawalSources, type WithdrawalSource } from './withdrawal-sources.js'
 import { forgetMissingChannelRecords } from './missing-records.js'
-import type { OwnWrites } from '../db/own-write.js'
 
 /** How often the Sandbox chain is asked for new withdrawals (one call for its head block when nothing happened). */
 export const withdrawalCheckEveryMs = 1_000

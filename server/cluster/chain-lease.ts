@@ -1,8 +1,12 @@
 import type Pg from 'pg'
 import { toSvcError } from '../../core/errors.js'
-import { chainOwnerChannel, chainOwnerLockName } from '../db/chain-owner.js'
-import { databaseUnreachable, quietWhileUnreachable } from '../db/database-errors.js'
-import type { Notifications } from '../db/notifications.js'
+import {
+  chainOwnerChannel,
+  chainOwnerLockName,
+  databaseUnreachable,
+  type Notifications,
+  quietWhileUnreachable,
+} from '../db/index.js'
 
 export type ChainLeaseOptions = {
   /** Opens the lease's own connection (server/db/opened-database.ts `connect`). */

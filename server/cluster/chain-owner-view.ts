@@ -4,11 +4,15 @@ import { createPublicClient, http, type PublicClient } from 'viem'
 import { sandboxChain } from '../../chain/viem-chain.js'
 import { toSvcError } from '../../core/errors.js'
 import { sandboxNetwork } from '../../core/sandbox-usdc.js'
-import { chainOwnerChannel, readChainOwner, type ChainOwnerRow } from '../db/chain-owner.js'
-import { quietWhileUnreachable } from '../db/database-errors.js'
-import type { Notifications } from '../db/notifications.js'
-import { processOwnerOf } from '../db/process-owner.js'
-import type { Database } from '../db/tables.js'
+import {
+  chainOwnerChannel,
+  type ChainOwnerRow,
+  type Database,
+  type Notifications,
+  processOwnerOf,
+  quietWhileUnreachable,
+  readChainOwner,
+} from '../db/index.js'
 import { type ChainFacts, readChainFacts } from './chain-facts.js'
 import { clusterHeader, clusterRpcPath } from './cluster-secret.js'
 import { createOwnerFacilitatorClient } from './owner-facilitator-client.js'

@@ -1,5 +1,5 @@
 import type { Hosts } from '../../core/hosts.js'
-import type { InstallSecrets } from '../data-dir/secrets.js'
+import type { InstallSecrets } from '../data-dir/index.js'
 import type { JournalDeps } from '../journal/index.js'
 import type { ChainOwnerView } from './chain-owner-view.js'
 

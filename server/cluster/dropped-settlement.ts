@@ -1,7 +1,6 @@
 import type { PublicClient } from 'viem'
 import { clusterSettlingPath } from './cluster-secret.js'
-import { processOwnerOf } from '../db/process-owner.js'
-import type { SettlementJournalRow } from '../db/tables.js'
+import { processOwnerOf, type SettlementJournalRow } from '../db/index.js'
 import type { ClusterDeps } from './deps.js'
 import { findSettlementOf } from '../journal/index.js'
 

@@ -1,10 +1,15 @@
 import { toSvcError } from '../../core/errors.js'
 import { compilePattern } from '../../core/path-pattern.js'
-import { claimEndpoint, releaseEndpoint, usedUpEndpoints } from '../db/endpoint-claims.js'
-import { sharedByProcesses } from '../db/dialect.js'
-import { journalHolderOf } from '../db/settlement-journal.js'
-import { type PaymentIdClaims, postgresPaymentIdClaims } from '../db/payment-id-claims.js'
-import { processOwnerOf } from '../db/process-owner.js'
+import {
+  claimEndpoint,
+  journalHolderOf,
+  type PaymentIdClaims,
+  postgresPaymentIdClaims,
+  processOwnerOf,
+  releaseEndpoint,
+  sharedByProcesses,
+  usedUpEndpoints,
+} from '../db/index.js'
 import type { ClusterDeps } from './deps.js'
 import { releaseDroppedSettlement } from './dropped-settlement.js'
 import {

@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
-import { notifyPayloadLimit, type Notifications } from '../db/notifications.js'
-import type { Database } from '../db/tables.js'
+import { type Database, type Notifications, notifyPayloadLimit } from '../db/index.js'
 import type { PaymentEvent, PaymentEvents, PaymentEventsOptions, SandboxEvent, StreamEvent } from '../payment-events.js'
 
 /** The channels: events (`<id> <user> [<json>]`) and presence (`+users`, `-users`, `?`). */

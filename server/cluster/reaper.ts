@@ -1,8 +1,6 @@
 import { sql } from 'kysely'
 import { toSvcError } from '../../core/errors.js'
-import { deleteClusterProcess } from '../db/cluster-processes.js'
-import { sharedByProcesses } from '../db/dialect.js'
-import { ownerLockHeld, processOwnerOf } from '../db/process-owner.js'
+import { deleteClusterProcess, ownerLockHeld, processOwnerOf, sharedByProcesses } from '../db/index.js'
 import type { ClusterDeps } from './deps.js'
 import { type ChannelRowResolver, resolveSettlementJournal } from '../journal/index.js'
 

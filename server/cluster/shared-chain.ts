@@ -1,10 +1,14 @@
 import type { ChainServices, StartChainServicesOptions } from '../../chain/services.js'
 import { toSvcError } from '../../core/errors.js'
-import { clearChainOwner, publishChainEpoch, publishChainOwner } from '../db/chain-owner.js'
-import { notificationsOf } from '../db/notifications.js'
-import { processOwnerOf } from '../db/process-owner.js'
+import {
+  clearChainOwner,
+  notificationsOf,
+  type OpenedDatabase,
+  processOwnerOf,
+  publishChainEpoch,
+  publishChainOwner,
+} from '../db/index.js'
 import type { Clock } from '../../core/clock.js'
-import type { OpenedDatabase } from '../db/opened-database.js'
 import { startChainLease } from './chain-lease.js'
 
 export type SharedChainOptions = Pick<StartChainServicesOptions, 'binary' | 'relay' | 'receiverAuthorizerKey'> & {

@@ -2,7 +2,7 @@ import { z } from 'zod'
 import { sandboxNetwork, usdcAddress, usdcDecimals } from '../../core/sandbox-usdc.js'
 import { BadRequestError } from '../../core/errors.js'
 import { formatZodError } from '../../core/http.js'
-import type { SettlementCursor } from '../db/settlements.js'
+import type { SettlementCursor } from '../db/index.js'
 
 /**
  * Query-string parsing shared by the analytics routes (GET /stats/overview, GET /settlements): strict (unknown

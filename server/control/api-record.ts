@@ -1,6 +1,6 @@
 import { getAddress } from 'viem'
 import { directGatewayUrl, gatewayHost, publicOrigin } from '../../core/hosts.js'
-import type { ApiRow } from '../db/tables.js'
+import type { ApiRow } from '../db/index.js'
 import type { ServerDeps } from '../deps.js'
 
 export type ApiRecord = ReturnType<typeof apiRecord>
@@ -19,7 +19,7 @@ export function apiRecord(deps: ServerDeps, row: ApiRow) {
     discovery_contact_email: row.discovery_contact_email,
     openapi_version: row.openapi_version,
     gateway_url: publicOrigin(deps.hosts, gatewayHost(deps.hosts, row.environment, row.slug)),
-    // The same gateway with no name to resolve (server/gateway/direct-url.ts); a server (svc serve) has none.
+    // The same gateway with no name to resolve (server/app.ts: directGatewayRoute); a server (svc serve) has none.
     direct_url: deps.trust
       ? null
       : directGatewayUrl(deps.hosts.port, gatewayHost(deps.hosts, row.environment, row.slug)),

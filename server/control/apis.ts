@@ -2,8 +2,16 @@ import { Router } from 'express'
 import { BadRequestError } from '../../core/errors.js'
 import { param, parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
-import type { ApiRow, UpdateableApiRow } from '../db/tables.js'
-import { assertSlugFree, deleteApi, findOwnedApi, insertApi, listApis, updateApi } from '../db/apis.js'
+import {
+  type ApiRow,
+  assertSlugFree,
+  deleteApi,
+  findOwnedApi,
+  insertApi,
+  listApis,
+  type UpdateableApiRow,
+  updateApi,
+} from '../db/index.js'
 import { createApiSchema, updateApiSchema } from '../../core/inputs/api.js'
 import { apiRecord } from './api-record.js'
 import { guard, principalOf } from './context.js'

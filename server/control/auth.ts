@@ -6,16 +6,24 @@ import { BadRequestError, ConflictError, UnauthorizedError } from '../../core/er
 import { parseBody } from '../../core/http.js'
 import { credentialsSchema } from '../../core/inputs/credentials.js'
 import { newId, nowIso } from '../ids.js'
-import type { UserRow } from '../db/tables.js'
-import { emailTaken, findUserByEmail, findUserById, insertUser, markEmailVerified } from '../db/users.js'
-import { findEmailVerification, insertEmailVerification } from '../db/email-verifications.js'
-import { insertOutboxMail, listOutbox } from '../db/outbox.js'
+import {
+  emailTaken,
+  findEmailVerification,
+  findUserByEmail,
+  findUserById,
+  insertEmailVerification,
+  insertOutboxMail,
+  insertUser,
+  listOutbox,
+  markEmailVerified,
+  sharedByProcesses,
+  type UserRow,
+} from '../db/index.js'
 import { guard, principalOf, signSessionToken } from './context.js'
 import { createAuthThrottle } from './auth-throttle.js'
 import type { ServerDeps } from '../deps.js'
 import { clockOf } from '../sandbox/index.js'
 import { assertLocalCaller } from './local-sandbox.js'
-import { sharedByProcesses } from '../db/dialect.js'
 
 const scrypt = promisify(scryptCb) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>
 

@@ -1,6 +1,5 @@
 import { Router, type RequestHandler } from 'express'
-import type { BazaarCatalog } from '../../chain/facilitator/bazaar-catalog.js'
-import { createBazaarRoutes } from '../../chain/facilitator/bazaar-routes.js'
+import { type BazaarCatalog, createBazaarRoutes } from '../../chain/facilitator/index.js'
 import { NotFoundError } from '../../core/errors.js'
 import { controlUrl } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'

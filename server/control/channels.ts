@@ -1,9 +1,16 @@
 import { Router } from 'express'
 import { z } from 'zod'
 import { NotFoundError } from '../../core/errors.js'
-import type { BatchChannelRow, BatchTransactionRow, BatchVoucherRow } from '../db/batch-tables.js'
-import { channelTransactions, channelVouchers, findChannel, listChannels } from '../db/batch-channels.js'
-import { findOwnedApi } from '../db/apis.js'
+import {
+  type BatchChannelRow,
+  type BatchTransactionRow,
+  type BatchVoucherRow,
+  channelTransactions,
+  channelVouchers,
+  findChannel,
+  findOwnedApi,
+  listChannels,
+} from '../db/index.js'
 import type { ServerDeps } from '../deps.js'
 import { csvLine } from './analytics-csv.js'
 import { parseQuery, queryId, queryInt, queryString } from './analytics-query.js'

@@ -1,5 +1,5 @@
 import { gatewayHost } from '../../core/hosts.js'
-import type { ApiRow, DomainRow } from '../db/tables.js'
+import type { ApiRow, DomainRow } from '../db/index.js'
 import type { ServerDeps } from '../deps.js'
 import { challengePrefix, challengeValue } from './domain-verification.js'
 

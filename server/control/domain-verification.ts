@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { Resolver } from 'node:dns/promises'
 import { SvcError } from '../../core/errors.js'
-import type { DomainRow } from '../db/tables.js'
+import type { DomainRow } from '../db/index.js'
 
 /** The TXT record a domain's owner publishes: `_svc-challenge.<hostname>` = `svc-verification=<token>`. */
 export const challengePrefix = '_svc-challenge.'

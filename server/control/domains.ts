@@ -2,16 +2,16 @@ import { Router } from 'express'
 import { ConflictError } from '../../core/errors.js'
 import { param, parseBody } from '../../core/http.js'
 import { newId, nowIso } from '../ids.js'
-import type { DomainRow } from '../db/tables.js'
-import { findOwnedApi } from '../db/apis.js'
 import {
   deleteDomain,
+  type DomainRow,
   findDomain,
+  findOwnedApi,
   hostnameTaken,
   insertDomain,
   listDomains,
   markDomainVerified,
-} from '../db/domains.js'
+} from '../db/index.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
 import { createDomainSchema } from './domain-input.js'

@@ -1,5 +1,4 @@
-import type { Accept } from '../db/api-tables.js'
-import type { EndpointRow } from '../db/tables.js'
+import type { Accept, EndpointRow } from '../db/index.js'
 import type { JsonSchema } from '../upstream/index.js'
 
 export type EndpointRecord = ReturnType<typeof endpointRecord>

@@ -3,16 +3,16 @@ import { BadRequestError, ConflictError } from '../../core/errors.js'
 import { param, parseBody } from '../../core/http.js'
 import { nowIso } from '../ids.js'
 import { clockOf } from '../sandbox/index.js'
-import { findOwnedApi } from '../db/apis.js'
 import {
   deleteEndpoint,
   findEndpoint,
+  findOwnedApi,
   insertEndpoint,
   listEndpoints,
   purgeExpired,
   routeExists,
   updateEndpoint,
-} from '../db/endpoints.js'
+} from '../db/index.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'
 import { createEndpointSchema, updateEndpointSchema } from '../../core/inputs/endpoint.js'

@@ -1,7 +1,7 @@
 import { Router } from 'express'
 import { z } from 'zod'
 import { TooManyRequestsError } from '../../core/errors.js'
-import { findOwnedApi } from '../db/apis.js'
+import { findOwnedApi } from '../db/index.js'
 import type { ServerDeps } from '../deps.js'
 import type { PaymentEvents, StreamEvent } from '../payment-events.js'
 import { parseQuery, queryId } from './analytics-query.js'

@@ -2,12 +2,16 @@ import { Router, type RequestHandler } from 'express'
 import type { Address, Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { balancesSchema, faucetSchema } from '../../chain/manager.js'
-import type { SandboxWalletRow } from '../db/tables.js'
-import { findSandboxWallet, insertSandboxWalletIfAbsent, replaceSandboxWallet } from '../db/sandbox-wallets.js'
+import {
+  findSandboxWallet,
+  insertSandboxWalletIfAbsent,
+  replaceSandboxWallet,
+  type SandboxWalletRow,
+} from '../db/index.js'
 import { ForbiddenError } from '../../core/errors.js'
 import { parseBody } from '../../core/http.js'
 import { nowIso } from '../ids.js'
-import { decryptSecret, encryptSecret } from '../data-dir/secrets.js'
+import { decryptSecret, encryptSecret } from '../data-dir/index.js'
 import { requireSandboxChain } from '../sandbox/index.js'
 import { guard, principalOf } from './context.js'
 import type { ServerDeps } from '../deps.js'

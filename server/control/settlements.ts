@@ -2,7 +2,13 @@ import { Router, type Response } from 'express'
 import { z } from 'zod'
 import { BadRequestError } from '../../core/errors.js'
 import { sandboxEpochOf } from '../sandbox/index.js'
-import type { SettlementRow } from '../db/tables.js'
+import {
+  findOwnedApi,
+  listSettlements,
+  type SettlementCursor,
+  type SettlementFilter,
+  type SettlementRow,
+} from '../db/index.js'
 import { csvLine, settlementColumns } from './analytics-csv.js'
 import {
   decodeCursor,
@@ -14,8 +20,6 @@ import {
   queryString,
   addDays,
 } from './analytics-query.js'
-import { findOwnedApi } from '../db/apis.js'
-import { listSettlements, type SettlementCursor, type SettlementFilter } from '../db/settlements.js'
 import { guard, principalOf, type Principal } from './context.js'
 import type { ServerDeps } from '../deps.js'
 

@@ -1,10 +1,7 @@
 import { Router } from 'express'
 import { z } from 'zod'
 import { addDays, parseQuery, queryId, queryInt, RevenueTally, utcDay, type RevenueLine } from './analytics-query.js'
-import { findOwnedApi } from '../db/apis.js'
-import { dailyTraffic } from '../db/api-daily-stats.js'
-import { dailyVoucherRevenue } from '../db/batch-channels.js'
-import { countUniquePayers, dailyRevenue } from '../db/settlements.js'
+import { countUniquePayers, dailyRevenue, dailyTraffic, dailyVoucherRevenue, findOwnedApi } from '../db/index.js'
 import { guard, principalOf, type Principal } from './context.js'
 import type { ServerDeps } from '../deps.js'
 

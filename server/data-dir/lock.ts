@@ -4,10 +4,10 @@ import { join } from 'node:path'
 import {
   anvilPidFileName,
   anvilPidFileNames,
+  type StaleAnvil,
   stopStaleAnvil,
   twinAnvilPidFileName,
-  type StaleAnvil,
-} from '../../chain/anvil/pid-file.js'
+} from '../../chain/anvil/index.js'
 import { isProcessRunning, readCommandLine, readStartTime } from '../../core/os-process.js'
 import { SvcError } from '../../core/errors.js'
 

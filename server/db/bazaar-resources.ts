@@ -1,10 +1,10 @@
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely'
 import {
-  defaultCatalogCapacity,
   type CatalogFilter,
+  type CatalogItem,
   type CatalogStore,
-} from '../../chain/facilitator/bazaar-catalog.js'
-import type { CatalogItem } from '../../chain/facilitator/bazaar-entry.js'
+  defaultCatalogCapacity,
+} from '../../chain/facilitator/index.js'
 import { dialectOf } from './dialect.js'
 import type { Database } from './tables.js'
 
@@ -16,7 +16,7 @@ function filtered(query: Query, filter: CatalogFilter): Query {
   if (filter.payTo !== undefined) q = q.where('pay_to', '=', filter.payTo.toLowerCase())
   if (filter.scheme !== undefined) q = q.where('scheme', '=', filter.scheme)
   if (filter.network !== undefined) q = q.where('network', '=', filter.network)
-  // Each entry keeps its `bazaar` extension only (chain/facilitator/bazaar-entry.ts).
+  // Each entry keeps its `bazaar` extension only (chain/facilitator/bazaar-catalog.ts, catalogEntryOf).
   if (filter.extensions !== undefined && filter.extensions !== 'bazaar') q = q.where(sql<boolean>`1 = 0`)
   return q
 }

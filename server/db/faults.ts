@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Selectable } from 'kysely'
-import type { Fault, FaultKind, FaultStore } from '../../chain/faults/book.js'
+import type { Fault, FaultKind, FaultStore } from '../../chain/faults/index.js'
 import { notificationsOf } from './notifications.js'
 import type { SandboxFaultsTable } from './sandbox-tables.js'
 import type { Database } from './tables.js'

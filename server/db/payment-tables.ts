@@ -39,7 +39,7 @@ export type SettlementsTable = {
  */
 export type SettlementJournalTable = {
   id: string
-  /** The payment's identity (server/payments/locks.ts `paymentIdentity`): one row per payment. */
+  /** The payment's identity (server/payments/identifier.ts `paymentIdentity`): one row per payment. */
   payment_id: string
   api_id: string
   endpoint_id: string

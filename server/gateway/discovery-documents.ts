@@ -2,12 +2,11 @@ import type { Request, Response } from 'express'
 import type { Kysely } from 'kysely'
 import { findDefaultAsset } from '@x402/evm'
 import { sandboxNetwork } from '../../core/sandbox-usdc.js'
-import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
+import { type ApiRow, type Database, type EndpointRow, insertionOrder } from '../db/index.js'
 import { gatewayHost, type Hosts, publicOrigin } from '../../core/hosts.js'
 import { sandboxUsdc } from '../sandbox/index.js'
 import type { ServerDeps } from '../deps.js'
 import { buildOpenApiDocument, buildWellKnown, type DocumentInput } from './discovery-openapi.js'
-import { insertionOrder } from '../db/dialect.js'
 
 export type DiscoveryHandlers = {
   /** GET /openapi.json on a gateway host. */
@@ -67,7 +66,7 @@ export function usdcMatcher(deps: ServerDeps): DocumentInput['isUsdc'] {
  */
 function originOf(req: Request, hosts: Hosts, api: ApiRow): string {
   const header = req.headers.host?.trim().toLowerCase() ?? ''
-  // The direct URL (direct-url.ts: svc up's listener address, whose Host it checked): the buyer's, prefix and all.
+  // The direct URL (server/app.ts: svc up's listener address, whose Host it checked): the buyer's, prefix and all.
   if (req.baseUrl) return `${req.protocol}://${header}${req.baseUrl}`
   const match = /^([a-z0-9.-]+)(?::([0-9]{1,5}))?$/.exec(header)
   if (!match) return publicOrigin(hosts, gatewayHost(hosts, api.environment, api.slug))

@@ -18,7 +18,7 @@
  * written (`http://host/files/{path}`): the template names the resource, and requested as is it reaches the paid route.
  */
 import { usdcDecimals } from '../../core/sandbox-usdc.js'
-import type { ApiRow, EndpointRow } from '../db/tables.js'
+import type { ApiRow, EndpointRow } from '../db/index.js'
 import { openApiParameter, openApiPath, type OpenApiPath } from '../../core/path-pattern.js'
 import { inferredRequestComment, type JsonSchema } from '../upstream/index.js'
 

@@ -1,6 +1,6 @@
 import type { PaymentRequirements } from '@x402/core/types'
 import { findMatch } from '../../core/path-pattern.js'
-import type { ApiRow } from '../db/tables.js'
+import type { ApiRow, GatewayStore, OwnWrites } from '../db/index.js'
 import type { PaidRouteLimits, ServerDeps } from '../deps.js'
 import {
   type Attempt,
@@ -42,7 +42,6 @@ import {
   ownListenerPorts,
   type UpstreamProxyOptions,
 } from '../upstream/index.js'
-import type { GatewayStore } from '../db/gateway-store.js'
 import { createSettlementJournal, type SettlementJournalOptions, usedUpMessage } from '../journal/index.js'
 import { createPaymentClaims, paymentIdClaimsOf } from '../cluster/index.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
@@ -53,7 +52,6 @@ import {
   payBatch,
   resolveChannelJournalRow,
 } from '../channels/index.js'
-import type { OwnWrites } from '../db/own-write.js'
 
 export type PaymentFlow = {
   /**
@@ -179,7 +177,8 @@ export function createPaymentFlow(
       return failed(404, `no paid route for ${method} ${cutText(path, echoedValueLimit)}`)
     }
     // A missing facilitator (no chain, no SVC_FACILITATOR_URL) throws a 503 for the error handler.
-    const server = await (batch.serverFor(api, route) ?? servers.forApi(api))
+    // A route that takes batch-settlement gets its receiver's resource server (its channels); the others the API's.
+    const server = await ((route.batch && batch.serverFor(api, route)) ?? servers.forApi(api))
     const offer = await offerFor(route, server, api)
     const resource = {
       url: `${request.protocol}://${request.headers.host}${request.baseUrl}${url}`,

@@ -1,4 +1,4 @@
-import type { ApiRow } from '../db/tables.js'
+import type { ApiRow } from '../db/index.js'
 import { directGatewayUrl, gatewayHost, type HostRoute, publicOrigin } from '../../core/hosts.js'
 import type { ServerDeps } from '../deps.js'
 
@@ -27,7 +27,7 @@ export async function resolveGatewayApi(deps: ServerDeps, route: HostRoute): Pro
  * environment: `weather.localhost` (production) for a Sandbox API answers "… did you mean
  * http://weather.dev.localhost:4020/? (weather is a Sandbox API)", and the other way round. `resolve` looks the other
  * host up (the gateway passes its cache, so a flood of 404s reads the database once per change). `direct`: the request
- * came by a direct URL (direct-url.ts), and the one named is the other host's direct URL.
+ * came by a direct URL (server/app.ts), and the one named is the other host's direct URL.
  */
 export async function notServedMessage(
   deps: ServerDeps,

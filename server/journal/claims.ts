@@ -1,5 +1,5 @@
 import type { CompiledPattern } from '../../core/path-pattern.js'
-import type { EndpointRow } from '../db/tables.js'
+import type { EndpointRow } from '../db/index.js'
 import type { JournalEntry } from './journal.js'
 
 /** Frees a claim; `consumed` says an ephemeral endpoint was used up (it stays claimed until it is gone). */
@@ -23,7 +23,7 @@ export type Claim =
 
 /** What a request claims: its payment, the ephemeral endpoint it pays for, and the payment's journal entry. */
 export type ClaimRequest = {
-  /** The payment's identity (server/payments/locks.ts `paymentIdentity`). */
+  /** The payment's identity (server/payments/identifier.ts `paymentIdentity`). */
   paymentId: string
   /** The endpoint, when it is ephemeral (one payment settles it). */
   ephemeral: EndpointRow | undefined

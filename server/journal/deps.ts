@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely'
 import type { PublicClient } from 'viem'
 import type { ChainServices } from '../../chain/services.js'
 import type { Clock } from '../../core/clock.js'
-import type { Database } from '../db/tables.js'
+import type { Database } from '../db/index.js'
 import type { ProductionChains } from './production-chains.js'
 
 /**

@@ -1,5 +1,5 @@
 import type { Hex } from 'viem'
-import { keptBlocks } from '../../chain/anvil/anvil.js'
+import { keptBlocks } from '../../chain/anvil/index.js'
 import type { JournalDeps } from './deps.js'
 
 /** How many of the newest settlements one check reads at most. */

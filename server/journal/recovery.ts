@@ -1,15 +1,16 @@
 import type { Address, Hex, PublicClient } from 'viem'
 import { type LogRange, findAuthorizationUse } from '../../chain/logs/index.js'
-import { findPermit2NonceUse } from '../../chain/permit2/nonces.js'
+import { findPermit2NonceUse } from '../../chain/permit2/index.js'
 import { toSvcError } from '../../core/errors.js'
 import {
   deleteJournalRow,
   listJournalRows,
   markJournalUndelivered,
+  processOwnerOf,
   recordJournalSettlement,
-} from '../db/settlement-journal.js'
-import { processOwnerOf } from '../db/process-owner.js'
-import type { SettlementJournalRow, SettlementRow } from '../db/tables.js'
+  type SettlementJournalRow,
+  type SettlementRow,
+} from '../db/index.js'
 import type { JournalDeps } from './deps.js'
 import { newId } from '../ids.js'
 

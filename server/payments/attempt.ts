@@ -1,18 +1,20 @@
+/*
+ * A paid request's way through the flow, as its steps share it: the request once its route is known (`Attempt`), the
+ * payment it carries (`Payment`), what the steps use of the flow (`FlowContext`), and how it is answered
+ * (`PaymentOutcome`, with `failed` and `unavailable`).
+ */
 import type { x402ResourceServer } from '@x402/core/server'
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
-import type { ApiRow } from '../db/tables.js'
+import type { ApiRow, GatewayStore } from '../db/index.js'
 import type { PaymentsDeps } from './deps.js'
 import type { SettlementJournal } from '../journal/index.js'
 import type { PaymentEventType } from '../payment-events.js'
 import type { GatewayRoute } from './endpoint-table.js'
-import type { FacilitatorResult } from './facilitator-calls.js'
+import type { FacilitatorResult, GatewayFaults } from './facilitator-calls.js'
 import type { EventDetails, TrafficStats } from './tell.js'
-import type { GatewayRequest, UpstreamProxy } from '../upstream/index.js'
-import type { GatewayStore } from '../db/gateway-store.js'
-import type { GatewayFaults } from './faults.js'
-import type { PaymentOutcome, PaymentRequiredOutcome } from './outcome.js'
+import type { GatewayRequest, UpstreamProxy, UpstreamResponse } from '../upstream/index.js'
 import type { BuilderCode } from './decode.js'
-import type { Offer, PaidResource, Refusal } from './offer.js'
+import type { Offer, PaidResource, PaymentRequiredOutcome, Refusal } from './offer.js'
 
 /** One request on its way through the flow, once its route is known. */
 export type Attempt = {
@@ -34,7 +36,7 @@ export type Payment = {
   payload: PaymentPayload
   /** The one of the route's requirements the payload pays. */
   requirements: PaymentRequirements
-  /** What makes it one payment, however it is encoded (locks.ts `paymentIdentity`): its claim's and journal's key. */
+  /** What makes it one payment, however it is encoded (identifier.ts `paymentIdentity`): its claim's and journal's key. */
   paymentId: string
   /** The payment's builder-code attribution (decode.ts `builderCodeOf`, checked in `run()`), if it carried one. */
   builderCode: BuilderCode | undefined
@@ -68,7 +70,7 @@ export type FlowContext = {
   faults: GatewayFaults
   stats: TrafficStats
   proxy: UpstreamProxy
-  /** The settlement with its signed receipt (offer-receipt), for the PAYMENT-RESPONSE of an answer delivered. */
+  /** The settlement with its signed receipt (offer.ts), for the PAYMENT-RESPONSE of an answer delivered. */
   withReceipt(response: SettleResponse, resourceUrl: string): Promise<SettleResponse>
   /** Publishes what happened to a request (only when its seller listens). */
   tell(type: PaymentEventType, attempt: Attempt, details: EventDetails, requirements?: PaymentRequirements): void
@@ -81,3 +83,51 @@ export type FlowContext = {
     refusal?: Refusal & { reason?: string | undefined; payer?: string | undefined; requirements?: PaymentRequirements },
   ): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome>
 }
+
+/**
+ * How the payment flow answers a request (see payment-flow.ts); an adapter writes it (server/gateway/index.ts: writeOutcome).
+ * - `payment-required`: a 402, asking for a payment or saying why the one sent was refused;
+ * - `error`: `{"error"}` with `status` (404 no route, 410 used up, 502/504 upstream or facilitator failed, 503 the
+ *   facilitator cannot judge payments now, …), when retrying later helps `retryAfter` seconds, and when an upfront
+ *   payment was settled before the upstream failed its `PAYMENT-RESPONSE`;
+ * - `paid`: the upstream's answer, held while the payment settled, with its `PAYMENT-RESPONSE`; the adapter calls
+ *   `written` once the answer is out (`delivered`: all of it was handed to the buyer's connection) or cannot be;
+ * - `pass-through`: an upstream 4xx, or the answer to a wallet signed in with sign-in-with-x, to stream to the buyer as
+ *   it is (nothing was settled);
+ * - `buyer-gone`: the buyer left before the answer was ready; nothing was settled and nothing is written.
+ */
+export type PaymentOutcome =
+  | PaymentRequiredOutcome
+  | {
+      type: 'error'
+      status: number
+      error: string
+      retryAfter?: number
+      /** A settled payment's `PAYMENT-RESPONSE` (upfront: the upstream failed after the buyer was charged). */
+      paymentResponse?: string
+    }
+  | {
+      type: 'paid'
+      status: number
+      headers: Record<string, string | string[]>
+      body: Buffer
+      /** The settlement recorded for it (none: a kept answer sent again). */
+      settlementId?: string
+      written: (delivered: boolean) => void
+    }
+  | { type: 'pass-through'; upstream: UpstreamResponse }
+  | { type: 'buyer-gone' }
+
+/** An `error` answer. */
+export const failed = (status: number, error: string): PaymentOutcome => ({ type: 'error', status, error })
+
+/** Seconds a buyer waits before paying again when the facilitator cannot judge payments (its chain restarts). */
+const facilitatorRetryAfterSeconds = 1
+
+/** A 503: the facilitator cannot judge payments now; retry in a second. */
+export const unavailable = (error: string): PaymentOutcome => ({
+  type: 'error',
+  status: 503,
+  error,
+  retryAfter: facilitatorRetryAfterSeconds,
+})

@@ -1,8 +1,15 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import { authorizationFields } from '../../core/eip3009-authorization.js'
 import { verifyPayment } from './facilitator-calls.js'
-import { buyerGone, type FlowContext, type Payment, type Refuse } from './attempt.js'
-import { failed, unavailable, type PaymentOutcome } from './outcome.js'
+import {
+  buyerGone,
+  failed,
+  type FlowContext,
+  type Payment,
+  type PaymentOutcome,
+  type Refuse,
+  unavailable,
+} from './attempt.js'
 import { reasonFields } from './offer.js'
 import { takeChargeOverride, settleAndRecord } from './settle.js'
 import { upstreamTarget } from '../upstream/index.js'

@@ -5,7 +5,7 @@
 import { decodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentPayload } from '@x402/core/types'
 import { cutText, echoedValueLimit } from '../../core/http.js'
-import { eip3009PayloadSchema, shapeProblem } from '../../chain/facilitator/exact.js'
+import { eip3009PayloadSchema, shapeProblem } from '../../chain/facilitator/index.js'
 import { BUILDER_CODE, BUILDER_CODE_PATTERN, MAX_SERVICE_CODES } from '@x402/extensions/builder-code'
 
 /** A decoded `PAYMENT-SIGNATURE`, or why it is not one (the message of the 402 that refuses it). */

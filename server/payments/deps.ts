@@ -1,4 +1,4 @@
-import type { FaultBook } from '../../chain/faults/book.js'
+import type { FaultBook } from '../../chain/faults/index.js'
 import type { PaymentEvents } from '../payment-events.js'
 import type { SandboxDeps } from '../sandbox/index.js'
 import type { UpstreamDeps } from '../upstream/index.js'

@@ -2,15 +2,24 @@ import type { Kysely } from 'kysely'
 import { LRUCache } from 'lru-cache'
 import { machineClock, type Clock } from '../../core/clock.js'
 import { compareSpecificity, compilePattern, type CompiledPattern } from '../../core/path-pattern.js'
-import { purgeExpired } from '../db/endpoints.js'
-import type { Accept } from '../db/api-tables.js'
-import type { ApiRow, Database, EndpointRow } from '../db/tables.js'
-import type { GatewayStore } from '../db/gateway-store.js'
+import {
+  type Accept,
+  type ApiRow,
+  type Database,
+  type EndpointRow,
+  type GatewayStore,
+  purgeExpired,
+} from '../db/index.js'
 
 /** One endpoint as the gateway serves it; per-facilitator derived data (requirements, 402s) hangs off `derived`. */
 export type GatewayRoute = {
   endpoint: EndpointRow
   accepts: Accept[]
+  /**
+   * The accept of `accepts` that takes batch-settlement (payment channels), read once per row: only such a route asks
+   * the channels for its resource server (server/channels/servers.ts `serverFor`). Undefined for the others.
+   */
+  batch: Accept | undefined
   compiled: CompiledPattern
   /** ms since the epoch; null = not ephemeral. */
   expiresAt: number | null
@@ -81,9 +90,11 @@ export function createEndpointTable(db: Kysely<Database>, clock: Clock = machine
 }
 
 function toRoute(row: EndpointRow): GatewayRoute {
+  const accepts = JSON.parse(row.accepts) as Accept[]
   return {
     endpoint: row,
-    accepts: JSON.parse(row.accepts) as Accept[],
+    accepts,
+    batch: accepts.find((accept) => accept.scheme === 'batch-settlement'),
     compiled: compilePattern(row.method, row.path_pattern),
     expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
     derived: new Map(),

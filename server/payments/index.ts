@@ -2,19 +2,37 @@
  * The door of server/payments/: what the other rooms of server/ use, named. Another room imports only this file
  * (test/architecture/layers.test.ts); the files inside import each other directly.
  */
-export { type Attempt, buyerGone, type FlowContext, type Payment } from './attempt.js'
+export {
+  type Attempt,
+  buyerGone,
+  failed,
+  type FlowContext,
+  type Payment,
+  type PaymentOutcome,
+  unavailable,
+} from './attempt.js'
 export { payAuthorization } from './authorization-flow.js'
 export { builderCodeOf, decodePayment, normalizePath, v1CodeHint } from './decode.js'
 export type { PaymentsDeps } from './deps.js'
 export { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
-export { type FacilitatorResult, settlePayment, verifyPayment } from './facilitator-calls.js'
-export { createGatewayFaults } from './faults.js'
-export { createPaymentIdentifiers } from './identifier.js'
-export { payClaimed, paymentIdentity, retryLater } from './locks.js'
-export { createOfferReceipts } from './offer-receipt.js'
-export { offerFor, paymentRequired, reasonFields, type Refusal } from './offer.js'
-export { failed, type PaymentOutcome, type PaymentRequiredOutcome, unavailable } from './outcome.js'
-export { createResourceServers, FacilitatorUnavailableError, type ResourceServers } from './resource-servers.js'
+export {
+  createGatewayFaults,
+  createResourceServers,
+  FacilitatorUnavailableError,
+  type FacilitatorResult,
+  type ResourceServers,
+  settlePayment,
+  verifyPayment,
+} from './facilitator-calls.js'
+export { createPaymentIdentifiers, payClaimed, paymentIdentity, retryLater } from './identifier.js'
+export {
+  createOfferReceipts,
+  offerFor,
+  paymentRequired,
+  type PaymentRequiredOutcome,
+  reasonFields,
+  type Refusal,
+} from './offer.js'
 export { journalEntryOf } from './settle.js'
 export { createSignIns } from './sign-in-with-x.js'
 export { serveSignedIn } from './signed-in-flow.js'

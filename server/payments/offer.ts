@@ -1,21 +1,29 @@
 /*
  * The 402 a route answers: its offer under a facilitator (`offerFor`: the requirements and the extensions declared
  * with them: Bazaar discovery, gas sponsoring, offer receipts, payment-identifier), the PaymentRequired built from it
- * (`paymentRequired`), and the reason fields of a refused payment (`reasonFields`).
+ * (`paymentRequired`), the reason fields of a refused payment (`reasonFields`), and the install's signer of the offers
+ * and of the receipts of the answers paid (`createOfferReceipts`).
  */
+import { createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto'
 import type { x402ResourceServer } from '@x402/core/server'
-import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
+import type { PaymentPayload, PaymentRequirements, ResourceServerExtension, SettleResponse } from '@x402/core/types'
 import { encodePaymentRequiredHeader, encodePaymentResponseHeader } from '@x402/core/http'
 import { cutText, echoedValueLimit, errorMessageLimit } from '../../core/http.js'
 import { PAYMENT_IDENTIFIER, declarePaymentIdentifierExtension } from '@x402/extensions/payment-identifier'
 import { routePatternOf } from '../../core/path-pattern.js'
-import type { ApiRow, EndpointRow } from '../db/tables.js'
-import { OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
-import { offerReceiptDeclaration } from './offer-receipt.js'
+import type { ApiRow, EndpointRow } from '../db/index.js'
+import {
+  OFFER_RECEIPT,
+  createJWSOfferReceiptIssuer,
+  createOfferReceiptExtension,
+  declareOfferReceiptExtension,
+  type JWSSigner,
+  type OfferReceiptDeclaration,
+} from '@x402/extensions/offer-receipt'
+import { encodeBase58 } from '@x402/extensions/sign-in-with-x'
 import { signInChallenge } from './sign-in-with-x.js'
 import type { GatewayRoute } from './endpoint-table.js'
-import type { PaymentRequiredOutcome } from './outcome.js'
-import { FacilitatorUnavailableError } from './resource-servers.js'
+import { FacilitatorUnavailableError } from './facilitator-calls.js'
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar'
 import { inferredRequestComment, type JsonSchema } from '../upstream/index.js'
 import {
@@ -49,6 +57,19 @@ export type Refusal = {
   paymentResponse?: string | undefined
   /** The payment refused, for the schemes that add to its 402 (batch-settlement's corrective channel state). */
   payload?: PaymentPayload | undefined
+}
+
+/**
+ * A 402: `PAYMENT-REQUIRED` header and the same PaymentRequired as the JSON body (with the scheme's reason fields
+ * when a payment was refused), and `PAYMENT-RESPONSE` when a settlement was refused.
+ */
+export type PaymentRequiredOutcome = {
+  type: 'payment-required'
+  header: string
+  body: string
+  paymentResponse?: string
+  /** The endpoint asked for, `GET /weather/{city}` (the browser's paywall page shows it). */
+  route?: string
 }
 
 /** The resource a 402 names: its URL, the normalized request path, and a description. */
@@ -296,4 +317,64 @@ export function gasSponsoring(
     ...(declared.has(EIP2612_GAS_SPONSORING.key) ? declareEip2612GasSponsoringExtension() : {}),
     ...(declared.has(ERC20_APPROVAL_GAS_SPONSORING.key) ? declareErc20ApprovalGasSponsoringExtension() : {}),
   }
+}
+
+/** The gateway's signer of x402's `offer-receipt` extension: signed offers in its 402s, signed receipts on success. */
+export type OfferReceipts = {
+  /** The `kid` of every signature: a `did:key` of the install's Ed25519 key, so a buyer verifies without a lookup. */
+  kid: string
+  /** The package's extension (`createOfferReceiptExtension`), registered on the gateway's resource servers. */
+  extension: ResourceServerExtension
+  /** `settled` with the signed receipt of `resourceUrl` in its `extensions` (as the package's extension adds it). */
+  withReceipt(settled: SettleResponse, resourceUrl: string): Promise<SettleResponse>
+}
+
+/** The offer-receipt declaration of every paid route: its receipts name the settlement's transaction. */
+export const offerReceiptDeclaration: Record<string, OfferReceiptDeclaration> = declareOfferReceiptExtension({
+  includeTxHash: true,
+})
+
+// PKCS#8 DER of an Ed25519 private key, before its 32-byte seed (RFC 8410).
+const ed25519Pkcs8Prefix = Buffer.from('302e020100300506032b657004220420', 'hex')
+// The multicodec of an Ed25519 public key (0xed, as a varint), before the key in a did:key.
+const ed25519Multicodec = Uint8Array.of(0xed, 0x01)
+
+/**
+ * The offer-receipt signer of an install, from its 32-byte seed (data-dir/secrets.ts): JWS with EdDSA, `kid`
+ * `did:key:z6Mk…#z6Mk…`. Offers and receipts are made by the package's issuer (`createJWSOfferReceiptIssuer`); only
+ * the signature of bytes is ours (node:crypto), and the key never leaves this closure.
+ */
+export function createOfferReceipts(seed: Buffer): OfferReceipts {
+  const privateKey = createPrivateKey({
+    key: Buffer.concat([ed25519Pkcs8Prefix, seed]),
+    format: 'der',
+    type: 'pkcs8',
+  })
+  const kid = didKeyOf(createPublicKey(privateKey))
+  const signer: JWSSigner = {
+    kid,
+    format: 'jws',
+    algorithm: 'EdDSA',
+    sign: async (payload) => sign(null, payload, privateKey).toString('base64url'),
+  }
+  const extension = createOfferReceiptExtension(createJWSOfferReceiptIssuer(kid, signer))
+  return {
+    kid,
+    extension,
+    async withReceipt(settled, resourceUrl) {
+      const enriched = await extension.enrichSettlementResponse?.(offerReceiptDeclaration[OFFER_RECEIPT], {
+        result: settled,
+        transportContext: { request: { adapter: { getUrl: () => resourceUrl } } },
+      } as never)
+      if (enriched === undefined) return settled
+      return { ...settled, extensions: { ...settled.extensions, [OFFER_RECEIPT]: enriched } }
+    },
+  }
+}
+
+/** `did:key:z…#z…` of an Ed25519 public key (the multicodec-prefixed key in base58btc). */
+function didKeyOf(publicKey: KeyObject): string {
+  const raw = Buffer.from(publicKey.export({ format: 'jwk' }).x ?? '', 'base64url')
+  const id = `z${encodeBase58(Uint8Array.from([...ed25519Multicodec, ...raw]))}`
+  return `did:key:${id}#${id}`
 }

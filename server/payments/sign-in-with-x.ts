@@ -11,7 +11,7 @@ import {
 } from '@x402/extensions/sign-in-with-x'
 import { sql } from 'kysely'
 import { cutText, echoedValueLimit } from '../../core/http.js'
-import type { ApiRow, EndpointRow } from '../db/tables.js'
+import type { ApiRow, EndpointRow } from '../db/index.js'
 import type { PaymentsDeps } from './deps.js'
 import { clockOf, sandboxChainReader } from '../sandbox/index.js'
 import { reasonText } from './facilitator-calls.js'

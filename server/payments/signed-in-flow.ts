@@ -1,5 +1,4 @@
-import type { Attempt, FlowContext } from './attempt.js'
-import { failed, type PaymentOutcome } from './outcome.js'
+import { type Attempt, failed, type FlowContext, type PaymentOutcome } from './attempt.js'
 import { upstreamTarget } from '../upstream/index.js'
 
 /** A wallet that paid within the endpoint's sign-in-with-x window: the upstream's answer, nothing settled. */

@@ -3,11 +3,10 @@
  * (`createFlowEvents`, when the seller listens) and the API's daily counters (`createTrafficStats`).
  */
 import type { PaymentRequirements } from '@x402/core/types'
-import type { ApiRow } from '../db/tables.js'
+import type { ApiRow, GatewayStore, TrafficRow } from '../db/index.js'
 import type { PaymentsDeps } from './deps.js'
 import type { PaymentEvent, PaymentEventType } from '../payment-events.js'
 import { nowIso } from '../ids.js'
-import type { GatewayStore, TrafficRow } from '../db/gateway-store.js'
 
 /** The request an event is about. */
 export type EventSubject = {

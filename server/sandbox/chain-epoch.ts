@@ -1,7 +1,6 @@
 import type { Address } from 'viem'
 import { toSvcError } from '../../core/errors.js'
-import { findLatestChainEpoch, insertChainEpoch } from '../db/sandbox-chain-epochs.js'
-import { listSandboxWalletAddresses } from '../db/sandbox-wallets.js'
+import { findLatestChainEpoch, insertChainEpoch, listSandboxWalletAddresses } from '../db/index.js'
 import type { SandboxDeps } from './deps.js'
 import { nowIso } from '../ids.js'
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
-import { promoteState, unreadableState, writeFileAtomically } from '../../chain/anvil/state-file.js'
-import { databaseFileName } from '../data-dir/permissions.js'
+import { promoteState, unreadableState, writeFileAtomically } from '../../chain/anvil/index.js'
+import { databaseFileName } from '../data-dir/index.js'
 
 /**
  * A revert's way forward, kept in the data dir while it runs (issue 21), so a `kill -9` at any step leaves the chain

@@ -2,9 +2,7 @@ import type { ChainServices } from '../../chain/services.js'
 import type { Clock } from '../../core/clock.js'
 import { toSvcError } from '../../core/errors.js'
 import type { Kysely } from 'kysely'
-import { notificationsOf } from '../db/notifications.js'
-import { findLatestChainEpoch } from '../db/sandbox-chain-epochs.js'
-import type { Database } from '../db/tables.js'
+import { type Database, findLatestChainEpoch, notificationsOf } from '../db/index.js'
 import { alignChainTime } from './chain-time.js'
 
 /** The channel sandbox_chain_epochs' trigger notifies, with the epoch, when svc's clock offset moves (migration 2026_11_27_06). */

@@ -2,7 +2,7 @@ import { BadRequestError, ChainError, ServiceUnavailableError } from '../../core
 import { machineClock, type Clock } from '../../core/clock.js'
 import { alignChainTime } from './chain-time.js'
 import { requireSandboxChain } from './require-chain.js'
-import { setChainClockOffset } from '../db/sandbox-chain-epochs.js'
+import { setChainClockOffset } from '../db/index.js'
 import type { SandboxDeps } from './deps.js'
 
 /** The Sandbox's two clocks: the chain's (its latest block) and svc's own (the machine's plus the offset). */

@@ -2,14 +2,14 @@ import { hostname } from 'node:os'
 import type { Kysely } from 'kysely'
 import { toSvcError } from '../../core/errors.js'
 import {
+  type ClusterProcess,
+  type Database,
   deleteClusterProcess,
   listClusterProcesses,
+  type Notifications,
+  type ProcessOwner,
   saveClusterProcess,
-  type ClusterProcess,
-} from '../db/cluster-processes.js'
-import type { Notifications } from '../db/notifications.js'
-import type { ProcessOwner } from '../db/process-owner.js'
-import type { Database } from '../db/tables.js'
+} from '../db/index.js'
 import type { ChainServices } from '../../chain/services.js'
 import { isLoopbackAddress, plainAddress } from '../../core/address-list.js'
 import type { OwnPeer } from './own-peers.js'

@@ -3,8 +3,7 @@
  * (test/architecture/layers.test.ts); the files inside import each other directly.
  */
 export { chainListeners, shareClusterPeers } from './cluster-peers.js'
-export { answerHealth, isHealthRequest } from './health.js'
-export { createServerLifecycle, type ServerLifecycle } from './lifecycle.js'
+export { answerHealth, createServerLifecycle, isHealthRequest, type ServerLifecycle } from './health.js'
 export { ownPeers, peersAt, peersOfUrls } from './own-peers.js'
 export { readServeSecrets, type ServeSecretSources } from './serve-secrets.js'
 export { assertAdmin, type ServerTrust, upstreamRefusal } from './server-trust.js'

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { UsageError } from '../../core/errors.js'
-import type { InstallSecrets } from '../data-dir/secrets.js'
+import type { InstallSecrets } from '../data-dir/index.js'
 
 /**
  * Where one secret of `svc serve` comes from: a file (`--jwt-secret-file`, …) or the value of an environment variable

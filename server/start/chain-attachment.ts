@@ -4,7 +4,7 @@ import { createMemoryCatalogStore } from '../../chain/facilitator/bazaar-catalog
 import { toSvcError } from '../../core/errors.js'
 import { createSqliteCatalogStore } from '../db/bazaar-resources.js'
 import { createSqliteChannelActionStore } from '../db/channel-actions.js'
-import type { OpenedDatabase } from '../db/opened-database.js'
+import type { OpenedDatabase } from '../db/index.js'
 import { findLatestChainEpoch } from '../db/sandbox-chain-epochs.js'
 import type { ServerDeps } from '../deps.js'
 import { resolveChannelActions, resolveChannelJournalRow } from '../channels/index.js'

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http'
 import type { Readable } from 'node:stream'
 
 /**
- * What the payment flow reads of a buyer's request, and nothing of a web framework: an adapter (express-adapter.ts)
+ * What the payment flow reads of a buyer's request, and nothing of a web framework: an adapter (server/gateway/index.ts: ExpressGatewayRequest)
  * makes one of each request.
  */
 export type GatewayRequest = {
@@ -12,7 +12,7 @@ export type GatewayRequest = {
   readonly url: string
   /**
    * What the buyer's URL has before `url`: '' on a gateway host, `/gateway/{host}` on its direct URL
-   * (server/gateway/direct-url.ts; express's name for a mount path).
+   * (server/app.ts: directGatewayRoute; express's name for a mount path).
    */
   readonly baseUrl: string
   /** Lower-case names, as node:http gives them. */

@@ -17,7 +17,6 @@ const most = 4
 /** ABI mirrors allowed more than four parameters, as `file name` (issue 36: at most one). */
 const abiMirrors = new Set<string>([])
 
-
 const allowed = abiMirrors
 
 type LongFunction = { file: string; line: number; name: string; count: number }

@@ -6,8 +6,8 @@
  * same USDC contract as svc's, installed by svc's chain kit, since the official stack brings no token).
  * `POST /fund {address, amount}` mints USDC for the bench's buyers. Prints one ready line; SIGTERM stops it.
  *
- * Its Anvil has svc's pool guard (chain/relay/pool-guard.ts), not a setting of the official stack: without it a run
- * hangs for good when automine leaves settlements unmined (foundry-rs/foundry#10122: 64 transactions of the
+ * Its Anvil has svc's pool guard (chain/relay/miner.ts, startPoolGuard), not a setting of the official stack: without
+ * it a run hangs for good when automine leaves settlements unmined (foundry-rs/foundry#10122: 64 transactions of the
  * facilitator queued behind nonce 499 in one run). `GET /unstuck` says how often the guard had to step in; each time
  * shows in the reference's slowest payments.
  */

@@ -1,6 +1,6 @@
 /**
  * Which of the three foundry-rs/foundry#10122 guards the tuned relay still needs under `--no-mining` (the batch miner):
- * one transaction in flight per relayer (chain/relay/relayer.ts), the pool guard (chain/relay/pool-guard.ts) and the
+ * one transaction in flight per relayer (chain/relay/relayer.ts), the pool guard (chain/relay/miner.ts) and the
  * miner's sweep of the pool (chain/relay/miner.ts; its scenarios ran before the sweep became fixed, see the commit).
  * Each scenario sends the same self-transfers to a fresh Anvil, with a guard taken away, and counts what the pool
  * guard had to send again and what was never mined (no receipt within 5 s). The minter's path (raw sends, 16 in
@@ -17,7 +17,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { startAnvil } from '../../chain/anvil/anvil.js'
 import { devAccountKeys, relayerPoolKeys } from '../../chain/constants.js'
 import { startBatchMiner } from '../../chain/relay/miner.js'
-import { createRpcTransport } from '../../chain/relay/rpc-transport.js'
+import { createRpcTransport } from '../../chain/relay/anvil-rpc.js'
 import { createTxSender } from '../../chain/relay/tx-sender.js'
 import { sandboxChain } from '../../chain/viem-chain.js'
 import { sandboxChainId } from '../../core/sandbox-usdc.js'

@@ -1,6 +1,6 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import type { ApiRow, EndpointRow, SettlementJournalRow } from '../../server/db/tables.js'
-import { paymentIdentity } from '../../server/payments/locks.js'
+import { paymentIdentity } from '../../server/payments/identifier.js'
 import { buildJournalRow, type JournalEntry } from '../../server/journal/journal.js'
 
 export type TestJournalRowOptions = Partial<SettlementJournalRow> & {

@@ -7,8 +7,7 @@ import { openApiPath, type OpenApiPathParameter } from '../../../core/path-patte
 import { sandboxNetwork } from '../../../core/sandbox-usdc.js'
 import { twinSpecs } from '../../../core/twins.js'
 import type { Environment } from '../../../core/hosts.js'
-import type { Accept } from '../../db/api-tables.js'
-import type { ApiRow, EndpointRow } from '../../db/tables.js'
+import type { Accept, ApiRow, EndpointRow } from '../../db/index.js'
 import { usdcDollars } from '../discovery-openapi.js'
 
 /** One way to pay an endpoint: an accept option in words. */
@@ -60,7 +59,7 @@ export type ApiPageInput = {
   /** The endpoints to list (enabled, not ephemeral), in order. */
   endpoints: EndpointRow[]
   isUsdc(network: string, asset: string): boolean
-  /** The direct URL's `/gateway/{host}` (server/gateway/direct-url.ts). @defaultValue '' (a gateway host) */
+  /** The direct URL's `/gateway/{host}` (server/app.ts: directGatewayRoute). @defaultValue '' (a gateway host) */
   base?: string | undefined
 }
 

@@ -1,8 +1,7 @@
 import { Readable } from 'node:stream'
 import type { Request, Response } from 'express'
 import { BadRequestError } from '../../../core/errors.js'
-import type { ApiRow } from '../../db/tables.js'
-import { writeOutcome } from '../express-adapter.js'
+import type { ApiRow } from '../../db/index.js'
 import type { GatewayRequest } from '../../upstream/index.js'
 import type { PaymentOutcome } from '../../payments/index.js'
 import type { PaywallRequest } from '../paywall/paywall-page.js'
@@ -47,6 +46,8 @@ export type TryItParts = {
     html(req: Request, api: ApiRow, outcome: PaymentOutcome, request?: PaywallRequest): string | undefined
     write(res: Response, outcome: PaymentOutcome & { type: 'payment-required' }, html: string): void
   }
+  /** Writes any other outcome (the gateway's own writer: server/gateway/index.ts). */
+  write(res: Response, outcome: PaymentOutcome): void
 }
 
 /** GET /__svc/try-it: the paywall page of the named request (or, for a script, that request's JSON answer). */
@@ -66,5 +67,5 @@ export async function serveTryIt(req: Request, res: Response, api: ApiRow, parts
   const outcome = await parts.run(asked, api)
   const page = parts.paywall.html(req, api, outcome, request)
   if (page !== undefined && outcome.type === 'payment-required') return parts.paywall.write(res, outcome, page)
-  writeOutcome(res, outcome)
+  parts.write(res, outcome)
 }

@@ -1,11 +1,14 @@
 import type { Request, Response } from 'express'
 import { BadRequestError, NotFoundError, TooManyRequestsError } from '../../../core/errors.js'
-import type { ApiRow } from '../../db/tables.js'
+import type { ApiRow } from '../../db/index.js'
 import type { ServerDeps } from '../../deps.js'
 import { createPublicRpc, demoFaucetAddress, fundDemoWallet, hasSandboxChain } from '../../sandbox/index.js'
 import { createLimiter } from '../../serve/index.js'
 import { paywallBundle } from './bundle-file.js'
 import { paywallPaths } from './paywall-state.js'
+
+/** Where svc's own routes begin: they shadow an upstream's routes of the same path. */
+export const ownRoutesPrefix = '/__svc/'
 
 /**
  * svc's own routes on every gateway host, for the paywall page: its script, and on Sandbox APIs only the chain's RPC
@@ -41,8 +44,6 @@ export function createPaywallOwnRoutes(deps: ServerDeps) {
   }
 
   return {
-    /** Whether `path` is one of svc's own (they shadow an upstream's routes of the same path). */
-    owns: (path: string) => path.startsWith('/__svc/'),
     async serve(req: Request, res: Response, api: ApiRow): Promise<void> {
       switch (req.path) {
         case paywallPaths.script: {

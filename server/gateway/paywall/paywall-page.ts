@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http'
 import type { PaymentRequired } from '@x402/core/types'
 import type { Request } from 'express'
-import type { ApiRow } from '../../db/tables.js'
+import type { ApiRow } from '../../db/index.js'
 import type { ServerDeps } from '../../deps.js'
 import type { PaymentOutcome, PaymentRequiredOutcome } from '../../payments/index.js'
 import { isBrowserRequest } from './browser-request.js'
@@ -32,7 +32,7 @@ export function createPaywallPage(deps: ServerDeps) {
   const provider = createPaywall<SvcPaywallConfig>().withNetwork(svcEvmPaywall).build()
 
   function config({ req, api, outcome, paymentRequired, request }: PaywallPageFacts): Partial<SvcPaywallConfig> {
-    // On a direct URL (`/gateway/{host}`: direct-url.ts) svc's own routes are under its prefix too.
+    // On a direct URL (`/gateway/{host}`: server/app.ts) svc's own routes are under its prefix too.
     const base = req.baseUrl
     const origin = `${req.protocol}://${req.headers.host}${base}`
     const chain = api.environment === 'development' ? sandboxChainFacts(deps) : undefined

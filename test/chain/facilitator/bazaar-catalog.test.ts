@@ -14,12 +14,14 @@ import {
 } from '@x402/extensions/bazaar'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import {
+  catalogEntryOf,
+  catalogLimits,
   createBazaarCatalog,
   createMemoryCatalogStore,
+  discoveryExtensionProblem,
+  type CatalogEntry,
   type CatalogStore,
 } from '../../../chain/facilitator/bazaar-catalog.js'
-import { catalogEntryOf, catalogLimits, type CatalogEntry } from '../../../chain/facilitator/bazaar-entry.js'
-import { discoveryExtensionProblem } from '../../../chain/facilitator/bazaar-validation.js'
 import { createSqliteCatalogStore } from '../../../server/db/bazaar-resources.js'
 import { openDatabase, type OpenedDatabase } from '../../../server/db/database.js'
 

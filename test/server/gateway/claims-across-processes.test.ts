@@ -35,7 +35,7 @@ import { resolveSettlementJournal } from '../../../server/journal/recovery.js'
 import { releaseDroppedSettlement } from '../../../server/cluster/dropped-settlement.js'
 import { buildJournalRow } from '../../../server/journal/journal.js'
 import { orphanedPayment } from '../../../server/cluster/payment-claims.js'
-import { paymentIdentity } from '../../../server/payments/locks.js'
+import { paymentIdentity } from '../../../server/payments/identifier.js'
 import { resolveChannelActions, resolveChannelJournalRow } from '../../../server/channels/index.js'
 import { type GatedUpstream, startGatedUpstream } from './gated-upstream.js'
 

@@ -1,5 +1,5 @@
 /**
- * The direct URLs (server/gateway/direct-url.ts), on a real `svc up` (a child process, port 0, the demo seed plus an
+ * The direct URLs (server/app.ts), on a real `svc up` (a child process, port 0, the demo seed plus an
  * API in front of an upstream of the test's): `http://127.0.0.1:PORT/gateway/{gateway host}/{path}` is the gateway
  * host's `/{path}` with no name to resolve. Plain `fetch` (Node's resolver knows no `*.localhost` name) pays through
  * it with the official x402 client; the 402's resource URL, the paywall page, the API page and the discovery documents

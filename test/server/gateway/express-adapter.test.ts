@@ -1,10 +1,10 @@
-/** The gateway's edge (server/gateway/express-adapter.ts): each PaymentOutcome as it goes on the wire. */
+/** The gateway's edge (server/gateway/index.ts, after the gateway): each PaymentOutcome as it goes on the wire. */
 import { createServer, type ServerResponse } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { ExpressGatewayRequest, writeOutcome } from '../../../server/gateway/express-adapter.js'
-import type { PaymentOutcome } from '../../../server/payments/outcome.js'
+import { ExpressGatewayRequest, writeOutcome } from '../../../server/gateway/index.js'
+import type { PaymentOutcome } from '../../../server/payments/index.js'
 
 let next: (res: ServerResponse) => void = () => {}
 const server = createServer((_req, res) => next(res))

@@ -15,7 +15,7 @@ import {
   type JWSSignedReceipt,
 } from '@x402/extensions/offer-receipt'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
-import { createOfferReceipts } from '../../../server/payments/offer-receipt.js'
+import { createOfferReceipts } from '../../../server/payments/offer.js'
 import { startSandbox, type TestSandbox } from '../../../sdk/testing.js'
 import { createSellerApi, sandboxExact, serverUrl } from '../../helpers/seller-api.js'
 
