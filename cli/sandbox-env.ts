@@ -155,8 +155,8 @@ export function sandboxEnvTable(): string {
 }
 
 /**
- * A new buyer's key: a fresh one, never the seeded seller's pay-to or its Sandbox wallet. Asked for while svc starts
- * (viem's key code takes a moment to load), funded once it is ready ({@link fundBuyer}).
+ * A new buyer's key: a fresh one, never the seeded seller's pay-to or its Sandbox wallet. Made once the chain is up
+ * (the chain's own keys have loaded viem's key code and its tables by then), and funded at once ({@link fundBuyer}).
  */
 export async function createBuyer(): Promise<Buyer> {
   const { generatePrivateKey, privateKeyToAccount } = await import('viem/accounts')

@@ -57,10 +57,9 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv, as?: Starte
         const binary = resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env })
         // Started by a process that then dies (a killed `npm start`), svc stops too, and Anvil with it.
         const parentGone = options.watchParent ? watchParent() : undefined
-        // `svc exec`'s buyer, and the detached svc's (`svc up --detach`): its key made while svc starts, funded as soon
-        // as the chain is up, beside the server's start and the seed.
-        const newBuyer = as || options.withBuyer ? createBuyer() : undefined
-        newBuyer?.catch(() => {})
+        // `svc exec`'s buyer, and the detached svc's (`svc up --detach`): made and funded as soon as the chain is up
+        // (its key's code is loaded by then), beside the server's start and the seed.
+        const withBuyer = as !== undefined || options.withBuyer === true
         let funded: Promise<Buyer> | undefined
         const { startSvc } = await import('../../server/start/index.js')
         const sandbox: RunningSvc<'up'> = await startSvc({
@@ -88,8 +87,8 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv, as?: Starte
           log: write,
           onProgress: (line) => say(`svc: ${line}`),
           onChain: (chain) => {
-            if (!newBuyer) return
-            funded = fundBuyer(chain.manager, newBuyer)
+            if (!withBuyer) return
+            funded = fundBuyer(chain.manager, createBuyer())
             funded.catch(() => {})
           },
         })
