@@ -6,7 +6,7 @@ import { startAnvil, type AnvilProcess } from '../../chain/anvil/anvil.js'
 import { anvilStateArgs, newExitDumpPath, prepareChainState, trustExitDump } from '../../chain/anvil/state-file.js'
 import { relayMining, relays } from '../../chain/relay/mode.js'
 // The SQLite binding alone: the database's modules load while Anvil boots (server.ts `loadServerModules`).
-import { loadSqlite } from '../db/sqlite/driver.js'
+import { loadSqlite } from '../db/sqlite-binding.js'
 import { UsageError } from '../../core/errors.js'
 import { createClock } from '../../core/clock.js'
 import type { Listening } from '../../core/http.js'
