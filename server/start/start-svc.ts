@@ -204,7 +204,8 @@ async function startWithChain(options: AnyStartOptions, setup?: ServerSetup): Pr
     server = await openServer({ ...options, dataDir, clock }, setup, chainStarting)
     demo = await demoStarting
     let stopped: Promise<void> | undefined
-    const running = { chain, server }
+    // Up: the server attached it.
+    const running = { chain: await chainStarting, server }
     return {
       ...running,
       demoUpstreamUrl: demo?.url,
