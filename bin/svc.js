@@ -15,5 +15,17 @@ if (!existsSync(entry)) {
   )
   process.exit(2)
 }
+// `svc up … --detach`: the detached svc is spawned before the CLI would have loaded, and this process loads only what
+// waits for it and records it (cli/detach-start.ts).
+const args = process.argv.slice(2)
+if (args[0] === 'up' && args.includes('--detach')) {
+  const { detachRequest, runDetachRequest } = await import(new URL('../dist/cli/detach-start.js', import.meta.url).href)
+  const request = detachRequest(args)
+  if (request) {
+    const code = await runDetachRequest(args, request, process.env)
+    await new Promise((resolve) => process.stdout.write('', resolve))
+    process.exit(code)
+  }
+}
 const { run } = await import(entry.href)
 await run()

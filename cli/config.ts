@@ -1,8 +1,8 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { z } from 'zod'
 import { UsageError } from '../core/errors.js'
+import { configPath } from './config-path.js'
 
 /** The login session the CLI keeps between runs. */
 const sessionSchema = z.object({
@@ -15,15 +15,7 @@ const sessionSchema = z.object({
 })
 export type SavedSession = z.infer<typeof sessionSchema>
 
-/**
- * Where the session lives: `$SVC_CONFIG_DIR/config.json`, else `$XDG_CONFIG_HOME/svc/config.json`, else
- * `~/.config/svc/config.json`.
- */
-export function configPath(env: NodeJS.ProcessEnv): string {
-  if (env.SVC_CONFIG_DIR) return join(env.SVC_CONFIG_DIR, 'config.json')
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config')
-  return join(base, 'svc', 'config.json')
-}
+export { configPath }
 
 /** Where `svc pay` keeps the buyer's payment channels (x402 batch-settlement): `channels/` beside the session. */
 export const buyerChannelsDir = (env: NodeJS.ProcessEnv): string => join(dirname(configPath(env)), 'channels')

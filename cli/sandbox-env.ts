@@ -1,4 +1,4 @@
-import { SvcError } from '../core/errors.js'
+import { SvcError, toSvcError } from '../core/errors.js'
 import type { SeedResult } from '../sdk/seed.js'
 
 /** What the environment list reads of `svc up --json`'s ready line (cli/commands/up.ts `readyLine`). */
@@ -155,8 +155,8 @@ export function sandboxEnvTable(): string {
 }
 
 /**
- * A new buyer's key: a fresh one, never the seeded seller's pay-to or its Sandbox wallet. Asked for while svc starts
- * (viem's key code takes a moment to load), funded once it is ready ({@link fundBuyer}).
+ * A new buyer's key: a fresh one, never the seeded seller's pay-to or its Sandbox wallet. Made once the chain is up
+ * (the chain's own keys have loaded viem's key code and its tables by then), and funded at once ({@link fundBuyer}).
  */
 export async function createBuyer(): Promise<Buyer> {
   const { generatePrivateKey, privateKeyToAccount } = await import('viem/accounts')
@@ -165,20 +165,20 @@ export async function createBuyer(): Promise<Buyer> {
 }
 
 /**
- * Funds a buyer by the sandbox's chain manager with its faucet's default ETH and USDC (10 ETH, 1000 USDC), as
- * `startSandbox()` funds its buyer. No Permit2 approval (it would add a transaction to every start): Permit2 routes are
- * paid with the EIP-2612 permit the gateway sponsors, or after `svc faucet ADDRESS --approve-permit2`.
+ * Funds a buyer with the faucet's default ETH and USDC (10 ETH, 1000 USDC), as `startSandbox()` funds its buyer: the
+ * chain manager's `fund`, in the process that runs svc (what `POST /faucet {"address": …}` does), started as soon as
+ * the chain is up, beside the rest of the start. No Permit2 approval (it would add a transaction to every start): Permit2
+ * routes are paid with the EIP-2612 permit the gateway sponsors, or after `svc faucet ADDRESS --approve-permit2`.
  */
-export async function fundBuyer(chainManagerUrl: string, buyer: Buyer | Promise<Buyer>): Promise<Buyer> {
+export async function fundBuyer(
+  manager: { fund(address: `0x${string}`): Promise<unknown> },
+  buyer: Buyer | Promise<Buyer>,
+): Promise<Buyer> {
   const { address, private_key } = await buyer
-  const response = await fetch(`${chainManagerUrl}/faucet`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ address }),
-  })
-  if (!response.ok)
-    throw new SvcError(
-      `the chain manager did not fund the buyer: ${response.status} ${(await response.text()).slice(0, 300)}`,
-    )
+  try {
+    await manager.fund(address as `0x${string}`)
+  } catch (error) {
+    throw new SvcError(`the chain manager did not fund the buyer: ${toSvcError(error).message}`, { cause: error })
+  }
   return { address, private_key }
 }

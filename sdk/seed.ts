@@ -344,40 +344,52 @@ export async function applySeed(
     })
 
   const result: SeedResult = { email, password, jwt: session.token, keys: [], apis: [] }
-  for (const key of seed.keys) {
-    const client = as(key.environment)
-    const existing = (await client.keys.list()).find((k) => k.name === key.name && !k.revoked_at)
-    if (existing) result.keys.push({ name: key.name, environment: key.environment })
-    else {
-      const created = await client.keys.create({ name: key.name, scopes: key.scopes, preset: key.preset })
-      result.keys.push({ name: key.name, environment: key.environment, key: created.key })
+  // The keys and the APIs are made side by side (each in the seed's order): a seed's requests are most of its time.
+  const makeKeys = async () => {
+    for (const key of seed.keys) {
+      const client = as(key.environment)
+      const existing = (await client.keys.list()).find((k) => k.name === key.name && !k.revoked_at)
+      if (existing) result.keys.push({ name: key.name, environment: key.environment })
+      else {
+        const created = await client.keys.create({ name: key.name, scopes: key.scopes, preset: key.preset })
+        result.keys.push({ name: key.name, environment: key.environment, key: created.key })
+      }
     }
   }
 
-  for (const spec of seed.apis) {
-    const client = as(spec.environment)
-    const { endpoints, environment, ...fields } = spec
-    let api = (await client.apis.list()).find((a) => a.slug === spec.slug)
-    const created = !api
-    api ??= await client.apis.create({ ...fields, pay_to_mode: 'user_wallet' })
-    if (api.upstream_base_url !== fields.upstream_base_url)
-      api = await client.apis.update(api.id, { upstream_base_url: fields.upstream_base_url })
-    const local = environment === 'development' ? (await client.config.localDev()).usdc : undefined
-    const have = new Set((await client.endpoints.list(api.id)).map((e) => `${e.method} ${e.path_pattern}`))
-    let made = 0
-    for (const endpoint of endpoints) {
-      if (have.has(`${endpoint.method.toUpperCase()} ${endpoint.path_pattern}`)) continue
-      await client.endpoints.create(api.id, seedEndpointBody(endpoint, local).body)
-      made++
+  const makeApis = async () => {
+    for (const spec of seed.apis) {
+      const client = as(spec.environment)
+      const { endpoints, environment, ...fields } = spec
+      const [apis, local] = await Promise.all([
+        client.apis.list(),
+        environment === 'development' ? client.config.localDev().then((config) => config.usdc) : undefined,
+      ])
+      let api = apis.find((a) => a.slug === spec.slug)
+      const created = !api
+      api ??= await client.apis.create({ ...fields, pay_to_mode: 'user_wallet' })
+      if (api.upstream_base_url !== fields.upstream_base_url)
+        api = await client.apis.update(api.id, { upstream_base_url: fields.upstream_base_url })
+      // A new API has no endpoints to look for.
+      const have = new Set(
+        created ? [] : (await client.endpoints.list(api.id)).map((e) => `${e.method} ${e.path_pattern}`),
+      )
+      let made = 0
+      for (const endpoint of endpoints) {
+        if (have.has(`${endpoint.method.toUpperCase()} ${endpoint.path_pattern}`)) continue
+        await client.endpoints.create(api.id, seedEndpointBody(endpoint, local).body)
+        made++
+      }
+      result.apis.push({
+        slug: api.slug,
+        environment,
+        gateway_url: api.gateway_url,
+        ...(api.direct_url ? { direct_url: api.direct_url } : {}),
+        created,
+        endpoints_created: made,
+      })
     }
-    result.apis.push({
-      slug: api.slug,
-      environment,
-      gateway_url: api.gateway_url,
-      ...(api.direct_url ? { direct_url: api.direct_url } : {}),
-      created,
-      endpoints_created: made,
-    })
   }
+  await Promise.all([makeKeys(), makeApis()])
   return result
 }

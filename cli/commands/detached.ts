@@ -1,7 +1,15 @@
 import type { Command } from 'commander'
 import { SvcError, UsageError } from '../../core/errors.js'
 import { action, addCommand, type CliContext } from '../context.js'
-import { type DetachedRecord, findRecord, isRunning, removeRecord, startDetached, stopDetached } from '../detached.js'
+import {
+  type DetachedRecord,
+  detachedLine,
+  findRecord,
+  isRunning,
+  removeRecord,
+  startDetached,
+  stopDetached,
+} from '../detached.js'
 import { dotenvLines, sandboxEnv, shellExports } from '../sandbox-env.js'
 
 type Which = { name?: string; dataDir?: string }
@@ -71,8 +79,5 @@ export function registerDetached(program: Command, ctx: CliContext) {
 
 /** `svc up --detach`: starts it ({@link startDetached}) and prints its ready line, with its name, pid, log and buyer. */
 export async function printDetached(env: NodeJS.ProcessEnv, rawArgs: readonly string[], name: string): Promise<void> {
-  const { ready, ...rest } = await startDetached(env, rawArgs, name)
-  process.stdout.write(
-    `${JSON.stringify({ ...ready, name: rest.name, pid: rest.pid, log: rest.log, buyer: rest.buyer })}\n`,
-  )
+  process.stdout.write(detachedLine(await startDetached(env, rawArgs, name)))
 }

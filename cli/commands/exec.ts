@@ -3,9 +3,9 @@ import { accessSync, constants as fsConstants, statSync } from 'node:fs'
 import { constants as osConstants } from 'node:os'
 import { delimiter, join } from 'node:path'
 import type { Command } from 'commander'
-import { SvcError, toSvcError, UsageError } from '../../core/errors.js'
+import { toSvcError, UsageError } from '../../core/errors.js'
 import type { SeedResult } from '../../sdk/seed.js'
-import { type Buyer, createBuyer, fundBuyer, type ReadyLine, sandboxEnv } from '../sandbox-env.js'
+import { type Buyer, type ReadyLine, sandboxEnv } from '../sandbox-env.js'
 import { stopWithin } from '../signals.js'
 
 /** Ends the CLI with a given exit code and nothing printed (`svc exec` exits with its command's code). */
@@ -16,12 +16,12 @@ export class CommandExit extends Error {
 }
 
 /** What `svc up` gives a command that starts svc as it does (cli/commands/up.ts `registerUp`). */
-export type StartedSvc = { ready: ReadyLine; seed?: SeedResult | undefined; stop(): Promise<void> }
+export type StartedSvc = { ready: ReadyLine; seed?: SeedResult | undefined; buyer: Buyer; stop(): Promise<void> }
 export type StartedBy = {
   description: string
   /** The command, made on the program; `svc up`'s options are added to it. */
   command(program: Command): Command
-  /** What it does once svc is ready, instead of running until a signal; it stops svc. */
+  /** What it does once svc is ready (seeded, its buyer funded), instead of running until a signal; it stops svc. */
   started(
     svc: StartedSvc,
     until: { signalled: Promise<NodeJS.Signals>; parentGone?: Promise<void> | undefined },
@@ -59,7 +59,6 @@ const commandStopMs = 10_000
  */
 export function execCommand(env: NodeJS.ProcessEnv): StartedBy & { starting: boolean } {
   let argv: string[] = []
-  let newBuyer: Promise<Buyer> | undefined
   const exec = {
     /** True from the command's checks to svc being ready: an error then is svc failing to start (exit 2). */
     starting: false,
@@ -85,18 +84,13 @@ export function execCommand(env: NodeJS.ProcessEnv): StartedBy & { starting: boo
           if (command.getOptionValue('seed') === undefined) command.setOptionValue('seed', 'demo')
           command.setOptionValue('json', true)
           exec.starting = true
-          newBuyer = createBuyer()
         }),
-    async started({ ready, seed, stop }: StartedSvc, { signalled, parentGone }: Parameters<StartedBy['started']>[1]) {
+    async started(
+      { ready, seed, buyer, stop }: StartedSvc,
+      { signalled, parentGone }: Parameters<StartedBy['started']>[1],
+    ) {
       exec.starting = false
       const say = (line: string) => void process.stderr.write(`${line}\n`)
-      let buyer: Buyer
-      try {
-        buyer = await fundBuyer(ready.chain_manager_url, newBuyer ?? createBuyer())
-      } catch (error) {
-        await stopWithin(stop(), say)
-        throw new SvcError(toSvcError(error).message, { exitCode: 2 })
-      }
       const child = spawn(argv[0]!, argv.slice(1), {
         stdio: 'inherit',
         env: { ...env, ...sandboxEnv(ready, seed, buyer) },

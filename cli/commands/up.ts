@@ -12,6 +12,8 @@ import { tuneHeapWhileStarting } from '../v8-heap.js'
 import { directGatewayBase, directGatewayUrl } from '../../core/hosts.js'
 import { printDetached } from './detached.js'
 import { rawArgsOf, type StartedBy } from './exec.js'
+import { type Buyer, createBuyer, fundBuyer } from '../sandbox-env.js'
+import { SvcError, toSvcError } from '../../core/errors.js'
 
 /**
  * `svc up`: starts the sandbox and runs until Ctrl-C / SIGTERM, or until the process that started it is gone. `as`: a
@@ -21,7 +23,10 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv, as?: Starte
   upOptions(as?.command(program) ?? upCommand(program), env)
     .description(as?.description ?? 'start the sandbox: chain, chain manager, facilitator, control planes and gateway')
     .action(
-      async (options: UpOptions & { detach?: boolean; name: string; logProgress?: boolean }, command: Command) => {
+      async (
+        options: UpOptions & { detach?: boolean; name: string; logProgress?: boolean; withBuyer?: boolean },
+        command: Command,
+      ) => {
         if (options.detach) return printDetached(env, rawArgsOf(command), options.name)
         // The dashboard owns the screen: on a terminal, unless --json / --no-tui, and not under CI, where Ink draws
         // nothing until exit. CI is what Ink itself asks (is-in-ci, reading the process's environment): CI or
@@ -52,6 +57,10 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv, as?: Starte
         const binary = resolveAnvilBinary({ explicit: env.SVC_ANVIL_BIN, env })
         // Started by a process that then dies (a killed `npm start`), svc stops too, and Anvil with it.
         const parentGone = options.watchParent ? watchParent() : undefined
+        // `svc exec`'s buyer, and the detached svc's (`svc up --detach`): made and funded as soon as the chain is up
+        // (its key's code is loaded by then), beside the server's start and the seed.
+        const withBuyer = as !== undefined || options.withBuyer === true
+        let funded: Promise<Buyer> | undefined
         const { startSvc } = await import('../../server/start/index.js')
         const sandbox: RunningSvc<'up'> = await startSvc({
           mode: 'up',
@@ -77,6 +86,11 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv, as?: Starte
           demoUpstream: seedFile?.needsDemoUpstream,
           log: write,
           onProgress: (line) => say(`svc: ${line}`),
+          onChain: (chain) => {
+            if (!withBuyer) return
+            funded = fundBuyer(chain.manager, createBuyer())
+            funded.catch(() => {})
+          },
         })
         let seed: SeedResult | undefined
         if (seedFile) {
@@ -92,6 +106,13 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv, as?: Starte
             throw error
           }
         }
+        let buyer: Buyer | undefined
+        try {
+          buyer = await funded
+        } catch (error) {
+          await stopWithin(sandbox.stop(), write)
+          throw new SvcError(toSvcError(error).message, { exitCode: 2 })
+        }
         const { sandboxChain: chain } = sandbox.chain
         chain.on('restart', ({ generation, reason }) =>
           say(
@@ -101,7 +122,10 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv, as?: Starte
         chain.on('error', (error) => write(`svc: chain restart failed: ${error.message}`))
         startedServing()
         if (as)
-          return as.started({ ready: readyLine(sandbox), seed, stop: () => sandbox.stop() }, { signalled, parentGone })
+          return as.started(
+            { ready: readyLine(sandbox), seed, buyer: buyer!, stop: () => sandbox.stop() },
+            { signalled, parentGone },
+          )
         // A CLI run later without --base-url / SVC_BASE_URL talks to this svc, whatever its port (cli/running-svc.ts).
         recordRunning(env, {
           port: sandbox.server.port,
@@ -110,7 +134,9 @@ export function registerUp(program: Command, env: NodeJS.ProcessEnv, as?: Starte
         })
 
         if (options.json) {
-          process.stdout.write(`${JSON.stringify({ ...readyLine(sandbox), ...(seed ? { seed } : {}) })}\n`)
+          process.stdout.write(
+            `${JSON.stringify({ ...readyLine(sandbox), ...(seed ? { seed } : {}), ...(buyer ? { buyer } : {}) })}\n`,
+          )
           return waitForShutdown(sandbox, say, signalled, parentGone)
         }
         if (dashboard) {
@@ -168,6 +194,8 @@ function upCommand(program: Command): Command {
       )
       // The detached svc's: its progress lines go to its log (stderr) even with --json, so the log says how it started.
       .addOption(new Option('--log-progress').hideHelp())
+      // The detached svc's too: it funds a new buyer (beside its start) and gives it in its ready line as `buyer`.
+      .addOption(new Option('--with-buyer').hideHelp())
   )
 }
 

@@ -9,7 +9,6 @@ import { endpointRecord } from './endpoint-record.js'
 import { checkAccepts, newEndpointRow } from './endpoint-service.js'
 import { clockOf } from '../sandbox/index.js'
 import { required } from '../../core/inputs/validation.js'
-import { parseOpenApi } from './openapi-parse.js'
 
 const maxSpecChars = 1024 * 1024
 const maxOperations = 500
@@ -53,6 +52,8 @@ export function createOpenApiRoutes(deps: ServerDeps): Router {
 
   router.post('/openapi/parse', guard({ scopes: ['openapi:read'] }), async (req, res) => {
     const { spec } = parseBody(parseSchema, req.body)
+    // Its parser (a JSON Schema dereferencer, YAML) loads on the first import, not with the server.
+    const { parseOpenApi } = await import('./openapi-parse.js')
     res.json(await parseOpenApi(spec))
   })
 

@@ -68,6 +68,9 @@ type CommonOptions = {
   log?: ((message: string) => void) | undefined
   /** Start-up progress lines. */
   onProgress?: ((line: string) => void) | undefined
+  /** The Sandbox chain's services are up (`up`, `serve --sandbox-chain local`), before the server opens: what needs
+   * only the chain (`svc exec`'s buyer funded) starts beside the rest of the start. */
+  onChain?: ((chain: ChainServices) => void) | undefined
   /** svc's clock (time travel moves it). @defaultValue the chain services' clock, or one of its own without a chain */
   clock?: Clock | undefined
 }

@@ -57,9 +57,15 @@ export function loadServerModules() {
 
 /**
  * The server part of `startSvc` (index.ts): opens the database and serves the control planes and the gateway on one
- * port, with `options.chain` attached (or none). `setup`: what `svc serve`'s flags came to.
+ * port, with `options.chain` attached (or none). `setup`: what `svc serve`'s flags came to. `chainStarting`: the chain
+ * to attach instead, still starting: the database opens and the app is made meanwhile (closed again if the chain fails
+ * to start).
  */
-export async function openServer(options: AnyStartOptions, setup: ServerSetup = {}): Promise<RunningServer> {
+export async function openServer(
+  options: AnyStartOptions,
+  setup: ServerSetup = {},
+  chainStarting?: Promise<ChainServices>,
+): Promise<RunningServer> {
   const [
     { openDatabase },
     { createApp },
@@ -91,6 +97,9 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
         busyTimeoutMs: options.busyTimeoutMs,
       })
   tightenFiles(dataDir)
+  // A chain still starting is attached once it is up, after the app is made (as a team Sandbox's process attaches
+  // the chain it takes over): the server's routes read `deps.chain` when they run.
+  let chain = chainStarting ? undefined : options.chain
   const hosts = setup.domains ? platformHosts(options.port ?? 0, setup.domains) : defaultHosts(options.port ?? 0)
   hosts.public = setup.publicOrigin
   const lifecycle = createServerLifecycle()
@@ -98,7 +107,7 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
     db: database.db,
     secrets: loadInstallSecrets(dataDir, setup.installSecrets),
     hosts,
-    chain: options.chain,
+    chain,
     autoVerify: options.autoVerify,
     productionFacilitatorUrl: options.productionFacilitatorUrl,
     productionChains:
@@ -109,7 +118,7 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
     schemaProbeTimeoutMs: options.schemaProbeTimeoutMs,
     log: options.log,
     dataDir,
-    clock: options.clock ?? options.chain?.clock ?? createClock(),
+    clock: options.clock ?? chain?.clock ?? createClock(),
     sandboxState: createSandboxState(),
     // Processes sharing a PostgreSQL database share one event stream (LISTEN/NOTIFY and a replay ring in the database).
     events: database.notifications
@@ -143,6 +152,14 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
     })
   }
   const app = await createApp(deps)
+  if (chainStarting)
+    try {
+      chain = await chainStarting
+    } catch (error) {
+      await app.gateway.close()
+      await database.close()
+      throw error
+    }
   // On PostgreSQL every process takes svc's clock offset from every process's changes (LISTEN/NOTIFY).
   const stopClock = database.dialect.sharedByProcesses
     ? await shareClock({
@@ -154,7 +171,7 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
       })
     : async () => {}
   // The chain's stores, its epoch, recovery from it, its restarts (svc serve --sandbox-chain shared: again later).
-  let attached = await attachChain(deps, options.chain, { database, dataDir })
+  let attached = await attachChain(deps, chain, { database, dataDir })
   // On a database other processes share, the rows of one that dies are resolved by a survivor within seconds.
   const reaper = startJournalReaper(deps, {
     everyMs: options.reapEveryMs,
@@ -179,7 +196,7 @@ export async function openServer(options: AnyStartOptions, setup: ServerSetup = 
       db: database.db,
       notifications: database.notifications,
       owner: (await import('../db/process-owner.js')).processOwnerOf(database.db),
-      listeners: clusterListeners(options.chain),
+      listeners: clusterListeners(chain),
       log: options.log,
     }))
   if (setup.trust) setup.trust.cluster = cluster

@@ -5,7 +5,8 @@ import type { ChainServices } from '../../chain/services.js'
 import { startAnvil, type AnvilProcess } from '../../chain/anvil/anvil.js'
 import { anvilStateArgs, newExitDumpPath, prepareChainState, trustExitDump } from '../../chain/anvil/state-file.js'
 import { relayMining, relays } from '../../chain/relay/mode.js'
-import { loadSqlite } from '../db/database.js'
+// The SQLite binding alone: the database's modules load while Anvil boots (server.ts `loadServerModules`).
+import { loadSqlite } from '../db/sqlite-binding.js'
 import { UsageError } from '../../core/errors.js'
 import { createClock } from '../../core/clock.js'
 import type { Listening } from '../../core/http.js'
@@ -127,8 +128,10 @@ async function startWithChain(options: AnyStartOptions, setup?: ServerSetup): Pr
   /** The twins' Anvils, booted beside the Sandbox chain's (chain/twin.ts installs their contracts). */
   const twinAnvils: Record<string, Promise<AnvilProcess>> = {}
   let chain: ChainServices | undefined
+  let chainStarting: Promise<ChainServices> | undefined
   let server: RunningServer | undefined
   let demo: Listening | undefined
+  let demoStarting: Promise<Listening> | undefined
   try {
     onProgress('starting the chain (Anvil), the chain manager and the facilitator…')
     // Anvil boots in its own process while the chain services' and the server's modules load. With a data dir of
@@ -172,7 +175,9 @@ async function startWithChain(options: AnyStartOptions, setup?: ServerSetup): Pr
     loadServerModules().catch(() => {})
     const { startChainServices } = await import('../../chain/services.js')
     const { loadReceiverAuthorizerKey } = await import('../data-dir/secrets.js')
-    chain = await startChainServices({
+    // The database opens (and its modules load) while the chain installs its contracts; the server attaches the
+    // chain once it is up. What needs only the chain (options.onChain) starts then.
+    chainStarting = startChainServices({
       receiverAuthorizerKey: loadReceiverAuthorizerKey(dataDir),
       // The one options object: chain/services.ts reads its own (the listener's `port` is not Anvil's: `rpcPort` is).
       ...options,
@@ -184,15 +189,23 @@ async function startWithChain(options: AnyStartOptions, setup?: ServerSetup): Pr
       pidFile: lock.anvilPidFile,
       log,
       clock,
+    }).then((started) => {
+      chain = started
+      options.onChain?.(started)
+      return started
     })
+    chainStarting.catch(() => {})
+    // The demo upstream (a seed's) starts beside them too.
+    demoStarting = options.demoUpstream
+      ? import('../../fixtures/demo-upstream.js').then(({ startDemoUpstream }) => startDemoUpstream())
+      : undefined
+    demoStarting?.catch(() => {})
     onProgress('opening the database and starting the control plane…')
-    server = await openServer({ ...options, dataDir, chain, clock }, setup)
-    if (options.demoUpstream) {
-      const { startDemoUpstream } = await import('../../fixtures/demo-upstream.js')
-      demo = await startDemoUpstream()
-    }
+    server = await openServer({ ...options, dataDir, clock }, setup, chainStarting)
+    demo = await demoStarting
     let stopped: Promise<void> | undefined
-    const running = { chain, server }
+    // Up: the server attached it.
+    const running = { chain: await chainStarting, server }
     return {
       ...running,
       demoUpstreamUrl: demo?.url,
@@ -207,8 +220,10 @@ async function startWithChain(options: AnyStartOptions, setup?: ServerSetup): Pr
       },
     }
   } catch (error) {
+    demo ??= await demoStarting?.catch(() => undefined)
     await demo?.close()
     await server?.stop()
+    chain ??= await chainStarting?.catch(() => undefined)
     await chain?.stop()
     await Promise.all(
       [anvil, ...Object.values(twinAnvils)].map((starting) =>

@@ -139,4 +139,16 @@ describe('a detached sandbox', () => {
     expect(result).toMatchObject({ code: 2 })
     expect(result.stderr).toMatch(/^svc: --name must be letters/)
   })
+
+  test('svc up --detach (started before the CLI loads) says what the CLI says: a bad --name, --json errors', async () => {
+    const bad = await cli.spawn(['up', '--detach', '--ephemeral', '--name', '../x'])
+    expect(bad).toMatchObject({ code: 2, stdout: '' })
+    expect(bad.stderr).toBe('svc: --name must be letters, digits, ".", "_" or "-" (at most 64), got "../x"\n')
+    const json = await cli.spawn(['up', '--detach', '--json', '--name=../x'])
+    expect(json).toMatchObject({ code: 2, stdout: '' })
+    expect(JSON.parse(json.stderr)).toEqual({
+      error: '--name must be letters, digits, ".", "_" or "-" (at most 64), got "../x"',
+    })
+    expect(existsSync(join(cli.configDir, 'sandboxes', '..', 'x.json'))).toBe(false)
+  })
 })
