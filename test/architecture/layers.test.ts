@@ -4,13 +4,10 @@
  * points up or sideways, and on a cycle between files.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, posix, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join, posix, relative } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
-import { folderRoomOf, mayPassDoor, parse, resolve } from './rooms.js'
-
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+import { folderRoomOf, mayPassDoor, parse, resolve, root, sourceFiles } from './rooms.js'
 
 /** What each folder may import, besides itself. */
 const allowed: Record<string, readonly string[]> = {
@@ -34,16 +31,6 @@ const exceptions: Record<string, readonly string[]> = {
   'sdk/testing.ts': ['server/start/index.ts'],
   'cli/commands/serve.ts': ['server/start/index.ts', 'chain/anvil/anvil.ts'],
   'server/start/start-svc.ts': ['fixtures/demo-upstream.ts'],
-}
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(join(root, dir))) {
-    const path = posix.join(dir, name)
-    if (statSync(join(root, path)).isDirectory()) out.push(...sourceFiles(path))
-    else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) out.push(path)
-  }
-  return out
 }
 
 /** The repo paths a file imports (static, dynamic and type-only imports; re-exports). */

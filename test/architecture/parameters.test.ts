@@ -4,13 +4,12 @@
  * parameters, naming it as file:line and its count. An ABI mirror (a function shaped as a contract's, such as
  * `transferWithAuthorization`) may keep its positional list: it is named in the allow-list below.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, posix } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
+import { root, sourceFiles } from './rooms.js'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 const folders = ['core', 'chain', 'server', 'sdk', 'mcp', 'tui', 'cli', 'fixtures']
 const most = 4
 
@@ -20,16 +19,6 @@ const abiMirrors = new Set<string>([])
 const allowed = abiMirrors
 
 type LongFunction = { file: string; line: number; name: string; count: number }
-
-function sourceFiles(dir: string): string[] {
-  const out: string[] = []
-  for (const name of readdirSync(join(root, dir))) {
-    const path = posix.join(dir, name)
-    if (statSync(join(root, path)).isDirectory()) out.push(...sourceFiles(path))
-    else if (/\.tsx?$/.test(name) && !name.endsWith('.d.ts')) out.push(path)
-  }
-  return out
-}
 
 /** The name a function goes by: its own, or the variable, property or parameter it is given to. */
 function nameOf(node: ts.SignatureDeclaration): string {
