@@ -10,6 +10,7 @@
 import type Pg from 'pg'
 import { type Address, createPublicClient, type Hex, http, parseAbi } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { docBlock } from '../docs/blocks.js'
 import { openEventStream } from '../../sdk/event-stream.js'
 import type { PaymentEvent } from '../../sdk/types.js'
 import { getBlockNumber, reconcile, startLogCollector } from '../bench/reconcile.js'
@@ -191,7 +192,7 @@ describe.skipIf(!runs)('three svc serve processes on one PostgreSQL database, on
   })
 
   test('README: the Caddy site of the cluster proxies to the ports cluster.sh names and checks /readyz', () => {
-    const site = /<!-- readme-config: Caddyfile \(cluster\) -->\n```\n([\s\S]*?)```/.exec(serverSection)?.[1] ?? ''
+    const site = docBlock('Caddyfile (cluster)').code
     const serve = /--host (\S+) --port (\d+)/.exec(
       serverSection.slice(serverSection.indexOf('readme-test: cluster.sh')),
     )

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { afterAll, expect, test } from 'vitest'
+import { docBlock } from '../docs/blocks.js'
 import { readmeBlocks, readmeSection } from '../package/readme-blocks.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -20,7 +21,7 @@ const block = (file: string) => {
   if (!found) throw new Error(`the section has no block marked ${file}`)
   return found.code
 }
-const caddyfile = /<!-- readme-config: Caddyfile -->\n```\n([\s\S]*?)```/.exec(section)?.[1] ?? ''
+const caddyfile = docBlock('Caddyfile').code
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-serve-readme-'))
 /** The README's paths, here. */
