@@ -4,17 +4,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll } from 'vitest'
-import { readmeBlocks, readmeSection } from '../package/readme-blocks.js'
+import { docBlock, pageBlocks } from '../docs/blocks.js'
 import { svcBin } from './harness.js'
 
 // What the tests of the README's CI examples share (test/cli/github-action.test.ts, ci-examples.test.ts): a project
 // with svc installed, the processes it left, the section's code blocks.
 
 export const root = fileURLToPath(new URL('../..', import.meta.url))
-const section = readmeSection(readFileSync(join(root, 'README.md'), 'utf8'), 'CI: a sandbox per job, in any language')
-/** The section's blocks by their `readme-test:` file name. */
+/** The CI page's blocks (the page that holds the GitHub workflow) by their `readme-test:` file name. */
 export const ciBlocks: Record<string, string> = Object.fromEntries(
-  readmeBlocks(section).blocks.map((block) => [block.file, block.code]),
+  pageBlocks(docBlock('github-workflow.yml').page).map((block) => [block.name, block.code]),
 )
 
 /** Directories removed after the file's tests. */

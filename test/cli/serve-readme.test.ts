@@ -10,17 +10,12 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { afterAll, expect, test } from 'vitest'
-import { docBlock } from '../docs/blocks.js'
-import { readmeBlocks, readmeSection } from '../package/readme-blocks.js'
+import { docBlock, pageOf } from '../docs/blocks.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
-const section = readmeSection(readFileSync(join(root, 'README.md'), 'utf8'), 'Running svc on a server')
-const { blocks } = readmeBlocks(section)
-const block = (file: string) => {
-  const found = blocks.find((entry) => entry.file === file)
-  if (!found) throw new Error(`the section has no block marked ${file}`)
-  return found.code
-}
+/** The page of `svc serve` (the one holding ready.sh), whose prose quotes the answers. */
+const section = pageOf('ready.sh')
+const block = (file: string) => docBlock(file).code
 const caddyfile = docBlock('Caddyfile').code
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-serve-readme-'))

@@ -89,3 +89,13 @@ export function docBlock(name: string): DocBlock {
 export function pageBlocks(page: string): DocBlock[] {
   return scanDocs().blocks.filter((block) => block.page === page)
 }
+
+/** The text of a page (`README.md`, `docs/server.md`): the prose a test checks beside the page's blocks. */
+export function pageText(page: string): string {
+  return readFileSync(join(root, page), 'utf8')
+}
+
+/** The text of the page that holds the block named `name`. */
+export function pageOf(name: string): string {
+  return pageText(docBlock(name).page)
+}

@@ -5,24 +5,20 @@
  * base-sepolia` child, whose twin (eip155:84532) plays Base Sepolia and whose facilitator plays x402.org's.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { readmeBlocks, readmeSection } from '../package/readme-blocks.js'
+import { docBlock, pageOf } from '../docs/blocks.js'
 import { startPostgres, type TestPostgres } from './postgres.js'
 import { startServeScript, type ServeProcess } from './serve-process.js'
 import { startSvcProcess, type SvcProcess } from './svc-process.js'
 
-const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
-/** The README section the cluster follows. */
-export const serverSection = readmeSection(readme, 'Running svc on a server')
+/** The text of the docs page the cluster follows (the one holding cluster.sh): its prose quotes the answers. */
+export const serverSection = pageOf('cluster.sh')
 
-/** The code of the section's block marked `file` (`<!-- readme-test: file -->`). */
+/** The code of the docs block marked `file` (`<!-- readme-test: file -->`), wherever it sits. */
 export function readmeBlock(file: string): string {
-  const found = readmeBlocks(serverSection).blocks.find((block) => block.file === file)
-  if (!found) throw new Error(`"Running svc on a server" has no block marked ${file}`)
-  return found.code
+  return docBlock(file).code
 }
 
 /** The twin that plays the real chain, and the facilitator that settles on it. */

@@ -7,21 +7,27 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { createPublicClient, erc20Abi, http, type Address } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { cleanEnv, createPackedProject, installCommands, type PackedProject } from './packed-project.js'
-import { blockAfterHeading, readmeBlocks, readmeSection, type ReadmeBlock } from './readme-blocks.js'
+import { docBlock, type DocBlock, pageBlocks, scanDocs } from '../docs/blocks.js'
+import { blockAfterHeading, type ReadmeBlock } from './readme-blocks.js'
 import { startProjectSvc, type ProjectSvc } from './project-svc.js'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const readme = readFileSync(join(root, 'README.md'), 'utf8')
-const section = readmeBlocks(readmeSection(readme, 'Your Base Sepolia code, offline'))
+/** The page of the Base Sepolia examples (the one holding their install line), its blocks and its unmarked fences. */
+const page = docBlock('base-sepolia/install.sh').page
+const asBlock = (b: DocBlock): ReadmeBlock => ({ file: b.name, code: b.code })
+const section = {
+  blocks: pageBlocks(page)
+    .filter((b) => b.kind === 'test')
+    .map(asBlock),
+  unmarked: scanDocs()
+    .unmarked.filter((b) => b.page === page)
+    .map((b) => b.first),
+}
 /** The v2 buyer is the one of "Using the official x402 packages" (`@x402/fetch`'s README example, unchanged). */
-const v2Buyer = readmeBlocks(readmeSection(readme, 'Using the official x402 packages')).blocks.find(
-  (b) => b.file === 'buyer.ts',
-)!
+const v2Buyer = asBlock(docBlock('buyer.ts'))
 const baseSepoliaUsdc: Address = '0x036CbD53842c5426634e7929541eC2318f3dCF7e'
 /** The README sellers' payTo. */
 const payTo: Address = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'

@@ -10,18 +10,34 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { createPublicClient, erc20Abi, http, type Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
 import { cleanEnv, createPackedProject, installCommands, type PackedProject } from './packed-project.js'
-import { blockAfterHeading, readmeBlocks, readmeSection, type ReadmeBlock } from './readme-blocks.js'
+import { docBlock } from '../docs/blocks.js'
+import { blockAfterHeading, type ReadmeBlock } from './readme-blocks.js'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
-const readme = readFileSync(join(root, 'README.md'), 'utf8')
-const sections = ['Using the official x402 packages', "svc in your project's tests"]
-
-const blocks = sections.flatMap((title) => readmeBlocks(readmeSection(readme, title)).blocks)
+/** The docs' blocks this project writes and runs (test/docs/blocks.ts finds them on whichever page holds them). */
+const blockNames = [
+  'bazaar.ts',
+  'buyer-metered.ts',
+  'buyer-payment-id.ts',
+  'buyer.ts',
+  'facilitator.ts',
+  'install-tests.sh',
+  'install.sh',
+  'offer-receipt.ts',
+  'seller-metered.ts',
+  'seller.ts',
+  'siwx-buyer.ts',
+  'test/faults.test.ts',
+  'test/shared-sandbox.test.ts',
+  'test/snapshots.test.ts',
+  'test/svc-sandbox.ts',
+  'test/weather.test.ts',
+  'vitest.config.ts',
+]
+const blocks: ReadmeBlock[] = blockNames.map((name) => ({ file: name, code: docBlock(name).code }))
 /**
  * The project as the README makes it: its install line (the official packages and what the examples import), then
  * what running svc in tests adds; then, for this test's type check of the examples only, TypeScript and types.
@@ -129,30 +145,6 @@ afterAll(async () => {
 }, 120_000)
 
 describe('the svc package, installed from its tarball', () => {
-  it('README: every code block of its two sections is marked to be run here', () => {
-    const unmarked = sections.flatMap((title) => readmeBlocks(readmeSection(readme, title)).unmarked)
-    expect(unmarked).toEqual([])
-    expect(blocks.map((b) => b.file).sort()).toEqual([
-      'bazaar.ts',
-      'buyer-metered.ts',
-      'buyer-payment-id.ts',
-      'buyer.ts',
-      'facilitator.ts',
-      'install-tests.sh',
-      'install.sh',
-      'offer-receipt.ts',
-      'seller-metered.ts',
-      'seller.ts',
-      'siwx-buyer.ts',
-      'test/faults.test.ts',
-      'test/shared-sandbox.test.ts',
-      'test/snapshots.test.ts',
-      'test/svc-sandbox.ts',
-      'test/weather.test.ts',
-      'vitest.config.ts',
-    ])
-  })
-
   it("README: the first install line brings no native module; svc's client and svc/register work, svc up says what it lacks", () => {
     expect(buyerOnly.sqlite).toBe(false)
     expect(buyerOnly.client).toBe('function')
