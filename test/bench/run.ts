@@ -8,6 +8,9 @@
  * `cluster` (three `svc serve` on one PostgreSQL: 402 rate, paid p50 against SQLite, payments with kills; `--payments`
  * sizes the kill run, 10,000 unless told) needs it too, takes minutes, and runs only when named; `cluster_402` is its
  * unpaid 402 rounds alone.
+ * `--save docs/benchmarks.json` also writes the report with when and on what it was measured (date, CPU model and
+ * count, memory, Node, load): the README's and docs/benchmarks.md's figures are rendered from that file
+ * (`npm run docs:gen`, test/docs/reference/benchmarks.ts).
  * `team` (a team Sandbox: three `svc serve --sandbox-chain shared`; takeover times over a few kills of the chain owner,
  * paid p50 through a non-owner against the owner) needs it too and runs only when named.
  */
@@ -28,7 +31,12 @@ import { benchSvcUpWithTwin, benchTwinV1VsV2 } from './twin.bench.js'
 import { benchCpuProfile, benchProfile } from './profile.bench.js'
 
 const { values } = parseArgs({
-  options: { only: { type: 'string' }, payments: { type: 'string' }, transfers: { type: 'string' } },
+  options: {
+    only: { type: 'string' },
+    payments: { type: 'string' },
+    transfers: { type: 'string' },
+    save: { type: 'string' },
+  },
 })
 const progress = (line: string) => void process.stderr.write(`${line}\n`)
 const number = (value: string | undefined) => (value === undefined ? undefined : Number(value))
@@ -68,13 +76,22 @@ if (unknown.length) {
   process.exit(2)
 }
 
+const os = await import('node:os')
 const report: Record<string, unknown> = {
   machine: {
     node: process.version,
-    cpus: (await import('node:os')).cpus().length,
-    load_average: (await import('node:os')).loadavg().map((l) => Number(l.toFixed(2))),
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model.trim(),
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    load_average: os.loadavg().map((l) => Number(l.toFixed(2))),
   },
 }
+const started = new Date()
 for (const name of names) report[name] = await benches[name]()
-process.stdout.write(`${JSON.stringify(report, null, 2)}\n`)
+const text = `${JSON.stringify(report, null, 2)}\n`
+process.stdout.write(text)
+if (values.save) {
+  const saved = { measured_at: started.toISOString(), command: `npm run bench -- --only ${names.join(',')}`, ...report }
+  ;(await import('node:fs')).writeFileSync(values.save, `${JSON.stringify(saved, null, 2)}\n`)
+}
 process.exit(0)

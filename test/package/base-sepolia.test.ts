@@ -186,10 +186,8 @@ afterAll(async () => {
 })
 
 describe('README: Your Base Sepolia code, offline (svc from its tarball, the official packages)', () => {
-  it('every block is marked to run here but the one that starts svc and funds a key (run here as svc up and POST /faucet)', () => {
-    expect(section.unmarked).toEqual([
-      'npx svc up --twin base-sepolia --chain-manager-port 4021 --facilitator-port 4022',
-    ])
+  it('every block of the page runs here; svc starts and funds a key as base-sepolia/up.sh says (svc up, POST /faucet)', () => {
+    expect(section.unmarked).toEqual([])
     expect(section.blocks.map((b) => b.file).sort()).toEqual([
       'base-sepolia/buyer-axios-v1.ts',
       'base-sepolia/buyer-fetch-v1.ts',
@@ -197,7 +195,13 @@ describe('README: Your Base Sepolia code, offline (svc from its tarball, the off
       'base-sepolia/seller-express.ts',
       'base-sepolia/seller-hono.ts',
       'base-sepolia/seller-v1.ts',
+      'base-sepolia/up.sh',
     ])
+    // This test starts svc with the page's `--twin base-sepolia` (on free ports) and funds keys with its faucet body.
+    const [up, faucet] = block('base-sepolia/up.sh').code.trim().split('\n') as [string, string]
+    expect(up).toMatch(/^npx svc up --twin base-sepolia( |$)/)
+    expect(JSON.parse(/-d '(.*)'$/.exec(faucet)![1]!)).toEqual({ address: '0xYourAddress', network: 'base-sepolia' })
+    expect(faucet).toContain(`localhost:${/--chain-manager-port (\d+)/.exec(up)![1]}/faucet`)
   })
 
   it("each example is its package's README example, changed only where the README says", () => {
