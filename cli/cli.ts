@@ -47,6 +47,42 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
   const json = asksForJson(argv)
   const presentError = (message: string) =>
     io.stderr.write(json ? `${JSON.stringify({ error: message })}\n` : `svc: ${message}\n`)
+  const exec = execCommand(env)
+  const program = createProgram({ env, io }, exec, presentError)
+
+  try {
+    await program.parseAsync(argv)
+    return 0
+  } catch (error) {
+    // `svc exec`: its command's exit code, nothing more to say.
+    if (error instanceof CommandExit) return error.code
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with exit code 0.
+      return error.exitCode === 0 ? 0 : 2
+    }
+    // Everything else, our errors and the libraries' alike, is one SvcError: its first line and its exit code.
+    const svcError = toSvcError(error)
+    // A list that says more (every problem of a seed file): one indented line each after the message, or `details`.
+    const details = svcError instanceof UsageError ? svcError.details : []
+    if (json && details.length > 0) io.stderr.write(`${JSON.stringify({ error: svcError.message, details })}\n`)
+    else presentError(svcError.message.split('\n')[0]!)
+    if (!json) io.stderr.write(details.map((line) => `  ${line}\n`).join(''))
+    // `svc exec`: svc failing to start is exit 2, whatever the reason.
+    return exec.starting ? 2 : svcError.exitCode
+  }
+}
+
+/**
+ * The `svc` command tree, every command and option registered, nothing parsed or run: `main` parses it, and the CLI
+ * reference (test/docs/reference/cli.ts) walks it. `exec` is `svc exec`'s state (main reads `exec.starting`);
+ * `presentError` prints commander's own errors (an unknown option, a missing argument) as svc's one line.
+ */
+export function createProgram(
+  ctx: CliContext,
+  exec: ReturnType<typeof execCommand> = execCommand(ctx.env),
+  presentError: (message: string) => void = (message) => ctx.io.stderr.write(`svc: ${message}\n`),
+): Command {
+  const { env, io } = ctx
   const program = new Command()
     .name('svc')
     .description(
@@ -75,10 +111,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
     )
     .option('--api-key <key>', 'an API key (SVC_API_KEY)')
     .option('--jwt <token>', 'a session JWT (SVC_JWT; default: the one saved by `svc login`)')
-  const ctx: CliContext = { env, io }
   registerUp(program, env)
   registerServe(program, env)
-  const exec = execCommand(env)
   registerUp(program, env, exec)
   registerDetached(program, ctx)
   registerDashboard(program, ctx)
@@ -100,26 +134,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv, io: Io = proc
   registerHosts(program, ctx)
   registerMcp(program, ctx)
 
-  try {
-    await program.parseAsync(argv)
-    return 0
-  } catch (error) {
-    // `svc exec`: its command's exit code, nothing more to say.
-    if (error instanceof CommandExit) return error.code
-    if (error instanceof CommanderError) {
-      // --help and --version end here too, with exit code 0.
-      return error.exitCode === 0 ? 0 : 2
-    }
-    // Everything else, our errors and the libraries' alike, is one SvcError: its first line and its exit code.
-    const svcError = toSvcError(error)
-    // A list that says more (every problem of a seed file): one indented line each after the message, or `details`.
-    const details = svcError instanceof UsageError ? svcError.details : []
-    if (json && details.length > 0) io.stderr.write(`${JSON.stringify({ error: svcError.message, details })}\n`)
-    else presentError(svcError.message.split('\n')[0]!)
-    if (!json) io.stderr.write(details.map((line) => `  ${line}\n`).join(''))
-    // `svc exec`: svc failing to start is exit 2, whatever the reason.
-    return exec.starting ? 2 : svcError.exitCode
-  }
+  return program
 }
 
 /** True when this module is the program (`tsx cli/cli.ts`, `node dist/cli/cli.js`), not a module a test imports. */

@@ -39,7 +39,7 @@ export function upOptions(command: Command, env: NodeJS.ProcessEnv): Command {
     )
     .option(
       '--data-dir <dir>',
-      'where the database and the install secrets live (SVC_DATA_DIR)',
+      'where the database (SQLite: svc.sqlite) and the install secrets live (SVC_DATA_DIR); for PostgreSQL run `svc serve --database-url`',
       env.SVC_DATA_DIR ?? join(homedir(), '.svc'),
     )
     .option('--ephemeral', 'keep data in a temporary directory, removed on exit')

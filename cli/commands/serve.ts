@@ -54,7 +54,7 @@ const collect = (value: string, previous: string[]) => [...previous, value]
 export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
   program
     .command('serve')
-    .description('run svc as a server (behind a load balancer): see "Running svc on a server" in the README')
+    .description('run svc as a server, behind a load balancer, on SQLite or PostgreSQL (--database-url)')
     .option('--json', 'print exactly one JSON line when ready')
     .option('--host <address>', 'address to listen on, e.g. 0.0.0.0 (SVC_HOST)', env.SVC_HOST ?? '127.0.0.1')
     .addOption(
@@ -69,12 +69,12 @@ export function registerServe(program: Command, env: NodeJS.ProcessEnv) {
     )
     .option(
       '--database-url <url>',
-      "SQLite file or file: URL (SVC_DATABASE_URL; default the data dir's svc.sqlite)",
+      "the database: a SQLite file (a path or file: URL) or postgres://user@host:port/name (SVC_DATABASE_URL; default the data dir's svc.sqlite)",
       env.SVC_DATABASE_URL,
     )
     .option(
       '--platform-domain <domain>',
-      'production gateways at {slug}.<domain>, control at api.<domain> (SVC_PLATFORM_DOMAIN)',
+      'production gateways at {slug}.<domain>, control at api.<domain> (SVC_PLATFORM_DOMAIN; default localhost)',
       env.SVC_PLATFORM_DOMAIN,
     )
     .option(

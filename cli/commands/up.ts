@@ -192,10 +192,16 @@ function upCommand(program: Command): Command {
         'with --detach: the name `svc status` and `svc down` know it by (several run side by side)',
         'default',
       )
-      // The detached svc's: its progress lines go to its log (stderr) even with --json, so the log says how it started.
-      .addOption(new Option('--log-progress').hideHelp())
-      // The detached svc's too: it funds a new buyer (beside its start) and gives it in its ready line as `buyer`.
-      .addOption(new Option('--with-buyer').hideHelp())
+      // Hidden: the options `svc up --detach` gives the svc it starts in the background.
+      .addOption(
+        new Option('--log-progress', 'print the progress lines to stderr (its log) even with --json').hideHelp(),
+      )
+      .addOption(
+        new Option(
+          '--with-buyer',
+          'fund a new buyer beside the start and give it in the ready line as `buyer`',
+        ).hideHelp(),
+      )
   )
 }
 
