@@ -24,7 +24,8 @@ export type Buyer = { address: string; private_key: string }
 
 /**
  * The environment a CI job gets from `svc exec` and `svc status --env`, each name with what it holds. One list: the
- * README's "CI" table is this list (test/cli/sandbox-env.test.ts checks it), and {@link sandboxEnv} sets no other name.
+ * docs' environment table (docs/ci.md) is this list (test/cli/sandbox-env.test.ts checks it), and {@link sandboxEnv}
+ * sets no other name.
  * `<SLUG>`, `<NAME>`, `<TWIN>`: upper case, every other character `_` (`my-api` → `MY_API`).
  */
 export const sandboxEnvNames = [

@@ -4,9 +4,19 @@ import { describe, expect, test } from 'vitest'
 import { parse } from 'yaml'
 import { ciBlocks, exited, leftovers, processesOf, project } from './ci-project.js'
 
-// The README's GitLab CI job and shell script, run as written (the GitHub Action's workflow: github-action.test.ts).
+// The CI page's `svc exec` line, GitLab CI job and shell script, run as written (the GitHub Action's workflow:
+// github-action.test.ts; the `svc up --detach` lines and the Python buyer: direct-url-python.test.ts).
 
-describe("the README's GitLab CI job and shell script", { timeout: 180_000 }, () => {
+describe("the CI page's svc exec line, GitLab CI job and shell script", { timeout: 180_000 }, () => {
+  test('svc exec: the command pays with the environment it is given, svc stops after it', async () => {
+    const p = project()
+    leftovers.push(p.configDir)
+    const result = await exited('bash', ['-eo', 'pipefail', '-c', ciBlocks['svc-exec.sh']!], { cwd: p.dir, env: p.env })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).toMatch(/paid: settled charged 0\.01 USDC/)
+    expect(processesOf(p.configDir)).toEqual([])
+  })
+
   test('GitLab CI: the script lines in one shell, the log where the artifact path finds it', async () => {
     const gitlab = parse(ciBlocks['gitlab-ci.yml']!)['svc-tests']
     const p = project()

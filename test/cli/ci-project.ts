@@ -7,7 +7,7 @@ import { afterAll } from 'vitest'
 import { docBlock, pageBlocks } from '../docs/blocks.js'
 import { svcBin } from './harness.js'
 
-// What the tests of the README's CI examples share (test/cli/github-action.test.ts, ci-examples.test.ts): a project
+// What the tests of the CI page's examples share (github-action, ci-examples, direct-url-python tests): a project
 // with svc installed, the processes it left, the section's code blocks.
 
 export const root = fileURLToPath(new URL('../..', import.meta.url))

@@ -1,84 +1,79 @@
 /**
- * A Python 3 buyer (standard library only, no /etc/hosts entry for `*.localhost`) pays a seeded endpoint of `svc up`
- * through its direct URL (`seed.apis[].direct_url`: http://127.0.0.1:PORT/gateway/weather.dev.localhost), run from a
- * fresh temporary directory: urllib gets the 402, x402's own client signs its payment with the Sandbox wallet's key svc
- * gives the seller (test/fixtures/sign-payment.mjs), and urllib sends the paid request (test/fixtures/pay_direct.py).
+ * The docs' Python buyer (docs/ci.md "Python", the block `pay_direct.py`), run as the page says: written into a project
+ * with svc installed and run under `svc exec` (the block `pay-python.sh`), then under `svc up --detach` + `svc status
+ * --env` (the block `detach.sh`). Python 3's standard library alone, with no name to resolve: urllib gets the 402 at the
+ * demo API's direct URL (http://127.0.0.1:PORT/gateway/weather.dev.localhost), the script signs the EIP-3009
+ * authorization itself (Keccak-256, secp256k1, EIP-712 in plain Python), pays, and finds the transfer on the chain.
  */
-import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { spawnSync } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { afterAll, describe, expect, test } from 'vitest'
-import { startSvcProcess, type SvcProcess } from '../helpers/svc-process.js'
+import { describe, expect, test } from 'vitest'
+import { docBlock } from '../docs/blocks.js'
+import { ciBlocks, exited, leftovers, processesOf, project } from './ci-project.js'
 
-const fixture = (name: string) => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url))
-const seedFile = fileURLToPath(new URL('../../fixtures/demo-seed.yaml', import.meta.url))
-/** Debian's python3 when there, else the one on PATH. */
-const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3'
-const hasPython = spawnSync(python, ['--version']).status === 0
+/** The blocks run `python3` from PATH. */
+const hasPython = spawnSync('python3', ['--version']).status === 0
 
-const dir = mkdtempSync(join(tmpdir(), 'svc-python-'))
-let svc: SvcProcess | undefined
-afterAll(async () => {
-  await svc?.stop()
-  rmSync(dir, { recursive: true, force: true })
-})
-
-/** The environment without proxies (urllib would send 127.0.0.1 through one). */
-function withoutProxies(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !/^(https?|all|no)_proxy$/i.test(name)))
+/** A project with svc installed and the page's Python file in it. */
+function pythonProject() {
+  const p = project()
+  leftovers.push(p.configDir)
+  writeFileSync(join(p.dir, 'pay_direct.py'), ciBlocks['pay_direct.py']!)
+  return { cwd: p.dir, env: p.env, configDir: p.configDir }
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(command, args, { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk) => (stdout += chunk))
-    child.stderr.on('data', (chunk) => (stderr += chunk))
-    child.on('close', (code) => resolve({ code, stdout, stderr }))
+type Seen = {
+  unpaid_status: number
+  resource_url: string
+  paid_status: number
+  answer: Record<string, unknown>
+  settlement: { success: boolean; transaction: string; payer: string }
+  buyer: string
+  receipt_status: string
+}
+
+/** What the script printed: its one JSON line; it paid, and the transfer is on the chain. */
+function paid(stdout: string): Seen {
+  const line = stdout.split('\n').find((printed) => printed.startsWith('{"unpaid_status"'))
+  expect(line, stdout).toBeDefined()
+  const seen = JSON.parse(line!) as Seen
+  expect(seen).toMatchObject({
+    unpaid_status: 402,
+    paid_status: 200,
+    answer: { city: 'lisbon', source: 'svc demo upstream' },
+    settlement: { success: true, payer: seen.buyer },
+    receipt_status: '0x1',
   })
+  expect(seen.resource_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/gateway\/weather\.dev\.localhost\/weather\/lisbon$/)
+  expect(seen.settlement.transaction).toMatch(/^0x[0-9a-f]{64}$/)
+  return seen
 }
 
-describe.runIf(hasPython)('a Python urllib client', () => {
-  test('pays a seeded endpoint through the direct URL with no name resolution', async () => {
-    svc = await startSvcProcess(['--seed', seedFile], process.env, { cwd: dir })
-    const readyFile = join(dir, 'ready.json')
-    writeFileSync(readyFile, JSON.stringify(svc.ready))
-    const api = svc.ready.seed.apis[0]
-    expect(api.direct_url).toBe(`http://127.0.0.1:${svc.ready.gateway_port}/gateway/weather.dev.localhost`)
+/** The same keys at every level: the page's sample output is what the script prints. */
+const shape = (value: unknown): unknown =>
+  value && typeof value === 'object'
+    ? Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, shape(inner)]))
+    : typeof value
 
-    const result = await run(python, [fixture('pay_direct.py')], {
-      ...withoutProxies(process.env),
-      SVC_READY_FILE: readyFile,
-      SIGNER: `${process.execPath} ${fixture('sign-payment.mjs')}`,
-    })
+describe.runIf(hasPython)("the docs' Python buyer, standard library only", { timeout: 180_000 }, () => {
+  test('`svc exec -- python3 pay_direct.py` pays the demo API at its direct URL; the sample output is its shape', async () => {
+    const p = pythonProject()
+    const result = await exited('bash', ['-eo', 'pipefail', '-c', ciBlocks['pay-python.sh']!], p)
+    expect(result.code, result.stderr).toBe(0)
     expect(result.stderr).toBe('')
-    expect(result.code).toBe(0)
-    const seen = JSON.parse(result.stdout)
-    expect(seen).toMatchObject({
-      unpaid_status: 402,
-      resource_url: `${api.direct_url}/weather/lisbon`,
-      paid_status: 200,
-      answer: { city: 'lisbon', source: 'svc demo upstream' },
-      settlement: { success: true, payer: seen.buyer },
-    })
-    // This machine resolves no `*.localhost` name for glibc (no /etc/hosts entry): then neither did Python.
-    if (spawnSync('getent', ['hosts', 'weather.dev.localhost']).status !== 0)
-      expect(seen.gateway_host_resolves).toBe(false)
+    const seen = paid(result.stdout)
+    expect(seen.buyer).toMatch(/^0x[0-9a-f]{40}$/)
+    expect(shape(JSON.parse(docBlock('pay_direct.py output').code))).toEqual(shape(seen))
+    expect(processesOf(p.configDir)).toEqual([])
+  })
 
-    // The payment is on the chain.
-    const receipt = await fetch(svc.ready.rpc_url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'eth_getTransactionReceipt',
-        params: [seen.settlement.transaction],
-      }),
-    })
-    expect(((await receipt.json()) as { result: { status: string } }).result.status).toBe('0x1')
-  }, 120_000)
+  test('under `svc up --detach` and `svc status --env`, then `svc down`', async () => {
+    const p = pythonProject()
+    const result = await exited('bash', ['-eo', 'pipefail', '-c', ciBlocks['detach.sh']!], p)
+    expect(result.code, result.stderr).toBe(0)
+    paid(result.stdout)
+    expect(result.stdout).toMatch(/^stopped default \(pid \d+\)$/m)
+    expect(processesOf(p.configDir)).toEqual([])
+  })
 })

@@ -1,6 +1,4 @@
 import { spawnSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
 import {
   dotenvLines,
@@ -11,6 +9,7 @@ import {
   type ReadyLine,
 } from '../../cli/sandbox-env.js'
 import type { SeedResult } from '../../sdk/seed.js'
+import { docPages, pageText } from '../docs/blocks.js'
 
 const ready: ReadyLine = {
   control_url: 'http://api.localhost:4020',
@@ -119,12 +118,13 @@ describe('the environment list', () => {
     expect(lines).toContain(`SVC_SELLER_PASSWORD="it's a 'quoted' $password \\"x\\""\n`)
   })
 
-  test("the README's table is this list", () => {
-    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8')
-    const marker = readme.indexOf('<!-- sandbox-env:')
-    expect(marker).toBeGreaterThan(0)
-    const start = readme.indexOf('| Variable |', marker)
-    const end = readme.indexOf('\n\n', start)
-    expect(readme.slice(start, end + 1)).toBe(sandboxEnvTable())
+  test("the docs' table is this list (the page with the `<!-- sandbox-env:` marker, docs/ci.md)", () => {
+    const pages = docPages().filter((page) => pageText(page).includes('<!-- sandbox-env:'))
+    expect(pages).toEqual(['docs/ci.md'])
+    const text = pageText(pages[0]!)
+    const marker = text.indexOf('<!-- sandbox-env:')
+    const start = text.indexOf('| Variable |', marker)
+    const end = text.indexOf('\n\n', start)
+    expect(text.slice(start, end + 1)).toBe(sandboxEnvTable())
   })
 })
