@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { afterAll, expect, test } from 'vitest'
-import { docBlock, pageOf } from '../docs/blocks.js'
+import { docBlock, pageOf, pageText } from '../docs/blocks.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 /** The page of `svc serve` (the one holding ready.sh), whose prose quotes the answers. */
@@ -81,4 +81,19 @@ test('docs: the Caddy site proxies to where svc serve listens, from an address i
   // Its sites cover the gateways of both environments and the control planes (api. and sandbox. are under *.).
   const domain = /--platform-domain (\S+)/.exec(serve)?.[1]
   expect(caddyfile.split('\n')[0]).toBe(`*.${domain}, *.dev.${domain} {`)
+})
+
+test('docs: postgres.md opens with what the CLI does: svc up has no --database-url, svc serve has', () => {
+  const svc = (command: string) =>
+    execFileSync(process.execPath, [join(root, 'bin/svc.js'), command, '--help'], { encoding: 'utf8' })
+  const option = /^\s+--database-url\b/m
+  expect(svc('up')).not.toMatch(option)
+  expect(svc('serve')).toMatch(option)
+  // Its first paragraph, the answer to "run on PostgreSQL", with links to both commands' options.
+  const lead = pageText('docs/postgres.md').split('\n\n')[1]!
+  expect(lead).toContain('`svc up` keeps its data in SQLite')
+  expect(lead).toContain('has no `--database-url`')
+  expect(lead).toContain('`svc serve --database-url postgres://…`')
+  expect(lead).toContain('(./reference/cli/up)')
+  expect(lead).toContain('(./reference/cli/serve)')
 })
