@@ -1,11 +1,11 @@
 /**
- * Issue 26's cluster: one PostgreSQL database, three `svc serve` processes started as the README's "Running svc on a
- * server" says (its blocks run with bash: the keys, the database and its role, each process, its readiness, the
- * backup and the restore), production only, in front of an external chain and facilitator (a `svc up --twin
- * base-sepolia` child: its twin is "Base Sepolia", its facilitator "x402.org's"). A seller's production API is made
- * through one process; 16 official `@x402/fetch` buyers pay it through a round-robin load balancer over the three
- * (the test's stand-in for the README's Caddy site); then one process is killed with SIGKILL under load, not
- * restarted, and the buyers pay on through the other two.
+ * Issue 26's cluster: one PostgreSQL database, three `svc serve` processes started as docs/postgres.md says (its
+ * blocks run with bash: the keys, the database and its role, each process, its readiness, the backup and the
+ * restore), production only, in front of an external chain and facilitator (a `svc up --twin base-sepolia` child: its
+ * twin is "Base Sepolia", its facilitator "x402.org's"). A seller's production API is made through one process; 16
+ * official `@x402/fetch` buyers pay it through a round-robin load balancer over the three (the test's stand-in for the
+ * docs' Caddy site); then one process is killed with SIGKILL under load, not restarted, and the buyers pay on through
+ * the other two.
  */
 import type Pg from 'pg'
 import { type Address, createPublicClient, type Hex, http, parseAbi } from 'viem'
@@ -183,7 +183,7 @@ function runReady(port: number): string {
 }
 
 describe.skipIf(!runs)('three svc serve processes on one PostgreSQL database, one killed under load', () => {
-  test('README: each process started by cluster.sh answers cluster-ready.sh as the section quotes it', () => {
+  test('docs: each process started by cluster.sh answers cluster-ready.sh as the section quotes it', () => {
     expect(readyAnswers).toHaveLength(3)
     for (const answer of readyAnswers) {
       expect(JSON.parse(answer)).toEqual({ status: 'ready', database: 'ok', chain: 'none' })
@@ -191,15 +191,14 @@ describe.skipIf(!runs)('three svc serve processes on one PostgreSQL database, on
     }
   })
 
-  test('README: the Caddy site of the cluster proxies to the ports cluster.sh names and checks /readyz', () => {
+  test('docs: the Caddy site of the cluster proxies to the ports cluster.sh names and checks /readyz', () => {
     const site = docBlock('Caddyfile (cluster)').code
-    const serve = /--host (\S+) --port (\d+)/.exec(
-      serverSection.slice(serverSection.indexOf('readme-test: cluster.sh')),
-    )
+    const cluster = docBlock('cluster.sh').code
+    const serve = /--host (\S+) --port (\d+)/.exec(cluster)
     const [host, port] = [serve![1], Number(serve![2])]
     expect(site).toContain(`reverse_proxy ${host}:${port} ${host}:${port + 1} ${host}:${port + 2} {`)
     expect(site).toContain('health_uri /readyz')
-    expect(site.split('\n')[0]).toBe(`*.${/--platform-domain (\S+)/.exec(serverSection)![1]} {`)
+    expect(site.split('\n')[0]).toBe(`*.${/--platform-domain (\S+)/.exec(cluster)![1]} {`)
   })
 
   test('the buyers were served by all three processes, the killed one included', () => {
@@ -260,7 +259,7 @@ describe.skipIf(!runs)('three svc serve processes on one PostgreSQL database, on
     expect(new Set(settled.map((event) => event.id)).size).toBe(settled.length)
   })
 
-  test('README: backup.sh dumps the database while the processes serve, restore.sh restores it with the same ledger', async () => {
+  test('docs: backup.sh dumps the database while the processes serve, restore.sh restores it with the same ledger', async () => {
     cluster.run('backup.sh')
     await admin!.query('create database svc_restored owner svc_app')
     cluster.run('restore.sh')

@@ -1,5 +1,5 @@
 /**
- * The README's "Running svc on a server", run: its key block and its `svc serve` block with bash (the paths moved to a
+ * docs/server.md, run: its key block and its `svc serve` block with bash (the paths moved to a
  * temporary directory, port 4020 to a free one, `svc` to this checkout's), its readiness curl against that svc, and
  * the Caddy site checked against the command (the proxy reaches svc where it listens, from an address svc trusts).
  */
@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { afterAll, expect, test } from 'vitest'
-import { docBlock, pageOf } from '../docs/blocks.js'
+import { docBlock, pageOf, pageText } from '../docs/blocks.js'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 /** The page of `svc serve` (the one holding ready.sh), whose prose quotes the answers. */
@@ -19,7 +19,7 @@ const block = (file: string) => docBlock(file).code
 const caddyfile = docBlock('Caddyfile').code
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-serve-readme-'))
-/** The README's paths, here. */
+/** The docs' paths, here. */
 const local = (code: string) =>
   code.replaceAll('/etc/svc', join(dir, 'etc')).replaceAll('/var/lib/svc', join(dir, 'data'))
 let stopServe = async () => {}
@@ -28,7 +28,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-test('README: the keys, svc serve and its readiness check run as written', async () => {
+test('docs: the keys, svc serve and its readiness check run as written', async () => {
   execFileSync('bash', ['-euo', 'pipefail', '-c', local(block('keys.sh'))])
   for (const key of ['jwt.key', 'wallet.key', 'admin.token'])
     expect(readFileSync(join(dir, 'etc', key), 'utf8')).toMatch(/^[0-9a-f]{64}\n$/)
@@ -64,14 +64,14 @@ test('README: the keys, svc serve and its readiness check run as written', async
     },
   )
   expect(JSON.parse(answer)).toEqual({ status: 'ready', database: 'ok', chain: 'ok' })
-  // The README quotes the answer it gets.
+  // The page quotes the answer it gets.
   expect(section).toContain(`\`${answer.trim()}\``)
 
   await stopServe()
   expect(await exited).toBe(0)
 }, 60_000)
 
-test('README: the Caddy site proxies to where svc serve listens, from an address it trusts, and checks /readyz', () => {
+test('docs: the Caddy site proxies to where svc serve listens, from an address it trusts, and checks /readyz', () => {
   const serve = block('serve.sh')
   const host = /--host (\S+)/.exec(serve)?.[1]
   const port = /--port (\d+)/.exec(serve)?.[1]
@@ -81,4 +81,19 @@ test('README: the Caddy site proxies to where svc serve listens, from an address
   // Its sites cover the gateways of both environments and the control planes (api. and sandbox. are under *.).
   const domain = /--platform-domain (\S+)/.exec(serve)?.[1]
   expect(caddyfile.split('\n')[0]).toBe(`*.${domain}, *.dev.${domain} {`)
+})
+
+test('docs: postgres.md opens with what the CLI does: svc up has no --database-url, svc serve has', () => {
+  const svc = (command: string) =>
+    execFileSync(process.execPath, [join(root, 'bin/svc.js'), command, '--help'], { encoding: 'utf8' })
+  const option = /^\s+--database-url\b/m
+  expect(svc('up')).not.toMatch(option)
+  expect(svc('serve')).toMatch(option)
+  // Its first paragraph, the answer to "run on PostgreSQL", with links to both commands' options.
+  const lead = pageText('docs/postgres.md').split('\n\n')[1]!
+  expect(lead).toContain('`svc up` keeps its data in SQLite')
+  expect(lead).toContain('has no `--database-url`')
+  expect(lead).toContain('`svc serve --database-url postgres://…`')
+  expect(lead).toContain('(./reference/cli/up)')
+  expect(lead).toContain('(./reference/cli/serve)')
 })

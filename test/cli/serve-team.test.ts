@@ -1,7 +1,7 @@
 /**
- * Issue 27's Done-when: a team's shared Sandbox as the README's "Team Sandbox" starts it (PostgreSQL, three `svc serve
- * --sandbox-chain shared`: one owns the chain, two are gateways) behind a load balancer, three tenants' CI jobs (the
- * README's ci-job.ts, with connectSandbox()) at once, and the owner killed with SIGKILL in the middle. Every job
+ * Issue 27's Done-when: a team's shared Sandbox as docs/postgres.md's "Team Sandbox" starts it (PostgreSQL, three
+ * `svc serve --sandbox-chain shared`: one owns the chain, two are gateways) behind a load balancer, three tenants' CI
+ * jobs (the docs' ci-job.ts, with connectSandbox()) at once, and the owner killed with SIGKILL in the middle. Every job
  * finishes after the takeover; each tenant's ledger matches each chain it was paid on (the dead owner's Anvil kept past
  * the kill to read it); no tenant reaches another's APIs, settlements, events, stats or faults, through any process.
  */
@@ -197,7 +197,7 @@ afterAll(async () => {
 })
 
 describe.skipIf(!runs)('a team Sandbox: three shared processes, three CI jobs, the chain owner killed mid-run', () => {
-  test('README: the three processes team.sh started are one chain owner and two that are not', () => {
+  test('docs: the three processes team.sh started are one chain owner and two that are not', () => {
     expect(team.processes.map((svc) => svc.ready.chain_owner).sort()).toEqual([false, false, true])
   })
 

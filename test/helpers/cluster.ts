@@ -1,6 +1,6 @@
 /**
- * A cluster of `svc serve` processes on one PostgreSQL database (issue 26), as the README's "Running svc on a
- * server" starts it: its blocks run with bash, their example values (paths, the database's host, the facilitator)
+ * A cluster of `svc serve` processes on one PostgreSQL database (issue 26), as docs/postgres.md starts it: its blocks
+ * run with bash, their example values (paths, the database's host, the facilitator)
  * replaced with the test's. Production only, in front of an external chain and facilitator: a `svc up --twin
  * base-sepolia` child, whose twin (eip155:84532) plays Base Sepolia and whose facilitator plays x402.org's.
  */
@@ -60,9 +60,9 @@ export type Cluster = {
   adminUrl: string
   /** The processes started so far, in order (a killed one stays in the list). */
   processes: ServeProcess[]
-  /** Starts one more process (the README's cluster.sh with the next port and data dir). */
+  /** Starts one more process (the docs' cluster.sh with the next port and data dir). */
   start(): Promise<ServeProcess>
-  /** Runs a README block with the test's values (its example paths and URLs replaced, then `edit`); its stdout. */
+  /** Runs a docs block with the test's values (its example paths and URLs replaced, then `edit`); its stdout. */
   run(file: string, edit?: (code: string) => string): string
   stop(): Promise<void>
 }
@@ -70,24 +70,24 @@ export type Cluster = {
 export type ClusterOptions = {
   /** The facilitator of production payments. */
   facilitatorUrl: string
-  /** The network the APIs are paid on and its chain's RPC (the README's `--rpc`). */
+  /** The network the APIs are paid on and its chain's RPC (the docs' `--rpc`). */
   network: string
   rpcUrl: string
-  /** Flags after the README's (the test's upstream range, auto-verified sign-ups). */
+  /** Flags after the docs' (the test's upstream range, auto-verified sign-ups). */
   extraArgs?: string[] | undefined
   /** PostgreSQL with its defaults (every commit flushed), for a benchmark. */
   durable?: boolean | undefined
 }
 
 /**
- * Starts PostgreSQL, runs the README's keys.sh and database.sh (a role `svc_app` and its database `svc`), and answers
+ * Starts PostgreSQL, runs the docs' database.sh (the keys, a role `svc_app` and its database `svc`), and answers
  * the cluster, with no process yet: `start()` each.
  */
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-cluster-'))
   const postgres = await startPostgres({ durable: options.durable })
   const server = postgres.url.replace(/^postgres:\/\/svc@/, '')
-  /** The README's example values, here. */
+  /** The docs' example values, here. */
   const local = (code: string) =>
     code
       .replaceAll('/etc/svc', join(dir, 'etc'))
@@ -100,7 +100,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   mkdirSync(join(dir, 'backups'))
   const run = (file: string, edit = (code: string) => code) =>
     execFileSync('bash', ['-euo', 'pipefail', '-c', edit(local(readmeBlock(file)))], { encoding: 'utf8' })
-  run('keys.sh')
   run('database.sh')
   const processes: ServeProcess[] = []
   let started = 0

@@ -1,8 +1,8 @@
 /**
- * A team's shared Sandbox (issue 27) as the README's "Team Sandbox" starts it: PostgreSQL, the keys and the database
- * (keys.sh, database.sh, team-database.sh), `svc serve --sandbox-chain shared` processes (team.sh, each on its own
+ * A team's shared Sandbox (issue 27) as docs/postgres.md's "Team Sandbox" starts it: PostgreSQL, the keys and the
+ * database (database.sh, team-database.sh), `svc serve --sandbox-chain shared` processes (team.sh, each on its own
  * port, data dir and advertise URL), and a load balancer in front of them (a real port: what `SVC_BASE_URL` names).
- * The README's example values are replaced with the test's: the platform domain is `localhost` (so `*.localhost`
+ * The docs' example values are replaced with the test's: the platform domain is `localhost` (so `*.localhost`
  * reaches the balancer without DNS), plain HTTP on the balancer's port, the upstream range 127.0.0.3.
  */
 import { execFileSync } from 'node:child_process'
@@ -22,12 +22,12 @@ export type Team = {
   balancer: BalancerProxy
   /** {sandbox_base_url} through the balancer: the team's `SVC_BASE_URL`. */
   sandboxUrl: string
-  /** The admin token keys.sh made. */
+  /** The admin token database.sh made. */
   adminToken: string
   /** Every process started, in order (a killed one stays). */
   processes: ServeProcess[]
   start(): Promise<ServeProcess>
-  /** Runs a README block with the test's values; its stdout. */
+  /** Runs a docs block with the test's values; its stdout. */
   run(file: string): string
   stop(): Promise<void>
 }
@@ -57,7 +57,6 @@ export async function startTeam(options: TeamOptions = {}): Promise<Team> {
       .replaceAll('10.20.0.0/16', '127.0.0.3/32')
   const run = (file: string) =>
     execFileSync('bash', ['-euo', 'pipefail', '-c', local(readmeBlock(file))], { encoding: 'utf8' })
-  run('keys.sh')
   run('database.sh')
   run('team-database.sh')
   const adminToken = readFileSync(join(dir, 'etc', 'admin.token'), 'utf8').trim()
