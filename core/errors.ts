@@ -95,7 +95,7 @@ export const errorCodes = [
     status: 500,
     exit: 1,
     meaning:
-      'svc found no Anvil binary to run its chain: reinstall svc (it ships one), or set `SVC_ANVIL_BIN` to its path',
+      'no Anvil binary was found to run the chain: reinstall svc (it ships one), or set `SVC_ANVIL_BIN` to its path',
   },
   {
     code: 'other_sandbox',
