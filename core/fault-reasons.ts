@@ -174,7 +174,7 @@ export const exactEvmReasonRecords = [
   {
     code: 'permit2_invalid_amount',
     meaning:
-      "x402's Permit2 proxy reverted the settlement with InvalidAmount (the amount is zero or above what was permitted)",
+      "x402's Permit2 proxy reverted the settlement with InvalidAmount: the amount to move is not one the signed transfer allows",
     fix: `sign the offer's price: ${signAgain}`,
   },
   {
@@ -309,7 +309,7 @@ export const exactEvmReasonRecords = [
   {
     code: 'invalid_transaction_state',
     meaning:
-      "the settlement's transaction state is unknown: its hash was invalid, or a pending settlement could not be recorded",
+      'the settlement transaction was sent, but neither confirmed nor recorded as pending, so its outcome is unknown (a batch-settlement deposit answers it)',
     fix: 'look the transaction up on the chain before paying again (it may have been sent)',
   },
   {

@@ -6,10 +6,11 @@ import { paymentReasonMeaning } from '../../../../core/fault-reasons.js'
 
 /**
  * The words for an exact or upto reason code (`invalid_exact_evm_nonce_already_used`): the meaning core/fault-reasons.ts
- * gives it (the one docs/reference/errors.md shows), or the code made readable.
+ * gives it (the one docs/reference/errors.md shows, its code marks dropped), or the code made readable.
  */
 export function reasonInWords(reason: string): string {
-  return paymentReasonMeaning(reason) ?? reason.replace(/^invalid_exact_evm_/, '').replace(/_/g, ' ')
+  const meaning = paymentReasonMeaning(reason)
+  return meaning ? meaning.replace(/`/g, '') : reason.replace(/^invalid_exact_evm_/, '').replace(/_/g, ' ')
 }
 
 export class PageError extends Error {
