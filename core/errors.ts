@@ -1,5 +1,126 @@
 import { BaseError as ViemError, HttpRequestError } from 'viem'
 
+/** One code of {@link errorCodes}: what `SvcError.code` may be. */
+export type ErrorCodeInfo = {
+  code: string
+  /** The HTTP status the server answers with; undefined when it is the status of another server's answer. */
+  status: number | undefined
+  /** The CLI's exit code. */
+  exit: 1 | 2
+  /** What went wrong, one line, and what to do about it where that is one thing. */
+  meaning: string
+}
+
+/**
+ * Every code an {@link SvcError} carries, for programs (the SDK's `error.code`, the MCP tools) and for
+ * docs/reference/errors.md; test/core/errors.test.ts fails when an SvcError is made with a code this list lacks.
+ */
+export const errorCodes = [
+  {
+    code: 'bad_request',
+    status: 400,
+    exit: 1,
+    meaning: 'the request is malformed or a value in it is not valid: the message names the field',
+  },
+  {
+    code: 'unauthorized',
+    status: 401,
+    exit: 1,
+    meaning:
+      'no credentials, or the API key, session or admin token is not (or no longer) valid: log in again (`svc login`) or pass a valid key',
+  },
+  {
+    code: 'forbidden',
+    status: 403,
+    exit: 1,
+    meaning:
+      'the credentials are valid but may not do this: the key lacks the scope, the route needs a JWT, a verified email or the development environment (the message says which)',
+  },
+  { code: 'not_found', status: 404, exit: 1, meaning: 'no such resource or route: check the id, name or path' },
+  {
+    code: 'conflict',
+    status: 409,
+    exit: 1,
+    meaning:
+      'it clashes with what exists: an endpoint, hostname or email already there, a snapshot the chain no longer has',
+  },
+  {
+    code: 'rate_limited',
+    status: 429,
+    exit: 1,
+    meaning: 'too many attempts (logins, the demo faucet, the public RPC): wait the `Retry-After` seconds, then retry',
+  },
+  {
+    code: 'unavailable',
+    status: 503,
+    exit: 1,
+    meaning:
+      'a service svc needs is not there now: the Sandbox chain is restarting or not running, the database or the data dir cannot be written; retry after `Retry-After`, or start it (`svc up`)',
+  },
+  {
+    code: 'chain_error',
+    status: 502,
+    exit: 1,
+    meaning:
+      "the chain refused what was asked (a node error, a reverted transaction): the message is the node's one line",
+  },
+  {
+    code: 'unreachable',
+    status: 502,
+    exit: 1,
+    meaning:
+      "the chain's RPC or the svc server did not answer (the SDK's status is 0 then): check that svc runs and the URL (`--base-url`, `--rpc-url`)",
+  },
+  {
+    code: 'usage_error',
+    status: 400,
+    exit: 2,
+    meaning:
+      'a command, option, argument, tool call or seed file is wrong: the message (and `svc <command> --help`) says how',
+  },
+  {
+    code: 'internal_error',
+    status: 500,
+    exit: 1,
+    meaning: 'an error svc did not expect: the server answers `internal error` and logs the stack; please report it',
+  },
+  {
+    code: 'api_error',
+    status: undefined,
+    exit: 1,
+    meaning: "the control plane answered a status that has no code of its own (413, 500 …): the SDK's `SvcApiError`",
+  },
+  {
+    code: 'anvil_not_found',
+    status: 500,
+    exit: 1,
+    meaning:
+      'no Anvil binary was found to run the chain: reinstall svc (it ships one), or set `SVC_ANVIL_BIN` to its path',
+  },
+  {
+    code: 'other_sandbox',
+    status: 401,
+    exit: 1,
+    meaning:
+      "the CLI's saved login is for another svc than the one asked: `svc login` there, or pass the login's `--base-url`",
+  },
+  {
+    code: 'payment_refused',
+    status: 500,
+    exit: 1,
+    meaning:
+      '`svc pay` made no payment: no offer in Sandbox USDC, the price is above `--max-amount`, or the x402 client could not sign',
+  },
+  {
+    code: 'refund_refused',
+    status: 500,
+    exit: 1,
+    meaning: "`svc channels close` got no refund from the seller: the message is the scheme's reason",
+  },
+] as const satisfies readonly ErrorCodeInfo[]
+
+export type ErrorCode = (typeof errorCodes)[number]['code']
+
 /**
  * The one error family of svc. Every error carries three faces:
  * - `code`: a stable snake_case name for programs (`not_found`, `usage_error`, `unreachable` …);
@@ -12,14 +133,14 @@ export type SvcErrorOptions = {
   /** @defaultValue 1 */
   exitCode?: 1 | 2 | undefined
   /** @defaultValue the code of `status` ({@link codeForStatus}), `internal_error` for a status without one */
-  code?: string | undefined
+  code?: ErrorCode | undefined
   /** When the caller may try again, in seconds: the HTTP handler sends it as `Retry-After`. */
   retryAfterSeconds?: number | undefined
   cause?: unknown
 }
 
 /** The code an HTTP status stands for, when one does. */
-const statusCodes: Readonly<Record<number, string>> = {
+const statusCodes: Readonly<Record<number, ErrorCode>> = {
   400: 'bad_request',
   401: 'unauthorized',
   403: 'forbidden',
@@ -30,11 +151,11 @@ const statusCodes: Readonly<Record<number, string>> = {
 }
 
 /** `not_found` for 404 …; undefined for a status without a code of its own. */
-export const codeForStatus = (status: number): string | undefined => statusCodes[status]
+export const codeForStatus = (status: number): ErrorCode | undefined => statusCodes[status]
 
 export class SvcError extends Error {
   override name = 'SvcError'
-  readonly code: string
+  readonly code: ErrorCode
   readonly status: number
   readonly exitCode: 1 | 2
   readonly retryAfterSeconds: number | undefined

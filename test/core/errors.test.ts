@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { HttpRequestError, RpcRequestError, TransactionRejectedRpcError } from 'viem'
 import { describe, expect, test } from 'vitest'
 import {
@@ -5,6 +7,7 @@ import {
   ChainError,
   ConflictError,
   errorCode,
+  errorCodes,
   ForbiddenError,
   NotFoundError,
   ServiceUnavailableError,
@@ -15,6 +18,7 @@ import {
   UsageError,
 } from '../../core/errors.js'
 import * as sdk from '../../sdk/client.js'
+import { layers, root, sourceFiles } from '../architecture/rooms.js'
 
 const rpcUrl = 'http://127.0.0.1:8545'
 
@@ -156,5 +160,64 @@ describe('toSvcError: any thrown value as one SvcError with a one-line message a
     expect(toSvcError({ message: 'an object with a message' }).message).toBe('an object with a message')
     expect(toSvcError(undefined).message).toBe('undefined')
     expect(toSvcError(42).message).toBe('42')
+  })
+})
+
+/** The text of each `new SvcError(…)` call in `text`, its parentheses balanced. */
+function svcErrorCalls(text: string): string[] {
+  const calls: string[] = []
+  for (let at = text.indexOf('new SvcError('); at >= 0; at = text.indexOf('new SvcError(', at + 1)) {
+    let depth = 0
+    let end = at + 'new SvcError'.length
+    for (; end < text.length; end++) {
+      if (text[end] === '(') depth++
+      else if (text[end] === ')' && --depth === 0) break
+    }
+    calls.push(text.slice(at, end + 1))
+  }
+  return calls
+}
+
+describe('errorCodes', () => {
+  test('every code an SvcError is made with is in the list, with a status, an exit code and a meaning', () => {
+    const listed = new Set<string>(errorCodes.map((entry) => entry.code))
+    expect(listed.size).toBe(errorCodes.length)
+    // core/errors.ts: every `code: '…'` literal and every code its types name; elsewhere: every `new SvcError(…)`'s.
+    const own = readFileSync(join(root, 'core', 'errors.ts'), 'utf8').split('export const errorCodes')
+    const made = new Map<string, string>()
+    const note = (text: string, where: string) => {
+      for (const [, code] of text.matchAll(/\bcode\??: '([a-z_]+)'/g)) made.set(code!, where)
+      for (const [, codes] of text.matchAll(/\bcode\??: ('[a-z_]+'(?: \| '[a-z_]+')+)/g))
+        for (const [, code] of codes!.matchAll(/'([a-z_]+)'/g)) made.set(code!, where)
+      for (const [, code] of text.matchAll(/^\s+\d{3}: '([a-z_]+)',$/gm)) made.set(code!, where)
+      for (const [, code] of text.matchAll(/\?\? '([a-z_]+)'/g)) made.set(code!, where)
+    }
+    note(own[0]! + own[1]!.slice(own[1]!.indexOf('] as const')), 'core/errors.ts')
+    for (const file of layers.flatMap(sourceFiles).filter((file) => file !== 'core/errors.ts'))
+      for (const call of svcErrorCalls(readFileSync(join(root, file), 'utf8'))) note(call, file)
+    expect(made.size).toBeGreaterThan(12)
+    expect([...made].filter(([code]) => !listed.has(code)).map(([code, where]) => `${code} (${where})`)).toEqual([])
+    for (const entry of errorCodes) {
+      expect(entry.meaning.length, entry.code).toBeGreaterThan(20)
+      expect(entry.status === undefined || (entry.status >= 400 && entry.status < 600), entry.code).toBe(true)
+    }
+  })
+
+  test("each error class's code, status and exit code are its entry's", () => {
+    const entry = (code: string) => errorCodes.find((e) => e.code === code)!
+    for (const error of [
+      new BadRequestError('x'),
+      new UnauthorizedError(),
+      new ForbiddenError('x'),
+      new NotFoundError(),
+      new ConflictError('x'),
+      new ChainError('x'),
+      new ChainError('x', { code: 'unreachable' }),
+      new ServiceUnavailableError('x'),
+      new UsageError('x'),
+      new SvcError('x'),
+    ]) {
+      expect([error.status, error.exitCode], error.code).toEqual([entry(error.code).status, entry(error.code).exit])
+    }
   })
 })

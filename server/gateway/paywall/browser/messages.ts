@@ -2,23 +2,15 @@
  * What went wrong, in words a person reads: never a stack trace. Wallet errors carry EIP-1193 codes (4001: the person
  * declined); viem's carry a one-line `shortMessage`; the gateway's 402 carries the scheme's reason.
  */
-const reasons: Record<string, string> = {
-  insufficient_funds: 'the wallet does not hold enough USDC for this payment',
-  invalid_exact_evm_insufficient_balance: 'the wallet does not hold enough USDC for this payment',
-  invalid_exact_evm_signature: 'the signature does not match the payment',
-  invalid_exact_evm_nonce_already_used: 'this signed payment was already used',
-  invalid_exact_evm_payload_authorization_valid_before: 'the signed payment expired before it reached the chain',
-  invalid_exact_evm_payload_authorization_valid_after: 'the signed payment is not valid yet',
-  invalid_exact_evm_network_mismatch: 'the payment was signed for another network',
-  invalid_exact_evm_recipient_mismatch: 'the payment was signed to another recipient',
-  invalid_exact_evm_transaction_simulation_failed: 'the transfer would fail on the chain',
-  permit2_allowance_required: 'the wallet has not allowed Permit2 to move its USDC',
-  permit2_deadline_expired: 'the signed Permit2 transfer expired',
-}
+import { paymentReasonMeaning } from '../../../../core/fault-reasons.js'
 
-/** The words for a scheme's reason code (`insufficient_funds`), or the code made readable. */
+/**
+ * The words for an exact or upto reason code (`invalid_exact_evm_nonce_already_used`): the meaning core/fault-reasons.ts
+ * gives it (the one docs/reference/errors.md shows, its code marks dropped), or the code made readable.
+ */
 export function reasonInWords(reason: string): string {
-  return reasons[reason] ?? reason.replace(/^invalid_exact_evm_/, '').replace(/_/g, ' ')
+  const meaning = paymentReasonMeaning(reason)
+  return meaning ? meaning.replace(/`/g, '') : reason.replace(/^invalid_exact_evm_/, '').replace(/_/g, ' ')
 }
 
 export class PageError extends Error {
