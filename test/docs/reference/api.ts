@@ -279,7 +279,7 @@ export async function renderContract(contract: Contract): Promise<string> {
     }
     const body = operation.requestBody && deref(operation.requestBody)
     if (body) {
-      for (const [media, { schema }] of Object.entries(body.content ?? {})) {
+      for (const [media, { schema }] of Object.entries((body.content ?? {}) as Record<string, { schema?: Schema }>)) {
         const name = schemaName(schema)
         const intro = `**Request body** (${code(media)}${body.required ? ', required' : ''})`
         const fields = fieldsOf(schema ?? {}, { follow: true, depth: 3 })
