@@ -12,7 +12,7 @@ import type { Buyer, ReadyLine } from './sandbox-env.js'
 // core/os-process.ts, no more (no viem, no zod, no commander). cli/detached.ts has the rest (`svc status`, `svc down`).
 
 /** The ready line of `svc up --json`, as a detached svc printed it. */
-export type DetachedReady = ReadyLine & { data_dir: string; seed?: SeedResult }
+export type DetachedReady = ReadyLine & { seed?: SeedResult }
 
 /** What `svc up --detach` keeps of a svc it started: `<config dir>/sandboxes/<name>.json`, readable by its owner only. */
 export type DetachedRecord = {

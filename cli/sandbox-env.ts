@@ -1,20 +1,9 @@
 import { SvcError, toSvcError } from '../core/errors.js'
 import type { SeedResult } from '../sdk/seed.js'
+import type { ReadyLine } from './ready-line.js'
 
-/** What the environment list reads of `svc up --json`'s ready line (cli/commands/up.ts `readyLine`). */
-export type ReadyLine = {
-  control_url: string
-  sandbox_control_url: string
-  sandbox_platform_domain: string
-  gateway_port: number
-  rpc_url: string
-  facilitator_url: string
-  chain_manager_url: string
-  chain_id: number
-  network: string
-  usdc: string
-  twins: { name: string; network: string; chain_id: number; rpc_url: string; usdc: string }[]
-}
+/** `svc up --json`'s ready line, whose keys the environment is made from (cli/ready-line.ts). */
+export type { ReadyLine }
 
 /** A seeded API as the seed result names it; `direct_url` (127.0.0.1, no name resolution) where svc gives one. */
 type SeededApi = SeedResult['apis'][number] & { direct_url?: string | undefined }

@@ -9,11 +9,13 @@ import { UsageError } from '../core/errors.js'
 import { sandboxNetwork, usdcAddress } from '../core/sandbox-usdc.js'
 import { createApiSchema } from '../core/inputs/api.js'
 import { createKeySchema, resolveScopes } from '../core/inputs/api-key.js'
+import { presets, scopes } from '../core/scopes.js'
 import { credentialsSchema } from '../core/inputs/credentials.js'
 import { developmentAcceptProblem } from '../core/inputs/development-accept.js'
 import {
   acceptSchema,
   acceptSchemes,
+  httpMethods,
   assetTransferMethods,
   createEndpointSchema,
   gasSponsorings,
@@ -22,6 +24,7 @@ import {
 import { seedProblems, type SeedKeys } from './seed-check.js'
 
 const environmentSchema = z.enum(['production', 'development']).default('development')
+const described = <T extends z.ZodType>(schema: T, description: string): T => schema.meta({ description })
 
 /*
  * The seed's values are checked by the control plane's own validators (the routes' zod schemas and rules, not a copy
@@ -35,26 +38,56 @@ const apiFields = createApiSchema.shape
 const endpointFields = createEndpointSchema.shape
 const acceptFields = acceptSchema.shape
 
+// Each field's description is in the schema (`.meta`): schemas/seed.schema.json and docs/reference/seed.md show it.
 const seedEndpointSchema = z.strictObject({
-  method: endpointFields.method,
-  path_pattern: endpointFields.path_pattern,
-  /** USDC, decimal (sandbox USDC in development). */
-  price: z.string().regex(/^\d+(\.\d{1,6})?$/, 'a USDC amount as a string, at most 6 decimals: "0.01"'),
-  description: endpointFields.description,
-  ttl: endpointFields.ttl,
-  request_schema: endpointFields.request_schema,
-  response_schema: endpointFields.response_schema,
-  /** The accept's network and asset (in development, the Sandbox chain's and its USDC when left out). */
-  network: acceptFields.network.optional(),
-  asset: acceptFields.asset.optional(),
-  /** `exact` (price is the price) or `upto` (price is the most a buyer signs for). @defaultValue exact */
-  scheme: z.enum(acceptSchemes).optional(),
-  /** `extra.assetTransferMethod`: eip3009 (exact's default) or permit2 (upto's only one). */
-  transfer_method: z.enum(assetTransferMethods).optional(),
-  /** `extra.paymentFlow` as @x402/core 2.27 names it: `authorization` (verify, upstream, settle) or `upfront`. */
-  payment_flow: z.enum(paymentFlows).optional(),
-  /** `extra.gasSponsoring` (Permit2): how a buyer without an approval is sponsored. @defaultValue both */
-  gas_sponsoring: z.enum(gasSponsorings).optional(),
+  method: described(endpointFields.method, `the HTTP method: ${httpMethods.join(', ')} (any case)`),
+  path_pattern: described(
+    endpointFields.path_pattern,
+    'the path: literal segments and `{name}` parameters (`/weather/{city}`), an optional `*` at the very end matching any rest (`/files/*`)',
+  ),
+  price: described(
+    z.string().regex(/^\d+(\.\d{1,6})?$/, 'a USDC amount as a string, at most 6 decimals: "0.01"'),
+    'the price in USDC, a decimal string with at most 6 decimals (`"0.01"`); with `upto`, the most a buyer signs for',
+  ),
+  description: described(
+    endpointFields.description,
+    'what the endpoint answers, for buyers, discovery and the API page',
+  ),
+  ttl: described(endpointFields.ttl, "the endpoint's lifetime in seconds (1 to 31536000): it expires then"),
+  request_schema: described(
+    endpointFields.request_schema,
+    "a JSON Schema of the request's body (2020-12, or draft-07/06 by `$schema`), for discovery and the API page",
+  ),
+  response_schema: described(
+    endpointFields.response_schema,
+    "a JSON Schema of the upstream's answer (2020-12, or draft-07/06 by `$schema`), for discovery and the API page",
+  ),
+  network: described(
+    acceptFields.network.optional(),
+    "the accept's network (CAIP-2, `eip155:<chain id>`); a development API's is the Sandbox chain's, `eip155:845320402`, when left out",
+  ),
+  asset: described(
+    acceptFields.asset.optional(),
+    "the token paid in (an address); a development API's is the Sandbox USDC when left out",
+  ),
+  scheme: z.enum(acceptSchemes).optional().meta({
+    description:
+      '`exact` (the price is the price), `upto` (the price is the most a buyer signs for; the upstream says what it used) or `batch-settlement` (vouchers on a payment channel)',
+    default: 'exact',
+  }),
+  transfer_method: described(
+    z.enum(assetTransferMethods).optional(),
+    "`extra.assetTransferMethod`: `eip3009` (exact's default) or `permit2` (upto's only one)",
+  ),
+  payment_flow: z.enum(paymentFlows).optional().meta({
+    description:
+      '`extra.paymentFlow`, as @x402/core names it: `authorization` (verify, call the upstream, settle on its success) or `upfront` (settle, then call the upstream)',
+    default: 'authorization',
+  }),
+  gas_sponsoring: described(
+    z.enum(gasSponsorings).optional(),
+    '`extra.gasSponsoring` (Permit2): how a buyer without a Permit2 approval is sponsored. Left out: both',
+  ),
 })
 type SeedEndpoint = z.infer<typeof seedEndpointSchema>
 
@@ -84,10 +117,16 @@ const seedWords = (message: string) =>
 export type SeedRuleIssue = { path: PropertyKey[]; message: string }
 
 const seedKeySchema = z.strictObject({
-  name: keyFields.name,
-  preset: keyFields.preset,
-  scopes: keyFields.scopes,
-  environment: environmentSchema,
+  name: described(keyFields.name, "the key's name (1 to 100 characters): a key of this name that exists is kept"),
+  preset: described(
+    keyFields.preset,
+    `a preset of scopes: ${Object.keys(presets).join(', ')} (give \`preset\` or \`scopes\`)`,
+  ),
+  scopes: described(keyFields.scopes, `scope names (or preset names), at most 20: ${scopes.join(', ')}`),
+  environment: described(
+    environmentSchema,
+    '`development`: a Sandbox key (`svc_sandbox_`, the Sandbox control plane); `production`: a live key (`svc_live_`)',
+  ),
 })
 
 /** The rules of POST /auth/api-keys that span fields: scopes or a preset, each a known one. */
@@ -155,28 +194,71 @@ export function seedRuleIssues(document: unknown): SeedRuleIssue[] {
   return [...each(keys, 'keys', seedKeyIssues), ...each(apis, 'apis', seedEndpointIssues)]
 }
 
-const seedSchema = z.strictObject({
-  account: credentialsSchema,
-  keys: z.array(seedKeySchema).default([]),
-  apis: z
-    .array(
+/**
+ * A seed file (`svc up --seed FILE`): a seller account, its API keys and its paid APIs, made through the control plane
+ * at start, idempotently. Every field's description is in the schema: `z.toJSONSchema(seedSchema, { io: 'input' })`
+ * is schemas/seed.schema.json (test/docs/reference/seed.ts writes it, with docs/reference/seed.md).
+ */
+export const seedSchema = z
+  .strictObject({
+    account: described(
       z.strictObject({
-        name: apiFields.name,
-        slug: apiFields.slug,
-        environment: environmentSchema,
-        upstream_base_url: apiFields.upstream_base_url,
-        pay_to_address: apiFields.pay_to_address,
-        discovery_guidance: apiFields.discovery_guidance,
-        discovery_contact_email: apiFields.discovery_contact_email,
-        endpoints: z.array(seedEndpointSchema).default([]),
+        email: described(credentialsSchema.shape.email, "the seller's email"),
+        password: described(credentialsSchema.shape.password, 'its password (8 to 1024 characters)'),
       }),
-    )
-    .default([]),
-})
+      'the seller account: signed up (verified at once) or, when it exists, logged in to',
+    ),
+    keys: described(
+      z.array(seedKeySchema).default([]),
+      "API keys to make for the seller, by name; a key of that name that exists is kept (its secret isn't shown again)",
+    ),
+    apis: described(
+      z
+        .array(
+          z.strictObject({
+            name: described(apiFields.name, "the API's name (1 to 100 characters)"),
+            slug: described(
+              apiFields.slug,
+              "a DNS label (lower-case letters, digits, inner hyphens): the API's gateway is `http://{slug}.dev.localhost:PORT` (Sandbox) or `http://{slug}.localhost:PORT` (production); an API of this slug that exists is kept",
+            ),
+            environment: described(
+              environmentSchema,
+              '`development`: a Sandbox API, paid on the Sandbox chain; `production`: a production API, paid through the production facilitator',
+            ),
+            upstream_base_url: described(
+              apiFields.upstream_base_url,
+              'the upstream the gateway forwards paid requests to: an absolute http(s) URL without query or fragment. `{{demo_upstream}}` is the demo upstream svc serves itself',
+            ),
+            pay_to_address: described(apiFields.pay_to_address, 'the address payments go to (`0x` and 40 hex digits)'),
+            discovery_guidance: described(
+              apiFields.discovery_guidance,
+              'text for buyers and agents: in discovery documents and on the API page (at most 10000 characters), or null',
+            ),
+            discovery_contact_email: described(
+              apiFields.discovery_contact_email,
+              'a contact email for discovery documents, or null',
+            ),
+            endpoints: described(
+              // prefault, not default: the JSON Schema of an input that transforms (a method, an address) keeps no default.
+              z.array(seedEndpointSchema).prefault([]),
+              'the paid endpoints, one per method and path; one that exists is kept',
+            ),
+          }),
+        )
+        .prefault([]),
+      "the APIs to make, by slug; an existing API of that slug is kept, its upstream set to the seed's",
+    ),
+  })
+  .meta({
+    title: 'svc seed file',
+    description:
+      'A seed for `svc up --seed FILE`: a seller account, its API keys and its paid APIs, made at start (docs/reference/seed.md)',
+  })
 
 export type Seed = z.infer<typeof seedSchema>
 
-const seedKeys: SeedKeys = {
+/** The keys of each level of a seed, for "did you mean" (test/docs/seed-schema.test.ts: the schema's own). */
+export const seedKeys: SeedKeys = {
   top: ['account', 'keys', 'apis'],
   account: ['email', 'password'],
   key: ['name', 'preset', 'scopes', 'environment'],

@@ -9,10 +9,11 @@ import { readSession } from '../config.js'
 import { firstSignal, stopWithin } from '../signals.js'
 import { watchParent } from '../watch-parent.js'
 import { tuneHeapWhileStarting } from '../v8-heap.js'
-import { directGatewayBase, directGatewayUrl } from '../../core/hosts.js'
+import { directGatewayUrl } from '../../core/hosts.js'
 import { printDetached } from './detached.js'
 import { rawArgsOf, type StartedBy } from './exec.js'
 import { type Buyer, createBuyer, fundBuyer } from '../sandbox-env.js'
+import { readyLine } from '../ready-line.js'
 import { SvcError, toSvcError } from '../../core/errors.js'
 
 /**
@@ -203,29 +204,6 @@ function upCommand(program: Command): Command {
         ).hideHelp(),
       )
   )
-}
-
-export function readyLine({ chain, server }: RunningSvc<'up'>) {
-  return {
-    control_url: server.controlUrl,
-    sandbox_control_url: server.sandboxControlUrl,
-    platform_domain: server.hosts.platformDomain,
-    sandbox_platform_domain: server.hosts.sandboxPlatformDomain,
-    gateway_port: server.port,
-    // A gateway host's URL with no name to resolve is `${direct_gateway_base}/{host}` (server/app.ts).
-    direct_gateway_base: directGatewayBase(server.port),
-    rpc_url: chain.rpcUrl,
-    facilitator_url: chain.facilitatorUrl,
-    chain_manager_url: chain.chainManagerUrl,
-    chain_id: chain.sandboxChain.chainId,
-    network: chain.sandboxChain.network,
-    usdc: chain.sandboxChain.usdc.address,
-    twins: chain.twins.map((twin) => {
-      const { name, network, chain_id, rpc_url, usdc } = twin.describe()
-      return { name, network, chain_id, rpc_url, usdc }
-    }),
-    data_dir: server.dataDir,
-  }
 }
 
 function seedLines(seed: SeedResult): string[] {

@@ -6,6 +6,9 @@ import { isProcessRunning } from '../../core/os-process.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { holdPort } from '../helpers/processes.js'
 import { createCli, svcBin } from './harness.js'
+import { readyLineFields, readyLineModeFields, readyLineSeedFields } from '../../cli/ready-line.js'
+import { docBlock } from '../docs/blocks.js'
+import { jsonShape } from '../docs/reference-table.js'
 
 // `svc up --detach`, `svc status`, `svc down`: real processes, each run of the CLI a child process as a CI job runs it.
 
@@ -15,6 +18,13 @@ const started: number[] = []
 afterAll(() => {
   for (const pid of started) if (isProcessRunning(pid)) process.kill(pid, 'SIGKILL')
 })
+
+/** The keys docs/reference/ready-line.md says a mode adds to the ready line (with `--seed`, `seed` too). */
+const modeKeys = (mode: string) =>
+  readyLineModeFields
+    .filter(([key, where]) => where.includes(mode) || key === 'seed')
+    .map(([key]) => key)
+    .sort()
 
 const anvilPid = (dataDir: string) => Number(readFileSync(join(dataDir, 'anvil.pid'), 'utf8').trim().split(/\s+/)[0])
 
@@ -30,13 +40,27 @@ describe('a detached sandbox', () => {
   test('start, status (--json, --env, --dotenv), a second one by name and by data dir, down, down again', async () => {
     const ready = await up('--seed', 'demo')
     expect(ready).toMatchObject({ name: 'default', seed: { email: 'demo@svc.test' } })
+    // The keys docs/reference/ready-line.md lists for this mode, in the line's order, the seed's as well.
+    const fields = readyLineFields.map(([key]) => key)
+    expect(Object.keys(ready)).toEqual([...fields, 'seed', 'name', 'pid', 'log', 'buyer'])
+    expect(modeKeys('`svc up --detach`')).toEqual(['seed', 'name', 'pid', 'log', 'buyer'].sort())
+    const seedFields = readyLineSeedFields.map(([key]) => key)
+    expect(Object.keys(ready.seed)).toEqual(seedFields.filter((key) => /^seed\.\w+$/.test(key)).map((k) => k.slice(5)))
+    expect(Object.keys(ready.seed.keys[0])).toEqual(['name', 'environment', 'key'])
+    for (const key of seedFields.filter((key) => key.startsWith('seed.apis[].')))
+      expect(ready.seed.apis[0]).toHaveProperty(key.slice('seed.apis[].'.length))
+    // Its sample on that page: the same keys, in the same order, with values of the same types.
+    expect(jsonShape(JSON.parse(docBlock('ready line, detached').code))).toEqual(jsonShape(ready))
     expect(ready.buyer.private_key).toMatch(/^0x[0-9a-f]{64}$/)
     expect(isProcessRunning(ready.pid)).toBe(true)
     expect(ready.log).toBe(join(cli.configDir, 'sandboxes', 'default.log'))
 
     const status = await cli.spawn(['status', '--json'])
     expect(status.code, status.stderr).toBe(0)
-    expect(JSON.parse(status.stdout)).toMatchObject({ name: 'default', status: 'running', pid: ready.pid })
+    const statusLine = JSON.parse(status.stdout)
+    expect(statusLine).toMatchObject({ name: 'default', status: 'running', pid: ready.pid })
+    expect(Object.keys(statusLine)).toEqual(['name', 'status', 'pid', 'log', ...fields, 'seed', 'buyer', 'env'])
+    expect(modeKeys('`svc status --json`')).toEqual(['name', 'status', 'pid', 'log', 'seed', 'buyer', 'env'].sort())
 
     // Health for wait strategies, as on `svc serve`: on the bare IP and the control hosts, never on a gateway host.
     const health = async (host: string, path: string) => {

@@ -14,8 +14,10 @@ import { docPages, pageText } from '../docs/blocks.js'
 const ready: ReadyLine = {
   control_url: 'http://api.localhost:4020',
   sandbox_control_url: 'http://sandbox.localhost:4020',
+  platform_domain: 'localhost',
   sandbox_platform_domain: 'dev.localhost',
   gateway_port: 4020,
+  direct_gateway_base: 'http://127.0.0.1:4020/gateway',
   rpc_url: 'http://127.0.0.1:8545',
   facilitator_url: 'http://127.0.0.1:8546',
   chain_manager_url: 'http://127.0.0.1:8547',
@@ -25,6 +27,7 @@ const ready: ReadyLine = {
   twins: [
     { name: 'base-sepolia', network: 'eip155:84532', chain_id: 84532, rpc_url: 'http://127.0.0.1:1', usdc: '0x1' },
   ],
+  data_dir: '/tmp/svc-x',
 }
 const seed: SeedResult = {
   email: 'demo@svc.test',

@@ -5,6 +5,9 @@ import { localFetch } from '../../sdk/local-fetch.js'
 import { isProcessRunning } from '../../core/os-process.js'
 import { readSandboxPids } from '../helpers/processes.js'
 import { startSvcProcess } from '../helpers/svc-process.js'
+import { readyLineFields } from '../../cli/ready-line.js'
+import { docBlock } from '../docs/blocks.js'
+import { jsonShape } from '../docs/reference-table.js'
 
 const svcBin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
 
@@ -12,24 +15,9 @@ describe('svc up', () => {
   test('--json prints one ready line with every URL; SIGTERM stops everything, Anvil included', async () => {
     const svc = await startSvcProcess()
     const { ready } = svc
-    expect(Object.keys(ready).sort()).toEqual(
-      [
-        'chain_id',
-        'chain_manager_url',
-        'control_url',
-        'data_dir',
-        'direct_gateway_base',
-        'facilitator_url',
-        'gateway_port',
-        'network',
-        'platform_domain',
-        'rpc_url',
-        'sandbox_control_url',
-        'sandbox_platform_domain',
-        'twins',
-        'usdc',
-      ].sort(),
-    )
+    // The keys docs/reference/ready-line.md lists, in the line's order, and its sample has the same keys.
+    expect(Object.keys(ready)).toEqual(readyLineFields.map(([key]) => key))
+    expect(jsonShape(JSON.parse(docBlock('ready line').code))).toEqual(jsonShape(ready))
     expect(ready).toMatchObject({
       chain_id: 845320402,
       network: 'eip155:845320402',

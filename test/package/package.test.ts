@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { dirname, join } from 'node:path'
@@ -200,6 +200,13 @@ describe('the svc package, installed from its tarball', () => {
       }),
     )
     await project.exec(process.execPath, [join(project.dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'])
+  })
+
+  it('ships the seed file JSON Schema at schemas/seed.schema.json, exported as svc/seed.schema.json', async () => {
+    const shipped = join(project.dir, 'node_modules', 'svc', 'schemas', 'seed.schema.json')
+    expect(readFileSync(shipped, 'utf8')).toBe(readFileSync(join(root, 'schemas', 'seed.schema.json'), 'utf8'))
+    const { stdout } = await project.exec(process.execPath, ['-p', `require.resolve('svc/seed.schema.json')`])
+    expect(realpathSync(stdout.trim())).toBe(realpathSync(shipped))
   })
 
   it("svc/register from CommonJS reaches @x402/evm's CommonJS build", async () => {

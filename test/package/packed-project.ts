@@ -32,7 +32,16 @@ import { sourceDirs } from '../../bin/build.js'
 const run = promisify(execFile)
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 /** What `npm pack` needs to build the package. */
-const sources = ['bin', 'patches', ...sourceDirs, 'package.json', 'README.md', 'tsconfig.json', 'tsconfig.build.json']
+const sources = [
+  'bin',
+  'patches',
+  ...sourceDirs,
+  'schemas',
+  'package.json',
+  'README.md',
+  'tsconfig.json',
+  'tsconfig.build.json',
+]
 
 export type PackedProject = {
   /** The project's directory (outside the repo, so nothing resolves from the repo's node_modules). */
