@@ -20,3 +20,38 @@ test('the two commands are `npm ci && npm start` and `npm test`, as CI installs 
   expect(scripts.start).toBe('node bin/svc.js up')
   expect(scripts.test).toBe('vitest run')
 })
+
+/** VitePress's heading slug (its `slugify`, for the headings these links reach). */
+const slug = (heading: string) =>
+  heading
+    .replace(/`/g, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s-]/gu, '')
+    .trim()
+    .replace(/\s+/g, '-')
+
+test("the docs' home answers the issue's six questions, each one click to one page that has the anchor", () => {
+  const home = readFileSync(join(root, 'docs/index.md'), 'utf8')
+  const questions = home.slice(home.indexOf('## Questions'))
+  const links = [...questions.matchAll(/\]\(\.\/([^)#]+)(?:#([^)]+))?\)/g)].map(([, page, anchor]) => ({
+    page: page!,
+    anchor,
+  }))
+  expect(links.map(({ page, anchor }) => (anchor ? `${page}#${anchor}` : page))).toEqual([
+    'reference/config#svc-port',
+    'sell#add-an-endpoint-with-a-price',
+    'ci#python',
+    'postgres',
+    'reference/config#svc-facilitator-url',
+    'reference/errors#invalid-exact-evm-payload-authorization-valid-before',
+  ])
+  for (const { page, anchor } of links) {
+    const text = readFileSync(join(root, 'docs', `${page}.md`), 'utf8')
+    if (!anchor) continue
+    const ids = [
+      ...[...text.matchAll(/\bid="([^"]+)"/g)].map((m) => m[1]),
+      ...[...text.matchAll(/^#{2,4} (.+?)(?: \{#([\w-]+)\})?$/gm)].map((m) => m[2] ?? slug(m[1]!)),
+    ]
+    expect(ids, `docs/${page}.md has no anchor #${anchor}`).toContain(anchor)
+  }
+})
