@@ -180,7 +180,11 @@ async function main() {
     step(`svc up: dashboard ready, port ${port}`)
 
     // The tour's terminal 2: log in as the demo seller, take its Sandbox wallet, pay once.
-    const cliEnv = { ...env, SVC_CONFIG_DIR: join(dir, 'cli-config'), SVC_BASE_URL: `http://sandbox.localhost:${port}` }
+    const cliEnv: NodeJS.ProcessEnv = {
+      ...env,
+      SVC_CONFIG_DIR: join(dir, 'cli-config'),
+      SVC_BASE_URL: `http://sandbox.localhost:${port}`,
+    }
     const svc = async (...args: string[]) => {
       const { stdout } = await promisify(execFile)(process.execPath, [svcBin, ...args], { env: cliEnv, cwd: root })
       return stdout.trim()
