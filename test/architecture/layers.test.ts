@@ -1,5 +1,5 @@
 /**
- * The folders are layers (README, "How svc is built"): an import only ever points down
+ * The folders are layers (docs/architecture.md, "Layers and rooms"): an import only ever points down
  * core → chain → server → sdk → mcp → tui → cli. This reads the imports of every source file and fails on one that
  * points up or sideways, and on a cycle between files.
  */

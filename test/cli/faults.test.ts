@@ -1,11 +1,14 @@
 /**
  * `svc fault …`, `svc chain restart` and `svc listen --forward-to` against a running sandbox, with the official
- * `@x402/fetch` client (the test handle's buyer) paying.
+ * `@x402/fetch` client (the test handle's buyer) paying; and docs/sandbox-tools.md's blocks, run as written against
+ * the same sandbox.
  */
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage } from 'node:http'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { verifyEventSignature } from '../../core/event-signature.js'
@@ -14,6 +17,7 @@ import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
 import { startUpstream } from '../server/gateway/helpers.js'
 import { createCli, svcBin, type Cli } from './harness.js'
 import { createSellerApi } from '../helpers/seller-api.js'
+import { docBlock, root } from '../docs/blocks.js'
 
 let sandbox: TestSandbox
 let upstream: Awaited<ReturnType<typeof startUpstream>>
@@ -236,6 +240,191 @@ describe('svc listen --forward-to', () => {
       const [code] = await exited
       expect(code).toBe(0)
       receiver.close()
+    }
+  })
+})
+
+/** A free port on 127.0.0.1 (taken and given back: the receiver below listens on it a moment later). */
+async function freePort(): Promise<number> {
+  const server = createServer()
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const { port } = server.address() as AddressInfo
+  server.close()
+  await once(server, 'close')
+  return port
+}
+
+/** Lines a child prints, as they come. */
+function linesOf(stream: NodeJS.ReadableStream): string[] {
+  const lines: string[] = []
+  createInterface({ input: stream }).on('line', (line) => lines.push(line))
+  return lines
+}
+
+describe("docs/sandbox-tools.md's blocks, run against this sandbox", () => {
+  let dir: string
+  let env: NodeJS.ProcessEnv
+  beforeAll(() => {
+    // `svc` on the PATH is this checkout's; the TypeScript blocks import "svc" as a project does (the package's own
+    // name resolves to it from inside the repository), and express from its node_modules.
+    dir = mkdtempSync(join(root, '.tmp-sandbox-tools-'))
+    writeFileSync(join(dir, 'svc'), `#!/bin/sh\nexec "${process.execPath}" "${svcBin}" "$@"\n`, { mode: 0o755 })
+    env = { ...cli.env, PATH: `${dir}:${process.env.PATH}`, SVC_BASE_URL: sandbox.sandboxControlUrl }
+  })
+  afterAll(() => dir && rmSync(dir, { recursive: true, force: true }))
+
+  const run = (command: string, args: string[], extra: NodeJS.ProcessEnv = {}) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(command, args, { cwd: dir, env: { ...env, ...extra } })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (chunk) => (stdout += chunk))
+      child.stderr.on('data', (chunk) => (stderr += chunk))
+      child.on('exit', (code) => resolve({ code, stdout, stderr }))
+    })
+
+  test('sandbox-tools.sh: faults, a snapshot, time travel, a revert and a chain restart, each command as written', async () => {
+    const block = docBlock('sandbox-tools.sh')
+    expect(block.page).toBe('docs/sandbox-tools.md')
+    const before = (await cli.json([...base, 'time'])).offset_seconds as number
+    const result = await run('bash', ['-euo', 'pipefail', '-c', block.code])
+    // A block that stops half-way leaves its faults: the next tests must not meet them.
+    if (result.code !== 0) await sandbox.faults.clear()
+    expect(result.code, result.stderr).toBe(0)
+    const sandboxUrl = sandbox.sandboxControlUrl
+    expect(result.stdout).toMatch(
+      new RegExp(`^flt_\\w+ on ${sandboxUrl}: verify answers invalid_exact_evm_signature`, 'm'),
+    )
+    expect(result.stdout).toMatch(new RegExp(`^cleared 6 faults of ${sandboxUrl}$`, 'm'))
+    expect(result.stdout.split('\n')).toContain('invalid_exact_evm_transaction_failed')
+    expect(result.stdout).toMatch(new RegExp(`^offset +\\+${before + 7200} s$`, 'm'))
+    expect(result.stdout).toMatch(new RegExp(`^reverted ${sandboxUrl} to snap_\\w+ `, 'm'))
+    expect(result.stdout).toMatch(new RegExp(`^the chain of ${sandboxUrl} restarted on ${sandbox.rpcUrl}`, 'm'))
+    // The revert put svc's clock back (as far as the chain allows); no fault is left; the buyer pays.
+    expect((await cli.json([...base, 'time'])).offset_seconds).toBeLessThanOrEqual(before)
+    expect(await cli.ok([...base, 'fault', 'list'])).toBe('no faults in force\n')
+    expect((await sandbox.buyer.fetch(url)).status).toBe(200)
+  })
+
+  test("faucet.sh: the curl line funds an address (PORT: the chain manager's)", async () => {
+    const address = '0x00000000000000000000000000000000000Fa0CE'
+    const port = new URL(sandbox.chainManagerUrl).port
+    const code = docBlock('faucet.sh').code.replace('PORT', port).replace('0xYourAddress', address)
+    const result = await run('bash', ['-euo', 'pipefail', '-c', code])
+    expect(result.code, result.stderr).toBe(0)
+    const answer = JSON.parse(result.stdout)
+    expect(answer).toMatchObject({ funded: expect.anything(), balances: expect.anything() })
+    expect(BigInt(answer.balances.usdc_base)).toBe(1_000_000_000n)
+  })
+
+  test("webhook-receiver.ts behind the `svc listen --forward-to` of the page, whose output is the page's sample", async () => {
+    const sample = docBlock('svc listen --forward-to').code.trimEnd().split('\n')
+    const command = sample[0]!
+    expect(command).toMatch(/^\$ svc listen /)
+    const port = await freePort()
+    const pageUrl = /--forward-to (\S+)/.exec(command)![1]!
+    const hook = pageUrl.replace(/:\d+\//, `:${port}/`)
+    const args = command
+      .slice('$ svc '.length)
+      .split(' ')
+      .map((arg) => (arg === pageUrl ? hook : arg))
+    const listen = spawn(process.execPath, [svcBin, ...args], {
+      cwd: dir,
+      // A config dir of its own: the secret is new, as on a first run.
+      env: { ...env, SVC_API_KEY: sandbox.seller.apiKey, SVC_CONFIG_DIR: join(dir, 'config') },
+    })
+    const stdout = linesOf(listen.stdout)
+    const stderr = linesOf(listen.stderr)
+    writeFileSync(join(dir, 'webhook-receiver.ts'), docBlock('webhook-receiver.ts').code)
+    let receiver: ReturnType<typeof spawn> | undefined
+    try {
+      await expect
+        .poll(() => stderr.some((line) => line.startsWith('listening for payment events')), { timeout: 15_000 })
+        .toBe(true)
+      const secret = /the signing secret is (whsec_\w+)/.exec(stderr.join('\n'))![1]!
+      receiver = spawn(process.execPath, ['--import', 'tsx', 'webhook-receiver.ts'], {
+        cwd: dir,
+        env: { ...env, PORT: String(port), SVC_WEBHOOK_SECRET: secret },
+      })
+      const received = linesOf(receiver.stdout!)
+      const receiverErr = linesOf(receiver.stderr!)
+      // The receiver is up once it refuses a request whose signature is not svc's.
+      await expect
+        .poll(
+          async () =>
+            (
+              await fetch(`http://127.0.0.1:${port}/webhooks/svc`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', 'svc-signature': 't=1,v1=00' },
+                body: '{}',
+              }).catch(() => undefined)
+            )?.status,
+          { timeout: 20_000, interval: 200 },
+        )
+        .toBe(400)
+      expect((await sandbox.buyer.fetch(url)).status).toBe(200)
+      // Every event reached the receiver, its signature verified (204), the settlement among them.
+      await expect.poll(() => received, { timeout: 15_000 }).toContain('payment.settled weather')
+      expect(receiverErr).toEqual([])
+      await expect.poll(() => stderr.filter((line) => line.includes(' delivered to ')).length).toBeGreaterThanOrEqual(3)
+
+      // The page's sample is what svc listen printed, but for the times, ids, addresses, secret, the receiver's and
+      // svc's ports and the config dir.
+      const normal = (line: string) =>
+        line
+          .replace(/whsec_\w+/, 'whsec_…')
+          .replace(/evt_\w+/, 'evt_…')
+          .replace(/0x[0-9a-fA-F]{6}…[0-9a-fA-F]{4}/g, '0x…')
+          .replace(/^\d\d:\d\d:\d\d\.\d{3}/, 'HH:MM:SS.mmm')
+          .replace(hook, pageUrl)
+          .replace(/sandbox\.localhost:\d+/, 'sandbox.localhost:4020')
+          .replace(join(dir, 'config'), '~/.config/svc')
+      const printed = [...stderr, ...stdout].map(normal)
+      const shown = sample.slice(1).map(normal)
+      expect(stderr.slice(0, 3).map(normal)).toEqual(shown.slice(0, 3))
+      expect(shown.filter((line) => !printed.includes(line))).toEqual([])
+    } finally {
+      receiver?.kill('SIGTERM')
+      const exited = once(listen, 'exit')
+      listen.kill('SIGINT')
+      await exited
+    }
+  })
+
+  test("events-stream.ts prints the refused payment of a fault (its base URL: this sandbox's)", async () => {
+    const code = docBlock('events-stream.ts').code.replace('http://sandbox.localhost:4020', sandbox.sandboxControlUrl)
+    writeFileSync(join(dir, 'events-stream.ts'), code)
+    const child = spawn(process.execPath, ['--import', 'tsx', 'events-stream.ts'], {
+      cwd: dir,
+      env: { ...env, SVC_API_KEY: sandbox.seller.apiKey },
+    })
+    const printed = linesOf(child.stdout)
+    const errors = linesOf(child.stderr)
+    try {
+      // Until the stream is open, a refused payment goes unseen: refuse one a time until one is printed.
+      await expect
+        .poll(
+          async () => {
+            await sandbox.faults.add({
+              kind: 'verify',
+              reason: 'invalid_exact_evm_signature',
+              api: 'weather',
+              times: 1,
+            })
+            expect((await sandbox.buyer.fetch(url)).status).toBe(402)
+            return printed.length
+          },
+          { timeout: 30_000, interval: 500 },
+        )
+        .toBeGreaterThan(0)
+      expect(errors).toEqual([])
+      expect(printed[0]).toMatch(/^weather \/weather\/Lima invalid_exact_evm_signature /)
+    } finally {
+      await sandbox.faults.clear()
+      const exited = once(child, 'exit')
+      child.kill('SIGTERM')
+      await exited
     }
   })
 })

@@ -4,7 +4,7 @@ import { eventSignature, verifyEventSignature } from '../../core/event-signature
 
 const body = '{"type":"payment.settled","amount":"10000"}'
 
-test('svc-signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">, as the README says to check it without the SDK', () => {
+test('svc-signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">, as docs/sandbox-tools.md says to check it without the SDK', () => {
   const header = eventSignature('whsec_test', body, 1_800_000_000)
   const expected = createHmac('sha256', 'whsec_test').update(`1800000000.${body}`).digest('hex')
   expect(header).toBe(`t=1800000000,v1=${expected}`)
