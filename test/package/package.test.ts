@@ -19,8 +19,10 @@ import { blockAfterHeading, type ReadmeBlock } from './readme-blocks.js'
 
 /** The docs' blocks this project writes and runs (test/docs/blocks.ts finds them on whichever page holds them). */
 const blockNames = [
+  'add-endpoint-sdk.ts',
   'bazaar.ts',
   'buyer-metered.ts',
+  'buyer-axios.ts',
   'buyer-payment-id.ts',
   'buyer.ts',
   'facilitator.ts',
@@ -159,6 +161,11 @@ describe('the svc package, installed from its tarball', () => {
     expect(block('buyer.ts').code).toBe(blockAfterHeading(official, '### Basic Usage with EVM'))
   })
 
+  it('docs: the axios buyer is the example of @x402/axios README (v2), unchanged', () => {
+    const official = readFileSync(join(project.dir, 'node_modules', '@x402', 'axios', 'README.md'), 'utf8')
+    expect(block('buyer-axios.ts').code).toBe(blockAfterHeading(official, '### Basic Usage with EVM'))
+  })
+
   it('provides the svc command and the .d.ts of svc, svc/testing and svc/register (tsc on the README examples)', async () => {
     const { stdout } = await project.exec(join(project.dir, 'node_modules', '.bin', 'svc'), ['--help'])
     expect(stdout).toMatch(/\bup\b/)
@@ -190,6 +197,7 @@ describe('the svc package, installed from its tarball', () => {
         ...tsconfig,
         files: [
           'uses-svc.ts',
+          'add-endpoint-sdk.ts',
           'vitest.config.ts',
           'test/svc-sandbox.ts',
           'test/weather.test.ts',
@@ -264,6 +272,47 @@ describe('the svc package, installed from its tarball', () => {
     expect(stderr).toBe('')
     expect(stdout).toBe('200 200 same settlement\n')
     expect((await client.settlements.list({ api_id: api.id })).settlements).toHaveLength(1)
+  })
+
+  it('docs: the axios buyer (@x402/axios 2.11) pays a Sandbox API', async () => {
+    const { client } = sandbox.seller
+    const api = await client.apis.create({
+      name: 'Packed axios',
+      slug: 'packed-axios',
+      upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      pay_to_mode: 'user_wallet',
+      pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    })
+    await client.endpoints.create(api.id, {
+      method: 'GET',
+      path_pattern: '/axios',
+      accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }],
+    })
+    const { stdout, stderr } = await runWithRegister('buyer-axios.ts', {
+      EVM_PRIVATE_KEY: sandbox.buyer.privateKey,
+      API_URL: `${sandbox.gatewayUrl('packed-axios')}/axios`,
+    })
+    expect(stderr).toBe('')
+    expect(stdout).toMatch(/Payment details: \{[^}]*success: true/)
+    expect(stdout).toContain(`Response data: { path: '/axios' }`)
+    expect((await client.settlements.list({ api_id: api.id })).settlements).toHaveLength(1)
+  })
+
+  it('docs: the SDK form of "Add an endpoint with a price" (createSvcClient from svc) prices GET /forecast/{city} at 0.01 USDC', async () => {
+    const { stdout, stderr } = await runWithRegister('add-endpoint-sdk.ts', {
+      SVC_BASE_URL: sandbox.sandboxControlUrl,
+      SVC_API_KEY: sandbox.seller.apiKey,
+    })
+    expect(stderr).toBe('')
+    const url = `${sandbox.gatewayUrl('weather')}/forecast/paris`
+    expect(stdout).toBe(`${url} 10000\n`)
+    // The buyer's view: the gateway asks 0.01 USDC of the Sandbox USDC for the route.
+    const unpaid = await sandbox.fetch(url)
+    expect(unpaid.status).toBe(402)
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString('utf8'))
+    expect(required.accepts).toEqual([
+      expect.objectContaining({ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }),
+    ])
   })
 
   it("README: the seller (@x402/express on svc's facilitator) sells '$0.01' and { amount, asset } to the buyer", async () => {
