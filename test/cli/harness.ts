@@ -97,7 +97,10 @@ export function createCli(env: NodeJS.ProcessEnv = {}): Cli {
  * A docs page's shell block as a reader runs it: `bash -eo pipefail` in `dir` (made here, removed after the file's
  * tests), with `svc` (this repo's bin/svc.js) on the PATH and `cli`'s environment (its config dir, SVC_BASE_URL, …).
  */
-export function docsShell(cli: Cli): { dir: string; bash(script: string, env?: NodeJS.ProcessEnv): Promise<CliResult> } {
+export function docsShell(cli: Cli): {
+  dir: string
+  bash(script: string, env?: NodeJS.ProcessEnv): Promise<CliResult>
+} {
   const dir = mkdtempSync(join(tmpdir(), 'svc-docs-'))
   configDirs.push(dir)
   mkdirSync(join(dir, 'bin'))

@@ -364,7 +364,18 @@ describe('svc pay through Permit2, and upto', () => {
 describe("docs: buy.md's svc pay blocks, run by bash with svc on the PATH", () => {
   test('svc-pay.sh pays the weather API with the Sandbox wallet (GET, then POST with -X/-d/-H); direct-url.sh pays through 127.0.0.1 without DNS; the sample output is what svc pay prints', async () => {
     // The demo seed's API as the page names it (weather, in front of the demo upstream), on this file's svc.
-    const weather = await cli.json(['apis', 'create', '--name', 'Weather', '--slug', 'weather', '--upstream', demo.url, '--pay-to', payTo])
+    const weather = await cli.json([
+      'apis',
+      'create',
+      '--name',
+      'Weather',
+      '--slug',
+      'weather',
+      '--upstream',
+      demo.url,
+      '--pay-to',
+      payTo,
+    ])
     await cli.json(['endpoints', 'add', 'weather', '--path', '/weather/{city}', '--price', '0.01'])
     await cli.json(['endpoints', 'add', 'weather', '--method', 'POST', '--path', '/echo', '--price', '0.005'])
     expect(weather.direct_url).toBe(`http://127.0.0.1:${t.server.port}/gateway/weather.dev.localhost`)

@@ -384,7 +384,10 @@ describe("docs: sell.md's CLI blocks (a new seller, bash with svc on the PATH)",
 
   test('seller-cli.sh: upto, Permit2, an upfront route with sign-in and a payment id, an update, an import, stats and a CSV', async () => {
     copyFileSync(fixture('petstore-3.0.yaml'), join(dir, 'openapi.yaml'))
-    const anyId = jsonOf('svc endpoints list weather --sandbox', 'd.endpoints.find((e) => e.path_pattern === "/any/*").id')
+    const anyId = jsonOf(
+      'svc endpoints list weather --sandbox',
+      'd.endpoints.find((e) => e.path_pattern === "/any/*").id',
+    )
     const result = await bash(docBlock('seller-cli.sh').code.replace('ENDPOINT_ID', anyId))
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
@@ -397,7 +400,10 @@ describe("docs: sell.md's CLI blocks (a new seller, bash with svc on the PATH)",
       gasSponsoring: 'erc20ApprovalGasSponsoring',
     })
     expect(at('/report')).toMatchObject({ siwx: { access_seconds: 3600 }, payment_identifier_required: true })
-    expect(at('/report').accepts[0]).toMatchObject({ amount: '50000', extra: expect.objectContaining({ paymentFlow: 'upfront' }) })
+    expect(at('/report').accepts[0]).toMatchObject({
+      amount: '50000',
+      extra: expect.objectContaining({ paymentFlow: 'upfront' }),
+    })
     expect(at('/pets').accepts[0]).toMatchObject({ amount: '5000' })
     expect(existsSync(join(dir, 'settlements.csv'))).toBe(true)
     expect(readFileSync(join(dir, 'settlements.csv'), 'utf8')).toMatch(/^id,/)

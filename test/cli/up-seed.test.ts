@@ -60,14 +60,24 @@ describe('the data dir', () => {
       })
       running.push(first)
       expect(existsSync(join(dataDir, 'svc.lock'))).toBe(true)
-      expect(first.ready.seed).toMatchObject({ email: 'me@example.com', keys: [{ name: 'ci', environment: 'development' }] })
-      expect(first.ready.seed.apis).toEqual([expect.objectContaining({ slug: 'weather', created: true, endpoints_created: 1 })])
+      expect(first.ready.seed).toMatchObject({
+        email: 'me@example.com',
+        keys: [{ name: 'ci', environment: 'development' }],
+      })
+      expect(first.ready.seed.apis).toEqual([
+        expect.objectContaining({ slug: 'weather', created: true, endpoints_created: 1 }),
+      ])
       // The buyer is asked 0.01 USDC (10000 of the Sandbox USDC) for GET /forecast/{city}.
       const unpaid = await localFetch(`${first.ready.seed.apis[0].gateway_url}/forecast/paris`)
       expect(unpaid.status).toBe(402)
       const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString('utf8'))
       expect(required.accepts).toEqual([
-        expect.objectContaining({ scheme: 'exact', network: first.ready.network, asset: first.ready.usdc, amount: '10000' }),
+        expect.objectContaining({
+          scheme: 'exact',
+          network: first.ready.network,
+          asset: first.ready.usdc,
+          amount: '10000',
+        }),
       ])
 
       const second = spawn(process.execPath, [svcBin, 'up', '--no-tui', '--port', '0', '--data-dir', dataDir], {

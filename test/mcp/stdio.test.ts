@@ -73,7 +73,12 @@ describe('svc mcp over stdio', () => {
     // `npx svc` is this repo's bin/svc.js; the key is a new seller's Sandbox key with the scopes the two tools need.
     expect(server).toMatchObject({ command: 'npx', args: ['svc', 'mcp'], env: { SVC_API_KEY: 'svc_sandbox_…' } })
     const { jwt } = await t.signup()
-    const docsKey = await t.createKey(jwt, 'development', ['apis:read', 'apis:write', 'endpoints:read', 'endpoints:write'])
+    const docsKey = await t.createKey(jwt, 'development', [
+      'apis:read',
+      'apis:write',
+      'endpoints:read',
+      'endpoints:write',
+    ])
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [svcBin, ...server.args.slice(1)],

@@ -311,7 +311,12 @@ describe('the svc package, installed from its tarball', () => {
     expect(unpaid.status).toBe(402)
     const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString('utf8'))
     expect(required.accepts).toEqual([
-      expect.objectContaining({ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }),
+      expect.objectContaining({
+        scheme: 'exact',
+        network: sandbox.network,
+        asset: sandbox.usdc.address,
+        amount: '10000',
+      }),
     ])
   })
 
