@@ -1,7 +1,8 @@
 /**
  * svc as another project gets it: `npm pack`, the tarball installed into a fresh project next to the official x402
- * packages, and the README's "Using the official x402 packages" and "svc in your project's tests" code blocks written
- * into that project and run there as the README says (`tsx --import svc/register …`, `vitest run`). The sandbox they
+ * packages, and the docs' code blocks (docs/buy.md's buyers, docs/sell.md's SDK form and seller, the schemes' and the
+ * tests' examples) written into that project and run there as the pages say (`tsx --import svc/register …`,
+ * `vitest run`). The sandbox they
  * pay in is started from this repo's sources; the vitest example starts its own from the installed `svc/testing`.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
