@@ -15,7 +15,7 @@ import { createPublicClient, erc20Abi, http, type Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
 import { cleanEnv, createPackedProject, installCommands, type PackedProject } from './packed-project.js'
-import { docBlock } from '../docs/blocks.js'
+import { docBlock, root } from '../docs/blocks.js'
 import { blockAfterHeading, type ReadmeBlock } from './readme-blocks.js'
 
 /** The docs' blocks this project writes and runs (test/docs/blocks.ts finds them on whichever page holds them). */
