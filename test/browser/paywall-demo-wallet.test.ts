@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { artifactsDir, isSvcHost, openPage, screenshots } from '../helpers/browser.js'
 import { addEndpoint, createApi, newSeller, sandboxAccept } from '../server/gateway/helpers.js'
+import { docBlock } from '../docs/blocks.js'
 import { lowContrastScript } from './contrast.js'
 import { type PaywallStack, startPaywallStack } from './paywall-stack.js'
 
@@ -146,6 +147,23 @@ describe('the demo wallet pays in Chromium', () => {
     await expect.poll(() => page.locator('#demo-balance').textContent()).toMatch(/^9\.98 USDC/)
     expect(recorded.requestsOffHosts(isSvcHost)).toEqual([])
     await screenshots(page, 'paywall-upto')
+    await recorded.close()
+  })
+
+  test("docs: buy.md's payWithDemoWallet (a reader's own browser test) pays an exact route and answers its transaction", async () => {
+    // The block as a module of the reader's project: it imports types only, so it runs from test-artifacts/.
+    const file = join(artifactsDir, 'docs', 'pay-with-demo-wallet.ts')
+    mkdirSync(join(artifactsDir, 'docs'), { recursive: true })
+    writeFileSync(file, docBlock('pay-with-demo-wallet.ts').code)
+    const { payWithDemoWallet } = (await import(file)) as {
+      payWithDemoWallet: (page: Page, url: string) => Promise<string>
+    }
+    const recorded = await openPage(stack.browser)
+    const transaction = await payWithDemoWallet(recorded.page, `${gateway}/weather/lima`)
+    expect(transaction).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(JSON.parse((await recorded.page.getByTestId('result').textContent()) ?? '')).toMatchObject({ city: 'lima' })
+    expect((await settlements()).filter((row) => row.transaction === transaction)).toHaveLength(1)
+    expect(recorded.errors).toEqual([])
     await recorded.close()
   })
 })

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Readable } from 'node:stream'
@@ -91,4 +91,29 @@ export function createCli(env: NodeJS.ProcessEnv = {}): Cli {
     ok,
     json: async (args, extra) => JSON.parse(await ok([...args, '--json'], extra)),
   }
+}
+
+/**
+ * A docs page's shell block as a reader runs it: `bash -eo pipefail` in `dir` (made here, removed after the file's
+ * tests), with `svc` (this repo's bin/svc.js) on the PATH and `cli`'s environment (its config dir, SVC_BASE_URL, …).
+ */
+export function docsShell(cli: Cli): {
+  dir: string
+  bash(script: string, env?: NodeJS.ProcessEnv): Promise<CliResult>
+} {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-docs-'))
+  configDirs.push(dir)
+  mkdirSync(join(dir, 'bin'))
+  symlinkSync(svcBin, join(dir, 'bin', 'svc'))
+  const bash = (script: string, env: NodeJS.ProcessEnv = {}) =>
+    new Promise<CliResult>((resolve) =>
+      execFile(
+        'bash',
+        ['-eo', 'pipefail', '-c', script],
+        { cwd: dir, env: { ...cli.env, ...env, PATH: `${join(dir, 'bin')}:${process.env.PATH}` }, encoding: 'utf8' },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? (typeof error.code === 'number' ? error.code : -1) : 0, stdout, stderr }),
+      ),
+    )
+  return { dir, bash }
 }

@@ -7,7 +7,8 @@ import { startChainServices, type ChainServices } from '../../chain/services.js'
 import type { Listening } from '../../core/http.js'
 import { startDemoUpstream } from '../../fixtures/demo-upstream.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
-import { createCli, type Cli } from './harness.js'
+import { docBlock } from '../docs/blocks.js'
+import { createCli, docsShell, type Cli } from './harness.js'
 
 let chain: ChainServices
 let t: TestServer
@@ -358,4 +359,58 @@ describe('svc pay through Permit2, and upto', () => {
     ])
     expect(await cli.ok(['settlements', '--api', apiId])).toMatch(/GET \/metered\/c +0\.001234 USDC +0x/)
   })
+})
+
+describe("docs: buy.md's svc pay blocks, run by bash with svc on the PATH", () => {
+  test('svc-pay.sh pays the weather API with the Sandbox wallet (GET, then POST with -X/-d/-H); direct-url.sh pays through 127.0.0.1 without DNS; the sample output is what svc pay prints', async () => {
+    // The demo seed's API as the page names it (weather, in front of the demo upstream), on this file's svc.
+    const weather = await cli.json([
+      'apis',
+      'create',
+      '--name',
+      'Weather',
+      '--slug',
+      'weather',
+      '--upstream',
+      demo.url,
+      '--pay-to',
+      payTo,
+    ])
+    await cli.json(['endpoints', 'add', 'weather', '--path', '/weather/{city}', '--price', '0.01'])
+    await cli.json(['endpoints', 'add', 'weather', '--method', 'POST', '--path', '/echo', '--price', '0.005'])
+    expect(weather.direct_url).toBe(`http://127.0.0.1:${t.server.port}/gateway/weather.dev.localhost`)
+    const { bash } = docsShell(cli)
+    // The page's svc is on port 4020; this file's is on another.
+    const onThisSvc = (code: string) => code.replaceAll(':4020', `:${t.server.port}`)
+    const paid = await bash(onThisSvc(docBlock('svc-pay.sh').code))
+    expect(paid.stderr).toBe('')
+    expect(paid.code).toBe(0)
+    const lines = paid.stdout.trim().split('\n')
+    const wallet = (await cli.json(['sandbox-wallet', 'get'])).address
+    const settled = (usdc: string) =>
+      new RegExp(`^paid: settled charged ${usdc} USDC tx 0x[0-9a-f]{64} on eip155:845320402 by ${wallet}$`)
+    expect(lines).toHaveLength(6)
+    expect(lines[0]).toBe('HTTP 200 OK')
+    expect(lines[1]).toMatch(settled('0\\.01'))
+    expect(JSON.parse(lines[2]!)).toMatchObject({ city: 'paris', source: 'svc demo upstream' })
+    expect(lines[4]).toMatch(settled('0\\.005'))
+    expect(JSON.parse(lines[5]!)).toEqual({ received: { city: 'paris' }, method: 'POST' })
+    // The sample on the page: the same lines, but for the transaction and the payer.
+    const hex = (text: string) => text.replace(/0x[0-9a-fA-F…]+/g, '0x…')
+    expect(hex(docBlock('svc pay').code).trim().split('\n')).toEqual(lines.slice(0, 3).map(hex))
+
+    const direct = await bash(onThisSvc(docBlock('direct-url.sh').code), {
+      SVC_EVM_PRIVATE_KEY: (await cli.json(['sandbox-wallet', 'get'])).private_key,
+    })
+    expect(direct.stderr).toBe('')
+    expect(direct.code).toBe(0)
+    expect(direct.stdout).toMatch(/^HTTP 200 OK\npaid: settled charged 0\.01 USDC tx 0x[0-9a-f]{64} /)
+    expect(direct.stdout).toContain('"city":"lisbon"')
+    const { settlements } = await cli.json(['settlements', '--api', weather.id])
+    expect(settlements.map((s: any) => `${s.method} ${s.path}`).sort()).toEqual([
+      'GET /weather/lisbon',
+      'GET /weather/paris',
+      'POST /echo',
+    ])
+  }, 120_000)
 })

@@ -1,10 +1,12 @@
-import { readFileSync, statSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { startTestDns, type TestDns } from '../helpers/discovery-domains.js'
-import { createCli, fixture, type Cli } from './harness.js'
+import { localFetch } from '../../sdk/local-fetch.js'
+import { docBlock } from '../docs/blocks.js'
+import { createCli, docsShell, fixture, type Cli } from './harness.js'
 
 let chain: ChainServices
 let t: TestServer
@@ -330,5 +332,80 @@ describe('a seller in the Sandbox, through the CLI', () => {
     const login = await cli.run(['login', '--email', email, '--password', 'correct horse battery'])
     expect(login.code).toBe(0)
     expect((await cli.json(['keys', 'list'])).api_keys).toHaveLength(2)
+  })
+})
+
+/**
+ * docs/sell.md's CLI blocks, as a seller types them: bash, with `svc` on the PATH, in a directory of their own, against
+ * this file's svc (SVC_BASE_URL) and a fresh config dir. Each names the same endpoint the page's other forms make.
+ */
+describe("docs: sell.md's CLI blocks (a new seller, bash with svc on the PATH)", () => {
+  let seller: Cli
+  let dir: string
+  let bash: ReturnType<typeof docsShell>['bash']
+  beforeAll(() => {
+    seller = createCli({ SVC_BASE_URL: t.server.sandboxControlUrl })
+    ;({ dir, bash } = docsShell(seller))
+  })
+
+  /** What a block's placeholder stands for, found the way the page says (`svc outbox`, `svc endpoints list`). */
+  const jsonOf = (command: string, expression: string) =>
+    `"$(${command} --json | node -pe 'const d = JSON.parse(require("fs").readFileSync(0, "utf8")); ${expression}')"`
+
+  test('seller-account.sh: sign up, verify from the outbox, a Sandbox key', async () => {
+    const script = docBlock('seller-account.sh').code.replace(
+      'svc verify-email TOKEN',
+      `svc verify-email ${jsonOf('svc outbox', 'd.messages[0].token')}`,
+    )
+    const result = await bash(script)
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    expect(result.stdout).toContain('verified me@example.com')
+    expect(result.stdout).toMatch(/^created development key ci \(\S+\) with apis:read, apis:write/m)
+  })
+
+  test('add-endpoint.sh: the buyer is asked 0.01 USDC (10000 of the Sandbox USDC) for GET /forecast/{city}', async () => {
+    const result = await bash(docBlock('add-endpoint.sh').code)
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const unpaid = await localFetch(`http://weather.dev.localhost:${t.server.port}/forecast/paris`)
+    expect(unpaid.status).toBe(402)
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString('utf8'))
+    expect(required.accepts).toEqual([
+      expect.objectContaining({
+        scheme: 'exact',
+        network: 'eip155:845320402',
+        asset: chain.sandboxChain.usdc.address,
+        amount: '10000',
+        payTo: '0x90F79bf6EB2c4f870365E785982E1f101E93b906',
+      }),
+    ])
+  })
+
+  test('seller-cli.sh: upto, Permit2, an upfront route with sign-in and a payment id, an update, an import, stats and a CSV', async () => {
+    copyFileSync(fixture('petstore-3.0.yaml'), join(dir, 'openapi.yaml'))
+    const anyId = jsonOf(
+      'svc endpoints list weather --sandbox',
+      'd.endpoints.find((e) => e.path_pattern === "/any/*").id',
+    )
+    const result = await bash(docBlock('seller-cli.sh').code.replace('ENDPOINT_ID', anyId))
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const { endpoints } = await seller.json(['endpoints', 'list', 'weather', '--sandbox'])
+    const at = (path: string) => endpoints.find((e: any) => e.path_pattern === path)
+    expect(at('/llm/*').accepts[0]).toMatchObject({ scheme: 'upto', amount: '100000' })
+    expect(at('/any/*')).toMatchObject({ siwx: null })
+    expect(at('/any/*').accepts[0].extra).toMatchObject({
+      assetTransferMethod: 'permit2',
+      gasSponsoring: 'erc20ApprovalGasSponsoring',
+    })
+    expect(at('/report')).toMatchObject({ siwx: { access_seconds: 3600 }, payment_identifier_required: true })
+    expect(at('/report').accepts[0]).toMatchObject({
+      amount: '50000',
+      extra: expect.objectContaining({ paymentFlow: 'upfront' }),
+    })
+    expect(at('/pets').accepts[0]).toMatchObject({ amount: '5000' })
+    expect(existsSync(join(dir, 'settlements.csv'))).toBe(true)
+    expect(readFileSync(join(dir, 'settlements.csv'), 'utf8')).toMatch(/^id,/)
   })
 })

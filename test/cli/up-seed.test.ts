@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, existsSync } from 'node:fs'
+import { mkdtempSync, rmSync, existsSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -10,6 +10,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, describe, expect, test } from 'vitest'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { startSvcProcess, type SvcProcess } from '../helpers/svc-process.js'
+import { docBlock } from '../docs/blocks.js'
 
 const svcBin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
 const seedFile = fileURLToPath(new URL('../../fixtures/demo-seed.yaml', import.meta.url))
@@ -47,14 +48,37 @@ describe('svc up --seed', () => {
 })
 
 describe('the data dir', () => {
-  test('a second svc up on the same data dir is refused while the first runs; data survives a restart', async () => {
+  // The seed file of docs/sell.md ("Add an endpoint with a price"), as `svc up --seed weather-seed.yaml` applies it.
+  test('a second svc up on the same data dir is refused while the first runs; data survives a restart (the seed of docs/sell.md)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-lock-'))
+    const seedDir = mkdtempSync(join(tmpdir(), 'svc-docs-seed-'))
+    const docsSeed = join(seedDir, 'weather-seed.yaml')
+    writeFileSync(docsSeed, docBlock('weather-seed.yaml').code)
     try {
-      const first = await startSvcProcess(['--data-dir', dataDir, '--seed', seedFile], process.env, {
+      const first = await startSvcProcess(['--data-dir', dataDir, '--seed', docsSeed], process.env, {
         ephemeral: false,
       })
       running.push(first)
       expect(existsSync(join(dataDir, 'svc.lock'))).toBe(true)
+      expect(first.ready.seed).toMatchObject({
+        email: 'me@example.com',
+        keys: [{ name: 'ci', environment: 'development' }],
+      })
+      expect(first.ready.seed.apis).toEqual([
+        expect.objectContaining({ slug: 'weather', created: true, endpoints_created: 1 }),
+      ])
+      // The buyer is asked 0.01 USDC (10000 of the Sandbox USDC) for GET /forecast/{city}.
+      const unpaid = await localFetch(`${first.ready.seed.apis[0].gateway_url}/forecast/paris`)
+      expect(unpaid.status).toBe(402)
+      const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString('utf8'))
+      expect(required.accepts).toEqual([
+        expect.objectContaining({
+          scheme: 'exact',
+          network: first.ready.network,
+          asset: first.ready.usdc,
+          amount: '10000',
+        }),
+      ])
 
       const second = spawn(process.execPath, [svcBin, 'up', '--no-tui', '--port', '0', '--data-dir', dataDir], {
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -68,7 +92,7 @@ describe('the data dir', () => {
       expect(await first.stop()).toBe(0)
       expect(existsSync(join(dataDir, 'svc.lock'))).toBe(false)
       // Restarted on the same data dir: the seed finds its account, key and API again.
-      const again = await startSvcProcess(['--data-dir', dataDir, '--seed', seedFile], process.env, {
+      const again = await startSvcProcess(['--data-dir', dataDir, '--seed', docsSeed], process.env, {
         ephemeral: false,
       })
       running.push(again)
@@ -77,6 +101,7 @@ describe('the data dir', () => {
       await again.stop()
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
+      rmSync(seedDir, { recursive: true, force: true })
     }
   })
 })

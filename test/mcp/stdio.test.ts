@@ -12,6 +12,7 @@ import { createSvcClient } from '../../sdk/client.js'
 import { mcpSettings } from '../../cli/commands/mcp.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { createCli, svcBin } from '../cli/harness.js'
+import { docBlock } from '../docs/blocks.js'
 
 let t: TestServer
 let key: string
@@ -65,6 +66,42 @@ describe('svc mcp over stdio', () => {
     } finally {
       await client.close()
     }
+  }, 60_000)
+
+  test('docs: the MCP form of "Add an endpoint with a price": the client config of sell.md starts svc mcp, its tool calls price GET /forecast/{city} at 0.01 USDC', async () => {
+    const server = JSON.parse(docBlock('mcp-config.json').code).mcpServers.svc
+    // `npx svc` is this repo's bin/svc.js; the key is a new seller's Sandbox key with the scopes the two tools need.
+    expect(server).toMatchObject({ command: 'npx', args: ['svc', 'mcp'], env: { SVC_API_KEY: 'svc_sandbox_…' } })
+    const { jwt } = await t.signup()
+    const docsKey = await t.createKey(jwt, 'development', [
+      'apis:read',
+      'apis:write',
+      'endpoints:read',
+      'endpoints:write',
+    ])
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [svcBin, ...server.args.slice(1)],
+      env: { ...cleanEnv(), ...server.env, SVC_API_KEY: docsKey, SVC_BASE_URL: t.server.sandboxControlUrl },
+    })
+    const client = new Client({ name: 'svc-docs-test', version: '1.0.0' })
+    await client.connect(transport)
+    const results: any[] = []
+    try {
+      for (const call of JSON.parse(docBlock('mcp-add-endpoint.json').code)) {
+        const result = await client.callTool(call)
+        expect(result.isError, JSON.stringify(result.content)).toBeFalsy()
+        results.push(result.structuredContent)
+      }
+    } finally {
+      await client.close()
+    }
+    // The endpoint svc_create_endpoint made (this file's svc runs no chain, so no 402 is asked here): 0.01 USDC.
+    expect(results[0]).toMatchObject({ slug: 'weather', pay_to_address: '0x90F79bf6EB2c4f870365E785982E1f101E93b906' })
+    expect(results[1]).toMatchObject({ method: 'GET', path_pattern: '/forecast/{city}' })
+    expect(results[1].accepts).toEqual([
+      expect.objectContaining({ scheme: 'exact', network: 'eip155:845320402', amount: '10000' }),
+    ])
   }, 60_000)
 
   test('the process ends with exit code 0 when stdin closes, and writes nothing but protocol to stdout', async () => {

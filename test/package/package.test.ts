@@ -1,7 +1,8 @@
 /**
  * svc as another project gets it: `npm pack`, the tarball installed into a fresh project next to the official x402
- * packages, and the README's "Using the official x402 packages" and "svc in your project's tests" code blocks written
- * into that project and run there as the README says (`tsx --import svc/register …`, `vitest run`). The sandbox they
+ * packages, and the docs' code blocks (docs/buy.md's buyers, docs/sell.md's SDK form and seller, the schemes' and the
+ * tests' examples) written into that project and run there as the pages say (`tsx --import svc/register …`,
+ * `vitest run`). The sandbox they
  * pay in is started from this repo's sources; the vitest example starts its own from the installed `svc/testing`.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -14,13 +15,15 @@ import { createPublicClient, erc20Abi, http, type Address } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startSandbox, type TestSandbox } from '../../sdk/testing.js'
 import { cleanEnv, createPackedProject, installCommands, type PackedProject } from './packed-project.js'
-import { docBlock } from '../docs/blocks.js'
+import { docBlock, root } from '../docs/blocks.js'
 import { blockAfterHeading, type ReadmeBlock } from './readme-blocks.js'
 
 /** The docs' blocks this project writes and runs (test/docs/blocks.ts finds them on whichever page holds them). */
 const blockNames = [
+  'add-endpoint-sdk.ts',
   'bazaar.ts',
   'buyer-metered.ts',
+  'buyer-axios.ts',
   'buyer-payment-id.ts',
   'buyer.ts',
   'facilitator.ts',
@@ -159,6 +162,11 @@ describe('the svc package, installed from its tarball', () => {
     expect(block('buyer.ts').code).toBe(blockAfterHeading(official, '### Basic Usage with EVM'))
   })
 
+  it('docs: the axios buyer is the example of @x402/axios README (v2), unchanged', () => {
+    const official = readFileSync(join(project.dir, 'node_modules', '@x402', 'axios', 'README.md'), 'utf8')
+    expect(block('buyer-axios.ts').code).toBe(blockAfterHeading(official, '### Basic Usage with EVM'))
+  })
+
   it('provides the svc command and the .d.ts of svc, svc/testing and svc/register (tsc on the README examples)', async () => {
     const { stdout } = await project.exec(join(project.dir, 'node_modules', '.bin', 'svc'), ['--help'])
     expect(stdout).toMatch(/\bup\b/)
@@ -190,6 +198,7 @@ describe('the svc package, installed from its tarball', () => {
         ...tsconfig,
         files: [
           'uses-svc.ts',
+          'add-endpoint-sdk.ts',
           'vitest.config.ts',
           'test/svc-sandbox.ts',
           'test/weather.test.ts',
@@ -264,6 +273,52 @@ describe('the svc package, installed from its tarball', () => {
     expect(stderr).toBe('')
     expect(stdout).toBe('200 200 same settlement\n')
     expect((await client.settlements.list({ api_id: api.id })).settlements).toHaveLength(1)
+  })
+
+  it('docs: the axios buyer (@x402/axios 2.11) pays a Sandbox API', async () => {
+    const { client } = sandbox.seller
+    const api = await client.apis.create({
+      name: 'Packed axios',
+      slug: 'packed-axios',
+      upstream_base_url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      pay_to_mode: 'user_wallet',
+      pay_to_address: '0x000000000000000000000000000000000000bEEF',
+    })
+    await client.endpoints.create(api.id, {
+      method: 'GET',
+      path_pattern: '/axios',
+      accepts: [{ scheme: 'exact', network: sandbox.network, asset: sandbox.usdc.address, amount: '10000' }],
+    })
+    const { stdout, stderr } = await runWithRegister('buyer-axios.ts', {
+      EVM_PRIVATE_KEY: sandbox.buyer.privateKey,
+      API_URL: `${sandbox.gatewayUrl('packed-axios')}/axios`,
+    })
+    expect(stderr).toBe('')
+    expect(stdout).toMatch(/Payment details: \{[^}]*success: true/)
+    expect(stdout).toContain(`Response data: { path: '/axios' }`)
+    expect((await client.settlements.list({ api_id: api.id })).settlements).toHaveLength(1)
+  })
+
+  it('docs: the SDK form of "Add an endpoint with a price" (createSvcClient from svc) prices GET /forecast/{city} at 0.01 USDC', async () => {
+    const { stdout, stderr } = await runWithRegister('add-endpoint-sdk.ts', {
+      SVC_BASE_URL: sandbox.sandboxControlUrl,
+      SVC_API_KEY: sandbox.seller.apiKey,
+    })
+    expect(stderr).toBe('')
+    const url = `${sandbox.gatewayUrl('weather')}/forecast/paris`
+    expect(stdout).toBe(`${url} 10000\n`)
+    // The buyer's view: the gateway asks 0.01 USDC of the Sandbox USDC for the route.
+    const unpaid = await sandbox.fetch(url)
+    expect(unpaid.status).toBe(402)
+    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString('utf8'))
+    expect(required.accepts).toEqual([
+      expect.objectContaining({
+        scheme: 'exact',
+        network: sandbox.network,
+        asset: sandbox.usdc.address,
+        amount: '10000',
+      }),
+    ])
   })
 
   it("README: the seller (@x402/express on svc's facilitator) sells '$0.01' and { amount, asset } to the buyer", async () => {
