@@ -296,7 +296,14 @@ type ClientPayload = {
 
 /** The on-chain `PaymentInfo` a facilitator rebuilds from the requirements and the client's payload. */
 function paymentInfoFrom(requirements: PaymentRequirements, payload: ClientPayload): PaymentInfo {
-  const extra = requirements.extra as Record<string, never>
+  const extra = requirements.extra as {
+    captureAuthorizer: Address
+    captureDeadline: number
+    refundDeadline: number
+    minFeeBps: number
+    maxFeeBps: number
+    feeRecipient: Address
+  }
   const signed = payload.authorization ?? payload.permit2Authorization!
   return {
     operator: extra.captureAuthorizer,
