@@ -3,11 +3,13 @@
  * addresses on a real Anvil, paid with payloads signed by `@x402/evm`'s own `AuthCaptureEvmScheme` client (EIP-3009
  * and Permit2, unbound and salt-bound) and driven from the operator's account: the escrow's rules (expiry ordering,
  * operator gating, fee bounds, full authorize, partial capture, capture deadline, void, refund window and bound,
- * reclaim by the payer after the capture deadline, replay) and where the money is at each step.
+ * reclaim by the payer after the capture deadline, replay) and where the money is at each step; and smart-wallet payers
+ * (ERC-1271, and ERC-6492 for a wallet the collector deploys through Multicall3).
  * One Anvil for the file; every case uses fresh accounts and salts, and the cases that move the chain's clock run last,
  * each inside a snapshot it reverts.
  */
 import { randomBytes } from 'node:crypto'
+import { createRequire } from 'node:module'
 import type { PaymentRequirements } from '@x402/core/types'
 import {
   AUTH_CAPTURE_ESCROW_ADDRESS,
@@ -24,6 +26,7 @@ import {
   ContractFunctionRevertedError,
   createWalletClient,
   encodeAbiParameters,
+  encodeFunctionData,
   getContractAddress,
   http,
   keccak256,
@@ -643,6 +646,129 @@ describe('the escrow’s rules', () => {
     const again = await send(owner, 'capture', [info, 100n, 0n, zeroAddress])
     expect(parseEventLogs({ abi, logs: again.logs, eventName: 'TokenStoreCreated' })).toEqual([])
     expect(await balanceOf(store)).toBe(800n)
+  })
+})
+
+describe('smart-wallet payers', () => {
+  /** A test wallet (ERC-1271: valid when its owner signed the digest) and the factory that deploys it with CREATE2. */
+  const walletSource = `// SPDX-License-Identifier: MIT
+pragma solidity 0.8.37;
+contract TestWallet {
+    address public immutable owner;
+    constructor(address owner_) { owner = owner_; }
+    function isValidSignature(bytes32 hash, bytes calldata signature) external view returns (bytes4) {
+        (bytes32 r, bytes32 s) = abi.decode(signature[:64], (bytes32, bytes32));
+        return ecrecover(hash, uint8(signature[64]), r, s) == owner ? bytes4(0x1626ba7e) : bytes4(0xffffffff);
+    }
+}
+contract TestWalletFactory {
+    function deploy(address owner, bytes32 salt) external returns (address) {
+        return address(new TestWallet{salt: salt}(owner));
+    }
+    function addressOf(address owner, bytes32 salt) external view returns (address) {
+        bytes32 initCode = keccak256(abi.encodePacked(type(TestWallet).creationCode, abi.encode(owner)));
+        return address(uint160(uint256(keccak256(abi.encodePacked(bytes1(0xff), address(this), salt, initCode)))));
+    }
+}`
+  const factoryAbi = [
+    {
+      type: 'function',
+      name: 'deploy',
+      stateMutability: 'nonpayable',
+      inputs: [{ type: 'address' }, { type: 'bytes32' }],
+      outputs: [{ type: 'address' }],
+    },
+    {
+      type: 'function',
+      name: 'addressOf',
+      stateMutability: 'view',
+      inputs: [{ type: 'address' }, { type: 'bytes32' }],
+      outputs: [{ type: 'address' }],
+    },
+  ] as const
+  const factory = '0x00000000000000000000000000000000000f6492' as Address
+  const erc6492Magic = '6492649264926492649264926492649264926492649264926492649264926492'
+
+  beforeAll(async () => {
+    const solc = createRequire(import.meta.url)('solc') as { compile(input: string): string }
+    const output = JSON.parse(
+      solc.compile(
+        JSON.stringify({
+          language: 'Solidity',
+          sources: { 'TestWallet.sol': { content: walletSource } },
+          settings: { evmVersion: 'cancun', outputSelection: { '*': { '*': ['evm.deployedBytecode.object'] } } },
+        }),
+      ),
+    )
+    const runtime = output.contracts['TestWallet.sol'].TestWalletFactory.evm.deployedBytecode.object as string
+    await chain.testClient.setCode({ address: factory, bytecode: `0x${runtime}` })
+  }, 60_000)
+
+  test('a wallet not deployed yet pays with an ERC-6492 signature (deployed through Multicall3), then with ERC-1271', async () => {
+    const owner = privateKeyToAccount(generatePrivateKey())
+    const walletSalt = random32()
+    const wallet = await chain.client.readContract({
+      address: factory,
+      abi: factoryAbi,
+      functionName: 'addressOf',
+      args: [owner.address, walletSalt],
+    })
+    await chain.usdcFunder.fund(wallet, 10_000n)
+    // The official client signs as the wallet; the wallet's owner makes the signature.
+    const signer = { address: wallet, signTypedData: (message: never) => owner.signTypedData(message) }
+    const requirements = await requirementsFor(randomAddress())
+    const first = (await new AuthCaptureEvmScheme(signer).createPaymentPayload(2, requirements))
+      .payload as unknown as ClientPayload
+    const deploy = encodeFunctionData({ abi: factoryAbi, functionName: 'deploy', args: [owner.address, walletSalt] })
+    const wrapped = `${encodeAbiParameters(
+      [{ type: 'address' }, { type: 'bytes' }, { type: 'bytes' }],
+      [factory, deploy, first.signature],
+    )}${erc6492Magic}` as Hex
+    const info = paymentInfoFrom(requirements, first)
+    // Unwrapped, the inner signature cannot be checked: there is no wallet to ask.
+    expect(await revertOf(send(operator, 'authorize', [info, info.maxAmount, erc3009Collector, first.signature]))).toBe(
+      'FiatTokenV2: invalid signature',
+    )
+    await send(operator, 'authorize', [info, info.maxAmount, erc3009Collector, wrapped])
+    expect((await chain.client.getCode({ address: wallet }))?.length).toBeGreaterThan(2)
+    expect(await balanceOf(wallet)).toBe(10_000n - 2_500n)
+    expect(await stateOf(info)).toEqual({ collected: true, capturable: 2_500n, refundable: 0n })
+
+    // Deployed now: a plain ERC-1271 signature, and an envelope whose preparation call fails (already deployed).
+    const second = (await new AuthCaptureEvmScheme(signer).createPaymentPayload(2, requirements))
+      .payload as unknown as ClientPayload
+    const third = (await new AuthCaptureEvmScheme(signer).createPaymentPayload(2, requirements))
+      .payload as unknown as ClientPayload
+    const rewrapped = `${encodeAbiParameters(
+      [{ type: 'address' }, { type: 'bytes' }, { type: 'bytes' }],
+      [factory, deploy, third.signature],
+    )}${erc6492Magic}` as Hex
+    await send(operator, 'authorize', [
+      paymentInfoFrom(requirements, second),
+      2_500n,
+      erc3009Collector,
+      second.signature,
+    ])
+    await send(operator, 'authorize', [paymentInfoFrom(requirements, third), 2_500n, erc3009Collector, rewrapped])
+    expect(await balanceOf(wallet)).toBe(10_000n - 7_500n)
+    // A signature by anyone else is refused by the wallet.
+    const stranger = privateKeyToAccount(generatePrivateKey())
+    const forged = (
+      await new AuthCaptureEvmScheme({
+        address: wallet,
+        signTypedData: (message: never) => stranger.signTypedData(message),
+      }).createPaymentPayload(2, requirements)
+    ).payload as unknown as ClientPayload
+    expect(
+      await revertOf(
+        send(operator, 'authorize', [
+          paymentInfoFrom(requirements, forged),
+          2_500n,
+          erc3009Collector,
+          forged.signature,
+        ]),
+      ),
+    ).toBe('FiatTokenV2: invalid signature')
   })
 })
 
