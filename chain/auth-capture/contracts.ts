@@ -19,7 +19,9 @@ import {
  * names it (its default, the escrow and collectors its `AuthCaptureEvmScheme` client signs for), and the TokenStore
  * implementation the escrow's constructor creates (its first CREATE), which every operator's token store proxies to.
  * Only v1.1 is installed: the v1.0 addresses ({@link authCaptureV1_0Escrow}) stay empty, so a payment for v1.0 cannot
- * be collected.
+ * be collected. The binding's text has named other v1.1 addresses across its revisions (0x215E…, 0x13AC…); the
+ * pinned client signs its nonce and collector for these, and refuses an `extra.authCaptureEscrow` it does not know,
+ * so these are the ones a payment can use. The contracts name them as constants (a test checks they are the package's).
  */
 export const authCaptureAddresses = {
   escrow: AUTH_CAPTURE_ESCROW_ADDRESS as Address,
