@@ -5,6 +5,7 @@ import { sandboxUsdcDomain, usdcAddress as sandboxUsdcAddress, usdcDecimals } fr
 import type { TxSender } from './relay/index.js'
 import { installPermit2Contracts } from './permit2/index.js'
 import { installBatchSettlementContracts } from './batch-settlement/index.js'
+import { installAuthCaptureContracts } from './auth-capture/index.js'
 import type { UsdcFunder, UsdcInfo } from './sandbox-chain.js'
 
 /** The storage slot of SandboxUSDC's `_legacyAuthorizations` flag (solc's storage layout; checked by test/chain/contracts/usdc.test.ts). */
@@ -15,7 +16,9 @@ type Clients = { client: PublicClient; testClient: TestClient; minter: TxSender 
 /**
  * Makes sure the chain has a USDC-compatible token at the USDC address, a Multicall3 at its canonical address, and
  * Permit2 with x402's exact and upto Permit2 proxies at theirs (chain/permit2/contracts.ts), and x402's
- * batch-settlement contract with its deposit collectors at theirs (chain/batch-settlement/contracts.ts). A token that already has
+ * batch-settlement contract with its deposit collectors at theirs (chain/batch-settlement/contracts.ts), and
+ * commerce-payments' escrow with its token collectors at their v1.1 addresses (chain/auth-capture/contracts.ts), for
+ * x402's `auth-capture` scheme. A token that already has
  * code (a fork, a saved chain) is used as it is: its EIP-712 name and version are read from the chain. On an offline
  * chain saved by an older svc, the token's code is brought up to this build's (its storage is kept: the layout only
  * grew, and the older record of used authorizations is still read).
@@ -35,6 +38,7 @@ export async function installContracts(
     client.getCode({ address: multicall3Address }),
     installPermit2Contracts({ client, testClient }),
     installBatchSettlementContracts({ client, testClient }),
+    installAuthCaptureContracts({ client, testClient }),
   ])
   if (!multicallCode || multicallCode === '0x')
     await testClient.setCode({ address: multicall3Address, bytecode: multicall3DeployedBytecode })

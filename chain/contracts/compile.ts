@@ -46,6 +46,36 @@ export const contracts = [
     exportName: 'permit2DepositCollector',
     fileName: 'permit2-deposit-collector.generated.ts',
   },
+  {
+    file: 'AuthCaptureEscrow.sol',
+    name: 'AuthCaptureEscrow',
+    exportName: 'authCaptureEscrow',
+    fileName: 'auth-capture-escrow.generated.ts',
+  },
+  {
+    file: 'AuthCaptureEscrow.sol',
+    name: 'TokenStore',
+    exportName: 'authCaptureTokenStore',
+    fileName: 'auth-capture-token-store.generated.ts',
+  },
+  {
+    file: 'AuthCaptureCollectors.sol',
+    name: 'ERC3009PaymentCollector',
+    exportName: 'erc3009PaymentCollector',
+    fileName: 'erc3009-payment-collector.generated.ts',
+  },
+  {
+    file: 'AuthCaptureCollectors.sol',
+    name: 'Permit2PaymentCollector',
+    exportName: 'permit2PaymentCollector',
+    fileName: 'permit2-payment-collector.generated.ts',
+  },
+  {
+    file: 'AuthCaptureCollectors.sol',
+    name: 'OperatorRefundCollector',
+    exportName: 'operatorRefundCollector',
+    fileName: 'operator-refund-collector.generated.ts',
+  },
 ] as const
 
 type SolcOutput = {

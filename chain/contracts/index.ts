@@ -3,10 +3,27 @@
  * (test/architecture/layers.test.ts; written by test/architecture/doors.ts); the files inside import each other
  * directly.
  */
+export { authCaptureEscrowAbi, authCaptureEscrowDeployedBytecode } from './auth-capture-escrow.generated.js'
+export {
+  authCaptureTokenStoreAbi,
+  authCaptureTokenStoreDeployedBytecode,
+} from './auth-capture-token-store.generated.js'
 export { erc3009DepositCollectorDeployedBytecode } from './erc3009-deposit-collector.generated.js'
+export {
+  erc3009PaymentCollectorAbi,
+  erc3009PaymentCollectorDeployedBytecode,
+} from './erc3009-payment-collector.generated.js'
 export { multicall3DeployedBytecode } from './multicall3.generated.js'
+export {
+  operatorRefundCollectorAbi,
+  operatorRefundCollectorDeployedBytecode,
+} from './operator-refund-collector.generated.js'
 export { permit2DepositCollectorDeployedBytecode } from './permit2-deposit-collector.generated.js'
 export { permit2Abi, permit2DeployedBytecode } from './permit2.generated.js'
+export {
+  permit2PaymentCollectorAbi,
+  permit2PaymentCollectorDeployedBytecode,
+} from './permit2-payment-collector.generated.js'
 export { sandboxUsdcAbi, sandboxUsdcDeployedBytecode } from './sandbox-usdc.generated.js'
 export { x402BatchSettlementAbi, x402BatchSettlementDeployedBytecode } from './x402-batch-settlement.generated.js'
 export {

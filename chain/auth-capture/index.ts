@@ -1,0 +1,6 @@
+/**
+ * The auth-capture room of chain/, its door: x402's `auth-capture` scheme (escrow payments) on the chain: the
+ * commerce-payments contracts' addresses and their installation (contracts.ts).
+ * Other rooms import from here, never a file inside.
+ */
+export { authCaptureAddresses, authCaptureV1_0Escrow, installAuthCaptureContracts } from './contracts.js'
