@@ -364,6 +364,23 @@ describe("docs: sell.md's CLI blocks (a new seller, bash with svc on the PATH)",
     expect(result.stdout).toMatch(/^created development key ci \(\S+\) with apis:read, apis:write/m)
   })
 
+  test('control-plane-curl.sh: sign up, the outbox and the Sandbox wallet over plain HTTP (curl and jq)', async () => {
+    const script = docBlock('control-plane-curl.sh')
+      .code.replace('B=http://sandbox.localhost:4020', `B=${t.server.sandboxControlUrl}`)
+      .replace('localhost:4020/dev/outbox', `localhost:${t.server.port}/dev/outbox`)
+    const result = await bash(script)
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    // curl prints each answer without a newline: the two JSON documents, one after the other.
+    const [verified, wallet] = result.stdout
+      .trim()
+      .replace(/\}\s*\{"/, '}\n{"')
+      .split('\n')
+      .map((line) => JSON.parse(line))
+    expect(verified).toMatchObject({ verified: true, user: { email: 'curl@example.com' } })
+    expect(wallet.address).toMatch(/^0x[0-9a-fA-F]{40}$/)
+  })
+
   test('add-endpoint.sh: the buyer is asked 0.01 USDC (10000 of the Sandbox USDC) for GET /forecast/{city}', async () => {
     const result = await bash(docBlock('add-endpoint.sh').code)
     expect(result.stderr).toBe('')

@@ -10,10 +10,8 @@ import { docPages, root, scanDocs } from './blocks.js'
 
 const { blocks, unmarked } = scanDocs()
 
-test('every fence of docs/ carries a readme-test, readme-config or readme-output marker', () => {
-  expect(unmarked.filter((block) => block.page !== 'README.md').map((b) => `${b.page}:${b.line} ${b.first}`)).toEqual(
-    [],
-  )
+test('every fence of the README and docs/ carries a readme-test, readme-config or readme-output marker', () => {
+  expect(unmarked.map((b) => `${b.page}:${b.line} ${b.first}`)).toEqual([])
 })
 
 /** The text of every test file but this one's own folder's block machinery. */

@@ -2,10 +2,10 @@
  * The README and the docs' home: the two commands are what CI runs, the README stays short and sends each reader
  * into the docs.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
-import { docBlock, root } from './blocks.js'
+import { docBlock, pageBlocks, root, scanDocs } from './blocks.js'
 
 test('the two commands are `npm ci && npm start` and `npm test`, as CI installs and tests, and start is svc up', () => {
   const commands = docBlock('get-started/two-commands.sh')
@@ -54,4 +54,24 @@ test("the docs' home answers the issue's six questions, each one click to one pa
     ]
     expect(ids, `docs/${page}.md has no anchor #${anchor}`).toContain(anchor)
   }
+})
+
+test('the README fits on two screens: at most 200 lines, every fence marked, its blocks those of Get started', () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8')
+  expect(readme.split('\n').length).toBeLessThanOrEqual(200)
+  const { unmarked } = scanDocs()
+  expect(unmarked.filter((block) => block.page === 'README.md')).toEqual([])
+  // The README's tour is get-started's, which test/e2e/demo-twice.test.ts runs line by line.
+  expect(docBlock('two-commands.sh').code).toBe(docBlock('get-started/two-commands.sh').code)
+  expect(docBlock('tour-1.sh').code).toBe(docBlock('get-started/terminal-1.sh').code)
+  expect(docBlock('tour-2.sh').code).toBe(docBlock('get-started/terminal-2.sh').code)
+  expect(pageBlocks('README.md').map((block) => block.name)).toEqual(['two-commands.sh', 'tour-1.sh', 'tour-2.sh'])
+})
+
+test('the README links each kind of reader into the docs, and every link it has resolves', () => {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8')
+  for (const page of ['buy', 'sell', 'ci', 'testing', 'server', 'postgres', 'architecture', 'troubleshooting'])
+    expect(readme, page).toContain(`(docs/${page}.md)`)
+  for (const [, target] of readme.matchAll(/\]\((?!https?:)([^)#]+)(?:#[^)]*)?\)/g))
+    expect(existsSync(join(root, target!)), target).toBe(true)
 })
