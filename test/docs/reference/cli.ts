@@ -40,6 +40,18 @@ const notes: Record<string, string> = {
     '[the variables svc sets](../config#variables-svc-sets).',
 }
 
+/**
+ * Defaults a command sets itself, past commander's (whose declared ones `svc exec` shares with `svc up`):
+ * cli/commands/exec.ts runs on a free port, ephemeral and seeded unless the flag is given on the command line.
+ */
+const ownDefaults: Record<string, Record<string, string>> = {
+  exec: {
+    port: '`0`: a free port (`SVC_PORT` is not read)',
+    'data-dir': 'a temporary directory, removed on exit (`SVC_DATA_DIR` is not read)',
+    seed: '`demo`',
+  },
+}
+
 export function render(): Record<string, string> {
   const tree = cliTree()
   const pages: Record<string, string> = { 'docs/reference/cli/index.md': indexPage(tree) }
@@ -106,7 +118,12 @@ function commandPage(command: CliCommand): string {
   if (notes[name]) lines.push(notes[name], '')
   if (command.arguments.length > 0) lines.push('## Arguments', '', ...argumentTable(command), '')
   if (command.options.length > 0)
-    lines.push('## Options', '', ...optionTable(command.options, (option) => `opt-${option.name}`), '')
+    lines.push(
+      '## Options',
+      '',
+      ...optionTable(command.options, (option) => `opt-${option.name}`, ownDefaults[name]),
+      '',
+    )
   lines.push('Every command also takes the [global options](./index#global-options).', '')
   const subs = descendants(command)
   if (subs.length > 0) {
@@ -138,13 +155,17 @@ function argumentTable(command: CliCommand): string[] {
 }
 
 /** The options as a table: flag (with its row id), variable(s), default, description. */
-export function optionTable(options: CliOption[], id: (option: CliOption) => string): string[] {
+export function optionTable(
+  options: CliOption[],
+  id: (option: CliOption) => string,
+  defaults: Record<string, string> = {},
+): string[] {
   return [
     '| Flag | Variable | Default | Description |',
     '| --- | --- | --- | --- |',
     ...options.map((option) => {
       const variables = option.variables.map((name) => `[${code(name)}](../config#${anchorOf(name)})`).join(', ')
-      const fallback = option.defaultValue === undefined ? '' : code(option.defaultValue)
+      const fallback = defaults[option.name] ?? (option.defaultValue === undefined ? '' : code(option.defaultValue))
       const required = option.required ? '**required**: ' : ''
       return `| <span id="${id(option)}"></span>${code(option.flags)} | ${variables} | ${fallback} | ${required}${cell(option.description)} |`
     }),
