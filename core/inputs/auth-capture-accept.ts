@@ -81,7 +81,7 @@ export function checkAuthCaptureAccept(
   const refund = extra.refundDeadlineSeconds ?? defaultRefundDeadlineSeconds
   if (!integerIn(refund, 1, maxRefundDeadlineSeconds))
     issue('refundDeadlineSeconds', `must be an integer number of seconds between 1 and ${maxRefundDeadlineSeconds}`)
-  else if (typeof capture === 'number' && refund < capture)
+  else if (typeof capture === 'number' && (refund as number) < capture)
     issue('refundDeadlineSeconds', `must be at least captureDeadlineSeconds (${capture}): refunds follow captures`)
   for (const field of ['minFeeBps', 'maxFeeBps'] as const)
     if (extra[field] !== undefined && !integerIn(extra[field], 0, 10_000))

@@ -50,7 +50,7 @@ import {
   refundTypedData,
   voidTypedData,
 } from '../../core/auth-capture/typed-data.js'
-import type { AuthCaptureExtra, LifecyclePayload } from '../../core/auth-capture/types.js'
+import type { AuthCaptureExtra, CollectPayload, LifecyclePayload } from '../../core/auth-capture/types.js'
 import { acceptSchema } from '../../core/inputs/endpoint.js'
 import { sandboxChainId, sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
 
@@ -506,7 +506,13 @@ describe('lifecycle payloads and the charge completion', () => {
     const collected = reopen(requirements, paid)
     if (!collected.ok) throw new Error(collected.message)
     const completed = await completeCharge(
-      { chainId: sandboxChainId, reopened: collected, method: 'eip3009', payload: paid as never, amount: 7500n },
+      {
+        chainId: sandboxChainId,
+        reopened: collected,
+        method: 'eip3009',
+        payload: paid as unknown as CollectPayload,
+        amount: 7500n,
+      },
       authorizer,
     )
     expect(completed).toMatchObject({ ...paid, amount: '7500', feeAmount: '0', feeReceiver: zeroAddress })
