@@ -4,7 +4,17 @@
  * signed. Pure: no chain, no clock but the `now` given. The chain's part (signatures, balances, `paymentState`,
  * simulation) is the facilitator's (chain/auth-capture/).
  */
-import { type Address, getAddress, type Hex, hexToBigInt, isAddress, isAddressEqual, isHex, toHex } from 'viem'
+import {
+  type Address,
+  getAddress,
+  type Hex,
+  hexToBigInt,
+  isAddress,
+  isAddressEqual,
+  isHex,
+  toHex,
+  zeroAddress,
+} from 'viem'
 import type { AuthCaptureDeployment } from './deployments.js'
 import { reasonPrefix } from './extra.js'
 import { boundSalt, isBindOn, isWord, paymentInfoHash, signatureNonce } from './hashes.js'
@@ -219,7 +229,8 @@ export type Reopened = {
 }
 
 /**
- * Steps 6, 9, 10, 12 (the collected value) and 13 of a collect: the shape matches `assetTransferMethod`; the
+ * Step 5's charge rule (a charge needs a receiver authorizer: `missing_receiver_authorizer`), then steps 6, 9, 10, 12
+ * (the collected value) and 13 of a collect: the shape matches `assetTransferMethod`; the
  * collector is the resolved set's (`deployments`: both served sets when extra omits the escrow); Permit2's token is
  * the asset; the value is the amount; the salt reopens (bound: the commitment over `saltNonce`); the wire nonce is
  * the recomputed signature nonce of one of the sets, which is the one the payment was signed for.
@@ -232,6 +243,11 @@ export function reopenCollect(input: {
   read: Extract<ReadPayload, { kind: 'eip3009' | 'permit2' }>
 }): Judged<Reopened> {
   const { chainId, requirements, extra, deployments, read } = input
+  if (extra.paymentFlow === 'authorization' && isAddressEqual(extra.receiverAuthorizer, zeroAddress))
+    return refuse(
+      'missing_receiver_authorizer',
+      'a charge (paymentFlow "authorization") needs a non-zero receiverAuthorizer',
+    )
   if (read.kind !== extra.assetTransferMethod)
     return refuse(
       'payload_method_mismatch',
@@ -318,7 +334,8 @@ export function checkCollectTimes(input: {
 }
 
 /**
- * Lifecycle steps 1–3: `paymentInfo.operator` is the capture authorizer, the salt reopens over `saltNonce`, and every
+ * Lifecycle payloads are relayed only with a receiver authorizer (`lifecycle_not_relayed`), capture and void only on
+ * the escrow flow (`payload_type`). Then steps 1–3: `paymentInfo.operator` is the capture authorizer, the salt reopens over `saltNonce`, and every
  * other field is what the requirements dictate (`preApprovalExpiry` and the payer are the collect's own). Answers the
  * payment's id under each set it may be in (one when extra names the escrow).
  */
@@ -330,6 +347,10 @@ export function reopenLifecycle(input: {
   payload: LifecyclePayload
 }): Judged<{ candidates: { deployment: AuthCaptureDeployment; paymentInfoHash: Hex }[] }> {
   const { chainId, requirements, extra, deployments, payload } = input
+  if (isAddressEqual(extra.receiverAuthorizer, zeroAddress))
+    return refuse('lifecycle_not_relayed', `a ${payload.type} is relayed only for a payment with a receiverAuthorizer`)
+  if (payload.type !== 'refund' && extra.paymentFlow === 'authorization')
+    return refuse('payload_type', `a ${payload.type} needs the escrow flow: a charge holds nothing (refund it instead)`)
   const info = payload.paymentInfo
   if (!isAddressEqual(info.operator, extra.captureAuthorizer))
     return refuse('operator_mismatch', `paymentInfo.operator ${info.operator} is not extra.captureAuthorizer`)

@@ -478,6 +478,20 @@ describe('lifecycle payloads and the charge completion', () => {
     expect(lifecycle({ ...voided, paymentInfo: { ...voided.paymentInfo, maxAmount: '20000' } })).toMatchObject({
       reason: 'invalid_auth_capture_evm_amount_mismatch',
     })
+    // Without a receiver authorizer nothing is relayed; a charge holds nothing to capture or void.
+    const deferredUnbound = normalizeExtra(requirementsWith({}).extra)
+    if (!deferredUnbound.ok) throw new Error(deferredUnbound.message)
+    expect(
+      reopenLifecycle({ chainId: sandboxChainId, requirements, ...deferredUnbound, payload: refund }),
+    ).toMatchObject({ reason: 'invalid_auth_capture_evm_lifecycle_not_relayed' })
+    const charged = normalizeExtra({ ...requirements.extra, paymentFlow: 'authorization', captureMode: undefined })
+    if (!charged.ok) throw new Error(charged.message)
+    expect(reopenLifecycle({ chainId: sandboxChainId, requirements, ...charged, payload: voided })).toMatchObject({
+      reason: 'invalid_auth_capture_evm_payload_type',
+    })
+    expect(reopenLifecycle({ chainId: sandboxChainId, requirements, ...charged, payload: refund })).toMatchObject({
+      ok: true,
+    })
     expect(readPayload({ ...refund, voidAuthorizerSignature: capture.voidAuthorizerSignature })).toMatchObject({
       reason: 'invalid_auth_capture_evm_void_authorizer_signature',
     })
@@ -534,6 +548,11 @@ describe('lifecycle payloads and the charge completion', () => {
         signature: completed.authorizerSignature,
       }),
     ).toBe(true)
+    // A charge without a receiver authorizer is refused before anything else.
+    const unbound = requirementsWith({ paymentFlow: 'authorization', captureMode: undefined })
+    expect(reopen(unbound, await pay(unbound))).toMatchObject({
+      reason: 'invalid_auth_capture_evm_missing_receiver_authorizer',
+    })
     const { authorizerSignature, ...partial } = completed
     expect(readPayload(partial)).toMatchObject({ reason: 'invalid_auth_capture_evm_payload_format' })
   })
