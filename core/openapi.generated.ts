@@ -657,7 +657,7 @@ export interface paths {
                             /** Format: uri */
                             sandbox_base_url: string;
                             environments: components["schemas"]["Environment"][];
-                            schemes: ("exact" | "upto" | "batch-settlement")[];
+                            schemes: ("exact" | "upto" | "batch-settlement" | "auth-capture")[];
                             payment_tokens: {
                                 environment: components["schemas"]["Environment"];
                                 address: string;
@@ -2465,6 +2465,270 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's escrow payments (x402 auth-capture), newest first (scope settlements:read)
+         * @description The auth-capture payments buyers made to the caller's APIs in the caller's environment: what the hold
+         *     authorized, what was captured (less the fees), voided, refunded, or reclaimed by the buyer after the capture
+         *     deadline, and what is still capturable and refundable (as last read on the chain). `state`: authorized (a hold
+         *     with something left to capture), captured, charged (the authorization flow's terminal charge), voided,
+         *     refunded (everything captured went back), reclaimed. With `format=csv` (or `Accept: text/csv`) the answer is
+         *     CSV (a header row of the record's field names). Unknown query parameters are a 400.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description only this API (the caller's, of this environment; else 404 `api not found`) */
+                    api_id?: string;
+                    state?: components["schemas"]["EscrowPaymentState"];
+                    limit?: number;
+                    format?: "json" | "csv";
+                };
+                header?: {
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the payments, or the CSV export */
+                200: {
+                    headers: {
+                        /** @description CSV only: `attachment; filename="payments.csv"` */
+                        "Content-Disposition"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            payments: components["schemas"]["EscrowPayment"][];
+                        };
+                        "text/csv": string;
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payments/{paymentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One escrow payment and its transactions (scope settlements:read) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    /** @description an escrow payment's `esc_…` id (the caller's, of this environment; else 404 `payment not found`) */
+                    paymentId: components["parameters"]["PaymentId"];
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description the payment, and every transaction that moved it, oldest first */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            payment: components["schemas"]["EscrowPayment"];
+                            transactions: components["schemas"]["EscrowTransaction"][];
+                        };
+                    };
+                };
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payments/{paymentId}/capture": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Capture an escrow payment's hold, all of it or part (scope payments:write)
+         * @description Sends the capture through svc's facilitator, signed by the key svc keeps for the seller. The payment's state is
+         *     read from the chain first; a capture that cannot succeed is refused before anything is sent, as 409
+         *     `{"error": "<what happened>: <reason code> (<detail>)"}`: above what is capturable
+         *     (`invalid_auth_capture_evm_insufficient_authorization`), at or within 6 s of the capture deadline
+         *     (`invalid_auth_capture_evm_capture_deadline_expired`), nothing held (`invalid_auth_capture_evm_zero_authorization`).
+         *     One lifecycle call per payment at a time. What stays held can be captured later or voided.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    /** @description an escrow payment's `esc_…` id (the caller's, of this environment; else 404 `payment not found`) */
+                    paymentId: components["parameters"]["PaymentId"];
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["PaymentCapture"];
+                };
+            };
+            responses: {
+                200: components["responses"]["PaymentMoved"];
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["PaymentRefused"];
+                502: components["responses"]["FacilitatorFailed"];
+                503: components["responses"]["ChainRestarting"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payments/{paymentId}/void": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Void what an escrow payment still holds, back to the buyer (scope payments:write)
+         * @description Sends the void through svc's facilitator. Refused as 409 when nothing is held (a second void:
+         *     `invalid_auth_capture_evm_zero_authorization`) or the payment was a terminal charge.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    /** @description an escrow payment's `esc_…` id (the caller's, of this environment; else 404 `payment not found`) */
+                    paymentId: components["parameters"]["PaymentId"];
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": Record<string, unknown>;
+                };
+            };
+            responses: {
+                200: components["responses"]["PaymentMoved"];
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["PaymentRefused"];
+                502: components["responses"]["FacilitatorFailed"];
+                503: components["responses"]["ChainRestarting"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/payments/{paymentId}/refund": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refund part or all of what an escrow payment captured, to the buyer (scope payments:write)
+         * @description The refund is funded by the pay-to address (its allowance to svc's operator, which svc makes itself for a
+         *     Sandbox API). Refused as 409 at or after the refund deadline (`invalid_auth_capture_evm_refund_deadline_expired`),
+         *     above what is refundable (`invalid_auth_capture_evm_refund_exceeds_capture`), or when the pay-to address cannot
+         *     fund it (`invalid_auth_capture_evm_refund_funding_unavailable`, naming the approval to make).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
+                    "X-Svc-Environment"?: components["parameters"]["Environment"];
+                };
+                path: {
+                    /** @description an escrow payment's `esc_…` id (the caller's, of this environment; else 404 `payment not found`) */
+                    paymentId: components["parameters"]["PaymentId"];
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["PaymentRefund"];
+                };
+            };
+            responses: {
+                200: components["responses"]["PaymentMoved"];
+                400: components["responses"]["BadRequest"];
+                401: components["responses"]["Unauthorized"];
+                403: components["responses"]["Forbidden"];
+                404: components["responses"]["NotFound"];
+                409: components["responses"]["PaymentRefused"];
+                502: components["responses"]["FacilitatorFailed"];
+                503: components["responses"]["ChainRestarting"];
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -2478,7 +2742,9 @@ export interface paths {
          *     own APIs; an API key needs settlements:read): `payment.required` (a 402 offered), `payment.verified`,
          *     `payment.settled`, `payment.failed` (with the x402 `reason` when the facilitator gave one) and
          *     `upstream.failed` (the upstream failed: nothing was settled, `charged` is false; on an endpoint paid upfront
-         *     the settlement came first: `charged` is true, with its `transaction` and `settlement_id`). Each event is
+         *     the settlement came first: `charged` is true, with its `transaction` and `settlement_id`). An escrow payment
+         *     (auth-capture) adds `payment.authorized`, `payment.captured`, `payment.voided`, `payment.refunded` and
+         *     `payment.reclaimed`, each with its `escrow` part. Each event is
          *     `id: evt_…`, `event: <type>`, `data: <PaymentEvent JSON>`. On the Sandbox, what changes every seller's APIs
          *     comes to every seller's stream (whatever `api_id`), saying who did it: `sandbox.reverted`,
          *     `sandbox.time_advanced`, `sandbox.time_reset`, `sandbox.chain_restarted` (`data: <SandboxEvent JSON>`). A client that reconnects with `Last-Event-ID`
@@ -2754,7 +3020,7 @@ export interface components {
         /** @enum {unknown} */
         Environment: "production" | "development";
         /** @enum {unknown} */
-        Scope: "apis:read" | "apis:write" | "endpoints:read" | "endpoints:write" | "domains:read" | "domains:write" | "stats:read" | "settlements:read" | "openapi:read";
+        Scope: "apis:read" | "apis:write" | "endpoints:read" | "endpoints:write" | "domains:read" | "domains:write" | "stats:read" | "settlements:read" | "openapi:read" | "payments:write";
         Credentials: {
             /** Format: email */
             email: string;
@@ -2871,10 +3137,10 @@ export interface components {
         PathPattern: string;
         Accept: {
             /**
-             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header; batch-settlement: amount is the price of a request, paid by an off-chain voucher on a channel the buyer deposited into once (x402 payment channels)
+             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header; batch-settlement: amount is the price of a request, paid by an off-chain voucher on a channel the buyer deposited into once (x402 payment channels); auth-capture: amount is the most a buyer signs into an escrow hold (x402 escrow payments): captured when the upstream answers (sync; a Settlement-Overrides amount captures less and voids the rest) or later through /payments (deferred), voided on a failure, refundable until the refund deadline
              * @enum {unknown}
              */
-            scheme: "exact" | "upto" | "batch-settlement";
+            scheme: "exact" | "upto" | "batch-settlement" | "auth-capture";
             /** @description CAIP-2; eip155:845320402 on development APIs */
             network: string;
             /** @description token contract (checksummed); the Sandbox USDC on development APIs */
@@ -2888,10 +3154,25 @@ export interface components {
                 /** @enum {unknown} */
                 assetTransferMethod?: "eip3009" | "permit2";
                 /**
-                 * @description authorization (the default): settle after the upstream answered below 400; upfront: settle, then call the upstream (not with upto)
+                 * @description authorization (the default): settle after the upstream answered below 400; upfront: settle, then call the upstream (not with upto); auth-capture: escrow (its default: a hold before the upstream is called, captured or voided after) or authorization (one terminal charge after the upstream answered below 400)
                  * @enum {unknown}
                  */
-                paymentFlow?: "authorization" | "upfront";
+                paymentFlow?: "authorization" | "upfront" | "escrow";
+                /**
+                 * @description auth-capture, escrow flow: sync (the default) captures when the upstream answers; deferred keeps the hold for the seller to capture, void or let expire (POST /payments/{paymentId}/capture)
+                 * @enum {unknown}
+                 */
+                captureMode?: "sync" | "deferred";
+                /** @description auth-capture: how long after the 402 a hold can be captured (at least max_timeout_seconds + 120); after it the buyer can reclaim the hold; 86400 when left out */
+                captureDeadlineSeconds?: number;
+                /** @description auth-capture: how long after the 402 a captured payment can be refunded (at least captureDeadlineSeconds); 604800 when left out */
+                refundDeadlineSeconds?: number;
+                /** @description auth-capture: the least fee a capture takes, in basis points of what it captures; 0 when left out */
+                minFeeBps?: number;
+                /** @description auth-capture: the most fee a capture may take (at least minFeeBps); 0 when left out */
+                maxFeeBps?: number;
+                /** @description auth-capture: who receives the fee; required when maxFeeBps is above 0, left out otherwise */
+                feeRecipient?: string;
                 /** @enum {unknown} */
                 gasSponsoring?: "eip2612GasSponsoring" | "erc20ApprovalGasSponsoring";
                 /** @description batch-settlement: the smallest deposit that opens a channel (atomic units, at least amount); left out, 10 × amount */
@@ -2910,10 +3191,10 @@ export interface components {
         /** @description An accept option as a request gives it; `max_timeout_seconds` may be left out (300). */
         AcceptInput: {
             /**
-             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header; batch-settlement: amount is the price of a request, paid by an off-chain voucher on a channel the buyer deposited into once (x402 payment channels)
+             * @description exact: amount is the price; upto: amount is the maximum a buyer signs, and the upstream says what is charged (0 included) in its Settlement-Overrides response header, e.g. {"amount":"1000"}, {"amount":"50%"}, {"amount":"$0.05"}; svc strips the header; batch-settlement: amount is the price of a request, paid by an off-chain voucher on a channel the buyer deposited into once (x402 payment channels); auth-capture: amount is the most a buyer signs into an escrow hold (x402 escrow payments): captured when the upstream answers (sync; a Settlement-Overrides amount captures less and voids the rest) or later through /payments (deferred), voided on a failure, refundable until the refund deadline
              * @enum {unknown}
              */
-            scheme: "exact" | "upto" | "batch-settlement";
+            scheme: "exact" | "upto" | "batch-settlement" | "auth-capture";
             /** @description CAIP-2; eip155:845320402 on development APIs */
             network: string;
             /** @description token contract; the Sandbox USDC on development APIs */
@@ -2927,10 +3208,25 @@ export interface components {
                 /** @enum {unknown} */
                 assetTransferMethod?: "eip3009" | "permit2";
                 /**
-                 * @description authorization (the default): settle after the upstream answered below 400; upfront: settle, then call the upstream (not with upto)
+                 * @description authorization (the default): settle after the upstream answered below 400; upfront: settle, then call the upstream (not with upto); auth-capture: escrow (its default: a hold before the upstream is called, captured or voided after) or authorization (one terminal charge after the upstream answered below 400)
                  * @enum {unknown}
                  */
-                paymentFlow?: "authorization" | "upfront";
+                paymentFlow?: "authorization" | "upfront" | "escrow";
+                /**
+                 * @description auth-capture, escrow flow: sync (the default) captures when the upstream answers; deferred keeps the hold for the seller to capture, void or let expire (POST /payments/{paymentId}/capture)
+                 * @enum {unknown}
+                 */
+                captureMode?: "sync" | "deferred";
+                /** @description auth-capture: how long after the 402 a hold can be captured (at least max_timeout_seconds + 120); after it the buyer can reclaim the hold; 86400 when left out */
+                captureDeadlineSeconds?: number;
+                /** @description auth-capture: how long after the 402 a captured payment can be refunded (at least captureDeadlineSeconds); 604800 when left out */
+                refundDeadlineSeconds?: number;
+                /** @description auth-capture: the least fee a capture takes, in basis points of what it captures; 0 when left out */
+                minFeeBps?: number;
+                /** @description auth-capture: the most fee a capture may take (at least minFeeBps); 0 when left out */
+                maxFeeBps?: number;
+                /** @description auth-capture: who receives the fee; required when maxFeeBps is above 0, left out otherwise */
+                feeRecipient?: string;
                 /** @enum {unknown} */
                 gasSponsoring?: "eip2612GasSponsoring" | "erc20ApprovalGasSponsoring";
                 /** @description batch-settlement: the smallest deposit that opens a channel (atomic units, at least amount); left out, 10 × amount */
@@ -3163,6 +3459,8 @@ export interface components {
             };
             /** @description settled amounts per network and asset, sorted by network then asset */
             revenue: components["schemas"]["StatsRevenue"][];
+            /** @description escrow payments (x402 auth-capture): what was held, captured, voided, refunded and reclaimed in the range, per network and asset */
+            escrow?: components["schemas"]["StatsEscrow"][];
             /** @description one entry per day of the range, oldest first; days without traffic are zeros */
             daily: {
                 day: components["schemas"]["StatsDay"];
@@ -3176,6 +3474,140 @@ export interface components {
                     amount: components["schemas"]["AtomicAmount"];
                 }[];
             }[];
+        };
+        /**
+         * @description authorized: a hold with something still capturable; captured: captured (all or part), nothing left held; charged: the authorization flow's terminal charge; voided: the hold went back without a capture; refunded: everything captured went back; reclaimed: the buyer took the hold back after the capture deadline
+         * @enum {unknown}
+         */
+        EscrowPaymentState: "authorized" | "captured" | "charged" | "voided" | "refunded" | "reclaimed";
+        /** @description an x402 auth-capture payment to one of the caller's APIs; amounts in atomic units of asset */
+        EscrowPayment: {
+            /** @description `esc_…` */
+            id: string;
+            api_id: string;
+            endpoint_id: string | null;
+            /** @description the settlement record whose amount is captured − refunded */
+            settlement_id: string | null;
+            environment: components["schemas"]["Environment"];
+            /** @description CAIP-2 network */
+            network: string;
+            /** @description token address */
+            asset: string;
+            payer: string;
+            pay_to: string;
+            /** @description HTTP method of the paid request */
+            method: string;
+            /** @description path of the paid request */
+            path: string;
+            /** @enum {unknown} */
+            flow: "escrow" | "authorization";
+            /**
+             * @description escrow flow only
+             * @enum {unknown}
+             */
+            capture_mode: "sync" | "deferred" | null;
+            /** @enum {unknown} */
+            transfer_method: "eip3009" | "permit2";
+            /** @description the AuthCaptureEscrow contract */
+            escrow: string;
+            /** @description svc's facilitator's operator (PaymentInfo.operator) */
+            operator: string;
+            /** @description the key svc keeps for the seller, which signs captures, voids and refunds */
+            receiver_authorizer: string;
+            /** @description the escrow's id of the payment (getHash) */
+            payment_info_hash: string;
+            /** @description the escrow's PaymentInfo struct (x402's wire spelling) */
+            payment_info: {
+                operator: string;
+                payer: string;
+                receiver: string;
+                token: string;
+                maxAmount: string;
+                preApprovalExpiry: number;
+                authorizationExpiry: number;
+                refundExpiry: number;
+                minFeeBps: number;
+                maxFeeBps: number;
+                feeReceiver: string;
+                salt: string;
+            };
+            /** @description the buyer's saltNonce (bound salt) */
+            salt_nonce: string | null;
+            authorized: components["schemas"]["AtomicAmount"];
+            captured: components["schemas"]["AtomicAmount"];
+            fees: components["schemas"]["AtomicAmount"];
+            voided: components["schemas"]["AtomicAmount"];
+            refunded: components["schemas"]["AtomicAmount"];
+            reclaimed: components["schemas"]["AtomicAmount"];
+            capturable: components["schemas"]["AtomicAmount"];
+            refundable: components["schemas"]["AtomicAmount"];
+            state: components["schemas"]["EscrowPaymentState"];
+            /** @description unix seconds */
+            pre_approval_expiry: number;
+            /** @description unix seconds: captures before it; the buyer can reclaim the hold from it */
+            capture_deadline: number;
+            /** @description unix seconds: refunds before it */
+            refund_deadline: number;
+            /** @description false when the buyer did not get the answer (a deferred hold after a crash stays authorized, for the seller to decide) */
+            delivered: boolean;
+            chain_epoch: string | null;
+            /** @description made on an earlier Sandbox chain than the running one */
+            old_chain: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        EscrowTransaction: {
+            id: string;
+            /** @enum {unknown} */
+            kind: "authorize" | "charge" | "capture" | "void" | "refund" | "reclaim";
+            amount: components["schemas"]["AtomicAmount"];
+            fee_amount: components["schemas"]["AtomicAmount"];
+            transaction: string;
+            /**
+             * @description who moved it: svc's gateway in the paid request, the seller (/payments), the buyer (reclaim), or svc's recovery at start
+             * @enum {unknown}
+             */
+            actor: "gateway" | "seller" | "payer" | "recovery";
+            /** Format: date-time */
+            created_at: string;
+        };
+        EscrowPaymentMoved: {
+            payment: components["schemas"]["EscrowPayment"];
+            transaction: components["schemas"]["EscrowTransaction"];
+        };
+        PaymentCapture: {
+            /** @description atomic units to capture; default everything capturable */
+            amount?: string;
+        };
+        PaymentRefund: {
+            /** @description atomic units to refund, at most what is refundable */
+            amount: string;
+        };
+        /** @description an escrow payment's part of a settlement (x402 auth-capture): the settlement's amount is captured − refunded; null for other schemes */
+        EscrowSummary: {
+            /** @description `esc_…`: GET /payments/{paymentId} */
+            id: string;
+            state: components["schemas"]["EscrowPaymentState"];
+            authorized: components["schemas"]["AtomicAmount"];
+            captured: components["schemas"]["AtomicAmount"];
+            voided: components["schemas"]["AtomicAmount"];
+            refunded: components["schemas"]["AtomicAmount"];
+            reclaimed: components["schemas"]["AtomicAmount"];
+            capture_deadline: number;
+            refund_deadline: number;
+        } | null;
+        /** @description escrow money moved in the range (sums of the escrow transactions), per network and asset */
+        StatsEscrow: {
+            network: string;
+            asset: string;
+            /** @description authorized and not yet captured */
+            held: components["schemas"]["AtomicAmount"];
+            captured: components["schemas"]["AtomicAmount"];
+            voided: components["schemas"]["AtomicAmount"];
+            refunded: components["schemas"]["AtomicAmount"];
+            reclaimed: components["schemas"]["AtomicAmount"];
         };
         Channel: {
             /** @description the channel's id (bytes32 */
@@ -3251,6 +3683,7 @@ export interface components {
                 w?: string;
                 s?: string[];
             } | null;
+            escrow?: components["schemas"]["EscrowSummary"];
         };
         SettlementPage: {
             settlements: components["schemas"]["Settlement"][];
@@ -3426,7 +3859,7 @@ export interface components {
             /** @description `evt_…`, increasing; the SSE id */
             id: string;
             /** @enum {unknown} */
-            type: "payment.required" | "payment.verified" | "payment.settled" | "payment.failed" | "upstream.failed" | "channel.claimed" | "channel.settled" | "channel.refunded" | "channel.withdrawing" | "channel.withdrawn";
+            type: "payment.required" | "payment.verified" | "payment.settled" | "payment.failed" | "upstream.failed" | "channel.claimed" | "channel.settled" | "channel.refunded" | "channel.withdrawing" | "channel.withdrawn" | "payment.authorized" | "payment.captured" | "payment.voided" | "payment.refunded" | "payment.reclaimed";
             /** Format: date-time */
             created_at: string;
             environment: components["schemas"]["Environment"];
@@ -3461,9 +3894,60 @@ export interface components {
             } | null;
             /** @description a payment channel's id (x402 batch-settlement, lowercase): on a voucher's or deposit's payment.settled and on channel.claimed, channel.settled (a channel's claimed vouchers reached the chain, then the receiver), channel.refunded (the refund request's), channel.withdrawing and channel.withdrawn (the buyer's withdraw request and withdrawal on chain); on those amount is what moved (withdrawing: what the buyer asked for), and channel.claimed, channel.settled, channel.withdrawing and channel.withdrawn have no request behind them (endpoint_id null, method and path empty, status 200) */
             channel_id: string | null;
+            /** @description an escrow payment's events (x402 auth-capture): payment.authorized (the hold, before the upstream is called), payment.captured (a capture, or the authorization flow's charge), payment.voided, payment.refunded, payment.reclaimed (the buyer took the hold back after the capture deadline); those the seller or the buyer made carry the paid request's method and path and status 200; charged is captured > 0; null on other events */
+            escrow?: {
+                /** @description `esc_…`: GET /payments/{paymentId} */
+                id: string;
+                payment_info_hash: string;
+                state: components["schemas"]["EscrowPaymentState"];
+                /** @description what this step moved */
+                moved: components["schemas"]["AtomicAmount"];
+                /** @description the payment's captured total after it */
+                captured: components["schemas"]["AtomicAmount"];
+                /** @description the payment's refunded total after it */
+                refunded: components["schemas"]["AtomicAmount"];
+            } | null;
         };
     };
     responses: {
+        /** @description the payment as it is after the transaction, and the transaction */
+        PaymentMoved: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["EscrowPaymentMoved"];
+            };
+        };
+        /** @description the chain's state refuses the operation: `<what happened>: <reason code> (<detail>)`; nothing was sent */
+        PaymentRefused: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description the facilitator could not be reached, or its transaction failed */
+        FacilitatorFailed: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description the Sandbox chain is restarting */
+        ChainRestarting: {
+            headers: {
+                /** @description seconds to wait before retrying */
+                "Retry-After"?: number;
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description malformed JSON, a wrong type, an unknown field, a bad value */
         BadRequest: {
             headers: {
@@ -3558,6 +4042,8 @@ export interface components {
     parameters: {
         /** @description JWT requests only: the environment of the request, on either host. Without it a JWT request is in the environment of the host it came to ({base_url}: production, {sandbox_base_url}: development). API keys carry their environment in their prefix; a header naming the other environment is `invalid token`. */
         Environment: "production" | "development";
+        /** @description an escrow payment's `esc_…` id (the caller's, of this environment; else 404 `payment not found`) */
+        PaymentId: string;
     };
     requestBodies: never;
     headers: never;

@@ -1,6 +1,6 @@
 /**
  * Every reason code svc answers beyond the exact and upto schemes' (core/fault-reasons.ts): the batch-settlement
- * scheme's, sign-in-with-x's and svc's own, each with what it means and what to do, grouped as
+ * scheme's, the auth-capture scheme's, sign-in-with-x's and svc's own, each with what it means and what to do, grouped as
  * docs/reference/errors.md shows them. The meanings were written from where each code is produced: `@x402/evm`'s
  * `src/batch-settlement/{facilitator,server}/*` and `@x402/extensions`' `src/sign-in-with-x/{validate,verify}.ts`,
  * and svc's chain/facilitator/, chain/batch-settlement/ and server/payments/sign-in-with-x.ts.
@@ -303,6 +303,279 @@ export const batchSettlementEvmReasonRecords = [
   },
 ] as const satisfies readonly Reason[]
 
+const again = 'ask for a fresh 402 and pay it as it is (the official `AuthCaptureEvmScheme` client does)'
+const notSvc = "svc's facilitator relays the `delegated` operator type only, so it never answers this code"
+const lifecycle =
+  "the seller's capture, void and refund go through `svc payments` / `POST /payments/{id}/…`, which read the payment's state first"
+
+/**
+ * x402's auth-capture EVM binding (escrow payments: x402-foundation/x402 @3659f12,
+ * specs/schemes/auth-capture/scheme_auth_capture_evm.md, "Error Codes", "Typed simulation reverts" and the `policy`
+ * appendix's). `@x402/evm` 2.27.0 ships the client only, so the spec is the source; `invalid_network` is the exact
+ * group's. svc's facilitator answers them from chain/auth-capture/, its control plane in the 409s of `/payments`.
+ */
+export const authCaptureEvmReasonRecords = [
+  {
+    code: 'invalid_auth_capture_evm_payload_format',
+    meaning:
+      "the payload is neither the EIP-3009 nor the Permit2 shape, lacks `salt`, has `saltNonce` without a bound salt (or lacks it with one), carries part of the charge completion, or v1.0's `feeBps`",
+    fix: 'send the payload the official client makes; a server completes a charge with all four of amount, feeAmount, feeReceiver, authorizerSignature',
+  },
+  {
+    code: 'invalid_auth_capture_evm_payload_type',
+    meaning: "a lifecycle payload's `type` is not capture, void or refund (or a capture or void of a terminal charge)",
+    fix: 'name one of capture, void, refund; a payment of the authorization flow can only be refunded',
+  },
+  {
+    code: 'invalid_auth_capture_evm_void_authorizer_signature',
+    meaning:
+      '`voidAuthorizerSignature` is on a void or refund, or does not recover to the receiver authorizer over the `Void` digest',
+    fix: 'put it on a partial capture only, signed by `extra.receiverAuthorizer` over `Void(paymentInfoHash)`',
+  },
+  {
+    code: 'invalid_auth_capture_evm_void_remainder_full_capture',
+    meaning: 'a capture with `voidAuthorizerSignature` captures everything capturable, so nothing is left to void',
+    fix: 'leave `voidAuthorizerSignature` out of a full capture',
+  },
+  {
+    code: 'invalid_auth_capture_evm_unsupported_payment_flow',
+    meaning: '`extra.paymentFlow` is neither escrow nor authorization, or extra has the removed `autoCapture: true`',
+    fix: 'use paymentFlow "escrow" (a hold) or "authorization" (a terminal charge)',
+  },
+  {
+    code: 'invalid_auth_capture_evm_scheme',
+    meaning: 'the payment or the requirements are not of the auth-capture scheme',
+    fix: 'pay the auth-capture offer of the 402 as it is',
+  },
+  {
+    code: 'invalid_auth_capture_evm_network_mismatch',
+    meaning: "the payment's network is not the requirements'",
+    fix: "pay on the offer's network",
+  },
+  {
+    code: 'invalid_auth_capture_evm_extra',
+    meaning:
+      'extra lacks a required field or mistypes one, names an escrow svc does not serve (the v1.0 escrow, or an unknown one), breaks the fee rules, or sets a capture mode the flow or a missing receiver authorizer cannot have',
+    fix: "send the 402's extra as it is; svc serves the v1.1 escrows (the installed @x402/evm's and the spec's)",
+  },
+  {
+    code: 'invalid_auth_capture_evm_missing_receiver_authorizer',
+    meaning:
+      'a charge or a relayed capture, void or refund needs a non-zero `extra.receiverAuthorizer`, and there is none',
+    fix: "name the key that signs the seller's consent in `extra.receiverAuthorizer` (svc's 402s do)",
+  },
+  {
+    code: 'invalid_auth_capture_evm_unsupported_operator_type',
+    meaning: '`extra.operatorType` is unknown, or `custom` or `policy`, which svc does not implement',
+    fix: 'use "delegated" (or leave it out): svc\'s facilitator is the operator',
+  },
+  {
+    code: 'invalid_auth_capture_evm_policy',
+    meaning: '`extra.policy` is non-zero where the operator type needs the zero address',
+    fix: 'leave `extra.policy` out (or zero) with the delegated operator',
+  },
+  {
+    code: 'invalid_auth_capture_evm_lifecycle_not_relayed',
+    meaning:
+      'a capture, void or refund was sent for a payment whose extra has no receiver authorizer: nothing relays its lifecycle',
+    fix: 'such a hold is captured out of band, or reclaimed by the buyer after the capture deadline; name a receiverAuthorizer in new offers',
+  },
+  {
+    code: 'invalid_auth_capture_evm_operator_type_mismatch',
+    meaning: `the operator contract does not expose the collect wrappers its type needs (${notSvc})`,
+    fix: 'use the delegated operator type with svc',
+  },
+  {
+    code: 'invalid_auth_capture_evm_operator_not_admitted',
+    meaning: "`extra.captureAuthorizer` is not the address svc's facilitator submits from",
+    fix: "copy `captureAuthorizer` from the facilitator's /supported (svc's 402s do)",
+  },
+  {
+    code: 'invalid_auth_capture_evm_operator_mismatch',
+    meaning: '`paymentInfo.operator` is not `extra.captureAuthorizer` (or the escrow refused the sender)',
+    fix: 'send the paymentInfo the payment was collected with, under the same extra',
+  },
+  {
+    code: 'invalid_auth_capture_evm_salt_binding_mismatch',
+    meaning: 'the bound salt is not the commitment to the receiver authorizer, the policy and `saltNonce`',
+    fix: 'send the `saltNonce` the buyer sent with the payment, under the same extra',
+  },
+  {
+    code: 'invalid_auth_capture_evm_authorizer_signature',
+    meaning: 'the authorizer signature is missing, malformed, or not by `extra.receiverAuthorizer`',
+    fix: "sign the operation's EIP-712 data with the receiver authorizer's key (svc keeps the seller's)",
+  },
+  {
+    code: 'invalid_auth_capture_evm_unauthenticated_authorizer_request',
+    meaning: `the authorizer is delegated to the facilitator and the request is not authenticated (svc advertises no receiver authorizer, so it never answers this code)`,
+    fix: 'sign with your own receiver authorizer',
+  },
+  {
+    code: 'invalid_auth_capture_evm_unexpected_payment_state',
+    meaning: "the escrow's capturable or refundable amount is not what the signature expected: the payment moved since",
+    fix: `read the payment's state again and sign for it; ${lifecycle}`,
+  },
+  {
+    code: 'invalid_auth_capture_evm_refund_funding_unavailable',
+    meaning: "the pay-to address's allowance or balance to svc's operator does not cover the refund",
+    fix: "approve svc's operator for the amount from the pay-to address (svc does for Sandbox APIs), hold the tokens, then refund",
+  },
+  {
+    code: 'invalid_auth_capture_evm_unsupported_asset_transfer_method',
+    meaning: '`extra.assetTransferMethod` is neither eip3009 nor permit2',
+    fix: 'use "eip3009" (the default) or "permit2"',
+  },
+  {
+    code: 'invalid_auth_capture_evm_payload_method_mismatch',
+    meaning: "the payload's shape is not the one `extra.assetTransferMethod` names",
+    fix: 'sign with the transfer method of the offer you pay',
+  },
+  {
+    code: 'invalid_auth_capture_evm_capture_deadline_expired',
+    meaning: 'the capture deadline is past (or within 6 s) at the collect, or a capture came at or after it',
+    fix: 'ask for a fresh 402; a hold past its capture deadline can only be reclaimed by the buyer (`svc payments reclaim`)',
+  },
+  {
+    code: 'invalid_auth_capture_evm_refund_deadline_expired',
+    meaning: 'a refund came at or after the refund deadline',
+    fix: 'nothing to do: the payment can no longer be refunded through the escrow',
+  },
+  {
+    code: 'invalid_auth_capture_evm_deadline_ordering',
+    meaning:
+      'the deadlines are out of order: not now + maxTimeoutSeconds ≤ captureDeadline ≤ refundDeadline, or the signature outlives the capture deadline',
+    fix: `${again}; a seller sets captureDeadlineSeconds ≥ max_timeout_seconds + 120`,
+  },
+  {
+    code: 'invalid_auth_capture_evm_authorization_expired',
+    meaning: "the authorization's `validBefore` (or Permit2 `deadline`) is past, or within 6 s",
+    fix: `ask for a fresh 402 and pay it at once; ${clocks}`,
+  },
+  {
+    code: 'invalid_auth_capture_evm_authorization_not_yet_valid',
+    meaning: "the EIP-3009 authorization's `validAfter` is after now",
+    fix: `sign with validAfter 0 (the official client does); ${clocks}`,
+  },
+  {
+    code: 'invalid_auth_capture_evm_signature',
+    meaning: "the buyer's signature does not verify for its `from` address (ECDSA, ERC-1271 or EIP-6492)",
+    fix: "sign the offer with the paying address's key, as the official client does",
+  },
+  {
+    code: 'invalid_auth_capture_evm_erc6492_factory_not_allowed',
+    meaning:
+      "the payer is a counterfactual smart wallet whose EIP-6492 factory is not on the facilitator's allowlist (svc's is empty)",
+    fix: 'deploy the wallet first, then pay',
+  },
+  {
+    code: 'invalid_auth_capture_evm_amount_mismatch',
+    meaning:
+      "the authorization's value is not the requirements' amount, or a charge, capture or refund amount is 0 or too large",
+    fix: `${again}; capture and refund amounts are above 0 and within what the payment holds`,
+  },
+  {
+    code: 'invalid_auth_capture_evm_token_collector_mismatch',
+    meaning: "the authorization's `to` (or Permit2 `spender`) is not the escrow's collector for the method",
+    fix: `${again}`,
+  },
+  {
+    code: 'invalid_auth_capture_evm_token_mismatch',
+    meaning: "Permit2's `permitted.token` is not the requirements' asset",
+    fix: `${again}`,
+  },
+  {
+    code: 'invalid_auth_capture_evm_nonce_mismatch',
+    meaning: "the authorization's nonce is not the payment's signature nonce recomputed from the requirements and salt",
+    fix: `${again}; a scheme-v1.0 client cannot pay a bound (receiverAuthorizer) offer`,
+  },
+  {
+    code: 'invalid_auth_capture_evm_insufficient_balance',
+    meaning: 'the payer holds less than the amount',
+    fix: 'fund the payer (`svc faucet ADDRESS`), then pay',
+  },
+  {
+    code: 'invalid_auth_capture_evm_simulation_failed',
+    meaning: 'simulating the escrow call reverted with an error svc does not map',
+    fix: 'read `errorMessage` (the revert), fix what it names, and retry',
+  },
+  {
+    code: 'invalid_auth_capture_evm_payment_already_collected',
+    meaning: 'the escrow already collected this payment (its authorization is single-use)',
+    fix: 'nothing to do for this payment; pay again with a fresh 402 for another',
+  },
+  {
+    code: 'invalid_auth_capture_evm_token_collection_failed',
+    meaning: 'the collector did not move the amount into the escrow',
+    fix: "read `errorMessage`; check the payer's balance and (Permit2) its approval",
+  },
+  {
+    code: 'invalid_auth_capture_evm_collector',
+    meaning: 'the escrow refused the token collector for this operation',
+    fix: "use the set's collector of the method (refunds: its OperatorRefundCollector)",
+  },
+  {
+    code: 'invalid_auth_capture_evm_amount_overflow',
+    meaning: 'an amount does not fit the escrow (uint120)',
+    fix: 'ask for a smaller amount',
+  },
+  {
+    code: 'invalid_auth_capture_evm_fee_bps',
+    meaning: 'a fee bound is above 10000 basis points',
+    fix: 'keep minFeeBps and maxFeeBps between 0 and 10000',
+  },
+  {
+    code: 'invalid_auth_capture_evm_fee_bps_range',
+    meaning: 'minFeeBps is above maxFeeBps',
+    fix: 'set minFeeBps ≤ maxFeeBps',
+  },
+  {
+    code: 'invalid_auth_capture_evm_fee_bps_out_of_range',
+    meaning: 'the submitted fee is outside amount·minFeeBps/10000 … amount·maxFeeBps/10000',
+    fix: "submit a feeAmount within the payment's fee bounds (0 when both are 0)",
+  },
+  {
+    code: 'invalid_auth_capture_evm_zero_fee_receiver',
+    meaning: 'a fee is submitted to the zero address',
+    fix: 'name a non-zero feeReceiver, or take no fee',
+  },
+  {
+    code: 'invalid_auth_capture_evm_fee_receiver',
+    meaning: "the submitted feeReceiver is not the payment's `feeReceiver`",
+    fix: "submit the payment's feeReceiver (extra.feeRecipient)",
+  },
+  {
+    code: 'invalid_auth_capture_evm_insufficient_authorization',
+    meaning: 'the capture asks for more than the hold still has',
+    fix: `capture at most what is capturable; ${lifecycle}`,
+  },
+  {
+    code: 'invalid_auth_capture_evm_zero_authorization',
+    meaning: 'nothing is held any more: the payment was captured, voided or reclaimed already (a second void)',
+    fix: 'nothing to do: the hold is gone',
+  },
+  {
+    code: 'invalid_auth_capture_evm_refund_exceeds_capture',
+    meaning: 'the refund asks for more than is refundable (captured and not yet refunded)',
+    fix: `refund at most what is refundable; ${lifecycle}`,
+  },
+  {
+    code: 'invalid_auth_capture_evm_policy_denied',
+    meaning: `a policy contract refused the operation (${notSvc})`,
+    fix: 'use the delegated operator type with svc',
+  },
+  {
+    code: 'invalid_auth_capture_evm_verification_failed',
+    meaning:
+      "the settle's re-verification failed: the payment expired or was consumed since /verify (the reason is in `errorMessage`)",
+    fix: 'read `errorMessage`, then ask for a fresh 402 and pay again',
+  },
+  {
+    code: 'invalid_auth_capture_evm_transaction_reverted',
+    meaning: 'the escrow transaction was mined and reverted',
+    fix: "read `errorMessage` and the transaction; the payment's state did not change",
+  },
+] as const satisfies readonly Reason[]
+
 /** `@x402/extensions`' sign-in-with-x codes (validate.ts, verify.ts), and svc's one (`invalid_siwx_header`). */
 export const siwxReasonRecords = [
   {
@@ -430,6 +703,13 @@ export const reasonGroups: readonly ReasonGroup[] = [
     about:
       "The batch-settlement EVM scheme's reasons: the facilitator's (deposits, vouchers, claims, settles, refunds) and the seller's (a voucher against the seller's record of the channel). In a 402 of a channel payment, `error` is the reason code itself.",
     reasons: batchSettlementEvmReasonRecords,
+  },
+  {
+    id: 'auth-capture',
+    title: 'auth-capture (escrow payments)',
+    about:
+      "The auth-capture EVM scheme's reasons (x402's escrow payments: a hold, then capture, void or refund; or a terminal charge), from x402's spec: the facilitator's verify and settle reasons, the escrow's typed reverts, and those of operator types svc does not implement (`custom`, `policy`). `invalid_network` is the exact group's. The control plane's `/payments` refusals (409) name these codes too.",
+    reasons: authCaptureEvmReasonRecords,
   },
   {
     id: 'sign-in-with-x',

@@ -1,4 +1,7 @@
-/** The nine API-key scopes of the spec. */
+/**
+ * The API-key scopes: the spec's nine, and `payments:write` (issue 39: the escrow lifecycle writes, capture, void
+ * and refund of `POST /payments/{id}/…`; reading payments is `settlements:read`).
+ */
 export const scopes = [
   'apis:read',
   'apis:write',
@@ -9,6 +12,7 @@ export const scopes = [
   'stats:read',
   'settlements:read',
   'openapi:read',
+  'payments:write',
 ] as const
 
 export type Scope = (typeof scopes)[number]
@@ -23,6 +27,7 @@ export const presets = {
     'domains:read',
     'domains:write',
     'openapi:read',
+    'payments:write',
   ],
   analytics: ['stats:read', 'settlements:read'],
 } as const satisfies Record<string, readonly Scope[]>

@@ -15,6 +15,31 @@ export type PaymentEventType =
   /** The buyer's own exit (initiateWithdraw, then finalizeWithdraw after the withdraw delay), read from the chain. */
   | 'channel.withdrawing'
   | 'channel.withdrawn'
+  /**
+   * An escrow payment's (x402 auth-capture) steps: the hold (before the upstream is called), a capture (or the
+   * authorization flow's terminal charge), a void, a refund, the buyer's reclaim after the capture deadline.
+   */
+  | 'payment.authorized'
+  | 'payment.captured'
+  | 'payment.voided'
+  | 'payment.refunded'
+  | 'payment.reclaimed'
+
+/** The escrow states a payment.authorized … payment.reclaimed event reports (as `GET /payments`). */
+export type EscrowPaymentState = 'authorized' | 'captured' | 'charged' | 'voided' | 'refunded' | 'reclaimed'
+
+/** An escrow event's own part: the payment, its state after the step, what the step moved, and its totals. */
+export type PaymentEventEscrow = {
+  /** `esc_…`. */
+  id: string
+  payment_info_hash: string
+  state: EscrowPaymentState
+  /** What this step moved (atomic units of `asset`). */
+  moved: string
+  /** The payment's captured and refunded totals after the step. */
+  captured: string
+  refunded: string
+}
 
 /** One event, in the control plane's snake_case. Fields that do not apply to the type are null. */
 export type PaymentEvent = {
@@ -49,6 +74,12 @@ export type PaymentEvent = {
   builder_code: { a?: string; w?: string; s?: string[] } | null
   /** A payment channel's id (lowercase): a batch-settlement payment.settled and the channel.* events. */
   channel_id: string | null
+  /**
+   * The escrow part of payment.authorized … payment.reclaimed; null (or left out, until every publisher writes it)
+   * on the other events. Seller- and payer-made ones carry the paid request's method and path, status 200, and
+   * `charged` = captured > 0.
+   */
+  escrow?: PaymentEventEscrow | null
 }
 
 /** What changed the whole Sandbox (every seller's APIs), told to every seller's stream. */

@@ -4,6 +4,7 @@ import { Ajv } from 'ajv'
 import { z } from 'zod'
 import { pathPatternProblem } from '../path-pattern.js'
 import { evmAddress, required } from './validation.js'
+import { checkAuthCaptureAccept } from './auth-capture-accept.js'
 import { checkBatchAccept, checkBatchAccepts } from './batch-accept.js'
 
 /** The methods an endpoint may have. */
@@ -28,15 +29,18 @@ const maxUint256 = 2n ** 256n
 
 /**
  * The payment schemes an accept may name: `exact` (a set price), `upto` (a maximum; the upstream settles what was
- * used) and `batch-settlement` (a price paid by vouchers on a channel the buyer deposited into: ./batch-accept.ts).
+ * used), `batch-settlement` (a price paid by vouchers on a channel the buyer deposited into: ./batch-accept.ts) and
+ * `auth-capture` (escrow payments: a hold captured, voided or refunded later, or a terminal charge:
+ * ./auth-capture-accept.ts).
  */
-export const acceptSchemes = ['exact', 'upto', 'batch-settlement'] as const
+export const acceptSchemes = ['exact', 'upto', 'batch-settlement', 'auth-capture'] as const
 /** How an EVM payment moves the token (`extra.assetTransferMethod`): EIP-3009 (the default of `exact`) or Permit2. */
 export const assetTransferMethods = ['eip3009', 'permit2'] as const
 /**
  * When an accept's payment is settled (`extra.paymentFlow`, @x402/core's PaymentFlowName): `authorization` (the
  * default: verify, call the upstream, settle only on its success) or `upfront` (settle, then call the upstream).
- * x402's `escrow` needs a scheme svc has not (@x402/evm's exact and upto tables list authorization and upfront only).
+ * x402's `escrow` is the auth-capture scheme's (@x402/evm's exact and upto tables list authorization and upfront
+ * only); auth-capture's own flows are checked by ./auth-capture-accept.ts.
  */
 export const paymentFlows = ['authorization', 'upfront'] as const
 
@@ -55,16 +59,6 @@ const acceptExtraSchema = z
         code: 'custom',
         path: ['assetTransferMethod'],
         message: `must be one of ${assetTransferMethods.join(', ')}`,
-      })
-    const flow = extra.paymentFlow
-    if (flow !== undefined && !(paymentFlows as readonly unknown[]).includes(flow))
-      ctx.addIssue({
-        code: 'custom',
-        path: ['paymentFlow'],
-        message:
-          flow === 'escrow'
-            ? 'svc has no escrow scheme: use "authorization" (the default) or "upfront"'
-            : `must be one of ${paymentFlows.join(', ')}`,
       })
   })
 
@@ -90,6 +84,18 @@ export const acceptSchema = z
   })
   .superRefine((accept, ctx) => {
     if (accept.scheme === 'batch-settlement') return checkBatchAccept(accept, ctx)
+    if (accept.scheme === 'auth-capture') return checkAuthCaptureAccept(accept, ctx)
+    // The flow is the scheme's: auth-capture's are escrow and authorization (./auth-capture-accept.ts).
+    const flow = accept.extra?.paymentFlow
+    if (flow !== undefined && !(paymentFlows as readonly unknown[]).includes(flow))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['extra', 'paymentFlow'],
+        message:
+          flow === 'escrow'
+            ? 'escrow is the auth-capture scheme\'s flow: use scheme "auth-capture", or "authorization" (the default) or "upfront" here'
+            : `must be one of ${paymentFlows.join(', ')}`,
+      })
     const sponsoring = accept.extra?.gasSponsoring
     if (sponsoring !== undefined && !(gasSponsorings as readonly unknown[]).includes(sponsoring))
       ctx.addIssue({

@@ -21,7 +21,7 @@ export type ApisTable = {
 /** One accept option of an endpoint as stored (snake_case, as the control plane speaks). */
 export type Accept = {
   /** `exact`: `amount` is the price; `upto`: `amount` is the maximum, the upstream's Settlement-Overrides says what is charged. */
-  scheme: 'exact' | 'upto' | 'batch-settlement'
+  scheme: 'exact' | 'upto' | 'batch-settlement' | 'auth-capture'
   network: string
   asset: string
   amount: string

@@ -4,7 +4,13 @@ import { dirname, join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { errorCodes } from '../../core/errors.js'
 import { exactEvmReasonRecords, exactEvmReasons, uptoEvmReasonRecords } from '../../core/fault-reasons.js'
-import { batchSettlementEvmReasonRecords, reasonGroups, reasonOf, siwxReasonRecords } from '../../core/reasons.js'
+import {
+  authCaptureEvmReasonRecords,
+  batchSettlementEvmReasonRecords,
+  reasonGroups,
+  reasonOf,
+  siwxReasonRecords,
+} from '../../core/reasons.js'
 
 const esm = join(dirname(createRequire(import.meta.url).resolve('@x402/evm')), '..', 'esm')
 
@@ -69,6 +75,25 @@ describe('the reasons of the other schemes', () => {
     const installed = definedCodes(installedSource('src/batch-settlement/errors.ts'))
     expect(installed.length).toBeGreaterThan(50)
     expect(batchSettlementEvmReasonRecords.map((reason) => reason.code).sort()).toEqual(installed.sort())
+  })
+
+  test("every auth-capture code of x402's EVM binding is listed (the installed @x402/evm ships no facilitator)", () => {
+    // x402-foundation/x402 @3659f12, specs/schemes/auth-capture/scheme_auth_capture_evm.md: "Verification errors",
+    // "Typed simulation reverts", "Settlement errors" and the policy appendix's table, `invalid_network` left to exact.
+    const spec = `payload_format payload_type void_authorizer_signature void_remainder_full_capture
+      unsupported_payment_flow scheme network_mismatch extra missing_receiver_authorizer unsupported_operator_type
+      policy lifecycle_not_relayed operator_type_mismatch operator_not_admitted operator_mismatch salt_binding_mismatch
+      authorizer_signature unauthenticated_authorizer_request unexpected_payment_state refund_funding_unavailable
+      unsupported_asset_transfer_method payload_method_mismatch capture_deadline_expired refund_deadline_expired
+      deadline_ordering authorization_expired authorization_not_yet_valid signature erc6492_factory_not_allowed
+      amount_mismatch token_collector_mismatch token_mismatch nonce_mismatch insufficient_balance simulation_failed
+      payment_already_collected token_collection_failed collector amount_overflow fee_bps fee_bps_range
+      fee_bps_out_of_range zero_fee_receiver fee_receiver insufficient_authorization zero_authorization
+      refund_exceeds_capture verification_failed transaction_reverted policy_denied`
+      .split(/\s+/)
+      .map((code) => `invalid_auth_capture_evm_${code}`)
+    expect(authCaptureEvmReasonRecords.map((reason) => reason.code).sort()).toEqual(spec.sort())
+    expect(reasonOf('invalid_network')).toBeDefined()
   })
 
   test("every sign-in-with-x code of the installed @x402/extensions is listed, with svc's own", () => {

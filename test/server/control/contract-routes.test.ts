@@ -34,6 +34,19 @@ import { operationsOf, readContract } from '../../docs/reference/api.js'
 const notInContract: Record<string, string> = {}
 
 /**
+ * Operations of the contract whose routes are not served yet, each landing with the work that serves it. issue 39
+ * WP5: the escrow payments' routes (server/control/payments.ts), in the contract ahead of them so every package of
+ * the issue builds on one set of types; WP5 removes these lines as it mounts them.
+ */
+const notYetRouted = [
+  'GET /payments', // issue 39 WP5
+  'GET /payments/{paymentId}', // issue 39 WP5
+  'POST /payments/{paymentId}/capture', // issue 39 WP5
+  'POST /payments/{paymentId}/void', // issue 39 WP5
+  'POST /payments/{paymentId}/refund', // issue 39 WP5
+]
+
+/**
  * The contract's operations answered in server/app.ts before any router (on the control hosts and a bare IP):
  * isHealthRequest says which. HEAD is answered too, as for every GET.
  */
@@ -98,7 +111,7 @@ const contract = operationsOf(readContract()).map((operation) => `${operation.me
 test("every route of the control plane is an operation of the contract, and every operation a route's", () => {
   // `router.all` (the Sandbox chain's JSON-RPC at /dev/rpc) stands for the methods the contract gives its path.
   const all = routes.filter((route) => route.startsWith('ALL ')).map((route) => route.slice('ALL '.length))
-  const served = new Set([...routes.filter((route) => !route.startsWith('ALL ')), ...answeredByApp])
+  const served = new Set([...routes.filter((route) => !route.startsWith('ALL ')), ...answeredByApp, ...notYetRouted])
   for (const path of all) for (const operation of contract) if (operation.endsWith(` ${path}`)) served.add(operation)
   const documented = new Set([...contract, ...Object.keys(notInContract)])
   expect({
@@ -114,6 +127,13 @@ test("every route of the control plane is an operation of the contract, and ever
     all.filter((path) => !contract.some((operation) => operation.endsWith(` ${path}`))),
     'router.all paths with no operation in the contract',
   ).toEqual([])
+})
+
+test('the operations not routed yet are operations of the contract, and not routes yet', () => {
+  for (const operation of notYetRouted) {
+    expect(contract).toContain(operation)
+    expect(routes).not.toContain(operation)
+  }
 })
 
 test('the operations answered before the routers are the health routes, and no route of the contract', () => {

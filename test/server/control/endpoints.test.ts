@@ -214,7 +214,7 @@ describe('validation', () => {
     [{ accepts: undefined }, 'accepts: required'],
     [
       { accepts: [{ ...liveAccept, scheme: 'deferred' }] },
-      'accepts.0.scheme: must be one of exact, upto, batch-settlement',
+      'accepts.0.scheme: must be one of exact, upto, batch-settlement, auth-capture',
     ],
     [
       { accepts: [{ ...liveAccept, extra: { assetTransferMethod: 'permit3' } }] },
@@ -284,6 +284,89 @@ describe('validation', () => {
     expect(await t.call(`/apis/${api.id}/endpoints`, { jwt, body: { ...ok, ...overrides } })).toMatchObject({
       status: 400,
       body: { error },
+    })
+  })
+
+  test('an auth-capture accept: its extra is kept as given; each of its rules is a 400 naming the field', async () => {
+    const jwt = await seller()
+    const api = await createApi(jwt)
+    const escrow = { ...liveAccept, scheme: 'auth-capture' }
+    const post = (extra: Record<string, unknown> | undefined, more: Record<string, unknown> = {}) =>
+      t.call(`/apis/${api.id}/endpoints`, {
+        jwt,
+        body: {
+          ...ok,
+          path_pattern: `/escrow/${Math.random().toString(36).slice(2)}`,
+          accepts: [{ ...escrow, ...more, extra }],
+        },
+      })
+    const extra = {
+      paymentFlow: 'escrow',
+      captureMode: 'deferred',
+      captureDeadlineSeconds: 3600,
+      refundDeadlineSeconds: 86_400,
+    }
+    const made = await post(extra)
+    expect(made.status).toBe(201)
+    expect(made.body.accepts).toEqual([{ ...escrow, max_timeout_seconds: 300, extra }])
+    expect((await post(undefined)).status).toBe(201)
+    expect((await post({ paymentFlow: 'authorization', assetTransferMethod: 'permit2' })).status).toBe(201)
+    for (const [bad, error] of [
+      [
+        { paymentFlow: 'upfront' },
+        'accepts.0.extra.paymentFlow: auth-capture collects before the upstream is called anyway: use "escrow" (a hold, the default) or "authorization" (a terminal charge)',
+      ],
+      [{ captureMode: 'later' }, 'accepts.0.extra.captureMode: must be one of sync, deferred'],
+      [
+        { paymentFlow: 'authorization', captureMode: 'deferred' },
+        'accepts.0.extra.captureMode: is for the escrow flow: leave it out with paymentFlow "authorization"',
+      ],
+      [
+        { captureDeadlineSeconds: 60 },
+        'accepts.0.extra.captureDeadlineSeconds: must be an integer number of seconds between 420 (max_timeout_seconds + 120) and 31536000',
+      ],
+      [
+        { captureDeadlineSeconds: 7200, refundDeadlineSeconds: 3600 },
+        'accepts.0.extra.refundDeadlineSeconds: must be at least captureDeadlineSeconds (7200): refunds follow captures',
+      ],
+      [{ maxFeeBps: 100 }, 'accepts.0.extra.feeRecipient: is required (a non-zero address) when maxFeeBps is above 0'],
+      [
+        { captureDeadline: 1_900_000_000 },
+        "accepts.0.extra.captureDeadline: is written by the 402 from captureDeadlineSeconds on svc's clock: give captureDeadlineSeconds",
+      ],
+      [
+        { receiverAuthorizer: usdc },
+        'accepts.0.extra.receiverAuthorizer: is the key svc keeps for the seller to sign captures, voids and refunds: leave it out',
+      ],
+      [
+        { operatorType: 'custom' },
+        'accepts.0.extra.operatorType: must be "delegated" (svc\'s facilitator is the operator) or left out',
+      ],
+      [
+        { autoCapture: true },
+        'accepts.0.extra.autoCapture: was removed in x402\'s auth-capture v1.1: use paymentFlow ("authorization" for a terminal charge)',
+      ],
+    ] as const)
+      expect(await post(bad), JSON.stringify(bad)).toMatchObject({ status: 400, body: { error } })
+    expect(await post({ captureDeadlineSeconds: 900 }, { max_timeout_seconds: 900 })).toMatchObject({
+      status: 400,
+      body: {
+        error:
+          'accepts.0.extra.captureDeadlineSeconds: must be an integer number of seconds between 1020 (max_timeout_seconds + 120) and 31536000',
+      },
+    })
+    // escrow is auth-capture's flow, not exact's.
+    expect(
+      await t.call(`/apis/${api.id}/endpoints`, {
+        jwt,
+        body: { ...ok, path_pattern: '/exact-escrow', accepts: [{ ...liveAccept, extra: { paymentFlow: 'escrow' } }] },
+      }),
+    ).toMatchObject({
+      status: 400,
+      body: {
+        error:
+          'accepts.0.extra.paymentFlow: escrow is the auth-capture scheme\'s flow: use scheme "auth-capture", or "authorization" (the default) or "upfront" here',
+      },
     })
   })
 

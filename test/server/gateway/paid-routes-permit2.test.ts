@@ -155,6 +155,6 @@ describe('accepts in the control plane', () => {
       ['exact', 'permit2'],
     ])
     const platform = await t.call('/config/platform', {})
-    expect(platform.body.schemes).toEqual(['exact', 'upto', 'batch-settlement'])
+    expect(platform.body.schemes).toEqual(['exact', 'upto', 'batch-settlement', 'auth-capture'])
   })
 })

@@ -86,7 +86,7 @@ describe('the control plane', () => {
     const accept = sandboxAccept(stack.services)
     const escrow = await post({ ...accept, extra: { paymentFlow: 'escrow' } })
     expect(escrow.status).toBe(400)
-    expect(escrow.body.error).toContain('svc has no escrow scheme')
+    expect(escrow.body.error).toContain("escrow is the auth-capture scheme's flow")
     const unknown = await post({ ...accept, extra: { paymentFlow: 'later' } })
     expect(unknown.status).toBe(400)
     expect(unknown.body.error).toContain('must be one of authorization, upfront')
