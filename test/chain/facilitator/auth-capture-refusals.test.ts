@@ -11,7 +11,7 @@ import { type Address, erc20Abi, type Hex, zeroAddress } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { readPaymentState } from '../../../chain/auth-capture/index.js'
-import { approveFor } from '../../../chain/permit2/index.js'
+import { approveFor, approvePermit2For } from '../../../chain/permit2/index.js'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
 import { offeredEscrow, packageDeployment, v1_0Escrow } from '../../../core/auth-capture/deployments.js'
 import { normalizeExtra } from '../../../core/auth-capture/extra.js'
@@ -19,12 +19,13 @@ import {
   buildCapture,
   buildRefund,
   buildVoid,
+  completeCharge,
   type LifecycleTarget,
   type ReadPayload,
   readPayload,
   reopenCollect,
 } from '../../../core/auth-capture/payloads.js'
-import type { LifecyclePayload } from '../../../core/auth-capture/types.js'
+import type { CollectPayload, LifecyclePayload } from '../../../core/auth-capture/types.js'
 import { getJson, postJson } from '../../helpers/payments.js'
 
 let services: ChainServices
@@ -337,6 +338,126 @@ describe('auth-capture on svc’s facilitator', () => {
       ['void', 'settled'],
       ['refund', 'settled'],
     ])
+  })
+
+  test('a sync close-out: a capture with voidAuthorizerSignature captures part and voids the rest in one /settle', async () => {
+    const payment = await collectPayload(requirements)
+    const closing = targetOf(requirements, payment)
+    const settled = await settle(payment, requirements)
+    expect(settled, JSON.stringify(settled)).toMatchObject({ success: true })
+    settledHash.set(closing, settled.extra!.paymentInfoHash as Hex)
+    const [buyerBefore, sellerBefore] = [await usdcOf(buyer.address), await usdcOf(payTo)]
+    const closed = await settle(
+      lifecycle(
+        requirements,
+        await buildCapture(
+          closing,
+          { amount: 3_000n, expectedCapturableAmount: price, expectedRefundableAmount: 0n, voidRest: true },
+          authorizer,
+        ),
+      ),
+      requirements,
+    )
+    expect(closed, JSON.stringify(closed)).toMatchObject({ success: true, amount: '3000', extra: { voided: '7000' } })
+    expect(await stateOf(closing)).toEqual([0n, 3_000n])
+    expect(await usdcOf(payTo)).toBe(sellerBefore + 3_000n)
+    expect(await usdcOf(buyer.address)).toBe(buyerBefore + 7_000n)
+  })
+
+  test('the authorization flow: a charge settles only completed, with the receiver authorizer’s consent', async () => {
+    const charging = requirementsWith({ paymentFlow: 'authorization', captureMode: undefined })
+    const payment = await collectPayload(charging)
+    const target = targetOf(charging, payment)
+    const normal = normalizeExtra(charging.extra)
+    if (!normal.ok) throw new Error(normal.message)
+    const reopened = reopenCollect({
+      chainId: services.sandboxChain.chainId,
+      requirements: charging,
+      extra: normal.extra,
+      deployments: normal.deployments,
+      read: readPayload(payment.payload) as Extract<ReadPayload, { kind: 'eip3009' }>,
+    })
+    if (!reopened.ok) throw new Error(reopened.message)
+    const complete = (signer: typeof authorizer, amount: bigint) =>
+      completeCharge(
+        {
+          chainId: services.sandboxChain.chainId,
+          reopened,
+          method: 'eip3009',
+          payload: payment.payload as unknown as CollectPayload,
+          amount,
+        },
+        signer,
+      )
+    const [buyerBefore, sellerBefore] = [await usdcOf(buyer.address), await usdcOf(payTo)]
+    // The raw payment verifies (the server completes it after its handler); settled raw, it is refused.
+    expect(await verify(payment, charging)).toMatchObject({ isValid: true })
+    expect(await settle(payment, charging)).toMatchObject({
+      success: false,
+      errorReason: `${prefix}verification_failed`,
+      errorMessage: expect.stringContaining(`${prefix}payload_format`),
+    })
+    const byStranger = { ...payment, payload: await complete(stranger, 7_500n) } as PaymentPayload
+    expect(await verify(byStranger, charging)).toMatchObject({ invalidReason: `${prefix}authorizer_signature` })
+    const above = { ...payment, payload: await complete(authorizer, price + 1n) } as PaymentPayload
+    expect(await verify(above, charging)).toMatchObject({ invalidReason: `${prefix}amount_mismatch` })
+    // A charge needs a receiver authorizer.
+    const unsigned = requirementsWith({
+      paymentFlow: 'authorization',
+      captureMode: undefined,
+      receiverAuthorizer: undefined,
+    })
+    const unsignedPayment = await collectPayload(unsigned)
+    expect(await verify(unsignedPayment, unsigned)).toMatchObject({
+      invalidReason: `${prefix}missing_receiver_authorizer`,
+    })
+    expect(await usdcOf(buyer.address)).toBe(buyerBefore)
+
+    const charged = await settle(
+      { ...payment, payload: await complete(authorizer, 7_500n) } as PaymentPayload,
+      charging,
+    )
+    expect(charged, JSON.stringify(charged)).toMatchObject({ success: true, amount: '7500' })
+    settledHash.set(target, charged.extra!.paymentInfoHash as Hex)
+    expect(await stateOf(target)).toEqual([0n, 7_500n])
+    expect(await usdcOf(buyer.address)).toBe(buyerBefore - 7_500n)
+    expect(await usdcOf(payTo)).toBe(sellerBefore + 7_500n)
+    // Nothing is held by a charge: capture and void are refused as such.
+    await refused(target, charging, await buildVoid(target, authorizer), 'payload_type')
+  })
+
+  test('Permit2: the client’s Permit2 authorization is held as EIP-3009’s is', async () => {
+    await approvePermit2For(services.sandboxChain, buyer.address)
+    const viaPermit2 = requirementsWith({ assetTransferMethod: 'permit2' })
+    const payment = await collectPayload(viaPermit2)
+    const before = await usdcOf(buyer.address)
+    expect(await verify(payment, viaPermit2)).toMatchObject({ isValid: true })
+    // Its method must be extra's.
+    expect(await verify(payment, requirements)).toMatchObject({ invalidReason: `${prefix}payload_method_mismatch` })
+    const settled = await settle(payment, viaPermit2)
+    expect(settled, JSON.stringify(settled)).toMatchObject({ success: true, amount: price.toString() })
+    expect(await usdcOf(buyer.address)).toBe(before - price)
+  })
+
+  test('a collect refused for its signature, its payer’s balance, or a lifecycle without a receiver authorizer', async () => {
+    const payment = await collectPayload(requirements)
+    const signature = (payment.payload as { signature: Hex }).signature
+    const forged = {
+      ...payment,
+      payload: {
+        ...payment.payload,
+        signature: `${signature.slice(0, 10)}${signature[10] === 'a' ? 'b' : 'a'}${signature.slice(11)}`,
+      },
+    } as PaymentPayload
+    expect(await verify(forged, requirements)).toMatchObject({ invalidReason: `${prefix}signature` })
+    const broke = privateKeyToAccount(generatePrivateKey())
+    const { payload } = await new AuthCaptureEvmScheme(broke).createPaymentPayload(2, requirements as never)
+    const unfunded = { ...payment, payload } as PaymentPayload
+    expect(await verify(unfunded, requirements)).toMatchObject({ invalidReason: `${prefix}insufficient_balance` })
+    const unsigned = requirementsWith({ receiverAuthorizer: undefined })
+    expect(await verify(lifecycle(unsigned, await buildVoid(target, authorizer)), unsigned)).toMatchObject({
+      invalidReason: `${prefix}lifecycle_not_relayed`,
+    })
   })
 
   test('after the deadlines (svc’s clock and the chain’s time moved): capture and refund refused', async () => {
