@@ -11,7 +11,7 @@ import { type Address, erc20Abi, type Hex, zeroAddress } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { readPaymentState } from '../../../chain/auth-capture/index.js'
-import { approveFor, approvePermit2For } from '../../../chain/permit2/index.js'
+import { approvePermit2For } from '../../../chain/permit2/index.js'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
 import { offeredEscrow, packageDeployment, v1_0Escrow } from '../../../core/auth-capture/deployments.js'
 import { normalizeExtra } from '../../../core/auth-capture/extra.js'
@@ -323,7 +323,15 @@ describe('auth-capture on svc’s facilitator', () => {
       await buildRefund(target, { amount: 5_000n, ...refundState }, authorizer),
       'refund_exceeds_capture',
     )
-    await approveFor(services.sandboxChain, payTo, operator)
+    // The seller's consent: its allowance to the operator, as the faucet's approve_escrow_operator makes it.
+    const approved = await postJson(`${services.chainManagerUrl}/faucet`, {
+      address: payTo,
+      asset: 'eth',
+      amount: '0.01',
+      approve_escrow_operator: true,
+    })
+    expect(approved.status).toBe(200)
+    expect(approved.body.transactions.escrow_operator_approval).toMatch(/^0x[0-9a-f]{64}$/)
     const refunded = await settle(
       lifecycle(requirements, await buildRefund(target, { amount: 1_000n, ...refundState }, authorizer)),
       requirements,
