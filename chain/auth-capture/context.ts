@@ -51,6 +51,9 @@ export const refuse = (reason: string, message: string): Refusal & { ok: false }
   message,
 })
 
+/** The escrow's amounts are uint120. */
+const maxUint120 = 2n ** 120n - 1n
+
 /** A payload past the checks every auth-capture payload meets first (the binding's steps 1–5). */
 export type Judging = {
   read: ReadPayload
@@ -76,6 +79,11 @@ export function judgeCommon(
     return refuse(
       'network_mismatch',
       `the payment is for ${payload.accepted.network}, the requirements ${requirements.network}`,
+    )
+  if (!/^[0-9]{1,78}$/.test(requirements.amount) || BigInt(requirements.amount) > maxUint120)
+    return refuse(
+      /^[0-9]{1,78}$/.test(requirements.amount) ? 'amount_overflow' : 'amount_mismatch',
+      'the amount must be atomic units below 2^120 (the escrow holds uint120)',
     )
   const chainId = chainIdOf(requirements.network)
   if (chainId !== context.chain.chainId)

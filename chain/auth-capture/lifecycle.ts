@@ -28,6 +28,9 @@ import {
 } from './context.js'
 import { readPaymentState } from './on-chain.js'
 
+/** The escrow's expiries are uint48. */
+const maxUint48 = 2 ** 48 - 1
+
 type LifecycleRead = { kind: 'lifecycle'; payload: LifecyclePayload }
 
 type JudgedLifecycle = { deployment: AuthCaptureDeployment; paymentInfoHash: Hex; state: PaymentState }
@@ -44,11 +47,18 @@ async function judgeLifecycle(
 ): Promise<Judged<JudgedLifecycle>> {
   const { extra, chainId } = judging
   const payload = judging.read.payload
+  if (payload.paymentInfo.preApprovalExpiry > maxUint48)
+    return refuse('payload_format', 'paymentInfo.preApprovalExpiry must be unix seconds (uint48)')
   const reopened = reopenLifecycle({ chainId, requirements, extra, deployments: judging.deployments, payload })
   if (!reopened.ok) return reopened
   let found: (JudgedLifecycle & { state: PaymentState }) | undefined
   for (const candidate of reopened.candidates) {
-    const state = await readPaymentState(context.chain.client, candidate.deployment.escrow, candidate.paymentInfoHash)
+    // A served set without its contracts on this chain holds nothing.
+    const state = await readPaymentState(
+      context.chain.client,
+      candidate.deployment.escrow,
+      candidate.paymentInfoHash,
+    ).catch(() => ({ hasCollectedPayment: false, capturableAmount: 0n, refundableAmount: 0n }))
     found ??= { ...candidate, state }
     if (state.hasCollectedPayment) {
       found = { ...candidate, state }

@@ -46,9 +46,9 @@ export function createAuthCaptureScheme(options: {
     getExtra: (_network: Network) => ({ captureAuthorizer: operator, authCaptureEscrow: offeredEscrow }),
     getSigners: () => [operator],
     async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
-      const judging = judgeCommon(context, payload, requirements)
-      if (!judging.ok) return { isValid: false, invalidReason: judging.reason, invalidMessage: judging.message }
       try {
+        const judging = judgeCommon(context, payload, requirements)
+        if (!judging.ok) return { isValid: false, invalidReason: judging.reason, invalidMessage: judging.message }
         return judging.read.kind === 'lifecycle'
           ? await verifyLifecycle(context, judging as Judging & { read: typeof judging.read }, requirements)
           : await verifyCollect(context, judging as Judging & { read: typeof judging.read }, requirements)
@@ -58,9 +58,9 @@ export function createAuthCaptureScheme(options: {
       }
     },
     async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
-      const judging = judgeCommon(context, payload, requirements)
-      if (!judging.ok) return settleRefusal(judging, requirements, undefined)
       try {
+        const judging = judgeCommon(context, payload, requirements)
+        if (!judging.ok) return settleRefusal(judging, requirements, undefined)
         return judging.read.kind === 'lifecycle'
           ? await settleLifecycle(context, judging as Judging & { read: typeof judging.read }, requirements)
           : await settleCollect(context, judging as Judging & { read: typeof judging.read }, requirements)

@@ -193,9 +193,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     if (x402Version !== 2 && x402Version !== 1) return 'invalid_x402_version'
     if (!settlingFor(requirements, x402Version)) return 'invalid_network'
     // v1 has the exact scheme only.
-    const schemes: readonly string[] =
-      x402Version === 1 ? ['exact'] : [...evmSchemes, 'batch-settlement', authCaptureSchemeName]
-    if (!schemes.includes(requirements.scheme)) return 'unsupported_scheme'
+    if (!(x402Version === 1 ? v1Schemes : v2Schemes).includes(requirements.scheme)) return 'unsupported_scheme'
     return undefined
   }
 
@@ -457,6 +455,10 @@ export function createSchemeFacilitator(
     settlingFor: (requirements, x402Version) => byNetwork.get(`${x402Version}:${requirements.network}`),
   }
 }
+
+/** The schemes it settles, by x402 version (built once, not per request). */
+const v1Schemes: readonly string[] = ['exact']
+const v2Schemes: readonly string[] = [...evmSchemes, batchSettlementSchemeName, authCaptureSchemeName]
 
 /** Whether `payload` pays by batch-settlement (`batchActionOf` and the channel journal ask nothing else first). */
 const isBatchPayload = (payload: PaymentPayload) => payload.accepted?.scheme === batchSettlementSchemeName

@@ -208,6 +208,29 @@ describe('auth-capture on svc’s facilitator', () => {
     expect(await usdcOf(buyer.address)).toBe(before)
   })
 
+  test('malformed payloads and requirements are refused with a reason, never a 500', async () => {
+    const payment = await collectPayload(requirements)
+    const cases: [string, PaymentPayload, PaymentRequirements, string][] = [
+      ['no shape', { ...payment, payload: { nonsense: true } }, requirements, 'payload_format'],
+      ['no salt', { ...payment, payload: { ...payment.payload, salt: undefined } }, requirements, 'payload_format'],
+      ['unknown type', { ...payment, payload: { type: 'settle' } }, requirements, 'payload_type'],
+      [
+        'lifecycle without paymentInfo',
+        { ...payment, payload: { type: 'void', saltNonce: `0x${'00'.repeat(32)}` } },
+        requirements,
+        'payload_format',
+      ],
+      ['amount above uint120', payment, { ...requirements, amount: (2n ** 120n).toString() }, 'amount_overflow'],
+      ['extra missing', payment, { ...requirements, extra: {} }, 'extra'],
+      ['autoCapture', payment, requirementsWith({ autoCapture: true }), 'unsupported_payment_flow'],
+      ['custom operator', payment, requirementsWith({ operatorType: 'custom' }), 'unsupported_operator_type'],
+    ]
+    for (const [name, payload, reqs, reason] of cases) {
+      expect((await verify(payload, reqs)).invalidReason, name).toBe(`${prefix}${reason}`)
+      expect((await settle(payload, reqs)).errorReason, name).toBe(`${prefix}${reason}`)
+    }
+  })
+
   test('authorize: the hold moves into the escrow', async () => {
     const payment = await collectPayload(requirements)
     target = targetOf(requirements, payment)
