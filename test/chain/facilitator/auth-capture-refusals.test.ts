@@ -185,6 +185,18 @@ describe('auth-capture on svc’s facilitator', () => {
         'salt_binding_mismatch',
       ],
       ['operator', payment, requirementsWith({ captureAuthorizer: stranger.address }), 'operator_not_admitted'],
+      [
+        'counterfactual payer',
+        {
+          ...payment,
+          payload: {
+            ...payment.payload,
+            signature: `${(payment.payload as { signature: Hex }).signature}${'6492'.repeat(16)}`,
+          },
+        },
+        requirements,
+        'erc6492_factory_not_allowed',
+      ],
       ['fee bounds', payment, requirementsWith({ minFeeBps: 100, maxFeeBps: 50 }), 'extra'],
       ['feeBps (v1.0)', { ...payment, payload: { ...payment.payload, feeBps: 0 } }, requirements, 'payload_format'],
       [
@@ -194,13 +206,15 @@ describe('auth-capture on svc’s facilitator', () => {
         'extra',
       ],
     ]
+    const tooSoon = requirementsWith({ captureDeadline: now() + 30 })
+    cases.push(['capture deadline before the timeout', await collectPayload(tooSoon), tooSoon, 'deadline_ordering'])
     const before = await usdcOf(buyer.address)
     for (const [name, payload, reqs, reason] of cases) {
       const verified = await verify(payload, reqs)
       expect(verified.invalidReason, name).toBe(`${prefix}${reason}`)
       const settled = await settle(payload, reqs)
       // Requirements and shape (steps 1–5) are refused as such; the payment's own checks are settle's re-verification.
-      if (reason === 'salt_binding_mismatch') {
+      if (['salt_binding_mismatch', 'erc6492_factory_not_allowed', 'deadline_ordering'].includes(reason)) {
         expect(settled.errorReason, name).toBe(`${prefix}verification_failed`)
         expect(settled.errorMessage, name).toContain(`${prefix}${reason}`)
       } else expect(settled.errorReason, name).toBe(`${prefix}${reason}`)
