@@ -10,7 +10,7 @@ import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client'
 import { type Address, erc20Abi, type Hex, zeroAddress } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { readPaymentState } from '../../../chain/auth-capture/index.js'
+import { readPaymentEvents, readPaymentState } from '../../../chain/auth-capture/index.js'
 import { approvePermit2For } from '../../../chain/permit2/index.js'
 import { startChainServices, type ChainServices } from '../../../chain/services.js'
 import { offeredEscrow, packageDeployment, v1_0Escrow } from '../../../core/auth-capture/deployments.js'
@@ -377,7 +377,29 @@ describe('auth-capture on svc’s facilitator', () => {
     expect(await stateOf(target)).toEqual([0n, 3_000n])
     expect(await usdcOf(payTo)).toBe(3_000n)
     expect(await usdcOf(buyer.address)).toBe(buyerBefore + 7_000n)
-    expect(services.facilitator.escrowActions.recent().map((action) => [action.kind, action.state])).toEqual([
+    // What recovery reads of a payment: its Payment* events, from the block its first action began at.
+    const actions = services.facilitator.escrowActions.recent()
+    const events = await readPaymentEvents(
+      services.sandboxChain.client,
+      packageDeployment.escrow,
+      hashOf(target),
+      BigInt(actions[0]!.fromBlock),
+    )
+    expect(events.map((event) => [event.name, event.amount])).toEqual([
+      ['PaymentAuthorized', price],
+      ['PaymentCaptured', 4_000n],
+      ['PaymentVoided', 6_000n],
+      ['PaymentRefunded', 1_000n],
+    ])
+    expect(events.at(-1)!.transaction).toBe(refunded.transaction)
+    expect(actions.at(-1)).toMatchObject({
+      kind: 'refund',
+      paymentInfoHash: hashOf(target),
+      transaction: refunded.transaction,
+      fundingTransaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      amount: '1000',
+    })
+    expect(actions.map((action) => [action.kind, action.state])).toEqual([
       ['authorize', 'settled'],
       ['capture', 'settled'],
       ['void', 'settled'],
