@@ -121,7 +121,8 @@ export function createEscrowActionJournal(
         }
       }
       memory.set(pending.id, pending)
-      // A send that throws (the chain went away mid-way) leaves the row pending, for the chain to say at the next start.
+      // A send that throws (the chain went away mid-way) leaves the row pending, for the chain to say at the next
+      // start.
       const answer = await send()
       // Crash tests stop here: the action is on the chain, its outcome not yet in the journal.
       await pausePoint(`escrow-action-${start.kind}`)
