@@ -112,7 +112,7 @@ async function judgeCollect(
           },
         ) as never,
         signature: completion.authorizerSignature,
-        reason: 'authorizer_signature',
+        refusedAs: 'authorizer_signature',
         what: 'authorizerSignature',
       })
       if (!consent.ok) return consent
@@ -139,7 +139,7 @@ async function judgeCollect(
     signer: fields.payer,
     typedData: typedData as never,
     signature: read.payload.signature,
-    reason: 'signature',
+    refusedAs: 'signature',
     what: "the payment's signature",
   })
   if (!signed.ok) return signed

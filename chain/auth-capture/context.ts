@@ -111,12 +111,12 @@ export async function checkSignature(
     signer: Address
     typedData: TypedDataDefinition
     signature: Hex
-    /** The reason a signature by another key is refused with, and what the message calls the signature. */
-    reason: string
+    /** The reason a signature by another key is refused with (its suffix), and what the message calls it. */
+    refusedAs: string
     what: string
   },
 ): Promise<Judged<object>> {
-  const { signer, typedData, signature, reason, what } = check
+  const { signer, typedData, signature, refusedAs, what } = check
   if (signature.toLowerCase().endsWith(erc6492Suffix))
     return refuse(
       'erc6492_factory_not_allowed',
@@ -133,7 +133,7 @@ export async function checkSignature(
       .catch(() => false)
     if (valid) return { ok: true }
   }
-  return refuse(reason, `${what} is not ${signer}'s signature over the operation`)
+  return refuse(refusedAs, `${what} is not ${signer}'s signature over the operation`)
 }
 
 /** An ERC-20 read of the payment's token. */

@@ -69,31 +69,22 @@ async function judgeLifecycle(
   const scope = { chainId, captureAuthorizer: extra.captureAuthorizer }
   const info = payload.paymentInfo
   const now = context.clock.nowSeconds()
-  const consent = (typedData: unknown, signature: Hex, reason: string, what: string) =>
-    checkSignature(context, {
-      signer: extra.receiverAuthorizer,
-      typedData: typedData as never,
-      signature,
-      reason,
-      what,
-    })
+  const consent = (typedData: unknown, signature: Hex, refusal: { refusedAs: string; what: string }) =>
+    checkSignature(context, { signer: extra.receiverAuthorizer, typedData: typedData as never, signature, ...refusal })
   if (payload.authorizerSignature === undefined)
     return refuse('authorizer_signature', `a ${payload.type} needs the receiver authorizer's authorizerSignature`)
   if (payload.type === 'capture') {
     const signed = await consent(
       captureTypedData(scope, { paymentInfoHash, ...payload }),
       payload.authorizerSignature,
-      'authorizer_signature',
-      'authorizerSignature',
+      { refusedAs: 'authorizer_signature', what: 'authorizerSignature' },
     )
     if (!signed.ok) return signed
     if (payload.voidAuthorizerSignature !== undefined) {
-      const voidSigned = await consent(
-        voidTypedData(scope, { paymentInfoHash }),
-        payload.voidAuthorizerSignature,
-        'void_authorizer_signature',
-        'voidAuthorizerSignature',
-      )
+      const voidSigned = await consent(voidTypedData(scope, { paymentInfoHash }), payload.voidAuthorizerSignature, {
+        refusedAs: 'void_authorizer_signature',
+        what: 'voidAuthorizerSignature',
+      })
       if (!voidSigned.ok) return voidSigned
     }
     const amount = BigInt(payload.amount)
@@ -126,12 +117,10 @@ async function judgeLifecycle(
         'voidAuthorizerSignature with a capture of everything held: there is no rest to void',
       )
   } else if (payload.type === 'void') {
-    const signed = await consent(
-      voidTypedData(scope, { paymentInfoHash }),
-      payload.authorizerSignature,
-      'authorizer_signature',
-      'authorizerSignature',
-    )
+    const signed = await consent(voidTypedData(scope, { paymentInfoHash }), payload.authorizerSignature, {
+      refusedAs: 'authorizer_signature',
+      what: 'authorizerSignature',
+    })
     if (!signed.ok) return signed
     if (state.capturableAmount === 0n)
       return refuse('zero_authorization', 'nothing is held for this payment (voided, reclaimed, or captured in full)')
@@ -139,8 +128,7 @@ async function judgeLifecycle(
     const signed = await consent(
       refundTypedData(scope, { paymentInfoHash, tokenCollector: deployment.operatorRefundCollector, ...payload }),
       payload.authorizerSignature,
-      'authorizer_signature',
-      'authorizerSignature',
+      { refusedAs: 'authorizer_signature', what: 'authorizerSignature' },
     )
     if (!signed.ok) return signed
     const amount = BigInt(payload.amount)
