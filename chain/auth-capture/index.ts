@@ -3,4 +3,10 @@
  * commerce-payments contracts' addresses and their installation (contracts.ts).
  * Other rooms import from here, never a file inside.
  */
-export { authCaptureAddresses, authCaptureV1_0Escrow, installAuthCaptureContracts } from './contracts.js'
+export type { AuthCaptureDeployment } from './contracts.js'
+export {
+  authCaptureAddresses,
+  authCaptureDeployments,
+  authCaptureV1_0Escrow,
+  installAuthCaptureContracts,
+} from './contracts.js'
