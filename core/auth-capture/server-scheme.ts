@@ -43,7 +43,7 @@ import {
   maxRefundDeadlineSeconds,
 } from '../inputs/auth-capture-accept.js'
 import { sandboxNetwork, sandboxUsdcDomain, usdcAddress, usdcDecimals } from '../sandbox-usdc.js'
-import { type AuthCaptureDeployment, deploymentOfEscrow, offeredEscrow } from './deployments.js'
+import { type AuthCaptureDeployment, deploymentOfEscrow, offeredEscrow, packageDeployment } from './deployments.js'
 import { feeBounds, normalizeExtra } from './extra.js'
 import {
   buildCapture,
@@ -58,6 +58,12 @@ import {
   type TypedDataSigner,
 } from './payloads.js'
 import { authCaptureScheme, type AuthCaptureExtra, type PaymentInfo } from './types.js'
+
+/**
+ * The escrow and collectors the scheme's 402s name (the installed `@x402/evm`'s v1.1 set, which its client signs
+ * for): where an auth-capture payment's money is held, and what a buyer calls `reclaim` on.
+ */
+export const authCaptureDeployment = (): AuthCaptureDeployment => ({ ...packageDeployment })
 
 /** The step of the 402's deadlines, in seconds: a deadline is the end of the step `now + window` falls in. */
 export const deadlineGridSeconds = 60
