@@ -492,7 +492,10 @@ export class AuthCaptureServerScheme implements SchemeNetworkServer {
   /**
    * Before each settle: a deferred payment's after-handler settle is skipped (the hold stays; the answer carries the
    * authorize's receipt); a payment signed in the previous deadline step is settled here with its own deadlines (and
-   * the enrichment core would add); an older one is refused.
+   * the enrichment core would add); an older one is refused. With a facilitator, an after-handler settle whose
+   * amount a settlement override lowered is settled here too, against the requirements the payment was signed for
+   * (core would send the lowered amount as `requirements.amount`, which is not the PaymentInfo's `maxAmount`): the
+   * capture or charge payload carries the lowered amount.
    */
   private async beforeSettle(context: SettleContext) {
     if (context.requirements.scheme !== authCaptureScheme) return undefined
@@ -506,11 +509,15 @@ export class AuthCaptureServerScheme implements SchemeNetworkServer {
       if (prior) return { skip: true as const, result: prior }
     }
     const deadlines = this.deadlinesOf(context.paymentPayload, context.requirements)
-    if (deadlines === 'same') return undefined
     const facilitator = this.options.facilitator
+    const lowered =
+      context.phase === 'after-handler' &&
+      context.paymentPayload.accepted !== undefined &&
+      context.paymentPayload.accepted.amount !== context.requirements.amount
+    if (deadlines === 'same' && !(lowered && facilitator)) return undefined
     if (deadlines === 'stale' || !facilitator) return this.staleRefusal(context.requirements)
     const resolved = this.resolve(context.paymentPayload, context.requirements)
-    if (!resolved) return this.staleRefusal(context.requirements)
+    if (!resolved) return deadlines === 'same' ? undefined : this.staleRefusal(context.requirements)
     const payment = context.paymentPayload as PaymentPayload
     try {
       const enrichment = await this.enrichment(resolved, context.phase, context.requirements.amount)

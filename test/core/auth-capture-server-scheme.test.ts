@@ -220,7 +220,7 @@ describe('what it settles in each phase', () => {
     expect((await scheme.payments())[0]).toMatchObject({ capturable: '0', refundable: '10000' })
   })
 
-  test('sync with a settlement override: a capture of that amount with the void of the rest, both signed', async () => {
+  test('sync with a settlement override: a capture of that amount with the void of the rest, both signed, against the signed requirements', async () => {
     const { authorizer, server, settled, pay, requirementsFor } = await setUp()
     const requirements = await requirementsFor()
     const payment = await pay(requirements)
@@ -228,6 +228,8 @@ describe('what it settles in each phase', () => {
     await server.settlePayment(payment, requirements, {}, undefined, { amount: '6000' }, 'after-handler')
     const { payload, hash } = lifecycleOf(settled[1]!)
     expect(payload).toMatchObject({ type: 'capture', amount: '6000', expectedCapturableAmount: '10000' })
+    // Settled against the requirements the payment was signed for: the PaymentInfo's maxAmount is what was authorized.
+    expect(settled[1]!.requirements.amount).toBe('10000')
     const scope = { chainId: sandboxChainId, captureAuthorizer: operator }
     expect(
       await recoverTypedDataAddress({
@@ -302,5 +304,6 @@ describe('what it settles in each phase', () => {
       feeReceiver: zeroAddress,
       authorizerSignature: expect.stringMatching(/^0x[0-9a-f]{130}$/),
     })
+    expect(settled[0]!.requirements.amount).toBe('10000')
   })
 })
