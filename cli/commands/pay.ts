@@ -167,6 +167,9 @@ export function registerPay(program: Command, ctx: CliContext) {
         const ahead = () => svc.aheadSeconds
         // The amount signed: what an exact payment charges (an upto's PAYMENT-RESPONSE names its own).
         let signed: string | undefined
+        // A deferred auth-capture payment is held in escrow, not charged: the seller captures it later (or the buyer
+        // reclaims it after the capture deadline).
+        let held = false
         const signing = (scheme: Parameters<typeof signingBySvcClock>[0]) => {
           const inner = signingBySvcClock(scheme, ahead)
           return {
@@ -193,6 +196,7 @@ export function registerPay(program: Command, ctx: CliContext) {
         client.onAfterPaymentCreation(async ({ paymentPayload }) => {
           const made = buyerEscrowPaymentOf(paymentPayload)
           if (!made) return
+          held = (paymentPayload.accepted.extra as { captureMode?: unknown } | undefined)?.captureMode === 'deferred'
           const directory = buyerEscrowDir(call.env)
           mkdirSync(directory, { recursive: true })
           const kept = { ...made, url, method, created_at: new Date().toISOString() }
@@ -241,7 +245,10 @@ export function registerPay(program: Command, ctx: CliContext) {
             (typeof chargedAmount === 'string' ? chargedAmount : undefined) ||
             settlement?.amount ||
             (settlement?.success ? signed : undefined)
-          const charged = amount === undefined ? '' : ` charged ${formatUsdc(amount)} USDC`
+          const charged =
+            amount === undefined
+              ? ''
+              : ` ${held ? 'held' : 'charged'} ${formatUsdc(amount)} USDC${held ? ' in escrow' : ''}`
           if (settlement)
             call.out.line(
               `paid: ${settlement.success ? 'settled' : 'failed'}${charged} tx ${settlement.transaction || '-'} on ${settlement.network}${settlement.payer ? ` by ${settlement.payer}` : ''}`,
