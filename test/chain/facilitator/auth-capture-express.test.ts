@@ -3,9 +3,9 @@
  * `x402ResourceServer` runs svc's `AuthCaptureServerScheme` on svc's facilitator over HTTP, paid by `@x402/fetch`
  * with `@x402/evm`'s `AuthCaptureEvmScheme` (startSandbox's buyer, which signs by svc's clock), by EIP-3009 and by
  * Permit2: a sync capture, a sync void (the handler answered 404), a sync partial capture (a settlement override)
- * with the void of the rest, a deferred hold captured in part by the seller then voided, a refund, and a reclaim by
- * the buyer after `advanceTime` past the capture deadline; the chain's USDC balances and the escrow's `paymentState`
- * at each step.
+ * with the void of the rest, a deferred hold captured in part by the seller then voided, a refund, a charge (the
+ * authorization flow), and a reclaim by the buyer after `advanceTime` past the capture deadline; the chain's USDC
+ * balances and the escrow's `paymentState` at each step.
  *
  * It needs svc's facilitator to serve auth-capture (issue 39 WP1): until its /supported lists the scheme, the suite
  * is skipped, decided at run time from that /supported.
@@ -65,6 +65,7 @@ beforeAll(async () => {
     routes[`GET /${method}/missing`] = accept({ assetTransferMethod: method })
     routes[`GET /${method}/metered`] = accept({ assetTransferMethod: method })
     routes[`GET /${method}/deferred`] = accept({ assetTransferMethod: method, captureMode: 'deferred' })
+    routes[`GET /${method}/charge`] = accept({ assetTransferMethod: method, paymentFlow: 'authorization' })
   }
   const app = express()
   app.use(paymentMiddleware(routes, resourceServer))
@@ -75,6 +76,10 @@ beforeAll(async () => {
     res.json({ used: 6000 })
   })
   app.get('/:method/deferred', (_req, res) => void res.json({ accepted: true }))
+  app.get('/:method/charge', (_req, res) => {
+    setSettlementOverrides(res, { amount: '7000' })
+    res.json({ used: 7000 })
+  })
   seller = await listen(app)
   // The receiver pays the gas of its refund approvals; the buyer's Permit2 payments need its Permit2 approval.
   expect((await postJson(`${sandbox.chainManagerUrl}/faucet`, { address: receiver.address })).status).toBe(200)
@@ -192,6 +197,15 @@ describe.skipIf(!facilitatorListsAuthCapture)('auth-capture through an @x402/exp
       expect(await scheme.refund(hash, { amount: 1000n })).toMatchObject({ success: true })
       expect(await balances()).toEqual({ buyer: start.buyer - 3000n, receiver: start.receiver + 3000n })
       expect(await paymentState(hash)).toEqual({ collected: true, capturable: 0n, refundable: 3000n })
+    })
+
+    test('the authorization flow: verified before the handler, charged after it (7000 of 10000 by an override)', async () => {
+      const start = await balances()
+      const { response, settlement, hash } = await pay(`/${method}/charge`)
+      expect(response.status).toBe(200)
+      expect(settlement).toMatchObject({ success: true, amount: '7000' })
+      expect(await balances()).toEqual({ buyer: start.buyer - 7000n, receiver: start.receiver + 7000n })
+      expect(await paymentState(hash)).toEqual({ collected: true, capturable: 0n, refundable: 7000n })
     })
 
     test('deferred, never captured: after the capture deadline the buyer reclaims it', async () => {
