@@ -12,7 +12,13 @@ export {
   type EscrowActionKind,
   type EscrowActionStore,
 } from './actions.js'
-export { authCaptureAddresses, authCaptureV1_0Escrow, installAuthCaptureContracts } from './contracts.js'
+export type { AuthCaptureDeployment } from './contracts.js'
+export {
+  authCaptureAddresses,
+  authCaptureDeployments,
+  authCaptureV1_0Escrow,
+  installAuthCaptureContracts,
+} from './contracts.js'
 export {
   type PaymentEvent,
   type PaymentEventName,
