@@ -244,8 +244,9 @@ export async function renderContract(contract: Contract): Promise<string> {
   function parameterRow(given: ParameterOrRef): string {
     const parameter = deref(given) as Parameter
     const shared = /^#\/components\/parameters\/([^/]+)$/.exec((given as { $ref?: string }).$ref ?? '')?.[1]
-    // A shared parameter (X-Svc-Environment) is told once, in the intro: its first sentence, and a link there.
-    const description = shared
+    // X-Svc-Environment, on every operation, is told once, in the intro: its first sentence, and a link there. Other
+    // shared parameters (a path id) are told on their rows.
+    const description = shared === 'Environment'
       ? `${escapeMarkdown(/^[^.]*\./.exec(parameter.description ?? '')?.[0] ?? '', true)} [More](#parameter-${shared.toLowerCase()})`
       : escapeMarkdown(describe({ ...parameter.schema, description: parameter.description }), true)
     return `| ${code(parameter.name)}${parameter.required ? required : ''} | ${parameter.in} | ${escapeTypes(typeOf(parameter.schema))} | ${description} |`
