@@ -1,0 +1,142 @@
+import type { Kysely } from 'kysely'
+import { processOwnerOf } from './process-owner.js'
+import type { EscrowActionRow } from './escrow-tables.js'
+import type { Database } from './tables.js'
+
+/** What kind of escrow transaction the facilitator sent. */
+export type EscrowActionKind = 'authorize' | 'charge' | 'capture' | 'void' | 'refund'
+
+/**
+ * One escrow transaction the facilitator sent to the chain (plan §1.9; chain/auth-capture's journal, as
+ * chain/batch-settlement/channel-actions.ts's `ChannelAction`): written `pending` before the transaction is sent and
+ * finished with its outcome, so one under way when svc died is resolved from the chain at the next start
+ * (server/escrow/action-recovery.ts). `amount`: what it moved (a capture's captured, a void's voided, …).
+ */
+export type EscrowAction = {
+  id: string
+  network: string
+  chainEpoch: string
+  kind: EscrowActionKind
+  /** The escrow's id of the payment (lower-case 0x hex): its `paymentState` and Payment* logs say what landed. */
+  paymentInfoHash: string
+  receiver: string
+  token: string
+  payer: string | null
+  /** What else tells on the chain whether it landed (the facilitator's; e.g. the escrow, a refund's funding transfer). */
+  detail: Record<string, unknown>
+  /** The chain's latest block when the action began: its logs are looked for from there (decimal). */
+  fromBlock: string
+  state: 'pending' | 'settled' | 'failed'
+  transaction: string | null
+  amount: string | null
+  error: string | null
+  createdAt: string
+  resolvedAt: string | null
+}
+
+/** Where the facilitator's escrow journal keeps actions: memory until svc's server gives it its database. */
+export type EscrowActionStore = {
+  /** Writes the action (a new one, or its outcome over its pending row). */
+  save(action: EscrowAction): Promise<void>
+}
+
+/** A pending action and the process that journaled it (null: unknown). */
+export type PendingEscrowAction = EscrowAction & { owner: string | null }
+
+function rowOf(action: EscrowAction, owner: string | null): EscrowActionRow {
+  return {
+    id: action.id,
+    network: action.network,
+    chain_epoch: action.chainEpoch,
+    kind: action.kind,
+    payment_info_hash: action.paymentInfoHash.toLowerCase(),
+    receiver: action.receiver.toLowerCase(),
+    token: action.token.toLowerCase(),
+    payer: action.payer?.toLowerCase() ?? null,
+    detail: JSON.stringify(action.detail),
+    from_block: action.fromBlock,
+    state: action.state,
+    transaction: action.transaction,
+    amount: action.amount,
+    error: action.error,
+    created_at: action.createdAt,
+    resolved_at: action.resolvedAt,
+    owner,
+  }
+}
+
+/** The action a row holds. */
+export function escrowActionOf(row: EscrowActionRow): EscrowAction {
+  return {
+    id: row.id,
+    network: row.network,
+    chainEpoch: row.chain_epoch,
+    kind: row.kind as EscrowActionKind,
+    paymentInfoHash: row.payment_info_hash,
+    receiver: row.receiver,
+    token: row.token,
+    payer: row.payer,
+    detail: JSON.parse(row.detail) as Record<string, unknown>,
+    fromBlock: row.from_block,
+    state: row.state as EscrowAction['state'],
+    transaction: row.transaction,
+    amount: row.amount,
+    error: row.error,
+    createdAt: row.created_at,
+    resolvedAt: row.resolved_at,
+  }
+}
+
+/** Writes an action: a new row (journaled by `owner`), or its outcome over its pending one (its owner kept). */
+export async function saveEscrowAction(
+  db: Kysely<Database>,
+  action: EscrowAction,
+  owner: string | null = null,
+): Promise<void> {
+  const row = rowOf(action, owner)
+  await db
+    .insertInto('escrow_actions')
+    .values(row)
+    .onConflict((oc) =>
+      oc.column('id').doUpdateSet({
+        state: row.state,
+        transaction: row.transaction,
+        amount: row.amount,
+        error: row.error,
+        resolved_at: row.resolved_at,
+      }),
+    )
+    .execute()
+}
+
+/** Actions still pending, oldest first; `owner`'s only when given. */
+export async function listPendingEscrowActions(
+  db: Kysely<Database>,
+  filter: { owner?: string | undefined } = {},
+): Promise<PendingEscrowAction[]> {
+  let query = db.selectFrom('escrow_actions').selectAll().where('state', '=', 'pending')
+  if (filter.owner !== undefined) query = query.where('owner', '=', filter.owner)
+  const rows = await query.orderBy('created_at').orderBy('id').execute()
+  return rows.map((row) => ({ ...escrowActionOf(row), owner: row.owner }))
+}
+
+/** The actions of one payment (its hash), oldest first. */
+export async function listEscrowActions(db: Kysely<Database>, paymentInfoHash: string): Promise<EscrowAction[]> {
+  const rows = await db
+    .selectFrom('escrow_actions')
+    .selectAll()
+    .where('payment_info_hash', '=', paymentInfoHash.toLowerCase())
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  return rows.map(escrowActionOf)
+}
+
+/**
+ * The facilitator's escrow-action journal in svc's database (given to it once the database is open): rows owned by
+ * this process, so only those of a process that is gone are resolved by another.
+ */
+export const createEscrowActionStore = (db: Kysely<Database>): EscrowActionStore => {
+  const owner = processOwnerOf(db).id
+  return { save: (action) => saveEscrowAction(db, action, owner) }
+}

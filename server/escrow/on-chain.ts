@@ -1,0 +1,73 @@
+import { type Address, type Hex, type Log, parseEventLogs, type PublicClient } from 'viem'
+import { authCaptureEscrowAbi } from '../../chain/contracts/index.js'
+import { servedDeployments } from '../../core/auth-capture/deployments.js'
+import type { EscrowTransactionKind } from '../db/index.js'
+
+/** The escrows svc serves (the v1.1 sets): their Payment* logs are read for a hash. */
+const escrows: Address[] = [...new Set(servedDeployments.map((deployment) => deployment.escrow))]
+
+/** The escrow's `paymentState(hash)`: whether it collected, and what it can still capture and refund. */
+export type EscrowChainState = { collected: boolean; capturable: bigint; refundable: bigint }
+
+/** Reads `paymentState(hash)` on the escrow that holds the payment. */
+export async function readPaymentState(client: PublicClient, escrow: Address, hash: Hex): Promise<EscrowChainState> {
+  const [collected, capturable, refundable] = await client.readContract({
+    address: escrow,
+    abi: authCaptureEscrowAbi,
+    functionName: 'paymentState',
+    args: [hash],
+  })
+  return { collected, capturable: BigInt(capturable), refundable: BigInt(refundable) }
+}
+
+/** An escrow transaction found on chain: its kind, what it moved, its fee, its hash and where it is. */
+export type EscrowLogStep = {
+  kind: EscrowTransactionKind
+  amount: string
+  feeAmount: string
+  transaction: Hex
+  blockNumber: bigint
+  logIndex: number
+}
+
+const kinds: Record<string, EscrowTransactionKind> = {
+  PaymentAuthorized: 'authorize',
+  PaymentCharged: 'charge',
+  PaymentCaptured: 'capture',
+  PaymentVoided: 'void',
+  PaymentRefunded: 'refund',
+  PaymentReclaimed: 'reclaim',
+}
+
+/**
+ * The escrow's Payment{Authorized,Charged,Captured,Voided,Refunded,Reclaimed} logs of one payment (its hash is their
+ * first indexed topic), from `fromBlock`, in chain order: everything that happened to it.
+ */
+export async function findEscrowSteps(
+  client: PublicClient,
+  hash: Hex,
+  fromBlock: bigint = 0n,
+): Promise<EscrowLogStep[]> {
+  const logs = (await client.request({
+    method: 'eth_getLogs',
+    params: [{ address: escrows, fromBlock: `0x${fromBlock.toString(16)}`, toBlock: 'latest', topics: [null, hash] }],
+  })) as Log[]
+  const parsed = parseEventLogs({ abi: authCaptureEscrowAbi, logs, strict: false })
+  const steps: EscrowLogStep[] = []
+  for (const log of parsed) {
+    const kind = kinds[log.eventName]
+    if (!kind || log.transactionHash === null) continue
+    const args = log.args as { amount?: bigint; feeAmount?: bigint }
+    steps.push({
+      kind,
+      amount: (args.amount ?? 0n).toString(),
+      feeAmount: (args.feeAmount ?? 0n).toString(),
+      transaction: log.transactionHash,
+      blockNumber: BigInt(log.blockNumber ?? 0n),
+      logIndex: Number(log.logIndex ?? 0),
+    })
+  }
+  return steps.sort((a, b) =>
+    a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+  )
+}
