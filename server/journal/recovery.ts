@@ -46,7 +46,7 @@ export type ResolveJournalOptions<D extends JournalDeps = JournalDeps> = {
    * such rows are kept for a sweep that has it
    */
   channelRow?: ChannelRowResolver<D> | undefined
-  /** Resolves an escrow collect's row (server/escrow's `escrowJournalResolver`, above the journal as channels/ is). */
+  /** Resolves an escrow collect's row: its logs say what to record and void (server/escrow's `escrowJournalResolver`). */
   escrowRow?:
     | ((deps: D, row: SettlementJournalRow, log: (message: string) => void) => Promise<keyof JournalResolution>)
     | undefined
@@ -127,7 +127,6 @@ async function resolveRow<D extends JournalDeps>(
   }
   // A payment channel's deposit or refund: its transaction and the channel on chain say what to record.
   if (row.channel_action !== null) return channelRow ? channelRow(deps, row, log) : 'kept'
-  // An escrow collect (x402 auth-capture): the escrow's logs of its hash say what to record, and what to void.
   if ((row as { escrow?: string | null }).escrow != null) return escrowRow ? escrowRow(deps, row, log) : 'kept'
   if (row.settlement_id !== null) {
     await markJournalUndelivered(deps.db, { ...row, settlement_id: row.settlement_id })
