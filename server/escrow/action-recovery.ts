@@ -90,11 +90,10 @@ export function voidsUndeliveredHold(
 /** Voids a payment's undelivered sync hold when {@link voidsUndeliveredHold} says so, and records the void. */
 async function voidIfUndelivered(
   deps: EscrowDeps,
-  client: PublicClient,
   payment: EscrowPaymentRow,
-  voidHold: HoldVoider | undefined,
-  log: (message: string) => void,
+  how: { client: PublicClient; voidHold: HoldVoider | undefined; log: (message: string) => void },
 ): Promise<void> {
+  const { client, voidHold, log } = how
   const state = await readPaymentState(client, payment.escrow as Address, payment.payment_info_hash as Hex)
   if (!voidsUndeliveredHold(payment, state)) return
   const what = `the hold of the escrow payment ${payment.id} (${payment.method} ${payment.path}), whose answer svc never gave`
@@ -249,15 +248,15 @@ export function escrowJournalResolver(voidHold?: HoldVoider | undefined) {
       const recorded = await recordJournalSettlement(deps.db, row, settlement)
       outcome = recorded ? 'recovered' : 'alreadyRecorded'
       if (recorded || !payment)
-        payment = await recordCollect(deps, row, entry, collect, recorded ? settlement.id : undefined)
+        payment = await recordCollect(deps, { row, entry, collect, settlementId: recorded ? settlement.id : undefined })
     } else {
       await markJournalUndelivered(deps.db, { ...row, settlement_id: row.settlement_id })
-      payment ??= await recordCollect(deps, row, entry, collect, row.settlement_id)
+      payment ??= await recordCollect(deps, { row, entry, collect, settlementId: row.settlement_id })
       outcome = 'undelivered'
     }
     await markEscrowUndelivered(deps.db, payment.id)
     payment = await syncEscrowPayment(deps, { ...payment, delivered: 0 }, steps)
-    await voidIfUndelivered(deps, chain.client, payment, voidHold, log)
+    await voidIfUndelivered(deps, payment, { client: chain.client, voidHold, log })
     return outcome
   }
 }
@@ -265,11 +264,14 @@ export function escrowJournalResolver(voidHold?: HoldVoider | undefined) {
 /** Records a landed collect of a journal row as recovery's, answered undelivered. */
 async function recordCollect(
   deps: EscrowDeps,
-  row: SettlementJournalRow,
-  entry: EscrowJournalEntry,
-  collect: EscrowLogStep,
-  settlementId: string | undefined,
+  landed: {
+    row: SettlementJournalRow
+    entry: EscrowJournalEntry
+    collect: EscrowLogStep
+    settlementId: string | undefined
+  },
 ): Promise<EscrowPaymentRow> {
+  const { row, entry, collect, settlementId } = landed
   const info = entry.paymentInfo as Record<string, string | number>
   const { payment } = await recordEscrowCollect(
     deps.db,

@@ -79,7 +79,7 @@ export async function resolveSettlementJournal<D extends JournalDeps>(
   deps: D,
   options: ResolveJournalOptions<D> = {},
 ): Promise<JournalResolution> {
-  const { before = new Date().toISOString(), skip, owner, channelRow, escrowRow } = options
+  const { before = new Date().toISOString(), skip, owner } = options
   const log = deps.log ?? ((message: string) => console.error(message))
   const done: JournalResolution = {
     recovered: 0,
@@ -100,7 +100,7 @@ export async function resolveSettlementJournal<D extends JournalDeps>(
     if (skip?.has(row.id)) continue
     try {
       if (owner === undefined && row.owner !== me.id && !(await ownerGone(row.owner))) continue
-      done[await resolveRow(deps, row, log, channelRow, escrowRow)]++
+      done[await resolveRow(deps, row, log, options)]++
     } catch (error) {
       done.kept++
       log(`svc: the settlement journal entry ${row.id} could not be resolved yet: ${toSvcError(error).message}`)
@@ -117,8 +117,7 @@ async function resolveRow<D extends JournalDeps>(
   deps: D,
   row: SettlementJournalRow,
   log: (message: string) => void,
-  channelRow: ChannelRowResolver<D> | undefined,
-  escrowRow?: ResolveJournalOptions<D>['escrowRow'],
+  { channelRow, escrowRow }: Pick<ResolveJournalOptions<D>, 'channelRow' | 'escrowRow'>,
 ): Promise<keyof JournalResolution> {
   // A claim whose process died before sending its settlement: nothing reached the facilitator (PostgreSQL's claims).
   if (row.state === 'claimed') {
