@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely'
+import type { PaymentInfo } from '../../core/auth-capture/types.js'
 import { processOwnerOf } from './process-owner.js'
 import type { EscrowActionRow } from './escrow-tables.js'
 import type { Database } from './tables.js'
@@ -7,27 +8,31 @@ import type { Database } from './tables.js'
 export type EscrowActionKind = 'authorize' | 'charge' | 'capture' | 'void' | 'refund'
 
 /**
- * One escrow transaction the facilitator sent to the chain (plan §1.9; chain/auth-capture's journal, as
- * chain/batch-settlement/channel-actions.ts's `ChannelAction`): written `pending` before the transaction is sent and
- * finished with its outcome, so one under way when svc died is resolved from the chain at the next start
- * (server/escrow/action-recovery.ts). `amount`: what it moved (a capture's captured, a void's voided, …).
+ * One escrow transaction the facilitator sent to the chain (plan §1.9; chain/auth-capture/actions.ts's `EscrowAction`,
+ * the same shape): written `pending` before the transaction is sent and finished with its outcome, so one under way
+ * when svc died is resolved from the chain at the next start (server/escrow/action-recovery.ts). `requested`: what it
+ * asked to move (a void's: what was held); `amount`: what moved, once settled; `fundingTransaction`: a refund's
+ * transfer from the receiver to the operator, sent before the refund.
  */
 export type EscrowAction = {
   id: string
   network: string
   chainEpoch: string
   kind: EscrowActionKind
-  /** The escrow's id of the payment (lower-case 0x hex): its `paymentState` and Payment* logs say what landed. */
+  /** The escrow's id of the payment: its `paymentState` and Payment* logs say what landed. */
   paymentInfoHash: string
+  escrow: string
+  operator: string
+  payer: string
   receiver: string
   token: string
-  payer: string | null
-  /** What else tells on the chain whether it landed (the facilitator's; e.g. the escrow, a refund's funding transfer). */
-  detail: Record<string, unknown>
+  paymentInfo: PaymentInfo
+  requested: string
   /** The chain's latest block when the action began: its logs are looked for from there (decimal). */
   fromBlock: string
   state: 'pending' | 'settled' | 'failed'
   transaction: string | null
+  fundingTransaction: string | null
   amount: string | null
   error: string | null
   createdAt: string
@@ -50,13 +55,17 @@ function rowOf(action: EscrowAction, owner: string | null): EscrowActionRow {
     chain_epoch: action.chainEpoch,
     kind: action.kind,
     payment_info_hash: action.paymentInfoHash.toLowerCase(),
+    escrow: action.escrow,
+    operator: action.operator,
+    payer: action.payer.toLowerCase(),
     receiver: action.receiver.toLowerCase(),
     token: action.token.toLowerCase(),
-    payer: action.payer?.toLowerCase() ?? null,
-    detail: JSON.stringify(action.detail),
+    payment_info: JSON.stringify(action.paymentInfo),
+    requested: action.requested,
     from_block: action.fromBlock,
     state: action.state,
     transaction: action.transaction,
+    funding_transaction: action.fundingTransaction,
     amount: action.amount,
     error: action.error,
     created_at: action.createdAt,
@@ -73,13 +82,17 @@ export function escrowActionOf(row: EscrowActionRow): EscrowAction {
     chainEpoch: row.chain_epoch,
     kind: row.kind as EscrowActionKind,
     paymentInfoHash: row.payment_info_hash,
+    escrow: row.escrow,
+    operator: row.operator,
+    payer: row.payer,
     receiver: row.receiver,
     token: row.token,
-    payer: row.payer,
-    detail: JSON.parse(row.detail) as Record<string, unknown>,
+    paymentInfo: JSON.parse(row.payment_info) as PaymentInfo,
+    requested: row.requested,
     fromBlock: row.from_block,
     state: row.state as EscrowAction['state'],
     transaction: row.transaction,
+    fundingTransaction: row.funding_transaction,
     amount: row.amount,
     error: row.error,
     createdAt: row.created_at,
@@ -101,6 +114,7 @@ export async function saveEscrowAction(
       oc.column('id').doUpdateSet({
         state: row.state,
         transaction: row.transaction,
+        funding_transaction: row.funding_transaction,
         amount: row.amount,
         error: row.error,
         resolved_at: row.resolved_at,

@@ -128,15 +128,25 @@ export async function escrowPaymentsOfSettlements(
   return new Map(rows.map((row) => [row.settlement_id!, paymentOf(row)]))
 }
 
-/** A payment's transactions, oldest first. */
-export function listEscrowTransactions(db: Kysely<Database>, paymentId: string): Promise<EscrowTransactionRow[]> {
-  return db
+/** The order of a payment's steps recorded in one millisecond (a sync capture and the void of its rest). */
+const stepOrder: Record<string, number> = { authorize: 0, charge: 0, capture: 1, void: 2, reclaim: 3, refund: 4 }
+
+/** A payment's transactions, oldest first (those of one instant in the order the escrow allows them). */
+export async function listEscrowTransactions(db: Kysely<Database>, paymentId: string): Promise<EscrowTransactionRow[]> {
+  const rows = await db
     .selectFrom('escrow_transactions')
     .selectAll()
     .where('escrow_payment_id', '=', paymentId)
     .orderBy('created_at')
     .orderBy('id')
     .execute()
+  return rows.sort((a, b) =>
+    a.created_at < b.created_at
+      ? -1
+      : a.created_at > b.created_at
+        ? 1
+        : (stepOrder[a.kind] ?? 9) - (stepOrder[b.kind] ?? 9),
+  )
 }
 
 /** What a step changes in a payment (server/escrow/records.ts computes it from the payment as it is). */

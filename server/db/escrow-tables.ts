@@ -104,17 +104,26 @@ export type EscrowActionsTable = {
   chain_epoch: string
   /** `authorize`, `charge`, `capture`, `void`, `refund` (its funding transfer included). */
   kind: string
+  /** The escrow's id of the payment (lower-case 0x hex): its `paymentState` and Payment* logs say what landed. */
   payment_info_hash: string
+  escrow: string
+  /** The operator that sent it (svc's relayer account 1). */
+  operator: string
+  payer: string
   receiver: string
   token: string
-  payer: string | null
-  /** What tells on the chain whether it landed (the facilitator's detail), JSON. */
-  detail: string
+  /** The escrow's PaymentInfo, JSON (x402's wire spelling). */
+  payment_info: string
+  /** What the action asked to move (a void's: what was held when it was judged). */
+  requested: string
   /** The chain's block when the action began: its logs are looked for from there (decimal). */
   from_block: string
   /** `pending`, `settled` or `failed`. */
   state: string
   transaction: string | null
+  /** A refund's funding transfer (receiver → operator), sent before the refund. */
+  funding_transaction: string | null
+  /** What moved, once settled. */
   amount: string | null
   error: string | null
   created_at: string

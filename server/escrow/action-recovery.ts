@@ -164,8 +164,7 @@ async function resolveAction(
       .map((other) => other.transaction!.toLowerCase()),
   )
   const candidates = steps.filter((step) => step.kind === action.kind && !taken.has(step.transaction.toLowerCase()))
-  const asked = typeof action.detail.amount === 'string' ? action.detail.amount : undefined
-  const found = candidates.find((step) => step.amount === asked) ?? candidates[0]
+  const found = candidates.find((step) => step.amount === action.requested) ?? candidates[0]
   if (!found) {
     await finish({ state: 'failed', error: 'svc stopped before it reached the chain' })
     return 'notSent'

@@ -34,6 +34,8 @@ import { testDatabases, testDialects } from '../../helpers/postgres.js'
 
 const at = '2026-12-01T00:00:00.000Z'
 const owner = { user: { id: 'u1' }, environment: 'development' as const }
+/** `at` and `seconds` later (steps recorded in order, not in one millisecond). */
+const later = (seconds: number) => new Date(Date.parse(at) + seconds * 1000).toISOString()
 const hashOf = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
 const tx = (n: number) => `0x${(1000 + n).toString(16).padStart(64, 'a')}`
 
@@ -145,7 +147,7 @@ describe.each(testDialects())('escrow records on %s', (dialect) => {
       expect(again.payment.authorized).toBe('10000')
       const payment = first.payment
 
-      const capture = { kind: 'capture', amount: '6000', transaction: tx(2), actor: 'seller' } as const
+      const capture = { kind: 'capture', amount: '6000', transaction: tx(2), actor: 'seller', at: later(1) } as const
       const captured = await applyEscrowStep(db, payment, capture)
       expect(captured.payment).toMatchObject({ captured: '6000', capturable: '4000', refundable: '6000' })
       expect(captured.payment.state).toBe('authorized')
@@ -158,15 +160,16 @@ describe.each(testDialects())('escrow records on %s', (dialect) => {
         amount: '4000',
         transaction: tx(3),
         actor: 'seller',
+        at: later(2),
       })
       expect(voided.payment).toMatchObject({ voided: '4000', capturable: '0', state: 'captured' })
 
-      const refund = { kind: 'refund', amount: '2000', transaction: tx(4), actor: 'seller' } as const
+      const refund = { kind: 'refund', amount: '2000', transaction: tx(4), actor: 'seller', at: later(3) } as const
       const refunded = await applyEscrowStep(db, payment, refund)
       expect(refunded.payment).toMatchObject({ refunded: '2000', refundable: '4000', state: 'captured' })
       expect((await settlementOf(db, 'stl_1')).amount).toBe('4000')
       await applyEscrowStep(db, payment, refund)
-      const last = await applyEscrowStep(db, payment, { ...refund, amount: '4000', transaction: tx(5) })
+      const last = await applyEscrowStep(db, payment, { ...refund, amount: '4000', transaction: tx(5), at: later(4) })
       expect(last.payment).toMatchObject({ refunded: '6000', refundable: '0', state: 'refunded' })
       expect((await settlementOf(db, 'stl_1')).amount).toBe('0')
 
@@ -257,10 +260,14 @@ describe.each(testDialects())('escrow records on %s', (dialect) => {
         receiver: '0xSeller',
         token: '0xUSDC',
         payer: '0xPayer',
-        detail: { amount: '6000', escrow: '0xescrow' },
+        escrow: '0xescrow',
+        operator: '0xoperator',
+        paymentInfo: { maxAmount: '10000' } as never,
+        requested: '6000',
         fromBlock: '12',
         state: 'pending',
         transaction: null,
+        fundingTransaction: null,
         amount: null,
         error: null,
         createdAt: at,
@@ -270,7 +277,12 @@ describe.each(testDialects())('escrow records on %s', (dialect) => {
       await saveEscrowAction(db, { ...action, id: 'eca_2', createdAt: '2026-12-01T00:00:01.000Z' }, 'proc_gone')
       const pending = await listPendingEscrowActions(db)
       expect(pending.map((row) => row.id)).toEqual(['eca_1', 'eca_2'])
-      expect(pending[0]).toMatchObject({ paymentInfoHash: hashOf(7), receiver: '0xseller', detail: { amount: '6000' } })
+      expect(pending[0]).toMatchObject({
+        paymentInfo: { maxAmount: '10000' },
+        paymentInfoHash: hashOf(7),
+        receiver: '0xseller',
+        requested: '6000',
+      })
       expect((await listPendingEscrowActions(db, { owner: 'proc_gone' })).map((row) => row.id)).toEqual(['eca_2'])
       await saveEscrowAction(db, { ...action, state: 'settled', transaction: tx(30), amount: '6000', resolvedAt: at })
       expect((await listPendingEscrowActions(db)).map((row) => row.id)).toEqual(['eca_2'])
@@ -299,13 +311,13 @@ describe.each(testDialects())('escrow records on %s', (dialect) => {
       const key = decryptSecret(secrets.walletKey, rows[0]!.encrypted_private_key) as `0x${string}`
       expect(privateKeyToAccount(key).address).toBe(a.address)
       // Another process (a fresh cache) reads the same key; another seller gets another.
-      const reopened = await receiverAuthorizerOf({ db: db.withTables<Record<string, never>>(), secrets }, 'u1')
+      const reopened = await receiverAuthorizerOf({ db: db.withTables<Pick<Database, 'users'>>(), secrets }, 'u1')
       expect(reopened.address).toBe(a.address)
       expect((await receiverAuthorizerOf({ db, secrets }, 'u2')).address).not.toBe(a.address)
       // Another install's wallet key cannot open it (so svc refuses rather than sign with a wrong key).
       await expect(
         receiverAuthorizerOf(
-          { db: db.withTables<Record<string, never>>(), secrets: { walletKey: randomBytes(32) } },
+          { db: db.withTables<Pick<Database, 'users'>>(), secrets: { walletKey: randomBytes(32) } },
           'u1',
         ),
       ).rejects.toThrow()
