@@ -156,7 +156,7 @@ async function resolveAction(
     return 'gone'
   }
   const hash = action.paymentInfoHash as Hex
-  const steps = await findEscrowSteps(chain.client, hash, BigInt(action.fromBlock))
+  const steps = await findEscrowSteps(chain.client, hash, { fromBlock: BigInt(action.fromBlock) })
   // The transactions other actions of this payment were finished with are theirs (two captures of one hold).
   const taken = new Set(
     (await listEscrowActions(deps.db, hash))
@@ -195,25 +195,16 @@ export function escrowJournalResolver(voidHold?: HoldVoider | undefined) {
     log: (message: string) => void,
   ): Promise<EscrowRowOutcome> => {
     const entry = JSON.parse((row as { escrow?: string | null }).escrow!) as EscrowJournalEntry
-    const chain = chainOf(deps, row.network)
-    if (!chain) {
-      if (!deps.chain) return 'kept'
+    const source = await sourceOf(deps, row)
+    if (source === 'kept') return 'kept'
+    if ('why' in source) {
       await deleteJournalRow(deps.db, row.id)
-      log(
-        `svc: the unfinished escrow payment ${row.id} (${row.method} ${row.path}) cannot be checked: its network is not run here`,
-      )
+      log(`svc: the unfinished escrow payment ${row.id} (${row.method} ${row.path}) cannot be checked: ${source.why}`)
       return 'unverifiable'
     }
-    if (chain.restarting) return 'kept'
-    if (chain.epoch !== row.chain_epoch) {
-      await deleteJournalRow(deps.db, row.id)
-      log(
-        `svc: the unfinished escrow payment ${row.id} (${row.method} ${row.path}) cannot be checked: its Sandbox chain is gone`,
-      )
-      return 'unverifiable'
-    }
+    const { client, range } = source
     const hash = entry.paymentInfoHash.toLowerCase() as Hex
-    const steps = await findEscrowSteps(chain.client, hash)
+    const steps = await findEscrowSteps(client, hash, range)
     const collect = steps.find((step) => step.kind === entry.kind)
     if (!collect) {
       const expiry = Number(row.valid_before ?? entry.paymentInfo.preApprovalExpiry)
@@ -255,9 +246,31 @@ export function escrowJournalResolver(voidHold?: HoldVoider | undefined) {
     }
     await markEscrowUndelivered(deps.db, payment.id)
     payment = await syncEscrowPayment(deps, { ...payment, delivered: 0 }, steps)
-    await voidIfUndelivered(deps, payment, { client: chain.client, voidHold, log })
+    // A production payment's hold is the seller's to void (svc's facilitator relays the Sandbox's only).
+    if (row.environment !== 'production') await voidIfUndelivered(deps, payment, { client, voidHold, log })
     return outcome
   }
+}
+
+/**
+ * Where a journal row's escrow payment is read: the Sandbox chain (or a twin) of its epoch, or a production network
+ * svc has the RPC of (`--rpc`), in bounded ranges from the row's block; or why it cannot be, or not now.
+ */
+async function sourceOf(
+  deps: EscrowDeps,
+  row: SettlementJournalRow,
+): Promise<{ client: PublicClient; range: { fromBlock?: bigint; maxBlocks?: number } } | { why: string } | 'kept'> {
+  if (row.environment === 'production') {
+    const client = await deps.productionChains?.clientOf(row.network)
+    if (!client) return { why: `no RPC is given for ${row.network}: start svc with --rpc ${row.network}=<url>` }
+    return { client, range: await deps.productionChains!.logRange(client, row.from_block, row.created_at) }
+  }
+  if (!deps.chain) return 'kept'
+  const chain = chainOf(deps, row.network)
+  if (!chain) return { why: 'its network is not run here' }
+  if (chain.restarting) return 'kept'
+  if (chain.epoch !== row.chain_epoch) return { why: 'its Sandbox chain is gone' }
+  return { client: chain.client, range: {} }
 }
 
 /** Records a landed collect of a journal row as recovery's, answered undelivered. */

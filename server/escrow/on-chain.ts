@@ -41,17 +41,37 @@ const kinds: Record<string, EscrowTransactionKind> = {
 
 /**
  * The escrow's Payment{Authorized,Charged,Captured,Voided,Refunded,Reclaimed} logs of one payment (its hash is their
- * first indexed topic), from `fromBlock`, in chain order: everything that happened to it.
+ * first indexed topic), from `range.fromBlock` (default the chain's start), in chain order: everything that happened to
+ * it. A real network's RPC is read `range.maxBlocks` at a time.
  */
 export async function findEscrowSteps(
   client: PublicClient,
   hash: Hex,
-  fromBlock: bigint = 0n,
+  range: { fromBlock?: bigint | undefined; maxBlocks?: number | undefined } = {},
 ): Promise<EscrowLogStep[]> {
-  const logs = (await client.request({
-    method: 'eth_getLogs',
-    params: [{ address: escrows, fromBlock: `0x${fromBlock.toString(16)}`, toBlock: 'latest', topics: [null, hash] }],
-  })) as Log[]
+  const hex = (block: bigint) => `0x${block.toString(16)}` as const
+  const read = (fromBlock: bigint, toBlock: bigint | 'latest') =>
+    client.request({
+      method: 'eth_getLogs',
+      params: [
+        {
+          address: escrows,
+          fromBlock: hex(fromBlock),
+          toBlock: toBlock === 'latest' ? toBlock : hex(toBlock),
+          topics: [null, hash],
+        },
+      ],
+    }) as Promise<Log[]>
+  const from = range.fromBlock ?? 0n
+  const logs: Log[] = []
+  if (range.maxBlocks === undefined) logs.push(...(await read(from, 'latest')))
+  else {
+    const latest = await client.getBlockNumber()
+    for (let start = from; start <= latest; start += BigInt(range.maxBlocks)) {
+      const end = start + BigInt(range.maxBlocks) - 1n
+      logs.push(...(await read(start, end < latest ? end : latest)))
+    }
+  }
   const parsed = parseEventLogs({ abi: authCaptureEscrowAbi, logs, strict: false })
   const steps: EscrowLogStep[] = []
   for (const log of parsed) {
