@@ -235,10 +235,13 @@ export function escrowJournalResolver(voidHold?: HoldVoider | undefined) {
         delivered: 0,
         builder_code: null,
       }
-      const recorded = await recordJournalSettlement(deps.db, row, settlement)
-      outcome = recorded ? 'recovered' : 'alreadyRecorded'
-      if (recorded || !payment)
-        payment = await recordCollect(deps, { row, entry, collect, settlementId: recorded ? settlement.id : undefined })
+      // Recorded already (its transaction), or a new request of the same payment took the row over: it is theirs.
+      if (!(await recordJournalSettlement(deps.db, row, settlement))) {
+        if (!payment) await recordCollect(deps, { row, entry, collect, settlementId: undefined })
+        return 'alreadyRecorded'
+      }
+      payment = await recordCollect(deps, { row, entry, collect, settlementId: settlement.id })
+      outcome = 'recovered'
     } else {
       await markJournalUndelivered(deps.db, { ...row, settlement_id: row.settlement_id })
       payment ??= await recordCollect(deps, { row, entry, collect, settlementId: row.settlement_id })
