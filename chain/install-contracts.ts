@@ -17,8 +17,8 @@ type Clients = { client: PublicClient; testClient: TestClient; minter: TxSender 
  * Makes sure the chain has a USDC-compatible token at the USDC address, a Multicall3 at its canonical address, and
  * Permit2 with x402's exact and upto Permit2 proxies at theirs (chain/permit2/contracts.ts), and x402's
  * batch-settlement contract with its deposit collectors at theirs (chain/batch-settlement/contracts.ts), and
- * commerce-payments' escrow with its token collectors at their v1.1 addresses (chain/auth-capture/contracts.ts), for
- * x402's `auth-capture` scheme. A token that already has
+ * commerce-payments' escrow with its token collectors at both sets of v1.1 addresses, `@x402/evm`'s and the
+ * specification's (chain/auth-capture/contracts.ts), for x402's `auth-capture` scheme. A token that already has
  * code (a fork, a saved chain) is used as it is: its EIP-712 name and version are read from the chain. On an offline
  * chain saved by an older svc, the token's code is brought up to this build's (its storage is kept: the layout only
  * grew, and the older record of used authorizations is still read).

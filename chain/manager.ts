@@ -7,7 +7,7 @@ import { formatUsdc, parseUsdc } from '../core/sandbox-usdc.js'
 import type { SandboxChain } from './sandbox-chain.js'
 import { multicall3Address } from './constants.js'
 import { sandboxUsdcAbi } from './contracts/index.js'
-import { approvePermit2For } from './permit2/index.js'
+import { approveFor, approvePermit2For } from './permit2/index.js'
 
 export type ChainManagerOptions = {
   /** ETH a faucet call sends by default, in wei. @defaultValue 10 ETH */
@@ -29,7 +29,11 @@ export type FaucetResult = {
   asset: FaucetAsset
   funded: { eth_wei?: `0x${string}`; usdc_base?: `0x${string}` }
   /** The USDC mint or transfer; the Permit2 approval, when asked for. */
-  transactions: { usdc?: `0x${string}`; permit2_approval?: `0x${string}` }
+  transactions: {
+    usdc?: `0x${string}`
+    permit2_approval?: `0x${string}`
+    escrow_operator_approval?: `0x${string}`
+  }
   balances: Balances
 }
 
@@ -55,6 +59,11 @@ export const faucetSchema = z.strictObject({
     .optional(),
   /** Also approve Permit2 for the address's USDC (buyers paying through Permit2 without a sponsored EIP-2612 permit). */
   approve_permit2: z.boolean({ error: 'approve_permit2 must be true or false' }).optional(),
+  /**
+   * Also approve the auth-capture operator (relayer account 1) for the address's USDC: a seller's consent to fund the
+   * refunds svc's facilitator relays for it (escrow payments).
+   */
+  approve_escrow_operator: z.boolean({ error: 'approve_escrow_operator must be true or false' }).optional(),
   /** The chain to fund: a twin's network ("eip155:84532", or its v1 name). @defaultValue the Sandbox chain */
   network: z.string({ error: 'network must be a string such as "eip155:84532"' }).max(100).optional(),
 })
@@ -73,6 +82,11 @@ export type ChainManager = {
 export type FundOptions = {
   /** Also approve Permit2 to spend the address's USDC (chain/permit2/approval.ts). @defaultValue false */
   approvePermit2?: boolean | undefined
+  /**
+   * Also approve the auth-capture operator (relayer account 1) to spend the address's USDC, which funds the refunds
+   * the facilitator relays for a receiver (chain/auth-capture/lifecycle.ts). @defaultValue false
+   */
+  approveEscrowOperator?: boolean | undefined
 }
 
 /** One faucet call's funding, as `fund` worked it out: the amounts in wei and base units (0: that asset is not sent). */
@@ -82,6 +96,7 @@ type FundingOrder = {
   ethWei: bigint
   usdcBase: bigint
   approvePermit2: boolean
+  approveEscrowOperator: boolean
 }
 
 /**
@@ -147,7 +162,14 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
 
     // A restarting chain is waited for: what reaches it now would be lost, or land later with stale nonces.
     if (!(await chain.whenReady(chainAwayMs))) throw restarting()
-    const order: FundingOrder = { address, asset, ethWei, usdcBase, approvePermit2: options.approvePermit2 === true }
+    const order: FundingOrder = {
+      address,
+      asset,
+      ethWei,
+      usdcBase,
+      approvePermit2: options.approvePermit2 === true,
+      approveEscrowOperator: options.approveEscrowOperator === true,
+    }
     for (let attempt = 0; ; attempt++) {
       const era = chain.era
       let result: FaucetResult | undefined
@@ -190,9 +212,8 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
    */
   async function keptOnChain(result: FaucetResult, ethWei: bigint): Promise<boolean> {
     try {
-      const hashes = [result.transactions.usdc, result.transactions.permit2_approval].filter(
-        (hash) => hash !== undefined,
-      )
+      const { usdc, permit2_approval, escrow_operator_approval } = result.transactions
+      const hashes = [usdc, permit2_approval, escrow_operator_approval].filter((hash) => hash !== undefined)
       // A forked token is dealt (anvil_dealERC20), with no transaction to find: sent again.
       if (result.funded.usdc_base !== undefined && result.transactions.usdc === undefined) return false
       for (const hash of hashes) {
@@ -205,7 +226,8 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
     }
   }
 
-  async function fundOnce({ address, asset, ethWei, usdcBase, approvePermit2 }: FundingOrder): Promise<FaucetResult> {
+  async function fundOnce(order: FundingOrder): Promise<FaucetResult> {
+    const { address, asset, ethWei, usdcBase, approvePermit2, approveEscrowOperator } = order
     const result: FaucetResult = {
       address,
       asset,
@@ -227,6 +249,8 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
       ])
       // After the ETH, which pays for it.
       if (approvePermit2) result.transactions.permit2_approval = await approvePermit2For(chain, address)
+      if (approveEscrowOperator)
+        result.transactions.escrow_operator_approval = await approveFor(chain, address, chain.accounts.relayer.address)
     } catch (error) {
       throw new ChainError(`funding ${address} failed: ${toSvcError(error).message}`, { cause: error })
     }
@@ -255,9 +279,17 @@ export function createChainManager(chain: SandboxChain, options: ChainManagerOpt
     res.json({ address, ...(await balances(address)) })
   })
   app.post('/faucet', async (req, res) => {
-    const { address, asset, amount, approve_permit2, network } = parseBody(faucetSchema, req.body)
+    const { address, asset, amount, approve_permit2, approve_escrow_operator, network } = parseBody(
+      faucetSchema,
+      req.body,
+    )
     const manager = faucetOf(network)
-    res.json(await manager.fund(address, asset, amount, { approvePermit2: approve_permit2 }))
+    res.json(
+      await manager.fund(address, asset, amount, {
+        approvePermit2: approve_permit2,
+        approveEscrowOperator: approve_escrow_operator,
+      }),
+    )
   })
   app.use(notFoundHandler)
   app.use(createErrorHandler(options))

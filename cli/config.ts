@@ -20,6 +20,9 @@ export { configPath }
 /** Where `svc pay` keeps the buyer's payment channels (x402 batch-settlement): `channels/` beside the session. */
 export const buyerChannelsDir = (env: NodeJS.ProcessEnv): string => join(dirname(configPath(env)), 'channels')
 
+/** Where `svc pay` keeps the buyer's auth-capture (escrow) payments, one `<paymentInfoHash>.json` each, to reclaim them. */
+export const buyerEscrowDir = (env: NodeJS.ProcessEnv): string => join(dirname(configPath(env)), 'buyer', 'escrow')
+
 /** The saved session, or undefined when there is none. A file that is not a session is a usage error. */
 export function readSession(env: NodeJS.ProcessEnv): SavedSession | undefined {
   const path = configPath(env)

@@ -3746,6 +3746,11 @@ export interface components {
              * @default false
              */
             approve_permit2?: boolean;
+            /**
+             * @description also approve the auth-capture operator (relayer account 1, 0x70997970C51812dc3A010C7d01b50e0d17dc79C8: the facilitator's `captureAuthorizer`) to spend the address's USDC, sent as the address: a seller's consent to fund the refunds of its escrow payments that the facilitator relays (without it a refund is refused with invalid_auth_capture_evm_refund_funding_unavailable); its gas is added when the address has too little ETH
+             * @default false
+             */
+            approve_escrow_operator?: boolean;
         };
         SandboxFaucetResult: {
             address: components["schemas"]["SandboxAddress"];
@@ -3756,10 +3761,11 @@ export interface components {
                 eth_wei?: components["schemas"]["SandboxHexQuantity"];
                 usdc_base?: components["schemas"]["SandboxHexQuantity"];
             };
-            /** @description the USDC transfer or mint transaction, when there was one; the Permit2 approval, when asked for */
+            /** @description the USDC transfer or mint transaction, when there was one; the Permit2 and escrow operator approvals, when asked for */
             transactions: {
                 usdc?: string;
                 permit2_approval?: string;
+                escrow_operator_approval?: string;
             };
             /** @description the balances after the funding */
             balances: {

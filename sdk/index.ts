@@ -1,7 +1,8 @@
 /**
  * The `svc` package's entry point (the one barrel): the typed control-plane client, its errors and types, the
- * `*.localhost` helpers and the sandbox chain's facts. The test helper is `svc/testing`; `svc/register` prepares a
- * process for the official x402 packages.
+ * `*.localhost` helpers, the sandbox chain's facts, and the auth-capture (escrow) server scheme for `@x402/core`'s
+ * `x402ResourceServer`. The test helper is `svc/testing`; `svc/register` prepares a process for the official x402
+ * packages.
  */
 export {
   createSvcClient,
@@ -29,4 +30,15 @@ export {
   formatUsdc,
   parseUsdc,
 } from '../core/sandbox-usdc.js'
+export {
+  AuthCaptureSchemeError,
+  AuthCaptureServerScheme,
+  authCaptureDeployment,
+  memoryAuthCaptureStore,
+  type AuthCapturePaymentRecord,
+  type AuthCaptureServerSchemeOptions,
+  type AuthCaptureStore,
+  type ReceiverAuthorizer,
+} from '../core/auth-capture/server-scheme.js'
+export type { AuthCaptureDeployment } from '../core/auth-capture/deployments.js'
 export type * from './types.js'

@@ -10,13 +10,20 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { toClientEvmSigner } from '@x402/evm'
+import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client'
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
 import { FileClientChannelStorage } from '@x402/evm/batch-settlement/client/file-storage'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { UptoEvmScheme } from '@x402/evm/upto/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import type { Hex } from 'viem'
+import { createWalletClient, type Hex, http } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import {
+  type BuyerEscrowPayment,
+  buyerEscrowAbi,
+  buyerEscrowPaymentOf,
+  paymentInfoArgument,
+} from '../core/auth-capture/buyer.js'
 import { scopes } from '../core/scopes.js'
 import { startSvc } from '../server/start/index.js'
 import { createSvcClient, type SvcClient } from './client.js'
@@ -91,13 +98,24 @@ export type TestSandbox = {
     address: Hex
     privateKey: Hex
     /**
-     * `fetch` that pays 402s with the buyer's USDC (the official x402 client with `@x402/evm`'s exact, upto and
-     * batch-settlement schemes): exact by EIP-3009 or Permit2, upto by Permit2, batch-settlement by a deposit into a
-     * channel and then vouchers (its channels kept by the package's file storage in a temporary directory). Its Permit2 allowance starts at 0: a Permit2 payment
-     * signs an EIP-2612 permit where the seller sponsors it (svc's gateway does); elsewhere, approve Permit2 first
-     * (the faucet's `approve_permit2`). It signs by svc's clock, so {@link TestSandbox.advanceTime} does not stop it.
+     * `fetch` that pays 402s with the buyer's USDC (the official x402 client with `@x402/evm`'s exact, upto,
+     * batch-settlement and auth-capture schemes): exact by EIP-3009 or Permit2, upto by Permit2, batch-settlement by a
+     * deposit into a channel and then vouchers (its channels kept by the package's file storage in a temporary
+     * directory), auth-capture (escrow) by EIP-3009 or Permit2 into the escrow. Its Permit2 allowance starts at 0: a
+     * Permit2 payment signs an EIP-2612 permit where the seller sponsors it (svc's gateway does for exact and upto);
+     * elsewhere, approve Permit2 first (the faucet's `approve_permit2`). It signs by svc's clock, so
+     * {@link TestSandbox.advanceTime} does not stop it.
      */
     fetch: typeof globalThis.fetch
+    /** The auth-capture (escrow) payments `fetch` signed, oldest first (one kept per payment, settled or not). */
+    escrowPayments(): BuyerEscrowPayment[]
+    /**
+     * Takes back what the escrow still holds of an auth-capture payment the buyer made, once its capture deadline
+     * passed ({@link TestSandbox.advanceTime}): the payer's `reclaim` on the escrow, sent by the buyer. Without a
+     * hash, every kept payment the escrow still holds something for. Answers the reclaims sent; a reclaim the escrow
+     * refuses (before the deadline, nothing held) throws.
+     */
+    reclaim(paymentInfoHash?: Hex): Promise<{ paymentInfoHash: Hex; transaction: Hex }[]>
   }
   /** `fetch` that resolves `*.localhost` (Node's resolver does not). */
   fetch: typeof globalThis.fetch
@@ -176,6 +194,44 @@ export async function startSandbox(options: TestSandboxOptions = {}): Promise<Te
       .register(chain.sandboxChain.network, signingBySvcClock(new ExactEvmScheme(buyer, rpc), ahead))
       .register(chain.sandboxChain.network, signingBySvcClock(new UptoEvmScheme(buyer, rpc), ahead))
       .register(chain.sandboxChain.network, signingBySvcClock(channelBuyer, ahead))
+      .register(chain.sandboxChain.network, signingBySvcClock(new AuthCaptureEvmScheme(buyer), ahead))
+    // The buyer keeps the escrow payments it signs, to reclaim them (the official client keeps nothing).
+    const escrowPayments = new Map<Hex, BuyerEscrowPayment>()
+    payer.onAfterPaymentCreation(async ({ paymentPayload }) => {
+      const made = buyerEscrowPaymentOf(paymentPayload)
+      if (made) escrowPayments.set(made.paymentInfoHash, made)
+    })
+    const chains = [chain.sandboxChain, ...chain.twins.map((twin) => twin.chain)]
+    const reclaim = async (paymentInfoHash?: Hex) => {
+      const chosen =
+        paymentInfoHash === undefined ? [...escrowPayments.values()] : [escrowPayments.get(paymentInfoHash)]
+      const sent: { paymentInfoHash: Hex; transaction: Hex }[] = []
+      for (const payment of chosen) {
+        if (!payment) throw new Error(`the buyer made no escrow payment ${paymentInfoHash}`)
+        const on = chains.find((candidate) => candidate.network === payment.network)
+        if (!on) throw new Error(`no chain of this sandbox is ${payment.network}`)
+        if (paymentInfoHash === undefined) {
+          const [, capturable] = await on.client.readContract({
+            address: payment.escrow,
+            abi: buyerEscrowAbi,
+            functionName: 'paymentState',
+            args: [payment.paymentInfoHash],
+          })
+          if (capturable === 0n) continue
+        }
+        const wallet = createWalletClient({ account: buyer, chain: on.chain, transport: http(on.rpcUrl) })
+        const transaction = await wallet.writeContract({
+          address: payment.escrow,
+          abi: buyerEscrowAbi,
+          functionName: 'reclaim',
+          args: [paymentInfoArgument(payment.paymentInfo)],
+        })
+        const receipt = await on.client.waitForTransactionReceipt({ hash: transaction, pollingInterval: 50 })
+        if (receipt.status !== 'success') throw new Error(`the reclaim of ${payment.paymentInfoHash} reverted`)
+        sent.push({ paymentInfoHash: payment.paymentInfoHash, transaction })
+      }
+      return sent
+    }
     payer.setSpendControls({
       allowedAssets: [
         { network: chain.sandboxChain.network, asset: chain.sandboxChain.usdc.address, maxAmountPerPayment },
@@ -208,7 +264,13 @@ export async function startSandbox(options: TestSandboxOptions = {}): Promise<Te
         },
       })),
       seller: { email, password, jwt, apiKey, client: createSvcClient({ baseUrl: server.sandboxControlUrl, apiKey }) },
-      buyer: { address: buyer.address, privateKey, fetch: wrapFetchWithPayment(localFetch, payer) },
+      buyer: {
+        address: buyer.address,
+        privateKey,
+        fetch: wrapFetchWithPayment(localFetch, payer),
+        escrowPayments: () => [...escrowPayments.values()],
+        reclaim,
+      },
       fetch: localFetch,
       snapshot: async () => (await anonymous.snapshots.take()).id,
       revert: async (id) => void (await anonymous.snapshots.revert(id)),

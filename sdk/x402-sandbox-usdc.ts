@@ -2,7 +2,8 @@
  * Teaches the official `@x402/evm` that the sandbox USDC is the default asset of `eip155:845320402`, the way it
  * knows Base's USDC for `eip155:8453`. Then, in this process:
  * - buyers: `@x402/core`'s spend controls accept it (they allow the default assets of a scheme's `findDefaultAsset`),
- *   so a client built as in `@x402/fetch`'s README pays the sandbox without an `allowedAssets` entry;
+ *   so a client built as in `@x402/fetch`'s README pays the sandbox without an `allowedAssets` entry (with the exact,
+ *   upto, batch-settlement and auth-capture client schemes);
  * - sellers: `price: '$0.01'` converts to it (`getDefaultAsset`), and an `{ amount, asset }` price without `extra`
  *   gets its EIP-712 domain (name, version), which buyers need to sign (EIP-3009, or an EIP-2612 permit that lets a
  *   Permit2 payment go through without an approval), for the exact, upto and batch-settlement server schemes (a

@@ -30,15 +30,20 @@ interface IMulticall3AuthCapture {
     function tryAggregate(bool requireSuccess, Call[] calldata calls) external payable returns (Result[] memory);
 }
 
-/// @notice What base/commerce-payments' token collectors share, for the svc sandbox chain: only the escrow (the v1.1
-/// deployment's address, a constant, so the kit installs the runtime code without a constructor) may ask a collector
-/// to move tokens into an operator's token store; a collector says whether it serves payments (0) or refunds (1).
+/// @notice What base/commerce-payments' token collectors share, for the svc sandbox chain: only the escrow (an
+/// immutable, as in the real collectors; the kit installs the runtime code with it written in, so each installed set
+/// of collectors is bound to its own escrow) may ask a collector to move tokens into an operator's token store; a
+/// collector says whether it serves payments (0) or refunds (1).
 abstract contract AuthCaptureTokenCollector {
-    address public constant authCaptureEscrow = 0xf96815976523E00e65Be8f34cA5e64b4f41EB19c;
+    address public immutable authCaptureEscrow;
 
     error OnlyAuthCaptureEscrow();
     /// @dev OpenZeppelin SafeERC20's error, which the real collectors revert with.
     error SafeERC20FailedOperation(address token);
+
+    constructor(address authCaptureEscrow_) {
+        authCaptureEscrow = authCaptureEscrow_;
+    }
 
     function collectorType() external view virtual returns (uint8);
 
@@ -108,6 +113,8 @@ abstract contract AuthCaptureSignatureHandler {
 /// `maxAmount`; valid from 0 until `preApprovalExpiry`; nonce: the payer-agnostic payment hash), returns what exceeds
 /// `amount` to the payer and puts `amount` in the operator's token store. `collectorData` is the signature.
 contract ERC3009PaymentCollector is AuthCaptureTokenCollector, AuthCaptureSignatureHandler {
+    constructor(address authCaptureEscrow_) AuthCaptureTokenCollector(authCaptureEscrow_) {}
+
     function collectorType() external pure override returns (uint8) {
         return 0;
     }
@@ -140,6 +147,8 @@ contract ERC3009PaymentCollector is AuthCaptureTokenCollector, AuthCaptureSignat
 contract Permit2PaymentCollector is AuthCaptureTokenCollector, AuthCaptureSignatureHandler {
     Permit2 public constant permit2 = Permit2(0x000000000022D473030F116dDEE9F6B43aC78BA3);
 
+    constructor(address authCaptureEscrow_) AuthCaptureTokenCollector(authCaptureEscrow_) {}
+
     function collectorType() external pure override returns (uint8) {
         return 0;
     }
@@ -165,6 +174,8 @@ contract Permit2PaymentCollector is AuthCaptureTokenCollector, AuthCaptureSignat
 
 /// @notice Collects a refund from the payment's operator (which must have approved this collector for the token).
 contract OperatorRefundCollector is AuthCaptureTokenCollector {
+    constructor(address authCaptureEscrow_) AuthCaptureTokenCollector(authCaptureEscrow_) {}
+
     function collectorType() external pure override returns (uint8) {
         return 1;
     }

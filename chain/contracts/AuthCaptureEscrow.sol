@@ -26,8 +26,11 @@ interface IERC20AuthCapture {
 /// Funds are held per operator in a token store: a minimal proxy (EIP-1167) of the TokenStore implementation, created
 /// with CREATE2 (salt: the operator's address) the first time tokens leave it, so `getTokenStore` answers the address
 /// the real escrow does.
-/// No immutables and no constructor: the kit installs the runtime code at the official address (anvil_setCode), and
-/// the TokenStore implementation at the address the real escrow's constructor creates it at (its first CREATE).
+/// Like the real escrow, its constructor creates the TokenStore implementation (its first CREATE) and keeps its address
+/// as an immutable. The kit does not run the constructor: it installs the runtime code (anvil_setCode) with the
+/// immutable written in (solc's `immutableReferences`, kept in the generated artifact), and the TokenStore
+/// implementation, bound to this escrow, at the address that CREATE would give; so one compiled escrow serves every
+/// address it is installed at (chain/auth-capture/contracts.ts).
 contract AuthCaptureEscrow {
     struct PaymentInfo {
         address operator;
@@ -55,7 +58,7 @@ contract AuthCaptureEscrow {
     );
 
     /// @notice The TokenStore implementation every operator's store points to (the escrow's nonce-1 CREATE address).
-    address public constant tokenStoreImplementation = 0xe4be44B1505d29ae640748b4cce530ece6DcD450;
+    address public immutable tokenStoreImplementation;
 
     uint16 private constant _MAX_FEE_BPS = 10_000;
     uint8 private constant _PAYMENT_COLLECTOR = 0;
@@ -64,6 +67,10 @@ contract AuthCaptureEscrow {
     mapping(bytes32 paymentInfoHash => PaymentState state) public paymentState;
 
     bool private transient _entered;
+
+    constructor() {
+        tokenStoreImplementation = address(new TokenStore(address(this)));
+    }
 
     event PaymentCharged(
         bytes32 indexed paymentInfoHash,
@@ -326,7 +333,7 @@ contract AuthCaptureEscrow {
     }
 
     /// @dev EIP-1167's creation code for a minimal proxy of the TokenStore implementation.
-    function _storeInitCode() private pure returns (bytes memory) {
+    function _storeInitCode() private view returns (bytes memory) {
         return abi.encodePacked(
             hex"3d602d80600a3d3981f3363d3d373d3d3d363d73", tokenStoreImplementation, hex"5af43d82803e903d91602b57fd5bf3"
         );
@@ -334,13 +341,17 @@ contract AuthCaptureEscrow {
 }
 
 /// @notice Holds one operator's escrowed tokens; only the escrow moves them. Operators' stores are minimal proxies of
-/// this implementation (see AuthCaptureEscrow), so the escrow's address is a constant here.
+/// this implementation (see AuthCaptureEscrow), so the escrow's address is an immutable of the implementation's code.
 contract TokenStore {
-    address public constant authCaptureEscrow = 0xf96815976523E00e65Be8f34cA5e64b4f41EB19c;
+    address public immutable authCaptureEscrow;
 
     error OnlyAuthCaptureEscrow();
     /// @dev OpenZeppelin SafeERC20's error, which the real store reverts with.
     error SafeERC20FailedOperation(address token);
+
+    constructor(address authCaptureEscrow_) {
+        authCaptureEscrow = authCaptureEscrow_;
+    }
 
     function sendTokens(address token, address recipient, uint256 amount) external returns (bool) {
         if (msg.sender != authCaptureEscrow) revert OnlyAuthCaptureEscrow();

@@ -3,26 +3,34 @@
  * (test/architecture/layers.test.ts; written by test/architecture/doors.ts); the files inside import each other
  * directly.
  */
-export { authCaptureEscrowAbi, authCaptureEscrowDeployedBytecode } from './auth-capture-escrow.generated.js'
+export {
+  authCaptureEscrowAbi,
+  authCaptureEscrowDeployedBytecode,
+  authCaptureEscrowImmutables,
+} from './auth-capture-escrow.generated.js'
 export {
   authCaptureTokenStoreAbi,
   authCaptureTokenStoreDeployedBytecode,
+  authCaptureTokenStoreImmutables,
 } from './auth-capture-token-store.generated.js'
 export { erc3009DepositCollectorDeployedBytecode } from './erc3009-deposit-collector.generated.js'
 export {
   erc3009PaymentCollectorAbi,
   erc3009PaymentCollectorDeployedBytecode,
+  erc3009PaymentCollectorImmutables,
 } from './erc3009-payment-collector.generated.js'
 export { multicall3DeployedBytecode } from './multicall3.generated.js'
 export {
   operatorRefundCollectorAbi,
   operatorRefundCollectorDeployedBytecode,
+  operatorRefundCollectorImmutables,
 } from './operator-refund-collector.generated.js'
 export { permit2DepositCollectorDeployedBytecode } from './permit2-deposit-collector.generated.js'
 export { permit2Abi, permit2DeployedBytecode } from './permit2.generated.js'
 export {
   permit2PaymentCollectorAbi,
   permit2PaymentCollectorDeployedBytecode,
+  permit2PaymentCollectorImmutables,
 } from './permit2-payment-collector.generated.js'
 export { sandboxUsdcAbi, sandboxUsdcDeployedBytecode } from './sandbox-usdc.generated.js'
 export { x402BatchSettlementAbi, x402BatchSettlementDeployedBytecode } from './x402-batch-settlement.generated.js'

@@ -37,6 +37,12 @@ import {
   depositWindowReason,
   isChannelAction,
 } from '../batch-settlement/index.js'
+import {
+  authCaptureSchemeName,
+  createAuthCaptureScheme,
+  createEscrowActionJournal,
+  type EscrowActionJournal,
+} from '../auth-capture/index.js'
 
 export type SandboxFacilitator = {
   /** The official x402 facilitator with the exact and upto EVM schemes on the sandbox network only. */
@@ -75,6 +81,10 @@ export type SandboxFacilitator = {
   receiverAuthorizer: Address
   /** The batch-settlement actions it sent (deposits, claims, settles, refunds), journaled for crash recovery. */
   channelActions: ChannelActionJournal
+  /** The auth-capture transactions it sent (authorize, charge, capture, void, refund), journaled for crash recovery. */
+  escrowActions: EscrowActionJournal
+  /** The auth-capture operator (`captureAuthorizer`): relayer account 1, the same on every chain and relay. */
+  operator: Address
   /**
    * Whether a settlement of `authorizer`'s authorization `nonce` (EIP-3009's, or a Permit2 nonce) is under way here
    * now, from the call (a settle fault's delay included) to its answer: while it is, this facilitator may still send
@@ -119,12 +129,12 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
   const { clock = machineClock, faults, twins = [], catalog = createBazaarCatalog({ log: options.log }) } = options
   const receiverAuthorizer = options.receiverAuthorizer ?? privateKeyToAccount(generatePrivateKey())
   const channelActions = createChannelActionJournal({ log: options.log })
-  const { facilitator, sandbox, settling, settlingFor } = createSchemeFacilitator(
-    chain,
-    twins,
-    catalog,
+  const escrowActions = createEscrowActionJournal({ log: options.log })
+  const { facilitator, sandbox, settling, settlingFor } = createSchemeFacilitator(chain, twins, catalog, {
     receiverAuthorizer,
-  )
+    clock,
+    escrowActions,
+  })
   /**
    * Payloads whose sponsored approval passed svc's checks at verify, with the amount it was judged for, so that their
    * settle does not judge it again (its static checks cannot change; its chain checks, fee and nonce, are asked again
@@ -172,7 +182,8 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
 
   /** An authorization outside its window by svc's clock, when time travel moved it (otherwise the scheme judges). */
   const outsideWindow = (payload: PaymentPayload) => {
-    if (clock.offsetMs === 0) return undefined
+    // auth-capture judges its own times by svc's clock, with its own reasons (chain/auth-capture/collect.ts).
+    if (clock.offsetMs === 0 || payload.accepted?.scheme === authCaptureSchemeName) return undefined
     const reason =
       authorizationWindowReason(payload.payload, clock.nowSeconds()) ?? depositWindowReason(payload, clock.nowSeconds())
     return reason && { reason, message: offsetExplains(payload, clock) }
@@ -182,8 +193,7 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     if (x402Version !== 2 && x402Version !== 1) return 'invalid_x402_version'
     if (!settlingFor(requirements, x402Version)) return 'invalid_network'
     // v1 has the exact scheme only.
-    const schemes: readonly string[] = x402Version === 1 ? ['exact'] : [...evmSchemes, 'batch-settlement']
-    if (!schemes.includes(requirements.scheme)) return 'unsupported_scheme'
+    if (!(x402Version === 1 ? v1Schemes : v2Schemes).includes(requirements.scheme)) return 'unsupported_scheme'
     return undefined
   }
 
@@ -200,7 +210,12 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
       }
     // The transfer's simulation starts now, beside the scheme's signature recovery (chain/relay/relayer.ts).
     const on = settlingFor(requirements, payload.x402Version)!
-    if (payload.x402Version === 2 && (!isBatchPayload(payload) || !batchActionOf(payload)))
+    // An auth-capture collect is no transferWithAuthorization: nothing to simulate ahead.
+    if (
+      payload.x402Version === 2 &&
+      (!isBatchPayload(payload) || !batchActionOf(payload)) &&
+      requirements.scheme !== authCaptureSchemeName
+    )
       on.signer.prefetch.start(payload, requirements)
     const verdict = await facilitator.verify(payload, requirements)
     // Only a failed Permit2 simulation may be a replay that its diagnosis names.
@@ -356,6 +371,8 @@ export function createFacilitator(chain: SandboxChain, options: SandboxFacilitat
     reset,
     receiverAuthorizer: receiverAuthorizer.address,
     channelActions,
+    escrowActions,
+    operator: sandbox.signer.getAddresses()[0]!,
     isSettling: (authorizer, nonce) => underWay.has(authorizationKey(authorizer, nonce)),
   }
 }
@@ -376,15 +393,22 @@ export type SchemeFacilitator = {
 
 /**
  * The official `x402Facilitator` with `@x402/evm`'s exact (v2, and v1 on a twin's v1 name), upto and batch-settlement
- * schemes on the Sandbox chain and each twin, each chain relaying through its own signer (the tuned relay, or viem's
+ * schemes and svc's auth-capture scheme (chain/auth-capture/) on the Sandbox chain and each twin, each chain relaying through its own signer (the tuned relay, or viem's
  * with `relay: 'viem'`); the bazaar catalog records what a settled payment declares.
  */
 export function createSchemeFacilitator(
   chain: SandboxChain,
   twins: readonly SandboxChain[],
   catalog: BazaarCatalog,
-  receiverAuthorizer: LocalAccount,
+  signing: {
+    /** The batch-settlement receiver authorizer. */
+    receiverAuthorizer: LocalAccount
+    /** svc's clock (auth-capture's time checks) and the escrow action journal. */
+    clock?: Clock | undefined
+    escrowActions?: EscrowActionJournal | undefined
+  },
 ): SchemeFacilitator {
+  const { receiverAuthorizer, clock = machineClock, escrowActions = createEscrowActionJournal() } = signing
   const signerOf = (on: SandboxChain) => (on.relay === 'viem' ? createViemRelayerSigner(on) : createRelayerSigner(on))
   const sandbox: Settling = { chain, signer: signerOf(chain) }
   const settling = [sandbox, ...twins.map((twin) => ({ chain: twin, signer: signerOf(twin) }))]
@@ -407,6 +431,15 @@ export function createSchemeFacilitator(
       .register(on.chain.network, new ExactEvmScheme(on.signer, { simulateInSettle: true }))
       .register(on.chain.network, new UptoEvmScheme(on.signer))
       .register(on.chain.network, createBatchSettlementScheme(on.signer, on.chain.client, receiverAuthorizer))
+      .register(
+        on.chain.network,
+        createAuthCaptureScheme({
+          chain: on.chain,
+          signer: on.signer,
+          clock,
+          actions: escrowActions,
+        }),
+      )
     if (on.chain.twin) {
       byNetwork.set(`1:${on.chain.twin.v1Network}`, on)
       facilitator.registerV1(
@@ -422,6 +455,10 @@ export function createSchemeFacilitator(
     settlingFor: (requirements, x402Version) => byNetwork.get(`${x402Version}:${requirements.network}`),
   }
 }
+
+/** The schemes it settles, by x402 version (built once, not per request). */
+const v1Schemes: readonly string[] = ['exact']
+const v2Schemes: readonly string[] = [...evmSchemes, batchSettlementSchemeName, authCaptureSchemeName]
 
 /** Whether `payload` pays by batch-settlement (`batchActionOf` and the channel journal ask nothing else first). */
 const isBatchPayload = (payload: PaymentPayload) => payload.accepted?.scheme === batchSettlementSchemeName

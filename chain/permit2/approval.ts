@@ -7,11 +7,24 @@ import { sandboxUsdcAbi } from '../contracts/index.js'
 const approveGas = 100_000n
 
 /**
- * Approves Permit2 to spend `owner`'s USDC without limit, as `owner` would (`approve(Permit2, 2^256-1)`), sent with
- * Anvil's `eth_sendUnsignedTransaction` (no key needed on a development chain). The approval's gas is added to the
- * address first when it holds too little ETH for it. Resolves with the mined transaction.
+ * Approves Permit2 to spend `owner`'s USDC without limit, as `owner` would (`approve(Permit2, 2^256-1)`): see
+ * {@link approveFor}. Resolves with the mined transaction.
  */
-export async function approvePermit2For(chain: SandboxChain, owner: Address): Promise<Hash> {
+export const approvePermit2For = (chain: SandboxChain, owner: Address): Promise<Hash> =>
+  approveFor(chain, owner, PERMIT2_ADDRESS)
+
+/**
+ * Approves `spender` to spend `owner`'s USDC (without limit unless `amount` is given), as `owner` would, sent with
+ * Anvil's `eth_sendUnsignedTransaction` (no key needed on a development chain): Permit2 for a Permit2 buyer, the
+ * auth-capture operator for a receiver whose refunds svc relays. The approval's gas is added to the address first
+ * when it holds too little ETH for it. Resolves with the mined transaction.
+ */
+export async function approveFor(
+  chain: SandboxChain,
+  owner: Address,
+  spender: Address,
+  amount: bigint = maxUint256,
+): Promise<Hash> {
   const { client, testClient } = chain
   const [fees, balance] = await Promise.all([client.estimateFeesPerGas(), client.getBalance({ address: owner })])
   const cost = approveGas * fees.maxFeePerGas
@@ -23,12 +36,12 @@ export async function approvePermit2For(chain: SandboxChain, owner: Address): Pr
   const hash = await testClient.sendUnsignedTransaction({
     from: owner,
     to: chain.usdc.address,
-    data: encodeFunctionData({ abi: sandboxUsdcAbi, functionName: 'approve', args: [PERMIT2_ADDRESS, maxUint256] }),
+    data: encodeFunctionData({ abi: sandboxUsdcAbi, functionName: 'approve', args: [spender, amount] }),
     gas: approveGas,
     maxFeePerGas: fees.maxFeePerGas,
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
   })
   const receipt = await client.waitForTransactionReceipt({ hash })
-  if (receipt.status !== 'success') throw new Error(`the Permit2 approval of ${owner} reverted (${hash})`)
+  if (receipt.status !== 'success') throw new Error(`the approval of ${spender} by ${owner} reverted (${hash})`)
   return hash
 }

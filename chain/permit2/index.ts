@@ -3,7 +3,7 @@
  * (test/architecture/layers.test.ts; written by test/architecture/doors.ts); the files inside import each other
  * directly.
  */
-export { approvePermit2For } from './approval.js'
+export { approveFor, approvePermit2For } from './approval.js'
 export { installPermit2Contracts } from './contracts.js'
 export { explainPermit2Refusal } from './diagnosis.js'
 export { findPermit2NonceUse, isPermit2NonceSpent } from './nonces.js'

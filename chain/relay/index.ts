@@ -5,7 +5,7 @@
  */
 export { createRpcTransport } from './anvil-rpc.js'
 export { type BatchMiner, startBatchMiner, startPoolGuard } from './miner.js'
-export { type Relay, relayMining } from './mode.js'
+export { contractCallGas, type Relay, relayMining } from './mode.js'
 export { createRelayerSigner, type RelaySigner } from './relayer.js'
 export { createTxSender, isRelayerNonceMessage, type TxSender } from './tx-sender.js'
 export { createViemRelayerSigner } from './viem-signer.js'

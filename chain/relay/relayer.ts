@@ -24,8 +24,11 @@ export type RelaySigner = FacilitatorEvmSigner & {
   prefetch: SimulationPrefetch
   /** Sends `value` wei of ETH from a relayer to `to` (a buyer's gas, erc20ApprovalGasSponsoring); resolves once mined. */
   fund(to: Address, value: bigint): Promise<Hash>
-  /** A call sent from relayer `from` (the facilitator an upto witness names; the plain relay has only one). */
-  sendFrom(from: Address, to: Address, data: Hex): Promise<Hash>
+  /**
+   * A call sent from relayer `from` (the facilitator an upto witness names, the auth-capture operator; the plain relay
+   * has only one), with `gas` as its limit when given.
+   */
+  sendFrom(from: Address, to: Address, data: Hex, gas?: bigint): Promise<Hash>
 }
 
 /** How long an address without code is taken as such (a contract may be deployed there meanwhile). */
@@ -159,7 +162,7 @@ export function createRelayerSigner(chain: RelayChain): RelaySigner {
       return send(args.address, data, args.gas ?? contractCallGas, requiredSender(args.args))
     },
     sendTransaction: (args) => send(args.to, args.data, undefined),
-    sendFrom: (from, to, data) => send(to, data, undefined, from),
+    sendFrom: (from, to, data, gas) => send(to, data, gas, from),
     waitForTransactionReceipt: (args) =>
       (senders.find((sender) => sender.minedReceipt(args.hash)) ?? senders[0]!).waitForReceipt(args.hash, args.timeout),
     getCode: (args) => getCode(args.address),

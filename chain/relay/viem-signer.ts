@@ -40,7 +40,7 @@ export function createViemRelayerSigner(chain: RelayChain): RelaySigner {
   return {
     ...signer,
     prefetch: { start() {}, take: () => undefined, clear() {} },
-    sendFrom: (_from, to, data) => client.sendTransaction({ to, data }),
+    sendFrom: (_from, to, data, gas) => client.sendTransaction({ to, data, gas }),
     async fund(to, value) {
       const hash = await client.sendTransaction({ to, value })
       await client.waitForTransactionReceipt({ hash })

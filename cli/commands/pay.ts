@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Command } from 'commander'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { errorCode, SvcError, toSvcError, UsageError } from '../../core/errors.js'
@@ -7,7 +9,7 @@ import { action, addCommand, type CliContext } from '../context.js'
 import { parseHeaders, readTextFile } from '../inputs.js'
 import { signingBySvcClock } from '../../sdk/svc-clock-signing.js'
 import { askGatewaySvc } from '../svc-of-gateway.js'
-import { buyerChannelsDir } from '../config.js'
+import { buyerChannelsDir, buyerEscrowDir } from '../config.js'
 
 type PayFlags = {
   method?: string
@@ -144,6 +146,8 @@ export function registerPay(program: Command, ctx: CliContext) {
           { FileClientChannelStorage },
           { toClientEvmSigner },
           { createPublicClient, http },
+          { AuthCaptureEvmScheme },
+          { buyerEscrowPaymentOf },
         ] = await Promise.all([
           import('@x402/fetch'),
           import('@x402/core/http'),
@@ -154,6 +158,8 @@ export function registerPay(program: Command, ctx: CliContext) {
           import('@x402/evm/batch-settlement/client/file-storage'),
           import('@x402/evm'),
           import('viem'),
+          import('@x402/evm/auth-capture/client'),
+          import('../../core/auth-capture/buyer.js'),
         ])
         const account = privateKeyToAccount(privateKey as `0x${string}`)
         const rpc = rpcUrl ? { rpcUrl } : undefined
@@ -161,6 +167,9 @@ export function registerPay(program: Command, ctx: CliContext) {
         const ahead = () => svc.aheadSeconds
         // The amount signed: what an exact payment charges (an upto's PAYMENT-RESPONSE names its own).
         let signed: string | undefined
+        // A deferred auth-capture payment is held in escrow, not charged: the seller captures it later (or the buyer
+        // reclaims it after the capture deadline).
+        let held = false
         const signing = (scheme: Parameters<typeof signingBySvcClock>[0]) => {
           const inner = signingBySvcClock(scheme, ahead)
           return {
@@ -181,6 +190,18 @@ export function registerPay(program: Command, ctx: CliContext) {
           .register(usdc.network, signing(new ExactEvmScheme(account, rpc)))
           .register(usdc.network, signing(new UptoEvmScheme(account, rpc)))
           .register(usdc.network, signing(channels))
+          .register(usdc.network, signing(new AuthCaptureEvmScheme(account)))
+        // An auth-capture (escrow) payment is kept beside svc's settings as soon as it is signed, so the buyer can
+        // reclaim what the escrow still holds after its capture deadline (`svc payments reclaim`).
+        client.onAfterPaymentCreation(async ({ paymentPayload }) => {
+          const made = buyerEscrowPaymentOf(paymentPayload)
+          if (!made) return
+          held = (paymentPayload.accepted.extra as { captureMode?: unknown } | undefined)?.captureMode === 'deferred'
+          const directory = buyerEscrowDir(call.env)
+          mkdirSync(directory, { recursive: true })
+          const kept = { ...made, url, method, created_at: new Date().toISOString() }
+          writeFileSync(join(directory, `${made.paymentInfoHash}.json`), `${JSON.stringify(kept, null, 2)}\n`)
+        })
         client.setSpendControls({
           allowedAssets: [{ network: usdc.network, asset: usdc.address, maxAmountPerPayment: maxAmount }],
         })
@@ -224,7 +245,10 @@ export function registerPay(program: Command, ctx: CliContext) {
             (typeof chargedAmount === 'string' ? chargedAmount : undefined) ||
             settlement?.amount ||
             (settlement?.success ? signed : undefined)
-          const charged = amount === undefined ? '' : ` charged ${formatUsdc(amount)} USDC`
+          const charged =
+            amount === undefined
+              ? ''
+              : ` ${held ? 'held' : 'charged'} ${formatUsdc(amount)} USDC${held ? ' in escrow' : ''}`
           if (settlement)
             call.out.line(
               `paid: ${settlement.success ? 'settled' : 'failed'}${charged} tx ${settlement.transaction || '-'} on ${settlement.network}${settlement.payer ? ` by ${settlement.payer}` : ''}`,

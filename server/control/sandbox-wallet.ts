@@ -99,10 +99,14 @@ export function createSandboxRoutes(deps: ServerDeps): Router {
   })
 
   router.post('/dev/faucet', write, chainRunning, async (req, res) => {
-    const { address, asset, amount, approve_permit2, network } = parseBody(faucetSchema, req.body)
+    const { address, asset, amount, approve_permit2, approve_escrow_operator, network } = parseBody(
+      faucetSchema,
+      req.body,
+    )
     // `network` names a twin's chain (chain/twin.ts) to fund there; none, the Sandbox chain.
     const manager = requireSandboxChain(deps).manager.faucetOf(network)
-    res.json(await manager.fund(address, asset, amount, { approvePermit2: approve_permit2 }))
+    const approvals = { approvePermit2: approve_permit2, approveEscrowOperator: approve_escrow_operator }
+    res.json(await manager.fund(address, asset, amount, approvals))
   })
 
   return router

@@ -1,10 +1,17 @@
 import { once } from 'node:events'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { HTTPFacilitatorClient, x402ResourceServer } from '@x402/core/server'
+import { paymentMiddleware } from '@x402/express'
+import express from 'express'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { startChainServices, type ChainServices } from '../../chain/services.js'
-import type { Listening } from '../../core/http.js'
+import { AuthCaptureServerScheme } from '../../core/auth-capture/server-scheme.js'
+import { listen, type Listening } from '../../core/http.js'
+import { getJson } from '../helpers/payments.js'
 import { startDemoUpstream } from '../../fixtures/demo-upstream.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
 import { docBlock } from '../docs/blocks.js'
@@ -276,6 +283,62 @@ describe('svc pay', () => {
       code: 2,
       stderr: "svc: `svc pay` needs SVC_EVM_PRIVATE_KEY: the buyer's private key (0x and 64 hex digits)\n",
     })
+  })
+})
+
+describe('svc pay an auth-capture (escrow) route', () => {
+  // Needs svc's facilitator to serve auth-capture (issue 39 WP1): skipped, at run time, while its /supported does not.
+  test('an @x402/express seller on svc facilitator: sync is charged, deferred is held in escrow; each payment is kept for a reclaim', async (ctx) => {
+    const { body } = await getJson(`${chain.facilitatorUrl}/supported`)
+    if (!body.kinds.some((kind: { scheme: string }) => kind.scheme === 'auth-capture')) return ctx.skip()
+    const facilitator = new HTTPFacilitatorClient({ url: chain.facilitatorUrl })
+    const scheme = new AuthCaptureServerScheme({
+      receiverAuthorizer: privateKeyToAccount(generatePrivateKey()),
+      facilitator,
+      now: chain.clock.now,
+    })
+    const network = chain.sandboxChain.network
+    const accept = (extra: Record<string, unknown>) => ({
+      accepts: { scheme: 'auth-capture', network, payTo, price: '$0.01', extra },
+    })
+    const app = express()
+    app.use(
+      paymentMiddleware(
+        { 'GET /book': accept({}), 'GET /hold': accept({ captureMode: 'deferred' }) },
+        new x402ResourceServer(facilitator).register(network, scheme),
+      ),
+    )
+    app.get('/:what', (req, res) => void res.json({ [req.params.what]: true }))
+    const seller = await listen(app)
+    try {
+      const sync = await cli.run(['pay', `${seller.url}/book`], { SVC_EVM_PRIVATE_KEY: buyerKey })
+      expect(sync).toMatchObject({ code: 0, stderr: '' })
+      expect(sync.stdout.split('\n')[1]).toMatch(
+        /^paid: settled charged 0\.01 USDC tx 0x[0-9a-f]{64} on eip155:845320402 by /,
+      )
+      const deferred = await cli.run(['pay', `${seller.url}/hold`], { SVC_EVM_PRIVATE_KEY: buyerKey })
+      expect(deferred).toMatchObject({ code: 0, stderr: '' })
+      expect(deferred.stdout.split('\n')[1]).toMatch(/^paid: settled held 0\.01 USDC in escrow tx 0x[0-9a-f]{64} /)
+      const payments = await scheme.payments()
+      expect(payments.map((payment) => [payment.captureMode, payment.capturable, payment.refundable])).toEqual([
+        ['sync', '0', '10000'],
+        ['deferred', '10000', '0'],
+      ])
+      // The buyer's copies, for `svc payments reclaim`: one file per payment, named by its id.
+      const kept = join(cli.env.SVC_CONFIG_DIR!, 'buyer', 'escrow')
+      expect(readdirSync(kept).sort()).toEqual(payments.map((payment) => `${payment.paymentInfoHash}.json`).sort())
+      const held = JSON.parse(readFileSync(join(kept, `${payments[1]!.paymentInfoHash}.json`), 'utf8'))
+      expect(held).toMatchObject({
+        paymentInfoHash: payments[1]!.paymentInfoHash,
+        network,
+        escrow: payments[1]!.escrow,
+        paymentInfo: payments[1]!.paymentInfo,
+        url: `${seller.url}/hold`,
+        method: 'GET',
+      })
+    } finally {
+      await seller.close()
+    }
   })
 })
 

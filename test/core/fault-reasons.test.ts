@@ -139,6 +139,10 @@ describe('every reason svc answers has a meaning and a fix', () => {
       for (const [, code] of text.matchAll(/\b(?:invalidReason|errorReason|reason): '([a-z0-9_]+)'/g))
         answered.add(code!)
       for (const [, code] of text.matchAll(/\brefused\('([a-z0-9_]+)'/g)) answered.add(code!)
+      // chain/auth-capture/ writes its reasons without their common prefix (core/auth-capture/extra.ts reasonPrefix).
+      if (file.includes(join('chain', 'auth-capture')))
+        for (const [, code] of text.matchAll(/\b(?:refuse\(|refusedAs: )'([a-z0-9_]+)'/g))
+          answered.add(code === 'invalid_network' ? code : `invalid_auth_capture_evm_${code}`)
     }
     // Not reasons of a payment: an import's (openapi-import.ts) and a cancelled reservation's (x402's cancel hook).
     for (const other of ['exists', 'handler_failed']) answered.delete(other)

@@ -5,8 +5,11 @@ import * as svc from '../../sdk/index.js'
 it('svc exports', () => {
   expect(Object.keys(svc).sort()).toMatchInlineSnapshot(`
     [
+      "AuthCaptureSchemeError",
+      "AuthCaptureServerScheme",
       "SvcApiError",
       "SvcError",
+      "authCaptureDeployment",
       "createSvcClient",
       "errorCode",
       "eventSignature",
@@ -16,6 +19,7 @@ it('svc exports', () => {
       "localDispatcher",
       "localFetch",
       "localhostLookup",
+      "memoryAuthCaptureStore",
       "parseUsdc",
       "resolveLocalhostSubdomains",
       "sandboxChainId",

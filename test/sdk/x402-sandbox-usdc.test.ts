@@ -8,6 +8,7 @@ import { UptoEvmScheme as UptoEvmClient } from '@x402/evm/upto/client'
 import { UptoEvmScheme as UptoEvmServer } from '@x402/evm/upto/server'
 import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
 import { BatchSettlementEvmScheme as BatchServer } from '@x402/evm/batch-settlement/server'
+import { AuthCaptureEvmScheme as AuthCaptureClient } from '@x402/evm/auth-capture/client'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { sandboxNetwork, usdcAddress } from '../../core/sandbox-usdc.js'
@@ -127,6 +128,38 @@ describe('registerSandboxUsdc (svc/register): the sandbox USDC is a default asse
     ).toMatchObject(domain)
     const buyer = new BatchClient(privateKeyToAccount(generatePrivateKey()))
     expect(buyer.findDefaultAsset(usdcAddress, sandboxNetwork)).toEqual(sandboxUsdcAsset)
+  })
+
+  it("for the auth-capture client too, in both builds: a buyer's default spend controls accept it on eip155:845320402", async () => {
+    const buyer = privateKeyToAccount(generatePrivateKey())
+    expect(new AuthCaptureClient(buyer).findDefaultAsset(usdcAddress, sandboxNetwork)).toEqual(sandboxUsdcAsset)
+    const { AuthCaptureEvmScheme: CjsClient } = require('@x402/evm/auth-capture/client')
+    expect(new CjsClient(buyer).findDefaultAsset(usdcAddress, sandboxNetwork)).toEqual(sandboxUsdcAsset)
+    const client = new x402Client().register('eip155:*', new AuthCaptureClient(buyer))
+    const signed = await client.createPaymentPayload({
+      x402Version: 2,
+      resource: { url: 'http://weather.dev.localhost/' },
+      accepts: [
+        {
+          ...requirement,
+          scheme: 'auth-capture',
+          extra: {
+            ...domain,
+            captureAuthorizer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+            receiverAuthorizer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+            paymentFlow: 'escrow',
+            captureMode: 'sync',
+            captureDeadline: Math.floor(Date.now() / 1000) + 3600,
+            refundDeadline: Math.floor(Date.now() / 1000) + 7200,
+            minFeeBps: 0,
+            maxFeeBps: 0,
+            feeRecipient: '0x0000000000000000000000000000000000000000',
+          },
+        },
+      ],
+    })
+    expect(signed.payload).toHaveProperty('authorization')
+    expect(signed.accepted).toMatchObject({ scheme: 'auth-capture', network: sandboxNetwork, asset: usdcAddress })
   })
 
   it("a buyer's default spend controls accept it", async () => {

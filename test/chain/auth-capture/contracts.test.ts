@@ -4,7 +4,9 @@
  * and Permit2, unbound and salt-bound) and driven from the operator's account: the escrow's rules (expiry ordering,
  * operator gating, fee bounds, full authorize, partial capture, capture deadline, void, refund window and bound,
  * reclaim by the payer after the capture deadline, replay) and where the money is at each step; and smart-wallet payers
- * (ERC-1271, and ERC-6492 for a wallet the collector deploys through Multicall3).
+ * (ERC-1271, and ERC-6492 for a wallet the collector deploys through Multicall3). The same contracts at the
+ * specification's v1.1 addresses too (which the official client refuses: paid there with a hand-built EIP-3009
+ * payload), each set's collectors refusing the other set's escrow.
  * One Anvil for the file; every case uses fresh accounts and salts, and the cases that move the chain's clock run last,
  * each inside a snapshot it reverts.
  */
@@ -42,7 +44,7 @@ import {
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { authCaptureAddresses } from '../../../chain/auth-capture/index.js'
+import { authCaptureAddresses, authCaptureDeployments } from '../../../chain/auth-capture/index.js'
 import { authCaptureEscrowAbi as abi } from '../../../chain/contracts/auth-capture-escrow.generated.js'
 import { authCaptureTokenStoreAbi } from '../../../chain/contracts/auth-capture-token-store.generated.js'
 import { erc3009PaymentCollectorAbi } from '../../../chain/contracts/erc3009-payment-collector.generated.js'
@@ -57,6 +59,13 @@ const escrow = AUTH_CAPTURE_ESCROW_ADDRESS as Address
 const erc3009Collector = EIP3009_TOKEN_COLLECTOR_ADDRESS as Address
 const permit2Collector = PERMIT2_TOKEN_COLLECTOR_ADDRESS as Address
 const refundCollector = OPERATOR_REFUND_COLLECTOR_ADDRESS as Address
+/** The v1.1 addresses of the scheme's EVM binding (x402's scheme_auth_capture_evm.md), which `@x402/evm` does not know. */
+const spec = {
+  escrow: '0x13AC3b34322D12FE27D5e192D0c2b2266d4F29CB',
+  erc3009Collector: '0xEA902B37036bcb4944577ec2101ABdEDF56EbD28',
+  permit2Collector: '0x1aacb38b16a1a8709e80746825E53A0C9Cae9b70',
+  operatorRefundCollector: '0x6a1ADdEEb4bD9c5811a613e20c172b6CE61A4aaB',
+} as const satisfies Record<string, Address>
 const paymentInfoTypehash = keccak256(
   toBytes(
     'PaymentInfo(address operator,address payer,address receiver,address token,uint120 maxAmount,uint48 preApprovalExpiry,uint48 authorizationExpiry,uint48 refundExpiry,uint16 minFeeBps,uint16 maxFeeBps,address feeReceiver,uint256 salt)',
@@ -114,10 +123,10 @@ async function newAccount(usdcAmount = 0n): Promise<PrivateKeyAccount> {
 
 const balanceOf = (address: Address) =>
   chain.client.readContract({ address: usdc, abi: sandboxUsdcAbi, functionName: 'balanceOf', args: [address] })
-const stateOf = async (info: PaymentInfo) => {
-  const hash = await chain.client.readContract({ address: escrow, abi, functionName: 'getHash', args: [info] })
+const stateOf = async (info: PaymentInfo, at: Address = escrow) => {
+  const hash = await chain.client.readContract({ address: at, abi, functionName: 'getHash', args: [info] })
   const [collected, capturable, refundable] = await chain.client.readContract({
-    address: escrow,
+    address: at,
     abi,
     functionName: 'paymentState',
     args: [hash],
@@ -133,7 +142,7 @@ async function send(
   functionName: string,
   args: readonly unknown[],
   address: Address = escrow,
-  contractAbi: readonly unknown[] = address === escrow ? abi : sandboxUsdcAbi,
+  contractAbi: readonly unknown[] = address === escrow || address === spec.escrow ? abi : sandboxUsdcAbi,
 ) {
   const params = { address, abi: [...contractAbi, ...errorsAbi], functionName, args, account: from } as never
   const { request } = await chain.client.simulateContract(params)
@@ -160,7 +169,7 @@ async function revertOf(call: Promise<unknown>): Promise<string> {
 }
 
 /** The payer-agnostic hash (x402's `signatureNonce`), as the binding defines it, computed here without the escrow. */
-function signatureNonceOf(info: PaymentInfo): Hex {
+function signatureNonceOf(info: PaymentInfo, at: Address = escrow): Hex {
   const structHash = keccak256(
     encodeAbiParameters(
       [
@@ -198,7 +207,7 @@ function signatureNonceOf(info: PaymentInfo): Hex {
   return keccak256(
     encodeAbiParameters(
       [{ type: 'uint256' }, { type: 'address' }, { type: 'bytes32' }],
-      [BigInt(chain.chainId), escrow, structHash],
+      [BigInt(chain.chainId), at, structHash],
     ),
   )
 }
@@ -223,8 +232,15 @@ async function paymentOf(payer: Address, overrides: Partial<PaymentInfo> = {}): 
   }
 }
 
-/** The payer's ERC-3009 `ReceiveWithAuthorization` for the payment, as the ERC-3009 collector redeems it. */
-function signErc3009(payer: PrivateKeyAccount, info: PaymentInfo) {
+/**
+ * The payer's ERC-3009 `ReceiveWithAuthorization` for the payment, as the ERC-3009 collector redeems it: payee the
+ * collector, nonce the payment's payer-agnostic hash at its escrow (by default `@x402/evm`'s set).
+ */
+function signErc3009(
+  payer: PrivateKeyAccount,
+  info: PaymentInfo,
+  at: { escrow: Address; erc3009Collector: Address } = { escrow, erc3009Collector },
+) {
   return payer.signTypedData({
     domain: { name: chain.usdc.name, version: chain.usdc.version, chainId: chain.chainId, verifyingContract: usdc },
     types: {
@@ -240,11 +256,11 @@ function signErc3009(payer: PrivateKeyAccount, info: PaymentInfo) {
     primaryType: 'ReceiveWithAuthorization',
     message: {
       from: payer.address,
-      to: erc3009Collector,
+      to: at.erc3009Collector,
       value: info.maxAmount,
       validAfter: 0n,
       validBefore: BigInt(info.preApprovalExpiry),
-      nonce: signatureNonceOf(info),
+      nonce: signatureNonceOf(info, at.escrow),
     },
   })
 }
@@ -325,9 +341,10 @@ function paymentInfoFrom(requirements: PaymentRequirements, payload: ClientPaylo
 }
 
 describe('installed at the v1.1 addresses', () => {
-  test('the escrow, its token store implementation and the three collectors have code; v1.0 has none', async () => {
-    for (const address of Object.values(authCaptureAddresses))
-      expect((await chain.client.getCode({ address }))?.length, address).toBeGreaterThan(2)
+  test('the escrow, its token store implementation and the three collectors have code, at both sets; v1.0 has none', async () => {
+    for (const set of Object.values(authCaptureDeployments))
+      for (const address of Object.values(set))
+        expect((await chain.client.getCode({ address }))?.length, address).toBeGreaterThan(2)
     for (const address of [AUTH_CAPTURE_ESCROW_V1_0_ADDRESS, EIP3009_TOKEN_COLLECTOR_V1_0_ADDRESS] as Address[])
       expect(await chain.client.getCode({ address })).toBeUndefined()
   })
@@ -351,6 +368,21 @@ describe('installed at the v1.1 addresses', () => {
     expect(await read(erc3009Collector, 'collectorType', erc3009PaymentCollectorAbi)).toBe(0)
     expect(await read(permit2Collector, 'collectorType', permit2PaymentCollectorAbi)).toBe(0)
     expect(await read(refundCollector, 'collectorType', operatorRefundCollectorAbi)).toBe(1)
+  })
+
+  test('the specification’s set: its own store implementation (its escrow’s first CREATE), its collectors bound to its escrow', async () => {
+    const read = (address: Address, functionName: string, contractAbi: readonly unknown[] = abi) =>
+      chain.client.readContract({ address, abi: contractAbi as never, functionName, args: [] } as never)
+    expect(authCaptureDeployments.package).toEqual(authCaptureAddresses)
+    expect(authCaptureDeployments.spec).toMatchObject(spec)
+    const implementation = getContractAddress({ from: spec.escrow, nonce: 1n })
+    expect(authCaptureDeployments.spec.tokenStoreImplementation).toBe(implementation)
+    expect(await read(spec.escrow, 'tokenStoreImplementation')).toBe(implementation)
+    expect(await read(implementation, 'authCaptureEscrow', authCaptureTokenStoreAbi)).toBe(spec.escrow)
+    for (const collector of [spec.erc3009Collector, spec.permit2Collector, spec.operatorRefundCollector])
+      expect(await read(collector, 'authCaptureEscrow', erc3009PaymentCollectorAbi)).toBe(spec.escrow)
+    expect(await read(spec.permit2Collector, 'permit2', permit2PaymentCollectorAbi)).toBe(PERMIT2_ADDRESS)
+    expect(await read(spec.operatorRefundCollector, 'collectorType', operatorRefundCollectorAbi)).toBe(1)
   })
 
   test('getHash is the binding’s paymentInfoHash; the payer-agnostic one is the signature nonce', async () => {
@@ -646,6 +678,67 @@ describe('the escrow’s rules', () => {
     const again = await send(owner, 'capture', [info, 100n, 0n, zeroAddress])
     expect(parseEventLogs({ abi, logs: again.logs, eventName: 'TokenStoreCreated' })).toEqual([])
     expect(await balanceOf(store)).toBe(800n)
+  })
+})
+
+describe('at the specification’s addresses', () => {
+  test('a hand-built EIP-3009 payload: authorize, partial capture, void (the official client refuses this escrow)', async () => {
+    const payer = await newAccount(10_000n)
+    await expect(
+      new AuthCaptureEvmScheme(payer).createPaymentPayload(
+        2,
+        await requirementsFor(randomAddress(), { authCaptureEscrow: spec.escrow }),
+      ),
+    ).rejects.toThrow('Invalid authCaptureEscrow')
+    const info = await paymentOf(payer.address)
+    const signature = await signErc3009(payer, info, spec)
+    const store = await chain.client.readContract({
+      address: spec.escrow,
+      abi,
+      functionName: 'getTokenStore',
+      args: [operator.address],
+    })
+    expect(store).not.toBe(await tokenStoreOf(operator.address))
+    const storeBefore = await balanceOf(store)
+
+    await send(operator, 'authorize', [info, 1_000n, spec.erc3009Collector, signature], spec.escrow)
+    expect(await balanceOf(payer.address)).toBe(9_000n)
+    expect(await balanceOf(store)).toBe(storeBefore + 1_000n)
+    expect(await stateOf(info, spec.escrow)).toEqual({ collected: true, capturable: 1_000n, refundable: 0n })
+    // Another escrow, another payment: the package's escrow has no record of it.
+    expect(await stateOf(info)).toEqual({ collected: false, capturable: 0n, refundable: 0n })
+
+    await send(operator, 'capture', [info, 300n, 0n, zeroAddress], spec.escrow)
+    expect(await balanceOf(info.receiver)).toBe(300n)
+    const receipt = await send(operator, 'void', [info], spec.escrow)
+    expect(parseEventLogs({ abi, logs: receipt.logs, eventName: 'PaymentVoided' })[0]?.args.amount).toBe(700n)
+    expect(await balanceOf(payer.address)).toBe(10_000n - 300n)
+    expect(await balanceOf(store)).toBe(storeBefore)
+    expect(await stateOf(info, spec.escrow)).toEqual({ collected: true, capturable: 0n, refundable: 300n })
+  })
+
+  test('a collector of one set refuses a payment of the other set’s escrow', async () => {
+    const payer = await newAccount(10_000n)
+    const info = await paymentOf(payer.address)
+    // Signed for the collector it is handed to, so only the collector's own binding can refuse it.
+    const forPackage = await signErc3009(payer, info, { escrow: spec.escrow, erc3009Collector })
+    expect(await revertOf(send(operator, 'authorize', [info, 1_000n, erc3009Collector, forPackage], spec.escrow))).toBe(
+      'OnlyAuthCaptureEscrow',
+    )
+    const forSpec = await signErc3009(payer, info, { escrow, erc3009Collector: spec.erc3009Collector })
+    expect(await revertOf(send(operator, 'authorize', [info, 1_000n, spec.erc3009Collector, forSpec]))).toBe(
+      'OnlyAuthCaptureEscrow',
+    )
+    // A refund through the other set's refund collector, approved by the operator: refused all the same.
+    await chain.usdcFunder.fund(operator.address, 1_000n)
+    await send(operator, 'approve', [spec.operatorRefundCollector, maxUint256], usdc)
+    const { info: captured } = await authorized()
+    await send(operator, 'capture', [captured, 500n, 0n, zeroAddress])
+    expect(await revertOf(send(operator, 'refund', [captured, 100n, spec.operatorRefundCollector, '0x']))).toBe(
+      'OnlyAuthCaptureEscrow',
+    )
+    expect(await balanceOf(payer.address)).toBe(10_000n)
+    expect(await stateOf(info, spec.escrow)).toEqual({ collected: false, capturable: 0n, refundable: 0n })
   })
 })
 

@@ -46,7 +46,7 @@ const settle = (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequ
   postJson(`${services.facilitatorUrl}/settle`, { x402Version: 2, paymentPayload, paymentRequirements })
 
 describe('GET /supported', () => {
-  test('v2 exact, upto and batch-settlement on the sandbox network only, with the relayer as signer', async () => {
+  test('v2 exact, upto, batch-settlement and auth-capture on the sandbox network only, with the relayer as signer', async () => {
     const { status, body } = await getJson(`${services.facilitatorUrl}/supported`)
     expect(status).toBe(200)
     expect(body.kinds).toEqual([
@@ -62,6 +62,12 @@ describe('GET /supported', () => {
         scheme: 'batch-settlement',
         network: 'eip155:845320402',
         extra: { receiverAuthorizer: services.facilitator.receiverAuthorizer },
+      },
+      {
+        x402Version: 2,
+        scheme: 'auth-capture',
+        network: 'eip155:845320402',
+        extra: { captureAuthorizer: services.facilitator.operator, authCaptureEscrow: expect.any(String) },
       },
     ])
     const relayers = services.sandboxChain.accounts.relayers.map((account) => account.address)

@@ -106,7 +106,7 @@ const settlementOf = (response: Response) => decodePaymentResponseHeader(respons
 const refusalOf = (response: Response) => decodePaymentRequiredHeader(response.headers.get('payment-required')!)
 
 describe('svc facilitator /supported', () => {
-  test('offers exact, upto and batch-settlement on the sandbox network, upto naming its facilitator, and both gas sponsoring extensions', async () => {
+  test('offers exact, upto, batch-settlement and auth-capture on the sandbox network, upto naming its facilitator, and both gas sponsoring extensions', async () => {
     const { body } = await getJson(`${services.facilitatorUrl}/supported`)
     expect(body.kinds).toEqual([
       { x402Version: 2, scheme: 'exact', network: 'eip155:845320402' },
@@ -121,6 +121,12 @@ describe('svc facilitator /supported', () => {
         scheme: 'batch-settlement',
         network: 'eip155:845320402',
         extra: { receiverAuthorizer: services.facilitator.receiverAuthorizer },
+      },
+      {
+        x402Version: 2,
+        scheme: 'auth-capture',
+        network: 'eip155:845320402',
+        extra: { captureAuthorizer: services.facilitator.operator, authCaptureEscrow: expect.any(String) },
       },
     ])
     // One of the relayer pool: the one an upto payment's settlement is then sent from.

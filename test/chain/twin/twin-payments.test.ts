@@ -121,7 +121,7 @@ describe('the Base Sepolia twin', () => {
     expect(refused.body.error).toMatch(/eip155:1.*eip155:84532/)
   })
 
-  test('/supported lists v2 exact and upto on eip155:84532 and v1 exact on base-sepolia', async () => {
+  test('/supported lists v2 exact, upto and auth-capture on eip155:84532 and v1 exact on base-sepolia', async () => {
     const { body } = await getJson(`${services.facilitatorUrl}/supported`)
     const kinds = body.kinds.map(
       (kind: { x402Version: number; scheme: string; network: string }) =>
@@ -132,6 +132,7 @@ describe('the Base Sepolia twin', () => {
         '2 exact eip155:845320402',
         '2 exact eip155:84532',
         '2 upto eip155:84532',
+        '2 auth-capture eip155:84532',
         '1 exact base-sepolia',
       ]),
     )
