@@ -1,49 +1,10 @@
 import type { Kysely } from 'kysely'
+import type { Address, Hex } from 'viem'
+import type { EscrowAction, EscrowActionKind, EscrowActionStore } from '../../chain/auth-capture/index.js'
 import type { PaymentInfo } from '../../core/auth-capture/types.js'
 import { processOwnerOf } from './process-owner.js'
 import type { EscrowActionRow } from './escrow-tables.js'
 import type { Database } from './tables.js'
-
-/** What kind of escrow transaction the facilitator sent. */
-export type EscrowActionKind = 'authorize' | 'charge' | 'capture' | 'void' | 'refund'
-
-/**
- * One escrow transaction the facilitator sent to the chain (plan §1.9; chain/auth-capture/actions.ts's `EscrowAction`,
- * the same shape): written `pending` before the transaction is sent and finished with its outcome, so one under way
- * when svc died is resolved from the chain at the next start (server/escrow/action-recovery.ts). `requested`: what it
- * asked to move (a void's: what was held); `amount`: what moved, once settled; `fundingTransaction`: a refund's
- * transfer from the receiver to the operator, sent before the refund.
- */
-export type EscrowAction = {
-  id: string
-  network: string
-  chainEpoch: string
-  kind: EscrowActionKind
-  /** The escrow's id of the payment: its `paymentState` and Payment* logs say what landed. */
-  paymentInfoHash: string
-  escrow: string
-  operator: string
-  payer: string
-  receiver: string
-  token: string
-  paymentInfo: PaymentInfo
-  requested: string
-  /** The chain's latest block when the action began: its logs are looked for from there (decimal). */
-  fromBlock: string
-  state: 'pending' | 'settled' | 'failed'
-  transaction: string | null
-  fundingTransaction: string | null
-  amount: string | null
-  error: string | null
-  createdAt: string
-  resolvedAt: string | null
-}
-
-/** Where the facilitator's escrow journal keeps actions: memory until svc's server gives it its database. */
-export type EscrowActionStore = {
-  /** Writes the action (a new one, or its outcome over its pending row). */
-  save(action: EscrowAction): Promise<void>
-}
 
 /** A pending action and the process that journaled it (null: unknown). */
 export type PendingEscrowAction = EscrowAction & { owner: string | null }
@@ -81,12 +42,12 @@ export function escrowActionOf(row: EscrowActionRow): EscrowAction {
     network: row.network,
     chainEpoch: row.chain_epoch,
     kind: row.kind as EscrowActionKind,
-    paymentInfoHash: row.payment_info_hash,
-    escrow: row.escrow,
-    operator: row.operator,
-    payer: row.payer,
-    receiver: row.receiver,
-    token: row.token,
+    paymentInfoHash: row.payment_info_hash as Hex,
+    escrow: row.escrow as Address,
+    operator: row.operator as Address,
+    payer: row.payer as Address,
+    receiver: row.receiver as Address,
+    token: row.token as Address,
     paymentInfo: JSON.parse(row.payment_info) as PaymentInfo,
     requested: row.requested,
     fromBlock: row.from_block,

@@ -69,10 +69,7 @@ export {
 } from './endpoints.js'
 export {
   createEscrowActionStore,
-  type EscrowAction,
-  type EscrowActionKind,
   escrowActionOf,
-  type EscrowActionStore,
   listEscrowActions,
   listPendingEscrowActions,
   type PendingEscrowAction,

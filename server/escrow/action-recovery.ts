@@ -1,9 +1,10 @@
 import type { Address, Hex, PublicClient } from 'viem'
+import { type EscrowAction, readPaymentState } from '../../chain/auth-capture/index.js'
+import type { PaymentState } from '../../core/auth-capture/types.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { toSvcError } from '../../core/errors.js'
 import {
   deleteJournalRow,
-  type EscrowAction,
   type EscrowJournalEntry,
   type EscrowPaymentRow,
   findEscrowPaymentByHash,
@@ -19,7 +20,7 @@ import {
 } from '../db/index.js'
 import { newId, nowIso } from '../ids.js'
 import type { EscrowDeps } from './deps.js'
-import { type EscrowChainState, type EscrowLogStep, findEscrowSteps, readPaymentState } from './on-chain.js'
+import { type EscrowLogStep, findEscrowSteps } from './on-chain.js'
 import { applyEscrowStep, recordEscrowCollect } from './records.js'
 
 /**
@@ -80,11 +81,10 @@ export async function syncEscrowPayment(
  */
 export function voidsUndeliveredHold(
   payment: Pick<EscrowPaymentRow, 'flow' | 'capture_mode' | 'delivered'>,
-  chain: Pick<EscrowChainState, 'capturable'>,
+  chain: Pick<PaymentState, 'capturableAmount'>,
 ): boolean {
-  return (
-    payment.flow === 'escrow' && payment.capture_mode === 'sync' && payment.delivered === 0 && chain.capturable > 0n
-  )
+  const { flow, capture_mode, delivered } = payment
+  return flow === 'escrow' && capture_mode === 'sync' && delivered === 0 && chain.capturableAmount > 0n
 }
 
 /** Voids a payment's undelivered sync hold when {@link voidsUndeliveredHold} says so, and records the void. */
@@ -100,7 +100,7 @@ async function voidIfUndelivered(
   if (!voidHold) return log(`svc: ${what}, cannot be voided here: it stays authorized`)
   try {
     const { transaction } = await voidHold(payment)
-    const amount = state.capturable.toString()
+    const amount = state.capturableAmount.toString()
     await applyEscrowStep(deps.db, payment, { kind: 'void', amount, transaction, actor: 'recovery' })
     log(`svc: ${what}, was voided: back to the buyer`)
   } catch (error) {

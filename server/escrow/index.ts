@@ -4,7 +4,6 @@
  * the sweep that records buyers' reclaims (reclaims.ts). Another room imports only this file
  * (test/architecture/layers.test.ts); the files inside import each other directly.
  */
-export { type EscrowActionJournalStore, escrowActionJournalOf } from './action-journal.js'
 export {
   type EscrowActionResolution,
   type EscrowRowOutcome,
@@ -16,7 +15,7 @@ export {
 } from './action-recovery.js'
 export type { EscrowDeps } from './deps.js'
 export { type EscrowKeyDeps, receiverAuthorizerOf } from './keys.js'
-export { type EscrowChainState, type EscrowLogStep, findEscrowSteps, readPaymentState } from './on-chain.js'
+export { type EscrowLogStep, findEscrowSteps } from './on-chain.js'
 export { type RecordedReclaim, type ReclaimSweepOptions, startReclaimSweep, sweepReclaims } from './reclaims.js'
 export {
   type AppliedEscrowStep,

@@ -6,20 +6,6 @@ import type { EscrowTransactionKind } from '../db/index.js'
 /** The escrows svc serves (the v1.1 sets): their Payment* logs are read for a hash. */
 const escrows: Address[] = [...new Set(servedDeployments.map((deployment) => deployment.escrow))]
 
-/** The escrow's `paymentState(hash)`: whether it collected, and what it can still capture and refund. */
-export type EscrowChainState = { collected: boolean; capturable: bigint; refundable: bigint }
-
-/** Reads `paymentState(hash)` on the escrow that holds the payment. */
-export async function readPaymentState(client: PublicClient, escrow: Address, hash: Hex): Promise<EscrowChainState> {
-  const [collected, capturable, refundable] = await client.readContract({
-    address: escrow,
-    abi: authCaptureEscrowAbi,
-    functionName: 'paymentState',
-    args: [hash],
-  })
-  return { collected, capturable: BigInt(capturable), refundable: BigInt(refundable) }
-}
-
 /** An escrow transaction found on chain: its kind, what it moved, its fee, its hash and where it is. */
 export type EscrowLogStep = {
   kind: EscrowTransactionKind
@@ -42,7 +28,8 @@ const kinds: Record<string, EscrowTransactionKind> = {
 /**
  * The escrow's Payment{Authorized,Charged,Captured,Voided,Refunded,Reclaimed} logs of one payment (its hash is their
  * first indexed topic), from `range.fromBlock` (default the chain's start), in chain order: everything that happened to
- * it. A real network's RPC is read `range.maxBlocks` at a time.
+ * it. Unlike chain/auth-capture's `readPaymentEvents` (one escrow, one call), it reads every escrow svc serves, keeps
+ * a capture's fee and the order within a block, and reads a real network's RPC `range.maxBlocks` at a time.
  */
 export async function findEscrowSteps(
   client: PublicClient,

@@ -1,4 +1,5 @@
 import type { Address, Hex } from 'viem'
+import { readPaymentState } from '../../chain/auth-capture/index.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { toSvcError } from '../../core/errors.js'
 import {
@@ -8,7 +9,7 @@ import {
   listEscrowTransactions,
 } from '../db/index.js'
 import type { EscrowDeps } from './deps.js'
-import { findEscrowSteps, readPaymentState } from './on-chain.js'
+import { findEscrowSteps } from './on-chain.js'
 import { syncEscrowPayment } from './action-recovery.js'
 
 /** A reclaim the sweep recorded: the payment after it and the reclaim's transaction. */
@@ -46,7 +47,7 @@ export async function sweepReclaims(
       if (seen.get(payment.id) === block) continue
       seen.set(payment.id, block)
       const state = await readPaymentState(chain.client, payment.escrow as Address, payment.payment_info_hash as Hex)
-      if (state.capturable > 0n) continue
+      if (state.capturableAmount > 0n) continue
       const after = await syncEscrowPayment(
         deps,
         payment,

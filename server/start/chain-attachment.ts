@@ -10,7 +10,6 @@ import { findLatestChainEpoch } from '../db/sandbox-chain-epochs.js'
 import type { ServerDeps } from '../deps.js'
 import { resolveChannelActions, resolveChannelJournalRow } from '../channels/index.js'
 import {
-  escrowActionJournalOf,
   escrowJournalResolver,
   facilitatorHoldVoider,
   resolveEscrowActions,
@@ -71,7 +70,7 @@ export async function attachChain(
     })
   // Escrow transactions (x402 auth-capture) the facilitator journals from now on go to the database; those a process
   // that died left pending are resolved from the chain first, so the journal below sees every step that landed.
-  escrowActionJournalOf(chain?.facilitator)?.keepIn(createEscrowActionStore(database.db))
+  chain?.facilitator.escrowActions.keepIn(createEscrowActionStore(database.db))
   await resolveEscrowActions(deps)
   // Payments a process that died left half done: settled on the chain → recorded (charged without an answer); an
   // escrow hold of a sync capture whose answer was never given is voided.
@@ -101,7 +100,7 @@ export async function attachChain(
       // The chain's facilitator may outlive this server (and answer listings): its stores go back to memory.
       await chain?.facilitator.catalog.keepIn(createMemoryCatalogStore())
       chain?.facilitator.channelActions.keepIn()
-      escrowActionJournalOf(chain?.facilitator)?.keepIn()
+      chain?.facilitator.escrowActions.keepIn()
       if (database.dialect.sharedByProcesses) await chain?.faults.keepIn()
     },
   }

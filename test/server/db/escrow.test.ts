@@ -9,10 +9,10 @@ import { randomBytes } from 'node:crypto'
 import type { Kysely } from 'kysely'
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, test } from 'vitest'
+import type { EscrowAction } from '../../../chain/auth-capture/index.js'
 import { decryptSecret } from '../../../server/data-dir/index.js'
 import {
   createEscrowActionStore,
-  type EscrowAction,
   escrowActionOf,
   escrowDb,
   escrowPaymentsOfSettlements,
@@ -36,7 +36,7 @@ const at = '2026-12-01T00:00:00.000Z'
 const owner = { user: { id: 'u1' }, environment: 'development' as const }
 /** `at` and `seconds` later (steps recorded in order, not in one millisecond). */
 const later = (seconds: number) => new Date(Date.parse(at) + seconds * 1000).toISOString()
-const hashOf = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
+const hashOf = (n: number) => `0x${n.toString(16).padStart(64, '0')}` as const
 const tx = (n: number) => `0x${(1000 + n).toString(16).padStart(64, 'a')}`
 
 function newPayment(hash: string, overrides: Partial<NewEscrowPayment> = {}): NewEscrowPayment {
@@ -256,7 +256,7 @@ describe.each(testDialects())('escrow records on %s', (dialect) => {
         network: 'eip155:845320402',
         chainEpoch: 'epoch1',
         kind: 'capture',
-        paymentInfoHash: hashOf(7).toUpperCase().replace('0X', '0x'),
+        paymentInfoHash: hashOf(7).toUpperCase().replace('0X', '0x') as `0x${string}`,
         receiver: '0xSeller',
         token: '0xUSDC',
         payer: '0xPayer',

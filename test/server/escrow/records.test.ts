@@ -102,14 +102,14 @@ describe('the escrow state machine', () => {
 describe("recovery's decision on a hold whose answer was never given", () => {
   const sync = { flow: 'escrow', capture_mode: 'sync', delivered: 0 } as const
   test('a sync hold still holding is voided', () => {
-    expect(voidsUndeliveredHold(sync, { capturable: 10n })).toBe(true)
+    expect(voidsUndeliveredHold(sync, { capturableAmount: 10n })).toBe(true)
   })
   test('a deferred hold stays authorized (the seller decides); so does an answered one; nothing held, nothing to void', () => {
-    expect(voidsUndeliveredHold({ ...sync, capture_mode: 'deferred' }, { capturable: 10n })).toBe(false)
-    expect(voidsUndeliveredHold({ ...sync, delivered: 1 }, { capturable: 10n })).toBe(false)
-    expect(voidsUndeliveredHold(sync, { capturable: 0n })).toBe(false)
-    expect(voidsUndeliveredHold({ flow: 'authorization', capture_mode: null, delivered: 0 }, { capturable: 0n })).toBe(
-      false,
-    )
+    expect(voidsUndeliveredHold({ ...sync, capture_mode: 'deferred' }, { capturableAmount: 10n })).toBe(false)
+    expect(voidsUndeliveredHold({ ...sync, delivered: 1 }, { capturableAmount: 10n })).toBe(false)
+    expect(voidsUndeliveredHold(sync, { capturableAmount: 0n })).toBe(false)
+    expect(
+      voidsUndeliveredHold({ flow: 'authorization', capture_mode: null, delivered: 0 }, { capturableAmount: 0n }),
+    ).toBe(false)
   })
 })

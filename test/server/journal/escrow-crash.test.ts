@@ -337,7 +337,6 @@ test('holds and a capture that landed while svc was dead are recorded from the c
 
   // 4. svc starts again on the data dir: recovery resolves it all before it is ready.
   const again = await startSeeded(running, dataDir)
-  const facilitatorVoids = await supportsAuthCapture(again)
   const restarted = createPublicClient({ chain, transport: http(again.ready.rpc_url) })
   const afterRestart = await stateOf(syncHold.hash, restarted)
   expect(await stateOf(deferredHold.hash, restarted)).toEqual({ capturable: price, refundable: 0n })
@@ -371,24 +370,18 @@ test('holds and a capture that landed while svc was dead are recorded from the c
       })
       expect(await transactionsOf(deferred.id)).toEqual([['authorize', '2500', deferredHold.collect, 'recovery']])
 
-      // The sync collect: recorded, undelivered, its hold voided through the facilitator (once it serves
-      // auth-capture: issue 39 WP1; until then the void is refused and logged, and the hold stays).
+      // The sync collect: recorded, undelivered, its hold voided through svc's facilitator (a void signed by the
+      // seller's receiver authorizer): back to the buyer.
       const sync = (await findEscrowPaymentByHash(db, epoch, syncHold.hash))!
       expect(sync).toMatchObject({ authorized: '2500', delivered: 0, capture_mode: 'sync' })
       expect(await settlementOf(sync.settlement_id)).toMatchObject({ amount: '0', delivered: 0, escrow_id: sync.id })
-      if (facilitatorVoids) {
-        expect(afterRestart).toEqual({ capturable: 0n, refundable: 0n })
-        expect(sync).toMatchObject({ state: 'voided', voided: '2500', capturable: '0' })
-        expect((await transactionsOf(sync.id)).map((row) => [row[0], row[3]])).toEqual([
-          ['authorize', 'recovery'],
-          ['void', 'recovery'],
-        ])
-      } else {
-        expect(afterRestart).toEqual({ capturable: price, refundable: 0n })
-        expect(sync).toMatchObject({ state: 'authorized', capturable: '2500' })
-        expect(log).toContain(`the hold of the escrow payment ${sync.id} (GET /weather/paris)`)
-        expect(log).toContain('could not be voided yet')
-      }
+      expect(afterRestart).toEqual({ capturable: 0n, refundable: 0n })
+      expect(sync).toMatchObject({ state: 'voided', voided: '2500', capturable: '0' })
+      expect((await transactionsOf(sync.id)).map((row) => [row[0], row[3]])).toEqual([
+        ['authorize', 'recovery'],
+        ['void', 'recovery'],
+      ])
+      expect(log).toContain(`the hold of the escrow payment ${sync.id} (GET /weather/paris)`)
 
       // The capture: its action settled with the transaction and amount of its log, the payment captured, the
       // settlement's amount captured − refunded; the void that never reached the chain failed.
@@ -449,11 +442,4 @@ async function usdcDomain(usdc: Address, client: ReturnType<typeof createPublicC
     client.readContract({ address: usdc, abi, functionName: 'version' }),
   ])
   return { name, version }
-}
-
-/** Whether svc's facilitator lists the auth-capture scheme (`GET /supported`). */
-async function supportsAuthCapture(svc: SvcProcess): Promise<boolean> {
-  const response = await fetch(`${svc.ready.facilitator_url}/supported`)
-  const { kinds } = (await response.json()) as { kinds: { scheme: string }[] }
-  return kinds.some((kind) => kind.scheme === 'auth-capture')
 }
