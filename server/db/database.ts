@@ -28,6 +28,7 @@ import * as paymentIdClaims from './migrations/2026_11_28_05_00_00_payment_id_cl
 import * as channelReads from './migrations/2026_11_29_04_00_00_channel_reads.js'
 import * as clusterProcesses from './migrations/2026_12_07_00_00_00_cluster_processes.js'
 import * as channelTransactionsOnce from './migrations/2026_12_07_01_00_00_channel_transactions_once.js'
+import * as escrow from './migrations/2026_12_08_00_00_00_escrow.js'
 import { isPostgresUrl, openPostgres } from './postgres/database.js'
 import { loadSqlite } from './sqlite/driver.js'
 import type { Database } from './tables.js'
@@ -64,6 +65,7 @@ export const migrations: Record<string, Migration> = {
   '2026_11_29_04_00_00_channel_reads': channelReads,
   '2026_12_07_00_00_00_cluster_processes': clusterProcesses,
   '2026_12_07_01_00_00_channel_transactions_once': channelTransactionsOnce,
+  '2026_12_08_00_00_00_escrow': escrow,
 }
 
 const provider: MigrationProvider = { getMigrations: async () => migrations }

@@ -67,6 +67,43 @@ export {
   routeKey,
   updateEndpoint,
 } from './endpoints.js'
+export {
+  createEscrowActionStore,
+  escrowActionOf,
+  listEscrowActions,
+  listPendingEscrowActions,
+  type PendingEscrowAction,
+  saveEscrowAction,
+} from './escrow-actions.js'
+export {
+  type EscrowDatabase,
+  escrowDb,
+  type EscrowPaymentChange,
+  type EscrowPaymentFilter,
+  escrowPaymentsOfSettlements,
+  escrowPaymentsPastCaptureDeadline,
+  findEscrowPayment,
+  findEscrowPaymentByHash,
+  findOwnedEscrowPayment,
+  insertEscrowPayment,
+  linkEscrowSettlement,
+  listEscrowPayments,
+  listEscrowTransactions,
+  markEscrowUndelivered,
+  recordEscrowTransaction,
+  setEscrowChainView,
+  settlementAmountOf,
+} from './escrow-payments.js'
+export type {
+  EscrowActor,
+  EscrowColumns,
+  EscrowJournalEntry,
+  EscrowPaymentRow,
+  EscrowState,
+  EscrowTransactionKind,
+  EscrowTransactionRow,
+  ReceiverAuthorizerRow,
+} from './escrow-tables.js'
 export { faultRecord } from './faults.js'
 export type { GatewayStore, TrafficRow } from './gateway-store.js'
 export { type Notifications, notificationsOf, notifyPayloadLimit } from './notifications.js'
@@ -77,6 +114,7 @@ export { type OwnWrites, runOn } from './own-write.js'
 export { type PaymentIdClaims, postgresPaymentIdClaims } from './payment-id-claims.js'
 export type { JournalState } from './payment-tables.js'
 export { ownerLockHeld, type ProcessOwner, processOwnerOf } from './process-owner.js'
+export { findReceiverAuthorizer, insertReceiverAuthorizerIfAbsent } from './receiver-authorizers.js'
 export { findLatestChainEpoch, insertChainEpoch, setChainClockOffset } from './sandbox-chain-epochs.js'
 export {
   findSandboxWallet,

@@ -16,6 +16,12 @@ import type {
   ChannelLogCursorsTable,
 } from './batch-tables.js'
 import type {
+  EscrowActionsTable,
+  EscrowPaymentsTable,
+  EscrowTransactionsTable,
+  ReceiverAuthorizersTable,
+} from './escrow-tables.js'
+import type {
   CacheVersionTable,
   ClusterProcessesTable,
   EndpointClaimsTable,
@@ -64,6 +70,10 @@ export type Database = {
   endpoint_claims: EndpointClaimsTable
   payment_id_claims: PaymentIdClaimsTable
   cluster_processes: ClusterProcessesTable
+  escrow_payments: EscrowPaymentsTable
+  escrow_transactions: EscrowTransactionsTable
+  escrow_actions: EscrowActionsTable
+  receiver_authorizers: ReceiverAuthorizersTable
 }
 
 export type UserRow = Selectable<UsersTable>

@@ -46,6 +46,10 @@ export type ResolveJournalOptions<D extends JournalDeps = JournalDeps> = {
    * such rows are kept for a sweep that has it
    */
   channelRow?: ChannelRowResolver<D> | undefined
+  /** Resolves an escrow collect's row: its logs say what to record and void (server/escrow's `escrowJournalResolver`). */
+  escrowRow?:
+    | ((deps: D, row: SettlementJournalRow, log: (message: string) => void) => Promise<keyof JournalResolution>)
+    | undefined
 }
 
 /** What a channel's journal row resolved to; `D`: the deps it reads (the channels room's, a wider type than the journal's). */
@@ -75,7 +79,7 @@ export async function resolveSettlementJournal<D extends JournalDeps>(
   deps: D,
   options: ResolveJournalOptions<D> = {},
 ): Promise<JournalResolution> {
-  const { before = new Date().toISOString(), skip, owner, channelRow } = options
+  const { before = new Date().toISOString(), skip, owner } = options
   const log = deps.log ?? ((message: string) => console.error(message))
   const done: JournalResolution = {
     recovered: 0,
@@ -96,7 +100,7 @@ export async function resolveSettlementJournal<D extends JournalDeps>(
     if (skip?.has(row.id)) continue
     try {
       if (owner === undefined && row.owner !== me.id && !(await ownerGone(row.owner))) continue
-      done[await resolveRow(deps, row, log, channelRow)]++
+      done[await resolveRow(deps, row, log, options)]++
     } catch (error) {
       done.kept++
       log(`svc: the settlement journal entry ${row.id} could not be resolved yet: ${toSvcError(error).message}`)
@@ -113,7 +117,7 @@ async function resolveRow<D extends JournalDeps>(
   deps: D,
   row: SettlementJournalRow,
   log: (message: string) => void,
-  channelRow: ChannelRowResolver<D> | undefined,
+  { channelRow, escrowRow }: Pick<ResolveJournalOptions<D>, 'channelRow' | 'escrowRow'>,
 ): Promise<keyof JournalResolution> {
   // A claim whose process died before sending its settlement: nothing reached the facilitator (PostgreSQL's claims).
   if (row.state === 'claimed') {
@@ -122,6 +126,7 @@ async function resolveRow<D extends JournalDeps>(
   }
   // A payment channel's deposit or refund: its transaction and the channel on chain say what to record.
   if (row.channel_action !== null) return channelRow ? channelRow(deps, row, log) : 'kept'
+  if ((row as { escrow?: string | null }).escrow != null) return escrowRow ? escrowRow(deps, row, log) : 'kept'
   if (row.settlement_id !== null) {
     await markJournalUndelivered(deps.db, { ...row, settlement_id: row.settlement_id })
     return 'undelivered'

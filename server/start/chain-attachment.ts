@@ -4,10 +4,17 @@ import { createMemoryCatalogStore } from '../../chain/facilitator/bazaar-catalog
 import { toSvcError } from '../../core/errors.js'
 import { createSqliteCatalogStore } from '../db/bazaar-resources.js'
 import { createSqliteChannelActionStore } from '../db/channel-actions.js'
+import { createEscrowActionStore } from '../db/escrow-actions.js'
 import type { OpenedDatabase } from '../db/index.js'
 import { findLatestChainEpoch } from '../db/sandbox-chain-epochs.js'
 import type { ServerDeps } from '../deps.js'
 import { resolveChannelActions, resolveChannelJournalRow } from '../channels/index.js'
+import {
+  escrowJournalResolver,
+  facilitatorHoldVoider,
+  resolveEscrowActions,
+  startReclaimSweep,
+} from '../escrow/index.js'
 import { markMissingSettlements, resolveSettlementJournal } from '../journal/index.js'
 import { alignChainTime, createSnapshotStore, reconcileChainEpoch } from '../sandbox/index.js'
 
@@ -61,8 +68,14 @@ export async function attachChain(
       dir: join(dataDir, 'snapshots'),
       dataDir,
     })
-  // Payments a process that died left half done: settled on the chain → recorded (charged without an answer).
-  await resolveSettlementJournal(deps, { channelRow: resolveChannelJournalRow })
+  // Escrow transactions (x402 auth-capture) the facilitator journals from now on go to the database; those a process
+  // that died left pending are resolved from the chain first, so the journal below sees every step that landed.
+  chain?.facilitator.escrowActions.keepIn(createEscrowActionStore(database.db))
+  await resolveEscrowActions(deps)
+  // Payments a process that died left half done: settled on the chain → recorded (charged without an answer); an
+  // escrow hold of a sync capture whose answer was never given is voided.
+  const escrowRow = escrowJournalResolver(chain && facilitatorHoldVoider(deps))
+  await resolveSettlementJournal(deps, { channelRow: resolveChannelJournalRow, escrowRow })
   // Batch-settlement actions (deposits, claims, settles, refunds) the facilitator journals from now on go to the
   // database; those a process that died left pending are resolved from the chain.
   chain?.facilitator.channelActions.keepIn(createSqliteChannelActionStore(database.db))
@@ -71,12 +84,15 @@ export async function attachChain(
   await markMissingSettlements(deps).catch((error) =>
     log?.(`svc: the ledger could not be checked against the chain: ${toSvcError(error).message}`),
   )
+  // Holds past their capture deadline that buyers reclaimed are recorded (the chain's owner reads its chain).
+  const reclaims = chain && startReclaimSweep(deps)
   const onRestart = ({ reason }: { reason: string }) =>
     void reconcile(reason).catch((error) => log?.(`svc: recording the new chain failed: ${toSvcError(error).message}`))
   chain?.sandboxChain.on('restart', onRestart)
   return {
     async detach() {
       chain?.sandboxChain.off('restart', onRestart)
+      await reclaims?.stop()
       await Promise.all(refunds)
       deps.snapshots?.close()
       deps.snapshots = undefined
@@ -84,6 +100,7 @@ export async function attachChain(
       // The chain's facilitator may outlive this server (and answer listings): its stores go back to memory.
       await chain?.facilitator.catalog.keepIn(createMemoryCatalogStore())
       chain?.facilitator.channelActions.keepIn()
+      chain?.facilitator.escrowActions.keepIn()
       if (database.dialect.sharedByProcesses) await chain?.faults.keepIn()
     },
   }

@@ -54,6 +54,39 @@ describe.each(testDialects())('every migration on %s', (dialect) => {
     }
   })
 
+  test('2026_12_08 escrow: its tables, one transaction row per (epoch, hash, kind), and the escrow columns of settlements and their journal', async () => {
+    const opened = await databases.open()
+    try {
+      const db = opened.db as Kysely<any>
+      const row = { escrow_payment_id: 'esc_1', chain_epoch: 'e', kind: 'capture', amount: '1', fee_amount: '0' }
+      const more = { transaction: '0xt', actor: 'seller', created_at: '2026' }
+      await db
+        .insertInto('escrow_transactions')
+        .values({ ...row, ...more, id: 'etx_1' })
+        .execute()
+      await expect(
+        db
+          .insertInto('escrow_transactions')
+          .values({ ...row, ...more, id: 'etx_2' })
+          .execute(),
+      ).rejects.toThrow()
+      await db
+        .insertInto('escrow_transactions')
+        .values({ ...row, ...more, id: 'etx_3', kind: 'void' })
+        .execute()
+      const { rows } = await sql<{ n: number }>`select count(*) as n from escrow_transactions`.execute(db)
+      expect(Number(rows[0]?.n)).toBe(2)
+      await db.selectFrom('settlements').select('escrow_id').execute()
+      await db.selectFrom('settlement_journal').select('escrow').execute()
+      await db.selectFrom('escrow_actions').select(['payment_info_hash', 'owner']).execute()
+      await db.selectFrom('receiver_authorizers').select(['user_id', 'encrypted_private_key']).execute()
+      const payment = await db.selectFrom('escrow_payments').selectAll().execute()
+      expect(payment).toEqual([])
+    } finally {
+      await opened.close()
+    }
+  })
+
   test.runIf(dialect === 'postgres')(
     'processes starting together migrate once, and every text column compares bytes (collation "C")',
     async () => {

@@ -1,0 +1,79 @@
+import type { PaymentRequirements } from '@x402/core/types'
+import type { Hex } from 'viem'
+import { deploymentOfEscrow } from '../../core/auth-capture/deployments.js'
+import { buildVoid } from '../../core/auth-capture/payloads.js'
+import type { PaymentInfo } from '../../core/auth-capture/types.js'
+import type { EscrowPaymentRow } from '../db/index.js'
+import type { HoldVoider } from './action-recovery.js'
+import type { EscrowDeps } from './deps.js'
+import { receiverAuthorizerOf } from './keys.js'
+
+/** How long a recovered payment's requirements say a lifecycle call may take (seconds). */
+const lifecycleTimeoutSeconds = 60
+
+/** The auth-capture requirements a recorded payment was paid under, as its lifecycle payloads are settled against. */
+export function requirementsOfPayment(
+  payment: EscrowPaymentRow,
+  token: { name: string; version: string },
+): PaymentRequirements {
+  const info = JSON.parse(payment.payment_info) as PaymentInfo
+  return {
+    scheme: 'auth-capture',
+    network: payment.network as PaymentRequirements['network'],
+    asset: payment.asset,
+    amount: info.maxAmount,
+    payTo: payment.pay_to,
+    maxTimeoutSeconds: lifecycleTimeoutSeconds,
+    extra: {
+      name: token.name,
+      version: token.version,
+      authCaptureEscrow: payment.escrow,
+      captureAuthorizer: payment.operator,
+      receiverAuthorizer: payment.receiver_authorizer,
+      operatorType: 'delegated',
+      paymentFlow: payment.flow,
+      ...(payment.capture_mode !== null && { captureMode: payment.capture_mode }),
+      captureDeadline: payment.capture_deadline,
+      refundDeadline: payment.refund_deadline,
+      minFeeBps: info.minFeeBps,
+      maxFeeBps: info.maxFeeBps,
+      feeRecipient: info.feeReceiver,
+      assetTransferMethod: payment.transfer_method,
+    },
+  }
+}
+
+/**
+ * Voids a payment's hold through the chain's facilitator, as the gateway's escrow flow would have: a `void` payload
+ * signed by the seller's receiver authorizer (keys.ts), settled in process. Throws the facilitator's refusal (a
+ * facilitator without the auth-capture scheme refuses it: the hold then stays, logged).
+ */
+export function facilitatorHoldVoider(deps: EscrowDeps): HoldVoider {
+  return async (payment) => {
+    const chain = deps.chain
+    if (!chain) throw new Error('no chain services here')
+    const deployment = deploymentOfEscrow(payment.escrow)
+    if (!deployment) throw new Error(`the escrow ${payment.escrow} is not one svc serves`)
+    const info = JSON.parse(payment.payment_info) as PaymentInfo
+    const signer = await receiverAuthorizerOf(deps, payment.user_id)
+    const payload = await buildVoid(
+      {
+        chainId: Number(payment.network.split(':')[1]),
+        deployment,
+        paymentInfo: info,
+        saltNonce: (payment.salt_nonce ?? `0x${'0'.repeat(64)}`) as Hex,
+      },
+      signer,
+    )
+    const usdc = chain.sandboxChain.usdc
+    const requirements = requirementsOfPayment(payment, usdc)
+    const answer = await chain.facilitator.settleJudged(
+      { x402Version: 2, accepted: requirements, payload: payload as unknown as Record<string, unknown> },
+      requirements,
+    )
+    if (answer === 'chain-down') throw new Error('the chain is restarting')
+    if (!answer.success)
+      throw new Error(answer.errorMessage ?? answer.errorReason ?? 'the facilitator refused the void')
+    return { transaction: answer.transaction }
+  }
+}
