@@ -246,9 +246,10 @@ export async function renderContract(contract: Contract): Promise<string> {
     const shared = /^#\/components\/parameters\/([^/]+)$/.exec((given as { $ref?: string }).$ref ?? '')?.[1]
     // X-Svc-Environment, on every operation, is told once, in the intro: its first sentence, and a link there. Other
     // shared parameters (a path id) are told on their rows.
-    const description = shared === 'Environment'
-      ? `${escapeMarkdown(/^[^.]*\./.exec(parameter.description ?? '')?.[0] ?? '', true)} [More](#parameter-${shared.toLowerCase()})`
-      : escapeMarkdown(describe({ ...parameter.schema, description: parameter.description }), true)
+    const description =
+      shared === 'Environment'
+        ? `${escapeMarkdown(/^[^.]*\./.exec(parameter.description ?? '')?.[0] ?? '', true)} [More](#parameter-${shared.toLowerCase()})`
+        : escapeMarkdown(describe({ ...parameter.schema, description: parameter.description }), true)
     return `| ${code(parameter.name)}${parameter.required ? required : ''} | ${parameter.in} | ${escapeTypes(typeOf(parameter.schema))} | ${description} |`
   }
 
