@@ -16,6 +16,7 @@ import { createDomainRoutes } from './domains.js'
 import { createStatsRoutes } from './stats.js'
 import { createSettlementRoutes } from './settlements.js'
 import { createChannelRoutes } from './channels.js'
+import { createPaymentRoutes } from './payments.js'
 import { createContractRoutes } from './openapi-document.js'
 import { createRootRoutes } from './root.js'
 import { createSnapshotRoutes } from './snapshots.js'
@@ -65,6 +66,7 @@ export function createControlRouter(deps: ServerDeps): Router {
   router.use(createStatsRoutes(deps))
   router.use(createSettlementRoutes(deps))
   router.use(createChannelRoutes(deps))
+  router.use(createPaymentRoutes(deps))
   router.use(createEventRoutes(deps))
   return router
 }

@@ -1,0 +1,306 @@
+/**
+ * The control plane's escrow payments (x402 auth-capture): GET /payments (filters, CSV), GET /payments/{id}, and the
+ * seller's capture, void and refund through svc's facilitator, signed by the key svc keeps for the seller. The
+ * payments are authorized as the gateway will: the official client's payload settled by svc's facilitator, then
+ * recorded with recordEscrowCollect. The chain's paymentState and the buyer's balance are read after each step; every
+ * refusal of the plan's §3.3 is a 4xx with nothing sent, never a 500. One sandbox.
+ */
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
+import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client'
+import { type Address, erc20Abi, type Hex, zeroAddress } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { readPaymentState } from '../../../chain/auth-capture/index.js'
+import { type ChainServices, startChainServices } from '../../../chain/services.js'
+import { offeredEscrow } from '../../../core/auth-capture/deployments.js'
+import { normalizeExtra } from '../../../core/auth-capture/extra.js'
+import { type ReadPayload, readPayload, reopenCollect } from '../../../core/auth-capture/payloads.js'
+import { loadInstallSecrets } from '../../../server/data-dir/secrets.js'
+import { findLatestChainEpoch } from '../../../server/db/index.js'
+import { receiverAuthorizerOf, recordEscrowCollect } from '../../../server/escrow/index.js'
+import { startTestServer, type TestServer } from '../../helpers/control.js'
+
+let chain: ChainServices
+let t: TestServer
+let seller: { jwt: string; userId: string; apiId: string; receiverAuthorizer: Address }
+const dev = 'development'
+const buyer = privateKeyToAccount(generatePrivateKey())
+const payTo = privateKeyToAccount(generatePrivateKey()).address
+const price = 10_000n
+const prefix = 'invalid_auth_capture_evm_'
+
+beforeAll(async () => {
+  chain = await startChainServices()
+  t = await startTestServer({ chain })
+  await chain.manager.fund(buyer.address, 'usdc', '1')
+  const { jwt, userId } = await t.signup()
+  const api = await t.call('/apis', {
+    jwt,
+    environment: dev,
+    body: {
+      name: 'Escrow',
+      slug: `escrow-${Date.now()}`,
+      upstream_base_url: 'https://upstream.example.test/v1',
+      pay_to_mode: 'user_wallet',
+      pay_to_address: payTo,
+    },
+  })
+  expect(api.status).toBe(201)
+  const db = t.server.database.db
+  const key = await receiverAuthorizerOf({ db, secrets: loadInstallSecrets(t.server.dataDir) }, userId)
+  seller = { jwt, userId, apiId: api.body.id, receiverAuthorizer: key.address }
+}, 120_000)
+afterAll(async () => {
+  await t?.stop()
+  await chain?.stop()
+})
+
+const now = () => chain.clock.nowSeconds()
+const usdcOf = (address: Address) =>
+  chain.sandboxChain.client.readContract({
+    address: chain.sandboxChain.usdc.address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [address],
+  })
+
+/**
+ * A payment authorized through svc's facilitator with the official client's payload and recorded as the gateway
+ * records its collect: answers its id and hash.
+ */
+async function authorize(captureMode: 'sync' | 'deferred' = 'deferred') {
+  const sandbox = chain.sandboxChain
+  const requirements = {
+    scheme: 'auth-capture',
+    network: sandbox.network,
+    asset: sandbox.usdc.address,
+    amount: price.toString(),
+    payTo,
+    maxTimeoutSeconds: 60,
+    extra: {
+      name: sandbox.usdc.name,
+      version: sandbox.usdc.version,
+      authCaptureEscrow: offeredEscrow,
+      captureAuthorizer: chain.facilitator.operator,
+      receiverAuthorizer: seller.receiverAuthorizer,
+      operatorType: 'delegated',
+      paymentFlow: 'escrow',
+      captureMode,
+      captureDeadline: now() + 3_600,
+      refundDeadline: now() + 7_200,
+      minFeeBps: 0,
+      maxFeeBps: 0,
+      feeRecipient: zeroAddress,
+    },
+  } as PaymentRequirements
+  const { payload } = await new AuthCaptureEvmScheme(buyer).createPaymentPayload(2, requirements as never)
+  const payment = { x402Version: 2, accepted: requirements, payload } as PaymentPayload
+  const answer = await chain.facilitator.settleJudged(payment, requirements)
+  if (answer === 'chain-down' || !answer.success) throw new Error(`authorize failed: ${JSON.stringify(answer)}`)
+  const normal = normalizeExtra(requirements.extra)
+  if (!normal.ok) throw new Error(normal.message)
+  const read = readPayload(payload) as Extract<ReadPayload, { kind: 'eip3009' }>
+  const reopened = reopenCollect({
+    chainId: sandbox.chainId,
+    requirements,
+    extra: normal.extra,
+    deployments: normal.deployments,
+    read,
+  })
+  if (!reopened.ok) throw new Error(reopened.message)
+  const info = reopened.paymentInfo
+  const db = t.server.database.db
+  const epoch = (await findLatestChainEpoch(db))!.epoch
+  const { payment: row } = await recordEscrowCollect(
+    db,
+    {
+      chain_epoch: epoch,
+      payment_info_hash: reopened.paymentInfoHash,
+      user_id: seller.userId,
+      api_id: seller.apiId,
+      endpoint_id: null,
+      environment: dev,
+      network: sandbox.network,
+      asset: sandbox.usdc.address.toLowerCase(),
+      payer: buyer.address.toLowerCase(),
+      pay_to: payTo.toLowerCase(),
+      method: 'GET',
+      path: '/escrow/book',
+      flow: 'escrow',
+      capture_mode: captureMode,
+      transfer_method: 'eip3009',
+      escrow: reopened.deployment.escrow,
+      operator: chain.facilitator.operator,
+      receiver_authorizer: seller.receiverAuthorizer,
+      payment_info: JSON.stringify(info),
+      salt_nonce: read.payload.saltNonce ?? null,
+      pre_approval_expiry: info.preApprovalExpiry,
+      capture_deadline: info.authorizationExpiry,
+      refund_deadline: info.refundExpiry,
+      delivered: 1,
+    },
+    { kind: 'authorize', amount: price.toString(), transaction: answer.transaction, actor: 'gateway' },
+  )
+  return { id: row.id, hash: reopened.paymentInfoHash as Hex, escrow: reopened.deployment.escrow }
+}
+
+const onChain = async (payment: { hash: Hex; escrow: Address }) => {
+  const state = await readPaymentState(chain.sandboxChain.client, payment.escrow, payment.hash)
+  return { capturable: state.capturableAmount, refundable: state.refundableAmount }
+}
+/** A JWT with the development environment, or a development API key on the Sandbox's control host. */
+type Auth = { jwt: string; environment?: string } | { key: string; host: 'development' }
+const asKey = (key: string): Auth => ({ key, host: 'development' })
+const post = (id: string, kind: string, body?: unknown, auth: Auth = { jwt: seller.jwt }) =>
+  t.call(`/payments/${id}/${kind}`, {
+    environment: 'jwt' in auth ? dev : undefined,
+    ...auth,
+    method: 'POST',
+    body: body ?? {},
+  })
+
+describe('escrow payments on the control plane', () => {
+  test('list, filters, one payment with its transactions, CSV', async () => {
+    const payment = await authorize()
+    const list = await t.call('/payments', { jwt: seller.jwt, environment: dev })
+    expect(list.status).toBe(200)
+    const mine = list.body.payments.find((p: { id: string }) => p.id === payment.id)
+    expect(mine).toMatchObject({
+      api_id: seller.apiId,
+      state: 'authorized',
+      authorized: price.toString(),
+      capturable: price.toString(),
+      payment_info_hash: payment.hash,
+      capture_mode: 'deferred',
+      old_chain: false,
+      delivered: true,
+    })
+    const filtered = await t.call(`/payments?api_id=${seller.apiId}&state=captured`, {
+      jwt: seller.jwt,
+      environment: dev,
+    })
+    expect(filtered.body.payments.map((p: { id: string }) => p.id)).not.toContain(payment.id)
+    expect((await t.call('/payments?state=held', { jwt: seller.jwt, environment: dev })).status).toBe(400)
+    expect((await t.call('/payments?api_id=api_nope', { jwt: seller.jwt, environment: dev })).status).toBe(404)
+
+    const one = await t.call(`/payments/${payment.id}`, { jwt: seller.jwt, environment: dev })
+    expect(one.status).toBe(200)
+    expect(one.body.payment.id).toBe(payment.id)
+    expect(one.body.transactions).toMatchObject([{ kind: 'authorize', amount: price.toString(), actor: 'gateway' }])
+
+    const csv = await t.call('/payments?format=csv', { jwt: seller.jwt, environment: dev })
+    expect(csv.status).toBe(200)
+    expect(csv.headers.get('content-disposition')).toBe('attachment; filename="payments.csv"')
+    const [header, ...rows] = String(csv.body).trim().split('\n')
+    expect(header).toContain('id,api_id,endpoint_id,settlement_id')
+    expect(header).toContain('capturable,refundable,state')
+    expect(rows.some((row) => row.startsWith(`${payment.id},`))).toBe(true)
+  })
+
+  test('partial capture, void of the rest, refund: the chain, the buyer and the record agree; every refusal a 4xx', async () => {
+    const payment = await authorize()
+    const buyerBefore = await usdcOf(buyer.address)
+
+    // Bad amounts: 400, nothing sent.
+    for (const amount of ['0', '-5', '1.5', 'abc', 12])
+      expect((await post(payment.id, 'capture', { amount })).body).toEqual({
+        error: 'amount: must be a positive integer of atomic units',
+      })
+    expect((await post(payment.id, 'refund', {})).status).toBe(400)
+    expect((await post(payment.id, 'void', { amount: '1' })).status).toBe(400)
+
+    // Above the capturable: 409, nothing moved.
+    const above = await post(payment.id, 'capture', { amount: '10001' })
+    expect(above.status).toBe(409)
+    expect(above.body.error).toMatch(new RegExp(`^the capture was refused: ${prefix}insufficient_authorization \\(`))
+    expect(await onChain(payment)).toEqual({ capturable: price, refundable: 0n })
+
+    const captured = await post(payment.id, 'capture', { amount: '4000' })
+    expect(captured.status).toBe(200)
+    expect(captured.body.payment).toMatchObject({ state: 'authorized', captured: '4000', capturable: '6000' })
+    expect(captured.body.transaction).toMatchObject({ kind: 'capture', amount: '4000', actor: 'seller' })
+    expect(await onChain(payment)).toEqual({ capturable: 6_000n, refundable: 4_000n })
+    expect(await usdcOf(payTo)).toBe(4_000n)
+
+    const voided = await post(payment.id, 'void')
+    expect(voided.status).toBe(200)
+    expect(voided.body.payment).toMatchObject({ state: 'captured', voided: '6000', capturable: '0' })
+    expect(await onChain(payment)).toEqual({ capturable: 0n, refundable: 4_000n })
+    expect(await usdcOf(buyer.address)).toBe(buyerBefore + 6_000n)
+
+    const again = await post(payment.id, 'void')
+    expect(again.status).toBe(409)
+    expect(again.body.error).toMatch(new RegExp(`^the void was refused: ${prefix}zero_authorization \\(`))
+    const captureNothing = await post(payment.id, 'capture')
+    expect(captureNothing.body.error).toMatch(new RegExp(`${prefix}zero_authorization`))
+
+    const tooMuch = await post(payment.id, 'refund', { amount: '4001' })
+    expect(tooMuch.status).toBe(409)
+    expect(tooMuch.body.error).toMatch(new RegExp(`^the refund was refused: ${prefix}refund_exceeds_capture \\(`))
+
+    // The refund is funded by the pay-to address, whose approval svc makes for a Sandbox API.
+    const refunded = await post(payment.id, 'refund', { amount: '1500' })
+    expect(refunded.status).toBe(200)
+    expect(refunded.body.payment).toMatchObject({ state: 'captured', refunded: '1500', refundable: '2500' })
+    expect(await onChain(payment)).toEqual({ capturable: 0n, refundable: 2_500n })
+    expect(await usdcOf(buyer.address)).toBe(buyerBefore + 7_500n)
+    expect(await usdcOf(payTo)).toBe(2_500n)
+
+    const history = await t.call(`/payments/${payment.id}`, { jwt: seller.jwt, environment: dev })
+    expect(history.body.transactions.map((x: { kind: string; amount: string }) => `${x.kind} ${x.amount}`)).toEqual([
+      'authorize 10000',
+      'capture 4000',
+      'void 6000',
+      'refund 1500',
+    ])
+  })
+
+  test('a full capture by default; one lifecycle call per payment at a time', async () => {
+    const payment = await authorize()
+    const [a, b] = await Promise.all([post(payment.id, 'capture'), post(payment.id, 'capture')])
+    expect([a.status, b.status].sort()).toEqual([200, 409])
+    const refused = a.status === 409 ? a : b
+    expect(refused.body.error).toBe(
+      'another capture, void or refund of this payment is in progress: retry when it is done',
+    )
+    expect(await onChain(payment)).toEqual({ capturable: 0n, refundable: price })
+    const one = await t.call(`/payments/${payment.id}`, { jwt: seller.jwt, environment: dev })
+    expect(one.body.payment).toMatchObject({ state: 'captured', captured: price.toString() })
+  })
+
+  test('unknown or another seller’s payment: 404; scopes: settlements:read reads, payments:write moves', async () => {
+    const payment = await authorize()
+    expect((await t.call('/payments/esc_nope', { jwt: seller.jwt, environment: dev })).body).toEqual({
+      error: 'payment not found',
+    })
+    expect((await post('esc_nope', 'void')).status).toBe(404)
+    const other = await t.signup()
+    expect((await t.call(`/payments/${payment.id}`, { jwt: other.jwt, environment: dev })).status).toBe(404)
+    expect((await post(payment.id, 'capture', {}, { jwt: other.jwt })).status).toBe(404)
+
+    const reader = await t.createKey(seller.jwt, dev, ['settlements:read'])
+    expect((await t.call('/payments', asKey(reader))).status).toBe(200)
+    expect((await post(payment.id, 'capture', {}, asKey(reader))).status).toBe(403)
+    const writer = await t.createKey(seller.jwt, dev, ['payments:write'])
+    expect((await t.call('/payments', asKey(writer))).status).toBe(403)
+    const captured = await post(payment.id, 'capture', { amount: '100' }, asKey(writer))
+    expect(captured.status).toBe(200)
+    expect(await onChain(payment)).toEqual({ capturable: price - 100n, refundable: 100n })
+  })
+
+  test('after the capture deadline: capture refused; after the refund deadline: refund refused; nothing sent', async () => {
+    const payment = await authorize()
+    expect((await post(payment.id, 'capture', { amount: '1000' })).status).toBe(200)
+    const advance = await t.call('/dev/time/advance', { host: 'development', body: { seconds: 3_600 } })
+    expect(advance.status).toBe(200)
+    const late = await post(payment.id, 'capture', { amount: '1000' })
+    expect(late.status).toBe(409)
+    expect(late.body.error).toMatch(new RegExp(`^the capture was refused: ${prefix}capture_deadline_expired \\(`))
+    expect((await post(payment.id, 'refund', { amount: '500' })).status).toBe(200)
+    await t.call('/dev/time/advance', { host: 'development', body: { seconds: 3_700 } })
+    const lateRefund = await post(payment.id, 'refund', { amount: '100' })
+    expect(lateRefund.status).toBe(409)
+    expect(lateRefund.body.error).toMatch(new RegExp(`^the refund was refused: ${prefix}refund_deadline_expired \\(`))
+    expect(await onChain(payment)).toEqual({ capturable: price - 1_000n, refundable: 500n })
+  })
+})
