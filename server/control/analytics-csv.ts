@@ -18,6 +18,11 @@ export const settlementColumns = [
   'chain_epoch',
   'old_chain',
   'delivered',
+  // An escrow payment's (x402 auth-capture): its state and amounts; empty for other schemes.
+  'escrow_state',
+  'authorized',
+  'captured',
+  'refunded',
 ] as const
 
 /** A field, quoted (quotes doubled) when it holds a comma, a quote, CR or LF; null is an empty field. */

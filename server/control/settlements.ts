@@ -3,6 +3,8 @@ import { z } from 'zod'
 import { BadRequestError } from '../../core/errors.js'
 import { sandboxEpochOf } from '../sandbox/index.js'
 import {
+  type EscrowPaymentRow,
+  escrowDb,
   findOwnedApi,
   listSettlements,
   type SettlementCursor,
@@ -77,8 +79,9 @@ export function createSettlementRoutes(deps: ServerDeps): Router {
     const more = rows.length > limit
     const settlements = rows.slice(0, limit)
     const last = settlements.at(-1)
+    const escrows = await escrowsOf(deps, settlements)
     res.json({
-      settlements: settlements.map((row) => settlementRecord(row, currentEpoch(deps))),
+      settlements: settlements.map((row) => settlementRecord(row, currentEpoch(deps), escrows.get(row.id))),
       next_cursor: more && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
     })
   })
@@ -86,7 +89,6 @@ export function createSettlementRoutes(deps: ServerDeps): Router {
   return router
 }
 
-/** The settlement as the control plane answers it (the stored row without the owner). */
 /** The epoch of the running Sandbox chain; undefined without one. */
 const currentEpoch = (deps: ServerDeps): string | undefined => sandboxEpochOf(deps) || undefined
 
@@ -94,8 +96,8 @@ const currentEpoch = (deps: ServerDeps): string | undefined => sandboxEpochOf(de
  * A settlement as the control plane answers it. `old_chain`: settled on an earlier Sandbox chain than the running one
  * (its transaction and balances are gone with that chain); never for production settlements.
  */
-export function settlementRecord(row: SettlementRow, epoch: string | undefined) {
-  return {
+export function settlementRecord(row: SettlementRow, epoch: string | undefined, escrow?: EscrowPaymentRow) {
+  const record = {
     id: row.id,
     api_id: row.api_id,
     endpoint_id: row.endpoint_id,
@@ -115,6 +117,53 @@ export function settlementRecord(row: SettlementRow, epoch: string | undefined) 
     builder_code:
       row.builder_code === null ? null : (JSON.parse(row.builder_code) as { a?: string; w?: string; s?: string[] }),
   }
+  // An escrow payment's settlement (x402 auth-capture) carries its escrow part; other schemes' records are unchanged.
+  return escrow ? { ...record, escrow: escrowSummary(escrow) } : record
+}
+
+/** A settlement's escrow part: its payment's state and amounts (the settlement's amount is captured − refunded). */
+export const escrowSummary = (payment: EscrowPaymentRow) => ({
+  id: payment.id,
+  state: payment.state,
+  authorized: payment.authorized,
+  captured: payment.captured,
+  voided: payment.voided,
+  refunded: payment.refunded,
+  reclaimed: payment.reclaimed,
+  capture_deadline: Number(payment.capture_deadline),
+  refund_deadline: Number(payment.refund_deadline),
+})
+
+/** The escrow payments of those settlements that have one (settlements.escrow_id), by settlement id: one query, none without. */
+async function escrowsOf(deps: ServerDeps, rows: readonly SettlementRow[]): Promise<Map<string, EscrowPaymentRow>> {
+  const ids = rows.flatMap((row) => {
+    const id = (row as SettlementRow & { escrow_id?: string | null }).escrow_id
+    return id ? [id] : []
+  })
+  if (ids.length === 0) return new Map()
+  const payments = await escrowDb(deps.db).selectFrom('escrow_payments').selectAll().where('id', 'in', ids).execute()
+  const byId = new Map(payments.map((payment) => [payment.id, payment]))
+  const out = new Map<string, EscrowPaymentRow>()
+  for (const row of rows) {
+    const id = (row as SettlementRow & { escrow_id?: string | null }).escrow_id
+    const payment = id ? byId.get(id) : undefined
+    if (payment) out.set(row.id, payment)
+  }
+  return out
+}
+
+/** A settlement's CSV fields, in {@link settlementColumns}' order (the escrow ones empty for other schemes). */
+function csvRecord(row: SettlementRow, epoch: string | undefined, escrow: EscrowPaymentRow | undefined) {
+  const record = settlementRecord(row, epoch)
+  const extra = {
+    escrow_state: escrow?.state,
+    authorized: escrow?.authorized,
+    captured: escrow?.captured,
+    refunded: escrow?.refunded,
+  }
+  return settlementColumns.map((column) =>
+    column in extra ? extra[column as keyof typeof extra] : record[column as keyof typeof record],
+  ) as (string | number | boolean | null | undefined)[]
 }
 
 /** Every matching row as CSV (RFC 4180, CRLF), read in batches along the same order the pages use. */
@@ -128,9 +177,8 @@ async function exportCsv(deps: ServerDeps, principal: Principal, filter: Settlem
     const rows = await listSettlements(deps.db, { owner: principal, filter, cursor, limit: csvBatch })
     if (rows.length === 0) break
     const epoch = currentEpoch(deps)
-    const chunk = rows
-      .map((row) => csvLine(settlementColumns.map((column) => settlementRecord(row, epoch)[column])))
-      .join('')
+    const escrows = await escrowsOf(deps, rows)
+    const chunk = rows.map((row) => csvLine(csvRecord(row, epoch, escrows.get(row.id)))).join('')
     if (!res.write(chunk)) await waitForDrain(res)
     if (res.destroyed) return
     const last = rows.at(-1)!

@@ -42,11 +42,12 @@ async function overview(
 ) {
   const { from, to, apiId } = range
   const settled = { from: `${from}T00:00:00.000Z`, before: `${addDays(to, 1)}T00:00:00.000Z`, apiId }
-  const [trafficRows, revenueRows, voucherRows, uniquePayers] = await Promise.all([
+  const [trafficRows, revenueRows, voucherRows, uniquePayers, escrow] = await Promise.all([
     dailyTraffic(deps.db, principal, range),
     dailyRevenue(deps.db, principal, settled),
     dailyVoucherRevenue(deps.db, principal, settled),
     countUniquePayers(deps.db, principal, settled),
+    escrowMoney(deps, principal, settled),
   ])
 
   const daily = new Map<string, Day & { tally: RevenueTally }>()
@@ -89,6 +90,60 @@ async function overview(
   return {
     totals,
     revenue: revenue.lines(true),
+    ...(escrow.length > 0 && { escrow }),
     daily: [...daily.values()].map(({ tally, ...day }) => ({ ...day, revenue: tally.lines(false) })),
   }
+}
+
+/**
+ * Escrow money (x402 auth-capture) moved in the range, per network and asset, summed exactly from the escrow
+ * transactions of the caller's payments: `held` is what was authorized and not captured, voided or reclaimed in it.
+ */
+async function escrowMoney(
+  deps: ServerDeps,
+  principal: Principal,
+  range: { from: string; before: string; apiId: string | undefined },
+) {
+  let query = deps.db
+    .selectFrom('escrow_transactions as t')
+    .innerJoin('escrow_payments as p', 'p.id', 't.escrow_payment_id')
+    .select(['p.network', 'p.asset', 't.kind', 't.amount'])
+    .where('p.user_id', '=', principal.user.id)
+    .where('p.environment', '=', principal.environment)
+    .where('t.created_at', '>=', range.from)
+    .where('t.created_at', '<', range.before)
+  if (range.apiId !== undefined) query = query.where('p.api_id', '=', range.apiId)
+  const rows = await query.execute()
+  type Line = Record<'authorized' | 'fromHolds' | 'captured' | 'voided' | 'refunded' | 'reclaimed', bigint>
+  const lines = new Map<string, Line>()
+  for (const row of rows) {
+    const key = `${row.network} ${row.asset}`
+    let line = lines.get(key)
+    if (!line)
+      lines.set(key, (line = { authorized: 0n, fromHolds: 0n, captured: 0n, voided: 0n, refunded: 0n, reclaimed: 0n }))
+    const amount = BigInt(row.amount)
+    if (row.kind === 'authorize') line.authorized += amount
+    else if (row.kind === 'charge') line.captured += amount
+    else if (row.kind === 'capture') {
+      line.captured += amount
+      line.fromHolds += amount
+    } else if (row.kind === 'void') line.voided += amount
+    else if (row.kind === 'refund') line.refunded += amount
+    else if (row.kind === 'reclaim') line.reclaimed += amount
+  }
+  return [...lines.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([key, line]) => {
+      const [network, asset] = key.split(' ') as [string, string]
+      const held = line.authorized - line.fromHolds - line.voided - line.reclaimed
+      return {
+        network,
+        asset,
+        held: (held > 0n ? held : 0n).toString(),
+        captured: line.captured.toString(),
+        voided: line.voided.toString(),
+        refunded: line.refunded.toString(),
+        reclaimed: line.reclaimed.toString(),
+      }
+    })
 }

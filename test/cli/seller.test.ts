@@ -285,7 +285,7 @@ describe('a seller in the Sandbox, through the CLI', () => {
 
     const csv = await cli.ok(['settlements', '--csv'])
     expect(csv.split('\r\n')[0]).toBe(
-      'id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain,delivered',
+      'id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain,delivered,escrow_state,authorized,captured,refunded',
     )
     expect(await cli.ok(['settlements'])).toBe('no settlements in the Sandbox\n')
     expect(await cli.json(['settlements', '--limit', '10'])).toEqual({ settlements: [], next_cursor: null })

@@ -86,7 +86,7 @@ describe('createSvcClient: discovery, domains, stats, settlements', () => {
     expect(await seller.settlements.list({ api_id: apiId, limit: 5 })).toEqual({ settlements: [], next_cursor: null })
     const csv = await seller.settlements.csv({ api_id: apiId, from: '2020-01-01' })
     expect(csv).toBe(
-      'id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain,delivered\r\n',
+      'id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain,delivered,escrow_state,authorized,captured,refunded\r\n',
     )
     const error = await seller.settlements.list({ cursor: 'garbage' }).catch((e) => e)
     expect(error).toBeInstanceOf(SvcApiError)

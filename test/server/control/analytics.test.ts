@@ -335,13 +335,13 @@ describe('CSV export', () => {
       expect(res.headers.get('content-disposition')).toBe('attachment; filename="settlements.csv"')
       const lines = (res.body as string).split('\r\n')
       expect(lines[0]).toBe(
-        'id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain,delivered',
+        'id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain,delivered,escrow_state,authorized,captured,refunded',
       )
       expect(lines.at(-1)).toBe('')
       expect(lines).toHaveLength(1 + 1204 + 1)
       expect(new Set(lines.slice(1, -1).map((line) => line.split(',')[0])).size).toBe(1204)
       expect(lines[1]).toBe(
-        `${tricky!.id},${s.prodApi},,production,${base},${usdc},1000,0x1111111111111111111111111111111111111111,0x000000000000000000000000000000000000bEEF,${tricky!.transaction},GET,"/search?q=a,b&say=""hi""",${tricky!.created_at},,false,true`,
+        `${tricky!.id},${s.prodApi},,production,${base},${usdc},1000,0x1111111111111111111111111111111111111111,0x000000000000000000000000000000000000bEEF,${tricky!.transaction},GET,"/search?q=a,b&say=""hi""",${tricky!.created_at},,false,true,,,,`,
       )
     }
     const filtered = await t.call(
@@ -351,7 +351,7 @@ describe('CSV export', () => {
     expect((filtered.body as string).split('\r\n')).toHaveLength(1 + 1203 + 1)
     const empty = await t.call('/settlements?format=csv', { jwt: (await seller()).jwt })
     expect(empty.body).toBe(
-      'id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain,delivered\r\n',
+      'id,api_id,endpoint_id,environment,network,asset,amount,payer,pay_to,transaction,method,path,created_at,chain_epoch,old_chain,delivered,escrow_state,authorized,captured,refunded\r\n',
     )
   })
 })

@@ -111,6 +111,30 @@ async function authorize(captureMode: 'sync' | 'deferred' = 'deferred') {
   const info = reopened.paymentInfo
   const db = t.server.database.db
   const epoch = (await findLatestChainEpoch(db))!.epoch
+  // The settlement the gateway writes at collect (amount 0 for a hold), the payment's record out.
+  const settlementId = `stl_${reopened.paymentInfoHash.slice(2, 26)}`
+  await db
+    .insertInto('settlements')
+    .values({
+      id: settlementId,
+      api_id: seller.apiId,
+      endpoint_id: null,
+      user_id: seller.userId,
+      environment: dev,
+      network: sandbox.network,
+      asset: sandbox.usdc.address.toLowerCase(),
+      amount: '0',
+      payer: buyer.address.toLowerCase(),
+      pay_to: payTo.toLowerCase(),
+      transaction: answer.transaction,
+      method: 'GET',
+      path: '/escrow/book',
+      created_at: new Date().toISOString(),
+      chain_epoch: epoch,
+      delivered: 1,
+      builder_code: null,
+    })
+    .execute()
   const { payment: row } = await recordEscrowCollect(
     db,
     {
@@ -140,8 +164,9 @@ async function authorize(captureMode: 'sync' | 'deferred' = 'deferred') {
       delivered: 1,
     },
     { kind: 'authorize', amount: price.toString(), transaction: answer.transaction, actor: 'gateway' },
+    settlementId,
   )
-  return { id: row.id, hash: reopened.paymentInfoHash as Hex, escrow: reopened.deployment.escrow }
+  return { settlementId, id: row.id, hash: reopened.paymentInfoHash as Hex, escrow: reopened.deployment.escrow }
 }
 
 const onChain = async (payment: { hash: Hex; escrow: Address }) => {
@@ -158,6 +183,19 @@ const post = (id: string, kind: string, body?: unknown, auth: Auth = { jwt: sell
     method: 'POST',
     body: body ?? {},
   })
+
+/** The seller's escrow money of the last day (/stats/overview), as bigints; zeros without any. */
+async function escrowStats() {
+  const stats = await t.call('/stats/overview?days=1', { jwt: seller.jwt, environment: dev })
+  expect(stats.status).toBe(200)
+  const line = (stats.body.escrow ?? [])[0] ?? { held: '0', captured: '0', voided: '0', refunded: '0' }
+  return {
+    held: BigInt(line.held),
+    captured: BigInt(line.captured),
+    voided: BigInt(line.voided),
+    refunded: BigInt(line.refunded),
+  }
+}
 
 describe('escrow payments on the control plane', () => {
   test('list, filters, one payment with its transactions, CSV', async () => {
@@ -198,6 +236,7 @@ describe('escrow payments on the control plane', () => {
   })
 
   test('partial capture, void of the rest, refund: the chain, the buyer and the record agree; every refusal a 4xx', async () => {
+    const statsBefore = await escrowStats()
     const payment = await authorize()
     const buyerBefore = await usdcOf(buyer.address)
 
@@ -253,6 +292,35 @@ describe('escrow payments on the control plane', () => {
       'void 6000',
       'refund 1500',
     ])
+
+    // Records out: the settlement's amount is captured − refunded, with its escrow part; the CSV's escrow columns;
+    // the stats' escrow money.
+    const settlements = await t.call('/settlements?limit=100', { jwt: seller.jwt, environment: dev })
+    const settlement = settlements.body.settlements.find((x: { id: string }) => x.id === payment.settlementId)
+    expect(settlement).toMatchObject({
+      amount: '2500',
+      escrow: {
+        id: payment.id,
+        state: 'captured',
+        authorized: '10000',
+        captured: '4000',
+        voided: '6000',
+        refunded: '1500',
+        reclaimed: '0',
+      },
+    })
+    const csv = String((await t.call('/settlements?format=csv', { jwt: seller.jwt, environment: dev })).body)
+    expect(csv.split('\r\n')[0]).toMatch(/,delivered,escrow_state,authorized,captured,refunded$/)
+    expect(csv.split('\r\n').find((line) => line.startsWith(`${payment.settlementId},`))).toMatch(
+      /,2500,.*,true,captured,10000,4000,1500$/,
+    )
+    const statsAfter = await escrowStats()
+    expect({
+      held: statsAfter.held - statsBefore.held,
+      captured: statsAfter.captured - statsBefore.captured,
+      voided: statsAfter.voided - statsBefore.voided,
+      refunded: statsAfter.refunded - statsBefore.refunded,
+    }).toEqual({ held: 0n, captured: 4_000n, voided: 6_000n, refunded: 1_500n })
   })
 
   test('a full capture by default; one lifecycle call per payment at a time', async () => {
