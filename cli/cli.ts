@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander'
 import { toSvcError, UsageError } from '../core/errors.js'
 import { registerAnalytics } from './commands/analytics.js'
 import { registerChannels } from './commands/channels.js'
+import { registerPayments } from './commands/payments.js'
 import { registerDashboard } from './commands/dashboard.js'
 import { registerDetached } from './commands/detached.js'
 import { CommandExit, execCommand } from './commands/exec.js'
@@ -125,6 +126,7 @@ export function createProgram(
   registerDiscovery(program, ctx)
   registerAnalytics(program, ctx)
   registerChannels(program, ctx)
+  registerPayments(program, ctx)
   registerSandbox(program, ctx)
   registerSnapshots(program, ctx)
   registerTime(program, ctx)

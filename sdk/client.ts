@@ -184,6 +184,32 @@ export function createSvcClient(options: SvcClientOptions) {
       get: (channelId: string): Promise<T.ChannelDetail> =>
         answer(api.GET('/channels/{channelId}', path({ channelId }))),
     },
+    payments: {
+      /** The escrow payments (x402 auth-capture) buyers made to the caller's APIs, newest first. */
+      list: (query: T.EscrowPaymentQuery = {}): Promise<T.EscrowPayment[]> =>
+        answer(api.GET('/payments', { params: { query } })).then((page) => page.payments),
+      /** Every matching escrow payment as CSV (a header row of the record's fields). */
+      csv: (query: T.EscrowPaymentQuery = {}): Promise<string> =>
+        answer(
+          api.GET('/payments', {
+            params: { query: { ...query, format: 'csv' } },
+            headers: { accept: 'text/csv' },
+            parseAs: 'text',
+          }),
+        ),
+      /** One escrow payment and every transaction that moved it, oldest first. */
+      get: (paymentId: string): Promise<T.EscrowPaymentDetail> =>
+        answer(api.GET('/payments/{paymentId}', path({ paymentId }))),
+      /** Captures the hold, all of it (default) or `amount` atomic units; the rest stays held. Scope payments:write. */
+      capture: (paymentId: string, input: { amount?: string } = {}): Promise<T.EscrowPaymentMoved> =>
+        answer(api.POST('/payments/{paymentId}/capture', { ...path({ paymentId }), body: input })),
+      /** Voids what the payment still holds, back to the buyer. Scope payments:write. */
+      void: (paymentId: string): Promise<T.EscrowPaymentMoved> =>
+        answer(api.POST('/payments/{paymentId}/void', { ...path({ paymentId }), body: {} })),
+      /** Refunds `amount` atomic units of what was captured, to the buyer. Scope payments:write. */
+      refund: (paymentId: string, input: { amount: string }): Promise<T.EscrowPaymentMoved> =>
+        answer(api.POST('/payments/{paymentId}/refund', { ...path({ paymentId }), body: input })),
+    },
     events: {
       /**
        * The live payment events (`GET /events`, Server-Sent Events) as an async iterator: `for await (const event of

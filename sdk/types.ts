@@ -64,6 +64,11 @@ export type SettlementFilter = Omit<Query<paths['/settlements']['get']>, 'limit'
 export type Channel = Schemas['Channel']
 export type ChannelDetail = Answer<paths['/channels/{channelId}']['get'], 200>
 export type ChannelQuery = Omit<Query<paths['/channels']['get']>, 'format'>
+export type EscrowPayment = Schemas['EscrowPayment']
+export type EscrowTransaction = Schemas['EscrowTransaction']
+export type EscrowPaymentDetail = Answer<paths['/payments/{paymentId}']['get'], 200>
+export type EscrowPaymentMoved = Schemas['EscrowPaymentMoved']
+export type EscrowPaymentQuery = Omit<Query<paths['/payments']['get']>, 'format'>
 export type SettlementQuery = Omit<Query<paths['/settlements']['get']>, 'format'>
 
 /** A whole-sandbox snapshot (`svc snapshot`). */
