@@ -182,11 +182,15 @@ export function registerPayments(program: Command, ctx: CliContext) {
         const results: { hash: string; reclaimed: string; transaction: string }[] = []
         for (const hash of chosen) {
           const payment = kept.get(hash)!
-          const svc = await askGatewaySvc(
-            payment.url ?? call.settings().baseUrl ?? 'http://localhost',
-            call.settings().baseUrl,
-          )
-          const rpcUrl = call.env.SVC_RPC_URL?.trim() || svc.rpcUrl
+          // The chain's RPC: SVC_RPC_URL, else what the svc of the paid URL says, else the svc of the CLI's settings.
+          const rpcUrl =
+            call.env.SVC_RPC_URL?.trim() ||
+            (payment.url ? (await askGatewaySvc(payment.url, call.settings().baseUrl)).rpcUrl : undefined) ||
+            (await call
+              .client('public')
+              .config.localDev()
+              .then((config) => config.rpc_url ?? undefined)
+              .catch(() => undefined))
           if (!rpcUrl) throw new SvcError('no RPC to reclaim on: give SVC_RPC_URL', { code: 'unreachable' })
           const chain = {
             id: payment.chainId,

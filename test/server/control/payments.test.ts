@@ -5,20 +5,12 @@
  * recorded with recordEscrowCollect. The chain's paymentState and the buyer's balance are read after each step; every
  * refusal of the plan's §3.3 is a 4xx with nothing sent, never a 500. One sandbox.
  */
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
-import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client'
-import { type Address, erc20Abi, type Hex, zeroAddress } from 'viem'
+import { type Address, erc20Abi, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { readPaymentState } from '../../../chain/auth-capture/index.js'
 import { type ChainServices, startChainServices } from '../../../chain/services.js'
-import { offeredEscrow } from '../../../core/auth-capture/deployments.js'
-import { normalizeExtra } from '../../../core/auth-capture/extra.js'
-import { type ReadPayload, readPayload, reopenCollect } from '../../../core/auth-capture/payloads.js'
-import { loadInstallSecrets } from '../../../server/data-dir/secrets.js'
-import { findLatestChainEpoch } from '../../../server/db/index.js'
-import { receiverAuthorizerOf, recordEscrowCollect } from '../../../server/escrow/index.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
+import { authorizeEscrow, escrowOnChain, receiverAuthorizerAddress } from '../../helpers/escrow-payments.js'
 
 let chain: ChainServices
 let t: TestServer
@@ -46,16 +38,13 @@ beforeAll(async () => {
     },
   })
   expect(api.status).toBe(201)
-  const db = t.server.database.db
-  const key = await receiverAuthorizerOf({ db, secrets: loadInstallSecrets(t.server.dataDir) }, userId)
-  seller = { jwt, userId, apiId: api.body.id, receiverAuthorizer: key.address }
+  seller = { jwt, userId, apiId: api.body.id, receiverAuthorizer: await receiverAuthorizerAddress(t, userId) }
 }, 120_000)
 afterAll(async () => {
   await t?.stop()
   await chain?.stop()
 })
 
-const now = () => chain.clock.nowSeconds()
 const usdcOf = (address: Address) =>
   chain.sandboxChain.client.readContract({
     address: chain.sandboxChain.usdc.address,
@@ -64,115 +53,10 @@ const usdcOf = (address: Address) =>
     args: [address],
   })
 
-/**
- * A payment authorized through svc's facilitator with the official client's payload and recorded as the gateway
- * records its collect: answers its id and hash.
- */
-async function authorize(captureMode: 'sync' | 'deferred' = 'deferred') {
-  const sandbox = chain.sandboxChain
-  const requirements = {
-    scheme: 'auth-capture',
-    network: sandbox.network,
-    asset: sandbox.usdc.address,
-    amount: price.toString(),
-    payTo,
-    maxTimeoutSeconds: 60,
-    extra: {
-      name: sandbox.usdc.name,
-      version: sandbox.usdc.version,
-      authCaptureEscrow: offeredEscrow,
-      captureAuthorizer: chain.facilitator.operator,
-      receiverAuthorizer: seller.receiverAuthorizer,
-      operatorType: 'delegated',
-      paymentFlow: 'escrow',
-      captureMode,
-      captureDeadline: now() + 3_600,
-      refundDeadline: now() + 7_200,
-      minFeeBps: 0,
-      maxFeeBps: 0,
-      feeRecipient: zeroAddress,
-    },
-  } as PaymentRequirements
-  const { payload } = await new AuthCaptureEvmScheme(buyer).createPaymentPayload(2, requirements as never)
-  const payment = { x402Version: 2, accepted: requirements, payload } as PaymentPayload
-  const answer = await chain.facilitator.settleJudged(payment, requirements)
-  if (answer === 'chain-down' || !answer.success) throw new Error(`authorize failed: ${JSON.stringify(answer)}`)
-  const normal = normalizeExtra(requirements.extra)
-  if (!normal.ok) throw new Error(normal.message)
-  const read = readPayload(payload) as Extract<ReadPayload, { kind: 'eip3009' }>
-  const reopened = reopenCollect({
-    chainId: sandbox.chainId,
-    requirements,
-    extra: normal.extra,
-    deployments: normal.deployments,
-    read,
-  })
-  if (!reopened.ok) throw new Error(reopened.message)
-  const info = reopened.paymentInfo
-  const db = t.server.database.db
-  const epoch = (await findLatestChainEpoch(db))!.epoch
-  // The settlement the gateway writes at collect (amount 0 for a hold), the payment's record out.
-  const settlementId = `stl_${reopened.paymentInfoHash.slice(2, 26)}`
-  await db
-    .insertInto('settlements')
-    .values({
-      id: settlementId,
-      api_id: seller.apiId,
-      endpoint_id: null,
-      user_id: seller.userId,
-      environment: dev,
-      network: sandbox.network,
-      asset: sandbox.usdc.address.toLowerCase(),
-      amount: '0',
-      payer: buyer.address.toLowerCase(),
-      pay_to: payTo.toLowerCase(),
-      transaction: answer.transaction,
-      method: 'GET',
-      path: '/escrow/book',
-      created_at: new Date().toISOString(),
-      chain_epoch: epoch,
-      delivered: 1,
-      builder_code: null,
-    })
-    .execute()
-  const { payment: row } = await recordEscrowCollect(
-    db,
-    {
-      chain_epoch: epoch,
-      payment_info_hash: reopened.paymentInfoHash,
-      user_id: seller.userId,
-      api_id: seller.apiId,
-      endpoint_id: null,
-      environment: dev,
-      network: sandbox.network,
-      asset: sandbox.usdc.address.toLowerCase(),
-      payer: buyer.address.toLowerCase(),
-      pay_to: payTo.toLowerCase(),
-      method: 'GET',
-      path: '/escrow/book',
-      flow: 'escrow',
-      capture_mode: captureMode,
-      transfer_method: 'eip3009',
-      escrow: reopened.deployment.escrow,
-      operator: chain.facilitator.operator,
-      receiver_authorizer: seller.receiverAuthorizer,
-      payment_info: JSON.stringify(info),
-      salt_nonce: read.payload.saltNonce ?? null,
-      pre_approval_expiry: info.preApprovalExpiry,
-      capture_deadline: info.authorizationExpiry,
-      refund_deadline: info.refundExpiry,
-      delivered: 1,
-    },
-    { kind: 'authorize', amount: price.toString(), transaction: answer.transaction, actor: 'gateway' },
-    settlementId,
-  )
-  return { settlementId, id: row.id, hash: reopened.paymentInfoHash as Hex, escrow: reopened.deployment.escrow }
-}
+const authorize = (captureMode: 'sync' | 'deferred' = 'deferred') =>
+  authorizeEscrow({ t, chain, seller: { ...seller, payTo }, buyer, price, captureMode })
 
-const onChain = async (payment: { hash: Hex; escrow: Address }) => {
-  const state = await readPaymentState(chain.sandboxChain.client, payment.escrow, payment.hash)
-  return { capturable: state.capturableAmount, refundable: state.refundableAmount }
-}
+const onChain = (payment: { hash: Hex; escrow: Address }) => escrowOnChain(chain, payment)
 /** A JWT with the development environment, or a development API key on the Sandbox's control host. */
 type Auth = { jwt: string; environment?: string } | { key: string; host: 'development' }
 const asKey = (key: string): Auth => ({ key, host: 'development' })
