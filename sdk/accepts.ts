@@ -16,7 +16,7 @@ export type AcceptsForOptions = {
   /** Payment validity window in seconds. @defaultValue left out (the server's default, 300) */
   maxTimeoutSeconds?: number | undefined
   /** `exact` (amount is the price) or `upto` (amount is the maximum; the upstream's Settlement-Overrides says what is charged). @defaultValue 'exact' */
-  scheme?: 'exact' | 'upto' | 'batch-settlement' | undefined
+  scheme?: 'exact' | 'upto' | 'batch-settlement' | 'auth-capture' | undefined
   /** How the token moves (`extra.assetTransferMethod`). @defaultValue left out: EIP-3009 for exact, Permit2 for upto */
   assetTransferMethod?: 'eip3009' | 'permit2' | undefined
   /** The {@link UsageError}'s message when `network` or `asset` is left out outside the Sandbox (each front end names its own flags). */

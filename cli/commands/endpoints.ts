@@ -85,7 +85,7 @@ export function registerEndpoints(program: Command, ctx: CliContext) {
     .option('--max-timeout <seconds>', 'payment validity window (default 300)')
     .option(
       '--scheme <scheme>',
-      'exact (the price is charged) or upto (the price is a maximum; the upstream says what is charged in its Settlement-Overrides header)',
+      'exact (the price is charged), upto (the price is a maximum; the upstream says what is charged in its Settlement-Overrides header), batch-settlement (payment channels) or auth-capture (escrow: the price is held, then captured, voided or refunded; see --capture-mode)',
       'exact',
     )
     .option('--transfer-method <method>', 'eip3009 (default for exact) or permit2 (always for upto)')

@@ -109,6 +109,50 @@ describe('svc payments (the seller)', () => {
   })
 })
 
+describe('svc endpoints add|update --scheme auth-capture', () => {
+  test('the escrow flags set the extra of the accept; bad values are usage errors (exit 2)', async () => {
+    const endpoint = await cli.json([
+      'endpoints',
+      'add',
+      seller.apiId,
+      '--path',
+      '/book',
+      '--price',
+      '0.01',
+      '--scheme',
+      'auth-capture',
+      '--capture-mode',
+      'deferred',
+      '--capture-deadline',
+      '1d',
+      '--refund-deadline',
+      '7d',
+    ])
+    expect(endpoint.accepts[0]).toMatchObject({
+      scheme: 'auth-capture',
+      amount: '10000',
+      extra: { captureMode: 'deferred', captureDeadlineSeconds: 86_400, refundDeadlineSeconds: 604_800 },
+    })
+    const updated = await cli.json([
+      'endpoints',
+      'update',
+      seller.apiId,
+      endpoint.id,
+      '--capture-mode',
+      'sync',
+      '--capture-deadline',
+      '2h',
+    ])
+    expect(updated.accepts[0].extra).toMatchObject({ captureMode: 'sync', captureDeadlineSeconds: 7_200 })
+    const bad = await cli.run(['endpoints', 'update', seller.apiId, endpoint.id, '--capture-mode', 'later'])
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/--capture-mode must be one of sync, deferred, got "later"/)
+    expect((await cli.run(['endpoints', 'update', seller.apiId, endpoint.id, '--refund-deadline', 'soon'])).code).toBe(
+      2,
+    )
+  })
+})
+
 describe('svc payments reclaim (the buyer)', () => {
   test('what svc pay kept: refused before the capture deadline (exit 1), reclaimed after svc time advance', async () => {
     const facilitator = new HTTPFacilitatorClient({ url: chain.facilitatorUrl })
