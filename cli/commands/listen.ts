@@ -36,15 +36,34 @@ export function eventLine(event: StreamEvent): string {
   return paymentEventLine(event)
 }
 
+/** An amount of the event's asset: USDC for the Sandbox USDC, else atomic units. */
+const amountOf = (event: PaymentEvent, atomic: string) =>
+  event.asset?.toLowerCase() === usdcAddress.toLowerCase() ? `${formatUsdc(atomic)} USDC` : `${atomic} units`
+
+/** What an escrow step did (payment.authorized … payment.reclaimed), after what it moved. */
+function escrowDetail(event: PaymentEvent, escrow: NonNullable<PaymentEvent['escrow']>): string {
+  const tx = `tx ${short(event.transaction ?? '')}`
+  const total = (what: string, atomic: string) => `${what} ${formatUsdc(atomic)} in all`
+  const did =
+    event.type === 'payment.authorized'
+      ? `held from ${short(event.payer ?? '')}`
+      : event.type === 'payment.captured'
+        ? total('captured', escrow.captured)
+        : event.type === 'payment.voided'
+          ? 'released to the buyer'
+          : event.type === 'payment.refunded'
+            ? total('refunded', escrow.refunded)
+            : 'reclaimed by the buyer'
+  return `${did} (${escrow.id}, ${escrow.state}) ${tx}`
+}
+
 function paymentEventLine(event: PaymentEvent): string {
-  const amount =
-    event.amount === null
-      ? ''
-      : event.asset?.toLowerCase() === usdcAddress.toLowerCase()
-        ? `${formatUsdc(event.amount)} USDC`
-        : `${event.amount} units`
-  const detail =
-    event.type === 'payment.settled'
+  const escrow = event.escrow ?? null
+  const moved = escrow ? escrow.moved : event.amount
+  const amount = moved === null ? '' : amountOf(event, moved)
+  const detail = escrow
+    ? escrowDetail(event, escrow)
+    : event.type === 'payment.settled'
       ? `from ${short(event.payer ?? '')} tx ${short(event.transaction ?? '')}`
       : event.type === 'payment.failed'
         ? `${event.status} ${event.reason ?? event.error ?? ''}`

@@ -72,3 +72,39 @@ test('a whole-Sandbox event is one line: time, type, who did it, what', () => {
     '21:40:01.123  sandbox.chain_restarted  by local',
   )
 })
+
+test('an escrow event (auth-capture) is one line: what the step moved, what it did, the payment and its state', () => {
+  const escrow = (type: PaymentEvent['type'], part: Partial<NonNullable<PaymentEvent['escrow']>>) =>
+    eventLine(
+      event({
+        type,
+        status: 200,
+        payer: '0x1234567890abcdef1234567890abcdef12345678',
+        transaction: `0x${'ab'.repeat(32)}`,
+        escrow: {
+          id: 'esc_1',
+          payment_info_hash: `0x${'cd'.repeat(32)}`,
+          state: 'authorized',
+          moved: '10000',
+          captured: '0',
+          refunded: '0',
+          ...part,
+        },
+      }),
+    )
+  expect(escrow('payment.authorized', {})).toBe(
+    '21:40:01.123  payment.authorized  weather GET /weather/paris  0.01 USDC  held from 0x123456…5678 (esc_1, authorized) tx 0xababab…abab',
+  )
+  expect(escrow('payment.captured', { moved: '6000', captured: '6000' })).toBe(
+    '21:40:01.123  payment.captured  weather GET /weather/paris  0.006 USDC  captured 0.006 in all (esc_1, authorized) tx 0xababab…abab',
+  )
+  expect(escrow('payment.voided', { moved: '4000', captured: '6000', state: 'captured' })).toBe(
+    '21:40:01.123  payment.voided    weather GET /weather/paris  0.004 USDC  released to the buyer (esc_1, captured) tx 0xababab…abab',
+  )
+  expect(escrow('payment.refunded', { moved: '2000', captured: '6000', refunded: '2000', state: 'captured' })).toBe(
+    '21:40:01.123  payment.refunded  weather GET /weather/paris  0.002 USDC  refunded 0.002 in all (esc_1, captured) tx 0xababab…abab',
+  )
+  expect(escrow('payment.reclaimed', { state: 'reclaimed' })).toBe(
+    '21:40:01.123  payment.reclaimed  weather GET /weather/paris  0.01 USDC  reclaimed by the buyer (esc_1, reclaimed) tx 0xababab…abab',
+  )
+})
