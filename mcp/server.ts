@@ -14,8 +14,10 @@ import { registerImportOpenApi } from './tools/import-openapi.js'
 import { registerListApis } from './tools/list-apis.js'
 import { registerListEndpoints } from './tools/list-endpoints.js'
 import { registerListFaults } from './tools/list-faults.js'
+import { registerListPayments } from './tools/list-payments.js'
 import { registerListSettlements } from './tools/list-settlements.js'
 import { registerListSnapshots } from './tools/list-snapshots.js'
+import { registerCapturePayment, registerRefundPayment, registerVoidPayment } from './tools/move-payment.js'
 import { registerRevertSnapshot } from './tools/revert-snapshot.js'
 import { registerSetDiscoveryGuidance } from './tools/set-discovery-guidance.js'
 import { registerSnapshot } from './tools/snapshot.js'
@@ -42,6 +44,10 @@ const tools = [
   registerImportOpenApi,
   registerGetStats,
   registerListSettlements,
+  registerListPayments,
+  registerCapturePayment,
+  registerVoidPayment,
+  registerRefundPayment,
   registerSnapshot,
   registerListSnapshots,
   registerRevertSnapshot,

@@ -12,6 +12,7 @@ const allScopes = [
   'stats:read',
   'settlements:read',
   'openapi:read',
+  'payments:write',
 ]
 
 let t: TestServer
@@ -56,6 +57,10 @@ describe('svc mcp tools', () => {
         'svc_create_endpoint',
         'svc_get_stats',
         'svc_list_settlements',
+        'svc_list_payments',
+        'svc_capture_payment',
+        'svc_void_payment',
+        'svc_refund_payment',
       ]),
     )
     for (const tool of tools) {
@@ -262,5 +267,23 @@ describe('svc mcp tools', () => {
     const page = await mcp.call('svc_list_settlements', { limit: 10 })
     expect(page.structuredContent).toEqual({ settlements: [], next_cursor: null })
     expect((page.content[0] as any).text).toBe('0 settlements on this page.')
+  })
+  test('svc_list_payments and the escrow lifecycle tools: answers, refusals as error results', async () => {
+    const list = await mcp.call('svc_list_payments', { state: 'authorized' })
+    expect(list.isError).toBeFalsy()
+    expect(list.structuredContent).toEqual({ payments: [] })
+    expect((list.content[0] as any).text).toBe('0 escrow payments.')
+    for (const [tool, input] of [
+      ['svc_capture_payment', { payment_id: 'esc_nope', amount: '100' }],
+      ['svc_void_payment', { payment_id: 'esc_nope' }],
+      ['svc_refund_payment', { payment_id: 'esc_nope', amount: '100' }],
+    ] as const) {
+      const refused = await mcp.call(tool, input)
+      expect(refused.isError, tool).toBe(true)
+      expect(textOf(refused), tool).toContain('payment not found')
+    }
+    const bad = await mcp.call('svc_refund_payment', { payment_id: 'esc_nope', amount: '0.5' })
+    expect(bad.isError).toBe(true)
+    expect(textOf(bad)).toMatch(/amount/)
   })
 })

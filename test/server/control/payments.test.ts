@@ -10,6 +10,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type ChainServices, startChainServices } from '../../../chain/services.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
+import { connectMcp, textOf } from '../../mcp/connect.js'
 import { authorizeEscrow, escrowOnChain, receiverAuthorizerAddress } from '../../helpers/escrow-payments.js'
 
 let chain: ChainServices
@@ -238,6 +239,27 @@ describe('escrow payments on the control plane', () => {
     const captured = await post(payment.id, 'capture', { amount: '100' }, asKey(writer))
     expect(captured.status).toBe(200)
     expect(await onChain(payment)).toEqual({ capturable: price - 100n, refundable: 100n })
+
+    // The MCP tools, with a key of both scopes: list, capture part, refund part, void the rest.
+    const mcp = await connectMcp(t, await t.createKey(seller.jwt, dev, ['settlements:read', 'payments:write']))
+    try {
+      const listed = await mcp.call('svc_list_payments', { state: 'authorized' })
+      expect((listed.structuredContent as any).payments.map((p: { id: string }) => p.id)).toContain(payment.id)
+      const capture = await mcp.call('svc_capture_payment', { payment_id: payment.id, amount: '900' })
+      expect(capture.isError).toBeFalsy()
+      expect(capture.structuredContent).toMatchObject({ payment: { captured: '1000', capturable: '9000' } })
+      expect((capture.content[0] as any).text).toMatch(new RegExp(`^Captured 900 of ${payment.id} \\(tx 0x`))
+      const refund = await mcp.call('svc_refund_payment', { payment_id: payment.id, amount: '250' })
+      expect(refund.structuredContent).toMatchObject({ payment: { refunded: '250' } })
+      const voided = await mcp.call('svc_void_payment', { payment_id: payment.id })
+      expect(voided.structuredContent).toMatchObject({ payment: { state: 'captured', voided: '9000' } })
+      const again = await mcp.call('svc_void_payment', { payment_id: payment.id })
+      expect(again.isError).toBe(true)
+      expect(textOf(again)).toContain('invalid_auth_capture_evm_zero_authorization')
+      expect(await onChain(payment)).toEqual({ capturable: 0n, refundable: 750n })
+    } finally {
+      await mcp.close()
+    }
   })
 
   test('after the capture deadline: capture refused; after the refund deadline: refund refused; nothing sent', async () => {
