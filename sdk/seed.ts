@@ -72,17 +72,33 @@ const seedEndpointSchema = z.strictObject({
   ),
   scheme: z.enum(acceptSchemes).optional().meta({
     description:
-      '`exact` (the price is the price), `upto` (the price is the most a buyer signs for; the upstream says what it used) or `batch-settlement` (vouchers on a payment channel)',
+      '`exact` (the price is the price), `upto` (the price is the most a buyer signs for; the upstream says what it used), `batch-settlement` (vouchers on a payment channel) or `auth-capture` (an escrow hold, captured, voided or refunded)',
     default: 'exact',
   }),
   transfer_method: described(
     z.enum(assetTransferMethods).optional(),
     "`extra.assetTransferMethod`: `eip3009` (exact's default) or `permit2` (upto's only one)",
   ),
-  payment_flow: z.enum(paymentFlows).optional().meta({
+  payment_flow: z
+    .enum([...paymentFlows, 'escrow'])
+    .optional()
+    .meta({
+      description:
+        '`extra.paymentFlow`, as @x402/core names it: `authorization` (verify, call the upstream, settle on its success) or `upfront` (settle, then call the upstream); `auth-capture`: `escrow` (its default: hold, then capture) or `authorization` (one charge after the upstream answered)',
+      default: 'authorization',
+    }),
+  capture_mode: z.enum(['sync', 'deferred']).optional().meta({
     description:
-      '`extra.paymentFlow`, as @x402/core names it: `authorization` (verify, call the upstream, settle on its success) or `upfront` (settle, then call the upstream)',
-    default: 'authorization',
+      '`extra.captureMode` (`auth-capture`, escrow flow): `sync` (captured when the upstream answers) or `deferred` (held for the seller to capture, void or let expire)',
+    default: 'sync',
+  }),
+  capture_deadline_seconds: z.int().min(1).optional().meta({
+    description: '`extra.captureDeadlineSeconds` (`auth-capture`): how long a hold can be captured, in seconds',
+    default: 86_400,
+  }),
+  refund_deadline_seconds: z.int().min(1).optional().meta({
+    description: '`extra.refundDeadlineSeconds` (`auth-capture`): how long a capture can be refunded, in seconds',
+    default: 604_800,
   }),
   gas_sponsoring: described(
     z.enum(gasSponsorings).optional(),
@@ -100,6 +116,9 @@ const acceptPaths: Record<string, string> = {
   'extra.assetTransferMethod': 'transfer_method',
   'extra.paymentFlow': 'payment_flow',
   'extra.gasSponsoring': 'gas_sponsoring',
+  'extra.captureMode': 'capture_mode',
+  'extra.captureDeadlineSeconds': 'capture_deadline_seconds',
+  'extra.refundDeadlineSeconds': 'refund_deadline_seconds',
 }
 function seedEndpointPath(path: readonly PropertyKey[]): PropertyKey[] {
   if (path[0] !== 'accepts') return [...path]
@@ -112,6 +131,9 @@ const seedWords = (message: string) =>
     .replaceAll('extra.assetTransferMethod', 'transfer_method')
     .replaceAll('extra.paymentFlow', 'payment_flow')
     .replaceAll('extra.gasSponsoring', 'gas_sponsoring')
+    .replaceAll('extra.captureMode', 'capture_mode')
+    .replaceAll('extra.captureDeadlineSeconds', 'capture_deadline_seconds')
+    .replaceAll('extra.refundDeadlineSeconds', 'refund_deadline_seconds')
 
 /** A problem the control plane's rules find in a seed, at its path in the seed. */
 export type SeedRuleIssue = { path: PropertyKey[]; message: string }
@@ -286,6 +308,9 @@ export const seedKeys: SeedKeys = {
     'transfer_method',
     'payment_flow',
     'gas_sponsoring',
+    'capture_mode',
+    'capture_deadline_seconds',
+    'refund_deadline_seconds',
   ],
 }
 
@@ -382,8 +407,23 @@ function seedEndpointBody(
   endpoint: SeedEndpoint,
   local: { network: string; address: string } | undefined,
 ): { body: EndpointInput; accept: Accept } {
-  const { price, network, asset, scheme, transfer_method, payment_flow, gas_sponsoring, ...fields } = endpoint
+  const {
+    price,
+    network,
+    asset,
+    scheme,
+    transfer_method,
+    payment_flow,
+    gas_sponsoring,
+    capture_mode,
+    capture_deadline_seconds,
+    refund_deadline_seconds,
+    ...fields
+  } = endpoint
   const extra = {
+    ...(capture_mode ? { captureMode: capture_mode } : {}),
+    ...(capture_deadline_seconds ? { captureDeadlineSeconds: capture_deadline_seconds } : {}),
+    ...(refund_deadline_seconds ? { refundDeadlineSeconds: refund_deadline_seconds } : {}),
     ...(transfer_method ? { assetTransferMethod: transfer_method } : {}),
     ...(payment_flow ? { paymentFlow: payment_flow } : {}),
     ...(gas_sponsoring ? { gasSponsoring: gas_sponsoring } : {}),
