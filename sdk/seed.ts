@@ -307,10 +307,10 @@ export const seedKeys: SeedKeys = {
     'scheme',
     'transfer_method',
     'payment_flow',
-    'gas_sponsoring',
     'capture_mode',
     'capture_deadline_seconds',
     'refund_deadline_seconds',
+    'gas_sponsoring',
   ],
 }
 
