@@ -164,6 +164,21 @@ function settlementRow(s: Settlement, usdc: string | undefined, slugs: Map<strin
     amount,
     short(s.payer),
     transaction,
-    s.delivered ? 'delivered' : 'NOT DELIVERED',
+    s.escrow ? escrowState(s.escrow) : s.delivered ? 'delivered' : 'NOT DELIVERED',
   ]
+}
+
+/** An escrow payment's settlement (auth-capture): where its hold is, e.g. `held 0.01`, `captured 0.006/0.01`. */
+function escrowState(e: NonNullable<Settlement['escrow']>): string {
+  const held = BigInt(e.authorized) - BigInt(e.captured) - BigInt(e.voided) - BigInt(e.reclaimed)
+  if (e.state === 'authorized')
+    return BigInt(e.captured) > 0n
+      ? `captured ${formatUsdc(e.captured)}/${formatUsdc(e.authorized)}, held ${formatUsdc(held > 0n ? held : 0n)}`
+      : `held ${formatUsdc(e.authorized)}`
+  if (e.state === 'captured' || e.state === 'charged')
+    return BigInt(e.refunded) > 0n
+      ? `${e.state} ${formatUsdc(e.captured)}/${formatUsdc(e.authorized)}, refunded ${formatUsdc(e.refunded)}`
+      : `${e.state} ${formatUsdc(e.captured)}/${formatUsdc(e.authorized)}`
+  if (e.state === 'refunded') return `refunded ${formatUsdc(e.refunded)}`
+  return e.state
 }

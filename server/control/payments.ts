@@ -159,8 +159,13 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
 
   async function move(row: EscrowPaymentRow, kind: Kind, amount: string | undefined) {
     const what = `the ${kind} was refused`
+    if (row.environment !== 'development')
+      throw new ConflictError(
+        `${what}: svc moves the escrow payments of Sandbox APIs only; this one is on ${row.network}, through its own facilitator`,
+      )
+    if (deps.chain?.sandboxChain.restarting) throw restarting()
     const chain = requireSandboxChain(deps)
-    if (row.environment !== 'development' || row.chain_epoch !== chain.sandboxChain.epoch)
+    if (row.chain_epoch !== chain.sandboxChain.epoch)
       throw new ConflictError(
         `${what}: the payment was made on an earlier Sandbox chain (${row.chain_epoch}); nothing is held there now`,
       )
