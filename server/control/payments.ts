@@ -235,10 +235,49 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
       )
     const step: EscrowStep = { kind, amount: moved.toString(), transaction: answer.transaction, actor: 'seller' }
     const applied = await applyEscrowStep(deps.db, row, step)
+    if (applied.recorded) await publishStep(applied.payment, kind, step)
     return {
       payment: paymentRecord(applied.payment, sandboxEpochOf(deps)),
       transaction: transactionRecord(applied.transaction),
     }
+  }
+
+  /** The live event of a step the seller made: payment.captured, payment.voided or payment.refunded (status 200). */
+  async function publishStep(payment: EscrowPaymentRow, kind: Kind, step: EscrowStep) {
+    if (!deps.events) return
+    const api = await deps.db.selectFrom('apis').select('slug').where('id', '=', payment.api_id).executeTakeFirst()
+    const type = kind === 'capture' ? 'payment.captured' : kind === 'void' ? 'payment.voided' : 'payment.refunded'
+    deps.events.publish(payment.user_id, {
+      type,
+      created_at: clockOf(deps).nowIso(),
+      environment: payment.environment,
+      api_id: payment.api_id,
+      api_slug: api?.slug ?? '',
+      endpoint_id: payment.endpoint_id,
+      method: payment.method,
+      path: payment.path,
+      amount: payment.authorized,
+      asset: payment.asset,
+      network: payment.network,
+      pay_to: payment.pay_to,
+      payer: payment.payer,
+      transaction: step.transaction,
+      settlement_id: payment.settlement_id,
+      reason: null,
+      error: null,
+      status: 200,
+      charged: BigInt(payment.captured) > 0n,
+      builder_code: null,
+      channel_id: null,
+      escrow: {
+        id: payment.id,
+        payment_info_hash: payment.payment_info_hash,
+        state: payment.state,
+        moved: step.amount,
+        captured: payment.captured,
+        refunded: payment.refunded,
+      },
+    })
   }
 
   /** A chain read or send; a chain that restarts meanwhile is a 503 with Retry-After, never a 500. */

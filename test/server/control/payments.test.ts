@@ -10,6 +10,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type ChainServices, startChainServices } from '../../../chain/services.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
+import { openTestEventStream } from '../../helpers/event-stream.js'
 import { connectMcp, textOf } from '../../mcp/connect.js'
 import { authorizeEscrow, escrowOnChain, receiverAuthorizerAddress } from '../../helpers/escrow-payments.js'
 
@@ -41,7 +42,9 @@ beforeAll(async () => {
   expect(api.status).toBe(201)
   seller = { jwt, userId, apiId: api.body.id, receiverAuthorizer: await receiverAuthorizerAddress(t, userId) }
 }, 120_000)
+const streams: (() => void)[] = []
 afterAll(async () => {
+  for (const close of streams) close()
   await t?.stop()
   await chain?.stop()
 })
@@ -123,6 +126,10 @@ describe('escrow payments on the control plane', () => {
   test('partial capture, void of the rest, refund: the chain, the buyer and the record agree; every refusal a 4xx', async () => {
     const statsBefore = await escrowStats()
     const payment = await authorize()
+    const stream = await openTestEventStream(
+      { baseUrl: t.server.controlUrl, headers: { authorization: `Bearer ${seller.jwt}`, 'x-svc-environment': dev } },
+      streams,
+    )
     const buyerBefore = await usdcOf(buyer.address)
 
     // Bad amounts: 400, nothing sent.
@@ -177,6 +184,20 @@ describe('escrow payments on the control plane', () => {
       'void 6000',
       'refund 1500',
     ])
+
+    // The live events of the seller's steps, in order, each with its escrow part.
+    const events = await stream.next(3)
+    expect(events.map((e) => [e.type, e.escrow?.moved, e.escrow?.state, e.status, e.charged])).toEqual([
+      ['payment.captured', '4000', 'authorized', 200, true],
+      ['payment.voided', '6000', 'captured', 200, true],
+      ['payment.refunded', '1500', 'captured', 200, true],
+    ])
+    expect(events[0]).toMatchObject({
+      method: 'GET',
+      path: '/escrow/book',
+      settlement_id: payment.settlementId,
+      escrow: { id: payment.id, payment_info_hash: payment.hash, captured: '4000', refunded: '0' },
+    })
 
     // Records out: the settlement's amount is captured − refunded, with its escrow part; the CSV's escrow columns;
     // the stats' escrow money.
