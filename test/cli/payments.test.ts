@@ -100,9 +100,7 @@ describe('svc payments (the seller)', () => {
     )
     expect(await escrowOnChain(chain, payment)).toEqual({ capturable: 0n, refundable: 3_000n })
     // svc settlements: the payment's settlement is captured − refunded, its escrow state in the last column.
-    expect(await cli.ok(['settlements'])).toMatch(
-      / 0\.003 USDC .* captured 0\.004\/0\.01, refunded 0\.001\n/,
-    )
+    expect(await cli.ok(['settlements'])).toMatch(/ 0\.003 USDC .* captured 0\.004\/0\.01, refunded 0\.001\n/)
 
     expect((await cli.run(['payments', 'refund', payment.id])).code).toBe(2)
     expect((await cli.run(['payments', 'capture', payment.id, '--amount', 'abc'])).code).toBe(2)
