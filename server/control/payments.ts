@@ -1,6 +1,7 @@
 import type { PaymentRequirements } from '@x402/core/types'
 import { Router } from 'express'
-import type { Address, Hex } from 'viem'
+import { type Address, erc20Abi, type Hex } from 'viem'
+import type { ChainServices } from '../../chain/services.js'
 import { z } from 'zod'
 import { readPaymentState } from '../../chain/auth-capture/index.js'
 import { approveFor } from '../../chain/permit2/index.js'
@@ -220,8 +221,7 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
           ? await buildVoid(target, signer)
           : await buildRefund(target, { amount: moved, ...expected }, signer)
     // svc's agreement to fund refunds for a Sandbox API (plan §1.6): the pay-to address approves the operator.
-    if (kind === 'refund')
-      await onChain(() => approveFor(chain.sandboxChain, row.pay_to as Address, row.operator as Address))
+    if (kind === 'refund') await onChain(() => fundRefunds(chain.sandboxChain, row, moved))
 
     const requirements: PaymentRequirements = requirementsOfPayment(row, chain.sandboxChain.usdc)
     const answer = await chain.facilitator.settleJudged(
@@ -296,6 +296,20 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
   }
 
   return router
+}
+
+/**
+ * svc's agreement to fund the refunds of a Sandbox API (plan §1.6): the pay-to address allows the operator its USDC,
+ * approved by svc (Anvil's unsigned transaction) when the allowance is short of `amount`.
+ */
+async function fundRefunds(chain: ChainServices['sandboxChain'], row: EscrowPaymentRow, amount: bigint) {
+  const allowance = await chain.client.readContract({
+    address: row.asset as Address,
+    abi: erc20Abi,
+    functionName: 'allowance',
+    args: [row.pay_to as Address, row.operator as Address],
+  })
+  if (allowance < amount) await approveFor(chain, row.pay_to as Address, row.operator as Address)
 }
 
 const restarting = () => new ServiceUnavailableError(sandboxChainRestarting, { retryAfterSeconds: 1 })
