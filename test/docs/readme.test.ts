@@ -2,7 +2,7 @@
  * The README and the docs' home: the two commands are what CI runs, the README stays short and sends each reader
  * into the docs.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, test } from 'vitest'
 import { docBlock, pageBlocks, root, scanDocs } from './blocks.js'
@@ -74,4 +74,16 @@ test('the README links each kind of reader into the docs, and every link it has 
     expect(readme, page).toContain(`(docs/${page}.md)`)
   for (const [, target] of readme.matchAll(/\]\((?!https?:)([^)#]+)(?:#[^)]*)?\)/g))
     expect(existsSync(join(root, target!)), target).toBe(true)
+})
+
+test("sell.md's table of MCP tools lists every tool `svc mcp` serves", () => {
+  const served = new Set<string>()
+  for (const file of readdirSync(join(root, 'mcp/tools')))
+    for (const [, name] of readFileSync(join(root, 'mcp/tools', file), 'utf8').matchAll(/\bname: '(svc_[a-z_]+)'/g))
+      served.add(name!)
+  const listed = [...readFileSync(join(root, 'docs/sell.md'), 'utf8').matchAll(/^\| `(svc_[a-z_]+)` \|/gm)].map(
+    (m) => m[1],
+  )
+  expect(served.size).toBeGreaterThan(10)
+  expect(listed.sort()).toEqual([...served].sort())
 })
