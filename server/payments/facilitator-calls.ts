@@ -72,6 +72,9 @@ const failed = (what: string, error: unknown) =>
     ),
   }) as const
 
+/** Which settle of a payment's flow a settle is (@x402/core's `SettleContext.phase`). */
+export type SettlePhase = 'before-handler' | 'after-handler' | 'cancel'
+
 /** Verifies a payment through the API's resource server (x402's `verifyPayment`). */
 export async function verifyPayment(
   server: x402ResourceServer,
@@ -98,13 +101,15 @@ export async function verifyPayment(
 
 /**
  * Settles a verified payment through the API's resource server (x402's `settlePayment`); `amount` (atomic units) is
- * what an upto payment charges, when the upstream said (x402's settlement overrides).
+ * what an upto payment charges, when the upstream said (x402's settlement overrides); `phase`: which settle of the
+ * payment's flow this is (auth-capture: the hold `before-handler`, the capture `after-handler`, the void `cancel`).
  */
 export async function settlePayment(
   server: x402ResourceServer,
   payload: PaymentPayload,
   requirements: PaymentRequirements,
   amount?: string,
+  phase?: SettlePhase,
 ): Promise<FacilitatorResult<SettleResponse>> {
   let settled: SettleResponse
   try {
@@ -114,6 +119,7 @@ export async function settlePayment(
       undefined,
       undefined,
       amount === undefined ? undefined : { amount },
+      phase,
     )
   } catch (error) {
     if (!(error instanceof SettleError)) return failed('settle', error)
