@@ -252,6 +252,19 @@ export async function payEscrow(ctx: FlowContext, payment: Payment): Promise<Pay
     const done = await record(steps, current, { kind: 'void', amount: held, transaction: voided.response.transaction })
     current = done.payment
     ctx.journal.finish(journalId, settlementId, true)
+    tell(
+      'payment.voided',
+      attempt,
+      {
+        status: 200,
+        payer,
+        transaction: voided.response.transaction,
+        settlement_id: settlementId,
+        amount: held,
+        escrow: escrowOf(current, held),
+      },
+      requirements,
+    )
     return undefined
   }
   if (request.signal.aborted) {
@@ -535,7 +548,6 @@ async function paid(
     },
   }
 }
-
 
 /**
  * Tells a reclaim the sweep recorded (reclaims.ts; no request of svc's is behind it) as payment.reclaimed, with the
