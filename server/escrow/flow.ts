@@ -38,8 +38,9 @@ import {
   reasonFields,
   type ResourceServers,
   recordSettlement,
+  type SettlePhase,
   settlementRow,
-  settlePayment,
+  judgeSettlement,
   takeChargeOverride,
   unavailable,
   verifyPayment,
@@ -132,6 +133,24 @@ function reopen(payment: Payment): Reopening | { reason: string; message: string
   return { ...reopened, extra: normal.extra, saltNonce: read.payload.saltNonce ?? null, signed }
 }
 
+/** Settles one phase of a payment through its resource server (the scheme's hooks write the capture or void). */
+const settleStep = (
+  server: x402ResourceServer,
+  payment: Pick<Payment, 'payload' | 'requirements'>,
+  how: { phase: SettlePhase; amount?: string | undefined },
+) =>
+  judgeSettlement(
+    server.settlePayment(
+      payment.payload,
+      payment.requirements,
+      undefined,
+      undefined,
+      how.amount === undefined ? undefined : { amount: how.amount },
+      how.phase,
+    ),
+    payment.requirements,
+  )
+
 /** The escrow part of a payment.* event after a step. */
 const escrowOf = (payment: EscrowPaymentRow, moved: string): PaymentEventEscrow => ({
   id: payment.id,
@@ -197,7 +216,7 @@ export async function payEscrow(ctx: FlowContext, payment: Payment): Promise<Pay
       return ready
     }
     if (request.signal.aborted) return buyerGone
-    const collected = await collect(ctx, payment, reopened, 'charge', ready.amount)
+    const collected = await collect(ctx, payment, reopened, { kind: 'charge', amount: ready.amount })
     if (collected.type === 'refused') return refused(collected.outcome, true)
     if (collected.type === 'replay') return collected.outcome
     const { journalId, settlementId, response, recorded } = collected
@@ -215,11 +234,11 @@ export async function payEscrow(ctx: FlowContext, payment: Payment): Promise<Pay
       },
       requirements,
     )
-    return paid(ctx, attempt, ready, response, { journalId, settlementId, paymentId: recorded.payment.id })
+    return paid(ctx, attempt, ready, { response: response, journalId, settlementId, paymentId: recorded.payment.id })
   }
 
   // The escrow flow: the hold first.
-  const collected = await collect(ctx, payment, reopened, 'authorize')
+  const collected = await collect(ctx, payment, reopened, { kind: 'authorize' })
   if (collected.type === 'refused') return refused(collected.outcome, true)
   if (collected.type === 'replay') return collected.outcome
   const { journalId, settlementId, response } = collected
@@ -241,7 +260,7 @@ export async function payEscrow(ctx: FlowContext, payment: Payment): Promise<Pay
   const steps = { ctx, payment, reopened, settlementId, journalId }
   /** Voids the hold (the upstream failed, the buyer left): nothing is charged. */
   const voidHold = async (): Promise<string | undefined> => {
-    const voided = await settlePayment(server, payment.payload, requirements, undefined, 'cancel')
+    const voided = await settleStep(server, payment, { phase: 'cancel' })
     if (voided.type !== 'accepted') {
       ctx.deps.log?.(
         `svc: the hold of the escrow payment ${current.id} could not be voided: ${voided.error} (the seller may void it)`,
@@ -288,10 +307,10 @@ export async function payEscrow(ctx: FlowContext, payment: Payment): Promise<Pay
     return buyerGone
   }
   if (mode === 'deferred')
-    return paid(ctx, attempt, ready, response, { journalId, settlementId, paymentId: current.id })
+    return paid(ctx, attempt, ready, { response: response, journalId, settlementId, paymentId: current.id })
 
   // Sync: capture what the upstream said (the price, or its Settlement-Overrides amount; the rest voided).
-  const captured = await settlePayment(server, payment.payload, requirements, ready.amount, 'after-handler')
+  const captured = await settleStep(server, payment, { phase: 'after-handler', amount: ready.amount })
   if (captured.type !== 'accepted' || !captured.response.success) {
     const why = captured.type === 'accepted' ? 'refused' : captured.error
     const kept = await voidHold()
@@ -340,7 +359,7 @@ export async function payEscrow(ctx: FlowContext, payment: Payment): Promise<Pay
       requirements,
     )
   }
-  return paid(ctx, attempt, ready, captured.response, { journalId, settlementId, paymentId: current.id })
+  return paid(ctx, attempt, ready, { response: captured.response, journalId, settlementId, paymentId: current.id })
 }
 
 type Collected =
@@ -362,9 +381,9 @@ async function collect(
   ctx: FlowContext,
   payment: Payment,
   reopened: Reopening,
-  kind: 'authorize' | 'charge',
-  amount?: string,
+  how: { kind: 'authorize' | 'charge'; amount?: string | undefined },
 ): Promise<Collected> {
+  const { kind, amount } = how
   const { attempt, requirements } = payment
   const { request, api, route, server, resource } = attempt
   const injected = await ctx.faults.settle(api, request.signal)
@@ -390,13 +409,10 @@ async function collect(
       .set({ escrow: JSON.stringify(escrow) })
       .where('id', '=', journalId)
       .execute()
-    settled = await settlePayment(
-      server,
-      payment.payload,
-      requirements,
+    settled = await settleStep(server, payment, {
+      phase: kind === 'authorize' ? 'before-handler' : 'after-handler',
       amount,
-      kind === 'authorize' ? 'before-handler' : 'after-handler',
-    )
+    })
     if (settled.type === 'accepted') {
       await pausePoint('settlement-record')
       const response = settled.response
@@ -525,9 +541,9 @@ async function paid(
   ctx: FlowContext,
   attempt: Attempt,
   ready: Extract<Ready, { type: 'ready' }>,
-  response: SettleResponse,
-  journal: { journalId: string; settlementId: string; paymentId: string },
+  journal: { response: SettleResponse; journalId: string; settlementId: string; paymentId: string },
 ): Promise<PaymentOutcome> {
+  const { response } = journal
   const { request, resource } = attempt
   const receipted = encodePaymentResponseHeader(await ctx.withReceipt(response, resource.url))
   const headers: Record<string, string | string[]> = { ...ready.upstream.headers, 'payment-response': receipted }

@@ -20,6 +20,8 @@ export {
   createResourceServers,
   type ExtraScheme,
   FacilitatorUnavailableError,
+  judgeSettlement,
+  type SettlePhase,
   type FacilitatorResult,
   type ResourceServers,
   settlePayment,
