@@ -17,6 +17,11 @@ import { sandboxUsdcAbi } from '../../../chain/contracts/sandbox-usdc.generated.
 import { buyerEscrowAbi, buyerEscrowPaymentOf } from '../../../core/auth-capture/buyer.js'
 import { authCaptureDeployment } from '../../../core/auth-capture/server-scheme.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
+import { deploymentOfEscrow } from '../../../core/auth-capture/deployments.js'
+import { buildCapture } from '../../../core/auth-capture/payloads.js'
+import { loadInstallSecrets } from '../../../server/data-dir/secrets.js'
+import { receiverAuthorizerOf, requirementsOfPayment } from '../../../server/escrow/index.js'
+import { postJson } from '../../helpers/payments.js'
 import { escrowDb } from '../../../server/db/index.js'
 import type { PaymentEvent } from '../../../sdk/types.js'
 import { openTestEventStream, type TestEventStream } from '../../helpers/event-stream.js'
@@ -298,5 +303,32 @@ describe('auth-capture through the gateway', () => {
       ['payment.captured', 'charged', true],
     ])
     expect(await openJournalRows()).toBe(0)
+  })
+
+  test("svc's facilitator settles a capture whose requirements an override lowered, against the amount the buyer signed", async () => {
+    // A deferred hold of 10000; the seller captures 4000 with the requirements' amount lowered to it (as x402's
+    // resource server sends an overridden settle): the PaymentInfo is checked against the accepted 10000.
+    const { hash } = await pay('/deferred')
+    const { payment } = await recordOf(hash)
+    const secrets = loadInstallSecrets(stack.t.server.dataDir)
+    const signer = await receiverAuthorizerOf({ db: stack.t.server.database.db, secrets }, seller.userId)
+    const capture = await buildCapture(
+      {
+        chainId: stack.services.sandboxChain.chainId,
+        deployment: deploymentOfEscrow(payment.escrow)!,
+        paymentInfo: JSON.parse(payment.payment_info),
+        saltNonce: payment.salt_nonce as Hex,
+      },
+      { amount: 4000n, expectedCapturableAmount: price, expectedRefundableAmount: 0n },
+      signer,
+    )
+    const signedFor = requirementsOfPayment(payment, stack.services.sandboxChain.usdc)
+    const settled = await postJson(`${stack.services.facilitatorUrl}/settle`, {
+      x402Version: 2,
+      paymentPayload: { x402Version: 2, accepted: signedFor, payload: capture },
+      paymentRequirements: { ...signedFor, amount: '4000' },
+    })
+    expect(settled.body).toMatchObject({ success: true, amount: '4000' })
+    expect(await paymentState(hash)).toEqual({ collected: true, capturable: 6000n, refundable: 4000n })
   })
 })
