@@ -11,10 +11,10 @@ import { x402Client } from '@x402/core/client'
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import type { Address, Hex } from 'viem'
+import { type Address, createWalletClient, type Hex, http } from 'viem'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
 import { sandboxUsdcAbi } from '../../../chain/contracts/sandbox-usdc.generated.js'
-import { buyerEscrowAbi, buyerEscrowPaymentOf } from '../../../core/auth-capture/buyer.js'
+import { buyerEscrowAbi, buyerEscrowPaymentOf, paymentInfoArgument } from '../../../core/auth-capture/buyer.js'
 import { authCaptureDeployment } from '../../../core/auth-capture/server-scheme.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import { deploymentOfEscrow } from '../../../core/auth-capture/deployments.js'
@@ -330,5 +330,38 @@ describe('auth-capture through the gateway', () => {
     })
     expect(settled.body).toMatchObject({ success: true, amount: '4000' })
     expect(await paymentState(hash)).toEqual({ collected: true, capturable: 6000n, refundable: 4000n })
+  })
+
+  test("a buyer's reclaim after the capture deadline is recorded by the sweep and told as payment.reclaimed", async () => {
+    const { hash } = await pay('/deferred')
+    const before = await balances()
+    // Past the capture deadline (the default 1 day, on the 60 s grid), the buyer takes its hold back itself.
+    const advanced = await stack.t.call('/dev/time/advance', { host: 'development', body: { seconds: 86_400 + 120 } })
+    expect(advanced.status).toBe(200)
+    const { payment } = await recordOf(hash)
+    await stack.services.manager.fund(stack.buyer.address, 'eth', '1')
+    const wallet = createWalletClient({ account: stack.buyer, transport: http(stack.services.rpcUrl) })
+    const sent = await wallet.writeContract({
+      chain: null,
+      address: escrow,
+      abi: buyerEscrowAbi,
+      functionName: 'reclaim',
+      args: [paymentInfoArgument(JSON.parse(payment.payment_info))],
+    })
+    expect((await client().waitForTransactionReceipt({ hash: sent, pollingInterval: 50 })).status).toBe('success')
+    expect(await balances()).toEqual({ buyer: before.buyer + price, seller: before.seller })
+    const [told] = await vi.waitFor(
+      () => {
+        const reclaimed = events.filter(
+          (event) => event.type === 'payment.reclaimed' && event.escrow?.payment_info_hash === hash,
+        )
+        expect(reclaimed).toHaveLength(1)
+        return reclaimed
+      },
+      { timeout: 15_000, interval: 100 },
+    )
+    expect(told).toMatchObject({ transaction: sent.toLowerCase(), path: '/deferred', charged: false })
+    expect(told!.escrow).toMatchObject({ state: 'reclaimed', moved: '10000' })
+    expect((await recordOf(hash)).payment).toMatchObject({ state: 'reclaimed', reclaimed: '10000', capturable: '0' })
   })
 })
