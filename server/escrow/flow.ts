@@ -234,7 +234,7 @@ export async function payEscrow(ctx: FlowContext, payment: Payment): Promise<Pay
       },
       requirements,
     )
-    return paid(ctx, attempt, ready, { response: response, journalId, settlementId, paymentId: recorded.payment.id })
+    return paid(ctx, attempt, ready, { response, journalId, settlementId, paymentId: recorded.payment.id })
   }
 
   // The escrow flow: the hold first.
@@ -307,7 +307,7 @@ export async function payEscrow(ctx: FlowContext, payment: Payment): Promise<Pay
     return buyerGone
   }
   if (mode === 'deferred')
-    return paid(ctx, attempt, ready, { response: response, journalId, settlementId, paymentId: current.id })
+    return paid(ctx, attempt, ready, { response, journalId, settlementId, paymentId: current.id })
 
   // Sync: capture what the upstream said (the price, or its Settlement-Overrides amount; the rest voided).
   const captured = await settleStep(server, payment, { phase: 'after-handler', amount: ready.amount })
