@@ -213,7 +213,7 @@ export async function payEscrow(ctx: FlowContext, payment: Payment): Promise<Pay
     if (ready.type === 'failed') return upstreamFailed(ready.status, `${ready.error}; the payment was not settled`)
     if (ready.type === 'pass-through') {
       tell('upstream.failed', attempt, { status: ready.upstream.status, error: ready.error, payer }, requirements)
-      return ready
+      return { type: 'pass-through', upstream: ready.upstream }
     }
     if (request.signal.aborted) return buyerGone
     const collected = await collect(ctx, payment, reopened, { kind: 'charge', amount: ready.amount })
@@ -302,7 +302,7 @@ export async function payEscrow(ctx: FlowContext, payment: Payment): Promise<Pay
       { status, error: `${error}; the payment's hold was ${kept ? 'not voided' : 'voided'}`, payer },
       requirements,
     )
-    if (ready.type === 'pass-through') return ready
+    if (ready.type === 'pass-through') return { type: 'pass-through', upstream: ready.upstream }
     if (ready.type === 'failed') return failed(ready.status, `${ready.error}; the payment's hold was voided`)
     return buyerGone
   }

@@ -39,9 +39,16 @@ const escrow = authCaptureDeployment().escrow
 /** The official client with `@x402/evm`'s AuthCaptureEvmScheme (as startSandbox's buyer), keeping what it signs. */
 let buyerFetch: typeof fetch
 const signed: Hex[] = []
+/** The settlement journal's escrow parts the upstream saw while a /sync request was in flight. */
+const inFlight: { escrow: string | null }[] = []
 
 beforeAll(async () => {
-  upstream = createServer((req, res) => {
+  upstream = createServer(async (req, res) => {
+    // While the upstream works, the collect's journal row is open with its escrow part (what recovery reads).
+    if (req.url?.startsWith('/sync'))
+      inFlight.push(
+        ...(await escrowDb(stack.t.server.database.db).selectFrom('settlement_journal').select('escrow').execute()),
+      )
     res.setHeader('content-type', 'application/json')
     if (req.url?.startsWith('/missing')) return void res.writeHead(404).end('{"error":"no such room"}')
     if (req.url?.startsWith('/metered')) res.setHeader('settlement-overrides', '{"amount":"6000"}')
@@ -219,6 +226,9 @@ describe('auth-capture through the gateway', () => {
       ['payment.captured', '10000', 'captured', '10000'],
     ])
     expect(told[1]).toMatchObject({ charged: true, settlement_id: settlement.id, path: '/sync' })
+    expect(inFlight.map((row) => JSON.parse(row.escrow ?? 'null'))).toEqual([
+      expect.objectContaining({ kind: 'authorize', paymentInfoHash: hash, captureMode: 'sync', escrow }),
+    ])
     await vi.waitFor(async () => expect(await openJournalRows()).toBe(0), { timeout: 5000, interval: 50 })
   })
 
