@@ -342,6 +342,27 @@ describe('auth-capture through the gateway', () => {
     expect(await paymentState(hash)).toEqual({ collected: true, capturable: 6000n, refundable: 4000n })
   })
 
+  test("the offer's deadlines follow svc's clock: rebuilt each grid step, and a payment of the new offer captures", async () => {
+    const deadlines = async () => {
+      const probe = await localFetch(`${gatewayUrl}/sync`)
+      const required = JSON.parse(await probe.text()) as { accepts: { extra: Record<string, number> }[] }
+      return {
+        capture: required.accepts[0]!.extra.captureDeadline!,
+        refund: required.accepts[0]!.extra.refundDeadline!,
+      }
+    }
+    const before = await deadlines()
+    const advanced = await stack.t.call('/dev/time/advance', { host: 'development', body: { seconds: 180 } })
+    expect(advanced.status).toBe(200)
+    const after = await deadlines()
+    expect(after.capture - before.capture).toBeGreaterThanOrEqual(120)
+    expect(after.capture - before.capture).toBeLessThanOrEqual(240)
+    expect(after.refund - after.capture).toBe(before.refund - before.capture)
+    const { response, hash } = await pay('/sync')
+    expect(response.status).toBe(200)
+    expect((await recordOf(hash)).payment).toMatchObject({ state: 'captured', capture_deadline: after.capture })
+  })
+
   test("a buyer's reclaim after the capture deadline is recorded by the sweep and told as payment.reclaimed", async () => {
     const { hash } = await pay('/deferred')
     const before = await balances()
