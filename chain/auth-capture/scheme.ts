@@ -23,6 +23,26 @@ export const authCaptureSchemeName = authCaptureScheme
 /** Whether `payload` pays (or acts on a payment) by auth-capture. */
 export const isAuthCapturePayload = (payload: PaymentPayload) => payload.accepted?.scheme === authCaptureScheme
 
+const atomic = /^[0-9]{1,78}$/
+
+/**
+ * The requirements the buyer signed: x402's settlement overrides lower `requirements.amount` for the capture or charge
+ * they settle, never the PaymentInfo's `maxAmount`, which is the accepted's amount. A payment is checked against what
+ * its buyer signed (as x402's facilitator does); the lowered amount is the capture's or charge's own (in its payload).
+ */
+export function signedRequirements(payload: PaymentPayload, requirements: PaymentRequirements): PaymentRequirements {
+  const signed = payload.accepted?.amount
+  if (
+    typeof signed !== 'string' ||
+    signed === requirements.amount ||
+    !atomic.test(signed) ||
+    !atomic.test(requirements.amount) ||
+    BigInt(signed) < BigInt(requirements.amount)
+  )
+    return requirements
+  return { ...requirements, amount: signed }
+}
+
 export type AuthCaptureFacilitatorScheme = SchemeNetworkFacilitator & {
   /** The operator (`captureAuthorizer`): svc's relayer account 1. */
   operator: `0x${string}`
@@ -45,7 +65,8 @@ export function createAuthCaptureScheme(options: {
     operator,
     getExtra: (_network: Network) => ({ captureAuthorizer: operator, authCaptureEscrow: offeredEscrow }),
     getSigners: () => [operator],
-    async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+    async verify(payload: PaymentPayload, lowered: PaymentRequirements): Promise<VerifyResponse> {
+      const requirements = signedRequirements(payload, lowered)
       try {
         const judging = judgeCommon(context, payload, requirements)
         if (!judging.ok) return { isValid: false, invalidReason: judging.reason, invalidMessage: judging.message }
@@ -57,7 +78,8 @@ export function createAuthCaptureScheme(options: {
         return { isValid: false, invalidReason: refusal.reason, invalidMessage: refusal.message }
       }
     },
-    async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+    async settle(payload: PaymentPayload, lowered: PaymentRequirements): Promise<SettleResponse> {
+      const requirements = signedRequirements(payload, lowered)
       try {
         const judging = judgeCommon(context, payload, requirements)
         if (!judging.ok) return settleRefusal(judging, requirements, undefined)

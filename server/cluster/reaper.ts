@@ -2,7 +2,7 @@ import { sql } from 'kysely'
 import { toSvcError } from '../../core/errors.js'
 import { deleteClusterProcess, ownerLockHeld, processOwnerOf, sharedByProcesses } from '../db/index.js'
 import type { ClusterDeps } from './deps.js'
-import { type ChannelRowResolver, resolveSettlementJournal } from '../journal/index.js'
+import { type ChannelRowResolver, type ResolveJournalOptions, resolveSettlementJournal } from '../journal/index.js'
 
 export type JournalReaperOptions<D extends ClusterDeps = ClusterDeps> = {
   /** How often the owners of unfinished rows are looked at (one query, no lock taken). @defaultValue 250 */
@@ -35,6 +35,8 @@ export type JournalReaperOptions<D extends ClusterDeps = ClusterDeps> = {
   ) => Promise<{ landed: number; notSent: number; gone: number; kept: number }>
   /** Resolves a gone owner's channel journal rows (server/channels/journal.ts's `resolveChannelJournalRow`). */
   channelRow: ChannelRowResolver<D>
+  /** Resolves a gone owner's escrow collect rows (server/escrow's `escrowJournalResolver`). */
+  escrowRow?: ResolveJournalOptions<D>['escrowRow']
 }
 
 export type JournalReaper = {
@@ -77,6 +79,7 @@ export function startJournalReaper<D extends ClusterDeps>(
     ownerGraceMs = 1_000,
     resolveChannelActions,
     channelRow,
+    escrowRow,
   } = options
   const startedAt = Date.now()
   const log = deps.log ?? ((message: string) => console.error(message))
@@ -91,7 +94,7 @@ export function startJournalReaper<D extends ClusterDeps>(
     const reaped = await me.whileGone(owner, async () => {
       // Its row of the cluster's processes: no longer refused as an upstream (the trigger tells the other processes).
       await deleteClusterProcess(deps.db, owner)
-      const journal = await resolveSettlementJournal(deps, { owner, channelRow })
+      const journal = await resolveSettlementJournal(deps, { owner, channelRow, escrowRow })
       const actions = await resolveChannelActions(deps, { owner })
       const resolved =
         journal.recovered + journal.undelivered + journal.notSettled + journal.unverifiable + journal.alreadyRecorded

@@ -14,6 +14,7 @@ export {
   voidsUndeliveredHold,
 } from './action-recovery.js'
 export type { EscrowDeps } from './deps.js'
+export { createEscrowServers, type EscrowServers, payEscrow, tellReclaim } from './flow.js'
 export { type EscrowKeyDeps, receiverAuthorizerOf } from './keys.js'
 export { type EscrowLogStep, findEscrowSteps } from './on-chain.js'
 export { type RecordedReclaim, type ReclaimSweepOptions, startReclaimSweep, sweepReclaims } from './reclaims.js'

@@ -45,6 +45,7 @@ import {
 import { createSettlementJournal, type SettlementJournalOptions, usedUpMessage } from '../journal/index.js'
 import { createPaymentClaims, paymentIdClaimsOf } from '../cluster/index.js'
 import { cutText, echoedValueLimit } from '../../core/http.js'
+import { createEscrowServers, escrowJournalResolver, facilitatorHoldVoider, payEscrow } from '../escrow/index.js'
 import {
   type BatchContext,
   createBatchRecords,
@@ -107,6 +108,8 @@ export function createPaymentFlow(
   const records = createBatchRecords(deps.db, own, () => new Date())
   const batch = createBatchServers(deps, servers, records, own)
   const signIns = createSignIns(deps)
+  // Escrow payments (auth-capture): a resource server per seller, whose scheme signs as its receiver authorizer.
+  const escrows = createEscrowServers(deps, servers)
   // svc's own ports, worked out once the listener has its port (they never change after; the chain restarts on its URLs).
   let ownPorts: ReadonlyMap<number, string> | undefined
   const ownListeners = () =>
@@ -114,12 +117,17 @@ export function createPaymentFlow(
   const proxy = createUpstreamProxy({ log: deps.log, ownListeners, refuse: addressRefusalOf(deps), ...settings })
   const stats = createTrafficStats(store, { flushEveryMs: settings.statsFlushEveryMs, log: deps.log })
   const paymentIds = createPaymentIdentifiers(store, deps.clock, deps.log ?? (() => {}), paymentIdClaimsOf(deps))
-  const journal = createSettlementJournal(deps, store, { ...options.journal, channelRow: resolveChannelJournalRow })
+  const journal = createSettlementJournal(deps, store, {
+    ...options.journal,
+    channelRow: resolveChannelJournalRow,
+    escrowRow: escrowJournalResolver(facilitatorHoldVoider(deps)),
+  })
   // One process on a SQLite file: claims in memory; any number on PostgreSQL: claims as rows.
   const locks = createPaymentClaims(deps, journal)
   // A revert to a snapshot writes the buffered counters first, then finds the used-up one-time endpoints back.
   const unregister = deps.sandboxState?.register({ flush: () => stats.flush(), reset: () => locks.reset() })
   const events = createFlowEvents(deps)
+  const clockNow = () => (deps.clock ? deps.clock.now() : Date.now())
   const faults = createGatewayFaults(deps, { timeoutMs: settings.timeoutMs })
   /**
    * Publishes what happened to a request of `attempt` (only when its seller listens: see server/payments/tell.ts).
@@ -178,8 +186,11 @@ export function createPaymentFlow(
     }
     // A missing facilitator (no chain, no SVC_FACILITATOR_URL) throws a 503 for the error handler.
     // A route that takes batch-settlement gets its receiver's resource server (its channels); the others the API's.
-    const server = await ((route.batch && batch.serverFor(api, route)) ?? servers.forApi(api))
-    const offer = await offerFor(route, server, api)
+    // An auth-capture route gets its seller's (server/escrow/flow.ts).
+    const server = await ((route.batch && batch.serverFor(api, route)) ??
+      (route.escrow && escrows.serverFor(api)) ??
+      servers.forApi(api))
+    const offer = await offerFor(route, server, api, clockNow)
     const resource = {
       url: `${request.protocol}://${request.headers.host}${request.baseUrl}${url}`,
       path,
@@ -261,12 +272,15 @@ export function createPaymentFlow(
               pattern: route.compiled,
               entry: () => journalEntryOf(deps, payment),
             },
-            // The one place that picks the flow of a payment: batch-settlement's channels, or x402's authorization
-            // flow (exact, upto; verify → forward → settle → record, or settle first when upfront).
+            // The one place that picks the flow of a payment: batch-settlement's channels, auth-capture's escrow
+            // (server/escrow/flow.ts), or x402's authorization flow (exact, upto; verify → forward → settle → record,
+            // or settle first when upfront).
             () =>
               requirements.scheme === 'batch-settlement'
                 ? payBatch(batchSteps, payment)
-                : payAuthorization(steps, payment),
+                : requirements.scheme === 'auth-capture'
+                  ? payEscrow(steps, payment)
+                  : payAuthorization(steps, payment),
             (refusal) =>
               refusal.reason === 'endpoint-used-up'
                 ? failed(410, refusal.message)

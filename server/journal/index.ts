@@ -21,5 +21,10 @@ export {
 } from './journal.js'
 export { markMissingSettlements, missingEpoch } from './missing-settlements.js'
 export { createProductionChains, defaultMaxLogBlocks, parseRpcUrls } from './production-chains.js'
-export { type ChannelRowResolver, findSettlementOf, resolveSettlementJournal } from './recovery.js'
+export {
+  type ChannelRowResolver,
+  findSettlementOf,
+  type ResolveJournalOptions,
+  resolveSettlementJournal,
+} from './recovery.js'
 export type { JournalChainReader, JournalDeps } from './deps.js'

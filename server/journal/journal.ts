@@ -17,7 +17,7 @@ import {
 import type { JournalDeps } from './deps.js'
 import { newId, nowIso } from '../ids.js'
 import type { ChannelActionDetail } from '../../chain/batch-settlement/index.js'
-import { type ChannelRowResolver, resolveSettlementJournal } from './recovery.js'
+import { type ChannelRowResolver, type ResolveJournalOptions, resolveSettlementJournal } from './recovery.js'
 import { dataDirProblem } from '../data-dir/index.js'
 
 /** A payment about to be settled, as its journal row names it. */
@@ -97,6 +97,8 @@ export type SettlementJournalOptions<D extends JournalDeps = JournalDeps> = {
   retryEveryMs?: number | undefined
   /** Resolves a channel deposit's or refund's row (server/channels/journal.ts's `resolveChannelJournalRow`, passed in by the gateway). */
   channelRow?: ChannelRowResolver<D> | undefined
+  /** Resolves an escrow collect's row (server/escrow's `escrowJournalResolver`, passed in by the gateway). */
+  escrowRow?: ResolveJournalOptions<D>['escrowRow']
 }
 
 /**
@@ -110,7 +112,7 @@ export function createSettlementJournal<D extends JournalDeps>(
   store: GatewayStore | Promise<GatewayStore>,
   options: SettlementJournalOptions<D> = {},
 ): SettlementJournal {
-  const { sweepEveryMs = 30_000, graceMs = 120_000, retryEveryMs = 1_000, channelRow } = options
+  const { sweepEveryMs = 30_000, graceMs = 120_000, retryEveryMs = 1_000, channelRow, escrowRow } = options
   const log = deps.log ?? ((message: string) => console.error(message))
   const owner = processOwnerOf(deps.db).id
   const shared = sharedByProcesses(deps.db)
@@ -124,6 +126,7 @@ export function createSettlementJournal<D extends JournalDeps>(
       before: new Date(Date.now() - graceMs).toISOString(),
       skip: inFlight,
       channelRow,
+      escrowRow,
     }).finally(() => (sweeping = undefined))
   }, sweepEveryMs)
   timer.unref()

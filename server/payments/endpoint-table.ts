@@ -20,6 +20,12 @@ export type GatewayRoute = {
    * the channels for its resource server (server/channels/servers.ts `serverFor`). Undefined for the others.
    */
   batch: Accept | undefined
+  /**
+   * The accept that takes auth-capture (escrow payments), read once per row: only such a route asks for its seller's
+   * resource server (server/escrow/flow.ts `serverFor`) and has its offer rebuilt each deadline step. Undefined for
+   * the others.
+   */
+  escrow: Accept | undefined
   compiled: CompiledPattern
   /** ms since the epoch; null = not ephemeral. */
   expiresAt: number | null
@@ -95,6 +101,7 @@ function toRoute(row: EndpointRow): GatewayRoute {
     endpoint: row,
     accepts,
     batch: accepts.find((accept) => accept.scheme === 'batch-settlement'),
+    escrow: accepts.find((accept) => accept.scheme === 'auth-capture'),
     compiled: compilePattern(row.method, row.path_pattern),
     expiresAt: row.expires_at === null ? null : Date.parse(row.expires_at),
     derived: new Map(),

@@ -18,7 +18,10 @@ export { createEndpointTable, type GatewayRoute } from './endpoint-table.js'
 export {
   createGatewayFaults,
   createResourceServers,
+  type ExtraScheme,
   FacilitatorUnavailableError,
+  judgeSettlement,
+  type SettlePhase,
   type FacilitatorResult,
   type ResourceServers,
   settlePayment,
@@ -33,7 +36,7 @@ export {
   reasonFields,
   type Refusal,
 } from './offer.js'
-export { journalEntryOf } from './settle.js'
+export { journalEntryOf, recordSettlement, settlementRow, takeChargeOverride } from './settle.js'
 export { createSignIns } from './sign-in-with-x.js'
 export { serveSignedIn } from './signed-in-flow.js'
 export { createFlowEvents, createTrafficStats, type EventDetails } from './tell.js'

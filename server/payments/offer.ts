@@ -22,6 +22,7 @@ import {
 } from '@x402/extensions/offer-receipt'
 import { encodeBase58 } from '@x402/extensions/sign-in-with-x'
 import { signInChallenge } from './sign-in-with-x.js'
+import { deadlineGridSeconds } from '../../core/auth-capture/server-scheme.js'
 import type { GatewayRoute } from './endpoint-table.js'
 import { FacilitatorUnavailableError } from './facilitator-calls.js'
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar'
@@ -95,13 +96,36 @@ export const paymentRequiredMessage =
  * `PaymentRequirements` through `buildPaymentRequirements` with an explicit `{amount, asset, extra}` price and the
  * API's pay-to address. Options the facilitator does not support are left out; none left is a 503.
  */
-export function offerFor(route: GatewayRoute, server: x402ResourceServer, api: ApiRow): Promise<Offer> {
+export function offerFor(
+  route: GatewayRoute,
+  server: x402ResourceServer,
+  api: ApiRow,
+  /** svc's clock (ms): an auth-capture route's offer is rebuilt each deadline step (see {@link escrowOfferFor}). */
+  now?: () => number,
+): Promise<Offer> {
+  if (route.escrow !== undefined) return escrowOfferFor(route, server, api, now ?? Date.now)
   let offer = route.derived.get(server) as Promise<Offer> | undefined
   if (!offer) {
     offer = buildOffer(route, server, api)
     offer.catch(() => route.derived.delete(server))
     route.derived.set(server, offer)
   }
+  return offer
+}
+
+/**
+ * An auth-capture route's offer: its requirements carry absolute capture and refund deadlines on a 60 s grid of svc's
+ * clock (core/auth-capture/server-scheme.ts `gridDeadline`), so the offer is built once per grid step (kept by the
+ * route under its resource server, with the step it is of) and its unpaid 402s last no longer than the step.
+ */
+function escrowOfferFor(route: GatewayRoute, server: x402ResourceServer, api: ApiRow, now: () => number) {
+  const step = Math.floor(now() / (deadlineGridSeconds * 1000))
+  const kept = route.derived.get(server) as { step: number; offer: Promise<Offer> } | undefined
+  if (kept && kept.step === step) return kept.offer
+  const offer = buildOffer(route, server, api)
+  const entry = { step, offer }
+  offer.catch(() => route.derived.get(server) === entry && route.derived.delete(server))
+  route.derived.set(server, entry)
   return offer
 }
 

@@ -185,7 +185,7 @@ const forms = '{"amount":"1000"} (atomic units), {"amount":"50%"} or {"amount":"
 
 /**
  * Takes the upstream's `Settlement-Overrides` header out of its answer's headers (it is for svc, never for the buyer)
- * and, for an `upto` payment, reads it as x402's HTTP server does (`SettlementOverrides`: `"1000"`, `"50%"` with up
+ * and, for an `upto` or `auth-capture` payment (what a sync escrow payment captures; the rest is voided), reads it as x402's HTTP server does (`SettlementOverrides`: `"1000"`, `"50%"` with up
  * to two decimals, `"$0.05"`), resolved here to atomic units so that an amount above the maximum the buyer signed is
  * the upstream's fault (a 502), never a refusal the buyer would read as theirs. An `exact` payment always charges
  * its price: the header is dropped.
@@ -197,7 +197,8 @@ export function takeChargeOverride(
 ): ChargeOverride {
   const raw = headers[headerName]
   delete headers[headerName]
-  if (raw === undefined || requirements.scheme !== 'upto') return { type: 'none' }
+  if (raw === undefined || (requirements.scheme !== 'upto' && requirements.scheme !== 'auth-capture'))
+    return { type: 'none' }
   const invalid = (why: string): ChargeOverride => ({
     type: 'invalid',
     error: `the upstream's Settlement-Overrides header ${why}; the payment was not settled`,

@@ -26,6 +26,8 @@ export type EventDetails = Partial<
   amount?: string | undefined
   /** The buyer was charged although the event is not payment.settled (upfront: the upstream failed after). */
   charged?: boolean
+  /** An escrow payment's step (payment.authorized … payment.voided): the payment after it. */
+  escrow?: PaymentEvent['escrow']
 }
 
 export type FlowEvents = {
@@ -67,6 +69,7 @@ export function createFlowEvents(deps: Pick<PaymentsDeps, 'events'>): FlowEvents
         charged: type === 'payment.settled' || details.charged === true,
         builder_code: details.builder_code ?? null,
         channel_id: details.channel_id ?? null,
+        escrow: details.escrow ?? null,
       })
     },
   }

@@ -14,6 +14,7 @@ import {
   facilitatorHoldVoider,
   resolveEscrowActions,
   startReclaimSweep,
+  tellReclaim,
 } from '../escrow/index.js'
 import { markMissingSettlements, resolveSettlementJournal } from '../journal/index.js'
 import { alignChainTime, createSnapshotStore, reconcileChainEpoch } from '../sandbox/index.js'
@@ -85,7 +86,14 @@ export async function attachChain(
     log?.(`svc: the ledger could not be checked against the chain: ${toSvcError(error).message}`),
   )
   // Holds past their capture deadline that buyers reclaimed are recorded (the chain's owner reads its chain).
-  const reclaims = chain && startReclaimSweep(deps)
+  const reclaims =
+    chain &&
+    startReclaimSweep(deps, {
+      onReclaimed: (reclaim) =>
+        void tellReclaim(deps, reclaim).catch((error) =>
+          log?.(`svc: the reclaim of ${reclaim.payment.id} could not be told: ${toSvcError(error).message}`),
+        ),
+    })
   const onRestart = ({ reason }: { reason: string }) =>
     void reconcile(reason).catch((error) => log?.(`svc: recording the new chain failed: ${toSvcError(error).message}`))
   chain?.sandboxChain.on('restart', onRestart)

@@ -52,6 +52,7 @@ export function loadServerModules() {
     import('../sandbox/index.js'),
     import('../channels/index.js'),
     import('../channels/index.js'),
+    import('../escrow/index.js'),
   ])
 }
 
@@ -83,6 +84,7 @@ export async function openServer(
     { shareClock },
     { resolveChannelActions },
     { resolveChannelJournalRow },
+    { escrowJournalResolver, facilitatorHoldVoider },
   ] = await loadServerModules()
   const rpcUrls = parseRpcUrls(options.rpc)
   // An IPv6 address may come in brackets (--host [::]).
@@ -177,6 +179,7 @@ export async function openServer(
     everyMs: options.reapEveryMs,
     resolveChannelActions,
     channelRow: resolveChannelJournalRow,
+    escrowRow: escrowJournalResolver(facilitatorHoldVoider(deps)),
   })
   const listening = await listen(app, { port: options.port ?? 0, host: listenHost })
   hosts.port = listening.port
