@@ -40,7 +40,7 @@ import {
   recordSettlement,
   type SettlePhase,
   settlementRow,
-  judgeSettlement,
+  settlePayment,
   takeChargeOverride,
   unavailable,
   verifyPayment,
@@ -138,18 +138,7 @@ const settleStep = (
   server: x402ResourceServer,
   payment: Pick<Payment, 'payload' | 'requirements'>,
   how: { phase: SettlePhase; amount?: string | undefined },
-) =>
-  judgeSettlement(
-    server.settlePayment(
-      payment.payload,
-      payment.requirements,
-      undefined,
-      undefined,
-      how.amount === undefined ? undefined : { amount: how.amount },
-      how.phase,
-    ),
-    payment.requirements,
-  )
+) => settlePayment(server, payment.payload, payment.requirements, how.amount, how.phase)
 
 /** The escrow part of a payment.* event after a step. */
 const escrowOf = (payment: EscrowPaymentRow, moved: string): PaymentEventEscrow => ({

@@ -20,7 +20,6 @@ export {
   createResourceServers,
   type ExtraScheme,
   FacilitatorUnavailableError,
-  judgeSettlement,
   type SettlePhase,
   type FacilitatorResult,
   type ResourceServers,
