@@ -30,5 +30,4 @@ export {
   type AuthCaptureFacilitatorScheme,
   authCaptureSchemeName,
   createAuthCaptureScheme,
-  isAuthCapturePayload,
 } from './scheme.js'

@@ -20,9 +20,6 @@ import { revertRefusal } from './reverts.js'
 
 export const authCaptureSchemeName = authCaptureScheme
 
-/** Whether `payload` pays (or acts on a payment) by auth-capture. */
-export const isAuthCapturePayload = (payload: PaymentPayload) => payload.accepted?.scheme === authCaptureScheme
-
 const atomic = /^[0-9]{1,78}$/
 
 /**

@@ -404,11 +404,11 @@ export function createSchemeFacilitator(
     /** The batch-settlement receiver authorizer. */
     receiverAuthorizer: LocalAccount
     /** svc's clock (auth-capture's time checks) and the escrow action journal. */
-    clock?: Clock | undefined
-    escrowActions?: EscrowActionJournal | undefined
+    clock: Clock
+    escrowActions: EscrowActionJournal
   },
 ): SchemeFacilitator {
-  const { receiverAuthorizer, clock = machineClock, escrowActions = createEscrowActionJournal() } = signing
+  const { receiverAuthorizer, clock, escrowActions } = signing
   const signerOf = (on: SandboxChain) => (on.relay === 'viem' ? createViemRelayerSigner(on) : createRelayerSigner(on))
   const sandbox: Settling = { chain, signer: signerOf(chain) }
   const settling = [sandbox, ...twins.map((twin) => ({ chain: twin, signer: signerOf(twin) }))]

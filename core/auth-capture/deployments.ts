@@ -76,15 +76,3 @@ export function candidateDeployments(escrow: unknown): readonly AuthCaptureDeplo
   const deployment = deploymentOfEscrow(escrow)
   return deployment ? [deployment] : []
 }
-
-/** Whether `address` is one of the served escrows or collectors (any case). */
-export const isServedContract = (address: string): boolean =>
-  isAddress(address, { strict: false }) &&
-  servedDeployments.some((deployment) =>
-    [
-      deployment.escrow,
-      deployment.eip3009Collector,
-      deployment.permit2Collector,
-      deployment.operatorRefundCollector,
-    ].some((known) => isAddressEqual(known, address as Address)),
-  )

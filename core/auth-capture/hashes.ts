@@ -96,9 +96,5 @@ export const isBindOn = (receiverAuthorizer: Address, policy: Address): boolean 
 /** `keccak256(collectorData)`, the `Charge` type's `collectorDataHash`. */
 export const collectorDataHash = (collectorData: Hex): Hex => keccak256(collectorData)
 
-/** A uint256 as the wire spells `salt`/`saltNonce`: 0x and 64 hex digits, zero-padded. */
-export const toWord = (value: bigint | Hex): Hex =>
-  toHex(typeof value === 'bigint' ? value : hexToBigInt(value), { size: 32 })
-
 /** Whether `value` is a wire word: 0x and exactly 64 hex digits. */
 export const isWord = (value: unknown): value is Hex => typeof value === 'string' && /^0x[0-9a-fA-F]{64}$/.test(value)
