@@ -40,7 +40,7 @@ import {
   recordSettlement,
   type SettlePhase,
   settlementRow,
-  settlePayment,
+  judgeSettlement,
   takeChargeOverride,
   unavailable,
   verifyPayment,
@@ -138,7 +138,18 @@ const settleStep = (
   server: x402ResourceServer,
   payment: Pick<Payment, 'payload' | 'requirements'>,
   how: { phase: SettlePhase; amount?: string | undefined },
-) => settlePayment(server, payment.payload, payment.requirements, how.amount, how.phase)
+) =>
+  judgeSettlement(
+    server.settlePayment(
+      payment.payload,
+      payment.requirements,
+      undefined,
+      undefined,
+      how.amount === undefined ? undefined : { amount: how.amount },
+      how.phase,
+    ),
+    payment.requirements,
+  )
 
 /** The escrow part of a payment.* event after a step. */
 const escrowOf = (payment: EscrowPaymentRow, moved: string): PaymentEventEscrow => ({

@@ -96,32 +96,37 @@ export async function verifyPayment(
   return { type: 'accepted', response: verified }
 }
 
-/** Which settle of a payment's flow a settle is (@x402/core's `SettleContext.phase`). */
-export type SettlePhase = 'before-handler' | 'after-handler' | 'cancel'
-
 /**
  * Settles a verified payment through the API's resource server (x402's `settlePayment`); `amount` (atomic units) is
- * what an upto payment charges, when the upstream said (x402's settlement overrides). The escrow flow settles each
- * phase of an auth-capture payment here (`phase`: the hold `before-handler`, the capture `after-handler`, the void
- * `cancel`).
+ * what an upto payment charges, when the upstream said (x402's settlement overrides).
  */
-export async function settlePayment(
+export function settlePayment(
   server: x402ResourceServer,
   payload: PaymentPayload,
   requirements: PaymentRequirements,
   amount?: string,
-  phase?: SettlePhase,
+): Promise<FacilitatorResult<SettleResponse>> {
+  return judgeSettlement(
+    server.settlePayment(payload, requirements, undefined, undefined, amount === undefined ? undefined : { amount }),
+    requirements,
+  )
+}
+
+/** Which settle of a payment's flow a settle is (@x402/core's `SettleContext.phase`). */
+export type SettlePhase = 'before-handler' | 'after-handler' | 'cancel'
+
+/**
+ * What the facilitator made of a settlement under way (`server.settlePayment`'s promise, for `requirements`): its
+ * answer, a refusal, 503 or 502. The escrow flow settles each phase of an auth-capture payment through it (the hold
+ * `before-handler`, the capture `after-handler`, the void `cancel`).
+ */
+export async function judgeSettlement(
+  settling: Promise<SettleResponse>,
+  requirements: PaymentRequirements,
 ): Promise<FacilitatorResult<SettleResponse>> {
   let settled: SettleResponse
   try {
-    settled = await server.settlePayment(
-      payload,
-      requirements,
-      undefined,
-      undefined,
-      amount === undefined ? undefined : { amount },
-      phase,
-    )
+    settled = await settling
   } catch (error) {
     if (!(error instanceof SettleError)) return failed('settle', error)
     if (error.statusCode === 503) return unavailable(error.errorMessage)

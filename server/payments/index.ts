@@ -20,6 +20,7 @@ export {
   createResourceServers,
   type ExtraScheme,
   FacilitatorUnavailableError,
+  judgeSettlement,
   type SettlePhase,
   type FacilitatorResult,
   type ResourceServers,
