@@ -39,17 +39,17 @@ export type PaymentEvent = {
 }
 
 /**
- * The `Payment*` events of the payment `hash` on the escrow(s) at `escrow` from block `fromBlock` (each event indexes
- * the hash first, so one `eth_getLogs` with that topic finds them all), in chain order (block, then log index). With
- * `maxBlocks`, a real network's RPC is asked that many blocks at a time.
+ * The `Payment*` events of the payment `hash` on the escrow(s) at `escrow` from block `range.fromBlock` (default 0; each event
+ * indexes the hash first, so one `eth_getLogs` with that topic finds them all), in chain order (block, then log
+ * index). With `range.maxBlocks`, a real network's RPC is asked that many blocks at a time.
  */
 export async function readPaymentEvents(
   client: PublicClient,
   escrow: Address | readonly Address[],
   hash: Hex,
-  fromBlock: bigint,
-  maxBlocks?: number,
+  range: { fromBlock?: bigint | undefined; maxBlocks?: number | undefined } = {},
 ): Promise<PaymentEvent[]> {
+  const { fromBlock = 0n, maxBlocks } = range
   const hex = (block: bigint) => `0x${block.toString(16)}` as const
   const address = typeof escrow === 'string' ? escrow : [...escrow]
   const read = (from: bigint, to: bigint | 'latest') =>

@@ -35,7 +35,7 @@ export async function findEscrowSteps(
   hash: Hex,
   range: { fromBlock?: bigint | undefined; maxBlocks?: number | undefined } = {},
 ): Promise<EscrowLogStep[]> {
-  const events = await readPaymentEvents(client, escrows, hash, range.fromBlock ?? 0n, range.maxBlocks)
+  const events = await readPaymentEvents(client, escrows, hash, range)
   return events.map((event) => ({
     kind: kinds[event.name],
     amount: event.amount.toString(),

@@ -379,12 +379,9 @@ describe('auth-capture on svc’s facilitator', () => {
     expect(await usdcOf(buyer.address)).toBe(buyerBefore + 7_000n)
     // What recovery reads of a payment: its Payment* events, from the block its first action began at.
     const actions = services.facilitator.escrowActions.recent()
-    const events = await readPaymentEvents(
-      services.sandboxChain.client,
-      packageDeployment.escrow,
-      hashOf(target),
-      BigInt(actions[0]!.fromBlock),
-    )
+    const events = await readPaymentEvents(services.sandboxChain.client, packageDeployment.escrow, hashOf(target), {
+      fromBlock: BigInt(actions[0]!.fromBlock),
+    })
     expect(events.map((event) => [event.name, event.amount])).toEqual([
       ['PaymentAuthorized', price],
       ['PaymentCaptured', 4_000n],
