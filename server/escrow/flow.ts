@@ -18,6 +18,7 @@ import {
   type AuthCaptureStore,
 } from '../../core/auth-capture/server-scheme.js'
 import type { AuthCaptureExtra } from '../../core/auth-capture/types.js'
+import { machineClock } from '../../core/clock.js'
 import { pausePoint } from '../../core/pause-point.js'
 import {
   type ApiRow,
@@ -67,7 +68,8 @@ export type EscrowServers = {
 /** The sellers' resource servers for auth-capture routes, over `servers` (the API's facilitator). */
 export function createEscrowServers(deps: EscrowDeps, servers: ResourceServers): EscrowServers {
   const schemes = new Map<string, ExtraScheme>()
-  const now = () => (deps.clock ? deps.clock.now() : Date.now())
+  const clock = deps.clock ?? machineClock
+  const now = () => clock.now()
   return {
     async serverFor(api) {
       let extra = schemes.get(api.user_id)

@@ -1,5 +1,6 @@
 import type { PaymentRequirements } from '@x402/core/types'
 import { findMatch } from '../../core/path-pattern.js'
+import { machineClock } from '../../core/clock.js'
 import type { ApiRow, GatewayStore, OwnWrites } from '../db/index.js'
 import type { PaidRouteLimits, ServerDeps } from '../deps.js'
 import {
@@ -127,7 +128,7 @@ export function createPaymentFlow(
   // A revert to a snapshot writes the buffered counters first, then finds the used-up one-time endpoints back.
   const unregister = deps.sandboxState?.register({ flush: () => stats.flush(), reset: () => locks.reset() })
   const events = createFlowEvents(deps)
-  const clockNow = () => (deps.clock ? deps.clock.now() : Date.now())
+  const clock = deps.clock ?? machineClock
   const faults = createGatewayFaults(deps, { timeoutMs: settings.timeoutMs })
   /**
    * Publishes what happened to a request of `attempt` (only when its seller listens: see server/payments/tell.ts).
@@ -190,7 +191,7 @@ export function createPaymentFlow(
     const server = await ((route.batch && batch.serverFor(api, route)) ??
       (route.escrow && escrows.serverFor(api)) ??
       servers.forApi(api))
-    const offer = await offerFor(route, server, api, clockNow)
+    const offer = await offerFor(route, server, api, clock)
     const resource = {
       url: `${request.protocol}://${request.headers.host}${request.baseUrl}${url}`,
       path,

@@ -23,6 +23,7 @@ import {
 import { encodeBase58 } from '@x402/extensions/sign-in-with-x'
 import { signInChallenge } from './sign-in-with-x.js'
 import { deadlineGridSeconds } from '../../core/auth-capture/server-scheme.js'
+import { type Clock, machineClock } from '../../core/clock.js'
 import type { GatewayRoute } from './endpoint-table.js'
 import { FacilitatorUnavailableError } from './facilitator-calls.js'
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar'
@@ -100,10 +101,10 @@ export function offerFor(
   route: GatewayRoute,
   server: x402ResourceServer,
   api: ApiRow,
-  /** svc's clock (ms): an auth-capture route's offer is rebuilt each deadline step (see {@link escrowOfferFor}). */
-  now?: () => number,
+  /** svc's clock: an auth-capture route's offer is rebuilt each deadline step (see {@link escrowOfferFor}). */
+  clock: Clock = machineClock,
 ): Promise<Offer> {
-  if (route.escrow !== undefined) return escrowOfferFor(route, server, api, now ?? Date.now)
+  if (route.escrow !== undefined) return escrowOfferFor(route, server, api, clock)
   let offer = route.derived.get(server) as Promise<Offer> | undefined
   if (!offer) {
     offer = buildOffer(route, server, api)
@@ -118,8 +119,8 @@ export function offerFor(
  * clock (core/auth-capture/server-scheme.ts `gridDeadline`), so the offer is built once per grid step (kept by the
  * route under its resource server, with the step it is of) and its unpaid 402s last no longer than the step.
  */
-function escrowOfferFor(route: GatewayRoute, server: x402ResourceServer, api: ApiRow, now: () => number) {
-  const step = Math.floor(now() / (deadlineGridSeconds * 1000))
+function escrowOfferFor(route: GatewayRoute, server: x402ResourceServer, api: ApiRow, clock: Clock) {
+  const step = Math.floor(clock.now() / (deadlineGridSeconds * 1000))
   const kept = route.derived.get(server) as { step: number; offer: Promise<Offer> } | undefined
   if (kept && kept.step === step) return kept.offer
   const offer = buildOffer(route, server, api)
