@@ -1,4 +1,3 @@
-import type { PaymentRequirements } from '@x402/core/types'
 import { Router } from 'express'
 import { type Address, erc20Abi, type Hex } from 'viem'
 import type { ChainServices } from '../../chain/services.js'
@@ -26,7 +25,7 @@ import {
   setEscrowChainView,
 } from '../db/index.js'
 import type { ServerDeps } from '../deps.js'
-import { applyEscrowStep, type EscrowStep, receiverAuthorizerOf, requirementsOfPayment } from '../escrow/index.js'
+import { applyEscrowStep, type EscrowStep, receiverAuthorizerOf, settleRecordedLifecycle } from '../escrow/index.js'
 import { clockOf, requireSandboxChain, sandboxEpochOf } from '../sandbox/index.js'
 import { csvLine } from './analytics-csv.js'
 import { parseQuery, queryId, queryInt, queryString } from './analytics-query.js'
@@ -223,11 +222,7 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
     // svc's agreement to fund refunds for a Sandbox API (plan §1.6): the pay-to address approves the operator.
     if (kind === 'refund') await onChain(() => fundRefunds(chain.sandboxChain, row, moved))
 
-    const requirements: PaymentRequirements = requirementsOfPayment(row, chain.sandboxChain.usdc)
-    const answer = await chain.facilitator.settleJudged(
-      { x402Version: 2, accepted: requirements, payload: payload as unknown as Record<string, unknown> },
-      requirements,
-    )
+    const answer = await settleRecordedLifecycle(chain, row, payload)
     if (answer === 'chain-down') throw restarting()
     if (!answer.success)
       throw new ConflictError(

@@ -27,4 +27,4 @@ export {
   type NewEscrowPayment,
   recordEscrowCollect,
 } from './records.js'
-export { facilitatorHoldVoider, requirementsOfPayment } from './void-hold.js'
+export { facilitatorHoldVoider, requirementsOfPayment, settleRecordedLifecycle } from './void-hold.js'

@@ -2,7 +2,7 @@ import type { PaymentRequirements } from '@x402/core/types'
 import type { Hex } from 'viem'
 import { deploymentOfEscrow } from '../../core/auth-capture/deployments.js'
 import { buildVoid } from '../../core/auth-capture/payloads.js'
-import type { PaymentInfo } from '../../core/auth-capture/types.js'
+import type { LifecyclePayload, PaymentInfo } from '../../core/auth-capture/types.js'
 import type { EscrowPaymentRow } from '../db/index.js'
 import type { HoldVoider } from './action-recovery.js'
 import type { EscrowDeps } from './deps.js'
@@ -44,6 +44,22 @@ export function requirementsOfPayment(
 }
 
 /**
+ * Settles a lifecycle payload (capture, void, refund) of a recorded payment in process, through the chain's
+ * facilitator, against the requirements it was paid under: the facilitator's answer, or 'chain-down'.
+ */
+export function settleRecordedLifecycle(
+  chain: NonNullable<EscrowDeps['chain']>,
+  payment: EscrowPaymentRow,
+  payload: LifecyclePayload,
+) {
+  const requirements = requirementsOfPayment(payment, chain.sandboxChain.usdc)
+  return chain.facilitator.settleJudged(
+    { x402Version: 2, accepted: requirements, payload: payload as unknown as Record<string, unknown> },
+    requirements,
+  )
+}
+
+/**
  * Voids a payment's hold through the chain's facilitator, as the gateway's escrow flow would have: a `void` payload
  * signed by the seller's receiver authorizer (keys.ts), settled in process. Throws the facilitator's refusal (a
  * facilitator without the auth-capture scheme refuses it: the hold then stays, logged).
@@ -65,12 +81,7 @@ export function facilitatorHoldVoider(deps: EscrowDeps): HoldVoider {
       },
       signer,
     )
-    const usdc = chain.sandboxChain.usdc
-    const requirements = requirementsOfPayment(payment, usdc)
-    const answer = await chain.facilitator.settleJudged(
-      { x402Version: 2, accepted: requirements, payload: payload as unknown as Record<string, unknown> },
-      requirements,
-    )
+    const answer = await settleRecordedLifecycle(chain, payment, payload)
     if (answer === 'chain-down') throw new Error('the chain is restarting')
     if (!answer.success)
       throw new Error(answer.errorMessage ?? answer.errorReason ?? 'the facilitator refused the void')
