@@ -201,9 +201,13 @@ describe('a seller in the Sandbox, through the CLI', () => {
     })
 
     // A name the control plane does not know is a usage error before any request; a combination it refuses is its 400.
-    const unknown = await cli.spawn(['endpoints', 'update', state.apiId!, permit2.id, '--payment-flow', 'escrow'], env)
+    const unknown = await cli.spawn(['endpoints', 'update', state.apiId!, permit2.id, '--payment-flow', 'later'], env)
     expect(unknown).toMatchObject({ code: 2, stdout: '' })
-    expect(unknown.stderr).toBe('svc: --payment-flow must be one of authorization, upfront, got "escrow"\n')
+    expect(unknown.stderr).toBe('svc: --payment-flow must be one of authorization, upfront, escrow, got "later"\n')
+    // `escrow` is auth-capture's flow: on an exact accept the control plane refuses it (its 400: exit 1).
+    const escrow = await cli.spawn(['endpoints', 'update', state.apiId!, permit2.id, '--payment-flow', 'escrow'], env)
+    expect(escrow).toMatchObject({ code: 1, stdout: '' })
+    expect(escrow.stderr).toMatch(/^svc: .*auth-capture/)
     const upto = await cli.spawn(
       [
         'endpoints',
