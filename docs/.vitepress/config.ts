@@ -10,6 +10,7 @@ export const guide: [link: string, text: string][] = [
   ['/buy', 'Pay as a buyer'],
   ['/sell', 'Sell an API'],
   ['/schemes', 'Schemes'],
+  ['/escrow', 'Escrow: pay after delivery'],
   ['/extensions', 'Extensions'],
   ['/testing', 'Test with svc'],
   ['/ci', 'CI in any language'],
