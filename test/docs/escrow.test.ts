@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { once } from 'node:events'
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
@@ -19,11 +19,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { type ChainServices, startChainServices } from '../../chain/services.js'
 import type { Listening } from '../../core/http.js'
 import { startDemoUpstream } from '../../fixtures/demo-upstream.js'
+import { packageDeployment, specDeployment } from '../../core/auth-capture/deployments.js'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { applySeed, parseSeed, readSeedFile } from '../../sdk/seed.js'
 import { type Cli, createCli, docsShell } from '../cli/harness.js'
 import { startTestServer, type TestServer } from '../helpers/control.js'
-import { docBlock, root } from './blocks.js'
+import { docBlock, pageText, root } from './blocks.js'
 
 let chain: ChainServices
 let t: TestServer
@@ -218,6 +219,30 @@ describe("docs/escrow.md's walk-through (bash, svc on the PATH)", () => {
     await expect.poll(async () => (await paymentsOf('reclaimed')).length).toBe(1)
     const [reclaimed] = await paymentsOf('reclaimed')
     expect(reclaimed).toMatchObject({ path: '/weather/lisbon', authorized: '10000', reclaimed: '10000', captured: '0' })
+  })
+})
+
+describe("docs/escrow.md's addresses", () => {
+  test('the two v1.1 sets are the ones svc installs (code at each), /supported names the package set and the operator', async () => {
+    const page = pageText('docs/escrow.md')
+    const rows = [...page.matchAll(/^\| (.+?) \| `(0x\w{40})` \| `(0x\w{40})` \| `(0x\w{40})` \| `(0x\w{40})` \|$/gm)]
+    const { version } = JSON.parse(readFileSync(join(root, 'node_modules/@x402/evm/package.json'), 'utf8'))
+    const set = (d: typeof specDeployment) => [
+      d.escrow,
+      d.eip3009Collector,
+      d.permit2Collector,
+      d.operatorRefundCollector,
+    ]
+    expect(rows.map((row) => [row[1], ...row.slice(2)])).toEqual([
+      ["x402's EVM binding", ...set(specDeployment)],
+      [`the installed \`@x402/evm\` ${version}`, ...set(packageDeployment)],
+    ])
+    for (const address of [...set(specDeployment), ...set(packageDeployment)])
+      expect((await chain.sandboxChain.client.getCode({ address }))?.length ?? 0, address).toBeGreaterThan(2)
+    const supported = await (await fetch(`${chain.facilitatorUrl}/supported`)).json()
+    const kind = supported.kinds.find((k: { scheme: string }) => k.scheme === 'auth-capture')
+    const operator = /relayer account `(0x\w{40})` as\s+`captureAuthorizer`/.exec(page)?.[1]
+    expect(kind.extra).toMatchObject({ captureAuthorizer: operator, authCaptureEscrow: packageDeployment.escrow })
   })
 })
 
