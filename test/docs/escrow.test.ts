@@ -89,161 +89,193 @@ async function runBlock(name: string, env: NodeJS.ProcessEnv): Promise<{ code: n
   return { code, output: output() }
 }
 
+/** Each test spawns several `svc` processes (and tsx): bounds for a loaded machine. */
+const slow = 120_000
+
 const paymentsOf = async (state?: string) =>
   (await cli.json(['payments', 'list', ...(state ? ['--state', state] : [])])).payments as Record<string, any>[]
 
 describe("docs/escrow.md's walk-through (bash, svc on the PATH)", () => {
-  test('escrow.sh then escrow-moves.sh: a hold of 0.01, 0.006 captured, the rest voided, 0.002 refunded', async () => {
-    const start = await balances()
-    const result = await bash(`${onThisSvc('escrow.sh')}\n${onThisSvc('escrow-moves.sh')}`, asBuyer)
-    expect(result.stderr).toBe('')
-    expect(result.code).toBe(0)
-    const id = /^captured 0\.006 USDC of (esc_\w+): captured 0\.006\/0\.01, held 0\.004 \(0x[0-9a-f]{64}\)$/m.exec(
-      result.stdout,
-    )?.[1]
-    expect(id, result.stdout).toBeDefined()
-    expect(result.stdout).toMatch(/^paid: settled held 0\.01 USDC in escrow tx 0x[0-9a-f]{64} /m)
-    expect(result.stdout).toMatch(new RegExp(`^voided 0\\.004 USDC of ${id}: captured 0\\.006/0\\.01 \\(0x`, 'm'))
-    expect(result.stdout).toMatch(
-      new RegExp(`^refunded 0\\.002 USDC of ${id}: captured 0\\.006/0\\.01, refunded 0\\.002 \\(0x`, 'm'),
-    )
-    expect(result.stdout).toMatch(/^state\s+captured 0\.006\/0\.01, refunded 0\.002$/m)
-    // The chain: the buyer paid 0.004 in all (0.01 held, 0.004 voided back, 0.002 refunded), the pay-to has it.
-    expect(await balances()).toEqual({ buyer: start.buyer - 4_000n, payTo: start.payTo + 4_000n })
-    const [payment] = await paymentsOf()
-    expect(payment).toMatchObject({
-      id,
-      method: 'GET',
-      path: '/weather/lisbon',
-      capture_mode: 'deferred',
-      state: 'captured',
-      authorized: '10000',
-      captured: '6000',
-      voided: '4000',
-      refunded: '2000',
-    })
-  })
+  test(
+    'escrow.sh then escrow-moves.sh: a hold of 0.01, 0.006 captured, the rest voided, 0.002 refunded',
+    async () => {
+      const start = await balances()
+      const result = await bash(`${onThisSvc('escrow.sh')}\n${onThisSvc('escrow-moves.sh')}`, asBuyer)
+      expect(result.stderr).toBe('')
+      expect(result.code).toBe(0)
+      const id = /^captured 0\.006 USDC of (esc_\w+): captured 0\.006\/0\.01, held 0\.004 \(0x[0-9a-f]{64}\)$/m.exec(
+        result.stdout,
+      )?.[1]
+      expect(id, result.stdout).toBeDefined()
+      expect(result.stdout).toMatch(/^paid: settled held 0\.01 USDC in escrow tx 0x[0-9a-f]{64} /m)
+      expect(result.stdout).toMatch(new RegExp(`^voided 0\\.004 USDC of ${id}: captured 0\\.006/0\\.01 \\(0x`, 'm'))
+      expect(result.stdout).toMatch(
+        new RegExp(`^refunded 0\\.002 USDC of ${id}: captured 0\\.006/0\\.01, refunded 0\\.002 \\(0x`, 'm'),
+      )
+      expect(result.stdout).toMatch(/^state\s+captured 0\.006\/0\.01, refunded 0\.002$/m)
+      // The chain: the buyer paid 0.004 in all (0.01 held, 0.004 voided back, 0.002 refunded), the pay-to has it.
+      expect(await balances()).toEqual({ buyer: start.buyer - 4_000n, payTo: start.payTo + 4_000n })
+      const [payment] = await paymentsOf()
+      expect(payment).toMatchObject({
+        id,
+        method: 'GET',
+        path: '/weather/lisbon',
+        capture_mode: 'deferred',
+        state: 'captured',
+        authorized: '10000',
+        captured: '6000',
+        voided: '4000',
+        refunded: '2000',
+      })
+    },
+    slow,
+  )
 
-  test('escrow-sdk.ts: adds the deferred /jobs endpoint; captures 0.006 of each hold and voids the rest', async () => {
-    const pay = await cli.run(['pay', `${t.gatewayUrl('weather')}/weather/lisbon`], asBuyer)
-    expect(pay.code, pay.stderr).toBe(0)
-    const [held] = await paymentsOf('authorized')
-    const key = (
-      await cli.json([
-        'keys',
-        'create',
-        '--name',
-        'jobs',
-        '--scopes',
-        'apis:read,endpoints:write,settlements:read,payments:write',
-        '--sandbox',
-      ])
-    ).key as string
-    const start = await balances()
-    const { code, output } = await runBlock('escrow-sdk.ts', {
-      SVC_BASE_URL: t.server.sandboxControlUrl,
-      SVC_API_KEY: key,
-    })
-    expect(code, output).toBe(0)
-    expect(output).toMatch(new RegExp(`^${held!.id} 0x[0-9a-f]{64} captured 4000\\n$`))
-    expect(await balances()).toEqual({ buyer: start.buyer + 4_000n, payTo: start.payTo + 6_000n })
-    const { endpoints } = await cli.json(['endpoints', 'list', 'weather'])
-    expect(endpoints.find((e: { path_pattern: string }) => e.path_pattern === '/jobs').accepts[0]).toMatchObject({
-      scheme: 'auth-capture',
-      amount: '10000',
-      extra: expect.objectContaining({ captureMode: 'deferred', captureDeadlineSeconds: 3600 }),
-    })
-  })
-
-  test('escrow-seed.yaml: applied, its endpoint offers auth-capture, deferred, with its deadlines', async () => {
-    const file = join(project, 'escrow-seed.yaml')
-    writeFileSync(file, docBlock('escrow-seed.yaml').code)
-    const seed = parseSeed(readSeedFile(file))
-    const applied = await applySeed(seed, {
-      controlUrl: t.server.controlUrl,
-      sandboxControlUrl: t.server.sandboxControlUrl,
-    })
-    expect(applied.apis).toMatchObject([{ slug: 'bookings', created: true, endpoints_created: 1 }])
-    const unpaid = await localFetch(`${t.gatewayUrl('bookings')}/book`, { method: 'POST' })
-    expect(unpaid.status).toBe(402)
-    const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString('utf8'))
-    const now = Math.floor(Date.parse((await cli.json(['time'])).svc_time) / 1000)
-    expect(required.accepts).toEqual([
-      expect.objectContaining({
+  test(
+    'escrow-sdk.ts: adds the deferred /jobs endpoint; captures 0.006 of each hold and voids the rest',
+    async () => {
+      const pay = await cli.run(['pay', `${t.gatewayUrl('weather')}/weather/lisbon`], asBuyer)
+      expect(pay.code, pay.stderr).toBe(0)
+      const [held] = await paymentsOf('authorized')
+      const key = (
+        await cli.json([
+          'keys',
+          'create',
+          '--name',
+          'jobs',
+          '--scopes',
+          'apis:read,endpoints:write,settlements:read,payments:write',
+          '--sandbox',
+        ])
+      ).key as string
+      const start = await balances()
+      const { code, output } = await runBlock('escrow-sdk.ts', {
+        SVC_BASE_URL: t.server.sandboxControlUrl,
+        SVC_API_KEY: key,
+      })
+      expect(code, output).toBe(0)
+      expect(output).toMatch(new RegExp(`^${held!.id} 0x[0-9a-f]{64} captured 4000\\n$`))
+      expect(await balances()).toEqual({ buyer: start.buyer + 4_000n, payTo: start.payTo + 6_000n })
+      const { endpoints } = await cli.json(['endpoints', 'list', 'weather'])
+      expect(endpoints.find((e: { path_pattern: string }) => e.path_pattern === '/jobs').accepts[0]).toMatchObject({
         scheme: 'auth-capture',
         amount: '10000',
-        payTo,
-        extra: expect.objectContaining({ captureMode: 'deferred', paymentFlow: 'escrow' }),
-      }),
-    ])
-    const { captureDeadline, refundDeadline } = required.accepts[0].extra
-    expect(captureDeadline - now).toBeGreaterThan(3_600 - 120)
-    expect(captureDeadline - now).toBeLessThanOrEqual(3_600 + 120)
-    expect(refundDeadline - now).toBeGreaterThan(604_800 - 120)
-  })
+        extra: expect.objectContaining({ captureMode: 'deferred', captureDeadlineSeconds: 3600 }),
+      })
+    },
+    slow,
+  )
 
-  test('escrow-seller.ts: @x402/express with AuthCaptureServerScheme on svc facilitator; sync captured, deferred captured later', async () => {
-    const port = await freePort()
-    const seller = startBlock('escrow-seller.ts', {
-      FACILITATOR_URL: chain.facilitatorUrl,
-      RECEIVER_AUTHORIZER_KEY: generatePrivateKey(),
-      PORT: String(port),
-    })
-    try {
-      await expect.poll(seller.output, { timeout: 60_000 }).toContain('Seller listening on')
+  test(
+    'escrow-seed.yaml: applied, its endpoint offers auth-capture, deferred, with its deadlines',
+    async () => {
+      const file = join(project, 'escrow-seed.yaml')
+      writeFileSync(file, docBlock('escrow-seed.yaml').code)
+      const seed = parseSeed(readSeedFile(file))
+      const applied = await applySeed(seed, {
+        controlUrl: t.server.controlUrl,
+        sandboxControlUrl: t.server.sandboxControlUrl,
+      })
+      expect(applied.apis).toMatchObject([{ slug: 'bookings', created: true, endpoints_created: 1 }])
+      const unpaid = await localFetch(`${t.gatewayUrl('bookings')}/book`, { method: 'POST' })
+      expect(unpaid.status).toBe(402)
+      const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString('utf8'))
+      const now = Math.floor(Date.parse((await cli.json(['time'])).svc_time) / 1000)
+      expect(required.accepts).toEqual([
+        expect.objectContaining({
+          scheme: 'auth-capture',
+          amount: '10000',
+          payTo,
+          extra: expect.objectContaining({ captureMode: 'deferred', paymentFlow: 'escrow' }),
+        }),
+      ])
+      const { captureDeadline, refundDeadline } = required.accepts[0].extra
+      expect(captureDeadline - now).toBeGreaterThan(3_600 - 120)
+      expect(captureDeadline - now).toBeLessThanOrEqual(3_600 + 120)
+      expect(refundDeadline - now).toBeGreaterThan(604_800 - 120)
+    },
+    slow,
+  )
+
+  test(
+    'escrow-seller.ts: @x402/express with AuthCaptureServerScheme on svc facilitator; sync captured, deferred captured later',
+    async () => {
+      const port = await freePort()
+      const seller = startBlock('escrow-seller.ts', {
+        FACILITATOR_URL: chain.facilitatorUrl,
+        RECEIVER_AUTHORIZER_KEY: generatePrivateKey(),
+        PORT: String(port),
+      })
+      try {
+        await expect.poll(seller.output, { timeout: 60_000 }).toContain('Seller listening on')
+        const start = await balances()
+        const book = await cli.run(['pay', `http://localhost:${port}/book`], asBuyer)
+        expect(book.stderr).toBe('')
+        expect(book.stdout).toMatch(/^paid: settled charged 0\.01 USDC tx 0x[0-9a-f]{64} /m)
+        expect(book.stdout).toContain('{"booked":true}')
+        const job = await cli.run(['pay', `http://localhost:${port}/job`], asBuyer)
+        expect(job.stdout).toMatch(/^paid: settled held 0\.01 USDC in escrow tx 0x[0-9a-f]{64} /m)
+        await expect.poll(seller.output, { timeout: 20_000 }).toMatch(/^captured 6000 of 0x[0-9a-f]{64}$/m)
+        await expect
+          .poll(balances, { timeout: 20_000 })
+          .toEqual({ buyer: start.buyer - 16_000n, payTo: start.payTo + 16_000n })
+      } finally {
+        seller.child.kill()
+        if (seller.child.exitCode === null) await once(seller.child, 'exit')
+      }
+    },
+    slow,
+  )
+
+  test(
+    'escrow-reclaim.sh: another hold; after svc time advance 2d the buyer reclaims it, and svc records it',
+    async () => {
       const start = await balances()
-      const book = await cli.run(['pay', `http://localhost:${port}/book`], asBuyer)
-      expect(book.stderr).toBe('')
-      expect(book.stdout).toMatch(/^paid: settled charged 0\.01 USDC tx 0x[0-9a-f]{64} /m)
-      expect(book.stdout).toContain('{"booked":true}')
-      const job = await cli.run(['pay', `http://localhost:${port}/job`], asBuyer)
-      expect(job.stdout).toMatch(/^paid: settled held 0\.01 USDC in escrow tx 0x[0-9a-f]{64} /m)
-      await expect.poll(seller.output, { timeout: 20_000 }).toMatch(/^captured 6000 of 0x[0-9a-f]{64}$/m)
-      await expect
-        .poll(balances, { timeout: 20_000 })
-        .toEqual({ buyer: start.buyer - 16_000n, payTo: start.payTo + 16_000n })
-    } finally {
-      seller.child.kill()
-      if (seller.child.exitCode === null) await once(seller.child, 'exit')
-    }
-  })
-
-  test('escrow-reclaim.sh: another hold; after svc time advance 2d the buyer reclaims it, and svc records it', async () => {
-    const start = await balances()
-    const result = await bash(onThisSvc('escrow-reclaim.sh'), asBuyer)
-    expect(result.stderr).toBe('')
-    expect(result.code).toBe(0)
-    expect(result.stdout).toMatch(/^paid: settled held 0\.01 USDC in escrow tx 0x/m)
-    expect(result.stdout).toMatch(/^reclaimed 0\.01 USDC of 0x[0-9a-f]{64} \(0x[0-9a-f]{64}\)$/m)
-    expect(await balances()).toEqual(start)
-    await expect.poll(async () => (await paymentsOf('reclaimed')).length).toBe(1)
-    const [reclaimed] = await paymentsOf('reclaimed')
-    expect(reclaimed).toMatchObject({ path: '/weather/lisbon', authorized: '10000', reclaimed: '10000', captured: '0' })
-  })
+      const result = await bash(onThisSvc('escrow-reclaim.sh'), asBuyer)
+      expect(result.stderr).toBe('')
+      expect(result.code).toBe(0)
+      expect(result.stdout).toMatch(/^paid: settled held 0\.01 USDC in escrow tx 0x/m)
+      expect(result.stdout).toMatch(/^reclaimed 0\.01 USDC of 0x[0-9a-f]{64} \(0x[0-9a-f]{64}\)$/m)
+      expect(await balances()).toEqual(start)
+      await expect.poll(async () => (await paymentsOf('reclaimed')).length).toBe(1)
+      const [reclaimed] = await paymentsOf('reclaimed')
+      expect(reclaimed).toMatchObject({
+        path: '/weather/lisbon',
+        authorized: '10000',
+        reclaimed: '10000',
+        captured: '0',
+      })
+    },
+    slow,
+  )
 })
 
 describe("docs/escrow.md's addresses", () => {
-  test('the two v1.1 sets are the ones svc installs (code at each), /supported names the package set and the operator', async () => {
-    const page = pageText('docs/escrow.md')
-    const rows = [...page.matchAll(/^\| (.+?) \| `(0x\w{40})` \| `(0x\w{40})` \| `(0x\w{40})` \| `(0x\w{40})` \|$/gm)]
-    const { version } = JSON.parse(readFileSync(join(root, 'node_modules/@x402/evm/package.json'), 'utf8'))
-    const set = (d: typeof specDeployment) => [
-      d.escrow,
-      d.eip3009Collector,
-      d.permit2Collector,
-      d.operatorRefundCollector,
-    ]
-    expect(rows.map((row) => [row[1], ...row.slice(2)])).toEqual([
-      ["x402's EVM binding", ...set(specDeployment)],
-      [`the installed \`@x402/evm\` ${version}`, ...set(packageDeployment)],
-    ])
-    for (const address of [...set(specDeployment), ...set(packageDeployment)])
-      expect((await chain.sandboxChain.client.getCode({ address }))?.length ?? 0, address).toBeGreaterThan(2)
-    const supported = await (await fetch(`${chain.facilitatorUrl}/supported`)).json()
-    const kind = supported.kinds.find((k: { scheme: string }) => k.scheme === 'auth-capture')
-    const operator = /relayer account `(0x\w{40})` as\s+`captureAuthorizer`/.exec(page)?.[1]
-    expect(kind.extra).toMatchObject({ captureAuthorizer: operator, authCaptureEscrow: packageDeployment.escrow })
-  })
+  test(
+    'the two v1.1 sets are the ones svc installs (code at each), /supported names the package set and the operator',
+    async () => {
+      const page = pageText('docs/escrow.md')
+      const rows = [...page.matchAll(/^\| (.+?) \| `(0x\w{40})` \| `(0x\w{40})` \| `(0x\w{40})` \| `(0x\w{40})` \|$/gm)]
+      const { version } = JSON.parse(readFileSync(join(root, 'node_modules/@x402/evm/package.json'), 'utf8'))
+      const set = (d: typeof specDeployment) => [
+        d.escrow,
+        d.eip3009Collector,
+        d.permit2Collector,
+        d.operatorRefundCollector,
+      ]
+      expect(rows.map((row) => [row[1], ...row.slice(2)])).toEqual([
+        ["x402's EVM binding", ...set(specDeployment)],
+        [`the installed \`@x402/evm\` ${version}`, ...set(packageDeployment)],
+      ])
+      for (const address of [...set(specDeployment), ...set(packageDeployment)])
+        expect((await chain.sandboxChain.client.getCode({ address }))?.length ?? 0, address).toBeGreaterThan(2)
+      const supported = await (await fetch(`${chain.facilitatorUrl}/supported`)).json()
+      const kind = supported.kinds.find((k: { scheme: string }) => k.scheme === 'auth-capture')
+      const operator = /relayer account `(0x\w{40})` as\s+`captureAuthorizer`/.exec(page)?.[1]
+      expect(kind.extra).toMatchObject({ captureAuthorizer: operator, authCaptureEscrow: packageDeployment.escrow })
+    },
+    slow,
+  )
 })
 
 async function freePort(): Promise<number> {
