@@ -269,8 +269,10 @@ describe("docs/escrow.md's addresses", () => {
       ])
       for (const address of [...set(specDeployment), ...set(packageDeployment)])
         expect((await chain.sandboxChain.client.getCode({ address }))?.length ?? 0, address).toBeGreaterThan(2)
-      const supported = await (await fetch(`${chain.facilitatorUrl}/supported`)).json()
-      const kind = supported.kinds.find((k: { scheme: string }) => k.scheme === 'auth-capture')
+      const supported = (await (await fetch(`${chain.facilitatorUrl}/supported`)).json()) as {
+        kinds: { scheme: string; extra?: Record<string, unknown> }[]
+      }
+      const kind = supported.kinds.find((k) => k.scheme === 'auth-capture')!
       const operator = /relayer account `(0x\w{40})` as\s+`captureAuthorizer`/.exec(page)?.[1]
       expect(kind.extra).toMatchObject({ captureAuthorizer: operator, authCaptureEscrow: packageDeployment.escrow })
     },
