@@ -156,7 +156,9 @@ describe.skipIf(!runs)('escrow payments on svc serve ×2 (team Sandbox, PostgreS
 
     // Two captures at once, through A and B: the money moves once.
     const raced = await Promise.all([a, b].map((svc) => move(svc, payment.id, 'capture', { amount: '1000' })))
-    const answers = await Promise.all(raced.map(async (answer) => ({ status: answer.status, body: await answer.json() })))
+    const answers = await Promise.all(
+      raced.map(async (answer) => ({ status: answer.status, body: await answer.json() })),
+    )
     expect(answers.map((answer) => answer.status).sort(), JSON.stringify(answers)).toEqual([200, 409])
     expect(answers.find((answer) => answer.status === 409)!.body.error).toMatch(
       /in progress|invalid_auth_capture_evm_unexpected_payment_state|invalid_auth_capture_evm_/,
@@ -172,15 +174,16 @@ describe.skipIf(!runs)('escrow payments on svc serve ×2 (team Sandbox, PostgreS
     const refunded = await move(a, payment.id, 'refund', { amount: '2000' })
     expect(refunded.status, await refunded.clone().text()).toBe(200)
     ;({ payment, settlement } = await agreed())
+    // Captured, a part of it refunded (`refunded` is a payment's state once all it captured went back).
     expect(payment).toMatchObject({
-      state: 'refunded',
+      state: 'captured',
       captured: '5000',
       voided: '5000',
       refunded: '2000',
       capturable: '0',
       refundable: '3000',
     })
-    expect(settlement).toMatchObject({ amount: '3000', escrow: { state: 'refunded', refunded: '2000' } })
+    expect(settlement).toMatchObject({ amount: '3000', escrow: { state: 'captured', refunded: '2000' } })
     expect(await onChain(payment)).toEqual({ capturable: '0', refundable: '3000' })
     const detail = await getJson(`${control(a)}/payments/${payment.id}`)
     expect(detail.transactions.map((row: { kind: string; amount: string }) => [row.kind, row.amount])).toEqual([
