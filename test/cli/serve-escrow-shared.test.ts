@@ -3,8 +3,8 @@
  * on one PostgreSQL database, A not owning the chain, B owning it. A deferred payment authorized through A's gateway
  * (its owner's facilitator), captured in part through B's control plane, voided and refunded through A's (forwarded to
  * the owner): at each step every process's GET /payments and /settlements say the same, and so does the escrow's
- * `paymentState` on the chain. Two captures sent at once through A and B move the money once: one is 200, the other
- * the control plane's 409, never a 500. Real processes, real Anvil, real PostgreSQL.
+ * `paymentState` on the chain. Two captures of all a payment holds sent at once through A and B move the money once:
+ * one is 200, the other the control plane's 409, never a 500. Real processes, real Anvil, real PostgreSQL.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -101,8 +101,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** What every process says of the seller's escrow payments and settlements: the same, or the test fails. */
-async function agreed() {
+/** What every process says of the seller's escrow payment `id` and its settlement: the same, or the test fails. */
+async function agreed(id?: string) {
   const views = await Promise.all(
     [a, b].map(async (svc) => ({
       payments: (await getJson(`${control(svc)}/payments`)).payments,
@@ -110,8 +110,9 @@ async function agreed() {
     })),
   )
   expect(views[1]).toEqual(views[0])
-  expect(views[0]!.payments).toHaveLength(1)
-  return { payment: views[0]!.payments[0], settlement: views[0]!.settlements[0] }
+  const payment = id === undefined ? views[0]!.payments[0] : views[0]!.payments.find((row: any) => row.id === id)
+  const settlement = views[0]!.settlements.find((row: any) => row.id === payment.settlement_id)
+  return { payment, settlement }
 }
 
 /** The escrow's paymentState of the payment, on the owner's chain. */
@@ -154,19 +155,6 @@ describe.skipIf(!runs)('escrow payments on svc serve ×2 (team Sandbox, PostgreS
     expect(settlement.amount).toBe('4000')
     expect(await onChain(payment)).toEqual({ capturable: '6000', refundable: '4000' })
 
-    // Two captures at once, through A and B: the money moves once.
-    const raced = await Promise.all([a, b].map((svc) => move(svc, payment.id, 'capture', { amount: '1000' })))
-    const answers = await Promise.all(
-      raced.map(async (answer) => ({ status: answer.status, body: await answer.json() })),
-    )
-    expect(answers.map((answer) => answer.status).sort(), JSON.stringify(answers)).toEqual([200, 409])
-    expect(answers.find((answer) => answer.status === 409)!.body.error).toMatch(
-      /in progress|invalid_auth_capture_evm_unexpected_payment_state|invalid_auth_capture_evm_/,
-    )
-    ;({ payment, settlement } = await agreed())
-    expect(payment).toMatchObject({ captured: '5000', capturable: '5000', refundable: '5000' })
-    expect(await onChain(payment)).toEqual({ capturable: '5000', refundable: '5000' })
-
     // The rest voided through A, then a part refunded through A (the chain's routes go to the owner).
     const voided = await move(a, payment.id, 'void')
     expect(voided.status, await voided.clone().text()).toBe(200)
@@ -177,25 +165,50 @@ describe.skipIf(!runs)('escrow payments on svc serve ×2 (team Sandbox, PostgreS
     // Captured, a part of it refunded (`refunded` is a payment's state once all it captured went back).
     expect(payment).toMatchObject({
       state: 'captured',
-      captured: '5000',
-      voided: '5000',
+      captured: '4000',
+      voided: '6000',
       refunded: '2000',
       capturable: '0',
-      refundable: '3000',
+      refundable: '2000',
     })
-    expect(settlement).toMatchObject({ amount: '3000', escrow: { state: 'captured', refunded: '2000' } })
-    expect(await onChain(payment)).toEqual({ capturable: '0', refundable: '3000' })
+    expect(settlement).toMatchObject({ amount: '2000', escrow: { state: 'captured', refunded: '2000' } })
+    expect(await onChain(payment)).toEqual({ capturable: '0', refundable: '2000' })
     const detail = await getJson(`${control(a)}/payments/${payment.id}`)
     expect(detail.transactions.map((row: { kind: string; amount: string }) => [row.kind, row.amount])).toEqual([
       ['authorize', '10000'],
       ['capture', '4000'],
-      ['capture', '1000'],
-      ['void', '5000'],
+      ['void', '6000'],
       ['refund', '2000'],
     ])
     expect(await getJson(`${control(b)}/payments/${payment.id}`)).toEqual(detail)
     // The buyer paid what was captured less the refund; the seller holds it.
-    expect(buyerBefore - (await usdcOf(buyer.address))).toBe(3000n)
-    expect(await usdcOf(payTo)).toBe(3000n)
+    expect(buyerBefore - (await usdcOf(buyer.address))).toBe(2000n)
+    expect(await usdcOf(payTo)).toBe(2000n)
+
+    // Another payment, through B's gateway, captured in full twice at once through A and B: the money moves once,
+    // the other capture is the control plane's 409 (in progress, or nothing left to capture), never a 500.
+    const again = await wrapFetchWithPayment(fetchLocal, payer)(gateway(b, '/book'))
+    expect(again.status, await again.clone().text()).toBe(200)
+    const second = (await getJson(`${control(b)}/payments`)).payments.find((row: any) => row.id !== payment.id)
+    const raced = await Promise.all([a, b].map((svc) => move(svc, second.id, 'capture')))
+    const answers = await Promise.all(
+      raced.map(async (answer) => ({ status: answer.status, body: (await answer.json()) as { error?: string } })),
+    )
+    expect(answers.map((answer) => answer.status).sort(), JSON.stringify(answers)).toEqual([200, 409])
+    expect(answers.find((answer) => answer.status === 409)!.body.error).toMatch(
+      /another capture, void or refund of this payment is in progress|invalid_auth_capture_evm_(zero_authorization|unexpected_payment_state)/,
+    )
+    const raced2 = await agreed(second.id)
+    expect(raced2.payment).toMatchObject({ state: 'captured', captured: '10000', capturable: '0', refundable: '10000' })
+    expect(raced2.settlement.amount).toBe('10000')
+    expect(await onChain(raced2.payment)).toEqual({ capturable: '0', refundable: '10000' })
+    const kinds = (await getJson(`${control(a)}/payments/${second.id}`)).transactions.map(
+      (row: { kind: string; amount: string }) => [row.kind, row.amount],
+    )
+    expect(kinds).toEqual([
+      ['authorize', '10000'],
+      ['capture', '10000'],
+    ])
+    expect(await usdcOf(payTo)).toBe(12_000n)
   })
 })
