@@ -158,6 +158,9 @@ export function createEscrowActionJournal(
       const answer = await send(progress)
       // Crash tests stop here: the action is on the chain, its outcome not yet in the journal.
       await pausePoint(`escrow-action-${start.kind}`)
+      // A failed refund whose funding could not be given back (the chain went away meanwhile) stays pending: the
+      // recovery of the next start returns it (server/escrow/action-recovery.ts).
+      if (!answer.success && fundingOf(answer) !== null && answer.extra?.returnTransaction === undefined) return answer
       const finished: EscrowAction = {
         ...pending,
         ...(answer.success
