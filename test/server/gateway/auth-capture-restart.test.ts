@@ -199,4 +199,46 @@ describe('auth-capture while the chain restarts', () => {
     expect(await paymentState(next)).toEqual({ capturable: 0n, refundable: 3000n })
     expect((await paid('/sync')).status).toBe(200)
   })
+
+  test('Anvil killed (-9) under a refund: it answers 200 or 503, never a 409 or 500; the window 503; the new chain takes payments, and the old chain’s are refused as such', {
+    timeout: 120_000,
+  }, async () => {
+    const held = await paid('/deferred')
+    expect(held.status, JSON.stringify(held)).toBe(200)
+    const [payment] = await paymentsOf()
+    await sdk().payments.capture(payment!.id, { amount: '2000' })
+    let restarted = false
+    const restart = new Promise((resolve) => chain().once('restart', resolve)).then(() => (restarted = true))
+    // In flight as Anvil dies: the chain's answer, or 503, whichever the moment gives.
+    const inFlight = http(`/payments/${payment!.id}/refund`, { amount: '1000' })
+    process.kill(chain().pid!, 'SIGKILL')
+    await expect.poll(() => chain().restarting || restarted).toBe(true)
+    const during: { status: number; retryAfter: string | null; body: any }[] = []
+    for (let round = 0; round < 40 && !restarted; round++) {
+      const answers = await Promise.all([
+        http(`/payments/${payment!.id}/void`, {}),
+        viaSdk(sdk().payments.capture(payment!.id, { amount: '1000' })),
+        paid('/deferred'),
+      ])
+      if (!restarted) during.push(...answers)
+    }
+    await restart
+    const refund = await inFlight
+    expect([200, 503], JSON.stringify(refund)).toContain(refund.status)
+    for (const answer of during) {
+      expect(answer, JSON.stringify(answer)).toMatchObject({ status: 503, retryAfter: '1' })
+      expect(answer.body.error).toMatch(/the Sandbox chain is restarting: retry in a moment/)
+    }
+
+    // The chain came back empty: its payments are the old chain's, refused as such; a new one is taken and moved.
+    const old = await http(`/payments/${payment!.id}/void`, {})
+    expect(old.status).toBe(409)
+    expect(old.body.error).toMatch(/earlier Sandbox chain/)
+    await stack.services.manager.fund(stack.buyer.address, 'usdc', '1')
+    const fresh = await paid('/deferred')
+    expect(fresh.status, JSON.stringify(fresh)).toBe(200)
+    const next = (await paymentsOf()).find((row) => !row.old_chain)!
+    expect((await sdk().payments.capture(next.id)).payment).toMatchObject({ captured: '10000', state: 'captured' })
+    expect(await paymentState(next)).toEqual({ capturable: 0n, refundable: 10000n })
+  })
 })
