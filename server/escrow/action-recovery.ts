@@ -170,7 +170,7 @@ async function resolveAction(
     const funding = action.kind === 'refund' ? await refundFundingOf(deps, chain.client, action) : undefined
     if (funding?.returned === false) {
       const returned = await deps.chain.facilitator.escrowActions.returnFunding(action)
-      log(deps)(
+      logOf(deps)(
         `svc: the refund ${action.id} of ${action.requested} was funded but never sent: its funding went back to the receiver ${action.receiver} (${returned})`,
       )
     }
@@ -228,7 +228,7 @@ async function refundFundingOf(
   }
 }
 
-const log = (deps: EscrowDeps) => deps.log ?? ((message: string) => console.error(message))
+const logOf = (deps: EscrowDeps) => deps.log ?? ((message: string) => console.error(message))
 
 /** What an escrow collect's journal row resolved to (server/journal/recovery.ts's counts). */
 export type EscrowRowOutcome = 'kept' | 'unverifiable' | 'notSettled' | 'alreadyRecorded' | 'recovered' | 'undelivered'
