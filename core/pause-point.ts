@@ -5,7 +5,8 @@
  * is settled on the chain, its record not yet written; `channel-action-<deposit|claim|settle|refund>`: a
  * batch-settlement action is on the chain, its outcome not yet journaled;
  * `escrow-action-<authorize|charge|capture|void|refund>`: an auth-capture escrow transaction is on the chain, its
- * outcome not yet journaled (chain/auth-capture/actions.ts); `channel-record`: a channel's deposit or refund through
+ * outcome not yet journaled (chain/auth-capture/actions.ts); `escrow-action-refund-funded`: a refund's funding (the
+ * receiver's transfer to the operator) is on the chain and journaled, the refund not yet sent; `channel-record`: a channel's deposit or refund through
  * the gateway is on the chain, svc's record of it not yet written; `channel-claim-record`: the
  * gateway's channel manager's claim is on the chain and journaled, the gateway's record of it not yet written;
  * `channel-settle`: the gateway's channel manager is about to send a settle of what it claimed), after saying so on

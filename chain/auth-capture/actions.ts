@@ -69,12 +69,29 @@ export type EscrowActionStart = Pick<
 /** What a send answers: the facilitator's answer (a refund's funding transfer in `extra.fundingTransaction`). */
 export type EscrowSendAnswer = SettleResponse
 
+/** What a send tells the journal before its outcome: a refund's funding transfer, landed, before its refund is sent. */
+export type EscrowActionProgress = { funded(transaction: string): Promise<void> }
+
+/** Gives a refund's funding back to its receiver from the operator, on the action's chain: the transfer's hash. */
+export type EscrowFundingReturner = (action: EscrowAction) => Promise<string>
+
 export type EscrowActionJournal = {
   /**
    * Runs `send` (one escrow transaction, sent and mined) between a pending row and its outcome. A journal that cannot
    * write refuses: nothing is sent.
    */
-  run(start: EscrowActionStart, chain: SandboxChain, send: () => Promise<EscrowSendAnswer>): Promise<EscrowSendAnswer>
+  run(
+    start: EscrowActionStart,
+    chain: SandboxChain,
+    send: (progress: EscrowActionProgress) => Promise<EscrowSendAnswer>,
+  ): Promise<EscrowSendAnswer>
+  /**
+   * Recovery's way to give back a refund's funding whose refund never reached the chain (server/escrow/
+   * action-recovery.ts): the scheme of the action's network sends it in its operator's turn. Throws without one.
+   */
+  returnFunding(action: EscrowAction): Promise<string>
+  /** The scheme of `network` says how it returns a refund's funding (chain/auth-capture/scheme.ts). */
+  returnFundingOn(network: string, returner: EscrowFundingReturner): void
   /** Moves the journal to `store` (svc's database), or back to memory; actions journaled from now on go there. */
   keepIn(store?: EscrowActionStore): void
   /** The actions of this process, newest last (its memory keeps the latest 1,000). */
@@ -88,6 +105,7 @@ export function createEscrowActionJournal(
   const memory = new LRUCache<string, EscrowAction>({ max: 1_000 })
   const memoryStore: EscrowActionStore = { save: async (action) => void memory.set(action.id, action) }
   let store = memoryStore
+  const returners = new Map<string, EscrowFundingReturner>()
   return {
     async run(start, chain, send) {
       const info = start.paymentInfo
@@ -121,11 +139,28 @@ export function createEscrowActionJournal(
         }
       }
       memory.set(pending.id, pending)
+      // A refund's funding, once on the chain, is written to its pending row: recovery gives it back when the
+      // refund never followed (crash tests stop after it: `escrow-action-refund-funded`).
+      const progress: EscrowActionProgress = {
+        async funded(transaction) {
+          const funded = { ...pending, fundingTransaction: transaction }
+          memory.set(funded.id, funded)
+          await kept
+            .save(funded)
+            .catch((error: unknown) =>
+              log(`svc: the escrow action ${pending.id}'s funding could not be journaled: ${(error as Error).message}`),
+            )
+          await pausePoint(`escrow-action-${start.kind}-funded`)
+        },
+      }
       // A send that throws (the chain went away mid-way) leaves the row pending, for the chain to say at the next
       // start.
-      const answer = await send()
+      const answer = await send(progress)
       // Crash tests stop here: the action is on the chain, its outcome not yet in the journal.
       await pausePoint(`escrow-action-${start.kind}`)
+      // A failed refund whose funding could not be given back (the chain went away meanwhile) stays pending: the
+      // recovery of the next start returns it (server/escrow/action-recovery.ts).
+      if (!answer.success && fundingOf(answer) !== null && answer.extra?.returnTransaction === undefined) return answer
       const finished: EscrowAction = {
         ...pending,
         ...(answer.success
@@ -146,6 +181,12 @@ export function createEscrowActionJournal(
         )
       return answer
     },
+    returnFunding(action) {
+      const returner = returners.get(action.network)
+      if (!returner) return Promise.reject(new Error(`no auth-capture scheme settles on ${action.network} here`))
+      return returner(action)
+    },
+    returnFundingOn: (network, returner) => void returners.set(network, returner),
     keepIn(next) {
       store = next ?? memoryStore
     },

@@ -12,6 +12,7 @@ import type { AuthCaptureDeployment } from '../../core/auth-capture/deployments.
 import { reopenLifecycle, timeFloorSeconds } from '../../core/auth-capture/payloads.js'
 import { captureTypedData, refundTypedData, voidTypedData } from '../../core/auth-capture/typed-data.js'
 import type { Judged, LifecyclePayload, PaymentState } from '../../core/auth-capture/types.js'
+import type { EscrowActionProgress } from './actions.js'
 import { checkFee, paymentInfoOnChain } from './collect.js'
 import {
   type AuthCaptureContext,
@@ -280,9 +281,29 @@ export function settleLifecycle(
             extra: { ...extra, voidError: `${voided.errorReason}: ${voided.errorMessage}` },
           }
     }
-    return context.actions.run({ ...start, kind: 'refund', requested: amount.toString() }, context.chain, () =>
-      refund(context, { deployment, payload, amount, done, requirements }),
+    return context.actions.run({ ...start, kind: 'refund', requested: amount.toString() }, context.chain, (progress) =>
+      refund(context, { deployment, payload, amount, done, requirements, progress }),
     )
+  })
+}
+
+/**
+ * Gives a refund's funding back to its receiver: the operator's transfer of `amount` (recovery's, for a funding whose
+ * refund never reached the chain), in the operator's turn.
+ */
+export function returnRefundFunding(
+  context: AuthCaptureContext,
+  funding: { token: Address; receiver: Address; amount: bigint },
+): Promise<Hex> {
+  return context.turn(async () => {
+    const data = encodeFunctionData({
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [funding.receiver, funding.amount],
+    })
+    const returned = await sendFromOperator(context, funding.token, data)
+    if (!returned.ok) throw new Error(`the funding could not be returned: ${returned.message}`)
+    return returned.transaction
   })
 }
 
@@ -300,9 +321,11 @@ async function refund(
     /** The success answer of the refund's transaction. */
     done: (transaction: Hex, amount: bigint) => SettleResponse
     requirements: PaymentRequirements
+    /** The journal's, told of the funding before the refund is sent (recovery returns a funding left alone). */
+    progress: EscrowActionProgress
   },
 ) {
-  const { deployment, payload, amount, done, requirements } = refunding
+  const { deployment, payload, amount, done, requirements, progress } = refunding
   const { token, receiver, payer } = payload.paymentInfo
   const erc20 = (functionName: 'approve' | 'transferFrom' | 'transfer', args: readonly unknown[]) =>
     sendFromOperator(context, token, encodeFunctionData({ abi: erc20Abi, functionName, args: args as never }))
@@ -318,6 +341,7 @@ async function refund(
       payer,
       funded.transaction,
     )
+  await progress.funded(funded.transaction)
   const sent = await sendEscrowCall(context, lifecycleCall(deployment, payload))
   if (sent.ok) {
     const answer = done(sent.transaction, amount)

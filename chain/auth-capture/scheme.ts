@@ -15,7 +15,7 @@ import type { SandboxChain } from '../sandbox-chain.js'
 import type { EscrowActionJournal } from './actions.js'
 import { settleCollect, verifyCollect } from './collect.js'
 import { type AuthCaptureContext, createTurns, type Judging, judgeCommon, settleRefusal } from './context.js'
-import { settleLifecycle, verifyLifecycle } from './lifecycle.js'
+import { returnRefundFunding, settleLifecycle, verifyLifecycle } from './lifecycle.js'
 import { revertRefusal } from './reverts.js'
 
 export const authCaptureSchemeName = authCaptureScheme
@@ -54,6 +54,9 @@ export function createAuthCaptureScheme(options: {
 }): AuthCaptureFacilitatorScheme {
   const operator = options.signer.getAddresses()[0]!
   const context: AuthCaptureContext = { ...options, operator, turn: createTurns() }
+  options.actions.returnFundingOn(options.chain.network, (action) =>
+    returnRefundFunding(context, { token: action.token, receiver: action.receiver, amount: BigInt(action.requested) }),
+  )
   /** A check that threw (the chain went away, a read failed) is a refusal the caller sees, not a 500. */
   const unexpected = (error: unknown): Refusal => revertRefusal(error)
   return {

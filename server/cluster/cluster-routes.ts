@@ -19,12 +19,13 @@ import {
 
 /**
  * The control routes that act on the Sandbox chain (whatever needs `deps.chain`): the Sandbox wallet and its funding,
- * balances, the faucet, faults, chain restart, snapshots and time travel, and the facilitator's bazaar catalog
- * (`/dev/bazaar`: server/control/bazaar-catalog.ts). Not `/config/local-dev` nor `/dev/rpc`:
+ * balances, the faucet, faults, chain restart, snapshots and time travel, the facilitator's bazaar catalog
+ * (`/dev/bazaar`: server/control/bazaar-catalog.ts), and an escrow payment's capture, void and refund (its owner's
+ * facilitator relays them; one at a time per payment there: server/control/payments.ts). Not `/config/local-dev` nor `/dev/rpc`:
  * each process answers those itself (its own public RPC URL, relayed to the owner's chain: server/sandbox/public-rpc.ts).
  */
 const chainRoute =
-  /^\/(?:dev\/(?:faucet|balances|faults|chain\/restart|snapshots|time|bazaar)(?:\/|$)|sandbox-wallet(?:\/|$))/
+  /^\/(?:dev\/(?:faucet|balances|faults|chain\/restart|snapshots|time|bazaar)(?:\/|$)|sandbox-wallet(?:\/|$)|payments\/[^/]+\/(?:capture|void|refund)\/?$)/
 
 /** Marks a request one process forwarded to the chain owner, so a stale view never forwards it on again. */
 const forwardedHeader = 'x-svc-forwarded-to-owner'

@@ -143,6 +143,8 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
             : (parseBody(voidBody, req.body ?? {}), {})
       const row = await findOwnedEscrowPayment(deps.db, principalOf(req), String(req.params.paymentId))
       if (!row) throw new NotFoundError('payment not found')
+      // While the chain restarts, that is the answer (503), even with another move of the payment waiting for it.
+      if (row.environment === 'development' && deps.chain?.sandboxChain.restarting) throw restarting()
       if (busy.has(row.id))
         throw new ConflictError('another capture, void or refund of this payment is in progress: retry when it is done')
       busy.add(row.id)

@@ -107,6 +107,16 @@ export async function listEscrowActions(db: Kysely<Database>, paymentInfoHash: s
   return rows.map(escrowActionOf)
 }
 
+/** Whether an action names `transaction` as its refund's funding. */
+export async function escrowActionFundedBy(db: Kysely<Database>, transaction: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('escrow_actions')
+    .select('id')
+    .where('funding_transaction', '=', transaction)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 /**
  * The facilitator's escrow-action journal in svc's database (given to it once the database is open): rows owned by
  * this process, so only those of a process that is gone are resolved by another.

@@ -69,6 +69,7 @@ export {
 } from './endpoints.js'
 export {
   createEscrowActionStore,
+  escrowActionFundedBy,
   escrowActionOf,
   listEscrowActions,
   listPendingEscrowActions,

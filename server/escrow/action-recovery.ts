@@ -1,10 +1,11 @@
-import type { Address, Hex, PublicClient } from 'viem'
+import { type Address, type Hex, parseAbiItem, type PublicClient } from 'viem'
 import { type EscrowAction, readPaymentState } from '../../chain/auth-capture/index.js'
 import type { PaymentState } from '../../core/auth-capture/types.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { toSvcError } from '../../core/errors.js'
 import {
   deleteJournalRow,
+  escrowActionFundedBy,
   type EscrowJournalEntry,
   type EscrowPaymentRow,
   findEscrowPaymentByHash,
@@ -166,7 +167,20 @@ async function resolveAction(
   const candidates = steps.filter((step) => step.kind === action.kind && !taken.has(step.transaction.toLowerCase()))
   const found = candidates.find((step) => step.amount === action.requested) ?? candidates[0]
   if (!found) {
-    await finish({ state: 'failed', error: 'svc stopped before it reached the chain' })
+    const funding = action.kind === 'refund' ? await refundFundingOf(deps, chain.client, action) : undefined
+    if (funding?.returned === false) {
+      const returned = await deps.chain.facilitator.escrowActions.returnFunding(action)
+      logOf(deps)(
+        `svc: the refund ${action.id} of ${action.requested} was funded but never sent: its funding went back to the receiver ${action.receiver} (${returned})`,
+      )
+    }
+    await finish({
+      state: 'failed',
+      fundingTransaction: funding?.transaction ?? action.fundingTransaction,
+      error: funding
+        ? "svc stopped between the refund's funding and the refund: the funding went back to the receiver"
+        : 'svc stopped before it reached the chain',
+    })
     return 'notSent'
   }
   await finish({ state: 'settled', transaction: found.transaction, amount: found.amount })
@@ -174,6 +188,47 @@ async function resolveAction(
   if (payment) await syncEscrowPayment(deps, payment, steps)
   return 'landed'
 }
+
+const transferEvent = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)')
+
+/**
+ * A refund's funding on the chain (the receiver's transfer of its amount to the operator, from the action's block):
+ * the one its row names, or one no other action names (svc died before writing it); and whether it went back to
+ * the receiver already (a transfer of that amount from the operator to the receiver after it). Undefined: not funded.
+ */
+async function refundFundingOf(
+  deps: EscrowDeps,
+  client: PublicClient,
+  action: EscrowAction,
+): Promise<{ transaction: Hex; returned: boolean } | undefined> {
+  const amount = BigInt(action.requested)
+  const transfers = async (from: Address, to: Address) =>
+    (
+      await client.getLogs({
+        address: action.token,
+        event: transferEvent,
+        args: { from, to },
+        fromBlock: BigInt(action.fromBlock),
+      })
+    ).filter((log) => log.args.value === amount)
+  const named = action.fundingTransaction?.toLowerCase()
+  let funding: Awaited<ReturnType<typeof transfers>>[number] | undefined
+  for (const log of await transfers(action.receiver, action.operator)) {
+    const hash = log.transactionHash.toLowerCase()
+    if (named ? hash === named : !(await escrowActionFundedBy(deps.db, hash))) {
+      funding = log
+      break
+    }
+  }
+  if (!funding) return undefined
+  const returns = await transfers(action.operator, action.receiver)
+  return {
+    transaction: funding.transactionHash,
+    returned: returns.some((log) => log.blockNumber > funding.blockNumber),
+  }
+}
+
+const logOf = (deps: EscrowDeps) => deps.log ?? ((message: string) => console.error(message))
 
 /** What an escrow collect's journal row resolved to (server/journal/recovery.ts's counts). */
 export type EscrowRowOutcome = 'kept' | 'unverifiable' | 'notSettled' | 'alreadyRecorded' | 'recovered' | 'undelivered'

@@ -15,7 +15,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PaymentRequirements } from '@x402/core/types'
+import { x402Client } from '@x402/core/client'
 import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client'
+import { wrapFetchWithPayment } from '@x402/fetch'
 import {
   type Address,
   createPublicClient,
@@ -46,7 +48,8 @@ import {
 import type { EscrowJournalEntry } from '../../../server/db/escrow-tables.js'
 import { recordEscrowCollect } from '../../../server/escrow/index.js'
 import { receiverAuthorizerOf } from '../../../server/escrow/keys.js'
-import { startSeeded } from '../../helpers/crash-at.js'
+import { localFetch } from '../../../sdk/local-fetch.js'
+import { killAt, seedApiWith, seedSeller, startSeeded, usdcBalance } from '../../helpers/crash-at.js'
 import { testJournalRow } from '../../helpers/journal-rows.js'
 import { postJson } from '../../helpers/payments.js'
 import type { SvcProcess } from '../../helpers/svc-process.js'
@@ -429,6 +432,98 @@ test('holds and a capture that landed while svc was dead are recorded from the c
   expect(after.payments.map(({ updated_at: _, ...row }) => row)).toEqual(
     before.payments.map(({ updated_at: _, ...row }) => row),
   )
+})
+
+test('a refund killed after its funding loses nothing: the funding goes back to the receiver; killed after the refund, it is recorded once', {
+  timeout: 240_000,
+}, async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-escrow-refund-crash-'))
+  try {
+    // 1. svc stops at the refund's funding (the receiver's transfer to the operator is on the chain, the refund not
+    //    sent): a deferred payment through svc's gateway, a part captured by the seller, then a refund, killed there.
+    const svc = await startSeeded(running, dir, 'escrow-action-refund-funded')
+    const receiver = privateKeyToAccount(generatePrivateKey()).address
+    const { call, api } = await seedApiWith(svc, 'booking', receiver, [
+      {
+        scheme: 'auth-capture',
+        network: svc.ready.network,
+        asset: svc.ready.usdc,
+        amount: '10000',
+        max_timeout_seconds: 300,
+        extra: { captureMode: 'deferred' },
+      },
+    ])
+    const buyer = privateKeyToAccount(generatePrivateKey())
+    expect((await postJson(`${svc.ready.chain_manager_url}/faucet`, { address: buyer.address })).status).toBe(200)
+    const start = await usdcBalance(svc, buyer.address)
+    const payer = new x402Client().register(svc.ready.network as never, new AuthCaptureEvmScheme(buyer))
+    payer.setSpendControls({
+      allowedAssets: [{ network: svc.ready.network as never, asset: svc.ready.usdc, maxAmountPerPayment: '1000000' }],
+    })
+    const paid = await wrapFetchWithPayment(localFetch, payer)(`${api.gateway_url}/weather/oslo`)
+    expect(paid.status, await paid.clone().text()).toBe(200)
+    const [payment] = (await call('GET', '/payments')).payments
+    await call('POST', `/payments/${payment.id}/capture`, { amount: '6000' })
+    const operatorBefore = await usdcBalance(svc, operator.address)
+    const refund = () => call('POST', `/payments/${payment.id}/refund`, { amount: '1000' }).catch(() => undefined)
+    void refund()
+    await killAt(svc, dir, 'escrow-action-refund-funded')
+
+    // 2. The next start returns the funding before it is ready: the receiver has all it was paid, the operator
+    //    nothing of it, the escrow still refundable; the action failed, naming its funding. svc stops next at the
+    //    retried refund's own transaction (on the chain, not journaled, not recorded).
+    const again = await startSeeded(running, dir, 'escrow-action-refund')
+    expect(again.stderr()).toContain('was funded but never sent: its funding went back to the receiver')
+    expect(await usdcBalance(again, receiver)).toBe(6_000n)
+    expect(await usdcBalance(again, operator.address)).toBe(operatorBefore)
+    const seller = await seedSeller(again)
+    const shown = await seller('GET', `/payments/${payment.id}`)
+    expect(shown.payment).toMatchObject({ captured: '6000', refunded: '0', refundable: '6000' })
+    expect(shown.transactions.map((row: { kind: string }) => row.kind)).toEqual(['authorize', 'capture'])
+    void seller('POST', `/payments/${payment.id}/refund`, { amount: '1000' }).catch(() => undefined)
+    await killAt(again, dir, 'escrow-action-refund')
+
+    // 3. The refund is on the chain without its record: the next start records it once, as recovery's; the receiver
+    //    funded it once, the buyer has it back.
+    const third = await startSeeded(running, dir)
+    const after = await (await seedSeller(third))('GET', `/payments/${payment.id}`)
+    expect(after.payment).toMatchObject({ captured: '6000', refunded: '1000', refundable: '5000', capturable: '4000' })
+    expect(
+      after.transactions.map((row: { kind: string; amount: string; actor: string }) => [
+        row.kind,
+        row.amount,
+        row.actor,
+      ]),
+    ).toEqual([
+      ['authorize', '10000', 'gateway'],
+      ['capture', '6000', 'seller'],
+      ['refund', '1000', 'recovery'],
+    ])
+    expect(await usdcBalance(third, receiver)).toBe(5_000n)
+    expect(await usdcBalance(third, operator.address)).toBe(operatorBefore)
+    expect(start - (await usdcBalance(third, buyer.address))).toBe(10_000n - 1_000n)
+    await third.stop()
+    const opened = await openDatabase(join(dir, 'svc.sqlite'))
+    try {
+      const actions = (await listEscrowActions(opened.db, payment.payment_info_hash)).filter(
+        (row) => row.kind === 'refund',
+      )
+      expect(actions.map((row) => [row.state, row.amount, row.error])).toEqual([
+        [
+          'failed',
+          null,
+          "svc stopped between the refund's funding and the refund: the funding went back to the receiver",
+        ],
+        ['settled', '1000', null],
+      ])
+      expect(actions.every((row) => row.fundingTransaction !== null)).toBe(true)
+      expect(new Set(actions.map((row) => row.fundingTransaction)).size).toBe(2)
+    } finally {
+      await opened.close()
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 })
 
 /** The Sandbox USDC's EIP-712 name and version, as the chain has them. */
