@@ -74,7 +74,7 @@ test("the dashboard follows an escrow payment's life: held, partly captured, the
     network: sandbox.network,
     asset: sandbox.usdc.address,
     amount: '10000',
-    extra: { captureMode: 'deferred' },
+    extra: { captureMode: 'deferred' as const },
   }
   for (const path of ['/book', '/hold'])
     await client.endpoints.create(api.id, { method: 'GET', path_pattern: path, accepts: [accept] })

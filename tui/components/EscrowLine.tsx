@@ -64,13 +64,15 @@ export function latestPayment(payments: EscrowPayment[]): EscrowPayment | undefi
 export function escrowLife(
   p: Pick<EscrowPayment, 'flow' | 'authorized' | 'captured' | 'voided' | 'reclaimed' | 'refunded' | 'capturable'>,
 ): string {
-  const steps =
+  const steps: [string, string][] =
     p.flow === 'authorization'
-      ? [['charged', p.captured] as const]
-      : [['held', p.authorized] as const, ['captured', p.captured] as const]
-  const life = [...steps, ['voided', p.voided] as const, ['reclaimed', p.reclaimed] as const]
-    .concat([['refunded', p.refunded] as const])
-    .filter(([, amount], i) => i === 0 || BigInt(amount) > 0n)
+      ? [['charged', p.captured]]
+      : [
+          ['held', p.authorized],
+          ['captured', p.captured],
+        ]
+  const all: [string, string][] = [...steps, ['voided', p.voided], ['reclaimed', p.reclaimed], ['refunded', p.refunded]]
+  const life = all.filter(([, amount], i) => i === 0 || BigInt(amount) > 0n)
   const still = life.length > 1 && isHeld(p) ? ` (${usdc(p.capturable)} still held)` : ''
   return `${life.map(([step, amount]) => `${step} ${usdc(amount)}`).join(' → ')} USDC${still}`
 }
