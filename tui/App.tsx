@@ -4,6 +4,7 @@ import { ApisPanel, apisPanelCountsDown } from './components/ApisPanel.js'
 import { BazaarLine } from './components/BazaarLine.js'
 import { ChannelsLine } from './components/ChannelsLine.js'
 import { ChainPanel } from './components/ChainPanel.js'
+import { EscrowLine, escrowLineCountsDown } from './components/EscrowLine.js'
 import { FaultsLine } from './components/FaultsLine.js'
 import { Header } from './components/Header.js'
 import { HelpBar } from './components/HelpBar.js'
@@ -46,8 +47,9 @@ export function App(options: DashboardOptions) {
     refresh: refresh.status,
   })
   const offsets = nav.offsets(layout.limits)
-  // ttl countdowns run on svc's clock: the machine's plus the offset `svc time advance` adds.
-  const now = useClock({ active: apisPanelCountsDown(data.apis) }) + (data.chain.data?.clockOffsetSeconds ?? 0) * 1000
+  // ttl and capture-deadline countdowns run on svc's clock: the machine's plus the offset `svc time advance` adds.
+  const counting = apisPanelCountsDown(data.apis) || escrowLineCountsDown(data.payments.data)
+  const now = useClock({ active: counting }) + (data.chain.data?.clockOffsetSeconds ?? 0) * 1000
   const quit = useCallback(() => exit(), [exit])
   useKeys({
     onQuit: quit,
@@ -85,6 +87,7 @@ export function App(options: DashboardOptions) {
             <FaultsLine faults={data.faults.data} />
             <BazaarLine catalog={data.bazaar.data} />
             <ChannelsLine channels={data.channels.data} width={width} />
+            <EscrowLine payments={data.payments.data} now={now} width={width} />
           </Box>
           <Box flexDirection="column">
             <WalletPanel loggedIn={loggedIn} wallet={data.wallet} faucet={data.faucet} width={width} />

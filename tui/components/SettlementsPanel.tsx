@@ -4,6 +4,7 @@ import { loginHints } from '../errors.js'
 import { fit, formatClock, formatPrice, shortHex } from '../format.js'
 import { scrollWindow } from '../layout.js'
 import type { ApiWithEndpoints, Loadable, Settlement, SettlementFeed } from '../model.js'
+import { escrowStatus, escrowStatusColor } from './EscrowLine.js'
 import { AboveLine, ErrorLine, Line, MoreLine, Panel } from './Panel.js'
 
 export type SettlementsPanelProps = {
@@ -43,7 +44,7 @@ function newestFirst(settlements: Settlement[]): Settlement[] {
   )
 }
 
-const col = { time: 8, maxApi: 14, maxAmount: 16, status: 9, payer: 18, tx: 16, maxUpstream: 30 }
+const col = { time: 8, maxApi: 14, maxAmount: 16, status: 9, maxStatus: 30, payer: 18, tx: 16, maxUpstream: 30 }
 
 /** The narrowest the method and path get before the payer, the transaction and the upstream give way. */
 const minPath = 16
@@ -59,9 +60,22 @@ function upstreamOf(baseUrl: string): string {
 }
 
 /**
+ * A settlement's status: an escrow payment's (x402 auth-capture) state, `held 0.01`, `captured 0.006 of 0.01`,
+ * `voided`…; else whether the buyer got the answer ("delivered", or "no answer" in red: charged without it).
+ */
+function statusOf(s: Settlement): { text: string; color?: string | undefined; dim?: boolean } {
+  if (s.escrow) {
+    const text = escrowStatus(s.escrow)
+    return s.delivered ? { text, color: escrowStatusColor(s.escrow) } : { text: `${text}, no answer`, color: 'red' }
+  }
+  return s.delivered ? { text: 'delivered', dim: true } : { text: 'no answer', color: 'red' }
+}
+
+/**
  * The seller's latest Sandbox settlements on the running chain, newest first: time, the API (its slug), method and
- * path, amount, whether the buyer got the answer ("delivered", or "no answer" in red: charged without it), then as
- * the width allows the payer, the transaction and the API's upstream. Those of an earlier chain are only counted.
+ * path, amount, its status (an escrow payment's state; else "delivered", or "no answer" in red: charged without the
+ * answer), then as the width allows the payer, the transaction and the API's upstream. Those of an earlier chain are
+ * only counted.
  */
 export const SettlementsPanel = memo(function SettlementsPanel({
   loggedIn,
@@ -106,8 +120,10 @@ export const SettlementsPanel = memo(function SettlementsPanel({
     return api ? upstreamOf(api.upstream_base_url) : ''
   })
   const upstreamWidth = Math.min(col.maxUpstream, Math.max(0, ...upstreams.map((u) => u.length)))
+  const statuses = shown.map(statusOf)
+  const statusWidth = Math.min(col.maxStatus, Math.max(col.status, ...statuses.map((status) => status.text.length)))
   // Narrow terminals drop the upstream, then the transaction, then the payer, before the path gets too short.
-  const fixed = 2 + col.time + 2 + apiWidth + 1 + 2 + amountWidth + 2 + col.status
+  const fixed = 2 + col.time + 2 + apiWidth + 1 + 2 + amountWidth + 2 + statusWidth
   const optional = [col.payer, col.tx, upstreamWidth ? 6 + upstreamWidth : 0]
   let shownColumns = 0
   let used = fixed
@@ -124,8 +140,11 @@ export const SettlementsPanel = memo(function SettlementsPanel({
           <Text bold>{`  ${fit(slugOf(s), apiWidth, true)}`}</Text>
           <Text>{` ${fit(`${s.method} ${s.path}`, pathWidth, true)}`}</Text>
           <Text color="green">{`  ${fit(formatPrice(s, usdc), amountWidth, true)}`}</Text>
-          {/* Charged without the answer (the upstream failed after an upfront settlement, the buyer left, or svc stopped mid-payment). */}
-          {s.delivered ? <Text dimColor>{'  delivered'}</Text> : <Text color="red">{'  no answer'}</Text>}
+          {/* No answer: charged without it (the upstream failed after an upfront settlement, the buyer left, or svc stopped mid-payment). */}
+          <Text
+            color={statuses[i]!.color}
+            dimColor={statuses[i]!.dim}
+          >{`  ${fit(statuses[i]!.text, statusWidth, true)}`}</Text>
           {showPayer ? <Text>{`  from ${shortHex(s.payer)}`}</Text> : null}
           {/* An upto payment settled at 0 has no transaction. */}
           {showTx ? (

@@ -3,7 +3,7 @@ import { createPublicClient, http } from 'viem'
 import { listBazaarCatalog } from '../../sdk/bazaar-catalog.js'
 import { createSvcClient, type SvcClient } from '../../sdk/client.js'
 import { describeError } from '../errors.js'
-import type { Channel, Fault } from '../../sdk/types.js'
+import type { Channel, EscrowPayment, Fault } from '../../sdk/types.js'
 import type {
   ApiWithEndpoints,
   BazaarCatalogView,
@@ -38,6 +38,8 @@ export type DashboardData = {
   bazaar: Loadable<BazaarCatalogView>
   /** The seller's payment channels (batch-settlement); a failed load shows nothing. */
   channels: Loadable<Channel[]>
+  /** The seller's escrow payments (x402 auth-capture), the newest {@link escrowShown}; a failed load shows nothing. */
+  payments: Loadable<EscrowPayment[]>
   /** Payments refused while the dashboard runs, from the live event stream (not polled). */
   refusals: RefusalsView
   faucet: FaucetState
@@ -49,6 +51,9 @@ export type DashboardData = {
 
 /** How many of the catalog's newest listings the dashboard's line names. */
 const bazaarShown = 5
+
+/** How many of the seller's newest escrow payments the dashboard sums (GET /payments allows up to 1000). */
+export const escrowShown = 200
 
 async function loadWallet(client: SvcClient): Promise<WalletData> {
   // Only the address and the redacted key are kept: the private key is dropped here, before any state holds it.
@@ -166,6 +171,9 @@ export function useDashboardData({
   const bazaar = usePoll(loadBazaar, { ...onChain, owner: undefined })
   // Channels move with vouchers (no block) as well as with deposits, claims and settles: asked every period.
   const channels = usePoll(seller && (() => seller.channels.list({ limit: 1000 })), { ...live, owner: seller })
+  // Escrow payments move by transactions (authorize, capture, void, refund, the buyer's reclaim), each a block: asked
+  // when the chain moves, like the settlements (a reclaim is recorded by svc's sweep within a second of its block).
+  const payments = usePoll(seller && (() => seller.payments.list({ limit: escrowShown })), onChain)
   // APIs, endpoints and mails change through the control plane: every period while they change, else every third.
   const controlPlane = { ...live, idlePeriodMs: 3 * refreshMs }
   const apis = usePoll(seller && (() => loadApis(seller)), { ...controlPlane, owner: seller })
@@ -196,6 +204,7 @@ export function useDashboardData({
         faults.refresh,
         bazaar.refresh,
         channels.refresh,
+        payments.refresh,
       ].map((one) => one()),
     )
   }, [
@@ -208,6 +217,7 @@ export function useDashboardData({
     faults.refresh,
     bazaar.refresh,
     channels.refresh,
+    payments.refresh,
   ])
 
   return {
@@ -221,6 +231,7 @@ export function useDashboardData({
     faults,
     bazaar,
     channels,
+    payments,
     refusals,
     faucet,
     fund,

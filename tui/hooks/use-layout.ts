@@ -1,6 +1,7 @@
 import { apisPanelWants } from '../components/ApisPanel.js'
 import { bazaarLineLines } from '../components/BazaarLine.js'
 import { channelsLineLines } from '../components/ChannelsLine.js'
+import { escrowLineLines } from '../components/EscrowLine.js'
 import { faultsLineLines } from '../components/FaultsLine.js'
 import { helpBarLines } from '../components/HelpBar.js'
 import { newKeysPanelLines } from '../components/NewKeysPanel.js'
@@ -46,13 +47,13 @@ const order: ScrollablePanel[] = ['apis', 'settlements', 'outbox']
  * redraw everything on each update), the lists sharing what the fixed lines leave: one line each, then up to
  * {@link settlementsReserve} for the settlements, then the focused list, then APIs, settlements, outbox. The fixed
  * lines: the header, the seed's new keys while shown (title and one line each), the chain and its services (two,
- * one more while faults are injected, one more while the bazaar catalog lists something, three while there are payment channels), the wallet (three with a session and the pay-to line, else one), the three lists' titles, the
+ * one more while faults are injected, one more while the bazaar catalog lists something, three while there are payment channels, two while there are escrow payments), the wallet (three with a session and the pay-to line, else one), the three lists' titles, the
  * refused payments once there are some (a title and the newest few), the help bar (one line, or more in a narrow terminal).
  */
 export function useLayout(
   data: Pick<
     DashboardData,
-    'loggedIn' | 'apis' | 'settlements' | 'outbox' | 'faults' | 'bazaar' | 'channels' | 'refusals'
+    'loggedIn' | 'apis' | 'settlements' | 'outbox' | 'faults' | 'bazaar' | 'channels' | 'payments' | 'refusals'
   >,
   { newKeys = [], focus, refresh }: LayoutOptions = {},
 ): DashboardLayout {
@@ -66,6 +67,7 @@ export function useLayout(
     faultsLineLines(data.faults.data) +
     bazaarLineLines(data.bazaar.data) +
     channelsLineLines(data.channels.data) +
+    escrowLineLines(data.payments.data) +
     (data.loggedIn ? 3 : 1) +
     payToLineLines(data.loggedIn) +
     3 +
