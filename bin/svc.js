@@ -3,6 +3,7 @@
 // on pack (the `prepare` and `prepack` scripts), so nothing is compiled or scanned here. `npm run dev -- <command>`
 // runs the TypeScript sources instead.
 import { existsSync } from 'node:fs'
+import module from 'node:module'
 
 // The parent svc was started by, read before anything loads (cli/watch-parent.ts): one that dies while svc starts on
 // a busy machine is noticed, not mistaken for having had no parent.
@@ -15,6 +16,10 @@ if (!existsSync(entry)) {
   )
   process.exit(2)
 }
+// Node 22.1 and later (24 is the LTS): V8 keeps the code it compiles of svc's bundle on disk (Node's compile cache, in
+// the OS's temporary directory unless NODE_COMPILE_CACHE says where; NODE_DISABLE_COMPILE_CACHE=1 turns it off), so a
+// later start skips compiling it again. Node 20 has no such switch.
+module.enableCompileCache?.()
 // `svc up … --detach`: the detached svc is spawned before the CLI would have loaded, and this process loads only what
 // waits for it and records it (cli/detach-start.ts).
 const args = process.argv.slice(2)

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { setTimeout as delay } from 'node:timers/promises'
-import { createPublicClient, createTestClient, http, type PrivateKeyAccount, type PublicClient } from 'viem'
+import { createPublicClient, createTestClient, http, type PublicClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { createRpcTransport, createTxSender, relayMining } from './relay/index.js'
 import {
@@ -59,18 +59,22 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     if (persist && exitDump && held === 0) trustExitDump(statePath, exitDump)
   }
   let anvil: AnvilProcess
+  let accounts: SandboxChain['accounts']
   if (starting) {
+    accounts = ownAccounts()
     anvil = await starting
     if (persist) exitDump = trustedExitDump(statePath)
   } else {
     const prepared = persist ? prepareChainState(statePath, { fresh: freshChain }) : undefined
     if (prepared?.note) log(`svc: ${prepared.note}`)
-    anvil = await startAnvil({
+    const spawning = startAnvil({
       ...anvilOptions,
       extraArgs: { ...anvilOptions.extraArgs, ...stateArgs(prepared?.loadState) },
       chainId,
       mnemonic: sandboxMnemonic,
     })
+    accounts = ownAccounts()
+    anvil = await spawning
     trustNow()
   }
   const rpcUrl = anvil.rpcUrl
@@ -78,12 +82,6 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
   const transport = relay === 'tuned' ? createRpcTransport(rpcUrl) : http(rpcUrl)
   const client = createPublicClient({ chain, transport, pollingInterval: 20 }) as PublicClient
   const testClient = createTestClient({ chain, transport, mode: 'anvil' })
-  const accounts = {
-    minter: privateKeyToAccount(devAccountKeys.minter),
-    relayer: privateKeyToAccount(devAccountKeys.relayer),
-    relayers: [] as PrivateKeyAccount[],
-  }
-  accounts.relayers = [accounts.relayer, ...relayerPoolKeys.map((key) => privateKeyToAccount(key))]
   /** Changes whenever the chain goes away or comes back (SandboxChain.era). */
   let era = 0
   const minter = createTxSender({ client, account: accounts.minter, chainId, era: () => era })
@@ -348,5 +346,18 @@ export async function startChain(options: StartChainOptions = {}): Promise<Sandb
     on: emitter.on.bind(emitter),
     once: emitter.once.bind(emitter),
     off: emitter.off.bind(emitter),
+  }
+}
+
+/**
+ * svc's own accounts (the minter, the relayers), derived while Anvil boots: each public key is a few milliseconds of
+ * JavaScript, the first one ten times that (the curve's tables), which would otherwise wait for Anvil to be up.
+ */
+function ownAccounts(): SandboxChain['accounts'] {
+  const relayer = privateKeyToAccount(devAccountKeys.relayer)
+  return {
+    minter: privateKeyToAccount(devAccountKeys.minter),
+    relayer,
+    relayers: [relayer, ...relayerPoolKeys.map((key) => privateKeyToAccount(key))],
   }
 }

@@ -6,9 +6,10 @@
 import '../core/polyfill.js'
 import { randomBytes } from 'node:crypto'
 import { x402Client } from '@x402/core/client'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { toClientEvmSigner } from '@x402/evm'
 import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client'
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
@@ -25,7 +26,7 @@ import {
   paymentInfoArgument,
 } from '../core/auth-capture/buyer.js'
 import { scopes } from '../core/scopes.js'
-import { startSvc } from '../server/start/index.js'
+import type { startSvc as StartSvc } from '../server/start/index.js'
 import { createSvcClient, type SvcClient } from './client.js'
 import { localFetch } from './local-fetch.js'
 import { signingBySvcClock } from './svc-clock-signing.js'
@@ -155,8 +156,26 @@ export type TestSandbox = {
   stop(): Promise<void>
 }
 
+/**
+ * svc's start-up (server/start): from the command's bundle when this module runs from dist/ (dist/cli/start.js,
+ * bin/build.js), a few files where the per-file build loads some 1,500 modules; from the sources otherwise (tsx).
+ * Loaded when a sandbox starts, not when the module is imported (connectSandbox() needs none of it).
+ */
+async function loadStartSvc(): Promise<typeof StartSvc> {
+  const bundled = new URL('../cli/start.js', import.meta.url)
+  if (existsSync(fileURLToPath(bundled)))
+    return ((await import(bundled.href)) as { startSvc: typeof StartSvc }).startSvc
+  return (await import('../server/start/index.js')).startSvc
+}
+
 export async function startSandbox(options: TestSandboxOptions = {}): Promise<TestSandbox> {
   const { buyerUsdc = '1000', maxAmountPerPayment = '10000000', forkUrl, twins, twinForkUrl } = options
+  const startSvc = await loadStartSvc()
+  const privateKey = generatePrivateKey()
+  const buyer = privateKeyToAccount(privateKey)
+  // The buyer is funded as soon as the chain is up (its ETH and USDC on every chain at once), beside the server's
+  // start and the seller's signup.
+  let funded: Promise<unknown> | undefined
   // svc up in-process (mode 'up': an ephemeral data dir, port 0, accounts verified at once): the same start-up.
   const sandbox = await startSvc({
     mode: 'up',
@@ -166,6 +185,15 @@ export async function startSandbox(options: TestSandboxOptions = {}): Promise<Te
     twins,
     twinForkUrl,
     log: () => {},
+    onChain(chain) {
+      funded = Promise.all(
+        [chain.manager, ...chain.twins.map((twin) => twin.manager)].flatMap((manager) => [
+          manager.fund(buyer.address, 'eth', '10'),
+          manager.fund(buyer.address, 'usdc', buyerUsdc),
+        ]),
+      )
+      funded.catch(() => {})
+    },
   })
   try {
     const { server, chain } = sandbox
@@ -175,13 +203,7 @@ export async function startSandbox(options: TestSandboxOptions = {}): Promise<Te
     const { token: jwt, user } = await anonymous.auth.signup(email, password)
     const session = createSvcClient({ baseUrl: server.sandboxControlUrl, jwt, environment: 'development' })
     const { key: apiKey } = await session.keys.create({ name: 'startSandbox', scopes: [...scopes] })
-
-    const privateKey = generatePrivateKey()
-    const buyer = privateKeyToAccount(privateKey)
-    for (const manager of [chain.manager, ...chain.twins.map((twin) => twin.manager)]) {
-      await manager.fund(buyer.address, 'eth', '10')
-      await manager.fund(buyer.address, 'usdc', buyerUsdc)
-    }
+    await funded
     // The RPC lets the schemes read the Permit2 allowance and sign an EIP-2612 permit for a sponsored Permit2 payment.
     const rpc = { rpcUrl: chain.rpcUrl }
     // The buyer signs by svc's clock, so it still pays after advanceTime().

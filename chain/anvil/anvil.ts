@@ -5,7 +5,7 @@ import { sandboxChainId } from '../../core/sandbox-usdc.js'
 import { resolveAnvilBinary } from './binary.js'
 import { detachedAnvil } from './instance.js'
 import { removeAnvilPidFile, writeAnvilPidFile } from './pid-file.js'
-import { type BatchMiner, startBatchMiner, startPoolGuard } from '../relay/index.js'
+import type { BatchMiner } from '../relay/index.js'
 import { startWatchdog } from './watchdog.js'
 import { devAccountCount, sandboxMnemonic } from '../constants.js'
 
@@ -158,6 +158,9 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   })
 
   const starting = instance.start()
+  // The pool guard's and the batch miner's modules (viem's, x402's) load while Anvil boots, not before it is spawned.
+  const relay = import('../relay/index.js')
+  relay.catch(() => {})
   let pool: { stop(): void } | undefined
   let miner: Promise<BatchMiner | undefined> | undefined
   let cleaned = false
@@ -185,6 +188,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
   const listeningPort = instance.port
   if (!listeningPort) throw new Error('anvil started but did not say which port it listens on')
   const rpcUrl = `http://${host}:${listeningPort}`
+  const { startBatchMiner, startPoolGuard } = await relay
   if (poolGuard && !cleaned) pool = startPoolGuard(rpcUrl, { log })
   // The batch miner once it runs: every settlement's mine() goes straight to it (no promise of ours in between).
   let batchMiner: BatchMiner | undefined

@@ -19,7 +19,6 @@ import {
   type DataDirLock,
 } from '../data-dir/lock.js'
 import { loadServerModules, openServer, type ServerSetup } from './server.js'
-import { checkServe, startShared } from './serve.js'
 import type { AnyStartOptions, RunningServer, RunningSvc, StartSvcOptions, SvcMode } from './options.js'
 
 /** Where a data dir keeps its chain's state (Anvil's dump). */
@@ -62,6 +61,8 @@ async function start(options: AnyStartOptions): Promise<RunningSvc> {
   if (options.mode === 'up') return await startWithChain(options)
   if (options.mode !== 'serve')
     throw new UsageError(`startSvc: mode must be up, serve or server, not "${options.mode}"`)
+  // `svc serve`'s flags and its shared chain: loaded for serve only (its database URLs load the database's modules).
+  const { checkServe } = await import('./serve.js')
   const { setup, sandboxChain } = await checkServe(options)
   if (sandboxChain === 'local') return await startWithChain(options, setup)
   return await startWithoutChain(options, setup, sandboxChain)
@@ -90,7 +91,8 @@ async function startWithoutChain(
       { ...options, chain: undefined, sharedChain: sandboxChain === 'shared' ? {} : undefined },
       setup,
     )
-    const shared = sandboxChain === 'shared' ? await startShared(running, options, lock) : undefined
+    const shared =
+      sandboxChain === 'shared' ? await (await import('./serve.js')).startShared(running, options, lock) : undefined
     const started = running
     return {
       server: started,
@@ -119,7 +121,7 @@ async function startWithChain(options: AnyStartOptions, setup?: ServerSetup): Pr
   // Bad twin input (an unknown name, a fork URL of another chain) is refused before anything starts.
   const { resolveTwins } = await import('../../core/twins.js')
   const twinSpecs = await resolveTwins(options.twins, options.twinForkUrl)
-  ;(await import('../journal/index.js')).parseRpcUrls(options.rpc)
+  ;(await import('../journal/production-chains.js')).parseRpcUrls(options.rpc)
   const lock = await claimDataDir(askedDataDir, log ?? (() => {})).catch((error: unknown) => {
     throw dataDirStorageError(askedDataDir ?? tmpdir(), error) ?? error
   })

@@ -2,7 +2,7 @@
  * `npm run bench`: measures svc's figures side by side in one run and prints one JSON document.
  * Targets come from the issues; `pass` says whether this run met them.
  * `npm run bench -- --only issue_11,control_plane` runs some of them (names as in the report); `channels` (issue 24's
- * payment channels, channels.bench.ts) and `ci_kit` (issue 37: `svc exec -- true`, `svc up --detach`) run by default too; `channels_profile` (where svc's CPU per voucher goes), `long_run`,
+ * payment channels, channels.bench.ts) `ci_kit` (issue 37: `svc exec -- true`, `svc up --detach`) and `startup` (issue 40: `svc up` to its ready line, `startSandbox()`, idle RSS) run by default too; `channels_profile` (where svc's CPU per voucher goes), `long_run`,
  * `chain_growth` and `profile` (where a paid request's time goes) take minutes and run only when named (`--payments 21000`, `--transfers 20000` size them).
  * `data_layer` (a payment's bookkeeping on SQLite and on PostgreSQL) needs the machine's PostgreSQL and runs only when named.
  * `cluster` (three `svc serve` on one PostgreSQL: 402 rate, paid p50 against SQLite, payments with kills; `--payments`
@@ -26,6 +26,7 @@ import { benchControlPlane } from './control.bench.js'
 import { benchDataLayer } from './data-layer.bench.js'
 import { benchIssue11, benchSvcUpReady } from './issue-11.bench.js'
 import { benchLongRun } from './long-run.bench.js'
+import { benchStartup } from './startup.bench.js'
 import { benchTeam } from './team.bench.js'
 import { benchSvcUpWithTwin, benchTwinV1VsV2 } from './twin.bench.js'
 import { benchCpuProfile, benchProfile } from './profile.bench.js'
@@ -59,6 +60,7 @@ const benches = {
   twin: async () => ({ svc_up: await benchSvcUpWithTwin(), v1_vs_v2: await benchTwinV1VsV2() }),
   svc_up_ready: () => benchSvcUpReady(),
   ci_kit: () => benchCiKit(),
+  startup: () => benchStartup({ progress }),
   long_run: () => benchLongRun({ payments: number(values.payments), progress }),
   profile: async () => ({ wall_time: await benchProfile(), cpu: await benchCpuProfile() }),
   channels: () => benchChannels({ progress }),
@@ -67,7 +69,16 @@ const benches = {
 }
 type Name = keyof typeof benches
 /** What `npm run bench` runs when no `--only` is given. */
-const defaults: Name[] = ['issue_11', 'chain_ready', 'settle_throughput', 'control_plane', 'twin', 'channels', 'ci_kit']
+const defaults: Name[] = [
+  'issue_11',
+  'chain_ready',
+  'settle_throughput',
+  'control_plane',
+  'twin',
+  'channels',
+  'ci_kit',
+  'startup',
+]
 
 const names = (values.only?.split(',').map((name) => name.trim()) ?? defaults) as Name[]
 const unknown = names.filter((name) => !(name in benches))
