@@ -1,6 +1,6 @@
 import type { Command } from 'commander'
 import type { SvcClient } from '../sdk/client.js'
-import { SvcApiError, SvcError } from '../core/errors.js'
+import { SvcApiError, SvcError, UsageError } from '../core/errors.js'
 import { createOutput, type Io, type Output } from './output.js'
 import { refusedMessage, type Refusal } from './session-target.js'
 import { clientFor, resolveSettings, type GlobalOptions, type Settings } from './settings.js'
@@ -28,10 +28,20 @@ export function addCommand(
   description: string,
   options: { isDefault?: boolean } = {},
 ): Command {
-  return parent
+  const command = parent
     .command(spec, options)
     .description(description)
     .option('--json', 'print the raw JSON answer (one document)')
+  // `svc payments cancel ID` reaches the default subcommand (`list`) with `cancel ID` as its arguments: say which
+  // subcommand is unknown rather than commander's "too many arguments for 'list'".
+  if (options.isDefault)
+    command.allowExcessArguments(true).hook('preAction', (called) => {
+      const unknown = called.args[called.registeredArguments.length]
+      if (unknown === undefined) return
+      const known = parent.commands.map((sub) => sub.name()).join(', ')
+      throw new UsageError(`unknown command '${unknown}' for '${commandPath(parent)}' (one of ${known})`)
+    })
+  return command
 }
 
 function commandPath(command: Command): string {

@@ -47,6 +47,16 @@ describe('exit codes: 0 success, 1 API error, 2 usage error; errors are one line
       code: 2,
       stderr: "svc: unknown command 'endpont' (did you mean `endpoints`?)\n",
     })
+    // Before: "svc: too many arguments for 'list'. Expected 0 arguments but got 2." (the default subcommand took them).
+    expect(await cli.spawn(['payments', 'cancel', 'pay_1'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: "svc: unknown command 'cancel' for 'svc payments' (one of list, show, capture, void, refund, reclaim)\n",
+    })
+    expect(await cli.spawn(['time', 'rewind'])).toMatchObject({
+      code: 2,
+      stderr: "svc: unknown command 'rewind' for 'svc time' (one of show, advance, reset)\n",
+    })
     expect(await cli.spawn(['endpoints', 'add', 'api_x', '--path', '/a', '--prise', '0.01', '--json'])).toMatchObject({
       code: 2,
       stderr: `${JSON.stringify({ error: "unknown option '--prise' (did you mean `--price`?)" })}\n`,
