@@ -124,13 +124,13 @@ export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {
 /**
  * Whether serve() takes a request for `url` straight to the payment flow: not the API page (`/`), its discovery
  * documents, svc's own routes (`/__svc/…`, and the cluster's `/_svc/…` before it), nor a path express would read
- * differently (a `#` in it).
+ * differently (a `#` in it). Without slicing: every request to a gateway host asks.
  */
 function unpaidFlowPath(url: string): boolean {
-  if (url.length < 2 || url.charCodeAt(1) === 0x5f /* _ */ || url.includes('#')) return false
-  const queryAt = url.indexOf('?')
-  const path = queryAt === -1 ? url : url.slice(0, queryAt)
-  return path !== '/' && path !== '/openapi.json' && !path.startsWith('/.well-known/')
+  const second = url.charCodeAt(1)
+  // `/`, `/?…`, `/_…` (svc's), `/.…` (`/.well-known/…`), and a fragment: express's way.
+  if (url.length < 2 || second === 0x3f || second === 0x5f || second === 0x2e || url.includes('#')) return false
+  return !url.startsWith('/openapi.json') || (url.length > 13 && url.charCodeAt(13) !== 0x3f)
 }
 
 export type ApiCache = {
