@@ -36,7 +36,7 @@ export function sumCpu(stack: Stack): number {
 export async function unpaidPairRounds(svc: Stack, reference: Stack, options: UnpaidPairOptions = {}) {
   const { rounds = 3, requests = 5_000, concurrency = 32 } = options
   const stacks = [svc, reference]
-  const unpaid = { rps: sides(), p50: sides(), cpuUs: sides(), errors: { svc: 0, reference: 0 } }
+  const unpaid = { rps: sides(), p50: sides(), cpuUs: sides(), loadCpuUs: sides(), errors: { svc: 0, reference: 0 } }
   const pools = new Map<StackName, Pool>(
     stacks.map((stack) => [stack.name, new Pool(stack.origin, { connections: concurrency, pipelining: 1 })]),
   )
@@ -54,8 +54,11 @@ export async function unpaidPairRounds(svc: Stack, reference: Stack, options: Un
     for (let r = 0; r < rounds; r++)
       for (const stack of r % 2 === 0 ? [svc, reference] : [reference, svc]) {
         const cpu0 = sumCpu(stack)
+        const own0 = process.cpuUsage()
         const run = await runPool(Array.from({ length: requests }), concurrency, () => probe(stack))
+        const own = process.cpuUsage(own0)
         unpaid.cpuUs[stack.name].push(((sumCpu(stack) - cpu0) * 1000) / requests)
+        unpaid.loadCpuUs[stack.name].push((own.user + own.system) / requests)
         unpaid.rps[stack.name].push((requests / run.wallMs) * 1000)
         unpaid.p50[stack.name].push(percentile(run.latencies, 50))
         unpaid.errors[stack.name] += run.results.filter((ok) => !ok).length
@@ -77,6 +80,11 @@ export async function unpaidPairRounds(svc: Stack, reference: Stack, options: Un
     pair_ratios: pairs,
     p50_ms: figure(unpaid.p50, 2),
     cpu_us_per_request: figure(unpaid.cpuUs, 0),
+    /**
+     * The load generator's CPU per 402 (this process, undici): on 2 cores it competes with the stack it loads, and
+     * past a point it, not svc, sets svc's rate.
+     */
+    load_generator_cpu_us_per_request: figure(unpaid.loadCpuUs, 0),
     rounds: {
       rps: { svc: unpaid.rps.svc.map((v) => round(v, 0)), reference: unpaid.rps.reference.map((v) => round(v, 0)) },
       cpu_us: {
