@@ -10,6 +10,7 @@ import { Pool } from 'undici'
 import { percentile, round, runPool } from './pool.js'
 import { treeCpuMs } from './processes.js'
 import { startReferenceStack, startSvcStack, type Stack, type StackName } from './stacks.js'
+import { wrkLoad, wrkVersion } from './wrk-load.js'
 
 export type UnpaidPairOptions = {
   /** Rounds (pairs). @defaultValue 3 */
@@ -66,6 +67,7 @@ export async function unpaidPairRounds(svc: Stack, reference: Stack, options: Un
   } finally {
     await Promise.all([...pools.values()].map((pool) => pool.close()))
   }
+  const wrk = wrkVersion() && (await wrkPairRounds(svc, reference, { rounds, concurrency }))
   const figure = (values: Side, digits = 1) => ({
     svc: round(median(values.svc), digits),
     reference: round(median(values.reference), digits),
@@ -93,12 +95,51 @@ export async function unpaidPairRounds(svc: Stack, reference: Stack, options: Un
       },
     },
     errors: unpaid.errors,
+    /** The same pairs loaded by wrk (C, a few µs a request), where installed: the stacks' rates, less the generator's. */
+    ...(wrk ? { wrk } : {}),
     /** The machine's 1-minute load before and after the rounds (other processes share its cores). */
     load_average: { before: round(load0, 2), after: round(loadavg()[0]!, 2) },
     target: `svc ≥ ${unpaidTargets.ratio}× reference in every pair; svc's CPU ≤ ${unpaidTargets.cpuUs} µs per 402`,
     pass_ratio: Math.min(...pairs) >= unpaidTargets.ratio,
     pass_cpu: cpu <= unpaidTargets.cpuUs,
     pass: Math.min(...pairs) >= unpaidTargets.ratio && cpu <= unpaidTargets.cpuUs,
+  }
+}
+
+/** {@link unpaidPairRounds} with wrk as the load (one thread, `concurrency` connections, no pipelining, 3 s a side). */
+async function wrkPairRounds(svc: Stack, reference: Stack, options: { rounds: number; concurrency: number }) {
+  const rps = sides()
+  const cpuUs = sides()
+  const loadCpuUs = sides()
+  let errors = 0
+  for (let r = 0; r < options.rounds; r++)
+    for (const stack of r % 2 === 0 ? [svc, reference] : [reference, svc]) {
+      const cpu0 = sumCpu(stack)
+      const run = await wrkLoad({
+        ports: [Number(new URL(stack.origin).port)],
+        host: stack.host,
+        path: '/weather/paris',
+        seconds: 3,
+        threads: 1,
+        connections: options.concurrency,
+        depth: 1,
+        status: 402,
+      })
+      cpuUs[stack.name].push(((sumCpu(stack) - cpu0) * 1000) / run.requests)
+      loadCpuUs[stack.name].push((run.cpuMs * 1000) / run.requests)
+      rps[stack.name].push((run.requests / run.wallMs) * 1000)
+      errors += run.others + run.socketErrors
+    }
+  return {
+    generator: `${wrkVersion()}: 1 thread, ${options.concurrency} connections, no pipelining, 3 s a side`,
+    per_second: { svc: round(median(rps.svc), 0), reference: round(median(rps.reference), 0) },
+    pair_ratios: rps.svc.map((value, r) => round(value / rps.reference[r]!, 2)),
+    cpu_us_per_request: { svc: round(median(cpuUs.svc), 0), reference: round(median(cpuUs.reference), 0) },
+    load_generator_cpu_us_per_request: {
+      svc: round(median(loadCpuUs.svc), 0),
+      reference: round(median(loadCpuUs.reference), 0),
+    },
+    errors,
   }
 }
 
