@@ -8,7 +8,7 @@
  * `cluster` (three `svc serve` on one PostgreSQL: 402 rate, paid p50 against SQLite, payments with kills; `--payments`
  * sizes the kill run, 10,000 unless told) needs it too, takes minutes, and runs only when named; `cluster_402` is its
  * unpaid 402 rounds alone. `unpaid_402` is issue 40's unpaid 402 figure alone (svc beside the reference, 5 pairs;
- * issue_11 measures it too, in 3).
+ * issue_11 measures it too, in 3), only when named.
  * `--save docs/benchmarks.json` also writes the report with when and on what it was measured (date, CPU model and
  * count, memory, Node, load): the README's and docs/benchmarks.md's figures are rendered from that file
  * (`npm run docs:gen`, test/docs/reference/benchmarks.ts).
