@@ -10,13 +10,26 @@ import { notServedMessage, resolveGatewayApi } from './resolve.js'
 import { createPaywallOwnRoutes, ownRoutesPrefix } from './paywall/own-routes.js'
 import { createPaywallPage } from './paywall/paywall-page.js'
 import { LRUCache } from 'lru-cache'
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { GatewayRequest } from '../upstream/index.js'
-import type { PaymentOutcome } from '../payments/index.js'
+import type { PaymentOutcome, PaymentRequiredOutcome } from '../payments/index.js'
+import { isBrowserRequest } from './paywall/browser-request.js'
 
 export type Gateway = {
   handle(req: Request, res: Response, route: HostRoute): Promise<void>
+  /**
+   * The 402 of a request to a gateway host, without express, when it is an unpaid request whose 402 is known already
+   * (the payment flow's `unpaid`: the same 402, counted and told as {@link handle} would); write it with
+   * {@link writeKnown402}. Undefined, having counted nothing, for anything else: handle() answers it. `protocol`:
+   * express's `req.protocol` of the request (server/app.ts works it out).
+   */
+  unpaid(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: HostRoute,
+    protocol: string,
+  ): PaymentRequiredOutcome | undefined
   /** Starts the payment channels' managers of every batch-settlement receiver (the server's start). */
   startChannelManagers(): Promise<void>
   close(): Promise<void>
@@ -43,6 +56,21 @@ export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {
         await serve(req, res, route)
       } finally {
         leave?.()
+      }
+    },
+    unpaid(req, res, route, protocol) {
+      // What serve() answers before the payment flow (discovery documents, the API page, svc's own routes) and what
+      // it answers otherwise (a browser's paywall page) goes its way.
+      if (!unpaidFlowPath(req.url!) || isBrowserRequest(req.headers)) return undefined
+      const version = store.version()
+      if (typeof version !== 'number') return undefined
+      const api = apis.peek(route, version)
+      if (!api) return undefined
+      try {
+        return flow.unpaid(new PlainGatewayRequest(req, res, protocol), api, version)
+      } catch {
+        // A facilitator that cannot be used now: handle() answers its 503 through the app's error handler.
+        return undefined
       }
     },
     startChannelManagers: () => flow.startChannelManagers(),
@@ -93,9 +121,23 @@ export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {
   }
 }
 
+/**
+ * Whether serve() takes a request for `url` straight to the payment flow: not the API page (`/`), its discovery
+ * documents, svc's own routes (`/__svc/…`, and the cluster's `/_svc/…` before it), nor a path express would read
+ * differently (a `#` in it). Without slicing: every request to a gateway host asks.
+ */
+function unpaidFlowPath(url: string): boolean {
+  const second = url.charCodeAt(1)
+  // `/`, `/?…`, `/_…` (svc's), `/.…` (`/.well-known/…`), and a fragment: express's way.
+  if (url.length < 2 || second === 0x3f || second === 0x5f || second === 0x2e || url.includes('#')) return false
+  return !url.startsWith('/openapi.json') || (url.length > 13 && url.charCodeAt(13) !== 0x3f)
+}
+
 export type ApiCache = {
   /** The API a gateway host serves (see {@link resolveGatewayApi}), read again only when the database changed. */
   resolve(route: HostRoute, version: number): Promise<ApiRow | undefined>
+  /** The API {@link resolve} answers without a read, if it needs none and there is one. */
+  peek(route: HostRoute, version: number): ApiRow | undefined
 }
 
 /** At most this many hosts are remembered; past it the one asked for longest ago is forgotten. */
@@ -106,12 +148,7 @@ export function createApiCache(deps: ServerDeps): ApiCache {
   const hosts = new LRUCache<string, { version: number; api: ApiRow | undefined }>({ max: maxHosts })
   return {
     async resolve(route, version) {
-      const key =
-        route.kind === 'gateway'
-          ? `${route.environment} ${route.slug}`
-          : route.kind === 'custom'
-            ? `custom ${route.hostname}`
-            : undefined
+      const key = keyOf(route)
       if (key === undefined) return undefined
       const cached = hosts.get(key)
       if (cached && cached.version === version) return cached.api
@@ -119,37 +156,48 @@ export function createApiCache(deps: ServerDeps): ApiCache {
       hosts.set(key, { version, api })
       return api
     },
+    peek(route, version) {
+      const key = keyOf(route)
+      const cached = key === undefined ? undefined : hosts.get(key)
+      return cached && cached.version === version ? cached.api : undefined
+    },
   }
 }
 
+/** A gateway host's key in the API cache. */
+const keyOf = (route: HostRoute) =>
+  route.kind === 'gateway'
+    ? `${route.environment} ${route.slug}`
+    : route.kind === 'custom'
+      ? `custom ${route.hostname}`
+      : undefined
+
 /**
- * The payment flow's view of an express request. What most requests never read (the buyer's address, the "buyer
+ * The payment flow's view of a node:http request. What most requests never read (the buyer's address, the "buyer
  * gone" signal) is looked up on first use, so an unpaid request costs one small object.
  */
-export class ExpressGatewayRequest implements GatewayRequest {
+abstract class IncomingGatewayRequest implements GatewayRequest {
   readonly method: string
   readonly url: string
   readonly baseUrl: string
   readonly headers: IncomingHttpHeaders
   readonly body: Readable
-  readonly #req: Request
-  readonly #res: Response
+  readonly #req: IncomingMessage
+  readonly #res: ServerResponse
   #buyerGone: AbortController | undefined
 
-  constructor(req: Request, res: Response) {
-    this.method = req.method
-    // The gateway's path: a direct URL's prefix is in baseUrl (originalUrl keeps it).
-    this.url = req.url
-    this.baseUrl = req.baseUrl
+  constructor(req: IncomingMessage, res: ServerResponse, baseUrl: string) {
+    this.method = req.method!
+    // The gateway's path: a direct URL's prefix is in baseUrl (express's originalUrl keeps it).
+    this.url = req.url!
+    this.baseUrl = baseUrl
     this.headers = req.headers
     this.body = req
     this.#req = req
     this.#res = res
   }
 
-  get protocol(): string {
-    return this.#req.protocol
-  }
+  abstract get protocol(): string
 
   get remoteAddress(): string | undefined {
     return this.#req.socket.remoteAddress
@@ -175,6 +223,53 @@ export class ExpressGatewayRequest implements GatewayRequest {
   }
 }
 
+/** The payment flow's view of an express request. */
+export class ExpressGatewayRequest extends IncomingGatewayRequest {
+  readonly #req: Request
+
+  constructor(req: Request, res: Response) {
+    super(req, res, req.baseUrl)
+    this.#req = req
+  }
+
+  get protocol(): string {
+    return this.#req.protocol
+  }
+}
+
+/** A request answered before express ({@link Gateway.unpaid}), with express's `req.protocol` worked out for it. */
+class PlainGatewayRequest extends IncomingGatewayRequest {
+  readonly #protocol: string
+
+  constructor(req: IncomingMessage, res: ServerResponse, protocol: string) {
+    super(req, res, '')
+    this.#protocol = protocol
+  }
+
+  get protocol(): string {
+    return this.#protocol
+  }
+}
+
+/** The headers and body of a 402 as {@link writeOutcome} writes them, worked out once per 402 the flow keeps. */
+const known402s = new WeakMap<PaymentRequiredOutcome, { headers: string[]; body: Buffer }>()
+
+/** Writes a 402 the flow keeps (its unpaid 402s): the bytes {@link writeOutcome} writes, without building them again. */
+export function writeKnown402(res: ServerResponse, outcome: PaymentRequiredOutcome): void {
+  let known = known402s.get(outcome)
+  if (!known) {
+    const body = Buffer.from(outcome.body)
+    const headers = ['content-type', jsonType, 'cache-control', 'no-store', 'payment-required', outcome.header]
+    if (outcome.paymentResponse !== undefined) headers.push('payment-response', outcome.paymentResponse)
+    headers.push('content-length', String(body.length))
+    known = { headers, body }
+    known402s.set(outcome, known)
+  }
+  res.writeHead(402, known.headers).end(known.body)
+}
+
+const jsonType = 'application/json; charset=utf-8'
+
 /** Writes a JSON answer never cached, with `headers` beside it (those undefined left out). */
 function writeJson(
   res: ServerResponse,
@@ -187,7 +282,7 @@ function writeJson(
   const length = String(Buffer.byteLength(body))
   res
     .writeHead(status, {
-      'content-type': 'application/json; charset=utf-8',
+      'content-type': jsonType,
       'cache-control': 'no-store',
       ...Object.fromEntries(given),
       'content-length': length,

@@ -6,6 +6,7 @@ import type { PaidRouteLimits, ServerDeps } from '../deps.js'
 import {
   type Attempt,
   builderCodeOf,
+  cachedPaymentRequired,
   createEndpointTable,
   createFlowEvents,
   createGatewayFaults,
@@ -18,6 +19,7 @@ import {
   type EventDetails,
   failed,
   type FlowContext,
+  type GatewayRoute,
   journalEntryOf,
   normalizePath,
   offerFor,
@@ -36,6 +38,7 @@ import {
   verifyPayment,
 } from '../payments/index.js'
 import type { PaymentEventType } from '../payment-events.js'
+import { noteSettled, settledValue } from './settled.js'
 import {
   addressRefusalOf,
   createUpstreamProxy,
@@ -63,6 +66,14 @@ export type PaymentFlow = {
    * `FacilitatorUnavailableError` (503) when the API's facilitator cannot be used, anything unexpected (500).
    */
   run(request: GatewayRequest, api: ApiRow, version: number): Promise<PaymentOutcome>
+  /**
+   * The 402 {@link run} answers `request` when it carries no payment, if that 402 is known without waiting: the API's
+   * routes read at `version`, the route's resource server and offer built, its unpaid 402 cached and fresh
+   * (server/payments/offer.ts `paymentRequired`). Counted and told as run() does. Undefined otherwise, having counted
+   * and told nothing: a request with PAYMENT-SIGNATURE or X-PAYMENT, an auth-capture route (its seller's server is
+   * looked up anew), a 402 not cached (sign-in-with-x) or not built yet, anything that is not a 402; run() answers it.
+   */
+  unpaid(request: GatewayRequest, api: ApiRow, version: number): PaymentRequiredOutcome | undefined
   /** Starts the channel managers of the batch-settlement receivers (server/channels/servers.ts `startAll`). */
   startChannelManagers(): Promise<void>
   /** Writes the buffered traffic counters now (tests; otherwise every 250 ms and on close). */
@@ -76,6 +87,18 @@ export type PaymentFlowOptions = UpstreamProxyOptions & {
   statsFlushEveryMs?: number | undefined
   /** The settlement journal's sweeper (tests lower it). */
   journal?: SettlementJournalOptions | undefined
+}
+
+/** The resource a request for `route` asks for (`path`: its normalized path). */
+function resourceOf(request: GatewayRequest, api: ApiRow, route: GatewayRoute, path: string): Attempt['resource'] {
+  const { url } = request
+  const queryAt = url.indexOf('?')
+  return {
+    url: `${request.protocol}://${request.headers.host}${request.baseUrl}${url}`,
+    path,
+    query: queryAt === -1 ? '' : url.slice(queryAt),
+    description: route.endpoint.description ?? `${route.endpoint.method} ${route.endpoint.path_pattern} of ${api.name}`,
+  }
 }
 
 /** The limits of every payment flow that sets none of its own. */
@@ -188,18 +211,13 @@ export function createPaymentFlow(
     // A missing facilitator (no chain, no SVC_FACILITATOR_URL) throws a 503 for the error handler.
     // A route that takes batch-settlement gets its receiver's resource server (its channels); the others the API's.
     // An auth-capture route gets its seller's (server/escrow/flow.ts).
-    const server = await ((route.batch && batch.serverFor(api, route)) ??
-      (route.escrow && escrows.serverFor(api)) ??
-      servers.forApi(api))
-    const offer = await offerFor(route, server, api, clock)
-    const resource = {
-      url: `${request.protocol}://${request.headers.host}${request.baseUrl}${url}`,
-      path,
-      query: queryAt === -1 ? '' : url.slice(queryAt),
-      description:
-        route.endpoint.description ?? `${route.endpoint.method} ${route.endpoint.path_pattern} of ${api.name}`,
-    }
-    const attempt: Attempt = { request, api, route, server, offer, resource }
+    const serverOf =
+      (route.batch && batch.serverFor(api, route)) ?? (route.escrow && escrows.serverFor(api)) ?? servers.forApi(api)
+    const server = await serverOf
+    const offerOf = offerFor(route, server, api, clock)
+    const offer = await offerOf
+    const attempt: Attempt = { request, api, route, server, offer, resource: resourceOf(request, api, route, path) }
+    const { resource } = attempt
 
     const header = request.headers['payment-signature']
     const signIn = request.headers['sign-in-with-x']
@@ -213,6 +231,9 @@ export function createPaymentFlow(
           attempt,
           `svc speaks x402 v2 only: send the payment in PAYMENT-SIGNATURE, not X-PAYMENT; ${v1CodeHint}`,
         )
+      // The next unpaid request finds them without waiting (unpaid()).
+      noteSettled(serverOf, server)
+      noteSettled(offerOf, offer)
       return requirePayment(attempt)
     }
     const decoded = decodePayment(header)
@@ -291,6 +312,30 @@ export function createPaymentFlow(
     )
   }
 
+  function unpaid(request: GatewayRequest, api: ApiRow, version: number): PaymentRequiredOutcome | undefined {
+    const { headers, url } = request
+    if (headers['payment-signature'] !== undefined || headers['x-payment'] !== undefined) return undefined
+    const routes = table.peek(api, version)
+    if (routes === undefined) return undefined
+    const queryAt = url.indexOf('?')
+    const path = normalizePath(queryAt === -1 ? url : url.slice(0, queryAt))
+    if (path === undefined) return undefined
+    const route = findMatch(routes, request.method, path)
+    if (!route || route.escrow) return undefined
+    // The same resource server and offer as run()'s (a missing facilitator throws here as there).
+    const server = settledValue(route.batch ? batch.serverFor(api, route)! : servers.forApi(api))
+    const offer = server && settledValue(offerFor(route, server, api, clock))
+    const outcome =
+      offer && cachedPaymentRequired(offer, `${request.protocol}://${headers.host}${request.baseUrl}${url}`)
+    if (!outcome) return undefined
+    stats.count(api, 'requests')
+    if (events.wanted(api)) {
+      const resource = resourceOf(request, api, route, path)
+      tell('payment.required', { request, api, route, server, offer, resource }, { status: 402 })
+    }
+    return counted(api, outcome)
+  }
+
   /**
    * A 402 with the PaymentRequired, `error` saying why the payment sent was refused (none: no payment was sent); told
    * to the stream as payment.required, or payment.failed with `refusal`'s reason.
@@ -325,6 +370,7 @@ export function createPaymentFlow(
 
   return {
     run,
+    unpaid,
     startChannelManagers: () => batch.startAll(),
     flush: () => stats.flush(),
     async close() {

@@ -40,6 +40,11 @@ export type EndpointTable = {
    * the next request.
    */
   routesOf(api: ApiRow, version: number): Promise<GatewayRoute[]>
+  /**
+   * What {@link routesOf} would answer when it needs no read (read at `version`, the API unchanged, none of them
+   * expired), else undefined: the gateway's unpaid 402 without a promise (server/gateway/index.ts).
+   */
+  peek(api: ApiRow, version: number): GatewayRoute[] | undefined
 }
 
 type Entry = {
@@ -62,8 +67,7 @@ export function createEndpointTable(db: Kysely<Database>, clock: Clock = machine
   return {
     async routesOf(api, current) {
       const now = clock.now()
-      // The API's pay-to address and name shape the derived data (requirements, 402s): a changed API rebuilds them.
-      const apiStamp = `${api.updated_at}|${api.pay_to_address}|${api.name}`
+      const apiStamp = apiStampOf(api)
       let entry = entries.get(api.id)
       if (!entry || entry.version !== current || entry.apiStamp !== apiStamp) {
         const rows = await db
@@ -92,8 +96,18 @@ export function createEndpointTable(db: Kysely<Database>, clock: Clock = machine
       if (!entry.purging) entry.purging = purgeExpired(db, api.id, new Date(now).toISOString()).catch(() => {})
       return routes.filter((route) => route.expiresAt === null || route.expiresAt > now)
     },
+    peek(api, current) {
+      const entry = entries.get(api.id)
+      if (!entry || entry.version !== current || entry.apiStamp !== apiStampOf(api)) return undefined
+      const now = clock.now()
+      for (const route of entry.routes) if (route.expiresAt !== null && route.expiresAt <= now) return undefined
+      return entry.routes
+    },
   }
 }
+
+/** What of an API shapes the derived data of its routes (requirements, 402s): a change rebuilds them. */
+const apiStampOf = (api: ApiRow) => `${api.updated_at}|${api.pay_to_address}|${api.name}`
 
 function toRoute(row: EndpointRow): GatewayRoute {
   const accepts = JSON.parse(row.accepts) as Accept[]

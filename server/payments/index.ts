@@ -29,6 +29,7 @@ export {
 } from './facilitator-calls.js'
 export { createPaymentIdentifiers, payClaimed, paymentIdentity, retryLater } from './identifier.js'
 export {
+  cachedPaymentRequired,
   createOfferReceipts,
   offerFor,
   paymentRequired,

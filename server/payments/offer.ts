@@ -183,10 +183,16 @@ export function paymentRequired(
   refusal?: Refusal,
 ): PaymentRequiredOutcome | Promise<PaymentRequiredOutcome> {
   if (error === undefined) {
-    const cached = offered.offer.unpaid.get(offered.resource.url)
-    if (cached && cached.freshUntil > Date.now()) return cached.outcome
+    const cached = cachedPaymentRequired(offered.offer, offered.resource.url)
+    if (cached) return cached
   }
   return buildPaymentRequired(offered, error, refusal)
+}
+
+/** The unpaid 402 of `resourceUrl` under `offer` when it is cached and fresh (see {@link paymentRequired}). */
+export function cachedPaymentRequired(offer: Offer, resourceUrl: string): PaymentRequiredOutcome | undefined {
+  const cached = offer.unpaid.get(resourceUrl)
+  return cached && cached.freshUntil > Date.now() ? cached.outcome : undefined
 }
 
 async function buildPaymentRequired(

@@ -86,6 +86,9 @@ export type TrafficStats = {
   close(): Promise<void>
 }
 
+/** A UTC day, ms. */
+const dayMs = 86_400_000
+
 /**
  * Gateway traffic per API and UTC day, counted in memory and written at most every `flushEveryMs` (and on close),
  * so a request costs no write of its own. One upsert per API and day per flush adds the counts to the row.
@@ -99,8 +102,19 @@ export function createTrafficStats(
   let timer: NodeJS.Timeout | undefined
   let flushing: Promise<void> = Promise.resolve()
 
+  // Today (UTC), worked out again when the machine's clock leaves it: a Date and its ISO string per count cost more
+  // than the count (two per unpaid 402).
+  let today = ''
+  let todayFrom = 0
+  let todayUntil = 0
   function count(api: ApiRow, counter: TrafficCounter) {
-    const day = new Date().toISOString().slice(0, 10)
+    const now = Date.now()
+    if (now >= todayUntil || now < todayFrom) {
+      today = new Date(now).toISOString().slice(0, 10)
+      todayFrom = now - (now % dayMs)
+      todayUntil = todayFrom + dayMs
+    }
+    const day = today
     const key = `${api.id}|${day}`
     let row = pending.get(key)
     if (!row) {

@@ -1,7 +1,7 @@
 /**
  * Issue 11's paid-path figures, svc beside the reference stack (stacks.ts), measured in one run, in rounds that
  * alternate which stack goes first, each figure the median of its rounds:
- * - unpaid 402s per second at `concurrency` keep-alive connections (undici Pool);
+ * - unpaid 402s per second at `concurrency` keep-alive connections (unpaid-pair.ts);
  * - sequential paid latency (p50, p95) through the official `@x402/fetch` client, the stacks interleaved payment by
  *   payment;
  * - paid requests per second with `buyers` concurrent buyers (each a key of its own), and the slowest of them (a
@@ -11,12 +11,11 @@
  */
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import type { Hex } from 'viem'
-import { Pool } from 'undici'
 import { percentile, round, runPool } from './pool.js'
-import { treeCpuMs } from './processes.js'
 import { treeRssMb } from './process-tree.js'
 import { getBlockNumber, readPool, reconcile, startLogCollector } from './reconcile.js'
 import { startReferenceStack, startSvcStack, weatherPrice, type Stack, type StackName } from './stacks.js'
+import { sumCpu, unpaidPairRounds } from './unpaid-pair.js'
 
 export type PaidBenchOptions = {
   /** Rounds per figure. @defaultValue 3 */
@@ -132,32 +131,7 @@ export async function benchPaid(options: PaidBenchOptions = {}) {
     const idleRss = treeRssMb(svc.pids[0]!)
 
     progress('paid bench: unpaid 402s')
-    const unpaid = { rps: sides(), p50: sides(), cpuUs: sides(), errors: { svc: 0, reference: 0 } }
-    const pools = new Map(
-      [svc, reference].map((stack) => [
-        stack.name,
-        new Pool(stack.origin, { connections: concurrency, pipelining: 1 }),
-      ]),
-    )
-    const probe = async (stack: Stack) => {
-      const response = await pools
-        .get(stack.name)!
-        .request({ method: 'GET', path: '/weather/paris', headers: { host: stack.host } })
-      await response.body.dump()
-      return response.statusCode === 402 && typeof response.headers['payment-required'] === 'string'
-    }
-    // Warmed up first (both stacks), so the rounds measure what runs for hours, not the JIT's first minute.
-    for (const stack of [svc, reference]) await runPool(Array.from({ length: 2_000 }), concurrency, () => probe(stack))
-    for (let r = 0; r < rounds; r++)
-      for (const stack of order(r)) {
-        const cpu0 = sumCpu(stack)
-        const run = await runPool(Array.from({ length: unpaidRequests }), concurrency, () => probe(stack))
-        unpaid.cpuUs[stack.name].push(((sumCpu(stack) - cpu0) * 1000) / unpaidRequests)
-        unpaid.rps[stack.name].push((unpaidRequests / run.wallMs) * 1000)
-        unpaid.p50[stack.name].push(percentile(run.latencies, 50))
-        unpaid.errors[stack.name] += run.results.filter((ok) => !ok).length
-      }
-    await Promise.all([...pools.values()].map((pool) => pool.close()))
+    const unpaid = await unpaidPairRounds(svc, reference, { rounds, requests: unpaidRequests, concurrency })
 
     progress('paid bench: sequential payments')
     sampler.set(true)
@@ -231,13 +205,7 @@ export async function benchPaid(options: PaidBenchOptions = {}) {
         buyers,
         svc_ready_ms: round(svc.readyMs),
       },
-      unpaid_402: {
-        per_second: figure(unpaid.rps, 0),
-        p50_ms: figure(unpaid.p50, 2),
-        cpu_us_per_request: figure(unpaid.cpuUs, 0),
-        rounds: perRound(unpaid.rps, 0),
-        errors: unpaid.errors,
-      },
+      unpaid_402: unpaid,
       paid_sequential: {
         p50_ms: figure(sequential.p50, 2),
         p95_ms: figure(sequential.p95, 2),
@@ -268,9 +236,4 @@ export async function benchPaid(options: PaidBenchOptions = {}) {
     await reference.stop()
     await svc.stop()
   }
-}
-
-/** CPU of all the stack's processes (and their children), ms. */
-function sumCpu(stack: Stack): number {
-  return stack.pids.reduce((sum, pid) => sum + treeCpuMs(pid), 0)
 }

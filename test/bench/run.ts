@@ -7,7 +7,8 @@
  * `data_layer` (a payment's bookkeeping on SQLite and on PostgreSQL) needs the machine's PostgreSQL and runs only when named.
  * `cluster` (three `svc serve` on one PostgreSQL: 402 rate, paid p50 against SQLite, payments with kills; `--payments`
  * sizes the kill run, 10,000 unless told) needs it too, takes minutes, and runs only when named; `cluster_402` is its
- * unpaid 402 rounds alone.
+ * unpaid 402 rounds alone. `unpaid_402` is issue 40's unpaid 402 figure alone (svc beside the reference, 5 pairs;
+ * issue_11 measures it too, in 3), only when named.
  * `--save docs/benchmarks.json` also writes the report with when and on what it was measured (date, CPU model and
  * count, memory, Node, load): the README's and docs/benchmarks.md's figures are rendered from that file
  * (`npm run docs:gen`, test/docs/reference/benchmarks.ts).
@@ -30,6 +31,7 @@ import { benchStartup } from './startup.bench.js'
 import { benchTeam } from './team.bench.js'
 import { benchSvcUpWithTwin, benchTwinV1VsV2 } from './twin.bench.js'
 import { benchCpuProfile, benchProfile } from './profile.bench.js'
+import { benchUnpaidPair } from './unpaid-pair.js'
 
 const { values } = parseArgs({
   options: {
@@ -44,6 +46,7 @@ const number = (value: string | undefined) => (value === undefined ? undefined :
 
 const benches = {
   issue_11: () => benchIssue11({ progress }),
+  unpaid_402: () => benchUnpaidPair({ progress }),
   chain_ready: async () => {
     const chainReady = await benchChainReady()
     return { ...chainReady, pass: chainReady.median_ms <= chainReady.target_ms }
