@@ -78,7 +78,13 @@ export async function benchEscrow(options: EscrowBenchOptions = {}) {
         method: 'GET',
         path_pattern: '/weather/{city}',
         accepts: [
-          { scheme: 'auth-capture', network: svc.network, asset: svc.usdc.address, amount: price, extra: { captureMode } },
+          {
+            scheme: 'auth-capture',
+            network: svc.network,
+            asset: svc.usdc.address,
+            amount: price,
+            extra: { captureMode },
+          },
         ],
       })
       return { id: api.id, url: `${new URL(api.gateway_url).origin}/weather/paris` }

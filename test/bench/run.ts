@@ -64,6 +64,7 @@ const benches = {
   startup: () => benchStartup({ progress }),
   long_run: () => benchLongRun({ payments: number(values.payments), progress }),
   profile: async () => ({ wall_time: await benchProfile(), cpu: await benchCpuProfile() }),
+  escrow_profile: () => benchProfile({ scheme: 'auth-capture' }),
   channels: () => benchChannels({ progress }),
   escrow: () => benchEscrow({ progress }),
   channels_profile: () => benchChannelsProfile({ progress }),
