@@ -2,7 +2,8 @@
  * The collect of an auth-capture payment (x402 scheme_auth_capture_evm.md @3659f12, "Verification" steps 6–15 and
  * "Settlement"): the client's EIP-3009 or Permit2 authorization moved into the escrow by the operator, as `authorize`
  * (flow `escrow`: a hold) or `charge` (flow `authorization`: paid out at once, with the receiver authorizer's
- * consent to the amount and fee the server completed). Times by svc's clock; the call simulated from the operator.
+ * consent to the amount and fee the server completed). Times by svc's clock; the call simulated from the operator (the
+ * payer's balance read when the simulation reverts, for the reason).
  */
 import type { PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import { type Address, getAddress, isAddressEqual, zeroAddress } from 'viem'
@@ -143,11 +144,19 @@ async function judgeCollect(
     what: "the payment's signature",
   })
   if (!signed.ok) return signed
-  const balance = await tokenBalance(context, paymentInfo.token, fields.payer)
-  if (balance < BigInt(requirements.amount))
-    return refuse('insufficient_balance', `the payer holds ${balance}, less than ${requirements.amount}`)
+  const required = BigInt(requirements.amount)
+  const short = async () => {
+    const balance = await tokenBalance(context, paymentInfo.token, fields.payer)
+    return balance < required
+      ? refuse('insufficient_balance', `the payer holds ${balance}, less than ${requirements.amount}`)
+      : undefined
+  }
+  // A payer short of what the call moves makes its simulation revert: the balance is read then, for the reason (one
+  // chain read less for every payment that passes); first only for a charge of less than what was signed.
+  const shortFirst = amount < required ? await short() : undefined
+  if (shortFirst) return shortFirst
   const reverted = await simulateEscrowCall(context, call)
-  if (reverted) return { ok: false, ...reverted }
+  if (reverted) return (await short()) ?? { ok: false, ...reverted }
   return { ok: true, reopened, call, amount, payer: fields.payer }
 }
 

@@ -52,6 +52,11 @@ async function judgeLifecycle(
     return refuse('payload_format', 'paymentInfo.preApprovalExpiry must be unix seconds (uint48)')
   const reopened = reopenLifecycle({ chainId, requirements, extra, deployments: judging.deployments, payload })
   if (!reopened.ok) return reopened
+  // One escrow served (svc's case): the capture's or void's simulation is asked beside the payment's state, not after
+  // it (its answer is used only when every check below passes).
+  const only = reopened.candidates.length === 1 ? reopened.candidates[0]! : undefined
+  const simulated =
+    only && payload.type !== 'refund' ? simulateEscrowCall(context, lifecycleCall(only.deployment, payload)) : undefined
   let found: (JudgedLifecycle & { state: PaymentState }) | undefined
   for (const candidate of reopened.candidates) {
     // A served set without its contracts on this chain holds nothing.
@@ -147,7 +152,7 @@ async function judgeLifecycle(
     if (funding) return funding
   }
   if (payload.type !== 'refund') {
-    const reverted = await simulateEscrowCall(context, lifecycleCall(deployment, payload))
+    const reverted = await (simulated ?? simulateEscrowCall(context, lifecycleCall(deployment, payload)))
     if (reverted) return { ok: false, ...reverted }
   }
   return { ok: true, deployment, paymentInfoHash, state }

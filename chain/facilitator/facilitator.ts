@@ -419,8 +419,9 @@ export function createSchemeFacilitator(
     // The bazaar catalog takes what a settled payment declares. On settle only: a verify is followed by its settle
     // (x402's own e2e facilitator records on both, which judged and wrote every paid resource twice), and a verified
     // payment that is never settled (its upstream failed) did not buy the resource the listing would advertise.
+    // An escrow payment's capture, void or refund settles the resource its authorize already cataloged: not again.
     .onAfterSettle(async ({ paymentPayload, requirements, result }) => {
-      if (result.success) catalog.record(paymentPayload, requirements)
+      if (result.success && !isEscrowLifecycle(paymentPayload)) catalog.record(paymentPayload, requirements)
     })
     // The Sandbox chain's relayers send a sponsored approval (a twin's payment carrying one is refused at verify:
     // the approval is checked against the Sandbox chain's id).
@@ -462,6 +463,10 @@ const v2Schemes: readonly string[] = [...evmSchemes, batchSettlementSchemeName, 
 
 /** Whether `payload` pays by batch-settlement (`batchActionOf` and the channel journal ask nothing else first). */
 const isBatchPayload = (payload: PaymentPayload) => payload.accepted?.scheme === batchSettlementSchemeName
+
+/** Whether `payload` is an auth-capture payment's capture, void or refund (its payload names its `type`). */
+const isEscrowLifecycle = (payload: PaymentPayload) =>
+  payload.accepted?.scheme === authCaptureSchemeName && payload.payload.type !== undefined
 
 /**
  * Whether `payload` may carry a sponsored approval for {@link checkSponsoredApproval} to judge: only a Permit2 payment

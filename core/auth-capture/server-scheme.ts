@@ -181,6 +181,8 @@ export class AuthCaptureServerScheme implements SchemeNetworkServer {
   private readonly now: () => number
   /** The authorize answer of each payment in this request (core passes the same payload object to every phase). */
   private readonly authorized = new WeakMap<object, SettleResponse>()
+  /** Each payment's last resolve (its settles and their hooks resolve the same payload against the same requirements). */
+  private readonly resolved = new WeakMap<object, { live: object; resolved: Resolved | undefined }>()
 
   constructor(options: AuthCaptureServerSchemeOptions) {
     this.options = options
@@ -321,6 +323,17 @@ export class AuthCaptureServerScheme implements SchemeNetworkServer {
    * amount, never what was signed). Undefined for anything that is not an auth-capture collect.
    */
   private resolve(
+    payment: DeepReadonly<PaymentPayload>,
+    live: DeepReadonly<PaymentRequirements>,
+  ): Resolved | undefined {
+    const last = this.resolved.get(payment)
+    if (last?.live === live) return last.resolved
+    const resolved = this.resolveAgain(payment, live)
+    this.resolved.set(payment, { live, resolved })
+    return resolved
+  }
+
+  private resolveAgain(
     payment: DeepReadonly<PaymentPayload>,
     live: DeepReadonly<PaymentRequirements>,
   ): Resolved | undefined {

@@ -22,7 +22,9 @@ import { readSeedFile, parseSeed, applySeed } from '../../sdk/seed.js'
 import { startSvc } from '../../server/start/index.js'
 import { percentile, round } from './pool.js'
 import { summariseCpuProfile } from './cpu-profile.js'
-import { demoSeed, startSvcStack, weatherPayTo } from './stacks.js'
+import { demoSeed, startSvcStack, weatherPayTo, weatherPrice } from './stacks.js'
+import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client'
+import { createSvcClient } from '../../sdk/client.js'
 import { x402Client } from '@x402/core/client'
 import { ExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
@@ -30,6 +32,9 @@ import { localFetch } from '../../sdk/local-fetch.js'
 import { newAccount } from '../helpers/payments.js'
 
 type Span = { kind: string; ms: number; at: number }
+
+/** The pay-to address of the auth-capture route. */
+const escrowPayTo = '0x00000000000000000000000000000000000e5c01'
 
 /** Wraps `object[name]` (a function) so each call's wall time is recorded as `kind(args)`. */
 function timeMethod<T extends object>(
@@ -55,8 +60,15 @@ function timeMethod<T extends object>(
 
 const parseJson = JSON.parse
 
-export async function benchProfile(options: { payments?: number; warmup?: number } = {}) {
-  const { payments = 200, warmup = 20 } = options
+export async function benchProfile(
+  options: {
+    payments?: number
+    warmup?: number
+    /** `auth-capture`: the same request on an escrow route (sync capture) of its own, paid with AuthCaptureEvmScheme. */
+    scheme?: 'exact' | 'auth-capture'
+  } = {},
+) {
+  const { payments = 200, warmup = 20, scheme = 'exact' } = options
   const spans: Span[] = []
   let on = false
   const enabled = () => on
@@ -69,7 +81,10 @@ export async function benchProfile(options: { payments?: number; warmup?: number
       sandboxControlUrl: sandbox.server.sandboxControlUrl,
     })
     const { rpcUrl, facilitatorUrl, chainManagerUrl } = sandbox.chain
-    const url = `${seed.apis.find((api) => api.slug === 'weather')!.gateway_url}/weather/paris`
+    const weather = seed.apis.find((api) => api.slug === 'weather')!
+    const network = sandbox.chain.sandboxChain.network
+    const asset = sandbox.chain.sandboxChain.usdc.address
+    const url = `${scheme === 'exact' ? weather.gateway_url : await escrowRoute(sandbox.server.sandboxControlUrl, seed.jwt, { network, asset })}/weather/paris`
 
     // JSON-RPC by method (a batch counts each of its calls): svc's calls go out on undici Pools (chain/relay/anvil-rpc.ts),
     // anything else through fetch; fetch also reaches the facilitator over HTTP and the chain manager.
@@ -132,11 +147,11 @@ export async function benchProfile(options: { payments?: number; warmup?: number
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ address: buyer.address, asset: 'usdc', amount: '100' }),
     })
-    const network = sandbox.chain.sandboxChain.network
-    const client = new x402Client().register(network, new ExactEvmScheme(buyer))
-    client.setSpendControls({
-      allowedAssets: [{ network, asset: sandbox.chain.sandboxChain.usdc.address, maxAmountPerPayment: '10000' }],
-    })
+    const client = new x402Client().register(
+      network,
+      scheme === 'exact' ? new ExactEvmScheme(buyer) : new AuthCaptureEvmScheme(buyer),
+    )
+    client.setSpendControls({ allowedAssets: [{ network, asset, maxAmountPerPayment: '10000' }] })
     // The buyer's own work (probe 402, signing) is timed apart: its fetch is the one with the PAYMENT-SIGNATURE.
     let paidRequestMs = 0
     const timedFetch: typeof fetch = async (input, init) => {
@@ -192,7 +207,8 @@ export async function benchProfile(options: { payments?: number; warmup?: number
     })
     return {
       payments,
-      pay_to: weatherPayTo,
+      scheme,
+      pay_to: scheme === 'exact' ? weatherPayTo : escrowPayTo,
       receipt_wait: {
         p50_ms: round(
           percentile(
@@ -237,6 +253,28 @@ export async function benchProfile(options: { payments?: number; warmup?: number
     for (const restore of undo.reverse()) restore()
     await sandbox.stop()
   }
+}
+
+/**
+ * An API of the seed's seller in front of the demo upstream, its GET /weather/{city} paid by auth-capture with a sync
+ * capture (escrow.bench.ts's route): its gateway URL.
+ */
+async function escrowRoute(baseUrl: string, jwt: string, chain: { network: string; asset: string }) {
+  const seller = createSvcClient({ baseUrl, jwt, environment: 'development' })
+  const weather = (await seller.apis.list()).find((api) => api.slug === 'weather')!
+  const api = await seller.apis.create({
+    name: 'escrow-profile',
+    slug: 'escrow-profile',
+    upstream_base_url: weather.upstream_base_url,
+    pay_to_mode: 'user_wallet',
+    pay_to_address: escrowPayTo,
+  })
+  await seller.endpoints.create(api.id, {
+    method: 'GET',
+    path_pattern: '/weather/{city}',
+    accepts: [{ scheme: 'auth-capture', ...chain, amount: weatherPrice, extra: { captureMode: 'sync' } }],
+  })
+  return api.gateway_url
 }
 
 /**

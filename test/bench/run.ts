@@ -2,7 +2,7 @@
  * `npm run bench`: measures svc's figures side by side in one run and prints one JSON document.
  * Targets come from the issues; `pass` says whether this run met them.
  * `npm run bench -- --only issue_11,control_plane` runs some of them (names as in the report); `channels` (issue 24's
- * payment channels, channels.bench.ts) `ci_kit` (issue 37: `svc exec -- true`, `svc up --detach`) and `startup` (issue 40: `svc up` to its ready line, `startSandbox()`, idle RSS) run by default too; `channels_profile` (where svc's CPU per voucher goes), `long_run`,
+ * payment channels, channels.bench.ts), `escrow` (issue 39's auth-capture figures, escrow.bench.ts), `ci_kit` (issue 37: `svc exec -- true`, `svc up --detach`) and `startup` (issue 40: `svc up` to its ready line, `startSandbox()`, idle RSS) run by default too; `channels_profile` (where svc's CPU per voucher goes), `long_run`,
  * `chain_growth` and `profile` (where a paid request's time goes) take minutes and run only when named (`--payments 21000`, `--transfers 20000` size them).
  * `data_layer` (a payment's bookkeeping on SQLite and on PostgreSQL) needs the machine's PostgreSQL and runs only when named.
  * `cluster` (three `svc serve` on one PostgreSQL: 402 rate, paid p50 against SQLite, payments with kills; `--payments`
@@ -25,6 +25,7 @@ import { benchCluster } from './cluster.bench.js'
 import { benchChainGrowth } from './chain-growth.bench.js'
 import { benchControlPlane } from './control.bench.js'
 import { benchDataLayer } from './data-layer.bench.js'
+import { benchEscrow } from './escrow.bench.js'
 import { benchIssue11, benchSvcUpReady } from './issue-11.bench.js'
 import { benchLongRun } from './long-run.bench.js'
 import { benchStartup } from './startup.bench.js'
@@ -66,7 +67,9 @@ const benches = {
   startup: () => benchStartup({ progress }),
   long_run: () => benchLongRun({ payments: number(values.payments), progress }),
   profile: async () => ({ wall_time: await benchProfile(), cpu: await benchCpuProfile() }),
+  escrow_profile: () => benchProfile({ scheme: 'auth-capture' }),
   channels: () => benchChannels({ progress }),
+  escrow: () => benchEscrow({ progress }),
   channels_profile: () => benchChannelsProfile({ progress }),
   chain_growth: () => benchChainGrowth({ transfers: number(values.transfers), progress }),
 }
@@ -79,6 +82,7 @@ const defaults: Name[] = [
   'control_plane',
   'twin',
   'channels',
+  'escrow',
   'ci_kit',
   'startup',
 ]
