@@ -25,7 +25,13 @@ import {
   setEscrowChainView,
 } from '../db/index.js'
 import type { ServerDeps } from '../deps.js'
-import { applyEscrowStep, type EscrowStep, receiverAuthorizerOf, settleRecordedLifecycle } from '../escrow/index.js'
+import {
+  applyEscrowStep,
+  type EscrowStep,
+  escrowEvent,
+  receiverAuthorizerOf,
+  settleRecordedLifecycle,
+} from '../escrow/index.js'
 import { clockOf, requireSandboxChain, sandboxEpochOf } from '../sandbox/index.js'
 import { csvLine } from './analytics-csv.js'
 import { parseQuery, queryId, queryInt, queryString } from './analytics-query.js'
@@ -242,37 +248,17 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
     if (!deps.events) return
     const api = await deps.db.selectFrom('apis').select('slug').where('id', '=', payment.api_id).executeTakeFirst()
     const type = kind === 'capture' ? 'payment.captured' : kind === 'void' ? 'payment.voided' : 'payment.refunded'
-    deps.events.publish(payment.user_id, {
-      type,
-      created_at: clockOf(deps).nowIso(),
-      environment: payment.environment,
-      api_id: payment.api_id,
-      api_slug: api?.slug ?? '',
-      endpoint_id: payment.endpoint_id,
-      method: payment.method,
-      path: payment.path,
-      amount: payment.authorized,
-      asset: payment.asset,
-      network: payment.network,
-      pay_to: payment.pay_to,
-      payer: payment.payer,
-      transaction: step.transaction,
-      settlement_id: payment.settlement_id,
-      reason: null,
-      error: null,
-      status: 200,
-      charged: BigInt(payment.captured) > 0n,
-      builder_code: null,
-      channel_id: null,
-      escrow: {
-        id: payment.id,
-        payment_info_hash: payment.payment_info_hash,
-        state: payment.state,
+    deps.events.publish(
+      payment.user_id,
+      escrowEvent(payment, {
+        type,
+        api_slug: api?.slug ?? '',
+        created_at: clockOf(deps).nowIso(),
         moved: step.amount,
-        captured: payment.captured,
-        refunded: payment.refunded,
-      },
-    })
+        amount: payment.authorized,
+        transaction: step.transaction,
+      }),
+    )
   }
 
   /** A chain read or send; a chain that restarts meanwhile is a 503 with Retry-After, never a 500. */

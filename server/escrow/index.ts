@@ -14,6 +14,7 @@ export {
   voidsUndeliveredHold,
 } from './action-recovery.js'
 export type { EscrowDeps } from './deps.js'
+export { type EscrowEventStep, escrowEvent } from './events.js'
 export { createEscrowServers, type EscrowServers, payEscrow, tellReclaim } from './flow.js'
 export { type EscrowKeyDeps, receiverAuthorizerOf } from './keys.js'
 export { type EscrowLogStep, findEscrowSteps } from './on-chain.js'
