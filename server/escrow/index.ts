@@ -1,8 +1,8 @@
 /**
- * The door of server/escrow/: escrow payments (x402 auth-capture) on svc's side: their records (records.ts), the
- * sellers' receiver-authorizer keys (keys.ts), the recovery of what a crash left half done (action-recovery.ts) and
- * the sweep that records buyers' reclaims (reclaims.ts). Another room imports only this file
- * (test/architecture/layers.test.ts); the files inside import each other directly.
+ * The door of server/escrow/: escrow payments (x402 auth-capture) on svc's side: their records (records.ts), their
+ * steps' live events (events.ts), the sellers' receiver-authorizer keys (keys.ts), the recovery of what a crash left
+ * half done (action-recovery.ts) and the sweep that records buyers' reclaims (reclaims.ts). Another room imports only
+ * this file (test/architecture/layers.test.ts); the files inside import each other directly.
  */
 export {
   type EscrowActionResolution,
