@@ -96,6 +96,7 @@ export {
 } from './escrow-payments.js'
 export type {
   EscrowActor,
+  EscrowAmountColumn,
   EscrowColumns,
   EscrowJournalEntry,
   EscrowPaymentRow,
