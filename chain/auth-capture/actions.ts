@@ -4,15 +4,13 @@
  * and finished with its outcome, so an action under way when svc died is resolved from the chain at the next start
  * (WP3: server/escrow/action-recovery.ts reads `paymentState` and the escrow's `Payment*` events of the action's
  * `paymentInfoHash` from `fromBlock`, chain/auth-capture/on-chain.ts). Memory until svc's server gives the journal
- * its database (`keepIn`, as the batch-settlement channel actions: chain/batch-settlement/channel-actions.ts).
+ * its database (`keepIn`, as the batch-settlement channel actions: chain/action-journal.ts is what they share).
  */
 import { randomUUID } from 'node:crypto'
 import type { SettleResponse } from '@x402/core/types'
-import { LRUCache } from 'lru-cache'
 import type { Address, Hex } from 'viem'
 import type { PaymentInfo } from '../../core/auth-capture/types.js'
-import { cutText, errorMessageLimit } from '../../core/http.js'
-import { pausePoint } from '../../core/pause-point.js'
+import { type ActionStore, createActionJournal } from '../action-journal.js'
 import type { SandboxChain } from '../sandbox-chain.js'
 
 /** What an action does on the escrow: its function's name (a refund's funding transfer is part of its refund). */
@@ -55,10 +53,7 @@ export type EscrowAction = {
 }
 
 /** Where the journal keeps actions: memory until svc's server gives it its database (WP3). */
-export type EscrowActionStore = {
-  /** Writes the action (a new one, or its outcome over its pending row). */
-  save(action: EscrowAction): Promise<void>
-}
+export type EscrowActionStore = ActionStore<EscrowAction>
 
 /** What the scheme says of an action before sending it. */
 export type EscrowActionStart = Pick<
@@ -84,10 +79,7 @@ export type EscrowActionJournal = {
 export function createEscrowActionJournal(
   options: { log?: ((line: string) => void) | undefined } = {},
 ): EscrowActionJournal {
-  const log = options.log ?? ((line: string) => console.error(line))
-  const memory = new LRUCache<string, EscrowAction>({ max: 1_000 })
-  const memoryStore: EscrowActionStore = { save: async (action) => void memory.set(action.id, action) }
-  let store = memoryStore
+  const journal = createActionJournal<EscrowAction>({ what: 'escrow action', log: options.log })
   return {
     async run(start, chain, send) {
       const info = start.paymentInfo
@@ -108,53 +100,16 @@ export function createEscrowActionJournal(
         createdAt: new Date().toISOString(),
         resolvedAt: null,
       }
-      const kept = store
-      try {
-        await kept.save(pending)
-      } catch (error) {
-        return {
-          success: false,
-          errorReason: 'unexpected_settle_error',
-          errorMessage: `the escrow action could not be journaled, so it was not sent: ${(error as Error).message}`,
-          transaction: '',
-          network: start.network as SettleResponse['network'],
-        }
-      }
-      memory.set(pending.id, pending)
-      // A send that throws (the chain went away mid-way) leaves the row pending, for the chain to say at the next
-      // start.
-      const answer = await send()
-      // Crash tests stop here: the action is on the chain, its outcome not yet in the journal.
-      await pausePoint(`escrow-action-${start.kind}`)
-      const finished: EscrowAction = {
-        ...pending,
-        ...(answer.success
-          ? { state: 'settled' as const, transaction: answer.transaction || null, amount: answer.amount ?? null }
-          : {
-              state: 'failed' as const,
-              transaction: answer.transaction || null,
-              error: cutText(answer.errorMessage ?? answer.errorReason ?? 'failed', errorMessageLimit),
-            }),
-        fundingTransaction: fundingOf(answer),
-        resolvedAt: new Date().toISOString(),
-      }
-      memory.set(finished.id, finished)
-      kept
-        .save(finished)
-        .catch((error: unknown) =>
-          log(`svc: the escrow action ${pending.id} could not be finished in the journal: ${(error as Error).message}`),
-        )
-      return answer
+      const how = { network: start.network, pause: `escrow-action-${start.kind}`, more: fundingOf }
+      return journal.run(pending, how, send)
     },
-    keepIn(next) {
-      store = next ?? memoryStore
-    },
-    recent: () => [...memory.values()].reverse(),
+    keepIn: journal.keepIn,
+    recent: () => journal.recent().reverse(),
   }
 }
 
 /** A refund's funding transfer, as its answer's `extra` names it. */
-const fundingOf = (answer: SettleResponse): string | null => {
+const fundingOf = (answer: SettleResponse): Pick<EscrowAction, 'fundingTransaction'> => {
   const funding = answer.extra?.fundingTransaction
-  return typeof funding === 'string' ? funding : null
+  return { fundingTransaction: typeof funding === 'string' ? funding : null }
 }
