@@ -5,7 +5,7 @@ import { z } from 'zod'
 import { readPaymentState } from '../../chain/auth-capture/index.js'
 import { approveFor } from '../../chain/permit2/index.js'
 import { deploymentOfEscrow } from '../../core/auth-capture/deployments.js'
-import { buildCapture, buildRefund, buildVoid, type LifecycleTarget } from '../../core/auth-capture/payloads.js'
+import { buildCapture, buildRefund, buildVoid } from '../../core/auth-capture/payloads.js'
 import type { PaymentInfo } from '../../core/auth-capture/types.js'
 import {
   ConflictError,
@@ -29,6 +29,7 @@ import {
   applyEscrowStep,
   type EscrowStep,
   escrowEvent,
+  lifecycleTargetOf,
   receiverAuthorizerOf,
   settleRecordedLifecycle,
 } from '../escrow/index.js'
@@ -97,7 +98,6 @@ export const paymentColumns = [
 
 /** Seconds before the capture deadline from which svc refuses a capture (the facilitator's floor). */
 const deadlineFloorSeconds = 6
-const zeroNonce = `0x${'0'.repeat(64)}` as Hex
 
 /**
  * The seller's escrow payments (x402 auth-capture): GET /payments and /payments/{paymentId} (scope settlements:read),
@@ -212,12 +212,7 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
     }
 
     const signer = await receiverAuthorizerOf(deps, row.user_id)
-    const target: LifecycleTarget = {
-      chainId: chain.sandboxChain.chainId,
-      deployment,
-      paymentInfo: JSON.parse(row.payment_info) as PaymentInfo,
-      saltNonce: (row.salt_nonce ?? zeroNonce) as Hex,
-    }
+    const target = lifecycleTargetOf(row, deployment)
     const expected = { expectedCapturableAmount: capturable, expectedRefundableAmount: refundable }
     const payload =
       kind === 'capture'

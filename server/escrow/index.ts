@@ -28,4 +28,9 @@ export {
   type NewEscrowPayment,
   recordEscrowCollect,
 } from './records.js'
-export { facilitatorHoldVoider, requirementsOfPayment, settleRecordedLifecycle } from './void-hold.js'
+export {
+  facilitatorHoldVoider,
+  lifecycleTargetOf,
+  requirementsOfPayment,
+  settleRecordedLifecycle,
+} from './void-hold.js'
