@@ -5,7 +5,7 @@ import { z } from 'zod'
 import { readPaymentState } from '../../chain/auth-capture/index.js'
 import { approveFor } from '../../chain/permit2/index.js'
 import { deploymentOfEscrow } from '../../core/auth-capture/deployments.js'
-import { buildCapture, buildRefund, buildVoid } from '../../core/auth-capture/payloads.js'
+import { buildCapture, buildRefund, buildVoid } from '../../core/auth-capture/lifecycle-payloads.js'
 import type { PaymentInfo } from '../../core/auth-capture/types.js'
 import {
   ConflictError,

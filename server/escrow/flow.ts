@@ -10,13 +10,12 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { x402ResourceServer } from '@x402/core/server'
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
-import { readPayload, reopenCollect, chainIdOf, type Reopened } from '../../core/auth-capture/payloads.js'
+import { readPayload } from '../../core/auth-capture/read-payload.js'
+import { reopenCollect, chainIdOf, type Reopened } from '../../core/auth-capture/reopen.js'
 import { normalizeExtra } from '../../core/auth-capture/extra.js'
-import {
-  acceptedDeadlineFits,
-  AuthCaptureServerScheme,
-  type AuthCaptureStore,
-} from '../../core/auth-capture/server-scheme.js'
+import { acceptedDeadlineFits } from '../../core/auth-capture/deadlines.js'
+import type { AuthCaptureStore } from '../../core/auth-capture/payment-store.js'
+import { AuthCaptureServerScheme } from '../../core/auth-capture/server-scheme.js'
 import type { AuthCaptureExtra } from '../../core/auth-capture/types.js'
 import { machineClock } from '../../core/clock.js'
 import { pausePoint } from '../../core/pause-point.js'

@@ -1,7 +1,7 @@
 import type { PaymentRequirements } from '@x402/core/types'
 import type { Hex } from 'viem'
 import { type AuthCaptureDeployment, deploymentOfEscrow } from '../../core/auth-capture/deployments.js'
-import { buildVoid, type LifecycleTarget } from '../../core/auth-capture/payloads.js'
+import { buildVoid, type LifecycleTarget } from '../../core/auth-capture/lifecycle-payloads.js'
 import type { LifecyclePayload, PaymentInfo } from '../../core/auth-capture/types.js'
 import type { EscrowPaymentRow } from '../db/index.js'
 import type { HoldVoider } from './action-recovery.js'
