@@ -28,21 +28,33 @@ export type UpOptions = {
   twinForkUrl?: string
 }
 
-/** `svc up`'s flags, each defaulting to its environment variable where it has one. */
-export function upOptions(command: Command, env: NodeJS.ProcessEnv): Command {
+/**
+ * `svc up`'s flags, each defaulting to its environment variable where it has one. `svc exec` (`forExec`) takes them
+ * with its own defaults, which its help shows: a free port and a temporary directory unless given (no variable read),
+ * the demo seed (set by cli/commands/exec.ts); the flags it sets itself (`--json`, `--ephemeral`, `--no-tui`) are hidden.
+ */
+export function upOptions(command: Command, env: NodeJS.ProcessEnv, forExec = false): Command {
+  const data =
+    'where the database (SQLite: svc.sqlite) and the install secrets live; for PostgreSQL run `svc serve --database-url`'
   return command
-    .option('--json', 'print exactly one JSON line with the URLs when ready')
+    .addOption(new Option('--json', 'print exactly one JSON line with the URLs when ready').hideHelp(forExec))
     .addOption(
-      new Option('--port <port>', 'port of the control planes and the gateway; 0 picks a free one (SVC_PORT)')
-        .argParser(portNumber)
-        .default(env.SVC_PORT ?? defaultPort),
+      forExec
+        ? new Option('--port <port>', 'port of the control planes and the gateway; 0 picks a free one')
+            .argParser(portNumber)
+            .default(0)
+        : new Option('--port <port>', 'port of the control planes and the gateway; 0 picks a free one (SVC_PORT)')
+            .argParser(portNumber)
+            .default(env.SVC_PORT ?? defaultPort),
     )
-    .option(
-      '--data-dir <dir>',
-      'where the database (SQLite: svc.sqlite) and the install secrets live (SVC_DATA_DIR); for PostgreSQL run `svc serve --database-url`',
-      env.SVC_DATA_DIR ?? join(homedir(), '.svc'),
+    .addOption(
+      forExec
+        ? new Option('--data-dir <dir>', `${data}; unless given, a temporary directory removed on exit`)
+        : new Option('--data-dir <dir>', data.replace('live;', 'live (SVC_DATA_DIR);')).default(
+            env.SVC_DATA_DIR ?? join(homedir(), '.svc'),
+          ),
     )
-    .option('--ephemeral', 'keep data in a temporary directory, removed on exit')
+    .addOption(new Option('--ephemeral', 'keep data in a temporary directory, removed on exit').hideHelp(forExec))
     .option(
       '--fresh-chain',
       'start the chain empty even when the data dir holds one (its Sandbox wallets are funded again)',
@@ -76,11 +88,18 @@ export function upOptions(command: Command, env: NodeJS.ProcessEnv): Command {
       'DNS servers for custom-domain checks, comma-separated host[:port] (SVC_DNS_SERVERS)',
       env.SVC_DNS_SERVERS,
     )
-    .option(
-      '--seed <file>',
-      'apply a seed file once started (account, keys, APIs, endpoints), or a shipped seed by name (demo, x402-e2e); see fixtures/demo-seed.yaml',
+    .addOption(
+      new Option(
+        '--seed <file>',
+        `apply a seed file once started (account, keys, APIs, endpoints), or a shipped seed by name (demo, x402-e2e)${forExec ? ', demo unless given' : ''}; see fixtures/demo-seed.yaml`,
+      ),
     )
-    .option('--no-tui', 'no dashboard: print the URLs and run until Ctrl-C (the default when stdout is not a terminal)')
+    .addOption(
+      new Option(
+        '--no-tui',
+        'no dashboard: print the URLs and run until Ctrl-C (the default when stdout is not a terminal)',
+      ).hideHelp(forExec),
+    )
     .option('--rpc-port <port>', 'port of the chain RPC; 0 picks a free one', portNumber, 0)
     .option('--chain-manager-port <port>', 'port of the chain manager; 0 picks a free one', portNumber, 0)
     .option('--facilitator-port <port>', 'port of the facilitator; 0 picks a free one', portNumber, 0)

@@ -34,11 +34,13 @@ export {
   AuthCaptureSchemeError,
   AuthCaptureServerScheme,
   authCaptureDeployment,
-  memoryAuthCaptureStore,
-  type AuthCapturePaymentRecord,
   type AuthCaptureServerSchemeOptions,
-  type AuthCaptureStore,
   type ReceiverAuthorizer,
 } from '../core/auth-capture/server-scheme.js'
+export {
+  type AuthCapturePaymentRecord,
+  type AuthCaptureStore,
+  memoryAuthCaptureStore,
+} from '../core/auth-capture/payment-store.js'
 export type { AuthCaptureDeployment } from '../core/auth-capture/deployments.js'
 export type * from './types.js'

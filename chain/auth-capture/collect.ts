@@ -13,10 +13,10 @@ import {
   checkCollectTimes,
   collectFields,
   collectorDataOf,
-  type ReadPayload,
   type Reopened,
   reopenCollect,
-} from '../../core/auth-capture/payloads.js'
+} from '../../core/auth-capture/reopen.js'
+import type { ReadPayload } from '../../core/auth-capture/read-payload.js'
 import {
   chargeTypedData,
   permitTransferFromTypedData,

@@ -5,7 +5,7 @@ import {
   OPERATOR_REFUND_COLLECTOR_ADDRESS,
   PERMIT2_TOKEN_COLLECTOR_ADDRESS,
 } from '@x402/evm'
-import { type Address, type Hex, type PublicClient, type TestClient, padHex } from 'viem'
+import { type Address, type Hex, padHex } from 'viem'
 import {
   authCaptureEscrowDeployedBytecode,
   authCaptureEscrowImmutables,
@@ -17,6 +17,9 @@ import {
   operatorRefundCollectorImmutables,
   permit2PaymentCollectorDeployedBytecode,
   permit2PaymentCollectorImmutables,
+  placeContractCode,
+  type CodeClients,
+  type ContractCode,
 } from '../contracts/index.js'
 
 /**
@@ -85,7 +88,7 @@ function withImmutables<Name extends string>(
 }
 
 /** The runtime code of one set's five contracts, by address, bound to that set's escrow and store implementation. */
-function contractsOf(set: AuthCaptureDeployment): { address: Address; bytecode: Hex }[] {
+function contractsOf(set: AuthCaptureDeployment): ContractCode[] {
   const bound = (code: Hex, offsets: { authCaptureEscrow: readonly number[] }) =>
     withImmutables(code, offsets, { authCaptureEscrow: set.escrow })
   return [
@@ -123,17 +126,6 @@ const authCaptureContracts = Object.values(authCaptureDeployments).flatMap(contr
  * (each set's contracts naming its own escrow and store implementation), so the runtime code is all they need. An
  * address that already has code (a forked chain with the real deployment) keeps its own.
  */
-export async function installAuthCaptureContracts({
-  client,
-  testClient,
-}: {
-  client: PublicClient
-  testClient: TestClient
-}): Promise<void> {
-  await Promise.all(
-    authCaptureContracts.map(async ({ address, bytecode }) => {
-      const code = await client.getCode({ address })
-      if (!code || code === '0x') await testClient.setCode({ address, bytecode })
-    }),
-  )
+export function installAuthCaptureContracts(clients: CodeClients): Promise<void> {
+  return placeContractCode(clients, authCaptureContracts)
 }

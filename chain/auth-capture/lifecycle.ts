@@ -9,7 +9,7 @@
 import type { PaymentRequirements, SettleResponse, VerifyResponse } from '@x402/core/types'
 import { type Address, encodeFunctionData, erc20Abi, getAddress, type Hex, maxUint256 } from 'viem'
 import type { AuthCaptureDeployment } from '../../core/auth-capture/deployments.js'
-import { reopenLifecycle, timeFloorSeconds } from '../../core/auth-capture/payloads.js'
+import { reopenLifecycle, timeFloorSeconds } from '../../core/auth-capture/reopen.js'
 import { captureTypedData, refundTypedData, voidTypedData } from '../../core/auth-capture/typed-data.js'
 import type { Judged, LifecyclePayload, PaymentState } from '../../core/auth-capture/types.js'
 import type { EscrowActionProgress } from './actions.js'

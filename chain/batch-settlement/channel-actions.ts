@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import { computeChannelId } from '@x402/evm/batch-settlement/client'
-import { LRUCache } from 'lru-cache'
 import { encodeAbiParameters, keccak256, type Hex } from 'viem'
-import { cutText, errorMessageLimit } from '../../core/http.js'
-import { pausePoint } from '../../core/pause-point.js'
+import { type ActionStore, createActionJournal } from '../action-journal.js'
 import type { SandboxChain } from '../sandbox-chain.js'
 import { batchActionOf } from './scheme.js'
 
@@ -51,10 +49,7 @@ export type ChannelAction = {
 }
 
 /** Where the journal keeps actions: memory until svc's server gives it its database (server/db/channel-actions.ts). */
-export type ChannelActionStore = {
-  /** Writes the action (a new one, or its outcome over its pending row). */
-  save(action: ChannelAction): Promise<void>
-}
+export type ChannelActionStore = ActionStore<ChannelAction>
 
 export type ChannelActionJournal = {
   /**
@@ -73,15 +68,8 @@ export type ChannelActionJournal = {
   recent(): ChannelAction[]
 }
 
-/** A store that keeps the latest actions in memory (the facilitator without svc's server). */
-function createMemoryStore(memory: LRUCache<string, ChannelAction>): ChannelActionStore {
-  return { save: async (action) => void memory.set(action.id, action) }
-}
-
 export function createChannelActionJournal(options: { log?: ((line: string) => void) | undefined } = {}) {
-  const log = options.log ?? ((line: string) => console.error(line))
-  const memory = new LRUCache<string, ChannelAction>({ max: 1_000 })
-  let store = createMemoryStore(memory)
+  const actions = createActionJournal<ChannelAction>({ what: 'channel action', log: options.log })
   const journal: ChannelActionJournal = {
     async run(payload, requirements, chain, send) {
       const action = batchActionOf(payload)
@@ -107,49 +95,10 @@ export function createChannelActionJournal(options: { log?: ((line: string) => v
         // A payload too malformed to describe: the scheme refuses it without sending anything.
         return send()
       }
-      const kept = store
-      try {
-        await kept.save(pending)
-      } catch (error) {
-        return {
-          success: false,
-          errorReason: 'unexpected_settle_error',
-          errorMessage: `the channel action could not be journaled, so it was not sent: ${(error as Error).message}`,
-          transaction: '',
-          network: requirements.network,
-        }
-      }
-      memory.set(pending.id, pending)
-      const finish = (done: Partial<ChannelAction>) => {
-        const finished = { ...pending, ...done, resolvedAt: new Date().toISOString() }
-        memory.set(finished.id, finished)
-        kept
-          .save(finished)
-          .catch((error: unknown) =>
-            log(
-              `svc: the channel action ${pending.id} could not be finished in the journal: ${(error as Error).message}`,
-            ),
-          )
-      }
-      // A send that throws (the chain went away mid-way) leaves the row pending, for the chain to say at the next start.
-      const answer = await send()
-      // Crash tests stop here: the action is on the chain, its outcome not yet in the journal.
-      await pausePoint(`channel-action-${action}`)
-      finish(
-        answer.success
-          ? { state: 'settled', transaction: answer.transaction || null, amount: answer.amount ?? null }
-          : {
-              state: 'failed',
-              transaction: answer.transaction || null,
-              error: cutText(answer.errorMessage ?? answer.errorReason ?? 'failed', errorMessageLimit),
-            },
-      )
-      return answer
+      return actions.run(pending, { network: requirements.network, pause: `channel-action-${action}` }, send)
     },
-    keepIn(next) {
-      store = next ?? createMemoryStore(memory)
-    },
-    recent: () => [...memory.values()],
+    keepIn: actions.keepIn,
+    recent: actions.recent,
   }
   return journal
 }

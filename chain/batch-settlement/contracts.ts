@@ -1,6 +1,9 @@
 import { BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from '@x402/evm'
-import type { Address, Hex, PublicClient, TestClient } from 'viem'
+import type { Address } from 'viem'
 import {
+  type CodeClients,
+  type ContractCode,
+  placeContractCode,
   erc3009DepositCollectorDeployedBytecode,
   permit2DepositCollectorDeployedBytecode,
   x402BatchSettlementDeployedBytecode,
@@ -16,7 +19,7 @@ export const batchSettlementAddresses = {
   permit2Collector: '0x4020425FAf3B746C082C2f942b4E5159887B0005' as Address,
 } as const
 
-const batchSettlementContracts: { address: Address; bytecode: Hex }[] = [
+const batchSettlementContracts: ContractCode[] = [
   { address: batchSettlementAddresses.settlement, bytecode: x402BatchSettlementDeployedBytecode },
   { address: batchSettlementAddresses.erc3009Collector, bytecode: erc3009DepositCollectorDeployedBytecode },
   { address: batchSettlementAddresses.permit2Collector, bytecode: permit2DepositCollectorDeployedBytecode },
@@ -28,17 +31,6 @@ const batchSettlementContracts: { address: Address; bytecode: Hex }[] = [
  * settlement contract and Permit2 as constants), so the runtime code is all they need. An address that already has
  * code (a forked chain with the real deployments) keeps its own.
  */
-export async function installBatchSettlementContracts({
-  client,
-  testClient,
-}: {
-  client: PublicClient
-  testClient: TestClient
-}): Promise<void> {
-  await Promise.all(
-    batchSettlementContracts.map(async ({ address, bytecode }) => {
-      const code = await client.getCode({ address })
-      if (!code || code === '0x') await testClient.setCode({ address, bytecode })
-    }),
-  )
+export function installBatchSettlementContracts(clients: CodeClients): Promise<void> {
+  return placeContractCode(clients, batchSettlementContracts)
 }

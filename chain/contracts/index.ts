@@ -25,6 +25,7 @@ export {
   operatorRefundCollectorDeployedBytecode,
   operatorRefundCollectorImmutables,
 } from './operator-refund-collector.generated.js'
+export { type CodeClients, type ContractCode, placeContractCode } from './place-code.js'
 export { permit2DepositCollectorDeployedBytecode } from './permit2-deposit-collector.generated.js'
 export { permit2Abi, permit2DeployedBytecode } from './permit2.generated.js'
 export {

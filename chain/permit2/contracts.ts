@@ -1,6 +1,9 @@
 import { PERMIT2_ADDRESS, x402ExactPermit2ProxyAddress, x402UptoPermit2ProxyAddress } from '@x402/evm'
-import type { Address, Hex, PublicClient, TestClient } from 'viem'
+import type { Address } from 'viem'
 import {
+  type CodeClients,
+  type ContractCode,
+  placeContractCode,
   permit2DeployedBytecode,
   x402ExactPermit2ProxyDeployedBytecode,
   x402UptoPermit2ProxyDeployedBytecode,
@@ -13,7 +16,7 @@ export const permit2Addresses = {
   uptoProxy: x402UptoPermit2ProxyAddress as Address,
 } as const
 
-const permit2Contracts: { address: Address; bytecode: Hex }[] = [
+const permit2Contracts: ContractCode[] = [
   { address: permit2Addresses.permit2, bytecode: permit2DeployedBytecode },
   { address: permit2Addresses.exactProxy, bytecode: x402ExactPermit2ProxyDeployedBytecode },
   { address: permit2Addresses.uptoProxy, bytecode: x402UptoPermit2ProxyDeployedBytecode },
@@ -24,17 +27,6 @@ const permit2Contracts: { address: Address; bytecode: Hex }[] = [
  * official addresses with `anvil_setCode`. They hold no immutables and need no constructor, so the runtime code is all
  * they need. An address that already has code (a forked chain with the real deployments) keeps its own.
  */
-export async function installPermit2Contracts({
-  client,
-  testClient,
-}: {
-  client: PublicClient
-  testClient: TestClient
-}): Promise<void> {
-  await Promise.all(
-    permit2Contracts.map(async ({ address, bytecode }) => {
-      const code = await client.getCode({ address })
-      if (!code || code === '0x') await testClient.setCode({ address, bytecode })
-    }),
-  )
+export function installPermit2Contracts(clients: CodeClients): Promise<void> {
+  return placeContractCode(clients, permit2Contracts)
 }

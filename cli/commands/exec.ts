@@ -63,7 +63,7 @@ export function execCommand(env: NodeJS.ProcessEnv): StartedBy & { starting: boo
     /** True from the command's checks to svc being ready: an error then is svc failing to start (exit 2). */
     starting: false,
     description:
-      "start an ephemeral sandbox (the demo seed unless --seed), run a command with its URLs and a funded buyer in its environment, stop svc, exit with the command's code: svc exec [options] -- <command…>",
+      "start an ephemeral sandbox (the demo seed unless --seed), run a command with its URLs and a funded buyer in its environment, stop svc, exit with the command's code",
     command: (program: Command) =>
       program
         .command('exec')
@@ -78,9 +78,9 @@ export function execCommand(env: NodeJS.ProcessEnv): StartedBy & { starting: boo
           if (argv.length === 0)
             throw new UsageError('svc exec needs a command after `--`: svc exec [options] -- <command…>')
           if (!findExecutable(argv[0]!, env)) throw new UsageError(`command not found: ${argv[0]}`)
-          // svc up's defaults, for a sandbox of one command: ephemeral on a free port, seeded, and quiet.
+          // A sandbox of one command: ephemeral unless --data-dir, seeded, and quiet (its free port is its option's
+          // default: cli/up-options.ts).
           if (command.getOptionValueSource('dataDir') !== 'cli') command.setOptionValue('ephemeral', true)
-          if (command.getOptionValueSource('port') !== 'cli') command.setOptionValue('port', 0)
           if (command.getOptionValue('seed') === undefined) command.setOptionValue('seed', 'demo')
           command.setOptionValue('json', true)
           exec.starting = true

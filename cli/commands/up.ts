@@ -21,7 +21,7 @@ import { SvcError, toSvcError } from '../../core/errors.js'
  * command that starts svc as `svc up` does, then does its own thing with it (`svc exec`).
  */
 export function registerUp(program: Command, env: NodeJS.ProcessEnv, as?: StartedBy) {
-  upOptions(as?.command(program) ?? upCommand(program), env)
+  upOptions(as?.command(program) ?? upCommand(program), env, as !== undefined)
     .description(as?.description ?? 'start the sandbox: chain, chain manager, facilitator, control planes and gateway')
     .action(
       async (

@@ -6,7 +6,8 @@
  */
 import { type Address, type Hex, parseAbi } from 'viem'
 import { normalizeExtra } from './extra.js'
-import { chainIdOf, readPayload, reopenCollect } from './payloads.js'
+import { chainIdOf, reopenCollect } from './reopen.js'
+import { readPayload } from './read-payload.js'
 import type { PaymentInfo } from './types.js'
 
 /** What a buyer keeps of an auth-capture payment it made, to read it and reclaim it later. */

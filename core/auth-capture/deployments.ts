@@ -3,7 +3,7 @@
  * "v1.1" to svc: the one the x402 spec names (scheme_auth_capture_evm.md @3659f12, "Commerce-payments deployments")
  * and the one the installed `@x402/evm` signs for (read from its `resolveAuthCaptureDeployment()`, never written twice
  * here): the official client of 2.27.0 pays the second, and throws on the first. svc's 402s name the package's escrow;
- * an omitted `extra.authCaptureEscrow` may have been signed for either, so the wire nonce decides (payloads.ts). The
+ * an omitted `extra.authCaptureEscrow` may have been signed for either, so the wire nonce decides (reopen.ts). The
  * v1.0 set (`feeBps` ABI) and any other escrow are refused with `invalid_auth_capture_evm_extra`.
  */
 import { AUTH_CAPTURE_ESCROW_V1_0_ADDRESS, resolveAuthCaptureDeployment } from '@x402/evm'

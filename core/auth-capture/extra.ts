@@ -16,7 +16,8 @@ import {
 
 /** The reasons' common prefix. */
 export const reasonPrefix = 'invalid_auth_capture_evm_'
-const refuse = (reason: string, message: string) => ({
+/** A refusal with the binding's reason (`invalid_auth_capture_evm_<reason>`). */
+export const refuse = (reason: string, message: string) => ({
   ok: false as const,
   reason: `${reasonPrefix}${reason}`,
   message,

@@ -49,15 +49,15 @@ import {
   buildCapture,
   buildRefund,
   buildVoid,
-  chainIdOf,
   completeCharge,
   type LifecycleTarget,
-  type ReadPayload,
-  readPayload,
-  reopenCollect,
   type TypedDataSigner,
-} from './payloads.js'
+} from './lifecycle-payloads.js'
+import { chainIdOf, reopenCollect } from './reopen.js'
+import { type ReadPayload, readPayload } from './read-payload.js'
 import { authCaptureScheme, type AuthCaptureExtra, type PaymentInfo } from './types.js'
+import { acceptedDeadlineFits, gridDeadline } from './deadlines.js'
+import { type AuthCapturePaymentRecord, type AuthCaptureStore, memoryAuthCaptureStore } from './payment-store.js'
 
 /**
  * The escrow and collectors the scheme's 402s name (the installed `@x402/evm`'s v1.1 set, which its client signs
@@ -65,61 +65,8 @@ import { authCaptureScheme, type AuthCaptureExtra, type PaymentInfo } from './ty
  */
 export const authCaptureDeployment = (): AuthCaptureDeployment => ({ ...packageDeployment })
 
-/** The step of the 402's deadlines, in seconds: a deadline is the end of the step `now + window` falls in. */
-export const deadlineGridSeconds = 60
-
-/** `ceil((now + seconds) / 60) * 60`: the absolute deadline a 402 built at `nowSeconds` writes for a window. */
-export const gridDeadline = (nowSeconds: number, seconds: number): number =>
-  Math.ceil((nowSeconds + seconds) / deadlineGridSeconds) * deadlineGridSeconds
-
-/**
- * Whether a payment's (accepted) deadline may settle against the one the requirements hold now: the same, or the
- * previous grid step's (a 402 fetched just before the step changed). Anything else is from an old 402.
- */
-export const acceptedDeadlineFits = (accepted: unknown, current: unknown): boolean =>
-  typeof accepted === 'number' &&
-  typeof current === 'number' &&
-  (accepted === current || accepted === current - deadlineGridSeconds)
-
 /** What signs for the receiver authorizer: a viem LocalAccount, or anything with its address and `signTypedData`. */
 export type ReceiverAuthorizer = TypedDataSigner & { address: Address }
-
-/** One auth-capture payment as the scheme remembers it: enough to author its capture, void and refund. */
-export type AuthCapturePaymentRecord = {
-  paymentInfoHash: Hex
-  network: string
-  chainId: number
-  escrow: Address
-  paymentInfo: PaymentInfo
-  saltNonce: Hex
-  /** The requirements the collect settled against (the accepted deadlines, the authorized amount): every later /settle's. */
-  requirements: PaymentRequirements
-  flow: AuthCaptureExtra['paymentFlow']
-  captureMode: AuthCaptureExtra['captureMode']
-  /** What the escrow holds for it (capturable) and what was captured and may be refunded, as of its last settle. */
-  capturable: string
-  refundable: string
-  /** The collect's transaction and the last one. */
-  collectTransaction: string
-  lastTransaction: string
-}
-
-/** Where the scheme keeps its payments (memory by default; a seller's database in production). */
-export type AuthCaptureStore = {
-  get(paymentInfoHash: Hex): AuthCapturePaymentRecord | undefined | Promise<AuthCapturePaymentRecord | undefined>
-  set(record: AuthCapturePaymentRecord): void | Promise<void>
-  list(): AuthCapturePaymentRecord[] | Promise<AuthCapturePaymentRecord[]>
-}
-
-/** A store in memory: the process's payments, lost when it exits. */
-export function memoryAuthCaptureStore(): AuthCaptureStore {
-  const records = new Map<string, AuthCapturePaymentRecord>()
-  return {
-    get: (hash) => records.get(hash.toLowerCase()),
-    set: (record) => void records.set(record.paymentInfoHash.toLowerCase(), record),
-    list: () => [...records.values()],
-  }
-}
 
 export type AuthCaptureServerSchemeOptions = {
   /**

@@ -5,7 +5,7 @@ import { z } from 'zod'
 import { readPaymentState } from '../../chain/auth-capture/index.js'
 import { approveFor } from '../../chain/permit2/index.js'
 import { deploymentOfEscrow } from '../../core/auth-capture/deployments.js'
-import { buildCapture, buildRefund, buildVoid, type LifecycleTarget } from '../../core/auth-capture/payloads.js'
+import { buildCapture, buildRefund, buildVoid } from '../../core/auth-capture/lifecycle-payloads.js'
 import type { PaymentInfo } from '../../core/auth-capture/types.js'
 import {
   ConflictError,
@@ -25,7 +25,14 @@ import {
   setEscrowChainView,
 } from '../db/index.js'
 import type { ServerDeps } from '../deps.js'
-import { applyEscrowStep, type EscrowStep, receiverAuthorizerOf, settleRecordedLifecycle } from '../escrow/index.js'
+import {
+  applyEscrowStep,
+  type EscrowStep,
+  escrowEvent,
+  lifecycleTargetOf,
+  receiverAuthorizerOf,
+  settleRecordedLifecycle,
+} from '../escrow/index.js'
 import { clockOf, requireSandboxChain, sandboxEpochOf } from '../sandbox/index.js'
 import { csvLine } from './analytics-csv.js'
 import { parseQuery, queryId, queryInt, queryString } from './analytics-query.js'
@@ -91,7 +98,6 @@ export const paymentColumns = [
 
 /** Seconds before the capture deadline from which svc refuses a capture (the facilitator's floor). */
 const deadlineFloorSeconds = 6
-const zeroNonce = `0x${'0'.repeat(64)}` as Hex
 
 /**
  * The seller's escrow payments (x402 auth-capture): GET /payments and /payments/{paymentId} (scope settlements:read),
@@ -208,12 +214,7 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
     }
 
     const signer = await receiverAuthorizerOf(deps, row.user_id)
-    const target: LifecycleTarget = {
-      chainId: chain.sandboxChain.chainId,
-      deployment,
-      paymentInfo: JSON.parse(row.payment_info) as PaymentInfo,
-      saltNonce: (row.salt_nonce ?? zeroNonce) as Hex,
-    }
+    const target = lifecycleTargetOf(row, deployment)
     const expected = { expectedCapturableAmount: capturable, expectedRefundableAmount: refundable }
     const payload =
       kind === 'capture'
@@ -244,37 +245,17 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
     if (!deps.events) return
     const api = await deps.db.selectFrom('apis').select('slug').where('id', '=', payment.api_id).executeTakeFirst()
     const type = kind === 'capture' ? 'payment.captured' : kind === 'void' ? 'payment.voided' : 'payment.refunded'
-    deps.events.publish(payment.user_id, {
-      type,
-      created_at: clockOf(deps).nowIso(),
-      environment: payment.environment,
-      api_id: payment.api_id,
-      api_slug: api?.slug ?? '',
-      endpoint_id: payment.endpoint_id,
-      method: payment.method,
-      path: payment.path,
-      amount: payment.authorized,
-      asset: payment.asset,
-      network: payment.network,
-      pay_to: payment.pay_to,
-      payer: payment.payer,
-      transaction: step.transaction,
-      settlement_id: payment.settlement_id,
-      reason: null,
-      error: null,
-      status: 200,
-      charged: BigInt(payment.captured) > 0n,
-      builder_code: null,
-      channel_id: null,
-      escrow: {
-        id: payment.id,
-        payment_info_hash: payment.payment_info_hash,
-        state: payment.state,
+    deps.events.publish(
+      payment.user_id,
+      escrowEvent(payment, {
+        type,
+        api_slug: api?.slug ?? '',
+        created_at: clockOf(deps).nowIso(),
         moved: step.amount,
-        captured: payment.captured,
-        refunded: payment.refunded,
-      },
-    })
+        amount: payment.authorized,
+        transaction: step.transaction,
+      }),
+    )
   }
 
   /** A chain read or send; a chain that restarts meanwhile is a 503 with Retry-After, never a 500. */

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import { forUpdate } from './dialect.js'
 import type {
   EscrowColumns,
+  EscrowAmountColumn,
   EscrowPaymentRow,
   EscrowPaymentsTable,
   EscrowState,
@@ -150,21 +151,7 @@ export async function listEscrowTransactions(db: Kysely<Database>, paymentId: st
 }
 
 /** What a step changes in a payment (server/escrow/records.ts computes it from the payment as it is). */
-export type EscrowPaymentChange = Partial<
-  Pick<
-    EscrowPaymentsTable,
-    | 'authorized'
-    | 'captured'
-    | 'fees'
-    | 'voided'
-    | 'refunded'
-    | 'reclaimed'
-    | 'capturable'
-    | 'refundable'
-    | 'state'
-    | 'delivered'
-  >
->
+export type EscrowPaymentChange = Partial<Pick<EscrowPaymentsTable, EscrowAmountColumn | 'state' | 'delivered'>>
 
 /**
  * Records one escrow transaction of a payment, in one database transaction: the transaction's row, unless one of its

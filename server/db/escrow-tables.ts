@@ -76,6 +76,21 @@ export type EscrowPaymentsTable = {
 }
 
 /**
+ * The amount columns of an escrow payment: what its steps moved, and the escrow's view of what is left (capturable,
+ * refundable). Its steps change them (server/escrow/records.ts `advanceEscrow`), its state is derived from them; a
+ * collect writes them at zero.
+ */
+export type EscrowAmountColumn =
+  | 'authorized'
+  | 'captured'
+  | 'fees'
+  | 'voided'
+  | 'refunded'
+  | 'reclaimed'
+  | 'capturable'
+  | 'refundable'
+
+/**
  * An escrow transaction on chain, never changed once written: one per (chain epoch, transaction, kind), so recording
  * one step twice (the gateway and recovery, or two processes) writes one row. A capture and the void of its rest sent
  * in one /settle are two transactions, two rows.

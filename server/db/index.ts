@@ -97,6 +97,7 @@ export {
 } from './escrow-payments.js'
 export type {
   EscrowActor,
+  EscrowAmountColumn,
   EscrowColumns,
   EscrowJournalEntry,
   EscrowPaymentRow,

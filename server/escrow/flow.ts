@@ -10,13 +10,12 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { x402ResourceServer } from '@x402/core/server'
 import type { PaymentRequirements, SettleResponse } from '@x402/core/types'
-import { readPayload, reopenCollect, chainIdOf, type Reopened } from '../../core/auth-capture/payloads.js'
+import { readPayload } from '../../core/auth-capture/read-payload.js'
+import { reopenCollect, chainIdOf, type Reopened } from '../../core/auth-capture/reopen.js'
 import { normalizeExtra } from '../../core/auth-capture/extra.js'
-import {
-  acceptedDeadlineFits,
-  AuthCaptureServerScheme,
-  type AuthCaptureStore,
-} from '../../core/auth-capture/server-scheme.js'
+import { acceptedDeadlineFits } from '../../core/auth-capture/deadlines.js'
+import type { AuthCaptureStore } from '../../core/auth-capture/payment-store.js'
+import { AuthCaptureServerScheme } from '../../core/auth-capture/server-scheme.js'
 import type { AuthCaptureExtra } from '../../core/auth-capture/types.js'
 import { machineClock } from '../../core/clock.js'
 import { pausePoint } from '../../core/pause-point.js'
@@ -47,9 +46,9 @@ import {
   verifyPayment,
 } from '../payments/index.js'
 import type { FacilitatorResult } from '../payments/index.js'
-import type { PaymentEvent, PaymentEventEscrow } from '../payment-events.js'
 import { upstreamTarget, type UpstreamResponse } from '../upstream/index.js'
 import type { EscrowDeps } from './deps.js'
+import { escrowEvent, escrowOf } from './events.js'
 import { receiverAuthorizerOf } from './keys.js'
 import type { RecordedReclaim } from './reclaims.js'
 import { type AppliedEscrowStep, applyEscrowStep, type EscrowStep, recordEscrowCollect } from './records.js'
@@ -152,16 +151,6 @@ const settleStep = (
     ),
     payment.requirements,
   )
-
-/** The escrow part of a payment.* event after a step. */
-const escrowOf = (payment: EscrowPaymentRow, moved: string): PaymentEventEscrow => ({
-  id: payment.id,
-  payment_info_hash: payment.payment_info_hash,
-  state: payment.state,
-  moved,
-  captured: payment.captured,
-  refunded: payment.refunded,
-})
 
 /**
  * Pays a request of an auth-capture route (it holds the payment's claim): the escrow flow (hold → forward → capture or
@@ -575,28 +564,14 @@ export async function tellReclaim(deps: EscrowDeps, { payment, transaction }: Re
   const bus = deps.events
   if (!bus?.wanted(payment.user_id)) return
   const api = await deps.db.selectFrom('apis').select('slug').where('id', '=', payment.api_id).executeTakeFirst()
-  bus.publish(payment.user_id, {
-    type: 'payment.reclaimed',
-    created_at: transaction.created_at,
-    environment: payment.environment as PaymentEvent['environment'],
-    api_id: payment.api_id,
-    api_slug: api?.slug ?? '',
-    endpoint_id: payment.endpoint_id,
-    method: payment.method,
-    path: payment.path,
-    amount: transaction.amount,
-    asset: payment.asset,
-    network: payment.network,
-    pay_to: payment.pay_to,
-    payer: payment.payer,
-    transaction: transaction.transaction,
-    settlement_id: payment.settlement_id,
-    reason: null,
-    error: null,
-    status: 200,
-    charged: BigInt(payment.captured) > 0n,
-    builder_code: null,
-    channel_id: null,
-    escrow: escrowOf(payment, transaction.amount),
-  })
+  bus.publish(
+    payment.user_id,
+    escrowEvent(payment, {
+      type: 'payment.reclaimed',
+      api_slug: api?.slug ?? '',
+      created_at: transaction.created_at,
+      moved: transaction.amount,
+      transaction: transaction.transaction,
+    }),
+  )
 }

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely'
 import {
   type Database,
   type EscrowActor,
+  type EscrowAmountColumn,
   type EscrowPaymentChange,
   type EscrowPaymentRow,
   type EscrowState,
@@ -29,10 +30,7 @@ export type EscrowStep = {
 }
 
 /** A payment's amounts (atomic units, decimal strings) and its flow: what its state is derived from. */
-type Amounts = Pick<
-  EscrowPaymentRow,
-  'authorized' | 'captured' | 'fees' | 'voided' | 'refunded' | 'reclaimed' | 'capturable' | 'refundable' | 'flow'
->
+type Amounts = Pick<EscrowPaymentRow, EscrowAmountColumn | 'flow'>
 
 /**
  * A payment's state from its amounts (server/openapi.yaml `EscrowPaymentState`): `authorized` while something is
@@ -143,19 +141,7 @@ export async function applyEscrowStep(
 /** A payment as the collect makes it: every column but those its steps move. */
 export type NewEscrowPayment = Omit<
   EscrowPaymentRow,
-  | 'id'
-  | 'authorized'
-  | 'captured'
-  | 'fees'
-  | 'voided'
-  | 'refunded'
-  | 'reclaimed'
-  | 'capturable'
-  | 'refundable'
-  | 'state'
-  | 'settlement_id'
-  | 'created_at'
-  | 'updated_at'
+  'id' | EscrowAmountColumn | 'state' | 'settlement_id' | 'created_at' | 'updated_at'
 > & { created_at?: string | undefined }
 
 /**

@@ -1,7 +1,7 @@
 import type { PaymentRequirements } from '@x402/core/types'
 import type { Hex } from 'viem'
-import { deploymentOfEscrow } from '../../core/auth-capture/deployments.js'
-import { buildVoid } from '../../core/auth-capture/payloads.js'
+import { type AuthCaptureDeployment, deploymentOfEscrow } from '../../core/auth-capture/deployments.js'
+import { buildVoid, type LifecycleTarget } from '../../core/auth-capture/lifecycle-payloads.js'
 import type { LifecyclePayload, PaymentInfo } from '../../core/auth-capture/types.js'
 import type { EscrowPaymentRow } from '../db/index.js'
 import type { HoldVoider } from './action-recovery.js'
@@ -44,6 +44,19 @@ export function requirementsOfPayment(
 }
 
 /**
+ * What a recorded payment's lifecycle payloads (capture, void, refund) name: the payment on its own network's chain
+ * (the chain id its `paymentInfoHash` is taken with), in `deployment`, with its PaymentInfo and salt.
+ */
+export function lifecycleTargetOf(payment: EscrowPaymentRow, deployment: AuthCaptureDeployment): LifecycleTarget {
+  return {
+    chainId: Number(payment.network.split(':')[1]),
+    deployment,
+    paymentInfo: JSON.parse(payment.payment_info) as PaymentInfo,
+    saltNonce: (payment.salt_nonce ?? `0x${'0'.repeat(64)}`) as Hex,
+  }
+}
+
+/**
  * Settles a lifecycle payload (capture, void, refund) of a recorded payment in process, through the chain's
  * facilitator, against the requirements it was paid under: the facilitator's answer, or 'chain-down'.
  */
@@ -70,17 +83,8 @@ export function facilitatorHoldVoider(deps: EscrowDeps): HoldVoider {
     if (!chain) throw new Error('no chain services here')
     const deployment = deploymentOfEscrow(payment.escrow)
     if (!deployment) throw new Error(`the escrow ${payment.escrow} is not one svc serves`)
-    const info = JSON.parse(payment.payment_info) as PaymentInfo
     const signer = await receiverAuthorizerOf(deps, payment.user_id)
-    const payload = await buildVoid(
-      {
-        chainId: Number(payment.network.split(':')[1]),
-        deployment,
-        paymentInfo: info,
-        saltNonce: (payment.salt_nonce ?? `0x${'0'.repeat(64)}`) as Hex,
-      },
-      signer,
-    )
+    const payload = await buildVoid(lifecycleTargetOf(payment, deployment), signer)
     const answer = await settleRecordedLifecycle(chain, payment, payload)
     if (answer === 'chain-down') throw new Error('the chain is restarting')
     if (!answer.success)

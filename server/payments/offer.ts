@@ -22,7 +22,7 @@ import {
 } from '@x402/extensions/offer-receipt'
 import { encodeBase58 } from '@x402/extensions/sign-in-with-x'
 import { signInChallenge } from './sign-in-with-x.js'
-import { deadlineGridSeconds } from '../../core/auth-capture/server-scheme.js'
+import { deadlineGridSeconds } from '../../core/auth-capture/deadlines.js'
 import { type Clock, machineClock } from '../../core/clock.js'
 import type { GatewayRoute } from './endpoint-table.js'
 import { FacilitatorUnavailableError } from './facilitator-calls.js'

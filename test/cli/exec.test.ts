@@ -112,6 +112,32 @@ describe('svc exec', () => {
     }
   })
 
+  test("--help shows exec's own usage: a free port, a temporary directory and the demo seed, not svc up's defaults", async () => {
+    const { code, stdout } = await cli.run(['exec', '--help'], {
+      SVC_PORT: '4555',
+      SVC_DATA_DIR: join(work, 'nowhere'),
+    })
+    expect(code).toBe(0)
+    const help = stdout.split('Global Options:')[0]!.replace(/\s+/g, ' ')
+    expect(help).toContain('Usage: svc exec [options] -- <command…>')
+    expect(help).toContain('--port <port> port of the control planes and the gateway; 0 picks a free one (default: 0)')
+    expect(help).toContain('unless given, a temporary directory removed on exit')
+    expect(help).toContain('demo unless given')
+    // svc up's defaults and variables, and the flags exec sets itself, are not exec's.
+    for (const absent of [
+      '4020',
+      '4555',
+      '.svc',
+      'nowhere',
+      'SVC_PORT',
+      'SVC_DATA_DIR',
+      '--json',
+      '--ephemeral',
+      '--no-tui',
+    ])
+      expect(help, absent).not.toContain(absent)
+  })
+
   test('svc failing to start: exit 2 with its reason, one line, the command not run', async () => {
     const { port, server } = await holdPort()
     try {

@@ -11,45 +11,36 @@ import express from 'express'
 import { type Address, erc20Abi } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { type ChainServices, startChainServices } from '../../chain/services.js'
+import type { ChainServices } from '../../chain/services.js'
 import { AuthCaptureServerScheme } from '../../core/auth-capture/server-scheme.js'
 import { listen } from '../../core/http.js'
-import { startTestServer, type TestServer } from '../helpers/control.js'
-import { authorizeEscrow, type EscrowSeller, escrowOnChain } from '../helpers/escrow-payments.js'
+import type { TestServer } from '../helpers/control.js'
+import {
+  authorizeEscrow,
+  type EscrowSandbox,
+  type EscrowSeller,
+  escrowOnChain,
+  startEscrowSandbox,
+} from '../helpers/escrow-payments.js'
 import { type Cli, createCli } from './harness.js'
 
 let chain: ChainServices
 let t: TestServer
 let cli: Cli
 let seller: EscrowSeller
+let sandbox: EscrowSandbox | undefined
 const buyerKey = generatePrivateKey()
 const buyer = privateKeyToAccount(buyerKey)
 const payTo = privateKeyToAccount(generatePrivateKey()).address
 const price = 10_000n
 
 beforeAll(async () => {
-  chain = await startChainServices()
-  t = await startTestServer({ chain })
-  await chain.manager.fund(buyer.address)
-  const { jwt, userId } = await t.signup()
-  const api = await t.call('/apis', {
-    jwt,
-    environment: 'development',
-    body: {
-      name: 'Escrow',
-      slug: `escrow-${Date.now()}`,
-      upstream_base_url: 'https://upstream.example.test/v1',
-      pay_to_mode: 'user_wallet',
-      pay_to_address: payTo,
-    },
-  })
-  expect(api.status).toBe(201)
-  seller = { userId, apiId: api.body.id, payTo }
-  cli = createCli({ SVC_BASE_URL: t.server.sandboxControlUrl, SVC_JWT: jwt })
+  sandbox = await startEscrowSandbox({ buyer: buyer.address, payTo })
+  ;({ chain, t, seller } = sandbox)
+  cli = createCli({ SVC_BASE_URL: t.server.sandboxControlUrl, SVC_JWT: sandbox.seller.jwt })
 }, 120_000)
 afterAll(async () => {
-  await t?.stop()
-  await chain?.stop()
+  await sandbox?.stop()
 })
 
 const usdcOf = (address: Address) =>

@@ -31,17 +31,9 @@ import {
 } from '../../core/auth-capture/deployments.js'
 import { feeBounds, normalizeExtra } from '../../core/auth-capture/extra.js'
 import { boundSalt, paymentInfoHash, paymentInfoTypehash, signatureNonce } from '../../core/auth-capture/hashes.js'
-import {
-  buildCapture,
-  buildRefund,
-  buildVoid,
-  checkCollectTimes,
-  completeCharge,
-  type ReadPayload,
-  readPayload,
-  reopenCollect,
-  reopenLifecycle,
-} from '../../core/auth-capture/payloads.js'
+import { buildCapture, buildRefund, buildVoid, completeCharge } from '../../core/auth-capture/lifecycle-payloads.js'
+import { checkCollectTimes, reopenCollect, reopenLifecycle } from '../../core/auth-capture/reopen.js'
+import { type ReadPayload, readPayload } from '../../core/auth-capture/read-payload.js'
 import {
   captureTypedData,
   chargeTypedData,

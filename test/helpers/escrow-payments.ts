@@ -9,17 +9,66 @@ import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client'
 import { type Address, type Hex, zeroAddress } from 'viem'
 import type { PrivateKeyAccount } from 'viem/accounts'
 import { readPaymentState } from '../../chain/auth-capture/index.js'
-import type { ChainServices } from '../../chain/services.js'
+import { type ChainServices, startChainServices } from '../../chain/services.js'
 import { offeredEscrow } from '../../core/auth-capture/deployments.js'
 import { normalizeExtra } from '../../core/auth-capture/extra.js'
-import { type ReadPayload, readPayload, reopenCollect } from '../../core/auth-capture/payloads.js'
+import { type ReadPayload, readPayload } from '../../core/auth-capture/read-payload.js'
+import { reopenCollect } from '../../core/auth-capture/reopen.js'
 import { loadInstallSecrets } from '../../server/data-dir/secrets.js'
 import { findLatestChainEpoch } from '../../server/db/index.js'
 import { receiverAuthorizerOf, recordEscrowCollect } from '../../server/escrow/index.js'
-import type { TestServer } from './control.js'
+import { startTestServer, type TestServer } from './control.js'
 
 export type EscrowSeller = { userId: string; apiId: string; payTo: Address }
 export type AuthorizedEscrow = { id: string; settlementId: string; hash: Hex; escrow: Address }
+
+/** One sandbox for a file of escrow tests: its chain services, svc's server on them, a seller and a funded buyer. */
+export type EscrowSandbox = {
+  chain: ChainServices
+  t: TestServer
+  /** The seller's session, and a Sandbox API of theirs that pays to `payTo`. */
+  seller: EscrowSeller & { jwt: string }
+  stop(): Promise<void>
+}
+
+/**
+ * Starts the chain services and svc's server on them, funds `buyer` from the faucet (`usdc`: how much USDC, else the
+ * faucet's default) and signs up a seller with a Sandbox API paying to `payTo`.
+ */
+export async function startEscrowSandbox(input: {
+  buyer: Address
+  payTo: Address
+  usdc?: string | undefined
+}): Promise<EscrowSandbox> {
+  const chain = await startChainServices()
+  const t = await startTestServer({ chain })
+  const stop = async () => {
+    await t.stop()
+    await chain.stop()
+  }
+  try {
+    await (input.usdc === undefined
+      ? chain.manager.fund(input.buyer)
+      : chain.manager.fund(input.buyer, 'usdc', input.usdc))
+    const { jwt, userId } = await t.signup()
+    const api = await t.call('/apis', {
+      jwt,
+      environment: 'development',
+      body: {
+        name: 'Escrow',
+        slug: `escrow-${Date.now()}`,
+        upstream_base_url: 'https://upstream.example.test/v1',
+        pay_to_mode: 'user_wallet',
+        pay_to_address: input.payTo,
+      },
+    })
+    if (api.status !== 201) throw new Error(`creating the escrow API failed: ${api.status} ${JSON.stringify(api.body)}`)
+    return { chain, t, seller: { jwt, userId, apiId: api.body.id, payTo: input.payTo }, stop }
+  } catch (error) {
+    await stop()
+    throw error
+  }
+}
 
 /** The seller's receiver authorizer: the key svc keeps for it (made on first use). */
 export async function receiverAuthorizerAddress(t: TestServer, userId: string): Promise<Address> {

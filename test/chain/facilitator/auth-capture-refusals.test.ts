@@ -21,10 +21,9 @@ import {
   buildVoid,
   completeCharge,
   type LifecycleTarget,
-  type ReadPayload,
-  readPayload,
-  reopenCollect,
-} from '../../../core/auth-capture/payloads.js'
+} from '../../../core/auth-capture/lifecycle-payloads.js'
+import { type ReadPayload, readPayload } from '../../../core/auth-capture/read-payload.js'
+import { reopenCollect } from '../../../core/auth-capture/reopen.js'
 import type { CollectPayload, LifecyclePayload } from '../../../core/auth-capture/types.js'
 import { getJson, postJson } from '../../helpers/payments.js'
 

@@ -40,18 +40,6 @@ const notes: Record<string, string> = {
     '[the variables svc sets](../config#variables-svc-sets).',
 }
 
-/**
- * Defaults a command sets itself, past commander's (whose declared ones `svc exec` shares with `svc up`):
- * cli/commands/exec.ts runs on a free port, ephemeral and seeded unless the flag is given on the command line.
- */
-const ownDefaults: Record<string, Record<string, string>> = {
-  exec: {
-    port: '`0`: a free port (`SVC_PORT` is not read)',
-    'data-dir': 'a temporary directory, removed on exit (`SVC_DATA_DIR` is not read)',
-    seed: '`demo`',
-  },
-}
-
 export function render(): Record<string, string> {
   const tree = cliTree()
   const pages: Record<string, string> = { 'docs/reference/cli/index.md': indexPage(tree) }
@@ -118,12 +106,7 @@ function commandPage(command: CliCommand): string {
   if (notes[name]) lines.push(notes[name], '')
   if (command.arguments.length > 0) lines.push('## Arguments', '', ...argumentTable(command), '')
   if (command.options.length > 0)
-    lines.push(
-      '## Options',
-      '',
-      ...optionTable(command.options, (option) => `opt-${option.name}`, ownDefaults[name]),
-      '',
-    )
+    lines.push('## Options', '', ...optionTable(command.options, (option) => `opt-${option.name}`), '')
   lines.push('Every command also takes the [global options](./index#global-options).', '')
   const subs = descendants(command)
   if (subs.length > 0) {

@@ -8,11 +8,17 @@
 import { type Address, erc20Abi, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { type ChainServices, startChainServices } from '../../../chain/services.js'
-import { startTestServer, type TestServer } from '../../helpers/control.js'
+import type { ChainServices } from '../../../chain/services.js'
+import type { TestServer } from '../../helpers/control.js'
 import { openTestEventStream } from '../../helpers/event-stream.js'
 import { connectMcp, textOf } from '../../mcp/connect.js'
-import { authorizeEscrow, escrowOnChain, receiverAuthorizerAddress } from '../../helpers/escrow-payments.js'
+import {
+  authorizeEscrow,
+  type EscrowSandbox,
+  escrowOnChain,
+  receiverAuthorizerAddress,
+  startEscrowSandbox,
+} from '../../helpers/escrow-payments.js'
 
 let chain: ChainServices
 let t: TestServer
@@ -23,30 +29,18 @@ const payTo = privateKeyToAccount(generatePrivateKey()).address
 const price = 10_000n
 const prefix = 'invalid_auth_capture_evm_'
 
+let sandbox: EscrowSandbox | undefined
 beforeAll(async () => {
-  chain = await startChainServices()
-  t = await startTestServer({ chain })
-  await chain.manager.fund(buyer.address, 'usdc', '1')
-  const { jwt, userId } = await t.signup()
-  const api = await t.call('/apis', {
-    jwt,
-    environment: dev,
-    body: {
-      name: 'Escrow',
-      slug: `escrow-${Date.now()}`,
-      upstream_base_url: 'https://upstream.example.test/v1',
-      pay_to_mode: 'user_wallet',
-      pay_to_address: payTo,
-    },
-  })
-  expect(api.status).toBe(201)
-  seller = { jwt, userId, apiId: api.body.id, receiverAuthorizer: await receiverAuthorizerAddress(t, userId) }
+  sandbox = await startEscrowSandbox({ buyer: buyer.address, payTo, usdc: '1' })
+  chain = sandbox.chain
+  t = sandbox.t
+  const { jwt, userId, apiId } = sandbox.seller
+  seller = { jwt, userId, apiId, receiverAuthorizer: await receiverAuthorizerAddress(t, userId) }
 }, 120_000)
 const streams: (() => void)[] = []
 afterAll(async () => {
   for (const close of streams) close()
-  await t?.stop()
-  await chain?.stop()
+  await sandbox?.stop()
 })
 
 const usdcOf = (address: Address) =>

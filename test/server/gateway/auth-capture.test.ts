@@ -18,7 +18,7 @@ import { buyerEscrowAbi, buyerEscrowPaymentOf, paymentInfoArgument } from '../..
 import { authCaptureDeployment } from '../../../core/auth-capture/server-scheme.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
 import { deploymentOfEscrow } from '../../../core/auth-capture/deployments.js'
-import { buildCapture } from '../../../core/auth-capture/payloads.js'
+import { buildCapture } from '../../../core/auth-capture/lifecycle-payloads.js'
 import { loadInstallSecrets } from '../../../server/data-dir/secrets.js'
 import { receiverAuthorizerOf, requirementsOfPayment } from '../../../server/escrow/index.js'
 import { postJson } from '../../helpers/payments.js'
