@@ -127,7 +127,15 @@ export function createSettlementJournal<D extends JournalDeps>(
       skip: inFlight,
       channelRow,
       escrowRow,
-    }).finally(() => (sweeping = undefined))
+    })
+      // The database may be away (a PostgreSQL restart): the next sweep tries again; a rejection here would end the
+      // process.
+      .catch((error: unknown) =>
+        log(
+          `svc: resolving unfinished payments failed (tried again in ${sweepEveryMs / 1000} s): ${toSvcError(error).message}`,
+        ),
+      )
+      .finally(() => (sweeping = undefined))
   }, sweepEveryMs)
   timer.unref()
   const kept = createKeptWrites(deps, retryEveryMs, (id) => inFlight.delete(id))
