@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { proolInstancePatch } from '../patches/prool-instance.js'
 import { viemNativeKeysPatch } from '../patches/viem-native-keys.js'
 import { viemRecoverPublicKeyPatch } from '../patches/viem-recover-public-key.js'
 import { viemTypedDataHashPatch } from '../patches/viem-typed-data-hash.js'
@@ -91,6 +92,7 @@ async function bundleCommand(build, temp) {
       viemTypedDataHashPatch,
       x402ChannelIdPatch,
       x402CoreUtilsPatch,
+      proolInstancePatch,
     ],
     minifyWhitespace: true,
     minifySyntax: true,
