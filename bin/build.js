@@ -8,6 +8,8 @@ import { execFileSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { proolInstancePatch } from '../patches/prool-instance.js'
+import { viemNativeKeysPatch } from '../patches/viem-native-keys.js'
 import { viemRecoverPublicKeyPatch } from '../patches/viem-recover-public-key.js'
 import { viemTypedDataHashPatch } from '../patches/viem-typed-data-hash.js'
 import { x402CoreUtilsPatch } from '../patches/x402-core-utils.js'
@@ -84,7 +86,14 @@ async function bundleCommand(build, temp) {
       js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);",
     },
     // Plugins need esbuild's asynchronous build.
-    plugins: [viemRecoverPublicKeyPatch, viemTypedDataHashPatch, x402ChannelIdPatch, x402CoreUtilsPatch],
+    plugins: [
+      viemRecoverPublicKeyPatch,
+      viemNativeKeysPatch,
+      viemTypedDataHashPatch,
+      x402ChannelIdPatch,
+      x402CoreUtilsPatch,
+      proolInstancePatch,
+    ],
     minifyWhitespace: true,
     minifySyntax: true,
     logLevel: 'warning',

@@ -149,7 +149,7 @@ export function sandboxEnvTable(): string {
  * (the chain's own keys have loaded viem's key code and its tables by then), and funded at once ({@link fundBuyer}).
  */
 export async function createBuyer(): Promise<Buyer> {
-  const { generatePrivateKey, privateKeyToAccount } = await import('viem/accounts')
+  const { generatePrivateKey, privateKeyToAccount } = await import('./viem-keys.js')
   const privateKey = generatePrivateKey()
   return { address: privateKeyToAccount(privateKey).address, private_key: privateKey }
 }

@@ -1,5 +1,3 @@
-import { BaseError as ViemError, HttpRequestError } from 'viem'
-
 /** One code of {@link errorCodes}: what `SvcError.code` may be. */
 export type ErrorCodeInfo = {
   code: string
@@ -292,6 +290,17 @@ function* causeChain(error: unknown, depth = 8): Generator<unknown> {
 const firstLine = (text: string): string => text.split('\n')[0]!.trim()
 
 /**
+ * A viem error (its `BaseError` or a subclass), told by its shape: a `shortMessage` and viem's bare version ("2.57.1";
+ * ox's errors say "ox@…"). Not `instanceof`: this module loads without viem (the SDK's client, `import 'svc/testing'`
+ * load it at once, viem only when they need it), and an error of another copy of viem is one too.
+ */
+function isViemError(error: unknown): error is Error & { shortMessage: string } {
+  if (!(error instanceof Error)) return false
+  const { shortMessage, version } = error as { shortMessage?: unknown; version?: unknown }
+  return typeof shortMessage === 'string' && typeof version === 'string' && /^\d+\.\d+/.test(version)
+}
+
+/**
  * Any thrown value as an SvcError, for a front end to present: an SvcError (an SvcApiError too) is returned as it is;
  * a viem error becomes a {@link ChainError} (`unreachable` when an HTTP request to the node failed) with viem's
  * one-line `shortMessage`; anything else an `internal_error` with the first line of its message. The original is
@@ -299,8 +308,8 @@ const firstLine = (text: string): string => text.split('\n')[0]!.trim()
  */
 export function toSvcError(error: unknown): SvcError {
   if (error instanceof SvcError) return error
-  const unreachable = [...causeChain(error)].some((e) => e instanceof HttpRequestError)
-  if (error instanceof ViemError)
+  const unreachable = [...causeChain(error)].some((e) => isViemError(e) && e.name === 'HttpRequestError')
+  if (isViemError(error))
     return new ChainError(firstLine(error.shortMessage) || 'chain error', {
       cause: error,
       code: unreachable ? 'unreachable' : 'chain_error',

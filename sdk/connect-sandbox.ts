@@ -5,20 +5,30 @@
  * Sandbox for everyone (snapshots, time travel, the chain's restart) takes the admin credential.
  */
 import { randomBytes } from 'node:crypto'
-import { x402Client } from '@x402/core/client'
-import { ExactEvmScheme } from '@x402/evm/exact/client'
-import { UptoEvmScheme } from '@x402/evm/upto/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
 import type { Hex } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { ForbiddenError, SvcApiError, UsageError } from '../core/errors.js'
 import { scopes } from '../core/scopes.js'
-import { createSvcClient, type SvcClient } from './client.js'
+import type { SvcClient } from './client.js'
 import { createEventQueue } from './event-queue.js'
-import { localFetch } from './local-fetch.js'
 import { signingBySvcClock } from './svc-clock-signing.js'
-import { retryTakeover } from './takeover-retry.js'
 import type { ChainRestart, Fault, FaultInput, SandboxTime, StreamEvent } from './types.js'
+
+/**
+ * The modules a connection is made of (the official x402 client on your viem, svc's client): loaded by the first
+ * connectSandbox() call, not when svc/testing is imported (a test file that only starts a sandbox does not load them
+ * before it starts).
+ */
+const loadClientModules = () =>
+  Promise.all([
+    import('@x402/core/client'),
+    import('@x402/evm/exact/client'),
+    import('@x402/evm/upto/client'),
+    import('@x402/fetch'),
+    import('viem/accounts'),
+    import('./client.js'),
+    import('./local-fetch.js'),
+    import('./takeover-retry.js'),
+  ])
 
 /**
  * Who the job is on the shared Sandbox. No email: a fresh seller (the server must verify emails: `--auto-verify`).
@@ -126,6 +136,16 @@ export async function connectSandbox(
   credentials: SandboxCredentials = {},
   options: ConnectSandboxOptions = {},
 ): Promise<SharedSandbox> {
+  const [
+    { x402Client },
+    { ExactEvmScheme },
+    { UptoEvmScheme },
+    { wrapFetchWithPayment },
+    { generatePrivateKey, privateKeyToAccount },
+    { createSvcClient },
+    { localFetch },
+    { retryTakeover },
+  ] = await loadClientModules()
   const { buyerUsdc = '100', maxAmountPerPayment = '10000000', fetch = localFetch, takeoverWaitMs } = options
   const anonymous = createSvcClient({ baseUrl: url, fetch })
   const platform = await anonymous.request<{

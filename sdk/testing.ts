@@ -5,30 +5,15 @@
  */
 import '../core/polyfill.js'
 import { randomBytes } from 'node:crypto'
-import { x402Client } from '@x402/core/client'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { toClientEvmSigner } from '@x402/evm'
-import { AuthCaptureEvmScheme } from '@x402/evm/auth-capture/client'
-import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
-import { FileClientChannelStorage } from '@x402/evm/batch-settlement/client/file-storage'
-import { ExactEvmScheme } from '@x402/evm/exact/client'
-import { UptoEvmScheme } from '@x402/evm/upto/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
-import { createWalletClient, type Hex, http } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import {
-  type BuyerEscrowPayment,
-  buyerEscrowAbi,
-  buyerEscrowPaymentOf,
-  paymentInfoArgument,
-} from '../core/auth-capture/buyer.js'
+import type { Hex } from 'viem'
+import type { BuyerEscrowPayment } from '../core/auth-capture/buyer.js'
 import { scopes } from '../core/scopes.js'
 import type { startSvc as StartSvc } from '../server/start/index.js'
-import { createSvcClient, type SvcClient } from './client.js'
-import { localFetch } from './local-fetch.js'
+import type { SvcClient } from './client.js'
 import { signingBySvcClock } from './svc-clock-signing.js'
 import type { SandboxTime } from './types.js'
 import { createEventQueue } from './event-queue.js'
@@ -168,11 +153,42 @@ async function loadStartSvc(): Promise<typeof StartSvc> {
   return (await import('../server/start/index.js')).startSvc
 }
 
+/**
+ * What the buyer and the seller's clients are made of (the official x402 client with its schemes on your viem, svc's
+ * client): loaded while svc starts (from when Anvil is spawned), not when this module is imported.
+ */
+const loadClientModules = () =>
+  Promise.all([
+    import('@x402/core/client'),
+    import('@x402/evm'),
+    import('@x402/evm/auth-capture/client'),
+    import('@x402/evm/batch-settlement/client'),
+    import('@x402/evm/batch-settlement/client/file-storage'),
+    import('@x402/evm/exact/client'),
+    import('@x402/evm/upto/client'),
+    import('@x402/fetch'),
+    import('viem'),
+    import('viem/accounts'),
+    import('../core/auth-capture/buyer.js'),
+    import('./client.js'),
+    import('./local-fetch.js'),
+  ])
+
 export async function startSandbox(options: TestSandboxOptions = {}): Promise<TestSandbox> {
   const { buyerUsdc = '1000', maxAmountPerPayment = '10000000', forkUrl, twins, twinForkUrl } = options
   const startSvc = await loadStartSvc()
-  const privateKey = generatePrivateKey()
-  const buyer = privateKeyToAccount(privateKey)
+  let loading: ReturnType<typeof loadClientModules> | undefined
+  const clientModules = () => {
+    loading ??= loadClientModules()
+    return loading
+  }
+  // The buyer's key, made once its modules are there.
+  const buyerAccount = () =>
+    clientModules().then(([, , , , , , , , , { generatePrivateKey, privateKeyToAccount }]) => {
+      const privateKey = generatePrivateKey()
+      return { privateKey, account: privateKeyToAccount(privateKey) }
+    })
+  let buyerMade: ReturnType<typeof buyerAccount> | undefined
   // The buyer is funded as soon as the chain is up (its ETH and USDC on every chain at once), beside the server's
   // start and the seller's signup.
   let funded: Promise<unknown> | undefined
@@ -185,17 +201,42 @@ export async function startSandbox(options: TestSandboxOptions = {}): Promise<Te
     twins,
     twinForkUrl,
     log: () => {},
+    // Said as Anvil is about to be spawned: the client modules load from then on, while Anvil boots and svc starts.
+    onProgress() {
+      buyerMade ??= buyerAccount()
+      buyerMade.catch(() => {})
+    },
     onChain(chain) {
-      funded = Promise.all(
-        [chain.manager, ...chain.twins.map((twin) => twin.manager)].flatMap((manager) => [
-          manager.fund(buyer.address, 'eth', '10'),
-          manager.fund(buyer.address, 'usdc', buyerUsdc),
-        ]),
+      buyerMade ??= buyerAccount()
+      funded = buyerMade.then(({ account }) =>
+        Promise.all(
+          [chain.manager, ...chain.twins.map((twin) => twin.manager)].flatMap((manager) => [
+            manager.fund(account.address, 'eth', '10'),
+            manager.fund(account.address, 'usdc', buyerUsdc),
+          ]),
+        ),
       )
       funded.catch(() => {})
     },
   })
   try {
+    const [
+      { x402Client },
+      { toClientEvmSigner },
+      { AuthCaptureEvmScheme },
+      { BatchSettlementEvmScheme },
+      { FileClientChannelStorage },
+      { ExactEvmScheme },
+      { UptoEvmScheme },
+      { wrapFetchWithPayment },
+      { createWalletClient, http },
+      ,
+      { buyerEscrowAbi, buyerEscrowPaymentOf, paymentInfoArgument },
+      { createSvcClient },
+      { localFetch },
+    ] = await clientModules()
+    buyerMade ??= buyerAccount()
+    const { privateKey, account: buyer } = await buyerMade
     const { server, chain } = sandbox
     const email = `seller-${randomBytes(6).toString('hex')}@svc.test`
     const password = randomBytes(12).toString('base64url')

@@ -99,7 +99,7 @@ export function registerChannels(program: Command, ctx: CliContext) {
             import('@x402/evm/batch-settlement/client/file-storage'),
             import('@x402/evm'),
             import('viem'),
-            import('viem/accounts'),
+            import('../viem-keys.js'),
           ])
         const account = accounts.privateKeyToAccount(privateKey as `0x${string}`)
         const signer = svc.rpcUrl

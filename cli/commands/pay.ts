@@ -153,7 +153,7 @@ export function registerPay(program: Command, ctx: CliContext) {
           import('@x402/core/http'),
           import('@x402/evm/exact/client'),
           import('@x402/evm/upto/client'),
-          import('viem/accounts'),
+          import('../viem-keys.js'),
           import('@x402/evm/batch-settlement/client'),
           import('@x402/evm/batch-settlement/client/file-storage'),
           import('@x402/evm'),

@@ -174,7 +174,7 @@ export function registerPayments(program: Command, ctx: CliContext) {
           if (!kept.has(hash)) throw new UsageError(`no payment ${hash} in ${directory} (svc pay keeps them there)`)
         const [viem, accounts, buyer] = await Promise.all([
           import('viem'),
-          import('viem/accounts'),
+          import('../viem-keys.js'),
           import('../../core/auth-capture/buyer.js'),
         ])
         const account = accounts.privateKeyToAccount(privateKey as `0x${string}`)

@@ -133,14 +133,21 @@ export const acceptsSchema = z
   .max(10, { error: 'at most 10 accept options' })
   .superRefine(checkBatchAccepts)
 
-const require = createRequire(import.meta.url)
-const ajv2020 = new Ajv2020({ strict: false, validateSchema: false })
-const ajv7 = new Ajv({ strict: false, validateSchema: false })
-ajv7.addMetaSchema(require('ajv/dist/refs/json-schema-draft-06.json'))
+let validators: { ajv2020: Ajv2020; ajv7: Ajv } | undefined
+
+/** The schema checkers, made on first use: not at every start of svc (`svc up` checks no schema until asked to). */
+function schemaValidators(): { ajv2020: Ajv2020; ajv7: Ajv } {
+  if (validators) return validators
+  const ajv7 = new Ajv({ strict: false, validateSchema: false })
+  ajv7.addMetaSchema(createRequire(import.meta.url)('ajv/dist/refs/json-schema-draft-06.json'))
+  validators = { ajv2020: new Ajv2020({ strict: false, validateSchema: false }), ajv7 }
+  return validators
+}
 
 /** Why a value is not a JSON Schema (2020-12, or draft-07/06 when its `$schema` says so), or undefined. */
 export function jsonSchemaProblem(schema: Record<string, unknown>): string | undefined {
   const dialect = schema.$schema
+  const { ajv2020, ajv7 } = schemaValidators()
   const ajv =
     dialect === undefined || (typeof dialect === 'string' && dialect.includes('2020-12'))
       ? ajv2020
