@@ -32,6 +32,7 @@ import { benchTeam } from './team.bench.js'
 import { benchSvcUpWithTwin, benchTwinV1VsV2 } from './twin.bench.js'
 import { benchCpuProfile, benchProfile } from './profile.bench.js'
 import { benchUnpaidPair } from './unpaid-pair.js'
+import { benchVouchers } from './vouchers.bench.js'
 
 const { values } = parseArgs({
   options: {
@@ -68,6 +69,7 @@ const benches = {
   profile: async () => ({ wall_time: await benchProfile(), cpu: await benchCpuProfile() }),
   channels: () => benchChannels({ progress }),
   channels_profile: () => benchChannelsProfile({ progress }),
+  vouchers: () => benchVouchers({ progress }),
   chain_growth: () => benchChainGrowth({ transfers: number(values.transfers), progress }),
 }
 type Name = keyof typeof benches
@@ -79,6 +81,7 @@ const defaults: Name[] = [
   'control_plane',
   'twin',
   'channels',
+  'vouchers',
   'ci_kit',
   'startup',
 ]
