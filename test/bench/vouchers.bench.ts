@@ -10,6 +10,7 @@
  * Figures: svc's CPU per replayed voucher (its process, minus what it spends idle over as long; target ≤ 0.3 ms) and
  * the replayed voucher rate against the `exact` rate (target ≥ 10×).
  */
+import type { ChildProcess } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { connect } from 'node:net'
 import { loadavg } from 'node:os'
@@ -18,7 +19,7 @@ import { signVoucher } from '@x402/evm/batch-settlement/client'
 import { type Hex, hashTypedData, type TypedDataDefinition } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { ReplayBuyer } from './channel-buyers.js'
-import { channelApis, price, ratePayTo, startBuyers } from './channels.bench.js'
+import { type Ask, channelApis, price, ratePayTo, startBuyers } from './channels.bench.js'
 import { percentile, round } from './pool.js'
 import { processCpuMs, stopChild, treeCpuMs } from './processes.js'
 import { startSvcStack } from './stacks.js'
@@ -113,7 +114,7 @@ async function replay(port: number, lists: Buffer[][]) {
         new Promise<void>((resolve, reject) => {
           const socket = connect({ port, host: '127.0.0.1', noDelay: true })
           let next = 0
-          let pending = Buffer.alloc(0)
+          let pending: Buffer = Buffer.alloc(0)
           socket.on('error', reject)
           socket.on('connect', () => socket.write(requests[next++]!))
           socket.on('data', (chunk: Buffer) => {
@@ -137,6 +138,92 @@ async function replay(port: number, lists: Buffer[][]) {
     ),
   )
   return { wallMs: performance.now() - started, paid, other }
+}
+
+type SvcStack = Awaited<ReturnType<typeof startSvcStack>>
+
+/**
+ * `buyers` replay buyers of the official client on `apiUrl` (channels opened, one voucher paid, untimed) and a way to
+ * replay their next vouchers: each window's vouchers are signed first (untimed), svc's idle CPU is read over a second,
+ * then the vouchers are sent; resolves with the rate and svc's CPU per voucher (minus its idle rate over the window).
+ */
+export async function replayRig(svcPid: number, ask: Ask, apiUrl: string, buyers: number) {
+  const replayBuyers = await ask<ReplayBuyer[]>({ op: 'replayBuyers', url: apiUrl, count: buyers })
+  const url = new URL(apiUrl)
+  const signers = replayBuyers.map((buyer) => voucherRequests(buyer, url))
+  /** svc's CPU (ms per ms) while nothing is asked of it: its timers, the chain's blocks. */
+  const idle = async () => {
+    const before = { svc: processCpuMs(svcPid), tree: treeCpuMs(svcPid), at: performance.now() }
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    const ms = performance.now() - before.at
+    return { svc: (processCpuMs(svcPid) - before.svc) / ms, tree: (treeCpuMs(svcPid) - before.tree) / ms }
+  }
+  return async (perBuyer: number) => {
+    const lists = await Promise.all(signers.map((sign) => sign(perBuyer)))
+    const quiet = await idle()
+    const before = { svc: processCpuMs(svcPid), tree: treeCpuMs(svcPid) }
+    const result = await replay(Number(url.port), lists)
+    const count = perBuyer * buyers
+    if (result.paid !== count)
+      throw new Error(`vouchers bench: ${count - result.paid} replayed vouchers not paid; first: ${result.other}`)
+    const per = (now: number, then: number, idleRate: number) => (now - then - idleRate * result.wallMs) / count
+    return {
+      rps: count / (result.wallMs / 1_000),
+      svc: per(processCpuMs(svcPid), before.svc, quiet.svc),
+      svcTree: per(treeCpuMs(svcPid), before.tree, quiet.tree),
+    }
+  }
+}
+
+/**
+ * svc's CPU per replayed voucher of two builds side by side (a change's before and after): both started, each with
+ * its own buyers, then rounds alternating which build goes first (`bins`: each build's bin/svc.js).
+ */
+export async function benchVoucherBuilds(options: {
+  bins: [string, string]
+  rounds?: number
+  perBuyer?: number
+  buyers?: number
+}) {
+  const { bins, rounds = 6, perBuyer = 200, buyers = 16 } = options
+  const sides: { svc: SvcStack; child: ChildProcess; replayed: Awaited<ReturnType<typeof replayRig>> }[] = []
+  try {
+    for (const bin of bins) {
+      const svc = await startSvcStack({ bin })
+      const { child, ask } = await startBuyers()
+      sides.push({ svc, child, replayed: undefined as never })
+      const api = await (await channelApis(svc)).channelApi('vouchers', ratePayTo, 3_600)
+      await ask({
+        op: 'setup',
+        rpcUrl: svc.rpcUrl,
+        chainManagerUrl: svc.ready.chain_manager_url,
+        network: svc.network,
+        usdc: svc.usdc.address,
+        buyers: 1,
+        depositUrl: api.url,
+      })
+      sides.at(-1)!.replayed = await replayRig(svc.pids[0]!, ask, api.url, buyers)
+    }
+    for (const side of sides) await side.replayed(Math.max(100, Math.ceil(2_500 / buyers)))
+    const cpu: number[][] = [[], []]
+    for (let r = 0; r < rounds; r++)
+      for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) cpu[i]!.push((await sides[i]!.replayed(perBuyer)).svc)
+    const [a, b] = cpu.map((list) => median(list))
+    return {
+      load_average: loadavg().map((value) => round(value, 2)),
+      svc_cpu_ms_per_voucher: bins.map((bin, i) => ({
+        bin,
+        median: round(cpu[i] === undefined ? Number.NaN : median(cpu[i]!), 3),
+        rounds: cpu[i]!.map((ms) => round(ms, 3)),
+      })),
+      ratio: round(b! / a!, 3),
+    }
+  } finally {
+    for (const side of sides) {
+      await stopChild(side.child)
+      await side.svc.stop()
+    }
+  }
 }
 
 export async function benchVouchers(options: VouchersBenchOptions = {}) {
@@ -168,34 +255,9 @@ export async function benchVouchers(options: VouchersBenchOptions = {}) {
       buyers,
       depositUrl: api.url,
     })
-    const replayBuyers = await ask<ReplayBuyer[]>({ op: 'replayBuyers', url: api.url, count: buyers })
-    const url = new URL(api.url)
-    const signers = replayBuyers.map((buyer) => voucherRequests(buyer, url))
     const svcPid = svc.pids[0]!
     const buyersPid = buyersProcess.child.pid!
-    /** svc's CPU (ms per ms) while nothing is asked of it: its timers, the chain's blocks. */
-    const idle = async () => {
-      const before = { svc: processCpuMs(svcPid), tree: treeCpuMs(svcPid), at: performance.now() }
-      await new Promise((resolve) => setTimeout(resolve, 1_000))
-      const ms = performance.now() - before.at
-      return { svc: (processCpuMs(svcPid) - before.svc) / ms, tree: (treeCpuMs(svcPid) - before.tree) / ms }
-    }
-    /** The replayed vouchers of one window: signed first (untimed), then sent. */
-    const replayed = async (perBuyer: number) => {
-      const lists = await Promise.all(signers.map((sign) => sign(perBuyer)))
-      const quiet = await idle()
-      const before = { svc: processCpuMs(svcPid), tree: treeCpuMs(svcPid) }
-      const result = await replay(Number(url.port), lists)
-      const count = perBuyer * buyers
-      if (result.paid !== count)
-        throw new Error(`vouchers bench: ${count - result.paid} replayed vouchers not paid; first: ${result.other}`)
-      const per = (now: number, then: number, idleRate: number) => (now - then - idleRate * result.wallMs) / count
-      return {
-        rps: count / (result.wallMs / 1_000),
-        svc: per(processCpuMs(svcPid), before.svc, quiet.svc),
-        svcTree: per(treeCpuMs(svcPid), before.tree, quiet.tree),
-      }
-    }
+    const replayed = await replayRig(svcPid, ask, api.url, buyers)
     /** `count` payments of the official buyers of a kind, with the CPU per request svc and the buyers spent. */
     const official = async (kind: 'exact' | 'voucher', count: number) => {
       const before = { svc: processCpuMs(svcPid), buyers: processCpuMs(buyersPid) }
