@@ -5,7 +5,7 @@
  * bookkeeping does not share their event loop; both kinds of buyers live here, so each side pays from the same place.
  *
  * Messages in: `{ id, op: 'setup', … }`, `{ id, op: 'rate', kind, url, count }`, `{ id, op: 'sequential', group,
- * url, count }`; each is answered `{ id, result }` or `{ id, error }`.
+ * url, count }`, `{ id, op: 'replayBuyers', url, count }`; each is answered `{ id, result }` or `{ id, error }`.
  */
 import '../../core/polyfill.js'
 import { x402Client } from '@x402/core/client'
@@ -13,7 +13,8 @@ import { decodePaymentResponseHeader } from '@x402/core/http'
 import { toClientEvmSigner } from '@x402/evm'
 import { BatchSettlementEvmScheme as BatchClient } from '@x402/evm/batch-settlement/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import { createPublicClient, http, type Address } from 'viem'
+import { createPublicClient, type Hex, http, type Address, type LocalAccount } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { localFetch } from '../../sdk/local-fetch.js'
 import { newAccount } from '../helpers/payments.js'
 import { buyerOf } from './stacks.js'
@@ -35,6 +36,7 @@ export type BuyersAsk =
   | ({ op: 'setup' } & BuyersSetup)
   | { op: 'rate'; kind: 'exact' | 'voucher'; url: string; count: number }
   | { op: 'sequential'; group: 'voucher' | 'claimer'; url: string; count: number }
+  | { op: 'replayBuyers'; url: string; count: number }
 type BuyersRequest = BuyersAsk & { id: number }
 
 type Pay = typeof fetch
@@ -46,6 +48,41 @@ async function paid(pay: Pay, url: string): Promise<string> {
   const header = response.headers.get('payment-response')
   if (response.status !== 200 || header === null) throw new Error(`${url} answered ${response.status}: ${text}`)
   return decodePaymentResponseHeader(header).transaction
+}
+
+/** A funded channel buyer of `account` paying through `recorded` (set by setup). */
+let channelBuyerOf: (account: LocalAccount, recorded?: Pay) => Promise<{ pay: Pay }>
+
+/** What a replay buyer needs to sign its next vouchers as the official client would, and send them as it does. */
+export type ReplayBuyer = {
+  privateKey: Hex
+  /** The headers the official client sent with its last voucher (its PAYMENT-SIGNATURE among them), names lower-case. */
+  headers: Record<string, string>
+}
+
+/**
+ * `count` new channel buyers of the official client: each deposits (its first request) and pays one voucher, whose
+ * request's headers are kept: the bench signs the buyer's next vouchers and replays them (vouchers.bench.ts).
+ */
+async function replayBuyers(url: string, count: number): Promise<ReplayBuyer[]> {
+  return Promise.all(
+    Array.from({ length: count }, async () => {
+      const privateKey = generatePrivateKey()
+      let headers: Record<string, string> = {}
+      const recording: Pay = (input, init) => {
+        const sent = new Headers(input instanceof Request ? input.headers : init?.headers)
+        if (init?.headers) for (const [name, value] of new Headers(init.headers)) sent.set(name, value)
+        if (sent.has('payment-signature')) headers = Object.fromEntries(sent)
+        return localFetch(input, init)
+      }
+      const { pay } = await channelBuyerOf(privateKeyToAccount(privateKey), recording)
+      const deposit = await paid(pay, url)
+      if (!/^0x[0-9a-f]{64}$/i.test(deposit))
+        throw new Error(`a replay buyer's first request did not deposit: ${deposit}`)
+      if ((await paid(pay, url)) !== '') throw new Error("a replay buyer's voucher made a transaction")
+      return { privateKey, headers }
+    }),
+  )
 }
 
 const groups = { exact: [] as Pay[], voucher: [] as Pay[], claimer: [] as Pay[] }
@@ -60,12 +97,12 @@ async function setup(options: BuyersSetup) {
     })
     if (!response.ok) throw new Error(`faucet answered ${response.status}: ${await response.text()}`)
   }
-  const channelBuyer = async () => {
-    const account = newAccount()
+  const channelBuyer = async () => (await channelBuyerOf(newAccount())).pay
+  channelBuyerOf = async (account, recorded = localFetch) => {
     await fund(account.address)
     const scheme = new BatchClient(toClientEvmSigner(account, chain as never))
     const client = new x402Client().register(options.network, scheme).setSpendControls({ allowedAssets: true })
-    return wrapFetchWithPayment(localFetch, client)
+    return { pay: wrapFetchWithPayment(recorded, client) }
   }
   const exactBuyer = buyerOf(options.network, options.usdc, fund)
   groups.exact = await Promise.all(Array.from({ length: options.buyers }, () => exactBuyer()))
@@ -110,7 +147,9 @@ process.on('message', async (message: BuyersRequest) => {
         ? await setup(message)
         : message.op === 'rate'
           ? await rate(message.kind, message.url, message.count)
-          : await sequential(message.group, message.url, message.count)
+          : message.op === 'replayBuyers'
+            ? await replayBuyers(message.url, message.count)
+            : await sequential(message.group, message.url, message.count)
     process.send!({ id: message.id, result })
   } catch (error) {
     process.send!({ id: message.id, error: (error as Error).message })

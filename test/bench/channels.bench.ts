@@ -40,19 +40,55 @@ export type ChannelsBenchOptions = {
 }
 
 /** One request's price (0.0001 USDC) and each channel's deposit (10 USDC: 100,000 requests). */
-const price = '100'
+export const price = '100'
 const minDeposit = '10000000'
 const median = (values: number[]) => percentile(values, 50)
 /** Pay-to addresses of their own: each receiver has its own channel manager, on the schedule its accepts set. */
-const ratePayTo = '0x00000000000000000000000000000000000c4a01'
+export const ratePayTo = '0x00000000000000000000000000000000000c4a01'
 const claimPayTo = '0x00000000000000000000000000000000000c4a02'
 // Long enough for 1,000 sequential vouchers on a busy machine (23 s at a load average of 18).
 const claimEverySeconds = 45
 
-type Ask = <T>(request: BuyersAsk) => Promise<T>
+export type Ask = <T>(request: BuyersAsk) => Promise<T>
+type SvcStack = Awaited<ReturnType<typeof startSvcStack>>
+
+/** The seed's seller and a way to add a development API in front of the demo weather upstream paid by channels only. */
+export async function channelApis(svc: SvcStack) {
+  const seller = createSvcClient({
+    baseUrl: svc.ready.sandbox_control_url,
+    jwt: svc.ready.seed.jwt,
+    environment: 'development',
+  })
+  const weather = (await seller.apis.list()).find((api) => api.slug === 'weather')!
+  /** A development API in front of the demo upstream, its GET /weather/{city} paid by batch-settlement only. */
+  const channelApi = async (slug: string, payTo: string, claimIntervalSeconds: number) => {
+    const api = await seller.apis.create({
+      name: slug,
+      slug,
+      upstream_base_url: weather.upstream_base_url,
+      pay_to_mode: 'user_wallet',
+      pay_to_address: payTo,
+    })
+    await seller.endpoints.create(api.id, {
+      method: 'GET',
+      path_pattern: '/weather/{city}',
+      accepts: [
+        {
+          scheme: 'batch-settlement',
+          network: svc.network,
+          asset: svc.usdc.address,
+          amount: price,
+          extra: { minDeposit, claimIntervalSeconds, settleIntervalSeconds: claimIntervalSeconds },
+        },
+      ],
+    })
+    return { id: api.id, url: `${new URL(api.gateway_url).origin}/weather/paris` }
+  }
+  return { seller, channelApi }
+}
 
 /** The buyers' process (channel-buyers.ts, through tsx) and a way to ask it. */
-async function startBuyers(): Promise<{ child: ChildProcess; ask: Ask }> {
+export async function startBuyers(): Promise<{ child: ChildProcess; ask: Ask }> {
   const script = fileURLToPath(new URL('./channel-buyers.ts', import.meta.url))
   const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const waiting = new Map<number, { resolve: (value: any) => void; reject: (error: Error) => void }>()
@@ -97,36 +133,7 @@ export async function benchChannels(options: ChannelsBenchOptions = {}) {
   let buyersProcess: ChildProcess | undefined
   try {
     const chain = createPublicClient({ transport: http(svc.rpcUrl) })
-    const seller = createSvcClient({
-      baseUrl: svc.ready.sandbox_control_url,
-      jwt: svc.ready.seed.jwt,
-      environment: 'development',
-    })
-    const weather = (await seller.apis.list()).find((api) => api.slug === 'weather')!
-    /** A development API in front of the demo upstream, its GET /weather/{city} paid by batch-settlement only. */
-    const channelApi = async (slug: string, payTo: string, claimIntervalSeconds: number) => {
-      const api = await seller.apis.create({
-        name: slug,
-        slug,
-        upstream_base_url: weather.upstream_base_url,
-        pay_to_mode: 'user_wallet',
-        pay_to_address: payTo,
-      })
-      await seller.endpoints.create(api.id, {
-        method: 'GET',
-        path_pattern: '/weather/{city}',
-        accepts: [
-          {
-            scheme: 'batch-settlement',
-            network: svc.network,
-            asset: svc.usdc.address,
-            amount: price,
-            extra: { minDeposit, claimIntervalSeconds, settleIntervalSeconds: claimIntervalSeconds },
-          },
-        ],
-      })
-      return { id: api.id, url: `${new URL(api.gateway_url).origin}/weather/paris` }
-    }
+    const { seller, channelApi } = await channelApis(svc)
     // The rate's receiver claims once an hour: the timing measures vouchers, not the manager's transactions.
     const rateApi = await channelApi('channels', ratePayTo, 3_600)
     const claimApi = await channelApi('claims', claimPayTo, claimEverySeconds)

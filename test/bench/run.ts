@@ -2,7 +2,7 @@
  * `npm run bench`: measures svc's figures side by side in one run and prints one JSON document.
  * Targets come from the issues; `pass` says whether this run met them.
  * `npm run bench -- --only issue_11,control_plane` runs some of them (names as in the report); `channels` (issue 24's
- * payment channels, channels.bench.ts), `escrow` (issue 39's auth-capture figures, escrow.bench.ts), `ci_kit` (issue 37: `svc exec -- true`, `svc up --detach`) and `startup` (issue 40: `svc up` to its ready line, `startSandbox()`, idle RSS) run by default too; `channels_profile` (where svc's CPU per voucher goes), `long_run`,
+ * payment channels, channels.bench.ts), `escrow` (issue 39's auth-capture figures, escrow.bench.ts), `ci_kit` (issue 37: `svc exec -- true`, `svc up --detach`) and `startup` (issue 40: `svc up` to its ready line, `startSandbox()`, idle RSS) run by default too; `vouchers` (issue 40: pre-signed vouchers replayed over raw sockets beside the exact rate and the official client's) runs by default too; `channels_profile` (where svc's CPU per voucher goes, under that replay) and `vouchers_builds` (`--bins a/bin/svc.js,b/bin/svc.js`: two builds' CPU per replayed voucher, side by side), `long_run`,
  * `chain_growth` and `profile` (where a paid request's time goes) take minutes and run only when named (`--payments 21000`, `--transfers 20000` size them).
  * `data_layer` (a payment's bookkeeping on SQLite and on PostgreSQL) needs the machine's PostgreSQL and runs only when named.
  * `cluster` (three `svc serve` on one PostgreSQL: 402 rate, paid p50 against SQLite, payments with kills; `--payments`
@@ -33,6 +33,7 @@ import { benchTeam } from './team.bench.js'
 import { benchSvcUpWithTwin, benchTwinV1VsV2 } from './twin.bench.js'
 import { benchCpuProfile, benchProfile } from './profile.bench.js'
 import { benchUnpaidPair } from './unpaid-pair.js'
+import { benchVoucherBuilds, benchVouchers } from './vouchers.bench.js'
 
 const { values } = parseArgs({
   options: {
@@ -40,6 +41,7 @@ const { values } = parseArgs({
     payments: { type: 'string' },
     transfers: { type: 'string' },
     save: { type: 'string' },
+    bins: { type: 'string' },
   },
 })
 const progress = (line: string) => void process.stderr.write(`${line}\n`)
@@ -71,6 +73,12 @@ const benches = {
   channels: () => benchChannels({ progress }),
   escrow: () => benchEscrow({ progress }),
   channels_profile: () => benchChannelsProfile({ progress }),
+  vouchers: () => benchVouchers({ progress }),
+  vouchers_builds: () => {
+    const bins = values.bins?.split(',')
+    if (bins?.length !== 2) throw new Error('vouchers_builds: --bins BEFORE/bin/svc.js,AFTER/bin/svc.js')
+    return benchVoucherBuilds({ bins: bins as [string, string] })
+  },
   chain_growth: () => benchChainGrowth({ transfers: number(values.transfers), progress }),
 }
 type Name = keyof typeof benches
@@ -83,6 +91,7 @@ const defaults: Name[] = [
   'twin',
   'channels',
   'escrow',
+  'vouchers',
   'ci_kit',
   'startup',
 ]

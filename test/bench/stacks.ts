@@ -79,13 +79,11 @@ const svcBin = fileURLToPath(new URL('../../bin/svc.js', import.meta.url))
  * `svc up --json --port 0 --auto-verify …` as users run it (bin/svc.js, a Node process of its own, with `nodeArgs`
  * such as `--cpu-prof`), resolved with its ready line and the time it took.
  */
-export async function spawnSvcUp(args: string[], nodeArgs: string[] = []) {
+export async function spawnSvcUp(args: string[], nodeArgs: string[] = [], bin = svcBin) {
   const started = performance.now()
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, svcBin, 'up', '--json', '--port', '0', '--auto-verify', ...args],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  )
+  const child = spawn(process.execPath, [...nodeArgs, bin, 'up', '--json', '--port', '0', '--auto-verify', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stderr = ''
   child.stderr!.on('data', (chunk) => (stderr = `${stderr}${chunk}`.slice(-4_000)))
   const line = await new Promise<string>((resolve, reject) => {
@@ -105,10 +103,11 @@ export async function spawnSvcUp(args: string[], nodeArgs: string[] = []) {
  * run it; `nodeArgs` for its Node process).
  */
 export async function startSvcStack(
-  options: { dataDir?: string; nodeArgs?: string[] } = {},
+  /** `bin`: another build's bin/svc.js (a before-and-after run). */
+  options: { dataDir?: string; nodeArgs?: string[]; bin?: string } = {},
 ): Promise<Stack & { readyMs: number; ready: Record<string, any> }> {
   const args = ['--seed', demoSeed, ...(options.dataDir ? ['--data-dir', options.dataDir] : ['--ephemeral'])]
-  const svc = await spawnSvcUp(args, options.nodeArgs)
+  const svc = await spawnSvcUp(args, options.nodeArgs, options.bin)
   const { ready } = svc
   const info = (await (await fetch(`${ready.chain_manager_url}/chain`)).json()) as {
     network: `${string}:${string}`
