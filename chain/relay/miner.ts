@@ -56,6 +56,9 @@ const sweepIntervalMs = 1_000
  */
 const maxSendWaitMs = 20
 
+/** Hashes of announced transactions remembered at most (their notifications come within a block or two). */
+const announcedMemory = 4_096
+
 export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
   // A URL of its own: viem keeps one socket per URL, and an Anvil restarted on the same port needs a new one.
   const socketUrl = `${rpcUrl.replace(/^http/, 'ws')}/?miner=${++miners}`
@@ -70,6 +73,17 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
   let waiters: { ticket: number; sent: boolean; resolve: () => void }[] = []
   /** Wakes a block waiting for announced sends. */
   let onSent: (() => void) | undefined
+  /**
+   * Hashes of the transactions announced through `mine(sent)` (lower case, the latest {@link announcedMemory}): their
+   * sender's call mines them, so Anvil's notification of each starts no round of its own (it used to start a second
+   * look at the pool, `txpool_status`, for nearly every payment).
+   */
+  const announced = new Set<string>()
+  const remember = (hash: unknown) => {
+    if (typeof hash !== 'string') return
+    announced.add(hash.toLowerCase())
+    if (announced.size > announcedMemory) announced.delete(announced.values().next().value!)
+  }
   let lastDuration = 0
   const settle = (done: Set<number> | 'all') => {
     const leaving = waiters.filter((waiter) => done === 'all' || done.has(waiter.ticket))
@@ -130,9 +144,20 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
       })
   }
 
+  /**
+   * Anvil's notification of a transaction in its pool: mined now, unless its sender announced it (its own `mine(sent)`
+   * mines it) or a send announced is still under way (its block, once the send is in, takes every transaction waiting).
+   */
+  function notified(data: { result?: unknown } | undefined) {
+    const hash = data?.result
+    if (typeof hash === 'string' && announced.has(hash.toLowerCase())) return
+    if (waiters.some((waiter) => !waiter.sent)) return
+    mine()
+  }
+
   const subscription = await transport.value!.subscribe({
     params: ['newPendingTransactions'],
-    onData: mine,
+    onData: notified,
     onError: () => {},
   })
   // Transactions that were already waiting (none on a fresh chain).
@@ -159,7 +184,7 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
       else if (sent === undefined) mine()
       else
         void sent
-          .then(undefined, () => {})
+          .then(remember, () => {})
           .then(() => {
             waiter.sent = true
             onSent?.()

@@ -4,6 +4,8 @@
  */
 import { afterAll, describe, expect, test } from 'vitest'
 import { parseEther } from 'viem'
+import { Pool } from 'undici'
+import { createTxSender } from '../../../chain/relay/tx-sender.js'
 import type { SandboxChain } from '../../../chain/sandbox-chain.js'
 import { startChain } from '../../../chain/start-chain.js'
 import { newAccount } from '../../helpers/payments.js'
@@ -47,5 +49,50 @@ describe('batched mining', () => {
     const batched = await blocksFor20('batched')
     const auto = await blocksFor20('auto')
     expect(batched).toBeLessThan(auto)
+  })
+})
+
+describe('announced sends', () => {
+  test("a transaction its sender announces is mined by the sender's call alone: Anvil's notification of it starts no second look at the pool", async () => {
+    const chain = await startChain({ mining: 'batched' })
+    chains.push(chain)
+    const sender = createTxSender({
+      client: chain.client,
+      account: chain.accounts.relayers[3]!,
+      chainId: chain.chainId,
+      mine: (sent) => chain.mine(sent),
+      era: () => chain.era,
+    })
+    // Every JSON-RPC call svc makes to its node goes out on undici's Pool (chain/relay/anvil-rpc.ts): counted by method,
+    // this chain's only (the chains of the test above still run).
+    const calls: Record<string, number> = {}
+    const request = Pool.prototype.request
+    const origin = new URL(chain.rpcUrl).origin
+    const originOf = (pool: object) =>
+      String((pool as Record<symbol, unknown>)[Object.getOwnPropertySymbols(pool).find((s) => s.description === 'url')!])
+    Pool.prototype.request = function (this: Pool, options: { body?: unknown }, ...rest: unknown[]) {
+      const method = typeof options.body === 'string' ? (JSON.parse(options.body) as { method?: string }).method : ''
+      if (new URL(originOf(this)).origin === origin) calls[method ?? ''] = (calls[method ?? ''] ?? 0) + 1
+      return (request as (...args: unknown[]) => unknown).call(this, options, ...rest)
+    } as typeof request
+    const before = await chain.client.getBlockNumber()
+    const started = performance.now()
+    let tookMs = 0
+    try {
+      for (let i = 0; i < 20; i++) {
+        const hash = await sender.send({ to: sender.address, value: 1n, gas: 21_000n })
+        expect((await sender.waitForReceipt(hash)).status).toBe('success')
+        // The notification of the transaction comes in meanwhile (the WebSocket is not counted): given time to.
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      tookMs = performance.now() - started
+    } finally {
+      Pool.prototype.request = request
+    }
+    expect(await chain.client.getBlockNumber()).toBe(before + 20n)
+    expect(calls.evm_mine).toBe(20)
+    // The pool guard looks at the pool every 200 ms (chain/anvil/anvil.ts), the miner's sweep every second: those
+    // looks, and no look per transaction.
+    expect(calls.txpool_status ?? 0).toBeLessThanOrEqual(Math.ceil(tookMs / 200) + Math.ceil(tookMs / 1_000) + 1)
   })
 })
