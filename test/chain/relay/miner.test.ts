@@ -69,7 +69,9 @@ describe('announced sends', () => {
     const request = Pool.prototype.request
     const origin = new URL(chain.rpcUrl).origin
     const originOf = (pool: object) =>
-      String((pool as Record<symbol, unknown>)[Object.getOwnPropertySymbols(pool).find((s) => s.description === 'url')!])
+      String(
+        (pool as Record<symbol, unknown>)[Object.getOwnPropertySymbols(pool).find((s) => s.description === 'url')!],
+      )
     Pool.prototype.request = function (this: Pool, options: { body?: unknown }, ...rest: unknown[]) {
       const method = typeof options.body === 'string' ? (JSON.parse(options.body) as { method?: string }).method : ''
       if (new URL(originOf(this)).origin === origin) calls[method ?? ''] = (calls[method ?? ''] ?? 0) + 1
