@@ -102,12 +102,17 @@ export async function spawnSvcUp(args: string[], nodeArgs: string[] = []) {
 
 /**
  * `svc up --seed fixtures/demo-seed.yaml` (ephemeral, or in `dataDir` to keep its chain dumped every 30 s as users
- * run it; `nodeArgs` for its Node process).
+ * run it; `nodeArgs` for its Node process, `args` for the command, such as `--relay viem`).
  */
 export async function startSvcStack(
-  options: { dataDir?: string; nodeArgs?: string[] } = {},
+  options: { dataDir?: string; nodeArgs?: string[]; args?: string[] } = {},
 ): Promise<Stack & { readyMs: number; ready: Record<string, any> }> {
-  const args = ['--seed', demoSeed, ...(options.dataDir ? ['--data-dir', options.dataDir] : ['--ephemeral'])]
+  const args = [
+    '--seed',
+    demoSeed,
+    ...(options.dataDir ? ['--data-dir', options.dataDir] : ['--ephemeral']),
+    ...(options.args ?? []),
+  ]
   const svc = await spawnSvcUp(args, options.nodeArgs)
   const { ready } = svc
   const info = (await (await fetch(`${ready.chain_manager_url}/chain`)).json()) as {
