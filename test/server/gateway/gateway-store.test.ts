@@ -7,6 +7,7 @@ import type { SettlementJournalRow, SettlementRow } from '../../../server/db/tab
 import type { GatewayStore } from '../../../server/db/gateway-store.js'
 import { openGatewayStore } from '../../../server/db/open-gateway-store.js'
 import { createSqliteCatalogStore } from '../../../server/db/bazaar-resources.js'
+import type { CatalogItem } from '../../../chain/facilitator/index.js'
 import { testJournalRow } from '../../helpers/journal-rows.js'
 import { testDialects, testDatabases } from '../../helpers/postgres.js'
 import { insertSellerRows } from '../../helpers/seller-rows.js'
@@ -120,8 +121,9 @@ describe.each(kinds)('the gateway store on a %s database', (kind) => {
       x402Version: 2,
       accepts: [],
       lastUpdated: new Date().toISOString(),
+      discoveryInfo: { input: { type: 'http', method: 'GET' } },
       metadata: {},
-    }
+    } as CatalogItem
     const entry = { key: `http GET ${resource}`, type: 'http', payTo: '0x2', scheme: 'exact', network: 'eip155:1' }
     await catalog.put([{ ...entry, updatedAt: Date.now(), item }])
     await catalog.put([{ ...entry, updatedAt: Date.now() + 1, item }])
