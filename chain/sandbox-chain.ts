@@ -1,6 +1,6 @@
 import type { EventEmitter } from 'node:events'
 import type { Address, Chain, Hex, PrivateKeyAccount, PublicClient, TestClient } from 'viem'
-import type { Relay, TxSender } from './relay/index.js'
+import type { MinedReceipts, Relay, TxSender } from './relay/index.js'
 import type { AnvilProcess, StartAnvilOptions } from './anvil/index.js'
 import type { TwinSpec } from '../core/twins.js'
 
@@ -94,7 +94,7 @@ export type SandboxChain = Pick<EventEmitter<ChainEvents>, 'on' | 'once' | 'off'
   readonly epoch: string
   readonly client: PublicClient
   /** Mines what waits in Anvil's pool now, without waiting for the miner's notification (chain/relay/miner.ts). */
-  mine(sent?: Promise<unknown>): Promise<void>
+  mine(sent?: Promise<unknown>): Promise<MinedReceipts>
   readonly testClient: TestClient
   /** `relayers`: the facilitator's pool, `relayer` first (chain/constants.ts). */
   readonly accounts: { minter: PrivateKeyAccount; relayer: PrivateKeyAccount; relayers: PrivateKeyAccount[] }

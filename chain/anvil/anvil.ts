@@ -5,7 +5,7 @@ import { sandboxChainId } from '../../core/sandbox-usdc.js'
 import { resolveAnvilBinary } from './binary.js'
 import { detachedAnvil } from './instance.js'
 import { removeAnvilPidFile, writeAnvilPidFile } from './pid-file.js'
-import type { BatchMiner } from '../relay/index.js'
+import type { BatchMiner, MinedReceipts } from '../relay/index.js'
 import { startWatchdog } from './watchdog.js'
 import { devAccountCount, sandboxMnemonic } from '../constants.js'
 
@@ -61,7 +61,7 @@ export type AnvilProcess = {
   /** The OS process id, for tests that kill the chain on purpose. */
   pid: number | undefined
   /** With batched mining: mines what waits in the pool now (chain/relay/miner.ts); with automine there is nothing to do. */
-  mine(sent?: Promise<unknown>): Promise<void>
+  mine(sent?: Promise<unknown>): Promise<MinedReceipts>
   stop(): Promise<void>
 }
 
@@ -212,7 +212,7 @@ export async function startAnvil(options: StartAnvilOptions = {}): Promise<Anvil
     port: listeningPort,
     exited,
     pid,
-    mine: batchMiner ? batchMiner.mine : () => Promise.resolve(),
+    mine: batchMiner ? batchMiner.mine : () => Promise.resolve(undefined),
     stop() {
       // The miner goes first: its WebSocket would otherwise try to reconnect to the stopped Anvil (and log
       // ECONNREFUSED); once Anvil has exited, cleanUp has stopped it already. Bounded: its unsubscribe, sent to an

@@ -4,7 +4,7 @@
  * directly.
  */
 export { createRpcTransport } from './anvil-rpc.js'
-export { type BatchMiner, startBatchMiner, startPoolGuard } from './miner.js'
+export { type BatchMiner, type MinedReceipts, startBatchMiner, startPoolGuard } from './miner.js'
 export { contractCallGas, type Relay, relayMining } from './mode.js'
 export { createRelayerSigner, type RelaySigner } from './relayer.js'
 export { createTxSender, isRelayerNonceMessage, type TxSender } from './tx-sender.js'

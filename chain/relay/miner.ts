@@ -8,6 +8,14 @@ import {
 } from 'viem'
 import { createAnvilRpc } from './anvil-rpc.js'
 
+/**
+ * The receipts of a block the miner mined for more than one waiting transaction, as the node answered them
+ * (`eth_getBlockReceipts`, unformatted), by transaction hash in lower case: one call for the block instead of one
+ * `eth_getTransactionReceipt` per transaction. Undefined for a block of one, or when the call failed (each sender
+ * then asks for its own).
+ */
+export type MinedReceipts = ReadonlyMap<string, unknown> | undefined
+
 export type BatchMiner = {
   /**
    * Mines the transactions waiting now without waiting for Anvil's notification: resolves once a block mined after
@@ -19,7 +27,7 @@ export type BatchMiner = {
    * that; and a block about to start waits a little (at most about the last block's mining time) for the sends
    * announced before it, so transactions sent at the same moment share one block instead of two.
    */
-  mine(sent?: Promise<unknown>): Promise<void>
+  mine(sent?: Promise<unknown>): Promise<MinedReceipts>
   stop(): Promise<void>
 }
 
@@ -56,6 +64,9 @@ const sweepIntervalMs = 1_000
  */
 const maxSendWaitMs = 20
 
+/** Hashes of announced transactions remembered at most (their notifications come within a block or two). */
+const announcedMemory = 4_096
+
 export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
   // A URL of its own: viem keeps one socket per URL, and an Anvil restarted on the same port needs a new one.
   const socketUrl = `${rpcUrl.replace(/^http/, 'ws')}/?miner=${++miners}`
@@ -67,14 +78,25 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
   let stopped = false
   /** Calls of `mine()` so far; who waits for a block, and whether their transaction is in the pool yet. */
   let requested = 0
-  let waiters: { ticket: number; sent: boolean; resolve: () => void }[] = []
+  let waiters: { ticket: number; sent: boolean; resolve: (receipts: MinedReceipts) => void }[] = []
   /** Wakes a block waiting for announced sends. */
   let onSent: (() => void) | undefined
+  /**
+   * Hashes of the transactions announced through `mine(sent)` (lower case, the latest {@link announcedMemory}): their
+   * sender's call mines them, so Anvil's notification of each starts no round of its own (it used to start a second
+   * look at the pool, `txpool_status`, for nearly every payment).
+   */
+  const announced = new Set<string>()
+  const remember = (hash: unknown) => {
+    if (typeof hash !== 'string') return
+    announced.add(hash.toLowerCase())
+    if (announced.size > announcedMemory) announced.delete(announced.values().next().value!)
+  }
   let lastDuration = 0
-  const settle = (done: Set<number> | 'all') => {
+  const settle = (done: Set<number> | 'all', receipts?: MinedReceipts) => {
     const leaving = waiters.filter((waiter) => done === 'all' || done.has(waiter.ticket))
     waiters = waiters.filter((waiter) => !leaving.includes(waiter))
-    for (const waiter of leaving) waiter.resolve()
+    for (const waiter of leaving) waiter.resolve(receipts)
   }
 
   // Requests go over HTTP: on the WebSocket, Anvil's answer and the next notification would meet Nagle's algorithm
@@ -103,14 +125,17 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
       // Every transaction in the pool now goes into this block.
       const covered = new Set(waiters.filter((waiter) => waiter.sent).map((waiter) => waiter.ticket))
       // A repeat block only for transactions that are still waiting (those that arrived during the last one may be in it).
+      // Nothing waits: the last block took them (their receipts are most likely in the latest block).
       if (!first && Number((await request<{ pending: string }>('txpool_status')).pending) === 0) {
-        settle(covered)
+        settle(covered, covered.size > 1 ? await blockReceipts() : undefined)
         continue
       }
       const started = performance.now()
       await request('evm_mine')
       lastDuration = performance.now() - started
-      settle(covered)
+      // Several transactions wait for this block: their receipts in one call. The latest block is this one unless
+      // someone else mined meanwhile (svc time advance): then a sender finds no receipt here and asks for its own.
+      settle(covered, covered.size > 1 ? await blockReceipts() : undefined)
     }
   }
 
@@ -130,9 +155,29 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
       })
   }
 
+  /**
+   * Anvil's notification of a transaction in its pool: mined now, unless its sender announced it (its own `mine(sent)`
+   * mines it) or a send announced is still under way (its block, once the send is in, takes every transaction waiting).
+   */
+  function notified(data: { result?: unknown } | undefined) {
+    const hash = data?.result
+    if (typeof hash === 'string' && announced.has(hash.toLowerCase())) return
+    if (waiters.some((waiter) => !waiter.sent)) return
+    mine()
+  }
+
+  async function blockReceipts(): Promise<MinedReceipts> {
+    try {
+      const receipts = await request<{ transactionHash: string }[] | null>('eth_getBlockReceipts', ['latest'])
+      return new Map((receipts ?? []).map((receipt) => [receipt.transactionHash.toLowerCase(), receipt]))
+    } catch {
+      return undefined
+    }
+  }
+
   const subscription = await transport.value!.subscribe({
     params: ['newPendingTransactions'],
-    onData: mine,
+    onData: notified,
     onError: () => {},
   })
   // Transactions that were already waiting (none on a fresh chain).
@@ -150,8 +195,8 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
   return {
     mine(sent) {
       const ticket = ++requested
-      const waiter = { ticket, sent: sent === undefined, resolve: () => {} }
-      const mined = new Promise<void>((resolve) => {
+      const waiter = { ticket, sent: sent === undefined, resolve: (_receipts: MinedReceipts) => {} }
+      const mined = new Promise<MinedReceipts>((resolve) => {
         waiter.resolve = resolve
         waiters.push(waiter)
       })
@@ -159,7 +204,7 @@ export async function startBatchMiner(rpcUrl: string): Promise<BatchMiner> {
       else if (sent === undefined) mine()
       else
         void sent
-          .then(undefined, () => {})
+          .then(remember, () => {})
           .then(() => {
             waiter.sent = true
             onSent?.()

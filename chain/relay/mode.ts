@@ -1,4 +1,5 @@
 import type { Chain, PrivateKeyAccount, PublicClient } from 'viem'
+import type { MinedReceipts } from './miner.js'
 
 /**
  * The settlement path. `tuned`: svc's relay (chain/relay/: the undici transport, a pool of unlocked relayers, the batch
@@ -38,5 +39,5 @@ export type RelayChain = {
   /** `relayers`: the facilitator's pool, `relayer` first (chain/constants.ts). */
   readonly accounts: { readonly relayers: readonly PrivateKeyAccount[] }
   /** Mines what waits in Anvil's pool now (chain/relay/miner.ts). */
-  mine(sent?: Promise<unknown>): Promise<void>
+  mine(sent?: Promise<unknown>): Promise<MinedReceipts>
 }

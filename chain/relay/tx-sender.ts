@@ -1,5 +1,6 @@
 import {
   BaseError,
+  formatTransactionReceipt,
   keccak256,
   numberToHex,
   NonceTooLowError,
@@ -10,10 +11,12 @@ import {
   type Hex,
   type LocalAccount,
   type PublicClient,
+  type RpcTransactionReceipt,
   type TransactionReceipt,
 } from 'viem'
 import { getNodeError } from 'viem/utils'
 import { LRUCache } from 'lru-cache'
+import type { MinedReceipts } from './miner.js'
 
 export type TxSenderOptions = {
   client: PublicClient
@@ -28,7 +31,7 @@ export type TxSenderOptions = {
    * is read. The miner is told of the send as it starts (`sent`), so a block about to start can wait for it.
    * @defaultValue signed here and sent raw; the receipt is polled for
    */
-  mine?: ((sent?: Promise<unknown>) => Promise<void>) | undefined
+  mine?: ((sent?: Promise<unknown>) => Promise<MinedReceipts>) | undefined
   /**
    * The chain's era (SandboxChain.era): it changes whenever the chain goes away or comes back. A nonce taken in one
    * era is never sent in another (the send ends in a {@link TxDroppedError}, and no gap is filled for it): on a
@@ -115,6 +118,9 @@ export function createTxSender(options: TxSenderOptions): TxSender {
       12n) /
     10n
   const mined = new LRUCache<Hash, TransactionReceipt>({ max: minedMemory })
+  /** A receipt as the node answers it, formatted as `getTransactionReceipt` formats it (the chain's formatter, else viem's). */
+  const formatReceipt: (receipt: RpcTransactionReceipt) => TransactionReceipt =
+    client.chain?.formatters?.transactionReceipt?.format ?? formatTransactionReceipt
   let nonce: Promise<number> | undefined
   let nextNonce = 0
   /** Counts resets: a receipt awaited across one is looked up once more on the new chain, then given up. */
@@ -183,7 +189,7 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     request: TxRequest,
     txNonce: number,
     txEra: number,
-    mineNow: (sent?: Promise<unknown>) => Promise<void>,
+    mineNow: (sent?: Promise<unknown>) => Promise<MinedReceipts>,
   ): Promise<Hash> {
     const transaction = {
       from: account.address,
@@ -199,10 +205,13 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     return receipt.transactionHash
   }
 
-  /** `eth_sendTransaction` (the transaction is in the pool when it answers), a block mined, its receipt read. */
+  /**
+   * `eth_sendTransaction` (the transaction is in the pool when it answers), a block mined, its receipt: the one the
+   * miner read with the block's others, else read here.
+   */
   async function sendAndMine(
     transaction: object,
-    mineNow: (sent?: Promise<unknown>) => Promise<void>,
+    mineNow: (sent?: Promise<unknown>) => Promise<MinedReceipts>,
   ): Promise<TransactionReceipt> {
     const sending = client.request<{ Method: 'eth_sendTransaction'; Parameters: [object]; ReturnType: Hash }>({
       method: 'eth_sendTransaction',
@@ -210,7 +219,8 @@ export function createTxSender(options: TxSenderOptions): TxSender {
     })
     const mined = mineNow(sending)
     const hash = await sending
-    await mined
+    const inBlock = (await mined)?.get(hash.toLowerCase())
+    if (inBlock) return formatReceipt(inBlock as RpcTransactionReceipt)
     return client.getTransactionReceipt({ hash }).catch((error) => {
       if (!(error instanceof TransactionReceiptNotFoundError)) throw error
       return waitForReceipt(hash, receiptTimeoutMs)

@@ -5,7 +5,9 @@ import {
   type CatalogStore,
   defaultCatalogCapacity,
 } from '../../chain/facilitator/index.js'
+import { connectionOf } from './database.js'
 import { dialectOf } from './dialect.js'
+import { statementOf, writeAsOwn } from './own-write.js'
 import type { Database } from './tables.js'
 
 type Query = SelectQueryBuilder<Database, 'bazaar_resources', object>
@@ -29,16 +31,47 @@ async function page(query: Query, limit: number, offset: number) {
   return { items: rows.map((row) => JSON.parse(row.item) as CatalogItem), total: Number(count.n) }
 }
 
+type CatalogEntry = Parameters<CatalogStore['put']>[0][number]
+
+/** A listing's row written (SQLite), its values in the order of {@link rowValues}. */
+const upsertSql = `insert into "bazaar_resources" ("key", "type", "pay_to", "scheme", "network", "item", "updated_at")
+  values (?, ?, ?, ?, ?, ?, ?) on conflict ("key") do update set "type" = excluded."type", "pay_to" = excluded."pay_to",
+  "scheme" = excluded."scheme", "network" = excluded."network", "item" = excluded."item", "updated_at" = excluded."updated_at"`
+/** The rows past the capacity (the parameter), least recently updated, deleted (SQLite). */
+const evictSql = `delete from "bazaar_resources" where "key" in (select "key" from "bazaar_resources"
+  order by "updated_at" desc, "key" limit -1 offset ?)`
+
+const rowValues = (entry: CatalogEntry) => [
+  entry.key,
+  entry.type,
+  entry.payTo.toLowerCase(),
+  entry.scheme,
+  entry.network,
+  JSON.stringify(entry.item),
+  entry.updatedAt,
+]
+
 /**
  * The bazaar catalog in svc's database (table `bazaar_resources`; SQLite or PostgreSQL), given to the facilitator once the database
  * is open: a resource's row is replaced by its latest listing, and past `capacity` rows the least recently updated
- * are deleted in the same transaction.
+ * are deleted in the same transaction. On svc's SQLite file the statements are prepared once and run on its
+ * connection as the gateway's own writes (server/db/own-write.ts): a payment's listing does not empty the gateway's
+ * caches of APIs and endpoints, which every write through Kysely does (the next request read them all again).
  */
 export function createSqliteCatalogStore(db: Kysely<Database>, capacity = defaultCatalogCapacity): CatalogStore {
   const postgres = dialectOf(db).name === 'postgres'
+  const connection = postgres ? undefined : connectionOf(db)
+  const putOnConnection = connection?.transaction((entries: CatalogEntry[]) => {
+    const upsert = statementOf(connection, upsertSql)
+    for (const entry of entries) upsert.run(...rowValues(entry))
+    statementOf(connection, evictSql).run(capacity)
+  })
   return {
     async put(entries) {
       if (!entries.length) return
+      // While Kysely holds a transaction on the connection, a statement run now would land inside it: Kysely waits.
+      if (connection && putOnConnection && !connection.inTransaction)
+        return writeAsOwn(connection, () => putOnConnection.immediate(entries))
       await db.transaction().execute(async (trx) => {
         for (const entry of entries)
           await trx

@@ -8,8 +8,26 @@ export type OwnWrites = <T>(write: () => T) => T
 
 const statements = new WeakMap<SQLite.Database, Map<string, SQLite.Statement>>()
 
-/** `compiled` prepared once per connection. */
-function statementOf(connection: SQLite.Database, sql: string): SQLite.Statement {
+/** The gateway store's `own` of each SQLite connection (server/db/sqlite/gateway-store.ts registers it). */
+const ownWriters = new WeakMap<SQLite.Database, OwnWrites>()
+
+/** Registers the gateway store's `own` on its connection, for bookkeeping written beside the gateway's (the bazaar catalog). */
+export function registerOwnWrites(connection: SQLite.Database, own: OwnWrites): void {
+  ownWriters.set(connection, own)
+}
+
+/**
+ * Runs `write` (synchronous statements on `connection`) as the gateway's own: its rows do not move the gateway's
+ * cache version, so they do not empty its caches of APIs and endpoints. Without a gateway store on the connection, it
+ * just runs.
+ */
+export function writeAsOwn<T>(connection: SQLite.Database, write: () => T): T {
+  const own = ownWriters.get(connection)
+  return own ? own(write) : write()
+}
+
+/** `sql` prepared once per connection. */
+export function statementOf(connection: SQLite.Database, sql: string): SQLite.Statement {
   let cache = statements.get(connection)
   if (!cache) statements.set(connection, (cache = new Map()))
   let statement = cache.get(sql)

@@ -43,7 +43,7 @@ const median = (values: number[]) => percentile(values, 50)
 const paymentTimeoutMs = 30_000
 
 /** Payment outcome of one request: the transaction of a delivered answer, or why it failed. */
-async function payOnce(
+export async function payOnce(
   pay: typeof fetch,
   url: string,
 ): Promise<{ ok: true; transaction: Hex } | { ok: false; why: string }> {

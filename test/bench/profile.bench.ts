@@ -9,7 +9,7 @@
  *   around them (the call seen by the gateway minus the work inside);
  * - the upstream hop (undici `Agent.request` of the proxy), SQLite statements (better-sqlite3), `JSON.parse` and
  *   `JSON.stringify`;
- * - the receipt wait: from `eth_sendRawTransaction` answered to the receipt found, and the polls it took.
+ * - the receipt wait: from the transaction sent to its receipt in hand, and the receipt reads it took.
  * Runs with `--cpu-prof` give the CPU side (cpu-profile.ts summarises them by package).
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
@@ -196,10 +196,11 @@ export async function benchProfile(
         }
       })
       .sort((a, b) => b.median_ms_per_payment - a.median_ms_per_payment)
-    // The receipt wait: from eth_sendRawTransaction answered to the receipt in hand.
+    // The receipt wait: from the transaction sent (eth_sendTransaction on svc's relay, eth_sendRawTransaction signed
+    // here) to the receipt in hand (its own, or its block's read by the miner), the block mined between.
     const receiptWaits = perPayment.map((p) => {
-      const sent = p.spans.find((s) => s.kind.includes('eth_sendRawTransaction'))
-      const receipts = p.spans.filter((s) => s.kind.includes('eth_getTransactionReceipt'))
+      const sent = p.spans.find((s) => /eth_send(Raw)?Transaction/.test(s.kind))
+      const receipts = p.spans.filter((s) => /eth_getTransactionReceipt|eth_getBlockReceipts/.test(s.kind))
       const last = receipts[receipts.length - 1]
       return sent && last
         ? { ms: last.at + last.ms - (sent.at + sent.ms), polls: receipts.length }

@@ -100,13 +100,18 @@ export async function spawnSvcUp(args: string[], nodeArgs: string[] = [], bin = 
 
 /**
  * `svc up --seed fixtures/demo-seed.yaml` (ephemeral, or in `dataDir` to keep its chain dumped every 30 s as users
- * run it; `nodeArgs` for its Node process).
+ * run it; `nodeArgs` for its Node process, `args` for the command, such as `--relay viem`).
  */
 export async function startSvcStack(
   /** `bin`: another build's bin/svc.js (a before-and-after run). */
-  options: { dataDir?: string; nodeArgs?: string[]; bin?: string } = {},
+  options: { dataDir?: string; nodeArgs?: string[]; args?: string[]; bin?: string } = {},
 ): Promise<Stack & { readyMs: number; ready: Record<string, any> }> {
-  const args = ['--seed', demoSeed, ...(options.dataDir ? ['--data-dir', options.dataDir] : ['--ephemeral'])]
+  const args = [
+    '--seed',
+    demoSeed,
+    ...(options.dataDir ? ['--data-dir', options.dataDir] : ['--ephemeral']),
+    ...(options.args ?? []),
+  ]
   const svc = await spawnSvcUp(args, options.nodeArgs, options.bin)
   const { ready } = svc
   const info = (await (await fetch(`${ready.chain_manager_url}/chain`)).json()) as {

@@ -6,6 +6,7 @@ import { findPaymentAnswer, keepPaymentAnswer } from '../payment-answers.js'
 import type { Database, SettlementJournalRow, SettlementRow } from '../tables.js'
 import { trafficUpsert, type GatewayStore, type TrafficRow } from '../gateway-store.js'
 import { preparePaymentAnswers } from './payment-answer-statements.js'
+import { registerOwnWrites } from '../own-write.js'
 
 /**
  * The gateway's access to a SQLite database, built for its hot path (server/db/open-gateway-store.ts opens it). On a
@@ -68,7 +69,7 @@ export async function sqliteGatewayStore(db: Kysely<Database>): Promise<GatewayS
   let seen = (totalChanges.get() as number) - own
   let epoch = 0
 
-  return {
+  const store: GatewayStore = {
     version() {
       const current = (totalChanges.get() as number) - own
       if (current !== seen) {
@@ -123,6 +124,9 @@ export async function sqliteGatewayStore(db: Kysely<Database>): Promise<GatewayS
     },
     close() {},
   }
+  // The bazaar catalog's writes (server/db/bazaar-resources.ts) go through `own` too: listings are no APIs or endpoints.
+  registerOwnWrites(connection, store.own)
+  return store
 }
 
 /** Everything through the one Kysely connection; `total_changes()` (any row written, by anyone) is the label. */

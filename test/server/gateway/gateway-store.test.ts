@@ -6,6 +6,8 @@ import { openDatabase, type OpenedDatabase } from '../../../server/db/database.j
 import type { SettlementJournalRow, SettlementRow } from '../../../server/db/tables.js'
 import type { GatewayStore } from '../../../server/db/gateway-store.js'
 import { openGatewayStore } from '../../../server/db/open-gateway-store.js'
+import { createSqliteCatalogStore } from '../../../server/db/bazaar-resources.js'
+import type { CatalogItem } from '../../../chain/facilitator/index.js'
 import { testJournalRow } from '../../helpers/journal-rows.js'
 import { testDialects, testDatabases } from '../../helpers/postgres.js'
 import { insertSellerRows } from '../../helpers/seller-rows.js'
@@ -106,6 +108,30 @@ describe.each(kinds)('the gateway store on a %s database', (kind) => {
     expect(await store.version()).not.toBe(version)
     expect(await db.selectFrom('endpoints').select('id').execute()).toEqual([{ id: 'e2' }])
     expect(await db.selectFrom('settlements').select('id').execute()).toHaveLength(2)
+  })
+
+  test("the bazaar catalog's listings written beside it leave the version be (a paid request's listing empties no cache)", async () => {
+    const { db, store } = await open(kind)
+    const catalog = createSqliteCatalogStore(db)
+    const version = await store.version()
+    const resource = 'http://weather.dev.localhost/weather/paris'
+    const item = {
+      resource,
+      type: 'http',
+      x402Version: 2,
+      accepts: [],
+      lastUpdated: new Date().toISOString(),
+      discoveryInfo: { input: { type: 'http', method: 'GET' } },
+      metadata: {},
+    } as CatalogItem
+    const entry = { key: `http GET ${resource}`, type: 'http', payTo: '0x2', scheme: 'exact', network: 'eip155:1' }
+    await catalog.put([{ ...entry, updatedAt: Date.now(), item }])
+    await catalog.put([{ ...entry, updatedAt: Date.now() + 1, item }])
+    if (kind !== 'memory') expect(await store.version()).toBe(version)
+    expect((await catalog.list({ limit: 10, offset: 0 })).items).toEqual([item])
+    // A seller's write still moves it.
+    await db.updateTable('endpoints').set({ enabled: 0 }).where('id', '=', 'e2').execute()
+    expect(await store.version()).not.toBe(version)
   })
 
   test('payment-identifier answers: kept, replaced, found while young; keeping one leaves the version be', async () => {
