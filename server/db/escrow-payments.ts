@@ -166,33 +166,40 @@ export async function recordEscrowTransaction(
 ): Promise<{ payment: EscrowPaymentRow; recorded: boolean }> {
   return escrowDb(db)
     .transaction()
-    .execute(async (trx) => {
-      const locked = await forUpdate(trx)(
-        trx.selectFrom('escrow_payments').selectAll().where('id', '=', transaction.escrow_payment_id),
-      ).executeTakeFirst()
-      if (!locked) throw new Error(`no escrow payment ${transaction.escrow_payment_id} to record a transaction of`)
-      const payment = paymentOf(locked)
-      const inserted = await trx
-        .insertInto('escrow_transactions')
-        .values(transaction)
-        .onConflict((oc) => oc.columns(['chain_epoch', 'transaction', 'kind']).doNothing())
-        .executeTakeFirst()
-      if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return { payment, recorded: false }
-      const change = advance(payment)
-      const next = { ...payment, ...change, updated_at: transaction.created_at }
-      await trx
-        .updateTable('escrow_payments')
-        .set({ ...change, updated_at: next.updated_at })
-        .where('id', '=', payment.id)
-        .execute()
-      if (payment.settlement_id !== null)
-        await trx
-          .updateTable('settlements')
-          .set({ amount: settlementAmountOf(next) })
-          .where('id', '=', payment.settlement_id)
-          .execute()
-      return { payment: next, recorded: true }
-    })
+    .execute((trx) => recordEscrowTransactionIn(trx, transaction, advance))
+}
+
+/** {@link recordEscrowTransaction} inside the caller's database transaction `trx` (several steps in one commit). */
+export async function recordEscrowTransactionIn(
+  trx: Kysely<EscrowDatabase>,
+  transaction: EscrowTransactionRow,
+  advance: (payment: EscrowPaymentRow) => EscrowPaymentChange,
+): Promise<{ payment: EscrowPaymentRow; recorded: boolean }> {
+  const locked = await forUpdate(trx)(
+    trx.selectFrom('escrow_payments').selectAll().where('id', '=', transaction.escrow_payment_id),
+  ).executeTakeFirst()
+  if (!locked) throw new Error(`no escrow payment ${transaction.escrow_payment_id} to record a transaction of`)
+  const payment = paymentOf(locked)
+  const inserted = await trx
+    .insertInto('escrow_transactions')
+    .values(transaction)
+    .onConflict((oc) => oc.columns(['chain_epoch', 'transaction', 'kind']).doNothing())
+    .executeTakeFirst()
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) === 0) return { payment, recorded: false }
+  const change = advance(payment)
+  const next = { ...payment, ...change, updated_at: transaction.created_at }
+  await trx
+    .updateTable('escrow_payments')
+    .set({ ...change, updated_at: next.updated_at })
+    .where('id', '=', payment.id)
+    .execute()
+  if (payment.settlement_id !== null)
+    await trx
+      .updateTable('settlements')
+      .set({ amount: settlementAmountOf(next) })
+      .where('id', '=', payment.settlement_id)
+      .execute()
+  return { payment: next, recorded: true }
 }
 
 /** A payment's settlement amount: what it captured less what it refunded (atomic units). */
@@ -210,20 +217,27 @@ export async function linkEscrowSettlement(
 ): Promise<void> {
   await escrowDb(db)
     .transaction()
-    .execute(async (trx) => {
-      const payment = await trx
-        .updateTable('escrow_payments')
-        .set({ settlement_id: settlementId })
-        .where('id', '=', paymentId)
-        .returning(['captured', 'refunded'])
-        .executeTakeFirst()
-      if (!payment) throw new Error(`no escrow payment ${paymentId} to link a settlement to`)
-      await trx
-        .updateTable('settlements')
-        .set({ escrow_id: paymentId, amount: settlementAmountOf(payment) })
-        .where('id', '=', settlementId)
-        .execute()
-    })
+    .execute((trx) => linkEscrowSettlementIn(trx, paymentId, settlementId))
+}
+
+/** {@link linkEscrowSettlement} inside the caller's database transaction `trx`. */
+export async function linkEscrowSettlementIn(
+  trx: Kysely<EscrowDatabase>,
+  paymentId: string,
+  settlementId: string,
+): Promise<void> {
+  const payment = await trx
+    .updateTable('escrow_payments')
+    .set({ settlement_id: settlementId })
+    .where('id', '=', paymentId)
+    .returning(['captured', 'refunded'])
+    .executeTakeFirst()
+  if (!payment) throw new Error(`no escrow payment ${paymentId} to link a settlement to`)
+  await trx
+    .updateTable('settlements')
+    .set({ escrow_id: paymentId, amount: settlementAmountOf(payment) })
+    .where('id', '=', settlementId)
+    .execute()
 }
 
 /** Sets what the chain says a payment can still capture and refund (a read that moved nothing). */

@@ -88,10 +88,12 @@ export {
   findOwnedEscrowPayment,
   insertEscrowPayment,
   linkEscrowSettlement,
+  linkEscrowSettlementIn,
   listEscrowPayments,
   listEscrowTransactions,
   markEscrowUndelivered,
   recordEscrowTransaction,
+  recordEscrowTransactionIn,
   setEscrowChainView,
   settlementAmountOf,
 } from './escrow-payments.js'

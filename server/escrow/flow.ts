@@ -51,7 +51,13 @@ import type { EscrowDeps } from './deps.js'
 import { escrowEvent, escrowOf } from './events.js'
 import { receiverAuthorizerOf } from './keys.js'
 import type { RecordedReclaim } from './reclaims.js'
-import { type AppliedEscrowStep, applyEscrowStep, type EscrowStep, recordEscrowCollect } from './records.js'
+import {
+  type AppliedEscrowStep,
+  applyEscrowStep,
+  applyEscrowSteps,
+  type EscrowStep,
+  recordEscrowCollect,
+} from './records.js'
 
 /** A store that keeps nothing: the gateway keeps its payments in the database (records.ts), not in the scheme. */
 const noStore: AuthCaptureStore = { get: () => undefined, set: () => {}, list: () => [] }
@@ -313,42 +319,45 @@ export async function payEscrow(ctx: FlowContext, payment: Payment): Promise<Pay
   const nothing = ready.amount === '0'
   const amount = nothing ? '0' : (captured.response.amount ?? ready.amount ?? requirements.amount)
   const more = (captured.response.extra ?? {}) as { voidTransaction?: string; voided?: string }
-  if (!nothing) {
-    const done = await record(steps, current, { kind: 'capture', amount, transaction: captured.response.transaction })
-    current = done.payment
-    tell(
-      'payment.captured',
-      attempt,
-      {
-        status: 200,
-        payer,
-        transaction: captured.response.transaction,
-        settlement_id: settlementId,
-        amount,
-        charged: true,
-        escrow: escrowOf(current, amount),
-      },
-      requirements,
-    )
-  }
   const voidTransaction = nothing ? captured.response.transaction : more.voidTransaction
-  if (voidTransaction !== undefined) {
-    const rest = (BigInt(held) - BigInt(amount)).toString()
-    const done = await record(steps, current, { kind: 'void', amount: rest, transaction: voidTransaction })
-    current = done.payment
-    tell(
-      'payment.voided',
-      attempt,
-      {
-        status: 200,
-        payer,
-        transaction: voidTransaction,
-        settlement_id: settlementId,
-        amount: rest,
-        escrow: escrowOf(current, rest),
-      },
-      requirements,
-    )
+  const rest = (BigInt(held) - BigInt(amount)).toString()
+  // The capture and the void of its rest are recorded in one database transaction, then told in order.
+  const closing: EscrowStep[] = []
+  if (!nothing) closing.push({ kind: 'capture', amount, transaction: captured.response.transaction, actor: 'gateway' })
+  if (voidTransaction !== undefined)
+    closing.push({ kind: 'void', amount: rest, transaction: voidTransaction, actor: 'gateway' })
+  const applied = await applyEscrowSteps(ctx.deps.db, current, closing)
+  for (const { payment: after, transaction } of applied) {
+    current = after
+    if (transaction.kind === 'capture')
+      tell(
+        'payment.captured',
+        attempt,
+        {
+          status: 200,
+          payer,
+          transaction: captured.response.transaction,
+          settlement_id: settlementId,
+          amount,
+          charged: true,
+          escrow: escrowOf(current, amount),
+        },
+        requirements,
+      )
+    else
+      tell(
+        'payment.voided',
+        attempt,
+        {
+          status: 200,
+          payer,
+          transaction: voidTransaction,
+          settlement_id: settlementId,
+          amount: rest,
+          escrow: escrowOf(current, rest),
+        },
+        requirements,
+      )
   }
   return paid(ctx, attempt, ready, { response: captured.response, journalId, settlementId, paymentId: current.id })
 }

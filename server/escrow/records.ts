@@ -8,9 +8,11 @@ import {
   type EscrowState,
   type EscrowTransactionKind,
   type EscrowTransactionRow,
+  escrowDb,
   insertEscrowPayment,
-  linkEscrowSettlement,
+  linkEscrowSettlementIn,
   recordEscrowTransaction,
+  recordEscrowTransactionIn,
 } from '../db/index.js'
 import { newId, nowIso } from '../ids.js'
 
@@ -123,20 +125,47 @@ export async function applyEscrowStep(
   payment: Pick<EscrowPaymentRow, 'id' | 'chain_epoch'>,
   step: EscrowStep,
 ): Promise<AppliedEscrowStep> {
-  const transaction: EscrowTransactionRow = {
-    id: newId('etx'),
-    escrow_payment_id: payment.id,
-    chain_epoch: payment.chain_epoch,
-    kind: step.kind,
-    amount: BigInt(step.amount).toString(),
-    fee_amount: BigInt(step.feeAmount ?? '0').toString(),
-    transaction: step.transaction.toLowerCase(),
-    actor: step.actor,
-    created_at: step.at ?? nowIso(),
-  }
+  const transaction = transactionRowOf(payment, step)
   const done = await recordEscrowTransaction(db, transaction, (current) => advanceEscrow(current, step))
   return { ...done, transaction }
 }
+
+/**
+ * Records several steps of a payment in order, each once as {@link applyEscrowStep} does, in one database transaction
+ * (a sync capture and the void of its rest): what each did, the last's payment the payment after them all.
+ */
+export function applyEscrowSteps(
+  db: Kysely<Database>,
+  payment: Pick<EscrowPaymentRow, 'id' | 'chain_epoch'>,
+  steps: readonly EscrowStep[],
+): Promise<AppliedEscrowStep[]> {
+  return escrowDb(db)
+    .transaction()
+    .execute(async (trx) => {
+      const applied: AppliedEscrowStep[] = []
+      for (const step of steps) {
+        const transaction = transactionRowOf(payment, step)
+        const done = await recordEscrowTransactionIn(trx, transaction, (current) => advanceEscrow(current, step))
+        applied.push({ ...done, transaction })
+      }
+      return applied
+    })
+}
+
+const transactionRowOf = (
+  payment: Pick<EscrowPaymentRow, 'id' | 'chain_epoch'>,
+  step: EscrowStep,
+): EscrowTransactionRow => ({
+  id: newId('etx'),
+  escrow_payment_id: payment.id,
+  chain_epoch: payment.chain_epoch,
+  kind: step.kind,
+  amount: BigInt(step.amount).toString(),
+  fee_amount: BigInt(step.feeAmount ?? '0').toString(),
+  transaction: step.transaction.toLowerCase(),
+  actor: step.actor,
+  created_at: step.at ?? nowIso(),
+})
 
 /** A payment as the collect makes it: every column but those its steps move. */
 export type NewEscrowPayment = Omit<
@@ -156,24 +185,31 @@ export async function recordEscrowCollect(
   settlementId?: string | undefined,
 ): Promise<AppliedEscrowStep> {
   const at = collect.created_at ?? step.at ?? nowIso()
-  const { payment } = await insertEscrowPayment(db, {
-    ...collect,
-    id: newId('esc'),
-    payment_info_hash: collect.payment_info_hash.toLowerCase(),
-    settlement_id: null,
-    authorized: '0',
-    captured: '0',
-    fees: '0',
-    voided: '0',
-    refunded: '0',
-    reclaimed: '0',
-    capturable: '0',
-    refundable: '0',
-    state: 'authorized',
-    created_at: at,
-    updated_at: at,
-  })
-  if (settlementId !== undefined && payment.settlement_id === null)
-    await linkEscrowSettlement(db, payment.id, settlementId)
-  return applyEscrowStep(db, payment, { ...step, at })
+  // One database transaction: the payment, its settlement's link and the collect's step commit together.
+  return escrowDb(db)
+    .transaction()
+    .execute(async (trx) => {
+      const { payment } = await insertEscrowPayment(trx, {
+        ...collect,
+        id: newId('esc'),
+        payment_info_hash: collect.payment_info_hash.toLowerCase(),
+        settlement_id: null,
+        authorized: '0',
+        captured: '0',
+        fees: '0',
+        voided: '0',
+        refunded: '0',
+        reclaimed: '0',
+        capturable: '0',
+        refundable: '0',
+        state: 'authorized',
+        created_at: at,
+        updated_at: at,
+      })
+      if (settlementId !== undefined && payment.settlement_id === null)
+        await linkEscrowSettlementIn(trx, payment.id, settlementId)
+      const transaction = transactionRowOf(payment, { ...step, at })
+      const done = await recordEscrowTransactionIn(trx, transaction, (current) => advanceEscrow(current, step))
+      return { ...done, transaction }
+    })
 }
