@@ -28,6 +28,7 @@ import type { ServerDeps } from '../deps.js'
 import {
   applyEscrowStep,
   type EscrowStep,
+  escrowChainOf,
   escrowEvent,
   lifecycleTargetOf,
   receiverAuthorizerOf,
@@ -167,13 +168,17 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
 
   async function move(row: EscrowPaymentRow, kind: Kind, amount: string | undefined) {
     const what = `the ${kind} was refused`
-    if (row.environment !== 'development')
-      throw new ConflictError(
-        `${what}: svc moves the escrow payments of Sandbox APIs only; this one is on ${row.network}, through its own facilitator`,
-      )
-    if (deps.chain?.sandboxChain.restarting) throw restarting()
-    const chain = requireSandboxChain(deps)
-    if (row.chain_epoch !== chain.sandboxChain.epoch)
+    if (row.environment === 'development') {
+      if (deps.chain?.sandboxChain.restarting) throw restarting()
+      requireSandboxChain(deps)
+    }
+    // The chain that holds it: the Sandbox chain, or the twin a production API was paid on through svc's facilitator.
+    const held = escrowChainOf(deps.chain, row)
+    if ('why' in held) throw new ConflictError(`${what}: ${held.why}`)
+    const on = held.chain
+    const chain = deps.chain!
+    if (on.restarting) throw restarting()
+    if (row.environment === 'development' && row.chain_epoch !== on.epoch)
       throw new ConflictError(
         `${what}: the payment was made on an earlier Sandbox chain (${row.chain_epoch}); nothing is held there now`,
       )
@@ -189,9 +194,7 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
     if (kind === 'refund' && now >= row.refund_deadline)
       throw refuse('refund_deadline_expired', `its refund deadline was ${isoOf(row.refund_deadline)}`)
 
-    const state = await onChain(() =>
-      readPaymentState(chain.sandboxChain.client, row.escrow as Address, row.payment_info_hash as Hex),
-    )
+    const state = await onChain(() => readPaymentState(on.client, row.escrow as Address, row.payment_info_hash as Hex))
     await setEscrowChainView(deps.db, row.id, {
       capturable: state.capturableAmount.toString(),
       refundable: state.refundableAmount.toString(),
@@ -222,8 +225,8 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
         : kind === 'void'
           ? await buildVoid(target, signer)
           : await buildRefund(target, { amount: moved, ...expected }, signer)
-    // svc's agreement to fund refunds for a Sandbox API (plan §1.6): the pay-to address approves the operator.
-    if (kind === 'refund') await onChain(() => fundRefunds(chain.sandboxChain, row, moved))
+    // svc's agreement to fund refunds on its own chains (plan §1.6): the pay-to address approves the operator.
+    if (kind === 'refund') await onChain(() => fundRefunds(on, row, moved))
 
     const answer = await settleRecordedLifecycle(chain, row, payload)
     if (answer === 'chain-down') throw restarting()

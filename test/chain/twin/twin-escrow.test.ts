@@ -109,19 +109,19 @@ test('a deferred hold on the twin: the seller captures part, voids the rest and 
 
   const captured = await move(id, 'capture', { amount: '6000' })
   expect(captured.status, JSON.stringify(captured.body)).toBe(200)
-  expect(captured.body.payment).toMatchObject({ state: 'captured', captured: '6000', capturable: '4000' })
+  expect(captured.body.payment).toMatchObject({ state: 'authorized', captured: '6000', capturable: '4000' })
   expect(await paymentState(hash)).toEqual({ capturable: 4_000n, refundable: 6_000n })
   expect(await usdc(seller.payTo)).toBe(start.seller + 6_000n)
 
   const voided = await move(id, 'void')
   expect(voided.status, JSON.stringify(voided.body)).toBe(200)
-  expect(voided.body.payment).toMatchObject({ captured: '6000', voided: '4000', capturable: '0' })
+  expect(voided.body.payment).toMatchObject({ state: 'captured', captured: '6000', voided: '4000', capturable: '0' })
   expect(await paymentState(hash)).toEqual({ capturable: 0n, refundable: 6_000n })
   expect(await usdc(buyer.address)).toBe(start.buyer - 6_000n)
 
   const refunded = await move(id, 'refund', { amount: '2000' })
   expect(refunded.status, JSON.stringify(refunded.body)).toBe(200)
-  expect(refunded.body.payment).toMatchObject({ state: 'refunded', refunded: '2000', refundable: '4000' })
+  expect(refunded.body.payment).toMatchObject({ state: 'captured', refunded: '2000', refundable: '4000' })
   expect(await paymentState(hash)).toEqual({ capturable: 0n, refundable: 4_000n })
   expect(await balances()).toEqual({ buyer: start.buyer - 4_000n, seller: start.seller + 4_000n })
 
