@@ -103,9 +103,10 @@ const deadlineFloorSeconds = 6
 /**
  * The seller's escrow payments (x402 auth-capture): GET /payments and /payments/{paymentId} (scope settlements:read),
  * and their lifecycle, POST /payments/{paymentId}/capture, /void, /refund (scope payments:write): each reads the
- * payment's state on chain, refuses as 409 what cannot succeed before anything is sent, builds the payload signed by
- * the seller's receiver authorizer, settles it through svc's facilitator and records the step. One lifecycle call per
- * payment at a time.
+ * payment's state on the chain that holds it (the Sandbox chain, or a twin for a production API paid there through
+ * svc's facilitator: server/escrow `escrowChainOf`), refuses as 409 what cannot succeed before anything is sent,
+ * builds the payload signed by the seller's receiver authorizer, settles it through svc's facilitator and records the
+ * step. One lifecycle call per payment at a time.
  */
 export function createPaymentRoutes(deps: ServerDeps): Router {
   const router = Router()
@@ -280,8 +281,8 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
 }
 
 /**
- * svc's agreement to fund the refunds of a Sandbox API (plan §1.6): the pay-to address allows the operator its USDC,
- * approved by svc (Anvil's unsigned transaction) when the allowance is short of `amount`.
+ * svc's agreement to fund the refunds on its own chains, the Sandbox chain or a twin (plan §1.6): the pay-to address
+ * allows the operator its USDC, approved by svc (Anvil's unsigned transaction) when the allowance is short of `amount`.
  */
 async function fundRefunds(chain: ChainServices['sandboxChain'], row: EscrowPaymentRow, amount: bigint) {
   const allowance = await chain.client.readContract({

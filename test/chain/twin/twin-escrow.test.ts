@@ -17,6 +17,7 @@ import type { SandboxChain } from '../../../chain/sandbox-chain.js'
 import { buyerEscrowAbi, buyerEscrowPaymentOf, paymentInfoArgument } from '../../../core/auth-capture/buyer.js'
 import { authCaptureDeployment } from '../../../core/auth-capture/server-scheme.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
+import { recordEscrowCollect } from '../../../server/escrow/index.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
 import { newAccount } from '../../helpers/payments.js'
 import { addEndpoint, createApi, newSeller, type Seller, startUpstream } from '../../server/gateway/helpers.js'
@@ -29,6 +30,7 @@ let t: TestServer
 let upstream: Awaited<ReturnType<typeof startUpstream>>
 let seller: Seller
 let gateway: string
+let apiId: string
 const buyer = newAccount()
 const signed: Hex[] = []
 let buyerFetch: typeof fetch
@@ -43,6 +45,7 @@ beforeAll(async () => {
   seller = await newSeller(t)
   const api = await createApi(t, seller, upstream.url, 'production')
   gateway = api.gateway
+  apiId = api.id
   const accept = (extra: Record<string, unknown>) => ({
     scheme: 'auth-capture',
     network: twin.network,
@@ -178,5 +181,58 @@ test('a hold left on the twin is reclaimed by the buyer after the capture deadli
         reclaimed: '10000',
       }),
     { timeout: 30_000, interval: 200 },
+  )
+})
+
+test("a production payment on a chain svc does not run, or held by another facilitator's operator, is refused (409) saying why", async () => {
+  const { body } = await t.call('/payments', prod())
+  const paid = body.payments.find((row: { capture_mode: string }) => row.capture_mode === 'deferred')
+  const elsewhere = async (network: string, operator: string) => {
+    const { payment } = await recordEscrowCollect(
+      t.server.database.db,
+      {
+        ...Object.fromEntries(
+          [
+            'endpoint_id',
+            'environment',
+            'asset',
+            'payer',
+            'pay_to',
+            'method',
+            'path',
+            'flow',
+            'capture_mode',
+            'transfer_method',
+            'escrow',
+            'receiver_authorizer',
+            'salt_nonce',
+            'pre_approval_expiry',
+            'capture_deadline',
+            'refund_deadline',
+          ].map((column) => [column, paid[column]]),
+        ),
+        payment_info: JSON.stringify(paid.payment_info),
+        payment_info_hash: `0x${Math.random().toString(16).slice(2).padEnd(64, '0')}`,
+        user_id: seller.userId,
+        api_id: apiId,
+        chain_epoch: '',
+        network,
+        operator,
+        delivered: 1,
+      } as never,
+      { kind: 'authorize', amount: '10000', transaction: `0x${'1'.repeat(64)}`, actor: 'gateway' },
+    )
+    return payment.id
+  }
+  const onBase = await move(await elsewhere('eip155:8453', paid.operator), 'capture')
+  expect(onBase.status).toBe(409)
+  expect(onBase.body.error).toBe(
+    'the capture was refused: svc moves escrow payments on the chains it runs only (the Sandbox chain and its twins, svc up --twin); this one is on eip155:8453: move it through the facilitator that holds it',
+  )
+  const other = `0x${'2'.repeat(40)}`
+  const byOther = await move(await elsewhere(twin.network, other), 'void')
+  expect(byOther.status).toBe(409)
+  expect(byOther.body.error).toBe(
+    `the void was refused: it is held by another facilitator's operator (${other}), not svc's: move it through that facilitator`,
   )
 })
