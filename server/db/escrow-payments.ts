@@ -253,8 +253,7 @@ export async function escrowPaymentsPastCaptureDeadline(
   db: Kysely<Database>,
   chainEpoch: string,
   nowSeconds: number,
-  limit = 100,
-  network?: string,
+  { limit = 100, network }: { limit?: number; network?: string | undefined } = {},
 ): Promise<EscrowPaymentRow[]> {
   let query = db
     .selectFrom('escrow_payments')
