@@ -17,7 +17,7 @@ import type { SandboxChain } from '../../../chain/sandbox-chain.js'
 import { buyerEscrowAbi, buyerEscrowPaymentOf, paymentInfoArgument } from '../../../core/auth-capture/buyer.js'
 import { authCaptureDeployment } from '../../../core/auth-capture/server-scheme.js'
 import { localFetch } from '../../../sdk/local-fetch.js'
-import { recordEscrowCollect } from '../../../server/escrow/index.js'
+import { type EscrowDeps, escrowJournalResolver, recordEscrowCollect } from '../../../server/escrow/index.js'
 import { startTestServer, type TestServer } from '../../helpers/control.js'
 import { newAccount } from '../../helpers/payments.js'
 import { addEndpoint, createApi, newSeller, type Seller, startUpstream } from '../../server/gateway/helpers.js'
@@ -145,12 +145,48 @@ test('a deferred hold on the twin: the seller captures part, voids the rest and 
   expect(settlement).toMatchObject({ amount: '4000' })
 })
 
-test('a sync payment on the twin is captured in the request', { timeout: 60_000 }, async () => {
+test('a sync payment on the twin is captured in the request; a crash before its answer is recovered from the twin', {
+  timeout: 60_000,
+}, async () => {
   const start = await balances()
   const { hash, id } = await pay('/weather/sync')
   expect(await balances()).toEqual({ buyer: start.buyer - price, seller: start.seller + price })
   expect(await paymentState(hash)).toEqual({ capturable: 0n, refundable: price })
-  expect((await t.call(`/payments/${id}`, prod())).body.payment).toMatchObject({ state: 'captured', captured: '10000' })
+  const payment = (await t.call(`/payments/${id}`, prod())).body.payment
+  expect(payment).toMatchObject({ state: 'captured', captured: '10000', delivered: true })
+
+  // Its journal row as a crash between the collect's record and the answer would have left it: recovery reads the
+  // twin (no --rpc names it), finds the collect and marks the answer undelivered.
+  const row = {
+    id: 'jrn_twin_crash',
+    environment: 'production',
+    network: twin.network,
+    chain_epoch: '',
+    settlement_id: payment.settlement_id,
+    state: 'settling',
+    valid_before: null,
+    method: payment.method,
+    path: payment.path,
+    escrow: JSON.stringify({
+      kind: 'authorize',
+      paymentInfoHash: hash,
+      paymentInfo: payment.payment_info,
+      saltNonce: payment.salt_nonce,
+      captureMode: 'sync',
+      escrow: payment.escrow,
+      receiverAuthorizer: payment.receiver_authorizer,
+    }),
+  }
+  const deps = { db: t.server.database.db, chain: services, clock: services.clock } as unknown as EscrowDeps
+  const logged: string[] = []
+  expect(await escrowJournalResolver()(deps, row as never, (line) => logged.push(line)), logged.join('\n')).toBe(
+    'undelivered',
+  )
+  expect((await t.call(`/payments/${id}`, prod())).body.payment).toMatchObject({
+    state: 'captured',
+    captured: '10000',
+    delivered: false,
+  })
 })
 
 test('a hold left on the twin is reclaimed by the buyer after the capture deadline, and recorded', {
