@@ -28,6 +28,7 @@ import type { ServerDeps } from '../deps.js'
 import {
   applyEscrowStep,
   type EscrowStep,
+  escrowChainOf,
   escrowEvent,
   lifecycleTargetOf,
   receiverAuthorizerOf,
@@ -102,9 +103,10 @@ const deadlineFloorSeconds = 6
 /**
  * The seller's escrow payments (x402 auth-capture): GET /payments and /payments/{paymentId} (scope settlements:read),
  * and their lifecycle, POST /payments/{paymentId}/capture, /void, /refund (scope payments:write): each reads the
- * payment's state on chain, refuses as 409 what cannot succeed before anything is sent, builds the payload signed by
- * the seller's receiver authorizer, settles it through svc's facilitator and records the step. One lifecycle call per
- * payment at a time.
+ * payment's state on the chain that holds it (the Sandbox chain, or a twin for a production API paid there through
+ * svc's facilitator: server/escrow `escrowChainOf`), refuses as 409 what cannot succeed before anything is sent,
+ * builds the payload signed by the seller's receiver authorizer, settles it through svc's facilitator and records the
+ * step. One lifecycle call per payment at a time.
  */
 export function createPaymentRoutes(deps: ServerDeps): Router {
   const router = Router()
@@ -167,13 +169,17 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
 
   async function move(row: EscrowPaymentRow, kind: Kind, amount: string | undefined) {
     const what = `the ${kind} was refused`
-    if (row.environment !== 'development')
-      throw new ConflictError(
-        `${what}: svc moves the escrow payments of Sandbox APIs only; this one is on ${row.network}, through its own facilitator`,
-      )
-    if (deps.chain?.sandboxChain.restarting) throw restarting()
-    const chain = requireSandboxChain(deps)
-    if (row.chain_epoch !== chain.sandboxChain.epoch)
+    if (row.environment === 'development') {
+      if (deps.chain?.sandboxChain.restarting) throw restarting()
+      requireSandboxChain(deps)
+    }
+    // The chain that holds it: the Sandbox chain, or the twin a production API was paid on through svc's facilitator.
+    const held = escrowChainOf(deps.chain, row)
+    if ('why' in held) throw new ConflictError(`${what}: ${held.why}`)
+    const on = held.chain
+    const chain = deps.chain!
+    if (on.restarting) throw restarting()
+    if (row.environment === 'development' && row.chain_epoch !== on.epoch)
       throw new ConflictError(
         `${what}: the payment was made on an earlier Sandbox chain (${row.chain_epoch}); nothing is held there now`,
       )
@@ -189,9 +195,7 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
     if (kind === 'refund' && now >= row.refund_deadline)
       throw refuse('refund_deadline_expired', `its refund deadline was ${isoOf(row.refund_deadline)}`)
 
-    const state = await onChain(() =>
-      readPaymentState(chain.sandboxChain.client, row.escrow as Address, row.payment_info_hash as Hex),
-    )
+    const state = await onChain(() => readPaymentState(on.client, row.escrow as Address, row.payment_info_hash as Hex))
     await setEscrowChainView(deps.db, row.id, {
       capturable: state.capturableAmount.toString(),
       refundable: state.refundableAmount.toString(),
@@ -222,8 +226,8 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
         : kind === 'void'
           ? await buildVoid(target, signer)
           : await buildRefund(target, { amount: moved, ...expected }, signer)
-    // svc's agreement to fund refunds for a Sandbox API (plan §1.6): the pay-to address approves the operator.
-    if (kind === 'refund') await onChain(() => fundRefunds(chain.sandboxChain, row, moved))
+    // svc's agreement to fund refunds on its own chains (plan §1.6): the pay-to address approves the operator.
+    if (kind === 'refund') await onChain(() => fundRefunds(on, row, moved))
 
     const answer = await settleRecordedLifecycle(chain, row, payload)
     if (answer === 'chain-down') throw restarting()
@@ -277,8 +281,8 @@ export function createPaymentRoutes(deps: ServerDeps): Router {
 }
 
 /**
- * svc's agreement to fund the refunds of a Sandbox API (plan §1.6): the pay-to address allows the operator its USDC,
- * approved by svc (Anvil's unsigned transaction) when the allowance is short of `amount`.
+ * svc's agreement to fund the refunds on its own chains, the Sandbox chain or a twin (plan §1.6): the pay-to address
+ * allows the operator its USDC, approved by svc (Anvil's unsigned transaction) when the allowance is short of `amount`.
  */
 async function fundRefunds(chain: ChainServices['sandboxChain'], row: EscrowPaymentRow, amount: bigint) {
   const allowance = await chain.client.readContract({

@@ -259,23 +259,23 @@ export async function markEscrowUndelivered(db: Kysely<Database>, id: string): P
 }
 
 /**
- * Payments of a chain epoch still holding something at `nowSeconds` past their capture deadline: the buyer may have
+ * Payments of a chain epoch (of `network`, when given) still holding something at `nowSeconds` past their capture
+ * deadline: the buyer may have
  * reclaimed them (server/escrow/reclaims.ts). One indexed query (state, capture_deadline).
  */
 export async function escrowPaymentsPastCaptureDeadline(
   db: Kysely<Database>,
   chainEpoch: string,
   nowSeconds: number,
-  limit = 100,
+  { limit = 100, network }: { limit?: number; network?: string | undefined } = {},
 ): Promise<EscrowPaymentRow[]> {
-  const rows = await db
+  let query = db
     .selectFrom('escrow_payments')
     .selectAll()
     .where('state', '=', 'authorized')
     .where('capture_deadline', '<=', nowSeconds)
     .where('chain_epoch', '=', chainEpoch)
-    .orderBy('capture_deadline')
-    .limit(limit)
-    .execute()
+  if (network !== undefined) query = query.where('network', '=', network)
+  const rows = await query.orderBy('capture_deadline').limit(limit).execute()
   return rows.map(paymentOf)
 }

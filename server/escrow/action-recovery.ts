@@ -312,7 +312,8 @@ export function escrowJournalResolver(voidHold?: HoldVoider | undefined) {
 
 /**
  * Where a journal row's escrow payment is read: the Sandbox chain (or a twin) of its epoch, or a production network
- * svc has the RPC of (`--rpc`), in bounded ranges from the row's block; or why it cannot be, or not now.
+ * svc has the RPC of (`--rpc`), in bounded ranges from the row's block, else a twin of it svc runs; or why it cannot
+ * be, or not now.
  */
 async function sourceOf(
   deps: EscrowDeps,
@@ -320,6 +321,9 @@ async function sourceOf(
 ): Promise<{ client: PublicClient; range: { fromBlock?: bigint; maxBlocks?: number } } | { why: string } | 'kept'> {
   if (row.environment === 'production') {
     const client = await deps.productionChains?.clientOf(row.network)
+    // A production API paid on a twin svc runs (through svc's facilitator) is read on that twin.
+    const twin = client || row.network === deps.chain?.sandboxChain.network ? undefined : chainOf(deps, row.network)
+    if (twin) return twin.restarting ? 'kept' : { client: twin.client, range: {} }
     if (!client) return { why: `no RPC is given for ${row.network}: start svc with --rpc ${row.network}=<url>` }
     return { client, range: await deps.productionChains!.logRange(client, row.from_block, row.created_at) }
   }

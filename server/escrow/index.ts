@@ -29,8 +29,10 @@ export {
   recordEscrowCollect,
 } from './records.js'
 export {
+  escrowChainOf,
   facilitatorHoldVoider,
   lifecycleTargetOf,
   requirementsOfPayment,
+  runningChainOf,
   settleRecordedLifecycle,
 } from './void-hold.js'

@@ -41,6 +41,9 @@ export async function sweepReclaims(
   for (const chain of chains) {
     if (chain.restarting) continue
     const due = await escrowPaymentsPastCaptureDeadline(deps.db, chain.epoch, now)
+    // A twin also holds production APIs' payments made through svc's facilitator (recorded without an epoch).
+    if (chain !== deps.chain?.sandboxChain)
+      due.push(...(await escrowPaymentsPastCaptureDeadline(deps.db, '', now, { network: chain.network })))
     if (due.length === 0) continue
     const block = await chain.client.getBlockNumber()
     for (const payment of due) {

@@ -1,5 +1,6 @@
 import type { PaymentRequirements } from '@x402/core/types'
 import type { Hex } from 'viem'
+import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { type AuthCaptureDeployment, deploymentOfEscrow } from '../../core/auth-capture/deployments.js'
 import { buildVoid, type LifecycleTarget } from '../../core/auth-capture/lifecycle-payloads.js'
 import type { LifecyclePayload, PaymentInfo } from '../../core/auth-capture/types.js'
@@ -65,11 +66,42 @@ export function settleRecordedLifecycle(
   payment: EscrowPaymentRow,
   payload: LifecyclePayload,
 ) {
-  const requirements = requirementsOfPayment(payment, chain.sandboxChain.usdc)
+  const on = runningChainOf(chain, payment.network) ?? chain.sandboxChain
+  const requirements = requirementsOfPayment(payment, on.usdc)
   return chain.facilitator.settleJudged(
     { x402Version: 2, accepted: requirements, payload: payload as unknown as Record<string, unknown> },
     requirements,
   )
+}
+
+/** The chain of `network` among those svc runs (the Sandbox chain, its twins), if it runs it. */
+export function runningChainOf(chain: NonNullable<EscrowDeps['chain']>, network: string): SandboxChain | undefined {
+  if (chain.sandboxChain.network === network) return chain.sandboxChain
+  return chain.twins.find((twin) => twin.chain.network === network)?.chain
+}
+
+/**
+ * The chain svc runs that holds a recorded payment and whose facilitator relays its lifecycle: the Sandbox chain for
+ * a Sandbox API's; for a production API's paid through svc's facilitator (SVC_FACILITATOR_URL = svc's, so its
+ * operator is svc's), the chain of its network svc runs (a twin, `svc up --twin`); else why svc does not move it. A
+ * payment on a real network, or held by another facilitator's operator, is that facilitator's to move.
+ */
+export function escrowChainOf(
+  chain: EscrowDeps['chain'],
+  payment: EscrowPaymentRow,
+): { chain: SandboxChain } | { why: string } {
+  if (payment.environment === 'development')
+    return chain ? { chain: chain.sandboxChain } : { why: 'the Sandbox chain is not running' }
+  const on = chain && runningChainOf(chain, payment.network)
+  if (!on)
+    return {
+      why: `svc moves escrow payments on the chains it runs only (the Sandbox chain and its twins, svc up --twin); this one is on ${payment.network}: move it through the facilitator that holds it`,
+    }
+  if (payment.operator.toLowerCase() !== chain!.facilitator.operator.toLowerCase())
+    return {
+      why: `it is held by another facilitator's operator (${payment.operator}), not svc's: move it through that facilitator`,
+    }
+  return { chain: on }
 }
 
 /**
