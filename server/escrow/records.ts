@@ -186,30 +186,28 @@ export async function recordEscrowCollect(
 ): Promise<AppliedEscrowStep> {
   const at = collect.created_at ?? step.at ?? nowIso()
   // One database transaction: the payment, its settlement's link and the collect's step commit together.
-  return escrowDb(db)
-    .transaction()
-    .execute(async (trx) => {
-      const { payment } = await insertEscrowPayment(trx, {
-        ...collect,
-        id: newId('esc'),
-        payment_info_hash: collect.payment_info_hash.toLowerCase(),
-        settlement_id: null,
-        authorized: '0',
-        captured: '0',
-        fees: '0',
-        voided: '0',
-        refunded: '0',
-        reclaimed: '0',
-        capturable: '0',
-        refundable: '0',
-        state: 'authorized',
-        created_at: at,
-        updated_at: at,
-      })
-      if (settlementId !== undefined && payment.settlement_id === null)
-        await linkEscrowSettlementIn(trx, payment.id, settlementId)
-      const transaction = transactionRowOf(payment, { ...step, at })
-      const done = await recordEscrowTransactionIn(trx, transaction, (current) => advanceEscrow(current, step))
-      return { ...done, transaction }
+  return db.transaction().execute(async (trx) => {
+    const { payment } = await insertEscrowPayment(trx, {
+      ...collect,
+      id: newId('esc'),
+      payment_info_hash: collect.payment_info_hash.toLowerCase(),
+      settlement_id: null,
+      authorized: '0',
+      captured: '0',
+      fees: '0',
+      voided: '0',
+      refunded: '0',
+      reclaimed: '0',
+      capturable: '0',
+      refundable: '0',
+      state: 'authorized',
+      created_at: at,
+      updated_at: at,
     })
+    if (settlementId !== undefined && payment.settlement_id === null)
+      await linkEscrowSettlementIn(escrowDb(trx), payment.id, settlementId)
+    const transaction = transactionRowOf(payment, { ...step, at })
+    const done = await recordEscrowTransactionIn(escrowDb(trx), transaction, (current) => advanceEscrow(current, step))
+    return { ...done, transaction }
+  })
 }
