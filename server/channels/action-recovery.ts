@@ -123,7 +123,8 @@ async function resolve(
     return 'notSent'
   }
   await finish({ state: 'settled', transaction: found.transaction ?? null, amount: found.amount })
-  if (action.kind === 'settle' && found.transaction) await recordLandedSettle(deps, action, found.transaction)
+  if (action.kind === 'settle' && found.transaction)
+    await recordLandedSettle(deps, action, found.transaction, found.amount)
   if (action.detail.kind === 'claim') await recordLandedClaim(deps, action, action.detail.claims, found.transaction)
   return 'landed'
 }
@@ -146,7 +147,12 @@ async function isRecorded(deps: ChannelsDeps, epoch: string, kind: 'claim' | 'se
   return row !== undefined
 }
 
-async function recordLandedSettle(deps: ChannelsDeps, action: ChannelAction, transaction: string): Promise<void> {
+async function recordLandedSettle(
+  deps: ChannelsDeps,
+  action: ChannelAction,
+  transaction: string,
+  amount: string,
+): Promise<void> {
   const epoch = action.chainEpoch
   const known = await deps.db
     .selectFrom('batch_channels')
@@ -161,7 +167,8 @@ async function recordLandedSettle(deps: ChannelsDeps, action: ChannelAction, tra
     (write) => write(),
     () => new Date(),
   )
-  const settled = await records.settled(epoch, action.receiver, action.token)
+  // The channels count as settled by svc's records; the amount is the chain's Settled log's.
+  await records.settled(epoch, action.receiver, action.token)
   await records.transaction({
     chainEpoch: epoch,
     kind: 'settle',
@@ -169,7 +176,7 @@ async function recordLandedSettle(deps: ChannelsDeps, action: ChannelAction, tra
     network: action.network,
     token: known.token,
     receiver: action.receiver,
-    amount: settled.amount,
+    amount,
     transaction,
   })
 }
