@@ -1,3 +1,4 @@
+import type { PublicClient } from 'viem'
 import { findChannelActionOnChain, type ChannelAction } from '../../chain/batch-settlement/index.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { toSvcError } from '../../core/errors.js'
@@ -11,6 +12,7 @@ import {
 import type { ChannelsDeps } from './deps.js'
 import { createChannelStorage } from './storage.js'
 import { createBatchRecords } from './records.js'
+import { movedBy, sandboxChainOf } from './recorded-facilitator.js'
 
 /** What resolving the pending channel actions did. */
 export type ChannelActionResolution = {
@@ -221,6 +223,14 @@ async function recordLandedClaim(
   if (!known || !transaction) return
   const recorded = await isRecorded(deps, epoch, 'claim', transaction)
   if (recorded) return
+  // What it moved is the chain's (its Claimed logs) where they can be read: the records' totals may have been behind.
+  const chain = sandboxChainOf(deps, action.network, epoch)
+  if (chain) {
+    const moved = await movedBy(chain.client as PublicClient, transaction, action.receiver, known.token).catch(
+      () => undefined,
+    )
+    if (moved) added = [...moved.claimed.values()].reduce((sum, amount) => sum + amount, 0n)
+  }
   await createBatchRecords(
     deps.db,
     (write) => write(),

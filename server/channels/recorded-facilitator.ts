@@ -7,6 +7,7 @@ import { batchSettlementAddresses } from '../../chain/batch-settlement/index.js'
 import { x402BatchSettlementAbi } from '../../chain/contracts/index.js'
 import type { ApiRow } from '../db/index.js'
 import type { ChannelsDeps } from './deps.js'
+import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import type { BatchRecords } from './records.js'
 import type { ChannelMoved } from './events.js'
 import type { ClaimReconciler } from './claim-reconcile.js'
@@ -187,39 +188,12 @@ export function createRecordedFacilitators(
       return rows.some((row) => BigInt(row.claimed) > BigInt(row.settled))
     }
 
-    /**
-     * What a claim or settle transaction moved, by the contract's logs in its receipt (none: nothing, the contract
-     * logs every amount it moves): per channel claimed, and settled to the receiver's token; undefined where svc has no
-     * client of the network or the receipt cannot be read.
-     */
-    async function movedOnChain(
-      requirements: PaymentRequirements,
-      transaction: string,
-    ): Promise<{ claimed: Map<string, bigint>; settled: bigint } | undefined> {
+    /** What the claim or settle `transaction` moved by the chain's logs; undefined without a client or a receipt. */
+    async function movedOnChain(requirements: PaymentRequirements, transaction: string) {
       try {
         const client = await clientOf(requirements.network)
         if (!client || !transaction) return undefined
-        const receipt = await client.getTransactionReceipt({ hash: transaction as Hex })
-        const settlement = batchSettlementAddresses.settlement.toLowerCase()
-        const logs = parseEventLogs({
-          abi: x402BatchSettlementAbi,
-          logs: receipt.logs.filter((log) => log.address.toLowerCase() === settlement),
-        })
-        const moved = { claimed: new Map<string, bigint>(), settled: 0n }
-        const receiver = requirements.payTo.toLowerCase()
-        for (const log of logs) {
-          if (log.eventName === 'Claimed' && log.args.receiver.toLowerCase() === receiver) {
-            const id = log.args.channelId.toLowerCase()
-            moved.claimed.set(id, (moved.claimed.get(id) ?? 0n) + log.args.amount)
-          }
-          if (
-            log.eventName === 'Settled' &&
-            log.args.receiver.toLowerCase() === receiver &&
-            log.args.token.toLowerCase() === requirements.asset.toLowerCase()
-          )
-            moved.settled += log.args.amount
-        }
-        return moved
+        return await movedBy(client, transaction, requirements.payTo, requirements.asset)
       } catch (error) {
         deps.log?.(
           cutText(`gateway: a channel transaction's logs could not be read: ${(error as Error).message}`, logLineLimit),
@@ -231,10 +205,7 @@ export function createRecordedFacilitators(
     /** A client of the network the receiver's channels are on: the Sandbox chain's (or a twin's), or `--rpc`'s. */
     async function clientOf(network: string): Promise<PublicClient | undefined> {
       if (chainEpoch === '') return deps.productionChains?.clientOf(network)
-      const chains = deps.chain ? [deps.chain.sandboxChain, ...deps.chain.twins.map((twin) => twin.chain)] : []
-      return chains.find((chain) => chain.epoch === chainEpoch && chain.network === network)?.client as
-        | PublicClient
-        | undefined
+      return sandboxChainOf(deps, network, chainEpoch)?.client as PublicClient | undefined
     }
 
     function baseOf(requirements: PaymentRequirements, transaction: string) {
@@ -250,4 +221,43 @@ export function createRecordedFacilitators(
   }
 
   return recorded
+}
+
+/**
+ * What a claim or settle transaction moved, by the contract's logs in its receipt (none: nothing, the contract logs
+ * every amount it moves): per channel claimed for `receiver`, and settled to `receiver` of `token`.
+ */
+export async function movedBy(
+  client: PublicClient,
+  transaction: string,
+  receiver: string,
+  token: string,
+): Promise<{ claimed: Map<string, bigint>; settled: bigint }> {
+  const receipt = await client.getTransactionReceipt({ hash: transaction as Hex })
+  const settlement = batchSettlementAddresses.settlement.toLowerCase()
+  const logs = parseEventLogs({
+    abi: x402BatchSettlementAbi,
+    logs: receipt.logs.filter((log) => log.address.toLowerCase() === settlement),
+  })
+  const moved = { claimed: new Map<string, bigint>(), settled: 0n }
+  const to = receiver.toLowerCase()
+  for (const log of logs) {
+    if (log.eventName === 'Claimed' && log.args.receiver.toLowerCase() === to) {
+      const id = log.args.channelId.toLowerCase()
+      moved.claimed.set(id, (moved.claimed.get(id) ?? 0n) + log.args.amount)
+    }
+    if (
+      log.eventName === 'Settled' &&
+      log.args.receiver.toLowerCase() === to &&
+      log.args.token.toLowerCase() === token.toLowerCase()
+    )
+      moved.settled += log.args.amount
+  }
+  return moved
+}
+
+/** The Sandbox chain or twin of `network` svc runs, while its epoch is `epoch`. */
+export function sandboxChainOf(deps: ChannelsDeps, network: string, epoch: string): SandboxChain | undefined {
+  const chains = deps.chain ? [deps.chain.sandboxChain, ...deps.chain.twins.map((twin) => twin.chain)] : []
+  return chains.find((chain) => chain.network === network && chain.epoch === epoch)
 }
