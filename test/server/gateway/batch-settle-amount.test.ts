@@ -76,4 +76,4 @@ test("a settle is recorded with the amount the chain's settle moved, svc's recor
       .where('kind', '=', 'settle')
       .execute()
   await expect.poll(settles, { timeout: 15_000 }).toEqual([{ amount: '3000', transaction: log!.transactionHash }])
-})
+}, 120_000)
