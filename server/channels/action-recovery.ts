@@ -1,3 +1,4 @@
+import type { PublicClient } from 'viem'
 import { findChannelActionOnChain, type ChannelAction } from '../../chain/batch-settlement/index.js'
 import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import { toSvcError } from '../../core/errors.js'
@@ -11,6 +12,7 @@ import {
 import type { ChannelsDeps } from './deps.js'
 import { createChannelStorage } from './storage.js'
 import { createBatchRecords } from './records.js'
+import { movedBy, sandboxChainOf } from './recorded-facilitator.js'
 
 /** What resolving the pending channel actions did. */
 export type ChannelActionResolution = {
@@ -123,7 +125,8 @@ async function resolve(
     return 'notSent'
   }
   await finish({ state: 'settled', transaction: found.transaction ?? null, amount: found.amount })
-  if (action.kind === 'settle' && found.transaction) await recordLandedSettle(deps, action, found.transaction)
+  if (action.kind === 'settle' && found.transaction)
+    await recordLandedSettle(deps, action, found.transaction, found.amount)
   if (action.detail.kind === 'claim') await recordLandedClaim(deps, action, action.detail.claims, found.transaction)
   return 'landed'
 }
@@ -146,7 +149,12 @@ async function isRecorded(deps: ChannelsDeps, epoch: string, kind: 'claim' | 'se
   return row !== undefined
 }
 
-async function recordLandedSettle(deps: ChannelsDeps, action: ChannelAction, transaction: string): Promise<void> {
+async function recordLandedSettle(
+  deps: ChannelsDeps,
+  action: ChannelAction,
+  transaction: string,
+  amount: string,
+): Promise<void> {
   const epoch = action.chainEpoch
   const known = await deps.db
     .selectFrom('batch_channels')
@@ -161,7 +169,8 @@ async function recordLandedSettle(deps: ChannelsDeps, action: ChannelAction, tra
     (write) => write(),
     () => new Date(),
   )
-  const settled = await records.settled(epoch, action.receiver, action.token)
+  // The channels count as settled by svc's records; the amount is the chain's Settled log's.
+  await records.settled(epoch, action.receiver, action.token)
   await records.transaction({
     chainEpoch: epoch,
     kind: 'settle',
@@ -169,7 +178,7 @@ async function recordLandedSettle(deps: ChannelsDeps, action: ChannelAction, tra
     network: action.network,
     token: known.token,
     receiver: action.receiver,
-    amount: settled.amount,
+    amount,
     transaction,
   })
 }
@@ -214,6 +223,14 @@ async function recordLandedClaim(
   if (!known || !transaction) return
   const recorded = await isRecorded(deps, epoch, 'claim', transaction)
   if (recorded) return
+  // What it moved is the chain's (its Claimed logs) where they can be read: the records' totals may have been behind.
+  const chain = sandboxChainOf(deps, action.network, epoch)
+  if (chain) {
+    const moved = await movedBy(chain.client as PublicClient, transaction, action.receiver, known.token).catch(
+      () => undefined,
+    )
+    if (moved) added = [...moved.claimed.values()].reduce((sum, amount) => sum + amount, 0n)
+  }
   await createBatchRecords(
     deps.db,
     (write) => write(),

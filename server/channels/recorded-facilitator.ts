@@ -2,11 +2,12 @@ import type { FacilitatorClient } from '@x402/core/server'
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
 import type { ChannelStorage } from '@x402/evm/batch-settlement/server'
 import { sql } from 'kysely'
-import type { Hex } from 'viem'
+import { type Hex, parseEventLogs, type PublicClient } from 'viem'
 import { batchSettlementAddresses } from '../../chain/batch-settlement/index.js'
 import { x402BatchSettlementAbi } from '../../chain/contracts/index.js'
 import type { ApiRow } from '../db/index.js'
 import type { ChannelsDeps } from './deps.js'
+import type { SandboxChain } from '../../chain/sandbox-chain.js'
 import type { BatchRecords } from './records.js'
 import type { ChannelMoved } from './events.js'
 import type { ClaimReconciler } from './claim-reconcile.js'
@@ -102,6 +103,15 @@ export function createRecordedFacilitators(
       await pausePoint('channel-claim-record')
       const base = baseOf(requirements, response.transaction)
       try {
+        // What the claim moved is the chain's (its Claimed logs): a channel's record may have been behind or ahead of
+        // the chain when `before` was read (a voucher's write of the totals it verified against).
+        const moved = await movedOnChain(requirements, response.transaction)
+        if (moved) {
+          claimed = 0n
+          for (const entry of perChannel)
+            entry.amount = (moved.claimed.get(entry.channelId.toLowerCase()) ?? 0n).toString()
+          for (const amount of moved.claimed.values()) claimed += amount
+        }
         const recordedNow = await records.transaction({
           ...base,
           kind: 'claim',
@@ -135,8 +145,12 @@ export function createRecordedFacilitators(
       if (!response.success) return response
       const base = baseOf(requirements, response.transaction)
       try {
+        // The channels it covered are svc's records' (the chain's Settled log names the receiver only); the amount is
+        // the log's, which no record written late by another process's claim can change.
         const settled = await records.settled(chainEpoch, requirements.payTo, requirements.asset)
-        if (await records.transaction({ ...base, kind: 'settle', amount: settled.amount }))
+        const moved = await movedOnChain(requirements, response.transaction)
+        const amount = moved?.settled.toString() ?? settled.amount
+        if (await records.transaction({ ...base, kind: 'settle', amount }))
           for (const { channelId, amount } of settled.channels)
             await publish({ ...base, type: 'channel.settled', channelId, amount })
       } catch (error) {
@@ -174,6 +188,26 @@ export function createRecordedFacilitators(
       return rows.some((row) => BigInt(row.claimed) > BigInt(row.settled))
     }
 
+    /** What the claim or settle `transaction` moved by the chain's logs; undefined without a client or a receipt. */
+    async function movedOnChain(requirements: PaymentRequirements, transaction: string) {
+      try {
+        const client = await clientOf(requirements.network)
+        if (!client || !transaction) return undefined
+        return await movedBy(client, transaction, requirements.payTo, requirements.asset)
+      } catch (error) {
+        deps.log?.(
+          cutText(`gateway: a channel transaction's logs could not be read: ${(error as Error).message}`, logLineLimit),
+        )
+        return undefined
+      }
+    }
+
+    /** A client of the network the receiver's channels are on: the Sandbox chain's (or a twin's), or `--rpc`'s. */
+    async function clientOf(network: string): Promise<PublicClient | undefined> {
+      if (chainEpoch === '') return deps.productionChains?.clientOf(network)
+      return sandboxChainOf(deps, network, chainEpoch)?.client as PublicClient | undefined
+    }
+
     function baseOf(requirements: PaymentRequirements, transaction: string) {
       return {
         chainEpoch,
@@ -187,4 +221,43 @@ export function createRecordedFacilitators(
   }
 
   return recorded
+}
+
+/**
+ * What a claim or settle transaction moved, by the contract's logs in its receipt (none: nothing, the contract logs
+ * every amount it moves): per channel claimed for `receiver`, and settled to `receiver` of `token`.
+ */
+export async function movedBy(
+  client: PublicClient,
+  transaction: string,
+  receiver: string,
+  token: string,
+): Promise<{ claimed: Map<string, bigint>; settled: bigint }> {
+  const receipt = await client.getTransactionReceipt({ hash: transaction as Hex })
+  const settlement = batchSettlementAddresses.settlement.toLowerCase()
+  const logs = parseEventLogs({
+    abi: x402BatchSettlementAbi,
+    logs: receipt.logs.filter((log) => log.address.toLowerCase() === settlement),
+  })
+  const moved = { claimed: new Map<string, bigint>(), settled: 0n }
+  const to = receiver.toLowerCase()
+  for (const log of logs) {
+    if (log.eventName === 'Claimed' && log.args.receiver.toLowerCase() === to) {
+      const id = log.args.channelId.toLowerCase()
+      moved.claimed.set(id, (moved.claimed.get(id) ?? 0n) + log.args.amount)
+    }
+    if (
+      log.eventName === 'Settled' &&
+      log.args.receiver.toLowerCase() === to &&
+      log.args.token.toLowerCase() === token.toLowerCase()
+    )
+      moved.settled += log.args.amount
+  }
+  return moved
+}
+
+/** The Sandbox chain or twin of `network` svc runs, while its epoch is `epoch`. */
+export function sandboxChainOf(deps: ChannelsDeps, network: string, epoch: string): SandboxChain | undefined {
+  const chains = deps.chain ? [deps.chain.sandboxChain, ...deps.chain.twins.map((twin) => twin.chain)] : []
+  return chains.find((chain) => chain.network === network && chain.epoch === epoch)
 }

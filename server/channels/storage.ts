@@ -121,6 +121,14 @@ export function createChannelStorage(
           .compile(),
       }
     }
+    // A channel's claimed total never goes down on the chain: a voucher verified before a claim landed writes the
+    // total it read then, after the claim's record raised it (a settle would count what it claimed as not claimed).
+    if (
+      current &&
+      next.totalClaimed !== current.totalClaimed &&
+      BigInt(next.totalClaimed) < BigInt(current.totalClaimed)
+    )
+      next = { ...next, totalClaimed: current.totalClaimed }
     const result: ChannelUpdateResult = { channel: next, status: 'updated' }
     if (stored === undefined)
       return { result, write: db.insertInto('batch_channels').values(insertRow(channelId, next)).compile() }

@@ -163,6 +163,29 @@ describe.each(testDialects())('%s', (dialect) => {
     expect(await row()).toMatchObject({ data: null, state: 'closed', spent: '300', vouchers: 2 })
   })
 
+  test("a voucher's write of the claimed total it verified before a claim landed does not lower the channel's claimed", async () => {
+    opened = await databases.open()
+    const { db } = opened
+    const storage = createChannelStorage(db, scope)
+    await storage.updateChannel(channelId, () => channel('300'))
+    // The claim of the three vouchers lands and is recorded; a voucher verified before it (the chain's total then,
+    // 100) is written after: the chain's claimed total never goes down, and neither does the record's.
+    await storage.updateChannel(channelId, (current) => ({ ...current!, totalClaimed: '300' }))
+    const written = await storage.updateChannel(channelId, (current) => ({
+      ...current!,
+      ...channel('400'),
+      totalClaimed: '100',
+    }))
+    expect(written).toMatchObject({
+      status: 'updated',
+      channel: { chargedCumulativeAmount: '400', totalClaimed: '300' },
+    })
+    expect(await storage.get(channelId)).toMatchObject({ chargedCumulativeAmount: '400', totalClaimed: '300' })
+    expect(
+      await db.selectFrom('batch_channels').select(['spent', 'claimed']).where('channel_id', '=', channelId).execute(),
+    ).toEqual([{ spent: '400', claimed: '300' }])
+  })
+
   test("a channel transaction is recorded once: a claim or deposit recorded again changes nothing; a buyer's one transaction of two channels keeps both", async () => {
     opened = await databases.open()
     const { db } = opened
