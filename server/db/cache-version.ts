@@ -19,6 +19,8 @@ export type CacheVersion = {
    * (not listening yet, a lost connection, a write of this process) the database's version, read.
    */
   current(): number | Promise<number>
+  /** The label from memory when {@link current} would answer it without a read, else undefined; nothing changes. */
+  known(): number | undefined
   /** The label after reading the database's version (before a 404: what another process just wrote is found). */
   fresh(): Promise<number>
   /** Changes the label (this process changed a cached row by raw SQL, which the triggers notify a moment later). */
@@ -85,6 +87,7 @@ export function watchCacheVersion(db: Kysely<Database>): CacheVersion {
       if (writes?.take() || !trusted) return read()
       return label
     },
+    known: () => (trusted && !writes?.pending() ? label : undefined),
     fresh: read,
     bump() {
       label++

@@ -14,6 +14,12 @@ export type GatewayStore = {
    */
   version(): number | Promise<number>
   /**
+   * The version when it is known without a query, else undefined, and nothing read or changed: what the unpaid 402's
+   * path before express asks (server/gateway/index.ts), which leaves the request to express when it is undefined.
+   * Without it, {@link version} is asked and only a number is used.
+   */
+  known?(): number | undefined
+  /**
    * The version read from the database now, where {@link version} may lag behind another process's write
    * (PostgreSQL): the gateway asks before it answers 404, so what another process just created is served.
    */

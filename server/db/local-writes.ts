@@ -20,6 +20,8 @@ import { markDatabaseError } from './database-errors.js'
 export type LocalWrites = {
   /** True when a write committed since the last call (the flag is cleared). */
   take(): boolean
+  /** True when a write committed since the last {@link take}, the flag left as it is. */
+  pending(): boolean
 }
 
 const registry = new WeakMap<Kysely<any>, LocalWrites>()
@@ -46,6 +48,7 @@ export function trackedPostgresDialect(
       written = false
       return was
     },
+    pending: () => written,
   }
   /** Connections inside a transaction, and those of them that wrote to a watched table. */
   const inTransaction = new WeakSet<DatabaseConnection>()

@@ -62,7 +62,9 @@ export function createGateway(deps: ServerDeps, store: GatewayStore): Gateway {
       // What serve() answers before the payment flow (discovery documents, the API page, svc's own routes) and what
       // it answers otherwise (a browser's paywall page) goes its way.
       if (!unpaidFlowPath(req.url!) || isBrowserRequest(req.headers)) return undefined
-      const version = store.version()
+      // Known without a query, or express's path asks (a version read here would be a promise left to no one: a
+      // database away rejects it, and PostgreSQL's read-your-writes flag would be spent on it).
+      const version = store.known ? store.known() : store.version()
       if (typeof version !== 'number') return undefined
       const api = apis.peek(route, version)
       if (!api) return undefined

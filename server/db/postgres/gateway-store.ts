@@ -19,6 +19,7 @@ export function postgresGatewayStore(db: Kysely<Database>): GatewayStore {
   const cache = watchCacheVersion(db)
   return {
     version: () => cache.current(),
+    known: () => cache.known(),
     fresh: () => cache.fresh(),
     async recordSettlement(row, usedUpEndpointId, journalId) {
       const insert = db

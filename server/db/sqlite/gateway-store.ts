@@ -134,6 +134,7 @@ function kyselyStore(db: Kysely<Database>): GatewayStore {
   const totalChanges = CompiledQuery.raw('select total_changes() as v') as CompiledQuery<{ v: number }>
   return {
     version: async () => (await db.executeQuery(totalChanges)).rows[0]!.v,
+    known: () => undefined,
     async recordSettlement(row, usedUpEndpointId, journalId) {
       try {
         if (usedUpEndpointId === undefined && journalId === undefined)
